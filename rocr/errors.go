@@ -33,6 +33,8 @@ func sentinelOf(s Status) error {
 		return ErrOutOfResources
 	case StatusErrorInvalidAgent:
 		return ErrNoAgent
+	case StatusErrorNotSupported:
+		return ErrNotSupported
 	case StatusErrorNotInitialized:
 		return ErrNotInitialized
 	case StatusErrorInvalidSignal, StatusErrorInvalidSignalGroup:

@@ -46,13 +46,14 @@ const (
 
 // Status codes of hsa_ext_amd.h (HSA_STATUS_ERROR_INVALID_MEMORY_POOL and on).
 const (
-	StatusErrorInvalidMemoryPool       Status = 0x1028 // 40 + HSA_STATUS_ERROR
-	StatusErrorMemoryApertureViolation Status = 0x1029
-	StatusErrorIllegalInstruction      Status = 0x102A
-	StatusErrorMemoryFault             Status = 0x102B
-	StatusCUMaskReduced                Status = 0x102C
-	StatusErrorOutOfRegisters          Status = 0x102D
-	StatusErrorResourceBusy            Status = 0x102E
+	StatusErrorInvalidMemoryPool       Status = 40
+	StatusErrorMemoryApertureViolation Status = 41
+	StatusErrorIllegalInstruction      Status = 42
+	StatusErrorMemoryFault             Status = 43
+	StatusCUMaskReduced                Status = 44
+	StatusErrorOutOfRegisters          Status = 45
+	StatusErrorResourceBusy            Status = 46
+	StatusErrorNotSupported            Status = 47
 )
 
 var statusNames = map[Status][2]string{
@@ -98,6 +99,7 @@ var statusNames = map[Status][2]string{
 	StatusCUMaskReduced:                {"HSA_STATUS_CU_MASK_REDUCED", "the CU mask was successfully set but the mask attempted to enable a CU which was disabled for the process"},
 	StatusErrorOutOfRegisters:          {"HSA_STATUS_ERROR_OUT_OF_REGISTERS", "exceeded number of VGPRs available on this agent"},
 	StatusErrorResourceBusy:            {"HSA_STATUS_ERROR_RESOURCE_BUSY", "resource is busy or temporarily unavailable"},
+	StatusErrorNotSupported:            {"HSA_STATUS_ERROR_NOT_SUPPORTED", "request is not supported by this system"},
 }
 
 // Name is the C enumerator's name, e.g. "HSA_STATUS_ERROR_INVALID_ARGUMENT".

@@ -1,0 +1,137 @@
+package rocr
+
+import (
+	"fmt"
+
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// Packet types as the executors see them.
+type (
+	KernelDispatchPacket = aql.KernelDispatch
+	AgentDispatchPacket  = aql.AgentDispatch
+	BarrierPacket        = aql.BarrierAnd
+)
+
+// DeviceType is hsa_device_type_t.
+type DeviceType uint32
+
+// Device types, with hsa.h's values.
+const (
+	DeviceCPU DeviceType = 0
+	DeviceGPU DeviceType = 1
+	DeviceDSP DeviceType = 2
+)
+
+func (t DeviceType) String() string {
+	switch t {
+	case DeviceCPU:
+		return "CPU"
+	case DeviceGPU:
+		return "GPU"
+	case DeviceDSP:
+		return "DSP"
+	}
+	return fmt.Sprintf("DeviceType(%d)", uint32(t))
+}
+
+// AgentInfo is what hsa_agent_get_info and its AMD extensions report, plus
+// the fields hipDeviceProp_t needs.
+type AgentInfo struct {
+	Name             string // "cpu0", "NVIDIA H200", "gfx90a"
+	Vendor           string
+	ProductName      string
+	Type             DeviceType
+	ISA              string // target: "go", "sm_90", "gfx90a:sramecc+:xnack-"
+	Wavefront        int
+	ComputeUnits     int
+	MaxWorkGroupSize int
+	MaxWorkGroupDim  [3]int
+	MaxGridSize      [3]uint64 // in work-items
+	MaxGrid          uint64    // total work-items
+	QueueMinSize     uint32
+	QueueMaxSize     uint32
+	QueuesMax        int
+	GroupMemSize     int // LDS / shared memory per work-group, bytes
+	MaxDynamicGroup  int // dynamic LDS limit, bytes
+	TotalMemory      uint64
+	ClockMHz         int
+	MemoryClockMHz   int
+	MemoryBusWidth   int
+	L2CacheSize      int
+	PCIDomain        int
+	PCIBus           int
+	PCIDevice        int
+	UUID             string
+	Node             int
+	ComputeMajor     int
+	ComputeMinor     int
+	Driver           string // driver name, filled by rocr
+	DriverVersion    string
+	Profiling        bool // packets carry start and end timestamps
+}
+
+// Agent is one device that consumes AQL packets.
+type Agent struct {
+	drv   AgentDriver
+	info  AgentInfo
+	pools []*Pool
+	index int
+	rt    *rtState
+}
+
+// Info returns the agent's properties.
+func (a *Agent) Info() AgentInfo { return a.info }
+
+// Name is the agent's name.
+func (a *Agent) Name() string { return a.info.Name }
+
+// ISA is the agent's target.
+func (a *Agent) ISA() string { return a.info.ISA }
+
+// Index is the agent's position in Agents().
+func (a *Agent) Index() int { return a.index }
+
+// Driver returns the driver-side agent, for drivers and tests.
+func (a *Agent) Driver() AgentDriver { return a.drv }
+
+// Pools returns the agent's memory pools.
+func (a *Agent) Pools() []*Pool { return a.pools }
+
+func (a *Agent) String() string {
+	return fmt.Sprintf("agent %d (%s %s, %s)", a.index, a.info.Driver, a.info.Name, a.info.ISA)
+}
+
+// Pool returns the first pool in segment seg whose flags include flags.
+func (a *Agent) Pool(seg Segment, flags GlobalFlag) (*Pool, error) {
+	for _, p := range a.pools {
+		if p.info.Segment == seg && p.info.Flags&flags == flags {
+			return p, nil
+		}
+	}
+	return nil, Newf(ErrNotSupported, StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
+}
+
+// Load loads code onto the agent.
+func (a *Agent) Load(code *Code) (Executable, error) {
+	if err := a.check("load"); err != nil {
+		return nil, err
+	}
+	if code == nil {
+		return nil, Errorf(StatusErrorInvalidArgument, "load", "nil code")
+	}
+	return a.drv.Load(code)
+}
+
+func (a *Agent) check(op string) error {
+	if a == nil {
+		return Errorf(StatusErrorInvalidAgent, op, "nil agent")
+	}
+	if err := checkInit(op); err != nil {
+		return err
+	}
+	if a.rt != currentRuntime() {
+		return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+	}
+	return nil
+}

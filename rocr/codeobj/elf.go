@@ -1,0 +1,503 @@
+package codeobj
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+var le = binary.LittleEndian
+
+const (
+	elfMagic       = "\x7fELF"
+	emAMDGPU       = 224
+	osabiAMDGPUHSA = 64
+	ehdrSize       = 64
+	shdrSize       = 64
+	phdrSize       = 56
+	symSize        = 24
+
+	shtProgbits = 1
+	shtSymtab   = 2
+	shtNote     = 7
+	shtNobits   = 8
+	shtDynsym   = 11
+	ptNote      = 4
+
+	ntAMDGPUMetadata = 32
+)
+
+// elfFile is a bounds-checked view of an ELF64 little-endian image.
+type elfFile struct {
+	b        []byte
+	machine  uint16
+	osabi    uint8
+	abiver   uint8
+	flags    uint32
+	sections []elfSection
+	phoff    uint64
+	phnum    int
+}
+
+type elfSection struct {
+	name    string
+	typ     uint32
+	flags   uint64
+	addr    uint64
+	off     uint64
+	size    uint64
+	link    uint32
+	entsize uint64
+}
+
+func (s *elfSection) where() string {
+	if s.name == "" {
+		return "unnamed section"
+	}
+	return "section " + s.name
+}
+
+// isAMDGPU reports whether an ELF header names EM_AMDGPU.
+func isAMDGPU(b []byte) bool {
+	return len(b) >= 20 && b[4] == 2 && b[5] == 1 && le.Uint16(b[18:]) == emAMDGPU
+}
+
+// sub returns b[off:off+n] or false when that leaves b.
+func sub(b []byte, off, n uint64) ([]byte, bool) {
+	if off > uint64(len(b)) || n > uint64(len(b))-off {
+		return nil, false
+	}
+	return b[off : off+n], true
+}
+
+func openELF(b []byte) (*elfFile, error) {
+	if len(b) < ehdrSize {
+		return nil, errorf("ELF header", 0, "truncated: %d bytes, need %d", len(b), ehdrSize)
+	}
+	if string(b[:4]) != elfMagic {
+		return nil, errorf("ELF header", 0, "bad magic % x", b[:4])
+	}
+	if b[4] != 2 {
+		return nil, errorf("ELF header", 4, "class %d, want ELFCLASS64 (2)", b[4])
+	}
+	if b[5] != 1 {
+		return nil, errorf("ELF header", 5, "data encoding %d, want little-endian (1)", b[5])
+	}
+	f := &elfFile{
+		b:       b,
+		osabi:   b[7],
+		abiver:  b[8],
+		machine: le.Uint16(b[18:]),
+		flags:   le.Uint32(b[48:]),
+		phoff:   le.Uint64(b[32:]),
+		phnum:   int(le.Uint16(b[56:])),
+	}
+	shoff := le.Uint64(b[40:])
+	shentsize := uint64(le.Uint16(b[58:]))
+	shnum := uint64(le.Uint16(b[60:]))
+	shstrndx := uint64(le.Uint16(b[62:]))
+	if f.phnum > 0 {
+		if pe := le.Uint16(b[54:]); pe != phdrSize {
+			return nil, errorf("ELF header", 54, "e_phentsize %d, want %d", pe, phdrSize)
+		}
+		if _, ok := sub(b, f.phoff, uint64(f.phnum)*phdrSize); !ok {
+			return nil, errorf("program headers", int64(f.phoff), "%d entries run past the end (%d bytes)", f.phnum, len(b))
+		}
+	}
+	if shoff == 0 {
+		return f, nil
+	}
+	if shentsize != shdrSize {
+		return nil, errorf("ELF header", 58, "e_shentsize %d, want %d", shentsize, shdrSize)
+	}
+	if shnum == 0 || shstrndx == 0xffff {
+		// Extended numbering: the real values live in section header 0.
+		h0, ok := sub(b, shoff, shdrSize)
+		if !ok {
+			return nil, errorf("section header 0", int64(shoff), "past the end (%d bytes)", len(b))
+		}
+		if shnum == 0 {
+			shnum = le.Uint64(h0[32:])
+		}
+		if shstrndx == 0xffff {
+			shstrndx = uint64(le.Uint32(h0[40:]))
+		}
+	}
+	// Bounding the table by the file size bounds the allocation below.
+	tab, ok := sub(b, shoff, shnum*shdrSize)
+	if shnum > uint64(len(b))/shdrSize || !ok {
+		return nil, errorf("section headers", int64(shoff), "%d entries run past the end (%d bytes)", shnum, len(b))
+	}
+	f.sections = make([]elfSection, shnum)
+	nameOff := make([]uint32, shnum)
+	for i := range f.sections {
+		h := tab[i*shdrSize:]
+		nameOff[i] = le.Uint32(h)
+		f.sections[i] = elfSection{
+			typ:     le.Uint32(h[4:]),
+			flags:   le.Uint64(h[8:]),
+			addr:    le.Uint64(h[16:]),
+			off:     le.Uint64(h[24:]),
+			size:    le.Uint64(h[32:]),
+			link:    le.Uint32(h[40:]),
+			entsize: le.Uint64(h[56:]),
+		}
+	}
+	if shstrndx != 0 {
+		if shstrndx >= shnum {
+			return nil, errorf("ELF header", 62, "e_shstrndx %d out of range (%d sections)", shstrndx, shnum)
+		}
+		strtab, err := f.data(&f.sections[shstrndx])
+		if err != nil {
+			return nil, err
+		}
+		for i := range f.sections {
+			name, ok := cstring(strtab, uint64(nameOff[i]))
+			if !ok {
+				return nil, errorf(fmt.Sprintf("section header %d", i), int64(shoff)+int64(i)*shdrSize, "name offset %#x outside the section name table", nameOff[i])
+			}
+			f.sections[i].name = name
+		}
+	}
+	return f, nil
+}
+
+// data returns a section's bytes, checked against the file.
+func (f *elfFile) data(s *elfSection) ([]byte, error) {
+	if s.typ == shtNobits {
+		return nil, nil
+	}
+	d, ok := sub(f.b, s.off, s.size)
+	if !ok {
+		return nil, errorf(s.where(), int64(s.off), "%d bytes run past the end of the file (%d bytes)", s.size, len(f.b))
+	}
+	return d, nil
+}
+
+func (f *elfFile) section(name string) *elfSection {
+	for i := range f.sections {
+		if f.sections[i].name == name {
+			return &f.sections[i]
+		}
+	}
+	return nil
+}
+
+// cstring reads a NUL-terminated string at off.
+func cstring(b []byte, off uint64) (string, bool) {
+	if off >= uint64(len(b)) {
+		return "", off == 0 && len(b) == 0
+	}
+	rest := b[off:]
+	for i, c := range rest {
+		if c == 0 {
+			return string(rest[:i]), true
+		}
+	}
+	return "", false
+}
+
+// Symbol is an ELF symbol of a code object.
+type Symbol struct {
+	Name    string
+	Value   uint64
+	Size    uint64
+	Type    SymbolType
+	Global  bool   // STB_GLOBAL or STB_WEAK
+	Section string // "" for undefined or special indexes
+}
+
+// SymbolType is STT_*.
+type SymbolType uint8
+
+const (
+	SymNoType SymbolType = 0
+	SymObject SymbolType = 1
+	SymFunc   SymbolType = 2
+	SymKernel SymbolType = 10 // STT_AMDGPU_HSA_KERNEL of code object v2
+)
+
+func (t SymbolType) String() string {
+	switch t {
+	case SymNoType:
+		return "notype"
+	case SymObject:
+		return "object"
+	case SymFunc:
+		return "func"
+	case SymKernel:
+		return "kernel"
+	}
+	return fmt.Sprintf("stt%d", uint8(t))
+}
+
+type rawSym struct {
+	Symbol
+	shndx uint16
+}
+
+// symbols reads .symtab, and .dynsym for names .symtab lacks.
+func (f *elfFile) symbols() ([]rawSym, error) {
+	var out []rawSym
+	seen := map[string]bool{}
+	for _, typ := range []uint32{shtSymtab, shtDynsym} {
+		for i := range f.sections {
+			s := &f.sections[i]
+			if s.typ != typ {
+				continue
+			}
+			d, err := f.data(s)
+			if err != nil {
+				return nil, err
+			}
+			if len(d)%symSize != 0 {
+				return nil, errorf(s.where(), int64(s.off), "size %d is not a multiple of %d", len(d), symSize)
+			}
+			if int(s.link) >= len(f.sections) {
+				return nil, errorf(s.where(), int64(s.off), "string table index %d out of range", s.link)
+			}
+			strtab, err := f.data(&f.sections[s.link])
+			if err != nil {
+				return nil, err
+			}
+			for j := symSize; j+symSize <= len(d); j += symSize { // entry 0 is null
+				e := d[j:]
+				name, ok := cstring(strtab, uint64(le.Uint32(e)))
+				if !ok {
+					return nil, errorf(s.where(), int64(s.off)+int64(j), "symbol %d: name offset %#x outside %s", j/symSize, le.Uint32(e), f.sections[s.link].where())
+				}
+				if name == "" || seen[name] {
+					continue
+				}
+				seen[name] = true
+				rs := rawSym{shndx: le.Uint16(e[6:])}
+				rs.Name = name
+				rs.Type = SymbolType(e[4] & 0xf)
+				rs.Global = e[4]>>4 == 1 || e[4]>>4 == 2
+				rs.Value = le.Uint64(e[8:])
+				rs.Size = le.Uint64(e[16:])
+				if int(rs.shndx) > 0 && int(rs.shndx) < len(f.sections) {
+					rs.Section = f.sections[rs.shndx].name
+				}
+				out = append(out, rs)
+			}
+		}
+	}
+	return out, nil
+}
+
+// notes calls fn for every note in SHT_NOTE sections, or in PT_NOTE
+// segments when the file has no section headers.
+func (f *elfFile) notes(fn func(owner string, typ uint32, desc []byte, where string, off int64) error) error {
+	type region struct {
+		d     []byte
+		where string
+		off   uint64
+	}
+	var rs []region
+	for i := range f.sections {
+		s := &f.sections[i]
+		if s.typ == shtNote {
+			d, err := f.data(s)
+			if err != nil {
+				return err
+			}
+			rs = append(rs, region{d, s.where(), s.off})
+		}
+	}
+	if len(f.sections) == 0 {
+		for i := 0; i < f.phnum; i++ {
+			p := f.b[f.phoff+uint64(i)*phdrSize:]
+			if le.Uint32(p) != ptNote {
+				continue
+			}
+			off, size := le.Uint64(p[8:]), le.Uint64(p[32:])
+			d, ok := sub(f.b, off, size)
+			if !ok {
+				return errorf(fmt.Sprintf("program header %d (PT_NOTE)", i), int64(off), "%d bytes run past the end of the file", size)
+			}
+			rs = append(rs, region{d, fmt.Sprintf("PT_NOTE segment %d", i), off})
+		}
+	}
+	for _, r := range rs {
+		d := r.d
+		for pos := uint64(0); pos < uint64(len(d)); {
+			if uint64(len(d))-pos < 12 {
+				return errorf(r.where, int64(r.off+pos), "truncated note header")
+			}
+			namesz, descsz, typ := uint64(le.Uint32(d[pos:])), uint64(le.Uint32(d[pos+4:])), le.Uint32(d[pos+8:])
+			nameOff := pos + 12
+			descOff := nameOff + align4(namesz)
+			name, ok1 := sub(d, nameOff, namesz)
+			desc, ok2 := sub(d, descOff, descsz)
+			if !ok1 || !ok2 {
+				return errorf(r.where, int64(r.off+pos), "note (name %d bytes, desc %d bytes) runs past the section end", namesz, descsz)
+			}
+			if err := fn(strings.TrimRight(string(name), "\x00"), typ, desc, r.where, int64(r.off+descOff)); err != nil {
+				return err
+			}
+			pos = descOff + align4(descsz)
+		}
+	}
+	return nil
+}
+
+func align4(n uint64) uint64 { return (n + 3) &^ 3 }
+
+// KernelDescriptor is the 64-byte amdhsa kernel descriptor (NAME.kd).
+type KernelDescriptor struct {
+	GroupSegmentFixedSize      uint32
+	PrivateSegmentFixedSize    uint32
+	KernargSize                uint32
+	KernelCodeEntryByteOffset  int64
+	ComputePgmRsrc3            uint32
+	ComputePgmRsrc1            uint32
+	ComputePgmRsrc2            uint32
+	KernelCodeProperties       uint16
+	KernargPreload             uint16 // bits 0-6 length in dwords, 7-15 offset in dwords
+	KernargPreloadLength       uint16
+	KernargPreloadOffset       uint16
+	EnableWavefrontSize32      bool // kernel_code_properties bit 10
+	UsesDynamicStackDescriptor bool // kernel_code_properties bit 11
+}
+
+// KernelDescriptorSize is the size of a kernel descriptor in bytes.
+const KernelDescriptorSize = 64
+
+func decodeKernelDescriptor(d []byte) *KernelDescriptor {
+	kd := &KernelDescriptor{
+		GroupSegmentFixedSize:     le.Uint32(d[0:]),
+		PrivateSegmentFixedSize:   le.Uint32(d[4:]),
+		KernargSize:               le.Uint32(d[8:]),
+		KernelCodeEntryByteOffset: int64(le.Uint64(d[16:])),
+		ComputePgmRsrc3:           le.Uint32(d[44:]),
+		ComputePgmRsrc1:           le.Uint32(d[48:]),
+		ComputePgmRsrc2:           le.Uint32(d[52:]),
+		KernelCodeProperties:      le.Uint16(d[56:]),
+		KernargPreload:            le.Uint16(d[58:]),
+	}
+	kd.KernargPreloadLength = kd.KernargPreload & 0x7f
+	kd.KernargPreloadOffset = kd.KernargPreload >> 7
+	kd.EnableWavefrontSize32 = kd.KernelCodeProperties&(1<<10) != 0
+	kd.UsesDynamicStackDescriptor = kd.KernelCodeProperties&(1<<11) != 0
+	return kd
+}
+
+// parseELF parses an AMDGPU HSA code object.
+func parseELF(b []byte) (*CodeObject, error) {
+	f, err := openELF(b)
+	if err != nil {
+		return nil, err
+	}
+	if f.machine != emAMDGPU {
+		return nil, errorf("ELF header", 18, "e_machine %d, want EM_AMDGPU (%d)", f.machine, emAMDGPU)
+	}
+	if f.osabi != osabiAMDGPUHSA {
+		return nil, errorf("ELF header", 7, "OS/ABI %d, want ELFOSABI_AMDGPU_HSA (%d)", f.osabi, osabiAMDGPUHSA)
+	}
+	o := &CodeObject{Format: FormatELF, Image: b, ABIVersion: f.abiver, Flags: f.flags}
+	switch f.abiver {
+	case 1, 2, 3, 4:
+		o.Version = int(f.abiver) + 2
+	default:
+		return nil, errorf("ELF header", 8, "ABI version %d: code object versions 3-6 (ABI 1-4) are supported", f.abiver)
+	}
+	o.ID, err = targetFromFlags(f.flags, o.Version)
+	if err != nil {
+		return nil, errorf("ELF header", 48, "%v", err)
+	}
+	o.Target = o.ID.String()
+	o.GenericVersion = uint8(f.flags >> 24)
+
+	syms, err := f.symbols()
+	if err != nil {
+		return nil, err
+	}
+	o.Symbols = make([]Symbol, len(syms))
+	for i := range syms {
+		o.Symbols[i] = syms[i].Symbol
+	}
+
+	var md *metadata
+	err = f.notes(func(owner string, typ uint32, desc []byte, where string, off int64) error {
+		if owner != "AMDGPU" || typ != ntAMDGPUMetadata {
+			return nil
+		}
+		if md != nil {
+			return errorf(where, off, "second NT_AMDGPU_METADATA note")
+		}
+		m, err := decodeMetadata(desc)
+		if err != nil {
+			return errorf(where+" (NT_AMDGPU_METADATA)", off, "%v", err)
+		}
+		md = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if md != nil {
+		o.MetadataVersion = md.version
+		o.MetadataTarget = md.target
+		o.Kernels = md.kernels
+	}
+
+	// Attach descriptors; a .kd symbol without metadata still makes a kernel.
+	for i := range syms {
+		s := &syms[i]
+		if !strings.HasSuffix(s.Name, ".kd") {
+			continue
+		}
+		kd, err := f.descriptor(s)
+		if err != nil {
+			return nil, err
+		}
+		if k, ok := o.Kernel(s.Name); ok && k.Symbol == s.Name {
+			k.Descriptor = kd
+			continue
+		}
+		if _, ok := o.Kernel(strings.TrimSuffix(s.Name, ".kd")); ok {
+			continue
+		}
+		o.Kernels = append(o.Kernels, Kernel{
+			Name:               strings.TrimSuffix(s.Name, ".kd"),
+			Symbol:             s.Name,
+			KernargSize:        kd.KernargSize,
+			GroupSegmentSize:   kd.GroupSegmentFixedSize,
+			PrivateSegmentSize: kd.PrivateSegmentFixedSize,
+			UsesDynamicStack:   kd.UsesDynamicStackDescriptor,
+			Descriptor:         kd,
+		})
+	}
+	return o, nil
+}
+
+// descriptor reads the 64 bytes a NAME.kd symbol points at.
+func (f *elfFile) descriptor(s *rawSym) (*KernelDescriptor, error) {
+	where := "symbol " + s.Name
+	if s.Size != 0 && s.Size < KernelDescriptorSize {
+		return nil, errorf(where, -1, "size %d, a kernel descriptor is %d bytes", s.Size, KernelDescriptorSize)
+	}
+	if s.shndx == 0 || int(s.shndx) >= len(f.sections) {
+		return nil, errorf(where, -1, "section index %d out of range", s.shndx)
+	}
+	sec := &f.sections[s.shndx]
+	if sec.typ == shtNobits {
+		return nil, errorf(where, -1, "in %s, which has no bytes", sec.where())
+	}
+	// In an executable the value is an address; in a relocatable object
+	// it is an offset into the section.
+	rel := s.Value
+	if s.Value >= sec.addr && sec.addr != 0 {
+		rel = s.Value - sec.addr
+	}
+	data, err := f.data(sec)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := sub(data, rel, KernelDescriptorSize)
+	if !ok {
+		return nil, errorf(where, int64(s.Value), "descriptor outside %s (size %#x)", sec.where(), sec.size)
+	}
+	return decodeKernelDescriptor(d), nil
+}

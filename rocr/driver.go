@@ -1,0 +1,105 @@
+package rocr
+
+import (
+	"sort"
+	"sync"
+)
+
+// Driver provides agents of one kind. Drivers register themselves from an
+// init function (the database/sql pattern) and are opened by Init.
+type Driver interface {
+	// Name is the driver's name: "cpu", "cuda", "rocm".
+	Name() string
+	// Priority orders drivers: higher opens first; the cpu driver is lowest.
+	Priority() int
+	// Open discovers the driver's agents. A driver that cannot run here
+	// returns an error wrapping ErrNotSupported or ErrNoAgent that says why.
+	Open() ([]AgentDriver, error)
+	// Close releases the driver after all its agents are closed.
+	Close() error
+}
+
+// AgentDriver is one agent as its driver sees it.
+type AgentDriver interface {
+	Info() AgentInfo
+	// Pools lists the agent's memory pools.
+	Pools() []PoolDriver
+	// NewExecutor serves one soft queue: rocr owns the ring and its packet
+	// processor, and the executor carries out each packet. Drivers with
+	// hardware queues implement HardwareQueues instead and return
+	// ErrNotSupported here.
+	NewExecutor(q *Queue) (Executor, error)
+	// Load loads code onto the agent.
+	Load(code *Code) (Executable, error)
+	// Close releases the agent at ShutDown.
+	Close() error
+}
+
+// HardwareQueues is implemented by agent drivers whose queues are real
+// hardware rings (rocm): rocr writes packets into them with the same code.
+type HardwareQueues interface {
+	CreateHardwareQueue(size uint32, typ QueueType) (HardwareQueue, error)
+}
+
+// HardwareQueue describes a driver-owned ring.
+type HardwareQueue struct {
+	Base       uintptr // ring of Size 64-byte slots
+	Size       uint32
+	WriteIndex *uint64
+	ReadIndex  *uint64
+	Doorbell   *Signal
+	ID         uint64
+	Destroy    func() error
+}
+
+// Executor carries out the packets of one soft queue, in order, on the
+// queue's processor goroutine.
+type Executor interface {
+	// Dispatch runs or enqueues a kernel dispatch.
+	Dispatch(q *Queue, p *KernelDispatchPacket) error
+	// AgentDispatch runs or enqueues an agent-dispatch packet (copies,
+	// fills, host callbacks).
+	AgentDispatch(q *Queue, p *AgentDispatchPacket) error
+	// Barrier resolves a BARRIER_AND (or=false) or BARRIER_OR packet.
+	Barrier(q *Queue, p *BarrierPacket, or bool) error
+	// Close stops the executor when the queue is destroyed.
+	Close() error
+}
+
+// AsyncExecutor is implemented by executors that complete packets'
+// completion signals themselves (a GPU writes them); for the others the
+// processor completes them when the method returns.
+type AsyncExecutor interface {
+	CompletesSignals() bool
+}
+
+var registry struct {
+	sync.Mutex
+	drivers []Driver
+}
+
+// Register makes a driver available to Init. It is meant for init functions.
+func Register(d Driver) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, x := range registry.drivers {
+		if x.Name() == d.Name() {
+			return
+		}
+	}
+	registry.drivers = append(registry.drivers, d)
+	sort.SliceStable(registry.drivers, func(i, j int) bool {
+		return registry.drivers[i].Priority() > registry.drivers[j].Priority()
+	})
+}
+
+// Drivers lists the registered drivers' names, in the order Init opens them.
+func Drivers() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	var out []string
+	for _, d := range registry.drivers {
+		out = append(out, d.Name())
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+// Package cpu is hipgo's software agent: a GPU in pure Go that consumes AQL
+// queues on every machine. It registers itself with rocr as the driver
+// "cpu", the lowest priority, so it serves when no GPU is found.
+//
+// Each queue gets a packet processor goroutine that behaves as a GPU's
+// command processor: it takes packets in order, resolves barriers, runs
+// kernel dispatches and agent dispatches, and completes their signals.
+// Kernels are Go functions registered with Define under a name and run per
+// work-group on a pool of workers that uses every core; __syncthreads() is
+// written as consecutive loops over the work-items of a group.
+//
+// Memory is mapped outside the Go heap. The agent enforces HSA's ownership
+// rules strictly: a dispatch that touches coarse-grained memory owned by
+// another agent fails with rocr.ErrNotOwner, so a program that runs here
+// does not silently read stale data on a real GPU.
+//
+// HIPGO_CPU_AGENTS=N configures N agents (default 1) for multi-device code.
+package cpu

@@ -1,0 +1,332 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// workerPool runs work-groups of dispatches on every core. Each queue's
+// processor runs groups too, so a dispatch never waits for a free worker.
+type workerPool struct {
+	n  int
+	ch chan *job
+	wg sync.WaitGroup
+}
+
+var workers struct {
+	mu   sync.Mutex
+	refs int
+	p    *workerPool
+}
+
+func startWorkers() *workerPool {
+	workers.mu.Lock()
+	defer workers.mu.Unlock()
+	workers.refs++
+	if workers.p == nil {
+		n := runtime.GOMAXPROCS(0)
+		p := &workerPool{n: n, ch: make(chan *job, 4*n)}
+		for i := 0; i < n-1; i++ {
+			p.wg.Add(1)
+			go p.loop()
+		}
+		workers.p = p
+	}
+	return workers.p
+}
+
+func stopWorkers() {
+	workers.mu.Lock()
+	defer workers.mu.Unlock()
+	workers.refs--
+	if workers.refs == 0 && workers.p != nil {
+		close(workers.p.ch)
+		workers.p.wg.Wait()
+		workers.p = nil
+	}
+}
+
+func (p *workerPool) loop() {
+	defer p.wg.Done()
+	g := &Group{}
+	for j := range p.ch {
+		j.work(g)
+		j.wg.Done()
+	}
+}
+
+// job is one kernel dispatch being run.
+type job struct {
+	k       *Kernel
+	kernarg unsafe.Pointer
+	agent   *rocr.Agent
+	size    [3]int
+	grid    [3]int
+	count   [3]int
+	total   int64
+	chunk   int64
+	shared  int
+	next    atomic.Int64
+	failed  atomic.Pointer[error]
+	wg      sync.WaitGroup
+}
+
+func (j *job) work(g *Group) {
+	g.agent, g.kernel = j.agent, j.k
+	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
+	if cap(g.shared) < j.shared {
+		g.shared = make([]byte, j.shared)
+	}
+	g.shared = g.shared[:j.shared]
+	g.resetCache()
+	for {
+		lo := j.next.Add(j.chunk) - j.chunk
+		if lo >= j.total {
+			return
+		}
+		hi := min(lo+j.chunk, j.total)
+		if !j.runChunk(g, lo, hi) {
+			j.next.Store(j.total)
+			return
+		}
+	}
+}
+
+func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			var err error
+			switch e := r.(type) {
+			case *AccessError:
+				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", e)
+			case error:
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
+			default:
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
+			}
+			j.failed.CompareAndSwap(nil, &err)
+			ok = false
+		}
+	}()
+	c0, c1 := int64(j.count[0]), int64(j.count[1])
+	for i := lo; i < hi; i++ {
+		g.ID = [3]int{int(i % c0), int(i / c0 % c1), int(i / (c0 * c1))}
+		j.k.run(g, j.kernarg)
+	}
+	return true
+}
+
+// executor serves one queue of a cpu agent.
+type executor struct {
+	agent *rocr.Agent
+	pool  *workerPool
+	job   job
+	g     Group
+}
+
+func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
+	return &executor{agent: q.Agent(), pool: startWorkers()}, nil
+}
+
+func (e *executor) Close() error {
+	stopWorkers()
+	return nil
+}
+
+func (e *executor) KernelName(obj uint64) string {
+	if k := kernelByHandle(obj); k != nil {
+		return k.name
+	}
+	return fmt.Sprintf("%#x", obj)
+}
+
+func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
+	k := kernelByHandle(p.KernelObject)
+	if k == nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
+	}
+	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
+	grid := [3]int{int(p.GridSizeX), int(p.GridSizeY), int(p.GridSizeZ)}
+	if n := size[0] * size[1] * size[2]; n > 1024 {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: work-group of %d work-items exceeds 1024", k.name, n)
+	}
+	if p.GroupSegmentSize > GroupMemory {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes exceeds %d", k.name, p.GroupSegmentSize, GroupMemory)
+	}
+	if p.GroupSegmentSize < k.groupMem {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
+	}
+	var kernarg unsafe.Pointer
+	if n := k.sym.KernargSize; n > 0 {
+		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
+		}
+		kernarg = rocr.At(uintptr(p.KernargAddress))
+		for i := range k.sym.Args {
+			arg := &k.sym.Args[i]
+			if arg.Kind != rocr.ArgGlobalBuffer {
+				continue
+			}
+			addr := *(*uintptr)(unsafe.Add(kernarg, arg.Offset))
+			if addr == 0 {
+				continue
+			}
+			al := rocr.FindAllocation(addr)
+			if al == nil {
+				return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s argument %s: address %#x is not in any allocation", k.name, arg.Name, addr)
+			}
+			if err := al.CheckAccess(e.agent); err != nil {
+				return rocr.Errorf(rocr.StatusOf(err), "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
+			}
+		}
+	}
+	j := &e.job
+	j.k, j.kernarg, j.agent = k, kernarg, e.agent
+	j.size, j.grid = size, grid
+	j.total = 1
+	for d := 0; d < 3; d++ {
+		j.count[d] = (grid[d] + size[d] - 1) / size[d]
+		j.total *= int64(j.count[d])
+	}
+	j.shared = int(p.GroupSegmentSize)
+	j.next.Store(0)
+	j.failed.Store(nil)
+	helpers := int64(e.pool.n - 1)
+	if j.total-1 < helpers {
+		helpers = j.total - 1
+	}
+	j.chunk = max(1, j.total/(int64(e.pool.n)*8))
+	if j.total <= j.chunk {
+		helpers = 0
+	}
+	j.wg.Add(int(helpers))
+	for i := int64(0); i < helpers; i++ {
+		e.pool.ch <- j
+	}
+	j.work(&e.g)
+	j.wg.Wait()
+	if p := j.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// checkRange checks that [addr, addr+n) lies in one live allocation the
+// agent may access.
+func (e *executor) checkRange(addr, n uintptr) error {
+	if addr == 0 {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "null address")
+	}
+	if addr+n < addr {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, n)
+	}
+	al := rocr.FindAllocation(addr)
+	if al == nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
+	}
+	if err := al.CheckAccess(e.agent); err != nil {
+		return err
+	}
+	if addr+n > al.Base+al.Size {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes)", addr, addr+n, al, al.Size)
+	}
+	return nil
+}
+
+func (e *executor) bytes(addr uint64, n uint64, host bool, what string) ([]byte, error) {
+	if host {
+		b, ok := rocr.HostBuffer(addr)
+		if !ok {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer %d is not pinned", what, addr)
+		}
+		if uint64(len(b)) < n {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer of %d bytes is shorter than %d", what, len(b), n)
+		}
+		return b[:n], nil
+	}
+	if err := e.checkRange(uintptr(addr), uintptr(n)); err != nil {
+		return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
+	}
+	return rocr.Bytes(uintptr(addr), uintptr(n)), nil
+}
+
+func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
+	switch p.Type {
+	case rocr.AgentCopy:
+		n := p.Arg[2]
+		if n == 0 {
+			return nil
+		}
+		dst, err := e.bytes(p.Arg[0], n, p.Arg[3]&rocr.CopyDstHost != 0, "destination")
+		if err != nil {
+			return err
+		}
+		src, err := e.bytes(p.Arg[1], n, p.Arg[3]&rocr.CopySrcHost != 0, "source")
+		if err != nil {
+			return err
+		}
+		copy(dst, src)
+		return nil
+	case rocr.AgentFill:
+		es, count := p.Arg[3], p.Arg[2]
+		if es != 1 && es != 2 && es != 4 && es != 8 {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
+		}
+		if count == 0 {
+			return nil
+		}
+		if count > (1<<63)/es {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
+		}
+		b, err := e.bytes(p.Arg[0], count*es, false, "destination")
+		if err != nil {
+			return err
+		}
+		fill(b, p.Arg[1], int(es))
+		return nil
+	case rocr.AgentCallback:
+		f, ok := rocr.TakeCallback(p.Arg[0])
+		if !ok {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
+		}
+		return runCallback(f)
+	}
+	return rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
+}
+
+func runCallback(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+func fill(b []byte, pattern uint64, es int) {
+	if es == 1 {
+		v := byte(pattern)
+		for i := range b {
+			b[i] = v
+		}
+		return
+	}
+	var pat [8]byte
+	for i := 0; i < es; i++ {
+		pat[i] = byte(pattern >> (8 * i))
+	}
+	n := copy(b, pat[:es])
+	for n < len(b) {
+		n += copy(b[n:], b[:n])
+	}
+}
+
+func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
+	return rocr.WaitBarrier(p, or)
+}

@@ -1,0 +1,127 @@
+package cpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Group is the work-group a kernel runs: its id, its size, the grid, its
+// group memory, and a checked view of device memory. A Group is reused by
+// its worker from one work-group to the next; kernels must not keep it.
+type Group struct {
+	// ID is the work-group's id in each dimension (blockIdx).
+	ID [3]int
+	// Size is the work-group size requested by the dispatch (blockDim).
+	Size [3]int
+	// Grid is the grid size in work-items.
+	Grid [3]int
+	// Count is the number of work-groups in each dimension (gridDim).
+	Count [3]int
+
+	shared []byte
+	agent  *rocr.Agent
+	kernel *Kernel
+	cache  [4]viewRange
+	next   int
+}
+
+type viewRange struct{ lo, hi uintptr }
+
+// Span returns the range [lo, hi) of global work-item indexes this group
+// covers in dimension dim, clipped to n and to the grid.
+func (g *Group) Span(dim, n int) (lo, hi int) {
+	lo = g.ID[dim] * g.Size[dim]
+	hi = lo + g.Size[dim]
+	if hi > g.Grid[dim] {
+		hi = g.Grid[dim]
+	}
+	if hi > n {
+		hi = n
+	}
+	if lo > hi {
+		lo = hi
+	}
+	return lo, hi
+}
+
+// Items is the number of work-items in this group along dim (smaller than
+// Size for the last, partial group: HSA allows partial work-groups).
+func (g *Group) Items(dim int) int {
+	lo := g.ID[dim] * g.Size[dim]
+	hi := min(lo+g.Size[dim], g.Grid[dim])
+	return hi - lo
+}
+
+// Shared is the group segment: static then dynamic group memory, as many
+// bytes as the dispatch's group segment size.
+func (g *Group) Shared() []byte { return g.shared }
+
+// SharedFloat32 views group memory from byte offset off as n float32s.
+func SharedFloat32(g *Group, off, n int) []float32 {
+	if off < 0 || n < 0 || off+4*n > len(g.shared) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory [%d, %d) outside the %d-byte group segment", off, off+4*n, len(g.shared))})
+	}
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&g.shared[off])), n)
+}
+
+// AccessError is a kernel's access outside what it may touch.
+type AccessError struct {
+	Kernel string
+	Group  [3]int
+	Msg    string
+	Err    error
+}
+
+func (e *AccessError) Error() string {
+	return fmt.Sprintf("kernel %s work-group %v: %s", e.Kernel, e.Group, e.Msg)
+}
+
+func (e *AccessError) Unwrap() error { return e.Err }
+
+// View implements rocr.MemoryView: it returns the memory at [addr,
+// addr+size) after checking that it lies in one live allocation this agent
+// may access, and fails the dispatch otherwise.
+func (g *Group) View(addr, size uintptr) unsafe.Pointer {
+	end := addr + size
+	if end >= addr {
+		for i := range g.cache {
+			c := &g.cache[i]
+			if addr >= c.lo && end <= c.hi {
+				return rocr.At(addr)
+			}
+		}
+	}
+	return g.viewSlow(addr, size)
+}
+
+func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
+	fail := func(err error, format string, args ...any) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf(format, args...), Err: err})
+	}
+	if addr+size < addr {
+		fail(rocr.ErrInvalidArgument, "range at %#x of %d bytes overflows", addr, int64(size))
+	}
+	a := rocr.FindAllocation(addr)
+	if a == nil {
+		fail(rocr.ErrInvalidAllocation, "address %#x is not in any allocation", addr)
+	}
+	if err := a.CheckAccess(g.agent); err != nil {
+		fail(err, "%v", err)
+	}
+	if addr+size > a.Base+a.Size {
+		fail(rocr.ErrInvalidArgument, "access [%#x, %#x) past the end of %s (%d bytes at %#x)", addr, addr+size, a, a.Size, a.Base)
+	}
+	g.cache[g.next] = viewRange{a.Base, a.Base + a.Size}
+	g.next = (g.next + 1) % len(g.cache)
+	return rocr.At(addr)
+}
+
+func (g *Group) resetCache() {
+	g.cache = [4]viewRange{}
+	g.next = 0
+}

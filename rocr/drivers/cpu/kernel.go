@@ -1,0 +1,156 @@
+package cpu
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Kernel is a Go kernel: a function run once per work-group, with its
+// argument list declared by a struct whose layout is the kernarg layout.
+type Kernel struct {
+	name   string
+	handle uint64
+	run    func(g *Group, kernarg unsafe.Pointer)
+	sym    rocr.KernelSymbol
+	// groupMem is the static group memory the kernel declares.
+	groupMem uint32
+}
+
+// Name is the kernel's name.
+func (k *Kernel) Name() string { return k.name }
+
+// Symbol describes the kernel's signature as the loader sees it.
+func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
+
+var kernels struct {
+	mu    sync.RWMutex
+	byID  []*Kernel // handle-1
+	names map[string]*Kernel
+}
+
+// elemTyper is implemented by rocr.Ptr[T].
+type elemTyper interface{ ElemType() reflect.Type }
+
+var elemTyperType = reflect.TypeFor[elemTyper]()
+
+// Option configures a kernel at Define.
+type Option func(*Kernel)
+
+// StaticShared declares static group memory (a `__shared__` array) of n bytes.
+func StaticShared(n uint32) Option { return func(k *Kernel) { k.groupMem = n } }
+
+// MaxThreads declares the kernel's maximum work-group size
+// (__launch_bounds__).
+func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
+
+// Define registers a Go kernel. A is a struct whose fields are the kernel's
+// parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), or a fixed-size
+// scalar (int8..int64, uint8..uint64, float32, float64). Its Go layout is
+// the kernarg layout, checked here once, so a launch views the kernarg bytes
+// as *A in place. Define panics on a malformed declaration: it is a
+// programming error found at init time, never on a launch.
+func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel {
+	k, err := define(name, reflect.TypeFor[A](), func(g *Group, p unsafe.Pointer) { fn(g, (*A)(p)) }, opts)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts []Option) (*Kernel, error) {
+	if name == "" {
+		return nil, fmt.Errorf("cpu.Define: empty kernel name")
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("cpu.Define %q: arguments must be a struct, not %s", name, t)
+	}
+	k := &Kernel{name: name, run: run}
+	k.sym = rocr.KernelSymbol{Name: name, KernargSize: uint32(t.Size()), KernargAlign: uint32(t.Align()), MaxFlatWorkGroupSize: 1024, Wavefront: 1}
+	if k.sym.KernargAlign < 8 {
+		k.sym.KernargAlign = 8
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		arg := rocr.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
+		switch {
+		case f.Type.Implements(elemTyperType):
+			arg.Kind = rocr.ArgGlobalBuffer
+			arg.ValueKind = "global_buffer"
+			arg.Elem = reflect.Zero(f.Type).Interface().(elemTyper).ElemType()
+			arg.TypeName = arg.Elem.String() + "*"
+		case isScalar(f.Type.Kind()):
+			arg.Kind = rocr.ArgByValue
+			arg.ValueKind = "by_value"
+			arg.Value = f.Type
+		default:
+			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T] or a fixed-size scalar", name, f.Name, f.Type)
+		}
+		k.sym.Args = append(k.sym.Args, arg)
+	}
+	for _, o := range opts {
+		o(k)
+	}
+	k.sym.GroupSegmentSize = k.groupMem
+	kernels.mu.Lock()
+	defer kernels.mu.Unlock()
+	if kernels.names == nil {
+		kernels.names = map[string]*Kernel{}
+	}
+	if _, dup := kernels.names[name]; dup {
+		return nil, fmt.Errorf("cpu.Define: kernel %q defined twice", name)
+	}
+	kernels.byID = append(kernels.byID, k)
+	k.handle = uint64(len(kernels.byID)) | kernelTag
+	k.sym.Object = k.handle
+	kernels.names[name] = k
+	return k, nil
+}
+
+// kernelTag marks cpu kernel objects so a stray number is not taken for one.
+const kernelTag = 0x6b00_0000_0000_0000
+
+func isScalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+func kernelByHandle(h uint64) *Kernel {
+	if h&kernelTag != kernelTag {
+		return nil
+	}
+	i := h &^ kernelTag
+	kernels.mu.RLock()
+	defer kernels.mu.RUnlock()
+	if i == 0 || i > uint64(len(kernels.byID)) {
+		return nil
+	}
+	return kernels.byID[i-1]
+}
+
+// Set is a named collection of kernels: the Go counterpart of a code
+// object, loaded with module.Load.
+type Set struct {
+	Name    string
+	Kernels []*Kernel
+}
+
+// NewSet groups kernels into a set.
+func NewSet(name string, ks ...*Kernel) *Set { return &Set{Name: name, Kernels: ks} }
+
+// Code returns the set as loadable code.
+func (s *Set) Code() *rocr.Code {
+	c := &rocr.Code{Kind: rocr.CodeGo, Name: s.Name, Target: ISA, Go: s}
+	for _, k := range s.Kernels {
+		c.Kernels = append(c.Kernels, k.sym)
+	}
+	return c
+}

@@ -1,0 +1,81 @@
+package cpu
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// heap hands out pool memory mapped outside the Go heap. Small blocks come
+// from power-of-two size classes carved out of 4 MiB chunks and are reused;
+// large ones are mapped and unmapped one by one.
+type heap struct {
+	mu    sync.Mutex
+	free  [numClasses][]uintptr
+	chunk uintptr // current chunk's next free byte
+	left  uintptr
+}
+
+const (
+	minClassShift = 8  // 256 bytes: the allocation granule
+	maxClassShift = 20 // 1 MiB: larger blocks are mapped directly
+	numClasses    = maxClassShift - minClassShift + 1
+	chunkBytes    = 4 << 20
+)
+
+func classOf(size uint64) int {
+	if size <= 1<<minClassShift {
+		return 0
+	}
+	return bits.Len64(size-1) - minClassShift
+}
+
+func (h *heap) alloc(size uint64) (uintptr, error) {
+	c := classOf(size)
+	if c >= numClasses {
+		return rocr.MapAnonymous(uintptr(size))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.free[c]); n > 0 {
+		p := h.free[c][n-1]
+		h.free[c] = h.free[c][:n-1]
+		return p, nil
+	}
+	bs := uintptr(1) << (c + minClassShift)
+	if h.left < bs {
+		base, err := rocr.MapAnonymous(chunkBytes)
+		if err != nil {
+			return 0, err
+		}
+		h.chunk, h.left = base, chunkBytes
+	}
+	p := h.chunk
+	h.chunk += bs
+	h.left -= bs
+	return p, nil
+}
+
+func (h *heap) release(p uintptr, size uint64) error {
+	c := classOf(size)
+	if c >= numClasses {
+		return rocr.Unmap(p, uintptr(size))
+	}
+	h.mu.Lock()
+	h.free[c] = append(h.free[c], p)
+	h.mu.Unlock()
+	return nil
+}
+
+// pool is one of the agent's memory pools.
+type pool struct {
+	info rocr.PoolInfo
+	heap *heap
+}
+
+func (p *pool) Info() rocr.PoolInfo { return p.info }
+
+func (p *pool) Allocate(size uint64) (uintptr, error) { return p.heap.alloc(size) }
+
+func (p *pool) Free(ptr uintptr, size uint64) error { return p.heap.release(ptr, size) }

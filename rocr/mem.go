@@ -1,0 +1,41 @@
+package rocr
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// MapAnonymous maps size bytes of zeroed, page-aligned memory outside the Go
+// heap: its address is stable and the garbage collector neither moves nor
+// scans it. Drivers use it for host-side pool memory, rings and signals.
+func MapAnonymous(size uintptr) (uintptr, error) {
+	if size == 0 {
+		return 0, Errorf(StatusErrorInvalidArgument, "map", "size 0")
+	}
+	b, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return 0, Errorf(StatusErrorOutOfResources, "map", "mmap %d bytes: %w", size, err)
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
+}
+
+// Unmap releases memory from MapAnonymous.
+func Unmap(addr, size uintptr) error {
+	b := unsafe.Slice((*byte)(At(addr)), size)
+	if err := unix.Munmap(b); err != nil {
+		return Errorf(StatusErrorResourceFree, "unmap", "munmap %#x: %w", addr, err)
+	}
+	return nil
+}
+
+// Bytes views raw memory as a byte slice. The caller guarantees the range is
+// mapped for as long as the slice is used.
+func Bytes(addr, size uintptr) []byte {
+	if size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(At(addr)), size)
+}
+
+func alignUp(x, a uintptr) uintptr { return (x + a - 1) &^ (a - 1) }

@@ -1,0 +1,324 @@
+package rocr
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Segment is hsa_amd_segment_t.
+type Segment uint32
+
+// Segments, with hsa_ext_amd.h's values.
+const (
+	SegmentGlobal   Segment = 0
+	SegmentReadOnly Segment = 1
+	SegmentPrivate  Segment = 2
+	SegmentGroup    Segment = 3
+)
+
+func (s Segment) String() string {
+	switch s {
+	case SegmentGlobal:
+		return "global"
+	case SegmentReadOnly:
+		return "readonly"
+	case SegmentPrivate:
+		return "private"
+	case SegmentGroup:
+		return "group"
+	}
+	return fmt.Sprintf("Segment(%d)", uint32(s))
+}
+
+// GlobalFlag is hsa_amd_memory_pool_global_flag_t.
+type GlobalFlag uint32
+
+// Global segment flags, with hsa_ext_amd.h's values.
+const (
+	FlagKernargInit   GlobalFlag = 1
+	FlagFineGrained   GlobalFlag = 2
+	FlagCoarseGrained GlobalFlag = 4
+	FlagExtScopeFine  GlobalFlag = 8
+)
+
+func (f GlobalFlag) String() string {
+	var parts []string
+	if f&FlagKernargInit != 0 {
+		parts = append(parts, "KERNARG_INIT")
+	}
+	if f&FlagFineGrained != 0 {
+		parts = append(parts, "FINE_GRAINED")
+	}
+	if f&FlagCoarseGrained != 0 {
+		parts = append(parts, "COARSE_GRAINED")
+	}
+	if f&FlagExtScopeFine != 0 {
+		parts = append(parts, "EXTENDED_SCOPE_FINE_GRAINED")
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, "|")
+}
+
+// PoolInfo is what hsa_amd_memory_pool_get_info reports.
+type PoolInfo struct {
+	Segment      Segment
+	Flags        GlobalFlag
+	Size         uint64
+	Granule      uint64
+	Alignment    uint64
+	AllocAllowed bool
+	// AccessibleByAll: every agent may access the pool's memory by default
+	// (hsa_amd_memory_pool_get_info ACCESSIBLE_BY_ALL).
+	AccessibleByAll bool
+	// Host: the memory is system memory the host may touch (fine-grained
+	// host pools).
+	Host bool
+}
+
+// PoolDriver is one pool as its driver provides it.
+type PoolDriver interface {
+	Info() PoolInfo
+	Allocate(size uint64) (uintptr, error)
+	Free(ptr uintptr, size uint64) error
+}
+
+// Pool is an agent's memory pool.
+type Pool struct {
+	drv   PoolDriver
+	info  PoolInfo
+	agent *Agent
+	limit uint64 // GPU_MAX_HEAP_SIZE cap, 0 for none
+	used  atomic.Uint64
+}
+
+// Info returns the pool's attributes.
+func (p *Pool) Info() PoolInfo { return p.info }
+
+// Agent is the pool's agent.
+func (p *Pool) Agent() *Agent { return p.agent }
+
+// Used is the number of bytes allocated from the pool.
+func (p *Pool) Used() uint64 { return p.used.Load() }
+
+// Limit is the allocation cap (GPU_MAX_HEAP_SIZE); 0 means the pool size.
+func (p *Pool) Limit() uint64 {
+	if p.limit == 0 {
+		return p.info.Size
+	}
+	return p.limit
+}
+
+func (p *Pool) String() string {
+	return fmt.Sprintf("%s pool %s of %s", p.info.Segment, p.info.Flags, p.agent)
+}
+
+// heapLimit reads GPU_MAX_HEAP_SIZE (a percentage) for coarse-grained pools.
+func heapLimit(info PoolInfo) (uint64, error) {
+	v := os.Getenv("GPU_MAX_HEAP_SIZE")
+	if v == "" || info.Flags&FlagCoarseGrained == 0 || info.Segment != SegmentGlobal {
+		return 0, nil
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if err != nil || pct <= 0 || pct > 100 {
+		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
+	}
+	return uint64(float64(info.Size) * pct / 100), nil
+}
+
+// Allocation is one block of pool memory.
+type Allocation struct {
+	Base uintptr
+	Size uintptr // requested size
+	pool *Pool
+	cap  uint64 // rounded size
+	// owner is the agent that may use coarse-grained memory.
+	owner  atomic.Pointer[Agent]
+	mu     sync.Mutex
+	access []*Agent // agents allowed by AllowAccess
+	freed  atomic.Bool
+	// Label names the allocation in errors ("buffer 0x7f.. of 1024 float32").
+	Label string
+}
+
+// Pool is the allocation's pool.
+func (a *Allocation) Pool() *Pool { return a.pool }
+
+// Owner is the agent that owns the allocation.
+func (a *Allocation) Owner() *Agent { return a.owner.Load() }
+
+// Freed reports whether the allocation was freed.
+func (a *Allocation) Freed() bool { return a.freed.Load() }
+
+func (a *Allocation) String() string {
+	if a.Label != "" {
+		return a.Label
+	}
+	return fmt.Sprintf("allocation %#x (%d bytes)", a.Base, a.Size)
+}
+
+// Allocate allocates size bytes from the pool (hsa_amd_memory_pool_allocate).
+// The allocation is owned by the pool's agent.
+func (p *Pool) Allocate(size uint64) (*Allocation, error) {
+	if err := p.agent.check("allocate"); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		return nil, Errorf(StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
+	}
+	if !p.info.AllocAllowed {
+		return nil, Errorf(StatusErrorInvalidAllocation, "allocate", "%s does not allow runtime allocation", p)
+	}
+	g := p.info.Granule
+	if g == 0 {
+		g = 1
+	}
+	if size > p.Limit() {
+		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
+	}
+	rounded := (size + g - 1) / g * g
+	if used := p.used.Add(rounded); used > p.Limit() {
+		p.used.Add(-rounded)
+		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
+	}
+	ptr, err := p.drv.Allocate(rounded)
+	if err != nil {
+		p.used.Add(-rounded)
+		return nil, err
+	}
+	a := &Allocation{Base: ptr, Size: uintptr(size), pool: p, cap: rounded}
+	a.owner.Store(p.agent)
+	allocs.insert(a)
+	return a, nil
+}
+
+// Free returns the allocation to its pool. A second Free is an error.
+func (a *Allocation) Free() error {
+	if a == nil {
+		return Errorf(StatusErrorInvalidAllocation, "free", "nil allocation")
+	}
+	if !a.freed.CompareAndSwap(false, true) {
+		return Errorf(StatusErrorInvalidAllocation, "free", "%s was already freed", a)
+	}
+	allocs.remove(a)
+	err := a.pool.drv.Free(a.Base, a.cap)
+	a.pool.used.Add(-a.cap)
+	return err
+}
+
+// AllowAccess lets agents access a fine-grained allocation
+// (hsa_amd_agents_allow_access).
+func (a *Allocation) AllowAccess(agents ...*Agent) error {
+	if a.freed.Load() {
+		return Errorf(StatusErrorInvalidAllocation, "allow access", "%s was freed", a)
+	}
+	if a.pool.info.Flags&FlagCoarseGrained != 0 && !a.pool.info.Host {
+		return Errorf(StatusErrorInvalidArgument, "allow access", "%s is coarse-grained device memory: transfer it instead", a)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ag := range agents {
+		if ag == nil {
+			return Errorf(StatusErrorInvalidAgent, "allow access", "nil agent")
+		}
+		a.access = append(a.access, ag)
+	}
+	return nil
+}
+
+// Transfer makes agent the owner of a coarse-grained allocation
+// (hsa_memory_assign_agent). The caller has ordered all earlier work on the
+// memory before the transfer.
+func (a *Allocation) Transfer(agent *Agent) error {
+	if err := agent.check("transfer"); err != nil {
+		return err
+	}
+	if a.freed.Load() {
+		return Errorf(StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
+	}
+	a.owner.Store(agent)
+	return nil
+}
+
+// CheckAccess reports whether agent may use the allocation in a dispatch:
+// it owns it, the memory is fine-grained and visible to it, or it was
+// allowed access. The error names the allocation, the owner and the agent.
+func (a *Allocation) CheckAccess(agent *Agent) error {
+	if a.freed.Load() {
+		return Errorf(StatusErrorInvalidAllocation, "access", "%s was freed", a)
+	}
+	owner := a.owner.Load()
+	if owner == agent {
+		return nil
+	}
+	info := a.pool.info
+	if info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, x := range a.access {
+		if x == agent {
+			return nil
+		}
+	}
+	return Newf(ErrNotOwner, StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it or copy it first", a, owner, agent)
+}
+
+// allocRegistry finds the allocation holding an address.
+type allocRegistry struct {
+	mu   sync.RWMutex
+	list []*Allocation // sorted by Base
+}
+
+var allocs allocRegistry
+
+func (r *allocRegistry) insert(a *Allocation) {
+	r.mu.Lock()
+	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base >= a.Base })
+	r.list = append(r.list, nil)
+	copy(r.list[i+1:], r.list[i:])
+	r.list[i] = a
+	r.mu.Unlock()
+}
+
+func (r *allocRegistry) remove(a *Allocation) {
+	r.mu.Lock()
+	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base >= a.Base })
+	for ; i < len(r.list) && r.list[i].Base == a.Base; i++ {
+		if r.list[i] == a {
+			r.list = append(r.list[:i], r.list[i+1:]...)
+			break
+		}
+	}
+	r.mu.Unlock()
+}
+
+// FindAllocation returns the live allocation containing addr, or nil.
+func FindAllocation(addr uintptr) *Allocation {
+	r := &allocs
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base > addr })
+	if i == 0 {
+		return nil
+	}
+	a := r.list[i-1]
+	if addr < a.Base+uintptr(a.cap) || (a.cap == 0 && addr == a.Base) {
+		return a
+	}
+	return nil
+}
+
+// liveAllocations returns all allocations, for ShutDown.
+func (r *allocRegistry) all() []*Allocation {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]*Allocation(nil), r.list...)
+}

@@ -1,0 +1,196 @@
+package rocr
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// processorSpin is how long an idle packet processor polls its ring before
+// it sleeps on the doorbell.
+const processorSpin = 20 * time.Microsecond
+
+// process is the packet processor of a soft queue: it does what a GPU's
+// command processor does, strictly in order.
+func (q *Queue) process() {
+	defer close(q.done)
+	defer func() {
+		if q.exec != nil {
+			_ = q.exec.Close()
+		}
+	}()
+	for id := uint64(0); ; {
+		slot := q.Slot(id)
+		word := atomic.LoadUint32((*uint32)(slot))
+		if aql.Header(word).Type() == aql.TypeInvalid {
+			if q.closing.Load() {
+				q.drain(id)
+				return
+			}
+			db := q.doorbell.Load(Acquire)
+			word = atomic.LoadUint32((*uint32)(slot))
+			if aql.Header(word).Type() == aql.TypeInvalid {
+				if !q.closing.Load() {
+					q.doorbell.Wait(CondNE, db, 0, WaitActive)
+				}
+				continue
+			}
+		}
+		q.execute(id, slot, aql.Header(word))
+		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
+		id++
+		atomic.StoreUint64(q.readIdx, id)
+	}
+}
+
+// drain completes the signals of packets published after Destroy began.
+func (q *Queue) drain(id uint64) {
+	w := q.LoadWriteIndex()
+	for ; id < w; id++ {
+		slot := q.Slot(id)
+		if aql.Header(atomic.LoadUint32((*uint32)(slot))).Type() == aql.TypeInvalid {
+			continue
+		}
+		h := completionOf(slot)
+		if s, err := SignalFromHandle(h); err == nil {
+			s.Fail(Errorf(StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id))
+			s.Sub(1, Release)
+		}
+		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
+		atomic.StoreUint64(q.readIdx, id+1)
+	}
+}
+
+// completionOf reads the completion signal, at offset 56 in every packet.
+func completionOf(slot unsafe.Pointer) uint64 { return *(*uint64)(unsafe.Add(slot, 56)) }
+
+func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
+	var err error
+	start := Now()
+	if q.debug {
+		q.logPacket(id, slot, h)
+	}
+	if qerr := q.Err(); qerr != nil {
+		err = Errorf(StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
+	} else if verr := aql.Validate((*aql.Slot)(slot)); verr != nil {
+		err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
+	} else {
+		switch h.Type() {
+		case aql.TypeKernelDispatch:
+			err = q.exec.Dispatch(q, (*aql.KernelDispatch)(slot))
+		case aql.TypeAgentDispatch:
+			err = q.exec.AgentDispatch(q, (*aql.AgentDispatch)(slot))
+		case aql.TypeBarrierAnd:
+			err = q.exec.Barrier(q, (*aql.BarrierAnd)(slot), false)
+		case aql.TypeBarrierOr:
+			err = q.exec.Barrier(q, (*aql.BarrierAnd)(slot), true)
+		default:
+			err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
+		}
+	}
+	if err != nil || !q.async {
+		if ch := completionOf(slot); ch != 0 {
+			if s, serr := SignalFromHandle(ch); serr == nil {
+				s.SetTimestamps(start, Now())
+				s.Fail(err)
+				s.Sub(1, Release)
+			} else if err == nil {
+				err = Errorf(StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
+			}
+		}
+	}
+	if err != nil {
+		q.fail(err)
+	}
+}
+
+// WaitBarrier resolves a barrier packet on the calling goroutine: for AND
+// every non-zero dependency signal reaches 0; for OR one of them does (a
+// zero handle never satisfies OR). A dependency whose producer failed fails
+// the barrier.
+func WaitBarrier(p *aql.BarrierAnd, or bool) error {
+	var sigs [aql.MaxBarrierDeps]*Signal
+	n := 0
+	for i, h := range p.DepSignal {
+		if h == 0 {
+			continue
+		}
+		s, err := SignalFromHandle(h)
+		if err != nil {
+			return Errorf(StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err)
+		}
+		sigs[n] = s
+		n++
+	}
+	if !or {
+		for _, s := range sigs[:n] {
+			for s.Wait(CondEQ, 0, 0, WaitActive) != 0 {
+				if s.Destroyed() {
+					return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+				}
+			}
+			if e := s.Err(); e != nil {
+				return Errorf(StatusOf(e), "barrier", "dependency failed: %w", e)
+			}
+		}
+		return nil
+	}
+	if n == 0 {
+		return Errorf(StatusErrorInvalidPacketFormat, "barrier", "BARRIER_OR with no dependency signal can never complete")
+	}
+	for {
+		for _, s := range sigs[:n] {
+			if s.Load(Acquire) == 0 {
+				if e := s.Err(); e != nil {
+					return Errorf(StatusOf(e), "barrier", "dependency failed: %w", e)
+				}
+				return nil
+			}
+			if s.Destroyed() {
+				return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+			}
+		}
+		sigs[0].Wait(CondEQ, 0, 50*time.Microsecond, WaitBlocked)
+	}
+}
+
+var debugFlag atomic.Int32 // 0 unknown, 1 off, 2 on
+
+func debugEnabled() bool {
+	switch debugFlag.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	on := os.Getenv("HSA_ENABLE_DEBUG") == "1"
+	if on {
+		debugFlag.Store(2)
+	} else {
+		debugFlag.Store(1)
+	}
+	return on
+}
+
+// KernelNamer is implemented by executors that can name a kernel object.
+type KernelNamer interface {
+	KernelName(object uint64) string
+}
+
+// DebugLog receives HSA_ENABLE_DEBUG lines; tests replace it.
+var DebugLog = func(line string) { fmt.Fprintln(os.Stderr, line) }
+
+func (q *Queue) logPacket(id uint64, slot unsafe.Pointer, h aql.Header) {
+	line := fmt.Sprintf("hipgo: queue %d (%s) packet %d: %s", q.id, q.agent.info.Name, id, (*aql.Slot)(slot).String())
+	if h.Type() == aql.TypeKernelDispatch {
+		p := (*aql.KernelDispatch)(slot)
+		if n, ok := q.exec.(KernelNamer); ok {
+			line += fmt.Sprintf(" kernel=%s", n.KernelName(p.KernelObject))
+		}
+	}
+	DebugLog(line)
+}

@@ -1,0 +1,46 @@
+package rocr
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// Ptr is a device address of T elements as a kernel receives it: 8 bytes in
+// the kernarg segment, like a `T*` kernel parameter.
+type Ptr[T any] uint64
+
+// MemoryView maps device addresses to memory the calling Go code may touch.
+// The cpu agent's kernels get one with every work-group; it checks that the
+// range lies inside one live allocation the agent may access, and fails the
+// dispatch (by panicking with a descriptive error that the packet
+// processor recovers) when it does not.
+type MemoryView interface {
+	View(addr, size uintptr) unsafe.Pointer
+}
+
+// Slice returns elements [lo, hi) of the memory p points at.
+func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
+	var zero T
+	sz := unsafe.Sizeof(zero)
+	if hi <= lo {
+		if hi < lo || lo < 0 {
+			v.View(uintptr(p)+uintptr(lo)*sz, ^uintptr(0)) // reports the bad range
+		}
+		return nil
+	}
+	base := v.View(uintptr(p)+uintptr(lo)*sz, uintptr(hi-lo)*sz)
+	return unsafe.Slice((*T)(base), hi-lo)
+}
+
+// At returns a pointer to element i.
+func (p Ptr[T]) At(v MemoryView, i int) *T {
+	var zero T
+	sz := unsafe.Sizeof(zero)
+	return (*T)(v.View(uintptr(p)+uintptr(i)*sz, sz))
+}
+
+// Addr is the device address.
+func (p Ptr[T]) Addr() uintptr { return uintptr(p) }
+
+// ElemType is T, for loaders that check argument types at registration.
+func (Ptr[T]) ElemType() reflect.Type { return reflect.TypeFor[T]() }

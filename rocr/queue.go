@@ -1,0 +1,302 @@
+package rocr
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// QueueType is hsa_queue_type_t.
+type QueueType uint32
+
+// Queue types, with hsa.h's values.
+const (
+	QueueMulti  QueueType = 0
+	QueueSingle QueueType = 1
+)
+
+// KernargSlotSize is the kernarg space each queue slot owns. A packet in
+// slot i points its kernarg address into slot i's area, so kernargs need no
+// allocation per launch.
+const KernargSlotSize = 4096
+
+// Queue is an HSA user-mode queue: a ring of 64-byte packet slots with
+// 64-bit write and read indexes and a doorbell signal. Submission follows
+// the HSA protocol: reserve a slot by atomic add on the write index, wait
+// while the ring is full, write the body, publish the header with one
+// release store, ring the doorbell. Any number of goroutines may submit to a
+// QueueMulti queue at once.
+type Queue struct {
+	agent    *Agent
+	typ      QueueType
+	size     uint32
+	mask     uint64
+	base     uintptr
+	writeIdx *uint64
+	readIdx  *uint64
+	doorbell *Signal
+	kernarg  uintptr
+	id       uint64
+
+	own struct { // storage for soft queues' indexes
+		write uint64
+		_     [56]byte
+		read  uint64
+	}
+
+	exec    Executor
+	async   bool
+	onError func(*Queue, error)
+
+	errOnce sync.Once
+	err     atomic.Pointer[error]
+	closing atomic.Bool
+	done    chan struct{}
+	destroy func() error
+	ringLen uintptr
+	kaLen   uintptr
+	kaAlloc *Allocation
+	mu      sync.Mutex
+	closed  bool
+	debug   bool
+}
+
+var queueIDs atomic.Uint64
+
+// CreateQueue creates a queue of size slots (a power of two within the
+// agent's limits) on the agent. onError, if not nil, receives asynchronous
+// errors of the queue's packets once the queue has failed.
+func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+	if err := a.check("queue create"); err != nil {
+		return nil, err
+	}
+	if size == 0 || bits.OnesCount32(size) != 1 {
+		return nil, Errorf(StatusErrorInvalidArgument, "queue create", "size %d is not a power of two", size)
+	}
+	if size < a.info.QueueMinSize || (a.info.QueueMaxSize != 0 && size > a.info.QueueMaxSize) {
+		return nil, Errorf(StatusErrorInvalidArgument, "queue create", "size %d outside %s's limits [%d, %d]", size, a, a.info.QueueMinSize, a.info.QueueMaxSize)
+	}
+	if typ != QueueMulti && typ != QueueSingle {
+		return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
+	}
+	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1}
+	q.debug = debugEnabled()
+	if hw, ok := a.drv.(HardwareQueues); ok {
+		h, err := hw.CreateHardwareQueue(size, typ)
+		if err != nil {
+			return nil, err
+		}
+		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, h.Doorbell, h.Destroy
+		q.id = h.ID
+		close(q.done)
+	} else {
+		q.ringLen = uintptr(size) * aql.PacketSize
+		base, err := MapAnonymous(q.ringLen)
+		if err != nil {
+			return nil, err
+		}
+		q.base = base
+		q.writeIdx, q.readIdx = &q.own.write, &q.own.read
+		for i := uint32(0); i < size; i++ {
+			*(*uint32)(At(base + uintptr(i)*aql.PacketSize)) = uint32(aql.TypeInvalid)
+		}
+		if q.doorbell, err = newSignal(-1); err != nil {
+			_ = Unmap(base, q.ringLen)
+			return nil, err
+		}
+	}
+	if err := q.allocKernargs(); err != nil {
+		q.release()
+		return nil, err
+	}
+	if q.destroy == nil {
+		exec, err := a.drv.NewExecutor(q)
+		if err != nil {
+			q.release()
+			return nil, err
+		}
+		q.exec = exec
+		if ae, ok := exec.(AsyncExecutor); ok {
+			q.async = ae.CompletesSignals()
+		}
+		go q.process()
+	}
+	a.rt.track(q)
+	return q, nil
+}
+
+func (q *Queue) allocKernargs() error {
+	q.kaLen = uintptr(q.size) * KernargSlotSize
+	if p, err := q.agent.Pool(SegmentGlobal, FlagKernargInit); err == nil {
+		al, err := p.Allocate(uint64(q.kaLen))
+		if err != nil {
+			return err
+		}
+		al.Label = fmt.Sprintf("kernargs of queue %d", q.id)
+		q.kaAlloc, q.kernarg = al, al.Base
+		return nil
+	}
+	base, err := MapAnonymous(q.kaLen)
+	if err != nil {
+		return err
+	}
+	q.kernarg = base
+	return nil
+}
+
+func (q *Queue) release() {
+	if q.kaAlloc != nil {
+		_ = q.kaAlloc.Free()
+	} else if q.kernarg != 0 {
+		_ = Unmap(q.kernarg, q.kaLen)
+	}
+	q.kernarg = 0
+	if q.destroy != nil {
+		_ = q.destroy()
+		return
+	}
+	if q.doorbell != nil {
+		_ = q.doorbell.Destroy()
+	}
+	if q.base != 0 {
+		_ = Unmap(q.base, q.ringLen)
+		q.base = 0
+	}
+}
+
+// Agent is the queue's agent.
+func (q *Queue) Agent() *Agent { return q.agent }
+
+// ID is the queue's identifier (HSA's queue id).
+func (q *Queue) ID() uint64 { return q.id }
+
+// Size is the number of slots.
+func (q *Queue) Size() uint32 { return q.size }
+
+// Type is the queue type.
+func (q *Queue) Type() QueueType { return q.typ }
+
+// Doorbell is the queue's doorbell signal.
+func (q *Queue) Doorbell() *Signal { return q.doorbell }
+
+// LoadWriteIndex reads the write index.
+func (q *Queue) LoadWriteIndex() uint64 { return atomic.LoadUint64(q.writeIdx) }
+
+// LoadReadIndex reads the read index.
+func (q *Queue) LoadReadIndex() uint64 { return atomic.LoadUint64(q.readIdx) }
+
+// AddWriteIndex reserves n slots and returns the first packet id.
+func (q *Queue) AddWriteIndex(n uint64) uint64 { return atomic.AddUint64(q.writeIdx, n) - n }
+
+// Slot is the address of packet id's slot.
+func (q *Queue) Slot(id uint64) unsafe.Pointer {
+	return At(q.base + uintptr(id&q.mask)*aql.PacketSize)
+}
+
+// Kernarg is the address of packet id's kernarg area of KernargSlotSize
+// bytes; it is valid until the packet has been processed.
+func (q *Queue) Kernarg(id uint64) uintptr {
+	return q.kernarg + uintptr(id&q.mask)*KernargSlotSize
+}
+
+// Err is the queue's sticky error: the first asynchronous failure.
+func (q *Queue) Err() error {
+	if p := q.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Reserve reserves the next packet slot, waiting while the ring is full.
+// The returned id is the packet id; the caller writes the body into
+// Slot(id), then calls Publish.
+func (q *Queue) Reserve() (uint64, error) {
+	if q.closing.Load() {
+		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
+	}
+	id := q.AddWriteIndex(1)
+	if id-q.LoadReadIndex() >= uint64(q.size) {
+		q.waitSpace(id)
+	}
+	return id, nil
+}
+
+func (q *Queue) waitSpace(id uint64) {
+	sleep := time.Microsecond
+	for i := 0; id-q.LoadReadIndex() >= uint64(q.size); i++ {
+		if i < 100 {
+			runtime.Gosched()
+			continue
+		}
+		time.Sleep(sleep)
+		if sleep < 200*time.Microsecond {
+			sleep *= 2
+		}
+	}
+}
+
+// Publish makes packet id visible to the agent: header and setup in one
+// release store, then the doorbell.
+func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
+	atomic.StoreUint32((*uint32)(q.Slot(id)), uint32(h)|uint32(setup)<<16)
+	q.doorbell.Store(int64(id), Release)
+}
+
+// Submit copies a 64-byte packet whose header is h into the queue and
+// publishes it. The header word in pkt is ignored.
+func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
+	id, err := q.Reserve()
+	if err != nil {
+		return 0, err
+	}
+	dst := q.Slot(id)
+	// Body first (bytes 4..63), header word last.
+	*(*[aql.PacketSize - 4]byte)(unsafe.Add(dst, 4)) = *(*[aql.PacketSize - 4]byte)(unsafe.Add(pkt, 4))
+	setup := *(*uint16)(unsafe.Add(pkt, 2))
+	q.Publish(id, h, setup)
+	return id, nil
+}
+
+// Destroy stops the queue (hsa_queue_destroy). Packets not yet processed
+// are discarded; their completion signals are completed with an error so no
+// waiter hangs.
+func (q *Queue) Destroy() error {
+	if q == nil {
+		return Errorf(StatusErrorInvalidQueue, "queue destroy", "nil queue")
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
+	}
+	q.closed = true
+	q.mu.Unlock()
+	q.closing.Store(true)
+	if q.destroy == nil {
+		q.doorbell.Store(-2, Release)
+		<-q.done
+	}
+	q.agent.rt.untrack(q)
+	q.release()
+	return nil
+}
+
+// Destroyed reports whether Destroy was called.
+func (q *Queue) Destroyed() bool { return q.closing.Load() }
+
+func (q *Queue) fail(err error) {
+	first := false
+	q.errOnce.Do(func() {
+		q.err.Store(&err)
+		first = true
+	})
+	if first && q.onError != nil {
+		q.onError(q, err)
+	}
+}

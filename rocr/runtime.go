@@ -1,0 +1,281 @@
+package rocr
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// runtime is one Init..ShutDown lifetime.
+type rtState struct {
+	agents  []*Agent
+	drivers []Driver
+	opened  map[string]error // why each driver did or did not open
+	mu      sync.Mutex
+	queues  map[*Queue]struct{}
+}
+
+var state struct {
+	mu   sync.Mutex
+	refs int
+	rt   *rtState
+}
+
+func currentRuntime() *rtState {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	return state.rt
+}
+
+func checkInit(op string) error {
+	state.mu.Lock()
+	ok := state.refs > 0
+	state.mu.Unlock()
+	if !ok {
+		return Errorf(StatusErrorNotInitialized, op, "call rocr.Init first")
+	}
+	return nil
+}
+
+// Init opens the runtime (hsa_init). It is reference counted: each Init
+// needs a ShutDown. It opens every registered driver that can run here (or
+// only HIPGO_DRIVER's), filters GPU agents by ROCR_VISIBLE_DEVICES, and
+// keeps cpu agents last.
+func Init() error {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if state.refs > 0 {
+		state.refs++
+		return nil
+	}
+	rt, err := open()
+	if err != nil {
+		return err
+	}
+	state.rt = rt
+	state.refs = 1
+	return nil
+}
+
+// ShutDown closes one reference (hsa_shut_down). The last one destroys
+// every queue still open, frees every allocation and closes the drivers.
+func ShutDown() error {
+	state.mu.Lock()
+	if state.refs == 0 {
+		state.mu.Unlock()
+		return Errorf(StatusErrorNotInitialized, "shut down", "runtime not initialized")
+	}
+	state.refs--
+	if state.refs > 0 {
+		state.mu.Unlock()
+		return nil
+	}
+	rt := state.rt
+	state.mu.Unlock()
+	err := rt.close()
+	state.mu.Lock()
+	state.rt = nil
+	state.mu.Unlock()
+	return err
+}
+
+func open() (*rtState, error) {
+	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}}
+	force := strings.TrimSpace(os.Getenv("HIPGO_DRIVER"))
+	registry.Lock()
+	drivers := append([]Driver(nil), registry.drivers...)
+	registry.Unlock()
+	var gpus, cpus []*Agent
+	found := false
+	for _, d := range drivers {
+		if force != "" && d.Name() != force {
+			continue
+		}
+		found = true
+		ads, err := d.Open()
+		rt.opened[d.Name()] = err
+		if err != nil {
+			continue
+		}
+		rt.drivers = append(rt.drivers, d)
+		for _, ad := range ads {
+			a, err := rt.newAgent(d, ad)
+			if err != nil {
+				rt.opened[d.Name()] = err
+				continue
+			}
+			if a.info.Type == DeviceCPU {
+				cpus = append(cpus, a)
+			} else {
+				gpus = append(gpus, a)
+			}
+		}
+	}
+	if force != "" && !found {
+		return nil, Newf(ErrNotSupported, StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
+	}
+	gpus, err := filterVisible(gpus, "ROCR_VISIBLE_DEVICES")
+	if err != nil {
+		rt.closeDrivers()
+		return nil, err
+	}
+	rt.agents = append(gpus, cpus...)
+	for i, a := range rt.agents {
+		a.index = i
+	}
+	if len(rt.agents) == 0 {
+		reasons := rt.reasons()
+		rt.closeDrivers()
+		return nil, Newf(ErrNoAgent, StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
+	}
+	return rt, nil
+}
+
+func (rt *rtState) newAgent(d Driver, ad AgentDriver) (*Agent, error) {
+	a := &Agent{drv: ad, info: ad.Info(), rt: rt}
+	a.info.Driver = d.Name()
+	for _, pd := range ad.Pools() {
+		info := pd.Info()
+		lim, err := heapLimit(info)
+		if err != nil {
+			return nil, err
+		}
+		a.pools = append(a.pools, &Pool{drv: pd, info: info, agent: a, limit: lim})
+	}
+	return a, nil
+}
+
+func (rt *rtState) reasons() string {
+	var parts []string
+	for name, err := range rt.opened {
+		if err != nil {
+			parts = append(parts, fmt.Sprintf("%s: %v", name, err))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// filterVisible applies a comma-separated list of indexes (or UUIDs) to
+// agents, in the list's order, as ROCR_VISIBLE_DEVICES does. An index past
+// the end ends the list there, as in ROCR.
+func filterVisible(agents []*Agent, env string) ([]*Agent, error) {
+	v, ok := os.LookupEnv(env)
+	if !ok {
+		return agents, nil
+	}
+	return SelectVisible(agents, v, func(a *Agent) string { return a.info.UUID })
+}
+
+// SelectVisible filters items by a visible-devices list such as "1,0" or
+// "GPU-uuid": indexes or UUIDs, in the list's order. An empty list hides
+// everything; the first entry that matches nothing ends the list.
+func SelectVisible[T any](items []T, list string, uuid func(T) string) ([]T, error) {
+	list = strings.TrimSpace(list)
+	out := []T{}
+	if list == "" {
+		return out, nil
+	}
+	seen := map[int]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		idx := -1
+		if n, err := strconv.Atoi(f); err == nil {
+			idx = n
+		} else {
+			for i, it := range items {
+				if u := uuid(it); u != "" && strings.EqualFold(u, f) {
+					idx = i
+				}
+			}
+		}
+		if idx < 0 || idx >= len(items) {
+			break
+		}
+		if seen[idx] {
+			return nil, Errorf(StatusErrorInvalidArgument, "init", "visible devices %q names device %d twice", list, idx)
+		}
+		seen[idx] = true
+		out = append(out, items[idx])
+	}
+	return out, nil
+}
+
+// Agents lists the agents, GPUs first (in ROCR_VISIBLE_DEVICES order), cpu
+// agents last (hsa_iterate_agents).
+func Agents() ([]*Agent, error) {
+	if err := checkInit("agents"); err != nil {
+		return nil, err
+	}
+	rt := currentRuntime()
+	return append([]*Agent(nil), rt.agents...), nil
+}
+
+// DriverStatus reports, for each driver Init tried, nil or why it did not
+// open (for a doctor).
+func DriverStatus() (map[string]error, error) {
+	if err := checkInit("driver status"); err != nil {
+		return nil, err
+	}
+	rt := currentRuntime()
+	out := map[string]error{}
+	for k, v := range rt.opened {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (rt *rtState) track(q *Queue) {
+	rt.mu.Lock()
+	rt.queues[q] = struct{}{}
+	rt.mu.Unlock()
+}
+
+func (rt *rtState) untrack(q *Queue) {
+	rt.mu.Lock()
+	delete(rt.queues, q)
+	rt.mu.Unlock()
+}
+
+func (rt *rtState) close() error {
+	var errs []error
+	rt.mu.Lock()
+	qs := make([]*Queue, 0, len(rt.queues))
+	for q := range rt.queues {
+		qs = append(qs, q)
+	}
+	rt.mu.Unlock()
+	for _, q := range qs {
+		if err := q.Destroy(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, al := range allocs.all() {
+		if al.pool.agent.rt == rt {
+			if err := al.Free(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, a := range rt.agents {
+		if err := a.drv.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := rt.closeDrivers(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (rt *rtState) closeDrivers() error {
+	var errs []error
+	for _, d := range rt.drivers {
+		if err := d.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

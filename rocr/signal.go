@@ -1,0 +1,515 @@
+package rocr
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Condition is hsa_signal_condition_t.
+type Condition uint32
+
+// Signal conditions, with hsa.h's values.
+const (
+	CondEQ  Condition = 0
+	CondNE  Condition = 1
+	CondLT  Condition = 2
+	CondGTE Condition = 3
+)
+
+// WaitHint is hsa_wait_state_t: spin (active) or yield the thread (blocked).
+type WaitHint uint32
+
+// Wait hints, with hsa.h's values.
+const (
+	WaitBlocked WaitHint = 0
+	WaitActive  WaitHint = 1
+)
+
+// Memory orderings of signal operations. Go's atomics are sequentially
+// consistent, which satisfies relaxed, acquire and release alike; the
+// orderings exist so code reads like the HSA calls it mirrors.
+type Order uint8
+
+// Orderings.
+const (
+	Relaxed Order = iota
+	Acquire
+	Release
+	AcqRel
+)
+
+// signalRecord is the 64-byte signal in mapped memory that a packet's
+// signal handle points at. Its layout follows amd_signal_t where that
+// matters (kind at 0, value at 8, start and end timestamps at 32 and 40), so
+// an agent that reads signals from memory finds the value where ROCR puts it.
+type signalRecord struct {
+	kind    int64 // signalMagic while alive
+	value   int64
+	index   uint64 // position in the signal table
+	_       uint64
+	startTS uint64
+	endTS   uint64
+	_       [2]uint64
+}
+
+const (
+	signalMagic     = 0x6869706753696721 // "hipgSig!"
+	signalSlabBytes = 64 << 10
+	signalsPerSlab  = signalSlabBytes / int(unsafe.Sizeof(signalRecord{}))
+	tableChunk      = 4096
+	tableChunks     = 4096
+)
+
+// SignalBackend lets a driver supply signals that live in its runtime (ROCR's
+// hsa_signal_t). When set, every operation goes through it.
+type SignalBackend interface {
+	Handle() uint64
+	Load() int64
+	Store(v int64)
+	Add(d int64) int64 // returns the new value
+	CAS(old, new int64) int64
+	Exchange(v int64) int64
+	Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64
+	Destroy() error
+}
+
+// Signal is an HSA signal: a 64-bit value that agents and the host update
+// and wait on. Every operation is safe from many goroutines; a waiter never
+// misses a store.
+type Signal struct {
+	rec     *signalRecord
+	backend SignalBackend
+	handle  uint64
+
+	waiters atomic.Int32
+	mu      sync.Mutex
+	wake    chan struct{} // closed and replaced on every store with waiters
+	// polled marks signals that an agent writes without telling the host
+	// (a GPU's memory write); waiters poll them instead of sleeping.
+	polled atomic.Bool
+	// failure is the error of the packet that completed this signal, if it
+	// failed; barriers that depend on the signal see it.
+	failure   atomic.Pointer[error]
+	destroyed atomic.Bool
+}
+
+type signalTableT struct {
+	mu     sync.Mutex
+	chunks [tableChunks]atomic.Pointer[[tableChunk]atomic.Pointer[Signal]]
+	free   []*signalRecord
+	next   uint64
+	slabs  []uintptr
+	// slabSnap is a copy of slabs for lock-free lookups.
+	slabSnap atomic.Pointer[[]uintptr]
+}
+
+var signalTable signalTableT
+
+// owns reports whether a is the address of a record in a signal slab.
+func (t *signalTableT) owns(a uintptr) bool {
+	p := t.slabSnap.Load()
+	if p == nil {
+		return false
+	}
+	for _, b := range *p {
+		if a >= b && a < b+signalSlabBytes && (a-b)%unsafe.Sizeof(signalRecord{}) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type backendRegistry struct{ m sync.Map }
+
+func (r *backendRegistry) find(h uint64) *Signal {
+	if v, ok := r.m.Load(h); ok {
+		return v.(*Signal)
+	}
+	return nil
+}
+func (r *backendRegistry) remove(h uint64) { r.m.Delete(h) }
+
+var backendSignals backendRegistry
+
+// slabHooks are called with every signal slab, existing and new, so drivers
+// can make signal memory visible to their devices.
+var slabHooks []func(base, size uintptr) error
+
+// OnSignalMemory registers f to be called with each signal slab's address
+// range: at once for existing slabs and later for new ones.
+func OnSignalMemory(f func(base, size uintptr) error) error {
+	signalTable.mu.Lock()
+	defer signalTable.mu.Unlock()
+	for _, s := range signalTable.slabs {
+		if err := f(s, signalSlabBytes); err != nil {
+			return err
+		}
+	}
+	slabHooks = append(slabHooks, f)
+	return nil
+}
+
+// NewSignal creates a signal with an initial value. consumers are accepted
+// for API parity with hsa_signal_create and are not restricted.
+func NewSignal(initial int64) (*Signal, error) {
+	if err := checkInit("signal create"); err != nil {
+		return nil, err
+	}
+	return newSignal(initial)
+}
+
+func newSignal(initial int64) (*Signal, error) {
+	t := &signalTable
+	t.mu.Lock()
+	if len(t.free) == 0 {
+		base, err := MapAnonymous(signalSlabBytes)
+		if err != nil {
+			t.mu.Unlock()
+			return nil, err
+		}
+		for _, h := range slabHooks {
+			if err := h(base, signalSlabBytes); err != nil {
+				t.mu.Unlock()
+				_ = Unmap(base, signalSlabBytes)
+				return nil, err
+			}
+		}
+		t.slabs = append(t.slabs, base)
+		snap := append([]uintptr(nil), t.slabs...)
+		t.slabSnap.Store(&snap)
+		for i := signalsPerSlab - 1; i >= 0; i-- {
+			r := (*signalRecord)(At(base + uintptr(i)*unsafe.Sizeof(signalRecord{})))
+			r.index = t.next
+			t.next++
+			t.free = append(t.free, r)
+		}
+	}
+	r := t.free[len(t.free)-1]
+	t.free = t.free[:len(t.free)-1]
+	idx := r.index
+	chunk := t.chunks[idx/tableChunk].Load()
+	if chunk == nil {
+		if idx/tableChunk >= tableChunks {
+			t.mu.Unlock()
+			return nil, Errorf(StatusErrorOutOfResources, "signal create", "too many signals")
+		}
+		chunk = new([tableChunk]atomic.Pointer[Signal])
+		t.chunks[idx/tableChunk].Store(chunk)
+	}
+	t.mu.Unlock()
+	s := &Signal{rec: r, handle: uint64(uintptr(unsafe.Pointer(r))), wake: make(chan struct{})}
+	atomic.StoreInt64(&r.value, initial)
+	r.startTS, r.endTS = 0, 0
+	atomic.StoreInt64(&r.kind, signalMagic)
+	chunk[idx%tableChunk].Store(s)
+	return s, nil
+}
+
+// NewSignalWithBackend wraps a driver's signal.
+func NewSignalWithBackend(b SignalBackend) *Signal {
+	s := &Signal{backend: b, handle: b.Handle(), wake: make(chan struct{})}
+	backendSignals.m.Store(s.handle, s)
+	return s
+}
+
+// SignalFromHandle finds the signal a packet's handle refers to. A zero,
+// unknown or destroyed handle is an error wrapping ErrInvalidSignal.
+func SignalFromHandle(h uint64) (*Signal, error) {
+	if h == 0 {
+		return nil, Errorf(StatusErrorInvalidSignal, "signal", "null signal handle")
+	}
+	if s := backendSignals.find(h); s != nil {
+		return s, nil
+	}
+	if !signalTable.owns(uintptr(h)) {
+		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
+	}
+	r := (*signalRecord)(At(uintptr(h)))
+	if atomic.LoadInt64(&r.kind) != signalMagic {
+		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+	}
+	chunk := signalTable.chunks[r.index/tableChunk].Load()
+	s := chunk[r.index%tableChunk].Load()
+	if s == nil || s.destroyed.Load() {
+		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+	}
+	return s, nil
+}
+
+// Handle is the value packets carry (hsa_signal_t.handle).
+func (s *Signal) Handle() uint64 { return s.handle }
+
+// Addr is the address of the signal's 64-bit value for agents that update
+// it with memory operations (0 for backend signals).
+func (s *Signal) Addr() uintptr {
+	if s.rec == nil {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&s.rec.value))
+}
+
+// MarkPolled says an agent updates the value in memory without notifying
+// the host; waiters then poll instead of sleeping on a wake-up.
+func (s *Signal) MarkPolled() { s.polled.Store(true) }
+
+// Load reads the value.
+func (s *Signal) Load(Order) int64 {
+	if s.backend != nil {
+		return s.backend.Load()
+	}
+	return atomic.LoadInt64(&s.rec.value)
+}
+
+// Store writes the value and clears any recorded failure.
+func (s *Signal) Store(v int64, _ Order) {
+	if s.backend != nil {
+		s.failure.Store(nil)
+		s.backend.Store(v)
+		return
+	}
+	s.failure.Store(nil)
+	atomic.StoreInt64(&s.rec.value, v)
+	s.notify()
+}
+
+// Add adds d and returns the new value.
+func (s *Signal) Add(d int64, _ Order) int64 {
+	if s.backend != nil {
+		return s.backend.Add(d)
+	}
+	v := atomic.AddInt64(&s.rec.value, d)
+	s.notify()
+	return v
+}
+
+// Sub subtracts d and returns the new value.
+func (s *Signal) Sub(d int64, o Order) int64 { return s.Add(-d, o) }
+
+// And, Or and Xor apply the bitwise operation and return the new value.
+func (s *Signal) And(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v & m }) }
+
+// Or applies v|m.
+func (s *Signal) Or(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v | m }) }
+
+// Xor applies v^m.
+func (s *Signal) Xor(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v ^ m }) }
+
+func (s *Signal) rmw(f func(int64) int64) int64 {
+	for {
+		old := s.Load(Relaxed)
+		nv := f(old)
+		if s.CAS(old, nv, AcqRel) == old {
+			return nv
+		}
+	}
+}
+
+// Exchange stores v and returns the previous value.
+func (s *Signal) Exchange(v int64, _ Order) int64 {
+	if s.backend != nil {
+		return s.backend.Exchange(v)
+	}
+	old := atomic.SwapInt64(&s.rec.value, v)
+	s.notify()
+	return old
+}
+
+// CAS stores new if the value equals old; it returns the value observed.
+func (s *Signal) CAS(old, new int64, _ Order) int64 {
+	if s.backend != nil {
+		return s.backend.CAS(old, new)
+	}
+	for {
+		if atomic.CompareAndSwapInt64(&s.rec.value, old, new) {
+			s.notify()
+			return old
+		}
+		if v := atomic.LoadInt64(&s.rec.value); v != old {
+			return v
+		}
+	}
+}
+
+func (s *Signal) notify() {
+	if s.waiters.Load() == 0 {
+		return
+	}
+	s.mu.Lock()
+	close(s.wake)
+	s.wake = make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (c Condition) holds(v, cmp int64) bool {
+	switch c {
+	case CondEQ:
+		return v == cmp
+	case CondNE:
+		return v != cmp
+	case CondLT:
+		return v < cmp
+	default:
+		return v >= cmp
+	}
+}
+
+// spin budgets before a waiter sleeps.
+const (
+	activeSpin  = 50 * time.Microsecond
+	blockedSpin = 2 * time.Microsecond
+)
+
+// Wait blocks until the condition holds or the timeout passes (timeout <= 0
+// waits forever) and returns the last value observed, as
+// hsa_signal_wait_scacquire does. It never misses a store: a waiter
+// registers before its final check, and every store with waiters wakes them.
+func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+	if s.backend != nil {
+		return s.backend.Wait(cond, cmp, timeout, hint)
+	}
+	v := atomic.LoadInt64(&s.rec.value)
+	if cond.holds(v, cmp) {
+		return v
+	}
+	start := time.Now()
+	spin := blockedSpin
+	if hint == WaitActive {
+		spin = activeSpin
+	}
+	if timeout > 0 && spin > timeout {
+		spin = timeout
+	}
+	for i := 0; ; i++ {
+		v = atomic.LoadInt64(&s.rec.value)
+		if cond.holds(v, cmp) {
+			return v
+		}
+		if i&63 == 63 {
+			if time.Since(start) >= spin {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = start.Add(timeout)
+	}
+	s.waiters.Add(1)
+	defer s.waiters.Add(-1)
+	poll := 20 * time.Microsecond
+	for {
+		s.mu.Lock()
+		ch := s.wake
+		s.mu.Unlock()
+		v = atomic.LoadInt64(&s.rec.value)
+		if cond.holds(v, cmp) {
+			return v
+		}
+		var wait time.Duration = -1
+		if timeout > 0 {
+			wait = time.Until(deadline)
+			if wait <= 0 {
+				return v
+			}
+		}
+		if s.polled.Load() || s.destroyed.Load() {
+			if wait < 0 || poll < wait {
+				wait = poll
+			}
+			if poll < time.Millisecond {
+				poll += poll / 2
+			}
+		}
+		if wait < 0 {
+			<-ch
+			continue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+		if s.destroyed.Load() {
+			return atomic.LoadInt64(&s.rec.value)
+		}
+	}
+}
+
+// WaitTimed is Wait that reports whether the condition held.
+func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
+	v := s.Wait(cond, cmp, timeout, hint)
+	return v, cond.holds(v, cmp)
+}
+
+// Fail records err as the failure of the work that completes this signal.
+func (s *Signal) Fail(err error) {
+	if err != nil {
+		s.failure.Store(&err)
+	}
+}
+
+// Err is the failure recorded for the work that completed this signal.
+func (s *Signal) Err() error {
+	if p := s.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// SetTimestamps records when the packet completing this signal started and
+// ended, in Now's nanoseconds (hsa_amd_profiling_get_dispatch_time).
+func (s *Signal) SetTimestamps(start, end uint64) {
+	if s.rec != nil {
+		atomic.StoreUint64(&s.rec.startTS, start)
+		atomic.StoreUint64(&s.rec.endTS, end)
+	}
+}
+
+// Timestamps returns the start and end times of the last packet that
+// completed this signal with profiling.
+func (s *Signal) Timestamps() (start, end uint64) {
+	if tb, ok := s.backend.(interface{ Timestamps() (uint64, uint64) }); ok {
+		return tb.Timestamps()
+	}
+	if s.rec == nil {
+		return 0, 0
+	}
+	return atomic.LoadUint64(&s.rec.startTS), atomic.LoadUint64(&s.rec.endTS)
+}
+
+// Destroy releases the signal. Waiters are woken and return; later use of
+// the handle in a packet is ErrInvalidSignal.
+func (s *Signal) Destroy() error {
+	if s == nil || !s.destroyed.CompareAndSwap(false, true) {
+		return Errorf(StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
+	}
+	if s.backend != nil {
+		backendSignals.remove(s.handle)
+		return s.backend.Destroy()
+	}
+	s.mu.Lock()
+	close(s.wake)
+	s.wake = make(chan struct{})
+	s.mu.Unlock()
+	r := s.rec
+	atomic.StoreInt64(&r.kind, 0)
+	signalTable.chunks[r.index/tableChunk].Load()[r.index%tableChunk].Store(nil)
+	signalTable.mu.Lock()
+	signalTable.free = append(signalTable.free, r)
+	signalTable.mu.Unlock()
+	return nil
+}
+
+// Destroyed reports whether Destroy was called.
+func (s *Signal) Destroyed() bool { return s.destroyed.Load() }
+
+var epoch = time.Now()
+
+// Now is the runtime's timestamp clock in nanoseconds
+// (HSA_SYSTEM_INFO_TIMESTAMP with a frequency of 1 GHz).
+func Now() uint64 { return uint64(time.Since(epoch)) }
