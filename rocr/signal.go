@@ -94,6 +94,10 @@ type Signal struct {
 	// failed; barriers that depend on the signal see it.
 	failure   atomic.Pointer[error]
 	destroyed atomic.Bool
+	// hb mirrors every update in Go memory: the race detector does not see
+	// atomics on mapped memory, and this gives it the happens-before edge
+	// that the signal value gives the program.
+	hb atomic.Uint64
 }
 
 type signalTableT struct {
@@ -260,7 +264,9 @@ func (s *Signal) Load(Order) int64 {
 	if s.backend != nil {
 		return s.backend.Load()
 	}
-	return atomic.LoadInt64(&s.rec.value)
+	v := atomic.LoadInt64(&s.rec.value)
+	s.hb.Load()
+	return v
 }
 
 // Store writes the value and clears any recorded failure.
@@ -271,6 +277,7 @@ func (s *Signal) Store(v int64, _ Order) {
 		return
 	}
 	s.failure.Store(nil)
+	s.hb.Add(1)
 	atomic.StoreInt64(&s.rec.value, v)
 	s.notify()
 }
@@ -280,6 +287,7 @@ func (s *Signal) Add(d int64, _ Order) int64 {
 	if s.backend != nil {
 		return s.backend.Add(d)
 	}
+	s.hb.Add(1)
 	v := atomic.AddInt64(&s.rec.value, d)
 	s.notify()
 	return v
@@ -312,6 +320,7 @@ func (s *Signal) Exchange(v int64, _ Order) int64 {
 	if s.backend != nil {
 		return s.backend.Exchange(v)
 	}
+	s.hb.Add(1)
 	old := atomic.SwapInt64(&s.rec.value, v)
 	s.notify()
 	return old
@@ -322,6 +331,7 @@ func (s *Signal) CAS(old, new int64, _ Order) int64 {
 	if s.backend != nil {
 		return s.backend.CAS(old, new)
 	}
+	s.hb.Add(1)
 	for {
 		if atomic.CompareAndSwapInt64(&s.rec.value, old, new) {
 			s.notify()
@@ -372,8 +382,10 @@ func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	}
 	v := atomic.LoadInt64(&s.rec.value)
 	if cond.holds(v, cmp) {
+		s.hb.Load()
 		return v
 	}
+	defer s.hb.Load()
 	start := time.Now()
 	spin := blockedSpin
 	if hint == WaitActive {
@@ -449,9 +461,12 @@ func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hin
 // Fail records err as the failure of the work that completes this signal.
 func (s *Signal) Fail(err error) {
 	if err != nil {
-		s.failure.Store(&err)
+		s.failure.Store(boxErr(err))
 	}
 }
+
+// boxErr keeps Fail's parameter on the stack on the success path.
+func boxErr(err error) *error { return &err }
 
 // Err is the failure recorded for the work that completed this signal.
 func (s *Signal) Err() error {

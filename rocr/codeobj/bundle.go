@@ -17,6 +17,7 @@ const (
 	hipfMagic   = 0x48495046 // "HIPF" read little-endian
 	// maxDecompressed caps what one compressed bundle may expand to.
 	maxDecompressed = 1 << 31
+	maxRatio        = 10000
 	// maxNesting bounds bundles inside compressed bundles inside host ELFs.
 	maxNesting = 4
 )
@@ -187,6 +188,11 @@ func decompressBundle(b []byte, base int64) ([]byte, int, error) {
 		return nil, 0, errorf(where, base+8, "uncompressed size %d over the %d limit", rawSize, maxDecompressed)
 	}
 	payload := b[hdr:fileSize]
+	// Code objects compress by tens, not thousands: a bigger claim is a
+	// bomb, refused before any work.
+	if rawSize > 1<<20 && rawSize/uint64(max(len(payload), 1)) > maxRatio {
+		return nil, 0, errorf(where, base+8, "uncompressed size %d from %d bytes exceeds a %d:1 ratio", rawSize, len(payload), maxRatio)
+	}
 	var r io.Reader
 	switch method {
 	case 0:

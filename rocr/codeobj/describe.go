@@ -82,8 +82,8 @@ func (k *Kernel) describe(sb *strings.Builder, f Format) {
 		sb.WriteString("    no arguments\n")
 		return
 	}
-	tw := tabwriter.NewWriter(sb, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    offset\tsize\t \tkind\t \tspace\t \tname\t \ttype\t")
+	tw := tabwriter.NewWriter(sb, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    offset  size\tkind\tspace\tname\ttype")
 	for _, a := range k.Args {
 		kind := a.Kind.String()
 		if a.Kind == KindUnknown {
@@ -93,7 +93,7 @@ func (k *Kernel) describe(sb *strings.Builder, f Format) {
 		if f == FormatPTX {
 			typ = ptxParamString(a)
 		}
-		fmt.Fprintf(tw, "    %d\t%d\t \t%s\t \t%s\t \t%s\t \t%s\t\n", a.Offset, a.Size, kind, dash(a.AddressSpace), dash(a.Name), dash(typ))
+		fmt.Fprintf(tw, "    %6d  %4d\t%s\t%s\t%s\t%s\n", a.Offset, a.Size, kind, dash(a.AddressSpace), dash(a.Name), dash(typ))
 	}
 	tw.Flush()
 }

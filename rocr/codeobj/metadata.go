@@ -24,8 +24,40 @@ type metadata struct {
 // deeper than maxDepth and lengths longer than the bytes left, so hostile
 // input costs no more than its own size.
 type mpReader struct {
-	r *bytes.Reader
-	d *msgpack.Decoder
+	buf []byte
+	r   *bytes.Reader
+	d   *msgpack.Decoder
+}
+
+// checkLen verifies, before the decoder allocates for it, that the string
+// or binary value starting at the current position fits in the input.
+func (m *mpReader) checkLen() error {
+	p := len(m.buf) - m.r.Len()
+	b := m.buf[p:]
+	if len(b) == 0 {
+		return io.ErrUnexpectedEOF
+	}
+	var hdr, n int
+	switch c := b[0]; {
+	case c >= 0xa0 && c <= 0xbf: // fixstr
+		hdr, n = 1, int(c&0x1f)
+	case c == msgpcode.Str8 || c == msgpcode.Bin8:
+		hdr = 2
+	case c == msgpcode.Str16 || c == msgpcode.Bin16:
+		hdr = 3
+	case c == msgpcode.Str32 || c == msgpcode.Bin32:
+		hdr = 5
+	}
+	if len(b) < hdr {
+		return io.ErrUnexpectedEOF
+	}
+	for i := 1; i < hdr; i++ {
+		n = n<<8 | int(b[i])
+	}
+	if n > len(b)-hdr {
+		return fmt.Errorf("string of %d bytes in %d", n, len(b)-hdr)
+	}
+	return nil
 }
 
 func (m *mpReader) pos(total int) int64 { return int64(total - m.r.Len()) }
@@ -79,9 +111,13 @@ func (m *mpReader) value(depth int) (any, error) {
 			out = append(out, v)
 		}
 		return out, nil
-	case msgpcode.IsString(c):
-		return m.d.DecodeString()
-	case c == msgpcode.Bin8 || c == msgpcode.Bin16 || c == msgpcode.Bin32:
+	case msgpcode.IsString(c) || c == msgpcode.Bin8 || c == msgpcode.Bin16 || c == msgpcode.Bin32:
+		if err := m.checkLen(); err != nil {
+			return nil, err
+		}
+		if msgpcode.IsString(c) {
+			return m.d.DecodeString()
+		}
 		b, err := m.d.DecodeBytes()
 		return string(b), err
 	case c == msgpcode.Nil:
@@ -95,8 +131,7 @@ func (m *mpReader) value(depth int) (any, error) {
 	case c == msgpcode.Uint8 || c == msgpcode.Uint16 || c == msgpcode.Uint32 || c == msgpcode.Uint64:
 		return m.d.DecodeUint64()
 	case msgpcode.IsExt(c):
-		// Extensions never appear in AMDGPU metadata; skip them flat.
-		return nil, m.d.Skip()
+		return nil, fmt.Errorf("extension type %#x, which AMDGPU metadata never uses", c)
 	}
 	return nil, fmt.Errorf("unknown MessagePack code %#x", c)
 }
@@ -104,7 +139,7 @@ func (m *mpReader) value(depth int) (any, error) {
 // decodeMetadata decodes the NT_AMDGPU_METADATA MessagePack map.
 func decodeMetadata(desc []byte) (*metadata, error) {
 	r := bytes.NewReader(desc)
-	mr := &mpReader{r: r, d: msgpack.NewDecoder(r)}
+	mr := &mpReader{buf: desc, r: r, d: msgpack.NewDecoder(r)}
 	v, err := mr.value(0)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {

@@ -99,7 +99,7 @@ type Arg struct {
 	TypeName string // .type_name, e.g. "float*"; PTX: the .param type, e.g. ".u64"
 	Offset   uint32
 	Size     uint32
-	Align    uint32 // alignment in the kernarg segment (PTX: from the type or .align)
+	Align    uint32 // PTX: the type's size or .align; AMDGPU (not in metadata): the largest power of two up to 8 dividing Size
 	Kind     ValueKind
 	KindName string // the metadata text, kept for kinds this package does not know
 

@@ -1,0 +1,205 @@
+package buffer
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// engine runs the synchronous copies and fills of one device: each is an
+// AGENT_DISPATCH packet on a queue of the device's own, waited for on the
+// host, as hipMemcpy is.
+type engine struct {
+	mu  sync.Mutex
+	dev *gpu.Device
+	q   *rocr.Queue
+}
+
+type engineKey struct{}
+
+func engineOf(dev *gpu.Device) (*engine, error) {
+	v, err := dev.Value(engineKey{}, func() (any, func() error, error) {
+		e := &engine{dev: dev}
+		return e, e.close, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*engine), nil
+}
+
+func (e *engine) close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.q == nil {
+		return nil
+	}
+	err := e.q.Destroy()
+	e.q = nil
+	return err
+}
+
+// queue returns the engine's queue, replacing one that failed: a failed
+// synchronous operation must not poison the next.
+func (e *engine) queue() (*rocr.Queue, error) {
+	if e.q != nil && e.q.Err() == nil && !e.q.Destroyed() {
+		return e.q, nil
+	}
+	if e.q != nil {
+		_ = e.q.Destroy()
+		e.q = nil
+	}
+	q, err := e.dev.Agent().CreateQueue(64, rocr.QueueSingle, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.q = q
+	return q, nil
+}
+
+// run submits one agent-dispatch packet after the given buffers' pending
+// work and waits for it.
+func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
+	for _, m := range mems {
+		if m != nil {
+			if err := m.Settle(); err != nil {
+				return gpu.Wrap(op, err)
+			}
+		}
+	}
+	e.mu.Lock()
+	q, err := e.queue()
+	if err != nil {
+		e.mu.Unlock()
+		return gpu.Wrap(op, err)
+	}
+	f, err := NewFence(q.ID())
+	if err != nil {
+		e.mu.Unlock()
+		return err
+	}
+	var p aql.AgentDispatch
+	p.Type = fn
+	p.Arg = args
+	p.CompletionSignal = f.Signal().Handle()
+	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
+	e.mu.Unlock()
+	if err == nil {
+		err = f.Wait(0)
+	}
+	f.Release()
+	return gpu.Wrap(op, err)
+}
+
+// checkRange validates an element range [off, off+n) of m.
+func checkRange(op string, m *Mem, off, n int) error {
+	if off < 0 || n < 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative offset %d or count %d", off, n)
+	}
+	if off > m.n || n > m.n-off {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.n)
+	}
+	return nil
+}
+
+// copyHost copies between m's elements [off, off+n) and Go memory b.
+func copyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
+	if err := m.Check(op); err != nil {
+		return err
+	}
+	n := len(b) / m.esize
+	if err := checkRange(op, m, off, n); err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	dev := m.Device()
+	if err := m.CheckAccess(op, dev); err != nil {
+		return err
+	}
+	e, err := engineOf(dev)
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	id := rocr.PinHost(b)
+	defer rocr.UnpinHost(id)
+	addr := uint64(m.Addr() + uintptr(off*m.esize))
+	if toDevice {
+		return e.run(op, rocr.AgentCopy, [4]uint64{addr, id, uint64(len(b)), rocr.CopySrcHost}, m)
+	}
+	return e.run(op, rocr.AgentCopy, [4]uint64{id, addr, uint64(len(b)), rocr.CopyDstHost}, m)
+}
+
+// CopyMem copies n elements from src[srcOff:] to dst[dstOff:]. Memory of
+// two devices is copied through pinned host memory.
+func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
+	const op = "memcpy"
+	if err := dst.Check(op); err != nil {
+		return err
+	}
+	if err := src.Check(op); err != nil {
+		return err
+	}
+	if dst.elem != src.elem {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dst.elem, src.elem)
+	}
+	if err := checkRange(op, dst, dstOff, n); err != nil {
+		return err
+	}
+	if err := checkRange(op, src, srcOff, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	bytes := uint64(n * dst.esize)
+	da := uint64(dst.Addr() + uintptr(dstOff*dst.esize))
+	sa := uint64(src.Addr() + uintptr(srcOff*src.esize))
+	// The copy runs on the agent that owns device memory (dst's unless
+	// only src is device memory).
+	dev := dst.Device()
+	if dst.host && !src.host {
+		dev = src.Device()
+	}
+	if dst.CheckAccess(op, dev) == nil && src.CheckAccess(op, dev) == nil {
+		e, err := engineOf(dev)
+		if err != nil {
+			return gpu.Wrap(op, err)
+		}
+		return e.run(op, rocr.AgentCopy, [4]uint64{da, sa, bytes, 0}, dst, src)
+	}
+	// Across devices: stage through host memory.
+	stage := make([]byte, bytes)
+	if err := copyHost(op, src, srcOff, stage, false); err != nil {
+		return err
+	}
+	return copyHost(op, dst, dstOff, stage, true)
+}
+
+// fillMem sets n elements from off to the element-sized pattern.
+func fillMem(m *Mem, off, n int, pattern uint64, es int) error {
+	const op = "memset"
+	if err := m.Check(op); err != nil {
+		return err
+	}
+	if err := checkRange(op, m, off*es/m.esize, n*es/m.esize); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	dev := m.Device()
+	if err := m.CheckAccess(op, dev); err != nil {
+		return err
+	}
+	e, err := engineOf(dev)
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	addr := uint64(m.Addr() + uintptr(off*es))
+	return e.run(op, rocr.AgentFill, [4]uint64{addr, pattern, uint64(n), uint64(es)}, m)
+}

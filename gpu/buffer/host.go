@@ -1,0 +1,61 @@
+package buffer
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Host is page-locked, fine-grained host memory visible to every agent
+// (hipHostMalloc). The host reads and writes it through Slice; kernels and
+// copies on any device use it directly. Order host access after device
+// work with a stream or event synchronize, as in HIP.
+type Host[T any] struct{ m Mem } // m must stay the first field: see MemOf
+
+// NewHost allocates n elements of T of host memory from dev's fine-grained
+// pool, visible to every device.
+func NewHost[T any](dev *gpu.Device, n int) (*Host[T], error) {
+	h := &Host[T]{}
+	if err := initMem[T](&h.m, dev, n, true); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Mem returns the untyped core (Object).
+func (h *Host[T]) Mem() *Mem {
+	if h == nil {
+		return nil
+	}
+	return &h.m
+}
+
+func (*Host[T]) isMem() {}
+
+// Len is the number of elements.
+func (h *Host[T]) Len() int { return h.m.n }
+
+// Bytes is the size in bytes.
+func (h *Host[T]) Bytes() int { return h.m.Size() }
+
+// Ptr is the device address as a kernel argument.
+func (h *Host[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](h.m.Addr()) }
+
+// Slice is the memory as a Go slice; it is valid until Free.
+func (h *Host[T]) Slice() []T {
+	if h == nil || h.m.freed.Load() {
+		return nil
+	}
+	return unsafe.Slice((*T)(rocr.At(h.m.Addr())), h.m.n)
+}
+
+func (h *Host[T]) String() string { return h.m.String() }
+
+// Free waits for pending work and releases the memory (hipHostFree).
+func (h *Host[T]) Free() error {
+	if h == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "host free", "nil buffer")
+	}
+	return h.m.Free()
+}

@@ -1,0 +1,247 @@
+package buffer
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Object is implemented by every kind of device-visible memory (Buffer[T],
+// Host[T]); kernel launches and stream operations take it.
+type Object interface {
+	Mem() *Mem
+	isMem()
+}
+
+// MemOf returns the Mem of an Object held in an interface without calling
+// a method on it, so a launch's ...any arguments do not escape (an
+// interface method call would make the compiler box every argument on the
+// heap). Every Object is a pointer to a struct whose first field is its
+// Mem (Buffer, Host) or a *Mem; only this package can implement Object.
+func MemOf(a any) (*Mem, bool) {
+	if _, ok := a.(Object); !ok {
+		return nil, false
+	}
+	// The data word goes through a uintptr so that escape analysis does
+	// not tie the result to a; the object is a heap object that a keeps
+	// alive for the caller.
+	u := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
+	return *(**Mem)(unsafe.Pointer(&u)), u != 0
+}
+
+// Mem is the untyped core of a buffer: its allocation, element type, owner
+// and the fence of the last packet that used it.
+type Mem struct {
+	alloc *rocr.Allocation
+	elem  reflect.Type
+	esize int
+	n     int
+	host  bool // fine-grained host memory (Host[T])
+	dev   atomic.Pointer[gpu.Device]
+	mu    sync.Mutex
+	last  *Fence
+	freed atomic.Bool
+}
+
+// Mem returns m itself, so *Mem is an Object too.
+func (m *Mem) Mem() *Mem { return m }
+
+func (*Mem) isMem() {}
+
+// Addr is the device address of element 0.
+func (m *Mem) Addr() uintptr { return m.alloc.Base }
+
+// Len is the number of elements.
+func (m *Mem) Len() int { return m.n }
+
+// Size is the size in bytes.
+func (m *Mem) Size() int { return m.n * m.esize }
+
+// Elem is the element type.
+func (m *Mem) Elem() reflect.Type { return m.elem }
+
+// ElemSize is the element size in bytes.
+func (m *Mem) ElemSize() int { return m.esize }
+
+// IsHost reports whether the memory is fine-grained host memory.
+func (m *Mem) IsHost() bool { return m.host }
+
+// Device is the device that owns the memory.
+func (m *Mem) Device() *gpu.Device { return m.dev.Load() }
+
+// Allocation is the rocr allocation.
+func (m *Mem) Allocation() *rocr.Allocation { return m.alloc }
+
+func (m *Mem) String() string {
+	kind := "buffer"
+	if m.host {
+		kind = "host buffer"
+	}
+	if m.alloc == nil {
+		return kind + " (nil)"
+	}
+	return fmt.Sprintf("%s %#x of %d %s", kind, m.alloc.Base, m.n, m.elem)
+}
+
+// Check reports a nil, freed or stale buffer.
+func (m *Mem) Check(op string) error {
+	if m == nil || m.alloc == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if m.freed.Load() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", m)
+	}
+	if err := m.Device().Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
+// CheckAccess reports whether dev may use the memory in a packet: it owns
+// it, or the memory is host memory visible to it.
+func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
+	if err := m.Check(op); err != nil {
+		return err
+	}
+	if err := m.alloc.CheckAccess(dev.Agent()); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
+// Use records f as the last packet touching m and returns the fence the
+// packet must wait for first, retained, or nil: the previous fence when it
+// is from another queue and not yet complete. Stream operations call it
+// with the stream's lock held.
+func (m *Mem) Use(f *Fence) (wait *Fence) {
+	m.mu.Lock()
+	old := m.last
+	f.Retain()
+	m.last = f
+	m.mu.Unlock()
+	if old == nil {
+		return nil
+	}
+	if old.queue != f.queue && !old.Done() {
+		return old // the reference passes to the caller
+	}
+	old.Release()
+	return nil
+}
+
+// Last returns the fence of the last packet that used m, retained, or nil.
+func (m *Mem) Last() *Fence {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last != nil {
+		m.last.Retain()
+	}
+	return m.last
+}
+
+// Settle waits on the host for the last packet that used m and forgets
+// it; it returns that packet's failure.
+func (m *Mem) Settle() error {
+	m.mu.Lock()
+	f := m.last
+	m.last = nil
+	m.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	err := f.Wait(0)
+	f.Release()
+	return err
+}
+
+// Free waits for pending work on the memory and returns it to its pool. A
+// second Free is an error.
+func (m *Mem) Free() error {
+	if m == nil || m.alloc == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	if !m.freed.CompareAndSwap(false, true) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
+	}
+	_ = m.Settle()
+	if m.alloc.Freed() {
+		return nil // the runtime was shut down: everything was released
+	}
+	return gpu.Wrap("free", m.alloc.Free())
+}
+
+// Freed reports whether Free was called.
+func (m *Mem) Freed() bool { return m.freed.Load() }
+
+func initMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
+	op := "malloc"
+	if host {
+		op = "host malloc"
+	}
+	if err := dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	elem := reflect.TypeFor[T]()
+	if err := checkElem(elem); err != nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+	}
+	es := int(elem.Size())
+	if n <= 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
+	}
+	if es > 0 && n > (1<<62)/es {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+	}
+	flags := rocr.FlagCoarseGrained
+	if host {
+		flags = rocr.FlagFineGrained
+	}
+	pool, err := hostOrDevicePool(dev, flags, host)
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	al, err := pool.Allocate(uint64(n * es))
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
+	m.dev.Store(dev)
+	al.Label = m.String()
+	return nil
+}
+
+func hostOrDevicePool(dev *gpu.Device, flags rocr.GlobalFlag, host bool) (*rocr.Pool, error) {
+	for _, p := range dev.Agent().Pools() {
+		in := p.Info()
+		if in.Segment == rocr.SegmentGlobal && in.Flags&flags == flags && in.Flags&rocr.FlagKernargInit == 0 && in.Host == host && in.AllocAllowed {
+			return p, nil
+		}
+	}
+	return dev.Agent().Pool(rocr.SegmentGlobal, flags)
+}
+
+// checkElem refuses element types that cannot live in device memory: Go
+// pointers, strings, slices, maps, interfaces, channels, functions.
+func checkElem(t reflect.Type) error {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return nil
+	case reflect.Array:
+		return checkElem(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if err := checkElem(t.Field(i).Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("element type %s cannot live in device memory (it holds Go pointers or is not fixed-size)", t)
+}

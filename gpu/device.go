@@ -1,0 +1,258 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Device is one GPU, or the cpu agent, as HIP presents it.
+type Device struct {
+	agent   *rocr.Agent
+	ordinal int
+	props   Properties
+
+	mu      sync.Mutex
+	syncers map[Synchronizer]struct{}
+	values  sync.Map
+}
+
+// Synchronizer is what Device.Synchronize waits for: the streams of the
+// device register themselves.
+type Synchronizer interface {
+	Synchronize() error
+}
+
+var lib struct {
+	mu      sync.Mutex
+	devices []*Device
+	gen     int
+}
+
+// Init opens the runtime. Calls that need a device do it themselves, as
+// HIP does; Init is there to get the error early.
+func Init() error {
+	_, err := devices()
+	return err
+}
+
+func devices() ([]*Device, error) {
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
+	if lib.devices != nil {
+		return lib.devices, nil
+	}
+	if err := rocr.Init(); err != nil {
+		return nil, Wrap("init", err)
+	}
+	agents, err := rocr.Agents()
+	if err != nil {
+		_ = rocr.ShutDown()
+		return nil, Wrap("init", err)
+	}
+	var gpus, cpus []*rocr.Agent
+	for _, a := range agents {
+		if a.Info().Type == rocr.DeviceCPU {
+			cpus = append(cpus, a)
+		} else {
+			gpus = append(gpus, a)
+		}
+	}
+	for _, env := range []string{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"} {
+		if v, ok := os.LookupEnv(env); ok {
+			gpus, err = rocr.SelectVisible(gpus, v, func(a *rocr.Agent) string { return a.Info().UUID })
+			if err != nil {
+				_ = rocr.ShutDown()
+				return nil, Wrap("init", err)
+			}
+			break
+		}
+	}
+	var devs []*Device
+	for _, a := range append(gpus, cpus...) {
+		d := &Device{agent: a, ordinal: len(devs), syncers: map[Synchronizer]struct{}{}}
+		d.props = propertiesOf(a)
+		devs = append(devs, d)
+	}
+	if len(devs) == 0 {
+		_ = rocr.ShutDown()
+		return nil, Errorf(ErrorNoDevice, "init", "no device")
+	}
+	lib.devices = devs
+	lib.gen++
+	return devs, nil
+}
+
+// Shutdown releases every device: streams, memory and the runtime
+// (hipDeviceReset on all devices). Objects made before are invalid after
+// it; the next call that needs a device opens the runtime again.
+func Shutdown() error {
+	lib.mu.Lock()
+	devs := lib.devices
+	lib.devices = nil
+	lib.mu.Unlock()
+	if devs == nil {
+		return nil
+	}
+	var errs []error
+	for _, d := range devs {
+		for _, f := range d.closers() {
+			if err := f(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := rocr.ShutDown(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Count is hipGetDeviceCount.
+func Count() (int, error) {
+	devs, err := devices()
+	if err != nil {
+		return 0, err
+	}
+	return len(devs), nil
+}
+
+// Devices lists every device, GPUs first, the cpu agent last.
+func Devices() ([]*Device, error) {
+	devs, err := devices()
+	if err != nil {
+		return nil, err
+	}
+	return append([]*Device(nil), devs...), nil
+}
+
+// Get returns device i (hipSetDevice's ordinal).
+func Get(i int) (*Device, error) {
+	devs, err := devices()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(devs) {
+		return nil, Errorf(ErrorInvalidDevice, "get device", "ordinal %d out of range [0, %d)", i, len(devs))
+	}
+	return devs[i], nil
+}
+
+// Default is the device hipgo uses when none is named: HIPGO_DEVICE's
+// ordinal if set, else device 0 (the first GPU, or the cpu agent when there
+// is no GPU).
+func Default() (*Device, error) {
+	i := 0
+	if v := os.Getenv("HIPGO_DEVICE"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &i); err != nil {
+			return nil, Errorf(ErrorInvalidDevice, "default device", "HIPGO_DEVICE=%q is not an ordinal", v)
+		}
+	}
+	return Get(i)
+}
+
+// Agent is the rocr agent behind the device.
+func (d *Device) Agent() *rocr.Agent { return d.agent }
+
+// Ordinal is the device's index in Devices.
+func (d *Device) Ordinal() int { return d.ordinal }
+
+// Properties is hipGetDeviceProperties.
+func (d *Device) Properties() Properties { return d.props }
+
+// Target is the device's code object target: "gfx90a:xnack-", "sm_90", "go".
+func (d *Device) Target() string { return d.agent.ISA() }
+
+func (d *Device) String() string {
+	return fmt.Sprintf("device %d (%s, %s, %s driver)", d.ordinal, d.props.Name, d.props.GCNArchName, d.props.Driver)
+}
+
+// Valid reports whether the device belongs to the open runtime (it is not
+// from before a Shutdown).
+func (d *Device) Valid() error {
+	if d == nil {
+		return Errorf(ErrorInvalidDevice, "device", "nil device")
+	}
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
+	for _, x := range lib.devices {
+		if x == d {
+			return nil
+		}
+	}
+	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
+}
+
+// Register adds s to what Synchronize waits for; Unregister removes it.
+func (d *Device) Register(s Synchronizer) {
+	d.mu.Lock()
+	d.syncers[s] = struct{}{}
+	d.mu.Unlock()
+}
+
+// Unregister removes s.
+func (d *Device) Unregister(s Synchronizer) {
+	d.mu.Lock()
+	delete(d.syncers, s)
+	d.mu.Unlock()
+}
+
+// Synchronize waits for all work on the device (hipDeviceSynchronize) and
+// returns the first failure of any of its streams.
+func (d *Device) Synchronize() error {
+	if err := d.Valid(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	ss := make([]Synchronizer, 0, len(d.syncers))
+	for s := range d.syncers {
+		ss = append(ss, s)
+	}
+	d.mu.Unlock()
+	var first error
+	for _, s := range ss {
+		if err := s.Synchronize(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Value returns a per-device value, creating it with mk on first use; the
+// packages above gpu keep their per-device state here (the default stream).
+// close, if not nil, runs at Shutdown.
+func (d *Device) Value(key any, mk func() (any, func() error, error)) (any, error) {
+	if v, ok := d.values.Load(key); ok {
+		return v.(*devValue).v, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.values.Load(key); ok {
+		return v.(*devValue).v, nil
+	}
+	v, c, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	d.values.Store(key, &devValue{v: v, close: c})
+	return v, nil
+}
+
+type devValue struct {
+	v     any
+	close func() error
+}
+
+func (d *Device) closers() []func() error {
+	var out []func() error
+	d.values.Range(func(_, v any) bool {
+		if c := v.(*devValue).close; c != nil {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}

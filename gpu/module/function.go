@@ -1,0 +1,425 @@
+package module
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+// Function is a kernel of a module (hipFunction_t).
+type Function struct {
+	mod      *Module
+	sym      rocr.KernelSymbol
+	visible  []param
+	hidden   *codeobj.Kernel
+	maxBlock int
+}
+
+// param is one argument the caller passes, with what it accepts.
+type param struct {
+	rocr.KernelArg
+	scalar scalarKind // the Go scalar a by-value argument wants, if known
+}
+
+type scalarKind uint8
+
+const (
+	anyScalar scalarKind = iota
+	kInt8
+	kInt16
+	kInt32
+	kInt64
+	kUint8
+	kUint16
+	kUint32
+	kUint64
+	kFloat32
+	kFloat64
+)
+
+var scalarNames = [...]string{"scalar", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+
+func scalarOf(t reflect.Type) scalarKind {
+	if t == nil {
+		return anyScalar
+	}
+	switch t.Kind() {
+	case reflect.Int8:
+		return kInt8
+	case reflect.Int16:
+		return kInt16
+	case reflect.Int32:
+		return kInt32
+	case reflect.Int64:
+		return kInt64
+	case reflect.Uint8:
+		return kUint8
+	case reflect.Uint16:
+		return kUint16
+	case reflect.Uint32:
+		return kUint32
+	case reflect.Uint64:
+		return kUint64
+	case reflect.Float32:
+		return kFloat32
+	case reflect.Float64:
+		return kFloat64
+	}
+	return anyScalar
+}
+
+// scalarFromTypeName maps the source type of code object metadata and PTX
+// params onto Go scalars where that is unambiguous.
+func scalarFromTypeName(tn string) scalarKind {
+	switch strings.TrimSpace(tn) {
+	case "float", ".f32":
+		return kFloat32
+	case "double", ".f64":
+		return kFloat64
+	case "int", "int32_t", ".s32":
+		return kInt32
+	case "unsigned int", "uint", "uint32_t", ".u32":
+		return kUint32
+	case "long", "long long", "int64_t", "ptrdiff_t", ".s64":
+		return kInt64
+	case "unsigned long", "unsigned long long", "uint64_t", "size_t":
+		return kUint64
+	case "short", ".s16":
+		return kInt16
+	case "unsigned short", ".u16":
+		return kUint16
+	case "char", "signed char", ".s8":
+		return kInt8
+	case "unsigned char", ".u8":
+		return kUint8
+	}
+	return anyScalar
+}
+
+func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
+	f := &Function{mod: m, sym: sym}
+	for _, a := range sym.Args {
+		if a.Kind == rocr.ArgHidden {
+			continue
+		}
+		p := param{KernelArg: a, scalar: scalarOf(a.Value)}
+		if p.scalar == anyScalar {
+			p.scalar = scalarFromTypeName(a.TypeName)
+		}
+		f.visible = append(f.visible, p)
+	}
+	if k, ok := sym.Meta.(*codeobj.Kernel); ok {
+		f.hidden = k
+	}
+	props := m.dev.Properties()
+	f.maxBlock = props.MaxThreadsPerBlock
+	if sym.MaxFlatWorkGroupSize > 0 && sym.MaxFlatWorkGroupSize < f.maxBlock {
+		f.maxBlock = sym.MaxFlatWorkGroupSize
+	}
+	return f
+}
+
+// Name is the kernel's name.
+func (f *Function) Name() string { return f.sym.Name }
+
+// Module is the function's module.
+func (f *Function) Module() *Module { return f.mod }
+
+// Attributes are hipFuncGetAttributes' fields.
+type Attributes struct {
+	MaxThreadsPerBlock int
+	SharedSizeBytes    int // static group memory
+	PrivateSizeBytes   int
+	KernargSize        int
+	NumArgs            int
+	Args               []rocr.KernelArg // the arguments a caller passes
+}
+
+// Attributes describes the kernel.
+func (f *Function) Attributes() Attributes {
+	a := Attributes{
+		MaxThreadsPerBlock: f.maxBlock,
+		SharedSizeBytes:    int(f.sym.GroupSegmentSize),
+		PrivateSizeBytes:   int(f.sym.PrivateSegmentSize),
+		KernargSize:        int(f.sym.KernargSize),
+		NumArgs:            len(f.visible),
+	}
+	for _, p := range f.visible {
+		a.Args = append(a.Args, p.KernelArg)
+	}
+	return a
+}
+
+// Signature is the kernel's argument list, for messages: "vector_add(float32*, float32*, float32*, int32)".
+func (f *Function) Signature() string {
+	parts := make([]string, len(f.visible))
+	for i, p := range f.visible {
+		parts[i] = p.describe()
+	}
+	return f.sym.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (p *param) describe() string {
+	switch p.Kind {
+	case rocr.ArgGlobalBuffer:
+		if p.Elem != nil {
+			return p.Elem.String() + "*"
+		}
+		if p.TypeName != "" {
+			return p.TypeName
+		}
+		return "pointer"
+	case rocr.ArgOther:
+		return fmt.Sprintf("pointer or %d-byte value", p.Size)
+	}
+	if p.scalar != anyScalar {
+		return scalarNames[p.scalar]
+	}
+	return fmt.Sprintf("%d-byte value", p.Size)
+}
+
+// LaunchKernelGGL launches f in HIP's argument order:
+// hipLaunchKernelGGL(kernel, gridDim, blockDim, sharedMemBytes, stream, args...).
+// A nil stream is the device's default stream.
+func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream.Stream, args ...any) error {
+	return f.Launch(s, grid, block, sharedMem, args...)
+}
+
+// Launch checks the launch against the kernel's signature and the device's
+// limits, then queues it on s (a nil s is the default stream). grid is in
+// blocks, block in threads, as in HIP. Arguments: a buffer.Object
+// (*buffer.Buffer[T], *buffer.Host[T]) where the kernel takes a pointer,
+// a Go scalar of the exact type and size where it takes a value. Nothing is
+// queued when a check fails; the error names the kernel and the argument.
+func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
+	const op = "launch"
+	if f == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+	}
+	if s == nil {
+		var err error
+		if s, err = stream.DefaultStream(f.mod.dev); err != nil {
+			return err
+		}
+	}
+	d, err := f.check(s, grid, block, sharedMem)
+	if err != nil {
+		return err
+	}
+	if len(args) != len(f.visible) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), len(args), f.Signature())
+	}
+	for i, a := range args {
+		if err := f.checkArg(s.Device(), i, a); err != nil {
+			return err
+		}
+	}
+	l, err := s.BeginLaunch(op)
+	if err != nil {
+		return err
+	}
+	ka := l.Kernarg()[:f.sym.KernargSize]
+	clear(ka)
+	for i, a := range args {
+		p := &f.visible[i]
+		dst := unsafe.Pointer(&ka[p.Offset])
+		if m, ok := buffer.MemOf(a); ok {
+			*(*uint64)(dst) = uint64(m.Addr())
+			l.Use(m)
+		} else {
+			writeScalar(dst, a)
+		}
+	}
+	if f.hidden != nil {
+		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(sharedMem)}
+		if err := f.hidden.FillHidden(ka, &hl); err != nil {
+			l.Abort()
+			return gpu.Wrap(op, err)
+		}
+	}
+	return l.Commit(&d)
+}
+
+// check validates the configuration and builds the packet's sizes.
+func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (stream.Dispatch, error) {
+	const op = "launch"
+	var d stream.Dispatch
+	dev := s.Device()
+	if dev != f.mod.dev {
+		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
+	}
+	f.mod.mu.Lock()
+	unloaded := f.mod.unloaded
+	f.mod.mu.Unlock()
+	if unloaded {
+		return d, gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+	}
+	props := dev.Properties()
+	g := [3]uint32{grid.X, grid.Y, grid.Z}
+	b := [3]uint32{block.X, block.Y, block.Z}
+	for i := 0; i < 3; i++ {
+		if g[i] == 0 || b[i] == 0 {
+			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid %v and block %v must be at least 1 in every dimension", f.sym.Name, grid, block)
+		}
+		if int(b[i]) > props.MaxThreadsDim[i] {
+			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block dimension %d is %d, the device allows %d", f.sym.Name, i, b[i], props.MaxThreadsDim[i])
+		}
+		items := uint64(g[i]) * uint64(b[i])
+		if items > 1<<32-1 || int(g[i]) > props.MaxGridSize[i] {
+			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid dimension %d of %d blocks of %d exceeds the device's limit", f.sym.Name, i, g[i], b[i])
+		}
+		d.Grid[i] = uint32(items)
+		d.Block[i] = uint16(b[i])
+	}
+	if n := block.Count(); n > uint64(f.maxBlock) {
+		return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)
+	}
+	if sharedMem < 0 {
+		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)
+	}
+	limit := props.SharedMemPerBlock
+	if props.MaxSharedMemPerBlockOptin > limit {
+		limit = props.MaxSharedMemPerBlockOptin
+	}
+	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
+		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
+	}
+	if f.sym.KernargSize > rocr.KernargSlotSize {
+		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: kernarg segment of %d bytes exceeds %d", f.sym.Name, f.sym.KernargSize, rocr.KernargSlotSize)
+	}
+	d.Dims = max(grid.Dims(), block.Dims())
+	d.Object = f.sym.Object
+	d.GroupSegment = f.sym.GroupSegmentSize + uint32(sharedMem)
+	d.Private = f.sym.PrivateSegmentSize
+	d.KernargSize = int(f.sym.KernargSize)
+	return d, nil
+}
+
+// checkArg checks argument i against the kernel's declaration.
+func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
+	const op = "launch"
+	p := &f.visible[i]
+	name := p.Name
+	if name == "" {
+		name = fmt.Sprintf("#%d", i)
+	}
+	bad := func(code gpu.ErrorCode, format string, args ...any) error {
+		return &gpu.Error{Code: code, Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s, %s): ", f.sym.Name, i, name, p.describe()) + fmt.Sprintf(format, args...)}
+	}
+	if a == nil {
+		return bad(gpu.ErrorInvalidValue, "nil")
+	}
+	if m, ok := buffer.MemOf(a); ok {
+		if p.Kind != rocr.ArgGlobalBuffer && p.Kind != rocr.ArgOther {
+			return bad(gpu.ErrorInvalidValue, "got a buffer where the kernel takes a value")
+		}
+		if m == nil {
+			return bad(gpu.ErrorInvalidValue, "nil buffer")
+		}
+		if err := m.CheckAccess(op, dev); err != nil {
+			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s)", f.sym.Name, i, name), Err: err}
+		}
+		if p.Elem != nil && m.Elem() != p.Elem {
+			return bad(gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+		}
+		if p.Elem == nil && p.TypeName != "" {
+			if want := scalarFromTypeName(strings.TrimSuffix(strings.TrimSpace(p.TypeName), "*")); want != anyScalar && want != scalarOf(m.Elem()) {
+				return bad(gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+			}
+		}
+		return nil
+	}
+	k, size := scalarKindOf(a)
+	if size == 0 {
+		return bad(gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(a))
+	}
+	if p.Kind == rocr.ArgGlobalBuffer {
+		return bad(gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", scalarNames[k])
+	}
+	if p.Kind == rocr.ArgDynamicSharedPointer {
+		return bad(gpu.ErrorInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
+	}
+	if uint32(size) != p.Size {
+		return bad(gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", scalarNames[k], size, p.Size)
+	}
+	if p.scalar != anyScalar && p.scalar != k {
+		return bad(gpu.ErrorInvalidValue, "got %s", scalarNames[k])
+	}
+	return nil
+}
+
+// scalarKindOf classifies a Go scalar without reflection.
+func scalarKindOf(a any) (scalarKind, int) {
+	switch a.(type) {
+	case int8:
+		return kInt8, 1
+	case int16:
+		return kInt16, 2
+	case int32:
+		return kInt32, 4
+	case int64:
+		return kInt64, 8
+	case int:
+		return kInt64, 8
+	case uint8:
+		return kUint8, 1
+	case uint16:
+		return kUint16, 2
+	case uint32:
+		return kUint32, 4
+	case uint64:
+		return kUint64, 8
+	case uint:
+		return kUint64, 8
+	case uintptr:
+		return kUint64, 8
+	case float32:
+		return kFloat32, 4
+	case float64:
+		return kFloat64, 8
+	}
+	return anyScalar, 0
+}
+
+func writeScalar(dst unsafe.Pointer, a any) {
+	switch v := a.(type) {
+	case int8:
+		*(*int8)(dst) = v
+	case int16:
+		*(*int16)(dst) = v
+	case int32:
+		*(*int32)(dst) = v
+	case int64:
+		*(*int64)(dst) = v
+	case int:
+		*(*int64)(dst) = int64(v)
+	case uint8:
+		*(*uint8)(dst) = v
+	case uint16:
+		*(*uint16)(dst) = v
+	case uint32:
+		*(*uint32)(dst) = v
+	case uint64:
+		*(*uint64)(dst) = v
+	case uint:
+		*(*uint64)(dst) = uint64(v)
+	case uintptr:
+		*(*uint64)(dst) = uint64(v)
+	case float32:
+		*(*float32)(dst) = v
+	case float64:
+		*(*float64)(dst) = v
+	}
+}
+
+// typeName names a's type for an error without letting a escape.
+func typeName(a any) string {
+	return reflect.TypeOf(a).String()
+}

@@ -1,0 +1,267 @@
+package module
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+// Module is code loaded onto one device (hipModule_t).
+type Module struct {
+	dev      *gpu.Device
+	code     *rocr.Code
+	exe      rocr.Executable
+	mu       sync.Mutex
+	funcs    map[string]*Function
+	unloaded bool
+}
+
+// Coder is implemented by Go kernel sets (the cpu agent's code).
+type Coder interface {
+	Code() *rocr.Code
+}
+
+// Library bundles the forms of one kernel library for different targets:
+// Go kernels, AMDGPU code objects, PTX. Load picks the one for the device.
+type Library []any
+
+// Load loads src onto dev (hipModuleLoadData). src is a Go kernel set
+// (anything with a Code() *rocr.Code method), the bytes of an AMDGPU ELF,
+// a clang offload bundle, a compressed bundle, a HIP fat binary or PTX
+// text, a parsed *codeobj.Spec, or a Library of these; the code object
+// that matches the device's target is loaded. No match is
+// gpu.ErrNoBinaryForGpu listing the targets present and the one wanted.
+func Load(dev *gpu.Device, src any) (*Module, error) {
+	const op = "module load"
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	code, err := pick(dev, src)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := dev.Agent().Load(code)
+	if err != nil {
+		if errors.Is(err, rocr.ErrNotSupported) {
+			return nil, &gpu.Error{Code: gpu.ErrorNoBinaryForGpu, Op: op, Msg: fmt.Sprintf("%s has %s code for %s, device %d wants %s", code.Name, code.Kind, code.Target, dev.Ordinal(), dev.Target()), Err: err}
+		}
+		return nil, gpu.Wrap(op, err)
+	}
+	return &Module{dev: dev, code: code, exe: exe, funcs: map[string]*Function{}}, nil
+}
+
+// LoadFile loads a code object file (hipModuleLoad).
+func LoadFile(dev *gpu.Device, path string) (*Module, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &gpu.Error{Code: gpu.ErrorFileNotFound, Op: "module load", Msg: path, Err: err}
+	}
+	return Load(dev, b)
+}
+
+// LoadFS loads the first of the named files in fsys that holds code for
+// the device (for go:embed'ed code objects).
+func LoadFS(dev *gpu.Device, fsys fs.FS, names ...string) (*Module, error) {
+	var lib Library
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, &gpu.Error{Code: gpu.ErrorFileNotFound, Op: "module load", Msg: n, Err: err}
+		}
+		lib = append(lib, named{n, b})
+	}
+	return Load(dev, lib)
+}
+
+type named struct {
+	name string
+	b    []byte
+}
+
+// pick finds the code for dev's target in src.
+func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
+	const op = "module load"
+	want := dev.Target()
+	var have []string
+	var try func(src any, name string) (*rocr.Code, error)
+	try = func(src any, name string) (*rocr.Code, error) {
+		switch s := src.(type) {
+		case nil:
+			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
+		case Coder:
+			c := s.Code()
+			if c == nil {
+				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
+			}
+			have = append(have, c.Target)
+			if c.Target == want {
+				return c, nil
+			}
+			return nil, nil
+		case Library:
+			for _, x := range s {
+				c, err := try(x, name)
+				if c != nil || err != nil {
+					return c, err
+				}
+			}
+			return nil, nil
+		case named:
+			return try(s.b, s.name)
+		case string:
+			return try([]byte(s), name)
+		case []byte:
+			spec, err := codeobj.Parse(s)
+			if err != nil {
+				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+			}
+			return try(spec, name)
+		case *codeobj.Spec:
+			if s == nil {
+				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
+			}
+			have = append(have, s.Targets()...)
+			obj, err := s.Select(want)
+			if err != nil {
+				if errors.Is(err, codeobj.ErrNoMatch) {
+					return nil, nil
+				}
+				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+			}
+			return FromCodeObject(obj, name), nil
+		}
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
+	}
+	c, err := try(src, "code object")
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, gpu.Errorf(gpu.ErrorNoBinaryForGpu, op, "no code for %s (%s); the module has code for [%s]", want, dev, strings.Join(have, ", "))
+	}
+	return c, nil
+}
+
+// FromCodeObject turns a parsed code object into loadable code with the
+// kernels' signatures.
+func FromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
+	c := &rocr.Code{Name: name, Target: obj.Target, Data: obj.Image}
+	switch obj.Format {
+	case codeobj.FormatPTX:
+		c.Kind = rocr.CodePTX
+	default:
+		c.Kind = rocr.CodeAMDGPU
+	}
+	for i := range obj.Kernels {
+		k := &obj.Kernels[i]
+		sym := rocr.KernelSymbol{
+			Name:                 k.Name,
+			KernargSize:          k.KernargSize,
+			KernargAlign:         k.KernargAlign,
+			GroupSegmentSize:     k.GroupSegmentSize,
+			PrivateSegmentSize:   k.PrivateSegmentSize,
+			MaxFlatWorkGroupSize: int(k.MaxFlatWorkgroup),
+			Wavefront:            int(k.WavefrontSize),
+			CodeObjectVersion:    obj.Version,
+			Meta:                 k,
+		}
+		for _, a := range k.Args {
+			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName}
+			switch {
+			case a.Hidden():
+				ka.Kind = rocr.ArgHidden
+			case a.Kind == codeobj.KindGlobalBuffer:
+				ka.Kind = rocr.ArgGlobalBuffer
+			case a.Kind == codeobj.KindDynamicSharedPointer:
+				ka.Kind = rocr.ArgDynamicSharedPointer
+			case a.Kind == codeobj.KindByValue && obj.Format == codeobj.FormatPTX && a.Size == 8 && a.AddressSpace == "":
+				// A PTX .u64/.b64 parameter is a pointer or a 64-bit
+				// integer; PTX does not say which.
+				ka.Kind = rocr.ArgOther
+			case a.Kind == codeobj.KindByValue && obj.Format == codeobj.FormatPTX && a.AddressSpace == "global":
+				ka.Kind = rocr.ArgGlobalBuffer
+			case a.Kind == codeobj.KindByValue:
+				ka.Kind = rocr.ArgByValue
+			default:
+				ka.Kind = rocr.ArgOther
+			}
+			sym.Args = append(sym.Args, ka)
+		}
+		if sym.MaxFlatWorkGroupSize == 0 {
+			sym.MaxFlatWorkGroupSize = 1024
+		}
+		c.Kernels = append(c.Kernels, sym)
+	}
+	return c
+}
+
+// Device is the module's device.
+func (m *Module) Device() *gpu.Device { return m.dev }
+
+// Target is the target of the code loaded.
+func (m *Module) Target() string { return m.code.Target }
+
+// Kind is the kind of code loaded.
+func (m *Module) Kind() rocr.CodeKind { return m.code.Kind }
+
+// Kernels lists the kernels' names.
+func (m *Module) Kernels() []string {
+	var out []string
+	for _, k := range m.exe.Kernels() {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// Function looks a kernel up by name (hipModuleGetFunction).
+func (m *Module) Function(name string) (*Function, error) {
+	const op = "module get function"
+	if m == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil module")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.unloaded {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
+	}
+	if f, ok := m.funcs[name]; ok {
+		return f, nil
+	}
+	sym, err := rocr.FindKernel(m.exe, name)
+	if err != nil {
+		return nil, &gpu.Error{Code: gpu.ErrorNotFound, Op: op, Msg: fmt.Sprintf("in module for %s", m.code.Target), Err: err}
+	}
+	f := newFunction(m, *sym)
+	m.funcs[name] = f
+	return f, nil
+}
+
+// MustFunction is Function that panics; for examples and tests.
+func (m *Module) MustFunction(name string) *Function {
+	f, err := m.Function(name)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// Unload releases the module (hipModuleUnload).
+func (m *Module) Unload() error {
+	if m == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "nil module")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.unloaded {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "module already unloaded")
+	}
+	m.unloaded = true
+	return gpu.Wrap("module unload", m.exe.Destroy())
+}

@@ -1,0 +1,102 @@
+package gpu
+
+import "github.com/hipgo/hipgo/rocr"
+
+// Properties holds the hipDeviceProp_t fields HIP programs read most.
+type Properties struct {
+	Name                      string
+	GCNArchName               string // target: "gfx90a:sramecc+:xnack-", "sm_90", "go"
+	Vendor                    string
+	Driver                    string // hipgo driver: "rocm", "cuda", "cpu"
+	TotalGlobalMem            uint64
+	SharedMemPerBlock         int
+	MaxSharedMemPerBlockOptin int
+	WarpSize                  int
+	MaxThreadsPerBlock        int
+	MaxThreadsDim             [3]int
+	MaxGridSize               [3]int // in blocks, as hipDeviceProp_t
+	MultiProcessorCount       int
+	ClockRate                 int // kHz
+	MemoryClockRate           int // kHz
+	MemoryBusWidth            int
+	L2CacheSize               int
+	PCIDomainID               int
+	PCIBusID                  int
+	PCIDeviceID               int
+	Major, Minor              int
+	UUID                      string
+	IsCPU                     bool // the software agent
+}
+
+func propertiesOf(a *rocr.Agent) Properties {
+	in := a.Info()
+	p := Properties{
+		Name:                      in.Name,
+		GCNArchName:               in.ISA,
+		Vendor:                    in.Vendor,
+		Driver:                    in.Driver,
+		TotalGlobalMem:            in.TotalMemory,
+		SharedMemPerBlock:         in.GroupMemSize,
+		MaxSharedMemPerBlockOptin: in.MaxDynamicGroup,
+		WarpSize:                  in.Wavefront,
+		MaxThreadsPerBlock:        in.MaxWorkGroupSize,
+		MaxThreadsDim:             in.MaxWorkGroupDim,
+		MultiProcessorCount:       in.ComputeUnits,
+		ClockRate:                 in.ClockMHz * 1000,
+		MemoryClockRate:           in.MemoryClockMHz * 1000,
+		MemoryBusWidth:            in.MemoryBusWidth,
+		L2CacheSize:               in.L2CacheSize,
+		PCIDomainID:               in.PCIDomain,
+		PCIBusID:                  in.PCIBus,
+		PCIDeviceID:               in.PCIDevice,
+		Major:                     in.ComputeMajor,
+		Minor:                     in.ComputeMinor,
+		UUID:                      in.UUID,
+		IsCPU:                     in.Type == rocr.DeviceCPU,
+	}
+	if in.ProductName != "" {
+		p.Name = in.ProductName
+	}
+	for i := range p.MaxGridSize {
+		g := in.MaxGridSize[i]
+		if g > 1<<31-1 {
+			g = 1<<31 - 1
+		}
+		p.MaxGridSize[i] = int(g)
+	}
+	return p
+}
+
+// Dim3 is HIP's dim3: grid sizes in blocks, block sizes in threads.
+type Dim3 struct{ X, Y, Z uint32 }
+
+// D1, D2 and D3 build a Dim3; missing dimensions are 1.
+func D1(x uint32) Dim3 { return Dim3{x, 1, 1} }
+
+// D2 builds a two-dimensional Dim3.
+func D2(x, y uint32) Dim3 { return Dim3{x, y, 1} }
+
+// D3 builds a three-dimensional Dim3.
+func D3(x, y, z uint32) Dim3 { return Dim3{x, y, z} }
+
+// Count is X*Y*Z.
+func (d Dim3) Count() uint64 { return uint64(d.X) * uint64(d.Y) * uint64(d.Z) }
+
+// Dims is the number of dimensions in use (1 to 3).
+func (d Dim3) Dims() int {
+	switch {
+	case d.Z > 1:
+		return 3
+	case d.Y > 1:
+		return 2
+	}
+	return 1
+}
+
+// Blocks returns the number of blocks of size block that cover n items.
+func Blocks(n int, block uint32) uint32 {
+	if n <= 0 || block == 0 {
+		return 0
+	}
+	return uint32((n + int(block) - 1) / int(block))
+}

@@ -1,0 +1,120 @@
+package stream
+
+import (
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// Launch is a kernel dispatch being assembled on a stream; gpu/module uses
+// it once the launch's arguments are checked. Between BeginLaunch and
+// Commit (or Abort) the stream is locked. A Launch is owned by its stream
+// and reused: it costs no allocation.
+type Launch struct {
+	s       *Stream
+	fence   *buffer.Fence
+	kernarg [rocr.KernargSlotSize]byte
+	deps    []*buffer.Fence
+	n       int
+}
+
+// Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
+// has them.
+type Dispatch struct {
+	Object       uint64
+	Grid         [3]uint32 // work-items
+	Block        [3]uint16
+	Dims         int
+	GroupSegment uint32 // static + dynamic group memory
+	Private      uint32
+	KernargSize  int
+}
+
+// BeginLaunch locks the stream for a dispatch. The caller writes the
+// kernarg image into Kernarg, declares each buffer the kernel uses with
+// Use, and ends with Commit or Abort.
+func (s *Stream) BeginLaunch(op string) (*Launch, error) {
+	if err := s.lock(op); err != nil {
+		return nil, err
+	}
+	f, err := buffer.NewFence(s.q.ID())
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	l := &s.launch
+	l.fence = f
+	l.deps = l.deps[:0]
+	return l, nil
+}
+
+// Kernarg is the scratch kernarg image, KernargSlotSize bytes.
+func (l *Launch) Kernarg() []byte { return l.kernarg[:] }
+
+// Stream is the launch's stream.
+func (l *Launch) Stream() *Stream { return l.s }
+
+// Use records that the dispatch touches m. If m was last used on another
+// stream by work not yet complete, the dispatch waits for it with a
+// BARRIER_AND: independent streams stay concurrent, dependent ones correct.
+func (l *Launch) Use(m *buffer.Mem) {
+	if w := m.Use(l.fence); w != nil {
+		l.deps = append(l.deps, w)
+	}
+}
+
+// Abort releases the stream without submitting anything.
+func (l *Launch) Abort() {
+	for _, d := range l.deps {
+		d.Release()
+	}
+	l.deps = l.deps[:0]
+	l.fence.Release()
+	l.fence = nil
+	l.s.mu.Unlock()
+}
+
+// Commit submits the barriers the dispatch needs and the dispatch itself,
+// and unlocks the stream.
+func (l *Launch) Commit(d *Dispatch) error {
+	s := l.s
+	defer s.mu.Unlock()
+	if len(l.deps) > 0 {
+		if err := s.barrier(l.deps, nil); err != nil {
+			l.fence.Release()
+			return err
+		}
+		l.deps = l.deps[:0]
+	}
+	e := s.push()
+	id, err := s.q.Reserve()
+	if err != nil {
+		s.count--
+		l.fence.Release()
+		return gpu.Wrap("launch", err)
+	}
+	if d.KernargSize > 0 {
+		copy(rocr.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
+	}
+	p := (*aql.KernelDispatch)(s.q.Slot(id))
+	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = d.Block[0], d.Block[1], d.Block[2]
+	p.Reserved0 = 0
+	p.GridSizeX, p.GridSizeY, p.GridSizeZ = d.Grid[0], d.Grid[1], d.Grid[2]
+	p.PrivateSegmentSize = d.Private
+	p.GroupSegmentSize = d.GroupSegment
+	p.KernelObject = d.Object
+	p.KernargAddress = uint64(s.q.Kernarg(id))
+	p.Reserved2 = 0
+	p.CompletionSignal = l.fence.Signal().Handle()
+	e.fence = l.fence
+	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
+	if s.tail != nil {
+		s.tail.Release()
+	}
+	l.fence.Retain()
+	s.tail = l.fence
+	s.lastRecord = nil
+	l.fence = nil
+	return nil
+}

@@ -1,0 +1,188 @@
+package stream
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// agent submits one AGENT_DISPATCH packet that touches mems, after the
+// barriers their last users need. pin is a host slice pinned for the
+// packet, released when it completes.
+func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ...*buffer.Mem) error {
+	if err := s.lock(op); err != nil {
+		if pin != 0 {
+			rocr.UnpinHost(pin)
+		}
+		return err
+	}
+	defer s.mu.Unlock()
+	f, err := buffer.NewFence(s.q.ID())
+	if err != nil {
+		return err
+	}
+	var deps [2]*buffer.Fence
+	nd := 0
+	for _, m := range mems {
+		if m == nil {
+			continue
+		}
+		if w := m.Use(f); w != nil {
+			deps[nd] = w
+			nd++
+		}
+	}
+	if nd > 0 {
+		if err := s.barrier(deps[:nd], nil); err != nil {
+			f.Release()
+			return err
+		}
+	}
+	var p aql.AgentDispatch
+	p.Type = fn
+	p.Arg = args
+	p.CompletionSignal = f.Signal().Handle()
+	e := s.push()
+	e.fence, e.pin = f, pin
+	return s.submit(unsafe.Pointer(&p), agentHeader, e)
+}
+
+func (s *Stream) checkMem(op string, m *buffer.Mem, off, n int) error {
+	if err := m.CheckAccess(op, s.dev); err != nil {
+		return err
+	}
+	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.Len())
+	}
+	return nil
+}
+
+// CopyToDevice copies host memory src into dst's elements from off
+// (hipMemcpyAsync host to device). src must stay unchanged until the copy
+// completes; the stream keeps it alive.
+func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
+	const op = "memcpy async host to device"
+	if dst == nil || dst.Mem() == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	m := dst.Mem()
+	if err := checkElem[T](op, m); err != nil {
+		return err
+	}
+	if err := s.checkMem(op, m, off, len(src)); err != nil {
+		return err
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	b := buffer.AsBytes(src)
+	id := rocr.PinHost(b)
+	return s.agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, m)
+}
+
+// CopyToHost copies src's elements from off into dst (hipMemcpyAsync
+// device to host). dst must not be touched until the stream synchronizes.
+func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
+	const op = "memcpy async device to host"
+	if src == nil || src.Mem() == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	m := src.Mem()
+	if err := checkElem[T](op, m); err != nil {
+		return err
+	}
+	if err := s.checkMem(op, m, off, len(dst)); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	b := buffer.AsBytes(dst)
+	id := rocr.PinHost(b)
+	return s.agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, m)
+}
+
+// Copy copies n elements from src[srcOff:] to dst[dstOff:] on the stream
+// (hipMemcpyAsync device to device). Both must be accessible by the
+// stream's device.
+func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, n int) error {
+	const op = "memcpy async device to device"
+	if dst == nil || src == nil || dst.Mem() == nil || src.Mem() == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	dm, sm := dst.Mem(), src.Mem()
+	if dm.Elem() != sm.Elem() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
+	}
+	if err := s.checkMem(op, dm, dstOff, n); err != nil {
+		return err
+	}
+	if err := s.checkMem(op, sm, srcOff, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	es := dm.ElemSize()
+	return s.agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, dm, sm)
+}
+
+// Fill sets every element of b to v on the stream (hipMemsetAsync and its
+// D16/D32 forms); T must be 1, 2, 4 or 8 bytes.
+func Fill[T any](s *Stream, b buffer.Object, v T) error {
+	const op = "memset async"
+	if b == nil || b.Mem() == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	m := b.Mem()
+	if err := checkElem[T](op, m); err != nil {
+		return err
+	}
+	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
+		return err
+	}
+	pat, es, err := buffer.Pattern(v)
+	if err != nil {
+		return err
+	}
+	return s.agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, m)
+}
+
+// Memset sets every byte of b to c on the stream (hipMemsetAsync).
+func (s *Stream) Memset(b buffer.Object, c byte) error {
+	const op = "memset async"
+	if b == nil || b.Mem() == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	m := b.Mem()
+	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
+		return err
+	}
+	return s.agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, m)
+}
+
+// LaunchHostFunc runs fn on the host when the stream reaches this point
+// (hipLaunchHostFunc). An error or panic from fn fails the stream.
+func (s *Stream) LaunchHostFunc(fn func() error) error {
+	const op = "launch host func"
+	if fn == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil function")
+	}
+	id := rocr.RegisterCallback(fn)
+	if err := s.agent(op, rocr.AgentCallback, [4]uint64{id}, 0); err != nil {
+		rocr.TakeCallback(id)
+		return err
+	}
+	return nil
+}
+
+func checkElem[T any](op string, m *buffer.Mem) error {
+	var zero T
+	if int(unsafe.Sizeof(zero)) != m.ElemSize() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of %d bytes, %s has %d-byte elements", unsafe.Sizeof(zero), m, m.ElemSize())
+	}
+	return nil
+}

@@ -1,0 +1,386 @@
+package stream
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// Flags are hipStreamCreateWithFlags' flags.
+type Flags uint32
+
+// Stream flags.
+const (
+	Default     Flags = 0
+	NonBlocking Flags = 1
+)
+
+// Priorities, as hipDeviceGetStreamPriorityRange reports them: a lower
+// number is a higher priority.
+const (
+	PriorityLow  = 0
+	PriorityHigh = -1
+)
+
+// QueueSize is the number of packet slots of a stream's queue.
+const QueueSize = 1024
+
+// Stream is an ordered sequence of device work: one AQL queue. Its methods
+// are safe from several goroutines; work submitted by one goroutine runs in
+// submission order.
+type Stream struct {
+	dev      *gpu.Device
+	q        *rocr.Queue
+	flags    Flags
+	priority int
+
+	mu         sync.Mutex
+	tail       *buffer.Fence // last packet with a completion signal
+	ring       []entry       // in-flight packets, oldest first
+	head       int
+	count      int
+	err        atomic.Pointer[error]
+	closed     bool
+	launch     Launch
+	isDefault  bool
+	lastRecord *rocr.Signal // an event recorded after the tail
+}
+
+// entry is one in-flight packet and what it holds until it completes.
+type entry struct {
+	fence *buffer.Fence
+	deps  [aql.MaxBarrierDeps]*buffer.Fence
+	ndeps int
+	pin   uint64 // host slice pinned for a copy
+}
+
+// New creates a stream on dev (hipStreamCreate).
+func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, PriorityLow) }
+
+// NewWithFlags creates a stream with flags and a priority
+// (hipStreamCreateWithPriority). Priorities are recorded and reported; the
+// cpu agent runs every queue alike.
+func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap("stream create", err)
+	}
+	if flags&^NonBlocking != 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
+	}
+	if priority < PriorityHigh || priority > PriorityLow {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "priority %d outside [%d, %d]", priority, PriorityHigh, PriorityLow)
+	}
+	s := &Stream{dev: dev, flags: flags, priority: priority, ring: make([]entry, 2*QueueSize)}
+	q, err := dev.Agent().CreateQueue(QueueSize, rocr.QueueMulti, s.onError)
+	if err != nil {
+		return nil, gpu.Wrap("stream create", err)
+	}
+	s.q = q
+	s.launch.s = s
+	dev.Register(s)
+	return s, nil
+}
+
+type defaultKey struct{}
+
+// DefaultStream returns dev's default stream (the null stream, stream 0).
+// hipgo's default stream is an ordinary in-order stream, like HIP's
+// per-thread default stream: it does not implicitly synchronize with
+// other streams; use events or WaitEvent for that.
+func DefaultStream(dev *gpu.Device) (*Stream, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap("default stream", err)
+	}
+	v, err := dev.Value(defaultKey{}, func() (any, func() error, error) {
+		s, err := New(dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.isDefault = true
+		return s, s.destroy, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Stream), nil
+}
+
+func (s *Stream) onError(_ *rocr.Queue, err error) {
+	e := gpu.Wrap("stream", err)
+	s.err.CompareAndSwap(nil, &e)
+}
+
+// Device is the stream's device.
+func (s *Stream) Device() *gpu.Device { return s.dev }
+
+// Flags are the stream's flags.
+func (s *Stream) Flags() Flags { return s.flags }
+
+// Priority is the stream's priority.
+func (s *Stream) Priority() int { return s.priority }
+
+// Queue is the stream's AQL queue.
+func (s *Stream) Queue() *rocr.Queue { return s.q }
+
+// Err is the stream's sticky error: the first asynchronous failure.
+func (s *Stream) Err() error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// lock takes the stream for a submission and checks that it can take one.
+func (s *Stream) lock(op string) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+	}
+	if err := s.Err(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if err := s.dev.Valid(); err != nil {
+		s.mu.Unlock()
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
+// push records an in-flight packet, reaping completed ones and waiting for
+// the oldest when the ring is full.
+func (s *Stream) push() *entry {
+	s.reap(false)
+	for s.count == len(s.ring) {
+		s.reapOne(true)
+	}
+	e := &s.ring[(s.head+s.count)%len(s.ring)]
+	s.count++
+	return e
+}
+
+// reap releases completed in-flight packets; wait: wait for all of them.
+func (s *Stream) reap(wait bool) {
+	for s.count > 0 {
+		if !s.reapOne(wait) {
+			return
+		}
+	}
+}
+
+// reapOne releases the oldest run of entries up to and including the first
+// one with a fence, if that fence completed (or after waiting for it).
+func (s *Stream) reapOne(wait bool) bool {
+	n := 0
+	var f *buffer.Fence
+	for i := 0; i < s.count; i++ {
+		e := &s.ring[(s.head+i)%len(s.ring)]
+		n++
+		if e.fence != nil {
+			f = e.fence
+			break
+		}
+	}
+	if f == nil {
+		if !wait {
+			return false
+		}
+		// Trailing entries without a fence: the queue's last fence covers
+		// them only once a later packet completes; wait for the tail.
+		if s.tail != nil {
+			_ = s.tail.Wait(0)
+		}
+	} else if !f.Done() {
+		if !wait {
+			return false
+		}
+		_ = f.Wait(0)
+	}
+	for i := 0; i < n; i++ {
+		e := &s.ring[s.head]
+		if e.fence != nil {
+			e.fence.Release()
+		}
+		for j := 0; j < e.ndeps; j++ {
+			e.deps[j].Release()
+		}
+		if e.pin != 0 {
+			rocr.UnpinHost(e.pin)
+		}
+		*e = entry{}
+		s.head = (s.head + 1) % len(s.ring)
+		s.count--
+	}
+	return true
+}
+
+// submit writes one packet. body is the whole 64-byte packet; its header
+// word is replaced by h. A completion fence, if any, becomes the tail.
+func (s *Stream) submit(body unsafe.Pointer, h aql.Header, e *entry) error {
+	if _, err := s.q.Submit(body, h); err != nil {
+		return gpu.Wrap("submit", err)
+	}
+	if e.fence != nil {
+		if s.tail != nil {
+			s.tail.Release()
+		}
+		e.fence.Retain()
+		s.tail = e.fence
+		s.lastRecord = nil
+	}
+	return nil
+}
+
+var (
+	barrierHeader  = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)
+	agentHeader    = aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
+	dispatchHeader = aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
+)
+
+// barrier submits BARRIER_AND packets for deps, five to a packet; the
+// stream keeps the deps (whose references it takes over) until they
+// complete. completion, if nil, is a new fence, so every chain ends in a
+// packet whose completion the stream can see.
+func (s *Stream) barrier(deps []*buffer.Fence, completion *buffer.Fence) error {
+	if completion == nil {
+		f, err := buffer.NewFence(s.q.ID())
+		if err != nil {
+			for _, d := range deps {
+				d.Release()
+			}
+			return err
+		}
+		completion = f
+	}
+	for first := true; first || len(deps) > 0; first = false {
+		var p aql.BarrierAnd
+		e := s.push()
+		n := min(len(deps), aql.MaxBarrierDeps)
+		for i := 0; i < n; i++ {
+			p.DepSignal[i] = deps[i].Signal().Handle()
+			e.deps[i] = deps[i]
+		}
+		e.ndeps = n
+		deps = deps[n:]
+		if len(deps) == 0 && completion != nil {
+			p.CompletionSignal = completion.Signal().Handle()
+			e.fence = completion
+		}
+		if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Synchronize waits for all work on the stream (hipStreamSynchronize) and
+// returns the stream's sticky error, if any.
+func (s *Stream) Synchronize() error {
+	return s.SynchronizeContext(context.Background())
+}
+
+// SynchronizeContext is Synchronize that gives up when ctx is done; the
+// work goes on and a later Synchronize waits for it.
+func (s *Stream) SynchronizeContext(ctx context.Context) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "nil stream")
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "stream was destroyed")
+	}
+	t := s.tail
+	if t != nil {
+		t.Retain()
+	}
+	rec := s.lastRecord
+	s.mu.Unlock()
+	if rec != nil {
+		for rec.Load(rocr.Acquire) > 0 && !rec.Destroyed() {
+			if err := ctx.Err(); err != nil {
+				return gpu.Errorf(gpu.ErrorNotReady, "stream synchronize", "%v", err)
+			}
+			rec.Wait(rocr.CondEQ, 0, time.Millisecond, rocr.WaitActive)
+		}
+	}
+	if t != nil {
+		defer t.Release()
+		if ctx.Done() == nil {
+			_ = t.Wait(0)
+		} else {
+			for !t.Done() {
+				if err := ctx.Err(); err != nil {
+					return gpu.Errorf(gpu.ErrorNotReady, "stream synchronize", "%v", err)
+				}
+				_ = t.Wait(time.Millisecond)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.reap(false)
+	s.mu.Unlock()
+	return s.Err()
+}
+
+// Query reports whether all work on the stream completed: nil, the sticky
+// error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
+func (s *Stream) Query() error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream query", "nil stream")
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	t := s.tail
+	done := (t == nil || t.Done()) && (s.lastRecord == nil || s.lastRecord.Load(rocr.Acquire) <= 0)
+	s.mu.Unlock()
+	if !done {
+		return gpu.ErrNotReady
+	}
+	return s.Err()
+}
+
+// Destroy waits for the stream's work and releases it (hipStreamDestroy).
+// The default stream is destroyed by gpu.Shutdown only.
+func (s *Stream) Destroy() error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
+	}
+	if s.isDefault {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
+	}
+	return s.destroy()
+}
+
+func (s *Stream) destroy() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+	}
+	s.closed = true
+	s.reap(true)
+	if s.tail != nil {
+		s.tail.Release()
+		s.tail = nil
+	}
+	s.mu.Unlock()
+	s.dev.Unregister(s)
+	if s.q.Destroyed() {
+		return nil // the runtime was shut down
+	}
+	return gpu.Wrap("stream destroy", s.q.Destroy())
+}

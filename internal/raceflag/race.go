@@ -1,0 +1,7 @@
+//go:build race
+
+package raceflag
+
+// Enabled reports whether the race detector is on; its instrumentation
+// changes what allocates, so allocation assertions skip under it.
+const Enabled = true

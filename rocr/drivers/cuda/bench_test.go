@@ -1,0 +1,67 @@
+package cuda_test
+
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// The four measurements benchmarks/peers repeats with native C and CuPy on
+// the same PTX: launch + wait of `empty`, back-to-back launches, a dependency
+// across two queues, and vector_add of 2^26 float32.
+func BenchmarkCUDA(b *testing.B) {
+	a := setup(b)
+	empty, vadd := library(b, a)
+	q1, q2 := queue(b, a, 4096), queue(b, a, 4096)
+	s1, s2 := signal(b, 1), signal(b, 1)
+
+	b.Run("launch_sync", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s1.Store(1, rocr.Release)
+			dispatch(q1, empty, nil, 1, 1, s1)
+			s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		}
+	})
+	b.Run("launch_async", func(b *testing.B) {
+		b.ReportAllocs()
+		s1.Store(1, rocr.Release)
+		for i := 0; i < b.N-1; i++ {
+			dispatch(q1, empty, nil, 1, 1, nil)
+		}
+		dispatch(q1, empty, nil, 1, 1, s1)
+		s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+	})
+	b.Run("cross_queue", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s1.Store(1, rocr.Release)
+			s2.Store(1, rocr.Release)
+			dispatch(q1, empty, nil, 1, 1, s1)
+			barrier(q2, []*rocr.Signal{s1}, nil)
+			dispatch(q2, empty, nil, 1, 1, s2)
+			s2.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		}
+	})
+	b.Run("vector_add", func(b *testing.B) {
+		const n = 1 << 26
+		A, B, C := alloc(b, a, rocr.FlagCoarseGrained, 4*n), alloc(b, a, rocr.FlagCoarseGrained, 4*n), alloc(b, a, rocr.FlagCoarseGrained, 4*n)
+		defer A.Free()
+		defer B.Free()
+		defer C.Free()
+		args := vaddArgs{A: uint64(A.Base), B: uint64(B.Base), C: uint64(C.Base), N: n}
+		kb := args.bytes()
+		b.SetBytes(3 * 4 * n)
+		b.ReportAllocs()
+		for b.Loop() {
+			s1.Store(1, rocr.Release)
+			dispatch(q1, vadd, kb, n, 256, s1)
+			s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		}
+	})
+	for _, q := range []*rocr.Queue{q1, q2} {
+		if err := q.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,605 @@
+package cuda
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Layout of an executor's scratch page (mapped outside the Go heap, so the
+// driver may read it during a call): the launch's extra array and size, the
+// timestamp kernel's arguments, and a batch of two memory operations.
+const (
+	offExtra      = 0   // [5]uintptr
+	offExtraSize  = 48  // uintptr
+	offStampExtra = 64  // [5]uintptr
+	offStampSize  = 112 // uintptr
+	offStampArgs  = 128 // [3]uint64
+	offBatch      = 192 // [2]CUstreamBatchMemOpParams, 48 bytes each
+	batchOpSize   = 48
+	scratchSize   = 4096
+	pendingSlots  = 64
+)
+
+// pending remembers the value a completion write in flight will leave in a
+// signal, so a second packet on this queue that completes the same signal
+// before the first write lands writes one less.
+type pending struct {
+	handle uint64
+	value  int64
+	seq    uint64
+}
+
+// executor turns one soft queue's packets into work on a CUDA stream. Its
+// methods run on the queue's processor goroutine, which it locks to an OS
+// thread with the device's context current at the first packet.
+type executor struct {
+	dev     *device
+	api     *api
+	agent   *rocr.Agent
+	stream  uintptr
+	scratch uintptr
+
+	// progress holds the sequence number of the last completion write that
+	// landed; the GPU writes it together with each completion signal.
+	progress *rocr.Signal
+	progDev  uintptr
+	seq      uint64
+	pend     [pendingSlots]pending
+
+	sa      sysArgs // argument block for driver calls on this queue
+	bound   bool
+	memops  bool // cuStreamWriteValue64/WaitValue64 work on signal memory
+	batch   bool // cuStreamBatchMemOp writes both words in one call
+	profile bool // HIPGO_CUDA_PROFILE=1: timestamps on every packet with a completion signal
+	tsOff   uint64
+}
+
+func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
+	e := &executor{dev: d, api: d.api, agent: q.Agent(), profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1"}
+	var err error
+	if e.scratch, err = rocr.MapAnonymous(scratchSize); err != nil {
+		return nil, err
+	}
+	if e.progress, err = rocr.NewSignal(0); err != nil {
+		_ = rocr.Unmap(e.scratch, scratchSize)
+		return nil, err
+	}
+	e.progDev = devAddr(e.progress.Addr())
+	*(*uintptr)(rocr.At(e.scratch + offStampSize)) = 24
+	*(*[5]uintptr)(rocr.At(e.scratch + offStampExtra)) = [5]uintptr{launchParamBufferPtr, e.scratch + offStampArgs, launchParamBufferSize, e.scratch + offStampSize, launchParamEnd}
+	*(*[5]uintptr)(rocr.At(e.scratch + offExtra)) = [5]uintptr{launchParamBufferPtr, 0, launchParamBufferSize, e.scratch + offExtraSize, launchParamEnd}
+	err = d.with(func() error {
+		if r := res(purego.SyscallN(e.api.cuStreamCreate, uintptr(unsafe.Pointer(&e.stream)), streamNonBlocking)); r != cudaSuccess {
+			return cuErr("queue create", "cuStreamCreate", r)
+		}
+		e.probe()
+		return e.calibrate()
+	})
+	if err != nil {
+		e.release()
+		return nil, err
+	}
+	return e, nil
+}
+
+// probe finds which stream memory operations work on signal memory.
+func (e *executor) probe() {
+	a := e.api
+	if a.cuStreamWriteValue64 == 0 || a.cuStreamWaitValue64 == 0 || e.progDev == 0 {
+		return
+	}
+	if e.sa.call(a.cuStreamWriteValue64, e.stream, e.progDev, 0, 0) != cudaSuccess ||
+		e.sa.call(a.cuStreamWaitValue64, e.stream, e.progDev, 0, streamWaitValueEQ) != cudaSuccess ||
+		e.sa.call(a.cuStreamSynchronize, e.stream) != cudaSuccess {
+		return
+	}
+	e.memops = true
+	if a.cuStreamBatchMemOp != 0 {
+		e.setBatch(e.progDev, 0, e.progDev, 0)
+		e.batch = e.sa.call(a.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0) == cudaSuccess &&
+			e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess
+	}
+}
+
+// calibrate measures the offset between the GPU's %globaltimer and
+// rocr.Now, so GPU-written timestamps read in rocr's clock.
+func (e *executor) calibrate() error {
+	best, off := ^uint64(0), uint64(0)
+	e.tsOff = 0
+	for i := 0; i < 3; i++ {
+		e.progress.Store(0, rocr.Release)
+		t0 := rocr.Now()
+		if err := e.stamp(e.progress.Addr(), 0); err != nil {
+			return err
+		}
+		if r := e.sa.call(e.api.cuStreamSynchronize, e.stream); r != cudaSuccess {
+			return cuErr("queue create", "cuStreamSynchronize", r)
+		}
+		t1 := rocr.Now()
+		if g := uint64(e.progress.Load(rocr.Acquire)); t1-t0 < best && g != 0 {
+			best = t1 - t0
+			off = g - (t0+t1)/2
+		}
+	}
+	e.tsOff = off
+	e.progress.Store(0, rocr.Release)
+	return nil
+}
+
+// stamp launches the timestamp kernel writing to start and end (host
+// addresses in signal memory; 0 skips).
+func (e *executor) stamp(start, end uintptr) error {
+	k := e.dev.stamp
+	args := (*[3]uint64)(rocr.At(e.scratch + offStampArgs))
+	args[0], args[1], args[2] = uint64(devAddr(start)), uint64(devAddr(end)), e.tsOff
+	if start != 0 && args[0] == 0 || end != 0 && args[1] == 0 {
+		return nil
+	}
+	if r := e.sa.call(e.api.cuLaunchKernel, k.fn, 1, 1, 1, 1, 1, 1, 0, e.stream, 0, e.scratch+offStampExtra); r != cudaSuccess {
+		return cuErr("timestamp", "cuLaunchKernel", r)
+	}
+	return nil
+}
+
+func (e *executor) setBatch(a1 uintptr, v1 int64, a2 uintptr, v2 uint64) {
+	b := e.scratch + offBatch
+	*(*uint32)(rocr.At(b)) = memOpWriteValue64
+	*(*uintptr)(rocr.At(b + 8)) = a1
+	*(*int64)(rocr.At(b + 16)) = v1
+	*(*uint32)(rocr.At(b + 24)) = 0
+	b += batchOpSize
+	*(*uint32)(rocr.At(b)) = memOpWriteValue64
+	*(*uintptr)(rocr.At(b + 8)) = a2
+	*(*uint64)(rocr.At(b + 16)) = v2
+	*(*uint32)(rocr.At(b + 24)) = 0
+}
+
+// bind locks the processor goroutine to its thread and makes the context
+// current there, once.
+func (e *executor) bind() {
+	if !e.bound {
+		runtime.LockOSThread()
+		e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+		e.bound = true
+	}
+}
+
+// sync waits for the stream; error paths use it so no completion write of
+// this queue is still in flight when the processor completes a signal.
+func (e *executor) sync() error {
+	if r := e.sa.call(e.api.cuStreamSynchronize, e.stream); r != cudaSuccess {
+		return cuErr("queue", "cuStreamSynchronize", r)
+	}
+	return nil
+}
+
+func (e *executor) fail(err error) error {
+	if serr := e.sync(); serr != nil {
+		return errors.Join(err, serr)
+	}
+	return err
+}
+
+// next returns the value a completion signal will hold after this packet's
+// decrement. It assumes that while a packet of this queue completes the
+// signal, no other queue or host thread changes it (HSA leaves such races
+// undefined too).
+func (e *executor) next(s *rocr.Signal) int64 {
+	done := uint64(e.progress.Load(rocr.Acquire))
+	h := s.Handle()
+	slot, oldest := -1, 0
+	for i := range e.pend {
+		p := &e.pend[i]
+		if p.handle == h {
+			if p.seq > done {
+				p.value--
+				p.seq = e.seq
+				return p.value
+			}
+			slot = i
+			break
+		}
+		if slot < 0 && p.seq <= done {
+			slot = i
+		}
+		if p.seq < e.pend[oldest].seq {
+			oldest = i
+		}
+	}
+	if slot < 0 {
+		slot = oldest
+	}
+	v := s.Load(rocr.Acquire) - 1
+	e.pend[slot] = pending{handle: h, value: v, seq: e.seq}
+	return v
+}
+
+// complete makes the GPU complete signal h after the work queued so far.
+func (e *executor) complete(h uint64) error {
+	if h == 0 {
+		return nil
+	}
+	s, err := rocr.SignalFromHandle(h)
+	if err != nil {
+		return e.fail(err)
+	}
+	dev := devAddr(s.Addr())
+	if !e.memops || dev == 0 {
+		// No GPU write possible: wait for the stream, complete on the host.
+		if err := e.sync(); err != nil {
+			return err
+		}
+		s.Sub(1, rocr.Release)
+		return nil
+	}
+	s.MarkPolled()
+	e.seq++
+	v := e.next(s)
+	if e.batch {
+		e.setBatch(dev, v, e.progDev, e.seq)
+		if r := e.sa.call(e.api.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0); r != cudaSuccess {
+			return e.fail(cuErr("completion", "cuStreamBatchMemOp", r))
+		}
+		return nil
+	}
+	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, dev, uintptr(v), 0); r != cudaSuccess {
+		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
+	}
+	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(e.seq), 0); r != cudaSuccess {
+		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
+	}
+	return nil
+}
+
+// completeHost completes signal h on the host once the stream is idle.
+func completeHost(h uint64) {
+	if h == 0 {
+		return
+	}
+	if s, err := rocr.SignalFromHandle(h); err == nil {
+		s.SetTimestamps(rocr.Now(), rocr.Now())
+		s.Sub(1, rocr.Release)
+	}
+}
+
+// stampAround launches the timestamp kernel before (end=false) or after
+// a profiled packet.
+func (e *executor) stampAround(h uint64, end bool) error {
+	if !e.profile || h == 0 {
+		return nil
+	}
+	s, err := rocr.SignalFromHandle(h)
+	if err != nil || s.Addr() == 0 {
+		return nil
+	}
+	if end {
+		return e.stamp(0, s.Addr()+32)
+	}
+	return e.stamp(s.Addr()+24, 0)
+}
+
+func (e *executor) KernelName(obj uint64) string {
+	if k := lookupKernel(obj); k != nil {
+		return k.name
+	}
+	return "unknown"
+}
+
+func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
+	e.bind()
+	k := lookupKernel(p.KernelObject)
+	if k == nil {
+		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
+	}
+	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
+	grid := [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
+	for i := range block {
+		if block[i] == 0 || grid[i] == 0 || grid[i]%block[i] != 0 {
+			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v work-items is not a whole number of %v blocks (CUDA launches whole blocks)", k.name, grid, block))
+		}
+		grid[i] /= block[i]
+	}
+	if t := block[0] * block[1] * block[2]; t > k.maxThreads {
+		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: block of %d threads exceeds its limit of %d", k.name, t, k.maxThreads))
+	}
+	if p.GroupSegmentSize < k.static {
+		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.static))
+	}
+	dyn := p.GroupSegmentSize - k.static
+	if dyn > k.dynLimit.Load() {
+		if err := e.allowDynamic(k, dyn); err != nil {
+			return e.fail(err)
+		}
+	}
+	var extra uintptr
+	if k.argEnd > 0 {
+		if p.KernargAddress == 0 {
+			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: null kernarg address", k.name))
+		}
+		if err := e.checkBuffers(k, uintptr(p.KernargAddress)); err != nil {
+			return e.fail(err)
+		}
+		*(*uintptr)(rocr.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
+		*(*uintptr)(rocr.At(e.scratch + offExtraSize)) = uintptr(k.argEnd)
+		extra = e.scratch + offExtra
+	}
+	if err := e.stampAround(p.CompletionSignal, false); err != nil {
+		return e.fail(err)
+	}
+	if r := e.sa.call(e.api.cuLaunchKernel, k.fn, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]), uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(dyn), e.stream, 0, extra); r != cudaSuccess {
+		return e.fail(rocr.Errorf(r.status(), "dispatch", "kernel %s grid %v block %v shared %d: cuLaunchKernel: %v", k.name, grid, block, dyn, r))
+	}
+	if err := e.stampAround(p.CompletionSignal, true); err != nil {
+		return e.fail(err)
+	}
+	return e.complete(p.CompletionSignal)
+}
+
+// allowDynamic raises a kernel's dynamic shared memory limit (needed above
+// 48 KiB).
+func (e *executor) allowDynamic(k *kernel, n uint32) error {
+	if e.api.cuFuncSetAttribute == 0 || int(n)+int(k.static) > e.dev.info.MaxDynamicGroup {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: %d bytes of dynamic shared memory exceed the device's %d", k.name, n, e.dev.info.MaxDynamicGroup-int(k.static))
+	}
+	if r := e.sa.call(e.api.cuFuncSetAttribute, k.fn, funcAttrMaxDynamicSharedMem, uintptr(n)); r != cudaSuccess {
+		return rocr.Errorf(r.status(), "dispatch", "kernel %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %v", k.name, n, r)
+	}
+	k.dynLimit.Store(n)
+	return nil
+}
+
+// checkBuffers applies the ownership rules to the kernel's global-buffer
+// arguments, as every agent does.
+func (e *executor) checkBuffers(k *kernel, kernarg uintptr) error {
+	for _, off := range k.buffers {
+		addr := *(*uintptr)(rocr.At(kernarg + uintptr(off)))
+		if addr == 0 {
+			continue
+		}
+		al := rocr.FindAllocation(addr)
+		if al == nil {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s argument at offset %d: address %#x is not in any allocation", k.name, off, addr)
+		}
+		if err := al.CheckAccess(e.agent); err != nil {
+			return rocr.Errorf(rocr.StatusOf(err), "dispatch", "kernel %s argument at offset %d: %w", k.name, off, err)
+		}
+	}
+	return nil
+}
+
+// checkRange checks that [addr, addr+n) lies in one live allocation the
+// agent may access.
+func (e *executor) checkRange(addr, n uint64, what string) error {
+	if addr == 0 {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: null address", what)
+	}
+	al := rocr.FindAllocation(uintptr(addr))
+	if al == nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "copy", "%s: address %#x is not in any allocation", what, addr)
+	}
+	if err := al.CheckAccess(e.agent); err != nil {
+		return rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
+	}
+	if addr+n < addr || uintptr(addr+n) > al.Base+al.Size {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: [%#x, %#x) runs past the end of %s (%d bytes)", what, addr, addr+n, al, al.Size)
+	}
+	return nil
+}
+
+// end returns the address a copy end refers to: pool memory, or a pinned Go
+// slice (pageable host memory, kept alive by rocr.PinHost until the caller
+// has seen the completion signal).
+func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
+	if !host {
+		return uintptr(v), e.checkRange(v, n, what)
+	}
+	b, ok := rocr.HostBuffer(v)
+	if !ok {
+		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer %d is not pinned", what, v)
+	}
+	if uint64(len(b)) < n {
+		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer of %d bytes is shorter than %d", what, len(b), n)
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
+}
+
+func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) error {
+	e.bind()
+	switch p.Type {
+	case rocr.AgentCopy:
+		n, flags := p.Arg[2], p.Arg[3]
+		if n > 0 {
+			dst, err := e.end(p.Arg[0], n, flags&rocr.CopyDstHost != 0, "destination")
+			if err != nil {
+				return e.fail(err)
+			}
+			src, err := e.end(p.Arg[1], n, flags&rocr.CopySrcHost != 0, "source")
+			if err != nil {
+				return e.fail(err)
+			}
+			// Unified addressing: one call for every direction. Pageable
+			// sources are staged at the call and pageable destinations are
+			// written before it returns, so stream order holds for them.
+			if r := e.sa.call(e.api.cuMemcpyAsync, dst, src, uintptr(n), e.stream); r != cudaSuccess {
+				return e.fail(cuErr("copy", "cuMemcpyAsync", r))
+			}
+		}
+	case rocr.AgentFill:
+		if err := e.fill(p.Arg[0], p.Arg[1], p.Arg[2], p.Arg[3]); err != nil {
+			return e.fail(err)
+		}
+	case rocr.AgentCallback:
+		// Host callbacks run here, after the stream drains: no callback from a
+		// CUDA thread into Go is needed.
+		if err := e.sync(); err != nil {
+			return err
+		}
+		f, ok := rocr.TakeCallback(p.Arg[0])
+		if !ok {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
+		}
+		if err := runCallback(f); err != nil {
+			return err
+		}
+		completeHost(p.CompletionSignal)
+		return nil
+	default:
+		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type))
+	}
+	if err := e.stampAround(p.CompletionSignal, true); err != nil {
+		return e.fail(err)
+	}
+	return e.complete(p.CompletionSignal)
+}
+
+func (e *executor) fill(dst, pattern, count, es uint64) error {
+	if es != 1 && es != 2 && es != 4 && es != 8 {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
+	}
+	if count == 0 {
+		return nil
+	}
+	if count > (1<<62)/es {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
+	}
+	if err := e.checkRange(dst, count*es, "destination"); err != nil {
+		return err
+	}
+	if dst%es != 0 {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "destination %#x is not aligned to the %d-byte element", dst, es)
+	}
+	a := e.api
+	d, c := uintptr(dst), uintptr(count)
+	var r cuResult
+	switch es {
+	case 1:
+		r = e.sa.call(a.cuMemsetD8Async, d, uintptr(uint8(pattern)), c, e.stream)
+	case 2:
+		r = e.sa.call(a.cuMemsetD16Async, d, uintptr(uint16(pattern)), c, e.stream)
+	case 4:
+		r = e.sa.call(a.cuMemsetD32Async, d, uintptr(uint32(pattern)), c, e.stream)
+	case 8:
+		lo, hi := uintptr(uint32(pattern)), uintptr(uint32(pattern>>32))
+		if lo == hi {
+			r = e.sa.call(a.cuMemsetD32Async, d, lo, 2*c, e.stream)
+			break
+		}
+		// Two strided 32-bit fills: the low words, then the high words, as
+		// a 2D memset of one element per 8-byte row.
+		if r = e.sa.call(a.cuMemsetD2D32Async, d, 8, lo, 1, c, e.stream); r == cudaSuccess {
+			r = e.sa.call(a.cuMemsetD2D32Async, d+4, 8, hi, 1, c, e.stream)
+		}
+	}
+	if r != cudaSuccess {
+		return cuErr("fill", "cuMemset", r)
+	}
+	return nil
+}
+
+func runCallback(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// Barrier resolves BARRIER_AND on the GPU: the stream waits until each
+// dependency's value in signal memory is 0. BARRIER_OR, and dependencies a
+// GPU cannot see, are waited for here on the host.
+func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error {
+	e.bind()
+	if or || !e.memops {
+		if err := rocr.WaitBarrier(p, or); err != nil {
+			return e.fail(err)
+		}
+	} else {
+		for i, h := range p.DepSignal {
+			if h == 0 {
+				continue
+			}
+			s, err := rocr.SignalFromHandle(h)
+			if err != nil {
+				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
+			}
+			if s.Load(rocr.Acquire) == 0 {
+				// Already satisfied: its producer's failure, if any, is known.
+				if ferr := s.Err(); ferr != nil {
+					return e.fail(rocr.Errorf(rocr.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
+				}
+				continue
+			}
+			dev := devAddr(s.Addr())
+			if dev == 0 {
+				var one rocr.BarrierPacket
+				one.DepSignal[0] = h
+				if err := rocr.WaitBarrier(&one, false); err != nil {
+					return e.fail(err)
+				}
+				continue
+			}
+			if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, dev, 0, streamWaitValueEQ); r != cudaSuccess {
+				return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
+			}
+		}
+	}
+	if h := p.CompletionSignal; h != 0 {
+		// A barrier with a completion signal is an event record: it always
+		// carries the GPU time at which it passed.
+		if s, err := rocr.SignalFromHandle(h); err == nil && s.Addr() != 0 {
+			if err := e.stamp(s.Addr()+24, s.Addr()+32); err != nil {
+				return e.fail(err)
+			}
+		}
+	}
+	return e.complete(p.CompletionSignal)
+}
+
+// Close waits for the stream's work and releases the stream. It runs on the
+// processor goroutine as the queue is destroyed.
+func (e *executor) Close() error {
+	var err error
+	if e.bound {
+		err = e.destroyStream()
+		runtime.UnlockOSThread()
+		e.bound = false
+	} else {
+		err = e.dev.with(e.destroyStream)
+	}
+	return errors.Join(err, e.release())
+}
+
+func (e *executor) destroyStream() error {
+	if e.stream == 0 {
+		return nil
+	}
+	err := e.sync()
+	if r := e.sa.call(e.api.cuStreamDestroy, e.stream); r != cudaSuccess {
+		err = errors.Join(err, cuErr("queue destroy", "cuStreamDestroy", r))
+	}
+	e.stream = 0
+	return err
+}
+
+func (e *executor) release() error {
+	var errs []error
+	if e.stream != 0 {
+		errs = append(errs, e.dev.with(e.destroyStream))
+	}
+	if e.progress != nil {
+		errs = append(errs, e.progress.Destroy())
+		e.progress = nil
+	}
+	if e.scratch != 0 {
+		errs = append(errs, rocr.Unmap(e.scratch, scratchSize))
+		e.scratch = 0
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,244 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// cuResult is CUresult.
+type cuResult uintptr
+
+// CUresult values the driver reacts to.
+const (
+	cudaSuccess      cuResult = 0
+	cudaInvalidValue cuResult = 1
+	cudaOutOfMemory  cuResult = 2
+	cudaNoDevice     cuResult = 100
+	cudaNotReady     cuResult = 600
+	cudaNotSupported cuResult = 801
+)
+
+// Device attributes (CUdevice_attribute).
+const (
+	attrMaxThreadsPerBlock      = 1
+	attrMaxBlockDimX            = 2
+	attrMaxGridDimX             = 5
+	attrMaxSharedPerBlock       = 8
+	attrWarpSize                = 10
+	attrClockRate               = 13
+	attrMultiprocessorCount     = 16
+	attrCanMapHostMemory        = 19
+	attrPCIBusID                = 33
+	attrPCIDeviceID             = 34
+	attrMemoryClockRate         = 36
+	attrGlobalMemoryBusWidth    = 37
+	attrL2CacheSize             = 38
+	attrUnifiedAddressing       = 41
+	attrPCIDomainID             = 50
+	attrComputeCapabilityMajor  = 75
+	attrComputeCapabilityMinor  = 76
+	attrMaxSharedPerBlockOptin  = 97
+	funcAttrMaxThreadsPerBlock  = 0
+	funcAttrSharedSizeBytes     = 1
+	funcAttrLocalSizeBytes      = 3
+	funcAttrMaxDynamicSharedMem = 8
+)
+
+// Flags and option values of the driver API.
+const (
+	streamNonBlocking       = 0x1
+	memHostAllocPortable    = 0x1
+	memHostAllocDeviceMap   = 0x2
+	memHostRegisterPortable = 0x1
+	memHostRegisterDevMap   = 0x2
+	streamWaitValueEQ       = 0x1
+	memOpWriteValue64       = 5
+	jitInfoLogBuffer        = 3
+	jitInfoLogBufferSize    = 4
+	jitErrorLogBuffer       = 5
+	jitErrorLogBufferSize   = 6
+	launchParamEnd          = 0
+	launchParamBufferPtr    = 1
+	launchParamBufferSize   = 2
+)
+
+// api holds the entry points of libcuda.so.1. Required ones are resolved at
+// Open; optional ones are 0 when the installed driver lacks them.
+type api struct {
+	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet          uintptr
+	cuDeviceGetAttribute, cuDeviceGetName, cuDeviceTotalMem            uintptr
+	cuDeviceGetUuid, cuGetErrorName, cuGetErrorString                  uintptr
+	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease                uintptr
+	cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent                 uintptr
+	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize               uintptr
+	cuMemAlloc, cuMemFree, cuMemHostAlloc, cuMemFreeHost               uintptr
+	cuMemHostRegister, cuMemHostUnregister, cuMemHostGetDevicePointer  uintptr
+	cuMemcpyAsync, cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async uintptr
+	cuMemsetD2D32Async                                                 uintptr
+	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction            uintptr
+	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel             uintptr
+	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp      uintptr // optional
+}
+
+var lib struct {
+	once sync.Once
+	api  api
+	err  error
+}
+
+// libraryName can be overridden for tests of the absent-library path.
+var libraryName = "libcuda.so.1"
+
+// load opens libcuda once per process; the handle is never closed (libcuda
+// does not survive dlclose well, and a later Init reuses it).
+func load() (*api, error) {
+	lib.once.Do(func() {
+		name := libraryName
+		if v := os.Getenv("HIPGO_CUDA_LIBRARY"); v != "" {
+			name = v
+		}
+		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			lib.err = rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA driver: cannot open %s: %v", name, err)
+			return
+		}
+		lib.err = lib.api.resolve(h)
+	})
+	return &lib.api, lib.err
+}
+
+func (a *api) resolve(h uintptr) error {
+	var missing []string
+	sym := func(p *uintptr, names ...string) {
+		for _, n := range names {
+			if f, err := purego.Dlsym(h, n); err == nil && f != 0 {
+				*p = f
+				return
+			}
+		}
+		missing = append(missing, names[0])
+	}
+	opt := func(p *uintptr, names ...string) {
+		for _, n := range names {
+			if f, err := purego.Dlsym(h, n); err == nil && f != 0 {
+				*p = f
+				return
+			}
+		}
+	}
+	sym(&a.cuInit, "cuInit")
+	sym(&a.cuDriverGetVersion, "cuDriverGetVersion")
+	sym(&a.cuDeviceGetCount, "cuDeviceGetCount")
+	sym(&a.cuDeviceGet, "cuDeviceGet")
+	sym(&a.cuDeviceGetAttribute, "cuDeviceGetAttribute")
+	sym(&a.cuDeviceGetName, "cuDeviceGetName")
+	sym(&a.cuDeviceTotalMem, "cuDeviceTotalMem_v2")
+	sym(&a.cuDeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid")
+	sym(&a.cuGetErrorName, "cuGetErrorName")
+	sym(&a.cuGetErrorString, "cuGetErrorString")
+	sym(&a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
+	sym(&a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")
+	sym(&a.cuCtxPushCurrent, "cuCtxPushCurrent_v2")
+	sym(&a.cuCtxPopCurrent, "cuCtxPopCurrent_v2")
+	sym(&a.cuCtxSetCurrent, "cuCtxSetCurrent")
+	sym(&a.cuStreamCreate, "cuStreamCreate")
+	sym(&a.cuStreamDestroy, "cuStreamDestroy_v2")
+	sym(&a.cuStreamSynchronize, "cuStreamSynchronize")
+	sym(&a.cuMemAlloc, "cuMemAlloc_v2")
+	sym(&a.cuMemFree, "cuMemFree_v2")
+	sym(&a.cuMemHostAlloc, "cuMemHostAlloc")
+	sym(&a.cuMemFreeHost, "cuMemFreeHost")
+	sym(&a.cuMemHostRegister, "cuMemHostRegister_v2", "cuMemHostRegister")
+	sym(&a.cuMemHostUnregister, "cuMemHostUnregister")
+	sym(&a.cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2")
+	sym(&a.cuMemcpyAsync, "cuMemcpyAsync")
+	sym(&a.cuMemsetD8Async, "cuMemsetD8Async")
+	sym(&a.cuMemsetD16Async, "cuMemsetD16Async")
+	sym(&a.cuMemsetD32Async, "cuMemsetD32Async")
+	sym(&a.cuMemsetD2D32Async, "cuMemsetD2D32Async")
+	sym(&a.cuModuleLoadDataEx, "cuModuleLoadDataEx")
+	sym(&a.cuModuleUnload, "cuModuleUnload")
+	sym(&a.cuModuleGetFunction, "cuModuleGetFunction")
+	sym(&a.cuFuncGetAttribute, "cuFuncGetAttribute")
+	sym(&a.cuLaunchKernel, "cuLaunchKernel")
+	opt(&a.cuFuncSetAttribute, "cuFuncSetAttribute")
+	// CUDA 12 made stream memory operations core (the _v2 entry points);
+	// the v1 ones need a capability attribute that reads 0 there.
+	opt(&a.cuStreamWriteValue64, "cuStreamWriteValue64_v2")
+	opt(&a.cuStreamWaitValue64, "cuStreamWaitValue64_v2")
+	opt(&a.cuStreamBatchMemOp, "cuStreamBatchMemOp_v2")
+	if len(missing) > 0 {
+		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// call invokes a driver entry point with integer arguments. Arguments that
+// are addresses must point outside the Go heap (mmapped or driver memory),
+// or be converted at a purego.SyscallN call site instead.
+func call(f uintptr, args ...uintptr) cuResult {
+	r, _, _ := purego.SyscallN(f, args...)
+	return cuResult(r)
+}
+
+// res adapts purego.SyscallN's results for call sites that pass Go pointers.
+func res(r, _, _ uintptr) cuResult { return cuResult(r) }
+
+// cString reads a NUL-terminated C string.
+func cString(p uintptr) string {
+	if p == 0 {
+		return ""
+	}
+	var n uintptr
+	for *(*byte)(rocr.At(p + n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice((*byte)(rocr.At(p)), n))
+}
+
+func (r cuResult) String() string {
+	a := &lib.api
+	if a.cuGetErrorName == 0 {
+		return fmt.Sprintf("CUresult %d", uintptr(r))
+	}
+	var name, desc uintptr
+	res(purego.SyscallN(a.cuGetErrorName, uintptr(r), uintptr(unsafe.Pointer(&name))))
+	res(purego.SyscallN(a.cuGetErrorString, uintptr(r), uintptr(unsafe.Pointer(&desc))))
+	if name == 0 {
+		return fmt.Sprintf("CUresult %d", uintptr(r))
+	}
+	return fmt.Sprintf("%s (%d): %s", cString(name), uintptr(r), cString(desc))
+}
+
+// status maps a CUresult onto the closest HSA status.
+func (r cuResult) status() rocr.Status {
+	switch r {
+	case cudaInvalidValue:
+		return rocr.StatusErrorInvalidArgument
+	case cudaOutOfMemory:
+		return rocr.StatusErrorOutOfResources
+	case cudaNoDevice:
+		return rocr.StatusErrorInvalidAgent
+	case cudaNotSupported:
+		return rocr.StatusErrorNotSupported
+	}
+	if r >= 200 && r < 300 { // image, PTX and JIT errors
+		return rocr.StatusErrorInvalidCodeObject
+	}
+	if r >= 700 && r < 800 { // launch failures, illegal address, ...
+		return rocr.StatusErrorException
+	}
+	return rocr.StatusError
+}
+
+// cuErr turns a failed call into an rocr error naming the entry point.
+func cuErr(op, fn string, r cuResult) error {
+	return rocr.Errorf(r.status(), op, "%s: %v", fn, r)
+}

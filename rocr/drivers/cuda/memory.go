@@ -1,0 +1,91 @@
+package cuda
+
+import (
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// devicePool is the device's memory: coarse-grained, owned by one agent.
+type devicePool struct {
+	dev  *device
+	info rocr.PoolInfo
+}
+
+func (p *devicePool) Info() rocr.PoolInfo { return p.info }
+
+func (p *devicePool) Allocate(size uint64) (uintptr, error) {
+	var ptr uintptr
+	err := p.dev.with(func() error {
+		if r := res(purego.SyscallN(p.dev.api.cuMemAlloc, uintptr(unsafe.Pointer(&ptr)), uintptr(size))); r != cudaSuccess {
+			return cuErr("allocate", "cuMemAlloc", r)
+		}
+		return nil
+	})
+	return ptr, err
+}
+
+func (p *devicePool) Free(ptr uintptr, _ uint64) error {
+	return p.dev.with(func() error {
+		if r := call(p.dev.api.cuMemFree, ptr); r != cudaSuccess {
+			return cuErr("free", "cuMemFree", r)
+		}
+		return nil
+	})
+}
+
+// hostPool is page-locked host memory mapped into every device's address
+// space (the same address on both sides with unified addressing).
+type hostPool struct {
+	dev  *device
+	info rocr.PoolInfo
+}
+
+func (p *hostPool) Info() rocr.PoolInfo { return p.info }
+
+func (p *hostPool) Allocate(size uint64) (uintptr, error) {
+	var ptr uintptr
+	err := p.dev.with(func() error {
+		if r := res(purego.SyscallN(p.dev.api.cuMemHostAlloc, uintptr(unsafe.Pointer(&ptr)), uintptr(size), memHostAllocPortable|memHostAllocDeviceMap)); r != cudaSuccess {
+			return cuErr("allocate", "cuMemHostAlloc", r)
+		}
+		return nil
+	})
+	return ptr, err
+}
+
+func (p *hostPool) Free(ptr uintptr, _ uint64) error {
+	return p.dev.with(func() error {
+		if r := call(p.dev.api.cuMemFreeHost, ptr); r != cudaSuccess {
+			return cuErr("free", "cuMemFreeHost", r)
+		}
+		return nil
+	})
+}
+
+// kernargPool is plain mapped host memory: cuLaunchKernel copies the
+// kernarg image out of it (CU_LAUNCH_PARAM_BUFFER_POINTER) at launch.
+type kernargPool struct{ info rocr.PoolInfo }
+
+func (p *kernargPool) Info() rocr.PoolInfo { return p.info }
+
+func (p *kernargPool) Allocate(size uint64) (uintptr, error) {
+	return rocr.MapAnonymous(uintptr(size))
+}
+
+func (p *kernargPool) Free(ptr uintptr, size uint64) error { return rocr.Unmap(ptr, uintptr(size)) }
+
+// groupPool describes shared memory per block; it cannot be allocated.
+type groupPool struct{ info rocr.PoolInfo }
+
+func (p *groupPool) Info() rocr.PoolInfo { return p.info }
+
+func (p *groupPool) Allocate(uint64) (uintptr, error) {
+	return 0, rocr.Errorf(rocr.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")
+}
+
+func (p *groupPool) Free(uintptr, uint64) error {
+	return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "free", "the group segment is not allocatable")
+}
