@@ -18,6 +18,7 @@ type Device struct {
 	mu      sync.Mutex
 	syncers map[Synchronizer]struct{}
 	values  sync.Map
+	vmu     sync.Mutex // serializes Value's constructors
 }
 
 // Synchronizer is what Device.Synchronize waits for: the streams of the
@@ -228,8 +229,8 @@ func (d *Device) Value(key any, mk func() (any, func() error, error)) (any, erro
 	if v, ok := d.values.Load(key); ok {
 		return v.(*devValue).v, nil
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.vmu.Lock()
+	defer d.vmu.Unlock()
 	if v, ok := d.values.Load(key); ok {
 		return v.(*devValue).v, nil
 	}

@@ -66,7 +66,7 @@ type fakePool struct {
 }
 
 type fakeSymbol struct {
-	obj                           uint64
+	obj                          uint64
 	kaSize, kaAlign, group, priv uint32
 }
 
@@ -139,7 +139,7 @@ func newFake() *fakeHSA {
 			amdComputeUnitCount: 104, amdMaxClockMHz: 1700, amdBDFID: 0x2f<<8 | 3<<3, amdMemoryWidth: 4096,
 			amdMemoryMaxMHz: 1600, amdDomain: 2,
 		},
-		str: map[uint32]string{agentName: "gfx90a", agentVendor: "AMD", amdProductName: "AMD Instinct MI210", amdUUID: "GPU-0123456789abcdef"},
+		str:  map[uint32]string{agentName: "gfx90a", agentVendor: "AMD", amdProductName: "AMD Instinct MI210", amdUUID: "GPU-0123456789abcdef"},
 		isas: []string{"amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", "amdgcn-amd-amdhsa--gfx90a"},
 	}
 	gpu.pools = []poolH{
@@ -267,7 +267,7 @@ func (f *fakeHSA) AgentIterateISAs(h agentH, fn func(isaH) hsaStatus) hsaStatus 
 }
 
 func (f *fakeHSA) ISAGetInfo(i isaH, attr uint32, out unsafe.Pointer) hsaStatus {
-	name := f.agent(agentH(i>>8)).isas[i&0xff]
+	name := f.agent(agentH(i >> 8)).isas[i&0xff]
 	switch attr {
 	case isaNameLength:
 		*(*uint32)(out) = uint32(len(name) + 1) // ROCR counts the NUL
@@ -564,7 +564,10 @@ func (f *fakeHSA) ProfilingSetProfilerEnabled(amd uintptr, enable bool) hsaStatu
 	return hsaSuccess
 }
 
-func (f *fakeHSA) ProfilingAsyncCopyEnable(bool) hsaStatus { f.log("async_copy_enable"); return hsaSuccess }
+func (f *fakeHSA) ProfilingAsyncCopyEnable(bool) hsaStatus {
+	f.log("async_copy_enable")
+	return hsaSuccess
+}
 
 func (f *fakeHSA) ProfilingGetDispatchTime(a agentH, s signalH) (uint64, uint64, hsaStatus) {
 	f.mu.Lock()

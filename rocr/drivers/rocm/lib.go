@@ -103,10 +103,20 @@ func openLibrary() (hsaAPI, error) {
 	if loaded.l != nil {
 		return loaded.l, nil
 	}
+	l, err := loadLibrary(libraryPaths())
+	if err != nil {
+		return nil, err
+	}
+	loaded.l = l
+	return l, nil
+}
+
+// loadLibrary opens the first of paths that loads.
+func loadLibrary(paths []string) (*lib, error) {
 	var tried []string
 	var h uintptr
 	l := &lib{}
-	for _, p := range libraryPaths() {
+	for _, p := range paths {
 		var err error
 		h, err = purego.Dlopen(p, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {
@@ -127,7 +137,6 @@ func openLibrary() (hsaAPI, error) {
 		}
 		*s.p = p
 	}
-	loaded.l = l
 	return l, nil
 }
 

@@ -1,0 +1,130 @@
+// native_cuda.c: the peer of rocr/drivers/cuda's BenchmarkCUDA, on the CUDA
+// driver API, loading the same PTX file. Build and run on the GPU machine:
+//
+//   nvcc -O2 -o native native_cuda.c -lcuda && ./native kernels_sm90.ptx [count]
+//
+// Prints Go benchmark lines (BenchmarkNative/<metric> N ns/op [MB/s]).
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CK(x)                                                              \
+  do {                                                                     \
+    CUresult r_ = (x);                                                     \
+    if (r_ != CUDA_SUCCESS) {                                              \
+      const char* s_ = "?";                                                \
+      cuGetErrorName(r_, &s_);                                             \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_);     \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static CUfunction empty, vadd;
+static CUstream s1, s2;
+static CUevent ev;
+static CUdeviceptr a, b, c;
+static int n = 1 << 26;
+
+static void launch_empty(CUstream s) { CK(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL)); }
+
+static void launch_sync(int iters) {
+  for (int i = 0; i < iters; i++) {
+    launch_empty(s1);
+    CK(cuStreamSynchronize(s1));
+  }
+}
+
+static void launch_async(int iters) {
+  for (int i = 0; i < iters; i++) launch_empty(s1);
+  CK(cuStreamSynchronize(s1));
+}
+
+static void cross_queue(int iters) {
+  for (int i = 0; i < iters; i++) {
+    launch_empty(s1);
+    CK(cuEventRecord(ev, s1));
+    CK(cuStreamWaitEvent(s2, ev, 0));
+    launch_empty(s2);
+    CK(cuStreamSynchronize(s2));
+  }
+}
+
+static void vector_add(int iters) {
+  void* args[] = {&a, &b, &c, &n};
+  for (int i = 0; i < iters; i++) {
+    CK(cuLaunchKernel(vadd, n / 256, 1, 1, 256, 1, 1, 0, s1, args, NULL));
+    CK(cuStreamSynchronize(s1));
+  }
+}
+
+static void bench(const char* name, void (*f)(int), int iters, double bytes) {
+  f(iters / 10 + 1);  // warm up
+  double t0 = now_ns();
+  f(iters);
+  double ns = (now_ns() - t0) / iters;
+  if (bytes > 0)
+    printf("BenchmarkNative/%s\t%d\t%.1f ns/op\t%.2f MB/s\n", name, iters, ns, bytes / ns * 1e3);
+  else
+    printf("BenchmarkNative/%s\t%d\t%.1f ns/op\n", name, iters, ns);
+  fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s kernels.ptx [count]\n", argv[0]);
+    return 2;
+  }
+  int count = argc > 2 ? atoi(argv[2]) : 5;
+  FILE* f = fopen(argv[1], "rb");
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* ptx = malloc(len + 1);
+  if (fread(ptx, 1, len, f) != (size_t)len) return 1;
+  ptx[len] = 0;
+  fclose(f);
+
+  CUdevice dev;
+  CUcontext ctx;
+  CUmodule mod;
+  CK(cuInit(0));
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  CK(cuModuleLoadData(&mod, ptx));
+  CK(cuModuleGetFunction(&empty, mod, "empty"));
+  CK(cuModuleGetFunction(&vadd, mod, "vector_add"));
+  CK(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+  CK(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+  CK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+  CK(cuMemAlloc(&a, 4ull * n));
+  CK(cuMemAlloc(&b, 4ull * n));
+  CK(cuMemAlloc(&c, 4ull * n));
+  CK(cuMemsetD32(a, 0x3f800000, n));
+  CK(cuMemsetD32(b, 0x40000000, n));
+
+  for (int r = 0; r < count; r++) {
+    bench("launch_sync", launch_sync, 20000, 0);
+    bench("launch_async", launch_async, 100000, 0);
+    bench("cross_queue", cross_queue, 20000, 0);
+    bench("vector_add", vector_add, 300, 12.0 * n);
+  }
+  float host;
+  CK(cuMemcpyDtoH(&host, c + 4ull * (n - 1), 4));
+  if (host != 3.0f) {
+    fprintf(stderr, "vector_add: c[n-1] = %f, want 3\n", host);
+    return 1;
+  }
+  return 0;
+}
