@@ -128,6 +128,9 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
 			}
 			have = append(have, s.Targets()...)
+			if !strings.HasPrefix(want, "gfx") && !strings.HasPrefix(want, "sm_") {
+				return nil, nil // the device runs no GPU code object
+			}
 			obj, err := s.Select(want)
 			if err != nil {
 				if errors.Is(err, codeobj.ErrNoMatch) {

@@ -54,7 +54,7 @@ func (rt *runtime) discover() ([]*agent, error) {
 		}
 		return hsaSuccess
 	}); s != hsaSuccess && s != hsaInfoBreak {
-		return nil, rt.fail(s, "rocm", "hsa_iterate_agents")
+		return nil, rt.fail(s, "agents", "hsa_iterate_agents")
 	}
 	var out []*agent
 	for _, g := range gpus {
@@ -89,7 +89,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		return err
 	}
 	if device == nil {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "rocm", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
+		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
 	}
 	var host, kernarg *pool
 	for _, c := range cpus {
@@ -135,7 +135,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		}
 	}
 	if host == nil {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "rocm", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
+		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
 	}
 	a.host = host
 	a.pools = []rocr.PoolDriver{device, host}
@@ -173,7 +173,7 @@ func (a *agent) eachPool(owner agentH, f func(*pool)) error {
 		return err
 	}
 	if s != hsaSuccess && s != hsaInfoBreak {
-		return a.rt.fail(s, "rocm", "hsa_amd_agent_iterate_memory_pools")
+		return a.rt.fail(s, "pools", "hsa_amd_agent_iterate_memory_pools")
 	}
 	return nil
 }
@@ -296,7 +296,7 @@ func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
 // NewExecutor is not used: the agent's queues are hardware rings
 // (CreateHardwareQueue) that the GPU's command processor reads.
 func (a *agent) NewExecutor(*rocr.Queue) (rocr.Executor, error) {
-	return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidQueueCreation, "rocm", "%s has hardware queues only", a.info.Name)
+	return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
 }
 
 // Close destroys the executables still loaded; rocr has already destroyed

@@ -47,7 +47,7 @@ func (d *driver) Open() ([]rocr.AgentDriver, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rt != nil {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidRuntimeState, "rocm", "driver already open")
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidRuntimeState, "open", "driver already open")
 	}
 	api, err := d.open()
 	if err != nil {
@@ -60,7 +60,7 @@ func (d *driver) Open() ([]rocr.AgentDriver, error) {
 	rt.alive.Store(true)
 	agents, err := rt.discover()
 	if err == nil && len(agents) == 0 {
-		err = rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "rocm", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
+		err = rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "hsa_iterate_agents", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
 	}
 	if err != nil {
 		rt.alive.Store(false)
@@ -84,7 +84,7 @@ func noAgent(api hsaAPI, s hsaStatus) error {
 	if _, err := os.Stat("/dev/kfd"); errors.Is(err, os.ErrNotExist) {
 		msg += " (/dev/kfd does not exist: the amdgpu kernel driver is not loaded or no AMD GPU is present)"
 	}
-	return &rocr.Error{Status: rocr.Status(s), Sentinel: rocr.ErrNoAgent, Op: "rocm", Msg: msg}
+	return &rocr.Error{Status: rocr.Status(s), Sentinel: rocr.ErrNoAgent, Op: "hsa_init", Msg: msg}
 }
 
 // Close shuts ROCR down after rocr closed every agent.

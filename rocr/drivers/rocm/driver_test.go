@@ -245,7 +245,7 @@ func TestQueuePackets(t *testing.T) {
 	}
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = 256, 1, 1
-	p.GridSizeX, p.GridSizeY, p.GridSizeZ = 1 << 20, 1, 1
+	p.GridSizeX, p.GridSizeY, p.GridSizeZ = 1<<20, 1, 1
 	p.KernelObject = 0x7f00_dead_0000
 	p.KernargAddress = uint64(q.Kernarg(id))
 	*(*uint64)(rocr.At(q.Kernarg(id))) = 0x1234

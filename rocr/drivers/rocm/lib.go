@@ -126,13 +126,13 @@ func loadLibrary(paths []string) (*lib, error) {
 		tried = append(tried, fmt.Sprintf("%s (%v)", p, err))
 	}
 	if h == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "rocm",
+		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen",
 			"ROCm runtime not found: tried %s; install ROCm or libhsa-runtime64-1, or set %s", strings.Join(tried, ", "), LibraryEnv)
 	}
 	for _, s := range l.symbols() {
 		p, err := purego.Dlsym(h, s.name)
 		if err != nil {
-			return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "rocm",
+			return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen",
 				"%s lacks %s (a ROCm older than 5.0?)", l.path, s.name)
 		}
 		*s.p = p

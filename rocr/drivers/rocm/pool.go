@@ -21,7 +21,7 @@ func (p *pool) read() error {
 	var size, granule, align uint64 // size_t
 	var allowed, all bool
 	if s := api.PoolGetInfo(p.h, poolSegment, unsafe.Pointer(&seg)); s != hsaSuccess {
-		return p.rt.fail(s, "rocm", "pool %#x segment", uint64(p.h))
+		return p.rt.fail(s, "pools", "pool %#x segment", uint64(p.h))
 	}
 	if rocr.Segment(seg) == rocr.SegmentGlobal {
 		api.PoolGetInfo(p.h, poolGlobalFlags, unsafe.Pointer(&flags))

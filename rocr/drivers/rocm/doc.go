@@ -1,0 +1,85 @@
+// Package rocm is hipgo's driver for AMD GPUs over the installed ROCm
+// runtime (ROCR, libhsa-runtime64.so.1). It registers itself with rocr as
+// the driver "rocm", priority 30 (before cuda and cpu). Import it for its
+// side effect; the gpu package does.
+//
+// # What it does
+//
+// Open loads libhsa-runtime64.so.1 with purego (no cgo): $HIPGO_ROCM_LIB if
+// set, else the dynamic linker's search path, $ROCM_PATH/lib and
+// /opt/rocm/lib. A missing library is an error wrapping rocr.ErrNotSupported
+// that lists the paths tried. hsa_init failing, as it does without
+// /dev/kfd, is "no AMD agent: <hsa_status_string text>" wrapping
+// rocr.ErrNoAgent; after a failed hsa_init nothing else in ROCR is called
+// (but hsa_status_string), it leaves no thread behind, and rocr.Init moves
+// on to the next driver. The library stays loaded for the life of the
+// process.
+//
+// Agents are ROCR's GPU kernel agents (hsa_iterate_agents); ROCR's CPU
+// agents only lend their system pools. Each agent offers, in this order,
+// the coarse-grained device pool (hipMalloc), the fine-grained system pool
+// of the first CPU agent the GPU may access (hipHostMalloc, followed by
+// hsa_amd_agents_allow_access where ROCR says access is off by default),
+// that CPU agent's kernarg pool, and the group segment (LDS).
+//
+// Queues are hsa_queue_create rings (rocr.HardwareQueues): rocr reserves
+// slots by atomic add on amd_queue_t's write_dispatch_id, writes packets
+// with the same rocr/aql code as every agent, publishes the header with one
+// release store and rings the doorbell with hsa_signal_store_screlease.
+// Profiling is on, so completion signals carry dispatch timestamps
+// (hsa_amd_profiling_get_dispatch_time, scaled to nanoseconds by
+// HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY). Queue errors reach one callback,
+// created once per process, and are handed to BindQueueErrors's function.
+//
+// Signals that the GPU completes must be ROCR's: the agent's NewSignal
+// (hsa_signal_create) returns a rocr.SignalBackend to wrap with
+// rocr.NewSignalWithBackend. rocr.NewSignal's soft signals live in host
+// memory ROCR knows nothing of; packets and copies on this agent must not
+// name them.
+//
+// A GPU cannot run hipgo's AGENT_DISPATCH copy and fill packets. The agent
+// offers CopyAsync (hsa_amd_memory_async_copy, ordered by dependency
+// signals, decrementing a completion signal) and FillAsync
+// (hsa_amd_memory_fill, or a staged copy for patterns it cannot express),
+// which the gpu layer calls in their place. Both ends must lie in this
+// driver's pool allocations; Go memory is staged through host memory.
+//
+// Code objects load with hsa_code_object_reader_create_from_memory (from a
+// copy outside the Go heap, which ROCR may keep pointing at),
+// hsa_executable_create_alt (HSA_PROFILE_FULL, default rounding, as HIP
+// does), hsa_executable_load_agent_code_object and hsa_executable_freeze;
+// each kernel is found by its "NAME.kd" symbol, and its kernel object and
+// segment sizes are read from ROCR.
+//
+// All methods are safe for concurrent use. Signal waits block an OS thread
+// in hsa_signal_wait_scacquire.
+//
+// # What was run, and where
+//
+// Nothing in this package has run on AMD hardware: no AMD GPU is reachable
+// from the machines this project is developed and tested on. What was
+// checked:
+//
+//   - Against Debian's libhsa-runtime-dev 5.2 headers (abi_test.go, with a C
+//     compiler): every enum value, struct size and field offset the driver
+//     uses, including hsa_queue_t and amd_queue_t's dispatch ids, and the
+//     prototype of every ROCR function it calls, compared with the
+//     compiler's type compatibility against the way lib.go passes arguments.
+//   - Against Debian's libhsa-runtime64-1 5.2.3 (init_test.go): the library
+//     loads, every function resolves, hsa_init fails without /dev/kfd, the
+//     error carries ROCR's status string, and rocr.Init falls back to the
+//     cpu agent; HIPGO_DRIVER=rocm fails with rocr.ErrNoAgent.
+//   - Against a fake of ROCR's function table (fake_test.go): agent and pool
+//     selection, agent properties, kernarg placement and access, packets
+//     written into a ring laid out as amd_queue_t and run by a fake command
+//     processor, doorbell stores, completion and timestamps, queue errors,
+//     executable loading, copies, fills, shutdown.
+//
+// Not checked anywhere: that ROCR's real callbacks reach Go through purego
+// on ROCR's threads, the GPU's view of the packets, the copy engines, and
+// timing. TestDevice does those on an AMD machine:
+//
+//	HIPGO_DRIVER=rocm HIPGO_REQUIRE=hsa,rocm-lib,rocm go test -race ./rocr/drivers/rocm/
+//
+// or build it here with CGO_ENABLED=0 go test -c and run the binary there.
+package rocm
