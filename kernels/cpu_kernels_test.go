@@ -74,28 +74,32 @@ func (e *cpuEnv) buf(n int) (rocr.Ptr[float32], []float32) {
 	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(rocr.At(al.Base)), n)
 }
 
-// launch is a HIP launch: grid in work-groups, block in work-items,
+// cpuLaunch is a HIP launch: grid in work-groups, block in work-items,
 // dynamic group memory in bytes on top of the kernel's static group memory.
-type launch struct {
+type cpuLaunch struct {
 	grid, block [3]uint32
 	dynShared   uint32
+	// items, when set, is the AQL grid in work-items, which HSA (not HIP)
+	// lets end in a partial work-group.
+	items [3]uint32
 }
 
-func dim1(groups, block uint32) launch {
-	return launch{grid: [3]uint32{groups, 1, 1}, block: [3]uint32{block, 1, 1}}
+func cpuLaunch1D(groups, block uint32) cpuLaunch {
+	return cpuLaunch{grid: [3]uint32{groups, 1, 1}, block: [3]uint32{block, 1, 1}}
 }
 
-// dispatch submits one kernel dispatch through the queue, completing sig;
-// run also waits for it and returns its error.
-func dispatch[A any](e *cpuEnv, name string, args *A, l launch, sig *rocr.Signal) {
+// cpuDispatch submits one kernel dispatch through the queue, completing sig;
+// cpuRun also waits for it and returns its error.
+func cpuDispatch[A any](e *cpuEnv, name string, args *A, l cpuLaunch, sig *rocr.Signal) {
 	e.t.Helper()
 	e.dispatchRaw(name, unsafe.Pointer(args), unsafe.Sizeof(*args), l, sig)
 }
 
-// dispatchRaw is dispatch's body. It is not generic: go1.26.8 fails with an
-// internal compiler error (disjointTypes, while lowering the copy of the
-// kernarg bytes) when it is.
-func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l launch, sig *rocr.Signal) {
+// dispatchRaw is cpuDispatch's body, with the size as a variable: go1.26.8
+// crashes (internal compiler error in ssa.disjointTypes) on a copy of a
+// constant size into memory addressed through rocr.At, which the generic
+// body with unsafe.Sizeof(*args) would be.
+func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l cpuLaunch, sig *rocr.Signal) {
 	e.t.Helper()
 	sym, err := rocr.FindKernel(e.exe, name)
 	if err != nil {
@@ -123,6 +127,9 @@ func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l l
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = uint16(l.block[0]), uint16(l.block[1]), uint16(l.block[2])
 	// AQL grids count work-items; HIP's count work-groups.
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = l.grid[0]*l.block[0], l.grid[1]*l.block[1], l.grid[2]*l.block[2]
+	if l.items != [3]uint32{} {
+		p.GridSizeX, p.GridSizeY, p.GridSizeZ = l.items[0], l.items[1], l.items[2]
+	}
 	p.KernelObject = sym.Object
 	p.KernargAddress = uint64(ka)
 	p.GroupSegmentSize, p.PrivateSegmentSize = sym.GroupSegmentSize+l.dynShared, 0
@@ -130,36 +137,36 @@ func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l l
 	e.q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem), dims)
 }
 
-func run[A any](e *cpuEnv, name string, args *A, l launch) error {
+func cpuRun[A any](e *cpuEnv, name string, args *A, l cpuLaunch) error {
 	e.t.Helper()
 	sig, err := rocr.NewSignal(1)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer func() { _ = sig.Destroy() }()
-	dispatch(e, name, args, l, sig)
+	cpuDispatch(e, name, args, l, sig)
 	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
 		e.t.Fatalf("%s: signal still %d", name, v)
 	}
 	return sig.Err()
 }
 
-func mustRun[A any](e *cpuEnv, name string, args *A, l launch) {
+func cpuMustRun[A any](e *cpuEnv, name string, args *A, l cpuLaunch) {
 	e.t.Helper()
-	if err := run(e, name, args, l); err != nil {
+	if err := cpuRun(e, name, args, l); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-func ceilDiv(a, b int) uint32 { return uint32((a + b - 1) / b) }
+func cpuBlocks(a, b int) uint32 { return uint32((a + b - 1) / b) }
 
-func randFill(r *rand.Rand, xs []float32) {
+func cpuRandFill(r *rand.Rand, xs []float32) {
 	for i := range xs {
 		xs[i] = 2*r.Float32() - 1
 	}
 }
 
-func toF64(xs []float32) []float64 {
+func cpuF64(xs []float32) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		out[i] = float64(x)
@@ -167,9 +174,9 @@ func toF64(xs []float32) []float64 {
 	return out
 }
 
-// checkClose fails unless got and want agree within tol, relative to the
+// cpuCheckClose fails unless got and want agree within tol, relative to the
 // larger of 1 and |want|.
-func checkClose(t *testing.T, what string, got []float32, want []float64, tol float64) {
+func cpuCheckClose(t *testing.T, what string, got []float32, want []float64, tol float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
@@ -187,17 +194,17 @@ func checkClose(t *testing.T, what string, got []float32, want []float64, tol fl
 	}
 }
 
-// checkUntouched fails unless every value of xs is the sentinel.
-func checkUntouched(t *testing.T, what string, xs []float32, sentinel float32) {
+// cpuCheckUntouched fails unless every value of xs is still cpuSentinel.
+func cpuCheckUntouched(t *testing.T, what string, xs []float32) {
 	t.Helper()
 	for i, x := range xs {
-		if math.Float32bits(x) != math.Float32bits(sentinel) {
+		if math.Float32bits(x) != math.Float32bits(cpuSentinel) {
 			t.Fatalf("%s[%d] = %v: written past the edge", what, i, x)
 		}
 	}
 }
 
-const sentinel = float32(-12345.5)
+const cpuSentinel = float32(-12345.5)
 
 func TestArgLayout(t *testing.T) {
 	type off struct {
@@ -311,7 +318,7 @@ func TestCPUSet(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	mustRun(e, "empty", &EmptyArgs{}, dim1(3, 64))
+	cpuMustRun(e, "empty", &EmptyArgs{}, cpuLaunch1D(3, 64))
 }
 
 func TestVectorAdd(t *testing.T) {
@@ -321,22 +328,49 @@ func TestVectorAdd(t *testing.T) {
 	a, A := e.buf(n)
 	b, B := e.buf(n)
 	c, C := e.buf(n + pad)
-	randFill(r, A)
-	randFill(r, B)
+	cpuRandFill(r, A)
+	cpuRandFill(r, B)
 	for i := range C {
-		C[i] = sentinel
+		C[i] = cpuSentinel
 	}
-	mustRun(e, "vector_add", &VectorAddArgs{a, b, c, n}, dim1(ceilDiv(n, block), block))
+	cpuMustRun(e, "vector_add", &VectorAddArgs{a, b, c, n}, cpuLaunch1D(cpuBlocks(n, block), block))
 	want := make([]float64, n)
-	floats.AddTo(want, toF64(A), toF64(B))
-	checkClose(t, "C", C[:n], want, 1e-6)
-	checkUntouched(t, "C", C[n:], sentinel)
+	floats.AddTo(want, cpuF64(A), cpuF64(B))
+	cpuCheckClose(t, "C", C[:n], want, 1e-6)
+	cpuCheckUntouched(t, "C", C[n:])
 
 	// n past the end of c fails the dispatch instead of writing past it.
-	if err := run(e, "vector_add", &VectorAddArgs{a, b, c, n + pad + 1}, dim1(ceilDiv(n+pad+1, block), block)); err == nil {
+	if err := cpuRun(e, "vector_add", &VectorAddArgs{a, b, c, n + pad + 1}, cpuLaunch1D(cpuBlocks(n+pad+1, block), block)); err == nil {
 		t.Fatal("vector_add past the end of its buffers succeeded")
 	} else {
 		t.Log(err)
+	}
+}
+
+// TestVectorAddPartialGroup launches AQL grids that end in a partial
+// work-group: work-items that do not exist write nothing.
+func TestVectorAddPartialGroup(t *testing.T) {
+	e := newCPUEnv(t)
+	const n, block = 1000, 256
+	a, A := e.buf(n)
+	b, B := e.buf(n)
+	c, C := e.buf(n)
+	for i := range A {
+		A[i], B[i] = float32(i), 0.5
+	}
+	for _, items := range []int{n, 900} {
+		for i := range C {
+			C[i] = cpuSentinel
+		}
+		l := cpuLaunch1D(cpuBlocks(items, block), block)
+		l.items = [3]uint32{uint32(items), 1, 1}
+		cpuMustRun(e, "vector_add", &VectorAddArgs{a, b, c, n}, l)
+		for i := range items {
+			if C[i] != float32(i)+0.5 {
+				t.Fatalf("grid of %d: C[%d] = %v", items, i, C[i])
+			}
+		}
+		cpuCheckUntouched(t, "C", C[items:])
 	}
 }
 
@@ -347,16 +381,16 @@ func TestSaxpy(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	x, X := e.buf(n)
 	y, Y := e.buf(n + pad)
-	randFill(r, X)
-	randFill(r, Y)
+	cpuRandFill(r, X)
+	cpuRandFill(r, Y)
 	for i := n; i < len(Y); i++ {
-		Y[i] = sentinel
+		Y[i] = cpuSentinel
 	}
 	want32 := append([]float32(nil), Y[:n]...)
 	blas32.Axpy(alpha, blas32.Vector{N: n, Inc: 1, Data: X}, blas32.Vector{N: n, Inc: 1, Data: want32})
-	mustRun(e, "saxpy", &SaxpyArgs{alpha, x, y, n}, dim1(ceilDiv(n, block), block))
-	checkClose(t, "Y", Y[:n], toF64(want32), 1e-6)
-	checkUntouched(t, "Y", Y[n:], sentinel)
+	cpuMustRun(e, "saxpy", &SaxpyArgs{alpha, x, y, n}, cpuLaunch1D(cpuBlocks(n, block), block))
+	cpuCheckClose(t, "Y", Y[:n], cpuF64(want32), 1e-6)
+	cpuCheckUntouched(t, "Y", Y[n:])
 }
 
 func TestFillF32(t *testing.T) {
@@ -364,15 +398,15 @@ func TestFillF32(t *testing.T) {
 	const n, block, pad = 1000, 256, 24
 	p, P := e.buf(n + pad)
 	for i := range P {
-		P[i] = sentinel
+		P[i] = cpuSentinel
 	}
-	mustRun(e, "fill_f32", &FillF32Args{p, 2.5, n}, dim1(ceilDiv(n, block), block))
+	cpuMustRun(e, "fill_f32", &FillF32Args{p, 2.5, n}, cpuLaunch1D(cpuBlocks(n, block), block))
 	for i, v := range P[:n] {
 		if v != 2.5 {
 			t.Fatalf("P[%d] = %v, want 2.5", i, v)
 		}
 	}
-	checkUntouched(t, "P", P[n:], sentinel)
+	cpuCheckUntouched(t, "P", P[n:])
 }
 
 func TestReduceSum(t *testing.T) {
@@ -381,11 +415,11 @@ func TestReduceSum(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	in, In := e.buf(n)
 	partial, Partial := e.buf(groups + 1)
-	randFill(r, In)
-	Partial[groups] = sentinel
-	l := dim1(groups, block)
+	cpuRandFill(r, In)
+	Partial[groups] = cpuSentinel
+	l := cpuLaunch1D(groups, block)
 	l.dynShared = 4 * block
-	mustRun(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, l)
+	cpuMustRun(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, l)
 	// Each partial is the sum of its group's grid-stride slices.
 	for b := range groups {
 		var mine []float64
@@ -398,14 +432,14 @@ func TestReduceSum(t *testing.T) {
 			t.Errorf("partial[%d] = %v, want %v", b, got, want)
 		}
 	}
-	checkUntouched(t, "partial", Partial[groups:], sentinel)
-	total := floats.Sum(toF64(Partial[:groups]))
-	if want := floats.Sum(toF64(In)); !scalar.EqualWithinAbsOrRel(total, want, 1e-3, 1e-5) {
+	cpuCheckUntouched(t, "partial", Partial[groups:])
+	total := floats.Sum(cpuF64(Partial[:groups]))
+	if want := floats.Sum(cpuF64(In)); !scalar.EqualWithinAbsOrRel(total, want, 1e-3, 1e-5) {
 		t.Fatalf("sum of partials = %v, want %v", total, want)
 	}
 
 	// Without its dynamic group memory the kernel fails the dispatch.
-	if err := run(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, dim1(groups, block)); err == nil {
+	if err := cpuRun(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, cpuLaunch1D(groups, block)); err == nil {
 		t.Fatal("reduce_sum without dynamic group memory succeeded")
 	} else {
 		t.Log(err)
@@ -435,9 +469,9 @@ func TestTranspose(t *testing.T) {
 	const rows, cols, pad = 70, 45, 16
 	r := rand.New(rand.NewPCG(7, 8))
 	in, In := e.buf(rows * cols)
-	randFill(r, In)
-	want := mat.DenseCopyOf(mat.NewDense(rows, cols, toF64(In)).T())
-	l := launch{grid: [3]uint32{ceilDiv(cols, 32), ceilDiv(rows, 32), 1}, block: [3]uint32{32, 8, 1}}
+	cpuRandFill(r, In)
+	want := mat.DenseCopyOf(mat.NewDense(rows, cols, cpuF64(In)).T())
+	l := cpuLaunch{grid: [3]uint32{cpuBlocks(cols, 32), cpuBlocks(rows, 32), 1}, block: [3]uint32{32, 8, 1}}
 	for _, k := range []struct {
 		env  *cpuEnv
 		name string
@@ -445,14 +479,14 @@ func TestTranspose(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			out, Out := e.buf(rows*cols + pad)
 			for i := range Out {
-				Out[i] = sentinel
+				Out[i] = cpuSentinel
 			}
-			mustRun(k.env, k.name, &TransposeArgs{in, out, rows, cols}, l)
-			got := mat.NewDense(cols, rows, toF64(Out[:rows*cols]))
+			cpuMustRun(k.env, k.name, &TransposeArgs{in, out, rows, cols}, l)
+			got := mat.NewDense(cols, rows, cpuF64(Out[:rows*cols]))
 			if !mat.Equal(got, want) {
 				t.Fatalf("out != in^T:\n%v", mat.Formatted(got))
 			}
-			checkUntouched(t, "out", Out[rows*cols:], sentinel)
+			cpuCheckUntouched(t, "out", Out[rows*cols:])
 		})
 	}
 }
@@ -465,15 +499,15 @@ func TestSgemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	a, A := e.buf(m * k)
 	b, B := e.buf(k * n)
-	randFill(r, A)
-	randFill(r, B)
+	cpuRandFill(r, A)
+	cpuRandFill(r, B)
 	C0 := make([]float32, m*n)
-	randFill(r, C0)
+	cpuRandFill(r, C0)
 	want := blas32.General{Rows: m, Cols: n, Stride: n, Data: append([]float32(nil), C0...)}
 	blas32.Gemm(blas.NoTrans, blas.NoTrans, alpha,
 		blas32.General{Rows: m, Cols: k, Stride: k, Data: A},
 		blas32.General{Rows: k, Cols: n, Stride: n, Data: B}, beta, want)
-	l := launch{grid: [3]uint32{ceilDiv(n, 16), ceilDiv(m, 16), 1}, block: [3]uint32{16, 16, 1}}
+	l := cpuLaunch{grid: [3]uint32{cpuBlocks(n, 16), cpuBlocks(m, 16), 1}, block: [3]uint32{16, 16, 1}}
 	var results [][]float32
 	for _, kern := range []struct {
 		env  *cpuEnv
@@ -482,11 +516,11 @@ func TestSgemm(t *testing.T) {
 		c, C := e.buf(m*n + pad)
 		copy(C, C0)
 		for i := m * n; i < len(C); i++ {
-			C[i] = sentinel
+			C[i] = cpuSentinel
 		}
-		mustRun(kern.env, kern.name, &SgemmArgs{m, n, k, alpha, a, b, beta, c}, l)
-		checkClose(t, kern.name, C[:m*n], toF64(want.Data), 1e-5)
-		checkUntouched(t, kern.name, C[m*n:], sentinel)
+		cpuMustRun(kern.env, kern.name, &SgemmArgs{m, n, k, alpha, a, b, beta, c}, l)
+		cpuCheckClose(t, kern.name, C[:m*n], cpuF64(want.Data), 1e-5)
+		cpuCheckUntouched(t, kern.name, C[m*n:])
 		results = append(results, C[:m*n])
 	}
 	// The blocked path adds the products in the HIP kernel's order, so it
@@ -506,26 +540,26 @@ type vectorAdd2p24 struct {
 	A, B, C []float32
 }
 
-const n2p24 = 1 << 24
+const cpuN2p24 = 1 << 24
 
 func newVectorAdd2p24(b *testing.B) *vectorAdd2p24 {
 	e := newCPUEnv(b)
 	v := &vectorAdd2p24{e: e}
 	var a, bb, c rocr.Ptr[float32]
-	a, v.A = e.buf(n2p24)
-	bb, v.B = e.buf(n2p24)
-	c, v.C = e.buf(n2p24)
+	a, v.A = e.buf(cpuN2p24)
+	bb, v.B = e.buf(cpuN2p24)
+	c, v.C = e.buf(cpuN2p24)
 	for i := range v.A {
 		v.A[i], v.B[i] = float32(i), 1
 	}
-	v.args = VectorAddArgs{a, bb, c, n2p24}
-	b.SetBytes(3 * 4 * n2p24)
+	v.args = VectorAddArgs{a, bb, c, cpuN2p24}
+	b.SetBytes(3 * 4 * cpuN2p24)
 	b.ReportAllocs()
 	return v
 }
 
 func (v *vectorAdd2p24) check(b *testing.B) {
-	for _, i := range []int{0, 1, n2p24/2 + 3, n2p24 - 1} {
+	for _, i := range []int{0, 1, cpuN2p24/2 + 3, cpuN2p24 - 1} {
 		if v.C[i] != float32(i)+1 {
 			b.Fatalf("C[%d] = %v", i, v.C[i])
 		}
@@ -540,10 +574,10 @@ func BenchmarkVectorAdd2p24(b *testing.B) {
 	}
 	defer func() { _ = sig.Destroy() }()
 	const block = 256
-	l := dim1(n2p24/block, block)
+	l := cpuLaunch1D(cpuN2p24/block, block)
 	for b.Loop() {
 		sig.Store(1, rocr.Relaxed)
-		dispatch(v.e, "vector_add", &v.args, l, sig)
+		cpuDispatch(v.e, "vector_add", &v.args, l, sig)
 		sig.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
 	}
 	if err := sig.Err(); err != nil {
@@ -560,7 +594,7 @@ func BenchmarkVectorAdd2p24Loop(b *testing.B) {
 	for b.Loop() {
 		var wg sync.WaitGroup
 		for p := range procs {
-			lo, hi := p*n2p24/procs, (p+1)*n2p24/procs
+			lo, hi := p*cpuN2p24/procs, (p+1)*cpuN2p24/procs
 			wg.Go(func() {
 				C := v.C[lo:hi]
 				A, B := v.A[lo:hi][:len(C)], v.B[lo:hi][:len(C)]

@@ -1,0 +1,150 @@
+package doctor
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Library is where a shared library was found, or where it was looked for.
+type Library struct {
+	Name     string   // "libcuda.so.1"
+	Path     string   // where it was found; "" if not
+	Real     string   // Path with symbolic links resolved
+	Version  string   // from Real's name: "1.14.0" of libhsa-runtime64.so.1.14.0
+	Looked   []string // the directories (or the one override path) searched, in order
+	Override string   // the environment variable that named the path, if one did
+	// Loadable is false when the library lies only in a directory that
+	// neither the dynamic loader nor the hipgo driver searches.
+	Loadable bool
+}
+
+// searchDir is a directory searched for a library and whether the driver
+// would load the library from there.
+type searchDir struct {
+	dir      string
+	loadable bool
+}
+
+// multiarch is Debian's library directory name for an architecture.
+var multiarch = map[string]string{
+	"amd64":   "x86_64-linux-gnu",
+	"arm64":   "aarch64-linux-gnu",
+	"ppc64le": "powerpc64le-linux-gnu",
+	"riscv64": "riscv64-linux-gnu",
+	"s390x":   "s390x-linux-gnu",
+}
+
+// loaderDirs lists what the dynamic loader searches: LD_LIBRARY_PATH, the
+// directories of /etc/ld.so.conf (and its includes), then the defaults.
+func (s *System) loaderDirs() []string {
+	var dirs []string
+	if v, _ := s.env("LD_LIBRARY_PATH"); v != "" {
+		for _, d := range strings.Split(v, ":") {
+			if d != "" {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	dirs = append(dirs, s.ldSoConf("/etc/ld.so.conf", 0)...)
+	if m := multiarch[s.goarch()]; m != "" {
+		dirs = append(dirs, "/lib/"+m, "/usr/lib/"+m)
+	}
+	return append(dirs, "/lib64", "/usr/lib64", "/lib", "/usr/lib")
+}
+
+// ldSoConf reads the directories of an ld.so.conf file, following include
+// lines (with globs) a few levels deep.
+func (s *System) ldSoConf(file string, depth int) []string {
+	if depth > 4 {
+		return nil
+	}
+	var dirs []string
+	for _, line := range strings.Split(s.read(file), "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "include"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			for _, pat := range strings.Fields(rest) {
+				if !path.IsAbs(pat) {
+					pat = path.Join(path.Dir(file), pat)
+				}
+				for _, f := range s.glob(pat) {
+					dirs = append(dirs, s.ldSoConf(f, depth+1)...)
+				}
+			}
+			continue
+		}
+		if line != "" && path.IsAbs(line) {
+			dirs = append(dirs, line)
+		}
+	}
+	return dirs
+}
+
+// findLibrary looks for name. An override variable, when set, names the only
+// path the driver tries; otherwise the loader's directories come first, then
+// dirs (with whether the driver loads from each).
+func (s *System) findLibrary(name, override string, dirs []searchDir) Library {
+	lib := Library{Name: name}
+	if v, ok := s.env(override); ok && strings.TrimSpace(v) != "" {
+		p := strings.TrimSpace(v)
+		lib.Override = override
+		lib.Looked = []string{p}
+		if s.exists(p) {
+			lib.found(s, p, true)
+		}
+		return lib
+	}
+	var all []searchDir
+	for _, d := range s.loaderDirs() {
+		all = append(all, searchDir{d, true})
+	}
+	all = append(all, dirs...)
+	seen := map[string]bool{}
+	for _, d := range all {
+		if seen[d.dir] {
+			continue
+		}
+		seen[d.dir] = true
+		lib.Looked = append(lib.Looked, d.dir)
+		if lib.Path != "" {
+			continue
+		}
+		if p := path.Join(d.dir, name); s.exists(p) {
+			lib.found(s, p, d.loadable)
+		}
+	}
+	return lib
+}
+
+var soVersion = regexp.MustCompile(`\.so\.([0-9][0-9A-Za-z.]*)$`)
+
+func (l *Library) found(s *System, p string, loadable bool) {
+	l.Path = p
+	l.Loadable = loadable
+	l.Real = s.realpath(p)
+	if m := soVersion.FindStringSubmatch(path.Base(l.Real)); m != nil && strings.Contains(m[1], ".") {
+		l.Version = m[1]
+	}
+}
+
+// describe says where the library is, or where it was looked for.
+func (l *Library) describe() string {
+	if l.Path == "" {
+		if l.Override != "" {
+			return fmt.Sprintf("not found at %s (from %s)", l.Looked[0], l.Override)
+		}
+		return "not found; looked in " + strings.Join(l.Looked, ", ")
+	}
+	msg := "found at " + l.Path
+	if l.Real != l.Path {
+		msg += " -> " + l.Real
+	}
+	if l.Override != "" {
+		msg += " (from " + l.Override + ")"
+	}
+	return msg
+}
