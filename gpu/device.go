@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -14,6 +17,7 @@ type Device struct {
 	agent   *rocr.Agent
 	ordinal int
 	props   Properties
+	closed  atomic.Bool // set by Shutdown: every call on the device fails
 
 	mu      sync.Mutex
 	syncers map[Synchronizer]struct{}
@@ -62,15 +66,10 @@ func devices() ([]*Device, error) {
 			gpus = append(gpus, a)
 		}
 	}
-	for _, env := range []string{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"} {
-		if v, ok := os.LookupEnv(env); ok {
-			gpus, err = rocr.SelectVisible(gpus, v, func(a *rocr.Agent) string { return a.Info().UUID })
-			if err != nil {
-				_ = rocr.ShutDown()
-				return nil, Wrap("init", err)
-			}
-			break
-		}
+	gpus, err = visibleGPUs(gpus, func(a *rocr.Agent) string { return a.Info().UUID })
+	if err != nil {
+		_ = rocr.ShutDown()
+		return nil, Wrap("init", err)
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
@@ -87,6 +86,22 @@ func devices() ([]*Device, error) {
 	return devs, nil
 }
 
+// visibleGPUs applies HIP_VISIBLE_DEVICES, or CUDA_VISIBLE_DEVICES when
+// that is unset, to the GPU agents. The cpu agents are not GPUs: they stay
+// visible whatever the lists say, so a program always has a device.
+func visibleGPUs[T any](gpus []T, uuid func(T) string) ([]T, error) {
+	for _, env := range []string{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"} {
+		if v, ok := os.LookupEnv(env); ok {
+			out, err := rocr.SelectVisible(gpus, v, uuid)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", env, err)
+			}
+			return out, nil
+		}
+	}
+	return gpus, nil
+}
+
 // Shutdown releases every device: streams, memory and the runtime
 // (hipDeviceReset on all devices). Objects made before are invalid after
 // it; the next call that needs a device opens the runtime again.
@@ -94,6 +109,9 @@ func Shutdown() error {
 	lib.mu.Lock()
 	devs := lib.devices
 	lib.devices = nil
+	for _, d := range devs {
+		d.closed.Store(true)
+	}
 	lib.mu.Unlock()
 	if devs == nil {
 		return nil
@@ -147,10 +165,12 @@ func Get(i int) (*Device, error) {
 // is no GPU).
 func Default() (*Device, error) {
 	i := 0
-	if v := os.Getenv("HIPGO_DEVICE"); v != "" {
-		if _, err := fmt.Sscanf(v, "%d", &i); err != nil {
+	if v := strings.TrimSpace(os.Getenv("HIPGO_DEVICE")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
 			return nil, Errorf(ErrorInvalidDevice, "default device", "HIPGO_DEVICE=%q is not an ordinal", v)
 		}
+		i = n
 	}
 	return Get(i)
 }
@@ -177,12 +197,8 @@ func (d *Device) Valid() error {
 	if d == nil {
 		return Errorf(ErrorInvalidDevice, "device", "nil device")
 	}
-	lib.mu.Lock()
-	defer lib.mu.Unlock()
-	for _, x := range lib.devices {
-		if x == d {
-			return nil
-		}
+	if !d.closed.Load() {
+		return nil
 	}
 	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
 }

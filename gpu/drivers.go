@@ -4,4 +4,6 @@ package gpu
 // gpu/* that names them, so a plain import of gpu finds every device.
 import (
 	_ "github.com/hipgo/hipgo/rocr/drivers/cpu"
+	_ "github.com/hipgo/hipgo/rocr/drivers/cuda"
+	_ "github.com/hipgo/hipgo/rocr/drivers/rocm"
 )

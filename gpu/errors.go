@@ -165,30 +165,33 @@ func CodeOf(err error) ErrorCode {
 		return Success
 	case errors.As(err, &ge):
 		return ge.Code
+	// An explicit sentinel comes before the one its status implies:
+	// ErrNotOwner carries HSA_STATUS_ERROR_INVALID_AGENT, which alone
+	// would read as ErrNoAgent.
+	case errors.Is(err, rocr.ErrNotOwner):
+		return ErrorInvalidValue
+	case errors.Is(err, rocr.ErrNotSupported):
+		return ErrorNotSupported
+	case errors.Is(err, rocr.ErrTimeout):
+		return ErrorLaunchTimeOut
 	case errors.Is(err, rocr.ErrNotInitialized):
 		return ErrorNotInitialized
 	case errors.Is(err, rocr.ErrOutOfResources):
 		return ErrorOutOfMemory
 	case errors.Is(err, rocr.ErrNoAgent):
 		return ErrorNoDevice
-	case errors.Is(err, rocr.ErrNotSupported):
-		return ErrorNotSupported
-	case errors.Is(err, rocr.ErrNotOwner):
-		return ErrorInvalidValue
+	case errors.Is(err, rocr.StatusErrorMemoryApertureViolation), errors.Is(err, rocr.StatusErrorMemoryFault):
+		return ErrorIllegalAddress // a kernel's access outside its memory
 	case errors.Is(err, rocr.ErrKernelFailed):
 		return ErrorLaunchFailure
 	case errors.Is(err, rocr.ErrInvalidSignal), errors.Is(err, rocr.ErrInvalidQueue):
 		return ErrorInvalidHandle
 	case errors.Is(err, rocr.ErrInvalidCodeObject):
 		return ErrorInvalidImage
-	case errors.Is(err, rocr.ErrTimeout):
-		return ErrorLaunchTimeOut
 	case errors.Is(err, rocr.ErrInvalidArgument), errors.Is(err, rocr.ErrInvalidAllocation):
 		return ErrorInvalidValue
 	}
 	switch rocr.StatusOf(err) {
-	case rocr.StatusErrorMemoryApertureViolation, rocr.StatusErrorMemoryFault:
-		return ErrorIllegalAddress
 	case rocr.StatusErrorException, rocr.StatusErrorInvalidPacketFormat:
 		return ErrorLaunchFailure
 	}

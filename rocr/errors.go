@@ -107,6 +107,9 @@ func Errorf(st Status, op, format string, args ...any) error {
 	e.Msg = w.Error()
 	if u := errors.Unwrap(w); u != nil {
 		e.Err = u
+		if e.Msg == u.Error() { // format was just "%w"
+			e.Msg = ""
+		}
 		e.Msg = trimSuffix(e.Msg, ": "+u.Error())
 	}
 	return e

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -17,20 +18,15 @@ const processorSpin = 20 * time.Microsecond
 // process is the packet processor of a soft queue: it does what a GPU's
 // command processor does, strictly in order.
 func (q *Queue) process() {
-	defer close(q.done)
-	defer func() {
-		if q.exec != nil {
-			_ = q.exec.Close()
-		}
-	}()
+	defer q.stopped()
 	for id := uint64(0); ; {
+		if q.closing.Load() {
+			q.drain(id)
+			return
+		}
 		slot := q.Slot(id)
 		word := atomic.LoadUint32((*uint32)(slot))
 		if aql.Header(word).Type() == aql.TypeInvalid {
-			if q.closing.Load() {
-				q.drain(id)
-				return
-			}
 			db := q.doorbell.Load(Acquire)
 			word = atomic.LoadUint32((*uint32)(slot))
 			if aql.Header(word).Type() == aql.TypeInvalid {
@@ -39,6 +35,9 @@ func (q *Queue) process() {
 				}
 				continue
 			}
+		}
+		if raceflag.Enabled {
+			q.published.Load()
 		}
 		q.execute(id, slot, aql.Header(word))
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
@@ -93,18 +92,24 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		}
 	}
 	if err != nil || !q.async {
-		if ch := completionOf(slot); ch != 0 {
-			if s, serr := SignalFromHandle(ch); serr == nil {
-				s.SetTimestamps(start, Now())
-				s.Fail(err)
-				s.Sub(1, Release)
-			} else if err == nil {
+		ch := completionOf(slot)
+		var sig *Signal
+		if ch != 0 {
+			var serr error
+			if sig, serr = SignalFromHandle(ch); serr != nil && err == nil {
 				err = Errorf(StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
 			}
 		}
-	}
-	if err != nil {
-		q.fail(err)
+		// The queue's error is set, and its callback has run, before
+		// anyone waiting on the failed packet's signal wakes.
+		if err != nil && !q.closing.Load() {
+			q.fail(err)
+		}
+		if sig != nil {
+			sig.SetTimestamps(start, Now())
+			sig.Fail(err)
+			sig.Sub(1, Release)
+		}
 	}
 }
 
@@ -112,7 +117,18 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 // every non-zero dependency signal reaches 0; for OR one of them does (a
 // zero handle never satisfies OR). A dependency whose producer failed fails
 // the barrier.
-func WaitBarrier(p *aql.BarrierAnd, or bool) error {
+func WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, nil) }
+
+// WaitBarrier is the package-level WaitBarrier for a packet of q: it gives
+// up with an error wrapping ErrInvalidQueue once q is being destroyed, so a
+// barrier that never resolves does not block Destroy or ShutDown.
+func (q *Queue) WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, q) }
+
+// barrierPoll is how often a blocked barrier checks whether its queue is
+// being destroyed.
+const barrierPoll = 5 * time.Millisecond
+
+func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 	var sigs [aql.MaxBarrierDeps]*Signal
 	n := 0
 	for i, h := range p.DepSignal {
@@ -126,12 +142,27 @@ func WaitBarrier(p *aql.BarrierAnd, or bool) error {
 		sigs[n] = s
 		n++
 	}
+	var timeout time.Duration // 0: forever
+	if q != nil {
+		timeout = barrierPoll
+	}
+	destroyed := func() error {
+		if q != nil && q.closing.Load() {
+			return Errorf(StatusErrorInvalidQueue, "barrier", "queue %d destroyed while the barrier waited", q.id)
+		}
+		return nil
+	}
 	if !or {
 		for _, s := range sigs[:n] {
-			for s.Wait(CondEQ, 0, 0, WaitActive) != 0 {
+			hint := WaitActive
+			for s.Wait(CondEQ, 0, timeout, hint) != 0 {
 				if s.Destroyed() {
 					return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 				}
+				if err := destroyed(); err != nil {
+					return err
+				}
+				hint = WaitBlocked
 			}
 			if e := s.Err(); e != nil {
 				return Errorf(StatusOf(e), "barrier", "dependency failed: %w", e)
@@ -154,27 +185,16 @@ func WaitBarrier(p *aql.BarrierAnd, or bool) error {
 				return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 			}
 		}
+		if err := destroyed(); err != nil {
+			return err
+		}
 		sigs[0].Wait(CondEQ, 0, 50*time.Microsecond, WaitBlocked)
 	}
 }
 
-var debugFlag atomic.Int32 // 0 unknown, 1 off, 2 on
-
-func debugEnabled() bool {
-	switch debugFlag.Load() {
-	case 1:
-		return false
-	case 2:
-		return true
-	}
-	on := os.Getenv("HSA_ENABLE_DEBUG") == "1"
-	if on {
-		debugFlag.Store(2)
-	} else {
-		debugFlag.Store(1)
-	}
-	return on
-}
+// debugEnabled reads HSA_ENABLE_DEBUG when a queue is created, so a
+// program (or a test) may turn logging on after its first queue.
+func debugEnabled() bool { return os.Getenv("HSA_ENABLE_DEBUG") == "1" }
 
 // KernelNamer is implemented by executors that can name a kernel object.
 type KernelNamer interface {

@@ -18,17 +18,31 @@ type MemoryView interface {
 	View(addr, size uintptr) unsafe.Pointer
 }
 
+// BoundedView is a MemoryView that also knows which pointer an access is
+// made through: the range must lie in the allocation base points into, so
+// running off the end of one buffer into its neighbour is caught too.
+type BoundedView interface {
+	ViewFrom(base, addr, size uintptr) unsafe.Pointer
+}
+
+func view(v MemoryView, base, addr, size uintptr) unsafe.Pointer {
+	if bv, ok := v.(BoundedView); ok {
+		return bv.ViewFrom(base, addr, size)
+	}
+	return v.View(addr, size)
+}
+
 // Slice returns elements [lo, hi) of the memory p points at.
 func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
 	var zero T
 	sz := unsafe.Sizeof(zero)
 	if hi <= lo {
 		if hi < lo || lo < 0 {
-			v.View(uintptr(p)+uintptr(lo)*sz, ^uintptr(0)) // reports the bad range
+			view(v, uintptr(p), uintptr(p)+uintptr(lo)*sz, ^uintptr(0)) // reports the bad range
 		}
 		return nil
 	}
-	base := v.View(uintptr(p)+uintptr(lo)*sz, uintptr(hi-lo)*sz)
+	base := view(v, uintptr(p), uintptr(p)+uintptr(lo)*sz, uintptr(hi-lo)*sz)
 	return unsafe.Slice((*T)(base), hi-lo)
 }
 
@@ -36,7 +50,7 @@ func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
 func (p Ptr[T]) At(v MemoryView, i int) *T {
 	var zero T
 	sz := unsafe.Sizeof(zero)
-	return (*T)(v.View(uintptr(p)+uintptr(i)*sz, sz))
+	return (*T)(view(v, uintptr(p), uintptr(p)+uintptr(i)*sz, sz))
 }
 
 // Addr is the device address.

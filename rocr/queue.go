@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -50,6 +51,11 @@ type Queue struct {
 		read  uint64
 	}
 
+	// published gives the race detector the happens-before edge that the
+	// header store gives the program: the ring lives in mapped memory the
+	// detector does not see. Used only in race builds.
+	published atomic.Uint64
+
 	exec    Executor
 	async   bool
 	onError func(*Queue, error)
@@ -65,6 +71,11 @@ type Queue struct {
 	mu      sync.Mutex
 	closed  bool
 	debug   bool
+	// inCallback is set while onError runs on the processor goroutine; a
+	// Destroy then leaves the release to the processor (releaseOnExit)
+	// instead of waiting for it, which would deadlock.
+	inCallback    bool
+	releaseOnExit bool
 }
 
 var queueIDs atomic.Uint64
@@ -162,7 +173,9 @@ func (q *Queue) release() {
 		return
 	}
 	if q.doorbell != nil {
-		_ = q.doorbell.Destroy()
+		// The doorbell's record is not reused: a producer whose packet has
+		// already run may still be ringing it.
+		_ = q.doorbell.destroy(false)
 	}
 	if q.base != 0 {
 		_ = Unmap(q.base, q.ringLen)
@@ -222,14 +235,25 @@ func (q *Queue) Reserve() (uint64, error) {
 	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
-		q.waitSpace(id)
+		if err := q.waitSpace(id); err != nil {
+			return 0, err
+		}
 	}
 	return id, nil
 }
 
-func (q *Queue) waitSpace(id uint64) {
+// waitSpace waits until slot id is free. A queue destroyed meanwhile never
+// frees it: that is an error, not a hang.
+func (q *Queue) waitSpace(id uint64) error {
 	sleep := time.Microsecond
-	for i := 0; id-q.LoadReadIndex() >= uint64(q.size); i++ {
+	for i := 0; ; i++ {
+		// Destroy drains the ring, which frees the slot but not for use.
+		if q.closing.Load() {
+			return Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed while waiting for a free slot", q.id)
+		}
+		if id-q.LoadReadIndex() < uint64(q.size) {
+			return nil
+		}
 		if i < 100 {
 			runtime.Gosched()
 			continue
@@ -244,7 +268,11 @@ func (q *Queue) waitSpace(id uint64) {
 // Publish makes packet id visible to the agent: header and setup in one
 // release store, then the doorbell.
 func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
-	atomic.StoreUint32((*uint32)(q.Slot(id)), uint32(h)|uint32(setup)<<16)
+	slot := (*uint32)(q.Slot(id))
+	if raceflag.Enabled {
+		q.published.Add(1)
+	}
+	atomic.StoreUint32(slot, uint32(h)|uint32(setup)<<16)
 	q.doorbell.Store(int64(id), Release)
 }
 
@@ -265,7 +293,10 @@ func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
 
 // Destroy stops the queue (hsa_queue_destroy). Packets not yet processed
 // are discarded; their completion signals are completed with an error so no
-// waiter hangs.
+// waiter hangs. A packet processor blocked on a barrier gives up, and
+// producers waiting for a free slot get an error. Destroy may be called
+// from the queue's error callback; the queue is then released when the
+// callback returns.
 func (q *Queue) Destroy() error {
 	if q == nil {
 		return Errorf(StatusErrorInvalidQueue, "queue destroy", "nil queue")
@@ -276,8 +307,15 @@ func (q *Queue) Destroy() error {
 		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
 	}
 	q.closed = true
-	q.mu.Unlock()
 	q.closing.Store(true)
+	if q.inCallback && q.destroy == nil {
+		// The processor is running the error callback and sees closing
+		// as soon as it returns.
+		q.releaseOnExit = true
+		q.mu.Unlock()
+		return nil
+	}
+	q.mu.Unlock()
 	if q.destroy == nil {
 		q.doorbell.Store(-2, Release)
 		<-q.done
@@ -285,6 +323,21 @@ func (q *Queue) Destroy() error {
 	q.agent.rt.untrack(q)
 	q.release()
 	return nil
+}
+
+// stopped runs when the packet processor exits.
+func (q *Queue) stopped() {
+	if q.exec != nil {
+		_ = q.exec.Close()
+	}
+	q.mu.Lock()
+	rel := q.releaseOnExit
+	q.mu.Unlock()
+	if rel {
+		q.agent.rt.untrack(q)
+		q.release()
+	}
+	close(q.done)
 }
 
 // Destroyed reports whether Destroy was called.
@@ -297,6 +350,14 @@ func (q *Queue) fail(err error) {
 		first = true
 	})
 	if first && q.onError != nil {
+		q.mu.Lock()
+		q.inCallback = true
+		q.mu.Unlock()
+		defer func() {
+			q.mu.Lock()
+			q.inCallback = false
+			q.mu.Unlock()
+		}()
 		q.onError(q, err)
 	}
 }

@@ -248,9 +248,12 @@ func (rt *rtState) close() error {
 	}
 	rt.mu.Unlock()
 	for _, q := range qs {
-		if err := q.Destroy(); err != nil {
+		if err := q.Destroy(); err != nil && !q.Destroyed() {
 			errs = append(errs, err)
 		}
+		// A queue destroyed from its error callback is released by its
+		// processor: wait for that too.
+		<-q.done
 	}
 	for _, al := range allocs.all() {
 		if al.pool.agent.rt == rt {

@@ -499,7 +499,10 @@ func (s *Signal) Timestamps() (start, end uint64) {
 
 // Destroy releases the signal. Waiters are woken and return; later use of
 // the handle in a packet is ErrInvalidSignal.
-func (s *Signal) Destroy() error {
+func (s *Signal) Destroy() error { return s.destroy(true) }
+
+// destroy releases the signal; recycle puts its record back for reuse.
+func (s *Signal) destroy(recycle bool) error {
 	if s == nil || !s.destroyed.CompareAndSwap(false, true) {
 		return Errorf(StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
 	}
@@ -514,6 +517,9 @@ func (s *Signal) Destroy() error {
 	r := s.rec
 	atomic.StoreInt64(&r.kind, 0)
 	signalTable.chunks[r.index/tableChunk].Load()[r.index%tableChunk].Store(nil)
+	if !recycle {
+		return nil
+	}
 	signalTable.mu.Lock()
 	signalTable.free = append(signalTable.free, r)
 	signalTable.mu.Unlock()

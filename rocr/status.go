@@ -121,6 +121,15 @@ func (s Status) String() string {
 // Error makes a non-success Status usable as an error.
 func (s Status) Error() string { return s.String() }
 
+// Is makes a bare Status, returned or wrapped as an error, match the
+// sentinel of its class, as an *Error carrying it does.
+func (s Status) Is(target error) bool {
+	if st, ok := target.(Status); ok {
+		return st == s
+	}
+	return target != nil && target == sentinelOf(s)
+}
+
 // Statuses lists every status code this package knows, for tests and tools.
 func Statuses() []Status {
 	out := make([]Status, 0, len(statusNames))

@@ -75,8 +75,70 @@ func (f *Fence) Err() error { return f.sig.Err() }
 // Wait blocks until the packet completes (timeout <= 0: forever) and
 // returns its failure.
 func (f *Fence) Wait(timeout time.Duration) error {
-	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, timeout, rocr.WaitActive); !ok {
+	return f.WaitHint(timeout, rocr.WaitActive)
+}
+
+// WaitHint is Wait with a wait hint: spin first (WaitActive) or yield the
+// thread soon (WaitBlocked).
+func (f *Fence) WaitHint(timeout time.Duration, hint rocr.WaitHint) error {
+	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, timeout, hint); !ok {
 		return gpu.Errorf(gpu.ErrorNotReady, "wait", "timed out after %v", timeout)
 	}
 	return f.sig.Err()
+}
+
+// Cancel completes a fence whose packet was never published, so that
+// the buffers and streams that already hold it do not wait forever. It
+// must not be called on a fence a queued packet completes.
+func (f *Fence) Cancel() { f.sig.Store(0, rocr.Release) }
+
+// FenceCache is a small free list of fences for one owner whose calls are
+// serialized (a stream, under its lock): a launch takes the fence that the
+// previous one gave back without touching the shared pool.
+type FenceCache struct {
+	n    int
+	free [16]*Fence
+}
+
+// New is NewFence, from the cache when it holds one.
+func (c *FenceCache) New(queue uint64) (*Fence, error) {
+	if c.n == 0 {
+		return NewFence(queue)
+	}
+	c.n--
+	f := c.free[c.n]
+	c.free[c.n] = nil
+	if f.sig.Destroyed() {
+		return NewFence(queue)
+	}
+	f.queue = queue // armed by Release
+	f.refs.Store(1)
+	return f, nil
+}
+
+// Release is f.Release, keeping f in the cache if it was the last holder.
+// A cached fence is armed here, off the path from New to the packet's
+// publication.
+func (c *FenceCache) Release(f *Fence) {
+	if f.refs.Add(-1) != 0 {
+		return
+	}
+	if c.n < len(c.free) {
+		f.sig.Store(1, rocr.Relaxed)
+		c.free[c.n] = f
+		c.n++
+		return
+	}
+	fences.mu.Lock()
+	fences.free = append(fences.free, f)
+	fences.mu.Unlock()
+}
+
+// Flush returns the cached fences to the shared pool.
+func (c *FenceCache) Flush() {
+	fences.mu.Lock()
+	fences.free = append(fences.free, c.free[:c.n]...)
+	fences.mu.Unlock()
+	clear(c.free[:c.n])
+	c.n = 0
 }

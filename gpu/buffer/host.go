@@ -42,9 +42,10 @@ func (h *Host[T]) Bytes() int { return h.m.Size() }
 // Ptr is the device address as a kernel argument.
 func (h *Host[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](h.m.Addr()) }
 
-// Slice is the memory as a Go slice; it is valid until Free.
+// Slice is the memory as a Go slice; it is valid until Free or
+// gpu.Shutdown, and nil after.
 func (h *Host[T]) Slice() []T {
-	if h == nil || h.m.freed.Load() {
+	if h == nil || h.m.alloc == nil || h.m.freed.Load() || h.m.alloc.Freed() {
 		return nil
 	}
 	return unsafe.Slice((*T)(rocr.At(h.m.Addr())), h.m.n)

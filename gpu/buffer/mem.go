@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -109,6 +110,9 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 		return err
 	}
 	if err := m.alloc.CheckAccess(dev.Agent()); err != nil {
+		if errors.Is(err, gpu.ErrNotOwner) {
+			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s belongs to %s, not to %s", m, m.Device(), dev), Err: err}
+		}
 		return gpu.Wrap(op, err)
 	}
 	return nil

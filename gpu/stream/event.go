@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"sync"
 	"time"
 	"unsafe"
@@ -21,14 +22,16 @@ const (
 	EventDisableTiming EventFlags = 2
 )
 
-// Event marks a point in a stream: one HSA signal that a BARRIER_AND
-// packet completes (hipEvent_t).
+// Event marks a point in a stream (hipEvent_t). Each Record submits a
+// BARRIER_AND whose completion signal is a fresh fence; the event holds the
+// last one. The stream that ran the packet and every stream waiting on it
+// hold their own references, so destroying or re-recording an event never
+// frees a signal a queued packet still uses.
 type Event struct {
 	dev       *gpu.Device
 	flags     EventFlags
 	mu        sync.Mutex
-	sig       *rocr.Signal
-	recorded  bool
+	fence     *buffer.Fence // last record, nil before the first
 	destroyed bool
 }
 
@@ -40,21 +43,38 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if flags&^(EventBlockingSync|EventDisableTiming) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
-	sig, err := rocr.NewSignal(0)
-	if err != nil {
-		return nil, gpu.Wrap("event create", err)
-	}
-	return &Event{dev: dev, flags: flags, sig: sig}, nil
+	return &Event{dev: dev, flags: flags}, nil
 }
 
-func (ev *Event) check(op string) error {
-	if ev == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
-	}
+// Flags are the event's flags.
+func (ev *Event) Flags() EventFlags { return ev.flags }
+
+// checkLocked reports a nil or destroyed event; ev.mu is held.
+func (ev *Event) checkLocked(op string) error {
 	if ev.destroyed {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event was destroyed")
 	}
+	if err := ev.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
 	return nil
+}
+
+// last returns the fence of the last record, retained, or nil if the
+// event was never recorded.
+func (ev *Event) last(op string) (*buffer.Fence, error) {
+	if ev == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if err := ev.checkLocked(op); err != nil {
+		return nil, err
+	}
+	if ev.fence != nil {
+		ev.fence.Retain()
+	}
+	return ev.fence, nil
 }
 
 // Record marks the event at the current end of the stream
@@ -62,119 +82,149 @@ func (ev *Event) check(op string) error {
 // signal is the event's.
 func (s *Stream) Record(ev *Event) error {
 	const op = "event record"
+	if ev == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
+	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	if err := ev.check(op); err != nil {
+	if err := ev.checkLocked(op); err != nil {
 		return err
 	}
 	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	ev.sig.Store(1, rocr.Release)
-	var p aql.BarrierAnd
-	p.CompletionSignal = ev.sig.Handle()
-	e := s.push()
-	if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
-		ev.sig.Store(0, rocr.Release)
+	f, err := s.fences.New(s.q.ID())
+	if err != nil {
 		return err
 	}
-	ev.recorded = true
-	s.lastRecord = ev.sig
+	var p aql.BarrierAnd
+	p.CompletionSignal = f.Signal().Handle()
+	e := s.push()
+	e.fence = f
+	if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
+		return err
+	}
+	f.Retain()
+	if ev.fence != nil {
+		ev.fence.Release()
+	}
+	ev.fence = f
 	return nil
 }
 
 // WaitEvent makes later work on the stream wait for the event
 // (hipStreamWaitEvent): a BARRIER_AND on the event's signal. An event never
-// recorded is complete.
-func (s *Stream) WaitEvent(ev *Event) error {
+// recorded, or already complete, needs no packet.
+func (s *Stream) WaitEvent(ev *Event) error { return s.WaitEvents(ev) }
+
+// WaitEvents makes later work wait for all the events: BARRIER_AND
+// packets of five signals each, chained by the barrier bit.
+func (s *Stream) WaitEvents(evs ...*Event) error {
 	const op = "stream wait event"
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	if err := ev.check(op); err != nil {
-		return err
+	var buf [2 * aql.MaxBarrierDeps]*buffer.Fence
+	deps := buf[:0]
+	release := func() {
+		for _, d := range deps {
+			d.Release()
+		}
 	}
-	if !ev.recorded {
-		return nil
+	for _, ev := range evs {
+		f, err := ev.last(op)
+		if err != nil {
+			release()
+			return err
+		}
+		if f == nil {
+			continue
+		}
+		if f.Done() {
+			f.Release()
+			continue
+		}
+		deps = append(deps, f)
 	}
 	if err := s.lock(op); err != nil {
+		release()
 		return err
 	}
 	defer s.mu.Unlock()
-	return s.waitSignals(ev.sig)
-}
-
-// WaitEvents makes later work wait for all the events; more than five
-// chain barrier packets.
-func (s *Stream) WaitEvents(evs ...*Event) error {
-	for _, ev := range evs {
-		if err := s.WaitEvent(ev); err != nil {
-			return err
-		}
+	if len(deps) == 0 {
+		return nil
 	}
-	return nil
-}
-
-// waitSignals submits one BARRIER_AND on a signal the stream does not own.
-func (s *Stream) waitSignals(sig *rocr.Signal) error {
-	var p aql.BarrierAnd
-	p.DepSignal[0] = sig.Handle()
-	f, err := buffer.NewFence(s.q.ID())
-	if err != nil {
-		return err
-	}
-	p.CompletionSignal = f.Signal().Handle()
-	e := s.push()
-	e.fence = f
-	return s.submit(unsafe.Pointer(&p), barrierHeader, e)
+	return s.barrier(deps)
 }
 
 // Synchronize waits for the event (hipEventSynchronize) and returns the
-// failure of the work it followed, if any.
+// failure of the work it followed, if any. An event never recorded is
+// complete.
 func (ev *Event) Synchronize() error {
-	if err := ev.check("event synchronize"); err != nil {
+	return ev.SynchronizeContext(context.Background())
+}
+
+// SynchronizeContext is Synchronize that gives up when ctx is done, with an
+// error wrapping gpu.ErrNotReady and ctx's error.
+func (ev *Event) SynchronizeContext(ctx context.Context) error {
+	const op = "event synchronize"
+	f, err := ev.last(op)
+	if err != nil || f == nil {
 		return err
 	}
+	defer f.Release()
 	hint := rocr.WaitActive
 	if ev.flags&EventBlockingSync != 0 {
 		hint = rocr.WaitBlocked
 	}
-	ev.sig.Wait(rocr.CondEQ, 0, 0, hint)
-	return gpu.Wrap("event synchronize", ev.sig.Err())
-}
-
-// Query reports whether the event completed: nil or gpu.ErrNotReady.
-func (ev *Event) Query() error {
-	if err := ev.check("event query"); err != nil {
+	if err := waitContext(ctx, op, f, hint); err != nil {
 		return err
 	}
-	if ev.sig.Load(rocr.Acquire) != 0 {
+	return gpu.Wrap(op, f.Err())
+}
+
+// Query reports whether the event completed: nil, gpu.ErrNotReady, or the
+// failure of the work it followed (hipEventQuery).
+func (ev *Event) Query() error {
+	const op = "event query"
+	f, err := ev.last(op)
+	if err != nil || f == nil {
+		return err
+	}
+	defer f.Release()
+	if !f.Done() {
 		return gpu.ErrNotReady
 	}
-	return gpu.Wrap("event query", ev.sig.Err())
+	return gpu.Wrap(op, f.Err())
 }
 
 // Elapsed is the time between two completed events
 // (hipEventElapsedTime), from the packets' timestamps.
 func Elapsed(start, end *Event) (time.Duration, error) {
 	const op = "event elapsed time"
-	if err := start.check(op); err != nil {
+	f0, err := start.last(op)
+	if err != nil {
 		return 0, err
 	}
-	if err := end.check(op); err != nil {
+	if f0 != nil {
+		defer f0.Release()
+	}
+	f1, err := end.last(op)
+	if err != nil {
 		return 0, err
+	}
+	if f1 != nil {
+		defer f1.Release()
 	}
 	if start.flags&EventDisableTiming != 0 || end.flags&EventDisableTiming != 0 {
 		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "an event was created with EventDisableTiming")
 	}
-	if !start.recorded || !end.recorded {
+	if f0 == nil || f1 == nil {
 		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "an event was never recorded")
 	}
-	if start.Query() != nil || end.Query() != nil {
+	if !f0.Done() || !f1.Done() {
 		return 0, gpu.ErrNotReady
 	}
-	_, t0 := start.sig.Timestamps()
-	_, t1 := end.sig.Timestamps()
+	_, t0 := f0.Signal().Timestamps()
+	_, t1 := f1.Signal().Timestamps()
 	return time.Duration(int64(t1) - int64(t0)), nil
 }
 
@@ -184,8 +234,10 @@ func ElapsedMillis(start, end *Event) (float32, error) {
 	return float32(d.Seconds() * 1e3), err
 }
 
-// Destroy releases the event (hipEventDestroy). A stream still waiting on
-// it fails with an invalid-signal error rather than hanging.
+// Destroy releases the event (hipEventDestroy). As in HIP, an event may be
+// destroyed before it completes: streams that already wait on it still
+// wait for the work it marks, and its signal is freed when that work is
+// done. Any later use of the event is an error.
 func (ev *Event) Destroy() error {
 	if ev == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "nil event")
@@ -196,5 +248,9 @@ func (ev *Event) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "event already destroyed")
 	}
 	ev.destroyed = true
-	return gpu.Wrap("event destroy", ev.sig.Destroy())
+	if ev.fence != nil {
+		ev.fence.Release()
+		ev.fence = nil
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	if err := s.lock(op); err != nil {
 		return nil, err
 	}
-	f, err := buffer.NewFence(s.q.ID())
+	f, err := s.fences.New(s.q.ID())
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -66,13 +66,19 @@ func (l *Launch) Use(m *buffer.Mem) {
 
 // Abort releases the stream without submitting anything.
 func (l *Launch) Abort() {
-	for _, d := range l.deps {
-		d.Release()
-	}
-	l.deps = l.deps[:0]
-	l.fence.Release()
+	l.releaseDeps()
+	l.fence.Cancel()
+	l.s.fences.Release(l.fence)
 	l.fence = nil
 	l.s.mu.Unlock()
+}
+
+func (l *Launch) releaseDeps() {
+	for i, d := range l.deps {
+		l.s.fences.Release(d)
+		l.deps[i] = nil
+	}
+	l.deps = l.deps[:0]
 }
 
 // Commit submits the barriers the dispatch needs and the dispatch itself,
@@ -80,18 +86,24 @@ func (l *Launch) Abort() {
 func (l *Launch) Commit(d *Dispatch) error {
 	s := l.s
 	defer s.mu.Unlock()
+	f := l.fence
+	l.fence = nil
 	if len(l.deps) > 0 {
-		if err := s.barrier(l.deps, nil); err != nil {
-			l.fence.Release()
+		err := s.barrier(l.deps) // takes over the deps' references
+		clear(l.deps)
+		l.deps = l.deps[:0]
+		if err != nil {
+			f.Cancel()
+			s.fences.Release(f)
 			return err
 		}
-		l.deps = l.deps[:0]
 	}
 	e := s.push()
 	id, err := s.q.Reserve()
 	if err != nil {
-		s.count--
-		l.fence.Release()
+		s.drop(e)
+		f.Cancel()
+		s.fences.Release(f)
 		return gpu.Wrap("launch", err)
 	}
 	if d.KernargSize > 0 {
@@ -106,15 +118,10 @@ func (l *Launch) Commit(d *Dispatch) error {
 	p.KernelObject = d.Object
 	p.KernargAddress = uint64(s.q.Kernarg(id))
 	p.Reserved2 = 0
-	p.CompletionSignal = l.fence.Signal().Handle()
-	e.fence = l.fence
+	p.CompletionSignal = f.Signal().Handle()
+	e.fence = f
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
-	if s.tail != nil {
-		s.tail.Release()
-	}
-	l.fence.Retain()
-	s.tail = l.fence
-	s.lastRecord = nil
-	l.fence = nil
+	s.setTail(f)
+	s.reap(false) // while the agent runs the dispatch
 	return nil
 }

@@ -20,8 +20,11 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 		return err
 	}
 	defer s.mu.Unlock()
-	f, err := buffer.NewFence(s.q.ID())
+	f, err := s.fences.New(s.q.ID())
 	if err != nil {
+		if pin != 0 {
+			rocr.UnpinHost(pin)
+		}
 		return err
 	}
 	var deps [2]*buffer.Fence
@@ -36,8 +39,12 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 		}
 	}
 	if nd > 0 {
-		if err := s.barrier(deps[:nd], nil); err != nil {
-			f.Release()
+		if err := s.barrier(deps[:nd]); err != nil {
+			f.Cancel()
+			s.fences.Release(f)
+			if pin != 0 {
+				rocr.UnpinHost(pin)
+			}
 			return err
 		}
 	}

@@ -41,16 +41,16 @@ type Stream struct {
 	flags    Flags
 	priority int
 
-	mu         sync.Mutex
-	tail       *buffer.Fence // last packet with a completion signal
-	ring       []entry       // in-flight packets, oldest first
-	head       int
-	count      int
-	err        atomic.Pointer[error]
-	closed     bool
-	launch     Launch
-	isDefault  bool
-	lastRecord *rocr.Signal // an event recorded after the tail
+	mu        sync.Mutex
+	tail      *buffer.Fence // last packet submitted; every packet has a fence
+	ring      []entry       // in-flight packets, oldest first
+	head      int
+	count     int
+	err       atomic.Pointer[error]
+	closed    bool
+	launch    Launch
+	isDefault bool
+	fences    buffer.FenceCache // used under mu
 }
 
 // entry is one in-flight packet and what it holds until it completes.
@@ -112,9 +112,29 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	return v.(*Stream), nil
 }
 
-func (s *Stream) onError(_ *rocr.Queue, err error) {
+func (s *Stream) onError(_ *rocr.Queue, err error) { s.fail(err) }
+
+// fail makes err the stream's sticky error unless it has one.
+func (s *Stream) fail(err error) {
+	if err == nil || s.err.Load() != nil {
+		return
+	}
 	e := gpu.Wrap("stream", err)
 	s.err.CompareAndSwap(nil, &e)
+}
+
+// failedBy records the failure of a completed fence as the sticky error.
+// The queue's own error, when it has one, is the first failure; the
+// fence's may be a later packet's "not run" that wraps it.
+func (s *Stream) failedBy(f *buffer.Fence) {
+	err := f.Err()
+	if err == nil {
+		return
+	}
+	if qerr := s.q.Err(); qerr != nil {
+		err = qerr
+	}
+	s.fail(err)
 }
 
 // Device is the stream's device.
@@ -158,10 +178,13 @@ func (s *Stream) lock(op string) error {
 	return nil
 }
 
-// push records an in-flight packet, reaping completed ones and waiting for
-// the oldest when the ring is full.
+// push records an in-flight packet, waiting for the oldest when the ring
+// is full. Completed packets are reaped after each submission (reapAfter),
+// while the agent runs the packet just published.
 func (s *Stream) push() *entry {
-	s.reap(false)
+	if s.count == len(s.ring) {
+		s.reap(false)
+	}
 	for s.count == len(s.ring) {
 		s.reapOne(true)
 	}
@@ -193,13 +216,11 @@ func (s *Stream) reapOne(wait bool) bool {
 		}
 	}
 	if f == nil {
-		if !wait {
+		// Every chain of packets ends in one with a fence; entries without
+		// one are left by a submission that failed half way (the queue was
+		// destroyed). Only a destroyed queue's entries can be dropped.
+		if !wait || !s.q.Destroyed() {
 			return false
-		}
-		// Trailing entries without a fence: the queue's last fence covers
-		// them only once a later packet completes; wait for the tail.
-		if s.tail != nil {
-			_ = s.tail.Wait(0)
 		}
 	} else if !f.Done() {
 		if !wait {
@@ -210,10 +231,10 @@ func (s *Stream) reapOne(wait bool) bool {
 	for i := 0; i < n; i++ {
 		e := &s.ring[s.head]
 		if e.fence != nil {
-			e.fence.Release()
+			s.fences.Release(e.fence)
 		}
 		for j := 0; j < e.ndeps; j++ {
-			e.deps[j].Release()
+			s.fences.Release(e.deps[j])
 		}
 		if e.pin != 0 {
 			rocr.UnpinHost(e.pin)
@@ -226,20 +247,46 @@ func (s *Stream) reapOne(wait bool) bool {
 }
 
 // submit writes one packet. body is the whole 64-byte packet; its header
-// word is replaced by h. A completion fence, if any, becomes the tail.
+// word is replaced by h. e, the entry push returned for it, holds the
+// packet's fence, which becomes the tail. If the packet cannot be
+// submitted, e is dropped.
 func (s *Stream) submit(body unsafe.Pointer, h aql.Header, e *entry) error {
 	if _, err := s.q.Submit(body, h); err != nil {
+		s.drop(e)
 		return gpu.Wrap("submit", err)
 	}
 	if e.fence != nil {
-		if s.tail != nil {
-			s.tail.Release()
-		}
-		e.fence.Retain()
-		s.tail = e.fence
-		s.lastRecord = nil
+		s.setTail(e.fence)
 	}
+	s.reap(false)
 	return nil
+}
+
+// setTail makes f, a fence of a packet just published, the stream's last.
+func (s *Stream) setTail(f *buffer.Fence) {
+	f.Retain()
+	if s.tail != nil {
+		s.fences.Release(s.tail)
+	}
+	s.tail = f
+}
+
+// drop undoes the last push for a packet that was not published: its
+// fence is cancelled, so that buffers that already recorded it as their
+// last use do not wait for it forever.
+func (s *Stream) drop(e *entry) {
+	if e.fence != nil {
+		e.fence.Cancel()
+		s.fences.Release(e.fence)
+	}
+	for j := 0; j < e.ndeps; j++ {
+		s.fences.Release(e.deps[j])
+	}
+	if e.pin != 0 {
+		rocr.UnpinHost(e.pin)
+	}
+	*e = entry{}
+	s.count--
 }
 
 var (
@@ -248,20 +295,16 @@ var (
 	dispatchHeader = aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
 )
 
-// barrier submits BARRIER_AND packets for deps, five to a packet; the
-// stream keeps the deps (whose references it takes over) until they
-// complete. completion, if nil, is a new fence, so every chain ends in a
-// packet whose completion the stream can see.
-func (s *Stream) barrier(deps []*buffer.Fence, completion *buffer.Fence) error {
-	if completion == nil {
-		f, err := buffer.NewFence(s.q.ID())
-		if err != nil {
-			for _, d := range deps {
-				d.Release()
-			}
-			return err
+// barrier submits BARRIER_AND packets for deps, five to a packet, chained
+// by the barrier bit. The stream takes over the deps' references and keeps
+// them until the last packet, which gets a fence of its own, completes.
+func (s *Stream) barrier(deps []*buffer.Fence) error {
+	f, err := s.fences.New(s.q.ID())
+	if err != nil {
+		for _, d := range deps {
+			s.fences.Release(d)
 		}
-		completion = f
+		return err
 	}
 	for first := true; first || len(deps) > 0; first = false {
 		var p aql.BarrierAnd
@@ -273,11 +316,18 @@ func (s *Stream) barrier(deps []*buffer.Fence, completion *buffer.Fence) error {
 		}
 		e.ndeps = n
 		deps = deps[n:]
-		if len(deps) == 0 && completion != nil {
-			p.CompletionSignal = completion.Signal().Handle()
-			e.fence = completion
+		last := len(deps) == 0
+		if last {
+			p.CompletionSignal = f.Signal().Handle()
+			e.fence = f
 		}
 		if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			if !last {
+				s.fences.Release(f)
+			}
 			return err
 		}
 	}
@@ -286,66 +336,83 @@ func (s *Stream) barrier(deps []*buffer.Fence, completion *buffer.Fence) error {
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
 // returns the stream's sticky error, if any.
-func (s *Stream) Synchronize() error {
-	return s.SynchronizeContext(context.Background())
-}
+func (s *Stream) Synchronize() error { return s.synchronize(nil) }
 
-// SynchronizeContext is Synchronize that gives up when ctx is done; the
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning an error that wraps both gpu.ErrNotReady and ctx's error; the
 // work goes on and a later Synchronize waits for it.
 func (s *Stream) SynchronizeContext(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return s.synchronize(ctx)
+}
+
+// synchronize waits for the tail; a nil ctx waits without one.
+func (s *Stream) synchronize(ctx context.Context) error {
+	const op = "stream synchronize"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "nil stream")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "stream was destroyed")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
 	t := s.tail
 	if t != nil {
 		t.Retain()
 	}
-	rec := s.lastRecord
 	s.mu.Unlock()
-	if rec != nil {
-		for rec.Load(rocr.Acquire) > 0 && !rec.Destroyed() {
-			if err := ctx.Err(); err != nil {
-				return gpu.Errorf(gpu.ErrorNotReady, "stream synchronize", "%v", err)
-			}
-			rec.Wait(rocr.CondEQ, 0, time.Millisecond, rocr.WaitActive)
-		}
-	}
 	if t != nil {
-		defer t.Release()
-		if ctx.Done() == nil {
-			_ = t.Wait(0)
-		} else {
-			for !t.Done() {
-				if err := ctx.Err(); err != nil {
-					return gpu.Errorf(gpu.ErrorNotReady, "stream synchronize", "%v", err)
-				}
-				_ = t.Wait(time.Millisecond)
-			}
+		if err := waitContext(ctx, op, t, rocr.WaitActive); err != nil {
+			t.Release()
+			return err
 		}
+		s.failedBy(t)
+		t.Release()
 	}
-	s.mu.Lock()
-	s.reap(false)
-	s.mu.Unlock()
 	return s.Err()
+}
+
+// waitContext waits for f until ctx is done. A context that can never be
+// done costs nothing; one that can is polled every millisecond.
+func waitContext(ctx context.Context, op string, f *buffer.Fence, hint rocr.WaitHint) error {
+	if ctx == nil || ctx.Done() == nil {
+		_ = f.WaitHint(0, hint)
+		return nil
+	}
+	for !f.Done() {
+		if err := ctx.Err(); err != nil {
+			return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still pending", Err: err}
+		}
+		_ = f.WaitHint(time.Millisecond, hint)
+	}
+	return nil
 }
 
 // Query reports whether all work on the stream completed: nil, the sticky
 // error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
 func (s *Stream) Query() error {
+	const op = "stream query"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream query", "nil stream")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
 	}
 	if err := s.Err(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	t := s.tail
-	done := (t == nil || t.Done()) && (s.lastRecord == nil || s.lastRecord.Load(rocr.Acquire) <= 0)
+	done := t == nil || t.Done()
+	if done && t != nil {
+		s.failedBy(t)
+	}
 	s.mu.Unlock()
 	if !done {
 		return gpu.ErrNotReady
@@ -372,11 +439,15 @@ func (s *Stream) destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
 	s.closed = true
+	if s.tail != nil {
+		_ = s.tail.Wait(0)
+	}
 	s.reap(true)
 	if s.tail != nil {
-		s.tail.Release()
+		s.fences.Release(s.tail)
 		s.tail = nil
 	}
+	s.fences.Flush()
 	s.mu.Unlock()
 	s.dev.Unregister(s)
 	if s.q.Destroyed() {

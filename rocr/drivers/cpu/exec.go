@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -189,11 +191,20 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	j := &e.job
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
 	j.size, j.grid = size, grid
-	j.total = 1
+	var count [3]int
+	total := uint64(1)
 	for d := 0; d < 3; d++ {
-		j.count[d] = (grid[d] + size[d] - 1) / size[d]
-		j.total *= int64(j.count[d])
+		if size[d] == 0 || grid[d] == 0 {
+			return rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "dispatch", "kernel %s: empty grid %v or work-group %v", k.name, grid, size)
+		}
+		count[d] = (grid[d] + size[d] - 1) / size[d]
+		hi, lo := bits.Mul64(total, uint64(count[d]))
+		if hi != 0 || lo > math.MaxInt64 {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v of work-groups %v has too many work-groups", k.name, grid, size)
+		}
+		total = lo
 	}
+	j.count, j.total = count, int64(total)
 	j.shared = int(p.GroupSegmentSize)
 	j.next.Store(0)
 	j.failed.Store(nil)
@@ -328,5 +339,5 @@ func fill(b []byte, pattern uint64, es int) {
 }
 
 func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
-	return rocr.WaitBarrier(p, or)
+	return q.WaitBarrier(p, or)
 }

@@ -99,6 +99,25 @@ func (g *Group) View(addr, size uintptr) unsafe.Pointer {
 	return g.viewSlow(addr, size)
 }
 
+// ViewFrom implements rocr.BoundedView: View, and the range must lie in
+// the allocation that base, the pointer the kernel was given, points into.
+func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
+	end := addr + size
+	if end >= addr {
+		for i := range g.cache {
+			c := &g.cache[i]
+			if base >= c.lo && base < c.hi && addr >= c.lo && end <= c.hi {
+				return rocr.At(addr)
+			}
+		}
+	}
+	if a := rocr.FindAllocation(base); a != nil && addr+size >= addr && (addr < a.Base || addr+size > a.Base+a.Size) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+			Msg: fmt.Sprintf("access [%#x, %#x) through pointer %#x is outside [%#x, %#x) of %s", addr, addr+size, base, a.Base, a.Base+a.Size, a)})
+	}
+	return g.viewSlow(addr, size)
+}
+
 func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
 	fail := func(err error, format string, args ...any) {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf(format, args...), Err: err})

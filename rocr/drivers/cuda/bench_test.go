@@ -2,6 +2,7 @@ package cuda_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -20,7 +21,7 @@ func BenchmarkCUDA(b *testing.B) {
 		for b.Loop() {
 			s1.Store(1, rocr.Release)
 			dispatch(q1, empty, nil, 1, 1, s1)
-			s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+			await(b, s1)
 		}
 	})
 	b.Run("launch_async", func(b *testing.B) {
@@ -30,7 +31,7 @@ func BenchmarkCUDA(b *testing.B) {
 			dispatch(q1, empty, nil, 1, 1, nil)
 		}
 		dispatch(q1, empty, nil, 1, 1, s1)
-		s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		await(b, s1)
 	})
 	b.Run("cross_queue", func(b *testing.B) {
 		b.ReportAllocs()
@@ -40,7 +41,7 @@ func BenchmarkCUDA(b *testing.B) {
 			dispatch(q1, empty, nil, 1, 1, s1)
 			barrier(q2, []*rocr.Signal{s1}, nil)
 			dispatch(q2, empty, nil, 1, 1, s2)
-			s2.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+			await(b, s2)
 		}
 	})
 	b.Run("vector_add", func(b *testing.B) {
@@ -56,12 +57,20 @@ func BenchmarkCUDA(b *testing.B) {
 		for b.Loop() {
 			s1.Store(1, rocr.Release)
 			dispatch(q1, vadd, kb, n, 256, s1)
-			s1.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+			await(b, s1)
 		}
 	})
 	for _, q := range []*rocr.Queue{q1, q2} {
 		if err := q.Err(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// await waits for a benchmark's signal; a lost completion fails the
+// benchmark instead of hanging it.
+func await(b *testing.B, s *rocr.Signal) {
+	if v, ok := s.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitActive); !ok {
+		b.Fatalf("signal still %d after 10s", v)
 	}
 }

@@ -117,7 +117,8 @@ func agentPacket(q *rocr.Queue, fn uint16, a0, a1, a2, a3 uint64, sig *rocr.Sign
 	p.ReturnAddress = 0
 	p.Arg = [4]uint64{a0, a1, a2, a3}
 	p.CompletionSignal = handle(sig)
-	q.Publish(id, aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem), 0)
+	// The function code shares the header's word: Publish stores it.
+	q.Publish(id, aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem), fn)
 }
 
 func barrier(q *rocr.Queue, deps []*rocr.Signal, sig *rocr.Signal) {
@@ -219,6 +220,38 @@ func TestAgentProperties(t *testing.T) {
 	}
 }
 
+// TestCompletionWrite checks the GPU-written completion signal, with the
+// batched write and with two single writes.
+func TestCompletionWrite(t *testing.T) {
+	for _, mode := range []string{"batch", "nobatch"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "nobatch" {
+				t.Setenv("HIPGO_CUDA_BATCH", "0")
+			}
+			a := setup(t)
+			empty, _ := library(t, a)
+			q := queue(t, a, 64)
+			s := signal(t, 1)
+			dispatch(q, empty, nil, 1, 1, s)
+			if v, ok := s.WaitTimed(rocr.CondEQ, 0, 3*time.Second, rocr.WaitActive); !ok {
+				t.Fatalf("signal %d after 3s (queue error %v)", v, q.Err())
+			}
+			// Eight completions of one signal in flight at once.
+			s.Store(8, rocr.Release)
+			for i := 0; i < 8; i++ {
+				dispatch(q, empty, nil, 1, 1, s)
+			}
+			if v, ok := s.WaitTimed(rocr.CondEQ, 0, 3*time.Second, rocr.WaitActive); !ok {
+				t.Fatalf("counted signal %d after 3s", v)
+			}
+			time.Sleep(time.Millisecond)
+			if v := s.Load(rocr.Acquire); v != 0 {
+				t.Fatalf("counted signal went on to %d", v)
+			}
+		})
+	}
+}
+
 func TestCopiesAndFills(t *testing.T) {
 	a := setup(t)
 	q := queue(t, a, 64)
@@ -248,6 +281,7 @@ func TestCopiesAndFills(t *testing.T) {
 		es      uint64
 		pattern uint64
 	}{{1, 0xab}, {2, 0xbeef}, {4, 0xdeadbeef}, {8, 0x0123456789abcdef}, {8, 0x5555555555555555}} {
+		prev := append([]byte(nil), out...) // the device's bytes before this fill
 		s.Store(1, rocr.Release)
 		count := uint64(n/c.es - 3)
 		agentPacket(q, rocr.AgentFill, uint64(dev.Base), c.pattern, count, c.es, s)
@@ -260,7 +294,7 @@ func TestCopiesAndFills(t *testing.T) {
 				t.Fatalf("fill of %d-byte elements: byte %d = %#x, want %#x", c.es, i, out[i], want)
 			}
 		}
-		if out[count*c.es] != in[count*c.es] {
+		if out[count*c.es] != prev[count*c.es] {
 			t.Fatalf("fill of %d-byte elements wrote past its end", c.es)
 		}
 	}
@@ -401,17 +435,19 @@ func TestEventTimestamps(t *testing.T) {
 func TestHostCallback(t *testing.T) {
 	a := setup(t)
 	q := queue(t, a, 64)
-	dev := alloc(t, a, rocr.FlagFineGrained, 4096)
-	agentPacket(q, rocr.AgentFill, uint64(dev.Base), 0x7f, 4096, 1, nil)
+	dev := alloc(t, a, rocr.FlagCoarseGrained, 1<<20)
+	pinned := alloc(t, a, rocr.FlagFineGrained, 1<<20)
+	agentPacket(q, rocr.AgentFill, uint64(dev.Base), 0x7f, 1<<20, 1, nil)
+	agentPacket(q, rocr.AgentCopy, uint64(pinned.Base), uint64(dev.Base), 1<<20, 0, nil)
 	var saw byte
-	id := rocr.RegisterCallback(func() error { saw = rocr.Bytes(dev.Base, 1)[0]; return nil })
+	id := rocr.RegisterCallback(func() error { saw = rocr.Bytes(pinned.Base, 1<<20)[1<<20-1]; return nil })
 	s := signal(t, 1)
 	agentPacket(q, rocr.AgentCallback, id, 0, 0, 0, s)
 	if err := wait(t, s); err != nil {
 		t.Fatal(err)
 	}
 	if saw != 0x7f {
-		t.Fatalf("callback ran before the fill: saw %#x", saw)
+		t.Fatalf("callback ran before the copy ahead of it: saw %#x", saw)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -42,6 +43,7 @@ type executor struct {
 	dev     *device
 	api     *api
 	agent   *rocr.Agent
+	queue   *rocr.Queue
 	stream  uintptr
 	scratch uintptr
 
@@ -51,6 +53,7 @@ type executor struct {
 	progDev  uintptr
 	seq      uint64
 	pend     [pendingSlots]pending
+	sigs     [16]*rocr.Signal
 
 	sa      sysArgs // argument block for driver calls on this queue
 	bound   bool
@@ -61,7 +64,7 @@ type executor struct {
 }
 
 func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
-	e := &executor{dev: d, api: d.api, agent: q.Agent(), profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1"}
+	e := &executor{dev: d, api: d.api, agent: q.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1"}
 	var err error
 	if e.scratch, err = rocr.MapAnonymous(scratchSize); err != nil {
 		return nil, err
@@ -88,22 +91,35 @@ func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 	return e, nil
 }
 
-// probe finds which stream memory operations work on signal memory.
+// CompletesSignals tells the processor that the executor completes every
+// packet's completion signal itself (rocr.AsyncExecutor).
+func (e *executor) CompletesSignals() bool { return true }
+
+// probe finds which stream memory operations work on signal memory, and
+// checks that the values land where they should.
 func (e *executor) probe() {
 	a := e.api
 	if a.cuStreamWriteValue64 == 0 || a.cuStreamWaitValue64 == 0 || e.progDev == 0 {
 		return
 	}
-	if e.sa.call(a.cuStreamWriteValue64, e.stream, e.progDev, 0, 0) != cudaSuccess ||
-		e.sa.call(a.cuStreamWaitValue64, e.stream, e.progDev, 0, streamWaitValueEQ) != cudaSuccess ||
-		e.sa.call(a.cuStreamSynchronize, e.stream) != cudaSuccess {
+	p := e.progress
+	ok := e.sa.call(a.cuStreamWriteValue64, e.stream, e.progDev, 5, 0) == cudaSuccess &&
+		e.sa.call(a.cuStreamWaitValue64, e.stream, e.progDev, 5, streamWaitValueEQ) == cudaSuccess &&
+		e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess && p.Load(rocr.Acquire) == 5
+	p.Store(0, rocr.Release)
+	if !ok {
 		return
 	}
 	e.memops = true
-	if a.cuStreamBatchMemOp != 0 {
-		e.setBatch(e.progDev, 0, e.progDev, 0)
+	if a.cuStreamBatchMemOp != 0 && os.Getenv("HIPGO_CUDA_BATCH") != "0" {
+		// The second word: the progress signal's start timestamp.
+		e.setBatch(e.progDev, 7, e.progDev+24, 9)
 		e.batch = e.sa.call(a.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0) == cudaSuccess &&
 			e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess
+		start, _ := p.Timestamps()
+		e.batch = e.batch && p.Load(rocr.Acquire) == 7 && start == 9
+		p.Store(0, rocr.Release)
+		p.SetTimestamps(0, 0)
 	}
 }
 
@@ -171,12 +187,32 @@ func (e *executor) bind() {
 }
 
 // sync waits for the stream; error paths use it so no completion write of
-// this queue is still in flight when the processor completes a signal.
+// this queue is still in flight when the processor completes a signal. It
+// polls, so that a stream waiting on a signal nobody will complete does not
+// hold up the queue's destruction for more than a second.
 func (e *executor) sync() error {
-	if r := e.sa.call(e.api.cuStreamSynchronize, e.stream); r != cudaSuccess {
-		return cuErr("queue", "cuStreamSynchronize", r)
+	var gave time.Time
+	for i := 0; ; i++ {
+		r := e.sa.call(e.api.cuStreamQuery, e.stream)
+		if r == cudaSuccess {
+			return nil
+		}
+		if r != cudaNotReady {
+			return cuErr("queue", "cuStreamQuery", r)
+		}
+		if e.queue.Destroyed() {
+			if gave.IsZero() {
+				gave = time.Now()
+			} else if time.Since(gave) > time.Second {
+				return rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue", "queue %d destroyed while its stream still waits on a signal", e.queue.ID())
+			}
+		}
+		if i < 200 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
 	}
-	return nil
 }
 
 func (e *executor) fail(err error) error {
@@ -225,7 +261,7 @@ func (e *executor) complete(h uint64) error {
 	if h == 0 {
 		return nil
 	}
-	s, err := rocr.SignalFromHandle(h)
+	s, err := e.signal(h)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -241,20 +277,38 @@ func (e *executor) complete(h uint64) error {
 	s.MarkPolled()
 	e.seq++
 	v := e.next(s)
+	// The progress word goes first: a host that saw the signal's new value
+	// must also see that this write landed, or a re-armed signal would be
+	// taken for one still in flight.
 	if e.batch {
-		e.setBatch(dev, v, e.progDev, e.seq)
+		e.setBatch(e.progDev, int64(e.seq), dev, uint64(v))
 		if r := e.sa.call(e.api.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0); r != cudaSuccess {
 			return e.fail(cuErr("completion", "cuStreamBatchMemOp", r))
 		}
 		return nil
 	}
-	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, dev, uintptr(v), 0); r != cudaSuccess {
-		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
-	}
 	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(e.seq), 0); r != cudaSuccess {
 		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
 	}
+	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, dev, uintptr(v), 0); r != cudaSuccess {
+		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
+	}
 	return nil
+}
+
+// signal is rocr.SignalFromHandle through a small cache, which keeps the
+// launch path free of the lookup's allocation. A cached signal that was
+// destroyed is looked up again (its handle may name a new signal).
+func (e *executor) signal(h uint64) (*rocr.Signal, error) {
+	c := &e.sigs[h>>6%uint64(len(e.sigs))]
+	if s := *c; s != nil && s.Handle() == h && !s.Destroyed() {
+		return s, nil
+	}
+	s, err := rocr.SignalFromHandle(h)
+	if err == nil {
+		*c = s
+	}
+	return s, err
 }
 
 // completeHost completes signal h on the host once the stream is idle.
@@ -274,7 +328,7 @@ func (e *executor) stampAround(h uint64, end bool) error {
 	if !e.profile || h == 0 {
 		return nil
 	}
-	s, err := rocr.SignalFromHandle(h)
+	s, err := e.signal(h)
 	if err != nil || s.Addr() == 0 {
 		return nil
 	}
@@ -525,7 +579,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			if h == 0 {
 				continue
 			}
-			s, err := rocr.SignalFromHandle(h)
+			s, err := e.signal(h)
 			if err != nil {
 				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
 			}
@@ -553,7 +607,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 	if h := p.CompletionSignal; h != 0 {
 		// A barrier with a completion signal is an event record: it always
 		// carries the GPU time at which it passed.
-		if s, err := rocr.SignalFromHandle(h); err == nil && s.Addr() != 0 {
+		if s, err := e.signal(h); err == nil && s.Addr() != 0 {
 			if err := e.stamp(s.Addr()+24, s.Addr()+32); err != nil {
 				return e.fail(err)
 			}

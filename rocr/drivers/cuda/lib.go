@@ -72,19 +72,19 @@ const (
 // api holds the entry points of libcuda.so.1. Required ones are resolved at
 // Open; optional ones are 0 when the installed driver lacks them.
 type api struct {
-	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet          uintptr
-	cuDeviceGetAttribute, cuDeviceGetName, cuDeviceTotalMem            uintptr
-	cuDeviceGetUuid, cuGetErrorName, cuGetErrorString                  uintptr
-	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease                uintptr
-	cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent                 uintptr
-	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize               uintptr
-	cuMemAlloc, cuMemFree, cuMemHostAlloc, cuMemFreeHost               uintptr
-	cuMemHostRegister, cuMemHostUnregister, cuMemHostGetDevicePointer  uintptr
-	cuMemcpyAsync, cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async uintptr
-	cuMemsetD2D32Async                                                 uintptr
-	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction            uintptr
-	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel             uintptr
-	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp      uintptr // optional
+	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet           uintptr
+	cuDeviceGetAttribute, cuDeviceGetName, cuDeviceTotalMem             uintptr
+	cuDeviceGetUuid, cuGetErrorName, cuGetErrorString                   uintptr
+	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease                 uintptr
+	cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent                  uintptr
+	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamQuery uintptr
+	cuMemAlloc, cuMemFree, cuMemHostAlloc, cuMemFreeHost                uintptr
+	cuMemHostRegister, cuMemHostUnregister, cuMemHostGetDevicePointer   uintptr
+	cuMemcpyAsync, cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async  uintptr
+	cuMemsetD2D32Async                                                  uintptr
+	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction             uintptr
+	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel              uintptr
+	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp       uintptr // optional
 }
 
 var lib struct {
@@ -151,6 +151,7 @@ func (a *api) resolve(h uintptr) error {
 	sym(&a.cuStreamCreate, "cuStreamCreate")
 	sym(&a.cuStreamDestroy, "cuStreamDestroy_v2")
 	sym(&a.cuStreamSynchronize, "cuStreamSynchronize")
+	sym(&a.cuStreamQuery, "cuStreamQuery")
 	sym(&a.cuMemAlloc, "cuMemAlloc_v2")
 	sym(&a.cuMemFree, "cuMemFree_v2")
 	sym(&a.cuMemHostAlloc, "cuMemHostAlloc")

@@ -1,0 +1,137 @@
+package gpu_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// The codes and names are hipError_t's (hip/hip_runtime_api.h).
+func TestErrorCodesMatchHIP(t *testing.T) {
+	cases := []struct {
+		code gpu.ErrorCode
+		num  int
+		name string
+	}{
+		{gpu.Success, 0, "hipSuccess"},
+		{gpu.ErrorInvalidValue, 1, "hipErrorInvalidValue"},
+		{gpu.ErrorOutOfMemory, 2, "hipErrorOutOfMemory"},
+		{gpu.ErrorNotInitialized, 3, "hipErrorNotInitialized"},
+		{gpu.ErrorDeinitialized, 4, "hipErrorDeinitialized"},
+		{gpu.ErrorInvalidConfiguration, 9, "hipErrorInvalidConfiguration"},
+		{gpu.ErrorInvalidSymbol, 13, "hipErrorInvalidSymbol"},
+		{gpu.ErrorInvalidDevicePointer, 17, "hipErrorInvalidDevicePointer"},
+		{gpu.ErrorInvalidDeviceFunction, 98, "hipErrorInvalidDeviceFunction"},
+		{gpu.ErrorNoDevice, 100, "hipErrorNoDevice"},
+		{gpu.ErrorInvalidDevice, 101, "hipErrorInvalidDevice"},
+		{gpu.ErrorInvalidImage, 200, "hipErrorInvalidImage"},
+		{gpu.ErrorNoBinaryForGpu, 209, "hipErrorNoBinaryForGpu"},
+		{gpu.ErrorFileNotFound, 301, "hipErrorFileNotFound"},
+		{gpu.ErrorInvalidHandle, 400, "hipErrorInvalidHandle"},
+		{gpu.ErrorIllegalState, 401, "hipErrorIllegalState"},
+		{gpu.ErrorNotFound, 500, "hipErrorNotFound"},
+		{gpu.ErrorNotReady, 600, "hipErrorNotReady"},
+		{gpu.ErrorIllegalAddress, 700, "hipErrorIllegalAddress"},
+		{gpu.ErrorLaunchOutOfResources, 701, "hipErrorLaunchOutOfResources"},
+		{gpu.ErrorLaunchTimeOut, 702, "hipErrorLaunchTimeOut"},
+		{gpu.ErrorContextIsDestroyed, 709, "hipErrorContextIsDestroyed"},
+		{gpu.ErrorLaunchFailure, 719, "hipErrorLaunchFailure"},
+		{gpu.ErrorNotSupported, 801, "hipErrorNotSupported"},
+		{gpu.ErrorUnknown, 999, "hipErrorUnknown"},
+	}
+	for _, c := range cases {
+		if int(c.code) != c.num || c.code.Name() != c.name || c.code.Error() != c.name {
+			t.Errorf("%d %s: got %d %s", c.num, c.name, int(c.code), c.code.Name())
+		}
+	}
+	if got := gpu.ErrorCode(12345).Name(); got != "hipError(12345)" {
+		t.Errorf("unknown code: %s", got)
+	}
+}
+
+func TestSentinels(t *testing.T) {
+	sentinels := map[error]gpu.ErrorCode{
+		gpu.ErrInvalidValue:          gpu.ErrorInvalidValue,
+		gpu.ErrOutOfMemory:           gpu.ErrorOutOfMemory,
+		gpu.ErrNotInitialized:        gpu.ErrorNotInitialized,
+		gpu.ErrInvalidConfiguration:  gpu.ErrorInvalidConfiguration,
+		gpu.ErrInvalidDeviceFunction: gpu.ErrorInvalidDeviceFunction,
+		gpu.ErrNoDevice:              gpu.ErrorNoDevice,
+		gpu.ErrInvalidDevice:         gpu.ErrorInvalidDevice,
+		gpu.ErrInvalidImage:          gpu.ErrorInvalidImage,
+		gpu.ErrNoBinaryForGpu:        gpu.ErrorNoBinaryForGpu,
+		gpu.ErrInvalidHandle:         gpu.ErrorInvalidHandle,
+		gpu.ErrNotFound:              gpu.ErrorNotFound,
+		gpu.ErrNotReady:              gpu.ErrorNotReady,
+		gpu.ErrIllegalAddress:        gpu.ErrorIllegalAddress,
+		gpu.ErrLaunchFailure:         gpu.ErrorLaunchFailure,
+		gpu.ErrLaunchTimeOut:         gpu.ErrorLaunchTimeOut,
+		gpu.ErrNotSupported:          gpu.ErrorNotSupported,
+		gpu.ErrContextIsDestroyed:    gpu.ErrorContextIsDestroyed,
+	}
+	for sentinel, code := range sentinels {
+		err := fmt.Errorf("outer: %w", gpu.Errorf(code, "op", "what"))
+		if !errors.Is(err, sentinel) {
+			t.Errorf("%s does not match its sentinel", code.Name())
+		}
+		if code != gpu.ErrorInvalidValue && errors.Is(err, gpu.ErrInvalidValue) {
+			t.Errorf("%s matches ErrInvalidValue", code.Name())
+		}
+		if gpu.CodeOf(err) != code {
+			t.Errorf("CodeOf(%v) = %v", err, gpu.CodeOf(err))
+		}
+	}
+	e := gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "%d bytes", 4)
+	if e.Error() != "memcpy: 4 bytes (hipErrorInvalidValue)" {
+		t.Errorf("message: %q", e)
+	}
+	if gpu.Wrap("x", nil) != nil || gpu.CodeOf(nil) != gpu.Success {
+		t.Error("Wrap or CodeOf of nil")
+	}
+	if gpu.Wrap("outer", e) != e {
+		t.Error("Wrap re-wrapped a *gpu.Error")
+	}
+}
+
+// Wrap maps rocr errors onto HIP codes and keeps the HSA status and the
+// rocr sentinel.
+func TestWrapKeepsStatus(t *testing.T) {
+	cases := []struct {
+		err      error
+		code     gpu.ErrorCode
+		status   rocr.Status
+		sentinel error
+	}{
+		{rocr.Errorf(rocr.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrorOutOfMemory, rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
+		{rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrorInvalidValue, rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
+		{rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrorInvalidHandle, rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
+		{rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrorLaunchFailure, rocr.StatusErrorException, rocr.ErrKernelFailed},
+		{rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrorIllegalAddress, rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{rocr.Errorf(rocr.StatusErrorNotInitialized, "agents", "no"), gpu.ErrorNotInitialized, rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
+		{rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrorInvalidImage, rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
+		{rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrorNoDevice, rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrorInvalidValue, rocr.StatusErrorInvalidAgent, gpu.ErrNotOwner},
+		{rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrorNotSupported, rocr.StatusErrorInvalidISA, rocr.ErrNotSupported},
+		{errors.New("plain"), gpu.ErrorUnknown, rocr.StatusError, nil},
+	}
+	for _, c := range cases {
+		err := gpu.Wrap("op", c.err)
+		var ge *gpu.Error
+		if !errors.As(err, &ge) {
+			t.Fatalf("%v: not a *gpu.Error", err)
+		}
+		if ge.Code != c.code || ge.Status() != c.status || !errors.Is(err, c.code) || !errors.Is(err, c.err) {
+			t.Errorf("%v: code %v status %v", err, ge.Code, ge.Status())
+		}
+		if c.sentinel != nil && !errors.Is(err, c.sentinel) {
+			t.Errorf("%v: lost sentinel %v", err, c.sentinel)
+		}
+		if !strings.HasPrefix(err.Error(), "op: ") || !strings.HasSuffix(err.Error(), "("+c.code.Name()+")") {
+			t.Errorf("message %q", err)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package cpu_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+func submitAgent(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *rocr.Signal) {
+	t.Helper()
+	p := aql.AgentDispatch{Type: fn, Arg: args}
+	if sig != nil {
+		p.CompletionSignal = sig.Handle()
+	}
+	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runAgent runs one agent-dispatch packet on a fresh queue and returns its
+// error (a failed packet stops its queue).
+func runAgent(t testing.TB, a *rocr.Agent, fn uint16, args [4]uint64) error {
+	t.Helper()
+	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Destroy()
+	sig, _ := rocr.NewSignal(1)
+	defer sig.Destroy()
+	submitAgent(t, q, fn, args, sig)
+	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+		t.Fatalf("agent dispatch %#x: signal %d", fn, v)
+	}
+	if (sig.Err() == nil) != (q.Err() == nil) {
+		t.Errorf("signal error %v, queue error %v", sig.Err(), q.Err())
+	}
+	return sig.Err()
+}
+
+func TestAgentCopyFillCallback(t *testing.T) {
+	ag := setup(t)
+	const n = 1024
+	src, dst := alloc(t, ag, rocr.FlagCoarseGrained, n), alloc(t, ag, rocr.FlagFineGrained, n)
+	s, d := rocr.Bytes(src.Base, n), rocr.Bytes(dst.Base, n)
+	for i := range s {
+		s[i] = byte(i)
+	}
+	q, err := ag.CreateQueue(8, rocr.QueueMulti, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Destroy()
+	sig, _ := rocr.NewSignal(0)
+	defer sig.Destroy()
+	step := func(fn uint16, args [4]uint64) {
+		t.Helper()
+		sig.Store(1, rocr.Release)
+		submitAgent(t, q, fn, args, sig)
+		if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok || sig.Err() != nil {
+			t.Fatalf("agent dispatch %#x %v: %v", fn, args, sig.Err())
+		}
+	}
+	// Device to device.
+	step(rocr.AgentCopy, [4]uint64{uint64(dst.Base), uint64(src.Base), n, 0})
+	if !bytes.Equal(s, d) {
+		t.Fatal("copy")
+	}
+	// Host to device and device to host.
+	host := bytes.Repeat([]byte{0xab}, 100)
+	id := rocr.PinHost(host)
+	step(rocr.AgentCopy, [4]uint64{uint64(dst.Base) + 10, id, 100, rocr.CopySrcHost})
+	rocr.UnpinHost(id)
+	if d[9] != 9 || d[10] != 0xab || d[109] != 0xab || d[110] != 110 {
+		t.Fatalf("host to device: % x", d[8:112])
+	}
+	out := make([]byte, 16)
+	id = rocr.PinHost(out)
+	step(rocr.AgentCopy, [4]uint64{id, uint64(src.Base) + 16, 16, rocr.CopyDstHost})
+	rocr.UnpinHost(id)
+	if out[0] != 16 || out[15] != 31 {
+		t.Fatalf("device to host: % x", out)
+	}
+	// Fills of every element size.
+	copy(d, s)
+	for _, es := range []uint64{1, 2, 4, 8} {
+		step(rocr.AgentFill, [4]uint64{uint64(dst.Base), 0x0102030405060708, 64 / es, es})
+		for i := 0; i < 64; i++ {
+			if want := byte(uint64(0x0102030405060708) >> (8 * (uint64(i) % es))); d[i] != want {
+				t.Fatalf("fill %d: byte %d = %#x, want %#x", es, i, d[i], want)
+			}
+		}
+		if d[64] != 64 {
+			t.Fatalf("fill %d wrote past its end", es)
+		}
+		copy(d, s)
+	}
+	// Zero-length copy and fill do nothing.
+	step(rocr.AgentCopy, [4]uint64{0, 0, 0, 0})
+	step(rocr.AgentFill, [4]uint64{0, 0, 0, 1})
+	// Callbacks run in order with the queue's other packets.
+	var ran atomic.Int32
+	step(rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { ran.Add(1); return nil })})
+	if ran.Load() != 1 {
+		t.Fatal("callback did not run")
+	}
+}
+
+func TestAgentDispatchErrors(t *testing.T) {
+	ag := setup(t)
+	const n = 256
+	buf := alloc(t, ag, rocr.FlagCoarseGrained, n)
+	next := alloc(t, ag, rocr.FlagCoarseGrained, n)
+	b, nb := rocr.Bytes(buf.Base, n), rocr.Bytes(next.Base, n)
+	for i := range nb {
+		nb[i] = 0x5a
+	}
+	short := make([]byte, 8)
+	shortID := rocr.PinHost(short)
+	defer rocr.UnpinHost(shortID)
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		fn   uint16
+		args [4]uint64
+		is   error
+		msg  string
+	}{
+		{"copy past the end", rocr.AgentCopy, [4]uint64{uint64(buf.Base), uint64(buf.Base), n + 1, 0}, rocr.ErrInvalidArgument, "past the end"},
+		{"copy into the next buffer", rocr.AgentCopy, [4]uint64{uint64(buf.Base) + n - 8, uint64(buf.Base), 16, 0}, rocr.ErrInvalidArgument, "destination"},
+		{"copy from nowhere", rocr.AgentCopy, [4]uint64{uint64(buf.Base), 0x1000, 8, 0}, rocr.ErrInvalidAllocation, "source"},
+		{"copy to null", rocr.AgentCopy, [4]uint64{0, uint64(buf.Base), 8, 0}, rocr.ErrInvalidArgument, "null"},
+		{"copy overflow", rocr.AgentCopy, [4]uint64{uint64(buf.Base), uint64(buf.Base), ^uint64(0) - 4, 0}, rocr.ErrInvalidArgument, "overflows"},
+		{"copy from an unpinned host id", rocr.AgentCopy, [4]uint64{uint64(buf.Base), 1 << 40, 8, rocr.CopySrcHost}, rocr.ErrInvalidArgument, "not pinned"},
+		{"copy past a host buffer", rocr.AgentCopy, [4]uint64{shortID, uint64(buf.Base), 16, rocr.CopyDstHost}, rocr.ErrInvalidArgument, "shorter"},
+		{"fill past the end", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, n/4 + 1, 4}, rocr.ErrInvalidArgument, "past the end"},
+		{"fill element size 3", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1, 3}, rocr.ErrInvalidArgument, "element size"},
+		{"fill overflow", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1 << 62, 8}, rocr.ErrInvalidArgument, "overflow"},
+		{"unknown callback", rocr.AgentCallback, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no callback"},
+		{"callback error", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { return boom })}, boom, "boom"},
+		{"callback panic", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
+		{"unknown function", 0x8fff, [4]uint64{}, rocr.ErrInvalidPacket, "0x8fff"},
+	} {
+		err := runAgent(t, ag, tc.fn, tc.args)
+		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	for i := range b {
+		if b[i] != 0 {
+			t.Fatalf("a failed packet wrote byte %d", i)
+		}
+	}
+	for i := range nb {
+		if nb[i] != 0x5a {
+			t.Fatalf("a failed packet wrote byte %d of the next buffer", i)
+		}
+	}
+	if short[0] != 0 {
+		t.Fatal("a failed copy wrote the host buffer")
+	}
+}
+
+// Copies and fills obey ownership as dispatches do.
+func TestAgentCopyOwnership(t *testing.T) {
+	t.Setenv("HIPGO_CPU_AGENTS", "2")
+	ag := setup(t)
+	ags, _ := rocr.Agents()
+	other := ags[1]
+	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
+	buf.Label = "buffer c"
+	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
+	err := runAgent(t, other, rocr.AgentCopy, [4]uint64{uint64(fine.Base), uint64(buf.Base), 64, 0})
+	if !errors.Is(err, rocr.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
+		t.Errorf("copy from another agent's memory: %v", err)
+	}
+	if err := runAgent(t, other, rocr.AgentFill, [4]uint64{uint64(buf.Base), 0, 64, 1}); !errors.Is(err, rocr.ErrNotOwner) {
+		t.Errorf("fill of another agent's memory: %v", err)
+	}
+	if err := buf.Transfer(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := runAgent(t, other, rocr.AgentCopy, [4]uint64{uint64(fine.Base), uint64(buf.Base), 64, 0}); err != nil {
+		t.Errorf("after Transfer: %v", err)
+	}
+}
+
+type bigGridArgs struct{}
+
+var emptyKernel = cpu.Define("cpu_test_empty", func(g *cpu.Group, a *bigGridArgs) {})
+
+// A grid whose work-group count overflows is refused, not run for ever.
+func TestDispatchHugeGrid(t *testing.T) {
+	ag := setup(t)
+	q, err := ag.CreateQueue(4, rocr.QueueMulti, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Destroy()
+	sig, _ := rocr.NewSignal(1)
+	defer sig.Destroy()
+	id, _ := q.Reserve()
+	p := (*aql.KernelDispatch)(q.Slot(id))
+	*p = aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1<<32 - 1, GridSizeY: 1<<32 - 1, GridSizeZ: 1<<32 - 1,
+		KernelObject: emptyKernel.Symbol().Object, CompletionSignal: sig.Handle()}
+	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, 0, 0), 3)
+	if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+		t.Fatal("huge grid still running")
+	}
+	if err := sig.Err(); !errors.Is(err, rocr.ErrInvalidArgument) {
+		t.Errorf("huge grid: %v", err)
+	}
+}

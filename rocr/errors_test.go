@@ -1,0 +1,129 @@
+package rocr_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+func TestStatusValuesAndStrings(t *testing.T) {
+	for _, tc := range []struct {
+		st   rocr.Status
+		val  uint32
+		name string
+	}{
+		{rocr.StatusSuccess, 0, "HSA_STATUS_SUCCESS"},
+		{rocr.StatusErrorInvalidArgument, 0x1001, "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
+		{rocr.StatusErrorOutOfResources, 0x1008, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
+		{rocr.StatusErrorInvalidPacketFormat, 0x1009, "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"},
+		{rocr.StatusErrorNotInitialized, 0x100B, "HSA_STATUS_ERROR_NOT_INITIALIZED"},
+		{rocr.StatusErrorFatal, 0x1026, "HSA_STATUS_ERROR_FATAL"},
+		{rocr.StatusErrorInvalidMemoryPool, 40, "HSA_STATUS_ERROR_INVALID_MEMORY_POOL"},
+		{rocr.StatusErrorNotSupported, 47, "HSA_STATUS_ERROR_NOT_SUPPORTED"},
+	} {
+		if uint32(tc.st) != tc.val || tc.st.Name() != tc.name || !strings.HasPrefix(tc.st.String(), tc.name+": ") || tc.st.Error() != tc.st.String() {
+			t.Errorf("%#x: name %q string %q", uint32(tc.st), tc.st.Name(), tc.st.String())
+		}
+	}
+	names := map[string]rocr.Status{}
+	for _, s := range rocr.Statuses() {
+		if prev, dup := names[s.Name()]; dup {
+			t.Errorf("%#x and %#x share the name %s", uint32(prev), uint32(s), s.Name())
+		}
+		names[s.Name()] = s
+		if !strings.HasPrefix(s.Name(), "HSA_STATUS_") || len(s.String()) <= len(s.Name())+2 {
+			t.Errorf("%#x: %q", uint32(s), s.String())
+		}
+	}
+	if len(names) < 40 {
+		t.Errorf("only %d statuses", len(names))
+	}
+	if s := rocr.Status(0x9999); s.Name() != "HSA_STATUS(0x9999)" || s.String() != s.Name() {
+		t.Errorf("unknown status: %q %q", s.Name(), s.String())
+	}
+}
+
+func TestErrorsIs(t *testing.T) {
+	sentinels := []error{rocr.ErrInvalidArgument, rocr.ErrOutOfResources, rocr.ErrNotOwner, rocr.ErrNoAgent,
+		rocr.ErrNotSupported, rocr.ErrNotInitialized, rocr.ErrInvalidSignal, rocr.ErrInvalidQueue, rocr.ErrInvalidPacket,
+		rocr.ErrInvalidAllocation, rocr.ErrInvalidCodeObject, rocr.ErrKernelFailed, rocr.ErrTimeout}
+	for _, tc := range []struct {
+		st   rocr.Status
+		want error
+	}{
+		{rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
+		{rocr.StatusErrorInvalidIndex, rocr.ErrInvalidArgument},
+		{rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
+		{rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{rocr.StatusErrorNotSupported, rocr.ErrNotSupported},
+		{rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
+		{rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
+		{rocr.StatusErrorInvalidQueue, rocr.ErrInvalidQueue},
+		{rocr.StatusErrorInvalidQueueCreation, rocr.ErrInvalidQueue},
+		{rocr.StatusErrorInvalidPacketFormat, rocr.ErrInvalidPacket},
+		{rocr.StatusErrorInvalidAllocation, rocr.ErrInvalidAllocation},
+		{rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
+		{rocr.StatusErrorException, rocr.ErrKernelFailed},
+		{rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{rocr.StatusError, nil},
+	} {
+		err := rocr.Errorf(tc.st, "op", "thing %d", 7)
+		wrapped := fmt.Errorf("outer: %w", err)
+		for _, e := range []error{err, wrapped, tc.st} {
+			if !errors.Is(e, tc.st) {
+				t.Errorf("%v is not its status %s", e, tc.st.Name())
+			}
+			if rocr.StatusOf(e) != tc.st {
+				t.Errorf("StatusOf(%v) = %s", e, rocr.StatusOf(e).Name())
+			}
+			for _, s := range sentinels {
+				if errors.Is(e, s) != (s == tc.want) {
+					t.Errorf("errors.Is(%v (%T), %v) = %v", e, e, s, !(s == tc.want))
+				}
+			}
+		}
+		if errors.Is(err, rocr.StatusErrorFatal) {
+			t.Errorf("%v matches another status", err)
+		}
+		if got, want := err.Error(), "op: thing 7 ("+tc.st.Name()+")"; got != want {
+			t.Errorf("Error() = %q, want %q", got, want)
+		}
+	}
+	// An explicit sentinel, a status and a cause all match.
+	cause := io.ErrUnexpectedEOF
+	err := rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
+	if !errors.Is(err, rocr.ErrNotOwner) || !errors.Is(err, rocr.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
+		t.Errorf("Newf: %v", err)
+	}
+	if got, want := err.Error(), "access: buffer b: unexpected EOF (HSA_STATUS_ERROR_INVALID_AGENT)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	var re *rocr.Error
+	if !errors.As(err, &re) || re.Op != "access" || re.Msg != "buffer b" || re.Err != cause {
+		t.Errorf("fields: %+v", re)
+	}
+	if got := (&rocr.Error{Status: rocr.StatusErrorFatal}).Error(); got != "HSA_STATUS_ERROR_FATAL (HSA_STATUS_ERROR_FATAL)" {
+		t.Errorf("empty error: %q", got)
+	}
+}
+
+func TestStatusOf(t *testing.T) {
+	if rocr.StatusOf(nil) != rocr.StatusSuccess {
+		t.Error("StatusOf(nil)")
+	}
+	if rocr.StatusOf(io.EOF) != rocr.StatusError {
+		t.Error("StatusOf(io.EOF)")
+	}
+	inner := rocr.Errorf(rocr.StatusErrorOutOfResources, "a", "b")
+	outer := rocr.Errorf(rocr.StatusErrorInvalidArgument, "c", "d: %w", inner)
+	if rocr.StatusOf(outer) != rocr.StatusErrorInvalidArgument || !errors.Is(outer, rocr.ErrOutOfResources) {
+		t.Errorf("nested: %s %v", rocr.StatusOf(outer).Name(), outer)
+	}
+	if rocr.StatusOf(fmt.Errorf("x: %w", rocr.StatusErrorInvalidSignal)) != rocr.StatusErrorInvalidSignal {
+		t.Error("StatusOf a wrapped Status")
+	}
+}
