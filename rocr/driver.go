@@ -103,3 +103,41 @@ func Drivers() []string {
 	}
 	return out
 }
+
+// SignalFactory is implemented by agents whose packets must carry the
+// runtime's own signals (rocm: hsa_signal_t); rocr's soft signals serve
+// every other agent.
+type SignalFactory interface {
+	NewSignal(initial int64) (SignalBackend, error)
+}
+
+// QueueErrorBinder is implemented by HardwareQueues drivers whose runtime
+// reports queue errors asynchronously; fail makes the error the queue's
+// sticky error.
+type QueueErrorBinder interface {
+	BindQueueErrors(id uint64, fail func(error))
+}
+
+// Copier is implemented by agents whose queues cannot run AGENT_DISPATCH
+// copies and fills (a GPU's hardware queue): the runtime's copy engine does
+// them instead. deps are waited for to reach 0; done is decremented by 1 on
+// completion. Addresses must lie in the driver's pool allocations.
+type Copier interface {
+	CopyAsync(dst, src uintptr, n uint64, deps []*Signal, done *Signal) error
+	FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*Signal, done *Signal) error
+}
+
+// NewSignalFor creates a signal that the agent's packets may carry.
+func NewSignalFor(a *Agent, initial int64) (*Signal, error) {
+	if err := a.check("signal create"); err != nil {
+		return nil, err
+	}
+	if f, ok := a.drv.(SignalFactory); ok {
+		b, err := f.NewSignal(initial)
+		if err != nil {
+			return nil, err
+		}
+		return NewSignalWithBackend(b), nil
+	}
+	return newSignal(initial)
+}

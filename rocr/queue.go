@@ -106,6 +106,9 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, h.Doorbell, h.Destroy
 		q.id = h.ID
 		close(q.done)
+		if b, ok := a.drv.(QueueErrorBinder); ok {
+			b.BindQueueErrors(h.ID, q.fail)
+		}
 	} else {
 		q.ringLen = uintptr(size) * aql.PacketSize
 		base, err := MapAnonymous(q.ringLen)
@@ -162,6 +165,12 @@ func (q *Queue) allocKernargs() error {
 }
 
 func (q *Queue) release() {
+	if q.destroy != nil {
+		// A hardware queue may still be reading kernargs of packets in
+		// flight: destroy it before freeing them.
+		_ = q.destroy()
+		q.destroy = func() error { return nil }
+	}
 	if q.kaAlloc != nil {
 		_ = q.kaAlloc.Free()
 	} else if q.kernarg != 0 {

@@ -166,7 +166,36 @@ func filterVisible(agents []*Agent, env string) ([]*Agent, error) {
 	if !ok {
 		return agents, nil
 	}
-	return SelectVisible(agents, v, func(a *Agent) string { return a.info.UUID })
+	var own, rest []*Agent
+	for _, a := range agents {
+		if a.AppliesVisible(env) {
+			own = append(own, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	rest, err := SelectVisible(rest, v, func(a *Agent) string { return a.info.UUID })
+	if err != nil {
+		return nil, err
+	}
+	return append(own, rest...), nil
+}
+
+// VisibleFilter is implemented by drivers whose vendor library already
+// applies a visible-devices variable (libhsa-runtime64 reads
+// ROCR_VISIBLE_DEVICES, libcuda CUDA_VISIBLE_DEVICES): hipgo must not
+// apply the same list a second time to what is left.
+type VisibleFilter interface {
+	AppliesVisible(env string) bool
+}
+
+// AppliesVisible reports whether the agent's driver library applied env
+// itself.
+func (a *Agent) AppliesVisible(env string) bool {
+	if f, ok := a.drv.(VisibleFilter); ok {
+		return f.AppliesVisible(env)
+	}
+	return false
 }
 
 // SelectVisible filters items by a visible-devices list such as "1,0" or

@@ -255,6 +255,12 @@ func (s *Signal) Addr() uintptr {
 	return uintptr(unsafe.Pointer(&s.rec.value))
 }
 
+// HostVersion counts the updates made to the signal through its methods
+// (by the host or a software agent), not the writes a GPU makes to its
+// memory. A driver that precomputes the values it has a GPU write can tell
+// from it whether anyone else changed the signal since.
+func (s *Signal) HostVersion() uint64 { return s.hb.Load() }
+
 // MarkPolled says an agent updates the value in memory without notifying
 // the host; waiters then poll instead of sleeping on a wake-up.
 func (s *Signal) MarkPolled() { s.polled.Store(true) }

@@ -117,7 +117,7 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 		}
 		load := strings.Join(first(strings.Fields(c["hipgo-loadavg"]), 3), " ")
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", filepath.Base(rn.File), orDash(c["hipgo-date"]), orDash(driverOf(rn)),
-			orDash(c["hipgo-device"]), machine, orDash(load), orDash(c["hipgo-go"]), codeOrDash(c["hipgo-flags"]))
+			orDash(c["hipgo-device"]), machine, orDash(load), orDash(c["hipgo-go"]), codeOrDash(flags(c["hipgo-flags"])))
 	}
 	p("\nMedians of all samples of a benchmark across the files. GOMAXPROCS is go test's `-cpu` value " +
 		"(the benchmark name's `-N` suffix). Ratios are hipgo ÷ peer in the family's unit: for GB/s and " +
@@ -258,3 +258,16 @@ func ratioString(r float64) string {
 }
 
 func first(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// flags shortens a test binary's arguments to go test's spelling:
+// -test.count=3 becomes -count=3.
+func flags(args string) string {
+	var out []string
+	for _, a := range strings.Fields(args) {
+		if a == "-test.paniconexit0" {
+			continue
+		}
+		out = append(out, strings.Replace(a, "-test.", "-", 1))
+	}
+	return strings.Join(out, " ")
+}

@@ -123,6 +123,13 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = pow2Ticks{bytes: f.Axis == "bytes"}
 	p.Y.Min = 0
+	var ymax float64
+	for _, c := range curves {
+		for _, xy := range c.xys {
+			ymax = max(ymax, xy.Y)
+		}
+	}
+	p.Y.Max = ymax * (1.15 + 0.07*float64(len(curves))) // room for the legend above the curves
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -165,7 +172,7 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 	}
 	var bars []*series
 	values := map[*series][]cell{}
-	var groups []string
+	var groups, goPeers []string
 	for _, lp := range latencyPlot {
 		gi := -1
 		for _, s := range stats {
@@ -184,9 +191,18 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 			if s.Foreign {
 				procs = 0
 			}
-			i := slices.IndexFunc(bars, func(c *series) bool { return c.impl == s.Impl && c.procs == procs })
+			// The Go peers differ per family (goroutine, channel, goheap):
+			// one series for all, so that each group has its peer bar.
+			impl := s.Impl
+			if !s.isHipgo() && !s.Foreign {
+				impl = "Go peer"
+				if !slices.Contains(goPeers, s.Impl) {
+					goPeers = append(goPeers, s.Impl)
+				}
+			}
+			i := slices.IndexFunc(bars, func(c *series) bool { return c.impl == impl && c.procs == procs })
 			if i < 0 {
-				bars = append(bars, &series{impl: s.Impl, procs: procs, hipgo: s.isHipgo()})
+				bars = append(bars, &series{impl: impl, procs: procs, hipgo: s.isHipgo()})
 				i = len(bars) - 1
 			}
 			values[bars[i]] = append(values[bars[i]], cell{gi, v})
@@ -201,6 +217,14 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Latency (%s driver): lower is better", orDash(driver))
 	p.Y.Label.Text = "µs per operation"
+	var ymax float64
+	for _, cs := range values {
+		for _, c := range cs {
+			ymax = max(ymax, c.v)
+		}
+	}
+	p.Y.Min = 0
+	p.Y.Max = ymax * (1.15 + 0.07*float64(len(bars)))
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -233,7 +257,11 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 		bc.LineStyle.Width = vg.Points(0.5)
 		bc.Offset = width * vg.Length(float64(i)-float64(len(bars)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(b.label(), bc)
+		label := b.label()
+		if b.impl == "Go peer" {
+			label = strings.Replace(label, "Go peer", "Go peer ("+strings.Join(goPeers, ", ")+")", 1)
+		}
+		p.Legend.Add(label, bc)
 	}
 	p.NominalX(groups...)
 	return true, p.Save(8*vg.Inch, 5*vg.Inch, path)
@@ -281,8 +309,8 @@ func (t pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
 
 func (t pow2Ticks) label(k int) string {
 	if !t.bytes {
-		if k <= 12 {
-			return fmt.Sprint(1 << k)
+		if k <= 11 {
+			return fmt.Sprint(1 << k) // sgemm's sides
 		}
 		return fmt.Sprintf("2^%d", k)
 	}

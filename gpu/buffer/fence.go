@@ -17,33 +17,62 @@ type Fence struct {
 	sig   *rocr.Signal
 	queue uint64
 	refs  atomic.Int32
+	kind  *rocr.Agent // the agent whose runtime made sig; nil for rocr's soft signals
 }
 
+// fences pools fences by the kind of signal they hold: rocr's soft signals
+// (key nil) serve every agent but those with a SignalFactory (rocm), whose
+// packets carry the runtime's own signals.
 var fences struct {
 	mu   sync.Mutex
-	free []*Fence
+	free map[*rocr.Agent][]*Fence
 }
 
-// NewFence returns a fence armed for one packet of queue (value 1), held
+func signalKind(a *rocr.Agent) *rocr.Agent {
+	if _, ok := a.Driver().(rocr.SignalFactory); ok {
+		return a
+	}
+	return nil
+}
+
+func poolPut(fs ...*Fence) {
+	fences.mu.Lock()
+	if fences.free == nil {
+		fences.free = map[*rocr.Agent][]*Fence{}
+	}
+	for _, f := range fs {
+		fences.free[f.kind] = append(fences.free[f.kind], f)
+	}
+	fences.mu.Unlock()
+}
+
+// NewFence returns a fence armed for one packet of queue q (value 1), held
 // once by the caller.
-func NewFence(queue uint64) (*Fence, error) {
+func NewFence(q *rocr.Queue) (*Fence, error) {
+	kind := signalKind(q.Agent())
 	fences.mu.Lock()
 	var f *Fence
-	if n := len(fences.free); n > 0 {
-		f = fences.free[n-1]
-		fences.free = fences.free[:n-1]
+	if l := fences.free[kind]; len(l) > 0 {
+		f = l[len(l)-1]
+		fences.free[kind] = l[:len(l)-1]
 	}
 	fences.mu.Unlock()
 	if f == nil || f.sig.Destroyed() {
-		s, err := rocr.NewSignal(1)
+		var s *rocr.Signal
+		var err error
+		if kind != nil {
+			s, err = rocr.NewSignalFor(kind, 1)
+		} else {
+			s, err = rocr.NewSignal(1)
+		}
 		if err != nil {
 			return nil, gpu.Wrap("fence", err)
 		}
-		f = &Fence{sig: s}
+		f = &Fence{sig: s, kind: kind}
 	} else {
 		f.sig.Store(1, rocr.Relaxed)
 	}
-	f.queue = queue
+	f.queue = q.ID()
 	f.refs.Store(1)
 	return f, nil
 }
@@ -54,9 +83,7 @@ func (f *Fence) Retain() { f.refs.Add(1) }
 // Release drops a holder; the last one returns the fence to the pool.
 func (f *Fence) Release() {
 	if f.refs.Add(-1) == 0 {
-		fences.mu.Lock()
-		fences.free = append(fences.free, f)
-		fences.mu.Unlock()
+		poolPut(f)
 	}
 }
 
@@ -101,17 +128,17 @@ type FenceCache struct {
 }
 
 // New is NewFence, from the cache when it holds one.
-func (c *FenceCache) New(queue uint64) (*Fence, error) {
+func (c *FenceCache) New(q *rocr.Queue) (*Fence, error) {
 	if c.n == 0 {
-		return NewFence(queue)
+		return NewFence(q)
 	}
 	c.n--
 	f := c.free[c.n]
 	c.free[c.n] = nil
 	if f.sig.Destroyed() {
-		return NewFence(queue)
+		return NewFence(q)
 	}
-	f.queue = queue // armed by Release
+	f.queue = q.ID() // armed by Release
 	f.refs.Store(1)
 	return f, nil
 }
@@ -129,16 +156,12 @@ func (c *FenceCache) Release(f *Fence) {
 		c.n++
 		return
 	}
-	fences.mu.Lock()
-	fences.free = append(fences.free, f)
-	fences.mu.Unlock()
+	poolPut(f)
 }
 
 // Flush returns the cached fences to the shared pool.
 func (c *FenceCache) Flush() {
-	fences.mu.Lock()
-	fences.free = append(fences.free, c.free[:c.n]...)
-	fences.mu.Unlock()
+	poolPut(c.free[:c.n]...)
 	clear(c.free[:c.n])
 	c.n = 0
 }

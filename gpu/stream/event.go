@@ -94,7 +94,7 @@ func (s *Stream) Record(ev *Event) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	f, err := s.fences.New(s.q.ID())
+	f, err := s.fences.New(s.q)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	if err := s.lock(op); err != nil {
 		return nil, err
 	}
-	f, err := s.fences.New(s.q.ID())
+	f, err := s.fences.New(s.q)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err

@@ -20,7 +20,10 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 		return err
 	}
 	defer s.mu.Unlock()
-	f, err := s.fences.New(s.q.ID())
+	if c := buffer.CopierOf(s.dev.Agent()); c != nil {
+		return s.onCopier(op, c, fn, args, pin, mems)
+	}
+	f, err := s.fences.New(s.q)
 	if err != nil {
 		if pin != 0 {
 			rocr.UnpinHost(pin)
@@ -192,4 +195,28 @@ func checkElem[T any](op string, m *buffer.Mem) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of %d bytes, %s has %d-byte elements", unsafe.Sizeof(zero), m, m.ElemSize())
 	}
 	return nil
+}
+
+// onCopier runs an agent-dispatch operation where the stream's queue is a
+// hardware ring that cannot: it waits on the host for the stream's work and
+// the buffers' last users, then runs the operation on the agent's copy
+// engine. It is synchronous, so stream order holds.
+func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, mems []*buffer.Mem) error {
+	if pin != 0 {
+		defer rocr.UnpinHost(pin)
+	}
+	s.reap(true)
+	if s.tail != nil {
+		if err := s.tail.Wait(0); err != nil {
+			return err
+		}
+	}
+	for _, m := range mems {
+		if m != nil {
+			if err := m.Settle(); err != nil {
+				return gpu.Wrap(op, err)
+			}
+		}
+	}
+	return gpu.Wrap(op, buffer.RunOnCopier(s.dev.Agent(), c, fn, args))
 }

@@ -299,7 +299,7 @@ var (
 // by the barrier bit. The stream takes over the deps' references and keeps
 // them until the last packet, which gets a fence of its own, completes.
 func (s *Stream) barrier(deps []*buffer.Fence) error {
-	f, err := s.fences.New(s.q.ID())
+	f, err := s.fences.New(s.q)
 	if err != nil {
 		for _, d := range deps {
 			s.fences.Release(d)

@@ -225,7 +225,9 @@ func TestAgentProperties(t *testing.T) {
 func TestCompletionWrite(t *testing.T) {
 	for _, mode := range []string{"batch", "nobatch"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "nobatch" {
+			if mode == "batch" {
+				t.Setenv("HIPGO_CUDA_BATCH", "1")
+			} else {
 				t.Setenv("HIPGO_CUDA_BATCH", "0")
 			}
 			a := setup(t)

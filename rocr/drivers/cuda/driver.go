@@ -296,3 +296,9 @@ func (d *device) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// AppliesVisible: libcuda applies CUDA_VISIBLE_DEVICES itself, so hipgo
+// does not apply the same list again to the devices it reports.
+func (d *device) AppliesVisible(env string) bool { return env == "CUDA_VISIBLE_DEVICES" }
+
+var _ rocr.VisibleFilter = (*device)(nil)

@@ -34,6 +34,7 @@ type pending struct {
 	handle uint64
 	value  int64
 	seq    uint64
+	ver    uint64 // the signal's HostVersion when value was computed
 }
 
 // executor turns one soft queue's packets into work on a CUDA stream. Its
@@ -111,7 +112,7 @@ func (e *executor) probe() {
 		return
 	}
 	e.memops = true
-	if a.cuStreamBatchMemOp != 0 && os.Getenv("HIPGO_CUDA_BATCH") != "0" {
+	if a.cuStreamBatchMemOp != 0 && os.Getenv("HIPGO_CUDA_BATCH") == "1" {
 		// The second word: the progress signal's start timestamp.
 		e.setBatch(e.progDev, 7, e.progDev+24, 9)
 		e.batch = e.sa.call(a.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0) == cudaSuccess &&
@@ -223,17 +224,20 @@ func (e *executor) fail(err error) error {
 }
 
 // next returns the value a completion signal will hold after this packet's
-// decrement. It assumes that while a packet of this queue completes the
-// signal, no other queue or host thread changes it (HSA leaves such races
-// undefined too).
+// decrement. The GPU writes absolute values, so the executor keeps the value
+// it last scheduled for each signal and decrements that; it reads the
+// signal's memory only when the host (or another software agent) changed
+// the signal since (HostVersion), as when a pooled fence is re-armed. It
+// assumes that while packets of this queue complete a signal, no other
+// queue decrements it (HSA leaves such races undefined too).
 func (e *executor) next(s *rocr.Signal) int64 {
 	done := uint64(e.progress.Load(rocr.Acquire))
-	h := s.Handle()
+	h, ver := s.Handle(), s.HostVersion()
 	slot, oldest := -1, 0
 	for i := range e.pend {
 		p := &e.pend[i]
 		if p.handle == h {
-			if p.seq > done {
+			if p.ver == ver {
 				p.value--
 				p.seq = e.seq
 				return p.value
@@ -249,10 +253,13 @@ func (e *executor) next(s *rocr.Signal) int64 {
 		}
 	}
 	if slot < 0 {
+		// Every entry has writes in flight: wait for them before evicting
+		// the oldest, whose value could otherwise be read stale later.
+		_ = e.sync()
 		slot = oldest
 	}
 	v := s.Load(rocr.Acquire) - 1
-	e.pend[slot] = pending{handle: h, value: v, seq: e.seq}
+	e.pend[slot] = pending{handle: h, value: v, seq: e.seq, ver: ver}
 	return v
 }
 

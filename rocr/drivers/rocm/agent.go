@@ -331,3 +331,16 @@ func (a *agent) NewSignal(initial int64) (rocr.SignalBackend, error) {
 	signals.add(sig)
 	return sig, nil
 }
+
+var (
+	_ rocr.SignalFactory    = (*agent)(nil)
+	_ rocr.Copier           = (*agent)(nil)
+	_ rocr.QueueErrorBinder = (*agent)(nil)
+	_ rocr.HardwareQueues   = (*agent)(nil)
+)
+
+// AppliesVisible: libhsa-runtime64 applies ROCR_VISIBLE_DEVICES itself, so
+// rocr does not apply the same list again to the agents it reports.
+func (a *agent) AppliesVisible(env string) bool { return env == "ROCR_VISIBLE_DEVICES" }
+
+var _ rocr.VisibleFilter = (*agent)(nil)
