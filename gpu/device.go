@@ -50,6 +50,7 @@ func devices() ([]*Device, error) {
 	if lib.devices != nil {
 		return lib.devices, nil
 	}
+	readDebugEnv()
 	if err := rocr.Init(); err != nil {
 		return nil, Wrap("init", err)
 	}

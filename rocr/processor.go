@@ -91,6 +91,9 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 			err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
 		}
 	}
+	if t := tracer.Load(); t != nil {
+		t.record(q, id, slot, h, start, Now(), err)
+	}
 	if err != nil || !q.async {
 		ch := completionOf(slot)
 		var sig *Signal

@@ -57,6 +57,7 @@ func Init() error {
 	}
 	state.rt = rt
 	state.refs = 1
+	traceFromEnv()
 	return nil
 }
 
@@ -76,6 +77,9 @@ func ShutDown() error {
 	rt := state.rt
 	state.mu.Unlock()
 	err := rt.close()
+	if terr := traceFlush(); terr != nil {
+		err = errors.Join(err, terr)
+	}
 	state.mu.Lock()
 	state.rt = nil
 	state.mu.Unlock()

@@ -20,6 +20,10 @@ type Function struct {
 	visible  []param
 	hidden   *codeobj.Kernel
 	maxBlock int
+	// The device's limits, cached so a launch does not copy Properties.
+	maxDim    [3]int
+	maxGrid   [3]int
+	sharedMax int
 }
 
 // param is one argument the caller passes, with what it accepts.
@@ -119,6 +123,8 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 		f.hidden = k
 	}
 	props := m.dev.Properties()
+	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
+	f.sharedMax = max(props.SharedMemPerBlock, props.MaxSharedMemPerBlockOptin)
 	f.maxBlock = props.MaxThreadsPerBlock
 	if sym.MaxFlatWorkGroupSize > 0 && sym.MaxFlatWorkGroupSize < f.maxBlock {
 		f.maxBlock = sym.MaxFlatWorkGroupSize
@@ -209,9 +215,27 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 			return err
 		}
 	}
+	err := f.launch(s, grid, block, sharedMem, args)
+	if err != nil && gpu.Logging(gpu.LogError) {
+		gpu.Logf(gpu.LogError, "%v", err)
+	}
+	return err
+}
+
+func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any) error {
+	const op = "launch"
 	d, err := f.check(s, grid, block, sharedMem)
 	if err != nil {
 		return err
+	}
+	before, after := gpu.SerializeKernel()
+	if before {
+		if err := s.Synchronize(); err != nil {
+			return err
+		}
+	}
+	if gpu.Logging(gpu.LogInfo) {
+		gpu.Logf(gpu.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
 	}
 	if len(args) != len(f.visible) {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), len(args), f.Signature())
@@ -244,7 +268,13 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 			return gpu.Wrap(op, err)
 		}
 	}
-	return l.Commit(&d)
+	if err := l.Commit(&d); err != nil {
+		return err
+	}
+	if after {
+		return s.Synchronize()
+	}
+	return nil
 }
 
 // check validates the configuration and builds the packet's sizes.
@@ -255,24 +285,20 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	if dev != f.mod.dev {
 		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
 	}
-	f.mod.mu.Lock()
-	unloaded := f.mod.unloaded
-	f.mod.mu.Unlock()
-	if unloaded {
+	if f.mod.unloaded.Load() {
 		return d, gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
 	}
-	props := dev.Properties()
 	g := [3]uint32{grid.X, grid.Y, grid.Z}
 	b := [3]uint32{block.X, block.Y, block.Z}
 	for i := 0; i < 3; i++ {
 		if g[i] == 0 || b[i] == 0 {
 			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid %v and block %v must be at least 1 in every dimension", f.sym.Name, grid, block)
 		}
-		if int(b[i]) > props.MaxThreadsDim[i] {
-			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block dimension %d is %d, the device allows %d", f.sym.Name, i, b[i], props.MaxThreadsDim[i])
+		if int(b[i]) > f.maxDim[i] {
+			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block dimension %d is %d, the device allows %d", f.sym.Name, i, b[i], f.maxDim[i])
 		}
 		items := uint64(g[i]) * uint64(b[i])
-		if items > 1<<32-1 || int(g[i]) > props.MaxGridSize[i] {
+		if items > 1<<32-1 || int(g[i]) > f.maxGrid[i] {
 			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid dimension %d of %d blocks of %d exceeds the device's limit", f.sym.Name, i, g[i], b[i])
 		}
 		d.Grid[i] = uint32(items)
@@ -284,10 +310,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	if sharedMem < 0 {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)
 	}
-	limit := props.SharedMemPerBlock
-	if props.MaxSharedMemPerBlockOptin > limit {
-		limit = props.MaxSharedMemPerBlockOptin
-	}
+	limit := f.sharedMax
 	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
@@ -20,7 +21,7 @@ type Module struct {
 	exe      rocr.Executable
 	mu       sync.Mutex
 	funcs    map[string]*Function
-	unloaded bool
+	unloaded atomic.Bool
 }
 
 // Coder is implemented by Go kernel sets (the cpu agent's code).
@@ -231,7 +232,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.unloaded {
+	if m.unloaded.Load() {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
 	}
 	if f, ok := m.funcs[name]; ok {
@@ -262,9 +263,9 @@ func (m *Module) Unload() error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.unloaded {
+	if m.unloaded.Load() {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "module already unloaded")
 	}
-	m.unloaded = true
+	m.unloaded.Store(true)
 	return gpu.Wrap("module unload", m.exe.Destroy())
 }
