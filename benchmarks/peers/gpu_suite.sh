@@ -1,0 +1,42 @@
+#!/bin/bash
+# gpu_suite.sh: on the H200 machine (no Go there), run every package's test
+# binary with the cuda driver forced, the vector add, and the benchmarks of
+# hipgo beside native C and CuPy on the same PTX.
+#
+# Here:   make gpu-tests && tar -cJf gpu-tests.tar.xz gpu-tests   (see Makefile: gpu-tests-pack)
+# There:  OUT=out bash benchmarks/peers/gpu_suite.sh gpu-tests.tar.xz [count]
+set -u
+ARCHIVE=${1:-gpu-tests.tar.xz}
+COUNT=${2:-5}
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+[ -d gpu-tests ] || tar -xJf "$ARCHIVE"
+G=gpu-tests
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  nproc
+  python3 -c 'import cupy; print("cupy", cupy.__version__)' 2>&1
+  echo "command: bash benchmarks/peers/gpu_suite.sh $ARCHIVE $COUNT"
+} > "$OUT/machine.txt" 2>&1
+
+export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda
+# Every package's tests (those that pin the cpu agent run there).
+for t in "$G"/*.test; do
+  n=$(basename "$t" .test)
+  [ "$n" = benchmarks ] && continue
+  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s > "../$OUT/test-$n.txt" 2>&1; echo "exit $?" >> "../$OUT/test-$n.txt")
+  printf '%-40s %s\n' "$n" "$(tail -1 "$OUT/test-$n.txt")" >> "$OUT/tests.txt"
+done
+(cd "$G" && timeout 60 ./vector_add) > "$OUT/vector_add.txt" 2>&1
+
+# Benchmarks: hipgo (rocr level and gpu API), native C, CuPy.
+nvcc -O2 -o /tmp/native benchmarks/peers/native_cuda.c -lcuda > "$OUT/nvcc.txt" 2>&1 &&
+  timeout 60 /tmp/native "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/native.txt" 2>&1
+timeout 90 python3 benchmarks/peers/cupy_peer.py "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/cupy.txt" 2>&1
+(cd "$G" && timeout 150 ./rocr_drivers_cuda.test -test.run '^$' -test.bench . -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > "$OUT/hipgo.txt" 2>&1
+if [ -x "$G/benchmarks.test" ] && [ -n "${SUITE:-}" ]; then
+  (cd "$G" && timeout 240 ./benchmarks.test -test.run '^$' -test.bench "$SUITE" -test.benchtime 0.2s -test.count 3 -test.benchmem -test.short) > "$OUT/suite.txt" 2>&1
+fi
+python3 benchmarks/peers/summarize.py "$OUT/native.txt" "$OUT/cupy.txt" "$OUT/hipgo.txt" > "$OUT/summary.txt" 2>&1
+cat "$OUT/tests.txt" "$OUT/vector_add.txt" "$OUT/summary.txt"
