@@ -10,7 +10,7 @@ ARCHIVE=${1:-gpu-tests.tar.xz}
 COUNT=${2:-5}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-[ -d gpu-tests ] || tar -xJf "$ARCHIVE"
+if [ -f "$ARCHIVE" ]; then rm -rf gpu-tests && tar -xJf "$ARCHIVE"; fi
 G=gpu-tests
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
