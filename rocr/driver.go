@@ -66,6 +66,12 @@ type Executor interface {
 	Close() error
 }
 
+// ThreadLocker is implemented by executors that lock the queue's processor
+// goroutine to its OS thread (a CUDA context is current there).
+type ThreadLocker interface {
+	LocksThread() bool
+}
+
 // AsyncExecutor is implemented by executors that complete packets'
 // completion signals themselves (a GPU writes them); for the others the
 // processor completes them when the method returns.

@@ -31,7 +31,11 @@ func (q *Queue) process() {
 			word = atomic.LoadUint32((*uint32)(slot))
 			if aql.Header(word).Type() == aql.TypeInvalid {
 				if !q.closing.Load() {
-					q.doorbell.Wait(CondNE, db, 0, WaitActive)
+					if q.lockedThread {
+						q.doorbell.WaitNoYield(CondNE, db, 0, WaitActive)
+					} else {
+						q.doorbell.Wait(CondNE, db, 0, WaitActive)
+					}
 				}
 				continue
 			}

@@ -56,9 +56,12 @@ type Queue struct {
 	// detector does not see. Used only in race builds.
 	published atomic.Uint64
 
-	exec    Executor
-	async   bool
-	onError func(*Queue, error)
+	exec  Executor
+	async bool
+	// lockedThread: the executor locks the processor to its OS thread, so
+	// idle spins must not yield (that would cost a thread switch).
+	lockedThread bool
+	onError      func(*Queue, error)
 
 	errOnce sync.Once
 	err     atomic.Pointer[error]
@@ -138,6 +141,9 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		q.exec = exec
 		if ae, ok := exec.(AsyncExecutor); ok {
 			q.async = ae.CompletesSignals()
+		}
+		if tl, ok := exec.(ThreadLocker); ok {
+			q.lockedThread = tl.LocksThread()
 		}
 		go q.process()
 	}

@@ -376,6 +376,9 @@ func (c Condition) holds(v, cmp int64) bool {
 const (
 	activeSpin  = 50 * time.Microsecond
 	blockedSpin = 2 * time.Microsecond
+	polledSpin  = time.Millisecond
+	// blockedRecheck bounds a sleep on a signal that is not polled.
+	blockedRecheck = 5 * time.Millisecond
 )
 
 // Wait blocks until the condition holds or the timeout passes (timeout <= 0
@@ -383,6 +386,17 @@ const (
 // hsa_signal_wait_scacquire does. It never misses a store: a waiter
 // registers before its final check, and every store with waiters wakes them.
 func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+	return s.wait(cond, cmp, timeout, hint, true)
+}
+
+// WaitNoYield is Wait whose spin never yields the processor: for
+// goroutines locked to an OS thread (a GPU driver's queue processor), where
+// runtime.Gosched costs a thread switch.
+func (s *Signal) WaitNoYield(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+	return s.wait(cond, cmp, timeout, hint, false)
+}
+
+func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
 	if s.backend != nil {
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
@@ -396,6 +410,11 @@ func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	spin := blockedSpin
 	if hint == WaitActive {
 		spin = activeSpin
+		if s.polled.Load() {
+			// A GPU completes this signal without waking anyone: spinning
+			// is the fast way to see it, as CUDA's spin-wait sync does.
+			spin = polledSpin
+		}
 	}
 	if timeout > 0 && spin > timeout {
 		spin = timeout
@@ -409,7 +428,9 @@ func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 			if time.Since(start) >= spin {
 				break
 			}
-			runtime.Gosched()
+			if yield {
+				runtime.Gosched()
+			}
 		}
 	}
 	var deadline time.Time
@@ -438,13 +459,13 @@ func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 			if wait < 0 || poll < wait {
 				wait = poll
 			}
-			if poll < time.Millisecond {
+			if poll < 200*time.Microsecond {
 				poll += poll / 2
 			}
-		}
-		if wait < 0 {
-			<-ch
-			continue
+		} else if wait < 0 || wait > blockedRecheck {
+			// A signal may become polled while we sleep (its first GPU
+			// completion): look again now and then.
+			wait = blockedRecheck
 		}
 		t := time.NewTimer(wait)
 		select {

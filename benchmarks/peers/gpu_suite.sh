@@ -10,6 +10,7 @@ ARCHIVE=${1:-gpu-tests.tar.xz}
 COUNT=${2:-5}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 if [ -f "$ARCHIVE" ]; then rm -rf gpu-tests && tar -xJf "$ARCHIVE"; fi
 G=gpu-tests
 {
@@ -25,7 +26,7 @@ export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda
 for t in "$G"/*.test; do
   n=$(basename "$t" .test)
   [ "$n" = benchmarks ] && continue
-  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s > "../$OUT/test-$n.txt" 2>&1; echo "exit $?" >> "../$OUT/test-$n.txt")
+  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s > "$OUT/test-$n.txt" 2>&1; echo "exit $?" >> "$OUT/test-$n.txt")
   printf '%-40s %s\n' "$n" "$(tail -1 "$OUT/test-$n.txt")" >> "$OUT/tests.txt"
 done
 (cd "$G" && timeout 60 ./vector_add) > "$OUT/vector_add.txt" 2>&1

@@ -46,9 +46,29 @@ const (
 	kUint64
 	kFloat32
 	kFloat64
+	// PTX integer parameters carry no signedness (clang writes .u32 for
+	// int): either Go type of the size matches.
+	kInt8Or
+	kInt16Or
+	kInt32Or
 )
 
-var scalarNames = [...]string{"scalar", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+var scalarNames = [...]string{"scalar", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "int8 or uint8", "int16 or uint16", "int32 or uint32"}
+
+// accepts reports whether a Go scalar of kind got fits a parameter of kind want.
+func (want scalarKind) accepts(got scalarKind) bool {
+	switch want {
+	case anyScalar:
+		return true
+	case kInt8Or:
+		return got == kInt8 || got == kUint8
+	case kInt16Or:
+		return got == kInt16 || got == kUint16
+	case kInt32Or:
+		return got == kInt32 || got == kUint32
+	}
+	return want == got
+}
 
 func scalarOf(t reflect.Type) scalarKind {
 	if t == nil {
@@ -87,21 +107,27 @@ func scalarFromTypeName(tn string) scalarKind {
 		return kFloat32
 	case "double", ".f64":
 		return kFloat64
-	case "int", "int32_t", ".s32":
+	case "int", "int32_t":
 		return kInt32
-	case "unsigned int", "uint", "uint32_t", ".u32":
+	case "unsigned int", "uint", "uint32_t":
 		return kUint32
+	case ".s32", ".u32", ".b32":
+		return kInt32Or
+	case ".s16", ".u16", ".b16":
+		return kInt16Or
+	case ".s8", ".u8", ".b8":
+		return kInt8Or
 	case "long", "long long", "int64_t", "ptrdiff_t", ".s64":
 		return kInt64
 	case "unsigned long", "unsigned long long", "uint64_t", "size_t":
 		return kUint64
-	case "short", ".s16":
+	case "short":
 		return kInt16
-	case "unsigned short", ".u16":
+	case "unsigned short":
 		return kUint16
-	case "char", "signed char", ".s8":
+	case "char", "signed char":
 		return kInt8
-	case "unsigned char", ".u8":
+	case "unsigned char":
 		return kUint8
 	}
 	return anyScalar
@@ -372,7 +398,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
 	if uint32(size) != p.Size {
 		return bad(gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", scalarNames[k], size, p.Size)
 	}
-	if p.scalar != anyScalar && p.scalar != k {
+	if !p.scalar.accepts(k) {
 		return bad(gpu.ErrorInvalidValue, "got %s", scalarNames[k])
 	}
 	return nil

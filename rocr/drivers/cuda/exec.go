@@ -96,6 +96,10 @@ func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 // packet's completion signal itself (rocr.AsyncExecutor).
 func (e *executor) CompletesSignals() bool { return true }
 
+// LocksThread: the processor runs with the context current on its locked
+// OS thread.
+func (e *executor) LocksThread() bool { return true }
+
 // probe finds which stream memory operations work on signal memory, and
 // checks that the values land where they should.
 func (e *executor) probe() {
