@@ -138,6 +138,9 @@ func (r *backendRegistry) remove(h uint64) { r.m.Delete(h) }
 
 var backendSignals backendRegistry
 
+// signalGen numbers signals for HostVersion.
+var signalGen atomic.Uint64
+
 // slabHooks are called with every signal slab, existing and new, so drivers
 // can make signal memory visible to their devices.
 var slabHooks []func(base, size uintptr) error
@@ -205,6 +208,9 @@ func newSignal(initial int64) (*Signal, error) {
 	}
 	t.mu.Unlock()
 	s := &Signal{rec: r, handle: uint64(uintptr(unsafe.Pointer(r))), wake: make(chan struct{})}
+	// Each signal's versions start in a range of their own, so a new
+	// signal on a reused record never looks like its predecessor.
+	s.hb.Store(signalGen.Add(1) << 32)
 	atomic.StoreInt64(&r.value, initial)
 	r.startTS, r.endTS = 0, 0
 	atomic.StoreInt64(&r.kind, signalMagic)
@@ -263,7 +269,11 @@ func (s *Signal) HostVersion() uint64 { return s.hb.Load() }
 
 // MarkPolled says an agent updates the value in memory without notifying
 // the host; waiters then poll instead of sleeping on a wake-up.
-func (s *Signal) MarkPolled() { s.polled.Store(true) }
+func (s *Signal) MarkPolled() {
+	if !s.polled.Swap(true) {
+		s.notify() // sleeping waiters switch to polling
+	}
+}
 
 // Load reads the value.
 func (s *Signal) Load(Order) int64 {
@@ -377,8 +387,6 @@ const (
 	activeSpin  = 50 * time.Microsecond
 	blockedSpin = 2 * time.Microsecond
 	polledSpin  = time.Millisecond
-	// blockedRecheck bounds a sleep on a signal that is not polled.
-	blockedRecheck = 5 * time.Millisecond
 )
 
 // Wait blocks until the condition holds or the timeout passes (timeout <= 0
@@ -462,10 +470,12 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 			if poll < 200*time.Microsecond {
 				poll += poll / 2
 			}
-		} else if wait < 0 || wait > blockedRecheck {
-			// A signal may become polled while we sleep (its first GPU
-			// completion): look again now and then.
-			wait = blockedRecheck
+		}
+		if wait < 0 {
+			// MarkPolled wakes this wait too, so a signal that a GPU starts
+			// completing while we sleep is then polled.
+			<-ch
+			continue
 		}
 		t := time.NewTimer(wait)
 		select {

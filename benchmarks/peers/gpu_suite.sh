@@ -23,11 +23,12 @@ G=gpu-tests
 
 export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda
 # Every package's tests (those that pin the cpu agent run there).
-for t in "$G"/*.test; do
+for t in "$G"/${TESTS:-*}.test; do
   n=$(basename "$t" .test)
   [ "$n" = benchmarks ] && continue
-  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s > "$OUT/test-$n.txt" 2>&1; echo "exit $?" >> "$OUT/test-$n.txt")
-  printf '%-40s %s\n' "$n" "$(tail -1 "$OUT/test-$n.txt")" >> "$OUT/tests.txt"
+  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > /tmp/test-$n.txt 2>&1; echo "exit $?" >> /tmp/test-$n.txt)
+  { echo "=== $n"; cat /tmp/test-$n.txt; } >> "$OUT/tests-output.txt"
+  printf '%-40s %s\n' "$n" "$(tail -1 /tmp/test-$n.txt)" >> "$OUT/tests.txt"
 done
 (cd "$G" && timeout 60 ./vector_add) > "$OUT/vector_add.txt" 2>&1
 
