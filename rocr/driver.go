@@ -66,6 +66,15 @@ type Executor interface {
 	Close() error
 }
 
+// Poller is implemented by asynchronous executors whose device reports
+// failures of work in flight only when asked (a CUDA stream's sticky
+// error): the idle processor calls Poll every millisecond. Poll completes
+// the signals of the failed work with the error, so no waiter hangs, and
+// returns it to fail the queue.
+type Poller interface {
+	Poll() error
+}
+
 // ThreadLocker is implemented by executors that lock the queue's processor
 // goroutine to its OS thread (a CUDA context is current there).
 type ThreadLocker interface {

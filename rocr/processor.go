@@ -31,10 +31,19 @@ func (q *Queue) process() {
 			word = atomic.LoadUint32((*uint32)(slot))
 			if aql.Header(word).Type() == aql.TypeInvalid {
 				if !q.closing.Load() {
+					var timeout time.Duration // forever
+					if q.poller != nil {
+						timeout = pollInterval
+					}
 					if q.lockedThread {
-						q.doorbell.WaitNoYield(CondNE, db, 0, WaitActive)
+						q.doorbell.WaitNoYield(CondNE, db, timeout, WaitActive)
 					} else {
-						q.doorbell.Wait(CondNE, db, 0, WaitActive)
+						q.doorbell.Wait(CondNE, db, timeout, WaitActive)
+					}
+					if q.poller != nil && q.Err() == nil {
+						if err := q.poller.Poll(); err != nil {
+							q.fail(err)
+						}
 					}
 				}
 				continue
@@ -49,6 +58,10 @@ func (q *Queue) process() {
 		atomic.StoreUint64(q.readIdx, id)
 	}
 }
+
+// pollInterval is how often an idle processor asks a Poller executor for
+// asynchronous failures of work in flight.
+const pollInterval = time.Millisecond
 
 // drain completes the signals of packets published after Destroy began.
 func (q *Queue) drain(id uint64) {

@@ -61,6 +61,7 @@ type Queue struct {
 	// lockedThread: the executor locks the processor to its OS thread, so
 	// idle spins must not yield (that would cost a thread switch).
 	lockedThread bool
+	poller       Poller
 	onError      func(*Queue, error)
 
 	errOnce sync.Once
@@ -144,6 +145,9 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		if tl, ok := exec.(ThreadLocker); ok {
 			q.lockedThread = tl.LocksThread()
+		}
+		if p, ok := exec.(Poller); ok {
+			q.poller = p
 		}
 		go q.process()
 	}

@@ -110,6 +110,9 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			for _, x := range s {
 				c, err := try(x, name)
 				if c != nil || err != nil {
+					if c != nil && c.Kind == rocr.CodePTX {
+						RefinePTX(c, s)
+					}
 					return c, err
 				}
 			}
@@ -268,4 +271,50 @@ func (m *Module) Unload() error {
 	}
 	m.unloaded.Store(true)
 	return gpu.Wrap("module unload", m.exe.Destroy())
+}
+
+// RefinePTX completes the signatures of PTX kernels from another form of
+// the same library: PTX does not say whether a .u64 parameter is a pointer
+// or an integer, nor an integer's signedness, but the library's Go kernels
+// (or code object metadata) do. An argument is refined only where name,
+// offset and size agree, so a library whose forms differ keeps PTX's view.
+func RefinePTX(c *rocr.Code, lib Library) {
+	decl := map[string]*rocr.KernelSymbol{}
+	for _, x := range lib {
+		if cd, ok := x.(Coder); ok {
+			if other := cd.Code(); other != nil && other.Kind != rocr.CodePTX {
+				for i := range other.Kernels {
+					decl[other.Kernels[i].Name] = &other.Kernels[i]
+				}
+			}
+		}
+	}
+	for i := range c.Kernels {
+		k := &c.Kernels[i]
+		d, ok := decl[k.Name]
+		if !ok {
+			continue
+		}
+		var dv []rocr.KernelArg
+		for _, a := range d.Args {
+			if a.Kind != rocr.ArgHidden {
+				dv = append(dv, a)
+			}
+		}
+		j := 0
+		for n := range k.Args {
+			a := &k.Args[n]
+			if a.Kind == rocr.ArgHidden {
+				continue
+			}
+			if j >= len(dv) || dv[j].Offset != a.Offset || dv[j].Size != a.Size {
+				break
+			}
+			a.Kind, a.Elem, a.Value = dv[j].Kind, dv[j].Elem, dv[j].Value
+			if a.Name == "" || strings.HasPrefix(a.Name, k.Name+"_param_") {
+				a.Name = dv[j].Name
+			}
+			j++
+		}
+	}
 }

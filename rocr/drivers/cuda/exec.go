@@ -668,3 +668,35 @@ func (e *executor) release() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Poll reports an asynchronous failure of the work in flight on the
+// stream (a kernel that faulted: CUDA makes the error sticky and the
+// completion writes queued behind it never land). It completes every
+// signal still pending with the error, so no waiter hangs, and returns it
+// to fail the queue. It runs on the processor goroutine, every millisecond
+// while the queue is idle.
+func (e *executor) Poll() error {
+	if !e.bound || !e.memops || uint64(e.progress.Load(rocr.Acquire)) >= e.seq {
+		return nil
+	}
+	r := e.sa.call(e.api.cuStreamQuery, e.stream)
+	if r == cudaSuccess || r == cudaNotReady {
+		return nil
+	}
+	err := rocr.Errorf(r.status(), "stream", "work in flight failed: cuStreamQuery: %v", r)
+	done := uint64(e.progress.Load(rocr.Acquire))
+	for i := range e.pend {
+		p := &e.pend[i]
+		if p.handle == 0 || p.seq <= done {
+			continue
+		}
+		if s, serr := e.signal(p.handle); serr == nil {
+			s.Fail(err)
+			s.Exchange(p.value, rocr.Release)
+		}
+		p.seq = 0
+	}
+	return err
+}
+
+var _ rocr.Poller = (*executor)(nil)
