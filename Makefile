@@ -3,8 +3,9 @@ GO       ?= go
 PKGS     ?= ./...
 GPU_OUT  ?= gpu-tests
 BENCH_COUNT ?= 6
+BENCH_CPU   ?= 1,2
 
-.PHONY: run test vet bench lint kernels kernels-check gpu-tests stress fuzz
+.PHONY: run test vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -21,7 +22,8 @@ vet:
 # The benchmark suite; raw output goes to benchmarks/results/.
 bench:
 	mkdir -p benchmarks/results
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./benchmarks/... | tee benchmarks/results/bench-$$(date -u +%Y%m%d-%H%M%S).txt
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee benchmarks/results/cpu-$$(date -u +%Y%m%d-%H%M%S).txt
+	$(GO) run ./benchmarks/report $$(ls -t benchmarks/results/cpu-*.txt | head -1)
 
 lint: vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
@@ -43,7 +45,16 @@ gpu-tests:
 	  n=$$(echo $$p | sed 's|github.com/hipgo/hipgo/||; s|/|_|g'); \
 	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o $(GPU_OUT)/$$n.test $$p 2>/dev/null || true; \
 	done
+	cp kernels/gen/kernels_sm90.ptx $(GPU_OUT)/
+	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o $(GPU_OUT)/vector_add ./examples/vector_add
 	ls $(GPU_OUT)
+
+# The test binaries compressed to fit the device tool's 64 MiB transfer;
+# on the H200: OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz
+gpu-tests-pack: gpu-tests
+	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
+	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/benchmarks_report.test $(GPU_OUT)/internal_cabi.test
+	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
 
 stress:
 	HIPGO_STRESS=large $(GO) test -race -count=1 -run Stress -timeout 60m ./...
