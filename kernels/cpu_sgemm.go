@@ -30,7 +30,10 @@ const gemmTile = 16 // GEMM_TILE of src/sgemm.hip
 // products are added in the HIP kernel's order, k = 0, 1, ..., K-1 (the
 // zero padding of the last tile adds +0 and changes nothing), so the result
 // is the HIP kernel's up to the fused multiply-adds a GPU compiler may use.
-// Any other group runs the HIP code literally (sgemmLiteral).
+// A block of C that lies wholly inside the matrix goes through sgemmBlock,
+// a register-blocked micro-kernel over a packed copy of B's strip; a block
+// on C's bottom or right edge through sgemmEdge. Any other group runs the
+// HIP code literally (sgemmLiteral).
 var SgemmKernel = cpu.Define("sgemm", func(g *cpu.Group, a *SgemmArgs) {
 	if g.Size != [3]int{gemmTile, gemmTile, 1} || g.Items(0) != gemmTile || g.Items(1) != gemmTile {
 		sgemmLiteral(g, a)
@@ -42,32 +45,103 @@ var SgemmKernel = cpu.Define("sgemm", func(g *cpu.Group, a *SgemmArgs) {
 	if r0 >= r1 || c0 >= c1 {
 		return
 	}
-	w := c1 - c0
+	h, w := r1-r0, c1-c0
 	cm := a.C.Slice(g, r0*n+c0, (r1-1)*n+c1)
-	var am, bm []float32
+	var acc [gemmTile][gemmTile]float32
 	if k > 0 {
-		am = a.A.Slice(g, r0*k, r1*k)     // rows r0..r1-1 of A
-		bm = a.B.Slice(g, c0, (k-1)*n+c1) // columns c0..c1-1 of B, every row
+		am := a.A.Slice(g, r0*k, r1*k)     // rows r0..r1-1 of A
+		bm := a.B.Slice(g, c0, (k-1)*n+c1) // columns c0..c1-1 of B, every row
+		if h == gemmTile && w == gemmTile {
+			sgemmBlock(&acc, am, bm, n)
+		} else {
+			sgemmEdge(&acc, am, bm, h, w, k, n)
+		}
 	}
 	alpha, beta := a.Alpha, a.Beta
-	for r := 0; r < r1-r0; r++ {
-		var acc [gemmTile]float32
-		accs := acc[:w]
-		if k > 0 {
-			arow := am[r*k : r*k+k]
-			for kk, av := range arow {
-				brow := bm[kk*n : kk*n+w]
-				for j, bv := range brow {
-					accs[j] += av * bv
-				}
-			}
-		}
+	for r := 0; r < h; r++ {
 		crow := cm[r*n : r*n+w]
-		for j, v := range accs {
+		for j, v := range acc[r][:w] {
 			crow[j] = alpha*v + beta*crow[j]
 		}
 	}
 }, cpu.StaticShared(2*gemmTile*gemmTile*4), cpu.MaxThreads(gemmTile*gemmTile))
+
+// gemmKC is how many rows of B's 16-column strip sgemmBlock packs at a
+// time: 16 KiB, which stays in L1 with the 16 rows of A it meets.
+const gemmKC = 256
+
+// sgemmEdge adds to acc[r][j] the products A[r][kk]*B[kk][j], kk = 0, 1,
+// ..., k-1, for the h x w block of C whose rows of A start am (row stride k)
+// and whose strip of B starts bm (row stride ldb).
+func sgemmEdge(acc *[gemmTile][gemmTile]float32, am, bm []float32, h, w, k, ldb int) {
+	for r := 0; r < h; r++ {
+		accs := acc[r][:w]
+		arow := am[r*k : r*k+k]
+		for kk, av := range arow {
+			brow := bm[kk*ldb : kk*ldb+w]
+			for j, bv := range brow {
+				accs[j] += av * bv
+			}
+		}
+	}
+}
+
+// sgemmBlock adds to acc[r][j] the products A[r][kk]*B[kk][j], kk = 0, 1,
+// ..., k-1 in that order, for a full 16x16 block of C: am is its 16 rows of
+// A (16k floats, row stride k), bm its 16-column strip of B (row stride
+// ldb). B's strip is copied gemmKC rows at a time into a contiguous buffer
+// (its rows in B are a page apart for large N, which L1 and L2 hold badly),
+// then sgemmMicro runs 4x2 blocks of C over it.
+func sgemmBlock(acc *[gemmTile][gemmTile]float32, am, bm []float32, ldb int) {
+	k := len(am) / gemmTile
+	var bp [gemmKC][gemmTile]float32
+	for kb := 0; kb < k; kb += gemmKC {
+		l := min(gemmKC, k-kb)
+		bs := bm[kb*ldb:]
+		for kk := range bp[:l] {
+			bp[kk] = *(*[gemmTile]float32)(bs[kk*ldb:])
+		}
+		for i := 0; i < gemmTile; i += 4 {
+			a0 := am[i*k+kb:][:l]
+			a1 := am[(i+1)*k+kb:][:l]
+			a2 := am[(i+2)*k+kb:][:l]
+			a3 := am[(i+3)*k+kb:][:l]
+			for j := 0; j < gemmTile; j += 2 {
+				sgemmMicro(acc, i, j, a0, a1, a2, a3, &bp)
+			}
+		}
+	}
+}
+
+// sgemmMicro adds a_r[kk]*bp[kk][j+c] to acc[i+r][j+c] for r < 4, c < 2,
+// kk < len(a0), in the order of kk, holding the 8 sums in registers.
+func sgemmMicro(acc *[gemmTile][gemmTile]float32, i, j int, a0, a1, a2, a3 []float32, bp *[gemmKC][gemmTile]float32) {
+	i &= gemmTile - 4
+	j &= gemmTile - 2
+	n := min(len(a0), gemmKC)
+	a0, a1, a2, a3 = a0[:n], a1[:n], a2[:n], a3[:n]
+	c00, c01 := acc[i][j], acc[i][j+1]
+	c10, c11 := acc[i+1][j], acc[i+1][j+1]
+	c20, c21 := acc[i+2][j], acc[i+2][j+1]
+	c30, c31 := acc[i+3][j], acc[i+3][j+1]
+	for kk := 0; kk < n; kk++ {
+		b := &bp[kk]
+		b0, b1 := b[j], b[j+1]
+		x0, x1, x2, x3 := a0[kk], a1[kk], a2[kk], a3[kk]
+		c00 += x0 * b0
+		c01 += x0 * b1
+		c10 += x1 * b0
+		c11 += x1 * b1
+		c20 += x2 * b0
+		c21 += x2 * b1
+		c30 += x3 * b0
+		c31 += x3 * b1
+	}
+	acc[i][j], acc[i][j+1] = c00, c01
+	acc[i+1][j], acc[i+1][j+1] = c10, c11
+	acc[i+2][j], acc[i+2][j+1] = c20, c21
+	acc[i+3][j], acc[i+3][j+1] = c30, c31
+}
 
 // sgemmLiteral is src/sgemm.hip line by line: each __syncthreads() ends a
 // loop over the group's work-items, and each work-item's accumulator lives

@@ -14,16 +14,12 @@ func Library() module.Library {
 	return module.Library{CPUSet(), AMDGPUBundle, PTXsm90, PTXsm80}
 }
 
-// Set is the library loaded onto one device, with its functions looked up.
+// Set is the library loaded onto one device, with its functions looked up:
+// Empty, VectorAdd, Saxpy, FillF32, ReduceSum, Transpose and Sgemm, one
+// *module.Function per kernel (Functions, generated in launch_gen.go).
 type Set struct {
-	Module    *module.Module
-	Empty     *module.Function
-	VectorAdd *module.Function
-	Saxpy     *module.Function
-	FillF32   *module.Function
-	ReduceSum *module.Function
-	Transpose *module.Function
-	Sgemm     *module.Function
+	Module *module.Module
+	Functions
 }
 
 type setKey struct{}
@@ -39,17 +35,9 @@ func Load(dev *gpu.Device) (*Set, error) {
 			return nil, nil, err
 		}
 		s := &Set{Module: m}
-		for _, x := range []struct {
-			f    **module.Function
-			name string
-		}{
-			{&s.Empty, "empty"}, {&s.VectorAdd, "vector_add"}, {&s.Saxpy, "saxpy"}, {&s.FillF32, "fill_f32"},
-			{&s.ReduceSum, "reduce_sum"}, {&s.Transpose, "transpose"}, {&s.Sgemm, "sgemm"},
-		} {
-			if *x.f, err = m.Function(x.name); err != nil {
-				_ = m.Unload()
-				return nil, nil, err
-			}
+		if err := s.lookup(m); err != nil {
+			_ = m.Unload()
+			return nil, nil, err
 		}
 		return s, m.Unload, nil
 	})
@@ -59,11 +47,20 @@ func Load(dev *gpu.Device) (*Set, error) {
 	return v.(*Set), nil
 }
 
+// set is the loader of the generated launchers: the library on s's device.
 func set(s *stream.Stream) (*Set, error) {
-	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+	if err := checkStream(s); err != nil {
+		return nil, err
 	}
 	return Load(s.Device())
+}
+
+// checkStream rejects a nil stream before anything else is checked.
+func checkStream(s *stream.Stream) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+	}
+	return nil
 }
 
 // Block sizes the launchers use.
@@ -87,19 +84,17 @@ func checkLen(op string, n int, bufs ...int) error {
 	return nil
 }
 
+// The friendly launchers below size the grid for their data, check lengths
+// and shapes, then call the generated Launch* functions.
+
 // Empty launches the empty kernel: one block of one thread.
 func Empty(s *stream.Stream) error {
-	k, err := set(s)
-	if err != nil {
-		return err
-	}
-	return k.Empty.Launch(s, gpu.D1(1), gpu.D1(1), 0)
+	return LaunchEmpty(s, gpu.D1(1), gpu.D1(1), 0)
 }
 
 // VectorAdd computes c[i] = a[i] + b[i] for i < n on s.
 func VectorAdd(s *stream.Stream, a, b, c *buffer.Buffer[float32], n int) error {
-	k, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if a == nil || b == nil || c == nil {
@@ -111,13 +106,12 @@ func VectorAdd(s *stream.Stream, a, b, c *buffer.Buffer[float32], n int) error {
 	if n == 0 {
 		return nil
 	}
-	return k.VectorAdd.Launch(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, a, b, c, int32(n))
+	return LaunchVectorAdd(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, a, b, c, int32(n))
 }
 
 // Saxpy computes y[i] = alpha*x[i] + y[i] for i < n on s.
 func Saxpy(s *stream.Stream, alpha float32, x, y *buffer.Buffer[float32], n int) error {
-	k, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if x == nil || y == nil {
@@ -129,13 +123,12 @@ func Saxpy(s *stream.Stream, alpha float32, x, y *buffer.Buffer[float32], n int)
 	if n == 0 {
 		return nil
 	}
-	return k.Saxpy.Launch(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, alpha, x, y, int32(n))
+	return LaunchSaxpy(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, alpha, x, y, int32(n))
 }
 
 // FillF32 sets p[i] = value for i < n on s.
 func FillF32(s *stream.Stream, p *buffer.Buffer[float32], value float32, n int) error {
-	k, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if p == nil {
@@ -147,15 +140,14 @@ func FillF32(s *stream.Stream, p *buffer.Buffer[float32], value float32, n int) 
 	if n == 0 {
 		return nil
 	}
-	return k.FillF32.Launch(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, p, value, int32(n))
+	return LaunchFillF32(s, gpu.D1(gpu.Blocks(n, ElementwiseBlock)), gpu.D1(ElementwiseBlock), 0, p, value, int32(n))
 }
 
 // ReduceSum writes one partial sum per block into partial: partial.Len()
 // blocks of ReduceBlock threads stride over the n elements of in. Summing
 // the partials gives the total.
 func ReduceSum(s *stream.Stream, in, partial *buffer.Buffer[float32], n int) error {
-	k, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if in == nil || partial == nil {
@@ -165,7 +157,7 @@ func ReduceSum(s *stream.Stream, in, partial *buffer.Buffer[float32], n int) err
 		return err
 	}
 	blocks := partial.Len()
-	return k.ReduceSum.Launch(s, gpu.D1(uint32(blocks)), gpu.D1(ReduceBlock), ReduceBlock*4, in, partial, int32(n))
+	return LaunchReduceSum(s, gpu.D1(uint32(blocks)), gpu.D1(ReduceBlock), ReduceBlock*4, in, partial, int32(n))
 }
 
 // Sum returns the sum of in's first n elements: ReduceSum, then the
@@ -200,8 +192,7 @@ func Sum(s *stream.Stream, in *buffer.Buffer[float32], n int) (float32, error) {
 // Transpose writes the cols x rows transpose of the rows x cols matrix in
 // (row-major) into out.
 func Transpose(s *stream.Stream, in, out *buffer.Buffer[float32], rows, cols int) error {
-	k, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if in == nil || out == nil {
@@ -214,14 +205,13 @@ func Transpose(s *stream.Stream, in, out *buffer.Buffer[float32], rows, cols int
 		return err
 	}
 	grid := gpu.D2(gpu.Blocks(cols, TileDim), gpu.Blocks(rows, TileDim))
-	return k.Transpose.Launch(s, grid, gpu.D2(TileDim, TileRows), 0, in, out, int32(rows), int32(cols))
+	return LaunchTranspose(s, grid, gpu.D2(TileDim, TileRows), 0, in, out, int32(rows), int32(cols))
 }
 
 // Sgemm computes C = alpha*A*B + beta*C for row-major A (m x k), B (k x n)
 // and C (m x n).
 func Sgemm(s *stream.Stream, m, n, k int, alpha float32, a, b *buffer.Buffer[float32], beta float32, c *buffer.Buffer[float32]) error {
-	ks, err := set(s)
-	if err != nil {
+	if err := checkStream(s); err != nil {
 		return err
 	}
 	if a == nil || b == nil || c == nil {
@@ -234,5 +224,5 @@ func Sgemm(s *stream.Stream, m, n, k int, alpha float32, a, b *buffer.Buffer[flo
 		return gpu.Errorf(gpu.ErrorInvalidValue, "sgemm", "buffers of %d, %d, %d elements are too small for m=%d n=%d k=%d", a.Len(), b.Len(), c.Len(), m, n, k)
 	}
 	grid := gpu.D2(gpu.Blocks(n, GemmTile), gpu.Blocks(m, GemmTile))
-	return ks.Sgemm.Launch(s, grid, gpu.D2(GemmTile, GemmTile), 0, int32(m), int32(n), int32(k), alpha, a, b, beta, c)
+	return LaunchSgemm(s, grid, gpu.D2(GemmTile, GemmTile), 0, int32(m), int32(n), int32(k), alpha, a, b, beta, c)
 }

@@ -32,7 +32,7 @@ func MemOf(a any) (*Mem, bool) {
 	// not tie the result to a; the object is a heap object that a keeps
 	// alive for the caller.
 	u := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
-	return *(**Mem)(unsafe.Pointer(&u)), u != 0
+	return *(**Mem)(unsafe.Pointer(&u)), true // nil for a nil *Buffer: the caller reports it
 }
 
 // Mem is the untyped core of a buffer: its allocation, element type, owner

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// generateArgs returns the arguments of the hipgo-gen go:generate line in
+// dir/generate.go, so that the test runs exactly what go generate runs.
+func generateArgs(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "generate.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "//go:generate ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) > 3 && f[0] == "go" && f[1] == "run" && strings.HasSuffix(f[2], "cmd/hipgo-gen") {
+			return f[3:]
+		}
+	}
+	t.Fatalf("%s/generate.go has no go:generate line running cmd/hipgo-gen", dir)
+	return nil
+}
+
+// TestKernelsUpToDate regenerates kernels/launch_gen.go and compares it
+// with the committed file: CI fails when a kernel's declaration, the code
+// objects or the generator changed without go generate.
+func TestKernelsUpToDate(t *testing.T) {
+	dir, err := filepath.Abs("../../kernels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := generateArgs(t, dir)
+	var out string
+	for i, a := range args {
+		if a == "-o" && i+1 < len(args) {
+			out = args[i+1]
+			args[i+1] = "-"
+		}
+	}
+	if out == "" {
+		t.Fatalf("the go:generate line has no -o: %q", args)
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	if err := run(args, &stdout, &stderr); err != nil {
+		t.Fatalf("hipgo-gen %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	committed, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), committed) {
+		t.Errorf("kernels/%s is stale: run go generate ./kernels\n%s", out, firstDiff(stdout.String(), string(committed)))
+	}
+	if !strings.HasPrefix(stdout.String(), header+"\n") {
+		t.Errorf("output does not begin with %q", header)
+	}
+
+	// The same run twice gives the same bytes.
+	var again bytes.Buffer
+	if err := run(args, &again, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), again.Bytes()) {
+		t.Error("output differs between two runs")
+	}
+}
+
+// firstDiff shows the first line where two texts differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n  generated: " + gl + "\n  committed: " + wl
+		}
+	}
+	return ""
+}
+
+// TestRunErrors checks the command's failures: missing flags, an unknown
+// C type, a code object that disagrees with the sources.
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	hip := filepath.Join(dir, "k.hip")
+	obj := filepath.Join(dir, "k.ptx")
+	if err := os.WriteFile(hip, []byte("HIPGO_KERNEL void saxpy(float alpha, const float *x, float *y, int n) {}\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(obj, []byte(ptx(strings.ReplaceAll(ptxSaxpy, ".param .u32 saxpy_param_3", ".param .u64 saxpy_param_3"))), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-src", hip, "-pkg", "p"}, "-src, -pkg and -loader are required"},
+		{[]string{"-src", filepath.Join(dir, "*.cu"), "-pkg", "p", "-loader", "set"}, "no such file"},
+		{[]string{"-src", hip, "-obj", obj, "-pkg", "p", "-loader", "set"}, "the sources and the code objects disagree:\n" +
+			filepath.ToSlash(obj) + " (sm_90): kernel saxpy argument 3 (n, int): the source gives 4 bytes at offset 24, the code object 8 bytes at offset 24"},
+		{[]string{"-src", hip, "-pkg", "p", "-loader", "set", "-type", "not an identifier"}, `"not an identifier" is not a Go identifier`},
+	} {
+		err := run(c.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hipgo-gen %q:\ngot  %v\nwant %s", c.args, err, c.want)
+		}
+	}
+	// Without code objects the declarations alone give the launchers.
+	stdout.Reset()
+	if err := run([]string{"-src", hip, "-pkg", "p", "-loader", "load", "-type", "Kernels", "-prefix", "Run"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"type Kernels struct {",
+		"func RunSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x *buffer.Buffer[float32], y *buffer.Buffer[float32], n int32) error {",
+		"fs, err := load(s)",
+		"return fs.Saxpy.Launch(s, grid, block, sharedMem, alpha, x, y, n)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

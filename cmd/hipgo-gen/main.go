@@ -1,0 +1,142 @@
+// Command hipgo-gen writes typed Go launchers for HIP kernels, in the spirit
+// of cilium/ebpf's bpf2go: one Go function per kernel with one typed
+// parameter per kernel argument, so a wrong argument is a compile error
+// rather than a launch error.
+//
+// Usage, from a go:generate line in the package that embeds the kernels:
+//
+//	//go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -src src/kernels.hip -obj gen/kernels.hipfb -obj gen/kernels_sm90.ptx -loader set -o launch_gen.go
+//
+// It reads the kernels' C declarations (HIPGO_KERNEL or extern "C"
+// __global__) from the -src files, following #include "..." relative to the
+// including file, and maps each parameter's C type onto a Go type: a pointer
+// (const float *) becomes *buffer.Buffer[float32], a value (int, unsigned,
+// float, double, long long, size_t, int32_t, ...) the Go scalar of the same
+// size and kind. A type it does not know is an error naming the kernel and
+// the parameter. AMDGPU metadata carries neither names nor C types, and PTX
+// only .u64/.u32/.f32, so the declarations are the source of the Go API; the
+// -obj code objects are the check: every code object in them (each gfx target
+// of an offload bundle, each PTX module) must hold exactly the declared
+// kernels, each with the argument count, offsets and sizes the declaration
+// implies, and pointers and values where the object tells them apart.
+// Any disagreement fails the generation.
+//
+// The output, gofmt'ed and deterministic, declares
+//
+//	type Functions struct { VectorAdd *module.Function; ... } // -type
+//	func (fs *Functions) lookup(m *module.Module) error
+//	func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
+//		a *buffer.Buffer[float32], b *buffer.Buffer[float32], c *buffer.Buffer[float32], n int32) error
+//
+// and expects the package to provide the -loader function,
+// func(*stream.Stream) (*T, error), where T is Functions or a struct
+// embedding it: it returns the kernels loaded on the stream's device. The
+// launchers pass their arguments straight to Function.Launch, which does not
+// retain them, so a launch allocates nothing of its own.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "hipgo-gen:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// list is a repeatable flag.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+// run is the command: parse flags, read and check, write the output.
+func run(args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("hipgo-gen", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	var srcs, objs list
+	fset.Var(&srcs, "src", "kernel source file or glob (repeatable); #include \"...\" is followed")
+	fset.Var(&objs, "obj", "code object whose argument layout must agree with the sources: AMDGPU ELF, offload bundle or PTX (repeatable)")
+	pkg := fset.String("pkg", os.Getenv("GOPACKAGE"), "package name of the output (default $GOPACKAGE, set by go generate)")
+	out := fset.String("o", "-", "output file, - for standard output")
+	loader := fset.String("loader", "", "the package's func(*stream.Stream) (*T, error) that returns the loaded kernels")
+	typ := fset.String("type", "Functions", "name of the generated struct of *module.Function")
+	prefix := fset.String("prefix", "Launch", "prefix of the launchers' names")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "usage: hipgo-gen -src kernels.hip [-obj code-object]... -pkg name -loader func [-o out.go]\n")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fset.Args())
+	}
+	if len(srcs) == 0 || *pkg == "" || *loader == "" {
+		fset.Usage()
+		return errors.New("-src, -pkg and -loader are required")
+	}
+	code, err := build(config{Pkg: *pkg, Loader: *loader, Type: *typ, Prefix: *prefix}, srcs, objs)
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err = stdout.Write(code)
+		return err
+	}
+	if old, err := os.ReadFile(*out); err == nil && bytes.Equal(old, code) {
+		return nil // unchanged: leave the file's time alone
+	}
+	return os.WriteFile(*out, code, 0o666)
+}
+
+// build reads the sources, checks them against the code objects and
+// generates the launchers.
+func build(cfg config, srcs, objs []string) ([]byte, error) {
+	ss := newSourceSet()
+	for _, pattern := range srcs {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("-src %q: %w", pattern, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("-src %q: no such file", pattern)
+		}
+		for _, f := range files {
+			if err := ss.addFile(f); err != nil {
+				return nil, err
+			}
+		}
+		cfg.Sources = append(cfg.Sources, filepath.ToSlash(pattern))
+	}
+	var errs []error
+	for _, name := range objs {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := codeobj.Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		errs = append(errs, checkLayout(ss.kernels, filepath.ToSlash(name), spec))
+		cfg.Objects = append(cfg.Objects, fmt.Sprintf("%s (%s)", filepath.ToSlash(name), strings.Join(spec.Targets(), ", ")))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("the sources and the code objects disagree:\n%w", err)
+	}
+	return generate(cfg, ss.kernels)
+}
