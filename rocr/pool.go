@@ -247,8 +247,9 @@ func (a *Allocation) Transfer(agent *Agent) error {
 }
 
 // CheckAccess reports whether agent may use the allocation in a dispatch:
-// it owns it, the memory is fine-grained and visible to it, or it was
-// allowed access. The error names the allocation, the owner and the agent.
+// it owns it, it has peer access to the owner (EnablePeer), the memory is
+// fine-grained and visible to it, or it was allowed access. The error names
+// the allocation, the owner and the agent.
 func (a *Allocation) CheckAccess(agent *Agent) error {
 	if a.freed.Load() {
 		return Errorf(StatusErrorInvalidAllocation, "access", "%s was freed", a)
@@ -258,7 +259,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 		return nil
 	}
 	info := a.pool.info
-	if info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) {
+	if info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) || peerEnabled(agent, owner) {
 		return nil
 	}
 	a.mu.Lock()
@@ -268,7 +269,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 			return nil
 		}
 	}
-	return Newf(ErrNotOwner, StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it or copy it first", a, owner, agent)
+	return Newf(ErrNotOwner, StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
 }
 
 // allocRegistry finds the allocation holding an address.

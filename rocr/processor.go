@@ -71,6 +71,7 @@ func (q *Queue) drain(id uint64) {
 		if aql.Header(atomic.LoadUint32((*uint32)(slot))).Type() == aql.TypeInvalid {
 			continue
 		}
+		discard(slot, aql.Header(atomic.LoadUint32((*uint32)(slot))).Type())
 		h := completionOf(slot)
 		if s, err := SignalFromHandle(h); err == nil {
 			s.Fail(Errorf(StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id))
@@ -92,8 +93,12 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 	}
 	if qerr := q.Err(); qerr != nil {
 		err = Errorf(StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
+		discard(slot, h.Type())
 	} else if verr := aql.Validate((*aql.Slot)(slot)); verr != nil {
 		err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
+	} else if ferr := q.injected(id, h.Type()); ferr != nil {
+		err = ferr
+		discard(slot, h.Type())
 	} else {
 		switch h.Type() {
 		case aql.TypeKernelDispatch:

@@ -387,6 +387,9 @@ func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
 	}
 	k, size := scalarKindOf(a)
 	if size == 0 {
+		if _, isBuf := a.(buffer.Object); isBuf {
+			return bad(gpu.ErrorInvalidValue, "nil buffer") // a typed nil: MemOf found no Mem
+		}
 		return bad(gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(a))
 	}
 	if p.Kind == rocr.ArgGlobalBuffer {

@@ -61,6 +61,9 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 }
 
 func (s *Stream) checkMem(op string, m *buffer.Mem, off, n int) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
 	if err := m.CheckAccess(op, s.dev); err != nil {
 		return err
 	}

@@ -157,6 +157,27 @@ func (s *Stream) Err() error {
 	return nil
 }
 
+// SetKernelTimeout bounds how long each kernel launched on the stream from
+// now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
+// On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
+// the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
+// sticky like any launch failure, and other streams are not affected.
+// Agents that cannot stop a kernel return gpu.ErrNotSupported.
+func (s *Stream) SetKernelTimeout(d time.Duration) error {
+	const op = "stream set kernel timeout"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if d < 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative timeout %v", d)
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
+}
+
 // lock takes the stream for a submission and checks that it can take one.
 func (s *Stream) lock(op string) error {
 	if s == nil {
@@ -439,6 +460,12 @@ func (s *Stream) destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
 	s.closed = true
+	if s.dev.Valid() != nil && !s.q.Destroyed() {
+		// gpu.Shutdown: cancel the work in flight instead of waiting for
+		// it, as rocr.ShutDown does on every other queue, so a runaway
+		// kernel on the default stream cannot hang Shutdown.
+		_ = s.q.Destroy()
+	}
 	if s.tail != nil {
 		_ = s.tail.Wait(0)
 	}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
@@ -58,8 +61,10 @@ func (p *workerPool) loop() {
 	defer p.wg.Done()
 	g := &Group{}
 	for j := range p.ch {
-		j.work(g)
-		j.wg.Done()
+		if j.claim() {
+			j.work(g)
+			j.leave()
+		}
 	}
 }
 
@@ -76,11 +81,88 @@ type job struct {
 	shared  int
 	next    atomic.Int64
 	failed  atomic.Pointer[error]
-	wg      sync.WaitGroup
+
+	// helpers: bits 0-31 tickets (workers that may still join), 32-62
+	// workers running the job, bit 63 set once the dispatcher stops
+	// waiting for more. A worker stuck in a runaway kernel of another
+	// dispatch never takes its ticket, and the dispatch does not wait for
+	// it: it revokes the tickets left when its own share is done.
+	helpers atomic.Uint64
+	left    chan struct{} // the last running helper leaves after the revoke
+
+	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
+	// and its deadline in rocr.Now nanoseconds (0: none).
+	queue    *rocr.Queue
+	deadline uint64
+	canceled atomic.Bool
 }
 
+const (
+	ticketMask  = 1<<32 - 1
+	runningUnit = 1 << 32
+	revokedBit  = 1 << 63
+)
+
+// claim turns one ticket into a running helper; false: none is left (a
+// token of a dispatch that already ended, or one that needs no more help).
+func (j *job) claim() bool {
+	for {
+		s := j.helpers.Load()
+		if s&ticketMask == 0 || s&revokedBit != 0 {
+			return false
+		}
+		if j.helpers.CompareAndSwap(s, s-1+runningUnit) {
+			return true
+		}
+	}
+}
+
+// leave ends a helper's part.
+func (j *job) leave() {
+	if j.helpers.Add(^uint64(runningUnit-1)) == revokedBit {
+		j.left <- struct{}{}
+	}
+}
+
+// revoke takes back the tickets no worker claimed and waits for the
+// helpers that did.
+func (j *job) revoke() {
+	for {
+		s := j.helpers.Load()
+		if j.helpers.CompareAndSwap(s, (s&^ticketMask)|revokedBit) {
+			if s&^ticketMask&^revokedBit != 0 {
+				<-j.left
+			}
+			return
+		}
+	}
+}
+
+// cancelled reports whether the dispatch should stop: its queue is being
+// destroyed or its deadline passed. It latches.
+func (j *job) cancelled() bool {
+	if j.canceled.Load() {
+		return true
+	}
+	if (j.queue != nil && j.queue.Destroyed()) || (j.deadline != 0 && rocr.Now() > j.deadline) {
+		j.canceled.Store(true)
+		return true
+	}
+	return false
+}
+
+// Canceled reports whether the kernel should stop at once: its dispatch
+// ran past the queue's kernel timeout (HIPGO_KERNEL_TIMEOUT,
+// Queue.SetKernelTimeout, stream.Stream.SetKernelTimeout) or its queue is
+// being destroyed (gpu.Shutdown). A kernel that may run long polls it and
+// returns; the dispatch then fails with an error wrapping rocr.ErrTimeout
+// (or the queue's destruction), and its remaining work-groups do not run.
+// Go cannot stop a goroutine from outside: a kernel that never polls runs
+// to its end.
+func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
+
 func (j *job) work(g *Group) {
-	g.agent, g.kernel = j.agent, j.k
+	g.agent, g.kernel, g.job = j.agent, j.k, j
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {
 		g.shared = make([]byte, j.shared)
@@ -88,6 +170,10 @@ func (j *job) work(g *Group) {
 	g.shared = g.shared[:j.shared]
 	g.resetCache()
 	for {
+		if j.cancelled() {
+			j.next.Store(j.total)
+			return
+		}
 		lo := j.next.Add(j.chunk) - j.chunk
 		if lo >= j.total {
 			return
@@ -120,21 +206,38 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 	for i := lo; i < hi; i++ {
 		g.ID = [3]int{int(i % c0), int(i / c0 % c1), int(i / (c0 * c1))}
 		j.k.run(g, j.kernarg)
+		if j.canceled.Load() {
+			return false
+		}
 	}
 	return true
 }
 
 // executor serves one queue of a cpu agent.
 type executor struct {
-	agent *rocr.Agent
-	pool  *workerPool
-	job   job
-	g     Group
+	agent   *rocr.Agent
+	pool    *workerPool
+	job     job
+	g       Group
+	timeout atomic.Int64 // per-dispatch bound in nanoseconds, 0: none
 }
 
 func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
-	return &executor{agent: q.Agent(), pool: startWorkers()}, nil
+	var timeout time.Duration
+	if v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_TIMEOUT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_TIMEOUT=%q: want a duration such as 10s", v)
+		}
+		timeout = d
+	}
+	e := &executor{agent: q.Agent(), pool: startWorkers()}
+	e.timeout.Store(int64(timeout))
+	return e, nil
 }
+
+// SetKernelTimeout implements rocr.KernelCanceler.
+func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d)) }
 
 func (e *executor) Close() error {
 	stopWorkers()
@@ -208,6 +311,13 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	j.shared = int(p.GroupSegmentSize)
 	j.next.Store(0)
 	j.failed.Store(nil)
+	j.queue = q
+	j.canceled.Store(false)
+	j.deadline = 0
+	timeout := e.timeout.Load()
+	if timeout > 0 {
+		j.deadline = rocr.Now() + uint64(timeout)
+	}
 	helpers := int64(e.pool.n - 1)
 	if j.total-1 < helpers {
 		helpers = j.total - 1
@@ -216,14 +326,28 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if j.total <= j.chunk {
 		helpers = 0
 	}
-	j.wg.Add(int(helpers))
+	if j.left == nil {
+		j.left = make(chan struct{}, 1)
+	}
+	j.helpers.Store(uint64(helpers))
+send:
 	for i := int64(0); i < helpers; i++ {
-		e.pool.ch <- j
+		select {
+		case e.pool.ch <- j:
+		default:
+			break send // every worker is busy: run with fewer
+		}
 	}
 	j.work(&e.g)
-	j.wg.Wait()
+	j.revoke()
 	if p := j.failed.Load(); p != nil {
 		return *p
+	}
+	if j.canceled.Load() {
+		if q.Destroyed() {
+			return rocr.Errorf(rocr.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", k.name, q.ID())
+		}
+		return rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", k.name, time.Duration(timeout))
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ type Group struct {
 	shared []byte
 	agent  *rocr.Agent
 	kernel *Kernel
+	job    *job // the dispatch, for Canceled
 	cache  [4]viewRange
 	next   int
 }

@@ -85,6 +85,9 @@ type api struct {
 	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction             uintptr
 	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel              uintptr
 	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp       uintptr // optional
+
+	// Peer access (optional): see peer.go.
+	cuDeviceCanAccessPeer, cuCtxEnablePeerAccess, cuCtxDisablePeerAccess uintptr
 }
 
 var lib struct {
@@ -175,6 +178,9 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuStreamWriteValue64, "cuStreamWriteValue64_v2")
 	opt(&a.cuStreamWaitValue64, "cuStreamWaitValue64_v2")
 	opt(&a.cuStreamBatchMemOp, "cuStreamBatchMemOp_v2")
+	opt(&a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer")
+	opt(&a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess")
+	opt(&a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess")
 	if len(missing) > 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
 	}

@@ -1,0 +1,312 @@
+package reliability_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/kernels"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+// Test kernels. Names carry a prefix: cpu kernels are registered globally.
+
+// spin runs until the dispatch is cancelled (Canceled) or Ms milliseconds
+// pass (Ms < 0: only cancellation stops it), then sets *Done = 1.
+type spinArgs struct {
+	Done rocr.Ptr[int32]
+	Ms   int32
+}
+
+var spinK = cpu.Define("reliability_spin", func(g *cpu.Group, a *spinArgs) {
+	var end time.Time
+	if a.Ms >= 0 {
+		end = time.Now().Add(time.Duration(a.Ms) * time.Millisecond)
+	}
+	for !g.Canceled() && (a.Ms < 0 || time.Now().Before(end)) {
+		time.Sleep(200 * time.Microsecond)
+	}
+	if a.Done != 0 && g.ID == [3]int{} {
+		*a.Done.At(g, 0) = 1
+	}
+})
+
+type panicArgs struct{ Code int32 }
+
+var panicK = cpu.Define("reliability_panic", func(g *cpu.Group, a *panicArgs) {
+	panic("reliability kernel panic " + strconv.Itoa(int(a.Code)))
+})
+
+// overrun writes V to x[0:N+Extra] through the checked Slice helper.
+type overrunArgs struct {
+	X     rocr.Ptr[uint32]
+	N     int32
+	Extra int32
+	V     uint32
+}
+
+var overrunK = cpu.Define("reliability_overrun", func(g *cpu.Group, a *overrunArgs) {
+	x := a.X.Slice(g, 0, int(a.N+a.Extra))
+	for i := range x {
+		x[i] = a.V
+	}
+})
+
+// axpb sets x[i] = x[i]*A + B for i < N.
+type axpbArgs struct {
+	X    rocr.Ptr[uint32]
+	A, B uint32
+	N    int32
+}
+
+var axpbK = cpu.Define("reliability_axpb", func(g *cpu.Group, a *axpbArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	if lo == hi {
+		return
+	}
+	x := a.X.Slice(g, lo, hi)
+	for i := range x {
+		x[i] = x[i]*a.A + a.B
+	}
+})
+
+// add sets dst[i] += src[i] for i < N.
+type addArgs struct {
+	Dst, Src rocr.Ptr[uint32]
+	N        int32
+}
+
+var addK = cpu.Define("reliability_add", func(g *cpu.Group, a *addArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	if lo == hi {
+		return
+	}
+	d, s := a.Dst.Slice(g, lo, hi), a.Src.Slice(g, lo, hi)
+	for i := range d {
+		d[i] += s[i]
+	}
+})
+
+// store sleeps Ms milliseconds, then sets x[I] = V (one work-item).
+type storeArgs struct {
+	X     rocr.Ptr[uint32]
+	I     int32
+	V     uint32
+	Ms    int32
+	Dummy int32
+}
+
+var storeK = cpu.Define("reliability_store", func(g *cpu.Group, a *storeArgs) {
+	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+	*a.X.At(g, int(a.I)) = a.V
+})
+
+// move sets x[Dst] = x[Src] (one work-item).
+type moveArgs struct {
+	X        rocr.Ptr[uint32]
+	Dst, Src int32
+}
+
+var moveK = cpu.Define("reliability_move", func(g *cpu.Group, a *moveArgs) {
+	*a.X.At(g, int(a.Dst)) = *a.X.At(g, int(a.Src))
+})
+
+type bufU32 = buffer.Buffer[uint32]
+
+var testSet = cpu.NewSet("reliability", spinK, panicK, overrunK, axpbK, addK, storeK, moveK)
+
+// fixture is one test's runtime on cpu agents.
+type fixture struct {
+	t    testing.TB
+	devs []*gpu.Device
+	dev  *gpu.Device
+	lib  *kernels.Set
+	mod  *module.Module
+	fn   map[string]*module.Function
+	mu   sync.Mutex
+	mods map[int]*module.Module
+}
+
+// open starts the runtime with n cpu agents; at the end of the test it
+// shuts down and checks that every pool allocation was freed.
+func open(t testing.TB, agents int, env ...string) *fixture {
+	t.Helper()
+	t.Setenv("HIPGO_DRIVER", "cpu")
+	t.Setenv("HIPGO_CPU_AGENTS", strconv.Itoa(agents))
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
+	t.Cleanup(func() {
+		if err := gpu.Shutdown(); err != nil {
+			t.Errorf("gpu.Shutdown: %v", err)
+		}
+		if n := rocr.LiveAllocations(); n != 0 {
+			t.Errorf("%d pool allocations outlive Shutdown", n)
+		}
+	})
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, devs: devs, dev: devs[0], fn: map[string]*module.Function{}}
+	if f.lib, err = kernels.Load(f.dev); err != nil {
+		t.Fatal(err)
+	}
+	if f.mod, err = module.Load(f.dev, testSet); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range testSet.Kernels {
+		f.fn[k.Name()] = f.mod.MustFunction(k.Name())
+	}
+	return f
+}
+
+// function0 is function for device ordinal i, loading each device's module
+// once; safe from several goroutines.
+func (f *fixture) function0(i int, name string) *module.Function {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mods == nil {
+		f.mods = map[int]*module.Module{0: f.mod}
+	}
+	m, ok := f.mods[i]
+	if !ok {
+		var err error
+		if m, err = module.Load(f.devs[i], testSet); err != nil {
+			panic(err)
+		}
+		f.mods[i] = m
+	}
+	return m.MustFunction(name)
+}
+
+// function returns kernel name of the test set loaded on dev.
+func (f *fixture) function(dev *gpu.Device, name string) *module.Function {
+	f.t.Helper()
+	if dev == f.dev {
+		return f.fn[name]
+	}
+	m, err := module.Load(dev, testSet)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return m.MustFunction(name)
+}
+
+func (f *fixture) stream(dev *gpu.Device) *stream.Stream {
+	f.t.Helper()
+	s, err := stream.New(dev)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) event(dev *gpu.Device) *stream.Event {
+	f.t.Helper()
+	ev, err := stream.NewEvent(dev, stream.EventDefault)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ev
+}
+
+func newBuf[T any](t testing.TB, dev *gpu.Device, n int) *buffer.Buffer[T] {
+	t.Helper()
+	b, err := buffer.New[T](dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newHost[T any](t testing.TB, dev *gpu.Device, n int) *buffer.Host[T] {
+	t.Helper()
+	h, err := buffer.NewHost[T](dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func fromSlice[T any](t testing.TB, dev *gpu.Device, s []T) *buffer.Buffer[T] {
+	t.Helper()
+	b, err := buffer.FromSlice(dev, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func iota32(n int, base uint32) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = base + uint32(i)
+	}
+	return out
+}
+
+// healthy proves that every device still runs new work correctly: a fresh
+// stream, a fresh buffer, a kernel, a copy back.
+func (f *fixture) healthy() {
+	f.t.Helper()
+	for _, dev := range f.devs {
+		const n = 300
+		b := fromSlice(f.t, dev, iota32(n, 1))
+		s := f.stream(dev)
+		if err := f.function(dev, "reliability_axpb").Launch(s, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, b, uint32(3), uint32(1), int32(n)); err != nil {
+			f.t.Fatalf("%s no longer runs work: launch: %v", dev, err)
+		}
+		if err := s.Synchronize(); err != nil {
+			f.t.Fatalf("%s no longer runs work: %v", dev, err)
+		}
+		got, err := b.ToSlice()
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		for i, v := range got {
+			if want := uint32(i+1)*3 + 1; v != want {
+				f.t.Fatalf("%s: fresh work computed x[%d] = %d, want %d", dev, i, v, want)
+			}
+		}
+		if err := s.Destroy(); err != nil {
+			f.t.Fatal(err)
+		}
+		if err := b.Free(); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// wantErr checks err against a sentinel and the words its message must
+// contain.
+func wantErr(t testing.TB, err, sentinel error, words ...string) {
+	t.Helper()
+	if sentinel == nil {
+		if err != nil {
+			t.Errorf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Errorf("no error; want %v", sentinel)
+		return
+	}
+	if !errors.Is(err, sentinel) {
+		t.Errorf("error %q is not %v", err, sentinel)
+	}
+	msg := err.Error()
+	for _, w := range words {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not name %q", msg, w)
+		}
+	}
+}

@@ -1,0 +1,17 @@
+package reliability_test
+
+import (
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Every test runs on the cpu agent, and no goroutine may outlive
+// gpu.Shutdown or rocr.ShutDown: queue processors, workers, waiters.
+func TestMain(m *testing.M) {
+	os.Setenv("HIPGO_DRIVER", "cpu")
+	os.Unsetenv("HSA_ENABLE_DEBUG")
+	os.Unsetenv("HIPGO_KERNEL_TIMEOUT")
+	goleak.VerifyTestMain(m)
+}
