@@ -145,7 +145,28 @@ func Shutdown() error {
 	if err := rocr.ShutDown(); err != nil {
 		errs = append(errs, err)
 	}
+	// The queues are gone: what the streams still hold for their packets
+	// (pinned host slices, fences) can be let go.
+	for _, d := range devs {
+		d.mu.Lock()
+		var rs []shutdownReleaser
+		for s := range d.syncers {
+			if r, ok := s.(shutdownReleaser); ok {
+				rs = append(rs, r)
+			}
+		}
+		d.mu.Unlock()
+		for _, r := range rs {
+			r.ReleaseAfterShutdown()
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// shutdownReleaser is implemented by the streams: after the runtime shut
+// down, they drop what their packets held.
+type shutdownReleaser interface {
+	ReleaseAfterShutdown()
 }
 
 // Count is hipGetDeviceCount.

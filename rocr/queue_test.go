@@ -335,6 +335,9 @@ func TestMalformedPacketStopsQueue(t *testing.T) {
 			if q.Err() == nil || q.Err().Error() != err.Error() {
 				t.Errorf("queue error %v, callback got %v", q.Err(), err)
 			}
+			// The callback runs before the packet's signal completes: wait
+			// for the signal before reading its error.
+			wait(t, bad, 10*time.Second)
 			if bad.Err() == nil {
 				t.Error("the malformed packet's signal carries no error")
 			}

@@ -482,3 +482,20 @@ func (s *Stream) destroy() error {
 	}
 	return gpu.Wrap("stream destroy", s.q.Destroy())
 }
+
+// ReleaseAfterShutdown lets go of the host slices the stream's packets
+// still pin once gpu.Shutdown has destroyed the queues, so a stream its
+// user never destroyed keeps no Go memory alive. Its fences are not
+// returned to the pool: a packet abandoned by Shutdown (a kernel that does
+// not poll for cancellation) may still complete its signal later.
+func (s *Stream) ReleaseAfterShutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i < s.count; i++ {
+		e := &s.ring[(s.head+i)%len(s.ring)]
+		if e.pin != 0 {
+			rocr.UnpinHost(e.pin)
+			e.pin = 0
+		}
+	}
+}

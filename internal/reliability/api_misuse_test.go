@@ -88,7 +88,10 @@ func misuseCases() []misuse {
 		{name: "nil argument", want: gpu.ErrInvalidValue, words: []string{"vector_add", "argument 1", "nil"},
 			run: func(f *fixture) error { a, _, c := bufs(f); return va(f, a, nil, c, int32(n)) }},
 		{name: "typed nil buffer argument", want: gpu.ErrInvalidValue, words: []string{"vector_add", "argument 2", "nil buffer"},
-			run: func(f *fixture) error { a, b, _ := bufs(f); return va(f, a, b, (*buffer.Buffer[float32])(nil), int32(n)) }},
+			run: func(f *fixture) error {
+				a, b, _ := bufs(f)
+				return va(f, a, b, (*buffer.Buffer[float32])(nil), int32(n))
+			}},
 		{name: "freed buffer argument", want: gpu.ErrInvalidValue, words: []string{"vector_add", "argument 0", "was freed"},
 			run: func(f *fixture) error {
 				a, b, c := bufs(f)
@@ -157,7 +160,9 @@ func misuseCases() []misuse {
 		{name: "copy at a negative offset", want: gpu.ErrInvalidValue, words: []string{"memcpy device to host", "negative offset -1"},
 			run: func(f *fixture) error { return newBuf[float32](f.t, f.dev, n).CopyToAt(-1, make([]float32, 2)) }},
 		{name: "copy at an overflowing offset", want: gpu.ErrInvalidValue, words: []string{"memcpy device to host", "outside"},
-			run: func(f *fixture) error { return newBuf[float32](f.t, f.dev, n).CopyToAt(math.MaxInt-1, make([]float32, 4)) }},
+			run: func(f *fixture) error {
+				return newBuf[float32](f.t, f.dev, n).CopyToAt(math.MaxInt-1, make([]float32, 4))
+			}},
 		{name: "device copy of a negative count", want: gpu.ErrInvalidValue, words: []string{"memcpy", "negative", "-5"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
