@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -90,8 +91,9 @@ func sgemmEdge(acc *[gemmTile][gemmTile]float32, am, bm []float32, h, w, k, ldb 
 // ..., k-1 in that order, for a full 16x16 block of C: am is its 16 rows of
 // A (16k floats, row stride k), bm its 16-column strip of B (row stride
 // ldb). B's strip is copied gemmKC rows at a time into a contiguous buffer
-// (its rows in B are a page apart for large N, which L1 and L2 hold badly),
-// then sgemmMicro runs 4x2 blocks of C over it.
+// on the stack (in B its rows are ldb floats apart, a page or more for
+// large N, which L1 and L2 hold badly), then sgemmMicro runs each half row
+// of the block over it.
 func sgemmBlock(acc *[gemmTile][gemmTile]float32, am, bm []float32, ldb int) {
 	k := len(am) / gemmTile
 	var bp [gemmKC][gemmTile]float32
@@ -101,46 +103,96 @@ func sgemmBlock(acc *[gemmTile][gemmTile]float32, am, bm []float32, ldb int) {
 		for kk := range bp[:l] {
 			bp[kk] = *(*[gemmTile]float32)(bs[kk*ldb:])
 		}
-		for i := 0; i < gemmTile; i += 4 {
-			a0 := am[i*k+kb:][:l]
-			a1 := am[(i+1)*k+kb:][:l]
-			a2 := am[(i+2)*k+kb:][:l]
-			a3 := am[(i+3)*k+kb:][:l]
-			for j := 0; j < gemmTile; j += 2 {
-				sgemmMicro(acc, i, j, a0, a1, a2, a3, &bp)
-			}
+		for r := range acc {
+			arow := am[r*k+kb : r*k+kb+l]
+			sgemmMicro(&acc[r], 0, arow, &bp)
+			sgemmMicro(&acc[r], 8, arow, &bp)
 		}
 	}
 }
 
-// sgemmMicro adds a_r[kk]*bp[kk][j+c] to acc[i+r][j+c] for r < 4, c < 2,
-// kk < len(a0), in the order of kk, holding the 8 sums in registers.
-func sgemmMicro(acc *[gemmTile][gemmTile]float32, i, j int, a0, a1, a2, a3 []float32, bp *[gemmKC][gemmTile]float32) {
-	i &= gemmTile - 4
-	j &= gemmTile - 2
-	n := min(len(a0), gemmKC)
-	a0, a1, a2, a3 = a0[:n], a1[:n], a2[:n], a3[:n]
-	c00, c01 := acc[i][j], acc[i][j+1]
-	c10, c11 := acc[i+1][j], acc[i+1][j+1]
-	c20, c21 := acc[i+2][j], acc[i+2][j+1]
-	c30, c31 := acc[i+3][j], acc[i+3][j+1]
-	for kk := 0; kk < n; kk++ {
-		b := &bp[kk]
-		b0, b1 := b[j], b[j+1]
-		x0, x1, x2, x3 := a0[kk], a1[kk], a2[kk], a3[kk]
-		c00 += x0 * b0
-		c01 += x0 * b1
-		c10 += x1 * b0
-		c11 += x1 * b1
-		c20 += x2 * b0
-		c21 += x2 * b1
-		c30 += x3 * b0
-		c31 += x3 * b1
+// sgemmMicro adds arow[kk]*bp[kk][j+c] to crow[j+c] for c < 8 and kk <
+// len(arow), in the order of kk, holding the 8 sums in registers.
+//
+// Go on amd64 has neither vectors nor, before GOAMD64=v3, fused
+// multiply-adds, so each product is a load, a multiply and an add. This
+// shape needs no register copies (the loaded element of B is the one the
+// multiply overwrites) and no spills (8 sums, the element of A, a
+// temporary). The loop reads arow and bp through unsafe pointers at byte
+// offsets ka < 4n and kb < 64n, n <= min(len(arow), gemmKC), which keeps
+// every read inside them: with no bounds checks the loop body is one block
+// with its exit test, and in one block the scheduler adds each product as
+// soon as it is formed (in a body split by checks it forms all the
+// products first and spills them).
+func sgemmMicro(crow *[gemmTile]float32, j int, arow []float32, bp *[gemmKC][gemmTile]float32) {
+	j &= gemmTile - 8
+	n := uintptr(min(len(arow), gemmKC))
+	if n == 0 {
+		return
 	}
-	acc[i][j], acc[i][j+1] = c00, c01
-	acc[i+1][j], acc[i+1][j+1] = c10, c11
-	acc[i+2][j], acc[i+2][j+1] = c20, c21
-	acc[i+3][j], acc[i+3][j+1] = c30, c31
+	pa := unsafe.Pointer(&arow[0])
+	pb := unsafe.Pointer(&bp[0][j])
+	c0, c1, c2, c3 := crow[j], crow[j+1], crow[j+2], crow[j+3]
+	c4, c5, c6, c7 := crow[j+4], crow[j+5], crow[j+6], crow[j+7]
+	var x float32
+	ka, kb := uintptr(0), uintptr(0)
+	for ; ka < n%4*4; ka, kb = ka+4, kb+4*gemmTile {
+		x = *(*float32)(unsafe.Add(pa, ka+0))
+		c0 += x * *(*float32)(unsafe.Add(pb, kb+0))
+		c1 += x * *(*float32)(unsafe.Add(pb, kb+4))
+		c2 += x * *(*float32)(unsafe.Add(pb, kb+8))
+		c3 += x * *(*float32)(unsafe.Add(pb, kb+12))
+		c4 += x * *(*float32)(unsafe.Add(pb, kb+16))
+		c5 += x * *(*float32)(unsafe.Add(pb, kb+20))
+		c6 += x * *(*float32)(unsafe.Add(pb, kb+24))
+		c7 += x * *(*float32)(unsafe.Add(pb, kb+28))
+	}
+	if ka < n*4 {
+		// Four steps of kk a turn; each turn ends with the exit test.
+		for {
+			x = *(*float32)(unsafe.Add(pa, ka+0))
+			c0 += x * *(*float32)(unsafe.Add(pb, kb+0))
+			c1 += x * *(*float32)(unsafe.Add(pb, kb+4))
+			c2 += x * *(*float32)(unsafe.Add(pb, kb+8))
+			c3 += x * *(*float32)(unsafe.Add(pb, kb+12))
+			c4 += x * *(*float32)(unsafe.Add(pb, kb+16))
+			c5 += x * *(*float32)(unsafe.Add(pb, kb+20))
+			c6 += x * *(*float32)(unsafe.Add(pb, kb+24))
+			c7 += x * *(*float32)(unsafe.Add(pb, kb+28))
+			x = *(*float32)(unsafe.Add(pa, ka+4))
+			c0 += x * *(*float32)(unsafe.Add(pb, kb+64))
+			c1 += x * *(*float32)(unsafe.Add(pb, kb+68))
+			c2 += x * *(*float32)(unsafe.Add(pb, kb+72))
+			c3 += x * *(*float32)(unsafe.Add(pb, kb+76))
+			c4 += x * *(*float32)(unsafe.Add(pb, kb+80))
+			c5 += x * *(*float32)(unsafe.Add(pb, kb+84))
+			c6 += x * *(*float32)(unsafe.Add(pb, kb+88))
+			c7 += x * *(*float32)(unsafe.Add(pb, kb+92))
+			x = *(*float32)(unsafe.Add(pa, ka+8))
+			c0 += x * *(*float32)(unsafe.Add(pb, kb+128))
+			c1 += x * *(*float32)(unsafe.Add(pb, kb+132))
+			c2 += x * *(*float32)(unsafe.Add(pb, kb+136))
+			c3 += x * *(*float32)(unsafe.Add(pb, kb+140))
+			c4 += x * *(*float32)(unsafe.Add(pb, kb+144))
+			c5 += x * *(*float32)(unsafe.Add(pb, kb+148))
+			c6 += x * *(*float32)(unsafe.Add(pb, kb+152))
+			c7 += x * *(*float32)(unsafe.Add(pb, kb+156))
+			x = *(*float32)(unsafe.Add(pa, ka+12))
+			c0 += x * *(*float32)(unsafe.Add(pb, kb+192))
+			c1 += x * *(*float32)(unsafe.Add(pb, kb+196))
+			c2 += x * *(*float32)(unsafe.Add(pb, kb+200))
+			c3 += x * *(*float32)(unsafe.Add(pb, kb+204))
+			c4 += x * *(*float32)(unsafe.Add(pb, kb+208))
+			c5 += x * *(*float32)(unsafe.Add(pb, kb+212))
+			c6 += x * *(*float32)(unsafe.Add(pb, kb+216))
+			c7 += x * *(*float32)(unsafe.Add(pb, kb+220))
+			if ka, kb = ka+16, kb+16*gemmTile; ka >= n*4 {
+				break
+			}
+		}
+	}
+	crow[j], crow[j+1], crow[j+2], crow[j+3] = c0, c1, c2, c3
+	crow[j+4], crow[j+5], crow[j+6], crow[j+7] = c4, c5, c6, c7
 }
 
 // sgemmLiteral is src/sgemm.hip line by line: each __syncthreads() ends a
