@@ -51,6 +51,27 @@ func TestInjectedDispatchFault(t *testing.T) {
 	ran := false
 	axpb := f.fn["reliability_axpb"]
 	err := reliability.Guard(t, 10*time.Second, func() error {
+		// The other stream's work goes first: once the bad stream's
+		// failure is sticky, its later calls return it, and the function
+		// returns early.
+		if err := axpb.Launch(good, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, other, uint32(2), uint32(0), int32(n)); err != nil {
+			return err
+		}
+		if err := good.Record(evGood); err != nil {
+			return err
+		}
+		// Hold the bad stream until everything is queued, so the failure
+		// cannot become sticky while the test is still submitting.
+		gate := make(chan struct{})
+		held := gate
+		if err := bad.LaunchHostFunc(func() error { <-held; return nil }); err != nil {
+			return err
+		}
+		defer func() {
+			if gate != nil {
+				close(gate) // an early return must not leave the stream held
+			}
+		}()
 		if err := stream.CopyToDevice(bad, b, 0, src); err != nil {
 			return err
 		}
@@ -68,12 +89,8 @@ func TestInjectedDispatchFault(t *testing.T) {
 		if err := bad.LaunchHostFunc(func() error { ran = true; return nil }); err != nil {
 			return err
 		}
-		if err := axpb.Launch(good, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, other, uint32(2), uint32(0), int32(n)); err != nil {
-			return err
-		}
-		if err := good.Record(evGood); err != nil {
-			return err
-		}
+		close(gate)
+		gate = nil
 		return bad.Synchronize()
 	})
 	wantErr(t, err, gpu.ErrLaunchFailure, "injected dispatch fault", "injected driver failure")
