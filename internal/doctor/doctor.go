@@ -107,11 +107,21 @@ func (s *System) env(key string) (string, bool) {
 	return os.LookupEnv(key)
 }
 
+// rooted resolves p's links under Root, so an absolute link target names
+// the machine's file, not this process's (they differ when Root is a fake
+// machine in a test).
+func (s *System) rooted(p string) string {
+	if s.Root == "" || s.Root == "/" {
+		return p
+	}
+	return s.path(s.realpath(p))
+}
+
 func (s *System) access(p string) error {
 	if s.Access != nil {
 		return s.Access(s.path(p))
 	}
-	f, err := os.OpenFile(s.path(p), os.O_RDWR, 0)
+	f, err := os.OpenFile(s.rooted(p), os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
@@ -119,13 +129,13 @@ func (s *System) access(p string) error {
 }
 
 func (s *System) exists(p string) bool {
-	_, err := os.Stat(s.path(p))
+	_, err := os.Stat(s.rooted(p))
 	return err == nil
 }
 
 // read returns a file's contents, trimmed, or "" if it cannot be read.
 func (s *System) read(p string) string {
-	b, err := os.ReadFile(s.path(p))
+	b, err := os.ReadFile(s.rooted(p))
 	if err != nil {
 		return ""
 	}
