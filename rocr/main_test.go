@@ -142,19 +142,6 @@ func barrier(t testing.TB, q *rocr.Queue, typ aql.PacketType, deps [5]*rocr.Sign
 	}
 }
 
-// agentDispatch submits an AGENT_DISPATCH packet.
-func agentDispatch(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *rocr.Signal) {
-	t.Helper()
-	var p aql.AgentDispatch
-	p.Type, p.Arg = fn, args
-	if sig != nil {
-		p.CompletionSignal = sig.Handle()
-	}
-	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // wait waits for sig to reach 0 and fails the test after d.
 func wait(t testing.TB, sig *rocr.Signal, d time.Duration) {
 	t.Helper()
@@ -238,7 +225,3 @@ var kernelFill = cpu.Define("rocr_test_fill", func(g *cpu.Group, a *fillArgs) {
 		p[i] = a.V
 	}
 })
-
-type emptyArgs struct{}
-
-var kernelEmpty = cpu.Define("rocr_test_empty", func(g *cpu.Group, a *emptyArgs) {})

@@ -38,4 +38,3 @@ func Bytes(addr, size uintptr) []byte {
 	return unsafe.Slice((*byte)(At(addr)), size)
 }
 
-func alignUp(x, a uintptr) uintptr { return (x + a - 1) &^ (a - 1) }

@@ -11,9 +11,6 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-// processorSpin is how long an idle packet processor polls its ring before
-// it sleeps on the doorbell.
-const processorSpin = 20 * time.Microsecond
 
 // process is the packet processor of a soft queue: it does what a GPU's
 // command processor does, strictly in order.

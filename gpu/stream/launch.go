@@ -16,7 +16,6 @@ type Launch struct {
 	fence   *buffer.Fence
 	kernarg [rocr.KernargSlotSize]byte
 	deps    []*buffer.Fence
-	n       int
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL

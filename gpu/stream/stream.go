@@ -357,7 +357,7 @@ func (s *Stream) barrier(deps []*buffer.Fence) error {
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
 // returns the stream's sticky error, if any.
-func (s *Stream) Synchronize() error { return s.synchronize(nil) }
+func (s *Stream) Synchronize() error { return s.synchronize(context.Background()) }
 
 // SynchronizeContext is Synchronize that gives up when ctx is done,
 // returning an error that wraps both gpu.ErrNotReady and ctx's error; the

@@ -83,7 +83,7 @@ func (p Program) Eval(tb testing.TB, exprs []string) map[string]int64 {
 func (p Program) EvalDeclared(tb testing.TB, exprs []string) (map[string]int64, []string) {
 	tb.Helper()
 	dir := p.prepare(tb)
-	vals, bad, out := p.run(tb, dir, exprs)
+	vals, bad, _ := p.run(tb, dir, exprs)
 	if len(bad) == 0 {
 		return vals, nil
 	}
@@ -134,7 +134,7 @@ func (p Program) feature() string {
 func compiler() ([]string, error) {
 	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
 		if _, err := exec.LookPath(cc[0]); err != nil {
-			return nil, fmt.Errorf("C compiler $CC=%q not found: %w", cc[0], err)
+			return nil, fmt.Errorf("the C compiler $CC=%q was not found: %w", cc[0], err)
 		}
 		return cc, nil
 	}

@@ -50,7 +50,7 @@ func (d *driver) Open() ([]rocr.AgentDriver, error) {
 	if r := res(purego.SyscallN(a.cuDeviceGetCount, uintptr(unsafe.Pointer(&n)))); r != cudaSuccess || n == 0 {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
 	}
-	res(purego.SyscallN(a.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver))))
+	_, _, _ = purego.SyscallN(a.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver)))
 	var out []rocr.AgentDriver
 	d.devs = nil
 	for i := 0; i < int(n); i++ {
@@ -187,18 +187,18 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 	d := &device{api: a, ordinal: uintptr(cu), exes: map[*executable]struct{}{}}
 	attr := func(at int) int {
 		var v int32
-		res(purego.SyscallN(a.cuDeviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(at), d.ordinal))
+		_, _, _ = purego.SyscallN(a.cuDeviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(at), d.ordinal)
 		return int(v)
 	}
 	if attr(attrUnifiedAddressing) == 0 || attr(attrCanMapHostMemory) == 0 {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d lacks unified addressing or mapped host memory", i)
 	}
 	var name [256]byte
-	res(purego.SyscallN(a.cuDeviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), d.ordinal))
+	_, _, _ = purego.SyscallN(a.cuDeviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), d.ordinal)
 	var total uint64
-	res(purego.SyscallN(a.cuDeviceTotalMem, uintptr(unsafe.Pointer(&total)), d.ordinal))
+	_, _, _ = purego.SyscallN(a.cuDeviceTotalMem, uintptr(unsafe.Pointer(&total)), d.ordinal)
 	var u [16]byte
-	res(purego.SyscallN(a.cuDeviceGetUuid, uintptr(unsafe.Pointer(&u[0])), d.ordinal))
+	_, _, _ = purego.SyscallN(a.cuDeviceGetUuid, uintptr(unsafe.Pointer(&u[0])), d.ordinal)
 	major, minor := attr(attrComputeCapabilityMajor), attr(attrComputeCapabilityMinor)
 	optin := attr(attrMaxSharedPerBlockOptin)
 	if optin == 0 {
@@ -268,7 +268,7 @@ func (d *device) with(f func() error) error {
 	}
 	err := f()
 	var old uintptr
-	res(purego.SyscallN(d.api.cuCtxPopCurrent, uintptr(unsafe.Pointer(&old))))
+	_, _, _ = purego.SyscallN(d.api.cuCtxPopCurrent, uintptr(unsafe.Pointer(&old)))
 	return err
 }
 

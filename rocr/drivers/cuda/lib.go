@@ -216,8 +216,8 @@ func (r cuResult) String() string {
 		return fmt.Sprintf("CUresult %d", uintptr(r))
 	}
 	var name, desc uintptr
-	res(purego.SyscallN(a.cuGetErrorName, uintptr(r), uintptr(unsafe.Pointer(&name))))
-	res(purego.SyscallN(a.cuGetErrorString, uintptr(r), uintptr(unsafe.Pointer(&desc))))
+	_, _, _ = purego.SyscallN(a.cuGetErrorName, uintptr(r), uintptr(unsafe.Pointer(&name)))
+	_, _, _ = purego.SyscallN(a.cuGetErrorString, uintptr(r), uintptr(unsafe.Pointer(&desc)))
 	if name == 0 {
 		return fmt.Sprintf("CUresult %d", uintptr(r))
 	}

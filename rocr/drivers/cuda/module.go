@@ -187,7 +187,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 	}
 	attr := func(a int) uint32 {
 		var v int32
-		res(purego.SyscallN(d.api.cuFuncGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), k.fn))
+		_, _, _ = purego.SyscallN(d.api.cuFuncGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(a), k.fn)
 		return uint32(v)
 	}
 	k.static = attr(funcAttrSharedSizeBytes)

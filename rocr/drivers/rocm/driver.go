@@ -24,9 +24,8 @@ var theDriver = &driver{open: openLibrary}
 type driver struct {
 	open func() (hsaAPI, error)
 
-	mu     sync.Mutex
-	rt     *runtime // nil while closed
-	opened bool
+	mu sync.Mutex
+	rt *runtime // nil while closed
 }
 
 // runtime is one hsa_init..hsa_shut_down of ROCR.
