@@ -1,0 +1,25 @@
+// Package buffer is device memory: Buffer[T] from a device's
+// coarse-grained pool (hipMalloc) and Host[T], page-locked fine-grained host
+// memory that every device may use (hipHostMalloc), with synchronous copies
+// and fills (hipMemcpy, hipMemset). Asynchronous copies are in gpu/stream.
+//
+// Ownership: a Buffer belongs to the device that allocated it. Using it on
+// another device is an error wrapping gpu.ErrNotOwner until Transfer (or
+// peer access, gpu.Device.EnablePeerAccess); the host reaches it only by
+// copying, on every driver, the cpu agent included. Host memory is read and
+// written through Host.Slice; order such access after device work with a
+// stream or event synchronize, as in HIP.
+//
+// Every buffer remembers the completion signal (Fence) of the last packet
+// that used it. Synchronous copies, Free and Transfer wait for it first;
+// gpu/stream uses it to insert the BARRIER_AND that orders work on two
+// streams sharing a buffer.
+//
+// Lifetimes: Free waits for pending work and releases the memory; a second
+// Free, or any use after it, is an error, never a crash. Memory lives
+// outside the Go heap, so the garbage collector neither moves nor frees it:
+// free what you allocate (gpu.Shutdown frees everything left).
+//
+// Buffers are safe for use from several goroutines; synchronous copies and
+// fills block until the copy is done.
+package buffer

@@ -1,0 +1,33 @@
+// Package rocr is hipgo's HSA runtime core, in Go: what ROCm's ROCR
+// (libhsa-runtime64) is to HIP. It owns agents, memory pools, signals and
+// user-mode AQL queues; drivers (rocr/drivers/cpu, cuda, rocm) register
+// with it and provide the agents.
+//
+// Lifetimes: Init opens the runtime and is reference counted like
+// hsa_init; every Init needs a ShutDown. The last ShutDown destroys every
+// queue still open (work not yet run is discarded and its completion
+// signals complete with an error, so no waiter hangs), frees every pool
+// allocation and closes the drivers. Agents, pools, queues and allocations
+// belong to the runtime that made them and are refused after it is shut
+// down; any call before Init returns an error wrapping ErrNotInitialized
+// (HSA_STATUS_ERROR_NOT_INITIALIZED, 0x100B).
+//
+// Queues follow the HSA protocol: Reserve a packet id (an atomic add on the
+// write index, waiting while the ring is full), write the packet's body
+// into Slot(id), then Publish its header with one release store and ring
+// the doorbell. Submit does the three steps for a 64-byte packet. A soft
+// queue (cpu, cuda) has a packet processor goroutine that takes packets in
+// order and hands them to the driver's Executor; a hardware queue (rocm) is
+// the driver's own ring.
+//
+// Errors are *Error values carrying an HSA Status; errors.Is matches them
+// against the Status and against the sentinels (ErrInvalidArgument,
+// ErrOutOfResources, ErrNotOwner, ErrNoAgent, ErrNotSupported, ...).
+//
+// Concurrency: everything is safe for use from several goroutines. Signal
+// operations are lock-free; Signal.Wait spins briefly, then sleeps until a
+// store wakes it (or polls, for signals a GPU writes). Queue.Reserve blocks
+// while the ring is full; Queue.Destroy and ShutDown block until the
+// queue's processor has stopped. Environment: HIPGO_DRIVER,
+// ROCR_VISIBLE_DEVICES, GPU_MAX_HEAP_SIZE, HSA_ENABLE_DEBUG, HIPGO_TRACE.
+package rocr
