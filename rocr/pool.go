@@ -301,6 +301,41 @@ func (r *allocRegistry) remove(a *Allocation) {
 	r.mu.Unlock()
 }
 
+// CheckRange applies the rules every agent applies to memory a packet
+// names: [addr, addr+size) lies in one live allocation, and agent may
+// access it (CheckAccess). It returns the allocation; size 0 checks the
+// address alone. The errors say which rule was broken and where.
+func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
+	if addr+size < addr {
+		return nil, Errorf(StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
+	}
+	al := FindAllocation(addr)
+	if al == nil {
+		return nil, Errorf(StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
+	}
+	if err := al.CheckAccess(agent); err != nil {
+		return al, err
+	}
+	if size > 0 && addr+size > al.Base+al.Size {
+		return al, Errorf(StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes at %#x)", addr, addr+size, al, al.Size, al.Base)
+	}
+	return al, nil
+}
+
+// CheckPointer is CheckRange for a kernel's pointer argument: an address
+// outside every allocation is an invalid argument of the dispatch; an
+// access the agent may not make keeps its own status (ErrNotOwner).
+func CheckPointer(agent *Agent, addr uintptr) (Status, error) {
+	_, err := CheckRange(agent, addr, 0)
+	if err == nil {
+		return StatusSuccess, nil
+	}
+	if st := StatusOf(err); st != StatusErrorInvalidAllocation {
+		return st, err
+	}
+	return StatusErrorInvalidArgument, err
+}
+
 // FindAllocation returns the live allocation containing addr, or nil.
 func FindAllocation(addr uintptr) *Allocation {
 	r := &allocs

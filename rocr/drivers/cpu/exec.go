@@ -282,12 +282,8 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			if addr == 0 {
 				continue
 			}
-			al := rocr.FindAllocation(addr)
-			if al == nil {
-				return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s argument %s: address %#x is not in any allocation", k.name, arg.Name, addr)
-			}
-			if err := al.CheckAccess(e.agent); err != nil {
-				return rocr.Errorf(rocr.StatusOf(err), "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
+			if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
+				return rocr.Errorf(st, "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
 			}
 		}
 	}
@@ -358,20 +354,8 @@ func (e *executor) checkRange(addr, n uintptr) error {
 	if addr == 0 {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "null address")
 	}
-	if addr+n < addr {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, n)
-	}
-	al := rocr.FindAllocation(addr)
-	if al == nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
-	}
-	if err := al.CheckAccess(e.agent); err != nil {
-		return err
-	}
-	if addr+n > al.Base+al.Size {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes)", addr, addr+n, al, al.Size)
-	}
-	return nil
+	_, err := rocr.CheckRange(e.agent, addr, n)
+	return err
 }
 
 func (e *executor) bytes(addr uint64, n uint64, host bool, what string) ([]byte, error) {

@@ -120,21 +120,9 @@ func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 }
 
 func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
-	fail := func(err error, format string, args ...any) {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf(format, args...), Err: err})
-	}
-	if addr+size < addr {
-		fail(rocr.ErrInvalidArgument, "range at %#x of %d bytes overflows", addr, int64(size))
-	}
-	a := rocr.FindAllocation(addr)
-	if a == nil {
-		fail(rocr.ErrInvalidAllocation, "address %#x is not in any allocation", addr)
-	}
-	if err := a.CheckAccess(g.agent); err != nil {
-		fail(err, "%v", err)
-	}
-	if addr+size > a.Base+a.Size {
-		fail(rocr.ErrInvalidArgument, "access [%#x, %#x) past the end of %s (%d bytes at %#x)", addr, addr+size, a, a.Size, a.Base)
+	a, err := rocr.CheckRange(g.agent, addr, size)
+	if err != nil {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: err.Error(), Err: err})
 	}
 	g.cache[g.next] = viewRange{a.Base, a.Base + a.Size}
 	g.next = (g.next + 1) % len(g.cache)

@@ -427,12 +427,8 @@ func (e *executor) checkBuffers(k *kernel, kernarg uintptr) error {
 		if addr == 0 {
 			continue
 		}
-		al := rocr.FindAllocation(addr)
-		if al == nil {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s argument at offset %d: address %#x is not in any allocation", k.name, off, addr)
-		}
-		if err := al.CheckAccess(e.agent); err != nil {
-			return rocr.Errorf(rocr.StatusOf(err), "dispatch", "kernel %s argument at offset %d: %w", k.name, off, err)
+		if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
+			return rocr.Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", k.name, off, err)
 		}
 	}
 	return nil
@@ -444,15 +440,8 @@ func (e *executor) checkRange(addr, n uint64, what string) error {
 	if addr == 0 {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: null address", what)
 	}
-	al := rocr.FindAllocation(uintptr(addr))
-	if al == nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "copy", "%s: address %#x is not in any allocation", what, addr)
-	}
-	if err := al.CheckAccess(e.agent); err != nil {
+	if _, err := rocr.CheckRange(e.agent, uintptr(addr), uintptr(n)); err != nil {
 		return rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
-	}
-	if addr+n < addr || uintptr(addr+n) > al.Base+al.Size {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: [%#x, %#x) runs past the end of %s (%d bytes)", what, addr, addr+n, al, al.Size)
 	}
 	return nil
 }
