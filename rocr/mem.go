@@ -37,4 +37,3 @@ func Bytes(addr, size uintptr) []byte {
 	}
 	return unsafe.Slice((*byte)(At(addr)), size)
 }
-

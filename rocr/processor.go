@@ -11,7 +11,6 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-
 // process is the packet processor of a soft queue: it does what a GPU's
 // command processor does, strictly in order.
 func (q *Queue) process() {
