@@ -250,21 +250,25 @@ func (s *Stream) reapOne(wait bool) bool {
 		_ = f.Wait(0)
 	}
 	for i := 0; i < n; i++ {
-		e := &s.ring[s.head]
-		if e.fence != nil {
-			s.fences.Release(e.fence)
-		}
-		for j := 0; j < e.ndeps; j++ {
-			s.fences.Release(e.deps[j])
-		}
-		if e.pin != 0 {
-			rocr.UnpinHost(e.pin)
-		}
-		*e = entry{}
+		s.release(&s.ring[s.head])
 		s.head = (s.head + 1) % len(s.ring)
 		s.count--
 	}
 	return true
+}
+
+// release lets go of what an in-flight entry holds and clears it.
+func (s *Stream) release(e *entry) {
+	if e.fence != nil {
+		s.fences.Release(e.fence)
+	}
+	for j := 0; j < e.ndeps; j++ {
+		s.fences.Release(e.deps[j])
+	}
+	if e.pin != 0 {
+		rocr.UnpinHost(e.pin)
+	}
+	*e = entry{}
 }
 
 // submit writes one packet. body is the whole 64-byte packet; its header
@@ -298,15 +302,8 @@ func (s *Stream) setTail(f *buffer.Fence) {
 func (s *Stream) drop(e *entry) {
 	if e.fence != nil {
 		e.fence.Cancel()
-		s.fences.Release(e.fence)
 	}
-	for j := 0; j < e.ndeps; j++ {
-		s.fences.Release(e.deps[j])
-	}
-	if e.pin != 0 {
-		rocr.UnpinHost(e.pin)
-	}
-	*e = entry{}
+	s.release(e)
 	s.count--
 }
 
