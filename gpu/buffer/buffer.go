@@ -75,7 +75,7 @@ func (b *Buffer[T]) CopyFromAt(off int, src []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return copyHost("memcpy host to device", &b.m, off, asBytes(src), true)
+	return copyHost("memcpy host to device", &b.m, off, AsBytes(src), true)
 }
 
 // CopyTo copies the buffer's first len(dst) elements into dst (hipMemcpy
@@ -87,7 +87,7 @@ func (b *Buffer[T]) CopyToAt(off int, dst []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return copyHost("memcpy device to host", &b.m, off, asBytes(dst), false)
+	return copyHost("memcpy device to host", &b.m, off, AsBytes(dst), false)
 }
 
 // ToSlice copies the whole buffer into a new slice.
@@ -175,13 +175,11 @@ func Pattern[T any](v T) (uint64, int, error) {
 	return pat, es, nil
 }
 
-func asBytes[T any](s []T) []byte {
+// AsBytes views a slice of T as bytes, for copies.
+func AsBytes[T any](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
 	var zero T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))
 }
-
-// AsBytes views a slice of T as bytes, for copies.
-func AsBytes[T any](s []T) []byte { return asBytes(s) }
