@@ -67,7 +67,7 @@ func devices() ([]*Device, error) {
 			gpus = append(gpus, a)
 		}
 	}
-	gpus, err = visibleGPUsExcept(gpus, func(a *rocr.Agent) string { return a.Info().UUID }, (*rocr.Agent).AppliesVisible)
+	gpus, err = visibleGPUs(gpus, func(a *rocr.Agent) string { return a.Info().UUID }, (*rocr.Agent).AppliesVisible)
 	if err != nil {
 		_ = rocr.ShutDown()
 		return nil, Wrap("init", err)
@@ -88,34 +88,21 @@ func devices() ([]*Device, error) {
 }
 
 // visibleGPUs applies HIP_VISIBLE_DEVICES, or CUDA_VISIBLE_DEVICES when
-// that is unset, to the GPU agents. The cpu agents are not GPUs: they stay
-// visible whatever the lists say, so a program always has a device.
-func visibleGPUs[T any](gpus []T, uuid func(T) string) ([]T, error) {
-	return visibleGPUsExcept(gpus, uuid, func(T, string) bool { return false })
-}
-
-// visibleGPUsExcept is visibleGPUs for agents some of which the vendor
-// library already filtered by the variable (applied reports which): those
-// keep their place and the list indexes the others.
-func visibleGPUsExcept[T any](gpus []T, uuid func(T) string, applied func(T, string) bool) ([]T, error) {
+// that is unset, to the GPU agents; a GPU whose vendor library applied the
+// variable itself (applied) keeps its place. The cpu agents are not GPUs:
+// they stay visible whatever the lists say, so a program always has a
+// device.
+func visibleGPUs[T any](gpus []T, uuid func(T) string, applied func(T, string) bool) ([]T, error) {
 	for _, env := range []string{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"} {
 		v, ok := os.LookupEnv(env)
 		if !ok {
 			continue
 		}
-		var own, rest []T
-		for _, g := range gpus {
-			if applied(g, env) {
-				own = append(own, g)
-			} else {
-				rest = append(rest, g)
-			}
-		}
-		out, err := rocr.SelectVisible(rest, v, uuid)
+		out, err := rocr.SelectVisibleExcept(gpus, v, uuid, func(g T) bool { return applied(g, env) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", env, err)
 		}
-		return append(own, out...), nil
+		return out, nil
 	}
 	return gpus, nil
 }

@@ -33,7 +33,7 @@ func TestVisibleGPUs(t *testing.T) {
 	for _, c := range cases {
 		setOrUnset(t, "HIP_VISIBLE_DEVICES", c.hip)
 		setOrUnset(t, "CUDA_VISIBLE_DEVICES", c.cuda)
-		got, err := visibleGPUs(gpus, uuid)
+		got, err := visibleGPUs(gpus, uuid, func(string, string) bool { return false })
 		if c.err {
 			if err == nil {
 				t.Errorf("HIP=%v CUDA=%v: got %v, want an error", show(c.hip), show(c.cuda), got)
@@ -61,5 +61,19 @@ func setOrUnset(t *testing.T, k string, v *string) {
 		os.Unsetenv(k)
 	} else {
 		os.Setenv(k, *v)
+	}
+}
+
+// A GPU whose vendor library applied the list itself (libcuda reads
+// CUDA_VISIBLE_DEVICES) is not filtered a second time; the list indexes the
+// others.
+func TestVisibleGPUsAppliedByLibrary(t *testing.T) {
+	gpus := []string{"cuda-0", "rocm-0", "rocm-1"}
+	uuid := func(s string) string { return s }
+	applied := func(g, env string) bool { return env == "CUDA_VISIBLE_DEVICES" && g == "cuda-0" }
+	t.Setenv("CUDA_VISIBLE_DEVICES", "1")
+	got, err := visibleGPUs(gpus, uuid, applied)
+	if err != nil || fmt.Sprint(got) != "[cuda-0 rocm-1]" {
+		t.Fatalf("got %v %v, want [cuda-0 rocm-1]", got, err)
 	}
 }

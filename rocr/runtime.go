@@ -170,15 +170,23 @@ func filterVisible(agents []*Agent, env string) ([]*Agent, error) {
 	if !ok {
 		return agents, nil
 	}
-	var own, rest []*Agent
-	for _, a := range agents {
-		if a.AppliesVisible(env) {
-			own = append(own, a)
+	return SelectVisibleExcept(agents, v, func(a *Agent) string { return a.info.UUID },
+		func(a *Agent) bool { return a.AppliesVisible(env) })
+}
+
+// SelectVisibleExcept is SelectVisible for items some of which were already
+// filtered by the same list (applied reports which: a vendor library read
+// the variable itself): those stay, first, and the list indexes the others.
+func SelectVisibleExcept[T any](items []T, list string, uuid func(T) string, applied func(T) bool) ([]T, error) {
+	var own, rest []T
+	for _, it := range items {
+		if applied(it) {
+			own = append(own, it)
 		} else {
-			rest = append(rest, a)
+			rest = append(rest, it)
 		}
 	}
-	rest, err := SelectVisible(rest, v, func(a *Agent) string { return a.info.UUID })
+	rest, err := SelectVisible(rest, list, uuid)
 	if err != nil {
 		return nil, err
 	}
