@@ -86,6 +86,20 @@ func HostBuffer(id uint64) ([]byte, bool) {
 	return b, ok
 }
 
+// PinnedBytes returns the first n bytes of the slice pinned under id, or
+// an error when none is pinned there or it is shorter: what a copy packet's
+// host end must satisfy.
+func PinnedBytes(id, n uint64) ([]byte, error) {
+	b, ok := HostBuffer(id)
+	if !ok {
+		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
+	}
+	if uint64(len(b)) < n {
+		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
+	}
+	return b[:n], nil
+}
+
 // UnpinHost releases the slice pinned under id.
 func UnpinHost(id uint64) {
 	hostBufs.mu.Lock()

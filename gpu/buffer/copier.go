@@ -55,18 +55,18 @@ func RunOnCopier(a *rocr.Agent, c rocr.Copier, fn uint16, args [4]uint64) error 
 		}
 		defer stage.Free()
 		if args[3]&rocr.CopySrcHost != 0 {
-			b, ok := rocr.HostBuffer(args[1])
-			if !ok || uint64(len(b)) < n {
-				return gpu.Errorf(gpu.ErrorInvalidValue, op, "host source %d is not pinned or too short", args[1])
+			b, err := rocr.PinnedBytes(args[1], n)
+			if err != nil {
+				return &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Msg: "host source", Err: err}
 			}
-			copy(rocr.Bytes(stage.Base, uintptr(n)), b[:n])
+			copy(rocr.Bytes(stage.Base, uintptr(n)), b)
 			src = stage.Base
 		} else {
-			b, ok := rocr.HostBuffer(args[0])
-			if !ok || uint64(len(b)) < n {
-				return gpu.Errorf(gpu.ErrorInvalidValue, op, "host destination %d is not pinned or too short", args[0])
+			b, err := rocr.PinnedBytes(args[0], n)
+			if err != nil {
+				return &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Msg: "host destination", Err: err}
 			}
-			hostDst = b[:n]
+			hostDst = b
 			dst = stage.Base
 		}
 	}

@@ -360,14 +360,11 @@ func (e *executor) checkRange(addr, n uintptr) error {
 
 func (e *executor) bytes(addr uint64, n uint64, host bool, what string) ([]byte, error) {
 	if host {
-		b, ok := rocr.HostBuffer(addr)
-		if !ok {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer %d is not pinned", what, addr)
+		b, err := rocr.PinnedBytes(addr, n)
+		if err != nil {
+			return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
 		}
-		if uint64(len(b)) < n {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer of %d bytes is shorter than %d", what, len(b), n)
-		}
-		return b[:n], nil
+		return b, nil
 	}
 	if err := e.checkRange(uintptr(addr), uintptr(n)); err != nil {
 		return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)

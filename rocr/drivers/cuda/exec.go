@@ -453,12 +453,9 @@ func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
 	if !host {
 		return uintptr(v), e.checkRange(v, n, what)
 	}
-	b, ok := rocr.HostBuffer(v)
-	if !ok {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer %d is not pinned", what, v)
-	}
-	if uint64(len(b)) < n {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: host buffer of %d bytes is shorter than %d", what, len(b), n)
+	b, err := rocr.PinnedBytes(v, n)
+	if err != nil {
+		return 0, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
 	}
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
 }
