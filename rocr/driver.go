@@ -1,8 +1,12 @@
 package rocr
 
 import (
+	"os"
 	"sort"
 	"sync"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // Driver provides agents of one kind. Drivers register themselves from an
@@ -80,6 +84,29 @@ type Poller interface {
 type ThreadLocker interface {
 	LocksThread() bool
 }
+
+// ThreadBinder is implemented by executors that prepare the processor
+// goroutine once, before its first packet (lock the OS thread, make a
+// context current there).
+type ThreadBinder interface {
+	BindThread()
+}
+
+// InlineExecutor is implemented by executors whose packets may be carried
+// out on the submitting goroutine while the queue is idle, which saves the
+// hop to the processor goroutine (a cuda launch is then one driver call on
+// the caller's thread). HIPGO_INLINE_SUBMIT=0 turns it off.
+type InlineExecutor interface {
+	// Inline reports whether the packet can run on the caller without
+	// blocking it.
+	Inline(h aql.Header, slot unsafe.Pointer) bool
+	// Enter prepares the calling goroutine for the executor's calls;
+	// Leave undoes it.
+	Enter()
+	Leave()
+}
+
+func inlineEnabled() bool { return os.Getenv("HIPGO_INLINE_SUBMIT") != "0" }
 
 // AsyncExecutor is implemented by executors that complete packets'
 // completion signals themselves (a GPU writes them); for the others the

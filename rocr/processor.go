@@ -15,43 +15,51 @@ import (
 // command processor does, strictly in order.
 func (q *Queue) process() {
 	defer q.stopped()
-	for id := uint64(0); ; {
+	if b, ok := q.exec.(ThreadBinder); ok {
+		b.BindThread()
+	}
+	for {
 		if q.closing.Load() {
-			q.drain(id)
+			q.drain(q.LoadReadIndex())
 			return
 		}
+		db := q.doorbell.Load(Acquire)
+		q.execMu.Lock()
+		// Submitters may have run packets inline: the read index, not a
+		// local count, says which packet is next.
+		id := q.LoadReadIndex()
 		slot := q.Slot(id)
 		word := atomic.LoadUint32((*uint32)(slot))
 		if aql.Header(word).Type() == aql.TypeInvalid {
-			db := q.doorbell.Load(Acquire)
-			word = atomic.LoadUint32((*uint32)(slot))
-			if aql.Header(word).Type() == aql.TypeInvalid {
-				if !q.closing.Load() {
-					var timeout time.Duration // forever
-					if q.poller != nil {
-						timeout = pollInterval
-					}
-					if q.lockedThread {
-						q.doorbell.WaitNoYield(CondNE, db, timeout, WaitActive)
-					} else {
-						q.doorbell.Wait(CondNE, db, timeout, WaitActive)
-					}
-					if q.poller != nil && q.Err() == nil {
-						if err := q.poller.Poll(); err != nil {
-							q.fail(err)
-						}
+			q.execMu.Unlock()
+			if !q.closing.Load() {
+				var timeout time.Duration // forever
+				if q.poller != nil {
+					timeout = pollInterval
+				}
+				if q.lockedThread {
+					q.doorbell.WaitNoYield(CondNE, db, timeout, WaitActive)
+				} else {
+					q.doorbell.Wait(CondNE, db, timeout, WaitActive)
+				}
+				if q.poller != nil && q.Err() == nil {
+					q.execMu.Lock()
+					err := q.poller.Poll()
+					q.execMu.Unlock()
+					if err != nil {
+						q.fail(err)
 					}
 				}
-				continue
 			}
+			continue
 		}
 		if raceflag.Enabled {
 			q.published.Load()
 		}
 		q.execute(id, slot, aql.Header(word))
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
-		id++
-		atomic.StoreUint64(q.readIdx, id)
+		atomic.StoreUint64(q.readIdx, id+1)
+		q.execMu.Unlock()
 	}
 }
 

@@ -56,8 +56,14 @@ type Queue struct {
 	// detector does not see. Used only in race builds.
 	published atomic.Uint64
 
-	exec  Executor
-	async bool
+	exec Executor
+	// execMu serializes the executor: the processor holds it for each
+	// packet, a submitter that runs its packet inline holds it instead.
+	execMu sync.Mutex
+	inline InlineExecutor
+	// completer: the executor completes signals lazily (Expect).
+	completer *CompleterRef
+	async     bool
 	// lockedThread: the executor locks the processor to its OS thread, so
 	// idle spins must not yield (that would cost a thread switch).
 	lockedThread bool
@@ -148,6 +154,12 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		if p, ok := exec.(Poller); ok {
 			q.poller = p
+		}
+		if co, ok := exec.(CompleterOf); ok {
+			q.completer = co.CompleterRef()
+		}
+		if ie, ok := exec.(InlineExecutor); ok && inlineEnabled() {
+			q.inline = ie
 		}
 		go q.process()
 	}
@@ -291,8 +303,36 @@ func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
 	if raceflag.Enabled {
 		q.published.Add(1)
 	}
-	atomic.StoreUint32(slot, uint32(h)|uint32(setup)<<16)
+	word := uint32(h) | uint32(setup)<<16
+	if q.inline != nil && q.runInline(id, word) {
+		return
+	}
+	atomic.StoreUint32(slot, word)
 	q.doorbell.Store(int64(id), Release)
+}
+
+// runInline carries packet id out on the calling goroutine when it is the
+// next one the processor would take and nobody is executing: the idle
+// queue's packet skips the hop to the processor. It reports whether it did.
+func (q *Queue) runInline(id uint64, word uint32) bool {
+	if !q.execMu.TryLock() {
+		return false
+	}
+	slot := q.Slot(id)
+	h := aql.Header(word)
+	if atomic.LoadUint64(q.readIdx) != id || q.closing.Load() || !q.inline.Inline(h, slot) {
+		q.execMu.Unlock()
+		return false
+	}
+	// The packet reads as published while it runs (validation, tracing).
+	atomic.StoreUint32((*uint32)(slot), word)
+	q.inline.Enter()
+	q.execute(id, slot, h)
+	q.inline.Leave()
+	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
+	atomic.StoreUint64(q.readIdx, id+1)
+	q.execMu.Unlock()
+	return true
 }
 
 // Submit copies a 64-byte packet whose header is h into the queue and

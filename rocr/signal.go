@@ -94,6 +94,9 @@ type Signal struct {
 	// failed; barriers that depend on the signal see it.
 	failure   atomic.Pointer[error]
 	destroyed atomic.Bool
+	// lazy names the executor that completes the signal on the host once
+	// its progress counter passes (Defer).
+	lazy lazyState
 	// hb mirrors every update in Go memory: the race detector does not see
 	// atomics on mapped memory, and this gives it the happens-before edge
 	// that the signal value gives the program.
@@ -293,6 +296,7 @@ func (s *Signal) Store(v int64, _ Order) {
 		return
 	}
 	s.failure.Store(nil)
+	s.lazy.by.Store(nil) // re-armed: no completer owns it yet
 	s.hb.Add(1)
 	atomic.StoreInt64(&s.rec.value, v)
 	s.notify()
@@ -414,6 +418,9 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		return v
 	}
 	defer s.hb.Load()
+	var lazy lazyWait
+	lazy.poll(s)
+	v = atomic.LoadInt64(&s.rec.value)
 	start := time.Now()
 	spin := blockedSpin
 	if hint == WaitActive {
@@ -431,6 +438,9 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		v = atomic.LoadInt64(&s.rec.value)
 		if cond.holds(v, cmp) {
 			return v
+		}
+		if i&15 == 15 {
+			lazy.poll(s)
 		}
 		if i&63 == 63 {
 			if time.Since(start) >= spin {
@@ -452,6 +462,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		s.mu.Lock()
 		ch := s.wake
 		s.mu.Unlock()
+		lazy.poll(s)
 		v = atomic.LoadInt64(&s.rec.value)
 		if cond.holds(v, cmp) {
 			return v

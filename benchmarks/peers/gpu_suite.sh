@@ -37,8 +37,10 @@ nvcc -O2 -o /tmp/native benchmarks/peers/native_cuda.c -lcuda > "$OUT/nvcc.txt" 
   timeout 60 /tmp/native "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/native.txt" 2>&1
 timeout 90 python3 benchmarks/peers/cupy_peer.py "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/cupy.txt" 2>&1
 (cd "$G" && timeout 150 ./rocr_drivers_cuda.test -test.run '^$' -test.bench . -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > "$OUT/hipgo.txt" 2>&1
+# The same four measurements through the public API (typed launchers and LaunchKernelGGL).
+(cd "$G" && timeout 150 ./benchmarks.test -test.run '^$' -test.bench '^BenchmarkAPI' -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > "$OUT/api.txt" 2>&1
 if [ -x "$G/benchmarks.test" ] && [ -n "${SUITE:-}" ]; then
   (cd "$G" && timeout 240 ./benchmarks.test -test.run '^$' -test.bench "$SUITE" -test.benchtime 0.2s -test.count 3 -test.benchmem -test.short) > "$OUT/suite.txt" 2>&1
 fi
-python3 benchmarks/peers/summarize.py "$OUT/native.txt" "$OUT/cupy.txt" "$OUT/hipgo.txt" > "$OUT/summary.txt" 2>&1
+python3 benchmarks/peers/summarize.py "$OUT/native.txt" "$OUT/cupy.txt" "$OUT/hipgo.txt" "$OUT/api.txt" > "$OUT/summary.txt" 2>&1
 cat "$OUT/tests.txt" "$OUT/vector_add.txt" "$OUT/summary.txt"

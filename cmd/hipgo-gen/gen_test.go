@@ -39,6 +39,11 @@ func TestKernelsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "generate.go")); err != nil {
+		// A test binary run away from its source tree (the GPU machine's
+		// test pack) has no kernels to compare.
+		t.Skipf("kernel sources not here: %v", err)
+	}
 	args := generateArgs(t, dir)
 	var out string
 	for i, a := range args {

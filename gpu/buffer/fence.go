@@ -74,6 +74,7 @@ func NewFence(q *rocr.Queue) (*Fence, error) {
 	}
 	f.queue = q.ID()
 	f.refs.Store(1)
+	q.Expect(f.sig)
 	return f, nil
 }
 
@@ -93,8 +94,20 @@ func (f *Fence) Signal() *rocr.Signal { return f.sig }
 // Queue is the id of the queue whose packet completes the fence.
 func (f *Fence) Queue() uint64 { return f.queue }
 
-// Done reports whether the packet completed.
-func (f *Fence) Done() bool { return f.sig.Load(rocr.Acquire) <= 0 }
+// Done reports whether the packet completed. A signal its agent completes
+// lazily is settled first, without asking the agent for anything.
+func (f *Fence) Done() bool {
+	f.sig.Observe(false)
+	return f.sig.Load(rocr.Acquire) <= 0
+}
+
+// Query is Done for a caller who wants to know soon (hipStreamQuery,
+// hipEventQuery): an agent that completes signals lazily is asked to
+// complete this one.
+func (f *Fence) Query() bool {
+	f.sig.Observe(true)
+	return f.sig.Load(rocr.Acquire) <= 0
+}
 
 // Err is the packet's failure, if it failed.
 func (f *Fence) Err() error { return f.sig.Err() }
@@ -140,6 +153,7 @@ func (c *FenceCache) New(q *rocr.Queue) (*Fence, error) {
 	}
 	f.queue = q.ID() // armed by Release
 	f.refs.Store(1)
+	q.Expect(f.sig)
 	return f, nil
 }
 

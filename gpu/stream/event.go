@@ -152,7 +152,7 @@ func (s *Stream) WaitEvents(evs ...*Event) error {
 	if len(deps) == 0 {
 		return nil
 	}
-	return s.barrier(deps)
+	return s.barrier(deps, true)
 }
 
 // Synchronize waits for the event (hipEventSynchronize) and returns the
@@ -190,7 +190,7 @@ func (ev *Event) Query() error {
 		return err
 	}
 	defer f.Release()
-	if !f.Done() {
+	if !f.Query() {
 		return gpu.ErrNotReady
 	}
 	return gpu.Wrap(op, f.Err())

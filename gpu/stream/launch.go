@@ -88,7 +88,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	f := l.fence
 	l.fence = nil
 	if len(l.deps) > 0 {
-		err := s.barrier(l.deps) // takes over the deps' references
+		err := s.barrier(l.deps, false) // takes over the deps' references
 		clear(l.deps)
 		l.deps = l.deps[:0]
 		if err != nil {

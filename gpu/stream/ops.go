@@ -42,7 +42,7 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 		}
 	}
 	if nd > 0 {
-		if err := s.barrier(deps[:nd]); err != nil {
+		if err := s.barrier(deps[:nd], false); err != nil {
 			f.Cancel()
 			s.fences.Release(f)
 			if pin != 0 {

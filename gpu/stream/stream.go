@@ -315,14 +315,20 @@ var (
 
 // barrier submits BARRIER_AND packets for deps, five to a packet, chained
 // by the barrier bit. The stream takes over the deps' references and keeps
-// them until the last packet, which gets a fence of its own, completes.
-func (s *Stream) barrier(deps []*buffer.Fence) error {
-	f, err := s.fences.New(s.q)
-	if err != nil {
-		for _, d := range deps {
-			s.fences.Release(d)
+// them until a later fence completes: the last packet's own when fenced
+// (a WaitEvent, which a Synchronize must see), otherwise the fence of the
+// packet the caller submits right after (a launch, a copy), which saves a
+// completion signal per dependency.
+func (s *Stream) barrier(deps []*buffer.Fence, fenced bool) error {
+	var f *buffer.Fence
+	if fenced {
+		var err error
+		if f, err = s.fences.New(s.q); err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			return err
 		}
-		return err
 	}
 	for first := true; first || len(deps) > 0; first = false {
 		var p aql.BarrierAnd
@@ -335,7 +341,7 @@ func (s *Stream) barrier(deps []*buffer.Fence) error {
 		e.ndeps = n
 		deps = deps[n:]
 		last := len(deps) == 0
-		if last {
+		if last && f != nil {
 			p.CompletionSignal = f.Signal().Handle()
 			e.fence = f
 		}
@@ -343,7 +349,7 @@ func (s *Stream) barrier(deps []*buffer.Fence) error {
 			for _, d := range deps {
 				s.fences.Release(d)
 			}
-			if !last {
+			if !last && f != nil {
 				s.fences.Release(f)
 			}
 			return err
@@ -427,7 +433,7 @@ func (s *Stream) Query() error {
 	}
 	s.mu.Lock()
 	t := s.tail
-	done := t == nil || t.Done()
+	done := t == nil || t.Query()
 	if done && t != nil {
 		s.failedBy(t)
 	}

@@ -12,24 +12,29 @@
 //
 // Each rocr queue gets an executor that owns a non-blocking CUDA stream. The
 // queue's packet processor calls it in order on one goroutine, which the
-// executor locks to its OS thread with the context current; other calls
-// (allocation, loading, stream creation) push the context on a locked
-// thread and pop it after. Per packet nothing is allocated and nothing is
-// reflected: driver calls go through purego.SyscallN with arguments that
-// live outside the Go heap.
+// executor locks to its OS thread with the context current; while the queue
+// is idle a submitter carries its own packet out instead (rocr's inline
+// submission), with the context made current on its locked thread for the
+// call, which saves the hop to the processor. Other calls (allocation,
+// loading, stream creation) push the context on a locked thread and pop it
+// after. Per packet nothing is allocated and nothing is reflected: driver
+// calls go through purego's trampoline with arguments that live outside the
+// Go heap.
 //
-// Signals: rocr's signal slabs are registered with cuMemHostRegister
-// (device-mapped, portable), so a completion signal is completed by the GPU
-// itself: after the packet's work, a stream memory operation writes the value
-// the signal will have after the decrement (read at translation, or tracked
-// while an earlier write of the same queue is in flight), together with the
-// queue's progress counter. Host waiters poll (Signal.MarkPolled). A
-// BARRIER_AND becomes cuStreamWaitValue64(EQ 0) on each dependency, so
-// dependencies never round-trip through the host; BARRIER_OR waits on the
-// host. A dependency's recorded failure is honoured when it is already
-// complete as the barrier is translated. The assumption: while a packet of
-// one queue is in flight to complete a signal, nothing else changes that
-// signal.
+// Signals are completed lazily (rocr.Completer). A packet's completion
+// signal costs no driver call: the executor numbers it and remembers it.
+// When somebody observes one of those signals (a host wait, a barrier on
+// another queue, or the idle processor every millisecond), the executor
+// queues one stream memory write of the count of work queued so far into
+// its progress word, and the host completes every remembered signal up to
+// the count the GPU wrote. A launch is therefore one driver call, and a run
+// of launches followed by a synchronize is one launch each plus one write.
+// A BARRIER_AND on a signal deferred by another queue of the same context
+// becomes cuStreamWaitValue64(GEQ) on that queue's progress word, so
+// dependencies never round-trip through the host; dependencies on other
+// signals wait for their memory to read 0 (cuStreamWaitValue64 EQ 0), and
+// BARRIER_OR waits on the host. A dependency's recorded failure is honoured
+// when it is already complete as the barrier is translated.
 //
 // Timestamps: a barrier packet with a completion signal (an event record)
 // launches a one-thread kernel that stores %globaltimer, shifted into

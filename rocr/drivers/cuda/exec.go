@@ -4,12 +4,15 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // Layout of an executor's scratch page (mapped outside the Go heap, so the
@@ -21,25 +24,27 @@ const (
 	offStampExtra = 64  // [5]uintptr
 	offStampSize  = 112 // uintptr
 	offStampArgs  = 128 // [3]uint64
-	offBatch      = 192 // [2]CUstreamBatchMemOpParams, 48 bytes each
-	batchOpSize   = 48
 	scratchSize   = 4096
-	pendingSlots  = 64
 )
 
-// pending remembers the value a completion write in flight will leave in a
-// signal, so a second packet on this queue that completes the same signal
-// before the first write lands writes one less.
-type pending struct {
-	handle uint64
-	value  int64
-	seq    uint64
-	ver    uint64 // the signal's HostVersion when value was computed
+// deferred is a completion signal whose packet's work is queued on the
+// stream: the host completes it once the progress counter reaches seq.
+type deferred struct {
+	sig *rocr.Signal
+	seq uint64
 }
 
 // executor turns one soft queue's packets into work on a CUDA stream. Its
-// methods run on the queue's processor goroutine, which it locks to an OS
-// thread with the device's context current at the first packet.
+// packet methods run with the queue's executor lock held: on the queue's
+// processor goroutine, locked to an OS thread with the device's context
+// current (BindThread), or inline on a submitter between Enter and Leave.
+//
+// Completion signals are lazy (rocr.Completer): a packet's signal is not
+// written by the GPU. The executor counts the packets that carry one and
+// has the GPU write the count into its progress word only when somebody
+// observes a signal (Flush); the host then completes every signal up to the
+// count (Settle). A launch costs one driver call; a run of packets costs one
+// write at the point where its result is needed.
 type executor struct {
 	dev     *device
 	api     *api
@@ -47,25 +52,38 @@ type executor struct {
 	queue   *rocr.Queue
 	stream  uintptr
 	scratch uintptr
+	ref     *rocr.CompleterRef
 
-	// progress holds the sequence number of the last completion write that
-	// landed; the GPU writes it together with each completion signal.
+	// progress is the word the GPU writes: the sequence number of the last
+	// completion whose work is done.
 	progress *rocr.Signal
 	progDev  uintptr
-	seq      uint64
-	pend     [pendingSlots]pending
-	sigs     [16]*rocr.Signal
+	seq      uint64        // completions numbered so far (under the executor lock)
+	issued   atomic.Uint64 // the last completion whose work is queued
+	flushed  atomic.Uint64 // the last value a progress write was queued for
+	settled  atomic.Uint64 // completions done on the host
 
-	sa      sysArgs // argument block for driver calls on this queue
+	lazyMu sync.Mutex // guards ring
+	ring   []deferred
+	rhead  int
+	rn     int
+
+	flushMu sync.Mutex
+	fsa     sysArgs // argument block for Flush, which runs on any goroutine
+	event   uintptr // CUDA event recorded for other queues' barriers (0: none)
+	evSeq   uint64  // the completion count the event's last record covers
+	sigs    [16]*rocr.Signal
+
+	sa      sysArgs // argument block for driver calls under the executor lock
 	bound   bool
 	memops  bool // cuStreamWriteValue64/WaitValue64 work on signal memory
-	batch   bool // cuStreamBatchMemOp writes both words in one call
 	profile bool // HIPGO_CUDA_PROFILE=1: timestamps on every packet with a completion signal
 	tsOff   uint64
 }
 
 func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
-	e := &executor{dev: d, api: d.api, agent: q.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1"}
+	e := &executor{dev: d, api: d.api, agent: q.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
+	e.ref = rocr.NewCompleterRef(e)
 	var err error
 	if e.scratch, err = rocr.MapAnonymous(scratchSize); err != nil {
 		return nil, err
@@ -83,6 +101,11 @@ func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 			return cuErr("queue create", "cuStreamCreate", r)
 		}
 		e.probe()
+		if e.api.cuEventCreate != 0 && e.api.cuEventRecord != 0 && e.api.cuStreamWaitEvent != 0 {
+			if r := res(purego.SyscallN(e.api.cuEventCreate, uintptr(unsafe.Pointer(&e.event)), eventDisableTiming)); r != cudaSuccess {
+				e.event = 0
+			}
+		}
 		return e.calibrate()
 	})
 	if err != nil {
@@ -116,16 +139,6 @@ func (e *executor) probe() {
 		return
 	}
 	e.memops = true
-	if a.cuStreamBatchMemOp != 0 && os.Getenv("HIPGO_CUDA_BATCH") == "1" {
-		// The second word: the progress signal's start timestamp.
-		e.setBatch(e.progDev, 7, e.progDev+24, 9)
-		e.batch = e.sa.call(a.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0) == cudaSuccess &&
-			e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess
-		start, _ := p.Timestamps()
-		e.batch = e.batch && p.Load(rocr.Acquire) == 7 && start == 9
-		p.Store(0, rocr.Release)
-		p.SetTimestamps(0, 0)
-	}
 }
 
 // calibrate measures the offset between the GPU's %globaltimer and
@@ -168,27 +181,55 @@ func (e *executor) stamp(start, end uintptr) error {
 	return nil
 }
 
-func (e *executor) setBatch(a1 uintptr, v1 int64, a2 uintptr, v2 uint64) {
-	b := e.scratch + offBatch
-	*(*uint32)(rocr.At(b)) = memOpWriteValue64
-	*(*uintptr)(rocr.At(b + 8)) = a1
-	*(*int64)(rocr.At(b + 16)) = v1
-	*(*uint32)(rocr.At(b + 24)) = 0
-	b += batchOpSize
-	*(*uint32)(rocr.At(b)) = memOpWriteValue64
-	*(*uintptr)(rocr.At(b + 8)) = a2
-	*(*uint64)(rocr.At(b + 16)) = v2
-	*(*uint32)(rocr.At(b + 24)) = 0
+// BindThread locks the processor goroutine to its thread and makes the
+// context current there (rocr.ThreadBinder).
+func (e *executor) BindThread() {
+	runtime.LockOSThread()
+	e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	e.bound = true
 }
 
-// bind locks the processor goroutine to its thread and makes the context
-// current there, once.
-func (e *executor) bind() {
-	if !e.bound {
-		runtime.LockOSThread()
-		e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
-		e.bound = true
+// Enter makes the context current on a submitter's thread for a packet run
+// inline (rocr.InlineExecutor); Leave lets the thread go.
+func (e *executor) Enter() {
+	runtime.LockOSThread()
+	e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+}
+
+func (e *executor) Leave() { runtime.UnlockOSThread() }
+
+// Inline: dispatches, copies, fills and barriers that the GPU resolves do
+// not block the caller; host callbacks and host-side barriers do.
+func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
+	switch h.Type() {
+	case aql.TypeKernelDispatch:
+		return true
+	case aql.TypeBarrierAnd:
+		// A dependency whose queue has not yet queued its work is waited
+		// for on the processor, not on the caller.
+		if !e.memops {
+			return false
+		}
+		for _, h := range (*rocr.BarrierPacket)(slot).DepSignal {
+			if h == 0 {
+				continue
+			}
+			s, err := e.signal(h)
+			if err != nil {
+				return false
+			}
+			if c, seq := s.Deferred(); c != nil && seq == 0 && c != rocr.Completer(e) {
+				return false
+			}
+		}
+		return true
+	case aql.TypeAgentDispatch:
+		// A copy from or to pageable host memory returns only once the
+		// copy is staged or done, which may wait for earlier work.
+		p := (*rocr.AgentDispatchPacket)(slot)
+		return p.Type == rocr.AgentFill || p.Type == rocr.AgentCopy && p.Arg[3]&(rocr.CopyDstHost|rocr.CopySrcHost) == 0
 	}
+	return false
 }
 
 // sync waits for the stream; error paths use it so no completion write of
@@ -221,53 +262,16 @@ func (e *executor) sync() error {
 }
 
 func (e *executor) fail(err error) error {
-	if serr := e.sync(); serr != nil {
+	serr := e.sync()
+	e.drain(serr)
+	if serr != nil {
 		return errors.Join(err, serr)
 	}
 	return err
 }
 
-// next returns the value a completion signal will hold after this packet's
-// decrement. The GPU writes absolute values, so the executor keeps the value
-// it last scheduled for each signal and decrements that; it reads the
-// signal's memory only when the host (or another software agent) changed
-// the signal since (HostVersion), as when a pooled fence is re-armed. It
-// assumes that while packets of this queue complete a signal, no other
-// queue decrements it (HSA leaves such races undefined too).
-func (e *executor) next(s *rocr.Signal) int64 {
-	done := uint64(e.progress.Load(rocr.Acquire))
-	h, ver := s.Handle(), s.HostVersion()
-	slot, oldest := -1, 0
-	for i := range e.pend {
-		p := &e.pend[i]
-		if p.handle == h {
-			if p.ver == ver {
-				p.value--
-				p.seq = e.seq
-				return p.value
-			}
-			slot = i
-			break
-		}
-		if slot < 0 && p.seq <= done {
-			slot = i
-		}
-		if p.seq < e.pend[oldest].seq {
-			oldest = i
-		}
-	}
-	if slot < 0 {
-		// Every entry has writes in flight: wait for them before evicting
-		// the oldest, whose value could otherwise be read stale later.
-		_ = e.sync()
-		slot = oldest
-	}
-	v := s.Load(rocr.Acquire) - 1
-	e.pend[slot] = pending{handle: h, value: v, seq: e.seq, ver: ver}
-	return v
-}
-
-// complete makes the GPU complete signal h after the work queued so far.
+// complete has the host complete signal h once the work queued so far is
+// done: the signal is deferred to the progress count (no driver call).
 func (e *executor) complete(h uint64) error {
 	if h == 0 {
 		return nil
@@ -276,8 +280,7 @@ func (e *executor) complete(h uint64) error {
 	if err != nil {
 		return e.fail(err)
 	}
-	dev := devAddr(s.Addr())
-	if !e.memops || dev == 0 {
+	if !e.memops || e.progDev == 0 {
 		// No GPU write possible: wait for the stream, complete on the host.
 		if err := e.sync(); err != nil {
 			return err
@@ -285,26 +288,139 @@ func (e *executor) complete(h uint64) error {
 		s.Sub(1, rocr.Release)
 		return nil
 	}
-	s.MarkPolled()
-	e.seq++
-	v := e.next(s)
-	// The progress word goes first: a host that saw the signal's new value
-	// must also see that this write landed, or a re-armed signal would be
-	// taken for one still in flight.
-	if e.batch {
-		e.setBatch(e.progDev, int64(e.seq), dev, uint64(v))
-		if r := e.sa.call(e.api.cuStreamBatchMemOp, e.stream, 2, e.scratch+offBatch, 0); r != cudaSuccess {
-			return e.fail(cuErr("completion", "cuStreamBatchMemOp", r))
+	e.lazyMu.Lock()
+	if e.rn == len(e.ring) {
+		// Every slot holds a signal nobody has observed: let the stream
+		// catch up, which completes them all.
+		e.lazyMu.Unlock()
+		if err := e.sync(); err != nil {
+			return e.fail(err)
 		}
-		return nil
+		e.drain(nil)
+		e.lazyMu.Lock()
 	}
-	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(e.seq), 0); r != cudaSuccess {
-		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
-	}
-	if r := e.sa.call(e.api.cuStreamWriteValue64, e.stream, dev, uintptr(v), 0); r != cudaSuccess {
-		return e.fail(cuErr("completion", "cuStreamWriteValue64", r))
-	}
+	e.seq++
+	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq}
+	e.rn++
+	e.lazyMu.Unlock()
+	e.issued.Store(e.seq)
+	s.Defer(e.ref, e.seq)
 	return nil
+}
+
+// Flush queues a write of the progress count that covers seq, unless one
+// is queued already (rocr.Completer). It runs on any goroutine, beside
+// the executor's own calls: the value written is the count of work queued
+// before the write.
+func (e *executor) Flush(seq uint64) {
+	if e.flushed.Load() >= seq {
+		return
+	}
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	v := e.issued.Load()
+	if e.flushed.Load() >= seq || v < seq || e.stream == 0 {
+		return
+	}
+	runtime.LockOSThread()
+	e.fsa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	r := e.fsa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(v), 0)
+	runtime.UnlockOSThread()
+	if r == cudaSuccess {
+		e.flushed.Store(v)
+	}
+}
+
+// awaitIssue waits on the host until the queue named by dependency s's
+// completer has queued the work that completes s, or s completed. It gives
+// up when this queue is destroyed.
+func (e *executor) awaitIssue(s *rocr.Signal, i int) (rocr.Completer, uint64, error) {
+	for n := 0; ; n++ {
+		c, seq := s.Deferred()
+		if c == nil || seq != 0 || s.Load(rocr.Acquire) <= 0 {
+			return c, seq, nil
+		}
+		if e.queue.Destroyed() {
+			return nil, 0, rocr.Errorf(rocr.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
+		}
+		if n < 1000 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+}
+
+// waitEvent makes b's stream wait for e's work up to completion seq with
+// CUDA's own event (cuEventRecord on e, cuStreamWaitEvent on b), the
+// fastest cross-stream edge the driver has. One event serves every
+// waiter: a wait binds to the record current at the call, and a later
+// record only covers more. It reports false when e has no event.
+func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	if e.event == 0 || e.stream == 0 {
+		return false, nil
+	}
+	if e.evSeq < seq {
+		v := e.issued.Load()
+		if v < seq {
+			return false, nil
+		}
+		if r := b.sa.call(e.api.cuEventRecord, e.event, e.stream); r != cudaSuccess {
+			return false, cuErr("barrier", "cuEventRecord", r)
+		}
+		e.evSeq = v
+	}
+	if r := b.sa.call(e.api.cuStreamWaitEvent, b.stream, e.event, 0); r != cudaSuccess {
+		return false, cuErr("barrier", "cuStreamWaitEvent", r)
+	}
+	return true, nil
+}
+
+// CompleterRef is what the executor's signals carry (rocr.CompleterOf).
+func (e *executor) CompleterRef() *rocr.CompleterRef { return e.ref }
+
+// Settle completes the deferred signals whose work the progress count
+// says is done (rocr.Completer).
+func (e *executor) Settle() { e.settle() }
+
+func (e *executor) settle() {
+	p := uint64(e.progress.Load(rocr.Acquire))
+	if p <= e.settled.Load() {
+		return
+	}
+	e.lazyMu.Lock()
+	e.completeUpTo(p, nil)
+	e.lazyMu.Unlock()
+}
+
+// completeUpTo completes deferred signals up to seq p, failed with err if
+// not nil. The caller holds lazyMu.
+func (e *executor) completeUpTo(p uint64, err error) {
+	for e.rn > 0 && e.ring[e.rhead].seq <= p {
+		d := &e.ring[e.rhead]
+		s := d.sig
+		*d = deferred{}
+		e.rhead = (e.rhead + 1) % len(e.ring)
+		e.rn--
+		s.Undefer()
+		if err != nil {
+			s.Fail(err)
+		}
+		s.Sub(1, rocr.Release)
+	}
+	if p > e.settled.Load() {
+		e.settled.Store(p)
+	}
+}
+
+// drain completes every deferred signal once the stream is idle (after
+// sync), failed with err if the stream failed.
+func (e *executor) drain(err error) {
+	e.lazyMu.Lock()
+	e.completeUpTo(e.issued.Load(), err)
+	e.lazyMu.Unlock()
 }
 
 // signal is rocr.SignalFromHandle through a small cache, which keeps the
@@ -357,7 +473,6 @@ func (e *executor) KernelName(obj uint64) string {
 }
 
 func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
-	e.bind()
 	k := lookupKernel(p.KernelObject)
 	if k == nil {
 		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
@@ -461,7 +576,6 @@ func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
 }
 
 func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) error {
-	e.bind()
 	switch p.Type {
 	case rocr.AgentCopy:
 		n, flags := p.Arg[2], p.Arg[3]
@@ -566,7 +680,6 @@ func runCallback(f func() error) (err error) {
 // dependency's value in signal memory is 0. BARRIER_OR, and dependencies a
 // GPU cannot see, are waited for here on the host.
 func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error {
-	e.bind()
 	if or || !e.memops {
 		if err := rocr.WaitBarrier(p, or); err != nil {
 			return e.fail(err)
@@ -579,6 +692,40 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			s, err := e.signal(h)
 			if err != nil {
 				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
+			}
+			c, seq := s.Deferred()
+			if c != nil && c != rocr.Completer(e) && seq == 0 {
+				// Its queue has not queued the work yet: wait until it has
+				// (or the signal completed some other way).
+				if c, seq, err = e.awaitIssue(s, i); err != nil {
+					return e.fail(err)
+				}
+				if seq == 0 {
+					c = nil // completed without being queued (its packet failed)
+				}
+			}
+			if c != nil {
+				if c == rocr.Completer(e) {
+					continue // an earlier packet of this stream: in order already
+				}
+				if o, ok := c.(*executor); ok && o.dev.ctx == e.dev.ctx {
+					ok, err := o.waitEvent(e, seq)
+					if err != nil {
+						return e.fail(err)
+					}
+					if ok {
+						continue
+					}
+					// The other queue's progress word: one GPU wait, no host.
+					o.Flush(seq)
+					if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, o.progDev, uintptr(seq), streamWaitValueGEQ); r != cudaSuccess {
+						return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
+					}
+					continue
+				}
+				c.Flush(seq)
+				// Another device's flush made its context current here.
+				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
 			}
 			if s.Load(rocr.Acquire) == 0 {
 				// Already satisfied: its producer's failure, if any, is known.
@@ -632,10 +779,17 @@ func (e *executor) destroyStream() error {
 		return nil
 	}
 	err := e.sync()
+	e.drain(err)
 	if r := e.sa.call(e.api.cuStreamDestroy, e.stream); r != cudaSuccess {
 		err = errors.Join(err, cuErr("queue destroy", "cuStreamDestroy", r))
 	}
+	e.flushMu.Lock()
 	e.stream = 0
+	if e.event != 0 {
+		e.sa.call(e.api.cuEventDestroy, e.event)
+		e.event = 0
+	}
+	e.flushMu.Unlock()
 	return err
 }
 
@@ -655,14 +809,21 @@ func (e *executor) release() error {
 	return errors.Join(errs...)
 }
 
-// Poll reports an asynchronous failure of the work in flight on the
-// stream (a kernel that faulted: CUDA makes the error sticky and the
-// completion writes queued behind it never land). It completes every
-// signal still pending with the error, so no waiter hangs, and returns it
-// to fail the queue. It runs on the processor goroutine, every millisecond
-// while the queue is idle.
+// Poll runs on the processor goroutine every millisecond while the queue
+// is idle: it flushes the progress count so that signals nobody waits on
+// still complete, and reports an asynchronous failure of the work in
+// flight (a kernel that faulted: CUDA makes the error sticky and the
+// progress write never lands). On a failure it completes every deferred
+// signal with the error, so no waiter hangs, and returns it to fail the
+// queue.
 func (e *executor) Poll() error {
-	if !e.bound || !e.memops || uint64(e.progress.Load(rocr.Acquire)) >= e.seq {
+	if !e.bound || !e.memops {
+		return nil
+	}
+	issued := e.issued.Load()
+	e.Flush(issued)
+	e.settle()
+	if e.settled.Load() >= issued {
 		return nil
 	}
 	r := e.sa.call(e.api.cuStreamQuery, e.stream)
@@ -670,19 +831,15 @@ func (e *executor) Poll() error {
 		return nil
 	}
 	err := rocr.Errorf(r.status(), "stream", "work in flight failed: cuStreamQuery: %v", r)
-	done := uint64(e.progress.Load(rocr.Acquire))
-	for i := range e.pend {
-		p := &e.pend[i]
-		if p.handle == 0 || p.seq <= done {
-			continue
-		}
-		if s, serr := e.signal(p.handle); serr == nil {
-			s.Fail(err)
-			s.Exchange(p.value, rocr.Release)
-		}
-		p.seq = 0
-	}
+	e.lazyMu.Lock()
+	e.completeUpTo(issued, err)
+	e.lazyMu.Unlock()
 	return err
 }
 
-var _ rocr.Poller = (*executor)(nil)
+var (
+	_ rocr.Poller         = (*executor)(nil)
+	_ rocr.Completer      = (*executor)(nil)
+	_ rocr.InlineExecutor = (*executor)(nil)
+	_ rocr.ThreadBinder   = (*executor)(nil)
+)

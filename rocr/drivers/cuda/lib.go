@@ -58,6 +58,8 @@ const (
 	memHostAllocDeviceMap   = 0x2
 	memHostRegisterPortable = 0x1
 	memHostRegisterDevMap   = 0x2
+	streamWaitValueGEQ      = 0x0
+	eventDisableTiming      = 0x2
 	streamWaitValueEQ       = 0x1
 	memOpWriteValue64       = 5
 	jitInfoLogBuffer        = 3
@@ -85,6 +87,7 @@ type api struct {
 	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction             uintptr
 	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel              uintptr
 	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp       uintptr // optional
+	cuEventCreate, cuEventRecord, cuEventDestroy, cuStreamWaitEvent     uintptr // optional
 
 	// Peer access (optional): see peer.go.
 	cuDeviceCanAccessPeer, cuCtxEnablePeerAccess, cuCtxDisablePeerAccess uintptr
@@ -178,6 +181,10 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuStreamWriteValue64, "cuStreamWriteValue64_v2")
 	opt(&a.cuStreamWaitValue64, "cuStreamWaitValue64_v2")
 	opt(&a.cuStreamBatchMemOp, "cuStreamBatchMemOp_v2")
+	opt(&a.cuEventCreate, "cuEventCreate")
+	opt(&a.cuEventRecord, "cuEventRecord")
+	opt(&a.cuEventDestroy, "cuEventDestroy_v2")
+	opt(&a.cuStreamWaitEvent, "cuStreamWaitEvent")
 	opt(&a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer")
 	opt(&a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess")
 	opt(&a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess")

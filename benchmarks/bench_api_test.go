@@ -1,0 +1,108 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/kernels"
+)
+
+// The four measurements of benchmarks/peers (native C and CuPy on the same
+// PTX) through the public API: launch + synchronize of `empty`, back-to-back
+// launches, a dependency across two streams (the automatic barrier of a
+// buffer written on one and read on the other), and vector_add of 2^26
+// float32. BenchmarkAPI uses the typed launchers, BenchmarkAPIGGL
+// module.LaunchKernelGGL; both report as peers "API" and "APIGGL" in
+// summarize.py.
+
+func BenchmarkAPI(b *testing.B) { apiSuite(b, false) }
+
+func BenchmarkAPIGGL(b *testing.B) { apiSuite(b, true) }
+
+// vectorAddN is the peers' vector_add size; -short uses less.
+func vectorAddN() int {
+	if testing.Short() {
+		return 1 << 20
+	}
+	return 1 << 26
+}
+
+func apiSuite(b *testing.B, ggl bool) {
+	e, err := newEnv()
+	if err != nil {
+		b.Skipf("no device: %v", err)
+	}
+	defer e.close()
+	fs := &e.k.Functions
+	empty := func(s *stream.Stream) error {
+		if ggl {
+			return module.LaunchKernelGGL(fs.Empty, gpu.D1(1), gpu.D1(1), 0, s)
+		}
+		return kernels.Empty(s)
+	}
+	vadd := func(s *stream.Stream, x, y, z *buffer.Buffer[float32], n int) error {
+		if ggl {
+			return module.LaunchKernelGGL(fs.VectorAdd, gpu.D1(uint32((n+255)/256)), gpu.D1(256), 0, s, x, y, z, int32(n))
+		}
+		return kernels.VectorAdd(s, x, y, z, n)
+	}
+	check := func(b *testing.B, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Warm-up outside the timed loops: first launch, module load, JIT.
+	check(b, empty(e.s))
+	check(b, e.s.Synchronize())
+
+	b.Run("launch_sync", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, empty(e.s))
+			check(b, e.s.Synchronize())
+		}
+	})
+	b.Run("launch_async", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, empty(e.s))
+		}
+		check(b, e.s.Synchronize())
+	})
+	b.Run("cross_queue", func(b *testing.B) {
+		x, y, z := newF32(b, e.dev, 256), newF32(b, e.dev, 256), newF32(b, e.dev, 256)
+		check(b, vadd(e.s, x, y, z, 1))
+		check(b, vadd(e.t, z, y, x, 1))
+		check(b, e.t.Synchronize())
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, vadd(e.s, x, y, z, 1)) // writes z on s
+			check(b, vadd(e.t, z, y, x, 1)) // reads z on t: waits for s
+			check(b, e.t.Synchronize())
+		}
+	})
+	b.Run("vector_add", func(b *testing.B) {
+		n := vectorAddN()
+		x, y, z := newF32(b, e.dev, n), newF32(b, e.dev, n), newF32(b, e.dev, n)
+		check(b, vadd(e.s, x, y, z, n))
+		check(b, e.s.Synchronize())
+		b.SetBytes(int64(3 * 4 * n))
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, vadd(e.s, x, y, z, n))
+			check(b, e.s.Synchronize())
+		}
+	})
+}
+
+func newF32(b *testing.B, dev *gpu.Device, n int) *buffer.Buffer[float32] {
+	buf, err := buffer.New[float32](dev, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = buf.Free() })
+	return buf
+}

@@ -1,0 +1,102 @@
+package rocr
+
+import "sync/atomic"
+
+// Completer is implemented by executors that complete their packets'
+// signals lazily: a GPU that would otherwise spend one memory write per
+// packet writes one progress counter for a run of packets, and only when
+// somebody observes one of them (a host wait, a barrier on another queue,
+// an idle queue). The signals themselves are then completed on the host.
+type Completer interface {
+	// Flush makes the deferred signals up to seq complete without further
+	// help: it queues whatever write that takes and returns at once.
+	Flush(seq uint64)
+	// Settle completes on the host every deferred signal whose work is
+	// known done. It never blocks.
+	Settle()
+}
+
+// lazyState is what a deferred signal knows of its completer.
+type lazyState struct {
+	by  atomic.Pointer[CompleterRef]
+	seq atomic.Uint64
+}
+
+// CompleterRef is a Completer as signals refer to it: an executor makes
+// one for its lifetime, so deferring a signal allocates nothing.
+type CompleterRef struct{ c Completer }
+
+// NewCompleterRef wraps c for Signal.Defer.
+func NewCompleterRef(c Completer) *CompleterRef { return &CompleterRef{c: c} }
+
+// Defer records that c completes s once its progress reaches seq. Waiters
+// then ask c to flush and poll instead of sleeping.
+func (s *Signal) Defer(c *CompleterRef, seq uint64) {
+	s.lazy.seq.Store(seq)
+	s.lazy.by.Store(c)
+	s.MarkPolled()
+}
+
+// Undefer forgets the completer; it runs before the completer completes s.
+func (s *Signal) Undefer() { s.lazy.by.Store(nil) }
+
+// Deferred returns the completer that completes s and the progress value
+// that completes it, or nil. A zero value means the completer has been
+// named (Queue.Expect) but has not yet queued the packet's work.
+func (s *Signal) Deferred() (Completer, uint64) {
+	r := s.lazy.by.Load()
+	if r == nil {
+		return nil, 0
+	}
+	return r.c, s.lazy.seq.Load()
+}
+
+// Observe lets a deferred signal's completer settle what it knows is done,
+// so a poll of the value (Load) sees it; flush also asks it to make the
+// signal complete soon, as hipStreamQuery should.
+func (s *Signal) Observe(flush bool) {
+	c, seq := s.Deferred()
+	if c == nil {
+		return
+	}
+	if seq == 0 {
+		return
+	}
+	if flush {
+		c.Flush(seq)
+	}
+	c.Settle()
+}
+
+// lazyWait is a waiter's view of a deferred signal: the first time it sees
+// the signal deferred it asks for a flush, then it settles on every poll.
+type lazyWait struct{ flushed uint64 }
+
+func (w *lazyWait) poll(s *Signal) {
+	c, seq := s.Deferred()
+	if c == nil || seq == 0 {
+		return
+	}
+	if w.flushed != seq {
+		c.Flush(seq)
+		w.flushed = seq
+	}
+	c.Settle()
+}
+
+// Expect names the completer of s before its packet is submitted to q, for
+// queues whose executor completes lazily: a barrier of another queue that
+// meets s before q's executor queued the work then knows whom to wait for.
+// A signal of any other queue is left alone. Store clears it.
+func (q *Queue) Expect(s *Signal) {
+	if q.completer != nil {
+		s.lazy.seq.Store(0)
+		s.lazy.by.Store(q.completer)
+	}
+}
+
+// CompleterOf is implemented by lazy executors: the reference their
+// signals carry.
+type CompleterOf interface {
+	CompleterRef() *CompleterRef
+}
