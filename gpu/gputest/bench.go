@@ -38,6 +38,7 @@ func Benchmark(b *testing.B, s *stream.Stream, op func() error, opts ...Option) 
 		if err := op(); err != nil {
 			b.Fatalf("gputest: %v", err)
 		}
+		t.Pace()
 	}
 	t.Stop()
 }
@@ -47,6 +48,7 @@ func Benchmark(b *testing.B, s *stream.Stream, op func() error, opts ...Option) 
 //	t := gputest.StartTimer(b, s, gputest.Bytes(12*n))
 //	for b.Loop() { // or for range b.N
 //		kernels.VectorAdd(s, x, y, z, n)
+//		t.Pace()
 //	}
 //	t.Stop()
 //
@@ -57,7 +59,15 @@ type Timer struct {
 	start, end *stream.Event
 	bytes      int64
 	flops      float64
+
+	ops  int
+	pace [2]*stream.Event // recorded every paceWindow operations, in turn
 }
+
+// paceWindow is how many operations Pace lets run ahead of the GPU, at
+// most twice over: few enough that the wall clock keeps the GPU's pace,
+// enough that the GPU never waits for the host.
+const paceWindow = 16
 
 // StartTimer records an event on s that the GPU time starts from and
 // resets b's timer.
@@ -74,15 +84,44 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 	if t.end, err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {
 		b.Fatalf("gputest: %v", err)
 	}
+	for i := range t.pace {
+		if t.pace[i], err = stream.NewEvent(s.Device(), stream.EventDisableTiming); err != nil {
+			b.Fatalf("gputest: %v", err)
+		}
+	}
 	b.Cleanup(func() {
-		_ = t.start.Destroy()
-		_ = t.end.Destroy()
+		for _, ev := range []*stream.Event{t.start, t.end, t.pace[0], t.pace[1]} {
+			_ = ev.Destroy()
+		}
 	})
 	if err := s.Record(t.start); err != nil {
 		b.Fatalf("gputest: %v", err)
 	}
 	b.ResetTimer()
 	return t
+}
+
+// Pace ends one operation of the loop. Launches return before the work
+// is done and a stream's queue holds a thousand of them: without a bound,
+// b.Loop's ramp-up sees the submissions' pace, not the GPU's, asks for far
+// too many operations, and the benchmark runs for minutes. Every
+// paceWindow operations Pace waits for the work submitted a window
+// earlier, so the host stays at most two windows ahead and the GPU stays
+// busy.
+func (t *Timer) Pace() {
+	t.ops++
+	if t.ops%paceWindow != 0 {
+		return
+	}
+	k := t.ops / paceWindow % 2
+	if err := t.s.Record(t.pace[k]); err != nil {
+		t.b.Fatalf("gputest: %v", err)
+	}
+	if t.ops > paceWindow {
+		if err := t.pace[1-k].Synchronize(); err != nil {
+			t.b.Fatalf("gputest: %v", err)
+		}
+	}
 }
 
 // Stop waits for the stream inside the timed region (b.Loop stops the
