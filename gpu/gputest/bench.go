@@ -2,6 +2,7 @@ package gputest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hipgo/hipgo/gpu/stream"
 )
@@ -60,20 +61,25 @@ type Timer struct {
 	bytes      int64
 	flops      float64
 
-	ops  int
-	pace [2]*stream.Event // recorded every paceWindow operations, in turn
+	pending int              // operations since the last pace event
+	window  int              // operations between pace events
+	recs    int              // pace events recorded
+	pace    [2]*stream.Event // recorded in turn
 }
 
-// paceWindow is how many operations Pace lets run ahead of the GPU, at
-// most twice over: few enough that the wall clock keeps the GPU's pace,
-// enough that the GPU never waits for the host.
-const paceWindow = 16
+// Pace bounds the work in flight to about paceLag of GPU time, and a
+// window to maxWindow operations: few enough that the wall clock keeps the
+// GPU's pace, enough that the GPU does not wait for the host.
+const (
+	paceLag   = time.Millisecond
+	maxWindow = 256
+)
 
 // StartTimer records an event on s that the GPU time starts from and
 // resets b's timer.
 func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 	b.Helper()
-	t := &Timer{b: b, s: s}
+	t := &Timer{b: b, s: s, window: 1}
 	for _, o := range opts {
 		o(t)
 	}
@@ -85,7 +91,7 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 		b.Fatalf("gputest: %v", err)
 	}
 	for i := range t.pace {
-		if t.pace[i], err = stream.NewEvent(s.Device(), stream.EventDisableTiming); err != nil {
+		if t.pace[i], err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {
 			b.Fatalf("gputest: %v", err)
 		}
 	}
@@ -104,22 +110,38 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 // Pace ends one operation of the loop. Launches return before the work
 // is done and a stream's queue holds a thousand of them: without a bound,
 // b.Loop's ramp-up sees the submissions' pace, not the GPU's, asks for far
-// too many operations, and the benchmark runs for minutes. Every
-// paceWindow operations Pace waits for the work submitted a window
-// earlier, so the host stays at most two windows ahead and the GPU stays
-// busy.
+// too many operations, and the benchmark runs for minutes. Pace waits for
+// each operation until it knows what one costs on the GPU; then, for
+// operations shorter than paceLag, it records an event every window of
+// operations worth paceLag and waits for the window before, so the host
+// stays at most two windows ahead and the GPU stays busy.
 func (t *Timer) Pace() {
-	t.ops++
-	if t.ops%paceWindow != 0 {
+	t.pending++
+	if t.pending < t.window {
 		return
 	}
-	k := t.ops / paceWindow % 2
-	if err := t.s.Record(t.pace[k]); err != nil {
+	n := t.pending
+	t.pending = 0
+	cur, prev := t.pace[t.recs%2], t.pace[(t.recs+1)%2]
+	t.recs++
+	if err := t.s.Record(cur); err != nil {
 		t.b.Fatalf("gputest: %v", err)
 	}
-	if t.ops > paceWindow {
-		if err := t.pace[1-k].Synchronize(); err != nil {
+	if t.window > 1 {
+		if err := prev.Synchronize(); err != nil {
 			t.b.Fatalf("gputest: %v", err)
+		}
+		return
+	}
+	if err := cur.Synchronize(); err != nil {
+		t.b.Fatalf("gputest: %v", err)
+	}
+	if t.recs < 2 {
+		return
+	}
+	if d, err := stream.Elapsed(prev, cur); err == nil && d > 0 {
+		if per := d / time.Duration(n); per < paceLag {
+			t.window = min(int(paceLag/per), maxWindow)
 		}
 	}
 }
