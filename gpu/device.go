@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -23,6 +24,9 @@ type Device struct {
 	syncers map[Synchronizer]struct{}
 	values  sync.Map
 	vmu     sync.Mutex // serializes Value's constructors
+
+	parent *Device     // a test's view (scope.go): the device it views
+	scope  *live.Scope // a test's view: what is made on it
 }
 
 // Synchronizer is what Device.Synchronize waits for: the streams of the
@@ -223,7 +227,7 @@ func (d *Device) Valid() error {
 	if d == nil {
 		return Errorf(ErrorInvalidDevice, "device", "nil device")
 	}
-	if !d.closed.Load() {
+	if !d.closed.Load() && (d.parent == nil || !d.parent.closed.Load()) {
 		return nil
 	}
 	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
@@ -234,6 +238,7 @@ func (d *Device) Register(s Synchronizer) {
 	d.mu.Lock()
 	d.syncers[s] = struct{}{}
 	d.mu.Unlock()
+	live.Add(d, s)
 }
 
 // Unregister removes s.
@@ -241,6 +246,7 @@ func (d *Device) Unregister(s Synchronizer) {
 	d.mu.Lock()
 	delete(d.syncers, s)
 	d.mu.Unlock()
+	live.Remove(s)
 }
 
 // Synchronize waits for all work on the device (hipDeviceSynchronize) and

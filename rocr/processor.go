@@ -104,6 +104,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		err = ferr
 		discard(slot, h.Type())
 	} else {
+		gt := q.goTraceBegin(slot, h)
 		switch h.Type() {
 		case aql.TypeKernelDispatch:
 			err = q.exec.Dispatch(q, (*aql.KernelDispatch)(slot))
@@ -116,6 +117,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		default:
 			err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
 		}
+		q.goTraceEnd(gt, id, slot, h, start, err)
 	}
 	if t := tracer.Load(); t != nil {
 		t.record(q, id, slot, h, start, Now(), err)

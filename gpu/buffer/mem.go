@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -172,6 +173,7 @@ func (m *Mem) Free() error {
 	if !m.freed.CompareAndSwap(false, true) {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
 	}
+	live.Remove(m)
 	_ = m.Settle()
 	if m.alloc.Freed() {
 		return nil // the runtime was shut down: everything was released
@@ -216,6 +218,7 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
 	m.dev.Store(dev)
 	al.Label = m.String()
+	live.Add(dev, m)
 	return nil
 }
 

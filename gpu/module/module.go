@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
@@ -55,7 +56,9 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 		}
 		return nil, gpu.Wrap(op, err)
 	}
-	return &Module{dev: dev, code: code, exe: exe, funcs: map[string]*Function{}}, nil
+	m := &Module{dev: dev, code: code, exe: exe, funcs: map[string]*Function{}}
+	live.Add(dev, m)
+	return m, nil
 }
 
 // LoadFile loads a code object file (hipModuleLoad).
@@ -270,6 +273,7 @@ func (m *Module) Unload() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "module already unloaded")
 	}
 	m.unloaded.Store(true)
+	live.Remove(m)
 	return gpu.Wrap("module unload", m.exe.Destroy())
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -43,7 +44,9 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if flags&^(EventBlockingSync|EventDisableTiming) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
-	return &Event{dev: dev, flags: flags}, nil
+	ev := &Event{dev: dev, flags: flags}
+	live.Add(dev, ev)
+	return ev, nil
 }
 
 // Flags are the event's flags.
@@ -248,6 +251,7 @@ func (ev *Event) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "event already destroyed")
 	}
 	ev.destroyed = true
+	live.Remove(ev)
 	if ev.fence != nil {
 		ev.fence.Release()
 		ev.fence = nil

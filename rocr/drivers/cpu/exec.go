@@ -1,11 +1,13 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,6 +164,8 @@ func (j *job) cancelled() bool {
 func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 func (j *job) work(g *Group) {
+	pprof.SetGoroutineLabels(j.k.labels)
+	defer pprof.SetGoroutineLabels(context.Background())
 	g.agent, g.kernel, g.job = j.agent, j.k, j
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {

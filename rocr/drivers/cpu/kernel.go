@@ -1,8 +1,10 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"runtime/pprof"
 	"sync"
 	"unsafe"
 
@@ -18,7 +20,15 @@ type Kernel struct {
 	sym    rocr.KernelSymbol
 	// groupMem is the static group memory the kernel declares.
 	groupMem uint32
+	// labels carry the kernel's name to CPU profiles (LabelKernel); made
+	// once here, so setting them on a launch allocates nothing.
+	labels context.Context
 }
+
+// LabelKernel is the runtime/pprof label that names the kernel a
+// goroutine is running, so CPU profiles attribute kernel time to kernels
+// (go tool pprof -tagfocus hipgo.kernel=vector_add).
+const LabelKernel = "hipgo.kernel"
 
 // Name is the kernel's name.
 func (k *Kernel) Name() string { return k.name }
@@ -69,6 +79,7 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 		return nil, fmt.Errorf("cpu.Define %q: arguments must be a struct, not %s", name, t)
 	}
 	k := &Kernel{name: name, run: run}
+	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, name))
 	k.sym = rocr.KernelSymbol{Name: name, KernargSize: uint32(t.Size()), KernargAlign: uint32(t.Align()), MaxFlatWorkGroupSize: 1024, Wavefront: 1}
 	if k.sym.KernargAlign < 8 {
 		k.sym.KernargAlign = 8

@@ -1,0 +1,101 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/kernels"
+)
+
+// Back-to-back launches on one stream, timed by gpu/gputest: ns/op ends
+// with the work done, gpu-ns/op is the GPU's own time from events, and
+// GB/s and GFLOP/s are of that time. Unlike the families above, no step
+// waits for its kernel, so these are a kernel's throughput in a stream
+// full of work.
+
+// streamVectorAddSizes: 2^26 is the DESIGN anchor's size, on a GPU only.
+func streamVectorAddSizes(dev *gpu.Device) []int {
+	s := []int{1 << 14, 1 << 20}
+	if !dev.Properties().IsCPU {
+		s = append(s, 1<<26)
+	}
+	return s
+}
+
+// BenchmarkVectorAddStream is c = a + b over n float32 (12n bytes).
+func BenchmarkVectorAddStream(b *testing.B) {
+	dev := gputest.Device(b)
+	for _, n := range streamVectorAddSizes(dev) {
+		b.Run("impl=hipgo/"+elemLabel(n), func(b *testing.B) { streamVectorAdd(b, gputest.Device(b), n) })
+	}
+}
+
+func streamVectorAdd(b *testing.B, dev *gpu.Device, n int) {
+	s, bufs := streamSetup(b, dev, n, 1, 2, 0)
+	x, y, z := bufs[0], bufs[1], bufs[2]
+	gputest.Benchmark(b, s, func() error { return kernels.VectorAdd(s, x, y, z, n) }, gputest.Bytes(12*int64(n)))
+	if err := checkDevice("vector_add", z, 3); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSgemmStream is C = A*B for square float32 matrices of side n
+// (2n^3 FLOPs).
+func BenchmarkSgemmStream(b *testing.B) {
+	dev := gputest.Device(b)
+	sizes := []int{256, 1024}
+	if !dev.Properties().IsCPU {
+		sizes = append(sizes, 4096)
+	}
+	for _, n := range sizes {
+		b.Run("impl=hipgo/"+elemLabel(n), func(b *testing.B) { streamSgemm(b, gputest.Device(b), n) })
+	}
+}
+
+func streamSgemm(b *testing.B, dev *gpu.Device, n int) {
+	s, bufs := streamSetup(b, dev, n*n, 1, 1, 0)
+	x, y, z := bufs[0], bufs[1], bufs[2]
+	flops := 2 * float64(n) * float64(n) * float64(n)
+	gputest.Benchmark(b, s, func() error { return kernels.Sgemm(s, n, n, n, 1, x, y, 0, z) }, gputest.FLOPs(flops))
+	if err := checkDevice("sgemm", z, float32(n)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// streamSetup makes a stream and buffers of n float32 set to values on
+// the benchmark's device; the benchmark's end releases them.
+func streamSetup(b *testing.B, dev *gpu.Device, n int, values ...float32) (*stream.Stream, []*buffer.Buffer[float32]) {
+	b.Helper()
+	s, err := stream.New(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Destroy() })
+	bufs, err := deviceF32(&env{dev: dev, s: s}, n, values...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = freeAll(bufs) })
+	return s, bufs
+}
+
+// TestStreamBenchmarks runs each at its smallest size: they report the
+// GPU's time and rate, and ns/op is not less than it.
+func TestStreamBenchmarks(t *testing.T) {
+	for name, f := range map[string]func(*testing.B, *gpu.Device, int){"VectorAddStream": streamVectorAdd, "SgemmStream": streamSgemm} {
+		t.Run(name, func(t *testing.T) {
+			r := testing.Benchmark(func(b *testing.B) { f(b, gputest.Device(b), 64) })
+			require.Positive(t, r.N, "the benchmark failed")
+			gpuNs := r.Extra["gpu-ns/op"]
+			assert.Positive(t, gpuNs)
+			assert.GreaterOrEqual(t, float64(r.NsPerOp()), 0.9*gpuNs)
+			assert.Positive(t, r.Extra["GB/s"]+r.Extra["GFLOP/s"])
+		})
+	}
+}

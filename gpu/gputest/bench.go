@@ -1,0 +1,178 @@
+package gputest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// Option says what one operation of a benchmark does, for the rates the
+// benchmark reports.
+type Option func(*Timer)
+
+// Bytes is the memory traffic of one operation (read plus written),
+// reported as GB/s of GPU time.
+func Bytes(n int64) Option { return func(t *Timer) { t.bytes = n } }
+
+// FLOPs is the floating-point operations of one operation, reported as
+// GFLOP/s of GPU time.
+func FLOPs(n float64) Option { return func(t *Timer) { t.flops = n } }
+
+// Benchmark runs op as b's operation, on stream s: once untimed to warm up
+// (module load, JIT, first touch of memory), then as many times as b.Loop
+// asks, and the timed region ends when s has finished the work, so ns/op
+// is the work's and not its submission's. Beside ns/op it reports the
+// GPU's own time per operation from events on s (gpu-ns/op) and, with
+// Bytes and FLOPs, GB/s and GFLOP/s of that time. op submits work to s;
+// it may wait for it too.
+func Benchmark(b *testing.B, s *stream.Stream, op func() error, opts ...Option) {
+	b.Helper()
+	if err := op(); err != nil {
+		b.Fatalf("gputest: warm-up: %v", err)
+	}
+	if err := s.Synchronize(); err != nil {
+		b.Fatalf("gputest: warm-up: %v", err)
+	}
+	t := StartTimer(b, s, opts...)
+	for b.Loop() {
+		if err := op(); err != nil {
+			b.Fatalf("gputest: %v", err)
+		}
+		t.Pace()
+	}
+	t.Stop()
+}
+
+// Timer times a hand-written benchmark loop on a stream:
+//
+//	t := gputest.StartTimer(b, s, gputest.Bytes(12*n))
+//	for b.Loop() { // or for range b.N
+//		kernels.VectorAdd(s, x, y, z, n)
+//		t.Pace()
+//	}
+//	t.Stop()
+//
+// Warm up before StartTimer: it resets b's timer.
+type Timer struct {
+	b          *testing.B
+	s          *stream.Stream
+	start, end *stream.Event
+	bytes      int64
+	flops      float64
+
+	pending int              // operations since the last pace event
+	window  int              // operations between pace events
+	recs    int              // pace events recorded
+	pace    [2]*stream.Event // recorded in turn
+}
+
+// Pace bounds the work in flight to about paceLag of GPU time, and a
+// window to maxWindow operations: few enough that the wall clock keeps the
+// GPU's pace, enough that the GPU does not wait for the host.
+const (
+	paceLag   = time.Millisecond
+	maxWindow = 256
+)
+
+// StartTimer records an event on s that the GPU time starts from and
+// resets b's timer.
+func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
+	b.Helper()
+	t := &Timer{b: b, s: s, window: 1}
+	for _, o := range opts {
+		o(t)
+	}
+	var err error
+	if t.start, err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {
+		b.Fatalf("gputest: %v", err)
+	}
+	if t.end, err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {
+		b.Fatalf("gputest: %v", err)
+	}
+	for i := range t.pace {
+		if t.pace[i], err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {
+			b.Fatalf("gputest: %v", err)
+		}
+	}
+	b.Cleanup(func() {
+		for _, ev := range []*stream.Event{t.start, t.end, t.pace[0], t.pace[1]} {
+			_ = ev.Destroy()
+		}
+	})
+	if err := s.Record(t.start); err != nil {
+		b.Fatalf("gputest: %v", err)
+	}
+	b.ResetTimer()
+	return t
+}
+
+// Pace ends one operation of the loop. Launches return before the work
+// is done and a stream's queue holds a thousand of them: without a bound,
+// b.Loop's ramp-up sees the submissions' pace, not the GPU's, asks for far
+// too many operations, and the benchmark runs for minutes. Pace waits for
+// each operation until it knows what one costs on the GPU; then, for
+// operations shorter than paceLag, it records an event every window of
+// operations worth paceLag and waits for the window before, so the host
+// stays at most two windows ahead and the GPU stays busy.
+func (t *Timer) Pace() {
+	t.pending++
+	if t.pending < t.window {
+		return
+	}
+	n := t.pending
+	t.pending = 0
+	cur, prev := t.pace[t.recs%2], t.pace[(t.recs+1)%2]
+	t.recs++
+	if err := t.s.Record(cur); err != nil {
+		t.b.Fatalf("gputest: %v", err)
+	}
+	if t.window > 1 {
+		if err := prev.Synchronize(); err != nil {
+			t.b.Fatalf("gputest: %v", err)
+		}
+		return
+	}
+	if err := cur.Synchronize(); err != nil {
+		t.b.Fatalf("gputest: %v", err)
+	}
+	if t.recs < 2 {
+		return
+	}
+	if d, err := stream.Elapsed(prev, cur); err == nil && d > 0 {
+		if per := d / time.Duration(n); per < paceLag {
+			t.window = min(int(paceLag/per), maxWindow)
+		}
+	}
+}
+
+// Stop waits for the stream inside the timed region (b.Loop stops the
+// timer when it ends: Stop starts it again), stops the timer and reports
+// gpu-ns/op, GB/s and GFLOP/s over b.N operations.
+func (t *Timer) Stop() {
+	b := t.b
+	b.Helper()
+	b.StartTimer()
+	if err := t.s.Record(t.end); err != nil {
+		b.Fatalf("gputest: %v", err)
+	}
+	if err := t.s.Synchronize(); err != nil {
+		b.Fatalf("gputest: %v", err)
+	}
+	b.StopTimer()
+	gpu, err := stream.Elapsed(t.start, t.end)
+	if err != nil {
+		b.Fatalf("gputest: GPU time: %v", err)
+	}
+	if b.N <= 0 || gpu <= 0 {
+		return
+	}
+	ns := float64(gpu.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(ns, "gpu-ns/op")
+	if t.bytes > 0 {
+		b.ReportMetric(float64(t.bytes)/ns, "GB/s") // bytes per ns are GB/s
+	}
+	if t.flops > 0 {
+		b.ReportMetric(t.flops/ns, "GFLOP/s")
+	}
+}

@@ -1,0 +1,98 @@
+package gputest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+type sleepArgs struct{ Micros int64 }
+
+// sleepKernel takes a known time per launch, so a benchmark's figures can
+// be checked against it.
+var sleepKernel = cpu.Define("gputest_sleep", func(g *cpu.Group, a *sleepArgs) {
+	time.Sleep(time.Duration(a.Micros) * time.Microsecond)
+})
+
+var testKernels = cpu.NewSet("gputest-test", sleepKernel, probeKernel)
+
+// sleeper loads the test kernels on a test device and returns a launch of
+// the sleep kernel on a stream of it.
+func sleeper(tb testing.TB, micros int64) (*stream.Stream, func() error) {
+	dev := gputest.DeviceOf(tb, "cpu")
+	m, err := module.Load(dev, testKernels)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { assert.NoError(tb, m.Unload()) })
+	s, err := stream.New(dev)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { assert.NoError(tb, s.Destroy()) })
+	fn := m.MustFunction("gputest_sleep")
+	return s, func() error { return module.LaunchKernelGGL(fn, gpu.D1(1), gpu.D1(1), 0, s, micros) }
+}
+
+func checkResult(t *testing.T, r testing.BenchmarkResult, bytes int64, sleepMicros float64) {
+	t.Helper()
+	t.Logf("N=%d %d ns/op %v", r.N, r.NsPerOp(), r.Extra)
+	require.Positive(t, r.N)
+	assert.Less(t, r.T, 5*time.Second, "the ramp-up saw the GPU's pace (benchtime is 1s)")
+	gpuNs, ok := r.Extra["gpu-ns/op"]
+	require.True(t, ok, "gpu-ns/op reported")
+	assert.GreaterOrEqual(t, gpuNs, 0.95*sleepMicros*1e3, "the GPU time covers each kernel")
+	// Launches are asynchronous: only a timed region that ends with the
+	// work done makes ns/op at least the kernels' time. With kernels of
+	// 20 ms and a benchtime of 1 s, the two windows Pace lets run ahead
+	// are most of the work.
+	assert.GreaterOrEqual(t, float64(r.NsPerOp()), 0.95*gpuNs, "ns/op includes the work")
+	assert.InDelta(t, float64(bytes)/gpuNs, r.Extra["GB/s"], 1e-9)
+	assert.InDelta(t, 1e6/gpuNs, r.Extra["GFLOP/s"], 1e-9)
+}
+
+func TestBenchmarkTimesTheWork(t *testing.T) {
+	const bytes = 1 << 20
+	r := testing.Benchmark(func(b *testing.B) {
+		s, launch := sleeper(b, 20000)
+		gputest.Benchmark(b, s, launch, gputest.Bytes(bytes), gputest.FLOPs(1e6))
+	})
+	checkResult(t, r, bytes, 20000)
+}
+
+func TestTimerWithBN(t *testing.T) {
+	const bytes = 4096
+	r := testing.Benchmark(func(b *testing.B) {
+		s, launch := sleeper(b, 200)
+		require.NoError(b, launch()) // warm-up
+		tm := gputest.StartTimer(b, s, gputest.Bytes(bytes), gputest.FLOPs(1e6))
+		for range b.N {
+			if err := launch(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tm.Stop()
+	})
+	checkResult(t, r, bytes, 200)
+}
+
+func TestTimerWithLoop(t *testing.T) {
+	const bytes = 4096
+	r := testing.Benchmark(func(b *testing.B) {
+		s, launch := sleeper(b, 200)
+		require.NoError(b, launch())
+		tm := gputest.StartTimer(b, s, gputest.Bytes(bytes), gputest.FLOPs(1e6))
+		for b.Loop() {
+			if err := launch(); err != nil {
+				b.Fatal(err)
+			}
+			tm.Pace()
+		}
+		tm.Stop()
+	})
+	checkResult(t, r, bytes, 200)
+}

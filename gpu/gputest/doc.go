@@ -1,0 +1,35 @@
+// Package gputest is for testing and benchmarking code that uses hipgo, in
+// the spirit of net/http/httptest.
+//
+// Device (DeviceOf, Devices for a driver or several devices) returns a
+// device for one test: the real device seen through a view of the test's
+// own. Its default stream, copy queue and library cache are the test's;
+// what the test makes on it (buffers, streams, events, modules) is
+// recorded. When the test ends (t.Cleanup) the view waits for the test's
+// streams, reports with t.Error whatever the test did not release (naming
+// the test, each object's kind, size and element type, and the line that
+// made it), releases it and closes the view. The runtime stays open for
+// the other tests: never call gpu.Shutdown in tests that use this package.
+// Tests may run in parallel (t.Parallel), on one device or several.
+//
+// Where no device of the kind asked for exists, the test is skipped with
+// the reason; where HIPGO_REQUIRE lists the driver ("cuda", "rocm", "cpu",
+// or "multi-gpu" for several devices), it fails instead, so CI notices a
+// test that should have run. The cpu driver has as many agents as
+// HIPGO_CPU_AGENTS says when the runtime opens: set it in TestMain for
+// tests on several cpu devices.
+//
+// Objects made on the view belong to it: load modules (kernels.Load) on
+// the test's device, not on gpu.Default's, or launches on the test's
+// streams will refuse them. Objects made on other devices are not tracked.
+//
+// Benchmark times an operation on a stream so that ns/op is the work's:
+// a warm-up run outside the timed region, then b.Loop, and the stream is
+// synchronized before the timer stops. It reports the GPU's own time per
+// operation from events (gpu-ns/op) and, given Bytes and FLOPs, GB/s and
+// GFLOP/s of that time. StartTimer and Timer.Stop do the same around a
+// loop written by hand, with b.Loop or b.N. The units are ones benchstat
+// reads.
+//
+// All functions may be called from parallel tests.
+package gputest

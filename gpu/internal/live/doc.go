@@ -1,0 +1,12 @@
+// Package live keeps the registry of live device objects behind
+// gpu/gputest: which buffers, streams, events and modules a test's device
+// made and has not released, and where each was made.
+//
+// Only objects made on a tracked device (a test's view of a device, opened
+// by package gpu for gputest) are recorded; for any other device Add is a
+// nil check and Remove an atomic load, and launches never come here.
+//
+// Package gpu installs the hooks (Install) that reach the unexported parts
+// of gpu.Device; the API packages call Add when they make an object and
+// Remove when they release it. All functions are safe for concurrent use.
+package live
