@@ -11,9 +11,9 @@ import (
 type Format uint8
 
 const (
-	FormatELF Format = iota + 1 // an AMDGPU HSA code object
-	FormatPTX                   // NVIDIA PTX text
-	FormatCubin                 // an NVIDIA cubin (ELF, EM_CUDA) for one SM
+	FormatELF   Format = iota + 1 // an AMDGPU HSA code object
+	FormatPTX                     // NVIDIA PTX text
+	FormatCubin                   // an NVIDIA cubin (ELF, EM_CUDA) for one SM
 )
 
 func (f Format) String() string {
