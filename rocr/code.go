@@ -13,6 +13,7 @@ const (
 	CodeGo     CodeKind = iota // Go kernels for the cpu agent
 	CodeAMDGPU                 // an AMDGPU ELF code object
 	CodePTX                    // NVIDIA PTX text
+	CodeCubin                  // an NVIDIA cubin for one SM
 )
 
 func (k CodeKind) String() string {
@@ -23,6 +24,8 @@ func (k CodeKind) String() string {
 		return "amdgpu"
 	case CodePTX:
 		return "ptx"
+	case CodeCubin:
+		return "cubin"
 	}
 	return fmt.Sprintf("CodeKind(%d)", uint8(k))
 }

@@ -17,8 +17,10 @@ var containerNames = map[string]string{
 	"bundle":     "clang offload bundle",
 	"ccob":       "compressed clang offload bundle",
 	"hip-fatbin": "HIP fat binary",
-	"host-elf":   "host ELF carrying a HIP fat binary",
+	"host-elf":   "host ELF carrying a HIP or NVIDIA fat binary",
 	"ptx":        "PTX",
+	"cubin":      "NVIDIA cubin (ELF)",
+	"nv-fatbin":  "NVIDIA fat binary",
 }
 
 func runCodeobj(args []string, stdout, stderr io.Writer) int {
@@ -26,6 +28,7 @@ func runCodeobj(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	verbose := fs.Bool("v", false, "also print every hidden argument, register count and kernel descriptor")
+	asJSON := fs.Bool("json", false, "print one JSON object per file instead of tables")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -35,14 +38,18 @@ func runCodeobj(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for i, name := range fs.Args() {
-		if i > 0 {
+		if i > 0 && !*asJSON {
 			fmt.Fprintln(stdout)
 		}
 		b, err := os.ReadFile(name)
 		if err == nil {
 			var spec *codeobj.Spec
 			if spec, err = codeobj.Parse(b); err == nil {
-				err = describe(stdout, name, spec, *verbose)
+				if *asJSON {
+					err = writeJSON(stdout, name, spec)
+				} else {
+					err = describe(stdout, name, spec, *verbose)
+				}
 			}
 		}
 		if err != nil {
@@ -81,7 +88,11 @@ func describe(w io.Writer, name string, spec *codeobj.Spec, verbose bool) error 
 	}
 
 	for _, l := range layouts(spec) {
-		fmt.Fprintf(w, "\n%s  (%s)\n", l.kernel, strings.Join(l.targets, ", "))
+		title := l.kernel
+		if d := codeobj.Demangle(l.kernel); d != l.kernel {
+			title += "  [" + d + "]"
+		}
+		fmt.Fprintf(w, "\n%s  (%s)\n", title, strings.Join(l.targets, ", "))
 		if err := writeArgs(w, l.args, verbose); err != nil {
 			return err
 		}
@@ -93,8 +104,11 @@ func describe(w io.Writer, name string, spec *codeobj.Spec, verbose bool) error 
 }
 
 func objectFormat(o *codeobj.CodeObject) string {
-	if o.Format == codeobj.FormatPTX {
+	switch o.Format {
+	case codeobj.FormatPTX:
 		return fmt.Sprintf("PTX %s, %d-bit", o.PTXVersion, o.AddressSize)
+	case codeobj.FormatCubin:
+		return fmt.Sprintf("cubin, ELF ABI %d", o.ABIVersion)
 	}
 	return fmt.Sprintf("ELF, code object v%d", o.Version)
 }

@@ -13,9 +13,9 @@ import (
 )
 
 const usage = `usage:
-  gpuinfo [--json]                list every agent of every driver, then the drivers that did not open
-  gpuinfo doctor [--json]         say why a GPU is or is not used; exit status 1 when none is
-  gpuinfo codeobj [-v] FILE...    print a code object's targets, kernels and argument layouts
+  gpuinfo [--json]                        list every agent of every driver, then the drivers that did not open
+  gpuinfo doctor [--json]                 say why a GPU is or is not used; exit status 1 when none is
+  gpuinfo codeobj [-v] [--json] FILE...   print a code object's targets, kernels and argument layouts
 `
 
 func main() {

@@ -336,6 +336,9 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	if sharedMem < 0 {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)
 	}
+	if err := checkDynamicShared(&f.sym, sharedMem); err != nil {
+		return d, err
+	}
 	limit := f.sharedMax
 	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)

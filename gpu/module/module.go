@@ -36,8 +36,8 @@ type Library []any
 
 // Load loads src onto dev (hipModuleLoadData). src is a Go kernel set
 // (anything with a Code() *rocr.Code method), the bytes of an AMDGPU ELF,
-// a clang offload bundle, a compressed bundle, a HIP fat binary or PTX
-// text, a parsed *codeobj.Spec, or a Library of these; the code object
+// a clang offload bundle, a compressed bundle, a HIP fat binary, PTX
+// text, an NVIDIA cubin or fat binary (or a host object carrying one), a parsed *codeobj.Spec, or a Library of these; the code object
 // that matches the device's target is loaded. No match is
 // gpu.ErrNoBinaryForGpu listing the targets present and the one wanted.
 func Load(dev *gpu.Device, src any) (*Module, error) {
@@ -113,7 +113,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			for _, x := range s {
 				c, err := try(x, name)
 				if c != nil || err != nil {
-					if c != nil && c.Kind == rocr.CodePTX {
+					if c != nil && (c.Kind == rocr.CodePTX || c.Kind == rocr.CodeCubin) {
 						RefinePTX(c, s)
 					}
 					return c, err
@@ -134,7 +134,9 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			if s == nil {
 				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
 			}
-			have = append(have, s.Targets()...)
+			for _, o := range s.Objects {
+				have = append(have, entryLabel(o))
+			}
 			if !strings.HasPrefix(want, "gfx") && !strings.HasPrefix(want, "sm_") {
 				return nil, nil // the device runs no GPU code object
 			}
@@ -166,9 +168,12 @@ func FromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 	switch obj.Format {
 	case codeobj.FormatPTX:
 		c.Kind = rocr.CodePTX
+	case codeobj.FormatCubin:
+		c.Kind = rocr.CodeCubin
 	default:
 		c.Kind = rocr.CodeAMDGPU
 	}
+	nv := obj.Format == codeobj.FormatPTX || obj.Format == codeobj.FormatCubin
 	for i := range obj.Kernels {
 		k := &obj.Kernels[i]
 		sym := rocr.KernelSymbol{
@@ -191,11 +196,11 @@ func FromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 				ka.Kind = rocr.ArgGlobalBuffer
 			case a.Kind == codeobj.KindDynamicSharedPointer:
 				ka.Kind = rocr.ArgDynamicSharedPointer
-			case a.Kind == codeobj.KindByValue && obj.Format == codeobj.FormatPTX && a.Size == 8 && a.AddressSpace == "":
-				// A PTX .u64/.b64 parameter is a pointer or a 64-bit
-				// integer; PTX does not say which.
+			case a.Kind == codeobj.KindByValue && nv && a.Size == 8 && a.AddressSpace == "":
+				// A PTX .u64/.b64 parameter (or an 8-byte cubin one) is a
+				// pointer or a 64-bit integer; neither says which.
 				ka.Kind = rocr.ArgOther
-			case a.Kind == codeobj.KindByValue && obj.Format == codeobj.FormatPTX && a.AddressSpace == "global":
+			case a.Kind == codeobj.KindByValue && nv && a.AddressSpace == "global":
 				ka.Kind = rocr.ArgGlobalBuffer
 			case a.Kind == codeobj.KindByValue:
 				ka.Kind = rocr.ArgByValue
@@ -286,7 +291,7 @@ func RefinePTX(c *rocr.Code, lib Library) {
 	decl := map[string]*rocr.KernelSymbol{}
 	for _, x := range lib {
 		if cd, ok := x.(Coder); ok {
-			if other := cd.Code(); other != nil && other.Kind != rocr.CodePTX {
+			if other := cd.Code(); other != nil && other.Kind != rocr.CodePTX && other.Kind != rocr.CodeCubin {
 				for i := range other.Kernels {
 					decl[other.Kernels[i].Name] = &other.Kernels[i]
 				}
@@ -321,4 +326,16 @@ func RefinePTX(c *rocr.Code, lib Library) {
 			j++
 		}
 	}
+}
+
+// entryLabel names a code object in "no binary" errors: NVIDIA fat binary
+// entries say whether they are SASS or PTX ("cubin sm_100").
+func entryLabel(o *codeobj.CodeObject) string {
+	switch {
+	case o.Format == codeobj.FormatCubin:
+		return "cubin " + o.Target
+	case o.Format == codeobj.FormatPTX && o.BundleEntry != "":
+		return o.BundleEntry
+	}
+	return o.Target
 }

@@ -27,6 +27,8 @@ func (o *CodeObject) String() string {
 	switch o.Format {
 	case FormatPTX:
 		fmt.Fprintf(&sb, "\n%s (PTX %s, .address_size %d, %d bytes)\n", o.Target, o.PTXVersion, o.AddressSize, len(o.Image))
+	case FormatCubin:
+		fmt.Fprintf(&sb, "\n%s (cubin, ELF ABI version %d, e_flags %#x, %d bytes)\n", o.Target, o.ABIVersion, o.Flags, len(o.Image))
 	default:
 		fmt.Fprintf(&sb, "\n%s (code object v%d, e_flags %#x, %d bytes)\n", o.ID.Full(), o.Version, o.Flags, len(o.Image))
 		if o.MetadataTarget != "" || o.MetadataVersion != [2]int{} {
@@ -44,11 +46,20 @@ func (o *CodeObject) String() string {
 
 func (k *Kernel) describe(sb *strings.Builder, f Format) {
 	fmt.Fprintf(sb, "  kernel %s", k.Name)
+	if d := Demangle(k.Name); d != k.Name {
+		fmt.Fprintf(sb, " [%s]", d)
+	}
 	if k.Symbol != "" && k.Symbol != k.Name {
 		fmt.Fprintf(sb, " (symbol %s)", k.Symbol)
 	}
 	fmt.Fprintf(sb, "\n    kernarg %d bytes, align %d", k.KernargSize, k.KernargAlign)
-	if f == FormatPTX {
+	if k.UsesDynamicShared {
+		sb.WriteString("; uses dynamic shared memory")
+	}
+	if f == FormatCubin {
+		fmt.Fprintf(sb, "; shared %d, frame %d bytes; registers %d", k.GroupSegmentSize, k.PrivateSegmentSize, k.Registers)
+	}
+	if f == FormatPTX || f == FormatCubin {
 		if k.MaxNTID != [3]uint32{} {
 			fmt.Fprintf(sb, "; maxntid %d,%d,%d", k.MaxNTID[0], k.MaxNTID[1], k.MaxNTID[2])
 		}
@@ -90,7 +101,7 @@ func (k *Kernel) describe(sb *strings.Builder, f Format) {
 			kind = a.KindName
 		}
 		typ := a.TypeName
-		if f == FormatPTX {
+		if f == FormatPTX || f == FormatCubin && typ != "" {
 			typ = ptxParamString(a)
 		}
 		fmt.Fprintf(tw, "    %6d  %4d\t%s\t%s\t%s\t%s\n", a.Offset, a.Size, kind, dash(a.AddressSpace), dash(a.Name), dash(typ))

@@ -11,8 +11,9 @@ import (
 type Format uint8
 
 const (
-	FormatELF Format = iota + 1 // an AMDGPU HSA code object
-	FormatPTX                   // NVIDIA PTX text
+	FormatELF   Format = iota + 1 // an AMDGPU HSA code object
+	FormatPTX                     // NVIDIA PTX text
+	FormatCubin                   // an NVIDIA cubin (ELF, EM_CUDA) for one SM
 )
 
 func (f Format) String() string {
@@ -21,27 +22,30 @@ func (f Format) String() string {
 		return "amdgpu-elf"
 	case FormatPTX:
 		return "ptx"
+	case FormatCubin:
+		return "cubin"
 	}
 	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
 
 // Spec is everything parsed from one blob: one or more code objects.
 type Spec struct {
-	Container string // "elf", "bundle", "ccob", "hip-fatbin", "host-elf", "ptx"
+	Container string // "elf", "bundle", "ccob", "hip-fatbin", "host-elf", "ptx", "cubin", "nv-fatbin"
 	Objects   []*CodeObject
 }
 
-// CodeObject is one loadable unit: an AMDGPU ELF for one target, or a PTX
-// module.
+// CodeObject is one loadable unit: an AMDGPU ELF for one target, a PTX
+// module, or a cubin for one SM.
 type CodeObject struct {
 	Format Format
 	// Target is "gfx90a:sramecc+:xnack-" (AMDGPU, short target ID) or
-	// "sm_90" (PTX).
+	// "sm_90" (PTX, cubin).
 	Target string
 	// ID is the decoded target of an AMDGPU code object (zero for PTX).
 	ID TargetID
 	// BundleEntry is the offload bundle entry ID this object came from
-	// ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-"), empty if it was bare.
+	// ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-"), or the NVIDIA fat
+	// binary entry ("cubin sm_90"); empty if it was bare.
 	BundleEntry string
 	// Image is the code object's bytes (ELF or PTX text), ready for a
 	// loader. It aliases the input to Parse unless the input was
@@ -59,7 +63,7 @@ type CodeObject struct {
 
 	// PTX only.
 	PTXVersion  string // ".version 7.8" gives "7.8"
-	AddressSize int    // 32 or 64
+	AddressSize int    // 32 or 64 (cubin: 64)
 
 	Kernels []Kernel
 }
@@ -82,6 +86,11 @@ type Kernel struct {
 	VGPRCount          uint32
 	AGPRCount          uint32
 	UsesDynamicStack   bool
+	// UsesDynamicShared: the kernel declares memory the launch sizes
+	// (extern __shared__, PTX .extern .shared, an OpenCL local pointer
+	// argument), so a launch with 0 dynamic shared bytes is an error.
+	// A cubin does not record it; a fat binary's PTX entry does.
+	UsesDynamicShared bool
 
 	// Descriptor is the 64-byte kernel descriptor (NAME.kd), nil if absent.
 	Descriptor *KernelDescriptor
@@ -91,6 +100,9 @@ type Kernel struct {
 	ReqNTID      [3]uint32
 	MinNCTAPerSM uint32
 	MaxNReg      uint32
+
+	// Cubin only: registers per thread (EIATTR_REGCOUNT).
+	Registers uint32
 }
 
 // Arg is one kernel argument.
@@ -157,12 +169,26 @@ func (s *Spec) Targets() []string {
 }
 
 // Parse detects the kind of blob (AMDGPU ELF, clang offload bundle,
-// compressed bundle, HIP fat binary wrapper, host ELF carrying .hip_fatbin,
-// or PTX text) and parses it into a Spec. It never panics and reads only
+// compressed bundle, HIP fat binary wrapper, host ELF carrying .hip_fatbin
+// or .nv_fatbin, NVIDIA cubin or fat binary, or PTX text) and parses it
+// into a Spec. It never panics and reads only
 // within b.
 func Parse(b []byte) (*Spec, error) {
 	switch {
 	case bytes.HasPrefix(b, []byte(elfMagic)):
+		if isCUDA(b) {
+			o, err := parseCubin(b)
+			if err != nil {
+				return nil, err
+			}
+			return &Spec{Container: "cubin", Objects: []*CodeObject{o}}, nil
+		}
+		if objs, err := parseHostNVFatbin(b); objs != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return &Spec{Container: "host-elf", Objects: objs}, nil
+		}
 		if isAMDGPU(b) {
 			o, err := parseELF(b)
 			if err != nil {
@@ -193,8 +219,14 @@ func Parse(b []byte) (*Spec, error) {
 			return nil, err
 		}
 		return &Spec{Container: "hip-fatbin", Objects: objs}, nil
+	case isNVFatbin(b):
+		objs, err := parseNVFatbins(b, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &Spec{Container: "nv-fatbin", Objects: objs}, nil
 	case looksLikePTX(b):
-		o, err := parsePTX(b)
+		o, err := parsePTXWithShared(b)
 		if err != nil {
 			return nil, err
 		}
@@ -210,11 +242,16 @@ func Parse(b []byte) (*Spec, error) {
 // Select picks the code object for a device target: an AMDGPU target ID
 // ("gfx90a:sramecc+:xnack-", long form accepted) or an NVIDIA architecture
 // ("sm_90"). Among compatible AMDGPU objects it prefers the one pinning
-// the most features; for PTX, the newest sm_XY not above the device's
-// (PTX is JIT-compiled forward). No match is a *NoMatchError listing the
+// the most features. For NVIDIA it prefers a cubin the device runs (same
+// major version, minor not above the device's, the newest such), else the
+// newest PTX whose sm_XY is not above the device's (PTX is JIT-compiled
+// forward). No match is a *NoMatchError listing the
 // targets present.
 func (s *Spec) Select(target string) (*CodeObject, error) {
 	if sm, ok := parseSM(target); ok {
+		if best := s.selectCubin(target, sm); best != nil {
+			return best, nil
+		}
 		var best *CodeObject
 		bestSM := -1
 		for _, o := range s.Objects {
@@ -258,4 +295,26 @@ func parseSM(s string) (int, bool) {
 	rest = strings.TrimRight(rest, "af")
 	v, err := strconv.Atoi(rest)
 	return v, err == nil && v > 0
+}
+
+// selectCubin picks the newest cubin a device of SM sm runs: SASS runs on
+// the same major architecture at an equal or higher minor; an
+// architecture-specific one ("sm_90a") only on exactly that target.
+func (s *Spec) selectCubin(target string, sm int) *CodeObject {
+	var best *CodeObject
+	bestSM := -1
+	for _, o := range s.Objects {
+		if o.Format != FormatCubin {
+			continue
+		}
+		v, ok := parseSM(o.Target)
+		if !ok || v/10 != sm/10 || v > sm || v <= bestSM {
+			continue
+		}
+		if o.Target != strings.TrimRight(o.Target, "af") && o.Target != target {
+			continue
+		}
+		best, bestSM = o, v
+	}
+	return best
 }

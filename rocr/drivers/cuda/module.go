@@ -71,7 +71,7 @@ func lookupKernel(h uint64) *kernel {
 	return k
 }
 
-// executable is a loaded PTX module.
+// executable is a loaded PTX or cubin module.
 type executable struct {
 	dev     *device
 	module  uintptr
@@ -106,7 +106,8 @@ func (e *executable) Destroy() error {
 
 const jitLogSize = 16 << 10
 
-// Load JIT-compiles PTX for the device and resolves code.Kernels by name.
+// Load JIT-compiles PTX for the device, or loads a cubin as it is, and
+// resolves code.Kernels by name.
 func (d *device) Load(code *rocr.Code) (rocr.Executable, error) {
 	e, err := d.load(code)
 	if err != nil {
@@ -119,8 +120,8 @@ func (d *device) Load(code *rocr.Code) (rocr.Executable, error) {
 }
 
 func (d *device) load(code *rocr.Code) (*executable, error) {
-	if code.Kind != rocr.CodePTX {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
+	if code.Kind != rocr.CodePTX && code.Kind != rocr.CodeCubin {
+		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX and cubins, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
 	}
 	if len(code.Kernels) == 0 {
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: no kernels listed", code.Name)

@@ -1,0 +1,139 @@
+package module_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// nvDir holds nvcc's output for rocr/codeobj/testdata/nv/k.cu: the
+// committed sm_90 fixtures, or HIPGO_NV_DIR (a fresh nvcc build on the
+// GPU machine).
+func nvDir() string {
+	if d := os.Getenv("HIPGO_NV_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "rocr", "codeobj", "testdata", "nv")
+}
+
+func requiresCUDA() bool {
+	for _, f := range strings.Split(os.Getenv("HIPGO_REQUIRE"), ",") {
+		if strings.TrimSpace(f) == "cuda" {
+			return true
+		}
+	}
+	return false
+}
+
+// A device without NVIDIA code says what the fat binary holds.
+func TestNVIDIABinariesOnCPU(t *testing.T) {
+	dev := setup(t)
+	for _, name := range []string{"k.cubin", "k.fatbin", "k.o"} {
+		_, err := module.LoadFile(dev, filepath.Join(nvDir(), name))
+		require.ErrorIs(t, err, gpu.ErrNoBinaryForGpu, name)
+		assert.Contains(t, err.Error(), "cubin sm_90", name)
+	}
+	_, err := module.LoadFile(dev, filepath.Join(nvDir(), "k.fatbin"))
+	assert.Contains(t, err.Error(), "ptx sm_80")
+}
+
+// TestNVIDIABinaries loads nvcc's cubin, fat binary, object file and PTX
+// on an NVIDIA GPU and runs a plain kernel, a kernel of mixed scalar
+// parameters, a template instance and a dynamic shared memory kernel.
+func TestNVIDIABinaries(t *testing.T) {
+	if os.Getenv("HIPGO_DRIVER") != "cuda" {
+		if requiresCUDA() {
+			t.Fatal("HIPGO_REQUIRE=cuda needs HIPGO_DRIVER=cuda")
+		}
+		t.Skip("set HIPGO_DRIVER=cuda on an NVIDIA GPU")
+	}
+	t.Cleanup(func() { assert.NoError(t, gpu.Shutdown()) })
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	if !strings.HasPrefix(dev.Target(), "sm_") {
+		if requiresCUDA() {
+			t.Fatalf("no NVIDIA device: %s", dev)
+		}
+		t.Skipf("no NVIDIA device: %s", dev)
+	}
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	for name, kind := range map[string]rocr.CodeKind{"k.cubin": rocr.CodeCubin, "k.fatbin": rocr.CodeCubin, "k.o": rocr.CodeCubin, "k.ptx": rocr.CodePTX, "k80.fatbin": rocr.CodePTX} {
+		t.Run(name, func(t *testing.T) {
+			m, err := module.LoadFile(dev, filepath.Join(nvDir(), name))
+			require.NoError(t, err)
+			defer m.Unload()
+			assert.Equal(t, kind, m.Kind())
+			runNVKernels(t, m, s, name != "k.cubin")
+		})
+	}
+	_, err = module.LoadFile(dev, filepath.Join(nvDir(), "k100.fatbin"))
+	require.ErrorIs(t, err, gpu.ErrNoBinaryForGpu)
+	assert.Contains(t, err.Error(), "cubin sm_100")
+	t.Log(err)
+}
+
+// knowsShared is false for a bare cubin: it does not record extern
+// __shared__, so a 0-byte launch cannot be refused and would fault the GPU.
+func runNVKernels(t *testing.T, m *module.Module, s *stream.Stream, knowsShared bool) {
+	dev := m.Device()
+	const n = 256
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i), 1
+	}
+	x, err := buffer.FromSlice(dev, xs)
+	require.NoError(t, err)
+	y, err := buffer.FromSlice(dev, ys)
+	require.NoError(t, err)
+	defer x.Free()
+	defer y.Free()
+
+	axpy := m.MustFunction("axpy")
+	require.NoError(t, axpy.Launch(s, gpu.D1(1), gpu.D1(n), 0, float32(2), x, y, int32(n)))
+	// As strict as PTX: an 8-byte value for the 4-byte float is refused.
+	assert.ErrorIs(t, axpy.Launch(s, gpu.D1(1), gpu.D1(n), 0, float64(2), x, y, int32(n)), gpu.ErrInvalidValue)
+	require.NoError(t, s.Synchronize())
+	got, err := y.ToSlice()
+	require.NoError(t, err)
+	for i, v := range got {
+		require.Equal(t, float32(2*i+1), v, "axpy[%d]", i)
+	}
+
+	scale := m.MustFunction("_Z5scaleIfEvPT_S0_i") // scale<float>
+	require.NoError(t, scale.Launch(s, gpu.D1(1), gpu.D1(n), 0, x, float32(3), int32(n)))
+	require.NoError(t, s.Synchronize())
+	got, err = x.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, float32(3*5), got[5])
+
+	mixed := m.MustFunction("mixed")
+	require.NoError(t, mixed.Launch(s, gpu.D1(1), gpu.D1(4), 0, int8(1), 2.5, int64(3), int16(4), y))
+	require.NoError(t, s.Synchronize())
+	got, err = y.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, float32(10.5), got[3])
+
+	rev := m.MustFunction("reverse_dyn")
+	if knowsShared {
+		err = rev.Launch(s, gpu.D1(1), gpu.D1(n), 0, y, int32(n))
+		require.ErrorIs(t, err, gpu.ErrInvalidValue, "0 bytes of dynamic shared memory")
+	}
+	require.NoError(t, y.CopyFrom(xs))
+	require.NoError(t, rev.Launch(s, gpu.D1(1), gpu.D1(n), n*4, y, int32(n)))
+	require.NoError(t, s.Synchronize())
+	got, err = y.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, xs[n-1], got[0])
+	assert.Equal(t, xs[0], got[n-1])
+}

@@ -1,0 +1,24 @@
+package module
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+func TestCheckDynamicShared(t *testing.T) {
+	dyn := &rocr.KernelSymbol{Name: "reverse_dyn", Meta: &codeobj.Kernel{UsesDynamicShared: true}}
+	local := &rocr.KernelSymbol{Name: "cl", Args: []rocr.KernelArg{{Kind: rocr.ArgDynamicSharedPointer}}}
+	plain := &rocr.KernelSymbol{Name: "axpy", Meta: &codeobj.Kernel{}}
+	for _, sym := range []*rocr.KernelSymbol{dyn, local} {
+		err := checkDynamicShared(sym, 0)
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue, sym.Name)
+		assert.ErrorContains(t, err, "extern __shared__")
+		assert.NoError(t, checkDynamicShared(sym, 256), sym.Name)
+	}
+	assert.NoError(t, checkDynamicShared(plain, 0))
+}
