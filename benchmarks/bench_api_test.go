@@ -73,6 +73,23 @@ func apiSuite(b *testing.B, ggl bool) {
 		check(b, e.s.Synchronize())
 	})
 	b.Run("cross_queue", func(b *testing.B) {
+		// The peers' shape: empty on s, an event, t waits for it, empty
+		// on t, synchronize t.
+		ev, err := stream.NewEvent(e.dev, stream.EventDisableTiming)
+		check(b, err)
+		defer ev.Destroy()
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, empty(e.s))
+			check(b, e.s.Record(ev))
+			check(b, e.t.WaitEvent(ev))
+			check(b, empty(e.t))
+			check(b, e.t.Synchronize())
+		}
+	})
+	b.Run("cross_queue_auto", func(b *testing.B) {
+		// The dependency found by hipgo itself: a buffer written on s and
+		// read on t.
 		x, y, z := newF32(b, e.dev, 256), newF32(b, e.dev, 256), newF32(b, e.dev, 256)
 		check(b, vadd(e.s, x, y, z, 1))
 		check(b, vadd(e.t, z, y, x, 1))

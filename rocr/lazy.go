@@ -14,6 +14,10 @@ type Completer interface {
 	// Settle completes on the host every deferred signal whose work is
 	// known done. It never blocks.
 	Settle()
+	// Await blocks until the work up to seq is done and settles it, where
+	// the completer has a cheaper way than a flush and a poll (a driver's
+	// own stream synchronize); it reports false to decline.
+	Await(seq uint64) bool
 }
 
 // lazyState is what a deferred signal knows of its completer.
@@ -71,6 +75,14 @@ func (s *Signal) Observe(flush bool) {
 // lazyWait is a waiter's view of a deferred signal: the first time it sees
 // the signal deferred it asks for a flush, then it settles on every poll.
 type lazyWait struct{ flushed uint64 }
+
+// await lets the completer block for the signal when the waiter would
+// wait without a deadline anyway.
+func (w *lazyWait) await(s *Signal) {
+	if c, seq := s.Deferred(); c != nil && seq != 0 {
+		c.Await(seq)
+	}
+}
 
 func (w *lazyWait) poll(s *Signal) {
 	c, seq := s.Deferred()

@@ -97,6 +97,9 @@ type Signal struct {
 	// lazy names the executor that completes the signal on the host once
 	// its progress counter passes (Defer).
 	lazy lazyState
+	// noTS: the packet completing the signal need not record timestamps
+	// (an event created without timing).
+	noTS atomic.Bool
 	// hb mirrors every update in Go memory: the race detector does not see
 	// atomics on mapped memory, and this gives it the happens-before edge
 	// that the signal value gives the program.
@@ -297,6 +300,7 @@ func (s *Signal) Store(v int64, _ Order) {
 	}
 	s.failure.Store(nil)
 	s.lazy.by.Store(nil) // re-armed: no completer owns it yet
+	s.noTS.Store(false)
 	s.hb.Add(1)
 	atomic.StoreInt64(&s.rec.value, v)
 	s.notify()
@@ -419,6 +423,9 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	}
 	defer s.hb.Load()
 	var lazy lazyWait
+	if timeout <= 0 && hint == WaitActive {
+		lazy.await(s)
+	}
 	lazy.poll(s)
 	v = atomic.LoadInt64(&s.rec.value)
 	start := time.Now()
@@ -532,6 +539,15 @@ func (s *Signal) SetTimestamps(start, end uint64) {
 		atomic.StoreUint64(&s.rec.endTS, end)
 	}
 }
+
+// SkipTimestamps says that nobody will read the timestamps of the packet
+// that completes the signal next (hipEventDisableTiming), so an agent that
+// pays for them may skip them. Store resets it.
+func (s *Signal) SkipTimestamps() { s.noTS.Store(true) }
+
+// WantsTimestamps reports whether the packet completing the signal should
+// record timestamps.
+func (s *Signal) WantsTimestamps() bool { return !s.noTS.Load() }
 
 // Timestamps returns the start and end times of the last packet that
 // completed this signal with profiling.

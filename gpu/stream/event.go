@@ -101,6 +101,9 @@ func (s *Stream) Record(ev *Event) error {
 	if err != nil {
 		return err
 	}
+	if ev.flags&EventDisableTiming != 0 {
+		f.Signal().SkipTimestamps()
+	}
 	var p aql.BarrierAnd
 	p.CompletionSignal = f.Signal().Handle()
 	e := s.push()

@@ -58,9 +58,17 @@ func (l *Launch) Stream() *Stream { return l.s }
 // stream by work not yet complete, the dispatch waits for it with a
 // BARRIER_AND: independent streams stay concurrent, dependent ones correct.
 func (l *Launch) Use(m *buffer.Mem) {
-	if w := m.Use(l.fence); w != nil {
-		l.deps = append(l.deps, w)
+	w := m.Use(l.fence)
+	if w == nil {
+		return
 	}
+	for _, d := range l.deps {
+		if d == w { // buffers last used by one packet: wait once
+			l.s.fences.Release(w)
+			return
+		}
+	}
+	l.deps = append(l.deps, w)
 }
 
 // Abort releases the stream without submitting anything.

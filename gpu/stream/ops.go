@@ -37,6 +37,10 @@ func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 			continue
 		}
 		if w := m.Use(f); w != nil {
+			if nd > 0 && deps[0] == w {
+				s.fences.Release(w) // both ends last used by one packet
+				continue
+			}
 			deps[nd] = w
 			nd++
 		}

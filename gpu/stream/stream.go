@@ -329,6 +329,7 @@ func (s *Stream) barrier(deps []*buffer.Fence, fenced bool) error {
 			}
 			return err
 		}
+		f.Signal().SkipTimestamps() // a wait, not an event record
 	}
 	for first := true; first || len(deps) > 0; first = false {
 		var p aql.BarrierAnd

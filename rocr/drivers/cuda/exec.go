@@ -71,8 +71,12 @@ type executor struct {
 	flushMu sync.Mutex
 	fsa     sysArgs // argument block for Flush, which runs on any goroutine
 	event   uintptr // CUDA event recorded for other queues' barriers (0: none)
-	evSeq   uint64  // the completion count the event's last record covers
-	sigs    [16]*rocr.Signal
+	// waitedOn and waitedSeq: the last other queue this stream waited for
+	// and how far, so a second dependency on the same work costs nothing.
+	waitedOn  *executor
+	waitedSeq uint64
+	evSeq     uint64 // the completion count the event's last record covers
+	sigs      [16]*rocr.Signal
 
 	sa      sysArgs // argument block for driver calls under the executor lock
 	bound   bool
@@ -376,6 +380,41 @@ func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 		return false, cuErr("barrier", "cuStreamWaitEvent", r)
 	}
 	return true, nil
+}
+
+// awaitArgs are argument blocks for Await, which may run on several
+// goroutines at once and blocks in the driver.
+var awaitArgs = sync.Pool{New: func() any { return new(sysArgs) }}
+
+// Await synchronizes the stream on the caller's thread when seq is the
+// last completion queued (a Synchronize of the stream's tail): the
+// driver's own wait, as a native program does, instead of a progress write
+// and a poll. For an earlier packet, which the stream may be far past, it
+// declines (rocr.Completer).
+func (e *executor) Await(seq uint64) bool {
+	v := e.issued.Load()
+	if seq != v || e.settled.Load() >= seq {
+		return false
+	}
+	sa := awaitArgs.Get().(*sysArgs)
+	defer awaitArgs.Put(sa)
+	e.flushMu.Lock()
+	stream := e.stream
+	e.flushMu.Unlock()
+	if stream == 0 {
+		return false
+	}
+	runtime.LockOSThread()
+	sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	r := sa.call(e.api.cuStreamSynchronize, stream)
+	runtime.UnlockOSThread()
+	if r != cudaSuccess {
+		return false // the poller reports the failure and completes the signals
+	}
+	e.lazyMu.Lock()
+	e.completeUpTo(v, nil)
+	e.lazyMu.Unlock()
+	return true
 }
 
 // CompleterRef is what the executor's signals carry (rocr.CompleterOf).
@@ -709,11 +748,15 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 					continue // an earlier packet of this stream: in order already
 				}
 				if o, ok := c.(*executor); ok && o.dev.ctx == e.dev.ctx {
+					if e.waitedOn == o && e.waitedSeq >= seq {
+						continue
+					}
 					ok, err := o.waitEvent(e, seq)
 					if err != nil {
 						return e.fail(err)
 					}
 					if ok {
+						e.waitedOn, e.waitedSeq = o, seq
 						continue
 					}
 					// The other queue's progress word: one GPU wait, no host.
@@ -751,7 +794,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 	if h := p.CompletionSignal; h != 0 {
 		// A barrier with a completion signal is an event record: it always
 		// carries the GPU time at which it passed.
-		if s, err := e.signal(h); err == nil && s.Addr() != 0 {
+		if s, err := e.signal(h); err == nil && s.Addr() != 0 && s.WantsTimestamps() {
 			if err := e.stamp(s.Addr()+24, s.Addr()+32); err != nil {
 				return e.fail(err)
 			}
