@@ -24,7 +24,16 @@ type Completer interface {
 type lazyState struct {
 	by  atomic.Pointer[CompleterRef]
 	seq atomic.Uint64
+	// arm counts Stores: a completer holding a signal deferred before the
+	// last re-arm must not decrement the new value (Armed).
+	arm atomic.Uint64
 }
+
+// Armed is the signal's arm count: Store increments it. A completer that
+// defers s keeps Armed and completes s only if it is unchanged, so that a
+// signal re-armed while its completion was still deferred is not
+// decremented by the old packet.
+func (s *Signal) Armed() uint64 { return s.lazy.arm.Load() }
 
 // CompleterRef is a Completer as signals refer to it: an executor makes
 // one for its lifetime, so deferring a signal allocates nothing.

@@ -300,6 +300,7 @@ func (s *Signal) Store(v int64, _ Order) {
 	}
 	s.failure.Store(nil)
 	s.lazy.by.Store(nil) // re-armed: no completer owns it yet
+	s.lazy.arm.Add(1)
 	s.noTS.Store(false)
 	s.hb.Add(1)
 	atomic.StoreInt64(&s.rec.value, v)

@@ -93,6 +93,24 @@ func BenchmarkCall(b *testing.B) {
 				sa.call(a.cuStreamSynchronize, stream)
 			}
 		})
+		var s2, ev uintptr
+		if r := res(purego.SyscallN(a.cuStreamCreate, uintptr(unsafe.Pointer(&s2)), streamNonBlocking)); r != cudaSuccess {
+			b.Fatalf("cuStreamCreate: %v", r)
+		}
+		if r := res(purego.SyscallN(a.cuEventCreate, uintptr(unsafe.Pointer(&ev)), eventDisableTiming)); r != cudaSuccess {
+			b.Fatalf("cuEventCreate: %v", r)
+		}
+		b.Run("raw_cross_queue", func(b *testing.B) {
+			for b.Loop() {
+				sa.call(a.cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+				sa.call(a.cuEventRecord, ev, stream)
+				sa.call(a.cuStreamWaitEvent, s2, ev, 0)
+				sa.call(a.cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0, s2, 0, 0)
+				sa.call(a.cuStreamSynchronize, s2)
+			}
+		})
+		sa.call(a.cuEventDestroy, ev)
+		sa.call(a.cuStreamDestroy, s2)
 		sa.call(a.cuStreamDestroy, stream)
 		sa.call(a.cuModuleUnload, mod)
 	}

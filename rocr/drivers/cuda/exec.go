@@ -32,6 +32,7 @@ const (
 type deferred struct {
 	sig *rocr.Signal
 	seq uint64
+	arm uint64 // sig.Armed() when deferred
 }
 
 // executor turns one soft queue's packets into work on a CUDA stream. Its
@@ -304,7 +305,7 @@ func (e *executor) complete(h uint64) error {
 		e.lazyMu.Lock()
 	}
 	e.seq++
-	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq}
+	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq, arm: s.Armed()}
 	e.rn++
 	e.lazyMu.Unlock()
 	e.issued.Store(e.seq)
@@ -439,10 +440,13 @@ func (e *executor) settle() {
 func (e *executor) completeUpTo(p uint64, err error) {
 	for e.rn > 0 && e.ring[e.rhead].seq <= p {
 		d := &e.ring[e.rhead]
-		s := d.sig
+		s, arm := d.sig, d.arm
 		*d = deferred{}
 		e.rhead = (e.rhead + 1) % len(e.ring)
 		e.rn--
+		if s.Armed() != arm {
+			continue // re-armed since: this completion is no longer awaited
+		}
 		s.Undefer()
 		if err != nil {
 			s.Fail(err)
