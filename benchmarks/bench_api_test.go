@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -85,6 +86,33 @@ func apiSuite(b *testing.B, ggl bool) {
 			check(b, e.t.WaitEvent(ev))
 			check(b, empty(e.t))
 			check(b, e.t.Synchronize())
+		}
+	})
+	b.Run("cross_queue_phases", func(b *testing.B) {
+		// cross_queue with each call timed on the host: where the time
+		// of a dependency goes (ns per call, as metrics).
+		ev, err := stream.NewEvent(e.dev, stream.EventDisableTiming)
+		check(b, err)
+		defer ev.Destroy()
+		var ph [5]time.Duration
+		step := func(i int, err error, t0 time.Time) time.Time {
+			check(b, err)
+			t := time.Now()
+			ph[i] += t.Sub(t0)
+			return t
+		}
+		n := 0
+		for b.Loop() {
+			t := time.Now()
+			t = step(0, empty(e.s), t)
+			t = step(1, e.s.Record(ev), t)
+			t = step(2, e.t.WaitEvent(ev), t)
+			t = step(3, empty(e.t), t)
+			step(4, e.t.Synchronize(), t)
+			n++
+		}
+		for i, name := range []string{"launch-ns", "record-ns", "wait-ns", "launch2-ns", "sync-ns"} {
+			b.ReportMetric(float64(ph[i].Nanoseconds())/float64(n), name)
 		}
 	})
 	b.Run("cross_queue_auto", func(b *testing.B) {

@@ -285,12 +285,15 @@ func (q *Queue) waitSpace(id uint64) error {
 		if id-q.LoadReadIndex() < uint64(q.size) {
 			return nil
 		}
-		if i < 100 {
+		// A full ring holds a long run of work: yield a little, then sleep
+		// rather than spin the scheduler (which slows the processor that
+		// is draining the ring).
+		if i < 8 {
 			runtime.Gosched()
 			continue
 		}
 		time.Sleep(sleep)
-		if sleep < 200*time.Microsecond {
+		if sleep < 100*time.Microsecond {
 			sleep *= 2
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -100,6 +101,32 @@ func BenchmarkCall(b *testing.B) {
 		if r := res(purego.SyscallN(a.cuEventCreate, uintptr(unsafe.Pointer(&ev)), eventDisableTiming)); r != cudaSuccess {
 			b.Fatalf("cuEventCreate: %v", r)
 		}
+		b.Run("raw_cross_queue_phases", func(b *testing.B) {
+			var ph [5]time.Duration
+			n := 0
+			for b.Loop() {
+				t0 := time.Now()
+				sa.call(a.cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+				t1 := time.Now()
+				sa.call(a.cuEventRecord, ev, stream)
+				t2 := time.Now()
+				sa.call(a.cuStreamWaitEvent, s2, ev, 0)
+				t3 := time.Now()
+				sa.call(a.cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0, s2, 0, 0)
+				t4 := time.Now()
+				sa.call(a.cuStreamSynchronize, s2)
+				t5 := time.Now()
+				ph[0] += t1.Sub(t0)
+				ph[1] += t2.Sub(t1)
+				ph[2] += t3.Sub(t2)
+				ph[3] += t4.Sub(t3)
+				ph[4] += t5.Sub(t4)
+				n++
+			}
+			for i, name := range []string{"launch-ns", "record-ns", "wait-ns", "launch2-ns", "sync-ns"} {
+				b.ReportMetric(float64(ph[i].Nanoseconds())/float64(n), name)
+			}
+		})
 		b.Run("raw_cross_queue", func(b *testing.B) {
 			for b.Loop() {
 				sa.call(a.cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)

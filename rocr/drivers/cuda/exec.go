@@ -81,6 +81,7 @@ type executor struct {
 
 	sa      sysArgs // argument block for driver calls under the executor lock
 	bound   bool
+	noCtx   bool // inline, and the context is not yet current on this thread
 	memops  bool // cuStreamWriteValue64/WaitValue64 work on signal memory
 	profile bool // HIPGO_CUDA_PROFILE=1: timestamps on every packet with a completion signal
 	tsOff   uint64
@@ -198,10 +199,23 @@ func (e *executor) BindThread() {
 // inline (rocr.InlineExecutor); Leave lets the thread go.
 func (e *executor) Enter() {
 	runtime.LockOSThread()
-	e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	e.noCtx = true
 }
 
-func (e *executor) Leave() { runtime.UnlockOSThread() }
+func (e *executor) Leave() {
+	e.noCtx = false
+	runtime.UnlockOSThread()
+}
+
+// ctx makes the context current on an inline submitter's thread before
+// the packet's first driver call; packets that need none (an event record
+// without timing) skip it.
+func (e *executor) ctx() {
+	if e.noCtx {
+		e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+		e.noCtx = false
+	}
+}
 
 // Inline: dispatches, copies, fills and barriers that the GPU resolves do
 // not block the caller; host callbacks and host-side barriers do.
@@ -242,6 +256,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 // polls, so that a stream waiting on a signal nobody will complete does not
 // hold up the queue's destruction for more than a second.
 func (e *executor) sync() error {
+	e.ctx()
 	var gave time.Time
 	for i := 0; ; i++ {
 		r := e.sa.call(e.api.cuStreamQuery, e.stream)
@@ -516,6 +531,7 @@ func (e *executor) KernelName(obj uint64) string {
 }
 
 func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
+	e.ctx()
 	k := lookupKernel(p.KernelObject)
 	if k == nil {
 		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
@@ -619,6 +635,7 @@ func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
 }
 
 func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) error {
+	e.ctx()
 	switch p.Type {
 	case rocr.AgentCopy:
 		n, flags := p.Arg[2], p.Arg[3]
@@ -755,6 +772,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 					if e.waitedOn == o && e.waitedSeq >= seq {
 						continue
 					}
+					e.ctx()
 					ok, err := o.waitEvent(e, seq)
 					if err != nil {
 						return e.fail(err)
@@ -790,6 +808,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 				}
 				continue
 			}
+			e.ctx()
 			if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, dev, 0, streamWaitValueEQ); r != cudaSuccess {
 				return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
 			}
@@ -799,6 +818,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 		// A barrier with a completion signal is an event record: it always
 		// carries the GPU time at which it passed.
 		if s, err := e.signal(h); err == nil && s.Addr() != 0 && s.WantsTimestamps() {
+			e.ctx()
 			if err := e.stamp(s.Addr()+24, s.Addr()+32); err != nil {
 				return e.fail(err)
 			}
