@@ -70,6 +70,9 @@ type Queue struct {
 	poller       Poller
 	onError      func(*Queue, error)
 
+	// writers counts submitters between Reserve and Publish (Destroy).
+	writers atomic.Int64
+
 	errOnce sync.Once
 	err     atomic.Pointer[error]
 	closing atomic.Bool
@@ -260,13 +263,22 @@ func (q *Queue) Err() error {
 // Reserve reserves the next packet slot, waiting while the ring is full.
 // The returned id is the packet id; the caller writes the body into
 // Slot(id), then calls Publish.
+//
+// From Reserve to Publish the caller is a writer of the queue: Destroy
+// waits for it to publish before it stops the processor and unmaps the
+// ring and the kernarg areas, so a submission racing Destroy (or
+// ShutDown) either fails here or is published and then failed with the
+// queue, and never writes into unmapped memory.
 func (q *Queue) Reserve() (uint64, error) {
+	q.writers.Add(1)
 	if q.closing.Load() {
+		q.writers.Add(-1)
 		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
 		if err := q.waitSpace(id); err != nil {
+			q.writers.Add(-1)
 			return 0, err
 		}
 	}
@@ -307,11 +319,11 @@ func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
 		q.published.Add(1)
 	}
 	word := uint32(h) | uint32(setup)<<16
-	if q.inline != nil && q.runInline(id, word) {
-		return
+	if q.inline == nil || !q.runInline(id, word) {
+		atomic.StoreUint32(slot, word)
+		q.doorbell.Store(int64(id), Release)
 	}
-	atomic.StoreUint32(slot, word)
-	q.doorbell.Store(int64(id), Release)
+	q.writers.Add(-1)
 }
 
 // runInline carries packet id out on the calling goroutine when it is the
@@ -378,13 +390,39 @@ func (q *Queue) Destroy() error {
 		return nil
 	}
 	q.mu.Unlock()
+	// Writers between Reserve and Publish finish first, so the processor
+	// drains (and fails) their packets and nothing writes into the ring
+	// once it is unmapped. One that never publishes keeps the memory.
+	published := q.waitWriters()
 	if q.destroy == nil {
 		q.doorbell.Store(-2, Release)
 		<-q.done
 	}
 	q.agent.rt.untrack(q)
+	if !published {
+		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
+	}
 	q.release()
 	return nil
+}
+
+// writerGrace bounds how long Destroy waits for reserved packets.
+const writerGrace = 2 * time.Second
+
+// waitWriters waits until no submitter is between Reserve and Publish.
+func (q *Queue) waitWriters() bool {
+	deadline := time.Now().Add(writerGrace)
+	for i := 0; q.writers.Load() > 0; i++ {
+		if time.Now().After(deadline) {
+			return false
+		}
+		if i < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	return true
 }
 
 // stopped runs when the packet processor exits.

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -111,7 +110,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 		s.drop(e)
 		f.Cancel()
 		s.fences.Release(f)
-		return gpu.Wrap("launch", err)
+		return s.queueErr("launch", err)
 	}
 	if d.KernargSize > 0 {
 		copy(rocr.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,6 +185,11 @@ func (s *Stream) lock(op string) error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
 	s.mu.Lock()
+	// A runtime shut down is the reason, whatever it did to the stream.
+	if err := s.dev.Valid(); err != nil {
+		s.mu.Unlock()
+		return gpu.Wrap(op, err)
+	}
 	if s.closed {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
@@ -191,10 +197,6 @@ func (s *Stream) lock(op string) error {
 	if err := s.Err(); err != nil {
 		s.mu.Unlock()
 		return err
-	}
-	if err := s.dev.Valid(); err != nil {
-		s.mu.Unlock()
-		return gpu.Wrap(op, err)
 	}
 	return nil
 }
@@ -278,13 +280,22 @@ func (s *Stream) release(e *entry) {
 func (s *Stream) submit(body unsafe.Pointer, h aql.Header, e *entry) error {
 	if _, err := s.q.Submit(body, h); err != nil {
 		s.drop(e)
-		return gpu.Wrap("submit", err)
+		return s.queueErr("submit", err)
 	}
 	if e.fence != nil {
 		s.setTail(e.fence)
 	}
 	s.reap(false)
 	return nil
+}
+
+// queueErr is the error of a submission the queue refused: the runtime's
+// shutdown when that is why (hipErrorContextIsDestroyed), else err.
+func (s *Stream) queueErr(op string, err error) error {
+	if derr := s.dev.Valid(); derr != nil {
+		return gpu.Wrap(op, derr)
+	}
+	return gpu.Wrap(op, err)
 }
 
 // setTail makes f, a fence of a packet just published, the stream's last.
@@ -382,7 +393,9 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := s.dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
-	s.mu.Lock()
+	if !s.lockWait(ctx) {
+		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
+	}
 	if s.closed {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
@@ -400,7 +413,38 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		s.failedBy(t)
 		t.Release()
 	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err) // shut down while we waited
+	}
 	return s.Err()
+}
+
+// tryLock takes the stream's lock unless a submission holds it for more
+// than a moment (one waiting for queue space).
+func (s *Stream) tryLock() bool {
+	for i := 0; i < 64; i++ {
+		if s.mu.TryLock() {
+			return true
+		}
+		runtime.Gosched()
+	}
+	return false
+}
+
+// lockWait takes the stream's lock, giving up when ctx is done (a nil or
+// never-done ctx waits as long as it takes).
+func (s *Stream) lockWait(ctx context.Context) bool {
+	if ctx == nil || ctx.Done() == nil {
+		s.mu.Lock()
+		return true
+	}
+	for !s.tryLock() {
+		if ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
 }
 
 // waitContext waits for f until ctx is done. A context that can never be
@@ -432,7 +476,11 @@ func (s *Stream) Query() error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	// A submitter may hold the stream while it waits for room in a full
+	// queue: that is pending work, and Query does not wait behind it.
+	if !s.tryLock() {
+		return gpu.ErrNotReady
+	}
 	t := s.tail
 	done := t == nil || t.Query()
 	if done && t != nil {
