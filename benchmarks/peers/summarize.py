@@ -18,11 +18,16 @@ for path in sys.argv[1:]:
         ns[(peer, metric)].append(float(m.group(4)))
         if m.group(5):
             mbs[(peer, metric)].append(float(m.group(5)))
-peers = sorted({p for p, _ in ns}, key=lambda p: (p != "Native", p))
-metrics = ["launch_sync", "launch_async", "cross_queue", "vector_add"]
-print("%-13s" % "metric" + "".join("%26s" % p for p in peers))
+# Column order and names: the peers first, then hipgo's levels.
+ORDER = ["Native", "CuPy", "CUDA", "API", "APIGGL"]
+NAMES = {"Native": "native C", "CuPy": "CuPy", "CUDA": "hipgo rocr queue", "API": "hipgo API (typed)", "APIGGL": "hipgo API (GGL)"}
+peers = sorted({p for p, _ in ns}, key=lambda p: (ORDER.index(p) if p in ORDER else len(ORDER), p))
+metrics = ["launch_sync", "launch_async", "cross_queue", "cross_queue_auto", "vector_add"]
+print("%-17s" % "metric" + "".join("%26s" % NAMES.get(p, p) for p in peers))
 for met in metrics:
-    row = "%-13s" % met
+    if not any((p, met) in ns for p in peers):
+        continue
+    row = "%-17s" % met
     base = ns.get(("Native", met))
     for p in peers:
         v = ns.get((p, met))

@@ -768,29 +768,37 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 				if c == rocr.Completer(e) {
 					continue // an earlier packet of this stream: in order already
 				}
-				if o, ok := c.(*executor); ok && o.dev.ctx == e.dev.ctx {
+				if o, ok := c.(*executor); ok && o.memops && o.progDev != 0 {
 					if e.waitedOn == o && e.waitedSeq >= seq {
 						continue
 					}
 					e.ctx()
-					ok, err := o.waitEvent(e, seq)
-					if err != nil {
-						return e.fail(err)
+					if o.dev.ctx == e.dev.ctx {
+						ok, err := o.waitEvent(e, seq)
+						if err != nil {
+							return e.fail(err)
+						}
+						if ok {
+							e.waitedOn, e.waitedSeq = o, seq
+							continue
+						}
 					}
-					if ok {
-						e.waitedOn, e.waitedSeq = o, seq
-						continue
-					}
-					// The other queue's progress word: one GPU wait, no host.
+					// The other queue's progress word (in portable pinned
+					// memory, so another device's too): one GPU wait, no
+					// host round trip.
 					o.Flush(seq)
+					if o.dev.ctx != e.dev.ctx {
+						e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // the flush made o's current
+					}
 					if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, o.progDev, uintptr(seq), streamWaitValueGEQ); r != cudaSuccess {
 						return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
 					}
+					e.waitedOn, e.waitedSeq = o, seq
 					continue
 				}
 				c.Flush(seq)
-				// Another device's flush made its context current here.
-				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+				e.ctx()
+				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // a flush may have made another context current
 			}
 			if s.Load(rocr.Acquire) == 0 {
 				// Already satisfied: its producer's failure, if any, is known.
