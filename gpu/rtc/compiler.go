@@ -102,7 +102,7 @@ func (c *compiler) open() error {
 // program costs no dlopen; else it is the loaded library's version.
 func (c *compiler) identity() (string, error) {
 	c.idOnce.Do(func() {
-		for _, p := range c.lib.candidates(c.env) {
+		for p := range c.lib.candidates(c.env) {
 			if id := fileID(p); id != "" {
 				c.id = c.name + " " + id
 				return

@@ -3,6 +3,7 @@ package rtc
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,17 +25,18 @@ func errNoCompilerf(format string, args ...any) error {
 	return &gpu.Error{Code: gpu.ErrorNotSupported, Op: "compile", Msg: fmt.Sprintf(format, args...), Err: ErrNoCompiler}
 }
 
-// library says where a compiler's shared library may be: file name
-// patterns (best first) looked for in directories, then bare names for
-// the dynamic loader's own search.
+// library says where a compiler's shared library may be: file names
+// (best first) looked for in directories, then any version of them,
+// then the names alone for the dynamic loader's own search.
 type library struct {
+	names    []string
 	patterns []string
 	dirs     func() []string
-	sonames  []string
 }
 
 var nvrtcLibrary = library{
-	patterns: []string{"libnvrtc.so*"},
+	names:    []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"},
+	patterns: []string{"libnvrtc.so.*"},
 	dirs: func() []string {
 		var ds []string
 		for _, v := range []string{"CUDA_PATH", "CUDA_HOME"} {
@@ -43,15 +45,14 @@ var nvrtcLibrary = library{
 			}
 		}
 		ds = append(ds, "/usr/local/cuda/lib64")
-		ds = append(ds, newestFirst("/usr/local/cuda-*/lib64")...)
-		return ds
+		return append(ds, newestFirst("/usr/local/cuda-*/lib64")...)
 	},
-	sonames: []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"},
 }
 
 // hipRTC is its own library from ROCm 6; before, libamdhip64 carried it.
 var hiprtcLibrary = library{
-	patterns: []string{"libhiprtc.so*", "libamdhip64.so*"},
+	names:    []string{"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.5"},
+	patterns: []string{"libhiprtc.so.*"},
 	dirs: func() []string {
 		var ds []string
 		if d := os.Getenv("ROCM_PATH"); d != "" {
@@ -60,7 +61,6 @@ var hiprtcLibrary = library{
 		ds = append(ds, "/opt/rocm/lib")
 		return append(ds, newestFirst("/opt/rocm-*/lib")...)
 	},
-	sonames: []string{"libhiprtc.so", "libhiprtc.so.6", "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
 }
 
 // systemDirs are searched after a library's own directories.
@@ -74,22 +74,46 @@ func systemDirs() []string {
 	return append(ds, "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")
 }
 
-// candidates lists what to dlopen, in order: the file env names (a path
-// or a bare name), else the files found on disk, else the bare names.
-func (l library) candidates(env string) []string {
-	if v := os.Getenv(env); v != "" {
-		return []string{v}
-	}
-	var out []string
-	dirs := append(l.dirs(), systemDirs()...)
-	for _, p := range l.patterns {
+// candidates yields what to dlopen, in order: the file env names (a path
+// or a bare name); else the known names in each directory (a stat each, so
+// that finding the library costs little); else any version of it there;
+// else the bare names.
+func (l library) candidates(env string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if v := os.Getenv(env); v != "" {
+			yield(v)
+			return
+		}
+		dirs := append(l.dirs(), systemDirs()...)
 		for _, d := range dirs {
-			m, _ := filepath.Glob(filepath.Join(d, p))
-			slices.SortFunc(m, func(a, b string) int { return compareVersions(b, a) })
-			out = append(out, m...)
+			for _, n := range l.names {
+				if p := filepath.Join(d, n); exists(p) && !yield(p) {
+					return
+				}
+			}
+		}
+		for _, d := range dirs {
+			for _, pat := range l.patterns {
+				m, _ := filepath.Glob(filepath.Join(d, pat))
+				slices.SortFunc(m, func(a, b string) int { return compareVersions(b, a) })
+				for _, p := range m {
+					if !yield(p) {
+						return
+					}
+				}
+			}
+		}
+		for _, n := range l.names {
+			if !yield(n) {
+				return
+			}
 		}
 	}
-	return append(out, l.sonames...)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // newestFirst globs versioned install directories, highest version first.
@@ -126,7 +150,7 @@ func numbers(s string) []int {
 // dlopen opens the first candidate that loads and has probe.
 func (l library) dlopen(env, probe string) (h uintptr, path string, err error) {
 	var tried []string
-	for _, c := range l.candidates(env) {
+	for c := range l.candidates(env) {
 		h, err := purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err != nil {
 			tried = append(tried, err.Error())
@@ -138,7 +162,7 @@ func (l library) dlopen(env, probe string) (h uintptr, path string, err error) {
 		}
 		return h, c, nil
 	}
-	return 0, "", errNoCompilerf("cannot open %s (set %s to its path): %s", l.sonames[0], env, strings.Join(tried, "; "))
+	return 0, "", errNoCompilerf("cannot open %s (set %s to its path): %s", l.names[0], env, strings.Join(tried, "; "))
 }
 
 // fileID names the library file for cache keys without loading it: its

@@ -388,3 +388,21 @@ func TestCompareVersions(t *testing.T) {
 	assert.Negative(t, compareVersions("/usr/local/cuda-12.4/lib64", "/usr/local/cuda-13.0/lib64"))
 	assert.Zero(t, compareVersions("a", "a"))
 }
+
+// BenchmarkCacheHit is the cost of a compile the cache answers: hash the
+// request, read and check one file.
+func BenchmarkCacheHit(b *testing.B) {
+	if err := hiprtc.open(); err != nil {
+		b.Skip(err)
+	}
+	opts := Options{NameExpressions: []string{"scale<float>"}, Headers: headers, Cache: b.TempDir()}
+	_, err := CompileFor(gfx, source, opts)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := CompileFor(gfx, source, opts)
+		if err != nil || !p.Cached {
+			b.Fatal(err, p.Cached)
+		}
+	}
+}
