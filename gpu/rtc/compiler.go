@@ -118,6 +118,11 @@ func (c *compiler) identity() (string, error) {
 	return c.version + " " + c.path, nil
 }
 
+// call invokes an entry point. Its arguments may be Go pointers converted
+// to uintptr at the call site: uintptrescapes keeps their memory on the
+// heap and alive through the call, as it does for purego.SyscallN.
+//
+//go:uintptrescapes
 func (c *compiler) call(f uintptr, args ...uintptr) int32 {
 	r, _, _ := purego.SyscallN(f, args...)
 	return int32(r)

@@ -204,13 +204,15 @@ func compilerFor(target string) *compiler {
 
 func (c *compiler) archFlag(target string) string {
 	if c == nvrtc {
-		return "--gpu-arch=" + target
+		// NVRTC knows only the long spelling and -arch: "--gpu-arch" is
+		// NVRTC_ERROR_INVALID_OPTION.
+		return "--gpu-architecture=" + target
 	}
 	return "--offload-arch=" + target
 }
 
 func isArchFlag(f string) bool {
-	for _, p := range []string{"-arch", "--gpu-arch", "--offload-arch", "-offload-arch", "--amdgpu-target", "--cuda-gpu-arch"} {
+	for _, p := range []string{"-arch", "--gpu-architecture", "--gpu-arch", "--offload-arch", "-offload-arch", "--amdgpu-target", "--cuda-gpu-arch"} {
 		if f == p || strings.HasPrefix(f, p+"=") {
 			return true
 		}

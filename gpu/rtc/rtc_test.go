@@ -162,7 +162,7 @@ func TestNUL(t *testing.T) {
 // Options that would contradict the target or make no name are refused
 // before anything is compiled.
 func TestBadOptions(t *testing.T) {
-	for _, f := range []string{"-arch=sm_80", "--gpu-arch=sm_80", "--offload-arch=gfx1030", "-arch"} {
+	for _, f := range []string{"-arch=sm_80", "--gpu-architecture=sm_80", "--gpu-arch=sm_80", "--offload-arch=gfx1030", "-arch"} {
 		n := compileCount(func() {
 			_, err := CompileFor(gfx, source, Options{Flags: []string{f}})
 			assert.ErrorIs(t, err, gpu.ErrInvalidValue, f)
@@ -380,6 +380,12 @@ func TestNoLibrary(t *testing.T) {
 	assert.Contains(t, err.Error(), "HIPGO_TEST_NO_LIBRARY")
 	_, err = c.identity()
 	assert.ErrorIs(t, err, ErrNoCompiler)
+}
+
+// The architecture options as each compiler spells them.
+func TestArchFlag(t *testing.T) {
+	assert.Equal(t, "--gpu-architecture=sm_90", nvrtc.archFlag("sm_90"))
+	assert.Equal(t, "--offload-arch=gfx90a:xnack-", hiprtc.archFlag("gfx90a:xnack-"))
 }
 
 func TestCompareVersions(t *testing.T) {
