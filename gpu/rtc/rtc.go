@@ -46,6 +46,9 @@ type Program struct {
 
 // Symbol is the kernel name an expression (or a plain name) stands for.
 func (p *Program) Symbol(name string) string {
+	if p == nil {
+		return name
+	}
 	if s, ok := p.Lowered[name]; ok {
 		return s
 	}

@@ -85,6 +85,9 @@ func TestHipRTCCompile(t *testing.T) {
 	assert.Equal(t, "_Z5scaleIfEvPT_S0_i", p.Symbol("scale<float>"))
 	assert.Equal(t, "_Z5scaleIdEvPT_S0_i", p.Symbol("scale<double>"))
 	assert.Equal(t, "axpy", p.Symbol("axpy"))
+	assert.Equal(t, "axpy", (*Program)(nil).Symbol("axpy"))
+	_, err = (&Module{}).Function("axpy")
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
 
 	spec, err := codeobj.Parse(p.Image)
 	require.NoError(t, err)
