@@ -41,6 +41,8 @@ type call struct {
 	// the one before (batch is 1 for a plain gemm).
 	strideA, strideB, strideC int
 	batch                     int
+
+	scalars32 [2]float32 // alpha and beta where a library reads them by pointer
 }
 
 func (c *call) reads() []*buffer.Mem {
