@@ -52,7 +52,9 @@ func TestBadArguments(t *testing.T) {
 		{"gemv n", gpu.ErrorInvalidValue, "n: -2", func() error { return blas.Gemv(h, blas.NoTrans, 2, -2, 1, a, 2, x, 1, 0, y, 1) }},
 		{"gemv lda", gpu.ErrorInvalidValue, "lda: 2 is less than max(1, 3)", func() error { return blas.Gemv(h, blas.NoTrans, 2, 3, 1, a, 2, x, 1, 0, y, 1) }},
 		{"gemv a short", gpu.ErrorInvalidValue, "a: buffer", func() error { return blas.Gemv(h, blas.NoTrans, 4, 3, 1, a, 4, x, 1, 0, y, 1) }},
-		{"gemv x short (trans)", gpu.ErrorInvalidValue, "x: buffer", func() error { return blas.Gemv(h, blas.Trans, 11, 1, 1, upload(f, make([]float32, 11)), 1, x, 1, 0, y, 1) }},
+		{"gemv x short (trans)", gpu.ErrorInvalidValue, "x: buffer", func() error {
+			return blas.Gemv(h, blas.Trans, 11, 1, 1, upload(f, make([]float32, 11)), 1, x, 1, 0, y, 1)
+		}},
 		{"gemv y short", gpu.ErrorInvalidValue, "y: buffer", func() error { return blas.Gemv(h, blas.NoTrans, 3, 2, 1, a, 2, x, 1, 0, y, 5) }},
 		{"gemv incx", gpu.ErrorInvalidValue, "incx: 0", func() error { return blas.Gemv(h, blas.NoTrans, 2, 2, 1, a, 2, x, 0, 0, y, 1) }},
 		{"gemv a nil", gpu.ErrorInvalidValue, "a: nil buffer", func() error { return blas.Gemv(h, blas.NoTrans, 2, 2, 1, nilBuf, 2, x, 1, 0, y, 1) }},
@@ -67,7 +69,9 @@ func TestBadArguments(t *testing.T) {
 		{"gemm ldc", gpu.ErrorInvalidValue, "ldc: 0 is less than max(1, 2)", func() error { return blas.Gemm(h, blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, a, 2, b, 2, 0, c, 0) }},
 		{"gemm a short", gpu.ErrorInvalidValue, "a: buffer", func() error { return blas.Gemm(h, blas.NoTrans, blas.NoTrans, 4, 2, 4, 1, a, 4, b, 2, 0, c, 2) }},
 		{"gemm b short", gpu.ErrorInvalidValue, "b: buffer", func() error { return blas.Gemm(h, blas.NoTrans, blas.Trans, 2, 4, 2, 1, a, 2, b, 4, 0, c, 4) }},
-		{"gemm c short", gpu.ErrorInvalidValue, "c: buffer", func() error { return blas.Gemm(h, blas.NoTrans, blas.NoTrans, 2, 7, 2, 1, a, 2, upload(f, make([]float32, 14)), 7, 0, c, 7) }},
+		{"gemm c short", gpu.ErrorInvalidValue, "c: buffer", func() error {
+			return blas.Gemm(h, blas.NoTrans, blas.NoTrans, 2, 7, 2, 1, a, 2, upload(f, make([]float32, 14)), 7, 0, c, 7)
+		}},
 		{"gemm c nil", gpu.ErrorInvalidValue, "c: nil buffer", func() error { return blas.Gemm(h, blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, a, 2, b, 2, 0, nil, 2) }},
 		{"batched batch", gpu.ErrorInvalidValue, "batch: -1", func() error {
 			return blas.GemmStridedBatched(h, blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, -1)
