@@ -201,7 +201,11 @@ func TestVendorBindingsAgainstFake(t *testing.T) {
 					a, b, c := rnd(batch*sa), rnd(batch*sb), rnd(batch*sc)
 					da, db, dc := up(a), up(b), up(c)
 					require.NoError(t, GemmStridedBatched(h, tA, tB, m, n, k, 0.5, da, lda, sa, db, ldb, sb, -2.0, dc, ldc, sc, batch))
-					require.NoError(t, Gemm(h, tA, tB, m, n, k, 1.5, da, lda, db, ldb, 0.0, up(c[:sc]), ldc))
+					one := append([]float64(nil), c[:sc]...)
+					done := up(one)
+					require.NoError(t, Gemm(h, tA, tB, m, n, k, 1.5, da, lda, db, ldb, 0.25, done, ldc))
+					ref.Dgemm(gt(tA), gt(tB), m, n, k, 1.5, a, lda, b, ldb, 0.25, one, ldc)
+					assert.InDeltaSlice(t, one, down(done), 1e-12, fmt.Sprintf("gemm %v %v", tA, tB))
 					for i := 0; i < batch; i++ {
 						ref.Dgemm(gt(tA), gt(tB), m, n, k, 0.5, a[i*sa:], lda, b[i*sb:], ldb, -2, c[i*sc:], ldc)
 					}
