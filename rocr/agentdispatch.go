@@ -17,6 +17,11 @@ const (
 	AgentFill uint16 = 0x8002
 	// AgentCallback: Arg[0] a callback id from RegisterCallback.
 	AgentCallback uint16 = 0x8003
+	// AgentNative: Arg[0] a call id from RegisterNative. Agents with a
+	// native stream (cuda) run the call in stream order on it, without
+	// draining it (a library such as cuBLAS queues its work there); the
+	// others run it as a host callback with stream 0.
+	AgentNative uint16 = 0x8004
 )
 
 // CopyFlags describe a copy's ends.
@@ -51,6 +56,36 @@ func TakeCallback(id uint64) (func() error, bool) {
 	defer callbacks.mu.Unlock()
 	f, ok := callbacks.m[id]
 	delete(callbacks.m, id)
+	return f, ok
+}
+
+// NativeFunc is a call an AgentNative packet makes with the agent's native
+// stream handle (a CUstream on cuda; 0 where the agent has none).
+type NativeFunc func(stream uintptr) error
+
+var natives struct {
+	mu sync.Mutex
+	m  map[uint64]NativeFunc
+}
+
+// RegisterNative stores f for one AgentNative packet and returns its id.
+func RegisterNative(f NativeFunc) uint64 {
+	id := callbacks.next.Add(1) // one id space with callbacks
+	natives.mu.Lock()
+	if natives.m == nil {
+		natives.m = map[uint64]NativeFunc{}
+	}
+	natives.m[id] = f
+	natives.mu.Unlock()
+	return id
+}
+
+// TakeNative removes and returns the native call with id.
+func TakeNative(id uint64) (NativeFunc, bool) {
+	natives.mu.Lock()
+	defer natives.mu.Unlock()
+	f, ok := natives.m[id]
+	delete(natives.m, id)
 	return f, ok
 }
 

@@ -147,6 +147,8 @@ func discard(slot unsafe.Pointer, t aql.PacketType) {
 	switch p.Type {
 	case AgentCallback:
 		TakeCallback(p.Arg[0])
+	case AgentNative:
+		TakeNative(p.Arg[0])
 	case AgentCopy:
 		if p.Arg[3]&CopyDstHost != 0 {
 			UnpinHost(p.Arg[0])

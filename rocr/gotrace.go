@@ -66,6 +66,8 @@ func (q *Queue) packetName(slot unsafe.Pointer, h aql.Header) string {
 			return "fill"
 		case AgentCallback:
 			return "host callback"
+		case AgentNative:
+			return "native call"
 		}
 		return "agent dispatch"
 	}

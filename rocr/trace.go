@@ -123,6 +123,8 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 			ev.Args["bytes"] = p.Arg[2] * p.Arg[3]
 		case AgentCallback:
 			ev.Name = "host callback"
+		case AgentNative:
+			ev.Name = "native call"
 		default:
 			ev.Name = fmt.Sprintf("agent dispatch %#x", p.Type)
 		}

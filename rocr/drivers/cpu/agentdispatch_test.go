@@ -112,6 +112,12 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	if ran.Load() != 1 {
 		t.Fatal("callback did not run")
 	}
+	// A native call has no stream here: it runs as host work with stream 0.
+	stream := uintptr(1)
+	step(rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(s uintptr) error { stream = s; return nil })})
+	if stream != 0 {
+		t.Fatalf("native call ran with stream %#x, want 0", stream)
+	}
 }
 
 func TestAgentDispatchErrors(t *testing.T) {
@@ -147,6 +153,9 @@ func TestAgentDispatchErrors(t *testing.T) {
 		{"unknown callback", rocr.AgentCallback, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no callback"},
 		{"callback error", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { return boom })}, boom, "boom"},
 		{"callback panic", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
+		{"unknown native call", rocr.AgentNative, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no native call"},
+		{"native call error", rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(uintptr) error { return boom })}, boom, "boom"},
+		{"native call panic", rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(uintptr) error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
 		{"unknown function", 0x8fff, [4]uint64{}, rocr.ErrInvalidPacket, "0x8fff"},
 	} {
 		err := runAgent(t, ag, tc.fn, tc.args)

@@ -416,6 +416,13 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
 		}
 		return runCallback(f)
+	case rocr.AgentNative:
+		// No native stream: the call is host work in queue order.
+		f, ok := rocr.TakeNative(p.Arg[0])
+		if !ok {
+			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0])
+		}
+		return runCallback(func() error { return f(0) })
 	}
 	return rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
 }

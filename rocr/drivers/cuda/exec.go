@@ -674,6 +674,16 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) err
 		}
 		completeHost(p.CompletionSignal)
 		return nil
+	case rocr.AgentNative:
+		// A library call that queues its work on this stream, with the
+		// context current: stream order holds without draining.
+		f, ok := rocr.TakeNative(p.Arg[0])
+		if !ok {
+			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0]))
+		}
+		if err := runCallback(func() error { return f(e.stream) }); err != nil {
+			return e.fail(err)
+		}
 	default:
 		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type))
 	}

@@ -1,0 +1,205 @@
+package blas
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/hostwork"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Float is the element types the routines take.
+type Float interface{ float32 | float64 }
+
+// Array is device-visible memory of T elements: a *buffer.Buffer[T] or a
+// *buffer.Host[T].
+type Array[T Float] interface {
+	buffer.Object
+	Ptr() rocr.Ptr[T]
+}
+
+// Transpose says whether a routine uses a matrix as stored or transposed.
+type Transpose int
+
+// Transposes (hipblasOperation_t; for real matrices ConjTrans is Trans).
+const (
+	NoTrans Transpose = iota
+	Trans
+)
+
+func (t Transpose) String() string {
+	switch t {
+	case NoTrans:
+		return "NoTrans"
+	case Trans:
+		return "Trans"
+	}
+	return "Transpose(" + itoa(int(t)) + ")"
+}
+
+// Handle is a BLAS context bound to a stream (hipblasHandle_t after
+// hipblasSetStream). Its methods and the routines that take it are safe
+// from several goroutines.
+type Handle struct {
+	s  *stream.Stream
+	be backend
+
+	mu        sync.Mutex // guards the fields below; held by Dot and Nrm2 across their wait
+	destroyed bool
+	scratch32 *buffer.Buffer[float32]
+	scratch64 *buffer.Buffer[float64]
+}
+
+// backend turns a checked call into stream work.
+type backend interface {
+	// work returns the host function or native call that carries out c.
+	work(c *call) (host func() error, native rocr.NativeFunc)
+	// destroy queues the release of the backend's state on s.
+	destroy(s *stream.Stream) error
+}
+
+// New creates a handle whose routines queue work on s (hipblasCreate and
+// hipblasSetStream). The backend follows s's device: gonum on the cpu
+// agent, cuBLAS on cuda, rocBLAS on rocm.
+func New(s *stream.Stream) (*Handle, error) {
+	const op = "blas create"
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	dev := s.Device()
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	var be backend
+	switch drv := dev.Agent().Info().Driver; drv {
+	case "cpu":
+		be = gonumBackend{}
+	case "cuda":
+		b, err := newCublas()
+		if err != nil {
+			return nil, err
+		}
+		be = b
+	case "rocm":
+		b, err := newRocblas()
+		if err != nil {
+			return nil, err
+		}
+		be = b
+	default:
+		return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "no BLAS backend for driver %q of %s", drv, dev)
+	}
+	return &Handle{s: s, be: be}, nil
+}
+
+// Stream is the handle's stream.
+func (h *Handle) Stream() *stream.Stream {
+	if h == nil {
+		return nil
+	}
+	return h.s
+}
+
+// Destroy waits for the handle's work and releases it (hipblasDestroy).
+// The stream stays usable.
+func (h *Handle) Destroy() error {
+	const op = "blas destroy"
+	if h == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil handle")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "handle already destroyed")
+	}
+	h.destroyed = true
+	err := h.be.destroy(h.s)
+	if serr := h.s.Synchronize(); err == nil {
+		err = serr
+	}
+	if err != nil {
+		err = gpu.Wrap(op, err)
+	}
+	if h.scratch32 != nil {
+		err = errors.Join(err, h.scratch32.Free())
+	}
+	if h.scratch64 != nil {
+		err = errors.Join(err, h.scratch64.Free())
+	}
+	return err
+}
+
+// submit queues a checked call on the handle's stream.
+func (h *Handle) submit(c *call) error {
+	h.mu.Lock()
+	destroyed := h.destroyed
+	h.mu.Unlock()
+	if destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, c.op, "handle was destroyed")
+	}
+	return h.queue(c)
+}
+
+// queue is submit for a caller that holds h.mu.
+func (h *Handle) queue(c *call) error {
+	host, native := h.be.work(c)
+	return hostwork.Launch(h.s, &hostwork.Work{Op: c.op, Reads: c.reads(), Writes: c.writes(), Host: host, Native: native})
+}
+
+// scratch returns the handle's one-element buffer of T, allocating it on
+// first use; the caller holds h.mu.
+func scratch[T Float](h *Handle) (Array[T], error) {
+	var zero T
+	switch any(zero).(type) {
+	case float32:
+		if h.scratch32 == nil {
+			b, err := buffer.New[float32](h.s.Device(), 1)
+			if err != nil {
+				return nil, err
+			}
+			h.scratch32 = b
+		}
+		return any(h.scratch32).(Array[T]), nil
+	default:
+		if h.scratch64 == nil {
+			b, err := buffer.New[float64](h.s.Device(), 1)
+			if err != nil {
+				return nil, err
+			}
+			h.scratch64 = b
+		}
+		return any(h.scratch64).(Array[T]), nil
+	}
+}
+
+// value runs c, whose result goes to the handle's scratch element, and
+// returns the result once the stream reaches it (host pointer mode).
+func value[T Float](h *Handle, c *call) (T, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.destroyed {
+		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, c.op, "handle was destroyed")
+	}
+	r, err := scratch[T](h)
+	if err != nil {
+		return 0, err
+	}
+	c.result = r.Mem()
+	if err := h.queue(c); err != nil {
+		return 0, err
+	}
+	var out [1]T
+	if err := stream.CopyToHost(h.s, out[:], r, 0); err != nil {
+		return 0, err
+	}
+	if err := h.s.Synchronize(); err != nil {
+		return 0, err
+	}
+	return out[0], nil
+}

@@ -1,0 +1,119 @@
+package blas
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/hipgo/hipgo/gpu"
+)
+
+// cuBLAS is column-major. A row-major m×n matrix with leading dimension ld
+// is, read column-major, its n×m transpose with the same ld, so row-major
+// C = op(A)·op(B) is computed as column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: the
+// operands swap, m and n swap, and the transposes stay as given.
+
+var cublasLib struct {
+	once sync.Once
+	api  *vendorAPI
+	err  error
+}
+
+// cublasSymbols names cuBLAS's entry for each routine.
+var cublasSymbols = map[string]string{
+	"create": "cublasCreate_v2", "destroy": "cublasDestroy_v2",
+	"setStream": "cublasSetStream_v2", "setPointerMode": "cublasSetPointerMode_v2",
+	"saxpy": "cublasSaxpy_v2", "daxpy": "cublasDaxpy_v2", "sscal": "cublasSscal_v2", "dscal": "cublasDscal_v2",
+	"scopy": "cublasScopy_v2", "dcopy": "cublasDcopy_v2", "sdot": "cublasSdot_v2", "ddot": "cublasDdot_v2",
+	"snrm2": "cublasSnrm2_v2", "dnrm2": "cublasDnrm2_v2", "sgemv": "cublasSgemv_v2", "dgemv": "cublasDgemv_v2",
+	"sgemm": "cublasSgemm_v2", "dgemm": "cublasDgemm_v2",
+	"sgemmStridedBatched": "cublasSgemmStridedBatched", "dgemmStridedBatched": "cublasDgemmStridedBatched",
+}
+
+// cublasNames are tried in order after HIPGO_CUBLAS_LIBRARY: the loader's
+// search path, then the CUDA toolkit's usual homes.
+var cublasNames = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so"}
+
+var cublasDirs = []string{"/usr/local/cuda/lib64", "/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13/lib64", "/usr/local/cuda-12/lib64", "/usr/lib/x86_64-linux-gnu"}
+
+func loadCublas() (*vendorAPI, error) {
+	cublasLib.once.Do(func() {
+		var tried []string
+		var h uintptr
+		try := func(name string) bool {
+			var err error
+			if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+				return true
+			}
+			tried = append(tried, name)
+			return false
+		}
+		found := false
+		if v := os.Getenv("HIPGO_CUBLAS_LIBRARY"); v != "" {
+			found = try(v)
+		} else {
+			candidates := cublasNames
+			for _, d := range cublasDirs {
+				for _, n := range cublasNames[:2] {
+					if p := filepath.Join(d, n); fileExists(p) {
+						candidates = append(candidates, p)
+					}
+				}
+			}
+			for _, n := range candidates {
+				if found = try(n); found {
+					break
+				}
+			}
+		}
+		if !found {
+			cublasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no cuBLAS: cannot open any of %v (set HIPGO_CUBLAS_LIBRARY)", tried)
+			return
+		}
+		cublasLib.api, cublasLib.err = resolve("cuBLAS", h, cublasSymbols, 0, 1, cublasErr)
+	})
+	return cublasLib.api, cublasLib.err
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func newCublas() (backend, error) {
+	api, err := loadCublas()
+	if err != nil {
+		return nil, err
+	}
+	return &vendor{api: api}, nil
+}
+
+// cublasStatus_t values the errors name.
+var cublasStatus = map[uintptr]struct {
+	name string
+	code gpu.ErrorCode
+}{
+	1:  {"CUBLAS_STATUS_NOT_INITIALIZED", gpu.ErrorNotInitialized},
+	3:  {"CUBLAS_STATUS_ALLOC_FAILED", gpu.ErrorOutOfMemory},
+	7:  {"CUBLAS_STATUS_INVALID_VALUE", gpu.ErrorInvalidValue},
+	8:  {"CUBLAS_STATUS_ARCH_MISMATCH", gpu.ErrorNoBinaryForGpu},
+	11: {"CUBLAS_STATUS_MAPPING_ERROR", gpu.ErrorIllegalAddress},
+	13: {"CUBLAS_STATUS_EXECUTION_FAILED", gpu.ErrorLaunchFailure},
+	14: {"CUBLAS_STATUS_INTERNAL_ERROR", gpu.ErrorUnknown},
+	15: {"CUBLAS_STATUS_NOT_SUPPORTED", gpu.ErrorNotSupported},
+	16: {"CUBLAS_STATUS_LICENSE_ERROR", gpu.ErrorNotSupported},
+}
+
+func cublasErr(op, fn string, st uintptr) error {
+	if st == 0 {
+		return nil
+	}
+	s, ok := cublasStatus[st]
+	if !ok {
+		s.name, s.code = fmt.Sprintf("cublasStatus %d", st), gpu.ErrorUnknown
+	}
+	return gpu.Errorf(s.code, op, "%s: %s", fn, s.name)
+}

@@ -1,0 +1,27 @@
+// Package hostwork lets gpu packages queue work that is not a kernel (Go
+// code on the host, a library call on the agent's native stream) on a
+// stream, with the buffers it reads and writes declared to the stream's
+// dependency tracking, so it is ordered with kernels and copies like they
+// are. gpu/stream installs Launch when it is initialized.
+package hostwork
+
+import (
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Work is one piece of stream work. Exactly one of Host and Native is set.
+type Work struct {
+	Op     string        // names the work in errors
+	Reads  []*buffer.Mem // buffers the work reads
+	Writes []*buffer.Mem // buffers the work writes
+	// Host runs on the host in stream order (a host callback).
+	Host func() error
+	// Native is called with the agent's native stream in stream order
+	// (rocr.AgentNative); agents without one call it with 0 as host work.
+	Native rocr.NativeFunc
+}
+
+// Launch queues w on stream, a *stream.Stream. It is set by gpu/stream
+// (which imports this package, so the stream type cannot be named here).
+var Launch func(stream any, w *Work) error
