@@ -42,7 +42,9 @@ func checkResult(t *testing.T, r testing.BenchmarkResult, bytes int64, sleepMicr
 	t.Helper()
 	t.Logf("N=%d %d ns/op %v", r.N, r.NsPerOp(), r.Extra)
 	require.Positive(t, r.N)
-	assert.Less(t, r.T, 5*time.Second, "the ramp-up saw the GPU's pace (benchtime is 1s)")
+	// Unpaced, b.N ramps to 10000 kernels (about 200 s); a loaded machine
+	// may still overshoot the 1 s benchtime a few times.
+	assert.Less(t, r.T, 30*time.Second, "the ramp-up saw the GPU's pace (benchtime is 1s)")
 	gpuNs, ok := r.Extra["gpu-ns/op"]
 	require.True(t, ok, "gpu-ns/op reported")
 	assert.GreaterOrEqual(t, gpuNs, 0.95*sleepMicros*1e3, "the GPU time covers each kernel")
