@@ -13,9 +13,18 @@ import (
 
 // process is the packet processor of a soft queue: it does what a GPU's
 // command processor does, strictly in order.
-func (q *Queue) process() {
-	defer q.stopped()
-	for id := uint64(0); ; {
+func (q *Queue) process() { q.processFrom(0) }
+
+func (q *Queue) processFrom(id uint64) {
+	running := false // a packet is being executed
+	defer func() {
+		if running { // only runtime.Goexit in a kernel or callback gets here
+			go q.processFrom(q.exited(id))
+			return
+		}
+		q.stopped()
+	}()
+	for {
 		if q.closing.Load() {
 			q.drain(id)
 			return
@@ -48,7 +57,9 @@ func (q *Queue) process() {
 		if raceflag.Enabled {
 			q.published.Load()
 		}
+		running = true
 		q.execute(id, slot, aql.Header(word))
+		running = false
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 		id++
 		atomic.StoreUint64(q.readIdx, id)
@@ -109,6 +120,12 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 			err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
 		}
 	}
+	q.complete(id, slot, h, start, err)
+}
+
+// complete traces packet id and, unless the executor completes it
+// asynchronously, completes its signal with err.
+func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uint64, err error) {
 	if t := tracer.Load(); t != nil {
 		t.record(q, id, slot, h, start, Now(), err)
 	}

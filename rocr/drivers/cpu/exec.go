@@ -58,14 +58,26 @@ func stopWorkers() {
 }
 
 func (p *workerPool) loop() {
-	defer p.wg.Done()
+	var j *job
+	defer func() {
+		// Only runtime.Goexit in a kernel ends a worker with a job in hand
+		// (a panic is recovered per chunk): let the job go on without it,
+		// and put a fresh worker in its place.
+		if j != nil {
+			j.leave()
+			go p.loop()
+			return
+		}
+		p.wg.Done()
+	}()
 	g := &Group{}
-	for j := range p.ch {
+	for j = range p.ch {
 		if j.claim() {
 			j.work(g)
 			j.leave()
 		}
 	}
+	j = nil
 }
 
 // job is one kernel dispatch being run.
@@ -187,29 +199,43 @@ func (j *job) work(g *Group) {
 }
 
 func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			var err error
-			switch e := r.(type) {
-			case *AccessError:
-				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", e)
-			case error:
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
-			default:
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
-			}
-			j.failed.CompareAndSwap(nil, &err)
-			ok = false
+		r := recover()
+		if r == nil && returned {
+			return
 		}
+		var err error
+		switch e := r.(type) {
+		case nil:
+			// recover gives nil only under runtime.Goexit: the goroutine
+			// ends whatever happens here, so stop the job for its owner.
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
+			j.next.Store(j.total)
+		case error:
+			if rocr.IsNilValue(e) {
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
+			} else if ae, isAccess := e.(*AccessError); isAccess {
+				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
+			} else {
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
+			}
+		default:
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
+		}
+		j.failed.CompareAndSwap(nil, &err)
+		ok = false
 	}()
 	c0, c1 := int64(j.count[0]), int64(j.count[1])
 	for i := lo; i < hi; i++ {
 		g.ID = [3]int{int(i % c0), int(i / c0 % c1), int(i / (c0 * c1))}
 		j.k.run(g, j.kernarg)
 		if j.canceled.Load() {
+			returned = true
 			return false
 		}
 	}
+	returned = true
 	return true
 }
 
@@ -334,8 +360,18 @@ send:
 			break send // every worker is busy: run with fewer
 		}
 	}
+	// A kernel that calls runtime.Goexit on this goroutine ends it; the
+	// helpers still running the job must be gone before the queue's
+	// processor carries on without it (and reuses e.job).
+	done := false
+	defer func() {
+		if !done {
+			j.revoke()
+		}
+	}()
 	j.work(&e.g)
 	j.revoke()
+	done = true
 	if p := j.failed.Load(); p != nil {
 		return *p
 	}
@@ -422,7 +458,11 @@ func runCallback(f func() error) (err error) {
 			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
 		}
 	}()
-	return f()
+	err = f()
+	if rocr.IsNilValue(err) {
+		return rocr.Errorf(rocr.StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
+	}
+	return err
 }
 
 func fill(b []byte, pattern uint64, es int) {
