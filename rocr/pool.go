@@ -126,10 +126,16 @@ func heapLimit(info PoolInfo) (uint64, error) {
 		return 0, nil
 	}
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || pct <= 0 || pct > 100 {
+	// Written so that NaN fails it too.
+	if err != nil || !(pct > 0 && pct <= 100) {
 		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
 	}
-	return uint64(float64(info.Size) * pct / 100), nil
+	limit := uint64(float64(info.Size) * pct / 100)
+	// A limit of 0 would read as none; below one granule nothing fits.
+	if limit < max(info.Granule, 1) {
+		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
+	}
+	return limit, nil
 }
 
 // Allocation is one block of pool memory.
