@@ -22,3 +22,15 @@ func SetSignalCapacity(slabs int) (restore func()) {
 		signalCapacity = old
 	}
 }
+
+// TraceBuffered is the number of trace events the active tracer holds in
+// memory.
+func TraceBuffered() int {
+	t := tracer.Load()
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.events)
+}

@@ -148,7 +148,10 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		go q.process()
 	}
-	a.rt.track(q)
+	if err := a.rt.track(q); err != nil {
+		_ = q.Destroy()
+		return nil, err
+	}
 	return q, nil
 }
 
