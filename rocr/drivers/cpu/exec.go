@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,21 @@ type job struct {
 	queue    *rocr.Queue
 	deadline uint64
 	canceled atomic.Bool
+
+	// strict (HIPGO_STRICT_PTR=1): every access must fall in an allocation
+	// one of the kernel's pointer arguments points into (allowed).
+	strict  bool
+	allowed []*rocr.Allocation
+}
+
+// allows reports whether strict mode lets the kernel touch a.
+func (j *job) allows(a *rocr.Allocation) bool {
+	for _, x := range j.allowed {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -246,6 +262,7 @@ type executor struct {
 	job     job
 	g       Group
 	timeout atomic.Int64 // per-dispatch bound in nanoseconds, 0: none
+	strict  bool         // HIPGO_STRICT_PTR
 }
 
 func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
@@ -257,7 +274,15 @@ func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		}
 		timeout = d
 	}
-	e := &executor{agent: q.Agent(), pool: startWorkers()}
+	var strict bool
+	if v := strings.TrimSpace(os.Getenv("HIPGO_STRICT_PTR")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
+		}
+		strict = b
+	}
+	e := &executor{agent: q.Agent(), pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
 	return e, nil
 }
@@ -293,6 +318,8 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if p.GroupSegmentSize < k.groupMem {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
+	j := &e.job
+	j.strict, j.allowed = e.strict, j.allowed[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
@@ -311,9 +338,11 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
 				return rocr.Errorf(st, "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
 			}
+			if j.strict {
+				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
+			}
 		}
 	}
-	j := &e.job
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
 	j.size, j.grid = size, grid
 	var count [3]int

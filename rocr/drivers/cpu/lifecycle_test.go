@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -66,5 +67,11 @@ func TestInitShutdownKeepsAddressSpace(t *testing.T) {
 	}
 	grew := int64(vmSize(t)) - int64(before)
 	t.Logf("VmSize grew %d KiB over %d Init/ShutDown cycles", grew>>10, cycles)
-	assert.Less(t, grew, int64(64<<20), "%d Init/ShutDown cycles left %d MiB mapped", cycles, grew>>20)
+	// Before the chunks were unmapped, 300 cycles kept 6000 MiB; the race
+	// detector's own shadow mappings grow some on their own.
+	bound := int64(64 << 20)
+	if raceflag.Enabled {
+		bound = 512 << 20
+	}
+	assert.Less(t, grew, bound, "%d Init/ShutDown cycles left %d MiB mapped", cycles, grew>>20)
 }
