@@ -146,9 +146,14 @@ func Errorf(c ErrorCode, op, format string, args ...any) error {
 
 // Wrap turns a rocr error into an *Error with the HIP code that fits it,
 // keeping it as the cause. A nil err gives nil; an *Error is returned as is.
+// A typed-nil err (a nil pointer in a non-nil error, whose methods may
+// panic) is an ErrorLaunchFailure that names its type.
 func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if rocr.IsNilValue(err) {
+		return &Error{Code: ErrorLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
 	}
 	var ge *Error
 	if errors.As(err, &ge) {
@@ -163,6 +168,8 @@ func CodeOf(err error) ErrorCode {
 	switch {
 	case err == nil:
 		return Success
+	case rocr.IsNilValue(err):
+		return ErrorLaunchFailure
 	case errors.As(err, &ge):
 		return ge.Code
 	// An explicit sentinel comes before the one its status implies:

@@ -87,9 +87,7 @@ func (q *Queue) injectedSlow(h FaultHook, id uint64, t aql.PacketType) error {
 // every runtime: 0 after the last ShutDown. Tests use it to prove nothing
 // leaked.
 func LiveAllocations() int {
-	allocs.mu.RLock()
-	defer allocs.mu.RUnlock()
-	return len(allocs.list)
+	return allocs.len()
 }
 
 // PinnedHostBuffers is the number of Go slices pinned for copy packets

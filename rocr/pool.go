@@ -3,11 +3,12 @@ package rocr
 import (
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tidwall/btree"
 )
 
 // Segment is hsa_amd_segment_t.
@@ -126,10 +127,16 @@ func heapLimit(info PoolInfo) (uint64, error) {
 		return 0, nil
 	}
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || pct <= 0 || pct > 100 {
+	// Written so that NaN fails it too.
+	if err != nil || !(pct > 0 && pct <= 100) {
 		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
 	}
-	return uint64(float64(info.Size) * pct / 100), nil
+	limit := uint64(float64(info.Size) * pct / 100)
+	// A limit of 0 would read as none; below one granule nothing fits.
+	if limit < max(info.Granule, 1) {
+		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
+	}
+	return limit, nil
 }
 
 // Allocation is one block of pool memory.
@@ -272,33 +279,69 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 	return Newf(ErrNotOwner, StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
 }
 
-// allocRegistry finds the allocation holding an address.
+// allocRegistry finds the allocation holding an address. A B-tree keyed by
+// base address keeps insert, remove and lookup O(log n), so allocation cost
+// does not grow with the number of live allocations.
 type allocRegistry struct {
 	mu   sync.RWMutex
-	list []*Allocation // sorted by Base
+	tree *btree.BTreeG[allocEntry]
+	hint btree.PathHint // last write's path: an alloc+free pair walks it twice
 }
 
-var allocs allocRegistry
+// allocEntry is a tree item: the key inline, so a lookup's pivot needs no
+// allocation.
+type allocEntry struct {
+	base uintptr
+	al   *Allocation
+}
+
+var allocs = allocRegistry{tree: btree.NewBTreeGOptions(func(a, b allocEntry) bool { return a.base < b.base }, btree.Options{NoLocks: true})}
 
 func (r *allocRegistry) insert(a *Allocation) {
 	r.mu.Lock()
-	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base >= a.Base })
-	r.list = append(r.list, nil)
-	copy(r.list[i+1:], r.list[i:])
-	r.list[i] = a
+	r.tree.SetHint(allocEntry{a.Base, a}, &r.hint)
 	r.mu.Unlock()
 }
 
 func (r *allocRegistry) remove(a *Allocation) {
 	r.mu.Lock()
-	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base >= a.Base })
-	for ; i < len(r.list) && r.list[i].Base == a.Base; i++ {
-		if r.list[i] == a {
-			r.list = append(r.list[:i], r.list[i+1:]...)
-			break
-		}
+	if e, ok := r.tree.DeleteHint(allocEntry{base: a.Base}, &r.hint); ok && e.al != a {
+		r.tree.SetHint(e, &r.hint) // not a's entry: put it back
 	}
 	r.mu.Unlock()
+}
+
+// find returns the allocation containing addr, or nil.
+func (r *allocRegistry) find(addr uintptr) *Allocation {
+	var a *Allocation
+	r.mu.RLock()
+	r.tree.Descend(allocEntry{base: addr}, func(e allocEntry) bool {
+		a = e.al
+		return false
+	})
+	r.mu.RUnlock()
+	if a != nil && (addr < a.Base+uintptr(a.cap) || (a.cap == 0 && addr == a.Base)) {
+		return a
+	}
+	return nil
+}
+
+func (r *allocRegistry) len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.tree.Len()
+}
+
+// all returns every live allocation, for ShutDown.
+func (r *allocRegistry) all() []*Allocation {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Allocation, 0, r.tree.Len())
+	r.tree.Scan(func(e allocEntry) bool {
+		out = append(out, e.al)
+		return true
+	})
+	return out
 }
 
 // CheckRange applies the rules every agent applies to memory a packet
@@ -337,24 +380,4 @@ func CheckPointer(agent *Agent, addr uintptr) (Status, error) {
 }
 
 // FindAllocation returns the live allocation containing addr, or nil.
-func FindAllocation(addr uintptr) *Allocation {
-	r := &allocs
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	i := sort.Search(len(r.list), func(i int) bool { return r.list[i].Base > addr })
-	if i == 0 {
-		return nil
-	}
-	a := r.list[i-1]
-	if addr < a.Base+uintptr(a.cap) || (a.cap == 0 && addr == a.Base) {
-		return a
-	}
-	return nil
-}
-
-// liveAllocations returns all allocations, for ShutDown.
-func (r *allocRegistry) all() []*Allocation {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return append([]*Allocation(nil), r.list...)
-}
+func FindAllocation(addr uintptr) *Allocation { return allocs.find(addr) }

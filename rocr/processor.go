@@ -13,8 +13,24 @@ import (
 
 // process is the packet processor of a soft queue: it does what a GPU's
 // command processor does, strictly in order.
-func (q *Queue) process() {
-	defer q.stopped()
+func (q *Queue) process() { q.processFrom() }
+
+// processFrom runs packets from the read index on. A kernel or host
+// callback that calls runtime.Goexit ends this goroutine while it holds
+// the executor: the deferred function fails that packet and a new
+// goroutine carries on, so the queue does not hang.
+func (q *Queue) processFrom() {
+	var id uint64
+	running := false // a packet is being executed
+	defer func() {
+		if running { // only runtime.Goexit in a kernel or callback gets here
+			q.exited(id)
+			q.execMu.Unlock()
+			go q.processFrom()
+			return
+		}
+		q.stopped()
+	}()
 	if b, ok := q.exec.(ThreadBinder); ok {
 		b.BindThread()
 	}
@@ -27,7 +43,7 @@ func (q *Queue) process() {
 		q.execMu.Lock()
 		// Submitters may have run packets inline: the read index, not a
 		// local count, says which packet is next.
-		id := q.LoadReadIndex()
+		id = q.LoadReadIndex()
 		slot := q.Slot(id)
 		word := atomic.LoadUint32((*uint32)(slot))
 		if aql.Header(word).Type() == aql.TypeInvalid {
@@ -56,7 +72,9 @@ func (q *Queue) process() {
 		if raceflag.Enabled {
 			q.published.Load()
 		}
+		running = true
 		q.execute(id, slot, aql.Header(word))
+		running = false
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 		atomic.StoreUint64(q.readIdx, id+1)
 		q.execMu.Unlock()
@@ -119,6 +137,12 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		}
 		q.goTraceEnd(gt, id, slot, h, start, err)
 	}
+	q.complete(id, slot, h, start, err)
+}
+
+// complete traces packet id and, unless the executor completes it
+// asynchronously, completes its signal with err.
+func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uint64, err error) {
 	if t := tracer.Load(); t != nil {
 		t.record(q, id, slot, h, start, Now(), err)
 	}

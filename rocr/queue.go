@@ -133,10 +133,7 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		for i := uint32(0); i < size; i++ {
 			*(*uint32)(At(base + uintptr(i)*aql.PacketSize)) = uint32(aql.TypeInvalid)
 		}
-		if q.doorbell, err = newSignal(-1); err != nil {
-			_ = Unmap(base, q.ringLen)
-			return nil, err
-		}
+		q.doorbell = newDoorbell(-1)
 	}
 	if err := q.allocKernargs(); err != nil {
 		q.release()
@@ -166,7 +163,10 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		go q.process()
 	}
-	a.rt.track(q)
+	if err := a.rt.track(q); err != nil {
+		_ = q.Destroy()
+		return nil, err
+	}
 	return q, nil
 }
 

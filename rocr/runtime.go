@@ -16,6 +16,8 @@ type rtState struct {
 	opened  map[string]error // why each driver did or did not open
 	mu      sync.Mutex
 	queues  map[*Queue]struct{}
+	// perAgent counts each agent's live queues, for QueuesMax.
+	perAgent map[*Agent]int
 }
 
 var state struct {
@@ -55,9 +57,12 @@ func Init() error {
 	if err != nil {
 		return err
 	}
+	if err := traceFromEnv(); err != nil {
+		_ = rt.close()
+		return err
+	}
 	state.rt = rt
 	state.refs = 1
-	traceFromEnv()
 	return nil
 }
 
@@ -87,7 +92,7 @@ func ShutDown() error {
 }
 
 func open() (*rtState, error) {
-	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}}
+	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}, perAgent: map[*Agent]int{}}
 	force := strings.TrimSpace(os.Getenv("HIPGO_DRIVER"))
 	registry.Lock()
 	drivers := append([]Driver(nil), registry.drivers...)
@@ -268,15 +273,25 @@ func DriverStatus() (map[string]error, error) {
 	return out, nil
 }
 
-func (rt *rtState) track(q *Queue) {
+// track counts a new queue against its agent's QueuesMax.
+func (rt *rtState) track(q *Queue) error {
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	a := q.agent
+	if limit := a.info.QueuesMax; limit > 0 && rt.perAgent[a] >= limit {
+		return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
+	}
 	rt.queues[q] = struct{}{}
-	rt.mu.Unlock()
+	rt.perAgent[a]++
+	return nil
 }
 
 func (rt *rtState) untrack(q *Queue) {
 	rt.mu.Lock()
-	delete(rt.queues, q)
+	if _, ok := rt.queues[q]; ok {
+		delete(rt.queues, q)
+		rt.perAgent[q.agent]--
+	}
 	rt.mu.Unlock()
 }
 

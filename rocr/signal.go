@@ -118,6 +118,10 @@ type signalTableT struct {
 
 var signalTable signalTableT
 
+// signalCapacity is how many signal records the table can index; tests
+// lower it.
+var signalCapacity uint64 = tableChunk * tableChunks
+
 // owns reports whether a is the address of a record in a signal slab.
 func (t *signalTableT) owns(a uintptr) bool {
 	p := t.slabSnap.Load()
@@ -165,8 +169,9 @@ func OnSignalMemory(f func(base, size uintptr) error) error {
 	return nil
 }
 
-// NewSignal creates a signal with an initial value. consumers are accepted
-// for API parity with hsa_signal_create and are not restricted.
+// NewSignal creates a signal with an initial value. When every signal the
+// table can index (16M) is live, it returns an error wrapping
+// ErrOutOfResources.
 func NewSignal(initial int64) (*Signal, error) {
 	if err := checkInit("signal create"); err != nil {
 		return nil, err
@@ -175,19 +180,32 @@ func NewSignal(initial int64) (*Signal, error) {
 }
 
 func newSignal(initial int64) (*Signal, error) {
-	t := &signalTable
+	r, chunk, err := signalTable.take()
+	if err != nil {
+		return nil, err
+	}
+	s := initSignal(r, initial)
+	chunk[r.index%tableChunk].Store(s)
+	return s, nil
+}
+
+// take pops a free record, mapping a new slab when none is left, and
+// returns it with the table chunk that indexes it.
+func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal], error) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.free) == 0 {
+		if t.next+uint64(signalsPerSlab) > signalCapacity {
+			return nil, nil, Errorf(StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
+		}
 		base, err := MapAnonymous(signalSlabBytes)
 		if err != nil {
-			t.mu.Unlock()
-			return nil, err
+			return nil, nil, err
 		}
 		for _, h := range slabHooks {
 			if err := h(base, signalSlabBytes); err != nil {
-				t.mu.Unlock()
 				_ = Unmap(base, signalSlabBytes)
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		t.slabs = append(t.slabs, base)
@@ -201,18 +219,17 @@ func newSignal(initial int64) (*Signal, error) {
 		}
 	}
 	r := t.free[len(t.free)-1]
-	t.free = t.free[:len(t.free)-1]
-	idx := r.index
-	chunk := t.chunks[idx/tableChunk].Load()
+	chunk := t.chunks[r.index/tableChunk].Load()
 	if chunk == nil {
-		if idx/tableChunk >= tableChunks {
-			t.mu.Unlock()
-			return nil, Errorf(StatusErrorOutOfResources, "signal create", "too many signals")
-		}
 		chunk = new([tableChunk]atomic.Pointer[Signal])
-		t.chunks[idx/tableChunk].Store(chunk)
+		t.chunks[r.index/tableChunk].Store(chunk)
 	}
-	t.mu.Unlock()
+	t.free = t.free[:len(t.free)-1]
+	return r, chunk, nil
+}
+
+// initSignal makes a live signal of record r.
+func initSignal(r *signalRecord, initial int64) *Signal {
 	s := &Signal{rec: r, handle: uint64(uintptr(unsafe.Pointer(r))), wake: make(chan struct{})}
 	// Each signal's versions start in a range of their own, so a new
 	// signal on a reused record never looks like its predecessor.
@@ -220,8 +237,19 @@ func newSignal(initial int64) (*Signal, error) {
 	atomic.StoreInt64(&r.value, initial)
 	r.startTS, r.endTS = 0, 0
 	atomic.StoreInt64(&r.kind, signalMagic)
-	chunk[idx%tableChunk].Store(s)
-	return s, nil
+	return s
+}
+
+// localIndex marks a record outside the table: a soft queue's doorbell.
+const localIndex = ^uint64(0)
+
+// newDoorbell makes a soft queue's doorbell. Its record lives in Go memory,
+// outside the table and unknown to SignalFromHandle: a producer that rings
+// a destroyed queue's doorbell late writes into memory nobody else uses,
+// and the garbage collector frees it, so doorbells need no table slot that
+// could never be recycled.
+func newDoorbell(initial int64) *Signal {
+	return initSignal(&signalRecord{index: localIndex}, initial)
 }
 
 // NewSignalWithBackend wraps a driver's signal.
@@ -581,6 +609,9 @@ func (s *Signal) destroy(recycle bool) error {
 	s.mu.Unlock()
 	r := s.rec
 	atomic.StoreInt64(&r.kind, 0)
+	if r.index == localIndex {
+		return nil
+	}
 	signalTable.chunks[r.index/tableChunk].Load()[r.index%tableChunk].Store(nil)
 	if !recycle {
 		return nil

@@ -1,7 +1,9 @@
 package rocr
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,14 +17,21 @@ import (
 // Tracer records every packet every queue processes, for a timeline in the
 // Chrome trace event format that Perfetto and chrome://tracing open
 // (HIPGO_TRACE=trace.json). Packets that wait on a signal are linked by a
-// flow arrow to the packet that completed it.
+// flow arrow to the packet that completed it. A StartTrace tracer keeps its
+// events in memory for WriteTo; HIPGO_TRACE's streams them to its file.
 type Tracer struct {
 	mu     sync.Mutex
 	events []traceEvent
-	names  map[[2]uint64]string // (pid, tid) → name
-	pids   map[string]uint64
-	last   map[uint64]flowEnd // completion signal → the packet that last completed it
-	nextID uint64
+	// stream, when set, receives each event as it is recorded instead of
+	// events (HIPGO_TRACE): a long run's trace costs no memory.
+	stream    *bufio.Writer
+	file      *os.File
+	streamed  int // events written so far
+	streamErr error
+	names     map[[2]uint64]string // (pid, tid) → name
+	pids      map[string]uint64
+	last      map[uint64]flowEnd // completion signal → the packet that last completed it
+	nextID    uint64
 }
 
 type traceEvent struct {
@@ -48,9 +57,13 @@ var tracer atomic.Pointer[Tracer]
 // StartTrace begins recording into a new Tracer, which it returns; packets
 // processed from now on are recorded until StopTrace.
 func StartTrace() *Tracer {
-	t := &Tracer{names: map[[2]uint64]string{}, pids: map[string]uint64{}, last: map[uint64]flowEnd{}}
+	t := newTracer()
 	tracer.Store(t)
 	return t
+}
+
+func newTracer() *Tracer {
+	return &Tracer{names: map[[2]uint64]string{}, pids: map[string]uint64{}, last: map[uint64]flowEnd{}}
 }
 
 // StopTrace stops recording and returns the tracer that was active.
@@ -59,24 +72,55 @@ func StopTrace() *Tracer { return tracer.Swap(nil) }
 // traceEnvFile is HIPGO_TRACE's file, if tracing was started from it.
 var traceEnvFile string
 
-func traceFromEnv() {
-	if f := os.Getenv("HIPGO_TRACE"); f != "" {
-		traceEnvFile = f
-		StartTrace()
+// traceFromEnv starts a trace streamed to HIPGO_TRACE's file.
+func traceFromEnv() error {
+	name := os.Getenv("HIPGO_TRACE")
+	if name == "" {
+		return nil
 	}
+	f, err := os.Create(name)
+	if err != nil {
+		return Errorf(StatusErrorInvalidFile, "trace", "HIPGO_TRACE: %w", err)
+	}
+	t := newTracer()
+	t.file, t.stream = f, bufio.NewWriterSize(f, 64<<10)
+	if _, err := t.stream.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`); err != nil {
+		_ = f.Close()
+		return Errorf(StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
+	}
+	traceEnvFile = name
+	tracer.Store(t)
+	return nil
 }
 
+// traceFlush ends HIPGO_TRACE's trace: the names of agents and queues, the
+// closing brackets, and the file closed.
 func traceFlush() error {
 	if traceEnvFile == "" {
 		return nil
 	}
 	t := StopTrace()
-	f := traceEnvFile
+	name := traceEnvFile
 	traceEnvFile = ""
-	if t == nil {
+	if t == nil || t.stream == nil {
 		return nil
 	}
-	return t.WriteFile(f)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.metadata() {
+		t.emit(ev)
+	}
+	if t.streamErr == nil {
+		_, t.streamErr = t.stream.WriteString("\n]}\n")
+	}
+	if t.streamErr == nil {
+		t.streamErr = t.stream.Flush()
+	}
+	err := errors.Join(t.streamErr, t.file.Close())
+	if err != nil {
+		return Errorf(StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
+	}
+	return nil
 }
 
 func us(ns uint64) float64 { return float64(ns) / 1e3 }
@@ -149,27 +193,61 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 	for _, dsig := range deps {
 		if from, ok := t.last[dsig]; ok {
 			t.nextID++
-			t.events = append(t.events,
-				traceEvent{Name: "dependency", Cat: "flow", Ph: "s", TS: from.ts, PID: from.pid, TID: from.tid, ID: t.nextID},
-				traceEvent{Name: "dependency", Cat: "flow", Ph: "f", BP: "e", TS: ev.TS, PID: pid, TID: q.id, ID: t.nextID})
+			t.emit(traceEvent{Name: "dependency", Cat: "flow", Ph: "s", TS: from.ts, PID: from.pid, TID: from.tid, ID: t.nextID})
+			t.emit(traceEvent{Name: "dependency", Cat: "flow", Ph: "f", BP: "e", TS: ev.TS, PID: pid, TID: q.id, ID: t.nextID})
 		}
 	}
 	if completion != 0 {
 		t.last[completion] = flowEnd{pid, q.id, us(end)}
 	}
-	t.events = append(t.events, ev)
+	t.emit(ev)
 }
 
-// WriteTo writes the trace as Chrome trace event JSON.
-func (t *Tracer) WriteTo(w io.Writer) (int64, error) {
-	t.mu.Lock()
-	evs := append([]traceEvent(nil), t.events...)
+// emit keeps an event, or writes it to the stream; t.mu is held. The first
+// write error stops the stream and is reported by ShutDown.
+func (t *Tracer) emit(ev traceEvent) {
+	if t.stream == nil {
+		t.events = append(t.events, ev)
+		return
+	}
+	if t.streamErr != nil {
+		return
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.streamErr = err
+		return
+	}
+	sep := ",\n"
+	if t.streamed == 0 {
+		sep = "\n"
+	}
+	t.streamed++
+	if _, err := t.stream.WriteString(sep); err != nil {
+		t.streamErr = err
+		return
+	}
+	if _, err := t.stream.Write(b); err != nil {
+		t.streamErr = err
+	}
+}
+
+// metadata names the agents (processes) and queues (threads); t.mu is held.
+func (t *Tracer) metadata() []traceEvent {
+	var evs []traceEvent
 	for name, pid := range t.pids {
 		evs = append(evs, traceEvent{Name: "process_name", Ph: "M", PID: pid, Args: map[string]any{"name": "agent " + name}})
 	}
 	for k, name := range t.names {
 		evs = append(evs, traceEvent{Name: "thread_name", Ph: "M", PID: k[0], TID: k[1], Args: map[string]any{"name": name}})
 	}
+	return evs
+}
+
+// WriteTo writes the trace as Chrome trace event JSON.
+func (t *Tracer) WriteTo(w io.Writer) (int64, error) {
+	t.mu.Lock()
+	evs := append(append([]traceEvent(nil), t.events...), t.metadata()...)
 	t.mu.Unlock()
 	b, err := json.Marshal(struct {
 		TraceEvents     []traceEvent `json:"traceEvents"`

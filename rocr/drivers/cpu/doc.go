@@ -15,4 +15,12 @@
 // does not silently read stale data on a real GPU.
 //
 // HIPGO_CPU_AGENTS=N configures N agents (default 1) for multi-device code.
+//
+// HIPGO_STRICT_PTR=1 (read when a queue is created) checks every access a
+// kernel makes through a rocr.Ptr against the allocations its pointer
+// arguments point into, not only against the agent's live allocations: a
+// pointer a kernel computes into a buffer it was not given (one past its
+// argument's end, or read from memory) fails the dispatch with an aperture
+// violation (gpu.ErrIllegalAddress). Accesses that hit the per-group cache
+// of checked ranges cost the same in both modes.
 package cpu

@@ -102,7 +102,19 @@ func (a *agent) Info() rocr.AgentInfo {
 
 func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
 
-func (a *agent) Close() error { return nil }
+// Close gives the pools' memory back to the system: ShutDown calls it after
+// freeing every allocation.
+func (a *agent) Close() error {
+	var first error
+	for _, p := range a.pools {
+		if p, ok := p.(*pool); ok {
+			if err := p.heap.close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
 
 func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	if code.Kind != rocr.CodeGo {

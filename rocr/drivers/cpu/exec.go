@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,14 +61,26 @@ func stopWorkers() {
 }
 
 func (p *workerPool) loop() {
-	defer p.wg.Done()
+	var j *job
+	defer func() {
+		// Only runtime.Goexit in a kernel ends a worker with a job in hand
+		// (a panic is recovered per chunk): let the job go on without it,
+		// and put a fresh worker in its place.
+		if j != nil {
+			j.leave()
+			go p.loop()
+			return
+		}
+		p.wg.Done()
+	}()
 	g := &Group{}
-	for j := range p.ch {
+	for j = range p.ch {
 		if j.claim() {
 			j.work(g)
 			j.leave()
 		}
 	}
+	j = nil
 }
 
 // job is one kernel dispatch being run.
@@ -97,6 +110,21 @@ type job struct {
 	queue    *rocr.Queue
 	deadline uint64
 	canceled atomic.Bool
+
+	// strict (HIPGO_STRICT_PTR=1): every access must fall in an allocation
+	// one of the kernel's pointer arguments points into (allowed).
+	strict  bool
+	allowed []*rocr.Allocation
+}
+
+// allows reports whether strict mode lets the kernel touch a.
+func (j *job) allows(a *rocr.Allocation) bool {
+	for _, x := range j.allowed {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -191,29 +219,43 @@ func (j *job) work(g *Group) {
 }
 
 func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			var err error
-			switch e := r.(type) {
-			case *AccessError:
-				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", e)
-			case error:
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
-			default:
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
-			}
-			j.failed.CompareAndSwap(nil, &err)
-			ok = false
+		r := recover()
+		if r == nil && returned {
+			return
 		}
+		var err error
+		switch e := r.(type) {
+		case nil:
+			// recover gives nil only under runtime.Goexit: the goroutine
+			// ends whatever happens here, so stop the job for its owner.
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
+			j.next.Store(j.total)
+		case error:
+			if rocr.IsNilValue(e) {
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
+			} else if ae, isAccess := e.(*AccessError); isAccess {
+				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
+			} else {
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
+			}
+		default:
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
+		}
+		j.failed.CompareAndSwap(nil, &err)
+		ok = false
 	}()
 	c0, c1 := int64(j.count[0]), int64(j.count[1])
 	for i := lo; i < hi; i++ {
 		g.ID = [3]int{int(i % c0), int(i / c0 % c1), int(i / (c0 * c1))}
 		j.k.run(g, j.kernarg)
 		if j.canceled.Load() {
+			returned = true
 			return false
 		}
 	}
+	returned = true
 	return true
 }
 
@@ -224,6 +266,7 @@ type executor struct {
 	job     job
 	g       Group
 	timeout atomic.Int64 // per-dispatch bound in nanoseconds, 0: none
+	strict  bool         // HIPGO_STRICT_PTR
 }
 
 func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
@@ -235,7 +278,15 @@ func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		}
 		timeout = d
 	}
-	e := &executor{agent: q.Agent(), pool: startWorkers()}
+	var strict bool
+	if v := strings.TrimSpace(os.Getenv("HIPGO_STRICT_PTR")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
+		}
+		strict = b
+	}
+	e := &executor{agent: q.Agent(), pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
 	return e, nil
 }
@@ -271,6 +322,8 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if p.GroupSegmentSize < k.groupMem {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
+	j := &e.job
+	j.strict, j.allowed = e.strict, j.allowed[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
@@ -289,9 +342,11 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
 				return rocr.Errorf(st, "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
 			}
+			if j.strict {
+				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
+			}
 		}
 	}
-	j := &e.job
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
 	j.size, j.grid = size, grid
 	var count [3]int
@@ -338,8 +393,18 @@ send:
 			break send // every worker is busy: run with fewer
 		}
 	}
+	// A kernel that calls runtime.Goexit on this goroutine ends it; the
+	// helpers still running the job must be gone before the queue's
+	// processor carries on without it (and reuses e.job).
+	done := false
+	defer func() {
+		if !done {
+			j.revoke()
+		}
+	}()
 	j.work(&e.g)
 	j.revoke()
+	done = true
 	if p := j.failed.Load(); p != nil {
 		return *p
 	}
@@ -433,7 +498,11 @@ func runCallback(f func() error) (err error) {
 			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
 		}
 	}()
-	return f()
+	err = f()
+	if rocr.IsNilValue(err) {
+		return rocr.Errorf(rocr.StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
+	}
+	return err
 }
 
 func fill(b []byte, pattern uint64, es int) {

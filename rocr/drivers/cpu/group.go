@@ -124,6 +124,11 @@ func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
 	if err != nil {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: err.Error(), Err: err})
 	}
+	// Only here, off the cached fast path: what the cache holds passed it.
+	if j := g.job; j != nil && j.strict && !j.allows(a) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+			Msg: fmt.Sprintf("access [%#x, %#x) is in %s, which none of the kernel's pointer arguments points into (HIPGO_STRICT_PTR=1)", addr, addr+size, a)})
+	}
 	g.cache[g.next] = viewRange{a.Base, a.Base + a.Size}
 	g.next = (g.next + 1) % len(g.cache)
 	return rocr.At(addr)

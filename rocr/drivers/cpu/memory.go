@@ -11,10 +11,11 @@ import (
 // from power-of-two size classes carved out of 4 MiB chunks and are reused;
 // large ones are mapped and unmapped one by one.
 type heap struct {
-	mu    sync.Mutex
-	free  [numClasses][]uintptr
-	chunk uintptr // current chunk's next free byte
-	left  uintptr
+	mu     sync.Mutex
+	free   [numClasses][]uintptr
+	chunk  uintptr // current chunk's next free byte
+	left   uintptr
+	chunks []uintptr // every chunk mapped, unmapped by close
 }
 
 const (
@@ -50,6 +51,7 @@ func (h *heap) alloc(size uint64) (uintptr, error) {
 			return 0, err
 		}
 		h.chunk, h.left = base, chunkBytes
+		h.chunks = append(h.chunks, base)
 	}
 	p := h.chunk
 	h.chunk += bs
@@ -66,6 +68,22 @@ func (h *heap) release(p uintptr, size uint64) error {
 	h.free[c] = append(h.free[c], p)
 	h.mu.Unlock()
 	return nil
+}
+
+// close unmaps every chunk: the runtime is shutting down and every block
+// was freed. A second close does nothing (the host pool is every agent's).
+func (h *heap) close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var first error
+	for _, c := range h.chunks {
+		if err := rocr.Unmap(c, chunkBytes); err != nil && first == nil {
+			first = err
+		}
+	}
+	h.chunks, h.chunk, h.left = nil, 0, 0
+	h.free = [numClasses][]uintptr{}
+	return first
 }
 
 // pool is one of the agent's memory pools.

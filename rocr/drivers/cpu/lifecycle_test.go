@@ -1,0 +1,77 @@
+package cpu_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// vmSize is the process's mapped address space in bytes.
+func vmSize(t testing.TB) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmSize:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			require.NoError(t, err)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmSize in /proc/self/status")
+	return 0
+}
+
+// Init/ShutDown cycles that use every pool and a queue give their address
+// space back: 300 cycles map no more than a few MiB for good.
+func TestInitShutdownKeepsAddressSpace(t *testing.T) {
+	t.Setenv("HIPGO_DRIVER", "cpu")
+	t.Setenv("HIPGO_CPU_AGENTS", "2")
+	cycle := func() {
+		require.NoError(t, rocr.Init())
+		ags, err := rocr.Agents()
+		require.NoError(t, err)
+		for _, a := range ags {
+			for _, flags := range []rocr.GlobalFlag{rocr.FlagCoarseGrained, rocr.FlagFineGrained, rocr.FlagKernargInit} {
+				p, err := a.Pool(rocr.SegmentGlobal, flags)
+				require.NoError(t, err)
+				for _, n := range []uint64{256, 64 << 10, 2 << 20} {
+					al, err := p.Allocate(n)
+					require.NoError(t, err)
+					rocr.Bytes(al.Base, al.Size)[n-1] = 1 // touch it
+					require.NoError(t, al.Free())
+				}
+			}
+			q, err := a.CreateQueue(64, rocr.QueueMulti, nil)
+			require.NoError(t, err)
+			require.NoError(t, q.Destroy())
+		}
+		require.NoError(t, rocr.ShutDown())
+	}
+	for range 5 { // warm up
+		cycle()
+	}
+	before := vmSize(t)
+	const cycles = 300
+	for range cycles {
+		cycle()
+	}
+	grew := int64(vmSize(t)) - int64(before)
+	t.Logf("VmSize grew %d KiB over %d Init/ShutDown cycles", grew>>10, cycles)
+	// Before the chunks were unmapped, 300 cycles kept 6000 MiB; the race
+	// detector's own shadow mappings grow some on their own.
+	bound := int64(64 << 20)
+	if raceflag.Enabled {
+		bound = 512 << 20
+	}
+	assert.Less(t, grew, bound, "%d Init/ShutDown cycles left %d MiB mapped", cycles, grew>>20)
+}

@@ -1,0 +1,26 @@
+package rocr_test
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Errorf with a typed-nil cause neither panics nor keeps a cause whose
+// methods panic.
+func TestErrorfTypedNilCause(t *testing.T) {
+	var pe *fs.PathError
+	var err error
+	require.NotPanics(t, func() { err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked: %w", pe) })
+	require.Error(t, err)
+	assert.NotPanics(t, func() { _ = err.Error(); _ = errors.Is(err, fs.ErrNotExist) })
+	assert.ErrorIs(t, err, rocr.ErrKernelFailed)
+	assert.True(t, rocr.IsNilValue(pe))
+	assert.False(t, rocr.IsNilValue(nil))
+	assert.False(t, rocr.IsNilValue(fs.ErrNotExist))
+}

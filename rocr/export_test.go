@@ -1,0 +1,36 @@
+package rocr
+
+// Hooks for rocr_test.
+
+// SignalSlabs is the number of mapped signal slabs.
+func SignalSlabs() int {
+	signalTable.mu.Lock()
+	defer signalTable.mu.Unlock()
+	return len(signalTable.slabs)
+}
+
+// SetSignalCapacity lowers the signal table's capacity to the signals
+// created so far plus n slabs' worth, and returns a func that restores it.
+func SetSignalCapacity(slabs int) (restore func()) {
+	signalTable.mu.Lock()
+	defer signalTable.mu.Unlock()
+	old := signalCapacity
+	signalCapacity = signalTable.next + uint64(slabs*signalsPerSlab)
+	return func() {
+		signalTable.mu.Lock()
+		defer signalTable.mu.Unlock()
+		signalCapacity = old
+	}
+}
+
+// TraceBuffered is the number of trace events the active tracer holds in
+// memory.
+func TraceBuffered() int {
+	t := tracer.Load()
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.events)
+}
