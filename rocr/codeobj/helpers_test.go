@@ -143,9 +143,6 @@ func parseELF(b []byte) (*CodeObject, error)     { return newParser(len(b), Limi
 func parsePTX(b []byte) (*CodeObject, error)     { return newParser(len(b), Limits{}).ptx(b) }
 func decodeMetadata(b []byte) (*metadata, error) { return newParser(len(b), Limits{}).metadata(b) }
 func openELF(b []byte) (*elfFile, error)         { return newParser(len(b), Limits{}).openELF(b) }
-func parseBundles(b []byte, depth int) ([]*CodeObject, error) {
-	return newParser(len(b), Limits{}).bundles(b, depth)
-}
 func decompressBundle(b []byte, base int64) ([]byte, int, error) {
 	return newParser(len(b), Limits{}).decompress(b, base)
 }
