@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,11 +90,23 @@ type named struct {
 	b    []byte
 }
 
+// maxLibraryDepth bounds Libraries nested in Libraries; real ones nest one
+// or two deep.
+const maxLibraryDepth = 16
+
+// libraryKey identifies a Library by its elements, so that one holding
+// itself (directly or through others) is found before it recurses.
+type libraryKey struct {
+	first *any
+	n     int
+}
+
 // pick finds the code for dev's target in src.
 func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 	const op = "module load"
 	want := dev.Target()
 	var have []string
+	var open []libraryKey // the Libraries being searched, outermost first
 	var try func(src any, name string) (*rocr.Code, error)
 	try = func(src any, name string) (*rocr.Code, error) {
 		switch s := src.(type) {
@@ -110,6 +123,18 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			}
 			return nil, nil
 		case Library:
+			if len(s) == 0 {
+				return nil, nil
+			}
+			key := libraryKey{&s[0], len(s)}
+			if slices.Contains(open, key) {
+				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "library contains itself")
+			}
+			if len(open) >= maxLibraryDepth {
+				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "libraries nested more than %d deep", maxLibraryDepth)
+			}
+			open = append(open, key)
+			defer func() { open = open[:len(open)-1] }()
 			for _, x := range s {
 				c, err := try(x, name)
 				if c != nil || err != nil {
@@ -134,7 +159,10 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			if s == nil {
 				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
 			}
-			for _, o := range s.Objects {
+			for i, o := range s.Objects {
+				if o == nil {
+					return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "spec object %d is nil", i)
+				}
 				have = append(have, entryLabel(o))
 			}
 			if !strings.HasPrefix(want, "gfx") && !strings.HasPrefix(want, "sm_") {

@@ -2,11 +2,15 @@ package codeobj
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"crypto/md5"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -15,16 +19,13 @@ const (
 	bundleMagic = "__CLANG_OFFLOAD_BUNDLE__"
 	ccobMagic   = "CCOB"
 	hipfMagic   = 0x48495046 // "HIPF" read little-endian
-	// maxDecompressed caps what one compressed bundle may expand to.
-	maxDecompressed = 1 << 31
-	maxRatio        = 10000
 	// maxNesting bounds bundles inside compressed bundles inside host ELFs.
 	maxNesting = 4
 )
 
 // parseBundles parses one or more offload bundles, compressed or not,
 // laid end to end (as a linked .hip_fatbin may hold them).
-func parseBundles(b []byte, depth int) ([]*CodeObject, error) {
+func (p *parser) bundles(b []byte, depth int) ([]*CodeObject, error) {
 	if depth > maxNesting {
 		return nil, errorf("bundle", 0, "nested more than %d deep", maxNesting)
 	}
@@ -37,15 +38,20 @@ func parseBundles(b []byte, depth int) ([]*CodeObject, error) {
 		var err error
 		switch {
 		case bytes.HasPrefix(rest, []byte(bundleMagic)):
-			got, n, err = parseBundle(rest, int64(pos))
+			got, n, err = p.bundle(rest, int64(pos))
 		case bytes.HasPrefix(rest, []byte(ccobMagic)):
 			var inner []byte
-			inner, n, err = decompressBundle(rest, int64(pos))
+			inner, n, err = p.decompress(rest, int64(pos))
 			if err == nil {
 				if !bytes.HasPrefix(inner, []byte(bundleMagic)) {
 					return nil, errorf("compressed bundle", int64(pos), "does not hold an offload bundle")
 				}
-				got, _, err = parseBundle(inner, 0)
+				got, _, err = p.bundle(inner, 0)
+			}
+			// Each object keeps only its own bytes, not the whole
+			// inflated bundle.
+			for _, o := range got {
+				o.Image = bytes.Clone(o.Image)
 			}
 		case pos > 0 && allZero(rest):
 			return objs, nil // padding after the last bundle
@@ -56,6 +62,9 @@ func parseBundles(b []byte, depth int) ([]*CodeObject, error) {
 			return nil, errorf("bundle", int64(pos), "unexpected bytes % x after a bundle", rest[:min(8, len(rest))])
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := p.spend("bundle", int64(pos), len(got)*int(unsafe.Sizeof(objs[0]))*2); err != nil {
 			return nil, err
 		}
 		objs = append(objs, got...)
@@ -77,9 +86,16 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// parseBundle parses an uncompressed bundle at the start of b and returns
-// its code objects and the number of bytes it spans.
-func parseBundle(b []byte, base int64) ([]*CodeObject, int, error) {
+// bundleEntry is one entry header of an offload bundle.
+type bundleEntry struct {
+	off, size uint64
+	id        string
+	at        uint64 // where its header is
+}
+
+// bundle parses an uncompressed bundle at the start of b and returns its
+// code objects and the number of bytes it spans.
+func (p *parser) bundle(b []byte, base int64) ([]*CodeObject, int, error) {
 	const hdr = len(bundleMagic) + 8
 	if len(b) < hdr {
 		return nil, 0, errorf("bundle header", base, "truncated")
@@ -89,33 +105,57 @@ func parseBundle(b []byte, base int64) ([]*CodeObject, int, error) {
 	if count > uint64(len(b)-hdr)/24 {
 		return nil, 0, errorf("bundle header", base+int64(len(bundleMagic)), "%d entries cannot fit in %d bytes", count, len(b))
 	}
+	entries, err := alloc[bundleEntry](p, int(count), "bundle header", base)
+	if err != nil {
+		return nil, 0, err
+	}
 	end := uint64(hdr)
 	pos := uint64(hdr)
-	var objs []*CodeObject
-	for i := uint64(0); i < count; i++ {
-		where := fmt.Sprintf("bundle entry %d", i)
+	for i := range count {
 		h, ok := sub(b, pos, 24)
 		if !ok {
-			return nil, 0, errorf(where, base+int64(pos), "truncated entry header")
+			return nil, 0, errorf(fmt.Sprintf("bundle entry %d", i), base+int64(pos), "truncated entry header")
 		}
-		off, size, idLen := le.Uint64(h), le.Uint64(h[8:]), le.Uint64(h[16:])
+		e := bundleEntry{off: le.Uint64(h), size: le.Uint64(h[8:]), at: pos}
+		idLen := le.Uint64(h[16:])
 		idb, ok := sub(b, pos+24, idLen)
 		if !ok {
-			return nil, 0, errorf(where, base+int64(pos)+24, "ID of %d bytes runs past the end", idLen)
+			return nil, 0, errorf(fmt.Sprintf("bundle entry %d", i), base+int64(pos)+24, "ID of %d bytes runs past the end", idLen)
 		}
-		id := string(idb)
-		where += " " + id
+		e.id = string(idb)
 		pos += 24 + idLen
 		end = max(end, pos)
-		data, ok := sub(b, off, size)
-		if !ok {
-			return nil, 0, errorf(where, base+int64(pos), "code object at %#x, %d bytes, runs past the end (%d bytes)", off, size, len(b))
+		if _, ok := sub(b, e.off, e.size); !ok {
+			return nil, 0, errorf(fmt.Sprintf("bundle entry %d %s", i, shorten(e.id)), base+int64(pos), "code object at %#x, %d bytes, runs past the end (%d bytes)", e.off, e.size, len(b))
 		}
-		end = max(end, off+size)
-		if size == 0 || strings.HasPrefix(id, "host-") {
+		end = max(end, e.off+e.size)
+		entries = append(entries, e)
+	}
+	// Entries share no bytes: one code object read for every entry
+	// pointing at it would cost the input's size times their number.
+	order, err := alloc[int](p, len(entries), "bundle header", base)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range entries {
+		if entries[i].size != 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(entries[x].off, entries[y].off) })
+	for n := 1; n < len(order); n++ {
+		a, c := &entries[order[n-1]], &entries[order[n]]
+		if c.off < a.off+a.size {
+			return nil, 0, errorf(fmt.Sprintf("bundle entry %d %s", order[n], shorten(c.id)), base+int64(c.at), "code object at %#x overlaps entry %d's (%#x, %d bytes)", c.off, order[n-1], a.off, a.size)
+		}
+	}
+	var objs []*CodeObject
+	for i := range entries {
+		e := &entries[i]
+		if e.size == 0 || strings.HasPrefix(e.id, "host-") {
 			continue
 		}
-		o, err := parseEntry(data, id, base+int64(off))
+		o, err := p.entry(b[e.off:e.off+e.size], e.id, base+int64(e.off))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -126,22 +166,22 @@ func parseBundle(b []byte, base int64) ([]*CodeObject, int, error) {
 	return objs, int(end), nil
 }
 
-// parseEntry parses one bundle entry; entries for other offload kinds or
+// entry parses one bundle entry; entries for other offload kinds or
 // devices are skipped (nil, nil).
-func parseEntry(data []byte, id string, off int64) (*CodeObject, error) {
+func (p *parser) entry(data []byte, id string, off int64) (*CodeObject, error) {
 	kind, triple, _ := strings.Cut(id, "-")
 	switch {
 	case strings.HasPrefix(triple, Triple) && bytes.HasPrefix(data, []byte(elfMagic)):
-		o, err := parseELF(data)
+		o, err := p.elf(data)
 		if err != nil {
-			return nil, fmt.Errorf("bundle entry %s at offset %#x: %w", id, off, err)
+			return nil, fmt.Errorf("bundle entry %s at offset %#x: %w", shorten(id), off, err)
 		}
 		o.BundleEntry = id
 		return o, nil
 	case (kind == "cuda" || kind == "hip" || kind == "hipv4") && looksLikePTX(data):
-		o, err := parsePTX(data)
+		o, err := p.ptx(data)
 		if err != nil {
-			return nil, fmt.Errorf("bundle entry %s at offset %#x: %w", id, off, err)
+			return nil, fmt.Errorf("bundle entry %s at offset %#x: %w", shorten(id), off, err)
 		}
 		o.BundleEntry = id
 		return o, nil
@@ -149,9 +189,9 @@ func parseEntry(data []byte, id string, off int64) (*CodeObject, error) {
 	return nil, nil
 }
 
-// decompressBundle expands a CCOB compressed bundle (header versions 1-3)
-// and returns the inner bytes and the bytes the compressed bundle spans.
-func decompressBundle(b []byte, base int64) ([]byte, int, error) {
+// decompress expands a CCOB compressed bundle (header versions 1-3) and
+// returns the inner bytes and the bytes the compressed bundle spans.
+func (p *parser) decompress(b []byte, base int64) ([]byte, int, error) {
 	const where = "compressed bundle header"
 	if len(b) < 8 {
 		return nil, 0, errorf(where, base, "truncated")
@@ -184,14 +224,14 @@ func decompressBundle(b []byte, base int64) ([]byte, int, error) {
 	if fileSize < uint64(hdr) || fileSize > uint64(len(b)) {
 		return nil, 0, errorf(where, base+8, "total size %d outside %d..%d", fileSize, hdr, len(b))
 	}
-	if rawSize > maxDecompressed {
-		return nil, 0, errorf(where, base+8, "uncompressed size %d over the %d limit", rawSize, maxDecompressed)
+	if err := p.inflate(where, base+8, rawSize); err != nil {
+		return nil, 0, err
 	}
 	payload := b[hdr:fileSize]
 	// Code objects compress by tens, not thousands: a bigger claim is a
 	// bomb, refused before any work.
 	if rawSize > 1<<20 && rawSize/uint64(max(len(payload), 1)) > maxRatio {
-		return nil, 0, errorf(where, base+8, "uncompressed size %d from %d bytes exceeds a %d:1 ratio", rawSize, len(payload), maxRatio)
+		return nil, 0, errorf(where, base+8, "uncompressed size %d from %d bytes exceeds the limit of a %d:1 ratio", rawSize, len(payload), maxRatio)
 	}
 	var r io.Reader
 	switch method {
@@ -202,7 +242,7 @@ func decompressBundle(b []byte, base int64) ([]byte, int, error) {
 		}
 		r = zr
 	case 1:
-		zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1),
+		zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxMemory(max(rawSize, 1<<20)))
 		if err != nil {
 			return nil, 0, errorf("compressed bundle (zstd)", base+int64(hdr), "%v", err)
@@ -212,26 +252,31 @@ func decompressBundle(b []byte, base int64) ([]byte, int, error) {
 	default:
 		return nil, 0, errorf(where, base+6, "compression method %d, want 0 (zlib) or 1 (zstd)", method)
 	}
-	// Grow with the data actually produced, never by the header's claim.
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(r, int64(rawSize)+1))
+	// The claim is within the limits: allocate it once, and read no
+	// further than it.
+	out := make([]byte, rawSize)
+	n, err := io.ReadFull(r, out)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return nil, 0, errorf("compressed bundle", base+int64(hdr), "expanded to %d bytes, header says %d", n, rawSize)
+	}
 	if err != nil {
 		return nil, 0, errorf("compressed bundle", base+int64(hdr), "decompress: %v", err)
 	}
-	if uint64(n) != rawSize {
-		return nil, 0, errorf("compressed bundle", base+int64(hdr), "expanded to %d bytes, header says %d", n, rawSize)
+	var more [1]byte
+	if n, _ := io.ReadFull(r, more[:]); n != 0 {
+		return nil, 0, errorf("compressed bundle", base+int64(hdr), "expands past the %d bytes its header says", rawSize)
 	}
-	sum := md5.Sum(out.Bytes())
+	sum := md5.Sum(out)
 	if got := le.Uint64(sum[:8]); got != hash {
 		return nil, 0, errorf(where, base+int64(hdr)-8, "hash %#016x, contents hash to %#016x", hash, got)
 	}
-	return out.Bytes(), int(fileSize), nil
+	return out, int(fileSize), nil
 }
 
 // parseHostELF finds the device code in a host object or executable: the
 // .hip_fatbin section, or what .hipFatBinSegment's wrapper points at.
-func parseHostELF(b []byte) ([]*CodeObject, error) {
-	f, err := openELF(b)
+func (p *parser) hostELF(b []byte) ([]*CodeObject, error) {
+	f, err := p.openELF(b)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +285,7 @@ func parseHostELF(b []byte) ([]*CodeObject, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := parseBundles(d, 1)
+		objs, err := p.bundles(d, 1)
 		if err != nil {
 			return nil, fmt.Errorf("section .hip_fatbin at offset %#x: %w", s.off, err)
 		}
@@ -264,7 +309,7 @@ func parseHostELF(b []byte) ([]*CodeObject, error) {
 			if err != nil {
 				return nil, err
 			}
-			return parseBundles(td[ptr-t.addr:], 1)
+			return p.bundles(td[ptr-t.addr:], 1)
 		}
 		return nil, errorf("section .hipFatBinSegment", int64(s.off)+8, "wrapper points at %#x, inside no section", ptr)
 	}
@@ -275,7 +320,7 @@ func parseHostELF(b []byte) ([]*CodeObject, error) {
 // version, pointer to the bundle, reserved. Without the host image the
 // pointer can only be followed when it is an offset into b, as in a
 // section dump whose addresses start at zero.
-func parseFatbinWrapper(b []byte) ([]*CodeObject, error) {
+func (p *parser) fatbinWrapper(b []byte) ([]*CodeObject, error) {
 	if len(b) < 24 {
 		return nil, errorf("HIP fat binary wrapper", 0, "truncated: %d bytes, need 24", len(b))
 	}
@@ -284,7 +329,7 @@ func parseFatbinWrapper(b []byte) ([]*CodeObject, error) {
 	}
 	ptr := le.Uint64(b[8:])
 	if ptr >= 24 && ptr < uint64(len(b)) {
-		return parseBundles(b[ptr:], 1)
+		return p.bundles(b[ptr:], 1)
 	}
 	return nil, errorf("HIP fat binary wrapper", 8, "points at address %#x outside the %d bytes given; parse the host ELF or its .hip_fatbin section instead", ptr, len(b))
 }

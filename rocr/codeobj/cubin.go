@@ -1,6 +1,7 @@
 package codeobj
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,10 +78,10 @@ func nvAttrs(d []byte, where string) ([]nvAttr, error) {
 	return out, nil
 }
 
-// parseCubin reads an NVIDIA cubin: its SM from e_flags and every kernel
+// cubin reads an NVIDIA cubin: its SM from e_flags and every kernel
 // (each .nv.info.NAME section) with its parameter layout.
-func parseCubin(b []byte) (*CodeObject, error) {
-	f, err := openELF(b)
+func (p *parser) cubin(b []byte) (*CodeObject, error) {
+	f, err := p.openELF(b)
 	if err != nil {
 		return nil, err
 	}
@@ -311,4 +312,16 @@ func (f *elfFile) symbolName(i uint32) (string, error) {
 		return name, nil
 	}
 	return "", nil
+}
+
+// cstring reads the NUL-terminated string at off in a string table.
+func cstring(b []byte, off uint64) (string, bool) {
+	if off >= uint64(len(b)) {
+		return "", off == 0 && len(b) == 0
+	}
+	rest := b[off:]
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		return string(rest[:i]), true
+	}
+	return "", false
 }

@@ -31,14 +31,31 @@
 // Errors: malformed input gives a *FormatError naming the structure and
 // byte offset at fault; it matches ErrFormat with errors.Is. Parse never
 // panics, never reads outside its input and never allocates in proportion
-// to a length field it has not checked against the input's size; the fuzz
-// targets in this package hold it to that.
+// to a length field it has not checked against the input's size.
+//
+// Cost: Parse's time and memory are bounded by its input's size, hostile
+// input included. Every allocation that grows with the input, and every
+// re-reading of bytes that several structures may share (overlapping
+// sections, symbol tables, notes), is charged to a budget of
+// Limits.MaxExpansion bytes (default 4) per input byte plus 64 KiB;
+// compilers' code objects use under two. Names share one copy of their
+// string table, metadata strings one copy of the note, PTX tokens one copy
+// of the text. Compressed bundles may expand to Limits.MaxDecompressed
+// bytes together (default 256 MiB), and at most 10000 times their
+// compressed size; a larger claim is refused before anything is inflated,
+// and decompressed bytes count as input for the budget. Bundle entries
+// must not overlap. A PTX .reqntid or .maxntid whose thread count does not
+// fit 32 bits is refused. An exceeded limit is a *FormatError naming it;
+// ParseWithLimits raises or lowers them. The tests build each hostile
+// case and hold it to a second and ten times its size in allocation; the
+// fuzz targets check the same bound on every input.
 //
 // Lifetimes and concurrency: a Spec's Image fields alias the input slice
-// (except for compressed bundles, which are expanded into new memory), so
-// the caller must not modify the input while the Spec is in use. Parse,
-// Select and Describe may run concurrently; a Spec is read-only after
-// Parse returns. Nothing blocks.
+// (except for compressed bundles, where each object gets its own copy of
+// its bytes, so the inflated bundle is not kept), so the caller must not
+// modify the input while the Spec is in use. Parse, Select and Describe
+// may run concurrently; a Spec is read-only after Parse returns. Nothing
+// blocks.
 //
 // The test fixtures under testdata are built by testdata/gen.sh with
 // Debian's clang-19 from testdata/k.hip and testdata/k.cu; the tests

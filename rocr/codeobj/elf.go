@@ -1,9 +1,11 @@
 package codeobj
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 var le = binary.LittleEndian
@@ -29,6 +31,7 @@ const (
 
 // elfFile is a bounds-checked view of an ELF64 little-endian image.
 type elfFile struct {
+	p        *parser
 	b        []byte
 	machine  uint16
 	osabi    uint8
@@ -37,6 +40,7 @@ type elfFile struct {
 	sections []elfSection
 	phoff    uint64
 	phnum    int
+	tabs     map[uint32]*strtab // string tables read so far, by section index
 }
 
 type elfSection struct {
@@ -50,11 +54,20 @@ type elfSection struct {
 	entsize uint64
 }
 
+// where names the section in errors, a hostile name cut short.
 func (s *elfSection) where() string {
 	if s.name == "" {
 		return "unnamed section"
 	}
-	return "section " + s.name
+	return "section " + shorten(s.name)
+}
+
+// shorten cuts a name read from the input to a length fit for a message.
+func shorten(s string) string {
+	if len(s) > 64 {
+		return s[:61] + "..."
+	}
+	return s
 }
 
 // isAMDGPU reports whether an ELF header names EM_AMDGPU.
@@ -70,7 +83,7 @@ func sub(b []byte, off, n uint64) ([]byte, bool) {
 	return b[off : off+n], true
 }
 
-func openELF(b []byte) (*elfFile, error) {
+func (p *parser) openELF(b []byte) (*elfFile, error) {
 	if len(b) < ehdrSize {
 		return nil, errorf("ELF header", 0, "truncated: %d bytes, need %d", len(b), ehdrSize)
 	}
@@ -84,6 +97,7 @@ func openELF(b []byte) (*elfFile, error) {
 		return nil, errorf("ELF header", 5, "data encoding %d, want little-endian (1)", b[5])
 	}
 	f := &elfFile{
+		p:       p,
 		b:       b,
 		osabi:   b[7],
 		abiver:  b[8],
@@ -128,11 +142,12 @@ func openELF(b []byte) (*elfFile, error) {
 	if shnum > uint64(len(b))/shdrSize || !ok {
 		return nil, errorf("section headers", int64(shoff), "%d entries run past the end (%d bytes)", shnum, len(b))
 	}
+	if err := p.spend("section headers", int64(shoff), int(shnum)*int(unsafe.Sizeof(elfSection{}))); err != nil {
+		return nil, err
+	}
 	f.sections = make([]elfSection, shnum)
-	nameOff := make([]uint32, shnum)
 	for i := range f.sections {
 		h := tab[i*shdrSize:]
-		nameOff[i] = le.Uint32(h)
 		f.sections[i] = elfSection{
 			typ:     le.Uint32(h[4:]),
 			flags:   le.Uint64(h[8:]),
@@ -147,14 +162,19 @@ func openELF(b []byte) (*elfFile, error) {
 		if shstrndx >= shnum {
 			return nil, errorf("ELF header", 62, "e_shstrndx %d out of range (%d sections)", shstrndx, shnum)
 		}
-		strtab, err := f.data(&f.sections[shstrndx])
+		names, err := f.strtab(uint32(shstrndx))
 		if err != nil {
 			return nil, err
 		}
 		for i := range f.sections {
-			name, ok := cstring(strtab, uint64(nameOff[i]))
+			where, off := "section headers", int64(shoff)+int64(i)*shdrSize
+			nameOff := le.Uint32(tab[i*shdrSize:])
+			name, _, ok, err := names.name(p, nameOff, where, off)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
-				return nil, errorf(fmt.Sprintf("section header %d", i), int64(shoff)+int64(i)*shdrSize, "name offset %#x outside the section name table", nameOff[i])
+				return nil, errorf(fmt.Sprintf("section header %d", i), off, "name offset %#x outside the section name table", nameOff)
 			}
 			f.sections[i].name = name
 		}
@@ -183,18 +203,60 @@ func (f *elfFile) section(name string) *elfSection {
 	return nil
 }
 
-// cstring reads a NUL-terminated string at off.
-func cstring(b []byte, off uint64) (string, bool) {
-	if off >= uint64(len(b)) {
-		return "", off == 0 && len(b) == 0
+// strtab is an ELF string table copied into one string, which every name
+// read from it shares; names are remembered by offset, so a name that
+// many entries use is found and paid for once.
+type strtab struct {
+	s     string
+	names map[uint32]string
+}
+
+// strtab returns section i as a string table, copied once per file.
+func (f *elfFile) strtab(i uint32) (*strtab, error) {
+	if t, ok := f.tabs[i]; ok {
+		return t, nil
 	}
-	rest := b[off:]
-	for i, c := range rest {
-		if c == 0 {
-			return string(rest[:i]), true
-		}
+	s := &f.sections[i]
+	d, err := f.data(s)
+	if err != nil {
+		return nil, err
 	}
-	return "", false
+	if err := f.p.spend(s.where(), int64(s.off), len(d)+mapEntryCost); err != nil {
+		return nil, err
+	}
+	t := &strtab{s: string(d), names: map[uint32]string{}}
+	if f.tabs == nil {
+		f.tabs = map[uint32]*strtab{}
+	}
+	f.tabs[i] = t
+	return t, nil
+}
+
+// mapEntryCost is what one map entry is charged: key, value and the
+// map's own share.
+const mapEntryCost = 48
+
+// name reads the NUL-terminated name at off; first is false when an
+// earlier call read the same offset. ok is false when off is outside the
+// table or the name runs to its end unterminated.
+func (t *strtab) name(p *parser, off uint32, where string, pos int64) (name string, first, ok bool, err error) {
+	if n, seen := t.names[off]; seen {
+		return n, false, true, nil
+	}
+	if uint64(off) >= uint64(len(t.s)) {
+		return "", true, off == 0 && len(t.s) == 0, nil
+	}
+	n := strings.IndexByte(t.s[off:], 0)
+	if n < 0 {
+		return "", true, false, nil
+	}
+	// Charged by length: whatever hashes or compares the name pays that.
+	if err := p.spend(where, pos, n+mapEntryCost); err != nil {
+		return "", true, false, err
+	}
+	name = t.s[off : int(off)+n]
+	t.names[off] = name
+	return name, true, true, nil
 }
 
 // Symbol is an ELF symbol of a code object.
@@ -231,14 +293,11 @@ func (t SymbolType) String() string {
 	return fmt.Sprintf("stt%d", uint8(t))
 }
 
-type rawSym struct {
-	Symbol
-	shndx uint16
-}
-
-// symbols reads .symtab, and .dynsym for names .symtab lacks.
-func (f *elfFile) symbols() ([]rawSym, error) {
-	var out []rawSym
+// symbols reads .symtab, and .dynsym for names .symtab lacks, with each
+// symbol's section index.
+func (f *elfFile) symbols() ([]Symbol, []uint16, error) {
+	var syms []Symbol
+	var shndx []uint16
 	seen := map[string]bool{}
 	for _, typ := range []uint32{shtSymtab, shtDynsym} {
 		for i := range f.sections {
@@ -246,55 +305,73 @@ func (f *elfFile) symbols() ([]rawSym, error) {
 			if s.typ != typ {
 				continue
 			}
+			where := s.where()
 			d, err := f.data(s)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(d)%symSize != 0 {
-				return nil, errorf(s.where(), int64(s.off), "size %d is not a multiple of %d", len(d), symSize)
+				return nil, nil, errorf(where, int64(s.off), "size %d is not a multiple of %d", len(d), symSize)
 			}
 			if int(s.link) >= len(f.sections) {
-				return nil, errorf(s.where(), int64(s.off), "string table index %d out of range", s.link)
+				return nil, nil, errorf(where, int64(s.off), "string table index %d out of range", s.link)
 			}
-			strtab, err := f.data(&f.sections[s.link])
+			// Several symbol tables may cover the same bytes: reading
+			// each is paid for.
+			if err := f.p.spend(where, int64(s.off), len(d)); err != nil {
+				return nil, nil, err
+			}
+			names, err := f.strtab(s.link)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for j := symSize; j+symSize <= len(d); j += symSize { // entry 0 is null
 				e := d[j:]
-				name, ok := cstring(strtab, uint64(le.Uint32(e)))
-				if !ok {
-					return nil, errorf(s.where(), int64(s.off)+int64(j), "symbol %d: name offset %#x outside %s", j/symSize, le.Uint32(e), f.sections[s.link].where())
+				off := int64(s.off) + int64(j)
+				name, first, ok, err := names.name(f.p, le.Uint32(e), where, off)
+				if err != nil {
+					return nil, nil, err
 				}
-				if name == "" || seen[name] {
+				if !ok {
+					return nil, nil, errorf(where, off, "symbol %d: name offset %#x outside %s", j/symSize, le.Uint32(e), f.sections[s.link].where())
+				}
+				// A name read before at this offset was kept or
+				// skipped then.
+				if !first || name == "" || seen[name] {
 					continue
 				}
-				seen[name] = true
-				rs := rawSym{shndx: le.Uint16(e[6:])}
-				rs.Name = name
-				rs.Type = SymbolType(e[4] & 0xf)
-				rs.Global = e[4]>>4 == 1 || e[4]>>4 == 2
-				rs.Value = le.Uint64(e[8:])
-				rs.Size = le.Uint64(e[16:])
-				if int(rs.shndx) > 0 && int(rs.shndx) < len(f.sections) {
-					rs.Section = f.sections[rs.shndx].name
+				if err := f.p.spend(where, off, mapEntryCost); err != nil {
+					return nil, nil, err
 				}
-				out = append(out, rs)
+				seen[name] = true
+				if syms, err = grow(f.p, syms, where, off); err != nil {
+					return nil, nil, err
+				}
+				if shndx, err = grow(f.p, shndx, where, off); err != nil {
+					return nil, nil, err
+				}
+				sym := Symbol{
+					Name:   name,
+					Type:   SymbolType(e[4] & 0xf),
+					Global: e[4]>>4 == 1 || e[4]>>4 == 2,
+					Value:  le.Uint64(e[8:]),
+					Size:   le.Uint64(e[16:]),
+				}
+				x := le.Uint16(e[6:])
+				if int(x) > 0 && int(x) < len(f.sections) {
+					sym.Section = f.sections[x].name
+				}
+				syms = append(syms, sym)
+				shndx = append(shndx, x)
 			}
 		}
 	}
-	return out, nil
+	return syms, shndx, nil
 }
 
 // notes calls fn for every note in SHT_NOTE sections, or in PT_NOTE
 // segments when the file has no section headers.
 func (f *elfFile) notes(fn func(owner string, typ uint32, desc []byte, where string, off int64) error) error {
-	type region struct {
-		d     []byte
-		where string
-		off   uint64
-	}
-	var rs []region
 	for i := range f.sections {
 		s := &f.sections[i]
 		if s.typ == shtNote {
@@ -302,44 +379,67 @@ func (f *elfFile) notes(fn func(owner string, typ uint32, desc []byte, where str
 			if err != nil {
 				return err
 			}
-			rs = append(rs, region{d, s.where(), s.off})
-		}
-	}
-	if len(f.sections) == 0 {
-		for i := 0; i < f.phnum; i++ {
-			p := f.b[f.phoff+uint64(i)*phdrSize:]
-			if le.Uint32(p) != ptNote {
-				continue
-			}
-			off, size := le.Uint64(p[8:]), le.Uint64(p[32:])
-			d, ok := sub(f.b, off, size)
-			if !ok {
-				return errorf(fmt.Sprintf("program header %d (PT_NOTE)", i), int64(off), "%d bytes run past the end of the file", size)
-			}
-			rs = append(rs, region{d, fmt.Sprintf("PT_NOTE segment %d", i), off})
-		}
-	}
-	for _, r := range rs {
-		d := r.d
-		for pos := uint64(0); pos < uint64(len(d)); {
-			if uint64(len(d))-pos < 12 {
-				return errorf(r.where, int64(r.off+pos), "truncated note header")
-			}
-			namesz, descsz, typ := uint64(le.Uint32(d[pos:])), uint64(le.Uint32(d[pos+4:])), le.Uint32(d[pos+8:])
-			nameOff := pos + 12
-			descOff := nameOff + align4(namesz)
-			name, ok1 := sub(d, nameOff, namesz)
-			desc, ok2 := sub(d, descOff, descsz)
-			if !ok1 || !ok2 {
-				return errorf(r.where, int64(r.off+pos), "note (name %d bytes, desc %d bytes) runs past the section end", namesz, descsz)
-			}
-			if err := fn(strings.TrimRight(string(name), "\x00"), typ, desc, r.where, int64(r.off+descOff)); err != nil {
+			if err := f.noteRegion(d, s.where(), s.off, fn); err != nil {
 				return err
 			}
-			pos = descOff + align4(descsz)
+		}
+	}
+	if len(f.sections) != 0 {
+		return nil
+	}
+	for i := 0; i < f.phnum; i++ {
+		p := f.b[f.phoff+uint64(i)*phdrSize:]
+		if le.Uint32(p) != ptNote {
+			continue
+		}
+		off, size := le.Uint64(p[8:]), le.Uint64(p[32:])
+		d, ok := sub(f.b, off, size)
+		if !ok {
+			return errorf(fmt.Sprintf("program header %d (PT_NOTE)", i), int64(off), "%d bytes run past the end of the file", size)
+		}
+		if err := f.noteRegion(d, fmt.Sprintf("PT_NOTE segment %d", i), off, fn); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// noteHeaderCost is charged per note read: sections may overlap, so a
+// note can be read many times.
+const noteHeaderCost = 16
+
+func (f *elfFile) noteRegion(d []byte, where string, base uint64, fn func(owner string, typ uint32, desc []byte, where string, off int64) error) error {
+	for pos := uint64(0); pos < uint64(len(d)); {
+		if err := f.p.spend(where, int64(base+pos), noteHeaderCost); err != nil {
+			return err
+		}
+		if uint64(len(d))-pos < 12 {
+			return errorf(where, int64(base+pos), "truncated note header")
+		}
+		namesz, descsz, typ := uint64(le.Uint32(d[pos:])), uint64(le.Uint32(d[pos+4:])), le.Uint32(d[pos+8:])
+		nameOff := pos + 12
+		descOff := nameOff + align4(namesz)
+		name, ok1 := sub(d, nameOff, namesz)
+		desc, ok2 := sub(d, descOff, descsz)
+		if !ok1 || !ok2 {
+			return errorf(where, int64(base+pos), "note (name %d bytes, desc %d bytes) runs past the section end", namesz, descsz)
+		}
+		if err := fn(noteOwner(name), typ, desc, where, int64(base+descOff)); err != nil {
+			return err
+		}
+		pos = descOff + align4(descsz)
+	}
+	return nil
+}
+
+// noteOwner is a note's name without its NUL padding; only "AMDGPU"
+// matters, so other owners are not copied.
+func noteOwner(b []byte) string {
+	b = bytes.TrimRight(b, "\x00")
+	if string(b) == "AMDGPU" {
+		return "AMDGPU"
+	}
+	return ""
 }
 
 func align4(n uint64) uint64 { return (n + 3) &^ 3 }
@@ -383,9 +483,9 @@ func decodeKernelDescriptor(d []byte) *KernelDescriptor {
 	return kd
 }
 
-// parseELF parses an AMDGPU HSA code object.
-func parseELF(b []byte) (*CodeObject, error) {
-	f, err := openELF(b)
+// elf parses an AMDGPU HSA code object.
+func (p *parser) elf(b []byte) (*CodeObject, error) {
+	f, err := p.openELF(b)
 	if err != nil {
 		return nil, err
 	}
@@ -394,6 +494,9 @@ func parseELF(b []byte) (*CodeObject, error) {
 	}
 	if f.osabi != osabiAMDGPUHSA {
 		return nil, errorf("ELF header", 7, "OS/ABI %d, want ELFOSABI_AMDGPU_HSA (%d)", f.osabi, osabiAMDGPUHSA)
+	}
+	if err := p.spend("ELF header", 0, int(unsafe.Sizeof(CodeObject{}))); err != nil {
+		return nil, err
 	}
 	o := &CodeObject{Format: FormatELF, Image: b, ABIVersion: f.abiver, Flags: f.flags}
 	switch f.abiver {
@@ -409,14 +512,11 @@ func parseELF(b []byte) (*CodeObject, error) {
 	o.Target = o.ID.String()
 	o.GenericVersion = uint8(f.flags >> 24)
 
-	syms, err := f.symbols()
+	syms, shndx, err := f.symbols()
 	if err != nil {
 		return nil, err
 	}
-	o.Symbols = make([]Symbol, len(syms))
-	for i := range syms {
-		o.Symbols[i] = syms[i].Symbol
-	}
+	o.Symbols = syms
 
 	var md *metadata
 	err = f.notes(func(owner string, typ uint32, desc []byte, where string, off int64) error {
@@ -426,7 +526,7 @@ func parseELF(b []byte) (*CodeObject, error) {
 		if md != nil {
 			return errorf(where, off, "second NT_AMDGPU_METADATA note")
 		}
-		m, err := decodeMetadata(desc)
+		m, err := p.metadata(desc)
 		if err != nil {
 			return errorf(where+" (NT_AMDGPU_METADATA)", off, "%v", err)
 		}
@@ -443,21 +543,30 @@ func parseELF(b []byte) (*CodeObject, error) {
 	}
 
 	// Attach descriptors; a .kd symbol without metadata still makes a kernel.
+	kernels := kernelIndex{}
+	for i := range o.Kernels {
+		if err := kernels.add(p, o.Kernels, i); err != nil {
+			return nil, err
+		}
+	}
 	for i := range syms {
 		s := &syms[i]
 		if !strings.HasSuffix(s.Name, ".kd") {
 			continue
 		}
-		kd, err := f.descriptor(s)
+		kd, err := f.descriptor(s, shndx[i])
 		if err != nil {
 			return nil, err
 		}
-		if k, ok := o.Kernel(s.Name); ok && k.Symbol == s.Name {
-			k.Descriptor = kd
+		if k, ok := kernels[s.Name]; ok && o.Kernels[k].Symbol == s.Name {
+			o.Kernels[k].Descriptor = kd
 			continue
 		}
-		if _, ok := o.Kernel(strings.TrimSuffix(s.Name, ".kd")); ok {
+		if _, ok := kernels[strings.TrimSuffix(s.Name, ".kd")]; ok {
 			continue
+		}
+		if o.Kernels, err = grow(p, o.Kernels, "kernel descriptors", -1); err != nil {
+			return nil, err
 		}
 		o.Kernels = append(o.Kernels, Kernel{
 			Name:               strings.TrimSuffix(s.Name, ".kd"),
@@ -468,22 +577,42 @@ func parseELF(b []byte) (*CodeObject, error) {
 			UsesDynamicStack:   kd.UsesDynamicStackDescriptor,
 			Descriptor:         kd,
 		})
+		if err := kernels.add(p, o.Kernels, len(o.Kernels)-1); err != nil {
+			return nil, err
+		}
 	}
 	return o, nil
 }
 
+// kernelIndex finds what CodeObject.Kernel finds, in one look-up: the
+// first kernel whose name, symbol or symbol without ".kd" is the key.
+type kernelIndex map[string]int
+
+func (x kernelIndex) add(p *parser, ks []Kernel, i int) error {
+	k := &ks[i]
+	for _, key := range [...]string{k.Name, k.Symbol, strings.TrimSuffix(k.Symbol, ".kd")} {
+		if _, ok := x[key]; ok {
+			continue
+		}
+		if err := p.spend("kernels", -1, mapEntryCost+len(key)); err != nil {
+			return err
+		}
+		x[key] = i
+	}
+	return nil
+}
+
 // descriptor reads the 64 bytes a NAME.kd symbol points at.
-func (f *elfFile) descriptor(s *rawSym) (*KernelDescriptor, error) {
-	where := "symbol " + s.Name
+func (f *elfFile) descriptor(s *Symbol, shndx uint16) (*KernelDescriptor, error) {
 	if s.Size != 0 && s.Size < KernelDescriptorSize {
-		return nil, errorf(where, -1, "size %d, a kernel descriptor is %d bytes", s.Size, KernelDescriptorSize)
+		return nil, errorf("symbol "+shorten(s.Name), -1, "size %d, a kernel descriptor is %d bytes", s.Size, KernelDescriptorSize)
 	}
-	if s.shndx == 0 || int(s.shndx) >= len(f.sections) {
-		return nil, errorf(where, -1, "section index %d out of range", s.shndx)
+	if shndx == 0 || int(shndx) >= len(f.sections) {
+		return nil, errorf("symbol "+shorten(s.Name), -1, "section index %d out of range", shndx)
 	}
-	sec := &f.sections[s.shndx]
+	sec := &f.sections[shndx]
 	if sec.typ == shtNobits {
-		return nil, errorf(where, -1, "in %s, which has no bytes", sec.where())
+		return nil, errorf("symbol "+shorten(s.Name), -1, "in %s, which has no bytes", sec.where())
 	}
 	// In an executable the value is an address; in a relocatable object
 	// it is an offset into the section.
@@ -497,7 +626,10 @@ func (f *elfFile) descriptor(s *rawSym) (*KernelDescriptor, error) {
 	}
 	d, ok := sub(data, rel, KernelDescriptorSize)
 	if !ok {
-		return nil, errorf(where, int64(s.Value), "descriptor outside %s (size %#x)", sec.where(), sec.size)
+		return nil, errorf("symbol "+shorten(s.Name), int64(s.Value), "descriptor outside %s (size %#x)", sec.where(), sec.size)
+	}
+	if err := f.p.spend("kernel descriptors", -1, int(unsafe.Sizeof(KernelDescriptor{}))); err != nil {
+		return nil, err
 	}
 	return decodeKernelDescriptor(d), nil
 }

@@ -39,9 +39,9 @@ type FatbinEntry struct {
 	Size       int    // payload bytes as stored
 }
 
-// parseNVFatbins reads every fat binary laid end to end in b; zero padding
+// nvFatbins reads every fat binary laid end to end in b; zero padding
 // between and after them is allowed.
-func parseNVFatbins(b []byte, base int64) ([]*CodeObject, error) {
+func (p *parser) nvFatbins(b []byte, base int64) ([]*CodeObject, error) {
 	var objs []*CodeObject
 	for off := 0; off < len(b); {
 		if allZero(b[off:]) {
@@ -51,7 +51,7 @@ func parseNVFatbins(b []byte, base int64) ([]*CodeObject, error) {
 		if !isNVFatbin(rest) {
 			return nil, errorf("fat binary", base+int64(off), "bad magic % x, want 50 ed 55 ba", rest[:min(4, len(rest))])
 		}
-		o, n, err := parseNVFatbin(rest, base+int64(off))
+		o, n, err := p.nvFatbin(rest, base+int64(off))
 		if err != nil {
 			return nil, err
 		}
@@ -65,8 +65,8 @@ func parseNVFatbins(b []byte, base int64) ([]*CodeObject, error) {
 	return objs, nil
 }
 
-// parseNVFatbin reads one fat binary and returns its objects and length.
-func parseNVFatbin(b []byte, base int64) ([]*CodeObject, int, error) {
+// nvFatbin reads one fat binary and returns its objects and length.
+func (p *parser) nvFatbin(b []byte, base int64) ([]*CodeObject, int, error) {
 	const where = "fat binary header"
 	if len(b) < nvFatbinHdrSize {
 		return nil, 0, errorf(where, base, "truncated: %d bytes, need %d", len(b), nvFatbinHdrSize)
@@ -82,7 +82,7 @@ func parseNVFatbin(b []byte, base int64) ([]*CodeObject, int, error) {
 	body := b[hdr : hdr+size]
 	var objs []*CodeObject
 	for off := uint64(0); off < size; {
-		o, n, err := parseNVEntry(body[off:], base+int64(hdr+off))
+		o, n, err := p.nvEntry(body[off:], base+int64(hdr+off))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -96,7 +96,7 @@ func parseNVFatbin(b []byte, base int64) ([]*CodeObject, int, error) {
 
 // parseNVEntry reads one entry; it returns nil for kinds this package does
 // not load, and the entry's length.
-func parseNVEntry(b []byte, base int64) (*CodeObject, uint64, error) {
+func (p *parser) nvEntry(b []byte, base int64) (*CodeObject, uint64, error) {
 	where := fmt.Sprintf("fat binary entry at %#x", base)
 	if len(b) < nvEntryMinSize {
 		return nil, 0, errorf(where, base, "truncated: %d bytes, need %d", len(b), nvEntryMinSize)
@@ -117,7 +117,7 @@ func parseNVEntry(b []byte, base int64) (*CodeObject, uint64, error) {
 	switch {
 	case flags&nvFlagZstd != 0:
 		var err error
-		if payload, err = unzstdEntry(payload, le.Uint32(b[16:]), le.Uint64(b[56:]), where, base+int64(hdr)); err != nil {
+		if payload, err = p.unzstdEntry(payload, le.Uint32(b[16:]), le.Uint64(b[56:]), where, base+int64(hdr)); err != nil {
 			return nil, 0, err
 		}
 	case flags&nvFlagLZ4 != 0:
@@ -127,14 +127,14 @@ func parseNVEntry(b []byte, base int64) (*CodeObject, uint64, error) {
 	if kind == nvKindPTX {
 		// PTX payloads are NUL-padded text.
 		payload = bytes.TrimRight(payload, "\x00")
-		o, err := parsePTXWithShared(payload)
+		o, err := p.ptxShared(payload)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", where, err)
 		}
 		o.BundleEntry = entry
 		return o, n, nil
 	}
-	o, err := parseCubin(payload)
+	o, err := p.cubin(payload)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", where, err)
 	}
@@ -144,13 +144,16 @@ func parseNVEntry(b []byte, base int64) (*CodeObject, uint64, error) {
 
 // unzstdEntry expands a zstd payload of csize stored bytes to exactly raw
 // bytes, refusing claims no code object makes before doing any work.
-func unzstdEntry(payload []byte, csize uint32, raw uint64, where string, off int64) ([]byte, error) {
+func (p *parser) unzstdEntry(payload []byte, csize uint32, raw uint64, where string, off int64) ([]byte, error) {
 	if uint64(csize) > uint64(len(payload)) {
 		return nil, errorf(where, off, "compressed size %d over the %d bytes stored", csize, len(payload))
 	}
 	payload = payload[:csize]
-	if raw > maxDecompressed || (raw > 1<<20 && raw/uint64(max(len(payload), 1)) > maxRatio) {
+	if raw > 1<<20 && raw/uint64(max(len(payload), 1)) > maxRatio {
 		return nil, errorf(where, off, "uncompressed size %d from %d bytes refused", raw, len(payload))
+	}
+	if err := p.inflate(where, off, raw); err != nil {
+		return nil, err
 	}
 	zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(max(raw, 1<<20)))
 	if err != nil {
@@ -182,10 +185,10 @@ func linkPTX(objs []*CodeObject) {
 	}
 }
 
-// parseHostNVFatbin finds the fat binary nvcc -c puts into .nv_fatbin;
+// hostNVFatbin finds the fat binary nvcc -c puts into .nv_fatbin;
 // nil when the object has none.
-func parseHostNVFatbin(b []byte) ([]*CodeObject, error) {
-	f, err := openELF(b)
+func (p *parser) hostNVFatbin(b []byte) ([]*CodeObject, error) {
+	f, err := p.openELF(b)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +200,7 @@ func parseHostNVFatbin(b []byte) ([]*CodeObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := parseNVFatbins(d, int64(s.off))
+	objs, err := p.nvFatbins(d, int64(s.off))
 	if err != nil {
 		return nil, fmt.Errorf("section .nv_fatbin: %w", err)
 	}
@@ -212,7 +215,7 @@ func FatbinEntries(b []byte) ([]FatbinEntry, error) {
 		if !bytes.HasPrefix(b, []byte(elfMagic)) {
 			return nil, errorf("fat binary", 0, "no fat binary header")
 		}
-		f, err := openELF(b)
+		f, err := newParser(len(b), Limits{}).openELF(b)
 		if err != nil {
 			return nil, err
 		}

@@ -137,3 +137,12 @@ func buildBundle(entries map[string][]byte, order ...string) []byte {
 	}
 	return append(hdr.Bytes(), body.Bytes()...)
 }
+
+// The parsers of each structure, on their own, within the default limits.
+func parseELF(b []byte) (*CodeObject, error)     { return newParser(len(b), Limits{}).elf(b) }
+func parsePTX(b []byte) (*CodeObject, error)     { return newParser(len(b), Limits{}).ptx(b) }
+func decodeMetadata(b []byte) (*metadata, error) { return newParser(len(b), Limits{}).metadata(b) }
+func openELF(b []byte) (*elfFile, error)         { return newParser(len(b), Limits{}).openELF(b) }
+func decompressBundle(b []byte, base int64) ([]byte, int, error) {
+	return newParser(len(b), Limits{}).decompress(b, base)
+}

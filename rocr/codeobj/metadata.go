@@ -1,14 +1,11 @@
 package codeobj
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/vmihailenco/msgpack/v5"
-	"github.com/vmihailenco/msgpack/v5/msgpcode"
+	"strconv"
 )
 
 // maxDepth bounds the nesting of metadata values; real metadata nests 4 deep.
@@ -20,313 +17,498 @@ type metadata struct {
 	kernels []Kernel
 }
 
-// mpReader decodes MessagePack values generically, refusing nesting
-// deeper than maxDepth and lengths longer than the bytes left, so hostile
-// input costs no more than its own size.
-type mpReader struct {
-	buf []byte
-	r   *bytes.Reader
-	d   *msgpack.Decoder
+// The NT_AMDGPU_METADATA note is read in place by a small MessagePack
+// reader rather than decoded into generic maps: its strings are
+// substrings of one copy of the note, and nothing is allocated per value
+// but the kernels and arguments themselves, so hostile metadata costs no
+// more than its size.
+
+type mpKind uint8
+
+const (
+	mpNil mpKind = iota
+	mpBool
+	mpInt
+	mpUint
+	mpFloat
+	mpStr // str or bin
+	mpArray
+	mpMap
+)
+
+// mpValue is one value's header: a scalar whole, a string as a substring
+// of the note, a list or map as its count.
+type mpValue struct {
+	kind mpKind
+	u    uint64 // mpUint, mpBool (0 or 1), mpArray and mpMap counts
+	i    int64
+	f    float64
+	s    string
 }
 
-// checkLen verifies, before the decoder allocates for it, that the string
-// or binary value starting at the current position fits in the input.
-func (m *mpReader) checkLen() error {
-	p := len(m.buf) - m.r.Len()
-	b := m.buf[p:]
-	if len(b) == 0 {
-		return io.ErrUnexpectedEOF
+func (v mpValue) String() string {
+	switch v.kind {
+	case mpNil:
+		return "nil"
+	case mpBool:
+		return strconv.FormatBool(v.u != 0)
+	case mpInt:
+		return strconv.FormatInt(v.i, 10)
+	case mpUint:
+		return strconv.FormatUint(v.u, 10)
+	case mpFloat:
+		return strconv.FormatFloat(v.f, 'g', -1, 64)
+	case mpStr:
+		return strconv.Quote(shorten(v.s))
+	case mpArray:
+		return fmt.Sprintf("a list of %d", v.u)
 	}
-	var hdr, n int
-	switch c := b[0]; {
-	case c >= 0xa0 && c <= 0xbf: // fixstr
-		hdr, n = 1, int(c&0x1f)
-	case c == msgpcode.Str8 || c == msgpcode.Bin8:
-		hdr = 2
-	case c == msgpcode.Str16 || c == msgpcode.Bin16:
-		hdr = 3
-	case c == msgpcode.Str32 || c == msgpcode.Bin32:
-		hdr = 5
-	}
-	if len(b) < hdr {
-		return io.ErrUnexpectedEOF
-	}
-	for i := 1; i < hdr; i++ {
-		n = n<<8 | int(b[i])
-	}
-	if n > len(b)-hdr {
-		return fmt.Errorf("string of %d bytes in %d", n, len(b)-hdr)
-	}
-	return nil
+	return fmt.Sprintf("a map of %d entries", v.u)
 }
 
-func (m *mpReader) pos(total int) int64 { return int64(total - m.r.Len()) }
-
-func (m *mpReader) value(depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("values nested deeper than %d", maxDepth)
-	}
-	c, err := m.d.PeekCode()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32:
-		n, err := m.d.DecodeMapLen()
-		if err != nil {
-			return nil, err
+// uint reads v as an unsigned integer: older writers emit 0/1 flags as
+// booleans, numbers as floats, and vice versa.
+func (v mpValue) uint() (uint64, bool) {
+	switch v.kind {
+	case mpInt:
+		return uint64(v.i), v.i >= 0
+	case mpUint, mpBool:
+		return v.u, true
+	case mpFloat:
+		if v.f >= 0 && v.f <= math.MaxUint32 && v.f == math.Trunc(v.f) {
+			return uint64(v.f), true
 		}
-		if n > m.r.Len() {
-			return nil, fmt.Errorf("map of %d entries in %d bytes", n, m.r.Len())
-		}
-		out := make(map[string]any, min(n, 64))
-		for range n {
-			k, err := m.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			v, err := m.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			if ks, ok := k.(string); ok {
-				out[ks] = v
-			}
-		}
-		return out, nil
-	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-		n, err := m.d.DecodeArrayLen()
-		if err != nil {
-			return nil, err
-		}
-		if n > m.r.Len() {
-			return nil, fmt.Errorf("array of %d elements in %d bytes", n, m.r.Len())
-		}
-		out := make([]any, 0, min(n, 64))
-		for range n {
-			v, err := m.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case msgpcode.IsString(c) || c == msgpcode.Bin8 || c == msgpcode.Bin16 || c == msgpcode.Bin32:
-		if err := m.checkLen(); err != nil {
-			return nil, err
-		}
-		if msgpcode.IsString(c) {
-			return m.d.DecodeString()
-		}
-		b, err := m.d.DecodeBytes()
-		return string(b), err
-	case c == msgpcode.Nil:
-		return nil, m.d.DecodeNil()
-	case c == msgpcode.True || c == msgpcode.False:
-		return m.d.DecodeBool()
-	case c == msgpcode.Float || c == msgpcode.Double:
-		return m.d.DecodeFloat64()
-	case msgpcode.IsFixedNum(c) || c == msgpcode.Int8 || c == msgpcode.Int16 || c == msgpcode.Int32 || c == msgpcode.Int64:
-		return m.d.DecodeInt64()
-	case c == msgpcode.Uint8 || c == msgpcode.Uint16 || c == msgpcode.Uint32 || c == msgpcode.Uint64:
-		return m.d.DecodeUint64()
-	case msgpcode.IsExt(c):
-		return nil, fmt.Errorf("extension type %#x, which AMDGPU metadata never uses", c)
-	}
-	return nil, fmt.Errorf("unknown MessagePack code %#x", c)
-}
-
-// decodeMetadata decodes the NT_AMDGPU_METADATA MessagePack map.
-func decodeMetadata(desc []byte) (*metadata, error) {
-	r := bytes.NewReader(desc)
-	mr := &mpReader{buf: desc, r: r, d: msgpack.NewDecoder(r)}
-	v, err := mr.value(0)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("MessagePack at byte %d: %w", mr.pos(len(desc)), err)
-	}
-	root, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("root is %T, want a map", v)
-	}
-	md := &metadata{}
-	if ver, ok := root["amdhsa.version"].([]any); ok {
-		for i := 0; i < len(ver) && i < 2; i++ {
-			n, _ := toUint(ver[i])
-			md.version[i] = int(n)
-		}
-	}
-	md.target, _ = root["amdhsa.target"].(string)
-	ks, _ := root["amdhsa.kernels"].([]any)
-	for i, kv := range ks {
-		km, ok := kv.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("amdhsa.kernels[%d] is %T, want a map", i, kv)
-		}
-		k, err := decodeKernel(km)
-		if err != nil {
-			return nil, fmt.Errorf("amdhsa.kernels[%d] (%s): %w", i, k.Name, err)
-		}
-		md.kernels = append(md.kernels, k)
-	}
-	return md, nil
-}
-
-func toUint(v any) (uint64, bool) {
-	switch x := v.(type) {
-	case int64:
-		if x >= 0 {
-			return uint64(x), true
-		}
-	case uint64:
-		return x, true
-	case float64:
-		if x >= 0 && x <= math.MaxUint32 && x == math.Trunc(x) {
-			return uint64(x), true
-		}
-	case bool: // older writers emit 0/1 flags as booleans and vice versa
-		if x {
-			return 1, true
-		}
-		return 0, true
 	}
 	return 0, false
 }
 
-// fields reads typed values out of a metadata map, remembering the first
-// type error.
-type fields struct {
-	m   map[string]any
-	err error
+type mpReader struct {
+	s   string
+	pos int
 }
 
-func (f *fields) u32(key string) uint32 {
-	v, ok := f.m[key]
-	if !ok {
-		return 0
+func (r *mpReader) take(n uint64) (string, error) {
+	if n > uint64(len(r.s)-r.pos) {
+		return "", fmt.Errorf("%d bytes wanted, %d left: %w", n, len(r.s)-r.pos, io.ErrUnexpectedEOF)
 	}
-	n, ok := toUint(v)
+	b := r.s[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return b, nil
+}
+
+func (r *mpReader) bigEndian(n uint64) (uint64, error) {
+	b, err := r.take(n)
+	var v uint64
+	for i := 0; i < len(b); i++ {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, err
+}
+
+// head reads the next value's header. Counts and lengths are checked
+// against the bytes left before anything trusts them.
+func (r *mpReader) head() (mpValue, error) {
+	h, err := r.take(1)
+	if err != nil {
+		return mpValue{}, err
+	}
+	c := h[0]
+	var v mpValue
+	var n uint64 // length or count bytes to read
+	switch {
+	case c <= 0x7f:
+		return mpValue{kind: mpInt, i: int64(c)}, nil
+	case c >= 0xe0:
+		return mpValue{kind: mpInt, i: int64(int8(c))}, nil
+	case c <= 0x8f:
+		v = mpValue{kind: mpMap, u: uint64(c & 0x0f)}
+	case c <= 0x9f:
+		v = mpValue{kind: mpArray, u: uint64(c & 0x0f)}
+	case c <= 0xbf:
+		v = mpValue{kind: mpStr, u: uint64(c & 0x1f)}
+	case c == 0xc0:
+		return mpValue{kind: mpNil}, nil
+	case c == 0xc2 || c == 0xc3:
+		return mpValue{kind: mpBool, u: uint64(c & 1)}, nil
+	case c >= 0xc4 && c <= 0xc6: // bin 8/16/32
+		v.kind, n = mpStr, 1<<(c-0xc4)
+	case c >= 0xd9 && c <= 0xdb: // str 8/16/32
+		v.kind, n = mpStr, 1<<(c-0xd9)
+	case c == 0xdc || c == 0xdd:
+		v.kind, n = mpArray, 2<<(c-0xdc)
+	case c == 0xde || c == 0xdf:
+		v.kind, n = mpMap, 2<<(c-0xde)
+	case c == 0xca || c == 0xcb:
+		bits, err := r.bigEndian(4 << (c - 0xca))
+		if c == 0xca {
+			return mpValue{kind: mpFloat, f: float64(math.Float32frombits(uint32(bits)))}, err
+		}
+		return mpValue{kind: mpFloat, f: math.Float64frombits(bits)}, err
+	case c >= 0xcc && c <= 0xcf:
+		u, err := r.bigEndian(1 << (c - 0xcc))
+		return mpValue{kind: mpUint, u: u}, err
+	case c >= 0xd0 && c <= 0xd3:
+		size := uint64(1) << (c - 0xd0)
+		u, err := r.bigEndian(size)
+		shift := 64 - 8*size // sign-extend
+		return mpValue{kind: mpInt, i: int64(u<<shift) >> shift}, err
+	case c >= 0xc7 && c <= 0xc9 || c >= 0xd4 && c <= 0xd8:
+		return v, fmt.Errorf("extension type %#x, which AMDGPU metadata never uses", c)
+	default:
+		return v, fmt.Errorf("unknown MessagePack code %#x", c)
+	}
+	if n != 0 {
+		if v.u, err = r.bigEndian(n); err != nil {
+			return v, err
+		}
+	}
+	left := uint64(len(r.s) - r.pos)
+	switch v.kind {
+	case mpStr:
+		if v.u > left {
+			return v, fmt.Errorf("string of %d bytes in %d", v.u, left)
+		}
+		v.s, _ = r.take(v.u)
+	case mpArray:
+		if v.u > left {
+			return v, fmt.Errorf("array of %d elements in %d bytes", v.u, left)
+		}
+	case mpMap:
+		if v.u > left/2 {
+			return v, fmt.Errorf("map of %d entries in %d bytes", v.u, left)
+		}
+	}
+	return v, nil
+}
+
+// skip reads past the next value.
+func (r *mpReader) skip(depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("values nested deeper than %d", maxDepth)
+	}
+	v, err := r.head()
+	if err != nil {
+		return err
+	}
+	return r.skipItems(v, depth)
+}
+
+// skipItems reads past what a list or map header v announced.
+func (r *mpReader) skipItems(v mpValue, depth int) error {
+	n := v.u
+	switch v.kind {
+	case mpMap:
+		n *= 2
+	case mpArray:
+	default:
+		return nil
+	}
+	for range n {
+		if err := r.skip(depth + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scalar reads the next value; a list or map is skipped and returned as
+// its header.
+func (r *mpReader) scalar() (mpValue, error) {
+	v, err := r.head()
+	if err == nil {
+		err = r.skipItems(v, 0)
+	}
+	return v, err
+}
+
+func (r *mpReader) u32(key string) (uint32, error) {
+	v, err := r.scalar()
+	if err != nil {
+		return 0, err
+	}
+	n, ok := v.uint()
 	if !ok || n > math.MaxUint32 {
-		if f.err == nil {
-			f.err = fmt.Errorf("%s: %v is not a 32-bit unsigned integer", key, v)
-		}
-		return 0
+		return 0, fmt.Errorf("%s: %v is not a 32-bit unsigned integer", key, v)
 	}
-	return uint32(n)
+	return uint32(n), nil
 }
 
-func (f *fields) str(key string) string {
-	v, ok := f.m[key]
+func (r *mpReader) str(key string) (string, error) {
+	v, err := r.scalar()
+	if err != nil {
+		return "", err
+	}
+	if v.kind != mpStr {
+		return "", fmt.Errorf("%s: %v is not a string", key, v)
+	}
+	return v.s, nil
+}
+
+func (r *mpReader) flag(key string) (bool, error) {
+	v, err := r.scalar()
+	if err != nil {
+		return false, err
+	}
+	n, ok := v.uint()
 	if !ok {
-		return ""
+		return false, fmt.Errorf("%s: %v is not a boolean", key, v)
 	}
-	s, ok := v.(string)
-	if !ok && f.err == nil {
-		f.err = fmt.Errorf("%s: %v is not a string", key, v)
-	}
-	return s
+	return n != 0, nil
 }
 
-func (f *fields) flag(key string) bool {
-	v, ok := f.m[key]
-	if !ok {
-		return false
-	}
-	n, ok := toUint(v)
-	if !ok && f.err == nil {
-		f.err = fmt.Errorf("%s: %v is not a boolean", key, v)
-	}
-	return n != 0
-}
-
-func (f *fields) dim3(key string) [3]uint32 {
+func (r *mpReader) dim3(key string) ([3]uint32, error) {
 	var out [3]uint32
-	v, ok := f.m[key]
-	if !ok {
-		return out
+	v, err := r.head()
+	if err != nil {
+		return out, err
 	}
-	a, ok := v.([]any)
-	if !ok || len(a) != 3 {
-		if f.err == nil {
-			f.err = fmt.Errorf("%s: %v is not a list of 3 integers", key, v)
+	if v.kind != mpArray || v.u != 3 {
+		if err := r.skipItems(v, 0); err != nil {
+			return out, err
 		}
-		return out
+		return out, fmt.Errorf("%s: %v is not a list of 3 integers", key, v)
 	}
 	for i := range out {
-		n, ok := toUint(a[i])
-		if !ok || n > math.MaxUint32 {
-			if f.err == nil {
-				f.err = fmt.Errorf("%s[%d]: %v is not a 32-bit unsigned integer", key, i, a[i])
-			}
+		if out[i], err = r.u32(key + "[" + strconv.Itoa(i) + "]"); err != nil {
+			return out, err
 		}
-		out[i] = uint32(n)
 	}
-	return out
+	return out, nil
 }
 
-func decodeKernel(m map[string]any) (Kernel, error) {
-	f := &fields{m: m}
-	k := Kernel{
-		Name:               f.str(".name"),
-		Symbol:             f.str(".symbol"),
-		KernargSize:        f.u32(".kernarg_segment_size"),
-		KernargAlign:       f.u32(".kernarg_segment_align"),
-		GroupSegmentSize:   f.u32(".group_segment_fixed_size"),
-		PrivateSegmentSize: f.u32(".private_segment_fixed_size"),
-		MaxFlatWorkgroup:   f.u32(".max_flat_workgroup_size"),
-		ReqdWorkgroupSize:  f.dim3(".reqd_workgroup_size"),
-		WavefrontSize:      f.u32(".wavefront_size"),
-		SGPRCount:          f.u32(".sgpr_count"),
-		VGPRCount:          f.u32(".vgpr_count"),
-		AGPRCount:          f.u32(".agpr_count"),
-		UsesDynamicStack:   f.flag(".uses_dynamic_stack"),
-	}
-	if f.err != nil {
-		return k, f.err
-	}
-	args, ok := m[".args"]
-	if !ok {
-		return k, nil
-	}
-	as, ok := args.([]any)
-	if !ok {
-		return k, fmt.Errorf(".args is %T, want a list", args)
-	}
-	k.Args = make([]Arg, 0, len(as))
-	for i, av := range as {
-		am, ok := av.(map[string]any)
-		if !ok {
-			return k, fmt.Errorf(".args[%d] is %T, want a map", i, av)
+// metadata decodes the NT_AMDGPU_METADATA MessagePack map.
+func (p *parser) metadata(desc []byte) (*metadata, error) {
+	// Not charged: an ELF decodes at most one metadata note, and bundle
+	// entries share no bytes, so these copies total at most the input.
+	r := &mpReader{s: string(desc)}
+	// Check the whole value first, so that a malformed note fails the
+	// same way wherever its fault lies.
+	if err := r.skip(0); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
 		}
-		af := &fields{m: am}
-		a := Arg{
-			Name:         af.str(".name"),
-			TypeName:     af.str(".type_name"),
-			Offset:       af.u32(".offset"),
-			Size:         af.u32(".size"),
-			KindName:     af.str(".value_kind"),
-			AddressSpace: af.str(".address_space"),
-			Access:       af.str(".access"),
-			ActualAccess: af.str(".actual_access"),
-			PointeeAlign: af.u32(".pointee_align"),
-			IsConst:      af.flag(".is_const"),
-			IsRestrict:   af.flag(".is_restrict"),
-			IsVolatile:   af.flag(".is_volatile"),
-			IsPipe:       af.flag(".is_pipe"),
-		}
-		if af.err != nil {
-			return k, fmt.Errorf(".args[%d]: %w", i, af.err)
-		}
-		a.Kind = ParseValueKind(a.KindName)
-		a.Align = naturalAlign(a.Size)
-		if k.KernargSize != 0 && (a.Offset > k.KernargSize || a.Size > k.KernargSize-a.Offset) {
-			return k, fmt.Errorf(".args[%d] (%s): offset %d + size %d exceed .kernarg_segment_size %d", i, a.KindName, a.Offset, a.Size, k.KernargSize)
-		}
-		k.Args = append(k.Args, a)
+		return nil, fmt.Errorf("MessagePack at byte %d: %w", r.pos, err)
 	}
-	return k, nil
+	r.pos = 0
+	root, _ := r.head()
+	if root.kind != mpMap {
+		return nil, fmt.Errorf("root is %v, want a map", root)
+	}
+	md := &metadata{}
+	for range root.u {
+		key, err := r.scalar()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case key.kind == mpStr && key.s == "amdhsa.version":
+			v, err := r.head()
+			if err != nil {
+				return nil, err
+			}
+			if v.kind != mpArray {
+				if err := r.skipItems(v, 0); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			for i := range v.u {
+				e, err := r.scalar()
+				if err != nil {
+					return nil, err
+				}
+				if n, _ := e.uint(); i < 2 {
+					md.version[i] = int(n)
+				}
+			}
+		case key.kind == mpStr && key.s == "amdhsa.target":
+			v, err := r.scalar()
+			if err != nil {
+				return nil, err
+			}
+			md.target = v.s
+		case key.kind == mpStr && key.s == "amdhsa.kernels":
+			if md.kernels, err = p.kernels(r); err != nil {
+				return nil, err
+			}
+		default:
+			if err := r.skip(0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return md, nil
+}
+
+// kernels reads amdhsa.kernels; anything but a list is ignored.
+func (p *parser) kernels(r *mpReader) ([]Kernel, error) {
+	v, err := r.head()
+	if err != nil || v.kind != mpArray {
+		if err == nil {
+			err = r.skipItems(v, 0)
+		}
+		return nil, err
+	}
+	ks, err := alloc[Kernel](p, int(v.u), "amdhsa.kernels", -1)
+	if err != nil {
+		return nil, err
+	}
+	for i := range int(v.u) {
+		kv, err := r.head()
+		if err != nil {
+			return nil, err
+		}
+		if kv.kind != mpMap {
+			return nil, fmt.Errorf("amdhsa.kernels[%d] is %v, want a map", i, kv)
+		}
+		ks = append(ks, Kernel{})
+		if err := p.kernel(r, kv.u, &ks[i]); err != nil {
+			return nil, fmt.Errorf("amdhsa.kernels[%d] (%s): %w", i, shorten(ks[i].Name), err)
+		}
+	}
+	return ks, nil
+}
+
+func (p *parser) kernel(r *mpReader, n uint64, k *Kernel) error {
+	for range n {
+		key, err := r.scalar()
+		if err != nil {
+			return err
+		}
+		if key.kind != mpStr {
+			if err := r.skip(0); err != nil {
+				return err
+			}
+			continue
+		}
+		switch key.s {
+		case ".name":
+			k.Name, err = r.str(key.s)
+		case ".symbol":
+			k.Symbol, err = r.str(key.s)
+		case ".kernarg_segment_size":
+			k.KernargSize, err = r.u32(key.s)
+		case ".kernarg_segment_align":
+			k.KernargAlign, err = r.u32(key.s)
+		case ".group_segment_fixed_size":
+			k.GroupSegmentSize, err = r.u32(key.s)
+		case ".private_segment_fixed_size":
+			k.PrivateSegmentSize, err = r.u32(key.s)
+		case ".max_flat_workgroup_size":
+			k.MaxFlatWorkgroup, err = r.u32(key.s)
+		case ".reqd_workgroup_size":
+			k.ReqdWorkgroupSize, err = r.dim3(key.s)
+		case ".wavefront_size":
+			k.WavefrontSize, err = r.u32(key.s)
+		case ".sgpr_count":
+			k.SGPRCount, err = r.u32(key.s)
+		case ".vgpr_count":
+			k.VGPRCount, err = r.u32(key.s)
+		case ".agpr_count":
+			k.AGPRCount, err = r.u32(key.s)
+		case ".uses_dynamic_stack":
+			k.UsesDynamicStack, err = r.flag(key.s)
+		case ".args":
+			k.Args, err = p.args(r)
+		default:
+			err = r.skip(0)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if k.KernargSize == 0 {
+		return nil
+	}
+	for i := range k.Args {
+		a := &k.Args[i]
+		if a.Offset > k.KernargSize || a.Size > k.KernargSize-a.Offset {
+			return fmt.Errorf(".args[%d] (%s): offset %d + size %d exceed .kernarg_segment_size %d", i, shorten(a.KindName), a.Offset, a.Size, k.KernargSize)
+		}
+	}
+	return nil
+}
+
+func (p *parser) args(r *mpReader) ([]Arg, error) {
+	v, err := r.head()
+	if err != nil {
+		return nil, err
+	}
+	if v.kind != mpArray {
+		if err := r.skipItems(v, 0); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf(".args is %v, want a list", v)
+	}
+	as, err := alloc[Arg](p, int(v.u), ".args", -1)
+	if err != nil {
+		return nil, err
+	}
+	for i := range int(v.u) {
+		av, err := r.head()
+		if err != nil {
+			return nil, err
+		}
+		if av.kind != mpMap {
+			return nil, fmt.Errorf(".args[%d] is %v, want a map", i, av)
+		}
+		as = append(as, Arg{})
+		if err := arg(r, av.u, &as[i]); err != nil {
+			return nil, fmt.Errorf(".args[%d]: %w", i, err)
+		}
+	}
+	return as, nil
+}
+
+func arg(r *mpReader, n uint64, a *Arg) error {
+	for range n {
+		key, err := r.scalar()
+		if err != nil {
+			return err
+		}
+		if key.kind != mpStr {
+			if err := r.skip(0); err != nil {
+				return err
+			}
+			continue
+		}
+		switch key.s {
+		case ".name":
+			a.Name, err = r.str(key.s)
+		case ".type_name":
+			a.TypeName, err = r.str(key.s)
+		case ".offset":
+			a.Offset, err = r.u32(key.s)
+		case ".size":
+			a.Size, err = r.u32(key.s)
+		case ".value_kind":
+			a.KindName, err = r.str(key.s)
+		case ".address_space":
+			a.AddressSpace, err = r.str(key.s)
+		case ".access":
+			a.Access, err = r.str(key.s)
+		case ".actual_access":
+			a.ActualAccess, err = r.str(key.s)
+		case ".pointee_align":
+			a.PointeeAlign, err = r.u32(key.s)
+		case ".is_const":
+			a.IsConst, err = r.flag(key.s)
+		case ".is_restrict":
+			a.IsRestrict, err = r.flag(key.s)
+		case ".is_volatile":
+			a.IsVolatile, err = r.flag(key.s)
+		case ".is_pipe":
+			a.IsPipe, err = r.flag(key.s)
+		default:
+			err = r.skip(0)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	a.Kind = ParseValueKind(a.KindName)
+	a.Align = naturalAlign(a.Size)
+	return nil
 }
 
 // naturalAlign is the largest power of two dividing size, capped at 8:

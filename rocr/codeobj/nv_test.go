@@ -369,7 +369,7 @@ func FuzzCubin(f *testing.F) {
 	f.Add(smallCubin())
 	f.Add(buildCubin(80, map[string][]byte{"a": append(kparam(0, 0, 8), hval(eiattrMaxRegCount, 1)...), "b": nil}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := parseCubin(b)
+		o, err := newParser(len(b), Limits{}).cubin(b)
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error does not match ErrFormat: %v", err)

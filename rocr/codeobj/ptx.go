@@ -2,12 +2,15 @@ package codeobj
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // PTX is parsed with a small lexer that drops comments and keeps string
-// literals whole, so neither can fake a directive.
+// literals whole, so neither can fake a directive. It reads one copy of
+// the text as a string, so tokens and names are substrings of it.
 
 type tokKind uint8
 
@@ -26,7 +29,7 @@ type token struct {
 }
 
 type ptxLexer struct {
-	b    []byte
+	b    string
 	pos  int
 	line int
 	err  error
@@ -91,16 +94,16 @@ func (l *ptxLexer) next() token {
 				}
 				l.pos++
 			}
-			return token{tokString, string(l.b[start:l.pos]), line, start}
+			return token{tokString, l.b[start:l.pos], line, start}
 		case isWordByte(c):
 			start := l.pos
 			for l.pos < len(l.b) && isWordByte(l.b[l.pos]) {
 				l.pos++
 			}
-			return token{tokWord, string(l.b[start:l.pos]), l.line, start}
+			return token{tokWord, l.b[start:l.pos], l.line, start}
 		default:
 			l.pos++
-			return token{tokPunct, string(c), l.line, l.pos - 1}
+			return token{tokPunct, l.b[l.pos-1 : l.pos], l.line, l.pos - 1}
 		}
 	}
 	return token{kind: tokEOF, line: l.line, off: l.pos}
@@ -108,20 +111,23 @@ func (l *ptxLexer) next() token {
 
 // looksLikePTX reports whether the first token of b is .version.
 func looksLikePTX(b []byte) bool {
-	l := &ptxLexer{b: b, line: 1}
+	// Only the first token is read: converting a prefix keeps this cheap.
+	l := &ptxLexer{b: string(b[:min(len(b), 4096)]), line: 1}
 	t := l.next()
 	return t.kind == tokWord && t.text == ".version"
 }
 
 type ptxParser struct {
-	lex  *ptxLexer
-	tok  token
-	peek *token
+	*parser
+	lex    *ptxLexer
+	tok    token
+	peek   token
+	peeked bool
 }
 
 func (p *ptxParser) advance() token {
-	if p.peek != nil {
-		p.tok, p.peek = *p.peek, nil
+	if p.peeked {
+		p.tok, p.peeked = p.peek, false
 	} else {
 		p.tok = p.lex.next()
 	}
@@ -129,11 +135,10 @@ func (p *ptxParser) advance() token {
 }
 
 func (p *ptxParser) lookahead() token {
-	if p.peek == nil {
-		t := p.lex.next()
-		p.peek = &t
+	if !p.peeked {
+		p.peek, p.peeked = p.lex.next(), true
 	}
-	return *p.peek
+	return p.peek
 }
 
 func (p *ptxParser) errorf(t token, format string, args ...any) error {
@@ -169,8 +174,12 @@ func (p *ptxParser) skipBlock() error {
 	return nil
 }
 
-func parsePTX(b []byte) (*CodeObject, error) {
-	p := &ptxParser{lex: &ptxLexer{b: b, line: 1}}
+// ptx parses PTX text.
+func (pp *parser) ptx(b []byte) (*CodeObject, error) {
+	if err := pp.spend("PTX", 0, len(b)+int(unsafe.Sizeof(CodeObject{}))); err != nil {
+		return nil, err
+	}
+	p := &ptxParser{parser: pp, lex: &ptxLexer{b: string(b), line: 1}}
 	o := &CodeObject{Format: FormatPTX, Image: b}
 	for {
 		t := p.advance()
@@ -212,12 +221,15 @@ func parsePTX(b []byte) (*CodeObject, error) {
 			}
 			o.AddressSize = n
 		case ".entry":
-			k, err := p.entry()
+			k, ok, err := p.entry()
 			if err != nil {
 				return nil, err
 			}
-			if k != nil {
-				o.Kernels = append(o.Kernels, *k)
+			if ok {
+				if o.Kernels, err = grow(p.parser, o.Kernels, "PTX", int64(t.off)); err != nil {
+					return nil, err
+				}
+				o.Kernels = append(o.Kernels, k)
 			}
 		case ".func":
 			if err := p.skipDecl(); err != nil {
@@ -265,29 +277,29 @@ func (p *ptxParser) skipDecl() error {
 }
 
 // entry parses ".entry name (params) directives { body }" after .entry.
-// A declaration without a body (";") yields nil.
-func (p *ptxParser) entry() (*Kernel, error) {
+// A declaration without a body (";") yields ok false.
+func (p *ptxParser) entry() (k Kernel, ok bool, err error) {
 	name := p.advance()
 	if name.kind != tokWord || name.text[0] == '.' {
-		return nil, p.errorf(name, ".entry wants a name, got %q", name.text)
+		return k, false, p.errorf(name, ".entry wants a name, got %q", shorten(name.text))
 	}
-	k := &Kernel{Name: name.text, Symbol: name.text, KernargAlign: 1}
+	k = Kernel{Name: name.text, Symbol: name.text, KernargAlign: 1}
 	if n := p.lookahead(); n.kind == tokPunct && n.text == "(" {
 		p.advance()
-		if err := p.params(k); err != nil {
-			return nil, err
+		if err := p.params(&k); err != nil {
+			return k, false, err
 		}
 	}
 	for {
 		t := p.advance()
 		switch {
 		case t.kind == tokEOF:
-			return nil, p.errorf(name, ".entry %s has no body", name.text)
+			return k, false, p.errorf(name, ".entry %s has no body", name.text)
 		case t.kind == tokPunct && t.text == ";":
-			return nil, nil
+			return k, false, nil
 		case t.kind == tokPunct && t.text == "{":
 			if err := p.skipBlock(); err != nil {
-				return nil, err
+				return k, false, err
 			}
 			k.MaxFlatWorkgroup = product(k.ReqNTID)
 			if k.MaxFlatWorkgroup == 0 {
@@ -296,11 +308,16 @@ func (p *ptxParser) entry() (*Kernel, error) {
 			if k.ReqNTID != [3]uint32{} {
 				k.ReqdWorkgroupSize = k.ReqNTID
 			}
-			return k, nil
+			return k, true, nil
 		case t.text == ".maxntid" || t.text == ".reqntid":
 			d, err := p.dims()
 			if err != nil {
-				return nil, err
+				return k, false, err
+			}
+			// The product is the limit the loader enforces: one that
+			// wrapped around would read as no limit at all.
+			if n := uint64(d[0]) * uint64(d[1]) * uint64(d[2]); n > math.MaxUint32 {
+				return k, false, p.errorf(t, "kernel %s: %s %d,%d,%d asks for %d threads per block, over the limit of %d", shorten(k.Name), t.text, d[0], d[1], d[2], n, uint32(math.MaxUint32))
 			}
 			if t.text == ".maxntid" {
 				k.MaxNTID = d
@@ -311,7 +328,7 @@ func (p *ptxParser) entry() (*Kernel, error) {
 			v := p.advance()
 			n, err := strconv.ParseUint(v.text, 0, 32)
 			if err != nil {
-				return nil, p.errorf(v, "%s wants a number, got %q", t.text, v.text)
+				return k, false, p.errorf(v, "%s wants a number, got %q", t.text, v.text)
 			}
 			if t.text == ".maxnreg" {
 				k.MaxNReg = uint32(n)
@@ -449,6 +466,10 @@ func (p *ptxParser) params(k *Kernel) error {
 		}
 		a.Offset, a.Size, a.Align = uint32(off), uint32(size), uint32(align)
 		off += size
+		var err error
+		if k.Args, err = grow(p.parser, k.Args, "PTX", int64(t.off)); err != nil {
+			return err
+		}
 		k.Args = append(k.Args, a)
 		k.KernargAlign = max(k.KernargAlign, uint32(align))
 		k.KernargSize = uint32(off)

@@ -1,9 +1,9 @@
 package codeobj
 
-// parsePTXWithShared parses PTX and marks the kernels that use dynamic
+// ptxShared parses PTX and marks the kernels that use dynamic
 // shared memory.
-func parsePTXWithShared(b []byte) (*CodeObject, error) {
-	o, err := parsePTX(b)
+func (p *parser) ptxShared(b []byte) (*CodeObject, error) {
+	o, err := p.ptx(b)
 	if err != nil {
 		return nil, err
 	}
@@ -16,7 +16,7 @@ func parsePTXWithShared(b []byte) (*CodeObject, error) {
 // memory a launch sizes with its dynamic shared bytes. A launch with none
 // gives such a kernel an empty window, and its accesses fault.
 func markDynamicShared(o *CodeObject, b []byte) {
-	l := &ptxLexer{b: b, line: 1}
+	l := &ptxLexer{b: string(b), line: 1}
 	ext := map[string]bool{}       // .extern .shared variables
 	uses := map[string]bool{}      // functions naming one directly
 	calls := map[string][]string{} // function -> functions it names

@@ -171,62 +171,67 @@ func (s *Spec) Targets() []string {
 // Parse detects the kind of blob (AMDGPU ELF, clang offload bundle,
 // compressed bundle, HIP fat binary wrapper, host ELF carrying .hip_fatbin
 // or .nv_fatbin, NVIDIA cubin or fat binary, or PTX text) and parses it
-// into a Spec. It never panics and reads only
+// into a Spec, within the default Limits. It never panics and reads only
 // within b.
-func Parse(b []byte) (*Spec, error) {
+func Parse(b []byte) (*Spec, error) { return ParseWithLimits(b, Limits{}) }
+
+// ParseWithLimits is Parse within lim; a limit exceeded is a
+// *FormatError naming it.
+func ParseWithLimits(b []byte, lim Limits) (*Spec, error) {
+	p := newParser(len(b), lim)
 	switch {
 	case bytes.HasPrefix(b, []byte(elfMagic)):
 		if isCUDA(b) {
-			o, err := parseCubin(b)
+			o, err := p.cubin(b)
 			if err != nil {
 				return nil, err
 			}
 			return &Spec{Container: "cubin", Objects: []*CodeObject{o}}, nil
 		}
-		if objs, err := parseHostNVFatbin(b); objs != nil || err != nil {
+		if objs, err := p.hostNVFatbin(b); objs != nil || err != nil {
 			if err != nil {
 				return nil, err
 			}
 			return &Spec{Container: "host-elf", Objects: objs}, nil
 		}
 		if isAMDGPU(b) {
-			o, err := parseELF(b)
+			o, err := p.elf(b)
 			if err != nil {
 				return nil, err
 			}
 			return &Spec{Container: "elf", Objects: []*CodeObject{o}}, nil
 		}
-		objs, err := parseHostELF(b)
+		objs, err := p.hostELF(b)
 		if err != nil {
 			return nil, err
 		}
 		return &Spec{Container: "host-elf", Objects: objs}, nil
 	case bytes.HasPrefix(b, []byte(bundleMagic)):
-		objs, err := parseBundles(b, 0)
+		objs, err := p.bundles(b, 0)
 		if err != nil {
 			return nil, err
 		}
 		return &Spec{Container: "bundle", Objects: objs}, nil
 	case bytes.HasPrefix(b, []byte(ccobMagic)):
-		objs, err := parseBundles(b, 0)
+		objs, err := p.bundles(b, 0)
 		if err != nil {
 			return nil, err
 		}
 		return &Spec{Container: "ccob", Objects: objs}, nil
 	case len(b) >= 4 && le.Uint32(b) == hipfMagic:
-		objs, err := parseFatbinWrapper(b)
+		objs, err := p.fatbinWrapper(b)
 		if err != nil {
 			return nil, err
 		}
 		return &Spec{Container: "hip-fatbin", Objects: objs}, nil
 	case isNVFatbin(b):
-		objs, err := parseNVFatbins(b, 0)
+		objs, err := p.nvFatbins(b, 0)
 		if err != nil {
 			return nil, err
 		}
 		return &Spec{Container: "nv-fatbin", Objects: objs}, nil
 	case looksLikePTX(b):
-		o, err := parsePTXWithShared(b)
+		o, err := p.ptxShared(b)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,62 @@
+package module_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+// A Library holding itself, directly or through another, is refused
+// instead of recursing until the stack runs out.
+func TestLoadLibraryCycle(t *testing.T) {
+	dev := setup(t)
+
+	self := module.Library{nil}
+	self[0] = self
+	_, err := module.Load(dev, self)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	assert.Contains(t, err.Error(), "library contains itself")
+
+	a := module.Library{nil, set}
+	b := module.Library{a}
+	a[0] = b
+	_, err = module.Load(dev, a)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "library contains itself")
+
+	// Deep but finite nesting is bounded too.
+	deep := module.Library{set}
+	for range 100 {
+		deep = module.Library{deep}
+	}
+	_, err = module.Load(dev, deep)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	assert.Contains(t, err.Error(), "nested more than")
+
+	// The same Library twice side by side is no cycle.
+	inner := module.Library{set}
+	m, err := module.Load(dev, module.Library{inner, inner})
+	require.NoError(t, err)
+	assert.NoError(t, m.Unload())
+}
+
+// A spec with a nil object is an error naming the object, not a panic.
+func TestLoadSpecNilObject(t *testing.T) {
+	dev := setup(t)
+	for _, src := range []any{
+		&codeobj.Spec{Objects: []*codeobj.CodeObject{nil}},
+		module.Library{&codeobj.Spec{Objects: []*codeobj.CodeObject{{Format: codeobj.FormatPTX, Target: "sm_90"}, nil}}},
+	} {
+		_, err := module.Load(dev, src)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+		assert.Contains(t, err.Error(), "is nil")
+	}
+}
