@@ -185,6 +185,7 @@ func openDriver(t testing.TB, agents int) *fixture {
 	return start(t, driver)
 }
 
+// testDriver is the driver HIPGO_RELIABILITY_DRIVER names, cpu if none.
 func testDriver() string {
 	if d := strings.TrimSpace(os.Getenv(driverEnv)); d != "" {
 		return d
