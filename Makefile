@@ -29,14 +29,17 @@ lint: vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
 
-# Regenerate the kernel library's code objects (needs clang-19).
+# Regenerate the kernel library's code objects and the reliability tests'
+# PTX (needs clang-19).
 kernels:
 	bash kernels/build.sh
+	sh internal/reliability/testdata/gen.sh
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	bash kernels/build.sh
-	git diff --exit-code -- kernels/gen
+	sh internal/reliability/testdata/gen.sh
+	git diff --exit-code -- kernels/gen internal/reliability/testdata
 
 # Test binaries of every package for a machine without Go (the H200).
 gpu-tests:

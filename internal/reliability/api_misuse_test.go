@@ -1,7 +1,9 @@
 package reliability_test
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 	"unsafe"
@@ -27,19 +29,32 @@ type misuse struct {
 	// stale: the case shuts the runtime down, so the devices cannot be
 	// checked afterwards.
 	stale bool
+	// devices is how many devices the case needs (0: one); with fewer it
+	// skips.
+	devices int
+	// cpuOnly, when set, is why the case skips on other drivers: it
+	// depends on what only the cpu agent does.
+	cpuOnly string
 }
 
-// TestMisuse runs every case on a fresh runtime of two cpu agents, under a
-// recover and a timeout, then checks that both devices still run new work
-// correctly.
+// TestMisuse runs every case on a fresh runtime of two cpu agents (or the
+// devices of HIPGO_RELIABILITY_DRIVER: see doc.go), under a recover and a
+// timeout, then checks that every device still runs new work correctly.
 func TestMisuse(t *testing.T) {
+	probeDriver(t)
 	cases := misuseCases()
 	if len(cases) < 40 {
 		t.Fatalf("only %d misuse cases", len(cases))
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := open(t, 2)
+			f := openDriver(t, 2)
+			if c.cpuOnly != "" && !f.onCPU() {
+				t.Skipf("on %s: %s", f.driver, c.cpuOnly)
+			}
+			if len(f.devs) < max(c.devices, 1) {
+				t.Skipf("needs %d devices; the %s driver has %d here", c.devices, f.driver, len(f.devs))
+			}
 			err := reliability.Guard(t, 10*time.Second, func() error { return c.run(f) })
 			wantErr(t, err, c.want, c.words...)
 			if !c.stale && !t.Failed() {
@@ -100,12 +115,12 @@ func misuseCases() []misuse {
 				}
 				return va(f, a, b, c, int32(n))
 			}},
-		{name: "buffer of another device", want: gpu.ErrNotOwner, words: []string{"vector_add", "argument 2", "device 1", "not to device 0"},
+		{name: "buffer of another device", want: gpu.ErrNotOwner, devices: 2, words: []string{"vector_add", "argument 2", "device 1", "not to device 0"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
 				return va(f, a, b, newBuf[float32](f.t, f.devs[1], n), int32(n))
 			}},
-		{name: "buffer transferred away", want: gpu.ErrNotOwner, words: []string{"reliability_axpb", "argument 0", "device 1"},
+		{name: "buffer transferred away", want: gpu.ErrNotOwner, devices: 2, words: []string{"reliability_axpb", "argument 0", "device 1"},
 			run: func(f *fixture) error {
 				b := newBuf[uint32](f.t, f.dev, n)
 				if err := b.Transfer(f.devs[1]); err != nil {
@@ -113,12 +128,12 @@ func misuseCases() []misuse {
 				}
 				return axpb(f, nil, gpu.D1(1), gpu.D1(n), 0, b, uint32(1), uint32(1), int32(n))
 			}},
-		{name: "async copy of a buffer another device owns", want: gpu.ErrNotOwner, words: []string{"memcpy async", "device 1"},
+		{name: "async copy of a buffer another device owns", want: gpu.ErrNotOwner, devices: 2, words: []string{"memcpy async", "device 1"},
 			run: func(f *fixture) error {
 				s := f.stream(f.dev)
 				return s.Copy(newBuf[uint32](f.t, f.dev, n), 0, newBuf[uint32](f.t, f.devs[1], n), 0, n)
 			}},
-		{name: "host read of a buffer another device owns", want: gpu.ErrNotOwner, words: []string{"memcpy", "device 1"},
+		{name: "host read of a buffer another device owns", want: gpu.ErrNotOwner, devices: 2, words: []string{"memcpy", "device 1"},
 			run: func(f *fixture) error {
 				b := newBuf[uint32](f.t, f.dev, n)
 				if err := b.Transfer(f.devs[1]); err != nil {
@@ -242,16 +257,21 @@ func misuseCases() []misuse {
 			run: func(f *fixture) error {
 				return axpb(f, nil, gpu.D1(1<<31), gpu.D1(4), 0, newBuf[uint32](f.t, f.dev, 1), uint32(1), uint32(1), int32(1))
 			}},
-		{name: "shared memory over the limit", want: gpu.ErrInvalidValue, words: []string{"reduce_sum", "65537", "dynamic shared memory"},
+		{name: "shared memory over the limit", want: gpu.ErrInvalidValue, words: []string{"reduce_sum", "dynamic shared memory"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
-				return f.lib.ReduceSum.Launch(nil, gpu.D1(1), gpu.D1(64), 64<<10+1, a, b, int32(n))
+				// 64 KiB + 1 on the cpu agent; a GPU's limit is its opt-in one.
+				p := f.dev.Properties()
+				over := max(p.SharedMemPerBlock, p.MaxSharedMemPerBlockOptin) + 1
+				err := f.lib.ReduceSum.Launch(nil, gpu.D1(1), gpu.D1(64), over, a, b, int32(n))
+				wantErr(f.t, err, gpu.ErrInvalidValue, strconv.Itoa(over))
+				return err
 			}},
 		{name: "negative shared memory", want: gpu.ErrInvalidValue, words: []string{"reliability_axpb", "negative dynamic shared memory"},
 			run: func(f *fixture) error {
 				return axpb(f, nil, gpu.D1(1), gpu.D1(1), -1, newBuf[uint32](f.t, f.dev, 1), uint32(1), uint32(1), int32(1))
 			}},
-		{name: "function of another device's module", want: gpu.ErrInvalidDeviceFunction, words: []string{"reliability_axpb", "device 0", "device 1"},
+		{name: "function of another device's module", want: gpu.ErrInvalidDeviceFunction, devices: 2, words: []string{"reliability_axpb", "device 0", "device 1"},
 			run: func(f *fixture) error {
 				return axpb(f, f.stream(f.devs[1]), gpu.D1(1), gpu.D1(1), 0, newBuf[uint32](f.t, f.devs[1], 1), uint32(1), uint32(1), int32(1))
 			}},
@@ -259,15 +279,20 @@ func misuseCases() []misuse {
 		// Modules.
 		{name: "unknown kernel name", want: gpu.ErrNotFound, words: []string{"no_such_kernel", "vector_add"},
 			run: func(f *fixture) error { _, err := f.lib.Module.Function("no_such_kernel"); return err }},
-		{name: "AMDGPU bundle on the cpu agent", want: gpu.ErrNoBinaryForGpu, words: []string{"gfx90a", "go"},
-			run: func(f *fixture) error { _, err := module.Load(f.dev, kernels.AMDGPUBundle); return err }},
-		{name: "PTX on the cpu agent", want: gpu.ErrNoBinaryForGpu, words: []string{"sm_90", "go"},
+		{name: "AMDGPU bundle on the cpu agent", want: gpu.ErrNoBinaryForGpu, words: []string{"gfx90a"},
+			run: func(f *fixture) error {
+				// The cpu agent's target is "go"; a cuda device's is sm_XX.
+				_, err := module.Load(f.dev, kernels.AMDGPUBundle)
+				wantErr(f.t, err, gpu.ErrNoBinaryForGpu, f.dev.Target())
+				return err
+			}},
+		{name: "PTX on the cpu agent", want: gpu.ErrNoBinaryForGpu, words: []string{"sm_90", "go"}, cpuOnly: "the device runs PTX",
 			run: func(f *fixture) error { _, err := module.Load(f.dev, kernels.PTXsm90); return err }},
 		{name: "garbage code object", want: gpu.ErrInvalidImage, words: []string{"module load"},
 			run: func(f *fixture) error { _, err := module.Load(f.dev, []byte("\x7fELF not really")); return err }},
 		{name: "function of an unloaded module", want: gpu.ErrInvalidHandle, words: []string{"reliability_axpb", "unloaded"},
 			run: func(f *fixture) error {
-				m, err := module.Load(f.dev, testSet)
+				m, err := module.Load(f.dev, testLib)
 				if err != nil {
 					return err
 				}
@@ -324,11 +349,12 @@ func misuseCases() []misuse {
 			}},
 
 		// Events across devices: allowed on cpu agents (every agent can
-		// wait on every signal), and the order holds.
+		// wait on every signal), and the order holds. With one device the
+		// event orders two of its streams.
 		{name: "event of one device waited on another", want: nil, run: crossDeviceEvent},
 
 		// Sticky stream errors.
-		{name: "launch on a stream after its error", want: gpu.ErrLaunchFailure, words: []string{"reliability_panic", "panic 7"},
+		{name: "launch on a stream after its error", want: gpu.ErrLaunchFailure, words: []string{"reliability_panic", "panic 7"}, cpuOnly: gpuFault,
 			run: func(f *fixture) error {
 				s := f.stream(f.dev)
 				if err := f.fn["reliability_panic"].Launch(s, gpu.D1(1), gpu.D1(1), 0, int32(7)); err != nil {
@@ -338,7 +364,7 @@ func misuseCases() []misuse {
 				wantErr(f.t, err, gpu.ErrLaunchFailure, "reliability_panic")
 				return axpb(f, s, gpu.D1(1), gpu.D1(1), 0, newBuf[uint32](f.t, f.dev, 1), uint32(1), uint32(1), int32(1))
 			}},
-		{name: "copy, record and query after a stream's error", want: gpu.ErrLaunchFailure, words: []string{"reliability_panic"},
+		{name: "copy, record and query after a stream's error", want: gpu.ErrLaunchFailure, words: []string{"reliability_panic"}, cpuOnly: gpuFault,
 			run: func(f *fixture) error {
 				s := f.stream(f.dev)
 				if err := f.fn["reliability_panic"].Launch(s, gpu.D1(1), gpu.D1(1), 0, int32(8)); err != nil {
@@ -379,7 +405,7 @@ func misuseCases() []misuse {
 				wantErr(f.t, b.CopyFrom([]uint32{1}), gpu.ErrContextIsDestroyed, "shut down")
 				wantErr(f.t, s.Record(ev), gpu.ErrContextIsDestroyed, "shut down")
 				wantErr(f.t, f.dev.Synchronize(), gpu.ErrContextIsDestroyed)
-				_, err = module.Load(f.dev, testSet)
+				_, err = module.Load(f.dev, testLib)
 				wantErr(f.t, err, gpu.ErrContextIsDestroyed, "shut down")
 				return axpb(f, s, gpu.D1(1), gpu.D1(1), 0, b, uint32(1), uint32(1), int32(1))
 			}},
@@ -435,7 +461,7 @@ func misuseCases() []misuse {
 				wantErr(f.t, err, gpu.ErrInvalidDevice, "nil device")
 				_, err = stream.DefaultStream(nil)
 				wantErr(f.t, err, gpu.ErrInvalidDevice, "nil device")
-				_, err = module.Load(nil, testSet)
+				_, err = module.Load(nil, testLib)
 				wantErr(f.t, err, gpu.ErrInvalidDevice, "nil device")
 				_, err = kernels.Load(nil)
 				wantErr(f.t, err, gpu.ErrInvalidDevice)
@@ -443,11 +469,14 @@ func misuseCases() []misuse {
 				_, err = stream.New(nil)
 				return err
 			}},
-		{name: "device ordinal out of range", want: gpu.ErrInvalidDevice, words: []string{"ordinal 2", "[0, 2)"},
+		{name: "device ordinal out of range", want: gpu.ErrInvalidDevice,
 			run: func(f *fixture) error {
 				_, err := gpu.Get(-1)
 				wantErr(f.t, err, gpu.ErrInvalidDevice, "ordinal -1")
-				_, err = gpu.Get(2)
+				// Ordinal 2 of [0, 2) on the two cpu agents.
+				n := len(f.devs)
+				_, err = gpu.Get(n)
+				wantErr(f.t, err, gpu.ErrInvalidDevice, fmt.Sprintf("ordinal %d", n), fmt.Sprintf("[0, %d)", n))
 				return err
 			}},
 		{name: "nil stream", want: gpu.ErrInvalidHandle, words: []string{"memcpy async host to device", "nil stream"},
@@ -578,7 +607,8 @@ func barrierOnDestroyedSignal(f *fixture) error {
 // stored value there: allowed on cpu agents, and the order must hold.
 func crossDeviceEvent(f *fixture) error {
 	h := newHost[uint32](f.t, f.dev, 2)
-	s0, s1 := f.stream(f.devs[0]), f.stream(f.devs[1])
+	other := f.devs[min(1, len(f.devs)-1)]
+	s0, s1 := f.stream(f.devs[0]), f.stream(other)
 	ev := f.event(f.devs[0])
 	if err := f.fn["reliability_store"].Launch(s0, gpu.D1(1), gpu.D1(1), 0, h, int32(0), uint32(7), int32(50), int32(0)); err != nil {
 		return err
@@ -591,7 +621,7 @@ func crossDeviceEvent(f *fixture) error {
 	}
 	// Host memory carries no device-side last-writer barrier from s0 to
 	// s1 here only because the event orders them; the move reads x[0].
-	if err := f.function(f.devs[1], "reliability_move").Launch(s1, gpu.D1(1), gpu.D1(1), 0, h, int32(1), int32(0)); err != nil {
+	if err := f.function(other, "reliability_move").Launch(s1, gpu.D1(1), gpu.D1(1), 0, h, int32(1), int32(0)); err != nil {
 		return err
 	}
 	if err := s1.Synchronize(); err != nil {

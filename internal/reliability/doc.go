@@ -4,6 +4,22 @@
 // randomized multi-stream, multi-agent load checked against a sequential
 // reference (*_stress_test.go). Everything runs on the cpu agent.
 //
+// TestMisuse and TestStress also run on a GPU when
+// HIPGO_RELIABILITY_DRIVER names its driver; on the H200:
+//
+//	HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda HIPGO_RELIABILITY_DRIVER=cuda ./internal_reliability.test -test.run 'Misuse|Stress'
+//
+// They then use every device of that driver instead of two or three cpu
+// agents: with one, the stress test spreads its operations over nine
+// streams of it and moves no buffer between devices, and misuse cases that
+// need a second device skip. Their kernels run as PTX compiled from
+// testdata/reliability.hip (testdata/gen.sh, clang-19; the output is
+// committed). Cases that depend on what only the cpu agent does skip with
+// the reason: a kernel that fails ends a CUDA context, and a GPU kernel
+// cannot be cancelled. Without such a device the tests skip, or fail where
+// HIPGO_REQUIRE names the driver. HIPGO_STRESS_OPS=n sets the stress
+// test's operations per goroutine.
+//
 // The package itself has only the small helpers the tests share: Guard runs
 // a step so that a panic or a hang fails the test instead of the process.
 package reliability

@@ -1,7 +1,10 @@
 package reliability_test
 
 import (
+	_ "embed" // the test kernels' PTX
 	"errors"
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cabi"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -123,16 +127,31 @@ type bufU32 = buffer.Buffer[uint32]
 
 var testSet = cpu.NewSet("reliability", spinK, panicK, overrunK, axpbK, addK, storeK, moveK)
 
-// fixture is one test's runtime on cpu agents.
+// The same kernels for cuda devices, from testdata/reliability.hip
+// (testdata/gen.sh regenerates them; TestPTXUpToDate checks).
+var (
+	//go:embed testdata/reliability_sm90.ptx
+	testPTXsm90 string
+	//go:embed testdata/reliability_sm80.ptx
+	testPTXsm80 string
+)
+
+// testLib is the test kernels in every form; module.Load picks the one for
+// the device, and the Go set gives the PTX its argument types.
+var testLib = module.Library{testSet, testPTXsm90, testPTXsm80}
+
+// fixture is one test's runtime: cpu agents, or the devices of the driver
+// HIPGO_RELIABILITY_DRIVER names (see openDriver).
 type fixture struct {
-	t    testing.TB
-	devs []*gpu.Device
-	dev  *gpu.Device
-	lib  *kernels.Set
-	mod  *module.Module
-	fn   map[string]*module.Function
-	mu   sync.Mutex
-	mods map[int]*module.Module
+	t      testing.TB
+	driver string
+	devs   []*gpu.Device
+	dev    *gpu.Device
+	lib    *kernels.Set
+	mod    *module.Module
+	fn     map[string]*module.Function
+	mu     sync.Mutex
+	mods   map[int]*module.Module
 }
 
 // open starts the runtime with n cpu agents; at the end of the test it
@@ -144,6 +163,58 @@ func open(t testing.TB, agents int, env ...string) *fixture {
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
+	return start(t, "cpu")
+}
+
+// driverEnv names the driver that openDriver's tests (TestMisuse,
+// TestStress) run on; cpu when unset, as in CI.
+const driverEnv = "HIPGO_RELIABILITY_DRIVER"
+
+// openDriver is open for the tests that can run on a GPU: on the cpu
+// driver it opens agents cpu agents; on another it opens every device that
+// driver has (perhaps fewer than agents: the tests then use several streams
+// of one device, or skip what needs more). No such device skips t, or fails
+// it where HIPGO_REQUIRE names the driver.
+func openDriver(t testing.TB, agents int) *fixture {
+	t.Helper()
+	driver := testDriver()
+	if driver == "cpu" {
+		return open(t, agents)
+	}
+	t.Setenv("HIPGO_DRIVER", driver)
+	return start(t, driver)
+}
+
+// testDriver is the driver HIPGO_RELIABILITY_DRIVER names, cpu if none.
+func testDriver() string {
+	if d := strings.TrimSpace(os.Getenv(driverEnv)); d != "" {
+		return d
+	}
+	return "cpu"
+}
+
+// probeDriver skips t (or fails it, as openDriver does) when the driver
+// of openDriver has no device, so that a test of many cases says so once.
+func probeDriver(t *testing.T) {
+	t.Helper()
+	driver := testDriver()
+	if driver == "cpu" {
+		return
+	}
+	t.Setenv("HIPGO_DRIVER", driver)
+	_, err := gpu.Devices()
+	if serr := gpu.Shutdown(); serr != nil {
+		t.Fatalf("gpu.Shutdown: %v", serr)
+	}
+	if err != nil {
+		unavailable(t, driver, "%s=%s: no %s device: %v", driverEnv, driver, driver, err)
+	}
+}
+
+// start opens the runtime on the driver HIPGO_DRIVER names and loads the
+// kernel library and the test kernels on the first device.
+func start(t testing.TB, driver string) *fixture {
+	t.Helper()
 	t.Cleanup(func() {
 		if err := gpu.Shutdown(); err != nil {
 			t.Errorf("gpu.Shutdown: %v", err)
@@ -153,14 +224,20 @@ func open(t testing.TB, agents int, env ...string) *fixture {
 		}
 	})
 	devs, err := gpu.Devices()
+	if err != nil && driver != "cpu" {
+		unavailable(t, driver, "%s=%s: no %s device: %v", driverEnv, driver, driver, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, devs: devs, dev: devs[0], fn: map[string]*module.Function{}}
+	if got := devs[0].Properties().Driver; got != driver {
+		t.Fatalf("device 0 is a %s device, want %s", got, driver)
+	}
+	f := &fixture{t: t, driver: driver, devs: devs, dev: devs[0], fn: map[string]*module.Function{}}
 	if f.lib, err = kernels.Load(f.dev); err != nil {
 		t.Fatal(err)
 	}
-	if f.mod, err = module.Load(f.dev, testSet); err != nil {
+	if f.mod, err = module.Load(f.dev, testLib); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range testSet.Kernels {
@@ -168,6 +245,22 @@ func open(t testing.TB, agents int, env ...string) *fixture {
 	}
 	return f
 }
+
+// unavailable skips t, or fails it where HIPGO_REQUIRE lists word.
+func unavailable(t testing.TB, word, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if cabi.Required(word) {
+		t.Fatalf("%s, and %s=%q requires %s", msg, cabi.RequireEnv, os.Getenv(cabi.RequireEnv), word)
+	}
+	t.Skip(msg)
+}
+
+// gpuFault is why a case that makes a kernel fail skips on a GPU.
+const gpuFault = "a GPU fault ends the context; see gpu.Shutdown (hipDeviceReset)"
+
+// onCPU reports whether the fixture runs on cpu agents.
+func (f *fixture) onCPU() bool { return f.driver == "cpu" }
 
 // function0 is function for device ordinal i, loading each device's module
 // once; safe from several goroutines.
@@ -180,7 +273,7 @@ func (f *fixture) function0(i int, name string) *module.Function {
 	m, ok := f.mods[i]
 	if !ok {
 		var err error
-		if m, err = module.Load(f.devs[i], testSet); err != nil {
+		if m, err = module.Load(f.devs[i], testLib); err != nil {
 			panic(err)
 		}
 		f.mods[i] = m
@@ -194,7 +287,7 @@ func (f *fixture) function(dev *gpu.Device, name string) *module.Function {
 	if dev == f.dev {
 		return f.fn[name]
 	}
-	m, err := module.Load(dev, testSet)
+	m, err := module.Load(dev, testLib)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -7,8 +7,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Every test runs on the cpu agent, and no goroutine may outlive
-// gpu.Shutdown or rocr.ShutDown: queue processors, workers, waiters.
+// Every test runs on the cpu agent (TestMisuse and TestStress on the
+// driver HIPGO_RELIABILITY_DRIVER names, if set), and no goroutine may
+// outlive gpu.Shutdown or rocr.ShutDown: queue processors, workers,
+// waiters.
 func TestMain(m *testing.M) {
 	os.Setenv("HIPGO_DRIVER", "cpu")
 	os.Unsetenv("HSA_ENABLE_DEBUG")
