@@ -7,7 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -226,7 +227,7 @@ func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream
 
 // Launch checks the launch against the kernel's signature and the device's
 // limits, then queues it on s (a nil s is the default stream). grid is in
-// blocks, block in threads, as in HIP. Arguments: a buffer.Object
+// blocks, block in threads, as in HIP. Arguments: a core.Object
 // (*buffer.Buffer[T], *buffer.Host[T]) where the kernel takes a pointer,
 // a Go scalar of the exact type and size where it takes a value. Nothing is
 // queued when a check fails; the error names the kernel and the argument.
@@ -242,8 +243,8 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		}
 	}
 	err := f.launch(s, grid, block, sharedMem, args)
-	if err != nil && gpu.Logging(gpu.LogError) {
-		gpu.Logf(gpu.LogError, "%v", err)
+	if err != nil && debug.Logging(debug.LogError) {
+		debug.Logf(debug.LogError, "%v", err)
 	}
 	return err
 }
@@ -254,14 +255,14 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if err != nil {
 		return err
 	}
-	before, after := gpu.SerializeKernel()
+	before, after := debug.Kernel()
 	if before {
 		if err := s.Synchronize(); err != nil {
 			return err
 		}
 	}
-	if gpu.Logging(gpu.LogInfo) {
-		gpu.Logf(gpu.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
+	if debug.Logging(debug.LogInfo) {
+		debug.Logf(debug.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
 	}
 	if len(args) != len(f.visible) {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), len(args), f.Signature())
@@ -271,7 +272,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 			return err
 		}
 	}
-	l, err := s.BeginLaunch(op)
+	l, err := core.StreamOf(s).BeginLaunch(op)
 	if err != nil {
 		return err
 	}
@@ -280,7 +281,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	for i, a := range args {
 		p := &f.visible[i]
 		dst := unsafe.Pointer(&ka[p.Offset])
-		if m, ok := buffer.MemOf(a); ok {
+		if m, ok := core.MemOf(a); ok {
 			*(*uint64)(dst) = uint64(m.Addr())
 			l.Use(m)
 		} else {
@@ -304,9 +305,9 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 }
 
 // check validates the configuration and builds the packet's sizes.
-func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (stream.Dispatch, error) {
+func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (core.Dispatch, error) {
 	const op = "launch"
-	var d stream.Dispatch
+	var d core.Dispatch
 	dev := s.Device()
 	if dev != f.mod.dev {
 		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
@@ -368,7 +369,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
 	if a == nil {
 		return bad(gpu.ErrorInvalidValue, "nil")
 	}
-	if m, ok := buffer.MemOf(a); ok {
+	if m, ok := core.MemOf(a); ok {
 		if p.Kind != rocr.ArgGlobalBuffer && p.Kind != rocr.ArgOther {
 			return bad(gpu.ErrorInvalidValue, "got a buffer where the kernel takes a value")
 		}
@@ -390,7 +391,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
 	}
 	k, size := scalarKindOf(a)
 	if size == 0 {
-		if _, isBuf := a.(buffer.Object); isBuf {
+		if _, isBuf := a.(core.Object); isBuf {
 			return bad(gpu.ErrorInvalidValue, "nil buffer") // a typed nil: MemOf found no Mem
 		}
 		return bad(gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(a))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
@@ -220,4 +221,4 @@ func sync(t testing.TB, s *stream.Stream) {
 }
 
 // written reports the number of packets submitted to s's queue so far.
-func written(s *stream.Stream) uint64 { return s.Queue().LoadWriteIndex() }
+func written(s *stream.Stream) uint64 { return core.StreamOf(s).Queue().LoadWriteIndex() }

@@ -1,8 +1,7 @@
-package stream
+package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -13,9 +12,9 @@ import (
 // and reused: it costs no allocation.
 type Launch struct {
 	s       *Stream
-	fence   *buffer.Fence
+	fence   *Fence
 	kernarg [rocr.KernargSlotSize]byte
-	deps    []*buffer.Fence
+	deps    []*Fence
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
@@ -34,7 +33,7 @@ type Dispatch struct {
 // kernarg image into Kernarg, declares each buffer the kernel uses with
 // Use, and ends with Commit or Abort.
 func (s *Stream) BeginLaunch(op string) (*Launch, error) {
-	if err := s.lock(op); err != nil {
+	if err := s.Lock(op); err != nil {
 		return nil, err
 	}
 	f, err := s.fences.New(s.q)
@@ -57,7 +56,7 @@ func (l *Launch) Stream() *Stream { return l.s }
 // Use records that the dispatch touches m. If m was last used on another
 // stream by work not yet complete, the dispatch waits for it with a
 // BARRIER_AND: independent streams stay concurrent, dependent ones correct.
-func (l *Launch) Use(m *buffer.Mem) {
+func (l *Launch) Use(m *Mem) {
 	if w := m.Use(l.fence); w != nil {
 		l.deps = append(l.deps, w)
 	}
@@ -88,7 +87,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	f := l.fence
 	l.fence = nil
 	if len(l.deps) > 0 {
-		err := s.barrier(l.deps, false) // takes over the deps' references
+		err := s.Barrier(l.deps, false) // takes over the deps' references
 		clear(l.deps)
 		l.deps = l.deps[:0]
 		if err != nil {
@@ -97,10 +96,10 @@ func (l *Launch) Commit(d *Dispatch) error {
 			return err
 		}
 	}
-	e := s.push()
+	e := s.Push()
 	id, err := s.q.Reserve()
 	if err != nil {
-		s.drop(e)
+		s.Drop(e)
 		f.Cancel()
 		s.fences.Release(f)
 		return gpu.Wrap("launch", err)
@@ -120,7 +119,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	p.CompletionSignal = f.Signal().Handle()
 	e.fence = f
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
-	s.setTail(f)
-	s.reap(false) // while the agent runs the dispatch
+	s.SetTail(f)
+	s.Reap(false) // while the agent runs the dispatch
 	return nil
 }
