@@ -153,3 +153,8 @@ func (b *Buffer[T]) Transfer(dev *gpu.Device) error {
 	}
 	return b.m.Transfer(dev)
 }
+
+// SetManualDeps makes the program responsible for ordering the buffer's uses
+// on different streams (with events, as in HIP): no BARRIER_AND is
+// inserted for it. Free and synchronous copies still wait for its work.
+func (b *Buffer[T]) SetManualDeps(on bool) { b.m.SetManual(on) }

@@ -321,6 +321,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if err != nil {
 		return err
 	}
+	l.Name(f.sym.Name)
 	ka := l.Kernarg()[:f.sym.KernargSize]
 	clear(ka)
 	for i := range vals {
@@ -329,7 +330,14 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		dst := unsafe.Pointer(&ka[p.Offset])
 		if v.buf {
 			*(*uint64)(dst) = uint64(v.mem.Addr())
-			l.Use(v.mem)
+			acc := core.Write
+			if p.ReadOnly || v.isConst {
+				acc = core.Read
+			}
+			if err := l.Use(v.mem, acc); err != nil {
+				l.Abort()
+				return err
+			}
 		} else {
 			writeBits(dst, v.bits, v.size)
 		}

@@ -189,7 +189,8 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 			Meta:                 k,
 		}
 		for _, a := range k.Args {
-			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName}
+			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName,
+				ReadOnly: a.IsConst || a.Access == "read_only" || a.ActualAccess == "read_only"}
 			switch {
 			case a.Hidden():
 				ka.Kind = rocr.ArgHidden
@@ -321,6 +322,7 @@ func refinePTX(c *rocr.Code, lib Library) {
 				break
 			}
 			a.Kind, a.Elem, a.Value = dv[j].Kind, dv[j].Elem, dv[j].Value
+			a.ReadOnly = a.ReadOnly || dv[j].ReadOnly
 			if a.Name == "" || strings.HasPrefix(a.Name, k.Name+"_param_") {
 				a.Name = dv[j].Name
 			}

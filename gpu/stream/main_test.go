@@ -142,7 +142,7 @@ var overrunK = cpu.Define("stream_test_overrun", func(g *cpu.Group, a *incArgs) 
 	_ = a.X.Slice(g, 0, int(a.N)+1)
 })
 
-var kernelSet = cpu.NewSet("stream-test", sleepK, emptyK, slowWriteK, copyK, incK, panicK, flagSetK, flagGetK, rendezvousK, overrunK)
+var kernelSet = cpu.NewSet("stream-test", sleepK, emptyK, slowWriteK, copyK, incK, panicK, flagSetK, flagGetK, rendezvousK, overrunK, slowReadK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {

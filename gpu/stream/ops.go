@@ -1,7 +1,7 @@
 package stream
 
 import (
-	"unsafe"
+	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -48,7 +48,7 @@ func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
 	}
 	b := core.AsBytes(src)
 	id := rocr.PinHost(b)
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, m)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
 }
 
 // CopyToHost copies src's elements from off into dst (hipMemcpyAsync
@@ -70,7 +70,7 @@ func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 	}
 	b := core.AsBytes(dst)
 	id := rocr.PinHost(b)
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, m)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
 }
 
 // Copy copies n elements from src[srcOff:] to dst[dstOff:] on the stream
@@ -95,7 +95,7 @@ func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, 
 		return nil
 	}
 	es := dm.ElemSize()
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, dm, sm)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, core.MemUse{M: dm, Acc: core.Write}, core.MemUse{M: sm, Acc: core.Read})
 }
 
 // Fill sets every element of b to v on the stream (hipMemsetAsync and its
@@ -116,7 +116,7 @@ func Fill[T any](s *Stream, b buffer.Object, v T) error {
 	if err != nil {
 		return err
 	}
-	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, m)
+	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // Memset sets every byte of b to c on the stream (hipMemsetAsync).
@@ -129,7 +129,7 @@ func (s *Stream) Memset(b buffer.Object, c byte) error {
 	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
 		return err
 	}
-	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, m)
+	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // LaunchHostFunc runs fn on the host when the stream reaches this point
@@ -147,10 +147,12 @@ func (s *Stream) LaunchHostFunc(fn func() error) error {
 	return nil
 }
 
+// checkElem makes the host type agree with the buffer's element type:
+// the same size is not enough (int32 bits in a float32 buffer are a wrong
+// value, not an error the GPU reports).
 func checkElem[T any](op string, m *core.Mem) error {
-	var zero T
-	if int(unsafe.Sizeof(zero)) != m.ElemSize() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of %d bytes, %s has %d-byte elements", unsafe.Sizeof(zero), m, m.ElemSize())
+	if t := reflect.TypeFor[T](); t != m.Elem() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of type %s (%d bytes), %s holds %s (%d-byte elements)", t, t.Size(), m, m.Elem(), m.ElemSize())
 	}
 	return nil
 }

@@ -15,6 +15,10 @@ type Flags uint32
 const (
 	Default     Flags = 0
 	NonBlocking Flags = 1
+	// ManualDeps: the program orders this stream's work against other
+	// streams itself, with events, as in HIP; no BARRIER_AND is inserted
+	// for a buffer another stream still uses.
+	ManualDeps Flags = 1 << 8
 )
 
 // Priorities, as hipDeviceGetStreamPriorityRange reports them: a lower
@@ -55,7 +59,7 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("stream create", err)
 	}
-	if flags&^NonBlocking != 0 {
+	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
 	if priority < PriorityHigh || priority > PriorityLow {
@@ -64,6 +68,9 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	s := &Stream{flags: flags, priority: priority}
 	if err := s.c.Init(dev, QueueSize); err != nil {
 		return nil, gpu.Wrap("stream create", err)
+	}
+	if flags&ManualDeps != 0 {
+		s.c.SetOrder(core.Manual)
 	}
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 // Agent submits one AGENT_DISPATCH packet (a copy, fill or host callback)
 // that touches mems, after the barriers their last users need. pin is a
 // host slice pinned for the packet, released when it completes.
-func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, mems ...*Mem) error {
+func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ...MemUse) error {
 	if err := s.Lock(op); err != nil {
 		if pin != 0 {
 			rocr.UnpinHost(pin)
@@ -20,28 +20,36 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 	}
 	defer s.mu.Unlock()
 	if c := CopierOf(s.dev.Agent()); c != nil {
-		return s.onCopier(op, c, fn, args, pin, mems)
+		return s.onCopier(op, c, fn, args, pin, uses)
 	}
-	f, err := s.fences.New(s.q)
+	f, err := s.newFence(op)
 	if err != nil {
 		if pin != 0 {
 			rocr.UnpinHost(pin)
 		}
 		return err
 	}
-	var deps [2]*Fence
-	nd := 0
-	for _, m := range mems {
-		if m == nil {
+	var buf [2 * (1 + MaxReaders)]*Fence
+	deps := buf[:0]
+	for _, u := range uses {
+		if u.M == nil {
 			continue
 		}
-		if w := m.Use(f); w != nil {
-			deps[nd] = w
-			nd++
+		deps, err = u.M.Use(s, f, u.Acc, deps)
+		if err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			f.Cancel()
+			s.fences.Release(f)
+			if pin != 0 {
+				rocr.UnpinHost(pin)
+			}
+			return err
 		}
 	}
-	if nd > 0 {
-		if err := s.Barrier(deps[:nd], false); err != nil {
+	if len(deps) > 0 {
+		if err := s.Barrier(deps, false); err != nil {
 			f.Cancel()
 			s.fences.Release(f)
 			if pin != 0 {
@@ -63,16 +71,16 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, mems ..
 // hardware ring that cannot: it waits on the host for the stream's work and
 // the buffers' last users, then runs the operation on the agent's copy
 // engine. It is synchronous, so stream order holds.
-func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, mems []*Mem) error {
+func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
 	if pin != 0 {
 		defer rocr.UnpinHost(pin)
 	}
 	if err := s.drain(); err != nil {
 		return err
 	}
-	for _, m := range mems {
-		if m != nil {
-			if err := m.Settle(); err != nil {
+	for _, u := range uses {
+		if u.M != nil {
+			if err := u.M.Settle(); err != nil {
 				return gpu.Wrap(op, err)
 			}
 		}
@@ -113,7 +121,7 @@ func (s *Stream) Record(op string) (*Fence, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	f, err := s.fences.New(s.q)
+	f, err := s.newFence("event record")
 	if err != nil {
 		return nil, err
 	}
@@ -141,5 +149,14 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 	if len(deps) == 0 {
 		return nil
 	}
+	for _, d := range deps {
+		s.noteWaited(d)
+	}
 	return s.Barrier(deps, true)
+}
+
+// MemUse is one buffer an agent packet touches, and how.
+type MemUse struct {
+	M   *Mem
+	Acc Access
 }

@@ -36,7 +36,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	if err := s.Lock(op); err != nil {
 		return nil, err
 	}
-	f, err := s.fences.New(s.q)
+	f, err := s.newFence(op)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -53,14 +53,19 @@ func (l *Launch) Kernarg() []byte { return l.kernarg[:] }
 // Stream is the launch's stream.
 func (l *Launch) Stream() *Stream { return l.s }
 
-// Use records that the dispatch touches m. If m was last used on another
-// stream by work not yet complete, the dispatch waits for it with a
-// BARRIER_AND: independent streams stay concurrent, dependent ones correct.
-func (l *Launch) Use(m *Mem) {
-	if w := m.Use(l.fence); w != nil {
-		l.deps = append(l.deps, w)
-	}
+// Use records that the dispatch uses m with acc. If m's last writer (or,
+// for a write, its readers since) ran on another stream and is not yet
+// complete, the dispatch waits for it with a BARRIER_AND: independent
+// streams and concurrent readers stay concurrent, dependent ones correct.
+// A freed m is an error; the caller aborts the launch.
+func (l *Launch) Use(m *Mem, acc Access) error {
+	var err error
+	l.deps, err = m.Use(l.s, l.fence, acc, l.deps)
+	return err
 }
+
+// Name names the dispatch's kernel in dependency messages.
+func (l *Launch) Name(kernel string) { l.fence.op = kernel }
 
 // Abort releases the stream without submitting anything.
 func (l *Launch) Abort() {

@@ -49,8 +49,8 @@ type Mem struct {
 	n     int
 	host  bool // fine-grained host memory (Host[T])
 	dev   atomic.Pointer[gpu.Device]
-	mu    sync.Mutex
-	last  *Fence
+	mu    sync.Mutex // guards deps and orders Use against Free
+	deps  deps
 	freed atomic.Bool
 }
 
@@ -118,60 +118,20 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 	return nil
 }
 
-// Use records f as the last packet touching m and returns the fence the
-// packet must wait for first, retained, or nil: the previous fence when it
-// is from another queue and not yet complete. Stream operations call it
-// with the stream's lock held.
-func (m *Mem) Use(f *Fence) (wait *Fence) {
-	m.mu.Lock()
-	old := m.last
-	f.Retain()
-	m.last = f
-	m.mu.Unlock()
-	if old == nil {
-		return nil
-	}
-	if old.queue != f.queue && !old.Done() {
-		return old // the reference passes to the caller
-	}
-	old.Release()
-	return nil
-}
-
-// Last returns the fence of the last packet that used m, retained, or nil.
-func (m *Mem) Last() *Fence {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.last != nil {
-		m.last.Retain()
-	}
-	return m.last
-}
-
-// Settle waits on the host for the last packet that used m and forgets
-// it; it returns that packet's failure.
-func (m *Mem) Settle() error {
-	m.mu.Lock()
-	f := m.last
-	m.last = nil
-	m.mu.Unlock()
-	if f == nil {
-		return nil
-	}
-	err := f.Wait(0)
-	f.Release()
-	return err
-}
-
 // Free waits for pending work on the memory and returns it to its pool. A
 // second Free is an error.
 func (m *Mem) Free() error {
 	if m == nil || m.alloc == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
 	}
+	// Under the lock, so that a launch's Use either recorded its packet
+	// (which Settle then waits for) or sees the buffer freed.
+	m.mu.Lock()
 	if !m.freed.CompareAndSwap(false, true) {
+		m.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
 	}
+	m.mu.Unlock()
 	live.Remove(m)
 	_ = m.Settle()
 	if m.alloc.Freed() {

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -30,6 +31,27 @@ type Stream struct {
 	fences FenceCache // used under mu
 
 	isDefault bool
+
+	order   Order       // how dependencies across streams are handled
+	seq     uint64      // fences made, for ordered()
+	waited  [8]waitMark // the latest fence of each queue this stream waited for
+	nwaited int
+}
+
+// SetOrder sets how the stream handles dependencies across streams
+// (HIPGO_CHECK_DEPS=1 makes Check the default).
+func (s *Stream) SetOrder(o Order) { s.order = o }
+
+// newFence is a fence for the stream's next packet, the operation op; s
+// is locked.
+func (s *Stream) newFence(op string) (*Fence, error) {
+	f, err := s.fences.New(s.q)
+	if err != nil {
+		return nil, err
+	}
+	s.seq++
+	f.op, f.seq, f.acc = op, s.seq, 0
+	return f, nil
 }
 
 // entry is one in-flight packet and what it holds until it completes.
@@ -50,6 +72,9 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	}
 	s.q = q
 	s.launch.s = s
+	if debug.CheckDeps() {
+		s.order = Check
+	}
 	Register(dev, s)
 	return nil
 }
@@ -271,7 +296,7 @@ func (s *Stream) Barrier(deps []*Fence, fenced bool) error {
 	var f *Fence
 	if fenced {
 		var err error
-		if f, err = s.fences.New(s.q); err != nil {
+		if f, err = s.newFence("wait event"); err != nil {
 			for _, d := range deps {
 				s.fences.Release(d)
 			}

@@ -25,6 +25,7 @@ var debug struct {
 	level  atomic.Int32
 	kernel atomic.Int32
 	copies atomic.Int32
+	deps   atomic.Bool
 	mu     sync.Mutex
 	out    io.Writer
 }
@@ -54,6 +55,7 @@ func ReadEnv() {
 	}
 	debug.kernel.Store(k)
 	debug.copies.Store(envInt("AMD_SERIALIZE_COPY"))
+	debug.deps.Store(os.Getenv("HIPGO_CHECK_DEPS") == "1")
 }
 
 // SetOutput sends log output to w instead of stderr.
@@ -93,3 +95,8 @@ func Copy() (before, after bool) {
 	k := debug.copies.Load()
 	return k&1 != 0, k&2 != 0
 }
+
+// CheckDeps reports HIPGO_CHECK_DEPS=1: streams report a dependency across
+// streams that the program did not order with an event instead of
+// inserting a barrier for it.
+func CheckDeps() bool { return debug.deps.Load() }
