@@ -77,9 +77,9 @@ func newCopy(d copyDir, pinned bool) func(e *env, size int) (*workload, error) {
 			}
 			fillBytes(h.Slice())
 			if d == hostToDevice {
-				w.step = func() error { return buffer.CopyMem(dev.Mem(), 0, h.Mem(), 0, size) }
+				w.step = func() error { return buffer.Copy(dev, 0, h, 0, size) }
 			} else {
-				w.step = func() error { return buffer.CopyMem(h.Mem(), 0, dev.Mem(), 0, size) }
+				w.step = func() error { return buffer.Copy(h, 0, dev, 0, size) }
 			}
 			w.check = func() error { return checkBytes(h.Slice()) }
 			w.close = func() error { return errors.Join(dev.Free(), h.Free()) }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hipgo/hipgo/gpu/internal/debug"
+	"github.com/hipgo/hipgo/gpu/internal/devhook"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -21,7 +23,7 @@ type Device struct {
 	closed  atomic.Bool // set by Shutdown: every call on the device fails
 
 	mu      sync.Mutex
-	syncers map[Synchronizer]struct{}
+	syncers map[synchronizer]struct{}
 	values  sync.Map
 	vmu     sync.Mutex // serializes Value's constructors
 
@@ -29,10 +31,24 @@ type Device struct {
 	scope  *live.Scope // a test's view: what is made on it
 }
 
-// Synchronizer is what Device.Synchronize waits for: the streams of the
+// synchronizer is what Device.Synchronize waits for: the streams of the
 // device register themselves.
-type Synchronizer interface {
-	Synchronize() error
+type synchronizer = devhook.Synchronizer
+
+func init() {
+	devhook.H = devhook.Hooks{
+		Register:   func(dev any, s synchronizer) { dev.(*Device).register(s) },
+		Unregister: func(dev any, s synchronizer) { dev.(*Device).unregister(s) },
+		Value: func(dev any, key any, mk func() (any, func() error, error)) (any, error) {
+			return dev.(*Device).value(key, mk)
+		},
+		Lookup: func(dev any, key any) (any, bool) {
+			if v, ok := dev.(*Device).values.Load(key); ok {
+				return v.(*devValue).v, true
+			}
+			return nil, false
+		},
+	}
 }
 
 var lib struct {
@@ -54,7 +70,7 @@ func devices() ([]*Device, error) {
 	if lib.devices != nil {
 		return lib.devices, nil
 	}
-	readDebugEnv()
+	debug.ReadEnv()
 	if err := rocr.Init(); err != nil {
 		return nil, Wrap("init", err)
 	}
@@ -78,7 +94,7 @@ func devices() ([]*Device, error) {
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
-		d := &Device{agent: a, ordinal: len(devs), syncers: map[Synchronizer]struct{}{}}
+		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
 		devs = append(devs, d)
 	}
@@ -205,7 +221,9 @@ func Default() (*Device, error) {
 	return Get(i)
 }
 
-// Agent is the rocr agent behind the device.
+// Agent is the rocr agent behind the device, for programs that mix the
+// HIP-level API with the runtime below it (queues, signals and pools of
+// rocr), as HIP programs use HSA interop on ROCm.
 func (d *Device) Agent() *rocr.Agent { return d.agent }
 
 // Ordinal is the device's index in Devices.
@@ -233,16 +251,16 @@ func (d *Device) Valid() error {
 	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
 }
 
-// Register adds s to what Synchronize waits for; Unregister removes it.
-func (d *Device) Register(s Synchronizer) {
+// register adds s to what Synchronize waits for.
+func (d *Device) register(s synchronizer) {
 	d.mu.Lock()
 	d.syncers[s] = struct{}{}
 	d.mu.Unlock()
 	live.Add(d, s)
 }
 
-// Unregister removes s.
-func (d *Device) Unregister(s Synchronizer) {
+// unregister removes s.
+func (d *Device) unregister(s synchronizer) {
 	d.mu.Lock()
 	delete(d.syncers, s)
 	d.mu.Unlock()
@@ -256,7 +274,7 @@ func (d *Device) Synchronize() error {
 		return err
 	}
 	d.mu.Lock()
-	ss := make([]Synchronizer, 0, len(d.syncers))
+	ss := make([]synchronizer, 0, len(d.syncers))
 	for s := range d.syncers {
 		ss = append(ss, s)
 	}
@@ -270,10 +288,10 @@ func (d *Device) Synchronize() error {
 	return first
 }
 
-// Value returns a per-device value, creating it with mk on first use; the
+// value returns a per-device value, creating it with mk on first use; the
 // packages above gpu keep their per-device state here (the default stream).
 // close, if not nil, runs at Shutdown.
-func (d *Device) Value(key any, mk func() (any, func() error, error)) (any, error) {
+func (d *Device) value(key any, mk func() (any, func() error, error)) (any, error) {
 	if v, ok := d.values.Load(key); ok {
 		return v.(*devValue).v, nil
 	}

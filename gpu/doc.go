@@ -17,6 +17,35 @@
 // kept (Error.Status). ErrNotOwner is rocr's: coarse-grained memory used by
 // a device that does not own it.
 //
+// # Layout
+//
+// The public packages hold what a HIP user calls; the plumbing they share
+// lives under gpu/internal, which nothing outside gpu/ can import.
+// Imports run one way:
+//
+//	gpu/module   Module, Function, signatures, kernarg encoding, Launch,
+//	   |         LaunchKernelGGL, typed launches (Function.Args)
+//	gpu/stream   Stream, Event, WaitEvent, async copies, fills, host callbacks
+//	   |
+//	gpu/buffer   Buffer[T], Host[T], synchronous copies and fills, Transfer
+//	   |
+//	gpu/internal/core   memory objects, fences and their signal pool, the
+//	   |         submitter (stream lock, tail, BARRIER_AND placement, dispatch
+//	   |         and agent-work commit), read/write dependency tracking
+//	gpu          Device, Properties, Dim3, errors, device selection
+//	   |
+//	gpu/internal/debug, devhook, live   debug switches, the per-device state
+//	   |         gpu lends the packages above it, leak tracking for gputest
+//	rocr         the runtime
+//
+// gpu/module reaches a stream's submitter and a buffer's memory object
+// through core (core.StreamOf, core.MemOf); gpu/stream registers the
+// former from init. Device.Agent stays public: it is the rocr agent behind
+// a device, for programs that mix this API with the runtime below it (as
+// HIP programs use HSA interop). module.Shared is how a package that ships
+// kernels (kernels, a user's own library) keeps them loaded once per
+// device.
+//
 // All functions and methods are safe for use from several goroutines.
 // Device.Synchronize blocks until every stream of the device is idle.
 package gpu

@@ -35,7 +35,7 @@ func openView(dev any, name string) (any, error) {
 		agent:   p.agent,
 		ordinal: p.ordinal,
 		props:   p.props,
-		syncers: map[Synchronizer]struct{}{},
+		syncers: map[synchronizer]struct{}{},
 		parent:  p,
 		scope:   live.NewScope(name),
 	}, nil

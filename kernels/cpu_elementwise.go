@@ -17,16 +17,18 @@ type EmptyArgs struct{}
 // VectorAddArgs is the kernarg layout of
 // vector_add(const float *a, const float *b, float *c, int n).
 type VectorAddArgs struct {
-	A, B, C rocr.Ptr[float32] // offsets 0, 8, 16
-	N       int32             // offset 24
+	A, B rocr.ConstPtr[float32] // offsets 0, 8
+	C    rocr.Ptr[float32]      // offset 16
+	N    int32                  // offset 24
 }
 
 // SaxpyArgs is the kernarg layout of
 // saxpy(float alpha, const float *x, float *y, int n).
 type SaxpyArgs struct {
-	Alpha float32           // offset 0
-	X, Y  rocr.Ptr[float32] // offsets 8, 16
-	N     int32             // offset 24
+	Alpha float32                // offset 0
+	X     rocr.ConstPtr[float32] // offset 8
+	Y     rocr.Ptr[float32]      // offset 16
+	N     int32                  // offset 24
 }
 
 // FillF32Args is the kernarg layout of fill_f32(float *p, float value, int n).

@@ -333,14 +333,14 @@ func TestVectorAdd(t *testing.T) {
 	for i := range C {
 		C[i] = cpuSentinel
 	}
-	cpuMustRun(e, "vector_add", &VectorAddArgs{a, b, c, n}, cpuLaunch1D(cpuBlocks(n, block), block))
+	cpuMustRun(e, "vector_add", &VectorAddArgs{rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](b), c, n}, cpuLaunch1D(cpuBlocks(n, block), block))
 	want := make([]float64, n)
 	floats.AddTo(want, cpuF64(A), cpuF64(B))
 	cpuCheckClose(t, "C", C[:n], want, 1e-6)
 	cpuCheckUntouched(t, "C", C[n:])
 
 	// n past the end of c fails the dispatch instead of writing past it.
-	if err := cpuRun(e, "vector_add", &VectorAddArgs{a, b, c, n + pad + 1}, cpuLaunch1D(cpuBlocks(n+pad+1, block), block)); err == nil {
+	if err := cpuRun(e, "vector_add", &VectorAddArgs{rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](b), c, n + pad + 1}, cpuLaunch1D(cpuBlocks(n+pad+1, block), block)); err == nil {
 		t.Fatal("vector_add past the end of its buffers succeeded")
 	} else {
 		t.Log(err)
@@ -364,7 +364,7 @@ func TestVectorAddPartialGroup(t *testing.T) {
 		}
 		l := cpuLaunch1D(cpuBlocks(items, block), block)
 		l.items = [3]uint32{uint32(items), 1, 1}
-		cpuMustRun(e, "vector_add", &VectorAddArgs{a, b, c, n}, l)
+		cpuMustRun(e, "vector_add", &VectorAddArgs{rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](b), c, n}, l)
 		for i := range items {
 			if C[i] != float32(i)+0.5 {
 				t.Fatalf("grid of %d: C[%d] = %v", items, i, C[i])
@@ -388,7 +388,7 @@ func TestSaxpy(t *testing.T) {
 	}
 	want32 := append([]float32(nil), Y[:n]...)
 	blas32.Axpy(alpha, blas32.Vector{N: n, Inc: 1, Data: X}, blas32.Vector{N: n, Inc: 1, Data: want32})
-	cpuMustRun(e, "saxpy", &SaxpyArgs{alpha, x, y, n}, cpuLaunch1D(cpuBlocks(n, block), block))
+	cpuMustRun(e, "saxpy", &SaxpyArgs{alpha, rocr.ConstPtr[float32](x), y, n}, cpuLaunch1D(cpuBlocks(n, block), block))
 	cpuCheckClose(t, "Y", Y[:n], cpuF64(want32), 1e-6)
 	cpuCheckUntouched(t, "Y", Y[n:])
 }
@@ -419,7 +419,7 @@ func TestReduceSum(t *testing.T) {
 	Partial[groups] = cpuSentinel
 	l := cpuLaunch1D(groups, block)
 	l.dynShared = 4 * block
-	cpuMustRun(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, l)
+	cpuMustRun(e, "reduce_sum", &ReduceSumArgs{rocr.ConstPtr[float32](in), partial, n}, l)
 	// Each partial is the sum of its group's grid-stride slices.
 	for b := range groups {
 		var mine []float64
@@ -439,7 +439,7 @@ func TestReduceSum(t *testing.T) {
 	}
 
 	// Without its dynamic group memory the kernel fails the dispatch.
-	if err := cpuRun(e, "reduce_sum", &ReduceSumArgs{in, partial, n}, cpuLaunch1D(groups, block)); err == nil {
+	if err := cpuRun(e, "reduce_sum", &ReduceSumArgs{rocr.ConstPtr[float32](in), partial, n}, cpuLaunch1D(groups, block)); err == nil {
 		t.Fatal("reduce_sum without dynamic group memory succeeded")
 	} else {
 		t.Log(err)
@@ -481,7 +481,7 @@ func TestTranspose(t *testing.T) {
 			for i := range Out {
 				Out[i] = cpuSentinel
 			}
-			cpuMustRun(k.env, k.name, &TransposeArgs{in, out, rows, cols}, l)
+			cpuMustRun(k.env, k.name, &TransposeArgs{rocr.ConstPtr[float32](in), out, rows, cols}, l)
 			got := mat.NewDense(cols, rows, cpuF64(Out[:rows*cols]))
 			if !mat.Equal(got, want) {
 				t.Fatalf("out != in^T:\n%v", mat.Formatted(got))
@@ -518,7 +518,7 @@ func TestSgemm(t *testing.T) {
 		for i := m * n; i < len(C); i++ {
 			C[i] = cpuSentinel
 		}
-		cpuMustRun(kern.env, kern.name, &SgemmArgs{m, n, k, alpha, a, b, beta, c}, l)
+		cpuMustRun(kern.env, kern.name, &SgemmArgs{m, n, k, alpha, rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](b), beta, c}, l)
 		cpuCheckClose(t, kern.name, C[:m*n], cpuF64(want.Data), 1e-5)
 		cpuCheckUntouched(t, kern.name, C[m*n:])
 		results = append(results, C[:m*n])
@@ -552,7 +552,7 @@ func newVectorAdd2p24(b *testing.B) *vectorAdd2p24 {
 	for i := range v.A {
 		v.A[i], v.B[i] = float32(i), 1
 	}
-	v.args = VectorAddArgs{a, bb, c, cpuN2p24}
+	v.args = VectorAddArgs{rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](bb), c, cpuN2p24}
 	b.SetBytes(3 * 4 * cpuN2p24)
 	b.ReportAllocs()
 	return v

@@ -9,8 +9,9 @@ import (
 // reduce_sum(const float *in, float *partial, int n). The kernel also takes
 // blockDim.x*4 bytes of dynamic group memory.
 type ReduceSumArgs struct {
-	In, Partial rocr.Ptr[float32] // offsets 0, 8
-	N           int32             // offset 16
+	In      rocr.ConstPtr[float32] // offset 0
+	Partial rocr.Ptr[float32]      // offset 8
+	N       int32                  // offset 16
 }
 
 // ReduceSumKernel is the first pass of a sum (src/reduce.hip): work-item

@@ -11,11 +11,11 @@ import (
 // SgemmArgs is the kernarg layout of sgemm(int M, int N, int K, float alpha,
 // const float *A, const float *B, float beta, float *C).
 type SgemmArgs struct {
-	M, N, K int32             // offsets 0, 4, 8
-	Alpha   float32           // offset 12
-	A, B    rocr.Ptr[float32] // offsets 16, 24
-	Beta    float32           // offset 32
-	C       rocr.Ptr[float32] // offset 40
+	M, N, K int32                  // offsets 0, 4, 8
+	Alpha   float32                // offset 12
+	A, B    rocr.ConstPtr[float32] // offsets 16, 24
+	Beta    float32                // offset 32
+	C       rocr.Ptr[float32]      // offset 40
 }
 
 const gemmTile = 16 // GEMM_TILE of src/sgemm.hip

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hipgo/hipgo/rocr"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -52,7 +54,7 @@ func TestSgemmBlocked(t *testing.T) {
 				for i := s.m * s.n; i < len(C); i++ {
 					C[i] = cpuSentinel
 				}
-				args := &SgemmArgs{int32(s.m), int32(s.n), int32(s.k), alpha, a, b, beta, c}
+				args := &SgemmArgs{int32(s.m), int32(s.n), int32(s.k), alpha, rocr.ConstPtr[float32](a), rocr.ConstPtr[float32](b), beta, c}
 				cpuMustRun(kern.env, kern.name, args, l)
 				cpuCheckClose(t, kern.name, C[:s.m*s.n], cpuF64(want.Data), 1e-4)
 				cpuCheckUntouched(t, kern.name, C[s.m*s.n:])

@@ -10,8 +10,9 @@ import (
 // TransposeArgs is the kernarg layout of
 // transpose(const float *in, float *out, int rows, int cols).
 type TransposeArgs struct {
-	In, Out    rocr.Ptr[float32] // offsets 0, 8
-	Rows, Cols int32             // offsets 16, 20
+	In         rocr.ConstPtr[float32] // offset 0
+	Out        rocr.Ptr[float32]      // offset 8
+	Rows, Cols int32                  // offsets 16, 20
 }
 
 // The tile geometry of src/transpose.hip.

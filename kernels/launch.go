@@ -29,22 +29,21 @@ func Load(dev *gpu.Device) (*Set, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, err
 	}
-	v, err := dev.Value(setKey{}, func() (any, func() error, error) {
-		m, err := module.Load(dev, Library())
-		if err != nil {
-			return nil, nil, err
-		}
-		s := &Set{Module: m}
-		if err := s.lookup(m); err != nil {
-			_ = m.Unload()
-			return nil, nil, err
-		}
-		return s, m.Unload, nil
-	})
+	return module.Shared(dev, setKey{}, loadSet)
+}
+
+// loadSet loads the library on dev and looks up its kernels.
+func loadSet(dev *gpu.Device) (*module.Module, *Set, error) {
+	m, err := module.Load(dev, Library())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return v.(*Set), nil
+	s := &Set{Module: m}
+	if err := s.lookup(m); err != nil {
+		_ = m.Unload()
+		return nil, nil, err
+	}
+	return m, s, nil
 }
 
 // set is the loader of the generated launchers: the library on s's device.

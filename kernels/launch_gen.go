@@ -65,7 +65,8 @@ func LaunchEmpty(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) error {
 	if err != nil {
 		return err
 	}
-	return fs.Empty.Launch(s, grid, block, sharedMem)
+	var args module.Args
+	return fs.Empty.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchVectorAdd launches vector_add of src/elementwise.hip on s: grid
@@ -88,7 +89,9 @@ func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a *b
 	if c == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 2 (c, float *): nil buffer")
 	}
-	return fs.VectorAdd.Launch(s, grid, block, sharedMem, a, b, c, n)
+	var args module.Args
+	args.ConstPtr(a).ConstPtr(b).Ptr(c).Int32(n)
+	return fs.VectorAdd.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchSaxpy launches saxpy of src/elementwise.hip on s: grid blocks of
@@ -108,7 +111,9 @@ func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha fl
 	if y == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel saxpy argument 2 (y, float *): nil buffer")
 	}
-	return fs.Saxpy.Launch(s, grid, block, sharedMem, alpha, x, y, n)
+	var args module.Args
+	args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)
+	return fs.Saxpy.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchFillF32 launches fill_f32 of src/elementwise.hip on s: grid blocks
@@ -125,7 +130,9 @@ func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p *buf
 	if p == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel fill_f32 argument 0 (p, float *): nil buffer")
 	}
-	return fs.FillF32.Launch(s, grid, block, sharedMem, p, value, n)
+	var args module.Args
+	args.Ptr(p).Float32(value).Int32(n)
+	return fs.FillF32.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchReduceSum launches reduce_sum of src/reduce.hip on s: grid blocks of
@@ -145,7 +152,9 @@ func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in *
 	if partial == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_sum argument 1 (partial, float *): nil buffer")
 	}
-	return fs.ReduceSum.Launch(s, grid, block, sharedMem, in, partial, n)
+	var args module.Args
+	args.ConstPtr(in).Ptr(partial).Int32(n)
+	return fs.ReduceSum.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchSgemm launches sgemm of src/sgemm.hip on s: grid blocks of block
@@ -168,7 +177,9 @@ func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, M int32,
 	if C == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel sgemm argument 7 (C, float *): nil buffer")
 	}
-	return fs.Sgemm.Launch(s, grid, block, sharedMem, M, N, K, alpha, A, B, beta, C)
+	var args module.Args
+	args.Int32(M).Int32(N).Int32(K).Float32(alpha).ConstPtr(A).ConstPtr(B).Float32(beta).Ptr(C)
+	return fs.Sgemm.LaunchArgs(s, grid, block, sharedMem, &args)
 }
 
 // LaunchTranspose launches transpose of src/transpose.hip on s: grid blocks
@@ -188,5 +199,7 @@ func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in *
 	if out == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel transpose argument 1 (out, float *): nil buffer")
 	}
-	return fs.Transpose.Launch(s, grid, block, sharedMem, in, out, rows, cols)
+	var args module.Args
+	args.ConstPtr(in).Ptr(out).Int32(rows).Int32(cols)
+	return fs.Transpose.LaunchArgs(s, grid, block, sharedMem, &args)
 }

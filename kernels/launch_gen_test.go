@@ -2,10 +2,12 @@ package kernels_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/kernels"
 )
@@ -41,6 +43,65 @@ func TestGeneratedLauncherAllocs(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { _ = kernels.Empty(s); _ = s.Synchronize() }); allocs != 0 {
 		t.Errorf("Empty + Synchronize allocates %v times", allocs)
+	}
+	// HIP's own call, ...any and all, allocates nothing either.
+	set, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ggl := func() {
+		if err := module.LaunchKernelGGL(set.VectorAdd, grid, block, 0, s, a, b, c, int32(n)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, ggl); allocs != 0 {
+		t.Errorf("LaunchKernelGGL + Synchronize allocates %v times", allocs)
+	}
+}
+
+// The typed path checks each argument against the signature as strictly
+// as LaunchKernelGGL: a wrong scalar, a wrong element type, a missing
+// argument are errors naming the kernel and the argument.
+func TestLaunchArgsChecks(t *testing.T) {
+	dev, s := device(t)
+	set, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := upload(t, dev, make([]float32, 64))
+	i32, err := buffer.New[int32](dev, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer i32.Free()
+	one := gpu.D1(1)
+	cases := map[string]struct {
+		args module.Args
+		want string
+	}{
+		"float for int":     {*new(module.Args).ConstPtr(f32).ConstPtr(f32).Ptr(f32).Float32(1), "argument 3 (N"},
+		"int32 buffer":      {*new(module.Args).ConstPtr(f32).ConstPtr(i32).Ptr(f32).Int32(1), "argument 1 (B"},
+		"missing argument":  {*new(module.Args).ConstPtr(f32).ConstPtr(f32).Ptr(f32), "takes 4 arguments, got 3"},
+		"value for pointer": {*new(module.Args).Int64(0).ConstPtr(f32).Ptr(f32).Int32(1), "argument 0 (A"},
+	}
+	for name, c := range cases {
+		err := set.VectorAdd.LaunchArgs(s, one, one, 0, &c.args)
+		if !errors.Is(err, gpu.ErrInvalidValue) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "vector_add") {
+			t.Errorf("%s: %v, want an invalid value naming vector_add and %q", name, err, c.want)
+		}
+	}
+	var many module.Args
+	for range module.MaxArgs + 1 {
+		many.Int32(0)
+	}
+	if err := set.VectorAdd.LaunchArgs(s, one, one, 0, &many); !errors.Is(err, gpu.ErrInvalidValue) {
+		t.Errorf("too many arguments: %v", err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -82,6 +82,9 @@ type KernelArg struct {
 	// argument's Go type, where the kernel declares them (Go kernels).
 	Elem  reflect.Type
 	Value reflect.Type
+	// ReadOnly: the kernel only reads through this pointer (metadata
+	// .is_const or .access read_only, rocr.ConstPtr in Go kernels).
+	ReadOnly bool
 }
 
 // KernelSymbol is a loaded kernel: its kernel object handle for the

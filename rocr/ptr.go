@@ -58,3 +58,24 @@ func (p Ptr[T]) Addr() uintptr { return uintptr(p) }
 
 // ElemType is T, for loaders that check argument types at registration.
 func (Ptr[T]) ElemType() reflect.Type { return reflect.TypeFor[T]() }
+
+// ConstPtr is a Ptr the kernel only reads through, like a `const T*`
+// parameter: the API orders a launch after a buffer's last writer only,
+// so kernels that read one buffer on several queues run concurrently.
+type ConstPtr[T any] uint64
+
+// Slice returns elements [lo, hi) of the memory p points at; the kernel
+// must not write them.
+func (p ConstPtr[T]) Slice(v MemoryView, lo, hi int) []T { return Ptr[T](p).Slice(v, lo, hi) }
+
+// At returns a pointer to element i; the kernel must not write through it.
+func (p ConstPtr[T]) At(v MemoryView, i int) *T { return Ptr[T](p).At(v, i) }
+
+// Addr is the device address.
+func (p ConstPtr[T]) Addr() uintptr { return uintptr(p) }
+
+// ElemType is T, for loaders that check argument types at registration.
+func (ConstPtr[T]) ElemType() reflect.Type { return reflect.TypeFor[T]() }
+
+// ReadOnly marks the pointer as read-only for loaders.
+func (ConstPtr[T]) ReadOnly() bool { return true }

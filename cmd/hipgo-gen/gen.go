@@ -95,18 +95,23 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 		}
 		pf(") error {\n")
 		pf("\t%s, err := %s(s)\n\tif err != nil {\n\t\treturn err\n\t}\n", recv, cfg.Loader)
-		// Launch cannot tell a nil *Buffer in an interface from a wrong type.
+		// A nil buffer is refused here, naming the C parameter.
 		for i, p := range k.kernel.Params {
 			if p.Type.Pointer {
 				pf("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrorInvalidValue, \"launch\", %q)\n\t}\n",
 					k.Params[i], fmt.Sprintf("kernel %s argument %d (%s, %s): nil buffer", k.Name, i, k.Params[i], p.C))
 			}
 		}
-		pf("\treturn %s.%s.Launch(s, grid, block, sharedMem", recv, k.Field)
-		for _, n := range k.Params {
-			pf(", %s", n)
+		// Typed arguments straight into the kernarg image: no ...any.
+		pf("\tvar args module.Args\n")
+		if len(k.Params) > 0 {
+			pf("\targs")
+			for i, p := range k.kernel.Params {
+				pf(".%s(%s)", p.Type.ArgsMethod(), k.Params[i])
+			}
+			pf("\n")
 		}
-		pf(")\n}\n")
+		pf("\treturn %s.%s.LaunchArgs(s, grid, block, sharedMem, &args)\n}\n", recv, k.Field)
 	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {
@@ -120,7 +125,7 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 // name the launcher itself uses.
 func goNames(cfg config, kernels []*kernel) ([]goKernel, error) {
 	reserved := map[string]bool{
-		"s": true, "grid": true, "block": true, "sharedMem": true, "err": true, "fs": true,
+		"s": true, "args": true, "grid": true, "block": true, "sharedMem": true, "err": true, "fs": true,
 		"gpu": true, "buffer": true, "module": true, "stream": true, cfg.Loader: true,
 	}
 	fields := map[string]*kernel{}

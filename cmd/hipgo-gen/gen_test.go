@@ -136,7 +136,7 @@ func TestRunErrors(t *testing.T) {
 		"type Kernels struct {",
 		"func RunSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x *buffer.Buffer[float32], y *buffer.Buffer[float32], n int32) error {",
 		"fs, err := load(s)",
-		"return fs.Saxpy.Launch(s, grid, block, sharedMem, alpha, x, y, n)",
+		"args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)", "return fs.Saxpy.LaunchArgs(s, grid, block, sharedMem, &args)",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())

@@ -508,6 +508,7 @@ func parseParam(toks []ctoken) (param, error) {
 	if err != nil {
 		return param{}, err
 	}
+	ct.Const = isConst && stars > 0
 	p.Type = ct
 	p.C = base
 	if isConst {

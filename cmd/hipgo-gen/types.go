@@ -9,6 +9,7 @@ import (
 // passed by value, or a pointer to scalars passed as a buffer.
 type ctype struct {
 	Pointer bool
+	Const   bool   // a pointer to const: the kernel only reads through it
 	Elem    scalar // the value's type, or the pointee's
 }
 
@@ -58,6 +59,17 @@ func (t ctype) Go() string {
 		return "*buffer.Buffer[" + t.Elem.Go + "]"
 	}
 	return t.Elem.Go
+}
+
+// ArgsMethod is the module.Args method that adds a value of the type.
+func (t ctype) ArgsMethod() string {
+	switch {
+	case t.Pointer && t.Const:
+		return "ConstPtr"
+	case t.Pointer:
+		return "Ptr"
+	}
+	return strings.ToUpper(t.Elem.Go[:1]) + t.Elem.Go[1:]
 }
 
 // cType maps a C base type (its words joined by spaces, qualifiers

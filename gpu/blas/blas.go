@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
@@ -190,7 +191,7 @@ func value[T Float](h *Handle, c *call) (T, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.result = r.Mem()
+	c.result, _ = core.MemOf(r)
 	if err := h.queue(c); err != nil {
 		return 0, err
 	}

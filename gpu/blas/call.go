@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 )
 
 // kind is a routine.
@@ -33,9 +33,9 @@ type call struct {
 	alpha  float64
 	beta   float64
 
-	a, b, c       *buffer.Mem
+	a, b, c       *core.Mem
 	lda, ldb, ldc int
-	x, y, result  *buffer.Mem
+	x, y, result  *core.Mem
 	incx, incy    int
 	// strided batches of gemm: batch matrices, each stride elements after
 	// the one before (batch is 1 for a plain gemm).
@@ -45,9 +45,9 @@ type call struct {
 	scalars32 [2]float32 // alpha and beta where a library reads them by pointer
 }
 
-func (c *call) reads() []*buffer.Mem {
-	var r []*buffer.Mem
-	for _, m := range [...]*buffer.Mem{c.a, c.b, c.x} {
+func (c *call) reads() []*core.Mem {
+	var r []*core.Mem
+	for _, m := range [...]*core.Mem{c.a, c.b, c.x} {
 		if m != nil {
 			r = append(r, m)
 		}
@@ -64,16 +64,16 @@ func (c *call) reads() []*buffer.Mem {
 	return r
 }
 
-func (c *call) writes() []*buffer.Mem {
+func (c *call) writes() []*core.Mem {
 	switch c.kind {
 	case kScal:
-		return []*buffer.Mem{c.x}
+		return []*core.Mem{c.x}
 	case kAxpy, kCopy, kGemv:
-		return []*buffer.Mem{c.y}
+		return []*core.Mem{c.y}
 	case kDot, kNrm2:
-		return []*buffer.Mem{c.result}
+		return []*core.Mem{c.result}
 	case kGemm:
-		return []*buffer.Mem{c.c}
+		return []*core.Mem{c.c}
 	}
 	return nil
 }
@@ -146,11 +146,11 @@ func checkTrans(op, name string, t Transpose) error {
 }
 
 // mem returns an Array's memory, checked for use on h's device.
-func mem[T Float](op, name string, h *Handle, v Array[T]) (*buffer.Mem, error) {
-	if v == nil || v.Mem() == nil {
+func mem[T Float](op, name string, h *Handle, v Array[T]) (*core.Mem, error) {
+	m, _ := core.MemOf(v)
+	if v == nil || m == nil {
 		return nil, argErr(op, name, "nil buffer")
 	}
-	m := v.Mem()
 	if err := m.CheckAccess(op+" "+name, h.s.Device()); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func mem[T Float](op, name string, h *Handle, v Array[T]) (*buffer.Mem, error) {
 }
 
 // checkVector reports a buffer too short for n elements with increment inc.
-func checkVector(op, name string, m *buffer.Mem, n, inc int) error {
+func checkVector(op, name string, m *core.Mem, n, inc int) error {
 	if n == 0 {
 		return nil
 	}
@@ -173,7 +173,7 @@ func checkVector(op, name string, m *buffer.Mem, n, inc int) error {
 
 // checkMatrix checks a stored rows×cols row-major matrix with leading
 // dimension ld (named ldName), batch of them stride elements apart.
-func checkMatrix(op, name, ldName string, m *buffer.Mem, rows, cols, ld int, strideName string, stride, batch int) error {
+func checkMatrix(op, name, ldName string, m *core.Mem, rows, cols, ld int, strideName string, stride, batch int) error {
 	if err := checkDim(op, ldName, ld); err != nil {
 		return err
 	}

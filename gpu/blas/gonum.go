@@ -6,7 +6,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -31,7 +31,7 @@ func (gonumBackend) destroy(*stream.Stream) error { return nil }
 
 // view is the memory of m as a Go slice. It is valid while the work runs:
 // Free waits for the buffer's last user.
-func view[T Float](m *buffer.Mem) []T {
+func view[T Float](m *core.Mem) []T {
 	if m == nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func trans(t Transpose) gblas.Transpose {
 }
 
 // vec is the span of n elements with increment inc as gonum wants it.
-func vec[T Float](m *buffer.Mem, n, inc int) []T {
+func vec[T Float](m *core.Mem, n, inc int) []T {
 	s := view[T](m)
 	if n == 0 {
 		return s[:0]

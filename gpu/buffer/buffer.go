@@ -1,21 +1,35 @@
 package buffer
 
 import (
-	"unsafe"
-
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
 )
+
+// Object is device-visible memory of any element type: *Buffer[T] and
+// *Host[T]. Stream copies and fills and kernel launches take it.
+type Object interface {
+	Len() int
+	Bytes() int
+	Device() *gpu.Device
+	core.Object // only this package's types are Objects
+}
+
+// sealed marks this package's memory types as core.Objects.
+type sealed = core.Sealed
 
 // Buffer is device memory of n elements of T from the device's
 // coarse-grained pool (hipMalloc). The host cannot touch it except by
 // copying; it belongs to its device until Transfer.
-type Buffer[T any] struct{ m Mem } // m must stay the first field: see MemOf
+type Buffer[T any] struct {
+	m core.Mem // must stay the first field: see core.MemOf
+	sealed
+}
 
 // New allocates n elements of T on dev.
 func New[T any](dev *gpu.Device, n int) (*Buffer[T], error) {
 	b := &Buffer[T]{}
-	if err := initMem[T](&b.m, dev, n, false); err != nil {
+	if err := core.InitMem[T](&b.m, dev, n, false); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -34,18 +48,8 @@ func FromSlice[T any](dev *gpu.Device, s []T) (*Buffer[T], error) {
 	return b, nil
 }
 
-// Mem returns the untyped core (Object).
-func (b *Buffer[T]) Mem() *Mem {
-	if b == nil {
-		return nil
-	}
-	return &b.m
-}
-
-func (*Buffer[T]) isMem() {}
-
 // Len is the number of elements.
-func (b *Buffer[T]) Len() int { return b.m.n }
+func (b *Buffer[T]) Len() int { return b.m.Len() }
 
 // Bytes is the size in bytes.
 func (b *Buffer[T]) Bytes() int { return b.m.Size() }
@@ -75,7 +79,7 @@ func (b *Buffer[T]) CopyFromAt(off int, src []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return copyHost("memcpy host to device", &b.m, off, AsBytes(src), true)
+	return core.CopyHost("memcpy host to device", &b.m, off, core.AsBytes(src), true)
 }
 
 // CopyTo copies the buffer's first len(dst) elements into dst (hipMemcpy
@@ -87,7 +91,7 @@ func (b *Buffer[T]) CopyToAt(off int, dst []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return copyHost("memcpy device to host", &b.m, off, AsBytes(dst), false)
+	return core.CopyHost("memcpy device to host", &b.m, off, core.AsBytes(dst), false)
 }
 
 // ToSlice copies the whole buffer into a new slice.
@@ -95,17 +99,29 @@ func (b *Buffer[T]) ToSlice() ([]T, error) {
 	if b == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	out := make([]T, b.m.n)
+	out := make([]T, b.m.Len())
 	return out, b.CopyTo(out)
 }
 
 // CopyFromBuffer copies all of src into the buffer (hipMemcpy device to
 // device); the buffers must hold the same element type and src must fit.
 func (b *Buffer[T]) CopyFromBuffer(src Object) error {
-	if b == nil || src == nil || src.Mem() == nil {
+	sm, _ := core.MemOf(src)
+	if b == nil || sm == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return CopyMem(&b.m, 0, src.Mem(), 0, src.Mem().Len())
+	return core.CopyMem(&b.m, 0, sm, 0, sm.Len())
+}
+
+// Copy copies n elements from src[srcOff:] to dst[dstOff:] and returns
+// when they are there (hipMemcpy of any kind but host memory: device to
+// device, device to host buffer, across devices). The element types must
+// agree. Memory of two devices without peer access is staged through the
+// host.
+func Copy(dst Object, dstOff int, src Object, srcOff, n int) error {
+	dm, _ := core.MemOf(dst)
+	sm, _ := core.MemOf(src)
+	return core.CopyMem(dm, dstOff, sm, srcOff, n)
 }
 
 // Fill sets every element to v (hipMemsetD8/D16/D32 and 64-bit patterns);
@@ -114,11 +130,11 @@ func (b *Buffer[T]) Fill(v T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil buffer")
 	}
-	pat, es, err := Pattern(v)
+	pat, es, err := core.Pattern(v)
 	if err != nil {
 		return err
 	}
-	return fillMem(&b.m, 0, b.m.n, pat, es)
+	return core.FillMem(&b.m, 0, b.m.Len(), pat, es)
 }
 
 // Memset sets every byte to c (hipMemset).
@@ -126,7 +142,7 @@ func (b *Buffer[T]) Memset(c byte) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil buffer")
 	}
-	return fillMem(&b.m, 0, b.m.Size(), uint64(c), 1)
+	return core.FillMem(&b.m, 0, b.m.Size(), uint64(c), 1)
 }
 
 // Transfer makes dev the owner of the buffer after its pending work
@@ -138,48 +154,7 @@ func (b *Buffer[T]) Transfer(dev *gpu.Device) error {
 	return b.m.Transfer(dev)
 }
 
-// Transfer makes dev the owner of the memory after its pending work.
-func (m *Mem) Transfer(dev *gpu.Device) error {
-	if err := m.Check("transfer"); err != nil {
-		return err
-	}
-	if err := dev.Valid(); err != nil {
-		return gpu.Wrap("transfer", err)
-	}
-	if err := m.Settle(); err != nil {
-		return gpu.Wrap("transfer", err)
-	}
-	if err := m.alloc.Transfer(dev.Agent()); err != nil {
-		return gpu.Wrap("transfer", err)
-	}
-	m.dev.Store(dev)
-	return nil
-}
-
-// Pattern returns v's bytes as a fill pattern and its size.
-func Pattern[T any](v T) (uint64, int, error) {
-	es := int(unsafe.Sizeof(v))
-	var pat uint64
-	switch es {
-	case 1:
-		pat = uint64(*(*uint8)(unsafe.Pointer(&v)))
-	case 2:
-		pat = uint64(*(*uint16)(unsafe.Pointer(&v)))
-	case 4:
-		pat = uint64(*(*uint32)(unsafe.Pointer(&v)))
-	case 8:
-		pat = *(*uint64)(unsafe.Pointer(&v))
-	default:
-		return 0, 0, gpu.Errorf(gpu.ErrorInvalidValue, "memset", "fill of %d-byte elements: want 1, 2, 4 or 8 bytes", es)
-	}
-	return pat, es, nil
-}
-
-// AsBytes views a slice of T as bytes, for copies.
-func AsBytes[T any](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	var zero T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))
-}
+// SetManualDeps makes the program responsible for ordering the buffer's uses
+// on different streams (with events, as in HIP): no BARRIER_AND is
+// inserted for it. Free and synchronous copies still wait for its work.
+func (b *Buffer[T]) SetManualDeps(on bool) { b.m.SetManual(on) }

@@ -125,7 +125,7 @@ func TestCopies(t *testing.T) {
 	if fmt.Sprint(head) != "[0 0.5 1]" {
 		t.Errorf("copy of the head: %v", head)
 	}
-	if err := buffer.CopyMem(a.Mem(), 0, b.Mem(), 1, 2); err != nil {
+	if err := buffer.Copy(a, 0, b, 1, 2); err != nil {
 		t.Fatal(err)
 	}
 	if got := must[[]float32](t)(a.ToSlice()); fmt.Sprint(got[:3]) != "[0.5 1 1]" {
@@ -189,7 +189,7 @@ func TestHost(t *testing.T) {
 	dev := setup(t)
 	h := must[*buffer.Host[int32]](t)(buffer.NewHost[int32](dev, 8))
 	s := h.Slice()
-	if len(s) != 8 || h.Len() != 8 || h.Bytes() != 32 || !h.Mem().IsHost() {
+	if len(s) != 8 || h.Len() != 8 || h.Bytes() != 32 {
 		t.Fatalf("host buffer: len %d bytes %d", len(s), h.Bytes())
 	}
 	for i := range s {
@@ -210,7 +210,7 @@ func TestHost(t *testing.T) {
 	if err := d.Fill(3); err != nil {
 		t.Fatal(err)
 	}
-	if err := buffer.CopyMem(h.Mem(), 6, d.Mem(), 0, 2); err != nil {
+	if err := buffer.Copy(h, 6, d, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.Slice(); got[5] != 51 || got[6] != 3 || got[7] != 3 {
@@ -283,11 +283,11 @@ func TestRangesChecked(t *testing.T) {
 		"copy to at negative":       func() error { return b.CopyToAt(-5, make([]int32, 1)) },
 		"copy from a larger buffer": func() error { return b.CopyFromBuffer(big) },
 		"copy of another type":      func() error { return b.CopyFromBuffer(f) },
-		"copy mem negative count":   func() error { return buffer.CopyMem(b.Mem(), 0, c.Mem(), 0, -1) },
-		"copy mem huge count":       func() error { return buffer.CopyMem(b.Mem(), 0, c.Mem(), 0, maxInt) },
-		"copy mem overflowing":      func() error { return buffer.CopyMem(b.Mem(), maxInt, c.Mem(), 0, 2) },
-		"copy mem negative offset":  func() error { return buffer.CopyMem(b.Mem(), 0, c.Mem(), -1, 1) },
-		"copy mem src past the end": func() error { return buffer.CopyMem(b.Mem(), 0, c.Mem(), 10, 7) },
+		"copy mem negative count":   func() error { return buffer.Copy(b, 0, c, 0, -1) },
+		"copy mem huge count":       func() error { return buffer.Copy(b, 0, c, 0, maxInt) },
+		"copy mem overflowing":      func() error { return buffer.Copy(b, maxInt, c, 0, 2) },
+		"copy mem negative offset":  func() error { return buffer.Copy(b, 0, c, -1, 1) },
+		"copy mem src past the end": func() error { return buffer.Copy(b, 0, c, 10, 7) },
 		"zero elements":             func() error { _, err := buffer.New[int32](dev, 0); return err },
 		"negative elements":         func() error { _, err := buffer.New[int32](dev, -1); return err },
 		"overflowing size":          func() error { _, err := buffer.New[float64](dev, maxInt/4); return err },
@@ -432,7 +432,7 @@ func TestOwnership(t *testing.T) {
 	if err := y.Fill(9); err != nil {
 		t.Fatal(err)
 	}
-	if err := buffer.CopyMem(x.Mem(), 1, y.Mem(), 0, 2); err != nil {
+	if err := buffer.Copy(x, 1, y, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	if got := must[[]int32](t)(x.ToSlice()); fmt.Sprint(got) != "[1 9 9]" {

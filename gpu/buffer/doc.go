@@ -10,10 +10,12 @@
 // written through Host.Slice; order such access after device work with a
 // stream or event synchronize, as in HIP.
 //
-// Every buffer remembers the completion signal (Fence) of the last packet
-// that used it. Synchronous copies, Free and Transfer wait for it first;
-// gpu/stream uses it to insert the BARRIER_AND that orders work on two
-// streams sharing a buffer.
+// Every buffer remembers the packets that use it: its last writer and the
+// readers since (a bounded set). Synchronous copies, Free and Transfer
+// wait for them first; gpu/stream uses them to insert the BARRIER_AND
+// that orders work on two streams sharing a buffer (SetManualDeps opts
+// out). A launch racing Free either is waited for or fails: it never
+// writes into memory a new buffer got.
 //
 // Lifetimes: Free waits for pending work and releases the memory; a second
 // Free, or any use after it, is an error, never a crash. Memory lives

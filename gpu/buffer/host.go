@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -11,30 +12,23 @@ import (
 // (hipHostMalloc). The host reads and writes it through Slice; kernels and
 // copies on any device use it directly. Order host access after device
 // work with a stream or event synchronize, as in HIP.
-type Host[T any] struct{ m Mem } // m must stay the first field: see MemOf
+type Host[T any] struct {
+	m core.Mem // must stay the first field: see core.MemOf
+	sealed
+}
 
 // NewHost allocates n elements of T of host memory from dev's fine-grained
 // pool, visible to every device.
 func NewHost[T any](dev *gpu.Device, n int) (*Host[T], error) {
 	h := &Host[T]{}
-	if err := initMem[T](&h.m, dev, n, true); err != nil {
+	if err := core.InitMem[T](&h.m, dev, n, true); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// Mem returns the untyped core (Object).
-func (h *Host[T]) Mem() *Mem {
-	if h == nil {
-		return nil
-	}
-	return &h.m
-}
-
-func (*Host[T]) isMem() {}
-
 // Len is the number of elements.
-func (h *Host[T]) Len() int { return h.m.n }
+func (h *Host[T]) Len() int { return h.m.Len() }
 
 // Bytes is the size in bytes.
 func (h *Host[T]) Bytes() int { return h.m.Size() }
@@ -45,11 +39,14 @@ func (h *Host[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](h.m.Addr()) }
 // Slice is the memory as a Go slice; it is valid until Free or
 // gpu.Shutdown, and nil after.
 func (h *Host[T]) Slice() []T {
-	if h == nil || h.m.alloc == nil || h.m.freed.Load() || h.m.alloc.Freed() {
+	if h == nil || !h.m.Live() {
 		return nil
 	}
-	return unsafe.Slice((*T)(rocr.At(h.m.Addr())), h.m.n)
+	return unsafe.Slice((*T)(rocr.At(h.m.Addr())), h.m.Len())
 }
+
+// Device is the device whose pool the memory came from.
+func (h *Host[T]) Device() *gpu.Device { return h.m.Device() }
 
 func (h *Host[T]) String() string { return h.m.String() }
 
@@ -60,3 +57,8 @@ func (h *Host[T]) Free() error {
 	}
 	return h.m.Free()
 }
+
+// SetManualDeps makes the program responsible for ordering the host buffer's uses
+// on different streams (with events, as in HIP): no BARRIER_AND is
+// inserted for it. Free and synchronous copies still wait for its work.
+func (h *Host[T]) SetManualDeps(on bool) { h.m.SetManual(on) }

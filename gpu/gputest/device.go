@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -131,13 +131,13 @@ func finish(tb testing.TB, view *gpu.Device) {
 
 func describe(obj any) string {
 	switch o := obj.(type) {
-	case *buffer.Mem:
+	case *core.Mem:
 		kind := "buffer"
 		if o.IsHost() {
 			kind = "host buffer"
 		}
 		return fmt.Sprintf("%s of %d %s (%d bytes) at %#x", kind, o.Len(), o.Elem(), o.Size(), o.Addr())
-	case *stream.Stream:
+	case *core.Stream:
 		return fmt.Sprintf("stream (queue %d)", o.Queue().ID())
 	case *stream.Event:
 		return "event"
@@ -149,9 +149,9 @@ func describe(obj any) string {
 
 func release(obj any) error {
 	switch o := obj.(type) {
-	case *buffer.Mem:
+	case *core.Mem:
 		return o.Free()
-	case *stream.Stream:
+	case *core.Stream:
 		return o.Destroy()
 	case *stream.Event:
 		return o.Destroy()
@@ -197,7 +197,7 @@ func internalPkg(fn string) bool {
 	switch pkg {
 	case "runtime",
 		"github.com/hipgo/hipgo/gpu",
-		"github.com/hipgo/hipgo/gpu/buffer",
+		"github.com/hipgo/hipgo/gpu/internal/core",
 		"github.com/hipgo/hipgo/gpu/stream",
 		"github.com/hipgo/hipgo/gpu/module",
 		"github.com/hipgo/hipgo/gpu/internal/live",

@@ -16,8 +16,10 @@
 // kernel and the argument. The kernarg image, hidden arguments of code
 // object v5 included, is the same bytes on every agent.
 //
-// Launch allocates nothing: its ...any arguments stay on the caller's
-// stack. Modules and functions are safe for use from several goroutines.
+// Typed launches (LaunchArgs with an Args filled by Ptr, ConstPtr, Int32,
+// Float32, ...; what cmd/hipgo-gen's launchers emit) write each argument
+// into the kernarg image with no ...any and no reflection. Both paths
+// allocate nothing: Launch's ...any arguments stay on the caller's stack. Modules and functions are safe for use from several goroutines.
 // AMD_LOG_LEVEL logs launches; AMD_SERIALIZE_KERNEL and HIP_LAUNCH_BLOCKING
 // make every launch wait for its kernel.
 package module

@@ -2,12 +2,14 @@ package module
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -230,61 +232,114 @@ func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream
 // (*buffer.Buffer[T], *buffer.Host[T]) where the kernel takes a pointer,
 // a Go scalar of the exact type and size where it takes a value. Nothing is
 // queued when a check fails; the error names the kernel and the argument.
+// LaunchArgs is the same launch with typed arguments.
 func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
 	const op = "launch"
 	if f == nil {
 		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
 	}
+	if len(args) > MaxArgs {
+		return f.logged(f.countErr(len(args)))
+	}
+	var a Args
+	for i, x := range args {
+		if m, ok := core.MemOf(x); ok {
+			a.add(argVal{mem: m, buf: true})
+			continue
+		}
+		k, size := scalarKindOf(x)
+		if size == 0 {
+			if len(args) != len(f.visible) {
+				return f.logged(f.countErr(len(args)))
+			}
+			if x == nil {
+				return f.logged(f.argErr(i, gpu.ErrorInvalidValue, "nil"))
+			}
+			return f.logged(f.argErr(i, gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(x)))
+		}
+		a.add(argVal{bits: scalarBits(x), kind: k, size: uint8(size)})
+	}
+	return f.launchVals(s, grid, block, sharedMem, a.vals[:a.n])
+}
+
+// logged logs a launch error at AMD_LOG_LEVEL 1.
+func (f *Function) logged(err error) error {
+	if err != nil && debug.Logging(debug.LogError) {
+		debug.Logf(debug.LogError, "%v", err)
+	}
+	return err
+}
+
+func (f *Function) countErr(n int) error {
+	return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), n, f.Signature())
+}
+
+// argErr is an error about argument i, naming the kernel and the argument.
+func (f *Function) argErr(i int, code gpu.ErrorCode, format string, args ...any) error {
+	p := &f.visible[i]
+	name := p.Name
+	if name == "" {
+		name = fmt.Sprintf("#%d", i)
+	}
+	return &gpu.Error{Code: code, Op: "launch", Msg: fmt.Sprintf("kernel %s argument %d (%s, %s): ", f.sym.Name, i, name, p.describe()) + fmt.Sprintf(format, args...)}
+}
+
+func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, vals []argVal) error {
 	if s == nil {
 		var err error
 		if s, err = stream.DefaultStream(f.mod.dev); err != nil {
 			return err
 		}
 	}
-	err := f.launch(s, grid, block, sharedMem, args)
-	if err != nil && gpu.Logging(gpu.LogError) {
-		gpu.Logf(gpu.LogError, "%v", err)
-	}
-	return err
+	return f.logged(f.launch(s, grid, block, sharedMem, vals))
 }
 
-func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any) error {
+func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, vals []argVal) error {
 	const op = "launch"
 	d, err := f.check(s, grid, block, sharedMem)
 	if err != nil {
 		return err
 	}
-	before, after := gpu.SerializeKernel()
+	before, after := debug.Kernel()
 	if before {
 		if err := s.Synchronize(); err != nil {
 			return err
 		}
 	}
-	if gpu.Logging(gpu.LogInfo) {
-		gpu.Logf(gpu.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
+	if debug.Logging(debug.LogInfo) {
+		debug.Logf(debug.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
 	}
-	if len(args) != len(f.visible) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), len(args), f.Signature())
+	if len(vals) != len(f.visible) {
+		return f.countErr(len(vals))
 	}
-	for i, a := range args {
-		if err := f.checkArg(s.Device(), i, a); err != nil {
+	for i := range vals {
+		if err := f.checkArg(s.Device(), i, &vals[i]); err != nil {
 			return err
 		}
 	}
-	l, err := s.BeginLaunch(op)
+	l, err := core.StreamOf(s).BeginLaunch(op)
 	if err != nil {
 		return err
 	}
+	l.Name(f.sym.Name)
 	ka := l.Kernarg()[:f.sym.KernargSize]
 	clear(ka)
-	for i, a := range args {
+	for i := range vals {
+		v := &vals[i]
 		p := &f.visible[i]
 		dst := unsafe.Pointer(&ka[p.Offset])
-		if m, ok := buffer.MemOf(a); ok {
-			*(*uint64)(dst) = uint64(m.Addr())
-			l.Use(m)
+		if v.buf {
+			*(*uint64)(dst) = uint64(v.mem.Addr())
+			acc := core.Write
+			if p.ReadOnly || v.isConst {
+				acc = core.Read
+			}
+			if err := l.Use(v.mem, acc); err != nil {
+				l.Abort()
+				return err
+			}
 		} else {
-			writeScalar(dst, a)
+			writeBits(dst, v.bits, v.size)
 		}
 	}
 	if f.hidden != nil {
@@ -304,9 +359,9 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 }
 
 // check validates the configuration and builds the packet's sizes.
-func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (stream.Dispatch, error) {
+func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (core.Dispatch, error) {
 	const op = "launch"
-	var d stream.Dispatch
+	var d core.Dispatch
 	dev := s.Device()
 	if dev != f.mod.dev {
 		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
@@ -358,57 +413,46 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 }
 
 // checkArg checks argument i against the kernel's declaration.
-func (f *Function) checkArg(dev *gpu.Device, i int, a any) error {
+func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 	const op = "launch"
 	p := &f.visible[i]
-	name := p.Name
-	if name == "" {
-		name = fmt.Sprintf("#%d", i)
-	}
-	bad := func(code gpu.ErrorCode, format string, args ...any) error {
-		return &gpu.Error{Code: code, Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s, %s): ", f.sym.Name, i, name, p.describe()) + fmt.Sprintf(format, args...)}
-	}
-	if a == nil {
-		return bad(gpu.ErrorInvalidValue, "nil")
-	}
-	if m, ok := buffer.MemOf(a); ok {
+	if v.buf {
 		if p.Kind != rocr.ArgGlobalBuffer && p.Kind != rocr.ArgOther {
-			return bad(gpu.ErrorInvalidValue, "got a buffer where the kernel takes a value")
+			return f.argErr(i, gpu.ErrorInvalidValue, "got a buffer where the kernel takes a value")
 		}
+		m := v.mem
 		if m == nil {
-			return bad(gpu.ErrorInvalidValue, "nil buffer")
+			return f.argErr(i, gpu.ErrorInvalidValue, "nil buffer")
 		}
 		if err := m.CheckAccess(op, dev); err != nil {
+			name := p.Name
+			if name == "" {
+				name = fmt.Sprintf("#%d", i)
+			}
 			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s)", f.sym.Name, i, name), Err: err}
 		}
 		if p.Elem != nil && m.Elem() != p.Elem {
-			return bad(gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+			return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
 		}
 		if p.Elem == nil && p.TypeName != "" {
 			if want := scalarFromTypeName(strings.TrimSuffix(strings.TrimSpace(p.TypeName), "*")); want != anyScalar && want != scalarOf(m.Elem()) {
-				return bad(gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+				return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
 			}
 		}
 		return nil
 	}
-	k, size := scalarKindOf(a)
-	if size == 0 {
-		if _, isBuf := a.(buffer.Object); isBuf {
-			return bad(gpu.ErrorInvalidValue, "nil buffer") // a typed nil: MemOf found no Mem
-		}
-		return bad(gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(a))
-	}
+	k := v.kind
 	if p.Kind == rocr.ArgGlobalBuffer {
-		return bad(gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", scalarNames[k])
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", scalarNames[k])
 	}
 	if p.Kind == rocr.ArgDynamicSharedPointer {
-		return bad(gpu.ErrorInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
+		return f.argErr(i, gpu.ErrorInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
 	}
-	if uint32(size) != p.Size {
-		return bad(gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", scalarNames[k], size, p.Size)
+	if uint32(v.size) != p.Size {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", scalarNames[k], v.size, p.Size)
 	}
 	if !p.scalar.accepts(k) {
-		return bad(gpu.ErrorInvalidValue, "got %s", scalarNames[k])
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s", scalarNames[k])
 	}
 	return nil
 }
@@ -446,34 +490,50 @@ func scalarKindOf(a any) (scalarKind, int) {
 	return anyScalar, 0
 }
 
-func writeScalar(dst unsafe.Pointer, a any) {
+// scalarBits is a Go scalar's bits, zero-extended, without reflection.
+func scalarBits(a any) uint64 {
 	switch v := a.(type) {
 	case int8:
-		*(*int8)(dst) = v
+		return uint64(uint8(v))
 	case int16:
-		*(*int16)(dst) = v
+		return uint64(uint16(v))
 	case int32:
-		*(*int32)(dst) = v
+		return uint64(uint32(v))
 	case int64:
-		*(*int64)(dst) = v
+		return uint64(v)
 	case int:
-		*(*int64)(dst) = int64(v)
+		return uint64(v)
 	case uint8:
-		*(*uint8)(dst) = v
+		return uint64(v)
 	case uint16:
-		*(*uint16)(dst) = v
+		return uint64(v)
 	case uint32:
-		*(*uint32)(dst) = v
+		return uint64(v)
 	case uint64:
-		*(*uint64)(dst) = v
+		return v
 	case uint:
-		*(*uint64)(dst) = uint64(v)
+		return uint64(v)
 	case uintptr:
-		*(*uint64)(dst) = uint64(v)
+		return uint64(v)
 	case float32:
-		*(*float32)(dst) = v
+		return uint64(math.Float32bits(v))
 	case float64:
-		*(*float64)(dst) = v
+		return math.Float64bits(v)
+	}
+	return 0
+}
+
+// writeBits stores the low size bytes of bits at dst.
+func writeBits(dst unsafe.Pointer, bits uint64, size uint8) {
+	switch size {
+	case 1:
+		*(*uint8)(dst) = uint8(bits)
+	case 2:
+		*(*uint16)(dst) = uint16(bits)
+	case 4:
+		*(*uint32)(dst) = uint32(bits)
+	case 8:
+		*(*uint64)(dst) = bits
 	}
 }
 

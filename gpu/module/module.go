@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -26,8 +27,8 @@ type Module struct {
 	unloaded atomic.Bool
 }
 
-// Coder is implemented by Go kernel sets (the cpu agent's code).
-type Coder interface {
+// coder is implemented by Go kernel sets (the cpu agent's code).
+type coder interface {
 	Code() *rocr.Code
 }
 
@@ -112,7 +113,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 		switch s := src.(type) {
 		case nil:
 			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
-		case Coder:
+		case coder:
 			c := s.Code()
 			if c == nil {
 				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
@@ -139,7 +140,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 				c, err := try(x, name)
 				if c != nil || err != nil {
 					if c != nil && (c.Kind == rocr.CodePTX || c.Kind == rocr.CodeCubin) {
-						RefinePTX(c, s)
+						refinePTX(c, s)
 					}
 					return c, err
 				}
@@ -175,7 +176,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 				}
 				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
 			}
-			return FromCodeObject(obj, name), nil
+			return fromCodeObject(obj, name), nil
 		}
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
 	}
@@ -189,9 +190,9 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 	return c, nil
 }
 
-// FromCodeObject turns a parsed code object into loadable code with the
+// fromCodeObject turns a parsed code object into loadable code with the
 // kernels' signatures.
-func FromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
+func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 	c := &rocr.Code{Name: name, Target: obj.Target, Data: obj.Image}
 	switch obj.Format {
 	case codeobj.FormatPTX:
@@ -216,7 +217,8 @@ func FromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 			Meta:                 k,
 		}
 		for _, a := range k.Args {
-			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName}
+			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName,
+				ReadOnly: a.IsConst || a.Access == "read_only" || a.ActualAccess == "read_only"}
 			switch {
 			case a.Hidden():
 				ka.Kind = rocr.ArgHidden
@@ -310,15 +312,15 @@ func (m *Module) Unload() error {
 	return gpu.Wrap("module unload", m.exe.Destroy())
 }
 
-// RefinePTX completes the signatures of PTX kernels from another form of
+// refinePTX completes the signatures of PTX kernels from another form of
 // the same library: PTX does not say whether a .u64 parameter is a pointer
 // or an integer, nor an integer's signedness, but the library's Go kernels
 // (or code object metadata) do. An argument is refined only where name,
 // offset and size agree, so a library whose forms differ keeps PTX's view.
-func RefinePTX(c *rocr.Code, lib Library) {
+func refinePTX(c *rocr.Code, lib Library) {
 	decl := map[string]*rocr.KernelSymbol{}
 	for _, x := range lib {
-		if cd, ok := x.(Coder); ok {
+		if cd, ok := x.(coder); ok {
 			if other := cd.Code(); other != nil && other.Kind != rocr.CodePTX && other.Kind != rocr.CodeCubin {
 				for i := range other.Kernels {
 					decl[other.Kernels[i].Name] = &other.Kernels[i]
@@ -348,6 +350,7 @@ func RefinePTX(c *rocr.Code, lib Library) {
 				break
 			}
 			a.Kind, a.Elem, a.Value = dv[j].Kind, dv[j].Elem, dv[j].Value
+			a.ReadOnly = a.ReadOnly || dv[j].ReadOnly
 			if a.Name == "" || strings.HasPrefix(a.Name, k.Name+"_param_") {
 				a.Name = dv[j].Name
 			}
@@ -366,4 +369,34 @@ func entryLabel(o *codeobj.CodeObject) string {
 		return o.BundleEntry
 	}
 	return o.Target
+}
+
+// Shared returns the value that setup makes from a module it loads on
+// dev: the first call for a device and key runs setup, later calls get the
+// same value without allocating. The module is unloaded when the device is
+// released (gpu.Shutdown) and must not be unloaded by hand. A package that
+// ships kernels keeps its library loaded once per device this way
+// (kernels.Load does); key is a value of an unexported type of its own.
+func Shared[T any](dev *gpu.Device, key any, setup func(dev *gpu.Device) (*Module, T, error)) (T, error) {
+	var zero T
+	if err := dev.Valid(); err != nil {
+		return zero, gpu.Wrap("module load", err)
+	}
+	if v, ok := core.LookupValue(dev, key); ok {
+		return v.(T), nil
+	}
+	v, err := core.DeviceValue(dev, key, func() (any, func() error, error) {
+		m, x, err := setup(dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m == nil {
+			return nil, nil, gpu.Errorf(gpu.ErrorInvalidValue, "module load", "setup returned no module")
+		}
+		return x, m.Unload, nil
+	})
+	if err != nil {
+		return zero, err
+	}
+	return v.(T), nil
 }

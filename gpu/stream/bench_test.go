@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -34,15 +35,15 @@ func BenchmarkLaunchSync(b *testing.B) {
 		}
 	})
 	// The stream layer alone: the dispatch a checked launch would build,
-	// submitted with BeginLaunch/Commit (gpu/module's checks left out).
+	// submitted with core's Launch (gpu/module's checks left out).
 	b.Run("stream", func(b *testing.B) {
 		e := setup(b)
 		s := e.stream()
-		d := stream.Dispatch{Object: emptyK.Symbol().Object, Grid: [3]uint32{1, 1, 1}, Block: [3]uint16{1, 1, 1}, Dims: 1}
+		d := core.Dispatch{Object: emptyK.Symbol().Object, Grid: [3]uint32{1, 1, 1}, Block: [3]uint16{1, 1, 1}, Dims: 1}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			l, err := s.BeginLaunch("launch")
+			l, err := core.StreamOf(s).BeginLaunch("launch")
 			if err != nil {
 				b.Fatal(err)
 			}

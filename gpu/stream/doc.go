@@ -6,10 +6,20 @@
 // gpu/module) are KERNEL_DISPATCH packets, Record a BARRIER_AND whose
 // completion signal is the event's, WaitEvent a BARRIER_AND on it (more
 // than five events chain packets), copies, fills and host functions
-// AGENT_DISPATCH packets (the copy engine on rocm). A buffer used on a
-// stream after another stream's unfinished work on it gets a BARRIER_AND on
-// that work automatically, so dependent streams stay correct without
-// hand-placed events while streams that share nothing run concurrently.
+// AGENT_DISPATCH packets (the copy engine on rocm).
+//
+// Dependencies know reads from writes. A kernel reads a buffer through a
+// read-only pointer (const T* in its source, .is_const or .access
+// read_only in its metadata, rocr.ConstPtr in a Go kernel, module.Args'
+// ConstPtr); a copy reads its source and writes its destination; every
+// other use writes. A reader waits for the buffer's last unfinished
+// writer on another stream, a writer for that writer and every reader
+// since; readers on different streams run concurrently. Each wait is a
+// BARRIER_AND inserted automatically (HIP leaves this to the program).
+// ManualDeps (a stream flag) and Buffer.SetManualDeps opt out, for code
+// that orders streams with events itself; HIPGO_CHECK_DEPS=1 inserts no
+// barrier and instead fails a launch or copy whose dependency the program
+// did not order with WaitEvent, naming both operations and streams.
 //
 // Errors: an asynchronous failure (a kernel that panics, faults or times
 // out, a driver error) is sticky on its stream: later operations and

@@ -2,15 +2,14 @@ package stream
 
 import (
 	"context"
+	"github.com/hipgo/hipgo/rocr/aql"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // EventFlags are hipEventCreateWithFlags' flags.
@@ -32,7 +31,7 @@ type Event struct {
 	dev       *gpu.Device
 	flags     EventFlags
 	mu        sync.Mutex
-	fence     *buffer.Fence // last record, nil before the first
+	fence     *core.Fence // last record, nil before the first
 	destroyed bool
 }
 
@@ -65,7 +64,7 @@ func (ev *Event) checkLocked(op string) error {
 
 // last returns the fence of the last record, retained, or nil if the
 // event was never recorded.
-func (ev *Event) last(op string) (*buffer.Fence, error) {
+func (ev *Event) last(op string) (*core.Fence, error) {
 	if ev == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
 	}
@@ -93,25 +92,13 @@ func (s *Stream) Record(ev *Event) error {
 	if err := ev.checkLocked(op); err != nil {
 		return err
 	}
-	if err := s.lock(op); err != nil {
-		return err
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	defer s.mu.Unlock()
-	f, err := s.fences.New(s.q)
+	f, err := s.core().Record(op, ev.flags&EventDisableTiming == 0)
 	if err != nil {
 		return err
 	}
-	if ev.flags&EventDisableTiming != 0 {
-		f.Signal().SkipTimestamps()
-	}
-	var p aql.BarrierAnd
-	p.CompletionSignal = f.Signal().Handle()
-	e := s.push()
-	e.fence = f
-	if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
-		return err
-	}
-	f.Retain()
 	if ev.fence != nil {
 		ev.fence.Release()
 	}
@@ -128,7 +115,7 @@ func (s *Stream) WaitEvent(ev *Event) error { return s.WaitEvents(ev) }
 // packets of five signals each, chained by the barrier bit.
 func (s *Stream) WaitEvents(evs ...*Event) error {
 	const op = "stream wait event"
-	var buf [2 * aql.MaxBarrierDeps]*buffer.Fence
+	var buf [2 * aql.MaxBarrierDeps]*core.Fence
 	deps := buf[:0]
 	release := func() {
 		for _, d := range deps {
@@ -150,15 +137,11 @@ func (s *Stream) WaitEvents(evs ...*Event) error {
 		}
 		deps = append(deps, f)
 	}
-	if err := s.lock(op); err != nil {
+	if s == nil {
 		release()
-		return err
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	defer s.mu.Unlock()
-	if len(deps) == 0 {
-		return nil
-	}
-	return s.barrier(deps, true)
+	return s.core().WaitFences(op, deps)
 }
 
 // Synchronize waits for the event (hipEventSynchronize) and returns the
@@ -181,7 +164,7 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	if ev.flags&EventBlockingSync != 0 {
 		hint = rocr.WaitBlocked
 	}
-	if err := waitContext(ctx, op, f, hint); err != nil {
+	if err := core.WaitContext(ctx, op, f, hint); err != nil {
 		return err
 	}
 	return gpu.Wrap(op, f.Err())

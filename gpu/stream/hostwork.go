@@ -1,13 +1,10 @@
 package stream
 
 import (
-	"unsafe"
-
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 func init() {
@@ -18,8 +15,9 @@ func init() {
 }
 
 // launchHostWork submits one AGENT_DISPATCH packet that runs w after the
-// last users of the buffers w reads and writes, and becomes their last
-// user: a host callback (w.Host) or a native call (w.Native).
+// last users of the buffers it reads and writes, and becomes their last
+// user: a host callback (w.Host) or a native call (w.Native). Agents with
+// a hardware ring run either on the host once the stream drains.
 func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	op := w.Op
 	if s == nil {
@@ -28,56 +26,34 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	if (w.Host == nil) == (w.Native == nil) {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "want exactly one of a host function and a native call")
 	}
-	mems := make([]*buffer.Mem, 0, len(w.Reads)+len(w.Writes))
-	mems = append(append(mems, w.Reads...), w.Writes...)
-	for _, m := range mems {
-		if err := m.CheckAccess(op, s.dev); err != nil {
+	uses := make([]core.MemUse, 0, len(w.Reads)+len(w.Writes))
+	for _, m := range w.Reads {
+		uses = append(uses, core.MemUse{M: m, Acc: core.Read})
+	}
+	for _, m := range w.Writes {
+		uses = append(uses, core.MemUse{M: m, Acc: core.Write})
+	}
+	for _, u := range uses {
+		if err := u.M.CheckAccess(op, s.Device()); err != nil {
 			return err
 		}
 	}
-	if err := s.lock(op); err != nil {
-		return err
+	c := s.core()
+	if w.Native != nil && core.CopierOf(s.Device().Agent()) != nil {
+		native := w.Native
+		w = &hostwork.Work{Op: op, Host: func() error { return native(0) }}
 	}
-	defer s.mu.Unlock()
-	if c := buffer.CopierOf(s.dev.Agent()); c != nil {
-		// A hardware ring runs no agent work: the work runs here, in
-		// order, once the stream and the buffers' last users are done.
-		fn := w.Host
-		if fn == nil {
-			native := w.Native
-			fn = func() error { return native(0) }
-		}
-		return s.onCopier(op, c, rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(fn)}, 0, mems)
-	}
-	f, err := s.fences.New(s.q)
-	if err != nil {
-		return err
-	}
-	var deps []*buffer.Fence
-	for _, m := range mems {
-		if d := m.Use(f); d != nil {
-			deps = append(deps, d)
-		}
-	}
-	if len(deps) > 0 {
-		if err := s.barrier(deps, false); err != nil {
-			f.Cancel()
-			s.fences.Release(f)
-			return err
-		}
-	}
-	var p aql.AgentDispatch
 	if w.Host != nil {
-		p.Type, p.Arg[0] = rocr.AgentCallback, rocr.RegisterCallback(w.Host)
-	} else {
-		p.Type, p.Arg[0] = rocr.AgentNative, rocr.RegisterNative(w.Native)
+		id := rocr.RegisterCallback(w.Host)
+		if err := c.Agent(op, rocr.AgentCallback, [4]uint64{id}, 0, uses...); err != nil {
+			rocr.TakeCallback(id)
+			return err
+		}
+		return nil
 	}
-	p.CompletionSignal = f.Signal().Handle()
-	e := s.push()
-	e.fence = f
-	if err := s.submit(unsafe.Pointer(&p), agentHeader, e); err != nil {
-		rocr.TakeCallback(p.Arg[0])
-		rocr.TakeNative(p.Arg[0])
+	id := rocr.RegisterNative(w.Native)
+	if err := c.Agent(op, rocr.AgentNative, [4]uint64{id}, 0, uses...); err != nil {
+		rocr.TakeNative(id)
 		return err
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
@@ -141,7 +142,7 @@ var overrunK = cpu.Define("stream_test_overrun", func(g *cpu.Group, a *incArgs) 
 	_ = a.X.Slice(g, 0, int(a.N)+1)
 })
 
-var kernelSet = cpu.NewSet("stream-test", sleepK, emptyK, slowWriteK, copyK, incK, panicK, flagSetK, flagGetK, rendezvousK, overrunK)
+var kernelSet = cpu.NewSet("stream-test", sleepK, emptyK, slowWriteK, copyK, incK, panicK, flagSetK, flagGetK, rendezvousK, overrunK, slowReadK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {
@@ -220,4 +221,4 @@ func sync(t testing.TB, s *stream.Stream) {
 }
 
 // written reports the number of packets submitted to s's queue so far.
-func written(s *stream.Stream) uint64 { return s.Queue().LoadWriteIndex() }
+func written(s *stream.Stream) uint64 { return core.StreamOf(s).Queue().LoadWriteIndex() }

@@ -1,74 +1,25 @@
 package stream
 
 import (
-	"unsafe"
+	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-// agent submits one AGENT_DISPATCH packet that touches mems, after the
-// barriers their last users need. pin is a host slice pinned for the
-// packet, released when it completes.
-func (s *Stream) agent(op string, fn uint16, args [4]uint64, pin uint64, mems ...*buffer.Mem) error {
-	if err := s.lock(op); err != nil {
-		if pin != 0 {
-			rocr.UnpinHost(pin)
-		}
-		return err
-	}
-	defer s.mu.Unlock()
-	if c := buffer.CopierOf(s.dev.Agent()); c != nil {
-		return s.onCopier(op, c, fn, args, pin, mems)
-	}
-	f, err := s.fences.New(s.q)
-	if err != nil {
-		if pin != 0 {
-			rocr.UnpinHost(pin)
-		}
-		return err
-	}
-	var deps [2]*buffer.Fence
-	nd := 0
-	for _, m := range mems {
-		if m == nil {
-			continue
-		}
-		if w := m.Use(f); w != nil {
-			if nd > 0 && deps[0] == w {
-				s.fences.Release(w) // both ends last used by one packet
-				continue
-			}
-			deps[nd] = w
-			nd++
-		}
-	}
-	if nd > 0 {
-		if err := s.barrier(deps[:nd], false); err != nil {
-			f.Cancel()
-			s.fences.Release(f)
-			if pin != 0 {
-				rocr.UnpinHost(pin)
-			}
-			return err
-		}
-	}
-	var p aql.AgentDispatch
-	p.Type = fn
-	p.Arg = args
-	p.CompletionSignal = f.Signal().Handle()
-	e := s.push()
-	e.fence, e.pin = f, pin
-	return s.submit(unsafe.Pointer(&p), agentHeader, e)
+// memOf is o's memory; nil for a nil interface or a nil buffer.
+func memOf(o buffer.Object) *core.Mem {
+	m, _ := core.MemOf(o)
+	return m
 }
 
-func (s *Stream) checkMem(op string, m *buffer.Mem, off, n int) error {
+func (s *Stream) checkMem(op string, m *core.Mem, off, n int) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if err := m.CheckAccess(op, s.dev); err != nil {
+	if err := m.CheckAccess(op, s.core().Device()); err != nil {
 		return err
 	}
 	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
@@ -82,10 +33,10 @@ func (s *Stream) checkMem(op string, m *buffer.Mem, off, n int) error {
 // completes; the stream keeps it alive.
 func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
 	const op = "memcpy async host to device"
-	if dst == nil || dst.Mem() == nil {
+	m := memOf(dst)
+	if m == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	m := dst.Mem()
 	if err := checkElem[T](op, m); err != nil {
 		return err
 	}
@@ -95,19 +46,19 @@ func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
 	if len(src) == 0 {
 		return nil
 	}
-	b := buffer.AsBytes(src)
+	b := core.AsBytes(src)
 	id := rocr.PinHost(b)
-	return s.agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, m)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
 }
 
 // CopyToHost copies src's elements from off into dst (hipMemcpyAsync
 // device to host). dst must not be touched until the stream synchronizes.
 func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 	const op = "memcpy async device to host"
-	if src == nil || src.Mem() == nil {
+	m := memOf(src)
+	if m == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	m := src.Mem()
 	if err := checkElem[T](op, m); err != nil {
 		return err
 	}
@@ -117,9 +68,9 @@ func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	b := buffer.AsBytes(dst)
+	b := core.AsBytes(dst)
 	id := rocr.PinHost(b)
-	return s.agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, m)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
 }
 
 // Copy copies n elements from src[srcOff:] to dst[dstOff:] on the stream
@@ -127,10 +78,10 @@ func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 // stream's device.
 func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, n int) error {
 	const op = "memcpy async device to device"
-	if dst == nil || src == nil || dst.Mem() == nil || src.Mem() == nil {
+	dm, sm := memOf(dst), memOf(src)
+	if dm == nil || sm == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	dm, sm := dst.Mem(), src.Mem()
 	if dm.Elem() != sm.Elem() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
 	}
@@ -144,41 +95,41 @@ func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, 
 		return nil
 	}
 	es := dm.ElemSize()
-	return s.agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, dm, sm)
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, core.MemUse{M: dm, Acc: core.Write}, core.MemUse{M: sm, Acc: core.Read})
 }
 
 // Fill sets every element of b to v on the stream (hipMemsetAsync and its
 // D16/D32 forms); T must be 1, 2, 4 or 8 bytes.
 func Fill[T any](s *Stream, b buffer.Object, v T) error {
 	const op = "memset async"
-	if b == nil || b.Mem() == nil {
+	m := memOf(b)
+	if m == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	m := b.Mem()
 	if err := checkElem[T](op, m); err != nil {
 		return err
 	}
 	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
 		return err
 	}
-	pat, es, err := buffer.Pattern(v)
+	pat, es, err := core.Pattern(v)
 	if err != nil {
 		return err
 	}
-	return s.agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, m)
+	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // Memset sets every byte of b to c on the stream (hipMemsetAsync).
 func (s *Stream) Memset(b buffer.Object, c byte) error {
 	const op = "memset async"
-	if b == nil || b.Mem() == nil {
+	m := memOf(b)
+	if m == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	m := b.Mem()
 	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
 		return err
 	}
-	return s.agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, m)
+	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // LaunchHostFunc runs fn on the host when the stream reaches this point
@@ -189,41 +140,19 @@ func (s *Stream) LaunchHostFunc(fn func() error) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil function")
 	}
 	id := rocr.RegisterCallback(fn)
-	if err := s.agent(op, rocr.AgentCallback, [4]uint64{id}, 0); err != nil {
+	if err := s.core().Agent(op, rocr.AgentCallback, [4]uint64{id}, 0); err != nil {
 		rocr.TakeCallback(id)
 		return err
 	}
 	return nil
 }
 
-func checkElem[T any](op string, m *buffer.Mem) error {
-	var zero T
-	if int(unsafe.Sizeof(zero)) != m.ElemSize() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of %d bytes, %s has %d-byte elements", unsafe.Sizeof(zero), m, m.ElemSize())
+// checkElem makes the host type agree with the buffer's element type:
+// the same size is not enough (int32 bits in a float32 buffer are a wrong
+// value, not an error the GPU reports).
+func checkElem[T any](op string, m *core.Mem) error {
+	if t := reflect.TypeFor[T](); t != m.Elem() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of type %s (%d bytes), %s holds %s (%d-byte elements)", t, t.Size(), m, m.Elem(), m.ElemSize())
 	}
 	return nil
-}
-
-// onCopier runs an agent-dispatch operation where the stream's queue is a
-// hardware ring that cannot: it waits on the host for the stream's work and
-// the buffers' last users, then runs the operation on the agent's copy
-// engine. It is synchronous, so stream order holds.
-func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, mems []*buffer.Mem) error {
-	if pin != 0 {
-		defer rocr.UnpinHost(pin)
-	}
-	s.reap(true)
-	if s.tail != nil {
-		if err := s.tail.Wait(0); err != nil {
-			return err
-		}
-	}
-	for _, m := range mems {
-		if m != nil {
-			if err := m.Settle(); err != nil {
-				return gpu.Wrap(op, err)
-			}
-		}
-	}
-	return gpu.Wrap(op, buffer.RunOnCopier(s.dev.Agent(), c, fn, args))
 }

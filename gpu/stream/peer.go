@@ -3,6 +3,7 @@ package stream
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 )
 
 // Work across devices. A stream's device may use another device's
@@ -17,31 +18,25 @@ import (
 // any devices (hipMemcpyPeerAsync). When the stream's device may access
 // both (it owns them, or has peer access to their owners) it is Copy: one
 // packet, asynchronous. Otherwise the copy is staged through pinned host
-// memory by the two owners' copy engines (buffer.CopyMem) and is
+// memory by the two owners' copy engines (buffer.Copy) and is
 // synchronous: CopyPeer waits for the stream's earlier work and the
 // buffers' last users, copies, and returns when the data is in dst.
 func (s *Stream) CopyPeer(dst buffer.Object, dstOff int, src buffer.Object, srcOff, n int) error {
 	const op = "memcpy peer async"
-	if dst == nil || src == nil || dst.Mem() == nil || src.Mem() == nil {
+	dm, sm := memOf(dst), memOf(src)
+	if dm == nil || sm == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	dm, sm := dst.Mem(), src.Mem()
-	if dm.CheckAccess(op, s.dev) == nil && sm.CheckAccess(op, s.dev) == nil {
+	if dm.CheckAccess(op, s.core().Device()) == nil && sm.CheckAccess(op, s.core().Device()) == nil {
 		return s.Copy(dst, dstOff, src, srcOff, n)
 	}
 	// CopyMem checks the buffers, the element types and the ranges.
-	if err := s.lock(op); err != nil {
+	if err := s.core().Drain(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
-	s.reap(true)
-	if s.tail != nil {
-		if err := s.tail.Wait(0); err != nil {
-			return gpu.Wrap(op, err)
-		}
-	}
-	return buffer.CopyMem(dm, dstOff, sm, srcOff, n)
+	defer s.core().Unlock()
+	return core.CopyMem(dm, dstOff, sm, srcOff, n)
 }

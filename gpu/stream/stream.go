@@ -2,16 +2,10 @@ package stream
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
-	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 )
 
 // Flags are hipStreamCreateWithFlags' flags.
@@ -21,6 +15,10 @@ type Flags uint32
 const (
 	Default     Flags = 0
 	NonBlocking Flags = 1
+	// ManualDeps: the program orders this stream's work against other
+	// streams itself, with events, as in HIP; no BARRIER_AND is inserted
+	// for a buffer another stream still uses.
+	ManualDeps Flags = 1 << 8
 )
 
 // Priorities, as hipDeviceGetStreamPriorityRange reports them: a lower
@@ -37,29 +35,18 @@ const QueueSize = 1024
 // are safe from several goroutines; work submitted by one goroutine runs in
 // submission order.
 type Stream struct {
-	dev      *gpu.Device
-	q        *rocr.Queue
+	c        core.Stream // the submitter; gpu/module reaches it through core.StreamOf
 	flags    Flags
 	priority int
-
-	mu        sync.Mutex
-	tail      *buffer.Fence // last packet submitted; every packet has a fence
-	ring      []entry       // in-flight packets, oldest first
-	head      int
-	count     int
-	err       atomic.Pointer[error]
-	closed    bool
-	launch    Launch
-	isDefault bool
-	fences    buffer.FenceCache // used under mu
 }
 
-// entry is one in-flight packet and what it holds until it completes.
-type entry struct {
-	fence *buffer.Fence
-	deps  [aql.MaxBarrierDeps]*buffer.Fence
-	ndeps int
-	pin   uint64 // host slice pinned for a copy
+func init() {
+	core.InstallStreamOf(func(s any) *core.Stream {
+		if st, _ := s.(*Stream); st != nil {
+			return &st.c
+		}
+		return nil
+	})
 }
 
 // New creates a stream on dev (hipStreamCreate).
@@ -72,20 +59,19 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("stream create", err)
 	}
-	if flags&^NonBlocking != 0 {
+	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
 	if priority < PriorityHigh || priority > PriorityLow {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "priority %d outside [%d, %d]", priority, PriorityHigh, PriorityLow)
 	}
-	s := &Stream{dev: dev, flags: flags, priority: priority, ring: make([]entry, 2*QueueSize)}
-	q, err := dev.Agent().CreateQueue(QueueSize, rocr.QueueMulti, s.onError)
-	if err != nil {
+	s := &Stream{flags: flags, priority: priority}
+	if err := s.c.Init(dev, QueueSize); err != nil {
 		return nil, gpu.Wrap("stream create", err)
 	}
-	s.q = q
-	s.launch.s = s
-	dev.Register(s)
+	if flags&ManualDeps != 0 {
+		s.c.SetOrder(core.Manual)
+	}
 	return s, nil
 }
 
@@ -99,13 +85,13 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("default stream", err)
 	}
-	v, err := dev.Value(defaultKey{}, func() (any, func() error, error) {
+	v, err := core.DeviceValue(dev, defaultKey{}, func() (any, func() error, error) {
 		s, err := New(dev)
 		if err != nil {
 			return nil, nil, err
 		}
-		s.isDefault = true
-		return s, s.destroy, nil
+		s.c.MarkDefault()
+		return s, s.c.DestroyDefault, nil
 	})
 	if err != nil {
 		return nil, err
@@ -113,33 +99,8 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	return v.(*Stream), nil
 }
 
-func (s *Stream) onError(_ *rocr.Queue, err error) { s.fail(err) }
-
-// fail makes err the stream's sticky error unless it has one.
-func (s *Stream) fail(err error) {
-	if err == nil || s.err.Load() != nil {
-		return
-	}
-	e := gpu.Wrap("stream", err)
-	s.err.CompareAndSwap(nil, &e)
-}
-
-// failedBy records the failure of a completed fence as the sticky error.
-// The queue's own error, when it has one, is the first failure; the
-// fence's may be a later packet's "not run" that wraps it.
-func (s *Stream) failedBy(f *buffer.Fence) {
-	err := f.Err()
-	if err == nil {
-		return
-	}
-	if qerr := s.q.Err(); qerr != nil {
-		err = qerr
-	}
-	s.fail(err)
-}
-
 // Device is the stream's device.
-func (s *Stream) Device() *gpu.Device { return s.dev }
+func (s *Stream) Device() *gpu.Device { return s.c.Device() }
 
 // Flags are the stream's flags.
 func (s *Stream) Flags() Flags { return s.flags }
@@ -147,16 +108,8 @@ func (s *Stream) Flags() Flags { return s.flags }
 // Priority is the stream's priority.
 func (s *Stream) Priority() int { return s.priority }
 
-// Queue is the stream's AQL queue.
-func (s *Stream) Queue() *rocr.Queue { return s.q }
-
 // Err is the stream's sticky error: the first asynchronous failure.
-func (s *Stream) Err() error {
-	if p := s.err.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func (s *Stream) Err() error { return s.c.Err() }
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
@@ -165,332 +118,33 @@ func (s *Stream) Err() error {
 // sticky like any launch failure, and other streams are not affected.
 // Agents that cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
-	const op = "stream set kernel timeout"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream set kernel timeout", "nil stream")
 	}
-	if d < 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative timeout %v", d)
-	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
-}
-
-// lock takes the stream for a submission and checks that it can take one.
-func (s *Stream) lock(op string) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
-	}
-	s.mu.Lock()
-	// A runtime shut down is the reason, whatever it did to the stream.
-	if err := s.dev.Valid(); err != nil {
-		s.mu.Unlock()
-		return gpu.Wrap(op, err)
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
-	}
-	if err := s.Err(); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	return nil
-}
-
-// push records an in-flight packet, waiting for the oldest when the ring
-// is full. Completed packets are reaped after each submission (reapAfter),
-// while the agent runs the packet just published.
-func (s *Stream) push() *entry {
-	if s.count == len(s.ring) {
-		s.reap(false)
-	}
-	for s.count == len(s.ring) {
-		s.reapOne(true)
-	}
-	e := &s.ring[(s.head+s.count)%len(s.ring)]
-	s.count++
-	return e
-}
-
-// reap releases completed in-flight packets; wait: wait for all of them.
-func (s *Stream) reap(wait bool) {
-	for s.count > 0 {
-		if !s.reapOne(wait) {
-			return
-		}
-	}
-}
-
-// reapOne releases the oldest run of entries up to and including the first
-// one with a fence, if that fence completed (or after waiting for it).
-func (s *Stream) reapOne(wait bool) bool {
-	n := 0
-	var f *buffer.Fence
-	for i := 0; i < s.count; i++ {
-		e := &s.ring[(s.head+i)%len(s.ring)]
-		n++
-		if e.fence != nil {
-			f = e.fence
-			break
-		}
-	}
-	if f == nil {
-		// Every chain of packets ends in one with a fence; entries without
-		// one are left by a submission that failed half way (the queue was
-		// destroyed). Only a destroyed queue's entries can be dropped.
-		if !wait || !s.q.Destroyed() {
-			return false
-		}
-	} else if !f.Done() {
-		if !wait {
-			return false
-		}
-		_ = f.Wait(0)
-	}
-	for i := 0; i < n; i++ {
-		s.release(&s.ring[s.head])
-		s.head = (s.head + 1) % len(s.ring)
-		s.count--
-	}
-	return true
-}
-
-// release lets go of what an in-flight entry holds and clears it.
-func (s *Stream) release(e *entry) {
-	if e.fence != nil {
-		s.fences.Release(e.fence)
-	}
-	for j := 0; j < e.ndeps; j++ {
-		s.fences.Release(e.deps[j])
-	}
-	if e.pin != 0 {
-		rocr.UnpinHost(e.pin)
-	}
-	*e = entry{}
-}
-
-// submit writes one packet. body is the whole 64-byte packet; its header
-// word is replaced by h. e, the entry push returned for it, holds the
-// packet's fence, which becomes the tail. If the packet cannot be
-// submitted, e is dropped.
-func (s *Stream) submit(body unsafe.Pointer, h aql.Header, e *entry) error {
-	if _, err := s.q.Submit(body, h); err != nil {
-		s.drop(e)
-		return s.queueErr("submit", err)
-	}
-	if e.fence != nil {
-		s.setTail(e.fence)
-	}
-	s.reap(false)
-	return nil
-}
-
-// queueErr is the error of a submission the queue refused: the runtime's
-// shutdown when that is why (hipErrorContextIsDestroyed), else err.
-func (s *Stream) queueErr(op string, err error) error {
-	if derr := s.dev.Valid(); derr != nil {
-		return gpu.Wrap(op, derr)
-	}
-	return gpu.Wrap(op, err)
-}
-
-// setTail makes f, a fence of a packet just published, the stream's last.
-func (s *Stream) setTail(f *buffer.Fence) {
-	f.Retain()
-	if s.tail != nil {
-		s.fences.Release(s.tail)
-	}
-	s.tail = f
-}
-
-// drop undoes the last push for a packet that was not published: its
-// fence is cancelled, so that buffers that already recorded it as their
-// last use do not wait for it forever.
-func (s *Stream) drop(e *entry) {
-	if e.fence != nil {
-		e.fence.Cancel()
-	}
-	s.release(e)
-	s.count--
-}
-
-var (
-	barrierHeader  = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)
-	agentHeader    = aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
-	dispatchHeader = aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
-)
-
-// barrier submits BARRIER_AND packets for deps, five to a packet, chained
-// by the barrier bit. The stream takes over the deps' references and keeps
-// them until a later fence completes: the last packet's own when fenced
-// (a WaitEvent, which a Synchronize must see), otherwise the fence of the
-// packet the caller submits right after (a launch, a copy), which saves a
-// completion signal per dependency.
-func (s *Stream) barrier(deps []*buffer.Fence, fenced bool) error {
-	var f *buffer.Fence
-	if fenced {
-		var err error
-		if f, err = s.fences.New(s.q); err != nil {
-			for _, d := range deps {
-				s.fences.Release(d)
-			}
-			return err
-		}
-		f.Signal().SkipTimestamps() // a wait, not an event record
-	}
-	for first := true; first || len(deps) > 0; first = false {
-		var p aql.BarrierAnd
-		e := s.push()
-		n := min(len(deps), aql.MaxBarrierDeps)
-		for i := 0; i < n; i++ {
-			p.DepSignal[i] = deps[i].Signal().Handle()
-			e.deps[i] = deps[i]
-		}
-		e.ndeps = n
-		deps = deps[n:]
-		last := len(deps) == 0
-		if last && f != nil {
-			p.CompletionSignal = f.Signal().Handle()
-			e.fence = f
-		}
-		if err := s.submit(unsafe.Pointer(&p), barrierHeader, e); err != nil {
-			for _, d := range deps {
-				s.fences.Release(d)
-			}
-			if !last && f != nil {
-				s.fences.Release(f)
-			}
-			return err
-		}
-	}
-	return nil
+	return s.c.SetKernelTimeout(d)
 }
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
 // returns the stream's sticky error, if any.
-func (s *Stream) Synchronize() error { return s.synchronize(context.Background()) }
+func (s *Stream) Synchronize() error { return s.SynchronizeContext(context.Background()) }
 
 // SynchronizeContext is Synchronize that gives up when ctx is done,
 // returning an error that wraps both gpu.ErrNotReady and ctx's error; the
 // work goes on and a later Synchronize waits for it.
 func (s *Stream) SynchronizeContext(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return s.synchronize(ctx)
-}
-
-// synchronize waits for the tail; a nil ctx waits without one.
-func (s *Stream) synchronize(ctx context.Context) error {
-	const op = "stream synchronize"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
-		return gpu.Wrap(op, err)
-	}
-	if !s.lockWait(ctx) {
-		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
-	}
-	t := s.tail
-	if t != nil {
-		t.Retain()
-	}
-	s.mu.Unlock()
-	if t != nil {
-		if err := waitContext(ctx, op, t, rocr.WaitActive); err != nil {
-			t.Release()
-			return err
-		}
-		s.failedBy(t)
-		t.Release()
-	}
-	if err := s.dev.Valid(); err != nil {
-		return gpu.Wrap(op, err) // shut down while we waited
-	}
-	return s.Err()
-}
-
-// tryLock takes the stream's lock unless a submission holds it for more
-// than a moment (one waiting for queue space).
-func (s *Stream) tryLock() bool {
-	for i := 0; i < 64; i++ {
-		if s.mu.TryLock() {
-			return true
-		}
-		runtime.Gosched()
-	}
-	return false
-}
-
-// lockWait takes the stream's lock, giving up when ctx is done (a nil or
-// never-done ctx waits as long as it takes).
-func (s *Stream) lockWait(ctx context.Context) bool {
-	if ctx == nil || ctx.Done() == nil {
-		s.mu.Lock()
-		return true
-	}
-	for !s.tryLock() {
-		if ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
-	return true
-}
-
-// waitContext waits for f until ctx is done. A context that can never be
-// done costs nothing; one that can is polled every millisecond.
-func waitContext(ctx context.Context, op string, f *buffer.Fence, hint rocr.WaitHint) error {
-	if ctx == nil || ctx.Done() == nil {
-		_ = f.WaitHint(0, hint)
-		return nil
-	}
-	for !f.Done() {
-		if err := ctx.Err(); err != nil {
-			return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still pending", Err: err}
-		}
-		_ = f.WaitHint(time.Millisecond, hint)
-	}
-	return nil
+	return s.c.SynchronizeContext(ctx)
 }
 
 // Query reports whether all work on the stream completed: nil, the sticky
 // error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
 func (s *Stream) Query() error {
-	const op = "stream query"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream query", "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
-		return gpu.Wrap(op, err)
-	}
-	if err := s.Err(); err != nil {
-		return err
-	}
-	// A submitter may hold the stream while it waits for room in a full
-	// queue: that is pending work, and Query does not wait behind it.
-	if !s.tryLock() {
-		return gpu.ErrNotReady
-	}
-	t := s.tail
-	done := t == nil || t.Query()
-	if done && t != nil {
-		s.failedBy(t)
-	}
-	s.mu.Unlock()
-	if !done {
-		return gpu.ErrNotReady
-	}
-	return s.Err()
+	return s.c.Query()
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
@@ -499,55 +153,13 @@ func (s *Stream) Destroy() error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
 	}
-	if s.isDefault {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
-	}
-	return s.destroy()
+	return s.c.Destroy()
 }
 
-func (s *Stream) destroy() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+// core is the submitter; nil for a nil stream, which its methods report.
+func (s *Stream) core() *core.Stream {
+	if s == nil {
+		return nil
 	}
-	s.closed = true
-	if s.dev.Valid() != nil && !s.q.Destroyed() {
-		// gpu.Shutdown: cancel the work in flight instead of waiting for
-		// it, as rocr.ShutDown does on every other queue, so a runaway
-		// kernel on the default stream cannot hang Shutdown.
-		_ = s.q.Destroy()
-	}
-	if s.tail != nil {
-		_ = s.tail.Wait(0)
-	}
-	s.reap(true)
-	if s.tail != nil {
-		s.fences.Release(s.tail)
-		s.tail = nil
-	}
-	s.fences.Flush()
-	s.mu.Unlock()
-	s.dev.Unregister(s)
-	if s.q.Destroyed() {
-		return nil // the runtime was shut down
-	}
-	return gpu.Wrap("stream destroy", s.q.Destroy())
-}
-
-// ReleaseAfterShutdown lets go of the host slices the stream's packets
-// still pin once gpu.Shutdown has destroyed the queues, so a stream its
-// user never destroyed keeps no Go memory alive. Its fences are not
-// returned to the pool: a packet abandoned by Shutdown (a kernel that does
-// not poll for cancellation) may still complete its signal later.
-func (s *Stream) ReleaseAfterShutdown() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := 0; i < s.count; i++ {
-		e := &s.ring[(s.head+i)%len(s.ring)]
-		if e.pin != 0 {
-			rocr.UnpinHost(e.pin)
-			e.pin = 0
-		}
-	}
+	return &s.c
 }

@@ -181,12 +181,12 @@ func misuseCases() []misuse {
 		{name: "device copy of a negative count", want: gpu.ErrInvalidValue, words: []string{"memcpy", "negative", "-5"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
-				return buffer.CopyMem(a.Mem(), 0, b.Mem(), 0, -5)
+				return buffer.Copy(a, 0, b, 0, -5)
 			}},
 		{name: "device copy of an overflowing count", want: gpu.ErrInvalidValue, words: []string{"memcpy", "outside"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
-				return buffer.CopyMem(a.Mem(), 8, b.Mem(), 0, math.MaxInt-4)
+				return buffer.Copy(a, 8, b, 0, math.MaxInt-4)
 			}},
 		{name: "async copy past the end", want: gpu.ErrInvalidValue, words: []string{"memcpy async host to device", "[32, 96)"},
 			run: func(f *fixture) error {
@@ -215,7 +215,8 @@ func misuseCases() []misuse {
 			run: func(f *fixture) error {
 				s := f.stream(f.dev)
 				b := newBuf[float32](f.t, f.dev, n)
-				before := s.Queue().LoadWriteIndex()
+				q := queueOf(f.t, s)
+				before := q.LoadWriteIndex()
 				if err := stream.CopyToDevice(s, b, n, []float32{}); err != nil {
 					return err
 				}
@@ -225,7 +226,7 @@ func misuseCases() []misuse {
 				if err := s.Copy(b, 0, b, 0, 0); err != nil {
 					return err
 				}
-				if w := s.Queue().LoadWriteIndex(); w != before {
+				if w := q.LoadWriteIndex(); w != before {
 					f.t.Errorf("zero-length copies queued %d packets", w-before)
 				}
 				return s.Synchronize()
@@ -510,7 +511,7 @@ func misuseCases() []misuse {
 				wantErr(f.t, s.Memset(b, 0), gpu.ErrInvalidValue, "nil buffer")
 				wantErr(f.t, s.Memset(nil, 0), gpu.ErrInvalidValue, "nil buffer")
 				wantErr(f.t, stream.CopyToHost(s, make([]uint32, 1), b, 0), gpu.ErrInvalidValue, "nil buffer")
-				wantErr(f.t, buffer.CopyMem(nil, 0, nil, 0, 1), gpu.ErrInvalidValue, "nil buffer")
+				wantErr(f.t, buffer.Copy(nil, 0, nil, 0, 1), gpu.ErrInvalidValue, "nil buffer")
 				var h *buffer.Host[uint32]
 				if h.Slice() != nil {
 					f.t.Error("nil host buffer has a slice")

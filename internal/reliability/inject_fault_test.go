@@ -41,7 +41,7 @@ func TestInjectedDispatchFault(t *testing.T) {
 	f := open(t, 1)
 	bad, good := f.stream(f.dev), f.stream(f.dev)
 	var calls atomic.Int64
-	failNth(t, bad.Queue(), rocr.FaultDispatch, 2, &calls)
+	failNth(t, queueOf(t, bad), rocr.FaultDispatch, 2, &calls)
 	const n = 512
 	b := newBuf[uint32](t, f.dev, n)
 	other := fromSlice(t, f.dev, iota32(n, 0))
@@ -152,7 +152,7 @@ func TestInjectedBarrierFault(t *testing.T) {
 	f := open(t, 2)
 	rec, waiter := f.stream(f.devs[0]), f.stream(f.devs[1])
 	var calls atomic.Int64
-	failNth(t, waiter.Queue(), rocr.FaultBarrier, 1, &calls)
+	failNth(t, queueOf(t, waiter), rocr.FaultBarrier, 1, &calls)
 	ev := f.event(f.devs[0])
 	err := reliability.Guard(t, 10*time.Second, func() error {
 		if err := f.fn["reliability_spin"].Launch(rec, gpu.D1(1), gpu.D1(1), 0, newHost[int32](t, f.dev, 1), int32(20)); err != nil {

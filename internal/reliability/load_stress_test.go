@@ -199,7 +199,7 @@ func (w *world) run(ops int) stressCounts {
 			}
 			s, dev, ok := w.streamFor(a, b)
 			if !ok { // buffers of two devices: a synchronous staged copy
-				if w.fail("copy across devices", buffer.CopyMem(a.obj().Mem(), 0, b.obj().Mem(), 0, stressN)) {
+				if w.fail("copy across devices", buffer.Copy(a.obj(), 0, b.obj(), 0, stressN)) {
 					return w.c
 				}
 				copy(a.ref, b.ref)
@@ -279,7 +279,7 @@ func (w *world) run(ops int) stressCounts {
 		if s.coarse != nil {
 			got, err = s.coarse.ToSlice()
 		} else {
-			err = s.host.Mem().Settle()
+			err = syncAll() // host memory is read after every device's work on it
 			got = s.host.Slice()
 		}
 		if w.fail("final read", err) {
@@ -299,4 +299,18 @@ func (w *world) check(what string, got, want []uint32) {
 			return
 		}
 	}
+}
+
+// syncAll waits for the work of every device.
+func syncAll() error {
+	devs, err := gpu.Devices()
+	if err != nil {
+		return err
+	}
+	for _, d := range devs {
+		if err := d.Synchronize(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,7 +47,7 @@ func TestStrictPtr(t *testing.T) {
 			require.NoError(t, err)
 			b1 := fromSlice(t, f.dev, iota32(256, 0))
 			b2 := fromSlice(t, f.dev, iota32(256, 1000))
-			off := int64(b2.Mem().Addr()) - int64(b1.Mem().Addr())
+			off := int64(b2.Ptr()) - int64(b1.Ptr())
 			s := f.stream(f.dev)
 			err = reliability.Guard(t, 10*time.Second, func() error {
 				require.NoError(t, mod.MustFunction("reliability_forge").Launch(s, gpu.D1(1), gpu.D1(1), 0, b1, off, uint32(7), uint32(0)))

@@ -6,15 +6,15 @@
 package hostwork
 
 import (
-	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
 )
 
 // Work is one piece of stream work. Exactly one of Host and Native is set.
 type Work struct {
-	Op     string        // names the work in errors
-	Reads  []*buffer.Mem // buffers the work reads
-	Writes []*buffer.Mem // buffers the work writes
+	Op     string      // names the work in errors
+	Reads  []*core.Mem // buffers the work reads
+	Writes []*core.Mem // buffers the work writes
 	// Host runs on the host in stream order (a host callback).
 	Host func() error
 	// Native is called with the agent's native stream in stream order

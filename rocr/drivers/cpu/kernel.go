@@ -93,6 +93,10 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 			arg.ValueKind = "global_buffer"
 			arg.Elem = reflect.Zero(f.Type).Interface().(elemTyper).ElemType()
 			arg.TypeName = arg.Elem.String() + "*"
+			if ro, ok := reflect.Zero(f.Type).Interface().(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
+				arg.ReadOnly = true
+				arg.TypeName = "const " + arg.TypeName
+			}
 		case isScalar(f.Type.Kind()):
 			arg.Kind = rocr.ArgByValue
 			arg.ValueKind = "by_value"

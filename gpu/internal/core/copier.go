@@ -1,4 +1,4 @@
-package buffer
+package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"

@@ -1,7 +1,6 @@
-package stream
+package core
 
 import (
-	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -12,9 +11,9 @@ import (
 // and reused: it costs no allocation.
 type Launch struct {
 	s       *Stream
-	fence   *buffer.Fence
+	fence   *Fence
 	kernarg [rocr.KernargSlotSize]byte
-	deps    []*buffer.Fence
+	deps    []*Fence
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
@@ -33,10 +32,10 @@ type Dispatch struct {
 // kernarg image into Kernarg, declares each buffer the kernel uses with
 // Use, and ends with Commit or Abort.
 func (s *Stream) BeginLaunch(op string) (*Launch, error) {
-	if err := s.lock(op); err != nil {
+	if err := s.Lock(op); err != nil {
 		return nil, err
 	}
-	f, err := s.fences.New(s.q)
+	f, err := s.newFence(op)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -53,22 +52,19 @@ func (l *Launch) Kernarg() []byte { return l.kernarg[:] }
 // Stream is the launch's stream.
 func (l *Launch) Stream() *Stream { return l.s }
 
-// Use records that the dispatch touches m. If m was last used on another
-// stream by work not yet complete, the dispatch waits for it with a
-// BARRIER_AND: independent streams stay concurrent, dependent ones correct.
-func (l *Launch) Use(m *buffer.Mem) {
-	w := m.Use(l.fence)
-	if w == nil {
-		return
-	}
-	for _, d := range l.deps {
-		if d == w { // buffers last used by one packet: wait once
-			l.s.fences.Release(w)
-			return
-		}
-	}
-	l.deps = append(l.deps, w)
+// Use records that the dispatch uses m with acc. If m's last writer (or,
+// for a write, its readers since) ran on another stream and is not yet
+// complete, the dispatch waits for it with a BARRIER_AND: independent
+// streams and concurrent readers stay concurrent, dependent ones correct.
+// A freed m is an error; the caller aborts the launch.
+func (l *Launch) Use(m *Mem, acc Access) error {
+	var err error
+	l.deps, err = m.Use(l.s, l.fence, acc, l.deps)
+	return err
 }
+
+// Name names the dispatch's kernel in dependency messages.
+func (l *Launch) Name(kernel string) { l.fence.op = kernel }
 
 // Abort releases the stream without submitting anything.
 func (l *Launch) Abort() {
@@ -95,7 +91,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	f := l.fence
 	l.fence = nil
 	if len(l.deps) > 0 {
-		err := s.barrier(l.deps, false) // takes over the deps' references
+		err := s.Barrier(l.deps, false) // takes over the deps' references
 		clear(l.deps)
 		l.deps = l.deps[:0]
 		if err != nil {
@@ -104,10 +100,10 @@ func (l *Launch) Commit(d *Dispatch) error {
 			return err
 		}
 	}
-	e := s.push()
+	e := s.Push()
 	id, err := s.q.Reserve()
 	if err != nil {
-		s.drop(e)
+		s.Drop(e)
 		f.Cancel()
 		s.fences.Release(f)
 		return s.queueErr("launch", err)
@@ -127,7 +123,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	p.CompletionSignal = f.Signal().Handle()
 	e.fence = f
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
-	s.setTail(f)
-	s.reap(false) // while the agent runs the dispatch
+	s.SetTail(f)
+	s.Reap(false) // while the agent runs the dispatch
 	return nil
 }

@@ -1,4 +1,7 @@
-package gpu
+// Package debug holds the debug switches HIP users know (AMD_LOG_LEVEL,
+// AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, HIP_LAUNCH_BLOCKING), read
+// when the runtime opens, for every package of the API.
+package debug
 
 import (
 	"fmt"
@@ -22,6 +25,7 @@ var debug struct {
 	level  atomic.Int32
 	kernel atomic.Int32
 	copies atomic.Int32
+	deps   atomic.Bool
 	mu     sync.Mutex
 	out    io.Writer
 }
@@ -42,7 +46,8 @@ func envInt(name string) int32 {
 	return int32(v)
 }
 
-func readDebugEnv() {
+// ReadEnv reads the switches; gpu calls it when the runtime opens.
+func ReadEnv() {
 	debug.level.Store(envInt("AMD_LOG_LEVEL"))
 	k := envInt("AMD_SERIALIZE_KERNEL")
 	if os.Getenv("HIP_LAUNCH_BLOCKING") == "1" {
@@ -50,10 +55,11 @@ func readDebugEnv() {
 	}
 	debug.kernel.Store(k)
 	debug.copies.Store(envInt("AMD_SERIALIZE_COPY"))
+	debug.deps.Store(os.Getenv("HIPGO_CHECK_DEPS") == "1")
 }
 
-// SetLogOutput sends AMD_LOG_LEVEL output to w instead of stderr (tests).
-func SetLogOutput(w io.Writer) {
+// SetOutput sends log output to w instead of stderr.
+func SetOutput(w io.Writer) {
 	debug.mu.Lock()
 	debug.out = w
 	debug.mu.Unlock()
@@ -77,15 +83,20 @@ func Logf(level int, format string, args ...any) {
 	fmt.Fprintf(w, ":%d:hipgo: %s\n", level, fmt.Sprintf(format, args...))
 }
 
-// SerializeKernel reports AMD_SERIALIZE_KERNEL (and HIP_LAUNCH_BLOCKING):
+// Kernel reports AMD_SERIALIZE_KERNEL (and HIP_LAUNCH_BLOCKING):
 // wait for the stream before and after each launch.
-func SerializeKernel() (before, after bool) {
+func Kernel() (before, after bool) {
 	k := debug.kernel.Load()
 	return k&1 != 0, k&2 != 0
 }
 
-// SerializeCopy reports AMD_SERIALIZE_COPY for stream copies and fills.
-func SerializeCopy() (before, after bool) {
+// Copy reports AMD_SERIALIZE_COPY for stream copies and fills.
+func Copy() (before, after bool) {
 	k := debug.copies.Load()
 	return k&1 != 0, k&2 != 0
 }
+
+// CheckDeps reports HIPGO_CHECK_DEPS=1: streams report a dependency across
+// streams that the program did not order with an event instead of
+// inserting a barrier for it.
+func CheckDeps() bool { return debug.deps.Load() }

@@ -1,4 +1,4 @@
-package buffer
+package core
 
 import (
 	"errors"
@@ -13,18 +13,22 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// Object is implemented by every kind of device-visible memory (Buffer[T],
-// Host[T]); kernel launches and stream operations take it.
-type Object interface {
-	Mem() *Mem
-	isMem()
-}
+// Object is implemented by every kind of device-visible memory: a
+// pointer to a struct whose first field is a Mem and which embeds Sealed
+// (buffer.Buffer[T], buffer.Host[T]). Only a type that embeds Sealed has
+// its method, so nothing outside the API can pass for memory.
+type Object interface{ sealedMem() }
+
+// Sealed marks a memory type; embed it (under an unexported alias) after
+// the Mem.
+type Sealed struct{}
+
+func (Sealed) sealedMem() {}
 
 // MemOf returns the Mem of an Object held in an interface without calling
 // a method on it, so a launch's ...any arguments do not escape (an
 // interface method call would make the compiler box every argument on the
-// heap). Every Object is a pointer to a struct whose first field is its
-// Mem (Buffer, Host) or a *Mem; only this package can implement Object.
+// heap).
 func MemOf(a any) (*Mem, bool) {
 	if _, ok := a.(Object); !ok {
 		return nil, false
@@ -45,15 +49,10 @@ type Mem struct {
 	n     int
 	host  bool // fine-grained host memory (Host[T])
 	dev   atomic.Pointer[gpu.Device]
-	mu    sync.Mutex
-	last  *Fence
+	mu    sync.Mutex // guards deps and orders Use against Free
+	deps  deps
 	freed atomic.Bool
 }
-
-// Mem returns m itself, so *Mem is an Object too.
-func (m *Mem) Mem() *Mem { return m }
-
-func (*Mem) isMem() {}
 
 // Addr is the device address of element 0.
 func (m *Mem) Addr() uintptr { return m.alloc.Base }
@@ -119,60 +118,20 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 	return nil
 }
 
-// Use records f as the last packet touching m and returns the fence the
-// packet must wait for first, retained, or nil: the previous fence when it
-// is from another queue and not yet complete. Stream operations call it
-// with the stream's lock held.
-func (m *Mem) Use(f *Fence) (wait *Fence) {
-	m.mu.Lock()
-	old := m.last
-	f.Retain()
-	m.last = f
-	m.mu.Unlock()
-	if old == nil {
-		return nil
-	}
-	if old.queue != f.queue && !old.Done() {
-		return old // the reference passes to the caller
-	}
-	old.Release()
-	return nil
-}
-
-// Last returns the fence of the last packet that used m, retained, or nil.
-func (m *Mem) Last() *Fence {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.last != nil {
-		m.last.Retain()
-	}
-	return m.last
-}
-
-// Settle waits on the host for the last packet that used m and forgets
-// it; it returns that packet's failure.
-func (m *Mem) Settle() error {
-	m.mu.Lock()
-	f := m.last
-	m.last = nil
-	m.mu.Unlock()
-	if f == nil {
-		return nil
-	}
-	err := f.Wait(0)
-	f.Release()
-	return err
-}
-
 // Free waits for pending work on the memory and returns it to its pool. A
 // second Free is an error.
 func (m *Mem) Free() error {
 	if m == nil || m.alloc == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
 	}
+	// Under the lock, so that a launch's Use either recorded its packet
+	// (which Settle then waits for) or sees the buffer freed.
+	m.mu.Lock()
 	if !m.freed.CompareAndSwap(false, true) {
+		m.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
 	}
+	m.mu.Unlock()
 	live.Remove(m)
 	_ = m.Settle()
 	if m.alloc.Freed() {
@@ -184,7 +143,8 @@ func (m *Mem) Free() error {
 // Freed reports whether Free was called.
 func (m *Mem) Freed() bool { return m.freed.Load() }
 
-func initMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
+// InitMem allocates n elements of T on dev into m.
+func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 	op := "malloc"
 	if host {
 		op = "host malloc"
@@ -251,4 +211,28 @@ func checkElem(t reflect.Type) error {
 		return nil
 	}
 	return fmt.Errorf("element type %s cannot live in device memory (it holds Go pointers or is not fixed-size)", t)
+}
+
+// Transfer makes dev the owner of the memory after its pending work.
+func (m *Mem) Transfer(dev *gpu.Device) error {
+	if err := m.Check("transfer"); err != nil {
+		return err
+	}
+	if err := dev.Valid(); err != nil {
+		return gpu.Wrap("transfer", err)
+	}
+	if err := m.Settle(); err != nil {
+		return gpu.Wrap("transfer", err)
+	}
+	if err := m.alloc.Transfer(dev.Agent()); err != nil {
+		return gpu.Wrap("transfer", err)
+	}
+	m.dev.Store(dev)
+	return nil
+}
+
+// Live reports whether the memory is allocated and neither freed nor
+// released by Shutdown.
+func (m *Mem) Live() bool {
+	return m.alloc != nil && !m.freed.Load() && !m.alloc.Freed()
 }

@@ -1,4 +1,4 @@
-package buffer
+package core
 
 import (
 	"sync"
@@ -18,6 +18,11 @@ type Fence struct {
 	queue uint64
 	refs  atomic.Int32
 	kind  *rocr.Agent // the agent whose runtime made sig; nil for rocr's soft signals
+	// For dependency messages and checks: the operation, how it used the
+	// buffer that recorded it, and its place in its queue.
+	op  string
+	acc Access
+	seq uint64
 }
 
 // fences pools fences by the kind of signal they hold: rocr's soft signals

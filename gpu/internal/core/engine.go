@@ -1,4 +1,4 @@
-package buffer
+package core
 
 import (
 	"sync"
@@ -21,7 +21,7 @@ type engine struct {
 type engineKey struct{}
 
 func engineOf(dev *gpu.Device) (*engine, error) {
-	v, err := dev.Value(engineKey{}, func() (any, func() error, error) {
+	v, err := DeviceValue(dev, engineKey{}, func() (any, func() error, error) {
 		e := &engine{dev: dev}
 		return e, e.close, nil
 	})
@@ -108,8 +108,8 @@ func checkRange(op string, m *Mem, off, n int) error {
 	return nil
 }
 
-// copyHost copies between m's elements [off, off+n) and Go memory b.
-func copyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
+// CopyHost copies between m's elements [off, off+n) and Go memory b.
+func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	if err := m.Check(op); err != nil {
 		return err
 	}
@@ -177,14 +177,14 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 	}
 	// Across devices: stage through host memory.
 	stage := make([]byte, bytes)
-	if err := copyHost(op, src, srcOff, stage, false); err != nil {
+	if err := CopyHost(op, src, srcOff, stage, false); err != nil {
 		return err
 	}
-	return copyHost(op, dst, dstOff, stage, true)
+	return CopyHost(op, dst, dstOff, stage, true)
 }
 
-// fillMem sets n elements from off to the element-sized pattern.
-func fillMem(m *Mem, off, n int, pattern uint64, es int) error {
+// FillMem sets n elements from off to the element-sized pattern.
+func FillMem(m *Mem, off, n int, pattern uint64, es int) error {
 	const op = "memset"
 	if err := m.Check(op); err != nil {
 		return err

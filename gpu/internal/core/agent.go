@@ -1,0 +1,165 @@
+package core
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// Agent submits one AGENT_DISPATCH packet (a copy, fill or host callback)
+// that touches mems, after the barriers their last users need. pin is a
+// host slice pinned for the packet, released when it completes.
+func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ...MemUse) error {
+	if err := s.Lock(op); err != nil {
+		if pin != 0 {
+			rocr.UnpinHost(pin)
+		}
+		return err
+	}
+	defer s.mu.Unlock()
+	if c := CopierOf(s.dev.Agent()); c != nil {
+		return s.onCopier(op, c, fn, args, pin, uses)
+	}
+	f, err := s.newFence(op)
+	if err != nil {
+		if pin != 0 {
+			rocr.UnpinHost(pin)
+		}
+		return err
+	}
+	var buf [2 * (1 + MaxReaders)]*Fence
+	deps := buf[:0]
+	for _, u := range uses {
+		if u.M == nil {
+			continue
+		}
+		deps, err = u.M.Use(s, f, u.Acc, deps)
+		if err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			f.Cancel()
+			s.fences.Release(f)
+			if pin != 0 {
+				rocr.UnpinHost(pin)
+			}
+			return err
+		}
+	}
+	if len(deps) > 0 {
+		if err := s.Barrier(deps, false); err != nil {
+			f.Cancel()
+			s.fences.Release(f)
+			if pin != 0 {
+				rocr.UnpinHost(pin)
+			}
+			return err
+		}
+	}
+	var p aql.AgentDispatch
+	p.Type = fn
+	p.Arg = args
+	p.CompletionSignal = f.Signal().Handle()
+	e := s.Push()
+	e.fence, e.pin = f, pin
+	return s.Submit(unsafe.Pointer(&p), AgentHeader, e)
+}
+
+// onCopier runs an agent-dispatch operation where the stream's queue is a
+// hardware ring that cannot: it waits on the host for the stream's work and
+// the buffers' last users, then runs the operation on the agent's copy
+// engine. It is synchronous, so stream order holds.
+func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
+	if pin != 0 {
+		defer rocr.UnpinHost(pin)
+	}
+	if err := s.drain(); err != nil {
+		return err
+	}
+	for _, u := range uses {
+		if u.M != nil {
+			if err := u.M.Settle(); err != nil {
+				return gpu.Wrap(op, err)
+			}
+		}
+	}
+	return gpu.Wrap(op, RunOnCopier(s.dev.Agent(), c, fn, args))
+}
+
+// drain waits on the host for every packet of the stream; s is locked.
+func (s *Stream) drain() error {
+	s.Reap(true)
+	if s.tail != nil {
+		return s.tail.Wait(0)
+	}
+	return nil
+}
+
+// Drain locks the stream, waits on the host for its work, and leaves it
+// locked for a synchronous operation that must follow that work (a copy
+// staged through the host); Unlock ends it.
+func (s *Stream) Drain(op string) error {
+	if err := s.Lock(op); err != nil {
+		return err
+	}
+	if err := s.drain(); err != nil {
+		s.mu.Unlock()
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
+// Unlock releases the stream taken by Lock or Drain.
+func (s *Stream) Unlock() { s.mu.Unlock() }
+
+// Record submits a BARRIER_AND with no dependency and returns its fence,
+// retained for the caller (hipEventRecord).
+func (s *Stream) Record(op string, timing bool) (*Fence, error) {
+	if err := s.Lock(op); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	f, err := s.newFence("event record")
+	if err != nil {
+		return nil, err
+	}
+	if !timing {
+		f.Signal().SkipTimestamps() // hipEventDisableTiming: an agent may skip them
+	}
+	var p aql.BarrierAnd
+	p.CompletionSignal = f.Signal().Handle()
+	e := s.Push()
+	e.fence = f
+	if err := s.Submit(unsafe.Pointer(&p), BarrierHeader, e); err != nil {
+		return nil, err
+	}
+	f.Retain()
+	return f, nil
+}
+
+// WaitFences makes later work wait for deps (hipStreamWaitEvent), taking
+// over their references.
+func (s *Stream) WaitFences(op string, deps []*Fence) error {
+	if err := s.Lock(op); err != nil {
+		for _, d := range deps {
+			d.Release()
+		}
+		return err
+	}
+	defer s.mu.Unlock()
+	if len(deps) == 0 {
+		return nil
+	}
+	for _, d := range deps {
+		s.noteWaited(d)
+	}
+	return s.Barrier(deps, true)
+}
+
+// MemUse is one buffer an agent packet touches, and how.
+type MemUse struct {
+	M   *Mem
+	Acc Access
+}

@@ -1,0 +1,535 @@
+package core
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/debug"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// Stream is the submitter behind a gpu/stream.Stream: one AQL queue, the
+// Lock that orders submissions, the tail fence, the in-flight packets and
+// what they hold.
+type Stream struct {
+	dev *gpu.Device
+	q   *rocr.Queue
+
+	mu     sync.Mutex
+	tail   *Fence  // last packet submitted; every packet has a fence
+	ring   []entry // in-flight packets, oldest first
+	head   int
+	count  int
+	err    atomic.Pointer[error]
+	closed bool
+	launch Launch
+	fences FenceCache // used under mu
+
+	isDefault bool
+
+	order   Order       // how dependencies across streams are handled
+	seq     uint64      // fences made, for ordered()
+	waited  [8]waitMark // the latest fence of each queue this stream waited for
+	nwaited int
+}
+
+// SetOrder sets how the stream handles dependencies across streams
+// (HIPGO_CHECK_DEPS=1 makes Check the default).
+func (s *Stream) SetOrder(o Order) { s.order = o }
+
+// newFence is a fence for the stream's next packet, the operation op; s
+// is locked.
+func (s *Stream) newFence(op string) (*Fence, error) {
+	f, err := s.fences.New(s.q)
+	if err != nil {
+		return nil, err
+	}
+	s.seq++
+	f.op, f.seq, f.acc = op, s.seq, 0
+	return f, nil
+}
+
+// entry is one in-flight packet and what it holds until it completes.
+type entry struct {
+	fence *Fence
+	deps  [aql.MaxBarrierDeps]*Fence
+	ndeps int
+	pin   uint64 // host slice pinned for a copy
+}
+
+// Init creates the stream's queue of size packets on dev.
+func (s *Stream) Init(dev *gpu.Device, size uint32) error {
+	s.dev = dev
+	s.ring = make([]entry, 2*size)
+	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.onError)
+	if err != nil {
+		return err
+	}
+	s.q = q
+	s.launch.s = s
+	if debug.CheckDeps() {
+		s.order = Check
+	}
+	Register(dev, s)
+	return nil
+}
+
+// MarkDefault makes s its device's default stream, which only gpu.Shutdown
+// destroys.
+func (s *Stream) MarkDefault() { s.isDefault = true }
+
+// DestroyDefault destroys the default stream (at Shutdown).
+func (s *Stream) DestroyDefault() error { return s.destroy() }
+
+func (s *Stream) onError(_ *rocr.Queue, err error) { s.Fail(err) }
+
+// Fail makes err the stream's sticky error unless it has one.
+func (s *Stream) Fail(err error) {
+	if err == nil || s.err.Load() != nil {
+		return
+	}
+	e := gpu.Wrap("stream", err)
+	s.err.CompareAndSwap(nil, &e)
+}
+
+// FailedBy records the failure of a completed fence as the sticky error.
+// The queue's own error, when it has one, is the first failure; the
+// fence's may be a later packet's "not run" that wraps it.
+func (s *Stream) FailedBy(f *Fence) {
+	err := f.Err()
+	if err == nil {
+		return
+	}
+	if qerr := s.q.Err(); qerr != nil {
+		err = qerr
+	}
+	s.Fail(err)
+}
+
+// Device is the stream's device.
+func (s *Stream) Device() *gpu.Device {
+	if s == nil {
+		return nil
+	}
+	return s.dev
+}
+
+// Queue is the stream's AQL queue.
+func (s *Stream) Queue() *rocr.Queue { return s.q }
+
+// Err is the stream's sticky error: the first asynchronous failure.
+func (s *Stream) Err() error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// SetKernelTimeout bounds how long each kernel launched on the stream from
+// now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
+// On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
+// the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
+// sticky like any launch failure, and other streams are not affected.
+// Agents that cannot stop a kernel return gpu.ErrNotSupported.
+func (s *Stream) SetKernelTimeout(d time.Duration) error {
+	const op = "stream set kernel timeout"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if d < 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative timeout %v", d)
+	}
+	if err := s.Lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
+}
+
+// Lock takes the stream for a submission and checks that it can take one.
+func (s *Stream) Lock(op string) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	s.mu.Lock()
+	// A runtime shut down is the reason, whatever it did to the stream.
+	if err := s.dev.Valid(); err != nil {
+		s.mu.Unlock()
+		return gpu.Wrap(op, err)
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+	}
+	if err := s.Err(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// tryLock takes the stream's lock unless a submission holds it for more
+// than a moment (one waiting for queue space).
+func (s *Stream) tryLock() bool {
+	for i := 0; i < 64; i++ {
+		if s.mu.TryLock() {
+			return true
+		}
+		runtime.Gosched()
+	}
+	return false
+}
+
+// lockWait takes the stream's lock, giving up when ctx is done (a nil or
+// never-done ctx waits as long as it takes).
+func (s *Stream) lockWait(ctx context.Context) bool {
+	if ctx == nil || ctx.Done() == nil {
+		s.mu.Lock()
+		return true
+	}
+	for !s.tryLock() {
+		if ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
+}
+
+// queueErr is the error of a submission the queue refused: the runtime's
+// shutdown when that is why (hipErrorContextIsDestroyed), else err.
+func (s *Stream) queueErr(op string, err error) error {
+	if derr := s.dev.Valid(); derr != nil {
+		return gpu.Wrap(op, derr)
+	}
+	return gpu.Wrap(op, err)
+}
+
+// Push records an in-flight packet, waiting for the oldest when the ring
+// is full. Completed packets are reaped after each submission (reapAfter),
+// while the agent runs the packet just published.
+func (s *Stream) Push() *entry {
+	if s.count == len(s.ring) {
+		s.Reap(false)
+	}
+	for s.count == len(s.ring) {
+		s.reapOne(true)
+	}
+	e := &s.ring[(s.head+s.count)%len(s.ring)]
+	s.count++
+	return e
+}
+
+// Reap releases completed in-flight packets; wait: wait for all of them.
+func (s *Stream) Reap(wait bool) {
+	for s.count > 0 {
+		if !s.reapOne(wait) {
+			return
+		}
+	}
+}
+
+// reapOne releases the oldest run of entries up to and including the first
+// one with a fence, if that fence completed (or after waiting for it).
+func (s *Stream) reapOne(wait bool) bool {
+	n := 0
+	var f *Fence
+	for i := 0; i < s.count; i++ {
+		e := &s.ring[(s.head+i)%len(s.ring)]
+		n++
+		if e.fence != nil {
+			f = e.fence
+			break
+		}
+	}
+	if f == nil {
+		// Every chain of packets ends in one with a fence; entries without
+		// one are left by a submission that failed half way (the queue was
+		// destroyed). Only a destroyed queue's entries can be dropped.
+		if !wait || !s.q.Destroyed() {
+			return false
+		}
+	} else if !f.Done() {
+		if !wait {
+			return false
+		}
+		_ = f.Wait(0)
+	}
+	for i := 0; i < n; i++ {
+		s.release(&s.ring[s.head])
+		s.head = (s.head + 1) % len(s.ring)
+		s.count--
+	}
+	return true
+}
+
+// release lets go of what an in-flight entry holds and clears it.
+func (s *Stream) release(e *entry) {
+	if e.fence != nil {
+		s.fences.Release(e.fence)
+	}
+	for j := 0; j < e.ndeps; j++ {
+		s.fences.Release(e.deps[j])
+	}
+	if e.pin != 0 {
+		rocr.UnpinHost(e.pin)
+	}
+	*e = entry{}
+}
+
+// Submit writes one packet. body is the whole 64-byte packet; its header
+// word is replaced by h. e, the entry push returned for it, holds the
+// packet's fence, which becomes the tail. If the packet cannot be
+// submitted, e is dropped.
+func (s *Stream) Submit(body unsafe.Pointer, h aql.Header, e *entry) error {
+	if _, err := s.q.Submit(body, h); err != nil {
+		s.Drop(e)
+		return s.queueErr("submit", err)
+	}
+	if e.fence != nil {
+		s.SetTail(e.fence)
+	}
+	s.Reap(false)
+	return nil
+}
+
+// SetTail makes f, a fence of a packet just published, the stream's last.
+func (s *Stream) SetTail(f *Fence) {
+	f.Retain()
+	if s.tail != nil {
+		s.fences.Release(s.tail)
+	}
+	s.tail = f
+}
+
+// Drop undoes the last push for a packet that was not published: its
+// fence is cancelled, so that buffers that already recorded it as their
+// last use do not wait for it forever.
+func (s *Stream) Drop(e *entry) {
+	if e.fence != nil {
+		e.fence.Cancel()
+	}
+	s.release(e)
+	s.count--
+}
+
+var (
+	BarrierHeader  = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)
+	AgentHeader    = aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
+	dispatchHeader = aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
+)
+
+// Barrier submits BARRIER_AND packets for deps, five to a packet, chained
+// by the barrier bit. The stream takes over the deps' references and keeps
+// them until a later fence completes: the last packet's own when fenced
+// (a WaitEvent, which a Synchronize must see), otherwise the fence of the
+// packet the caller submits right after (a launch, a copy), which saves a
+// completion signal per dependency.
+func (s *Stream) Barrier(deps []*Fence, fenced bool) error {
+	var f *Fence
+	if fenced {
+		var err error
+		if f, err = s.newFence("wait event"); err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			return err
+		}
+		f.Signal().SkipTimestamps() // a wait, not an event record
+	}
+	for first := true; first || len(deps) > 0; first = false {
+		var p aql.BarrierAnd
+		e := s.Push()
+		n := min(len(deps), aql.MaxBarrierDeps)
+		for i := 0; i < n; i++ {
+			p.DepSignal[i] = deps[i].Signal().Handle()
+			e.deps[i] = deps[i]
+		}
+		e.ndeps = n
+		deps = deps[n:]
+		last := len(deps) == 0
+		if last && f != nil {
+			p.CompletionSignal = f.Signal().Handle()
+			e.fence = f
+		}
+		if err := s.Submit(unsafe.Pointer(&p), BarrierHeader, e); err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			if !last && f != nil {
+				s.fences.Release(f)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Synchronize waits for all work on the stream (hipStreamSynchronize) and
+// returns the stream's sticky error, if any.
+func (s *Stream) Synchronize() error { return s.synchronize(context.Background()) }
+
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning an error that wraps both gpu.ErrNotReady and ctx's error; the
+// work goes on and a later Synchronize waits for it.
+func (s *Stream) SynchronizeContext(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return s.synchronize(ctx)
+}
+
+// synchronize waits for the tail; a nil ctx waits without one.
+func (s *Stream) synchronize(ctx context.Context) error {
+	const op = "stream synchronize"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	if !s.lockWait(ctx) {
+		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+	}
+	t := s.tail
+	if t != nil {
+		t.Retain()
+	}
+	s.mu.Unlock()
+	if t != nil {
+		if err := WaitContext(ctx, op, t, rocr.WaitActive); err != nil {
+			t.Release()
+			return err
+		}
+		s.FailedBy(t)
+		t.Release()
+	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err) // shut down while we waited
+	}
+	return s.Err()
+}
+
+// WaitContext waits for f until ctx is done. A context that can never be
+// done costs nothing; one that can is polled every millisecond.
+func WaitContext(ctx context.Context, op string, f *Fence, hint rocr.WaitHint) error {
+	if ctx == nil || ctx.Done() == nil {
+		_ = f.WaitHint(0, hint)
+		return nil
+	}
+	for !f.Done() {
+		if err := ctx.Err(); err != nil {
+			return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still pending", Err: err}
+		}
+		_ = f.WaitHint(time.Millisecond, hint)
+	}
+	return nil
+}
+
+// Query reports whether all work on the stream completed: nil, the sticky
+// error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
+func (s *Stream) Query() error {
+	const op = "stream query"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	// A submitter may hold the stream while it waits for room in a full
+	// queue: that is pending work, and Query does not wait behind it.
+	if !s.tryLock() {
+		return gpu.ErrNotReady
+	}
+	t := s.tail
+	done := t == nil || t.Query()
+	if done && t != nil {
+		s.FailedBy(t)
+	}
+	s.mu.Unlock()
+	if !done {
+		return gpu.ErrNotReady
+	}
+	return s.Err()
+}
+
+// Destroy waits for the stream's work and releases it (hipStreamDestroy).
+// The default stream is destroyed by gpu.Shutdown only.
+func (s *Stream) Destroy() error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
+	}
+	if s.isDefault {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
+	}
+	return s.destroy()
+}
+
+func (s *Stream) destroy() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+	}
+	s.closed = true
+	if s.dev.Valid() != nil && !s.q.Destroyed() {
+		// gpu.Shutdown: cancel the work in flight instead of waiting for
+		// it, as rocr.ShutDown does on every other queue, so a runaway
+		// kernel on the default stream cannot hang Shutdown.
+		_ = s.q.Destroy()
+	}
+	if s.tail != nil {
+		_ = s.tail.Wait(0)
+	}
+	s.Reap(true)
+	if s.tail != nil {
+		s.fences.Release(s.tail)
+		s.tail = nil
+	}
+	s.fences.Flush()
+	s.mu.Unlock()
+	Unregister(s.dev, s)
+	if s.q.Destroyed() {
+		return nil // the runtime was shut down
+	}
+	return gpu.Wrap("stream destroy", s.q.Destroy())
+}
+
+// ReleaseAfterShutdown lets go of the host slices the stream's packets
+// still pin once gpu.Shutdown has destroyed the queues, so a stream its
+// user never destroyed keeps no Go memory alive. Its fences are not
+// returned to the pool: a packet abandoned by Shutdown (a kernel that does
+// not poll for cancellation) may still complete its signal later.
+func (s *Stream) ReleaseAfterShutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i < s.count; i++ {
+		e := &s.ring[(s.head+i)%len(s.ring)]
+		if e.pin != 0 {
+			rocr.UnpinHost(e.pin)
+			e.pin = 0
+		}
+	}
+}
+
+var streamOf func(s any) *Stream
+
+// InstallStreamOf is called by gpu/stream from init: f returns the
+// submitter of a *stream.Stream (nil for anything else).
+func InstallStreamOf(f func(s any) *Stream) { streamOf = f }
+
+// StreamOf is the submitter of a *stream.Stream; nil for a nil stream.
+func StreamOf(s any) *Stream { return streamOf(s) }

@@ -1,0 +1,24 @@
+// Package devhook is what package gpu lends the packages above it and
+// nothing else: the streams a Device synchronizes and the per-device
+// values (default stream, copy engine, loaded kernel library) that those
+// packages keep. Devices travel as any because this package is below gpu;
+// gpu/internal/core wraps the hooks with typed functions.
+package devhook
+
+// Synchronizer is what Device.Synchronize waits for: the streams of the
+// device register themselves.
+type Synchronizer interface {
+	Synchronize() error
+}
+
+// Hooks are installed by package gpu from init.
+type Hooks struct {
+	Register   func(dev any, s Synchronizer)
+	Unregister func(dev any, s Synchronizer)
+	Value      func(dev any, key any, mk func() (any, func() error, error)) (any, error)
+	Lookup     func(dev any, key any) (any, bool) // Value's fast path: no closure to build
+
+}
+
+// H holds the installed hooks.
+var H Hooks

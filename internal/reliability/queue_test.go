@@ -1,0 +1,32 @@
+package reliability_test
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/stretchr/testify/require"
+)
+
+// queueOf finds the rocr queue behind s, which the API does not expose:
+// the queue whose processor runs the barrier of an event recorded on s.
+func queueOf(t testing.TB, s *stream.Stream) *rocr.Queue {
+	t.Helper()
+	var got atomic.Pointer[rocr.Queue]
+	prev := rocr.SetFaultHook(func(op rocr.FaultOp, q *rocr.Queue, _ uint64) error {
+		if op == rocr.FaultBarrier {
+			got.CompareAndSwap(nil, q)
+		}
+		return nil
+	})
+	defer rocr.SetFaultHook(prev)
+	ev, err := stream.NewEvent(s.Device(), stream.EventDefault)
+	require.NoError(t, err)
+	defer ev.Destroy()
+	require.NoError(t, s.Record(ev))
+	require.NoError(t, s.Synchronize())
+	q := got.Load()
+	require.NotNil(t, q, "no barrier seen on the stream's queue")
+	return q
+}
