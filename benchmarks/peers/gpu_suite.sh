@@ -21,7 +21,9 @@ G=gpu-tests
   echo "command: bash benchmarks/peers/gpu_suite.sh $ARCHIVE $COUNT"
 } > "$OUT/machine.txt" 2>&1
 
-export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda
+export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda NCCL_NVLS_ENABLE=0
+# Fixtures the test binaries find by path in the source tree.
+export HIPGO_NV_DIR=$PWD/rocr/codeobj/testdata/nv
 # Every package's tests (those that pin the cpu agent run there).
 for t in "$G"/${TESTS:-*}.test; do
   n=$(basename "$t" .test)

@@ -15,12 +15,18 @@ for path in sys.argv[1:]:
         if not m:
             continue
         peer, metric = m.group(1), m.group(2)
+        if peer == "Call":
+            # The cuda driver's micro-benchmarks: raw_* are the same calls
+            # made from Go with nothing of hipgo around them.
+            if not metric.startswith("raw_"):
+                continue
+            peer, metric = "GoRaw", metric[len("raw_"):]
         ns[(peer, metric)].append(float(m.group(4)))
         if m.group(5):
             mbs[(peer, metric)].append(float(m.group(5)))
 # Column order and names: the peers first, then hipgo's levels.
-ORDER = ["Native", "CuPy", "CUDA", "API", "APIGGL"]
-NAMES = {"Native": "native C", "CuPy": "CuPy", "CUDA": "hipgo rocr queue", "API": "hipgo API (typed)", "APIGGL": "hipgo API (GGL)"}
+ORDER = ["Native", "CuPy", "GoRaw", "CUDA", "API", "APIGGL"]
+NAMES = {"Native": "native C", "CuPy": "CuPy", "GoRaw": "Go, raw driver calls", "CUDA": "hipgo rocr queue", "API": "hipgo API (typed)", "APIGGL": "hipgo API (GGL)"}
 peers = sorted({p for p, _ in ns}, key=lambda p: (ORDER.index(p) if p in ORDER else len(ORDER), p))
 metrics = ["launch_sync", "launch_async", "cross_queue", "cross_queue_auto", "vector_add"]
 print("%-17s" % "metric" + "".join("%26s" % NAMES.get(p, p) for p in peers))

@@ -35,8 +35,18 @@ func requiresCUDA() bool {
 	return false
 }
 
+// needNV skips a test whose binary runs away from the source tree without
+// HIPGO_NV_DIR.
+func needNV(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(nvDir(), "k.cubin")); err != nil {
+		t.Skipf("NVIDIA fixtures not here (set HIPGO_NV_DIR): %v", err)
+	}
+}
+
 // A device without NVIDIA code says what the fat binary holds.
 func TestNVIDIABinariesOnCPU(t *testing.T) {
+	needNV(t)
 	dev := setup(t)
 	for _, name := range []string{"k.cubin", "k.fatbin", "k.o"} {
 		_, err := module.LoadFile(dev, filepath.Join(nvDir(), name))
@@ -51,6 +61,7 @@ func TestNVIDIABinariesOnCPU(t *testing.T) {
 // on an NVIDIA GPU and runs a plain kernel, a kernel of mixed scalar
 // parameters, a template instance and a dynamic shared memory kernel.
 func TestNVIDIABinaries(t *testing.T) {
+	needNV(t)
 	if os.Getenv("HIPGO_DRIVER") != "cuda" {
 		if requiresCUDA() {
 			t.Fatal("HIPGO_REQUIRE=cuda needs HIPGO_DRIVER=cuda")

@@ -328,7 +328,7 @@ func misuseCases() []misuse {
 			}},
 		{name: "submit to a destroyed queue", want: rocr.ErrInvalidQueue, words: []string{"submit", "destroyed"},
 			run: func(f *fixture) error {
-				q, err := f.dev.Agent().CreateQueue(16, rocr.QueueMulti, nil)
+				q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), rocr.QueueMulti, nil)
 				if err != nil {
 					return err
 				}
@@ -566,7 +566,7 @@ func misuseCases() []misuse {
 // completion signal completes with it; nothing waits forever.
 func barrierOnDestroyedSignal(f *fixture) error {
 	errs := make(chan error, 1)
-	q, err := f.dev.Agent().CreateQueue(16, rocr.QueueMulti, func(_ *rocr.Queue, err error) { errs <- err })
+	q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), rocr.QueueMulti, func(_ *rocr.Queue, err error) { errs <- err })
 	if err != nil {
 		return err
 	}
@@ -633,3 +633,7 @@ func crossDeviceEvent(f *fixture) error {
 	}
 	return nil
 }
+
+// smallQueue is the smallest queue the agent takes, at least 16 slots
+// (a cuda agent's minimum is 64).
+func smallQueue(a *rocr.Agent) uint32 { return max(16, a.Info().QueueMinSize) }
