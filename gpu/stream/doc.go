@@ -26,6 +26,15 @@
 // Synchronize return it, naming the kernel; events recorded after it carry
 // it too. Other streams are unaffected; a new stream works.
 //
+// A failure is reported by the call that observes it, as in HIP, and does
+// not poison memory: once the stream has returned it (Synchronize, Query,
+// a later operation on the stream), the buffers the failed work used copy,
+// fill, launch on other streams and free normally, holding whatever the
+// work left in them. A synchronous copy, fill, Transfer or Free that waits
+// for failed work the stream has not reported yet returns the failure
+// (without copying), and the buffer works from the next call on. Only a
+// device that is lost (gpu.Device.Reset) makes its buffers unusable.
+//
 // The default stream (DefaultStream) is an ordinary in-order stream, as
 // HIP's per-thread default stream: it does not synchronize implicitly with
 // other streams.

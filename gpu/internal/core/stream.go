@@ -27,6 +27,9 @@ type Stream struct {
 	head   int
 	count  int
 	err    atomic.Pointer[error]
+	// reported: err was returned to the program; buffers the failed work
+	// used then settle without returning it again.
+	reported atomic.Bool
 	closed bool
 	launch Launch
 	fences FenceCache // used under mu
@@ -51,7 +54,7 @@ func (s *Stream) newFence(op string) (*Fence, error) {
 		return nil, err
 	}
 	s.seq++
-	f.op, f.seq, f.acc = op, s.seq, 0
+	f.op, f.seq, f.acc, f.stream = op, s.seq, 0, s
 	return f, nil
 }
 
@@ -131,6 +134,20 @@ func (s *Stream) Err() error {
 	return nil
 }
 
+// report is Err for a call that returns it to the program: from then on
+// the failure is the stream's alone (see Mem.Settle).
+func (s *Stream) report() error {
+	err := s.Err()
+	if err != nil {
+		s.reported.Store(true)
+	}
+	return err
+}
+
+// Reported reports whether the stream's failure was returned to the
+// program.
+func (s *Stream) Reported() bool { return s.reported.Load() }
+
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
@@ -167,7 +184,7 @@ func (s *Stream) Lock(op string) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
-	if err := s.Err(); err != nil {
+	if err := s.report(); err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -417,7 +434,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := s.dev.Valid(); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
-	return s.Err()
+	return s.report()
 }
 
 // WaitContext waits for f until ctx is done. A context that can never be
@@ -446,7 +463,7 @@ func (s *Stream) Query() error {
 	if err := s.dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
-	if err := s.Err(); err != nil {
+	if err := s.report(); err != nil {
 		return err
 	}
 	// A submitter may hold the stream while it waits for room in a full
@@ -463,7 +480,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
-	return s.Err()
+	return s.report()
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
