@@ -21,18 +21,18 @@ type Stream struct {
 	dev *gpu.Device
 	q   *rocr.Queue
 
-	mu     sync.Mutex
-	tail   *Fence  // last packet submitted; every packet has a fence
-	ring   []entry // in-flight packets, oldest first
-	head   int
-	count  int
-	err    atomic.Pointer[error]
+	mu    sync.Mutex
+	tail  *Fence  // last packet submitted; every packet has a fence
+	ring  []entry // in-flight packets, oldest first
+	head  int
+	count int
+	err   atomic.Pointer[error]
 	// reported: err was returned to the program; buffers the failed work
 	// used then settle without returning it again.
 	reported atomic.Bool
-	closed bool
-	launch Launch
-	fences FenceCache // used under mu
+	closed   bool
+	launch   Launch
+	fences   FenceCache // used under mu
 
 	isDefault bool
 
