@@ -131,6 +131,11 @@ func visibleGPUs[T any](gpus []T, uuid func(T) string, applied func(T, string) b
 // (hipDeviceReset on all devices). Objects made before are invalid after
 // it; the next call that needs a device opens the runtime again.
 func Shutdown() error {
+	// Shutdown waits for every queue: from one of their packets it would
+	// wait for itself.
+	if q := rocr.RunningQueue(); q != nil {
+		return &Error{Code: ErrorNotPermitted, Op: "shutdown", Msg: fmt.Sprintf("called from a kernel or host function of queue %d, which Shutdown would wait for", q.ID()), Err: rocr.ErrSelfWait}
+	}
 	lib.mu.Lock()
 	devs := lib.devices
 	lib.devices = nil

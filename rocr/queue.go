@@ -275,6 +275,11 @@ func (q *Queue) Reserve() (uint64, error) {
 		q.writers.Add(-1)
 		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
+	// A packet of this queue that fills it would wait for its own end.
+	if q.LoadWriteIndex()-q.LoadReadIndex() >= uint64(q.size) && RunningQueue() == q {
+		q.writers.Add(-1)
+		return 0, Errorf(StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
+	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
 		if err := q.waitSpace(id); err != nil {

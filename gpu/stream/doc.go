@@ -39,6 +39,12 @@
 // HIP's per-thread default stream: it does not synchronize implicitly with
 // other streams.
 //
+// A host function or Go kernel must not wait for its own stream: its
+// Synchronize or Destroy of that stream, a submission that finds the
+// stream's queue full, and gpu.Shutdown from it return ErrNotPermitted
+// (what CUDA answers API calls from a host function) instead of waiting
+// for ever. Waits through other streams or events are not checked.
+//
 // Streams and events are safe for use from several goroutines; work
 // submitted from one goroutine runs in submission order. Synchronize and
 // Event.Synchronize block (SynchronizeContext gives up when its context is

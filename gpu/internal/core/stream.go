@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -424,6 +425,10 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	if t != nil {
+		if err := s.waitsForItself(op, t); err != nil {
+			t.Release()
+			return err
+		}
 		if err := WaitContext(ctx, op, t, rocr.WaitActive); err != nil {
 			t.Release()
 			return err
@@ -435,6 +440,28 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
 	return s.report()
+}
+
+// selfWaitGrace is how long a wait runs before it asks whether it waits
+// for itself: the question costs microseconds, most waits end sooner.
+const selfWaitGrace = time.Millisecond
+
+// waitsForItself fails a wait for f, a fence of the stream, that could
+// never end: f is not done soon and the calling goroutine runs a packet
+// of the stream's queue (a host function or Go kernel waiting for its own
+// stream). CUDA answers API calls from a host function with
+// cudaErrorNotPermitted; so does this.
+func (s *Stream) waitsForItself(op string, f *Fence) error {
+	if f == nil {
+		return nil
+	}
+	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+		return nil
+	}
+	if rocr.RunningQueue() != s.q {
+		return nil
+	}
+	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on this stream (queue %d), whose own work it would wait for", s.q.ID()), Err: rocr.ErrSelfWait}
 }
 
 // WaitContext waits for f until ctx is done. A context that can never be
@@ -500,6 +527,10 @@ func (s *Stream) destroy() error {
 	if s.closed {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+	}
+	if err := s.waitsForItself("stream destroy", s.tail); err != nil && s.dev.Valid() == nil {
+		s.mu.Unlock()
+		return err
 	}
 	s.closed = true
 	if s.dev.Valid() != nil && !s.q.Destroyed() {
