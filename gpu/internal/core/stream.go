@@ -20,6 +20,7 @@ import (
 // what they hold.
 type Stream struct {
 	dev *gpu.Device
+	gen uint64 // dev's reset count when the stream was made
 	q   *rocr.Queue
 
 	mu    sync.Mutex
@@ -69,7 +70,7 @@ type entry struct {
 
 // Init creates the stream's queue of size packets on dev.
 func (s *Stream) Init(dev *gpu.Device, size uint32) error {
-	s.dev = dev
+	s.dev, s.gen = dev, Gen(dev)
 	s.ring = make([]entry, 2*size)
 	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.onError)
 	if err != nil {
@@ -177,7 +178,7 @@ func (s *Stream) Lock(op string) error {
 	}
 	s.mu.Lock()
 	// A runtime shut down is the reason, whatever it did to the stream.
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		s.mu.Unlock()
 		return gpu.Wrap(op, err)
 	}
@@ -223,7 +224,7 @@ func (s *Stream) lockWait(ctx context.Context) bool {
 // queueErr is the error of a submission the queue refused: the runtime's
 // shutdown when that is why (hipErrorContextIsDestroyed), else err.
 func (s *Stream) queueErr(op string, err error) error {
-	if derr := s.dev.Valid(); derr != nil {
+	if derr := Valid(s.dev, s.gen); derr != nil {
 		return gpu.Wrap(op, derr)
 	}
 	return gpu.Wrap(op, err)
@@ -409,7 +410,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
 	if !s.lockWait(ctx) {
@@ -436,7 +437,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		s.FailedBy(t)
 		t.Release()
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
 	return s.report()
@@ -487,7 +488,7 @@ func (s *Stream) Query() error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
 	if err := s.report(); err != nil {
@@ -528,12 +529,12 @@ func (s *Stream) destroy() error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
-	if err := s.waitsForItself("stream destroy", s.tail); err != nil && s.dev.Valid() == nil {
+	if err := s.waitsForItself("stream destroy", s.tail); err != nil && Valid(s.dev, s.gen) == nil {
 		s.mu.Unlock()
 		return err
 	}
 	s.closed = true
-	if s.dev.Valid() != nil && !s.q.Destroyed() {
+	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
 		// gpu.Shutdown: cancel the work in flight instead of waiting for
 		// it, as rocr.ShutDown does on every other queue, so a runaway
 		// kernel on the default stream cannot hang Shutdown.
@@ -551,7 +552,12 @@ func (s *Stream) destroy() error {
 	s.mu.Unlock()
 	Unregister(s.dev, s)
 	if s.q.Destroyed() {
-		return nil // the runtime was shut down
+		// The runtime was shut down or the device reset; a stream from
+		// before the reset says so.
+		if err := Valid(s.dev, s.gen); err != nil && s.dev.Valid() == nil && !s.isDefault {
+			return gpu.Wrap("stream destroy", err)
+		}
+		return nil
 	}
 	return gpu.Wrap("stream destroy", s.q.Destroy())
 }
