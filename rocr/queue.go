@@ -1,6 +1,7 @@
 package rocr
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -449,6 +450,9 @@ func (q *Queue) stopped() {
 func (q *Queue) Destroyed() bool { return q.closing.Load() }
 
 func (q *Queue) fail(err error) {
+	if errors.Is(err, ErrDeviceLost) {
+		q.agent.markLost(q, err)
+	}
 	first := false
 	q.errOnce.Do(func() {
 		q.err.Store(&err)

@@ -5,6 +5,27 @@ import (
 	"fmt"
 )
 
+// ErrDeviceLost marks a failure after which the agent's device keeps no
+// usable state (a kernel fault ends a CUDA context): drivers wrap it, and
+// from then on every queue, allocation and load on the agent fails with
+// an error that names the failure and says that Reset recovers.
+var ErrDeviceLost = errors.New("device lost")
+
+// markLost records the failure of queue q that lost the agent's device.
+func (a *Agent) markLost(q *Queue, err error) {
+	lost := Errorf(StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
+	a.lost.CompareAndSwap(nil, &lost)
+}
+
+// Lost is the failure that lost the agent's device since Init or the last
+// Reset, or nil.
+func (a *Agent) Lost() error {
+	if p := a.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Resetter is implemented by agent drivers that keep device state a reset
 // must rebuild (cuda: the primary context, with the modules and memory in
 // it). rocr has destroyed the agent's queues and freed its pools'
@@ -60,10 +81,15 @@ func (a *Agent) Reset() error {
 			errs = append(errs, err)
 		}
 	}
-	if r, ok := a.drv.(Resetter); ok {
+	r, rebuild := a.drv.(Resetter)
+	if rebuild {
+		// The driver's reset releases the memory whatever freeing it
+		// said (after a fault, every call into the context fails).
+		errs = nil
 		if err := r.Reset(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", a, err))
 		}
 	}
+	a.lost.Store(nil)
 	return errors.Join(errs...)
 }

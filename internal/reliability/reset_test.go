@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -160,6 +162,49 @@ func TestDeviceResetRacing(t *testing.T) {
 	require.NoError(t, dev.Reset())
 	assert.Equal(t, 0, rocr.LiveAllocations())
 	// The fixture's module went with the reset: load the kernels again.
+	f.mod, err = module.Load(dev, testLib)
+	require.NoError(t, err)
+	for _, k := range testSet.Kernels {
+		f.fn[k.Name()] = f.mod.MustFunction(k.Name())
+	}
+	f.healthy()
+}
+
+// loseK fails the way a GPU kernel fault fails a CUDA context: its error
+// wraps rocr.ErrDeviceLost.
+var loseK = cpu.Define("reliability_lose", func(g *cpu.Group, a *selfArgs) {
+	panic(fmt.Errorf("simulated context loss: %w", rocr.ErrDeviceLost))
+})
+
+// TestDeviceLost: after a failure that loses the device, every later call
+// on it fails naming the failure, its kernel and queue, and Reset as the
+// way out; Reset recovers the device.
+func TestDeviceLost(t *testing.T) {
+	f := open(t, 1)
+	dev := f.dev
+	m, err := module.Load(dev, cpu.NewSet("reliability_lose", loseK))
+	require.NoError(t, err)
+	s := f.stream(dev)
+	b := fromSlice(t, dev, iota32(4, 1))
+	require.NoError(t, m.MustFunction("reliability_lose").Launch(s, gpu.D1(1), gpu.D1(1), 0, int32(0)))
+	assert.Error(t, s.Synchronize())
+	lost := func(what string, err error) {
+		t.Helper()
+		require.Error(t, err, what)
+		assert.ErrorIs(t, err, rocr.ErrDeviceLost, what)
+		for _, w := range []string{"reliability_lose", "on queue", "Reset"} {
+			assert.Contains(t, err.Error(), w, what)
+		}
+	}
+	_, err = buffer.New[uint32](dev, 4)
+	lost("malloc", err)
+	_, err = stream.New(dev)
+	lost("stream create", err)
+	_, err = module.Load(dev, testLib)
+	lost("module load", err)
+	_, err = b.ToSlice()
+	lost("copy", err)
+	require.NoError(t, dev.Reset())
 	f.mod, err = module.Load(dev, testLib)
 	require.NoError(t, err)
 	for _, k := range testSet.Kernels {

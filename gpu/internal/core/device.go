@@ -35,6 +35,9 @@ func Valid(dev *gpu.Device, gen uint64) error {
 	if err := dev.Valid(); err != nil {
 		return err
 	}
+	if err := dev.Agent().Lost(); err != nil {
+		return &gpu.Error{Code: gpu.CodeOf(err), Err: err}
+	}
 	// Reset makes the count odd while it runs: what is made meanwhile
 	// is invalid too.
 	if gen%2 == 1 {

@@ -915,7 +915,7 @@ func (e *executor) Poll() error {
 	if r == cudaSuccess || r == cudaNotReady {
 		return nil
 	}
-	err := rocr.Errorf(r.status(), "stream", "work in flight failed: cuStreamQuery: %v", r)
+	err := cuErr("stream", "work in flight failed: cuStreamQuery", r)
 	e.lazyMu.Lock()
 	e.completeUpTo(issued, err)
 	e.lazyMu.Unlock()
