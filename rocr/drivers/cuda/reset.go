@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"runtime"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -35,16 +36,10 @@ func (d *device) Reset() error {
 		})
 	}
 	var errs []error
-	call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
-	if d.api.cuDevicePrimaryCtxReset != 0 {
-		if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
-			errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
-		}
-	}
-	var ctx uintptr
-	if r := res(purego.SyscallN(d.api.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&ctx)), d.ordinal)); r != cudaSuccess {
+	ctx, err := d.renewContext()
+	if err != nil {
 		d.ctx = 0
-		return errors.Join(append(errs, cuErr("reset", "cuDevicePrimaryCtxRetain", r))...)
+		return errors.Join(append(errs, err)...)
 	}
 	d.ctx = ctx
 	for _, s := range slabs {
@@ -59,3 +54,30 @@ func (d *device) Reset() error {
 }
 
 var _ rocr.Resetter = (*device)(nil)
+
+// renewContext releases the primary context, resets it and retains a
+// fresh one, on a thread where no context is current: this thread may
+// hold the faulted context from an inline launch, and calls made with it
+// current return its sticky error (on the H200, the retain did).
+func (d *device) renewContext() (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	call(d.api.cuCtxSetCurrent, 0)
+	call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
+	var errs []error
+	if d.api.cuDevicePrimaryCtxReset != 0 {
+		if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
+			errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
+		}
+	}
+	var ctx uintptr
+	if r := res(purego.SyscallN(d.api.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&ctx)), d.ordinal)); r != cudaSuccess {
+		return 0, errors.Join(append(errs, cuErr("reset", "cuDevicePrimaryCtxRetain", r))...)
+	}
+	// The reset's error matters only if the new context is unusable.
+	if r := call(d.api.cuCtxSetCurrent, ctx); r != cudaSuccess {
+		return 0, errors.Join(append(errs, cuErr("reset", "cuCtxSetCurrent", r))...)
+	}
+	call(d.api.cuCtxSetCurrent, 0)
+	return ctx, nil
+}
