@@ -20,7 +20,9 @@ type Device struct {
 	agent   *rocr.Agent
 	ordinal int
 	props   Properties
-	closed  atomic.Bool // set by Shutdown: every call on the device fails
+	closed  atomic.Bool   // set by Shutdown: every call on the device fails
+	gen     atomic.Uint64 // Reset count; objects made before a reset are invalid
+	resetMu sync.Mutex    // one Reset at a time
 
 	mu      sync.Mutex
 	syncers map[synchronizer]struct{}
@@ -48,6 +50,7 @@ func init() {
 			}
 			return nil, false
 		},
+		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
 	}
 }
 
@@ -131,6 +134,11 @@ func visibleGPUs[T any](gpus []T, uuid func(T) string, applied func(T, string) b
 // (hipDeviceReset on all devices). Objects made before are invalid after
 // it; the next call that needs a device opens the runtime again.
 func Shutdown() error {
+	// Shutdown waits for every queue: from one of their packets it would
+	// wait for itself.
+	if q := rocr.RunningQueue(); q != nil {
+		return &Error{Code: ErrorNotPermitted, Op: "shutdown", Msg: fmt.Sprintf("called from a kernel or host function of queue %d, which Shutdown would wait for", q.ID()), Err: rocr.ErrSelfWait}
+	}
 	lib.mu.Lock()
 	devs := lib.devices
 	lib.devices = nil
@@ -249,6 +257,81 @@ func (d *Device) Valid() error {
 		return nil
 	}
 	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
+}
+
+// root is the device a test's view views, or d.
+func (d *Device) root() *Device {
+	if d.parent != nil {
+		return d.parent
+	}
+	return d
+}
+
+// Reset returns the device to a fresh state (hipDeviceReset): its work in
+// flight is cancelled, and every buffer, stream, event and module made on
+// it before returns ErrContextIsDestroyed from then on (its memory is
+// freed); the driver rebuilds its state for the device, so a device that a
+// faulting kernel left unusable works again. The Device itself stays
+// valid: new streams, buffers and modules work. Other devices are not
+// touched. Reset from a kernel or host function of the device is
+// ErrNotPermitted. A test's view (gpu/gputest) resets the device it views.
+func (d *Device) Reset() error {
+	const op = "device reset"
+	if err := d.Valid(); err != nil {
+		return Wrap(op, err)
+	}
+	r := d.root()
+	if q := rocr.RunningQueue(); q != nil && q.Agent() == r.agent {
+		return &Error{Code: ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a kernel or host function of queue %d of %s, which the reset would wait for", q.ID(), d), Err: rocr.ErrSelfWait}
+	}
+	r.resetMu.Lock()
+	defer r.resetMu.Unlock()
+	// From here on every object made before fails its checks; objects
+	// made while the reset runs are stale at its end too.
+	r.gen.Add(1)
+	defer r.gen.Add(1)
+	var errs []error
+	if err := r.agent.Reset(); err != nil {
+		errs = append(errs, Wrap(op, err))
+	}
+	// The per-device values (default stream, copy engine, loaded
+	// libraries) are made again on first use. Their queues and code are
+	// gone already: what closing them says is of no interest.
+	for _, dev := range []*Device{d, r} {
+		dev.vmu.Lock()
+		dev.values.Range(func(k, v any) bool {
+			if c := v.(*devValue).close; c != nil {
+				_ = c()
+			}
+			dev.values.Delete(k)
+			return true
+		})
+		dev.vmu.Unlock()
+		if dev == r {
+			break
+		}
+	}
+	// The queues are gone: the streams made before let go of what their
+	// packets held and stop counting for Synchronize.
+	for _, dev := range []*Device{d, r} {
+		dev.mu.Lock()
+		var rs []shutdownReleaser
+		for s := range dev.syncers {
+			if rl, ok := s.(shutdownReleaser); ok {
+				rs = append(rs, rl)
+			}
+			delete(dev.syncers, s)
+			live.Remove(s)
+		}
+		dev.mu.Unlock()
+		for _, rl := range rs {
+			rl.ReleaseAfterShutdown()
+		}
+		if dev == r {
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // register adds s to what Synchronize waits for.

@@ -11,6 +11,9 @@
 // (HIPGO_DEVICE picks another). Shutdown releases everything (hipDeviceReset
 // on every device); objects made before it return ErrContextIsDestroyed,
 // and the next call that needs a device opens the runtime again.
+// Device.Reset does the same for one device and keeps it open: what was
+// made on it before returns ErrContextIsDestroyed, and the device takes
+// new work (how a program survives a kernel that faulted on a GPU).
 //
 // Errors are *Error values with HIP's hipError_t numbers (ErrorCode); each
 // ErrorCode is a sentinel for errors.Is, and the HSA status underneath is

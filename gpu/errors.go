@@ -36,6 +36,7 @@ const (
 	ErrorLaunchTimeOut         ErrorCode = 702
 	ErrorContextIsDestroyed    ErrorCode = 709
 	ErrorLaunchFailure         ErrorCode = 719
+	ErrorNotPermitted          ErrorCode = 800
 	ErrorNotSupported          ErrorCode = 801
 	ErrorUnknown               ErrorCode = 999
 )
@@ -64,6 +65,7 @@ var codeNames = map[ErrorCode]string{
 	ErrorLaunchTimeOut:         "hipErrorLaunchTimeOut",
 	ErrorContextIsDestroyed:    "hipErrorContextIsDestroyed",
 	ErrorLaunchFailure:         "hipErrorLaunchFailure",
+	ErrorNotPermitted:          "hipErrorNotPermitted",
 	ErrorNotSupported:          "hipErrorNotSupported",
 	ErrorUnknown:               "hipErrorUnknown",
 }
@@ -97,6 +99,7 @@ var (
 	ErrLaunchFailure         error = ErrorLaunchFailure
 	ErrLaunchTimeOut         error = ErrorLaunchTimeOut
 	ErrNotSupported          error = ErrorNotSupported
+	ErrNotPermitted          error = ErrorNotPermitted
 	ErrContextIsDestroyed    error = ErrorContextIsDestroyed
 	ErrNotOwner                    = rocr.ErrNotOwner
 )
@@ -177,6 +180,8 @@ func CodeOf(err error) ErrorCode {
 	// would read as ErrNoAgent.
 	case errors.Is(err, rocr.ErrNotOwner):
 		return ErrorInvalidValue
+	case errors.Is(err, rocr.ErrSelfWait):
+		return ErrorNotPermitted // CUDA's answer to API calls from a host function
 	case errors.Is(err, rocr.ErrNotSupported):
 		return ErrorNotSupported
 	case errors.Is(err, rocr.ErrTimeout):

@@ -2,6 +2,7 @@ package rocr
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -78,6 +79,7 @@ type Agent struct {
 	pools []*Pool
 	index int
 	rt    *rtState
+	lost  atomic.Pointer[error] // see markLost
 }
 
 // Info returns the agent's properties.
@@ -132,6 +134,9 @@ func (a *Agent) check(op string) error {
 	}
 	if a.rt != currentRuntime() {
 		return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+	}
+	if err := a.Lost(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }

@@ -22,7 +22,10 @@ func (q *Queue) process() { q.processFrom() }
 func (q *Queue) processFrom() {
 	var id uint64
 	running := false // a packet is being executed
+	ex := MarkRunner()
+	ex.Serve(q)
 	defer func() {
+		ex.Close()
 		if running { // only runtime.Goexit in a kernel or callback gets here
 			q.exited(id)
 			q.execMu.Unlock()

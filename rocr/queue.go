@@ -1,6 +1,7 @@
 package rocr
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -275,6 +276,11 @@ func (q *Queue) Reserve() (uint64, error) {
 		q.writers.Add(-1)
 		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
+	// A packet of this queue that fills it would wait for its own end.
+	if q.LoadWriteIndex()-q.LoadReadIndex() >= uint64(q.size) && q.fullForItself() {
+		q.writers.Add(-1)
+		return 0, Errorf(StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
+	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
 		if err := q.waitSpace(id); err != nil {
@@ -283,6 +289,20 @@ func (q *Queue) Reserve() (uint64, error) {
 		}
 	}
 	return id, nil
+}
+
+// fullForItself reports whether the queue stays full and the caller runs
+// one of its packets. It asks (a few microseconds) only when the queue
+// stayed full while the caller yielded a few times, so back-to-back
+// submissions to a queue its processor drains seldom pay for it.
+func (q *Queue) fullForItself() bool {
+	for i := 0; i < 8; i++ {
+		if q.closing.Load() || q.LoadWriteIndex()-q.LoadReadIndex() < uint64(q.size) {
+			return false
+		}
+		runtime.Gosched()
+	}
+	return RunningQueue() == q
 }
 
 // waitSpace waits until slot id is free. A queue destroyed meanwhile never
@@ -444,6 +464,9 @@ func (q *Queue) stopped() {
 func (q *Queue) Destroyed() bool { return q.closing.Load() }
 
 func (q *Queue) fail(err error) {
+	if errors.Is(err, ErrDeviceLost) {
+		q.agent.markLost(q, err)
+	}
 	first := false
 	q.errOnce.Do(func() {
 		q.err.Store(&err)

@@ -366,8 +366,8 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	if dev != f.mod.dev {
 		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
 	}
-	if err := dev.Valid(); err != nil {
-		return d, gpu.Wrap(op, err) // Shutdown also unloads modules: say why
+	if err := core.Valid(dev, f.mod.gen); err != nil {
+		return d, gpu.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
 	}
 	if f.mod.unloaded.Load() {
 		return d, gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)

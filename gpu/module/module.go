@@ -20,6 +20,7 @@ import (
 // Module is code loaded onto one device (hipModule_t).
 type Module struct {
 	dev      *gpu.Device
+	gen      uint64 // dev's reset count at load
 	code     *rocr.Code
 	exe      rocr.Executable
 	mu       sync.Mutex
@@ -47,6 +48,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap(op, err)
 	}
+	gen := core.Gen(dev) // before the load, which a reset may undo
 	code, err := pick(dev, src)
 	if err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 		}
 		return nil, gpu.Wrap(op, err)
 	}
-	m := &Module{dev: dev, code: code, exe: exe, funcs: map[string]*Function{}}
+	m := &Module{dev: dev, gen: gen, code: code, exe: exe, funcs: map[string]*Function{}}
 	live.Add(dev, m)
 	return m, nil
 }
@@ -309,7 +311,11 @@ func (m *Module) Unload() error {
 	}
 	m.unloaded.Store(true)
 	live.Remove(m)
-	return gpu.Wrap("module unload", m.exe.Destroy())
+	err := m.exe.Destroy()
+	if stale := core.Valid(m.dev, m.gen); stale != nil && m.dev.Valid() == nil {
+		return gpu.Wrap("module unload", stale) // the reset unloaded it
+	}
+	return gpu.Wrap("module unload", err)
 }
 
 // refinePTX completes the signatures of PTX kernels from another form of

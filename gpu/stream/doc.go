@@ -26,9 +26,24 @@
 // Synchronize return it, naming the kernel; events recorded after it carry
 // it too. Other streams are unaffected; a new stream works.
 //
+// A failure is reported by the call that observes it, as in HIP, and does
+// not poison memory: once the stream has returned it (Synchronize, Query,
+// a later operation on the stream), the buffers the failed work used copy,
+// fill, launch on other streams and free normally, holding whatever the
+// work left in them. A synchronous copy, fill, Transfer or Free that waits
+// for failed work the stream has not reported yet returns the failure
+// (without copying), and the buffer works from the next call on. Only a
+// device that is lost (gpu.Device.Reset) makes its buffers unusable.
+//
 // The default stream (DefaultStream) is an ordinary in-order stream, as
 // HIP's per-thread default stream: it does not synchronize implicitly with
 // other streams.
+//
+// A host function or Go kernel must not wait for its own stream: its
+// Synchronize or Destroy of that stream, a submission that finds the
+// stream's queue full, and gpu.Shutdown from it return ErrNotPermitted
+// (what CUDA answers API calls from a host function) instead of waiting
+// for ever. Waits through other streams or events are not checked.
 //
 // Streams and events are safe for use from several goroutines; work
 // submitted from one goroutine runs in submission order. Synchronize and

@@ -29,6 +29,7 @@ const (
 // frees a signal a queued packet still uses.
 type Event struct {
 	dev       *gpu.Device
+	gen       uint64 // dev's reset count when the event was made
 	flags     EventFlags
 	mu        sync.Mutex
 	fence     *core.Fence // last record, nil before the first
@@ -43,7 +44,7 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if flags&^(EventBlockingSync|EventDisableTiming) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
-	ev := &Event{dev: dev, flags: flags}
+	ev := &Event{dev: dev, gen: core.Gen(dev), flags: flags}
 	live.Add(dev, ev)
 	return ev, nil
 }
@@ -56,7 +57,7 @@ func (ev *Event) checkLocked(op string) error {
 	if ev.destroyed {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event was destroyed")
 	}
-	if err := ev.dev.Valid(); err != nil {
+	if err := core.Valid(ev.dev, ev.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
 	return nil

@@ -120,10 +120,8 @@ func TestInjectedDispatchFault(t *testing.T) {
 		}
 	}
 	// The copy and the first dispatch ran; the failed one and those after
-	// it did not.
-	if _, err := b.ToSlice(); err == nil {
-		t.Error("reading the buffer whose last packet failed did not report it")
-	}
+	// it did not. The stream reported the failure: the buffer reads
+	// without reporting it again.
 	vals, err := b.ToSlice()
 	if err != nil {
 		t.Fatal(err)

@@ -148,7 +148,9 @@ func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
 }
 
 // Settle waits on the host for every packet that used m and forgets them;
-// it returns the first failure.
+// it returns the first failure that its stream has not returned already
+// (a failure is reported once, by the call that observes it first; the
+// memory stays usable).
 func (m *Mem) Settle() error {
 	m.mu.Lock()
 	w, rs, n := m.deps.take()
@@ -158,7 +160,7 @@ func (m *Mem) Settle() error {
 		if f == nil {
 			continue
 		}
-		if err := f.Wait(0); err != nil && first == nil {
+		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err
 		}
 		f.Release()

@@ -20,3 +20,31 @@ func DeviceValue(dev *gpu.Device, key any, mk func() (any, func() error, error))
 
 // LookupValue returns dev's value for key if DeviceValue made one.
 func LookupValue(dev *gpu.Device, key any) (any, bool) { return devhook.H.Lookup(dev, key) }
+
+// Gen is dev's reset count, which an object records when it is made.
+func Gen(dev *gpu.Device) uint64 {
+	if dev == nil {
+		return 0
+	}
+	return devhook.H.Generation(dev)
+}
+
+// Valid is dev.Valid for an object made on dev at generation gen: after
+// a Device.Reset the object is invalid, the device is not.
+func Valid(dev *gpu.Device, gen uint64) error {
+	if err := dev.Valid(); err != nil {
+		return err
+	}
+	if err := dev.Agent().Lost(); err != nil {
+		return &gpu.Error{Code: gpu.CodeOf(err), Err: err}
+	}
+	// Reset makes the count odd while it runs: what is made meanwhile
+	// is invalid too.
+	if gen%2 == 1 {
+		return gpu.Errorf(gpu.ErrorContextIsDestroyed, "device", "%s was being reset when this object was made", dev)
+	}
+	if Gen(dev) != gen {
+		return gpu.Errorf(gpu.ErrorContextIsDestroyed, "device", "%s was reset since this object was made", dev)
+	}
+	return nil
+}

@@ -94,6 +94,13 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 		err = f.Wait(0)
 	}
 	f.Release()
+	if err != nil {
+		for _, m := range mems {
+			if stale := Valid(m.home, m.gen); m != nil && stale != nil {
+				return gpu.Wrap(op, stale) // a Device.Reset cancelled it
+			}
+		}
+	}
 	return gpu.Wrap(op, err)
 }
 

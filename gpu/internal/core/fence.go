@@ -23,6 +23,9 @@ type Fence struct {
 	op  string
 	acc Access
 	seq uint64
+	// The stream that submitted the packet (nil for the synchronous
+	// engine's): a failure it already reported is not reported again.
+	stream *Stream
 }
 
 // fences pools fences by the kind of signal they hold: rocr's soft signals
@@ -77,7 +80,7 @@ func NewFence(q *rocr.Queue) (*Fence, error) {
 	} else {
 		f.sig.Store(1, rocr.Relaxed)
 	}
-	f.queue = q.ID()
+	f.queue, f.stream = q.ID(), nil
 	f.refs.Store(1)
 	q.Expect(f.sig)
 	return f, nil

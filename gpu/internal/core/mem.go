@@ -49,7 +49,9 @@ type Mem struct {
 	n     int
 	host  bool // fine-grained host memory (Host[T])
 	dev   atomic.Pointer[gpu.Device]
-	mu    sync.Mutex // guards deps and orders Use against Free
+	home  *gpu.Device // the device whose pool holds the memory
+	gen   uint64      // home's reset count at allocation
+	mu    sync.Mutex  // guards deps and orders Use against Free
 	deps  deps
 	freed atomic.Bool
 }
@@ -97,6 +99,9 @@ func (m *Mem) Check(op string) error {
 	if m.freed.Load() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", m)
 	}
+	if err := Valid(m.home, m.gen); err != nil {
+		return gpu.Wrap(op, err)
+	}
 	if err := m.Device().Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
@@ -134,10 +139,14 @@ func (m *Mem) Free() error {
 	m.mu.Unlock()
 	live.Remove(m)
 	_ = m.Settle()
-	if m.alloc.Freed() {
-		return nil // the runtime was shut down: everything was released
+	var err error
+	if !m.alloc.Freed() { // Shutdown and Device.Reset release everything
+		err = m.alloc.Free()
 	}
-	return gpu.Wrap("free", m.alloc.Free())
+	if stale := Valid(m.home, m.gen); stale != nil && m.home.Valid() == nil {
+		return gpu.Wrap("free", stale) // made before a Device.Reset
+	}
+	return gpu.Wrap("free", err)
 }
 
 // Freed reports whether Free was called.
@@ -150,6 +159,10 @@ func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 		op = "host malloc"
 	}
 	if err := dev.Valid(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	gen := Gen(dev) // before the allocation, which a reset may free
+	if err := Valid(dev, gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
 	elem := reflect.TypeFor[T]()
@@ -176,6 +189,7 @@ func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 		return gpu.Wrap(op, err)
 	}
 	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
+	m.home, m.gen = dev, gen
 	m.dev.Store(dev)
 	al.Label = m.String()
 	live.Add(dev, m)

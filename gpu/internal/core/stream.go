@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -19,17 +20,21 @@ import (
 // what they hold.
 type Stream struct {
 	dev *gpu.Device
+	gen uint64 // dev's reset count when the stream was made
 	q   *rocr.Queue
 
-	mu     sync.Mutex
-	tail   *Fence  // last packet submitted; every packet has a fence
-	ring   []entry // in-flight packets, oldest first
-	head   int
-	count  int
-	err    atomic.Pointer[error]
-	closed bool
-	launch Launch
-	fences FenceCache // used under mu
+	mu    sync.Mutex
+	tail  *Fence  // last packet submitted; every packet has a fence
+	ring  []entry // in-flight packets, oldest first
+	head  int
+	count int
+	err   atomic.Pointer[error]
+	// reported: err was returned to the program; buffers the failed work
+	// used then settle without returning it again.
+	reported atomic.Bool
+	closed   bool
+	launch   Launch
+	fences   FenceCache // used under mu
 
 	isDefault bool
 
@@ -51,7 +56,7 @@ func (s *Stream) newFence(op string) (*Fence, error) {
 		return nil, err
 	}
 	s.seq++
-	f.op, f.seq, f.acc = op, s.seq, 0
+	f.op, f.seq, f.acc, f.stream = op, s.seq, 0, s
 	return f, nil
 }
 
@@ -65,7 +70,7 @@ type entry struct {
 
 // Init creates the stream's queue of size packets on dev.
 func (s *Stream) Init(dev *gpu.Device, size uint32) error {
-	s.dev = dev
+	s.dev, s.gen = dev, Gen(dev)
 	s.ring = make([]entry, 2*size)
 	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.onError)
 	if err != nil {
@@ -131,6 +136,20 @@ func (s *Stream) Err() error {
 	return nil
 }
 
+// report is Err for a call that returns it to the program: from then on
+// the failure is the stream's alone (see Mem.Settle).
+func (s *Stream) report() error {
+	err := s.Err()
+	if err != nil {
+		s.reported.Store(true)
+	}
+	return err
+}
+
+// Reported reports whether the stream's failure was returned to the
+// program.
+func (s *Stream) Reported() bool { return s.reported.Load() }
+
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
@@ -159,7 +178,7 @@ func (s *Stream) Lock(op string) error {
 	}
 	s.mu.Lock()
 	// A runtime shut down is the reason, whatever it did to the stream.
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		s.mu.Unlock()
 		return gpu.Wrap(op, err)
 	}
@@ -167,7 +186,7 @@ func (s *Stream) Lock(op string) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
-	if err := s.Err(); err != nil {
+	if err := s.report(); err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -205,7 +224,7 @@ func (s *Stream) lockWait(ctx context.Context) bool {
 // queueErr is the error of a submission the queue refused: the runtime's
 // shutdown when that is why (hipErrorContextIsDestroyed), else err.
 func (s *Stream) queueErr(op string, err error) error {
-	if derr := s.dev.Valid(); derr != nil {
+	if derr := Valid(s.dev, s.gen); derr != nil {
 		return gpu.Wrap(op, derr)
 	}
 	return gpu.Wrap(op, err)
@@ -391,7 +410,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
 	if !s.lockWait(ctx) {
@@ -407,6 +426,10 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	if t != nil {
+		if err := s.waitsForItself(op, t); err != nil {
+			t.Release()
+			return err
+		}
 		if err := WaitContext(ctx, op, t, rocr.WaitActive); err != nil {
 			t.Release()
 			return err
@@ -414,10 +437,32 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		s.FailedBy(t)
 		t.Release()
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
-	return s.Err()
+	return s.report()
+}
+
+// selfWaitGrace is how long a wait runs before it asks whether it waits
+// for itself: the question costs microseconds, most waits end sooner.
+const selfWaitGrace = time.Millisecond
+
+// waitsForItself fails a wait for f, a fence of the stream, that could
+// never end: f is not done soon and the calling goroutine runs a packet
+// of the stream's queue (a host function or Go kernel waiting for its own
+// stream). CUDA answers API calls from a host function with
+// cudaErrorNotPermitted; so does this.
+func (s *Stream) waitsForItself(op string, f *Fence) error {
+	if f == nil {
+		return nil
+	}
+	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+		return nil
+	}
+	if rocr.RunningQueue() != s.q {
+		return nil
+	}
+	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on this stream (queue %d), whose own work it would wait for", s.q.ID()), Err: rocr.ErrSelfWait}
 }
 
 // WaitContext waits for f until ctx is done. A context that can never be
@@ -443,10 +488,10 @@ func (s *Stream) Query() error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if err := s.dev.Valid(); err != nil {
+	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
-	if err := s.Err(); err != nil {
+	if err := s.report(); err != nil {
 		return err
 	}
 	// A submitter may hold the stream while it waits for room in a full
@@ -463,7 +508,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
-	return s.Err()
+	return s.report()
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
@@ -484,8 +529,12 @@ func (s *Stream) destroy() error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
+	if err := s.waitsForItself("stream destroy", s.tail); err != nil && Valid(s.dev, s.gen) == nil {
+		s.mu.Unlock()
+		return err
+	}
 	s.closed = true
-	if s.dev.Valid() != nil && !s.q.Destroyed() {
+	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
 		// gpu.Shutdown: cancel the work in flight instead of waiting for
 		// it, as rocr.ShutDown does on every other queue, so a runaway
 		// kernel on the default stream cannot hang Shutdown.
@@ -503,7 +552,12 @@ func (s *Stream) destroy() error {
 	s.mu.Unlock()
 	Unregister(s.dev, s)
 	if s.q.Destroyed() {
-		return nil // the runtime was shut down
+		// The runtime was shut down or the device reset; a stream from
+		// before the reset says so.
+		if err := Valid(s.dev, s.gen); err != nil && s.dev.Valid() == nil && !s.isDefault {
+			return gpu.Wrap("stream destroy", err)
+		}
+		return nil
 	}
 	return gpu.Wrap("stream destroy", s.q.Destroy())
 }

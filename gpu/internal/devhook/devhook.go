@@ -17,7 +17,9 @@ type Hooks struct {
 	Unregister func(dev any, s Synchronizer)
 	Value      func(dev any, key any, mk func() (any, func() error, error)) (any, error)
 	Lookup     func(dev any, key any) (any, bool) // Value's fast path: no closure to build
-
+	// Generation counts the device's resets: an object records it when
+	// made and is invalid once it changed.
+	Generation func(dev any) uint64
 }
 
 // H holds the installed hooks.

@@ -74,9 +74,13 @@ func (p *workerPool) loop() {
 		p.wg.Done()
 	}()
 	g := &Group{}
+	ex := rocr.MarkRunner()
+	defer ex.Close()
 	for j = range p.ch {
 		if j.claim() {
+			ex.Serve(j.queue)
 			j.work(g)
+			ex.Serve(nil)
 			j.leave()
 		}
 	}

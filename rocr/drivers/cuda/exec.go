@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -572,7 +573,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 		return e.fail(err)
 	}
 	if r := e.sa.call(e.api.cuLaunchKernel, k.fn, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]), uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(dyn), e.stream, 0, extra); r != cudaSuccess {
-		return e.fail(rocr.Errorf(r.status(), "dispatch", "kernel %s grid %v block %v shared %d: cuLaunchKernel: %v", k.name, grid, block, dyn, r))
+		return e.fail(cuErr("dispatch", fmt.Sprintf("kernel %s grid %v block %v shared %d: cuLaunchKernel", k.name, grid, block, dyn), r))
 	}
 	if err := e.stampAround(p.CompletionSignal, true); err != nil {
 		return e.fail(err)
@@ -915,7 +916,7 @@ func (e *executor) Poll() error {
 	if r == cudaSuccess || r == cudaNotReady {
 		return nil
 	}
-	err := rocr.Errorf(r.status(), "stream", "work in flight failed: cuStreamQuery: %v", r)
+	err := cuErr("stream", "work in flight failed: cuStreamQuery", r)
 	e.lazyMu.Lock()
 	e.completeUpTo(issued, err)
 	e.lazyMu.Unlock()

@@ -78,6 +78,7 @@ type api struct {
 	cuDeviceGetAttribute, cuDeviceGetName, cuDeviceTotalMem             uintptr
 	cuDeviceGetUuid, cuGetErrorName, cuGetErrorString                   uintptr
 	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease                 uintptr
+	cuDevicePrimaryCtxReset                                             uintptr // optional
 	cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent                  uintptr
 	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamQuery uintptr
 	cuMemAlloc, cuMemFree, cuMemHostAlloc, cuMemFreeHost                uintptr
@@ -151,6 +152,7 @@ func (a *api) resolve(h uintptr) error {
 	sym(&a.cuGetErrorString, "cuGetErrorString")
 	sym(&a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
 	sym(&a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")
+	opt(&a.cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset")
 	sym(&a.cuCtxPushCurrent, "cuCtxPushCurrent_v2")
 	sym(&a.cuCtxPopCurrent, "cuCtxPopCurrent_v2")
 	sym(&a.cuCtxSetCurrent, "cuCtxSetCurrent")
@@ -254,5 +256,18 @@ func (r cuResult) status() rocr.Status {
 
 // cuErr turns a failed call into an rocr error naming the entry point.
 func cuErr(op, fn string, r cuResult) error {
+	if r.lost() {
+		return rocr.Errorf(r.status(), op, "%s: %v: %w", fn, r, rocr.ErrDeviceLost)
+	}
 	return rocr.Errorf(r.status(), op, "%s: %v", fn, r)
+}
+
+// lost reports the errors that CUDA makes sticky: the context is unusable
+// until the primary context is reset.
+func (r cuResult) lost() bool {
+	switch r {
+	case 700, 702, 714, 715, 716, 717, 718, 719: // illegal address, launch timeout, hardware stack error, illegal instruction, misaligned address, invalid address space, invalid PC, launch failed
+		return true
+	}
+	return false
 }

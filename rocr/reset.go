@@ -1,0 +1,95 @@
+package rocr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrDeviceLost marks a failure after which the agent's device keeps no
+// usable state (a kernel fault ends a CUDA context): drivers wrap it, and
+// from then on every queue, allocation and load on the agent fails with
+// an error that names the failure and says that Reset recovers.
+var ErrDeviceLost = errors.New("device lost")
+
+// markLost records the failure of queue q that lost the agent's device.
+func (a *Agent) markLost(q *Queue, err error) {
+	lost := Errorf(StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
+	a.lost.CompareAndSwap(nil, &lost)
+}
+
+// Lost is the failure that lost the agent's device since Init or the last
+// Reset, or nil.
+func (a *Agent) Lost() error {
+	if p := a.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Resetter is implemented by agent drivers that keep device state a reset
+// must rebuild (cuda: the primary context, with the modules and memory in
+// it). rocr has destroyed the agent's queues and freed its pools'
+// allocations before it calls Reset; without Resetter that is all a reset
+// does.
+type Resetter interface {
+	Reset() error
+}
+
+// Reset returns the agent to the state Init left it in, as
+// hipDeviceReset does for one device: its queues are destroyed (their
+// pending packets fail), every allocation of its pools is freed, and the
+// driver rebuilds what it keeps for the device. A device that a kernel
+// fault left unusable works again afterwards. Code loaded on the agent
+// must be loaded again.
+func (a *Agent) Reset() error {
+	if a == nil {
+		return Errorf(StatusErrorInvalidAgent, "agent reset", "nil agent")
+	}
+	if q := RunningQueue(); q != nil && q.agent == a {
+		return Errorf(StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
+	}
+	// The allocations first, then the queues: a queue made meanwhile is
+	// destroyed below, and its kernarg area is not in the list, so no
+	// live queue's memory is freed under it.
+	var als []*Allocation
+	for _, al := range allocs.all() {
+		if al.pool.agent == a {
+			als = append(als, al)
+		}
+	}
+	rt := a.rt
+	rt.mu.Lock()
+	var qs []*Queue
+	for q := range rt.queues {
+		if q.agent == a {
+			qs = append(qs, q)
+		}
+	}
+	rt.mu.Unlock()
+	var errs []error
+	for _, q := range qs {
+		if err := q.Destroy(); err != nil && !q.Destroyed() {
+			errs = append(errs, err)
+		}
+		<-q.done
+	}
+	for _, al := range als {
+		if al.Freed() {
+			continue // a queue's kernarg area, or freed meanwhile
+		}
+		if err := al.Free(); err != nil && !al.Freed() {
+			errs = append(errs, err)
+		}
+	}
+	r, rebuild := a.drv.(Resetter)
+	if rebuild {
+		// The driver's reset releases the memory whatever freeing it
+		// said (after a fault, every call into the context fails).
+		errs = nil
+		if err := r.Reset(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+		}
+	}
+	a.lost.Store(nil)
+	return errors.Join(errs...)
+}
