@@ -36,10 +36,12 @@ func (k *Kernel) Name() string { return k.name }
 // Symbol describes the kernel's signature as the loader sees it.
 func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
 
+// kernels maps handles to kernels. Names are not keyed here: a name
+// belongs to the Set that carries the kernel, so two libraries may each
+// define their own vector_add.
 var kernels struct {
-	mu    sync.RWMutex
-	byID  []*Kernel // handle-1
-	names map[string]*Kernel
+	mu   sync.RWMutex
+	byID []*Kernel // handle-1
 }
 
 // elemTyper is implemented by rocr.Ptr[T].
@@ -112,16 +114,9 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 	k.sym.GroupSegmentSize = k.groupMem
 	kernels.mu.Lock()
 	defer kernels.mu.Unlock()
-	if kernels.names == nil {
-		kernels.names = map[string]*Kernel{}
-	}
-	if _, dup := kernels.names[name]; dup {
-		return nil, fmt.Errorf("cpu.Define: kernel %q defined twice", name)
-	}
 	kernels.byID = append(kernels.byID, k)
 	k.handle = uint64(len(kernels.byID)) | kernelTag
 	k.sym.Object = k.handle
-	kernels.names[name] = k
 	return k, nil
 }
 
