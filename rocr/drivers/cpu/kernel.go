@@ -60,8 +60,10 @@ func StaticShared(n uint32) Option { return func(k *Kernel) { k.groupMem = n } }
 func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
 
 // Define registers a Go kernel. A is a struct whose fields are the kernel's
-// parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), or a fixed-size
-// scalar (int8..int64, uint8..uint64, float32, float64). Its Go layout is
+// parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), a fixed-size
+// scalar (int8..int64, uint8..uint64, float32, float64, or a named type of
+// one), or a struct or array of these passed by value (a C struct
+// parameter; rocr.CheckCLayout states the rule). Its Go layout is
 // the kernarg layout, checked here once, so a launch views the kernarg bytes
 // as *A in place. Define panics on a malformed declaration: it is a
 // programming error found at init time, never on a launch.
@@ -103,8 +105,17 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 			arg.Kind = rocr.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
+		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
+			// A struct by value: its Go layout must be its C layout, so
+			// the same argument fits this kernel and its HIP twin.
+			if err := rocr.CheckCLayout(f.Type); err != nil {
+				return nil, fmt.Errorf("cpu.Define %q: field %s: %w", name, f.Name, err)
+			}
+			arg.Kind = rocr.ArgByValue
+			arg.ValueKind = "by_value"
+			arg.Value = f.Type
 		default:
-			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T] or a fixed-size scalar", name, f.Name, f.Type)
+			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}
 		k.sym.Args = append(k.sym.Args, arg)
 	}
