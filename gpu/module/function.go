@@ -1,6 +1,7 @@
 package module
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -324,6 +325,23 @@ func (f *Function) argErr(i int, code gpu.ErrorCode, format string, args ...any)
 	return &gpu.Error{Code: code, Op: "launch", Msg: fmt.Sprintf("kernel %s argument %d (%s, %s): ", f.sym.Name, i, name, p.describe()) + fmt.Sprintf(format, args...)}
 }
 
+// argCause is an error about argument i whose reason is err: one op and
+// one code, err's message after the argument's name.
+func (f *Function) argCause(i int, err error) error {
+	e := f.argErr(i, gpu.CodeOf(err), "").(*gpu.Error)
+	e.Msg = strings.TrimSuffix(e.Msg, ": ")
+	var ge *gpu.Error
+	if errors.As(err, &ge) && ge.Op == e.Op {
+		if ge.Msg != "" {
+			e.Msg += ": " + ge.Msg
+		}
+		e.Err = ge.Err
+		return e
+	}
+	e.Err = err
+	return e
+}
+
 func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
 	if s == nil {
 		var err error
@@ -468,11 +486,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 			return f.argErr(i, gpu.ErrorInvalidValue, "nil buffer")
 		}
 		if err := m.CheckAccess(op, dev); err != nil {
-			name := p.Name
-			if name == "" {
-				name = fmt.Sprintf("#%d", i)
-			}
-			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s)", f.sym.Name, i, name), Err: err}
+			return f.argCause(i, err)
 		}
 		if p.Elem != nil && m.Elem() != p.Elem {
 			return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
