@@ -197,3 +197,86 @@ func TestDefineStructFields(t *testing.T) {
 		})
 	})
 }
+
+// AMDGPU metadata says by_value with a size (the loader estimates the
+// alignment), a cubin only offset and size: a struct of that size is taken
+// where it fits the offset, a scalar is not.
+func TestStructByValueOtherSignatures(t *testing.T) {
+	dev := setup(t)
+	amd := rocr.KernelSymbol{Name: "pair_amd", KernargSize: 24, Args: []rocr.KernelArg{
+		{Name: "p", TypeName: "Pair", Offset: 0, Size: 16, Align: 8, Kind: rocr.ArgByValue, ValueKind: "by_value"},
+		{Name: "n", TypeName: "int", Offset: 16, Size: 4, Align: 4, Kind: rocr.ArgByValue, ValueKind: "by_value"},
+	}}
+	type quad struct{ A, B, C, D float32 } // aligned to 4: the estimate of 8 is not binding
+	for _, arg := range []any{Pair{X: 1}, quad{}, [16]byte{}} {
+		_, err := module.CheckArgs(dev, amd, arg, int32(1))
+		assert.NoError(t, err, "%T", arg)
+	}
+	_, err := module.CheckArgs(dev, amd, int64(1), int32(1))
+	assert.ErrorContains(t, err, "kernel pair_amd argument 0 (p, 16-byte struct): got int64 where the kernel takes a struct by value")
+
+	cubin := rocr.KernelSymbol{Name: "pair_cubin", KernargSize: 24, Args: []rocr.KernelArg{
+		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: rocr.ArgByValue},
+		{Name: "p", Offset: 8, Size: 16, Align: 8, Kind: rocr.ArgByValue},
+	}}
+	ka, err := module.CheckArgs(dev, cubin, int32(3), Pair{X: 2, Y: 4})
+	require.NoError(t, err)
+	assert.Equal(t, math.Float64bits(4), binary.LittleEndian.Uint64(ka[16:]))
+	odd := rocr.KernelSymbol{Name: "odd", KernargSize: 20, Args: []rocr.KernelArg{
+		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: rocr.ArgByValue},
+		{Name: "p", Offset: 4, Size: 16, Align: 4, Kind: rocr.ArgByValue},
+	}}
+	_, err = module.CheckArgs(dev, odd, int32(3), Pair{})
+	assert.ErrorContains(t, err, "got module_test.Pair aligned to 8 bytes, the kernel's parameter is aligned to 4")
+}
+
+// Struct arguments race-free from several goroutines: each its own Args,
+// one cached layout.
+func TestStructArgsConcurrent(t *testing.T) {
+	dev := setup(t)
+	m, err := module.Load(dev, cpu.NewSet("pair", pairAxpy))
+	require.NoError(t, err)
+	f, err := m.Function("pair_axpy")
+	require.NoError(t, err)
+	const workers, n = 4, 64
+	errs := make(chan error, workers)
+	outs := make([]*buffer.Buffer[float64], workers)
+	for w := range outs {
+		outs[w], err = buffer.New[float64](dev, n)
+		require.NoError(t, err)
+	}
+	for w := range workers {
+		go func() {
+			s, err := stream.New(dev)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Destroy()
+			for range 20 {
+				var a module.Args
+				module.ArgStruct(a.Ptr(outs[w]), Pair{X: float32(w), Y: 1}).Int32(n)
+				if err := f.LaunchArgs(s, gpu.D1(1), gpu.D1(n), 0, &a); err != nil {
+					errs <- err
+					return
+				}
+				if err := f.Launch(s, gpu.D1(1), gpu.D1(n), 0, outs[w], Pair{X: float32(w), Y: 1}, int32(n)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- s.Synchronize()
+		}()
+	}
+	for range workers {
+		require.NoError(t, <-errs)
+	}
+	for w, b := range outs {
+		got, err := b.ToSlice()
+		require.NoError(t, err)
+		for i, v := range got {
+			assert.InDelta(t, float64(w*i)+1, v, 1e-12)
+		}
+		require.NoError(t, b.Free())
+	}
+}
