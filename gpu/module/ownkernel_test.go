@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -182,4 +183,51 @@ func TestAtomicOperations(t *testing.T) {
 	assert.Equal(t, uint32(0xffffffff), gu[0])
 	assert.Equal(t, uint64(1+1<<40), g64[0])
 	assert.InDelta(t, 1.75, gf[0], 1e-6)
+}
+
+type misuseArgs struct {
+	X    rocr.Ptr[int32]
+	Mode int32
+}
+
+// misuse makes the mistakes Shared and the atomics refuse: they fail the
+// dispatch with a message, not the process.
+var misuse = cpu.Define("test_shared_atomic_misuse", func(g *cpu.Group, a *misuseArgs) {
+	switch a.Mode {
+	case 0:
+		cpu.Shared[float64](g, 4, 1) // misaligned
+	case 1:
+		cpu.Shared[int32](g, 0, 9) // past the 32-byte segment
+	case 2:
+		cpu.AtomicAdd(g, rocr.Ptr[int32](a.X.Addr()+2), 0, 1) // misaligned word
+	case 3:
+		cpu.AtomicAdd(g, a.X, 4, 1) // past the buffer
+	}
+}, cpu.StaticShared(32))
+
+func TestSharedAndAtomicMisuse(t *testing.T) {
+	dev := setup(t)
+	m, err := module.Load(dev, cpu.NewSet("misuse", misuse))
+	require.NoError(t, err)
+	f, err := m.Function("test_shared_atomic_misuse")
+	require.NoError(t, err)
+	for mode, want := range []string{
+		"group memory offset 4 is not aligned to 8 bytes for float64",
+		"group memory [0, 36) outside the 32-byte group segment",
+		"atomic on int32 at",
+		"",
+	} {
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		x, err := buffer.New[int32](dev, 4)
+		require.NoError(t, err)
+		require.NoError(t, f.Launch(s, gpu.D1(1), gpu.D1(1), 0, x, int32(mode)))
+		err = s.Synchronize()
+		assert.Error(t, err, "mode %d", mode)
+		if want != "" {
+			assert.ErrorContains(t, err, want, "mode %d", mode)
+		}
+		_ = s.Destroy()
+		_ = x.Free()
+	}
 }
