@@ -75,7 +75,7 @@ func LaunchEmpty(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) error {
 // checked against the kernel before anything is queued.
 //
 //	vector_add(const float *a, const float *b, float *c, int n)
-func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a *buffer.Buffer[float32], b *buffer.Buffer[float32], c *buffer.Buffer[float32], n int32) error {
+func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a buffer.Array[float32], b buffer.Array[float32], c buffer.Array[float32], n int32) error {
 	fs, err := set(s)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a *b
 // against the kernel before anything is queued.
 //
 //	saxpy(float alpha, const float *x, float *y, int n)
-func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x *buffer.Buffer[float32], y *buffer.Buffer[float32], n int32) error {
+func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x buffer.Array[float32], y buffer.Array[float32], n int32) error {
 	fs, err := set(s)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha fl
 // checked against the kernel before anything is queued.
 //
 //	fill_f32(float *p, float value, int n)
-func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p *buffer.Buffer[float32], value float32, n int32) error {
+func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p buffer.Array[float32], value float32, n int32) error {
 	fs, err := set(s)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p *buf
 // against the kernel before anything is queued.
 //
 //	reduce_sum(const float *in, float *partial, int n)
-func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in *buffer.Buffer[float32], partial *buffer.Buffer[float32], n int32) error {
+func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], partial buffer.Array[float32], n int32) error {
 	fs, err := set(s)
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in *
 // the kernel before anything is queued.
 //
 //	sgemm(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
-func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, M int32, N int32, K int32, alpha float32, A *buffer.Buffer[float32], B *buffer.Buffer[float32], beta float32, C *buffer.Buffer[float32]) error {
+func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, M int32, N int32, K int32, alpha float32, A buffer.Array[float32], B buffer.Array[float32], beta float32, C buffer.Array[float32]) error {
 	fs, err := set(s)
 	if err != nil {
 		return err
@@ -188,7 +188,7 @@ func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, M int32,
 // checked against the kernel before anything is queued.
 //
 //	transpose(const float *in, float *out, int rows, int cols)
-func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in *buffer.Buffer[float32], out *buffer.Buffer[float32], rows int32, cols int32) error {
+func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], rows int32, cols int32) error {
 	fs, err := set(s)
 	if err != nil {
 		return err

@@ -134,3 +134,50 @@ func TestGeneratedLauncherChecks(t *testing.T) {
 		t.Errorf("Load: %+v", lib.Functions)
 	}
 }
+
+// Pinned host buffers pass to the typed launchers wherever device buffers
+// do, mixed with them, and allocate nothing either.
+func TestGeneratedLauncherHostBuffers(t *testing.T) {
+	dev, s := device(t)
+	const n = 1000
+	a, err := buffer.NewHost[float32](dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := upload(t, dev, make([]float32, n))
+	if err := b.Fill(2); err != nil {
+		t.Fatal(err)
+	}
+	c, err := buffer.NewHost[float32](dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Slice() {
+		a.Slice()[i] = float32(i)
+	}
+	grid, block := gpu.D1(gpu.Blocks(n, kernels.ElementwiseBlock)), gpu.D1(kernels.ElementwiseBlock)
+	launch := func() {
+		if err := kernels.LaunchVectorAdd(s, grid, block, 0, a, b, c, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	launch()
+	for i, v := range c.Slice() {
+		if v != float32(i)+2 {
+			t.Fatalf("c[%d] = %v, want %v", i, v, float32(i)+2)
+		}
+	}
+	if !raceflag.Enabled {
+		if allocs := testing.AllocsPerRun(50, launch); allocs != 0 {
+			t.Errorf("LaunchVectorAdd with host buffers allocates %v times", allocs)
+		}
+	}
+	for _, x := range []interface{ Free() error }{a, b, c} {
+		if err := x.Free(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

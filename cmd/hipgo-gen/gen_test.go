@@ -134,7 +134,7 @@ func TestRunErrors(t *testing.T) {
 	}
 	for _, want := range []string{
 		"type Kernels struct {",
-		"func RunSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x *buffer.Buffer[float32], y *buffer.Buffer[float32], n int32) error {",
+		"func RunSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x buffer.Array[float32], y buffer.Array[float32], n int32) error {",
 		"fs, err := load(s)",
 		"args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)", "return fs.Saxpy.LaunchArgs(s, grid, block, sharedMem, &args)",
 	} {

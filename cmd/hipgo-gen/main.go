@@ -10,7 +10,7 @@
 // It reads the kernels' C declarations (HIPGO_KERNEL or extern "C"
 // __global__) from the -src files, following #include "..." relative to the
 // including file, and maps each parameter's C type onto a Go type: a pointer
-// (const float *) becomes *buffer.Buffer[float32], a value (int, unsigned,
+// (const float *) becomes buffer.Array[float32], a value (int, unsigned,
 // float, double, long long, size_t, int32_t, ...) the Go scalar of the same
 // size and kind. A type it does not know is an error naming the kernel and
 // the parameter. AMDGPU metadata carries neither names nor C types, and PTX
@@ -26,7 +26,7 @@
 //	type Functions struct { VectorAdd *module.Function; ... } // -type
 //	func (fs *Functions) lookup(m *module.Module) error
 //	func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
-//		a *buffer.Buffer[float32], b *buffer.Buffer[float32], c *buffer.Buffer[float32], n int32) error
+//		a buffer.Array[float32], b buffer.Array[float32], c buffer.Array[float32], n int32) error
 //
 // and expects the package to provide the -loader function,
 // func(*stream.Stream) (*T, error), where T is Functions or a struct

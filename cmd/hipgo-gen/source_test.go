@@ -48,13 +48,13 @@ spaced ( const   float   *   a ,
 		{"empty()", ""},
 		{"empty_void()", ""},
 		{"ptrs(const float *a, float *b, float *c, const double *d, int *e, unsigned int *f, unsigned char *g, float *h)",
-			"*buffer.Buffer[float32] *buffer.Buffer[float32] *buffer.Buffer[float32] *buffer.Buffer[float64] *buffer.Buffer[int32] *buffer.Buffer[uint32] *buffer.Buffer[uint8] *buffer.Buffer[float32]"},
+			"buffer.Array[float32] buffer.Array[float32] buffer.Array[float32] buffer.Array[float64] buffer.Array[int32] buffer.Array[uint32] buffer.Array[uint8] buffer.Array[float32]"},
 		{"values(int a, unsigned b, unsigned int c, float d, double e, long long f, unsigned long long g, int64_t h, size_t i, short j, long int k, const int l, uint32_t m)",
 			"int32 uint32 uint32 float32 float64 int64 uint64 int64 uint64 int16 int64 int32 uint32"},
 		{"attrs(float x, int n)", "float32 int32"},
-		{"unnamed(float *, int)", "*buffer.Buffer[float32] int32"},
-		{"array(float *a, int *n)", "*buffer.Buffer[float32] *buffer.Buffer[int32]"},
-		{"spaced(const float *a, unsigned n)", "*buffer.Buffer[float32] uint32"},
+		{"unnamed(float *, int)", "buffer.Array[float32] int32"},
+		{"array(float *a, int *n)", "buffer.Array[float32] buffer.Array[int32]"},
+		{"spaced(const float *a, unsigned n)", "buffer.Array[float32] uint32"},
 	}
 	if len(ks) != len(want) {
 		var got []string

@@ -56,7 +56,7 @@ func (t ctype) Align() uint32 { return t.Size() }
 // Go is the launcher's parameter type.
 func (t ctype) Go() string {
 	if t.Pointer {
-		return "*buffer.Buffer[" + t.Elem.Go + "]"
+		return "buffer.Array[" + t.Elem.Go + "]"
 	}
 	return t.Elem.Go
 }

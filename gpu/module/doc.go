@@ -19,7 +19,27 @@
 // Typed launches (LaunchArgs with an Args filled by Ptr, ConstPtr, Int32,
 // Float32, ...; what cmd/hipgo-gen's launchers emit) write each argument
 // into the kernarg image with no ...any and no reflection. Both paths
-// allocate nothing: Launch's ...any arguments stay on the caller's stack. Modules and functions are safe for use from several goroutines.
+// allocate nothing: Launch's ...any arguments stay on the caller's stack.
+// Modules and functions are safe for use from several goroutines.
+//
+// # Arguments by value
+//
+// A scalar parameter takes a Go number of its size and kind; a named type
+// (type Celsius float32) is taken by its underlying type, and int, uint
+// and uintptr are 64-bit. A struct parameter (`struct Pair { float x;
+// double y; }`: PTX `.param .align 8 .b8 p[16]`, AMDGPU by_value of size
+// 16, a Go kernel's struct field) takes a Go struct or array passed to
+// Launch, Args.Value or ArgStruct. Its bytes are the kernel's when the Go
+// type lays out as C does, which holds for fixed-size numbers, bool,
+// complex numbers, and arrays and structs of these, with the fields in the
+// C declaration's order: each field at the next multiple of its size (its
+// alignment), the whole padded to the largest alignment. Go types that
+// could lay out otherwise are refused with an error that names the field:
+// pointers, strings, slices, interfaces, maps, channels, functions and
+// zero-size fields. A struct must match the parameter's size and, where
+// the signature states it (PTX .align, Go kernels), its alignment; a Go
+// kernel's struct parameter takes that struct type. A byte array ([16]byte)
+// is taken by size alone, as raw bytes the caller laid out.
 // AMD_LOG_LEVEL logs launches; AMD_SERIALIZE_KERNEL and HIP_LAUNCH_BLOCKING
 // make every launch wait for its kernel.
 package module

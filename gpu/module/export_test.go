@@ -1,7 +1,47 @@
 package module
 
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/rocr"
+)
+
 // Unexported plumbing for the package's external tests.
 var (
 	FromCodeObject = fromCodeObject
 	RefinePTX      = refinePTX
 )
+
+// CheckArgs checks args against sym as a launch on dev would, and returns
+// the kernarg image they make, without queueing anything: signatures of
+// code the device cannot run (PTX on the cpu agent) are checked this way.
+func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, error) {
+	f := newFunction(&Module{dev: dev}, sym)
+	var a Args
+	for _, x := range args {
+		if m, ok := core.MemOf(x); ok {
+			a.add(argVal{mem: m, buf: true})
+		} else {
+			a.Value(x)
+		}
+	}
+	if a.n != len(f.visible) {
+		return nil, f.countErr(a.n)
+	}
+	ka := make([]byte, sym.KernargSize)
+	for i := range a.vals[:a.n] {
+		v := &a.vals[i]
+		if err := f.checkArg(dev, i, v); err != nil {
+			return nil, err
+		}
+		p := &f.visible[i]
+		if v.lay != nil {
+			copy(ka[p.Offset:], a.blob[v.off:int(v.off)+int(v.size)])
+		} else {
+			writeBits(unsafe.Pointer(&ka[p.Offset]), v.bits, v.size)
+		}
+	}
+	return ka, nil
+}

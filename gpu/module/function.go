@@ -1,6 +1,7 @@
 package module
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -32,6 +33,41 @@ type Function struct {
 type param struct {
 	rocr.KernelArg
 	scalar scalarKind // the Go scalar a by-value argument wants, if known
+	// agg: the kernel takes a struct or array by value here. alignExact:
+	// the signature states its alignment (PTX .align, a Go kernel), rather
+	// than the loader estimating it from the size.
+	agg, alignExact bool
+}
+
+// aggregateParam tells a struct parameter from a scalar one.
+func aggregateParam(a *rocr.KernelArg) (agg, alignExact bool) {
+	if a.Kind != rocr.ArgByValue {
+		return false, false
+	}
+	if a.Value != nil {
+		k := a.Value.Kind()
+		return k == reflect.Struct || k == reflect.Array, true
+	}
+	if strings.HasPrefix(a.TypeName, ".") { // PTX: .align A .b8 name[N]
+		elem := ptxElemSize(a.TypeName)
+		return elem != 0 && a.Size != elem, true
+	}
+	if scalarFromTypeName(a.TypeName) != anyScalar {
+		return false, false
+	}
+	return a.Size > 8 || a.Size&(a.Size-1) != 0 || strings.HasPrefix(a.TypeName, "struct "), false
+}
+
+// ptxElemSize is the size of a PTX fundamental type (.b8, .f32, .u64).
+func ptxElemSize(t string) uint32 {
+	bits := 0
+	for _, c := range t[min(2, len(t)):] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		bits = bits*10 + int(c-'0')
+	}
+	return uint32(bits / 8)
 }
 
 type scalarKind uint8
@@ -145,6 +181,10 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 		if p.scalar == anyScalar {
 			p.scalar = scalarFromTypeName(a.TypeName)
 		}
+		p.agg, p.alignExact = aggregateParam(&a)
+		if p.agg {
+			p.scalar = anyScalar
+		}
 		f.visible = append(f.visible, p)
 	}
 	if k, ok := sym.Meta.(*codeobj.Kernel); ok {
@@ -213,6 +253,15 @@ func (p *param) describe() string {
 	case rocr.ArgOther:
 		return fmt.Sprintf("pointer or %d-byte value", p.Size)
 	}
+	if p.agg {
+		if p.Value != nil {
+			return p.Value.String()
+		}
+		if p.alignExact {
+			return fmt.Sprintf("%d-byte struct aligned to %d", p.Size, p.Align)
+		}
+		return fmt.Sprintf("%d-byte struct", p.Size)
+	}
 	if p.scalar != anyScalar {
 		return scalarNames[p.scalar]
 	}
@@ -230,7 +279,9 @@ func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream
 // limits, then queues it on s (a nil s is the default stream). grid is in
 // blocks, block in threads, as in HIP. Arguments: a buffer.Object
 // (*buffer.Buffer[T], *buffer.Host[T]) where the kernel takes a pointer,
-// a Go scalar of the exact type and size where it takes a value. Nothing is
+// a Go scalar of the exact type and size where it takes a value (a named
+// type by its underlying type), a struct or array where it takes a struct
+// by value (see the package doc for the layout rule). Nothing is
 // queued when a check fails; the error names the kernel and the argument.
 // LaunchArgs is the same launch with typed arguments.
 func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
@@ -242,24 +293,14 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		return f.logged(f.countErr(len(args)))
 	}
 	var a Args
-	for i, x := range args {
+	for _, x := range args {
 		if m, ok := core.MemOf(x); ok {
 			a.add(argVal{mem: m, buf: true})
 			continue
 		}
-		k, size := scalarKindOf(x)
-		if size == 0 {
-			if len(args) != len(f.visible) {
-				return f.logged(f.countErr(len(args)))
-			}
-			if x == nil {
-				return f.logged(f.argErr(i, gpu.ErrorInvalidValue, "nil"))
-			}
-			return f.logged(f.argErr(i, gpu.ErrorInvalidValue, "unsupported argument type %s", typeName(x)))
-		}
-		a.add(argVal{bits: scalarBits(x), kind: k, size: uint8(size)})
+		a.Value(x)
 	}
-	return f.launchVals(s, grid, block, sharedMem, a.vals[:a.n])
+	return f.launchVals(s, grid, block, sharedMem, &a)
 }
 
 // logged logs a launch error at AMD_LOG_LEVEL 1.
@@ -284,18 +325,36 @@ func (f *Function) argErr(i int, code gpu.ErrorCode, format string, args ...any)
 	return &gpu.Error{Code: code, Op: "launch", Msg: fmt.Sprintf("kernel %s argument %d (%s, %s): ", f.sym.Name, i, name, p.describe()) + fmt.Sprintf(format, args...)}
 }
 
-func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, vals []argVal) error {
+// argCause is an error about argument i whose reason is err: one op and
+// one code, err's message after the argument's name.
+func (f *Function) argCause(i int, err error) error {
+	e := f.argErr(i, gpu.CodeOf(err), "").(*gpu.Error)
+	e.Msg = strings.TrimSuffix(e.Msg, ": ")
+	var ge *gpu.Error
+	if errors.As(err, &ge) && ge.Op == e.Op {
+		if ge.Msg != "" {
+			e.Msg += ": " + ge.Msg
+		}
+		e.Err = ge.Err
+		return e
+	}
+	e.Err = err
+	return e
+}
+
+func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
 	if s == nil {
 		var err error
 		if s, err = stream.DefaultStream(f.mod.dev); err != nil {
 			return err
 		}
 	}
-	return f.logged(f.launch(s, grid, block, sharedMem, vals))
+	return f.logged(f.launch(s, grid, block, sharedMem, args))
 }
 
-func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, vals []argVal) error {
+func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
 	const op = "launch"
+	vals := args.vals[:args.n]
 	d, err := f.check(s, grid, block, sharedMem)
 	if err != nil {
 		return err
@@ -338,6 +397,8 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 				l.Abort()
 				return err
 			}
+		} else if v.lay != nil {
+			copy(ka[p.Offset:p.Offset+uint32(v.size)], args.blob[v.off:])
 		} else {
 			writeBits(dst, v.bits, v.size)
 		}
@@ -425,11 +486,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 			return f.argErr(i, gpu.ErrorInvalidValue, "nil buffer")
 		}
 		if err := m.CheckAccess(op, dev); err != nil {
-			name := p.Name
-			if name == "" {
-				name = fmt.Sprintf("#%d", i)
-			}
-			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("kernel %s argument %d (%s)", f.sym.Name, i, name), Err: err}
+			return f.argCause(i, err)
 		}
 		if p.Elem != nil && m.Elem() != p.Elem {
 			return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
@@ -441,18 +498,47 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 		}
 		return nil
 	}
-	k := v.kind
+	if v.lay != nil && v.lay.err != nil {
+		return f.argErr(i, gpu.ErrorInvalidValue, "%v", v.lay.err)
+	}
 	if p.Kind == rocr.ArgGlobalBuffer {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", scalarNames[k])
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", v.goType())
 	}
 	if p.Kind == rocr.ArgDynamicSharedPointer {
 		return f.argErr(i, gpu.ErrorInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
 	}
-	if uint32(v.size) != p.Size {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", scalarNames[k], v.size, p.Size)
+	if p.agg && v.lay == nil {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a struct by value: pass a struct of its layout or a [%d]byte", v.goType(), p.Size)
 	}
-	if !p.scalar.accepts(k) {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s", scalarNames[k])
+	if uint32(v.size) != p.Size {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", v.goType(), v.size, p.Size)
+	}
+	if v.lay != nil {
+		return f.checkAggregate(i, v)
+	}
+	if !p.scalar.accepts(v.kind) {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s", v.goType())
+	}
+	return nil
+}
+
+// checkAggregate checks a struct or array passed by value, already known
+// to be of the parameter's size: a struct must be aligned as the kernel's
+// is; bytes go anywhere.
+func (f *Function) checkAggregate(i int, v *argVal) error {
+	p := &f.visible[i]
+	if !p.agg && p.scalar != anyScalar {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s, a struct, where the kernel takes a scalar", v.goType())
+	}
+	if v.lay.bytes {
+		return nil
+	}
+	if p.agg && p.Value != nil && v.typ != p.Value {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s, the kernel takes %s (or a [%d]byte)", v.goType(), p.Value, p.Size)
+	}
+	align := uint32(v.lay.align)
+	if p.Offset%align != 0 || (p.alignExact && p.Align != 0 && p.Align != align) {
+		return f.argErr(i, gpu.ErrorInvalidValue, "got %s aligned to %d bytes, the kernel's parameter is aligned to %d", v.goType(), align, p.Align)
 	}
 	return nil
 }
@@ -524,7 +610,7 @@ func scalarBits(a any) uint64 {
 }
 
 // writeBits stores the low size bytes of bits at dst.
-func writeBits(dst unsafe.Pointer, bits uint64, size uint8) {
+func writeBits(dst unsafe.Pointer, bits uint64, size uint16) {
 	switch size {
 	case 1:
 		*(*uint8)(dst) = uint8(bits)
@@ -535,9 +621,4 @@ func writeBits(dst unsafe.Pointer, bits uint64, size uint8) {
 	case 8:
 		*(*uint64)(dst) = bits
 	}
-}
-
-// typeName names a's type for an error without letting a escape.
-func typeName(a any) string {
-	return reflect.TypeOf(a).String()
 }

@@ -115,7 +115,7 @@ func misuseCases() []misuse {
 				}
 				return va(f, a, b, c, int32(n))
 			}},
-		{name: "buffer of another device", want: gpu.ErrNotOwner, devices: 2, words: []string{"vector_add", "argument 2", "device 1", "not to device 0"},
+		{name: "buffer of another device", want: gpu.ErrNotOwner, devices: 2, words: []string{"vector_add", "argument 2", "device 1", "not on device 0"},
 			run: func(f *fixture) error {
 				a, b, _ := bufs(f)
 				return va(f, a, b, newBuf[float32](f.t, f.devs[1], n), int32(n))

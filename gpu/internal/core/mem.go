@@ -116,7 +116,10 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 	}
 	if err := m.alloc.CheckAccess(dev.Agent()); err != nil {
 		if errors.Is(err, gpu.ErrNotOwner) {
-			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s belongs to %s, not to %s", m, m.Device(), dev), Err: err}
+			// The agent's message says the same of agents: say it once,
+			// of devices, and keep the agent's error as the cause.
+			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Err: &restated{cause: err,
+				text: fmt.Sprintf("%s is on device %d, not on device %d: transfer it, copy it, or enable peer access", m, m.Device().Ordinal(), dev.Ordinal())}}
 		}
 		return gpu.Wrap(op, err)
 	}
@@ -250,3 +253,13 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 func (m *Mem) Live() bool {
 	return m.alloc != nil && !m.freed.Load() && !m.alloc.Freed()
 }
+
+// restated is an error told in the API's words whose cause, for errors.Is
+// and Error.Status, is a lower layer's error that said the same.
+type restated struct {
+	cause error
+	text  string
+}
+
+func (e *restated) Error() string { return e.text }
+func (e *restated) Unwrap() error { return e.cause }

@@ -23,4 +23,37 @@
 // argument's end, or read from memory) fails the dispatch with an aperture
 // violation (gpu.ErrIllegalAddress). Accesses that hit the per-group cache
 // of checked ranges cost the same in both modes.
+//
+// # Kernels and kernel sets
+//
+// A kernel's name belongs to the Set that carries it, as a symbol belongs
+// to its code object: two libraries may each Define a "vector_add", and a
+// module loaded from either set launches its own. Within one set names are
+// unique (loading a set with two kernels of one name fails).
+//
+// # Data races in kernels
+//
+// Device memory and group memory live outside the Go heap, so the race
+// detector does not see accesses to them: a race there is silent, as on
+// a GPU. Three kinds of access race:
+//
+//   - Work-items of one group: the kernel function runs a group's
+//     work-items as loops on one goroutine, so they never race with each
+//     other; the loops between two __syncthreads() are the barrier. Group
+//     memory (Shared, SharedFloat32) is private to the group.
+//   - Groups of one grid: groups run concurrently on several workers.
+//     Two groups that write the same element of device memory, or one that
+//     writes what another reads, race. Give each group its own range
+//     (Group.Span) or combine with the atomics (AtomicAdd, AtomicCAS,
+//     AtomicExch, AtomicMin, AtomicMax), for instance a per-group
+//     histogram in Shared memory flushed by one AtomicAdd per bin.
+//   - Kernel and host (or another kernel): host code that touches a buffer
+//     while a kernel that uses it is in flight races. Order them through
+//     the stream: synchronize, record and wait for an event, or copy on the
+//     same stream. Kernels on different streams that write one buffer are
+//     ordered by the buffer's dependencies (gpu/buffer) unless manual
+//     dependencies are on.
+//
+// Plain loads and stores of an element that an atomic updates concurrently
+// race too: read it after the kernel completes, or with an atomic.
 package cpu

@@ -125,9 +125,16 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 	}
 	exe := &executable{}
-	for _, k := range set.Kernels {
+	for i, k := range set.Kernels {
 		if k == nil {
 			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
+		}
+		// Names are unique within a set, as symbols are within a code
+		// object; other sets may reuse them.
+		for _, o := range set.Kernels[:i] {
+			if o != nil && o.name == k.name {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
+			}
 		}
 		exe.syms = append(exe.syms, k.sym)
 	}

@@ -59,16 +59,27 @@ func (g *Group) Items(dim int) int {
 // bytes as the dispatch's group segment size.
 func (g *Group) Shared() []byte { return g.shared }
 
-// SharedFloat32 views group memory from byte offset off as n float32s.
-func SharedFloat32(g *Group, off, n int) []float32 {
-	if off < 0 || n < 0 || off+4*n > len(g.shared) {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory [%d, %d) outside the %d-byte group segment", off, off+4*n, len(g.shared))})
+// Shared views group memory from byte offset off as n elements of T (a
+// `__shared__ T x[n]`). off must be a multiple of T's alignment and the
+// view must fit the group segment; otherwise the dispatch fails. T should
+// hold no Go pointers: group memory is outside the Go heap.
+func Shared[T any](g *Group, off, n int) []T {
+	var zero T
+	size, align := int(unsafe.Sizeof(zero)), int(unsafe.Alignof(zero))
+	if off < 0 || n < 0 || (size > 0 && n > (len(g.shared)-off)/size) || off > len(g.shared) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory [%d, %d) outside the %d-byte group segment", off, off+size*n, len(g.shared))})
 	}
-	if n == 0 {
+	if off%align != 0 {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory offset %d is not aligned to %d bytes for %T", off, align, zero)})
+	}
+	if n == 0 || size == 0 {
 		return nil
 	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&g.shared[off])), n)
+	return unsafe.Slice((*T)(unsafe.Pointer(&g.shared[off])), n)
 }
+
+// SharedFloat32 views group memory from byte offset off as n float32s.
+func SharedFloat32(g *Group, off, n int) []float32 { return Shared[float32](g, off, n) }
 
 // AccessError is a kernel's access outside what it may touch.
 type AccessError struct {

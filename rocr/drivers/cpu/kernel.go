@@ -36,10 +36,12 @@ func (k *Kernel) Name() string { return k.name }
 // Symbol describes the kernel's signature as the loader sees it.
 func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
 
+// kernels maps handles to kernels. Names are not keyed here: a name
+// belongs to the Set that carries the kernel, so two libraries may each
+// define their own vector_add.
 var kernels struct {
-	mu    sync.RWMutex
-	byID  []*Kernel // handle-1
-	names map[string]*Kernel
+	mu   sync.RWMutex
+	byID []*Kernel // handle-1
 }
 
 // elemTyper is implemented by rocr.Ptr[T].
@@ -58,8 +60,10 @@ func StaticShared(n uint32) Option { return func(k *Kernel) { k.groupMem = n } }
 func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
 
 // Define registers a Go kernel. A is a struct whose fields are the kernel's
-// parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), or a fixed-size
-// scalar (int8..int64, uint8..uint64, float32, float64). Its Go layout is
+// parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), a fixed-size
+// scalar (int8..int64, uint8..uint64, float32, float64, or a named type of
+// one), or a struct or array of these passed by value (a C struct
+// parameter; rocr.CheckCLayout states the rule). Its Go layout is
 // the kernarg layout, checked here once, so a launch views the kernarg bytes
 // as *A in place. Define panics on a malformed declaration: it is a
 // programming error found at init time, never on a launch.
@@ -101,8 +105,17 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 			arg.Kind = rocr.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
+		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
+			// A struct by value: its Go layout must be its C layout, so
+			// the same argument fits this kernel and its HIP twin.
+			if err := rocr.CheckCLayout(f.Type); err != nil {
+				return nil, fmt.Errorf("cpu.Define %q: field %s: %w", name, f.Name, err)
+			}
+			arg.Kind = rocr.ArgByValue
+			arg.ValueKind = "by_value"
+			arg.Value = f.Type
 		default:
-			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T] or a fixed-size scalar", name, f.Name, f.Type)
+			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}
 		k.sym.Args = append(k.sym.Args, arg)
 	}
@@ -112,16 +125,9 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 	k.sym.GroupSegmentSize = k.groupMem
 	kernels.mu.Lock()
 	defer kernels.mu.Unlock()
-	if kernels.names == nil {
-		kernels.names = map[string]*Kernel{}
-	}
-	if _, dup := kernels.names[name]; dup {
-		return nil, fmt.Errorf("cpu.Define: kernel %q defined twice", name)
-	}
 	kernels.byID = append(kernels.byID, k)
 	k.handle = uint64(len(kernels.byID)) | kernelTag
 	k.sym.Object = k.handle
-	kernels.names[name] = k
 	return k, nil
 }
 
