@@ -23,4 +23,8 @@
 // argument's end, or read from memory) fails the dispatch with an aperture
 // violation (gpu.ErrIllegalAddress). Accesses that hit the per-group cache
 // of checked ranges cost the same in both modes.
+//
+// Occupancy (rocr.Occupancy): a worker runs one work-group at a time, so a
+// compute unit holds one group of any size the kernel allows whose group
+// memory fits GroupMemory, and the best group size is the kernel's largest.
 package cpu
