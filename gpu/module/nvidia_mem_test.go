@@ -173,3 +173,40 @@ func TestCopy2DSpeedCUDA(t *testing.T) {
 	t.Logf("copy 2d %v (%.0f GB/s), linear %v (%.0f GB/s), 2d/linear time ratio %.3f", d2, gb(d2), dl, gb(dl), float64(d2)/float64(dl))
 	assert.Positive(t, gb(d2))
 }
+
+// Stream-ordered 4 KiB allocate + free on an NVIDIA GPU beside
+// buffer.New + Free in the same run, and the reused memory's contents.
+func TestAllocAsyncCUDA(t *testing.T) {
+	dev := cudaDevice(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	for i := range 3 {
+		b, err := buffer.NewAsync[int32](s, 1024)
+		require.NoError(t, err)
+		require.NoError(t, stream.Fill(s, b, int32(i)))
+		out := make([]int32, 1024)
+		require.NoError(t, stream.CopyToHost(s, out, b, 0))
+		require.NoError(t, b.FreeAsync(s))
+		require.NoError(t, s.Synchronize())
+		assert.Equal(t, int32(i), out[1023])
+	}
+	const n = 2000
+	start := time.Now()
+	for range n {
+		b, err := buffer.NewAsync[byte](s, 4096)
+		require.NoError(t, err)
+		require.NoError(t, b.FreeAsync(s))
+	}
+	require.NoError(t, s.Synchronize())
+	async := time.Since(start) / n
+	start = time.Now()
+	for range n {
+		b, err := buffer.New[byte](dev, 4096)
+		require.NoError(t, err)
+		require.NoError(t, b.Free())
+	}
+	plain := time.Since(start) / n
+	t.Logf("4 KiB NewAsync+FreeAsync %v, New+Free %v: %.1fx faster", async, plain, float64(plain)/float64(async))
+	assert.Less(t, async, plain)
+}

@@ -52,6 +52,7 @@ type Mem struct {
 	mu    sync.Mutex // guards deps and orders Use against Free
 	deps  deps
 	freed atomic.Bool
+	pool  *MemPool // stream-ordered memory: Free returns it there
 }
 
 // Addr is the device address of element 0.
@@ -134,6 +135,10 @@ func (m *Mem) Free() error {
 	m.mu.Unlock()
 	live.Remove(m)
 	_ = m.Settle()
+	if m.pool != nil {
+		m.release(nil, 0, true)
+		return nil
+	}
 	if m.alloc.Freed() {
 		return nil // the runtime was shut down: everything was released
 	}
