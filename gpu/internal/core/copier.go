@@ -34,6 +34,8 @@ func RunOnCopier(a *rocr.Agent, c rocr.Copier, fn uint16, args [4]uint64) error 
 		return waitCopy(a, func(done *rocr.Signal) error {
 			return c.FillAsync(uintptr(args[0]), args[1], args[2], int(args[3]), nil, done)
 		})
+	case rocr.AgentRect:
+		return rectOnCopier(a, c, args[0])
 	case rocr.AgentCopy:
 	default:
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "unknown function code %#x", fn)

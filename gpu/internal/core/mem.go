@@ -54,6 +54,7 @@ type Mem struct {
 	mu    sync.Mutex  // guards deps and orders Use against Free
 	deps  deps
 	freed atomic.Bool
+	pool  *MemPool // stream-ordered memory: Free returns it there
 }
 
 // Addr is the device address of element 0.
@@ -142,6 +143,10 @@ func (m *Mem) Free() error {
 	m.mu.Unlock()
 	live.Remove(m)
 	_ = m.Settle()
+	if m.pool != nil && !m.alloc.Freed() {
+		m.release(nil, 0, true)
+		return nil
+	}
 	var err error
 	if !m.alloc.Freed() { // Shutdown and Device.Reset release everything
 		err = m.alloc.Free()

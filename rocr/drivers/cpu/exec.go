@@ -479,6 +479,12 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 		}
 		fill(b, p.Arg[1], int(es))
 		return nil
+	case rocr.AgentRect:
+		r, err := rocr.TakeRect(p.Arg[0])
+		if err != nil {
+			return err
+		}
+		return r.Rows(func(addr, n uint64, what string) ([]byte, error) { return e.bytes(addr, n, false, what) })
 	case rocr.AgentCallback:
 		f, ok := rocr.TakeCallback(p.Arg[0])
 		if !ok {

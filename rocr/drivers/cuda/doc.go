@@ -52,4 +52,8 @@
 // number of blocks is rejected. ShutDown destroys the streams, modules and
 // registrations and releases the primary contexts; the executor goroutines
 // are rocr's processors and end with their queues.
+//
+// Occupancy (rocr.Occupancy) is the driver's own calculator,
+// cuOccupancyMaxPotentialBlockSize and
+// cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
 package cuda

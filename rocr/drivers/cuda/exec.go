@@ -660,6 +660,10 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) err
 		if err := e.fill(p.Arg[0], p.Arg[1], p.Arg[2], p.Arg[3]); err != nil {
 			return e.fail(err)
 		}
+	case rocr.AgentRect:
+		if err := e.rect(p.Arg[0]); err != nil {
+			return e.fail(err)
+		}
 	case rocr.AgentCallback:
 		// Host callbacks run here, after the stream drains: no callback from a
 		// CUDA thread into Go is needed.

@@ -92,6 +92,10 @@ type api struct {
 
 	// Peer access (optional): see peer.go.
 	cuDeviceCanAccessPeer, cuCtxEnablePeerAccess, cuCtxDisablePeerAccess uintptr
+
+	// Occupancy calculator and 2-D copies (optional): see occupancy.go, copy2d.go.
+	cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxPotentialBlockSize uintptr
+	cuMemcpy2DAsync, cuMemsetD2D8Async                                            uintptr
 }
 
 var lib struct {
@@ -190,6 +194,10 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer")
 	opt(&a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess")
 	opt(&a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess")
+	opt(&a.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+	opt(&a.cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize")
+	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
+	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
 	if len(missing) > 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
 	}

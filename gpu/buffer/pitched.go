@@ -1,0 +1,162 @@
+package buffer
+
+import (
+	"reflect"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// PitchAlign is the alignment of a Pitched allocation's rows, in bytes:
+// rows that start on it keep every row's accesses coalesced.
+const PitchAlign = 256
+
+// Pitched is 2-D device memory of Height rows of Width elements of T whose
+// rows start Pitch bytes apart (hipMallocPitch). Like a Buffer it belongs
+// to its device and the host reaches it only by copying (Copy2D).
+type Pitched[T any] struct {
+	m             core.Mem // must stay the first field: see core.MemOf
+	width, height int
+	pitch         int
+	sealed
+}
+
+// NewPitched allocates height rows of width elements of T on dev, each row
+// padded to a multiple of PitchAlign bytes (and of T's size).
+func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) {
+	const op = "malloc pitch"
+	es := int(reflect.TypeFor[T]().Size())
+	if width < 0 || height < 0 || es == 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
+	}
+	align := PitchAlign
+	for align%es != 0 {
+		align += PitchAlign
+	}
+	if width > (1<<40)/es || height > 1<<40 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d x %d elements overflow", width, height)
+	}
+	pitch := max(align, (width*es+align-1)/align*align)
+	p := &Pitched[T]{width: width, height: height, pitch: pitch}
+	if err := core.InitMem[T](&p.m, dev, pitch/es*height, false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Width is the number of elements in a row.
+func (p *Pitched[T]) Width() int { return p.width }
+
+// Height is the number of rows.
+func (p *Pitched[T]) Height() int { return p.height }
+
+// Pitch is the distance between rows in bytes.
+func (p *Pitched[T]) Pitch() int { return p.pitch }
+
+// Len is the number of elements the allocation holds, padding included.
+func (p *Pitched[T]) Len() int { return p.m.Len() }
+
+// Bytes is the size in bytes, padding included.
+func (p *Pitched[T]) Bytes() int { return p.m.Size() }
+
+// Device is the owning device.
+func (p *Pitched[T]) Device() *gpu.Device { return p.m.Device() }
+
+// Ptr is the device address of row 0 as a kernel argument.
+func (p *Pitched[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](p.m.Addr()) }
+
+func (p *Pitched[T]) String() string { return p.m.String() }
+
+// Free waits for pending work on the memory and releases it.
+func (p *Pitched[T]) Free() error {
+	if p == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	return p.m.Free()
+}
+
+// View is the whole allocation as one end of a 2-D copy.
+func (p *Pitched[T]) View() View[T] {
+	if p == nil {
+		return View[T]{}
+	}
+	return View[T]{obj: p, pitch: p.pitch, width: p.width}
+}
+
+// View is one end of a 2-D copy: rows Pitch bytes apart that start at an
+// element of a Go slice, a Buffer, a Host or a Pitched. At moves its
+// origin to a sub-matrix.
+type View[T any] struct {
+	obj   Object // nil for a slice
+	host  []T
+	off   int // first element
+	pitch int // bytes
+	col   int // first column, in elements, for a Pitched
+	width int // a Pitched's row width in elements; 0 when not bounded
+}
+
+// SliceView is a Go slice as rows pitch bytes apart (a host end of
+// hipMemcpy2D).
+func SliceView[T any](s []T, pitch int) View[T] { return View[T]{host: s, pitch: pitch} }
+
+// ObjectView is o's memory from element off as rows pitch bytes apart.
+func ObjectView[T any](o Object, off, pitch int) View[T] {
+	return View[T]{obj: o, off: off, pitch: pitch}
+}
+
+// At moves the view's origin x elements right and y rows down. The pitch
+// must be a multiple of T's size.
+func (v View[T]) At(x, y int) View[T] {
+	es := int(reflect.TypeFor[T]().Size())
+	if es == 0 || v.pitch%es != 0 {
+		v.off = -1 // reported by the copy: the rows do not start on elements
+		return v
+	}
+	v.off += y*(v.pitch/es) + x
+	v.col += x
+	return v
+}
+
+// Pitch is the distance between rows in bytes.
+func (v View[T]) Pitch() int { return v.pitch }
+
+// end is the view as core sees it.
+func (v View[T]) end() core.RectEnd {
+	es := int(reflect.TypeFor[T]().Size())
+	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: v.off * es, Pitch: v.pitch, Col: v.col * es, Width: v.width * es}
+	if v.off < 0 {
+		e.Off = -1
+	}
+	if v.obj != nil {
+		e.M, _ = core.MemOf(v.obj)
+	} else if v.host != nil {
+		e.Host = core.AsBytes(v.host)
+	}
+	return e
+}
+
+// RectEnd is the view for the stream package's 2-D copies.
+func RectEnd[T any](v View[T]) core.RectEnd { return v.end() }
+
+// Copy2D copies height rows of width elements from src to dst and returns
+// when they are there (hipMemcpy2D). Each end may be a Go slice, a Host, a
+// Buffer or a Pitched; the element types must agree. A row longer than an
+// end's pitch, a last row past an end's memory, or columns past a
+// Pitched's width is an error that names the end and the bound.
+func Copy2D[T any](dst, src View[T], width, height int) error {
+	d, s := dst.end(), src.end()
+	return core.CopyRect("memcpy 2d", &d, &s, width*elemSize[T](), height, 0)
+}
+
+// Memset2D sets the bytes of height rows of width elements of dst to c
+// (hipMemset2D); dst is device or pinned host memory.
+func Memset2D[T any](dst View[T], c byte, width, height int) error {
+	d := dst.end()
+	if d.M == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "memset 2d", "the destination must be a Buffer, Host or Pitched")
+	}
+	return core.CopyRect("memset 2d", &d, nil, width*elemSize[T](), height, c)
+}
+
+func elemSize[T any]() int { return int(reflect.TypeFor[T]().Size()) }

@@ -1,0 +1,487 @@
+package core
+
+import (
+	"math/bits"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/live"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// PoolReuse are a memory pool's reuse policies (hipMemPoolReuse*
+// attributes). Memory freed on a stream is always reused by later
+// allocations on that stream; these say when another stream may have it.
+type PoolReuse uint8
+
+const (
+	// ReuseFollowEventDependencies: a stream that waited (WaitEvent) for an
+	// event recorded after the free may reuse the memory.
+	ReuseFollowEventDependencies PoolReuse = 1 << iota
+	// ReuseAllowOpportunistic: any stream may reuse memory whose free has
+	// completed.
+	ReuseAllowOpportunistic
+	// ReuseAllowInternalDependencies: accepted for HIP's sake; the pool
+	// never inserts waits of its own, so it changes nothing.
+	ReuseAllowInternalDependencies
+)
+
+// PoolStats are a pool's usage attributes (hipMemPoolAttrUsedMemCurrent
+// and High, hipMemPoolAttrReservedMemCurrent and High), in bytes.
+type PoolStats struct {
+	Used, UsedHigh         uint64
+	Reserved, ReservedHigh uint64
+}
+
+// MemPool is a device's pool of stream-ordered memory (hipMemPool_t): it
+// keeps coarse-grained blocks freed on streams and hands them out again in
+// stream order. Blocks come from and return to the device's coarse-grained
+// rocr pool, so they are owned by the device like any Buffer.
+type MemPool struct {
+	dev  *gpu.Device
+	pool *rocr.Pool
+
+	mu        sync.Mutex
+	threshold uint64
+	reuse     PoolReuse
+	small     [smallClasses][]block // classes up to 2 MiB, by log2(class)-8
+	big       map[uint64][]block    // larger classes
+	stats     PoolStats
+	closed    bool
+	dead      atomic.Bool // closed, readable without mu
+}
+
+// block is one cached allocation, the fence of the free that returned it
+// (nil once known complete) and the queue it was freed on, or onHost for
+// a synchronous free.
+type block struct {
+	al     *rocr.Allocation
+	fence  *Fence
+	queue  uint64
+	onHost bool
+}
+
+type memPoolKey struct{}
+
+// DefaultMemPool is dev's default pool (hipDeviceGetDefaultMemPool).
+func DefaultMemPool(dev *gpu.Device) (*MemPool, error) {
+	if p := lastDefault.Load(); p != nil && p.dev == dev && !p.dead.Load() {
+		return p, nil // the common case: one device allocating
+	}
+	var p *MemPool
+	if v, ok := LookupValue(dev, memPoolKey{}); ok {
+		p = v.(*MemPool)
+	} else {
+		var err error
+		if p, err = NewMemPool(dev, memPoolKey{}); err != nil {
+			return nil, err
+		}
+	}
+	lastDefault.Store(p)
+	return p, nil
+}
+
+// lastDefault is the default pool last asked for.
+var lastDefault atomic.Pointer[MemPool]
+
+// NewMemPool makes a pool on dev, released with the device (key: a value
+// of the caller's that names it; a new pointer for a pool of its own).
+func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap("mem pool create", err)
+	}
+	v, err := DeviceValue(dev, key, func() (any, func() error, error) {
+		rp, err := hostOrDevicePool(dev, rocr.FlagCoarseGrained, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		p := &MemPool{dev: dev, pool: rp, reuse: ReuseFollowEventDependencies | ReuseAllowOpportunistic | ReuseAllowInternalDependencies, big: map[uint64][]block{}}
+		Register(dev, p)
+		return p, p.close, nil
+	})
+	if err != nil {
+		return nil, gpu.Wrap("mem pool create", err)
+	}
+	return v.(*MemPool), nil
+}
+
+// Device is the pool's device.
+func (p *MemPool) Device() *gpu.Device { return p.dev }
+
+// close drops the cache when the device is released (the runtime frees the
+// allocations itself).
+func (p *MemPool) close() error {
+	Unregister(p.dev, p)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.dead.Store(true)
+	p.each(func(_ uint64, l *[]block) {
+		for _, b := range *l {
+			if b.fence != nil {
+				b.fence.Release()
+			}
+		}
+		*l = nil
+	})
+	return nil
+}
+
+// sizeClass rounds a request up so that freed blocks match later requests:
+// powers of two up to 2 MiB, multiples of 2 MiB above.
+func sizeClass(n uint64) uint64 {
+	const big = 2 << 20
+	if n <= 256 {
+		return 256
+	}
+	if n <= big {
+		return 1 << bits.Len64(n-1)
+	}
+	return (n + big - 1) / big * big
+}
+
+const smallClasses = 14 // 256 B .. 2 MiB
+
+// list is the free list of class c; p is locked.
+func (p *MemPool) list(c uint64) *[]block {
+	if c <= 2<<20 {
+		return &p.small[bits.Len64(c-1)-8]
+	}
+	l, ok := p.big[c]
+	if !ok {
+		p.big[c] = l
+	}
+	return &l // rewritten through put for big classes
+}
+
+// put stores list l of class c back; p is locked.
+func (p *MemPool) put(c uint64, l []block) {
+	if c > 2<<20 {
+		if len(l) == 0 {
+			delete(p.big, c)
+		} else {
+			p.big[c] = l
+		}
+	}
+}
+
+// each calls f with every class's free list; p is locked.
+func (p *MemPool) each(f func(c uint64, l *[]block)) {
+	for i := range p.small {
+		f(256<<i, &p.small[i])
+	}
+	for c := range p.big {
+		l := p.big[c]
+		f(c, &l)
+		p.put(c, l)
+	}
+}
+
+// take finds a block of class c that s may use now: one freed on s, one
+// whose free completed (AllowOpportunistic), or one whose free s waited
+// for (FollowEventDependencies); s is locked.
+func (p *MemPool) take(c uint64, s *Stream) (block, bool) {
+	lp := p.list(c)
+	l := *lp
+	q := s.q.ID()
+	for i := len(l) - 1; i >= 0; i-- {
+		b := l[i]
+		ok := b.onHost || b.queue == q // freed on the host, or on s
+		if !ok && p.reuse&ReuseAllowOpportunistic != 0 && (b.fence == nil || b.fence.Done()) {
+			ok = true
+		}
+		if !ok && p.reuse&ReuseFollowEventDependencies != 0 && b.fence != nil && s.ordered(b.fence) {
+			ok = true
+		}
+		if ok {
+			l[i] = l[len(l)-1]
+			l[len(l)-1] = block{}
+			*lp = l[:len(l)-1]
+			p.put(c, *lp)
+			return b, true
+		}
+	}
+	return block{}, false
+}
+
+// AllocAsync allocates n elements of elem from the pool into m, in s's
+// order (hipMallocFromPoolAsync): work queued on s after it may use m.
+// Memory reused from a free on another stream keeps that free as m's last
+// writer, so other streams that use m wait for it.
+func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error {
+	const op = "malloc async"
+	if err := checkElem(elem); err != nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+	}
+	es := int(elem.Size())
+	if n <= 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
+	}
+	if es > 0 && n > (1<<62)/es {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+	}
+	if s.Device() != p.dev {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "stream of %s, pool of %s", s.Device(), p.dev)
+	}
+	if err := s.Lock(op); err != nil {
+		return err
+	}
+	c := sizeClass(uint64(n * es))
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the pool's device was released")
+	}
+	b, ok := p.take(c, s)
+	p.mu.Unlock()
+	s.mu.Unlock()
+	if !ok {
+		al, err := p.pool.Allocate(c)
+		if err != nil {
+			// Release what the pool holds and completed, then try once more.
+			if p.trim(0) == 0 {
+				return gpu.Wrap(op, err)
+			}
+			if al, err = p.pool.Allocate(c); err != nil {
+				return gpu.Wrap(op, err)
+			}
+		}
+		b = block{al: al}
+		p.mu.Lock()
+		p.stats.Reserved += c
+		p.stats.ReservedHigh = max(p.stats.ReservedHigh, p.stats.Reserved)
+		p.mu.Unlock()
+	}
+	p.mu.Lock()
+	p.stats.Used += c
+	p.stats.UsedHigh = max(p.stats.UsedHigh, p.stats.Used)
+	p.mu.Unlock()
+	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p}
+	m.deps.writer = b.fence // the reference passes to m
+	m.dev.Store(p.dev)
+	live.Add(p.dev, m)
+	return nil
+}
+
+// FreeAsync frees m in s's order (hipFreeAsync): the memory returns to its
+// pool after the work that uses it, on any stream, and s's later
+// allocations may reuse it at once. A second free is an error.
+func FreeAsync(m *Mem, s *Stream) error {
+	const op = "free async"
+	if err := m.Check(op); err != nil {
+		return err
+	}
+	if m.pool == nil {
+		return m.Free() // memory of no pool: freed after its users, now
+	}
+	m.mu.Lock()
+	if !m.freed.CompareAndSwap(false, true) {
+		m.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
+	}
+	w, rs, n := m.deps.take()
+	m.mu.Unlock()
+	live.Remove(m)
+	deps := append(rs[:n:n], w)
+	f, err := s.freeFence(op, deps)
+	if err != nil {
+		// No stream to order it: free after the users, on the host.
+		for _, d := range deps {
+			if d != nil {
+				_ = d.Wait(0)
+				d.Release()
+			}
+		}
+		m.release(nil, 0, true)
+		return err
+	}
+	m.release(f, s.q.ID(), false)
+	return nil
+}
+
+// freeFence returns a fence, retained for the caller (nil: none needed),
+// that completes after deps (references it takes over) and the stream's
+// work so far: the stream's tail, or a barrier packet when deps include
+// other queues' work still pending.
+func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := s.Lock(op); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	q := s.q.ID()
+	cross := false
+	for _, d := range deps {
+		if d != nil && d.queue != q && !d.Done() {
+			cross = true
+			break
+		}
+	}
+	if !cross {
+		// Ordered after the stream's last packet already: its fence is the
+		// free's, and no packet is needed (nil: nothing is pending).
+		for _, d := range deps {
+			if d != nil {
+				d.Release()
+			}
+		}
+		s.Reap(false)
+		if s.tail == nil || s.tail.Done() {
+			return nil, nil
+		}
+		s.tail.Retain()
+		return s.tail, nil
+	}
+	f, err := s.newFence(op)
+	if err != nil {
+		return nil, err
+	}
+	f.Signal().SkipTimestamps()
+	e := s.Push()
+	e.fence = f
+	var body aql.BarrierAnd
+	k := 0
+	for _, d := range deps {
+		if d == nil {
+			continue
+		}
+		if d.queue == q || d.Done() || k == len(body.DepSignal) {
+			if d.queue != q && !d.Done() {
+				_ = d.Wait(0) // beyond a barrier's slots: rare, wait here
+			}
+			d.Release()
+			continue
+		}
+		body.DepSignal[k] = d.Signal().Handle()
+		e.deps[k] = d
+		k++
+	}
+	e.ndeps = k
+	body.CompletionSignal = f.Signal().Handle()
+	if err := s.Submit(unsafe.Pointer(&body), BarrierHeader, e); err != nil {
+		return nil, err
+	}
+	f.Retain()
+	return f, nil
+}
+
+// release returns m's block to its pool, or to the device's rocr pool
+// when the memory was transferred to another device (a block must be the
+// pool device's to be handed out again).
+func (m *Mem) release(f *Fence, queue uint64, onHost bool) {
+	p := m.pool
+	c := sizeClass(uint64(m.n * m.esize))
+	p.mu.Lock()
+	p.stats.Used -= c
+	if p.closed || m.alloc.Freed() || m.alloc.Owner() != p.dev.Agent() {
+		if !p.closed && !m.alloc.Freed() {
+			p.stats.Reserved -= c
+		}
+		p.mu.Unlock()
+		if f != nil {
+			_ = f.Wait(0)
+			f.Release()
+		}
+		if !m.alloc.Freed() {
+			_ = m.alloc.Free()
+		}
+		return
+	}
+	lp := p.list(c)
+	*lp = append(*lp, block{al: m.alloc, fence: f, queue: queue, onHost: onHost})
+	p.put(c, *lp)
+	p.mu.Unlock()
+}
+
+// trim returns completed free blocks to the device until at most keep
+// bytes stay reserved, and returns how many bytes it released.
+func (p *MemPool) trim(keep uint64) uint64 {
+	p.mu.Lock()
+	var out []*rocr.Allocation
+	var released uint64
+	p.each(func(c uint64, lp *[]block) {
+		l := *lp
+		j := 0
+		for _, b := range l {
+			if p.stats.Reserved > keep && (b.fence == nil || b.fence.Done()) {
+				if b.fence != nil {
+					b.fence.Release()
+				}
+				out = append(out, b.al)
+				p.stats.Reserved -= c
+				released += c
+				continue
+			}
+			l[j] = b
+			j++
+		}
+		clear(l[j:])
+		*lp = l[:j]
+	})
+	p.mu.Unlock()
+	for _, al := range out {
+		_ = al.Free()
+	}
+	return released
+}
+
+// Trim releases unused memory until at most keep bytes stay reserved
+// (hipMemPoolTrimTo); memory whose free has not completed stays.
+func (p *MemPool) Trim(keep uint64) { p.trim(keep) }
+
+// Synchronize trims the pool to its release threshold: the device's
+// synchronization is the point where HIP returns memory to the system.
+func (p *MemPool) Synchronize() error {
+	p.trim(p.ReleaseThreshold())
+	return nil
+}
+
+// ReleaseThreshold is the reserved memory the pool keeps across
+// synchronizations (hipMemPoolAttrReleaseThreshold), bytes.
+func (p *MemPool) ReleaseThreshold() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.threshold
+}
+
+// SetReleaseThreshold sets ReleaseThreshold.
+func (p *MemPool) SetReleaseThreshold(n uint64) {
+	p.mu.Lock()
+	p.threshold = n
+	p.mu.Unlock()
+}
+
+// Reuse is the pool's reuse policy.
+func (p *MemPool) Reuse() PoolReuse {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reuse
+}
+
+// SetReuse sets the reuse policy.
+func (p *MemPool) SetReuse(r PoolReuse) {
+	p.mu.Lock()
+	p.reuse = r
+	p.mu.Unlock()
+}
+
+// Stats returns the pool's usage.
+func (p *MemPool) Stats() PoolStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+// ResetHighWater sets the high-water marks to the current values.
+func (p *MemPool) ResetHighWater() {
+	p.mu.Lock()
+	p.stats.UsedHigh, p.stats.ReservedHigh = p.stats.Used, p.stats.Reserved
+	p.mu.Unlock()
+}

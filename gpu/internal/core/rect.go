@@ -1,0 +1,224 @@
+package core
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// RectEnd is one end of a 2-D copy or fill: pool memory M from byte Off,
+// or Go memory Host from byte Off, with rows Pitch bytes apart. Width,
+// when positive, is the row width of a pitched allocation in bytes and Col
+// the end's first column in bytes: a copy must stay within it.
+type RectEnd struct {
+	M     *Mem
+	Host  []byte
+	Elem  reflect.Type // the caller's element type, checked against M's
+	Off   int
+	Pitch int
+	Col   int
+	Width int
+}
+
+// check validates the end for height rows of width bytes and returns what
+// the device needs: the address or the Go memory from the first byte.
+func (e *RectEnd) check(op, what string, width, height int) error {
+	if e.M != nil {
+		if err := e.M.Check(op); err != nil {
+			return err
+		}
+		if e.Elem != nil && e.Elem != e.M.elem {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: elements of type %s, %s holds %s", what, e.Elem, e.M, e.M.elem)
+		}
+	}
+	if e.Off < 0 || e.Pitch <= 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: offset %d bytes, pitch %d bytes: want an offset >= 0 and a positive pitch", what, e.Off, e.Pitch)
+	}
+	if width > e.Pitch {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)
+	}
+	if e.Width > 0 && (e.Col < 0 || e.Col+width > e.Width) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: columns [%d, %d) bytes cross the row width of %d bytes", what, e.Col, e.Col+width, e.Width)
+	}
+	size := len(e.Host)
+	name := fmt.Sprintf("host memory of %d bytes", size)
+	if e.M != nil {
+		size, name = e.M.Size(), e.M.String()
+	}
+	if height > (1<<62)/e.Pitch {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d rows of pitch %d overflow", what, height, e.Pitch)
+	}
+	if end := e.Off + (height-1)*e.Pitch + width; end > size {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row %d ends at byte %d, past the end of %s (%d bytes)", what, height-1, end, name, size)
+	}
+	return nil
+}
+
+// rect checks both ends and builds the descriptor; src is nil for a fill.
+func rect(op string, dst, src *RectEnd, width, height int, value byte) (*rocr.Rect, error) {
+	if width < 0 || height < 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d bytes, height %d rows: want >= 0", width, height)
+	}
+	if dst.M == nil && dst.Host == nil || src != nil && src.M == nil && src.Host == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if width == 0 || height == 0 {
+		return nil, nil
+	}
+	if err := dst.check(op, "destination", width, height); err != nil {
+		return nil, err
+	}
+	r := &rocr.Rect{DstPitch: uint64(dst.Pitch), Width: uint64(width), Height: uint64(height), Fill: src == nil, Value: value}
+	if dst.M != nil {
+		r.Dst = uint64(dst.M.Addr()) + uint64(dst.Off)
+	} else {
+		r.DstHost = dst.Host[dst.Off:]
+	}
+	if src == nil {
+		return r, nil
+	}
+	if err := src.check(op, "source", width, height); err != nil {
+		return nil, err
+	}
+	if dst.M != nil && src.M != nil && dst.M.elem != src.M.elem {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dst.M.elem, src.M.elem)
+	}
+	r.SrcPitch = uint64(src.Pitch)
+	if src.M != nil {
+		r.Src = uint64(src.M.Addr()) + uint64(src.Off)
+	} else {
+		r.SrcHost = src.Host[src.Off:]
+	}
+	return r, nil
+}
+
+// rectDevice picks the device that runs a 2-D copy: the one owning device
+// memory (dst's unless only src is device memory), and checks that it may
+// touch both ends. nil when both ends are Go memory.
+func rectDevice(op string, dst, src *RectEnd) (*gpu.Device, error) {
+	var dev *gpu.Device
+	switch {
+	case dst.M != nil && (!dst.M.host || src == nil || src.M == nil || src.M.host):
+		dev = dst.M.Device()
+	case src != nil && src.M != nil:
+		dev = src.M.Device()
+	default:
+		return nil, nil
+	}
+	for _, e := range []*RectEnd{dst, src} {
+		if e != nil && e.M != nil {
+			if err := e.M.CheckAccess(op, dev); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return dev, nil
+}
+
+// CopyRect copies height rows of width bytes from src to dst and returns
+// when they are there (hipMemcpy2D); src nil fills dst with value
+// (hipMemset2D).
+func CopyRect(op string, dst, src *RectEnd, width, height int, value byte) error {
+	r, err := rect(op, dst, src, width, height, value)
+	if err != nil || r == nil {
+		return err
+	}
+	dev, err := rectDevice(op, dst, src)
+	if err != nil {
+		return err
+	}
+	if dev == nil { // Go memory at both ends
+		return gpu.Wrap(op, r.Rows(nil))
+	}
+	e, err := engineOf(dev)
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	id := rocr.RegisterRect(r)
+	err = e.run(op, rocr.AgentRect, [4]uint64{id}, dst.M, srcMem(src))
+	_, _ = rocr.TakeRect(id) // the packet did not run if it is still there
+	return err
+}
+
+// Rect queues a 2-D copy (src nil: a fill) on the stream
+// (hipMemcpy2DAsync, hipMemset2DAsync). Go memory ends must stay unchanged
+// (a source) or untouched (a destination) until the copy completes; the
+// descriptor keeps them alive.
+func (s *Stream) Rect(op string, dst, src *RectEnd, width, height int, value byte) error {
+	r, err := rect(op, dst, src, width, height, value)
+	if err != nil || r == nil {
+		return err
+	}
+	dev := s.Device()
+	for _, e := range []*RectEnd{dst, src} {
+		if e != nil && e.M != nil {
+			if err := e.M.CheckAccess(op, dev); err != nil {
+				return err
+			}
+		}
+	}
+	id := rocr.RegisterRect(r)
+	var uses [2]MemUse
+	n := 0
+	if dst.M != nil {
+		uses[n] = MemUse{M: dst.M, Acc: Write}
+		n++
+	}
+	if m := srcMem(src); m != nil {
+		uses[n] = MemUse{M: m, Acc: Read}
+		n++
+	}
+	if err := s.Agent(op, rocr.AgentRect, [4]uint64{id}, 0, uses[:n]...); err != nil {
+		_, _ = rocr.TakeRect(id)
+		return err
+	}
+	return nil
+}
+
+func srcMem(src *RectEnd) *Mem {
+	if src == nil {
+		return nil
+	}
+	return src.M
+}
+
+// rectOnCopier carries a 2-D copy out on a copy engine row by row (the
+// engine's own rectangular copy is not used yet): each row is one linear
+// copy, Go memory rows staged as linear copies stage them.
+func rectOnCopier(a *rocr.Agent, c rocr.Copier, id uint64) error {
+	r, err := rocr.TakeRect(id)
+	if err != nil {
+		return gpu.Wrap("copy engine", err)
+	}
+	for y := uint64(0); y < r.Height; y++ {
+		var args [4]uint64
+		fn := rocr.AgentCopy
+		switch {
+		case r.Fill:
+			fn, args = rocr.AgentFill, [4]uint64{r.Dst + y*r.DstPitch, uint64(r.Value), r.Width, 1}
+		default:
+			args = [4]uint64{r.Dst + y*r.DstPitch, r.Src + y*r.SrcPitch, r.Width, 0}
+			if r.DstHost != nil {
+				args[0] = rocr.PinHost(r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width])
+				args[3] |= rocr.CopyDstHost
+			}
+			if r.SrcHost != nil {
+				args[1] = rocr.PinHost(r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width])
+				args[3] |= rocr.CopySrcHost
+			}
+		}
+		err := RunOnCopier(a, c, fn, args)
+		if args[3]&rocr.CopyDstHost != 0 {
+			rocr.UnpinHost(args[0])
+		}
+		if args[3]&rocr.CopySrcHost != 0 {
+			rocr.UnpinHost(args[1])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

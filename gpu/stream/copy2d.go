@@ -1,0 +1,39 @@
+package stream
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+)
+
+// Copy2D queues a copy of height rows of width elements from src to dst on
+// s (hipMemcpy2DAsync); the ends and their checks are those of
+// buffer.Copy2D. A Go slice source must stay unchanged, and a Go slice
+// destination untouched, until the stream synchronizes.
+func Copy2D[T any](s *Stream, dst, src buffer.View[T], width, height int) error {
+	const op = "memcpy 2d async"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	d, sr := buffer.RectEnd(dst), buffer.RectEnd(src)
+	var t T
+	return s.core().Rect(op, &d, &sr, width*sizeOf(t), height, 0)
+}
+
+// Memset2D queues setting the bytes of height rows of width elements of dst
+// to c on s (hipMemset2DAsync); dst is device or pinned host memory.
+func Memset2D[T any](s *Stream, dst buffer.View[T], c byte, width, height int) error {
+	const op = "memset 2d async"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	d := buffer.RectEnd(dst)
+	if d.M == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be a Buffer, Host or Pitched")
+	}
+	var t T
+	return s.core().Rect(op, &d, nil, width*sizeOf(t), height, c)
+}
+
+func sizeOf[T any](v T) int { return int(unsafe.Sizeof(v)) }

@@ -1,0 +1,103 @@
+package cuda
+
+import (
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// CUmemorytype values of a CUDA_MEMCPY2D end.
+const (
+	memoryTypeHost    = 1 // pageable Go memory: srcHost/dstHost
+	memoryTypeUnified = 4 // a unified address (device or mapped host pool): srcDevice/dstDevice
+)
+
+// memcpy2D is CUDA_MEMCPY2D (cuda.h, the _v2 layout of size_t fields; the
+// enum fields are 4 bytes padded to 8).
+type memcpy2D struct {
+	srcXInBytes, srcY uint64
+	srcMemoryType     uint32
+	_                 uint32
+	srcHost           uintptr
+	srcDevice         uint64
+	srcArray          uintptr
+	srcPitch          uint64
+	dstXInBytes, dstY uint64
+	dstMemoryType     uint32
+	_                 uint32
+	dstHost           uintptr
+	dstDevice         uint64
+	dstArray          uintptr
+	dstPitch          uint64
+	widthInBytes      uint64
+	height            uint64
+}
+
+// rect carries out an AgentRect packet on the stream: one
+// cuMemcpy2DAsync or cuMemsetD2D8Async, or a row loop where libcuda lacks
+// them. Pageable ends are staged or written before the call returns, as
+// for cuMemcpyAsync, so the descriptor may go when it does.
+func (e *executor) rect(id uint64) error {
+	r, err := rocr.TakeRect(id)
+	if err != nil {
+		return err
+	}
+	if r.Width == 0 || r.Height == 0 {
+		return nil
+	}
+	if r.DstHost == nil {
+		if err := e.checkRange(r.Dst, r.Extent(r.DstPitch), "destination"); err != nil {
+			return err
+		}
+	}
+	if r.Fill {
+		return e.fillRect(r)
+	}
+	if r.SrcHost == nil {
+		if err := e.checkRange(r.Src, r.Extent(r.SrcPitch), "source"); err != nil {
+			return err
+		}
+	}
+	d := memcpy2D{srcPitch: r.SrcPitch, dstPitch: r.DstPitch, widthInBytes: r.Width, height: r.Height}
+	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src
+	if r.SrcHost != nil {
+		d.srcMemoryType, d.srcHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.SrcHost)))
+	}
+	d.dstMemoryType, d.dstDevice = memoryTypeUnified, r.Dst
+	if r.DstHost != nil {
+		d.dstMemoryType, d.dstHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.DstHost)))
+	}
+	if e.api.cuMemcpy2DAsync != 0 {
+		if r := res(purego.SyscallN(e.api.cuMemcpy2DAsync, uintptr(unsafe.Pointer(&d)), e.stream)); r != cudaSuccess {
+			return cuErr("copy 2d", "cuMemcpy2DAsync", r)
+		}
+		return nil
+	}
+	src, dst := uintptr(d.srcDevice)+d.srcHost, uintptr(d.dstDevice)+d.dstHost
+	for y := uintptr(0); y < uintptr(r.Height); y++ {
+		if r := res(purego.SyscallN(e.api.cuMemcpyAsync, dst+y*uintptr(r.DstPitch), src+y*uintptr(r.SrcPitch), uintptr(r.Width), e.stream)); r != cudaSuccess {
+			return cuErr("copy 2d", "cuMemcpyAsync", r)
+		}
+	}
+	return nil
+}
+
+func (e *executor) fillRect(r *rocr.Rect) error {
+	if r.DstHost != nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "memset 2d", "the destination must be device or pinned host memory")
+	}
+	if e.api.cuMemsetD2D8Async != 0 {
+		if rc := e.sa.call(e.api.cuMemsetD2D8Async, uintptr(r.Dst), uintptr(r.DstPitch), uintptr(r.Value), uintptr(r.Width), uintptr(r.Height), e.stream); rc != cudaSuccess {
+			return cuErr("memset 2d", "cuMemsetD2D8Async", rc)
+		}
+		return nil
+	}
+	for y := uint64(0); y < r.Height; y++ {
+		if rc := e.sa.call(e.api.cuMemsetD8Async, uintptr(r.Dst+y*r.DstPitch), uintptr(r.Value), uintptr(r.Width), e.stream); rc != cudaSuccess {
+			return cuErr("memset 2d", "cuMemsetD8Async", rc)
+		}
+	}
+	return nil
+}
