@@ -36,6 +36,7 @@ func TestAsyncReuse(t *testing.T) {
 	defer s2.Destroy()
 
 	release := block(t, s1)
+	defer release() // before the deferred Destroys, which wait for s1's work
 	a, err := buffer.NewAsync[float32](s1, 1024)
 	require.NoError(t, err)
 	addr := a.Ptr()
@@ -107,6 +108,7 @@ func TestFreeAsyncWaitsForOtherStreams(t *testing.T) {
 	}
 	require.NoError(t, stream.CopyToDevice(s1, a, 0, want))
 	release := block(t, s2)
+	defer release()
 	got := make([]int32, 256)
 	require.NoError(t, stream.CopyToHost(s2, got, a, 0)) // waits behind the blocked host func
 	require.NoError(t, a.FreeAsync(s1))

@@ -212,3 +212,39 @@ func TestDeviceLost(t *testing.T) {
 	}
 	f.healthy()
 }
+
+// TestDeviceResetPooledMemory: memory from a stream-ordered pool made
+// before a reset is gone like any buffer; the default pool is made again
+// and serves new streams.
+func TestDeviceResetPooledMemory(t *testing.T) {
+	f := open(t, 1)
+	dev := f.dev
+	s := f.stream(dev)
+	a, err := buffer.NewAsync[uint32](s, 256)
+	require.NoError(t, err)
+	require.NoError(t, stream.Fill(s, a, uint32(3)))
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, reliability.Guard(t, 10*time.Second, dev.Reset))
+
+	_, err = a.ToSlice()
+	assert.ErrorIs(t, err, gpu.ErrContextIsDestroyed, "copy from pooled memory made before the reset")
+	assert.ErrorIs(t, a.FreeAsync(s), gpu.ErrContextIsDestroyed, "free on an old stream")
+	ns := f.stream(dev)
+	b, err := buffer.NewAsync[uint32](ns, 256)
+	require.NoError(t, err, "the default pool is made again")
+	require.NoError(t, stream.Fill(ns, b, uint32(5)))
+	got := make([]uint32, 256)
+	require.NoError(t, stream.CopyToHost(ns, got, b, 0))
+	require.NoError(t, ns.Synchronize())
+	assert.Equal(t, uint32(5), got[255])
+	require.NoError(t, b.FreeAsync(ns))
+	require.NoError(t, ns.Synchronize())
+	require.NoError(t, dev.Reset())
+	assert.Equal(t, 0, rocr.LiveAllocations())
+	f.mod, err = module.Load(dev, testLib)
+	require.NoError(t, err)
+	for _, k := range testSet.Kernels {
+		f.fn[k.Name()] = f.mod.MustFunction(k.Name())
+	}
+	f.healthy()
+}

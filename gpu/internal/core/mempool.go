@@ -227,6 +227,10 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	if s.Device() != p.dev {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "stream of %s, pool of %s", s.Device(), p.dev)
 	}
+	gen := Gen(p.dev) // before the pool's check: a reset after it closes the pool first
+	if err := Valid(p.dev, gen); err != nil {
+		return gpu.Wrap(op, err)
+	}
 	if err := s.Lock(op); err != nil {
 		return err
 	}
@@ -261,7 +265,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	p.stats.Used += c
 	p.stats.UsedHigh = max(p.stats.UsedHigh, p.stats.Used)
 	p.mu.Unlock()
-	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p}
+	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen}
 	m.deps.writer = b.fence // the reference passes to m
 	m.dev.Store(p.dev)
 	live.Add(p.dev, m)
