@@ -31,5 +31,11 @@
 // loop written by hand, with b.Loop or b.N. The units are ones benchstat
 // reads.
 //
+// Under go test -race the cpu agent's device memory is memory the race
+// detector watches: a kernel whose work-groups race (a histogram without
+// atomics), kernels on unordered streams, or the host touching memory a
+// kernel uses are reported as data races and fail the test. What is and is
+// not caught is in rocr/drivers/cpu's documentation.
+//
 // All functions may be called from parallel tests.
 package gputest

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -95,6 +96,7 @@ type job struct {
 	chunk   int64
 	shared  int
 	next    atomic.Int64
+	hidden  uintptr // under -race: the claim counter, outside the Go heap
 	failed  atomic.Pointer[error]
 
 	// helpers: bits 0-31 tickets (workers that may still join), 32-62
@@ -203,16 +205,16 @@ func (j *job) work(g *Group) {
 	g.resetCache()
 	for {
 		if j.cancelled() {
-			j.next.Store(j.total)
+			j.stopClaims()
 			return
 		}
-		lo := j.next.Add(j.chunk) - j.chunk
+		lo := j.claimChunk()
 		if lo >= j.total {
 			return
 		}
 		hi := min(lo+j.chunk, j.total)
 		if !j.runChunk(g, lo, hi) {
-			j.next.Store(j.total)
+			j.stopClaims()
 			return
 		}
 	}
@@ -231,7 +233,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			// recover gives nil only under runtime.Goexit: the goroutine
 			// ends whatever happens here, so stop the job for its owner.
 			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
-			j.next.Store(j.total)
+			j.stopClaims()
 		case error:
 			if rocr.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
@@ -296,7 +298,7 @@ func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d))
 
 func (e *executor) Close() error {
 	stopWorkers()
-	return nil
+	return e.job.closeClaims()
 }
 
 func (e *executor) KernelName(obj uint64) string {
@@ -364,7 +366,9 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	}
 	j.count, j.total = count, int64(total)
 	j.shared = int(p.GroupSegmentSize)
-	j.next.Store(0)
+	if err := j.resetClaims(); err != nil {
+		return err
+	}
 	j.failed.Store(nil)
 	j.queue = q
 	j.canceled.Store(false)
@@ -378,6 +382,9 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		helpers = j.total - 1
 	}
 	j.chunk = max(1, j.total/(int64(e.pool.n)*8))
+	if raceflag.Enabled {
+		j.chunk = 1 // groups on different goroutines: more races to see
+	}
 	if j.total <= j.chunk {
 		helpers = 0
 	}

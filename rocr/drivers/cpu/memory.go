@@ -4,10 +4,12 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// heap hands out pool memory mapped outside the Go heap. Small blocks come
+// heap hands out pool memory mapped outside the Go heap (in the Go heap
+// under -race: goHeap). Small blocks come
 // from power-of-two size classes carved out of 4 MiB chunks and are reused;
 // large ones are mapped and unmapped one by one.
 type heap struct {
@@ -16,6 +18,12 @@ type heap struct {
 	chunk  uintptr // current chunk's next free byte
 	left   uintptr
 	chunks []uintptr // every chunk mapped, unmapped by close
+
+	// watched: under -race the blocks come from the Go heap instead (see
+	// goHeap). Kernarg pools stay mapped: their slots are the runtime's,
+	// reused in queue order the detector cannot see.
+	watched bool
+	gh      goHeap
 }
 
 const (
@@ -33,6 +41,9 @@ func classOf(size uint64) int {
 }
 
 func (h *heap) alloc(size uint64) (uintptr, error) {
+	if raceflag.Enabled && h.watched {
+		return h.gh.alloc(size), nil
+	}
 	c := classOf(size)
 	if c >= numClasses {
 		return rocr.MapAnonymous(uintptr(size))
@@ -60,6 +71,10 @@ func (h *heap) alloc(size uint64) (uintptr, error) {
 }
 
 func (h *heap) release(p uintptr, size uint64) error {
+	if raceflag.Enabled && h.watched {
+		h.gh.release(p, size)
+		return nil
+	}
 	c := classOf(size)
 	if c >= numClasses {
 		return rocr.Unmap(p, uintptr(size))
@@ -73,6 +88,9 @@ func (h *heap) release(p uintptr, size uint64) error {
 // close unmaps every chunk: the runtime is shutting down and every block
 // was freed. A second close does nothing (the host pool is every agent's).
 func (h *heap) close() error {
+	if raceflag.Enabled && h.watched {
+		h.gh.close()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var first error
