@@ -36,6 +36,22 @@
 // on the same goroutine: a race a dispatch shows only once groups land on
 // two goroutines is found in some runs, not all.
 //
+// HIPGO_SANITIZE=1 (or gputest.Sanitize, or rocr.EnableSanitize) turns on
+// the sanitizer. Besides the accesses outside allocations that always fail,
+// it keeps a shadow bit per byte of each coarse-grained allocation made
+// while it is on, beside the allocation and dropped with it: kernel writes
+// through the checked views (rocr.Ptr's Slice and At), copies and fills set
+// them, and a kernel read through a const pointer (rocr.ConstPtr) of a byte
+// never written since allocation fails the dispatch with an aperture
+// violation naming the kernel, the work-group, the buffer and the address
+// range. Reads through a writable Ptr count as writes (a view does not say
+// which it is), and device memory written through raw host pointers is
+// unseen (MarkWritten declares it). The API's part (gpu/internal/core)
+// reports a buffer used on a stream without automatic dependencies while
+// unordered work of another stream may still use it, as HIPGO_CHECK_DEPS
+// does for the others. Views are not cached while it is on, so kernels run
+// slower.
+//
 // HIPGO_CPU_AGENTS=N configures N agents (default 1) for multi-device code.
 //
 // HIPGO_STRICT_PTR=1 (read when a queue is created) checks every access a

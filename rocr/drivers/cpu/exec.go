@@ -117,6 +117,11 @@ type job struct {
 	// one of the kernel's pointer arguments points into (allowed).
 	strict  bool
 	allowed []*rocr.Allocation
+
+	// sanitize (rocr.Sanitizing): the pointer arguments' allocations, for
+	// telling reads from writes.
+	sanitize bool
+	sanArgs  []sanArg
 }
 
 // allows reports whether strict mode lets the kernel touch a.
@@ -326,6 +331,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	}
 	j := &e.job
 	j.strict, j.allowed = e.strict, j.allowed[:0]
+	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
@@ -346,6 +352,11 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			}
 			if j.strict {
 				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
+			}
+			if j.sanitize {
+				if a := rocr.FindAllocation(addr); a != nil {
+					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, arg.ReadOnly})
+				}
 			}
 		}
 	}
@@ -464,6 +475,9 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 			return err
 		}
 		copy(dst, src)
+		if p.Arg[3]&rocr.CopyDstHost == 0 {
+			markRange(uintptr(p.Arg[0]), uintptr(n))
+		}
 		return nil
 	case rocr.AgentFill:
 		es, count := p.Arg[3], p.Arg[2]
@@ -481,6 +495,7 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 			return err
 		}
 		fill(b, p.Arg[1], int(es))
+		markRange(uintptr(p.Arg[0]), uintptr(count*es))
 		return nil
 	case rocr.AgentCallback:
 		f, ok := rocr.TakeCallback(p.Arg[0])

@@ -24,6 +24,8 @@ type heap struct {
 	// reused in queue order the detector cannot see.
 	watched bool
 	gh      goHeap
+	// device: coarse-grained device memory, which the sanitizer tracks.
+	device bool
 }
 
 const (
@@ -112,6 +114,15 @@ type pool struct {
 
 func (p *pool) Info() rocr.PoolInfo { return p.info }
 
-func (p *pool) Allocate(size uint64) (uintptr, error) { return p.heap.alloc(size) }
+func (p *pool) Allocate(size uint64) (uintptr, error) {
+	ptr, err := p.heap.alloc(size)
+	if err == nil && p.heap.device && rocr.Sanitizing() {
+		trackAllocation(ptr, size)
+	}
+	return ptr, err
+}
 
-func (p *pool) Free(ptr uintptr, size uint64) error { return p.heap.release(ptr, size) }
+func (p *pool) Free(ptr uintptr, size uint64) error {
+	untrackAllocation(ptr)
+	return p.heap.release(ptr, size)
+}
