@@ -71,6 +71,7 @@ func (e *cpuEnv) buf(n int) (rocr.Ptr[float32], []float32) {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { _ = al.Free() })
+	cpu.MarkWritten(al.Base, al.Size) // the tests fill it through the slice
 	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(rocr.At(al.Base)), n)
 }
 

@@ -89,8 +89,11 @@ func TakeNative(id uint64) (NativeFunc, bool) {
 	return f, ok
 }
 
-// At converts an address of memory outside the Go heap (pool memory, a
-// ring) into a pointer.
+// At converts a device address (pool memory, a ring) into a pointer. Under
+// -race the cpu agent's pool memory is Go heap memory kept alive by its
+// pool; nocheckptr lets checkptr accept a pointer made from its address.
+//
+//go:nocheckptr
 func At(addr uintptr) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(nil), addr) }
 
 var hostBufs struct {

@@ -1,6 +1,9 @@
 package rocr
 
 import (
+	"os"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,4 +39,29 @@ func Bytes(addr, size uintptr) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(At(addr)), size)
+}
+
+// sanitize counts the reasons the sanitizer is on: HIPGO_SANITIZE=1 (read
+// once) and each EnableSanitize not yet undone.
+var sanitize struct {
+	env  sync.Once
+	on   bool
+	refs atomic.Int32
+}
+
+// Sanitizing reports whether agents that can check memory use (the cpu
+// agent) track which bytes of device memory were written since
+// allocation, and whether the API reports buffers used on unordered
+// streams where automatic dependencies are off.
+func Sanitizing() bool {
+	sanitize.env.Do(func() { sanitize.on = os.Getenv("HIPGO_SANITIZE") == "1" })
+	return sanitize.on || sanitize.refs.Load() > 0
+}
+
+// EnableSanitize turns the sanitizer on until the returned function is
+// called. Allocations made while it is off are taken as written.
+func EnableSanitize() (disable func()) {
+	sanitize.refs.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { sanitize.refs.Add(-1) }) }
 }

@@ -31,5 +31,17 @@
 // loop written by hand, with b.Loop or b.N. The units are ones benchstat
 // reads.
 //
+// Under go test -race the cpu agent's device memory is memory the race
+// detector watches: a kernel whose work-groups race (a histogram without
+// atomics), kernels on unordered streams, or the host touching memory a
+// kernel uses are reported as data races and fail the test. What is and is
+// not caught is in rocr/drivers/cpu's documentation.
+//
+// Sanitize turns on the cpu agent's sanitizer for a test (HIPGO_SANITIZE=1
+// does for the process): reads of device memory never written since
+// allocation and buffers used on unordered ManualDeps streams are errors
+// naming the kernel, the buffer and the range; leaks are reported per test
+// as always.
+//
 // All functions may be called from parallel tests.
 package gputest

@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
 )
 
 // Access is how an operation uses a buffer.
@@ -72,7 +73,12 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 		}
 		switch order {
 		case Manual:
-			return nil
+			// The sanitizer checks what the program orders by hand.
+			if !rocr.Sanitizing() || s.ordered(w) {
+				return nil
+			}
+			return gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
+				f.name(), f.queue, acc, m, w.name(), w.queue, w.acc)
 		case Check:
 			if s.ordered(w) {
 				return nil

@@ -34,12 +34,12 @@ func (driver) Open() ([]rocr.AgentDriver, error) {
 		n = x
 	}
 	mem := physicalMemory()
-	host := &pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
+	host := &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
 	var out []rocr.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
 		a.pools = []rocr.PoolDriver{
-			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
+			&pool{heap: &heap{watched: true, device: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
 			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
 			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -99,6 +100,7 @@ type job struct {
 	chunk   int64
 	shared  int
 	next    atomic.Int64
+	hidden  uintptr // under -race: the claim counter, outside the Go heap
 	failed  atomic.Pointer[error]
 
 	// helpers: bits 0-31 tickets (workers that may still join), 32-62
@@ -119,6 +121,11 @@ type job struct {
 	// one of the kernel's pointer arguments points into (allowed).
 	strict  bool
 	allowed []*rocr.Allocation
+
+	// sanitize (rocr.Sanitizing): the pointer arguments' allocations, for
+	// telling reads from writes.
+	sanitize bool
+	sanArgs  []sanArg
 }
 
 // allows reports whether strict mode lets the kernel touch a.
@@ -207,16 +214,16 @@ func (j *job) work(g *Group) {
 	g.resetCache()
 	for {
 		if j.cancelled() {
-			j.next.Store(j.total)
+			j.stopClaims()
 			return
 		}
-		lo := j.next.Add(j.chunk) - j.chunk
+		lo := j.claimChunk()
 		if lo >= j.total {
 			return
 		}
 		hi := min(lo+j.chunk, j.total)
 		if !j.runChunk(g, lo, hi) {
-			j.next.Store(j.total)
+			j.stopClaims()
 			return
 		}
 	}
@@ -235,7 +242,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			// recover gives nil only under runtime.Goexit: the goroutine
 			// ends whatever happens here, so stop the job for its owner.
 			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
-			j.next.Store(j.total)
+			j.stopClaims()
 		case error:
 			if rocr.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
@@ -300,7 +307,7 @@ func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d))
 
 func (e *executor) Close() error {
 	stopWorkers()
-	return nil
+	return e.job.closeClaims()
 }
 
 func (e *executor) KernelName(obj uint64) string {
@@ -328,6 +335,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	}
 	j := &e.job
 	j.strict, j.allowed = e.strict, j.allowed[:0]
+	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
@@ -349,6 +357,11 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			if j.strict {
 				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
 			}
+			if j.sanitize {
+				if a := rocr.FindAllocation(addr); a != nil {
+					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, arg.ReadOnly})
+				}
+			}
 		}
 	}
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
@@ -368,7 +381,9 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	}
 	j.count, j.total = count, int64(total)
 	j.shared = int(p.GroupSegmentSize)
-	j.next.Store(0)
+	if err := j.resetClaims(); err != nil {
+		return err
+	}
 	j.failed.Store(nil)
 	j.queue = q
 	j.canceled.Store(false)
@@ -382,6 +397,9 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		helpers = j.total - 1
 	}
 	j.chunk = max(1, j.total/(int64(e.pool.n)*8))
+	if raceflag.Enabled {
+		j.chunk = 1 // groups on different goroutines: more races to see
+	}
 	if j.total <= j.chunk {
 		helpers = 0
 	}
@@ -461,6 +479,9 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 			return err
 		}
 		copy(dst, src)
+		if p.Arg[3]&rocr.CopyDstHost == 0 {
+			markRange(uintptr(p.Arg[0]), uintptr(n))
+		}
 		return nil
 	case rocr.AgentFill:
 		es, count := p.Arg[3], p.Arg[2]
@@ -478,6 +499,7 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 			return err
 		}
 		fill(b, p.Arg[1], int(es))
+		markRange(uintptr(p.Arg[0]), uintptr(count*es))
 		return nil
 	case rocr.AgentRect:
 		r, err := rocr.TakeRect(p.Arg[0])

@@ -127,10 +127,26 @@ func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
 			Msg: fmt.Sprintf("access [%#x, %#x) through pointer %#x is outside [%#x, %#x) of %s", addr, addr+size, base, a.Base, a.Base+a.Size, a)})
 	}
+	if g.job != nil && g.job.sanitize {
+		a, p := g.view(addr, size)
+		g.sanitizeAccess(a, base, addr, size)
+		return p
+	}
 	return g.viewSlow(addr, size)
 }
 
 func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
+	a, p := g.view(addr, size)
+	// The sanitizer sees every access: nothing is cached.
+	if g.job == nil || !g.job.sanitize {
+		g.cache[g.next] = viewRange{a.Base, a.Base + a.Size}
+		g.next = (g.next + 1) % len(g.cache)
+	}
+	return p
+}
+
+// view checks [addr, addr+size) and returns its allocation and memory.
+func (g *Group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
 	a, err := rocr.CheckRange(g.agent, addr, size)
 	if err != nil {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: err.Error(), Err: err})
@@ -140,9 +156,7 @@ func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
 			Msg: fmt.Sprintf("access [%#x, %#x) is in %s, which none of the kernel's pointer arguments points into (HIPGO_STRICT_PTR=1)", addr, addr+size, a)})
 	}
-	g.cache[g.next] = viewRange{a.Base, a.Base + a.Size}
-	g.next = (g.next + 1) % len(g.cache)
-	return rocr.At(addr)
+	return a, rocr.At(addr)
 }
 
 func (g *Group) resetCache() {

@@ -4,10 +4,12 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// heap hands out pool memory mapped outside the Go heap. Small blocks come
+// heap hands out pool memory mapped outside the Go heap (in the Go heap
+// under -race: goHeap). Small blocks come
 // from power-of-two size classes carved out of 4 MiB chunks and are reused;
 // large ones are mapped and unmapped one by one.
 type heap struct {
@@ -16,6 +18,14 @@ type heap struct {
 	chunk  uintptr // current chunk's next free byte
 	left   uintptr
 	chunks []uintptr // every chunk mapped, unmapped by close
+
+	// watched: under -race the blocks come from the Go heap instead (see
+	// goHeap). Kernarg pools stay mapped: their slots are the runtime's,
+	// reused in queue order the detector cannot see.
+	watched bool
+	gh      goHeap
+	// device: coarse-grained device memory, which the sanitizer tracks.
+	device bool
 }
 
 const (
@@ -33,6 +43,9 @@ func classOf(size uint64) int {
 }
 
 func (h *heap) alloc(size uint64) (uintptr, error) {
+	if raceflag.Enabled && h.watched {
+		return h.gh.alloc(size), nil
+	}
 	c := classOf(size)
 	if c >= numClasses {
 		return rocr.MapAnonymous(uintptr(size))
@@ -60,6 +73,10 @@ func (h *heap) alloc(size uint64) (uintptr, error) {
 }
 
 func (h *heap) release(p uintptr, size uint64) error {
+	if raceflag.Enabled && h.watched {
+		h.gh.release(p, size)
+		return nil
+	}
 	c := classOf(size)
 	if c >= numClasses {
 		return rocr.Unmap(p, uintptr(size))
@@ -73,6 +90,9 @@ func (h *heap) release(p uintptr, size uint64) error {
 // close unmaps every chunk: the runtime is shutting down and every block
 // was freed. A second close does nothing (the host pool is every agent's).
 func (h *heap) close() error {
+	if raceflag.Enabled && h.watched {
+		h.gh.close()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var first error
@@ -94,6 +114,15 @@ type pool struct {
 
 func (p *pool) Info() rocr.PoolInfo { return p.info }
 
-func (p *pool) Allocate(size uint64) (uintptr, error) { return p.heap.alloc(size) }
+func (p *pool) Allocate(size uint64) (uintptr, error) {
+	ptr, err := p.heap.alloc(size)
+	if err == nil && p.heap.device && rocr.Sanitizing() {
+		trackAllocation(ptr, size)
+	}
+	return ptr, err
+}
 
-func (p *pool) Free(ptr uintptr, size uint64) error { return p.heap.release(ptr, size) }
+func (p *pool) Free(ptr uintptr, size uint64) error {
+	untrackAllocation(ptr)
+	return p.heap.release(ptr, size)
+}

@@ -1,0 +1,120 @@
+package gputest_test
+
+import (
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+type histogramArgs struct {
+	Data rocr.ConstPtr[uint32]
+	Bins rocr.Ptr[uint32]
+	N    int32
+	NBin int32
+}
+
+// racyHistogram counts with plain increments: work-groups that hit the
+// same bin race, as they would on a GPU.
+var racyHistogram = cpu.Define("gputest_racy_histogram", func(g *cpu.Group, a *histogramArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	data, bins := a.Data.Slice(g, lo, hi), a.Bins.Slice(g, 0, int(a.NBin))
+	for _, v := range data {
+		bins[v%uint32(a.NBin)]++
+	}
+})
+
+// atomicHistogram is the correct one.
+var atomicHistogram = cpu.Define("gputest_atomic_histogram", func(g *cpu.Group, a *histogramArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	data := a.Data.Slice(g, lo, hi)
+	for _, v := range data {
+		atomic.AddUint32(a.Bins.At(g, int(v%uint32(a.NBin))), 1)
+	}
+})
+
+var histogramKernels = cpu.NewSet("gputest-histogram", racyHistogram, atomicHistogram)
+
+// histogramChild is the environment variable that makes
+// TestHistogramChild run a histogram kernel; the parent test reads what
+// the race detector says about it.
+const histogramChild = "HIPGO_TEST_HISTOGRAM"
+
+func TestHistogramChild(t *testing.T) {
+	kernel := os.Getenv(histogramChild)
+	if kernel == "" {
+		t.Skip("run by TestRaceDetectorSeesKernels")
+	}
+	const n, nbin, rounds = 1 << 14, 16, 8
+	dev := gputest.DeviceOf(t, "cpu")
+	m, err := module.Load(dev, histogramKernels)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, m.Unload()) }()
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Destroy()) }()
+	values := make([]uint32, n)
+	for i := range values {
+		values[i] = uint32(i * 7)
+	}
+	data, err := buffer.FromSlice(dev, values)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, data.Free()) }()
+	bins, err := buffer.New[uint32](dev, nbin)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, bins.Free()) }()
+	require.NoError(t, bins.Fill(0))
+	fn := m.MustFunction(kernel)
+	for range rounds {
+		require.NoError(t, module.LaunchKernelGGL(fn, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, s, data, bins, int32(n), int32(nbin)))
+	}
+	got, err := bins.ToSlice() // the host reads after the kernels: ordered
+	require.NoError(t, err)
+	total := 0
+	for _, c := range got {
+		total += int(c)
+	}
+	if kernel == "gputest_atomic_histogram" {
+		assert.Equal(t, n*rounds, total)
+	}
+}
+
+// runHistogram runs TestHistogramChild with kernel in a child test binary
+// and returns its output and exit error.
+func runHistogram(t *testing.T, kernel string) (string, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHistogramChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), histogramChild+"="+kernel)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// The race detector watches the cpu agent's memory under -race: a kernel
+// whose work-groups race is reported with both stacks, and a correct one is
+// not.
+func TestRaceDetectorSeesKernels(t *testing.T) {
+	if !raceflag.Enabled {
+		t.Skip("the race detector is off: run with -race")
+	}
+	out, err := runHistogram(t, "gputest_racy_histogram")
+	require.Error(t, err, "the race fails the child test:\n%s", out)
+	assert.Contains(t, out, "WARNING: DATA RACE")
+	assert.Contains(t, out, "Previous write at")
+	assert.Contains(t, out, "gputest_test.init.func", "the kernel's frames are in the report")
+
+	out, err = runHistogram(t, "gputest_atomic_histogram")
+	assert.NoError(t, err, out)
+	assert.NotContains(t, out, "DATA RACE")
+	assert.Contains(t, out, "--- PASS: TestHistogramChild")
+}
