@@ -96,6 +96,15 @@ func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() 
 		p := &core.GraphPacket{Agent: true, Fn: rocr.AgentFill, Name: op,
 			Args: [4]uint64{uint64(n.dst.Addr()), n.pattern, uint64(n.n), uint64(n.patSize)}}
 		return p, []core.MemUse{{M: n.dst, Acc: core.Write}}, nil, nil
+	case kindCaptured:
+		c := &n.captured
+		for _, u := range c.Uses {
+			if err := u.M.CheckAccess(c.Packet.Name, dev); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		p := c.Packet
+		return &p, c.Uses, nil, nil
 	case kindHost:
 		return &core.GraphPacket{Agent: true, Fn: rocr.AgentCallback, Host: n.host, Name: "host node"}, nil, nil, nil
 	}

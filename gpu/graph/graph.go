@@ -28,9 +28,10 @@ const (
 	kindCopy
 	kindFill
 	kindHost
+	kindCaptured
 )
 
-var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function"}
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured"}
 
 // Node is one operation of a graph (hipGraphNode_t).
 type Node struct {
@@ -47,6 +48,8 @@ type Node struct {
 	patSize        int
 
 	host func() error
+
+	captured core.CapturedNode
 }
 
 // Kernel is a kernel node's launch (hipKernelNodeParams): the function,

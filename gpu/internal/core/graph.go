@@ -62,6 +62,9 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	if err := s.Refuse(op); err != nil {
+		return err // graphs inside graphs are not captured
+	}
 	if len(pkts) == 0 {
 		return nil
 	}

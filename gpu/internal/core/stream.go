@@ -394,6 +394,9 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := s.dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
+	if err := s.Refuse(op); err != nil {
+		return err
+	}
 	if !s.lockWait(ctx) {
 		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
 	}
@@ -446,6 +449,9 @@ func (s *Stream) Query() error {
 	if err := s.dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
+	if err := s.Refuse(op); err != nil {
+		return err
+	}
 	if err := s.Err(); err != nil {
 		return err
 	}
@@ -479,6 +485,7 @@ func (s *Stream) Destroy() error {
 }
 
 func (s *Stream) destroy() error {
+	s.AbortCapture()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
