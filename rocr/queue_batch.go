@@ -33,14 +33,25 @@ func (q *Queue) ReserveN(n uint32) (uint64, error) {
 
 // PublishN publishes the packets from first on, in order, one header word
 // (header | setup<<16) each, and rings the doorbell once for all of them.
+// On an idle queue whose executor runs packets inline, the run's packets
+// are carried out on the calling goroutine for as long as it can.
 func (q *Queue) PublishN(first uint64, words []uint32) {
+	inline := q.inline != nil
+	stored := false
 	for i, w := range words {
+		id := first + uint64(i)
 		if raceflag.Enabled {
 			q.published.Add(1)
 		}
-		atomic.StoreUint32((*uint32)(q.Slot(first+uint64(i))), w)
+		// Once one packet is left to the processor, the rest follow it.
+		if inline && q.runInline(id, w) {
+			continue
+		}
+		inline = false
+		atomic.StoreUint32((*uint32)(q.Slot(id)), w)
+		stored = true
 	}
-	if len(words) > 0 {
+	if stored {
 		q.doorbell.Store(int64(first+uint64(len(words))-1), Release)
 	}
 	q.writers.Add(-1)
