@@ -99,7 +99,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		}
 	}
 	run := max(int(s.q.Size()/2), 1)
-	var words [64]uint32
+	var words [256]uint32
 	run = min(run, len(words))
 	for start := 0; start < len(pkts); start += run {
 		k := min(run, len(pkts)-start)
