@@ -37,6 +37,7 @@ type Capture struct {
 	streams []*Stream
 	events  []*Fence
 	err     error // the failure that invalidated the capture
+	ended   bool
 }
 
 type capturedEvent struct {
@@ -81,6 +82,10 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
+	// The stream's lock first, as its submissions take it: an operation in
+	// progress on s is recorded before the capture ends.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	c := s.captureOf()
 	if c == nil {
 		return nil, gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is not capturing")
@@ -105,6 +110,7 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 // stop takes every stream out of the capture and forgets its events; c.mu
 // is held.
 func (c *Capture) stop() {
+	c.ended = true
 	for _, t := range c.streams {
 		if captures.CompareAndDelete(t, c) {
 			capturing.Add(-1)
@@ -157,6 +163,10 @@ func (s *Stream) Refuse(op string) error {
 
 // add records a node made on stream s after s's front; c.mu is held.
 func (c *Capture) add(s *Stream, n CapturedNode) error {
+	if c.ended {
+		// A stream joined by the capture submitted as it ended.
+		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture the stream took part in ended meanwhile")
+	}
 	if c.err != nil {
 		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture was invalidated by an earlier failure: %v", c.err)
 	}
@@ -234,10 +244,10 @@ func (s *Stream) captureRecord(c *Capture, op string) (*Fence, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
+	if c.err != nil || c.ended {
 		f.Cancel()
 		s.fences.Release(f)
-		return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture was invalidated by an earlier failure: %v", c.err)
+		return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture ended or was invalidated: %v", c.err)
 	}
 	f.Retain() // the capture's, so the fence is not reused while it stands for nodes
 	c.events = append(c.events, f)
