@@ -163,6 +163,13 @@ func (e *Exec) Launch(s *stream.Stream) error {
 	if e.destroyed {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph was destroyed")
 	}
+	// Ownership may have moved since Instantiate (Transfer): checked per
+	// launch, as a direct launch checks it.
+	for _, u := range e.uses {
+		if err := u.M.CheckAccess(op, e.dev); err != nil {
+			return err
+		}
+	}
 	for _, live := range e.live {
 		if live == nil {
 			continue

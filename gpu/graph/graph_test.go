@@ -405,3 +405,21 @@ func TestLongGraph(t *testing.T) {
 	require.NoError(t, s.Synchronize())
 	assert.InDelta(t, 2*long, read(t, y)[n/2], 1e-3)
 }
+
+// A buffer freed after Instantiate fails the launch, which queues nothing.
+func TestLaunchAfterFree(t *testing.T) {
+	dev, ks := setup(t)
+	x := newBuf(t, dev, 1)
+	y := newBuf(t, dev, 0)
+	g := graph.New()
+	_, err := g.AddKernel(saxpy(ks, 1, x, y))
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	require.NoError(t, x.Free())
+	err = e.Launch(nil)
+	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "%v", err)
+	require.NoError(t, dev.Synchronize())
+	assert.Equal(t, float32(0), read(t, y)[0])
+}
