@@ -19,6 +19,9 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 		return err
 	}
 	defer s.mu.Unlock()
+	if c := s.captureOf(); c != nil {
+		return s.captureAgent(c, op, fn, args, pin, uses)
+	}
 	if c := CopierOf(s.dev.Agent()); c != nil {
 		return s.onCopier(op, c, fn, args, pin, uses)
 	}
@@ -104,6 +107,10 @@ func (s *Stream) Drain(op string) error {
 	if err := s.Lock(op); err != nil {
 		return err
 	}
+	if err := s.Refuse(op); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	if err := s.drain(); err != nil {
 		s.mu.Unlock()
 		return gpu.Wrap(op, err)
@@ -121,6 +128,9 @@ func (s *Stream) Record(op string, timing bool) (*Fence, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
+	if c := s.captureOf(); c != nil {
+		return s.captureRecord(c, "event record")
+	}
 	f, err := s.newFence("event record")
 	if err != nil {
 		return nil, err
@@ -149,6 +159,9 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	if ok, err := s.captureWait(op, deps); ok {
+		return err
+	}
 	if len(deps) == 0 {
 		return nil
 	}

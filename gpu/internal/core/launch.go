@@ -14,6 +14,8 @@ type Launch struct {
 	fence   *Fence
 	kernarg [rocr.KernargSlotSize]byte
 	deps    []*Fence
+	cap     *Capture // the stream captures: Commit records a node
+	uses    []MemUse // what a captured dispatch uses
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
@@ -43,6 +45,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	l := &s.launch
 	l.fence = f
 	l.deps = l.deps[:0]
+	l.cap, l.uses = s.captureOf(), l.uses[:0]
 	return l, nil
 }
 
@@ -58,6 +61,9 @@ func (l *Launch) Stream() *Stream { return l.s }
 // streams and concurrent readers stay concurrent, dependent ones correct.
 // A freed m is an error; the caller aborts the launch.
 func (l *Launch) Use(m *Mem, acc Access) error {
+	if l.cap != nil {
+		return l.captureUse(m, acc)
+	}
 	var err error
 	l.deps, err = m.Use(l.s, l.fence, acc, l.deps)
 	return err
@@ -88,6 +94,9 @@ func (l *Launch) releaseDeps() {
 func (l *Launch) Commit(d *Dispatch) error {
 	s := l.s
 	defer s.mu.Unlock()
+	if l.cap != nil {
+		return l.captureLaunch(l.cap, d)
+	}
 	f := l.fence
 	l.fence = nil
 	if len(l.deps) > 0 {

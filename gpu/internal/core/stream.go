@@ -413,6 +413,9 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
+	if err := s.Refuse(op); err != nil {
+		return err
+	}
 	if !s.lockWait(ctx) {
 		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
 	}
@@ -491,6 +494,9 @@ func (s *Stream) Query() error {
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
 	}
+	if err := s.Refuse(op); err != nil {
+		return err
+	}
 	if err := s.report(); err != nil {
 		return err
 	}
@@ -524,6 +530,7 @@ func (s *Stream) Destroy() error {
 }
 
 func (s *Stream) destroy() error {
+	s.AbortCapture()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -1,0 +1,57 @@
+package graph
+
+import (
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// BeginCapture makes s record its operations into a graph instead of
+// running them (hipStreamBeginCapture): launches, copies and fills
+// between buffers, host functions, event records and waits. A stream
+// that waits for an event recorded in the capture joins it (a fork); its
+// work must be joined back into s with another event before EndCapture.
+//
+// While capturing, Synchronize and Query on a stream of the capture, and
+// copies from or to Go memory on it, fail with
+// gpu.ErrorStreamCaptureUnsupported and invalidate the capture; later
+// operations and EndCapture then fail with
+// gpu.ErrorStreamCaptureInvalidated.
+func BeginCapture(s *stream.Stream) error {
+	const op = "stream begin capture"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	return core.StreamOf(s).BeginCapture(op)
+}
+
+// IsCapturing reports whether s takes part in a capture
+// (hipStreamIsCapturing).
+func IsCapturing(s *stream.Stream) bool {
+	return s != nil && core.StreamOf(s).IsCapturing()
+}
+
+// EndCapture ends the capture begun on s and returns the graph of what
+// it recorded (hipStreamEndCapture). Every stream of the capture stops
+// capturing, whether it succeeds or not. Captured kernel nodes keep the
+// launch they were captured with: SetKernelParams applies to nodes added
+// with AddKernel.
+func EndCapture(s *stream.Stream) (*Graph, error) {
+	const op = "stream end capture"
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	cn, err := core.StreamOf(s).EndCapture(op)
+	if err != nil {
+		return nil, err
+	}
+	g := New()
+	for _, c := range cn {
+		n := &Node{g: g, kind: kindCaptured, captured: c}
+		for _, d := range c.Deps {
+			n.deps = append(n.deps, g.nodes[d])
+		}
+		g.nodes = append(g.nodes, n)
+	}
+	return g, nil
+}

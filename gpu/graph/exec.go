@@ -1,0 +1,230 @@
+package graph
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Exec is an instantiated graph (hipGraphExec_t): its launches checked,
+// its packets laid out, ready to be written into any stream of its device
+// as many times as wanted. It is independent of the graph it came from.
+// Launch, SetKernelParams and Destroy are safe from several goroutines.
+type Exec struct {
+	dev *gpu.Device
+
+	mu        sync.RWMutex // Launch reads; updates and Destroy write
+	pkts      []core.GraphPacket
+	nodeUses  [][]core.MemUse // each packet's buffers
+	live      []func() error  // each kernel packet's liveness; nil for others
+	kernelPkt map[*Node]int   // kernel node → packet
+	uses      []core.MemUse   // the graph's buffers, strongest access
+	destroyed bool
+}
+
+// Instantiate checks every node for dev, as a direct launch, copy or fill
+// on a stream of dev would be, and lays out its packets
+// (hipGraphInstantiate).
+func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
+	const op = "graph instantiate"
+	if g == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+	}
+	if dev == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidDevice, op, "nil device")
+	}
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	g.mu.Lock()
+	if g.destroyed {
+		g.mu.Unlock()
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "graph was destroyed")
+	}
+	nodes := append([]*Node(nil), g.nodes...)
+	g.mu.Unlock()
+	e := &Exec{dev: dev, kernelPkt: map[*Node]int{}}
+	for i, n := range nodes {
+		p, uses, live, err := n.lower(dev)
+		if err != nil {
+			return nil, &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
+		}
+		if p == nil {
+			continue // empty: the queue's order already joins its dependencies
+		}
+		if n.kind == kindKernel {
+			e.kernelPkt[n] = len(e.pkts)
+		}
+		e.live = append(e.live, live)
+		e.pkts = append(e.pkts, *p)
+		e.nodeUses = append(e.nodeUses, uses)
+	}
+	e.merge()
+	return e, nil
+}
+
+// lower checks n for dev and returns its packet and buffers.
+func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() error, error) {
+	switch n.kind {
+	case kindKernel:
+		var k core.KernelNode
+		if err := core.PrepareKernel(n.kernel.Func, dev, n.kernel.Grid, n.kernel.Block, n.kernel.SharedMem, n.kernel.args(), &k); err != nil {
+			return nil, nil, nil, err
+		}
+		return &core.GraphPacket{Dispatch: k.Dispatch, Kernarg: k.Kernarg, Name: k.Name}, k.Uses, k.Live, nil
+	case kindCopy:
+		const op = "memcpy node"
+		if err := checkRange(op, dev, n.dst, n.dstOff, n.n); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := checkRange(op, dev, n.src, n.srcOff, n.n); err != nil {
+			return nil, nil, nil, err
+		}
+		es := n.dst.ElemSize()
+		p := &core.GraphPacket{Agent: true, Fn: rocr.AgentCopy, Name: op,
+			Args: [4]uint64{uint64(n.dst.Addr()) + uint64(n.dstOff*es), uint64(n.src.Addr()) + uint64(n.srcOff*es), uint64(n.n * es), 0}}
+		return p, []core.MemUse{{M: n.dst, Acc: core.Write}, {M: n.src, Acc: core.Read}}, nil, nil
+	case kindFill:
+		const op = "memset node"
+		if err := checkRange(op, dev, n.dst, 0, n.n); err != nil {
+			return nil, nil, nil, err
+		}
+		p := &core.GraphPacket{Agent: true, Fn: rocr.AgentFill, Name: op,
+			Args: [4]uint64{uint64(n.dst.Addr()), n.pattern, uint64(n.n), uint64(n.patSize)}}
+		return p, []core.MemUse{{M: n.dst, Acc: core.Write}}, nil, nil
+	case kindCaptured:
+		c := &n.captured
+		for _, u := range c.Uses {
+			if err := u.M.CheckAccess(c.Packet.Name, dev); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		p := c.Packet
+		return &p, c.Uses, nil, nil
+	case kindHost:
+		return &core.GraphPacket{Agent: true, Fn: rocr.AgentCallback, Host: n.host, Name: "host node"}, nil, nil, nil
+	}
+	return nil, nil, nil, nil
+}
+
+func checkRange(op string, dev *gpu.Device, m *core.Mem, off, n int) error {
+	if err := m.CheckAccess(op, dev); err != nil {
+		return err
+	}
+	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.Len())
+	}
+	return nil
+}
+
+// merge collects the graph's buffers, each once, with the strongest
+// access any node makes: the replay orders itself after their earlier
+// users and becomes their last user.
+func (e *Exec) merge() {
+	e.uses = e.uses[:0]
+	for _, us := range e.nodeUses {
+	next:
+		for _, u := range us {
+			for i := range e.uses {
+				if e.uses[i].M == u.M {
+					e.uses[i].Acc = max(e.uses[i].Acc, u.Acc)
+					continue next
+				}
+			}
+			e.uses = append(e.uses, u)
+		}
+	}
+}
+
+// Launch runs the graph on s (a nil s is the device's default stream)
+// after the work queued on s before it and after the earlier users of its
+// buffers on other streams (hipGraphLaunch). Its packets enter the queue
+// in one reservation with one doorbell.
+func (e *Exec) Launch(s *stream.Stream) error {
+	const op = "graph launch"
+	if e == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	}
+	if s == nil {
+		var err error
+		if s, err = stream.DefaultStream(e.dev); err != nil {
+			return err
+		}
+	}
+	if s.Device() != e.dev {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph was destroyed")
+	}
+	// Ownership may have moved since Instantiate (Transfer): checked per
+	// launch, as a direct launch checks it.
+	for _, u := range e.uses {
+		if err := u.M.CheckAccess(op, e.dev); err != nil {
+			return err
+		}
+	}
+	for _, live := range e.live {
+		if live == nil {
+			continue
+		}
+		if err := live(); err != nil {
+			return err
+		}
+	}
+	return core.StreamOf(s).Replay(op, e.pkts, e.uses)
+}
+
+// SetKernelParams replaces kernel node n's launch in the executable graph
+// (hipGraphExecKernelNodeSetParams), checked as a launch is; launches
+// already queued keep the old one. The graph n belongs to is unchanged.
+func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
+	const op = "graph exec kernel node set params"
+	if e == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	}
+	if k.Func == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+	}
+	var kn core.KernelNode
+	if err := core.PrepareKernel(k.Func, e.dev, k.Grid, k.Block, k.SharedMem, k.args(), &kn); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph was destroyed")
+	}
+	i, ok := e.kernelPkt[n]
+	if !ok {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "not a kernel node of this executable graph")
+	}
+	e.pkts[i] = core.GraphPacket{Dispatch: kn.Dispatch, Kernarg: kn.Kernarg, Name: kn.Name}
+	e.nodeUses[i] = kn.Uses
+	e.live[i] = kn.Live
+	e.merge()
+	return nil
+}
+
+// Destroy releases the executable graph (hipGraphExecDestroy); launches
+// already queued complete.
+func (e *Exec) Destroy() error {
+	const op = "graph exec destroy"
+	if e == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph already destroyed")
+	}
+	e.destroyed = true
+	e.pkts, e.nodeUses, e.uses, e.live = nil, nil, nil, nil
+	return nil
+}

@@ -1,0 +1,191 @@
+package graph
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/module"
+)
+
+// Graph is a set of operations and the dependencies between them
+// (hipGraph_t). Nodes are added after the nodes they depend on, so a graph
+// has no cycles and the order of addition is an order that respects every
+// dependency. A Graph is safe for use by several goroutines.
+type Graph struct {
+	mu        sync.Mutex
+	nodes     []*Node
+	destroyed bool
+}
+
+type nodeKind uint8
+
+const (
+	kindEmpty nodeKind = iota
+	kindKernel
+	kindCopy
+	kindFill
+	kindHost
+	kindCaptured
+)
+
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured"}
+
+// Node is one operation of a graph (hipGraphNode_t).
+type Node struct {
+	g    *Graph
+	kind nodeKind
+	deps []*Node
+
+	kernel Kernel
+
+	dst, src       *core.Mem // copy; fill: dst
+	dstOff, srcOff int
+	n              int
+	pattern        uint64
+	patSize        int
+
+	host func() error
+
+	captured core.CapturedNode
+}
+
+// Kernel is a kernel node's launch (hipKernelNodeParams): the function,
+// grid in blocks, block in threads, dynamic shared memory, and the
+// arguments either as LaunchKernelGGL takes them (Args) or typed
+// (Typed, which wins when set).
+type Kernel struct {
+	Func      *module.Function
+	Grid      gpu.Dim3
+	Block     gpu.Dim3
+	SharedMem int
+	Args      []any
+	Typed     *module.Args
+}
+
+func (k *Kernel) args() any {
+	if k.Typed != nil {
+		return k.Typed
+	}
+	return k.Args
+}
+
+// New returns an empty graph (hipGraphCreate).
+func New() *Graph { return &Graph{} }
+
+// Kind names the node's operation: "kernel", "memcpy", "memset", "host
+// function" or "empty".
+func (n *Node) Kind() string { return kindNames[n.kind] }
+
+// add appends n after checking its dependencies.
+func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
+	if g == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.destroyed {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "graph was destroyed")
+	}
+	for i, d := range deps {
+		if d == nil {
+			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "dependency %d is nil", i)
+		}
+		if d.g != g {
+			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
+		}
+	}
+	n.g = g
+	n.deps = append([]*Node(nil), deps...)
+	g.nodes = append(g.nodes, n)
+	return n, nil
+}
+
+// AddKernel adds a kernel launch after deps (hipGraphAddKernelNode). The
+// launch is checked when the graph is instantiated, as a direct launch is.
+func (g *Graph) AddKernel(k Kernel, deps ...*Node) (*Node, error) {
+	if k.Func == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "graph add kernel node", "nil function")
+	}
+	if k.Typed == nil {
+		k.Args = append([]any(nil), k.Args...) // the caller may reuse its slice
+	}
+	return g.add("graph add kernel node", &Node{kind: kindKernel, kernel: k}, deps)
+}
+
+// AddCopy adds a copy of n elements from src[srcOff:] to dst[dstOff:]
+// after deps (hipGraphAddMemcpyNode, device to device).
+func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, n int, deps ...*Node) (*Node, error) {
+	const op = "graph add memcpy node"
+	dm, _ := core.MemOf(dst)
+	sm, _ := core.MemOf(src)
+	if dm == nil || sm == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if dm.Elem() != sm.Elem() {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
+	}
+	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
+}
+
+// AddFill adds a fill of every element of b with v after deps
+// (hipGraphAddMemsetNode); T must be b's element type.
+func AddFill[T any](g *Graph, b buffer.Object, v T, deps ...*Node) (*Node, error) {
+	const op = "graph add memset node"
+	m, _ := core.MemOf(b)
+	if m == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if t := reflect.TypeFor[T](); t != m.Elem() {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "a %s value for %s, which holds %s", t, m, m.Elem())
+	}
+	pat, es, err := core.Pattern(v)
+	if err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	return g.add(op, &Node{kind: kindFill, dst: m, n: m.Len(), pattern: pat, patSize: es}, deps)
+}
+
+// AddHost adds a call of fn on the host after deps (hipGraphAddHostNode).
+// An error fn returns fails the launch like a failed kernel: it is sticky
+// on the stream the graph ran on.
+func (g *Graph) AddHost(fn func() error, deps ...*Node) (*Node, error) {
+	if fn == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "graph add host node", "nil function")
+	}
+	return g.add("graph add host node", &Node{kind: kindHost, host: fn}, deps)
+}
+
+// AddEmpty adds a node that does nothing, to join dependencies
+// (hipGraphAddEmptyNode).
+func (g *Graph) AddEmpty(deps ...*Node) (*Node, error) {
+	return g.add("graph add empty node", &Node{kind: kindEmpty}, deps)
+}
+
+// Len is the number of nodes.
+func (g *Graph) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.nodes)
+}
+
+// Dependencies are the nodes n runs after.
+func (n *Node) Dependencies() []*Node { return append([]*Node(nil), n.deps...) }
+
+// Destroy releases the graph (hipGraphDestroy). Executable graphs made
+// from it stay valid.
+func (g *Graph) Destroy() error {
+	if g == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "nil graph")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.destroyed {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "graph already destroyed")
+	}
+	g.destroyed = true
+	g.nodes = nil
+	return nil
+}

@@ -1,0 +1,334 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Stream capture (hipStreamBeginCapture): while a stream captures, its
+// operations become nodes of a graph instead of packets. The submit path
+// pays one atomic load when no stream captures anywhere.
+
+var (
+	capturing atomic.Int32 // streams capturing now
+	captures  sync.Map     // *Stream → *Capture
+	captured  sync.Map     // *Fence of an event recorded in a capture → capturedEvent
+)
+
+// CapturedNode is one operation recorded by a capture: its packet, the
+// buffers it uses, and the nodes it runs after.
+type CapturedNode struct {
+	Packet GraphPacket
+	Uses   []MemUse
+	Deps   []int
+}
+
+// Capture is one capture sequence: the origin stream, the streams that
+// joined it by waiting for its events, and what they recorded.
+type Capture struct {
+	mu      sync.Mutex
+	origin  *Stream
+	nodes   []CapturedNode
+	front   map[*Stream][]int // what each stream's next node runs after
+	joined  map[*Stream]bool  // a stream's last node is waited for by the origin
+	streams []*Stream
+	events  []*Fence
+	err     error // the failure that invalidated the capture
+	ended   bool
+}
+
+type capturedEvent struct {
+	c     *Capture
+	nodes []int
+}
+
+// captureOf is the capture s takes part in, or nil.
+func (s *Stream) captureOf() *Capture {
+	if capturing.Load() == 0 {
+		return nil
+	}
+	if v, ok := captures.Load(s); ok {
+		return v.(*Capture)
+	}
+	return nil
+}
+
+// IsCapturing reports whether s takes part in a capture.
+func (s *Stream) IsCapturing() bool { return s.captureOf() != nil }
+
+// BeginCapture makes s record its operations into a new capture.
+func (s *Stream) BeginCapture(op string) error {
+	if err := s.Lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}}
+	if _, busy := captures.LoadOrStore(s, c); busy {
+		return gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is already capturing")
+	}
+	c.streams = append(c.streams, s)
+	capturing.Add(1)
+	return nil
+}
+
+// EndCapture ends the capture s began and returns its nodes. A capture a
+// failure invalidated is hipErrorStreamCaptureInvalidated; one whose
+// forked streams were not joined back is hipErrorStreamCaptureUnjoined.
+// Either way every stream of the capture stops capturing.
+func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	// The stream's lock first, as its submissions take it: an operation in
+	// progress on s is recorded before the capture ends.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.captureOf()
+	if c == nil {
+		return nil, gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is not capturing")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.origin != s {
+		return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnmatched, op, "the capture was begun on another stream")
+	}
+	c.stop()
+	if c.err != nil {
+		return nil, &gpu.Error{Code: gpu.ErrorStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
+	}
+	for _, t := range c.streams {
+		if t != s && !c.joined[t] {
+			return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
+		}
+	}
+	return c.nodes, nil
+}
+
+// stop takes every stream out of the capture and forgets its events; c.mu
+// is held.
+func (c *Capture) stop() {
+	c.ended = true
+	for _, t := range c.streams {
+		if captures.CompareAndDelete(t, c) {
+			capturing.Add(-1)
+		}
+	}
+	for _, f := range c.events {
+		captured.Delete(f)
+		f.Cancel() // complete: a wait for the event outside the capture has nothing to wait for
+		f.Release()
+	}
+	c.events = nil
+}
+
+// AbortCapture ends any capture s takes part in (the stream is destroyed).
+func (s *Stream) AbortCapture() {
+	if c := s.captureOf(); c != nil {
+		c.mu.Lock()
+		c.fail(gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
+		if c.origin == s {
+			c.stop()
+		} else if captures.CompareAndDelete(s, c) {
+			capturing.Add(-1)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// fail invalidates the capture with err unless it already failed; c.mu
+// is held.
+func (c *Capture) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// Refuse is the error of an operation a capturing stream cannot record
+// (hipErrorStreamCaptureUnsupported); it invalidates the capture. It is
+// nil when s does not capture.
+func (s *Stream) Refuse(op string) error {
+	c := s.captureOf()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "not permitted while the stream is capturing")
+	c.fail(err)
+	return err
+}
+
+// add records a node made on stream s after s's front; c.mu is held.
+func (c *Capture) add(s *Stream, n CapturedNode) error {
+	if c.ended {
+		// A stream joined by the capture submitted as it ended.
+		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture the stream took part in ended meanwhile")
+	}
+	if c.err != nil {
+		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture was invalidated by an earlier failure: %v", c.err)
+	}
+	n.Deps = append(n.Deps, c.front[s]...)
+	c.nodes = append(c.nodes, n)
+	c.front[s] = []int{len(c.nodes) - 1}
+	if s != c.origin {
+		c.joined[s] = false
+	}
+	return nil
+}
+
+// captureLaunch records a kernel dispatch being committed; the launch's
+// fence is dropped, as it will never be submitted.
+func (l *Launch) captureLaunch(c *Capture, d *Dispatch) error {
+	s := l.s
+	ka := make([]byte, d.KernargSize)
+	copy(ka, l.kernarg[:d.KernargSize])
+	name := l.fence.op
+	l.fence.Cancel()
+	s.fences.Release(l.fence)
+	l.fence = nil
+	uses := append([]MemUse(nil), l.uses...)
+	l.uses = l.uses[:0]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(s, CapturedNode{Packet: GraphPacket{Dispatch: *d, Kernarg: ka, Name: name}, Uses: uses})
+}
+
+// captureAgent records a copy, fill or host callback.
+func (s *Stream) captureAgent(c *Capture, op string, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := GraphPacket{Agent: true, Fn: fn, Args: args, Name: op}
+	var err error
+	switch {
+	case pin != 0:
+		rocr.UnpinHost(pin)
+		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a copy from or to Go memory cannot be captured: the slice is pinned only for one copy")
+	case fn == rocr.AgentCallback:
+		f, ok := rocr.TakeCallback(args[0])
+		if !ok {
+			err = gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", args[0])
+		}
+		p.Host, p.Args[0] = f, 0
+	case fn == rocr.AgentNative:
+		rocr.TakeNative(args[0])
+		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a native call cannot be captured")
+	}
+	if err != nil {
+		c.fail(err)
+		return err
+	}
+	var us []MemUse
+	for _, u := range uses {
+		if u.M != nil {
+			if u.M.Freed() {
+				err := gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", u.M)
+				c.fail(err)
+				return err
+			}
+			us = append(us, u)
+		}
+	}
+	return c.add(s, CapturedNode{Packet: p, Uses: us})
+}
+
+// captureRecord records an event: its fence stands for the stream's
+// front in the capture. It completes when the capture ends, so a host
+// wait for the event meanwhile blocks until then.
+func (s *Stream) captureRecord(c *Capture, op string) (*Fence, error) {
+	f, err := s.newFence(op)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil || c.ended {
+		f.Cancel()
+		s.fences.Release(f)
+		return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture ended or was invalidated: %v", c.err)
+	}
+	f.Retain() // the capture's, so the fence is not reused while it stands for nodes
+	c.events = append(c.events, f)
+	captured.Store(f, capturedEvent{c: c, nodes: append([]int(nil), c.front[s]...)})
+	return f, nil
+}
+
+// captureWait makes s wait for deps inside a capture: an event recorded in
+// a capture forks s into it (s joins the capture) or joins s's work back.
+// It reports whether it handled the wait; deps' references are taken over
+// when it did.
+func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
+	if capturing.Load() == 0 {
+		return false, nil // no captured event exists
+	}
+	var c *Capture
+	for _, d := range deps {
+		if v, ok := captured.Load(d); ok {
+			c = v.(capturedEvent).c
+			break
+		}
+	}
+	own := s.captureOf()
+	if c == nil && own == nil {
+		return false, nil
+	}
+	defer func() {
+		for _, d := range deps {
+			d.Release()
+		}
+	}()
+	if c == nil {
+		c = own
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if own != nil && own != c {
+		err := gpu.Errorf(gpu.ErrorStreamCaptureMerge, op, "the event belongs to another capture")
+		c.fail(err)
+		return true, err
+	}
+	if c.err != nil {
+		return true, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture was invalidated by an earlier failure: %v", c.err)
+	}
+	for _, d := range deps {
+		v, ok := captured.Load(d)
+		if !ok {
+			if d.Done() {
+				continue // finished before the capture: nothing to wait for
+			}
+			err := gpu.Errorf(gpu.ErrorStreamCaptureIsolation, op, "the event was recorded outside the capture and has not completed")
+			c.fail(err)
+			return true, err
+		}
+		ev := v.(capturedEvent)
+		c.front[s] = append(c.front[s], ev.nodes...)
+		if s == c.origin {
+			for _, n := range ev.nodes {
+				for t, front := range c.front {
+					if t != s && len(front) == 1 && front[0] == n {
+						c.joined[t] = true
+					}
+				}
+			}
+		}
+	}
+	if own == nil {
+		captures.Store(s, c)
+		capturing.Add(1)
+		c.streams = append(c.streams, s)
+		c.joined[s] = true // nothing forked onto it yet
+	}
+	return true, nil
+}
+
+// captureUse records a buffer a captured dispatch uses; the buffer's
+// dependency state is left alone until the graph is launched.
+func (l *Launch) captureUse(m *Mem, acc Access) error {
+	if m.Freed() {
+		return gpu.Errorf(gpu.ErrorInvalidValue, l.fence.op, "%s was freed", m)
+	}
+	l.uses = append(l.uses, MemUse{M: m, Acc: acc})
+	return nil
+}

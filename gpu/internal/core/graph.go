@@ -1,0 +1,183 @@
+package core
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// GraphPacket is one packet of an instantiated graph, laid out once and
+// written into a queue at each replay.
+type GraphPacket struct {
+	Agent    bool // an AGENT_DISPATCH (Fn, Args) rather than a kernel dispatch
+	Dispatch Dispatch
+	Kernarg  []byte // the kernel's kernarg image, Dispatch.KernargSize bytes
+	Fn       uint16
+	Args     [4]uint64
+	Host     func() error // an AgentCallback's function, registered per replay
+	Name     string
+}
+
+// KernelNode is a kernel launch checked and encoded for a graph by
+// gpu/module: the packet's sizes, its kernarg image, the buffers it uses,
+// and Live, which says whether the kernel can still run (its module
+// loaded).
+type KernelNode struct {
+	Dispatch Dispatch
+	Kernarg  []byte
+	Uses     []MemUse
+	Name     string
+	Live     func() error
+}
+
+var prepareKernel func(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error
+
+// InstallKernelPreparer is called by gpu/module from init: f checks a
+// launch of the kernel fn on dev as a direct launch is checked and
+// encodes it into k.
+func InstallKernelPreparer(f func(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error) {
+	prepareKernel = f
+}
+
+// PrepareKernel checks and encodes a kernel launch for a graph.
+func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error {
+	if prepareKernel == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "graph kernel node", "no kernel support linked in")
+	}
+	return prepareKernel(fn, dev, grid, block, shared, args, k)
+}
+
+// Replay writes a graph's packets into the stream's queue after the
+// barriers its buffers' earlier users need, reserving the slots of each
+// run of packets at once and ringing the doorbell once per run (one run
+// unless the graph outgrows half the queue). Every packet carries the
+// barrier bit, so the queue runs them in the order given, which is a
+// topological order of the graph. uses are the graph's buffers, each
+// once, with the strongest access any node makes; the graph's last packet
+// becomes their last user.
+func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
+	if err := s.Lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if err := s.Refuse(op); err != nil {
+		return err // graphs inside graphs are not captured
+	}
+	if len(pkts) == 0 {
+		return nil
+	}
+	if CopierOf(s.dev.Agent()) != nil {
+		for i := range pkts {
+			if pkts[i].Agent {
+				return gpu.Errorf(gpu.ErrorNotSupported, op, "node %s: copies, fills and host functions in graphs need a queue that runs agent packets", pkts[i].Name)
+			}
+		}
+	}
+	f, err := s.newFence(op)
+	if err != nil {
+		return err
+	}
+	var buf [2 * (1 + MaxReaders)]*Fence
+	deps := buf[:0]
+	for _, u := range uses {
+		if deps, err = u.M.Use(s, f, u.Acc, deps); err != nil {
+			for _, d := range deps {
+				s.fences.Release(d)
+			}
+			f.Cancel()
+			s.fences.Release(f)
+			return err
+		}
+	}
+	if len(deps) > 0 {
+		if err := s.Barrier(deps, false); err != nil {
+			f.Cancel()
+			s.fences.Release(f)
+			return err
+		}
+	}
+	run := max(int(s.q.Size()/2), 1)
+	var words [256]uint32
+	run = min(run, len(words))
+	for start := 0; start < len(pkts); start += run {
+		k := min(run, len(pkts)-start)
+		end := f
+		if start+k < len(pkts) {
+			// Each run ends in a fenced packet, so the stream's ring of
+			// in-flight entries can always be reaped.
+			if end, err = s.newFence(op); err != nil {
+				f.Cancel()
+				s.fences.Release(f)
+				return err
+			}
+		}
+		for i := 0; i < k-1; i++ {
+			s.Push()
+		}
+		e := s.Push()
+		id, err := s.q.ReserveN(uint32(k))
+		if err != nil {
+			for i := 0; i < k; i++ {
+				s.Drop(&s.ring[(s.head+s.count-1)%len(s.ring)])
+			}
+			if end != f {
+				end.Cancel()
+				s.fences.Release(end)
+			}
+			f.Cancel()
+			s.fences.Release(f)
+			return s.queueErr(op, err)
+		}
+		for i := 0; i < k; i++ {
+			var sig uint64
+			if i == k-1 {
+				sig = end.Signal().Handle()
+				e.fence = end
+			}
+			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig)
+		}
+		s.q.PublishN(id, words[:k])
+	}
+	s.SetTail(f)
+	s.Reap(false)
+	return nil
+}
+
+// writePacket writes p's body into slot id (and its kernarg image into
+// the slot's kernarg area) and returns its header word.
+func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
+	dst := s.q.Slot(id)
+	if p.Agent {
+		var a aql.AgentDispatch
+		a.Type = p.Fn
+		a.Arg = p.Args
+		if p.Host != nil {
+			a.Arg[0] = rocr.RegisterCallback(p.Host)
+		}
+		a.CompletionSignal = sig
+		copyBody(dst, unsafe.Pointer(&a))
+		return uint32(AgentHeader) | uint32(p.Fn)<<16 // the type shares the header word
+	}
+	d := &p.Dispatch
+	var k aql.KernelDispatch
+	k.WorkgroupSizeX, k.WorkgroupSizeY, k.WorkgroupSizeZ = d.Block[0], d.Block[1], d.Block[2]
+	k.GridSizeX, k.GridSizeY, k.GridSizeZ = d.Grid[0], d.Grid[1], d.Grid[2]
+	k.PrivateSegmentSize = d.Private
+	k.GroupSegmentSize = d.GroupSegment
+	k.KernelObject = d.Object
+	k.KernargAddress = uint64(s.q.Kernarg(id))
+	k.CompletionSignal = sig
+	if d.KernargSize > 0 {
+		copy(rocr.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
+	}
+	copyBody(dst, unsafe.Pointer(&k))
+	return uint32(dispatchHeader) | uint32(d.Dims)<<16
+}
+
+// copyBody copies a packet's bytes 4..63; the header word is published
+// last.
+func copyBody(dst, src unsafe.Pointer) {
+	*(*[aql.PacketSize - 4]byte)(unsafe.Add(dst, 4)) = *(*[aql.PacketSize - 4]byte)(unsafe.Add(src, 4))
+}

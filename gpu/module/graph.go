@@ -1,0 +1,101 @@
+package module
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr/codeobj"
+)
+
+func init() { core.InstallKernelPreparer(prepareNode) }
+
+// prepareNode checks a graph's kernel launch exactly as launch checks a
+// direct one (the device's default stream stands for the stream the graph
+// is launched on, which must be of the same device) and encodes its
+// kernarg image. args is a *Args or a []any in LaunchKernelGGL's form.
+func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *core.KernelNode) error {
+	const op = "graph kernel node"
+	f, _ := fn.(*Function)
+	if f == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "want a *module.Function, got %T", fn)
+	}
+	var a Args
+	switch x := args.(type) {
+	case *Args:
+		if x == nil {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
+		}
+		if x.over {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
+		}
+		a = *x
+	case []any:
+		if len(x) > MaxArgs {
+			return f.countErr(len(x))
+		}
+		for _, v := range x {
+			if m, ok := core.MemOf(v); ok {
+				a.add(argVal{mem: m, buf: true})
+				continue
+			}
+			a.Value(v) // as Launch does: checked against the kernel below
+		}
+	default:
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: arguments are a *module.Args or a []any, got %T", f.sym.Name, args)
+	}
+	s, err := stream.DefaultStream(dev)
+	if err != nil {
+		return err
+	}
+	d, err := f.check(s, grid, block, shared)
+	if err != nil {
+		return err
+	}
+	vals := a.vals[:a.n]
+	if len(vals) != len(f.visible) {
+		return f.countErr(len(vals))
+	}
+	for i := range vals {
+		if err := f.checkArg(dev, i, &vals[i]); err != nil {
+			return err
+		}
+	}
+	ka := make([]byte, d.KernargSize)
+	uses := k.Uses[:0]
+	for i := range vals {
+		v := &vals[i]
+		p := &f.visible[i]
+		dst := unsafe.Pointer(&ka[p.Offset])
+		if v.buf {
+			*(*uint64)(dst) = uint64(v.mem.Addr())
+			acc := core.Write
+			if p.ReadOnly || v.isConst {
+				acc = core.Read
+			}
+			uses = append(uses, core.MemUse{M: v.mem, Acc: acc})
+		} else {
+			writeBits(dst, v.bits, v.size)
+		}
+	}
+	if f.hidden != nil {
+		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(shared)}
+		if err := f.hidden.FillHidden(ka, &hl); err != nil {
+			return gpu.Wrap(op, err)
+		}
+	}
+	*k = core.KernelNode{Dispatch: d, Kernarg: ka, Uses: uses, Name: f.sym.Name, Live: f.live}
+	return nil
+}
+
+// live says whether the kernel can still be dispatched.
+func (f *Function) live() error {
+	if err := f.mod.dev.Valid(); err != nil {
+		return gpu.Wrap("graph launch", err)
+	}
+	if f.mod.unloaded.Load() {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "graph launch", "kernel %s: its module was unloaded", f.sym.Name)
+	}
+	return nil
+}
