@@ -64,6 +64,38 @@ static void vector_add(int iters) {
   }
 }
 
+// The peer of gpu/graph's BenchmarkChain100: 100 empty kernels launched
+// directly, and the same chain captured once into a CUDA graph and
+// launched with one call; each followed by a synchronize.
+static CUgraphExec chain_exec;
+
+static void chain100_direct(int iters) {
+  for (int i = 0; i < iters; i++) {
+    for (int k = 0; k < 100; k++) launch_empty(s1);
+    CK(cuStreamSynchronize(s1));
+  }
+}
+
+static void chain100_graph(int iters) {
+  for (int i = 0; i < iters; i++) {
+    CK(cuGraphLaunch(chain_exec, s1));
+    CK(cuStreamSynchronize(s1));
+  }
+}
+
+static void chain100_instantiate(int iters) {
+  for (int i = 0; i < iters; i++) {
+    CUgraph g;
+    CUgraphExec x;
+    CK(cuStreamBeginCapture(s2, CU_STREAM_CAPTURE_MODE_RELAXED));
+    for (int k = 0; k < 100; k++) launch_empty(s2);
+    CK(cuStreamEndCapture(s2, &g));
+    CK(cuGraphInstantiateWithFlags(&x, g, 0));
+    CK(cuGraphDestroy(g));
+    CK(cuGraphExecDestroy(x));
+  }
+}
+
 static void bench(const char* name, void (*f)(int), int iters, double bytes) {
   f(iters / 10 + 1);  // warm up
   double t0 = now_ns();
@@ -114,7 +146,20 @@ int main(int argc, char** argv) {
   CK(cuMemsetD32(a, 0x3f800000, n));
   CK(cuMemsetD32(b, 0x40000000, n));
 
+  {
+    CUgraph g;
+    CK(cuStreamBeginCapture(s2, CU_STREAM_CAPTURE_MODE_RELAXED));
+    for (int k = 0; k < 100; k++) launch_empty(s2);
+    CK(cuStreamEndCapture(s2, &g));
+    CK(cuGraphInstantiateWithFlags(&chain_exec, g, 0));
+    CK(cuGraphDestroy(g));
+  }
   for (int r = 0; r < count; r++) {
+    bench("chain100_direct", chain100_direct, 1000, 0);
+    bench("chain100_graph", chain100_graph, 2000, 0);
+    bench("chain100_instantiate", chain100_instantiate, 200, 0);
+  }
+  for (int r = 0; r < count && !getenv("CHAIN_ONLY"); r++) {
     bench("launch_sync", launch_sync, 20000, 0);
     bench("launch_async", launch_async, 100000, 0);
     bench("cross_queue", cross_queue, 20000, 0);

@@ -23,6 +23,7 @@ type Exec struct {
 	live      []func() error  // each kernel packet's liveness; nil for others
 	kernelPkt map[*Node]int   // kernel node → packet
 	uses      []core.MemUse   // the graph's buffers, strongest access
+	low       *lowered        // the driver's recording of pkts, if it made one
 	destroyed bool
 }
 
@@ -64,6 +65,7 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		e.nodeUses = append(e.nodeUses, uses)
 	}
 	e.merge()
+	e.low = lower(dev, e.pkts)
 	return e, nil
 }
 
@@ -178,6 +180,9 @@ func (e *Exec) Launch(s *stream.Stream) error {
 			return err
 		}
 	}
+	if e.low != nil {
+		return launchLowered(op, core.StreamOf(s), e.low, e.uses)
+	}
 	return core.StreamOf(s).Replay(op, e.pkts, e.uses)
 }
 
@@ -209,6 +214,11 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	e.nodeUses[i] = kn.Uses
 	e.live[i] = kn.Live
 	e.merge()
+	if e.low != nil {
+		// Recorded again: launches already queued keep the old recording.
+		e.low.release()
+		e.low = lower(e.dev, e.pkts)
+	}
 	return nil
 }
 
@@ -225,6 +235,10 @@ func (e *Exec) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph already destroyed")
 	}
 	e.destroyed = true
+	if e.low != nil {
+		e.low.release()
+		e.low = nil
+	}
 	e.pkts, e.nodeUses, e.uses, e.live = nil, nil, nil, nil
 	return nil
 }

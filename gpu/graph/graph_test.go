@@ -423,3 +423,54 @@ func TestLaunchAfterFree(t *testing.T) {
 	require.NoError(t, dev.Synchronize())
 	assert.Equal(t, float32(0), read(t, y)[0])
 }
+
+// A chain of kernels only, which the cuda driver records as one CUDA
+// graph, computes what direct launches compute, at every launch and
+// after a node's update.
+func TestKernelChain(t *testing.T) {
+	dev, ks := setup(t)
+	x := newBuf(t, dev, 1)
+	y := newBuf(t, dev, 0)
+	g := graph.New()
+	var nodes []*graph.Node
+	var prev []*graph.Node
+	for i := 0; i < 100; i++ {
+		nd, err := g.AddKernel(saxpy(ks, float32(i%3), x, y), prev...)
+		require.NoError(t, err)
+		nodes, prev = append(nodes, nd), []*graph.Node{nd}
+	}
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	if dev.Properties().Driver == "cuda" && os.Getenv("HIPGO_CUDA_GRAPHS") != "0" {
+		assert.True(t, graph.Lowered(e), "recorded as a CUDA graph")
+	}
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	per := float32(0)
+	for i := 0; i < 100; i++ {
+		per += float32(i % 3)
+	}
+	for r := 1; r <= 3; r++ {
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, s.Synchronize())
+		got := read(t, y)
+		assert.InDelta(t, float64(per)*float64(r), float64(got[0]), 1e-3, "launch %d", r)
+		assert.InDelta(t, float64(per)*float64(r), float64(got[n-1]), 1e-3, "launch %d", r)
+	}
+	// Node 1 adds 1; make it add 10.
+	require.NoError(t, e.SetKernelParams(nodes[1], saxpy(ks, 10, x, y)))
+	require.NoError(t, e.Launch(s))
+	// Work after the graph on another stream waits for it (automatic
+	// dependencies around a launch).
+	s2, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s2.Destroy()
+	out := make([]float32, n)
+	require.NoError(t, stream.CopyToHost(s2, out, y, 0))
+	require.NoError(t, s2.Synchronize())
+	want := float64(per)*4 + 9
+	assert.InDelta(t, want, float64(out[0]), 1e-3)
+	assert.InDelta(t, want, float64(out[n/2]), 1e-3)
+}

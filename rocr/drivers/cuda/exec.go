@@ -538,20 +538,10 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
 	}
 	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
-	grid := [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
-	for i := range block {
-		if block[i] == 0 || grid[i] == 0 || grid[i]%block[i] != 0 {
-			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v work-items is not a whole number of %v blocks (CUDA launches whole blocks)", k.name, grid, block))
-		}
-		grid[i] /= block[i]
+	grid, dyn, err := k.shape([3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}, block, p.GroupSegmentSize)
+	if err != nil {
+		return e.fail(err)
 	}
-	if t := block[0] * block[1] * block[2]; t > k.maxThreads {
-		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: block of %d threads exceeds its limit of %d", k.name, t, k.maxThreads))
-	}
-	if p.GroupSegmentSize < k.static {
-		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.static))
-	}
-	dyn := p.GroupSegmentSize - k.static
 	if dyn > k.dynLimit.Load() {
 		if err := e.allowDynamic(k, dyn); err != nil {
 			return e.fail(err)
@@ -584,14 +574,39 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 // allowDynamic raises a kernel's dynamic shared memory limit (needed above
 // 48 KiB).
 func (e *executor) allowDynamic(k *kernel, n uint32) error {
-	if e.api.cuFuncSetAttribute == 0 || int(n)+int(k.static) > e.dev.info.MaxDynamicGroup {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: %d bytes of dynamic shared memory exceed the device's %d", k.name, n, e.dev.info.MaxDynamicGroup-int(k.static))
+	return e.dev.allowDynamic(k, n, func(f uintptr, args ...uintptr) cuResult { return e.sa.call(f, args...) })
+}
+
+// allowDynamic raises k's dynamic shared memory limit to n bytes through
+// call, with the device's context current.
+func (d *device) allowDynamic(k *kernel, n uint32, call func(f uintptr, args ...uintptr) cuResult) error {
+	if d.api.cuFuncSetAttribute == 0 || int(n)+int(k.static) > d.info.MaxDynamicGroup {
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: %d bytes of dynamic shared memory exceed the device's %d", k.name, n, d.info.MaxDynamicGroup-int(k.static))
 	}
-	if r := e.sa.call(e.api.cuFuncSetAttribute, k.fn, funcAttrMaxDynamicSharedMem, uintptr(n)); r != cudaSuccess {
+	if r := call(d.api.cuFuncSetAttribute, k.fn, funcAttrMaxDynamicSharedMem, uintptr(n)); r != cudaSuccess {
 		return rocr.Errorf(r.status(), "dispatch", "kernel %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %v", k.name, n, r)
 	}
 	k.dynLimit.Store(n)
 	return nil
+}
+
+// shape converts a packet's work-item grid, block and group segment into
+// a CUDA launch's grid of blocks and dynamic shared memory, checked
+// against the kernel's limits.
+func (k *kernel) shape(items, block [3]uint32, group uint32) (grid [3]uint32, dyn uint32, err error) {
+	for i := range block {
+		if block[i] == 0 || items[i] == 0 || items[i]%block[i] != 0 {
+			return grid, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v work-items is not a whole number of %v blocks (CUDA launches whole blocks)", k.name, items, block)
+		}
+		grid[i] = items[i] / block[i]
+	}
+	if t := block[0] * block[1] * block[2]; t > k.maxThreads {
+		return grid, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: block of %d threads exceeds its limit of %d", k.name, t, k.maxThreads)
+	}
+	if group < k.static {
+		return grid, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, group, k.static)
+	}
+	return grid, group - k.static, nil
 }
 
 // checkBuffers applies the ownership rules to the kernel's global-buffer

@@ -96,6 +96,10 @@ type api struct {
 	// Occupancy calculator and 2-D copies (optional): see occupancy.go, copy2d.go.
 	cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxPotentialBlockSize uintptr
 	cuMemcpy2DAsync, cuMemsetD2D8Async                                            uintptr
+
+	// CUDA graphs (optional): see graph.go.
+	cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiate uintptr
+	cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy            uintptr
 }
 
 var lib struct {
@@ -198,6 +202,13 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize")
 	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
 	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
+	// The v1 cuStreamBeginCapture (CUDA 10.0) takes no capture mode.
+	opt(&a.cuStreamBeginCapture, "cuStreamBeginCapture_v2")
+	opt(&a.cuStreamEndCapture, "cuStreamEndCapture")
+	opt(&a.cuGraphInstantiate, "cuGraphInstantiateWithFlags")
+	opt(&a.cuGraphLaunch, "cuGraphLaunch")
+	opt(&a.cuGraphExecDestroy, "cuGraphExecDestroy")
+	opt(&a.cuGraphDestroy, "cuGraphDestroy")
 	if len(missing) > 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
 	}

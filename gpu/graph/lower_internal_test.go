@@ -1,0 +1,153 @@
+package graph
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/kernels"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// fakeRecorder records chains whose launches are counted, and says when
+// each recording is closed.
+type fakeRecorder struct {
+	mu      sync.Mutex
+	fail    bool
+	chains  []*fakeChain
+	lengths []int
+}
+
+type fakeChain struct {
+	mu       sync.Mutex
+	launches int
+	closed   bool
+	late     bool // launched after Close
+}
+
+func (r *fakeRecorder) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail {
+		return nil, errors.New("refused")
+	}
+	c := &fakeChain{}
+	r.chains = append(r.chains, c)
+	r.lengths = append(r.lengths, len(ks))
+	return c, nil
+}
+
+func (c *fakeChain) Launch(uintptr) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.launches++
+	c.late = c.late || c.closed
+	return nil
+}
+
+func (c *fakeChain) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return nil
+}
+
+func (c *fakeChain) state() (int, bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.launches, c.closed, c.late
+}
+
+func withRecorder(t *testing.T, r *fakeRecorder) {
+	old := recorderOf
+	recorderOf = func(*gpu.Device) (rocr.ChainRecorder, bool) { return r, true }
+	t.Cleanup(func() { recorderOf = old })
+}
+
+// A kernels-only graph is recorded once; each launch replays the
+// recording in stream order; a recording is closed only after the last
+// launch queued before Destroy or SetKernelParams ran; graphs with other
+// nodes, a refusing driver and HIPGO_CUDA_GRAPHS=0 replay packets.
+func TestLoweredLifetime(t *testing.T) {
+	rec := &fakeRecorder{}
+	withRecorder(t, rec)
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gpu.Shutdown() })
+	ks, err := kernels.Load(dev)
+	require.NoError(t, err)
+	x, err := buffer.FromSlice(dev, make([]float32, 256))
+	require.NoError(t, err)
+	defer x.Free()
+	k := Kernel{Func: ks.Saxpy, Grid: gpu.D1(256), Block: gpu.D1(256), Args: []any{float32(1), x, x, int32(256)}}
+
+	g := New()
+	a, err := g.AddKernel(k)
+	require.NoError(t, err)
+	_, err = g.AddKernel(k, a)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	require.True(t, Lowered(e))
+	require.Equal(t, []int{2}, rec.lengths)
+
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	hold := make(chan struct{})
+	require.NoError(t, s.LaunchHostFunc(func() error { <-hold; return nil }))
+	require.NoError(t, e.Launch(s))
+	require.NoError(t, e.Launch(s))
+	// Updating while two launches wait: a new recording; the old one
+	// stays open for them.
+	require.NoError(t, e.SetKernelParams(a, k))
+	require.Len(t, rec.chains, 2)
+	n, closed, _ := rec.chains[0].state()
+	assert.Equal(t, 0, n)
+	assert.False(t, closed, "closed before its queued launches ran")
+	require.NoError(t, e.Launch(s))
+	require.NoError(t, e.Destroy())
+	_, closed, _ = rec.chains[1].state()
+	assert.False(t, closed)
+	close(hold)
+	require.NoError(t, s.Synchronize())
+	for i, want := range []int{2, 1} {
+		n, closed, late := rec.chains[i].state()
+		assert.Equal(t, want, n, "recording %d", i)
+		assert.True(t, closed, "recording %d", i)
+		assert.False(t, late, "recording %d launched after Close", i)
+	}
+	assert.Error(t, e.Launch(s), "destroyed")
+
+	// A copy node keeps the graph on packets.
+	g2 := New()
+	_, err = g2.AddKernel(k)
+	require.NoError(t, err)
+	_, err = g2.AddCopy(x, 0, x, 128, 16)
+	require.NoError(t, err)
+	e2, err := g2.Instantiate(dev)
+	require.NoError(t, err)
+	assert.False(t, Lowered(e2))
+	require.NoError(t, e2.Destroy())
+
+	rec.fail = true
+	e3, err := g.Instantiate(dev)
+	require.NoError(t, err, "a driver that refuses to record leaves packet replay")
+	assert.False(t, Lowered(e3))
+	require.NoError(t, e3.Launch(s))
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, e3.Destroy())
+
+	rec.fail = false
+	t.Setenv("HIPGO_CUDA_GRAPHS", "0")
+	e4, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	assert.False(t, Lowered(e4))
+	require.NoError(t, e4.Destroy())
+}
