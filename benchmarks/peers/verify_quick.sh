@@ -44,4 +44,9 @@ if [ -x "$G/gpu_graph.test" ] && [ -z "${NO_BENCH:-}" ]; then
   (cd "$G" && timeout 60 ./gpu_graph.test -test.run '^$' -test.bench 'Chain100|Instantiate100' -test.benchtime 1000x -test.count 3 -test.benchmem) > "$OUT/graph-chain.txt" 2>&1
   (cd "$G" && HIPGO_CUDA_GRAPHS=0 timeout 60 ./gpu_graph.test -test.run 'TestKernelChain|TestReplay' -test.bench 'Chain100/graph' -test.benchtime 1000x -test.count 3 -test.benchmem) > "$OUT/graph-chain-packets.txt" 2>&1
 fi
+# gputest's GPU time for vector_add 2^26 beside native C's event time
+# (native-chain.txt has BenchmarkNative/vector_add_events).
+if [ -x "$G/benchmarks.test" ] && [ -z "${NO_BENCH:-}" ]; then
+  (cd "$G" && timeout 90 ./benchmarks.test -test.run '^$' -test.bench 'VectorAddStream/impl=hipgo/n=67108864' -test.count 3 -test.benchmem) > "$OUT/gputest-vector_add.txt" 2>&1
+fi
 cat "$OUT/tests.txt"
