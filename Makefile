@@ -34,12 +34,14 @@ lint: vet
 kernels:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
+	bash examples/own_kernel/build.sh
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
-	git diff --exit-code -- kernels/gen internal/reliability/testdata
+	bash examples/own_kernel/build.sh
+	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/own_kernel
 
 # Test binaries of every package for a machine without Go (the H200).
 gpu-tests:
