@@ -49,4 +49,9 @@ fi
 if [ -x "$G/benchmarks.test" ] && [ -z "${NO_BENCH:-}" ]; then
   (cd "$G" && timeout 90 ./benchmarks.test -test.run '^$' -test.bench 'VectorAddStream/impl=hipgo/n=67108864' -test.count 3 -test.benchmem) > "$OUT/gputest-vector_add.txt" 2>&1
 fi
+# gpu/blas gemm at 4096 beside CuPy's matmul (cuBLAS), both warmed up.
+if [ -x "$G/gpu_blas.test" ] && [ -z "${NO_BENCH:-}" ]; then
+  (cd "$G" && timeout 120 ./gpu_blas.test -test.run '^$' -test.bench "GemmGPU/[sd]gemm/n=${GEMM_N:-4096}/impl=blas" -test.benchtime 100x -test.count 3 -test.benchmem) > "$OUT/blas-gemm.txt" 2>&1
+  timeout 120 python3 benchmarks/peers/cupy_matmul.py "${GEMM_N:-4096}" 100 3 > "$OUT/cupy-matmul.txt" 2>&1
+fi
 cat "$OUT/tests.txt"
