@@ -120,6 +120,58 @@ static void vector_add_events(int count) {
   CK(cuEventDestroy(e1));
 }
 
+// 4 KiB stream-ordered allocate + free from the device's default pool:
+// the peer of gpu/buffer's BenchmarkAlloc4K/NewAsync+FreeAsync.
+static void alloc_async_4k(int iters) {
+  for (int i = 0; i < iters; i++) {
+    CUdeviceptr p;
+    CK(cuMemAllocAsync(&p, 4096, s1));
+    CK(cuMemFreeAsync(p, s1));
+  }
+  CK(cuStreamSynchronize(s1));
+}
+
+// An 8192x8192 float32 sub-matrix between two pitched allocations
+// (columns 32.. of the source), back to back, event-timed: the peer of
+// gpu/stream's BenchmarkCopy2D/pitched. Bytes are read plus written.
+static void memcpy2d_events(int count) {
+  const size_t w = 8192, h = 8192;
+  CUdeviceptr src, dst;
+  size_t sp, dp;
+  CK(cuMemAllocPitch(&src, &sp, (w + 64) * 4, h, 4));
+  CK(cuMemAllocPitch(&dst, &dp, (w + 64) * 4, h, 4));
+  CUDA_MEMCPY2D m = {0};
+  m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.srcDevice = src;
+  m.srcXInBytes = 32 * 4;
+  m.srcPitch = sp;
+  m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.dstDevice = dst;
+  m.dstPitch = dp;
+  m.WidthInBytes = w * 4;
+  m.Height = h;
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+  CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+  CK(cuMemcpy2DAsync(&m, s1));
+  for (int r = 0; r < count; r++) {
+    int iters = 50;
+    CK(cuEventRecord(e0, s1));
+    for (int i = 0; i < iters; i++) CK(cuMemcpy2DAsync(&m, s1));
+    CK(cuEventRecord(e1, s1));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    double ns = ms * 1e6 / iters;
+    printf("BenchmarkNative/memcpy2d_8192\t%d\t%.1f gpu-ns/op\t%.1f GB/s\n", iters, ns, 2.0 * 4 * w * h / ns);
+    fflush(stdout);
+  }
+  CK(cuEventDestroy(e0));
+  CK(cuEventDestroy(e1));
+  CK(cuMemFree(src));
+  CK(cuMemFree(dst));
+}
+
 static void bench(const char* name, void (*f)(int), int iters, double bytes) {
   f(iters / 10 + 1);  // warm up
   double t0 = now_ns();
@@ -178,7 +230,11 @@ int main(int argc, char** argv) {
     CK(cuGraphInstantiateWithFlags(&chain_exec, g, 0));
     CK(cuGraphDestroy(g));
   }
-  if (getenv("CHAIN_ONLY")) vector_add_events(count);
+  if (getenv("CHAIN_ONLY")) {
+    vector_add_events(count);
+    memcpy2d_events(count);
+    for (int r = 0; r < count; r++) bench("alloc_async_4k", alloc_async_4k, 100000, 0);
+  }
   for (int r = 0; r < count; r++) {
     bench("chain100_direct", chain100_direct, 1000, 0);
     bench("chain100_graph", chain100_graph, 2000, 0);

@@ -54,4 +54,10 @@ if [ -x "$G/gpu_blas.test" ] && [ -z "${NO_BENCH:-}" ]; then
   (cd "$G" && timeout 120 ./gpu_blas.test -test.run '^$' -test.bench "GemmGPU/[sd]gemm/n=${GEMM_N:-4096}/impl=blas" -test.benchtime 100x -test.count 3 -test.benchmem) > "$OUT/blas-gemm.txt" 2>&1
   timeout 120 python3 benchmarks/peers/cupy_matmul.py "${GEMM_N:-4096}" 100 3 > "$OUT/cupy-matmul.txt" 2>&1
 fi
+# Stream-ordered 4 KiB allocation and the pitched 8192x8192 copy, beside
+# native C's (native-chain.txt: alloc_async_4k, memcpy2d_8192).
+if [ -z "${NO_BENCH:-}" ]; then
+  [ -x "$G/gpu_buffer.test" ] && (cd "$G" && timeout 60 ./gpu_buffer.test -test.run '^$' -test.bench 'Alloc4K' -test.count 3 -test.benchmem) > "$OUT/alloc4k.txt" 2>&1
+  [ -x "$G/gpu_stream.test" ] && (cd "$G" && timeout 90 ./gpu_stream.test -test.run '^$' -test.bench 'Copy2D' -test.benchtime 50x -test.count 3) > "$OUT/copy2d.txt" 2>&1
+fi
 cat "$OUT/tests.txt"
