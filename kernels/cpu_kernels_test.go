@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -30,20 +31,8 @@ type cpuEnv struct {
 }
 
 func newCPUEnv(t testing.TB) *cpuEnv {
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &cpuEnv{t: t, ag: ags[0]}
+	e := &cpuEnv{t: t, ag: cputest.Agent(t)}
+	var err error
 	if e.exe, err = e.ag.Load(CPUSet().Code()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,13 @@
 package rocr_test
 
 import (
-	"os"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
-	"go.uber.org/goleak"
-
 	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -17,10 +15,7 @@ import (
 
 // TestMain checks that no goroutine outlives the tests: every queue
 // processor and worker stops at ShutDown.
-func TestMain(m *testing.M) {
-	os.Unsetenv("HSA_ENABLE_DEBUG")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Unsetenv("HSA_ENABLE_DEBUG")) }
 
 // scale shrinks stress sizes under the race detector, which is ~10x slower.
 func scale(n int) int {
@@ -28,27 +23,6 @@ func scale(n int) int {
 		return max(1, n/10)
 	}
 	return n
-}
-
-// initCPU opens the runtime on cpu agents only (n of them) and shuts it
-// down when the test ends.
-func initCPU(t testing.TB, n string) []*rocr.Agent {
-	t.Helper()
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Setenv("HIPGO_CPU_AGENTS", n)
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ags
 }
 
 func newQueue(t testing.TB, a *rocr.Agent, size uint32, onError func(*rocr.Queue, error)) *rocr.Queue {

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -16,7 +17,7 @@ import (
 // fails with ErrNotOwner naming the buffer, the owner and the offender,
 // until Transfer moves it.
 func TestOwnership(t *testing.T) {
-	ags := initCPU(t, "2")
+	ags := cputest.Agents(t, 2)
 	a0, a1 := ags[0], ags[1]
 	const n = 256
 	al := allocate(t, a0, rocr.FlagCoarseGrained, 4*n)
@@ -90,7 +91,7 @@ func TestOwnership(t *testing.T) {
 }
 
 func TestFineGrainedAccess(t *testing.T) {
-	ags := initCPU(t, "2")
+	ags := cputest.Agents(t, 2)
 	fine := allocate(t, ags[0], rocr.FlagFineGrained, 1024)
 	if err := fine.CheckAccess(ags[1]); err != nil {
 		t.Errorf("fine-grained host memory, another agent: %v", err)
@@ -130,7 +131,7 @@ func TestFineGrainedAccess(t *testing.T) {
 }
 
 func TestAllocateAndFree(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	p, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	if _, err := p.Allocate(0); !errors.Is(err, rocr.ErrInvalidArgument) {
 		t.Errorf("Allocate(0): %v", err)
@@ -176,7 +177,7 @@ func TestAllocateAndFree(t *testing.T) {
 // Pool memory lives outside the Go heap: mapped pages whose addresses and
 // contents the garbage collector leaves alone.
 func TestPoolMemoryOutsideGoHeap(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	page := uintptr(os.Getpagesize())
 	small := allocate(t, a, rocr.FlagCoarseGrained, 100)
 	large := allocate(t, a, rocr.FlagCoarseGrained, 3<<20)

@@ -4,24 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
-func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
 
 // addOne adds 1 to x[0:n]; work-group 0 does it all.
 type addOneArgs struct {

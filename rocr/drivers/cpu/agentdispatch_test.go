@@ -9,9 +9,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
 func submitAgent(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *rocr.Signal) {
@@ -180,10 +180,8 @@ func TestAgentDispatchErrors(t *testing.T) {
 
 // Copies and fills obey ownership as dispatches do.
 func TestAgentCopyOwnership(t *testing.T) {
-	t.Setenv("HIPGO_CPU_AGENTS", "2")
-	ag := setup(t)
-	ags, _ := rocr.Agents()
-	other := ags[1]
+	ags := cputest.Agents(t, 2)
+	ag, other := ags[0], ags[1]
 	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
 	buf.Label = "buffer c"
 	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
@@ -202,10 +200,6 @@ func TestAgentCopyOwnership(t *testing.T) {
 	}
 }
 
-type bigGridArgs struct{}
-
-var emptyKernel = cpu.Define("cpu_test_empty", func(g *cpu.Group, a *bigGridArgs) {})
-
 // A grid whose work-group count overflows is refused, not run for ever.
 func TestDispatchHugeGrid(t *testing.T) {
 	ag := setup(t)
@@ -219,7 +213,7 @@ func TestDispatchHugeGrid(t *testing.T) {
 	id, _ := q.Reserve()
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	*p = aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1<<32 - 1, GridSizeY: 1<<32 - 1, GridSizeZ: 1<<32 - 1,
-		KernelObject: emptyKernel.Symbol().Object, CompletionSignal: sig.Handle()}
+		KernelObject: cputest.Empty.Symbol().Object, CompletionSignal: sig.Handle()}
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, 0, 0), 3)
 	if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
 		t.Fatal("huge grid still running")

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -24,22 +25,7 @@ var vadd = cpu.Define("test_vector_add", func(g *cpu.Group, a *addArgs) {
 	}
 })
 
-func setup(t testing.TB) *rocr.Agent {
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ags[0]
-}
+func setup(t testing.TB) *rocr.Agent { return cputest.Agent(t) }
 
 func alloc(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
 	p, err := a.Pool(rocr.SegmentGlobal, flags)

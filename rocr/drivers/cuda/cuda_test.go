@@ -3,27 +3,17 @@ package cuda_test
 import (
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cuda"
 )
-
-// required reports whether HIPGO_REQUIRE says cuda must be present.
-func required() bool {
-	for _, f := range strings.Split(os.Getenv("HIPGO_REQUIRE"), ",") {
-		if strings.TrimSpace(f) == "cuda" {
-			return true
-		}
-	}
-	return false
-}
 
 // setup opens the runtime with only the cuda driver and returns its first
 // agent, skipping (or failing under HIPGO_REQUIRE=cuda) without a GPU.
@@ -35,8 +25,8 @@ func setupFault(tb testing.TB, faulting bool) *rocr.Agent {
 	tb.Helper()
 	tb.Setenv("HIPGO_DRIVER", "cuda")
 	if err := rocr.Init(); err != nil {
-		if !required() && (errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent)) {
-			tb.Skipf("no cuda agent: %v", err)
+		if errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent) {
+			testenv.Requiref(tb, "cuda", "no cuda agent: %v", err)
 		}
 		tb.Fatal(err)
 	}

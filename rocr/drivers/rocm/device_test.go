@@ -1,11 +1,10 @@
 package rocm
 
 import (
-	"os"
 	"testing"
 	"time"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -18,10 +17,7 @@ import (
 func TestDevice(t *testing.T) {
 	t.Setenv("HIPGO_DRIVER", Name)
 	if err := rocr.Init(); err != nil {
-		if cabi.Required("rocm") {
-			t.Fatalf("%v (required by %s=%s)", err, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
-		}
-		t.Skipf("no AMD GPU: %v (set %s=rocm to make this a failure)", err, cabi.RequireEnv)
+		testenv.Requiref(t, "rocm", "no AMD GPU: %v", err)
 	}
 	defer rocr.ShutDown()
 	as, err := rocr.Agents()
