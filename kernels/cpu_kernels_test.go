@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -61,7 +62,7 @@ func (e *cpuEnv) buf(n int) (rocr.Ptr[float32], []float32) {
 	}
 	e.t.Cleanup(func() { _ = al.Free() })
 	cpu.MarkWritten(al.Base, al.Size) // the tests fill it through the slice
-	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(rocr.At(al.Base)), n)
+	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(hostmem.At(al.Base)), n)
 }
 
 // cpuLaunch is a HIP launch: grid in work-groups, block in work-items,
@@ -87,7 +88,7 @@ func cpuDispatch[A any](e *cpuEnv, name string, args *A, l cpuLaunch, sig *rocr.
 
 // dispatchRaw is cpuDispatch's body, with the size as a variable: go1.26.8
 // crashes (internal compiler error in ssa.disjointTypes) on a copy of a
-// constant size into memory addressed through rocr.At, which the generic
+// constant size into memory addressed through hostmem.At, which the generic
 // body with unsafe.Sizeof(*args) would be.
 func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l cpuLaunch, sig *rocr.Signal) {
 	e.t.Helper()
@@ -104,7 +105,7 @@ func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l c
 	}
 	ka := e.q.Kernarg(id)
 	if size > 0 {
-		copy(rocr.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
+		copy(hostmem.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
 	}
 	dims := uint16(1)
 	if l.block[1] > 1 || l.grid[1] > 1 {

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
@@ -84,7 +85,7 @@ func writeDispatch[A any](q *rocr.Queue, id uint64, k *cpu.Kernel, args *A, grid
 	ka := q.Kernarg(id)
 	size := unsafe.Sizeof(*args)
 	if size > 0 {
-		copy(rocr.Bytes(ka, size), unsafe.Slice((*byte)(unsafe.Pointer(args)), size))
+		copy(hostmem.Bytes(ka, size), unsafe.Slice((*byte)(unsafe.Pointer(args)), size))
 	}
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = uint16(block), 1, 1

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -46,7 +47,7 @@ func TestOwnership(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	data := unsafe.Slice((*uint32)(rocr.At(al.Base)), n)
+	data := unsafe.Slice((*uint32)(hostmem.At(al.Base)), n)
 	if data[0] != 0 {
 		t.Error("the failed dispatch wrote the buffer")
 	}
@@ -85,7 +86,7 @@ func TestOwnership(t *testing.T) {
 	if err := sig.Err(); !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "outside") || strings.Count(err.Error(), "work-group") != 1 {
 		t.Errorf("out-of-bounds dispatch: %v", err)
 	}
-	if yd := unsafe.Slice((*uint32)(rocr.At(y.Base)), n); yd[0] == 9 {
+	if yd := unsafe.Slice((*uint32)(hostmem.At(y.Base)), n); yd[0] == 9 {
 		t.Error("an out-of-bounds write reached the next allocation")
 	}
 }
@@ -108,7 +109,7 @@ func TestFineGrainedAccess(t *testing.T) {
 		sig := newSignal(t, 1)
 		launch(t, q, kernelFill, &fillArgs{rocr.Ptr[uint32](fine.Base), 256, uint32(i + 1)}, 256, 64, sig)
 		wait(t, sig, 10*time.Second)
-		if sig.Err() != nil || *(*uint32)(rocr.At(fine.Base + 1020)) != uint32(i+1) {
+		if sig.Err() != nil || *(*uint32)(hostmem.At(fine.Base + 1020)) != uint32(i+1) {
 			t.Errorf("agent %d: %v", i, sig.Err())
 		}
 	}
@@ -193,7 +194,7 @@ func TestPoolMemoryOutsideGoHeap(t *testing.T) {
 		if !mapped(string(maps), al.Base, al.Base+al.Size) {
 			t.Errorf("%v is not inside one mapping", al)
 		}
-		b := rocr.Bytes(al.Base, al.Size)
+		b := hostmem.Bytes(al.Base, al.Size)
 		for i := range b {
 			b[i] = byte(i * 7)
 		}
@@ -209,7 +210,7 @@ func TestPoolMemoryOutsideGoHeap(t *testing.T) {
 	}
 	runtime.GC()
 	for _, al := range []*rocr.Allocation{small, large, fine} {
-		b := rocr.Bytes(al.Base, al.Size)
+		b := hostmem.Bytes(al.Base, al.Size)
 		for i := range b {
 			if b[i] != byte(i*7) {
 				t.Fatalf("%v changed at byte %d after GC", al, i)

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -410,9 +411,8 @@ func TestDebugLog(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	var mu sync.Mutex
 	var lines []string
-	old := rocr.DebugLog
-	rocr.DebugLog = func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
-	defer func() { rocr.DebugLog = old }()
+	old := rocrhook.SetDebugLog(func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() })
+	defer rocrhook.SetDebugLog(old)
 
 	t.Setenv("HSA_ENABLE_DEBUG", "0")
 	q := newQueue(t, a, 4, nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
@@ -218,7 +219,7 @@ func start(t testing.TB, driver string) *fixture {
 		if err := gpu.Shutdown(); err != nil {
 			t.Errorf("gpu.Shutdown: %v", err)
 		}
-		if n := rocr.LiveAllocations(); n != 0 {
+		if n := rocrhook.LiveAllocations(); n != 0 {
 			t.Errorf("%d pool allocations outlive Shutdown", n)
 		}
 	})

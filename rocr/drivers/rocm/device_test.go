@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -88,7 +89,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 		t.Fatal(err)
 	}
 	defer host.Free()
-	src := rocr.Bytes(host.Base, n)
+	src := hostmem.Bytes(host.Base, n)
 	for i := range src {
 		src[i] = byte(i * 13)
 	}
