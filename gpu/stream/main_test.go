@@ -128,16 +128,7 @@ type env struct {
 
 func setup(t testing.TB) *env {
 	t.Helper()
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Cleanup(func() {
-		if err := gpu.Shutdown(); err != nil {
-			t.Error(err)
-		}
-	})
-	dev, err := gpu.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := cputest.Device(t)
 	mod, err := module.Load(dev, kernelSet)
 	if err != nil {
 		t.Fatal(err)

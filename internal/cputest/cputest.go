@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -76,3 +77,20 @@ type OverrunArgs struct {
 var Overrun = cpu.Define("test_overrun", func(g *cpu.Group, a *OverrunArgs) {
 	_ = a.X.Slice(g, 0, int(a.N)+1)
 })
+
+// Device opens the gpu layer for tb on the cpu driver alone and returns its
+// default device; gpu.Shutdown runs when tb ends, and its failure fails tb.
+func Device(tb testing.TB) *gpu.Device {
+	tb.Helper()
+	tb.Setenv("HIPGO_DRIVER", "cpu")
+	tb.Cleanup(func() {
+		if err := gpu.Shutdown(); err != nil {
+			tb.Error(err)
+		}
+	})
+	dev, err := gpu.Default()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dev
+}
