@@ -412,7 +412,7 @@ func TestDebugLog(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
 	old := rocrhook.SetDebugLog(func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() })
-	defer rocrhook.SetDebugLog(old)
+	defer func() { rocrhook.SetDebugLog(old) }()
 
 	t.Setenv("HSA_ENABLE_DEBUG", "0")
 	q := newQueue(t, a, 4, nil)

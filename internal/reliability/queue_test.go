@@ -22,7 +22,7 @@ func queueOf(t testing.TB, s *stream.Stream) *rocr.Queue {
 		}
 		return nil
 	})
-	defer rocrhook.SetFaultHook(prev)
+	defer func() { rocrhook.SetFaultHook(prev) }()
 	ev, err := stream.NewEvent(s.Device(), stream.EventDefault)
 	require.NoError(t, err)
 	defer ev.Destroy()
