@@ -10,7 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -53,10 +53,7 @@ func openMulti(tb testing.TB) *multiEnv {
 		tb.Fatal(err)
 	}
 	if pair == nil {
-		if cabi.Required("multi-gpu") {
-			tb.Fatalf("two devices of one driver are required (HIPGO_REQUIRE=multi-gpu) and there are not (%v)", err)
-		}
-		tb.Skipf("fewer than two devices of one driver (%v)", err)
+		testenv.Requiref(tb, "multi-gpu", "fewer than two devices of one driver (%v)", err)
 	}
 	m := &multiEnv{d0: pair[0], d1: pair[1]}
 	if ok, err := gpu.CanAccessPeer(m.d1, m.d0); err != nil || !ok {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -286,5 +287,5 @@ func TestMain(m *testing.M) {
 			fmt.Printf("hipgo-loadavg: %s\n", strings.TrimSpace(string(b)))
 		}
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }

@@ -9,7 +9,7 @@
 // them by family and parameters and writes tables and plots:
 //
 //	go test -run '^$' -bench . -benchmem -count 3 -cpu 1,2 -timeout 0 ./benchmarks | tee benchmarks/results/cpu-$(date -u +%Y%m%d).txt
-//	go run ./benchmarks/report benchmarks/results/cpu-YYYYMMDD.txt
+//	go -C benchmarks/report run . ../results/cpu-YYYYMMDD.txt
 //
 // The package has no code outside its tests; this file documents it. See
 // README.md for what each benchmark measures.

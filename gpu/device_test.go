@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -143,18 +144,7 @@ func TestDims(t *testing.T) {
 	}
 }
 
-type sleepArgs struct{ Ms int32 }
-
-var sleepK = cpu.Define("gpu_test_sleep", func(g *cpu.Group, a *sleepArgs) {
-	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
-})
-
-var failK = cpu.Define("gpu_test_fail", func(g *cpu.Group, a *sleepArgs) {
-	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
-	panic("gpu_test_fail failed on purpose")
-})
-
-var kernelSet = cpu.NewSet("gpu-test", sleepK, failK)
+var kernelSet = cpu.NewSet("gpu-test", cputest.Sleep, cputest.Fail)
 
 // Device.Synchronize waits for every stream of the device, the default
 // stream included, and returns a stream's failure.
@@ -168,7 +158,7 @@ func TestDeviceSynchronize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sleep := m.MustFunction("gpu_test_sleep")
+	sleep := m.MustFunction("test_sleep")
 	a, err := stream.New(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -202,11 +192,11 @@ func TestDeviceSynchronize(t *testing.T) {
 	if err := b.Destroy(); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.MustFunction("gpu_test_fail").Launch(a, gpu.D1(1), gpu.D1(1), 0, int32(10)); err != nil {
+	if err := m.MustFunction("test_fail").Launch(a, gpu.D1(1), gpu.D1(1), 0, int32(10)); err != nil {
 		t.Fatal(err)
 	}
 	err = dev.Synchronize()
-	if !errors.Is(err, gpu.ErrLaunchFailure) || !strings.Contains(err.Error(), "gpu_test_fail") {
+	if !errors.Is(err, gpu.ErrLaunchFailure) || !strings.Contains(err.Error(), "test_fail") {
 		t.Errorf("device synchronize after a failed kernel: %v", err)
 	}
 }

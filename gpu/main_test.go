@@ -1,18 +1,13 @@
 package gpu_test
 
 import (
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
 
 // setup opens the runtime on the cpu agent with extra environment and shuts
 // it down when the test ends.

@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -30,20 +32,8 @@ type cpuEnv struct {
 }
 
 func newCPUEnv(t testing.TB) *cpuEnv {
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &cpuEnv{t: t, ag: ags[0]}
+	e := &cpuEnv{t: t, ag: cputest.Agent(t)}
+	var err error
 	if e.exe, err = e.ag.Load(CPUSet().Code()); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +62,7 @@ func (e *cpuEnv) buf(n int) (rocr.Ptr[float32], []float32) {
 	}
 	e.t.Cleanup(func() { _ = al.Free() })
 	cpu.MarkWritten(al.Base, al.Size) // the tests fill it through the slice
-	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(rocr.At(al.Base)), n)
+	return rocr.Ptr[float32](al.Base), unsafe.Slice((*float32)(hostmem.At(al.Base)), n)
 }
 
 // cpuLaunch is a HIP launch: grid in work-groups, block in work-items,
@@ -98,7 +88,7 @@ func cpuDispatch[A any](e *cpuEnv, name string, args *A, l cpuLaunch, sig *rocr.
 
 // dispatchRaw is cpuDispatch's body, with the size as a variable: go1.26.8
 // crashes (internal compiler error in ssa.disjointTypes) on a copy of a
-// constant size into memory addressed through rocr.At, which the generic
+// constant size into memory addressed through hostmem.At, which the generic
 // body with unsafe.Sizeof(*args) would be.
 func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l cpuLaunch, sig *rocr.Signal) {
 	e.t.Helper()
@@ -115,7 +105,7 @@ func (e *cpuEnv) dispatchRaw(name string, args unsafe.Pointer, size uintptr, l c
 	}
 	ka := e.q.Kernarg(id)
 	if size > 0 {
-		copy(rocr.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
+		copy(hostmem.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
 	}
 	dims := uint16(1)
 	if l.block[1] > 1 || l.grid[1] > 1 {

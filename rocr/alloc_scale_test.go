@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -59,7 +60,7 @@ func allocFreeCost(tb testing.TB, pool *rocr.Pool, rounds, n int) time.Duration 
 func BenchmarkAllocFree4KiB(b *testing.B) {
 	for _, live := range []int{1000, 10000, 200000} {
 		b.Run(itoa(int64(live))+"live", func(b *testing.B) {
-			a := initCPU(b, "1")[0]
+			a := cputest.Agents(b, 1)[0]
 			pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 			require.NoError(b, err)
 			withLive(b, pool, live)
@@ -81,7 +82,7 @@ func BenchmarkAllocFree4KiB(b *testing.B) {
 // BenchmarkFindAllocation: the pointer -> allocation lookup of every
 // dispatch argument, with 200k allocations live.
 func BenchmarkFindAllocation(b *testing.B) {
-	a := initCPU(b, "1")[0]
+	a := cputest.Agents(b, 1)[0]
 	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	require.NoError(b, err)
 	als := withLive(b, pool, 200000)
@@ -104,7 +105,7 @@ func TestAllocCostFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: fills 200k allocations")
 	}
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	require.NoError(t, err)
 	rounds, n := 15, 2000
@@ -134,7 +135,7 @@ func TestAllocCostFlat(t *testing.T) {
 // Allocate, Free and lookups race: every goroutine finds its own live
 // allocations and never a freed one.
 func TestAllocLookupRace(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	require.NoError(t, err)
 	var wg sync.WaitGroup

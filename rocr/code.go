@@ -115,12 +115,6 @@ func (k *KernelSymbol) Visible() []KernelArg {
 	return out
 }
 
-// Executable is code loaded onto an agent.
-type Executable interface {
-	Kernels() []KernelSymbol
-	Destroy() error
-}
-
 // FindKernel looks a kernel up by name in an executable.
 func FindKernel(e Executable, name string) (*KernelSymbol, error) {
 	ks := e.Kernels()

@@ -20,6 +20,13 @@
 // order and hands them to the driver's Executor; a hardware queue (rocm) is
 // the driver's own ring.
 //
+// Drivers implement the interfaces of driver.go; the comment on Driver lists
+// every one, which are optional, and what rocr does without each. Raw
+// memory access (internal/hostmem) and the Go values that packets refer to
+// by id (internal/hostref) are shared with drivers and the gpu layer from
+// internal packages; the project's tests reach inside through
+// internal/rocrhook.
+//
 // Errors are *Error values carrying an HSA Status; errors.Is matches them
 // against the Status and against the sentinels (ErrInvalidArgument,
 // ErrOutOfResources, ErrNotOwner, ErrNoAgent, ErrNotSupported, ...).

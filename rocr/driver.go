@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -11,6 +12,60 @@ import (
 
 // Driver provides agents of one kind. Drivers register themselves from an
 // init function (the database/sql pattern) and are opened by Init.
+//
+// This file holds the whole driver interface. Every driver implements
+//
+//   - Driver: registered with Register, opened by Init.
+//   - AgentDriver: one agent, its info, pools, executors and code loading.
+//   - PoolDriver: one memory pool of an agent.
+//   - Executor: carries out the packets of one soft queue (required unless
+//     the agent has HardwareQueues).
+//   - Executable: code loaded onto an agent.
+//
+// An AgentDriver may also implement, each optional:
+//
+//   - HardwareQueues: queues are the device's own rings. Without it every
+//     queue is a soft ring that rocr's packet processor hands to an Executor.
+//   - QueueErrorBinder (with HardwareQueues): the driver reports a queue's
+//     errors as they happen. Without it a hardware queue fails only through
+//     its packets' signals.
+//   - SignalFactory (and its SignalBackend): packets must carry the vendor
+//     runtime's signals. Without it rocr's own signals serve the agent.
+//   - Copier: the agent has a copy engine for copies and fills. Without it
+//     copies and fills are AGENT_DISPATCH packets on the agent's queues.
+//   - Occupancy: the agent answers occupancy questions. Without it
+//     MaxActiveGroups and MaxPotentialGroupSize return ErrNotSupported.
+//   - PeerAccessor: devices map each other's memory. Without it only two
+//     cpu agents have peer access. PeerDisabler undoes EnablePeer; without
+//     it disabling is rocr's bookkeeping only.
+//   - Resetter: device state a reset must rebuild. Without it a reset
+//     destroys the agent's queues and frees its allocations, nothing more.
+//   - VisibleFilter: the vendor library applies a visible-devices variable
+//     itself. Without it rocr applies the list.
+//
+// An Executor may also implement, each optional:
+//
+//   - AsyncExecutor: the device completes packets' signals. Without it the
+//     processor completes each signal when the executor's method returns.
+//   - Poller: failures of work in flight show only when asked. Without it
+//     the executor's return values are the only failures.
+//   - ThreadLocker, ThreadBinder: the processor goroutine is locked to its
+//     OS thread, or prepared before its first packet. Without them it is an
+//     ordinary goroutine.
+//   - InlineExecutor: packets may run on the submitting goroutine while the
+//     queue is idle. Without it every packet goes through the processor.
+//   - CompleterOf (and its Completer): signals are completed lazily, for a
+//     run of packets at once. Without it each packet's signal completes
+//     when the packet does.
+//   - KernelCanceler: kernels can be stopped. Without it SetKernelTimeout
+//     returns ErrNotSupported.
+//   - KernelNamer: kernels have names. Without it logs, traces and errors
+//     name a kernel by its code object handle.
+//
+// Drivers whose kernels are Go code hand each work-group a MemoryView, which
+// Ptr.Slice and Ptr.At check accesses through; a BoundedView also checks
+// that an access stays in the allocation its pointer points into. Without
+// BoundedView any live allocation the agent may access passes.
 type Driver interface {
 	// Name is the driver's name: "cpu", "cuda", "rocm".
 	Name() string
@@ -182,4 +237,134 @@ func NewSignalFor(a *Agent, initial int64) (*Signal, error) {
 		return NewSignalWithBackend(b), nil
 	}
 	return newSignal(initial)
+}
+
+// The interfaces below are declared here with the others so that a driver
+// finds the whole contract in one file; Driver's comment lists them all.
+
+// PoolDriver is one pool as its driver provides it.
+type PoolDriver interface {
+	Info() PoolInfo
+	Allocate(size uint64) (uintptr, error)
+	Free(ptr uintptr, size uint64) error
+}
+
+// Executable is code loaded onto an agent.
+type Executable interface {
+	Kernels() []KernelSymbol
+	Destroy() error
+}
+
+// SignalBackend lets a driver supply signals that live in its runtime (ROCR's
+// hsa_signal_t). When set, every operation goes through it.
+type SignalBackend interface {
+	Handle() uint64
+	Load() int64
+	Store(v int64)
+	Add(d int64) int64 // returns the new value
+	CAS(old, new int64) int64
+	Exchange(v int64) int64
+	Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64
+	Destroy() error
+}
+
+// MemoryView maps device addresses to memory the calling Go code may touch.
+// The cpu agent's kernels get one with every work-group; it checks that the
+// range lies inside one live allocation the agent may access, and fails the
+// dispatch (by panicking with a descriptive error that the packet
+// processor recovers) when it does not.
+type MemoryView interface {
+	View(addr, size uintptr) unsafe.Pointer
+}
+
+// BoundedView is a MemoryView that also knows which pointer an access is
+// made through: the range must lie in the allocation base points into, so
+// running off the end of one buffer into its neighbour is caught too.
+type BoundedView interface {
+	ViewFrom(base, addr, size uintptr) unsafe.Pointer
+}
+
+// Occupancy is implemented by agent drivers that can say how many
+// work-groups of a kernel fit on one compute unit at once
+// (hipOccupancyMaxActiveBlocksPerMultiprocessor) and which work-group size
+// fills the agent best (hipOccupancyMaxPotentialBlockSize). The cuda driver
+// asks the driver's occupancy calculator; the cpu driver answers from its
+// worker model. Agents whose drivers lack it answer ErrNotSupported.
+type Occupancy interface {
+	// MaxActiveGroups is the number of work-groups of groupSize work-items
+	// with dynGroupMem bytes of dynamic group memory each that one compute
+	// unit holds at once; 0 when such a group cannot run at all.
+	MaxActiveGroups(k *KernelSymbol, groupSize, dynGroupMem int) (int, error)
+	// MaxPotentialGroupSize is the work-group size (at most limit, when
+	// limit > 0) that maximizes occupancy, and the smallest grid, in
+	// work-groups, that reaches it on every compute unit.
+	MaxPotentialGroupSize(k *KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error)
+}
+
+// PeerAccessor is implemented by agent drivers whose devices can map each
+// other's device memory (CUDA's peer access). other is an agent of the same
+// driver. Agents whose driver lacks it have peer access only when both are
+// cpu agents, whose memory is all host memory.
+type PeerAccessor interface {
+	CanAccessPeer(other AgentDriver) bool
+	EnablePeer(other AgentDriver) error
+}
+
+// PeerDisabler is implemented by PeerAccessor drivers that undo EnablePeer
+// (cuCtxDisablePeerAccess); without it disabling is rocr's bookkeeping only.
+type PeerDisabler interface {
+	DisablePeer(other AgentDriver) error
+}
+
+// Resetter is implemented by agent drivers that keep device state a reset
+// must rebuild (cuda: the primary context, with the modules and memory in
+// it). rocr has destroyed the agent's queues and freed its pools'
+// allocations before it calls Reset; without Resetter that is all a reset
+// does.
+type Resetter interface {
+	Reset() error
+}
+
+// VisibleFilter is implemented by drivers whose vendor library already
+// applies a visible-devices variable (libhsa-runtime64 reads
+// ROCR_VISIBLE_DEVICES, libcuda CUDA_VISIBLE_DEVICES): hipgo must not
+// apply the same list a second time to what is left.
+type VisibleFilter interface {
+	AppliesVisible(env string) bool
+}
+
+// Completer is implemented by executors that complete their packets'
+// signals lazily: a GPU that would otherwise spend one memory write per
+// packet writes one progress counter for a run of packets, and only when
+// somebody observes one of them (a host wait, a barrier on another queue,
+// an idle queue). The signals themselves are then completed on the host.
+type Completer interface {
+	// Flush makes the deferred signals up to seq complete without further
+	// help: it queues whatever write that takes and returns at once.
+	Flush(seq uint64)
+	// Settle completes on the host every deferred signal whose work is
+	// known done. It never blocks.
+	Settle()
+	// Await blocks until the work up to seq is done and settles it, where
+	// the completer has a cheaper way than a flush and a poll (a driver's
+	// own stream synchronize); it reports false to decline.
+	Await(seq uint64) bool
+}
+
+// CompleterOf is implemented by lazy executors: the reference their
+// signals carry.
+type CompleterOf interface {
+	CompleterRef() *CompleterRef
+}
+
+// KernelCanceler is implemented by executors whose kernels can be stopped
+// cooperatively (the cpu agent's Go kernels poll Group.Canceled): a
+// dispatch that runs longer than the timeout fails with ErrTimeout.
+type KernelCanceler interface {
+	SetKernelTimeout(d time.Duration)
+}
+
+// KernelNamer is implemented by executors that can name a kernel object.
+type KernelNamer interface {
+	KernelName(object uint64) string
 }

@@ -2,24 +2,6 @@ package rocr
 
 import "sync/atomic"
 
-// Completer is implemented by executors that complete their packets'
-// signals lazily: a GPU that would otherwise spend one memory write per
-// packet writes one progress counter for a run of packets, and only when
-// somebody observes one of them (a host wait, a barrier on another queue,
-// an idle queue). The signals themselves are then completed on the host.
-type Completer interface {
-	// Flush makes the deferred signals up to seq complete without further
-	// help: it queues whatever write that takes and returns at once.
-	Flush(seq uint64)
-	// Settle completes on the host every deferred signal whose work is
-	// known done. It never blocks.
-	Settle()
-	// Await blocks until the work up to seq is done and settles it, where
-	// the completer has a cheaper way than a flush and a poll (a driver's
-	// own stream synchronize); it reports false to decline.
-	Await(seq uint64) bool
-}
-
 // lazyState is what a deferred signal knows of its completer.
 type lazyState struct {
 	by  atomic.Pointer[CompleterRef]
@@ -114,10 +96,4 @@ func (q *Queue) Expect(s *Signal) {
 		s.lazy.seq.Store(0)
 		s.lazy.by.Store(q.completer)
 	}
-}
-
-// CompleterOf is implemented by lazy executors: the reference their
-// signals carry.
-type CompleterOf interface {
-	CompleterRef() *CompleterRef
 }

@@ -1,15 +1,14 @@
 package rocr_test
 
 import (
-	"os"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
-	"go.uber.org/goleak"
-
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -17,10 +16,7 @@ import (
 
 // TestMain checks that no goroutine outlives the tests: every queue
 // processor and worker stops at ShutDown.
-func TestMain(m *testing.M) {
-	os.Unsetenv("HSA_ENABLE_DEBUG")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Unsetenv("HSA_ENABLE_DEBUG")) }
 
 // scale shrinks stress sizes under the race detector, which is ~10x slower.
 func scale(n int) int {
@@ -28,27 +24,6 @@ func scale(n int) int {
 		return max(1, n/10)
 	}
 	return n
-}
-
-// initCPU opens the runtime on cpu agents only (n of them) and shuts it
-// down when the test ends.
-func initCPU(t testing.TB, n string) []*rocr.Agent {
-	t.Helper()
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Setenv("HIPGO_CPU_AGENTS", n)
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ags
 }
 
 func newQueue(t testing.TB, a *rocr.Agent, size uint32, onError func(*rocr.Queue, error)) *rocr.Queue {
@@ -110,7 +85,7 @@ func writeDispatch[A any](q *rocr.Queue, id uint64, k *cpu.Kernel, args *A, grid
 	ka := q.Kernarg(id)
 	size := unsafe.Sizeof(*args)
 	if size > 0 {
-		copy(rocr.Bytes(ka, size), unsafe.Slice((*byte)(unsafe.Pointer(args)), size))
+		copy(hostmem.Bytes(ka, size), unsafe.Slice((*byte)(unsafe.Pointer(args)), size))
 	}
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = uint16(block), 1, 1

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
 )
 
 // MapAnonymous maps size bytes of zeroed, page-aligned memory outside the Go
@@ -25,20 +27,11 @@ func MapAnonymous(size uintptr) (uintptr, error) {
 
 // Unmap releases memory from MapAnonymous.
 func Unmap(addr, size uintptr) error {
-	b := unsafe.Slice((*byte)(At(addr)), size)
+	b := unsafe.Slice((*byte)(hostmem.At(addr)), size)
 	if err := unix.Munmap(b); err != nil {
 		return Errorf(StatusErrorResourceFree, "unmap", "munmap %#x: %w", addr, err)
 	}
 	return nil
-}
-
-// Bytes views raw memory as a byte slice. The caller guarantees the range is
-// mapped for as long as the slice is used.
-func Bytes(addr, size uintptr) []byte {
-	if size == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(At(addr)), size)
 }
 
 // sanitize counts the reasons the sanitizer is on: HIPGO_SANITIZE=1 (read

@@ -1,22 +1,5 @@
 package rocr
 
-// Occupancy is implemented by agent drivers that can say how many
-// work-groups of a kernel fit on one compute unit at once
-// (hipOccupancyMaxActiveBlocksPerMultiprocessor) and which work-group size
-// fills the agent best (hipOccupancyMaxPotentialBlockSize). The cuda driver
-// asks the driver's occupancy calculator; the cpu driver answers from its
-// worker model. Agents whose drivers lack it answer ErrNotSupported.
-type Occupancy interface {
-	// MaxActiveGroups is the number of work-groups of groupSize work-items
-	// with dynGroupMem bytes of dynamic group memory each that one compute
-	// unit holds at once; 0 when such a group cannot run at all.
-	MaxActiveGroups(k *KernelSymbol, groupSize, dynGroupMem int) (int, error)
-	// MaxPotentialGroupSize is the work-group size (at most limit, when
-	// limit > 0) that maximizes occupancy, and the smallest grid, in
-	// work-groups, that reaches it on every compute unit.
-	MaxPotentialGroupSize(k *KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error)
-}
-
 // MaxActiveGroups asks the agent's driver how many work-groups of kernel k
 // fit on one compute unit (see Occupancy).
 func (a *Agent) MaxActiveGroups(k *KernelSymbol, groupSize, dynGroupMem int) (int, error) {

@@ -13,21 +13,6 @@ var (
 	ErrPeerNotEnabled     = errors.New("peer access not enabled")
 )
 
-// PeerAccessor is implemented by agent drivers whose devices can map each
-// other's device memory (CUDA's peer access). other is an agent of the same
-// driver. Agents whose driver lacks it have peer access only when both are
-// cpu agents, whose memory is all host memory.
-type PeerAccessor interface {
-	CanAccessPeer(other AgentDriver) bool
-	EnablePeer(other AgentDriver) error
-}
-
-// PeerDisabler is implemented by PeerAccessor drivers that undo EnablePeer
-// (cuCtxDisablePeerAccess); without it disabling is rocr's bookkeeping only.
-type PeerDisabler interface {
-	DisablePeer(other AgentDriver) error
-}
-
 type peerKey struct{ from, to *Agent }
 
 // peers holds the enabled (from, to) pairs: from may use memory that to

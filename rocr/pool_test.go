@@ -9,6 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -16,7 +18,7 @@ import (
 // fails with ErrNotOwner naming the buffer, the owner and the offender,
 // until Transfer moves it.
 func TestOwnership(t *testing.T) {
-	ags := initCPU(t, "2")
+	ags := cputest.Agents(t, 2)
 	a0, a1 := ags[0], ags[1]
 	const n = 256
 	al := allocate(t, a0, rocr.FlagCoarseGrained, 4*n)
@@ -45,7 +47,7 @@ func TestOwnership(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	data := unsafe.Slice((*uint32)(rocr.At(al.Base)), n)
+	data := unsafe.Slice((*uint32)(hostmem.At(al.Base)), n)
 	if data[0] != 0 {
 		t.Error("the failed dispatch wrote the buffer")
 	}
@@ -84,13 +86,13 @@ func TestOwnership(t *testing.T) {
 	if err := sig.Err(); !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "outside") || strings.Count(err.Error(), "work-group") != 1 {
 		t.Errorf("out-of-bounds dispatch: %v", err)
 	}
-	if yd := unsafe.Slice((*uint32)(rocr.At(y.Base)), n); yd[0] == 9 {
+	if yd := unsafe.Slice((*uint32)(hostmem.At(y.Base)), n); yd[0] == 9 {
 		t.Error("an out-of-bounds write reached the next allocation")
 	}
 }
 
 func TestFineGrainedAccess(t *testing.T) {
-	ags := initCPU(t, "2")
+	ags := cputest.Agents(t, 2)
 	fine := allocate(t, ags[0], rocr.FlagFineGrained, 1024)
 	if err := fine.CheckAccess(ags[1]); err != nil {
 		t.Errorf("fine-grained host memory, another agent: %v", err)
@@ -107,7 +109,7 @@ func TestFineGrainedAccess(t *testing.T) {
 		sig := newSignal(t, 1)
 		launch(t, q, kernelFill, &fillArgs{rocr.Ptr[uint32](fine.Base), 256, uint32(i + 1)}, 256, 64, sig)
 		wait(t, sig, 10*time.Second)
-		if sig.Err() != nil || *(*uint32)(rocr.At(fine.Base + 1020)) != uint32(i+1) {
+		if sig.Err() != nil || *(*uint32)(hostmem.At(fine.Base + 1020)) != uint32(i+1) {
 			t.Errorf("agent %d: %v", i, sig.Err())
 		}
 	}
@@ -130,7 +132,7 @@ func TestFineGrainedAccess(t *testing.T) {
 }
 
 func TestAllocateAndFree(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	p, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	if _, err := p.Allocate(0); !errors.Is(err, rocr.ErrInvalidArgument) {
 		t.Errorf("Allocate(0): %v", err)
@@ -176,7 +178,7 @@ func TestAllocateAndFree(t *testing.T) {
 // Pool memory lives outside the Go heap: mapped pages whose addresses and
 // contents the garbage collector leaves alone.
 func TestPoolMemoryOutsideGoHeap(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	page := uintptr(os.Getpagesize())
 	small := allocate(t, a, rocr.FlagCoarseGrained, 100)
 	large := allocate(t, a, rocr.FlagCoarseGrained, 3<<20)
@@ -192,7 +194,7 @@ func TestPoolMemoryOutsideGoHeap(t *testing.T) {
 		if !mapped(string(maps), al.Base, al.Base+al.Size) {
 			t.Errorf("%v is not inside one mapping", al)
 		}
-		b := rocr.Bytes(al.Base, al.Size)
+		b := hostmem.Bytes(al.Base, al.Size)
 		for i := range b {
 			b[i] = byte(i * 7)
 		}
@@ -208,7 +210,7 @@ func TestPoolMemoryOutsideGoHeap(t *testing.T) {
 	}
 	runtime.GC()
 	for _, al := range []*rocr.Allocation{small, large, fine} {
-		b := rocr.Bytes(al.Base, al.Size)
+		b := hostmem.Bytes(al.Base, al.Size)
 		for i := range b {
 			if b[i] != byte(i*7) {
 				t.Fatalf("%v changed at byte %d after GC", al, i)

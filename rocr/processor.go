@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -254,14 +255,6 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 // program (or a test) may turn logging on after its first queue.
 func debugEnabled() bool { return os.Getenv("HSA_ENABLE_DEBUG") == "1" }
 
-// KernelNamer is implemented by executors that can name a kernel object.
-type KernelNamer interface {
-	KernelName(object uint64) string
-}
-
-// DebugLog receives HSA_ENABLE_DEBUG lines; tests replace it.
-var DebugLog = func(line string) { fmt.Fprintln(os.Stderr, line) }
-
 func (q *Queue) logPacket(id uint64, slot unsafe.Pointer, h aql.Header) {
 	line := fmt.Sprintf("hipgo: queue %d (%s) packet %d: %s", q.id, q.agent.info.Name, id, (*aql.Slot)(slot).String())
 	if h.Type() == aql.TypeKernelDispatch {
@@ -270,5 +263,5 @@ func (q *Queue) logPacket(id uint64, slot unsafe.Pointer, h aql.Header) {
 			line += fmt.Sprintf(" kernel=%s", n.KernelName(p.KernelObject))
 		}
 	}
-	DebugLog(line)
+	rocrhook.DebugLog(line)
 }

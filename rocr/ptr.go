@@ -9,22 +9,6 @@ import (
 // the kernarg segment, like a `T*` kernel parameter.
 type Ptr[T any] uint64
 
-// MemoryView maps device addresses to memory the calling Go code may touch.
-// The cpu agent's kernels get one with every work-group; it checks that the
-// range lies inside one live allocation the agent may access, and fails the
-// dispatch (by panicking with a descriptive error that the packet
-// processor recovers) when it does not.
-type MemoryView interface {
-	View(addr, size uintptr) unsafe.Pointer
-}
-
-// BoundedView is a MemoryView that also knows which pointer an access is
-// made through: the range must lie in the allocation base points into, so
-// running off the end of one buffer into its neighbour is caught too.
-type BoundedView interface {
-	ViewFrom(base, addr, size uintptr) unsafe.Pointer
-}
-
 func view(v MemoryView, base, addr, size uintptr) unsafe.Pointer {
 	if bv, ok := v.(BoundedView); ok {
 		return bv.ViewFrom(base, addr, size)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -132,7 +133,7 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		q.base = base
 		q.writeIdx, q.readIdx = &q.own.write, &q.own.read
 		for i := uint32(0); i < size; i++ {
-			*(*uint32)(At(base + uintptr(i)*aql.PacketSize)) = uint32(aql.TypeInvalid)
+			*(*uint32)(hostmem.At(base + uintptr(i)*aql.PacketSize)) = uint32(aql.TypeInvalid)
 		}
 		q.doorbell = newDoorbell(-1)
 	}
@@ -244,7 +245,7 @@ func (q *Queue) AddWriteIndex(n uint64) uint64 { return atomic.AddUint64(q.write
 
 // Slot is the address of packet id's slot.
 func (q *Queue) Slot(id uint64) unsafe.Pointer {
-	return At(q.base + uintptr(id&q.mask)*aql.PacketSize)
+	return hostmem.At(q.base + uintptr(id&q.mask)*aql.PacketSize)
 }
 
 // Kernarg is the address of packet id's kernarg area of KernargSlotSize

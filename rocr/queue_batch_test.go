@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -15,7 +16,7 @@ import (
 // submissions, through a ring smaller than their sum: every packet runs,
 // and a run's packets run in order.
 func TestReserveNConcurrent(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestReserveNConcurrent(t *testing.T) {
 }
 
 func TestReserveNErrors(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)

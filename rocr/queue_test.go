@@ -10,12 +10,14 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 func TestQueueCreateErrors(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	for _, size := range []uint32{0, 3, 6, 100, 1, 1 << 30} {
 		if q, err := a.CreateQueue(size, rocr.QueueMulti, nil); !errors.Is(err, rocr.ErrInvalidArgument) {
 			t.Errorf("size %d: %v", size, err)
@@ -56,7 +58,7 @@ func TestQueueCreateErrors(t *testing.T) {
 // Thousands of packets through a ring of 2 and 4 slots: the indexes wrap
 // hundreds of times and every packet runs once, in order.
 func TestQueueWraparound(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	n := scale(5000)
 	for _, size := range []uint32{2, 4} {
 		q := newQueue(t, a, size, nil)
@@ -94,7 +96,7 @@ func TestQueueWraparound(t *testing.T) {
 
 // A full ring holds producers back until the processor frees a slot.
 func TestQueueBackPressure(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q := newQueue(t, a, 2, nil)
 	release, running := gate(100)
 	defer release()
@@ -132,7 +134,7 @@ func TestQueueBackPressure(t *testing.T) {
 
 // Goroutines submitting to one queue at once: every packet runs exactly once.
 func TestQueueConcurrentProducers(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	for _, typ := range []rocr.QueueType{rocr.QueueMulti} {
 		q, err := a.CreateQueue(16, typ, nil)
 		if err != nil {
@@ -169,7 +171,7 @@ func TestQueueConcurrentProducers(t *testing.T) {
 
 // A packet with the barrier bit starts after every earlier one completed.
 func TestQueueBarrierBitInOrder(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q := newQueue(t, a, 8, nil)
 	release, running := gate(200)
 	s1, s2 := newSignal(t, 1), newSignal(t, 1)
@@ -191,7 +193,7 @@ func TestQueueBarrierBitInOrder(t *testing.T) {
 // Queue B's BARRIER_AND waits for a signal that queue A completes; zero
 // dependency handles count as satisfied.
 func TestBarrierAndAcrossQueues(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	qa, qb := newQueue(t, a, 8, nil), newQueue(t, a, 8, nil)
 	release, running := gate(300)
 	dep := newSignal(t, 1)
@@ -236,7 +238,7 @@ func TestBarrierAndAcrossQueues(t *testing.T) {
 
 // A dependency whose producer failed fails the barrier and its queue.
 func TestBarrierAndFailedDependency(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	qa, qb := newQueue(t, a, 8, nil), newQueue(t, a, 8, nil)
 	dep, bsig := newSignal(t, 1), newSignal(t, 1)
 	barrier(t, qb, aql.TypeBarrierAnd, [5]*rocr.Signal{dep}, bsig)
@@ -251,7 +253,7 @@ func TestBarrierAndFailedDependency(t *testing.T) {
 }
 
 func TestBarrierOr(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q := newQueue(t, a, 8, nil)
 	s1, s2 := newSignal(t, 1), newSignal(t, 1)
 	done := newSignal(t, 1)
@@ -285,7 +287,7 @@ func TestBarrierOr(t *testing.T) {
 // and stops its queue; later packets do not run but their signals complete
 // with an error, and other queues keep working.
 func TestMalformedPacketStopsQueue(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	for _, tc := range []struct {
 		name  string
 		write func(p *aql.KernelDispatch) aql.Header
@@ -365,7 +367,7 @@ func TestMalformedPacketStopsQueue(t *testing.T) {
 }
 
 func TestKernelPanicFailsDispatch(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	errc := make(chan error, 1)
 	q := newQueue(t, a, 4, func(_ *rocr.Queue, err error) { errc <- err })
 	sig := newSignal(t, 1)
@@ -382,7 +384,7 @@ func TestKernelPanicFailsDispatch(t *testing.T) {
 }
 
 func TestDispatchTimestamps(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q := newQueue(t, a, 4, nil)
 	release, running := gate(400)
 	sig := newSignal(t, 1)
@@ -406,12 +408,11 @@ func TestDispatchTimestamps(t *testing.T) {
 }
 
 func TestDebugLog(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	var mu sync.Mutex
 	var lines []string
-	old := rocr.DebugLog
-	rocr.DebugLog = func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
-	defer func() { rocr.DebugLog = old }()
+	old := rocrhook.SetDebugLog(func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() })
+	defer func() { rocrhook.SetDebugLog(old) }()
 
 	t.Setenv("HSA_ENABLE_DEBUG", "0")
 	q := newQueue(t, a, 4, nil)
@@ -452,7 +453,7 @@ func TestDebugLog(t *testing.T) {
 // resolves, or while producers wait for space, returns, and every pending
 // signal completes with an error.
 func TestDestroyUnblocks(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	q, err := a.CreateQueue(2, rocr.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -523,7 +524,7 @@ func TestShutDownWithBlockedQueue(t *testing.T) {
 
 // The error callback may destroy its queue.
 func TestDestroyFromErrorCallback(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	done := make(chan error, 1)
 	q, err := a.CreateQueue(4, rocr.QueueMulti, func(q *rocr.Queue, _ error) { done <- q.Destroy() })
 	if err != nil {

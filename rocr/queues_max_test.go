@@ -6,13 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
 // An agent's QueuesMax is enforced: one queue more is an error wrapping
 // ErrOutOfResources that names the limit; destroying one makes room again.
 func TestQueuesMaxEnforced(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	limit := a.Info().QueuesMax
 	require.Positive(t, limit)
 	qs := make([]*rocr.Queue, 0, limit)

@@ -2,6 +2,8 @@ package rocr
 
 import (
 	"sync"
+
+	"github.com/hipgo/hipgo/internal/hostref"
 )
 
 // AgentRect: Arg[0] an id from RegisterRect. A 2-D copy or fill
@@ -103,7 +105,7 @@ var rects struct {
 
 // RegisterRect stores r for one AgentRect packet and returns its id.
 func RegisterRect(r *Rect) uint64 {
-	id := callbacks.next.Add(1) // one id space with callbacks
+	id := hostref.NewID() // one id space with callbacks
 	rects.mu.Lock()
 	if rects.m == nil {
 		rects.m = map[uint64]*Rect{}

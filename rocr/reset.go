@@ -26,15 +26,6 @@ func (a *Agent) Lost() error {
 	return nil
 }
 
-// Resetter is implemented by agent drivers that keep device state a reset
-// must rebuild (cuda: the primary context, with the modules and memory in
-// it). rocr has destroyed the agent's queues and freed its pools'
-// allocations before it calls Reset; without Resetter that is all a reset
-// does.
-type Resetter interface {
-	Reset() error
-}
-
 // Reset returns the agent to the state Init left it in, as
 // hipDeviceReset does for one device: its queues are destroyed (their
 // pending packets fail), every allocation of its pools is freed, and the

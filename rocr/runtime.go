@@ -198,14 +198,6 @@ func SelectVisibleExcept[T any](items []T, list string, uuid func(T) string, app
 	return append(own, rest...), nil
 }
 
-// VisibleFilter is implemented by drivers whose vendor library already
-// applies a visible-devices variable (libhsa-runtime64 reads
-// ROCR_VISIBLE_DEVICES, libcuda CUDA_VISIBLE_DEVICES): hipgo must not
-// apply the same list a second time to what is left.
-type VisibleFilter interface {
-	AppliesVisible(env string) bool
-}
-
 // AppliesVisible reports whether the agent's driver library applied env
 // itself.
 func (a *Agent) AppliesVisible(env string) bool {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -72,7 +73,7 @@ func TestInitReferenceCount(t *testing.T) {
 	wantNotInit(t, "Agents after the last ShutDown", err)
 	wantNotInit(t, "a fourth ShutDown", rocr.ShutDown())
 
-	st := initCPU(t, "1")
+	st := cputest.Agents(t, 1)
 	if st[0] == first[0] {
 		t.Error("a new Init returned the agents of the runtime that was shut down")
 	}
@@ -128,7 +129,7 @@ func TestUseAfterShutDown(t *testing.T) {
 	wantNotInit(t, "Load after ShutDown", err)
 
 	// An agent of an earlier runtime is not usable in a new one.
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	if _, err := a.CreateQueue(16, rocr.QueueMulti, nil); err == nil || !strings.Contains(err.Error(), "shut down") {
 		t.Errorf("CreateQueue on a stale agent: %v", err)
 	}
@@ -141,7 +142,7 @@ func TestUseAfterShutDown(t *testing.T) {
 }
 
 func TestCPUAgentInfo(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	in := a.Info()
 	check := func(what string, got, want any) {
 		t.Helper()
@@ -215,7 +216,7 @@ func TestCPUAgentInfo(t *testing.T) {
 }
 
 func TestCPUAgentsFromEnv(t *testing.T) {
-	ags := initCPU(t, "3")
+	ags := cputest.Agents(t, 3)
 	if len(ags) != 3 {
 		t.Fatalf("HIPGO_CPU_AGENTS=3 gave %d agents", len(ags))
 	}
@@ -260,7 +261,7 @@ func TestCPUAgentsFromEnvInvalid(t *testing.T) {
 // ROCR_VISIBLE_DEVICES applies to GPU agents; the cpu agents stay.
 func TestVisibleDevicesLeavesCPUAgents(t *testing.T) {
 	t.Setenv("ROCR_VISIBLE_DEVICES", "")
-	if ags := initCPU(t, "2"); len(ags) != 2 {
+	if ags := cputest.Agents(t, 2); len(ags) != 2 {
 		t.Errorf("%d agents with ROCR_VISIBLE_DEVICES empty", len(ags))
 	}
 }
@@ -306,7 +307,7 @@ func TestSelectVisible(t *testing.T) {
 
 func TestMaxHeapSize(t *testing.T) {
 	t.Setenv("GPU_MAX_HEAP_SIZE", "1")
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	coarse, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	fine, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagFineGrained)
 	if want := coarse.Info().Size / 100; coarse.Limit() != want {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
 )
 
 // Condition is hsa_signal_condition_t.
@@ -62,19 +64,6 @@ const (
 	tableChunk      = 4096
 	tableChunks     = 4096
 )
-
-// SignalBackend lets a driver supply signals that live in its runtime (ROCR's
-// hsa_signal_t). When set, every operation goes through it.
-type SignalBackend interface {
-	Handle() uint64
-	Load() int64
-	Store(v int64)
-	Add(d int64) int64 // returns the new value
-	CAS(old, new int64) int64
-	Exchange(v int64) int64
-	Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64
-	Destroy() error
-}
 
 // Signal is an HSA signal: a 64-bit value that agents and the host update
 // and wait on. Every operation is safe from many goroutines; a waiter never
@@ -212,7 +201,7 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 		snap := append([]uintptr(nil), t.slabs...)
 		t.slabSnap.Store(&snap)
 		for i := signalsPerSlab - 1; i >= 0; i-- {
-			r := (*signalRecord)(At(base + uintptr(i)*unsafe.Sizeof(signalRecord{})))
+			r := (*signalRecord)(hostmem.At(base + uintptr(i)*unsafe.Sizeof(signalRecord{})))
 			r.index = t.next
 			t.next++
 			t.free = append(t.free, r)
@@ -271,7 +260,7 @@ func SignalFromHandle(h uint64) (*Signal, error) {
 	if !signalTable.owns(uintptr(h)) {
 		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
 	}
-	r := (*signalRecord)(At(uintptr(h)))
+	r := (*signalRecord)(hostmem.At(uintptr(h)))
 	if atomic.LoadInt64(&r.kind) != signalMagic {
 		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
 	}

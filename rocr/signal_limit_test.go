@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -14,7 +15,7 @@ import (
 // ErrOutOfResources; the table stays usable: signals are loaded, stored,
 // destroyed and created again, on this goroutine and others.
 func TestSignalTableLimit(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	restore := rocr.SetSignalCapacity(2)
 	defer restore()
 	var sigs []*rocr.Signal
@@ -75,7 +76,7 @@ func TestSignalTableLimit(t *testing.T) {
 // Queue doorbells are recycled: thousands of queue create/destroy cycles
 // do not map new signal slabs.
 func TestQueueDoorbellsRecycled(t *testing.T) {
-	a := initCPU(t, "1")[0]
+	a := cputest.Agents(t, 1)[0]
 	cycle := func() {
 		q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
 		require.NoError(t, err)

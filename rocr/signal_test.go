@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -16,7 +17,7 @@ var orders = []rocr.Order{rocr.Relaxed, rocr.Acquire, rocr.Release, rocr.AcqRel}
 var hints = []rocr.WaitHint{rocr.WaitActive, rocr.WaitBlocked}
 
 func TestSignalOperations(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	for _, o := range orders {
 		s := newSignal(t, 10)
 		expect := func(op string, got, want int64) {
@@ -67,7 +68,7 @@ func TestSignalOperations(t *testing.T) {
 }
 
 func TestSignalWaitConditions(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	s := newSignal(t, 5)
 	for _, h := range hints {
 		for _, tc := range []struct {
@@ -130,7 +131,7 @@ func watchdog(t *testing.T, done <-chan struct{}, d time.Duration, state func() 
 // Two goroutines hand a token back and forth through one signal, each
 // waiting forever: a single lost wake-up hangs them.
 func TestSignalPingPong(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	n := int64(scale(100_000))
 	s := newSignal(t, 0)
 	done := make(chan struct{})
@@ -164,7 +165,7 @@ func TestSignalPingPong(t *testing.T) {
 // Many waiters on one signal are all released by one store, whether they
 // started waiting before or after it and whichever hint they use.
 func TestSignalManyWaitersOneStore(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	rounds, waiters := scale(200), 32
 	r := rand.New(rand.NewPCG(2, 3))
 	for round := 0; round < rounds; round++ {
@@ -206,7 +207,7 @@ func TestSignalManyWaitersOneStore(t *testing.T) {
 // Producers add to a counter while waiters wait for thresholds on it, with
 // random interleavings: every waiter returns once its threshold is passed.
 func TestSignalCounterStress(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	const producers, waiters = 4, 16
 	per := int64(scale(20_000))
 	total := producers * per
@@ -269,7 +270,7 @@ func TestSignalCounterStress(t *testing.T) {
 }
 
 func TestSignalDestroy(t *testing.T) {
-	initCPU(t, "1")
+	cputest.Agents(t, 1)
 	s := newSignal(t, 3)
 	h := s.Handle()
 	if got, err := rocr.SignalFromHandle(h); err != nil || got != s {

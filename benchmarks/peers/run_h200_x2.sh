@@ -10,8 +10,8 @@
 # There, from the repository root (OUT defaults to ./out):
 #   OUT=$OUT bash benchmarks/peers/run_h200_x2.sh [gpu-tests] [count]
 # Here again, with $OUT's files copied into benchmarks/results/h200x2-<date>/:
-#   go run ./benchmarks/report -o benchmarks/results/h200x2-<date> \
-#     benchmarks/results/h200x2-<date>/hipgo-multi.txt benchmarks/results/h200x2-<date>/native-multi.txt
+#   go -C benchmarks/report run . -o ../results/h200x2-<date> \
+#     ../results/h200x2-<date>/hipgo-multi.txt ../results/h200x2-<date>/native-multi.txt
 set -u
 G=${1:-gpu-tests}
 COUNT=${2:-5}

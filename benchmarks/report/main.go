@@ -3,13 +3,15 @@
 // the ratio, the performance targets of shared/DESIGN.md marked met or
 // missed, and PNG plots (rate against size per kernel, launch latency).
 //
-//	go run ./benchmarks/report [-o dir] file.txt...
+//	go -C benchmarks/report run . [-o dir] file.txt...
 //
-// With no files it reads benchmarks/results/*.txt. It writes REPORT.md and
-// the plots into -o, by default the first file's directory. Files may mix
-// drivers: the cpu agent's suite, the suite run with HIPGO_DRIVER=cuda, and
-// the native C and CuPy programs of benchmarks/peers; rules.go says how
-// their names are paired.
+// It is a module of its own, so that a program importing hipgo does not pull
+// in plotting; relative paths are therefore from benchmarks/report. With no
+// files it reads the results directory, benchmarks/results/*.txt. It writes
+// REPORT.md and the plots into -o, by default the first file's directory.
+// Files may mix drivers: the cpu agent's suite, the suite run with
+// HIPGO_DRIVER=cuda, and the native C and CuPy programs of benchmarks/peers;
+// rules.go says how their names are paired.
 package main
 
 import (
@@ -35,9 +37,14 @@ func main() {
 
 func report(out string, files []string) error {
 	if len(files) == 0 {
-		var err error
-		if files, err = filepath.Glob(filepath.Join("benchmarks", "results", "*.txt")); err != nil {
-			return err
+		for _, dir := range []string{filepath.Join("benchmarks", "results"), filepath.Join("..", "results")} {
+			var err error
+			if files, err = filepath.Glob(filepath.Join(dir, "*.txt")); err != nil {
+				return err
+			}
+			if len(files) > 0 {
+				break
+			}
 		}
 		if len(files) == 0 {
 			return fmt.Errorf("no files given and none in benchmarks/results")

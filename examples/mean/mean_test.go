@@ -2,7 +2,6 @@ package mean_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,16 +11,12 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // Two cpu agents, read when the runtime opens: the tests run on both,
 // in parallel, and on whatever GPU there is too.
-func TestMain(m *testing.M) {
-	if os.Getenv("HIPGO_CPU_AGENTS") == "" {
-		os.Setenv("HIPGO_CPU_AGENTS", "2")
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.DefaultEnv("HIPGO_CPU_AGENTS", "2")) }
 
 func ramp(n int) []float32 {
 	x := make([]float32, n)

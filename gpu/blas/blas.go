@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -57,7 +58,7 @@ type Handle struct {
 // backend turns a checked call into stream work.
 type backend interface {
 	// work returns the host function or native call that carries out c.
-	work(c *call) (host func() error, native rocr.NativeFunc)
+	work(c *call) (host func() error, native hostref.NativeFunc)
 	// destroy queues the release of the backend's state on s.
 	destroy(s *stream.Stream) error
 }

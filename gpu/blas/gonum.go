@@ -8,7 +8,8 @@ import (
 
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 )
 
 // gonumBackend runs calls on the cpu agent with gonum's implementation
@@ -16,7 +17,7 @@ import (
 // device memory is host memory.
 type gonumBackend struct{}
 
-func (gonumBackend) work(c *call) (func() error, rocr.NativeFunc) {
+func (gonumBackend) work(c *call) (func() error, hostref.NativeFunc) {
 	return func() error {
 		if c.f64 {
 			run[float64](c)
@@ -35,7 +36,7 @@ func view[T Float](m *core.Mem) []T {
 	if m == nil {
 		return nil
 	}
-	return unsafe.Slice((*T)(rocr.At(m.Addr())), m.Len())
+	return unsafe.Slice((*T)(hostmem.At(m.Addr())), m.Len())
 }
 
 func trans(t Transpose) gblas.Transpose {

@@ -8,7 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostref"
 )
 
 // cuBLAS and rocBLAS are column-major. A row-major m×n matrix with leading
@@ -98,7 +98,7 @@ func (b *vendor) op(t Transpose) uintptr {
 // i32 passes an int as a C int (negative increments included).
 func i32(v int) uintptr { return uintptr(int64(int32(v))) }
 
-func (b *vendor) work(c *call) (func() error, rocr.NativeFunc) {
+func (b *vendor) work(c *call) (func() error, hostref.NativeFunc) {
 	return nil, func(stream uintptr) error {
 		if err := b.run(c, stream); err != nil {
 			return err

@@ -4,24 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
-func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
 
 // addOne adds 1 to x[0:n]; work-group 0 does it all.
 type addOneArgs struct {
@@ -43,17 +39,7 @@ var kernelSet = cpu.NewSet("buffer-test", addOne)
 
 func setup(t *testing.T) *gpu.Device {
 	t.Helper()
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Cleanup(func() {
-		if err := gpu.Shutdown(); err != nil {
-			t.Error(err)
-		}
-	})
-	dev, err := gpu.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dev
+	return cputest.Device(t)
 }
 
 func must[T any](t *testing.T) func(T, error) T {

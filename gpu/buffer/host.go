@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -42,7 +43,7 @@ func (h *Host[T]) Slice() []T {
 	if h == nil || !h.m.Live() {
 		return nil
 	}
-	return unsafe.Slice((*T)(rocr.At(h.m.Addr())), h.m.Len())
+	return unsafe.Slice((*T)(hostmem.At(h.m.Addr())), h.m.Len())
 }
 
 // Device is the device whose pool the memory came from.

@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // Device returns a device for tb: the default device (gpu.Default: the
@@ -64,7 +64,7 @@ func Devices(tb testing.TB, driver string, n int) []*gpu.Device {
 			why += fmt.Sprintf(" (set HIPGO_CPU_AGENTS=%d before the runtime opens, in TestMain)", n)
 		}
 		word := driver
-		if n > 1 && cabi.Required("multi-gpu") {
+		if n > 1 && testenv.Required("multi-gpu") {
 			word = "multi-gpu"
 		}
 		unavailable(tb, word, "%s", why)
@@ -79,11 +79,7 @@ func Devices(tb testing.TB, driver string, n int) []*gpu.Device {
 // unavailable skips tb, or fails it where HIPGO_REQUIRE lists word.
 func unavailable(tb testing.TB, word, format string, args ...any) {
 	tb.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if cabi.Required(word) {
-		tb.Fatalf("gputest: %s, and %s=%q requires %s", msg, cabi.RequireEnv, os.Getenv(cabi.RequireEnv), word)
-	}
-	tb.Skipf("gputest: %s", msg)
+	testenv.Requiref(tb, word, "gputest: "+format, args...)
 }
 
 // open makes tb's view of dev and registers its end.

@@ -2,18 +2,17 @@ package gputest_test
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // The package's tests run on two cpu agents, whatever GPUs the machine has.
 func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	os.Setenv("HIPGO_CPU_AGENTS", "2")
-	os.Exit(m.Run())
+	testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu"), testenv.Setenv("HIPGO_CPU_AGENTS", "2"))
 }
 
 // recorder is a testing.TB that records what a helper reports instead of

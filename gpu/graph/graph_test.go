@@ -2,31 +2,25 @@ package graph_test
 
 import (
 	"errors"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
 // The tests run on the cpu agent unless HIPGO_DRIVER names another; the
 // kernels come from the library, which every driver loads.
-func TestMain(m *testing.M) {
-	if os.Getenv("HIPGO_DRIVER") == "" {
-		os.Setenv("HIPGO_DRIVER", "cpu")
-	}
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.DefaultEnv("HIPGO_DRIVER", "cpu")) }
 
 const n = 1024
 

@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -29,19 +30,7 @@ var scale = cpu.Define("test_scale", func(g *cpu.Group, a *scaleArgs) {
 
 var set = cpu.NewSet("module-test", scale)
 
-func setup(t *testing.T) *gpu.Device {
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Cleanup(func() {
-		if err := gpu.Shutdown(); err != nil {
-			t.Error(err)
-		}
-	})
-	dev, err := gpu.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dev
-}
+func setup(t *testing.T) *gpu.Device { return cputest.Device(t) }
 
 func TestLaunchAndChecks(t *testing.T) {
 	dev := setup(t)

@@ -13,25 +13,20 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // cudaDevice returns the NVIDIA device, skipping (or failing, under
 // HIPGO_REQUIRE=cuda) where there is none.
 func cudaDevice(t *testing.T) *gpu.Device {
 	if os.Getenv("HIPGO_DRIVER") != "cuda" {
-		if requiresCUDA() {
-			t.Fatal("HIPGO_REQUIRE=cuda needs HIPGO_DRIVER=cuda")
-		}
-		t.Skip("set HIPGO_DRIVER=cuda on an NVIDIA GPU")
+		testenv.Requiref(t, "cuda", "set HIPGO_DRIVER=cuda on an NVIDIA GPU")
 	}
 	t.Cleanup(func() { assert.NoError(t, gpu.Shutdown()) })
 	dev, err := gpu.Default()
 	require.NoError(t, err)
 	if !strings.HasPrefix(dev.Target(), "sm_") {
-		if requiresCUDA() {
-			t.Fatalf("no NVIDIA device: %s", dev)
-		}
-		t.Skipf("no NVIDIA device: %s", dev)
+		testenv.Requiref(t, "cuda", "no NVIDIA device: %s", dev)
 	}
 	return dev
 }

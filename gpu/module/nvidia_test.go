@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -24,15 +25,6 @@ func nvDir() string {
 		return d
 	}
 	return filepath.Join("..", "..", "rocr", "codeobj", "testdata", "nv")
-}
-
-func requiresCUDA() bool {
-	for _, f := range strings.Split(os.Getenv("HIPGO_REQUIRE"), ",") {
-		if strings.TrimSpace(f) == "cuda" {
-			return true
-		}
-	}
-	return false
 }
 
 // needNV skips a test whose binary runs away from the source tree without
@@ -63,19 +55,13 @@ func TestNVIDIABinariesOnCPU(t *testing.T) {
 func TestNVIDIABinaries(t *testing.T) {
 	needNV(t)
 	if os.Getenv("HIPGO_DRIVER") != "cuda" {
-		if requiresCUDA() {
-			t.Fatal("HIPGO_REQUIRE=cuda needs HIPGO_DRIVER=cuda")
-		}
-		t.Skip("set HIPGO_DRIVER=cuda on an NVIDIA GPU")
+		testenv.Requiref(t, "cuda", "set HIPGO_DRIVER=cuda on an NVIDIA GPU")
 	}
 	t.Cleanup(func() { assert.NoError(t, gpu.Shutdown()) })
 	dev, err := gpu.Default()
 	require.NoError(t, err)
 	if !strings.HasPrefix(dev.Target(), "sm_") {
-		if requiresCUDA() {
-			t.Fatalf("no NVIDIA device: %s", dev)
-		}
-		t.Skipf("no NVIDIA device: %s", dev)
+		testenv.Requiref(t, "cuda", "no NVIDIA device: %s", dev)
 	}
 	s, err := stream.New(dev)
 	require.NoError(t, err)

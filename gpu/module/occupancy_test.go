@@ -13,6 +13,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
@@ -93,19 +94,13 @@ func TestOccupancyRacesUnload(t *testing.T) {
 // 2048 threads (sm_90).
 func TestOccupancyCUDA(t *testing.T) {
 	if os.Getenv("HIPGO_DRIVER") != "cuda" {
-		if requiresCUDA() {
-			t.Fatal("HIPGO_REQUIRE=cuda needs HIPGO_DRIVER=cuda")
-		}
-		t.Skip("set HIPGO_DRIVER=cuda on an NVIDIA GPU")
+		testenv.Requiref(t, "cuda", "set HIPGO_DRIVER=cuda on an NVIDIA GPU")
 	}
 	t.Cleanup(func() { assert.NoError(t, gpu.Shutdown()) })
 	dev, err := gpu.Default()
 	require.NoError(t, err)
 	if !strings.HasPrefix(dev.Target(), "sm_") {
-		if requiresCUDA() {
-			t.Fatalf("no NVIDIA device: %s", dev)
-		}
-		t.Skipf("no NVIDIA device: %s", dev)
+		testenv.Requiref(t, "cuda", "no NVIDIA device: %s", dev)
 	}
 	m, err := module.LoadFile(dev, filepath.Join(nvDir(), "k.ptx"))
 	require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostmem"
 )
 
 // compiler is one runtime compiler library. NVRTC and hipRTC have the
@@ -255,8 +255,8 @@ func goString(p uintptr) string {
 		return ""
 	}
 	var n int
-	for *(*byte)(rocr.At(p + uintptr(n))) != 0 {
+	for *(*byte)(hostmem.At(p + uintptr(n))) != 0 {
 		n++
 	}
-	return string(unsafe.Slice((*byte)(rocr.At(p)), n))
+	return string(unsafe.Slice((*byte)(hostmem.At(p)), n))
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // gpuDevice is the default device where it runs compiled source, and the
@@ -21,18 +21,19 @@ func gpuDevice(t *testing.T) *gpu.Device {
 	t.Helper()
 	dev := gputest.Device(t)
 	c := compilerFor(dev.Target())
-	required := cabi.Required("cuda") || cabi.Required("rocm")
+	// Either GPU word requires a GPU and its compiler, whichever is here.
+	word := "cuda"
+	if testenv.Required("rocm") {
+		word = "rocm"
+	}
 	if c == nil {
-		if required {
-			t.Fatalf("%s runs no compiled source, and %s=%q requires a GPU", dev, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
-		}
-		t.Skipf("%s runs no compiled source: set HIPGO_DRIVER=cuda or rocm on a GPU machine", dev)
+		testenv.Requiref(t, word, "%s runs no compiled source: set HIPGO_DRIVER=cuda or rocm on a GPU machine", dev)
 	}
 	if err := c.open(); err != nil {
-		if required || cabi.Required(c.name) {
-			t.Fatalf("%v, and %s=%q requires it", err, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
+		if testenv.Required(c.name) {
+			word = c.name
 		}
-		t.Skip(err)
+		testenv.Require(t, word, err)
 	}
 	return dev
 }

@@ -3,7 +3,7 @@ package rtc
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testenv.Main(m) }

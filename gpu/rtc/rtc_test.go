@@ -14,7 +14,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/gputest"
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
@@ -44,10 +44,7 @@ const gfx = "gfx90a"
 func needHipRTC(t *testing.T) {
 	t.Helper()
 	if err := hiprtc.open(); err != nil {
-		if cabi.Required("hiprtc") {
-			t.Fatalf("hipRTC: %v, and %s requires hiprtc", err, cabi.RequireEnv)
-		}
-		t.Skipf("hipRTC: %v (apt-get install libamdhip64-5 libamd-comgr2)", err)
+		testenv.Requiref(t, "hiprtc", "hipRTC: %v (apt-get install libamdhip64-5 libamd-comgr2)", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -21,7 +22,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 	b.Run("api", func(b *testing.B) {
 		e := setup(b)
 		s := e.stream()
-		f, err := e.mod.Function("stream_test_empty")
+		f, err := e.mod.Function("test_empty")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 	b.Run("stream", func(b *testing.B) {
 		e := setup(b)
 		s := e.stream()
-		d := core.Dispatch{Object: emptyK.Symbol().Object, Grid: [3]uint32{1, 1, 1}, Block: [3]uint16{1, 1, 1}, Dims: 1}
+		d := core.Dispatch{Object: cputest.Empty.Symbol().Object, Grid: [3]uint32{1, 1, 1}, Block: [3]uint16{1, 1, 1}, Dims: 1}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -69,7 +70,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer sig.Destroy()
-		obj := emptyK.Symbol().Object
+		obj := cputest.Empty.Symbol().Object
 		h := aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -100,7 +101,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 func BenchmarkLaunchAsync(b *testing.B) {
 	e := setup(b)
 	s := e.stream()
-	f, err := e.mod.Function("stream_test_empty")
+	f, err := e.mod.Function("test_empty")
 	if err != nil {
 		b.Fatal(err)
 	}

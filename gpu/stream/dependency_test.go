@@ -84,8 +84,8 @@ func TestStreamsOverlap(t *testing.T) {
 
 	// And by the clock: two 50 ms kernels on two streams.
 	start := time.Now()
-	e.launch(a, "stream_test_sleep", int32(50))
-	e.launch(b, "stream_test_sleep", int32(50))
+	e.launch(a, "test_sleep", int32(50))
+	e.launch(b, "test_sleep", int32(50))
 	sync(t, a)
 	sync(t, b)
 	if d := time.Since(start); d >= 90*time.Millisecond {
@@ -173,7 +173,7 @@ func TestZeroAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty, _ := e.mod.Function("stream_test_empty")
+	empty, _ := e.mod.Function("test_empty")
 	ev := e.event(stream.EventDisableTiming)
 	host := make([]int32, 64)
 	cases := []struct {

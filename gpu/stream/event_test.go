@@ -27,7 +27,7 @@ func TestEventRecordQueryElapsed(t *testing.T) {
 	if err := s.Record(start); err != nil {
 		t.Fatal(err)
 	}
-	e.launch(s, "stream_test_sleep", int32(5))
+	e.launch(s, "test_sleep", int32(5))
 	if err := s.Record(end); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestEventRecordQueryElapsed(t *testing.T) {
 	}
 
 	// Re-recording moves the event; the old record does not complete it.
-	e.launch(s, "stream_test_sleep", int32(30))
+	e.launch(s, "test_sleep", int32(30))
 	if err := s.Record(end); err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +112,9 @@ func TestSynchronizeWaitsForRecords(t *testing.T) {
 	e := setup(t)
 	a, b := e.stream(), e.stream()
 	evA, evB := e.event(0), e.event(0)
-	e.launch(b, "stream_test_empty")
+	e.launch(b, "test_empty")
 	sync(t, b)
-	e.launch(a, "stream_test_sleep", int32(40))
+	e.launch(a, "test_sleep", int32(40))
 	if err := a.Record(evA); err != nil {
 		t.Fatal(err)
 	}

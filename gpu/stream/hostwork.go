@@ -4,6 +4,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -44,16 +45,16 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 		w = &hostwork.Work{Op: op, Host: func() error { return native(0) }}
 	}
 	if w.Host != nil {
-		id := rocr.RegisterCallback(w.Host)
+		id := hostref.RegisterCallback(w.Host)
 		if err := c.Agent(op, rocr.AgentCallback, [4]uint64{id}, 0, uses...); err != nil {
-			rocr.TakeCallback(id)
+			hostref.TakeCallback(id)
 			return err
 		}
 		return nil
 	}
-	id := rocr.RegisterNative(w.Native)
+	id := hostref.RegisterNative(w.Native)
 	if err := c.Agent(op, rocr.AgentNative, [4]uint64{id}, 0, uses...); err != nil {
-		rocr.TakeNative(id)
+		hostref.TakeNative(id)
 		return err
 	}
 	return nil

@@ -1,18 +1,17 @@
 package stream_test
 
 import (
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -20,22 +19,9 @@ import (
 // Every test runs on the cpu agent, and no goroutine may outlive
 // gpu.Shutdown: the packet processors, the worker pool and any helper of
 // a wait must all be gone when the tests end.
-func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
 
 // Test kernels. Each runs as one work-group unless said otherwise.
-
-type sleepArgs struct{ Ms int32 }
-
-var sleepK = cpu.Define("stream_test_sleep", func(g *cpu.Group, a *sleepArgs) {
-	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
-})
-
-type emptyArgs struct{}
-
-var emptyK = cpu.Define("stream_test_empty", func(g *cpu.Group, a *emptyArgs) {})
 
 // slowWrite sleeps, then sets x[0:n] to v.
 type slowWriteArgs struct {
@@ -77,12 +63,6 @@ var incK = cpu.Define("stream_test_inc", func(g *cpu.Group, a *incArgs) {
 	for i := range x {
 		x[i]++
 	}
-})
-
-type panicArgs struct{}
-
-var panicK = cpu.Define("stream_test_panic", func(g *cpu.Group, a *panicArgs) {
-	panic("boom")
 })
 
 // Flags that kernels set and read outside any buffer, so a test can order
@@ -137,12 +117,7 @@ var rendezvousK = cpu.Define("stream_test_rendezvous", func(g *cpu.Group, a *ren
 	met[a.I].Store(arrived.Load() >= 2)
 })
 
-// overrun reads one element past x[0:n].
-var overrunK = cpu.Define("stream_test_overrun", func(g *cpu.Group, a *incArgs) {
-	_ = a.X.Slice(g, 0, int(a.N)+1)
-})
-
-var kernelSet = cpu.NewSet("stream-test", sleepK, emptyK, slowWriteK, copyK, incK, panicK, flagSetK, flagGetK, rendezvousK, overrunK, slowReadK)
+var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {
@@ -153,16 +128,7 @@ type env struct {
 
 func setup(t testing.TB) *env {
 	t.Helper()
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	t.Cleanup(func() {
-		if err := gpu.Shutdown(); err != nil {
-			t.Error(err)
-		}
-	})
-	dev, err := gpu.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := cputest.Device(t)
 	mod, err := module.Load(dev, kernelSet)
 	if err != nil {
 		t.Fatal(err)

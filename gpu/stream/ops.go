@@ -6,6 +6,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -47,7 +48,7 @@ func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
 		return nil
 	}
 	b := core.AsBytes(src)
-	id := rocr.PinHost(b)
+	id := hostref.PinHost(b)
 	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
 }
 
@@ -69,7 +70,7 @@ func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 		return nil
 	}
 	b := core.AsBytes(dst)
-	id := rocr.PinHost(b)
+	id := hostref.PinHost(b)
 	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
 }
 
@@ -139,9 +140,9 @@ func (s *Stream) LaunchHostFunc(fn func() error) error {
 	if fn == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil function")
 	}
-	id := rocr.RegisterCallback(fn)
+	id := hostref.RegisterCallback(fn)
 	if err := s.core().Agent(op, rocr.AgentCallback, [4]uint64{id}, 0); err != nil {
-		rocr.TakeCallback(id)
+		hostref.TakeCallback(id)
 		return err
 	}
 	return nil

@@ -99,7 +99,7 @@ func TestPeerCopy(t *testing.T) {
 	}
 
 	// Staged: synchronous, after the stream's earlier work.
-	m.mustLaunch(1, s1, "stream_test_sleep", int32(50))
+	m.mustLaunch(1, s1, "test_sleep", int32(50))
 	w := written(s1)
 	start := time.Now()
 	if err := s1.CopyPeer(b, 0, a, 0, 4); err != nil {

@@ -65,7 +65,7 @@ func TestCreateFlagsPriority(t *testing.T) {
 	if err := s.Synchronize(); !errors.Is(err, gpu.ErrInvalidHandle) {
 		t.Errorf("synchronize after destroy: %v", err)
 	}
-	if err := e.tryLaunch(s, "stream_test_empty"); !errors.Is(err, gpu.ErrInvalidHandle) {
+	if err := e.tryLaunch(s, "test_empty"); !errors.Is(err, gpu.ErrInvalidHandle) {
 		t.Errorf("launch after destroy: %v", err)
 	}
 	if err := s.Memset(x, 0); !errors.Is(err, gpu.ErrInvalidHandle) {
@@ -178,9 +178,9 @@ func TestStickyKernelFailure(t *testing.T) {
 	e := setup(t)
 	s := e.stream()
 	x := newBuf(t, e.dev, 4)
-	e.launch(s, "stream_test_panic")
+	e.launch(s, "test_panic")
 	err := s.Synchronize()
-	if err == nil || !strings.Contains(err.Error(), "stream_test_panic") || !errors.Is(err, gpu.ErrLaunchFailure) {
+	if err == nil || !strings.Contains(err.Error(), "test_panic") || !errors.Is(err, gpu.ErrLaunchFailure) {
 		t.Fatalf("synchronize after a panicking kernel: %v; want ErrLaunchFailure naming the kernel", err)
 	}
 	var ge *gpu.Error
@@ -195,11 +195,11 @@ func TestStickyKernelFailure(t *testing.T) {
 		"synchronize": s.Synchronize,
 		"query":       s.Query,
 	} {
-		if err := call(); err == nil || !strings.Contains(err.Error(), "stream_test_panic") {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "test_panic") {
 			t.Errorf("%s on the failed stream: %v; want the kernel's failure", name, err)
 		}
 	}
-	if err := e.dev.Synchronize(); err == nil || !strings.Contains(err.Error(), "stream_test_panic") {
+	if err := e.dev.Synchronize(); err == nil || !strings.Contains(err.Error(), "test_panic") {
 		t.Errorf("device synchronize: %v", err)
 	}
 
@@ -221,9 +221,9 @@ func TestKernelOutOfBounds(t *testing.T) {
 	e := setup(t)
 	s := e.stream()
 	x := newBuf(t, e.dev, 8)
-	e.launch(s, "stream_test_overrun", x, int32(8))
+	e.launch(s, "test_overrun", x, int32(8))
 	err := s.Synchronize()
-	if !errors.Is(err, gpu.ErrIllegalAddress) || !strings.Contains(err.Error(), "stream_test_overrun") {
+	if !errors.Is(err, gpu.ErrIllegalAddress) || !strings.Contains(err.Error(), "test_overrun") {
 		t.Errorf("out-of-bounds kernel: %v; want ErrIllegalAddress naming the kernel", err)
 	}
 }
@@ -234,9 +234,9 @@ func TestStickyErrorRace(t *testing.T) {
 	e := setup(t)
 	for i := 0; i < 20; i++ {
 		s := e.stream()
-		e.launch(s, "stream_test_panic")
-		_ = e.tryLaunch(s, "stream_test_empty")
-		if err := s.Synchronize(); err == nil || !strings.Contains(err.Error(), "stream_test_panic") {
+		e.launch(s, "test_panic")
+		_ = e.tryLaunch(s, "test_empty")
+		if err := s.Synchronize(); err == nil || !strings.Contains(err.Error(), "test_panic") {
 			t.Fatalf("round %d: synchronize returned %v", i, err)
 		}
 		if err := s.Destroy(); err != nil {
@@ -372,9 +372,9 @@ func TestDeviceSynchronizeWaitsForAllStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	e.launch(s1, "stream_test_sleep", int32(40))
-	e.launch(s2, "stream_test_sleep", int32(60))
-	e.launch(d, "stream_test_sleep", int32(50))
+	e.launch(s1, "test_sleep", int32(40))
+	e.launch(s2, "test_sleep", int32(60))
+	e.launch(d, "test_sleep", int32(50))
 	if err := e.dev.Synchronize(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,24 +14,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-// RequireEnv names the environment variable that lists, comma-separated,
-// the features whose absence fails a test instead of skipping it.
-const RequireEnv = "HIPGO_REQUIRE"
+	"github.com/hipgo/hipgo/internal/testenv"
+)
 
 // DefaultFeature is the feature word of the package-level functions.
 const DefaultFeature = "hsa"
-
-// Required reports whether feature is listed in $HIPGO_REQUIRE.
-func Required(feature string) bool {
-	for w := range strings.SplitSeq(os.Getenv(RequireEnv), ",") {
-		if strings.TrimSpace(w) == feature {
-			return true
-		}
-	}
-	return false
-}
 
 // Program describes the C side of a check: what it includes and how it is
 // compiled. The zero value includes nothing but the standard headers.
@@ -186,12 +174,7 @@ func (p Program) prepare(tb testing.TB) string {
 			pr.err = fmt.Errorf("headers %v do not compile here (%v): %s", p.Headers, err, first)
 		}
 	})
-	if pr.err != nil {
-		if Required(p.feature()) {
-			tb.Fatalf("cabi: %v (required by %s=%s)", pr.err, RequireEnv, os.Getenv(RequireEnv))
-		}
-		tb.Skipf("cabi: %v (set %s=%s to make this a failure)", pr.err, RequireEnv, p.feature())
-	}
+	testenv.Requiref(tb, p.feature(), "cabi: %v", pr.err)
 	return dir
 }
 

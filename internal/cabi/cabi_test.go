@@ -3,6 +3,8 @@ package cabi
 import (
 	"slices"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 func TestEvalStandard(t *testing.T) {
@@ -49,19 +51,10 @@ func TestEnumerators(t *testing.T) {
 	}
 }
 
-func TestRequired(t *testing.T) {
-	t.Setenv(RequireEnv, "cuda, hsa ,clang")
-	for w, want := range map[string]bool{"hsa": true, "cuda": true, "clang": true, "hs": false, "rocm": false} {
-		if Required(w) != want {
-			t.Errorf("Required(%q) = %v, want %v", w, !want, want)
-		}
-	}
-}
-
 // TestMissingHeaderSkips checks that absent headers skip, not fail, when the
 // feature is not required.
 func TestMissingHeaderSkips(t *testing.T) {
-	t.Setenv(RequireEnv, "")
+	t.Setenv(testenv.RequireEnv, "")
 	var skipped bool
 	t.Run("inner", func(t *testing.T) {
 		defer func() { skipped = t.Skipped() }()

@@ -23,8 +23,9 @@
 // compiler is found or the headers do not compile, the calling test is
 // skipped with the reason, unless the feature word (Program.Feature, "hsa"
 // for the package-level functions) is listed in the comma-separated
-// environment variable HIPGO_REQUIRE: then the test fails instead, so CI that
-// installed the headers cannot silently skip the check.
+// environment variable HIPGO_REQUIRE (internal/testenv.Require): then the
+// test fails instead, so CI that installed the headers cannot silently skip
+// the check.
 //
 // All functions are safe to call from parallel tests. Each call compiles and
 // runs one program (two for EvalDeclared when something is missing), which

@@ -3,7 +3,6 @@ package reliability_test
 import (
 	_ "embed" // the test kernels' PTX
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -15,7 +14,8 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -219,7 +219,7 @@ func start(t testing.TB, driver string) *fixture {
 		if err := gpu.Shutdown(); err != nil {
 			t.Errorf("gpu.Shutdown: %v", err)
 		}
-		if n := rocr.LiveAllocations(); n != 0 {
+		if n := rocrhook.LiveAllocations(); n != 0 {
 			t.Errorf("%d pool allocations outlive Shutdown", n)
 		}
 	})
@@ -249,11 +249,7 @@ func start(t testing.TB, driver string) *fixture {
 // unavailable skips t, or fails it where HIPGO_REQUIRE lists word.
 func unavailable(t testing.TB, word, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if cabi.Required(word) {
-		t.Fatalf("%s, and %s=%q requires %s", msg, cabi.RequireEnv, os.Getenv(cabi.RequireEnv), word)
-	}
-	t.Skip(msg)
+	testenv.Requiref(t, word, format, args...)
 }
 
 // gpuFault is why a case that makes a kernel fail skips on a GPU.

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -17,9 +18,9 @@ var errInjected = errors.New("injected driver failure")
 // failNth installs a fault hook that fails the nth call of op on queue q
 // (n from 1) with errInjected, counted in calls; it is removed when the
 // test ends.
-func failNth(t *testing.T, q *rocr.Queue, op rocr.FaultOp, n int64, calls *atomic.Int64) {
+func failNth(t *testing.T, q *rocr.Queue, op rocrhook.FaultOp, n int64, calls *atomic.Int64) {
 	t.Helper()
-	prev := rocr.SetFaultHook(func(o rocr.FaultOp, fq *rocr.Queue, id uint64) error {
+	prev := rocrhook.SetFaultHook(func(o rocrhook.FaultOp, fq any, id uint64) error {
 		if fq != q || o != op {
 			return nil
 		}
@@ -28,7 +29,7 @@ func failNth(t *testing.T, q *rocr.Queue, op rocr.FaultOp, n int64, calls *atomi
 		}
 		return nil
 	})
-	t.Cleanup(func() { rocr.SetFaultHook(prev) })
+	t.Cleanup(func() { rocrhook.SetFaultHook(prev) })
 }
 
 // TestInjectedDispatchFault: a driver call that fails midway through a
@@ -41,7 +42,7 @@ func TestInjectedDispatchFault(t *testing.T) {
 	f := open(t, 1)
 	bad, good := f.stream(f.dev), f.stream(f.dev)
 	var calls atomic.Int64
-	failNth(t, queueOf(t, bad), rocr.FaultDispatch, 2, &calls)
+	failNth(t, queueOf(t, bad), rocrhook.FaultDispatch, 2, &calls)
 	const n = 512
 	b := newBuf[uint32](t, f.dev, n)
 	other := fromSlice(t, f.dev, iota32(n, 0))
@@ -134,13 +135,13 @@ func TestInjectedDispatchFault(t *testing.T) {
 	if err := bad.Destroy(); err != nil {
 		t.Errorf("destroying the failed stream: %v", err)
 	}
-	if n := rocr.PinnedHostBuffers(); n != 0 {
+	if n := rocrhook.PinnedHostBuffers(); n != 0 {
 		t.Errorf("%d pinned host buffers outlive the failed stream", n)
 	}
-	if n := rocr.PendingCallbacks(); n != 0 {
+	if n := rocrhook.PendingCallbacks(); n != 0 {
 		t.Errorf("%d host callbacks outlive the failed stream", n)
 	}
-	rocr.SetFaultHook(nil)
+	rocrhook.SetFaultHook(nil)
 	f.healthy()
 }
 
@@ -150,7 +151,7 @@ func TestInjectedBarrierFault(t *testing.T) {
 	f := open(t, 2)
 	rec, waiter := f.stream(f.devs[0]), f.stream(f.devs[1])
 	var calls atomic.Int64
-	failNth(t, queueOf(t, waiter), rocr.FaultBarrier, 1, &calls)
+	failNth(t, queueOf(t, waiter), rocrhook.FaultBarrier, 1, &calls)
 	ev := f.event(f.devs[0])
 	err := reliability.Guard(t, 10*time.Second, func() error {
 		if err := f.fn["reliability_spin"].Launch(rec, gpu.D1(1), gpu.D1(1), 0, newHost[int32](t, f.dev, 1), int32(20)); err != nil {
@@ -171,7 +172,7 @@ func TestInjectedBarrierFault(t *testing.T) {
 	if err := ev.Synchronize(); err != nil {
 		t.Errorf("the event itself completed with %v", err)
 	}
-	rocr.SetFaultHook(nil)
+	rocrhook.SetFaultHook(nil)
 	f.healthy()
 }
 
@@ -183,16 +184,16 @@ func TestInjectedCopyFault(t *testing.T) {
 	b := newBuf[uint32](t, f.dev, 64)
 	var fail atomic.Bool
 	fail.Store(true)
-	prev := rocr.SetFaultHook(func(op rocr.FaultOp, q *rocr.Queue, id uint64) error {
-		if op == rocr.FaultAgentDispatch && fail.CompareAndSwap(true, false) {
+	prev := rocrhook.SetFaultHook(func(op rocrhook.FaultOp, q any, id uint64) error {
+		if op == rocrhook.FaultAgentDispatch && fail.CompareAndSwap(true, false) {
 			return rocr.Errorf(rocr.StatusErrorOutOfResources, "driver", "%w", errInjected)
 		}
 		return nil
 	})
-	t.Cleanup(func() { rocr.SetFaultHook(prev) })
+	t.Cleanup(func() { rocrhook.SetFaultHook(prev) })
 	err := reliability.Guard(t, 10*time.Second, func() error { return b.CopyFrom(iota32(64, 5)) })
 	wantErr(t, err, gpu.ErrOutOfMemory, "memcpy host to device", "injected agent dispatch fault")
-	if n := rocr.PinnedHostBuffers(); n != 0 {
+	if n := rocrhook.PinnedHostBuffers(); n != 0 {
 		t.Errorf("%d pinned host buffers outlive the failed copy", n)
 	}
 	if err := b.CopyFrom(iota32(64, 5)); err != nil {

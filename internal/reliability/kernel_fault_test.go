@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -64,7 +65,7 @@ func TestKernelPanic(t *testing.T) {
 	if err := bad.Destroy(); err != nil {
 		t.Errorf("destroying the failed stream: %v", err)
 	}
-	if n := rocr.PendingCallbacks(); n != 0 {
+	if n := rocrhook.PendingCallbacks(); n != 0 {
 		t.Errorf("%d host callbacks of packets that never ran are still registered", n)
 	}
 	f.healthy()

@@ -1,10 +1,9 @@
 package reliability_test
 
 import (
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // Every test runs on the cpu agent (TestMisuse and TestStress on the
@@ -12,8 +11,6 @@ import (
 // outlive gpu.Shutdown or rocr.ShutDown: queue processors, workers,
 // waiters.
 func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	os.Unsetenv("HSA_ENABLE_DEBUG")
-	os.Unsetenv("HIPGO_KERNEL_TIMEOUT")
-	goleak.VerifyTestMain(m)
+	testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu"),
+		testenv.Unsetenv("HSA_ENABLE_DEBUG"), testenv.Unsetenv("HIPGO_KERNEL_TIMEOUT"))
 }

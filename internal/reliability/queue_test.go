@@ -4,9 +4,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/rocr"
 )
 
 // queueOf finds the rocr queue behind s, which the API does not expose:
@@ -14,13 +16,13 @@ import (
 func queueOf(t testing.TB, s *stream.Stream) *rocr.Queue {
 	t.Helper()
 	var got atomic.Pointer[rocr.Queue]
-	prev := rocr.SetFaultHook(func(op rocr.FaultOp, q *rocr.Queue, _ uint64) error {
-		if op == rocr.FaultBarrier {
-			got.CompareAndSwap(nil, q)
+	prev := rocrhook.SetFaultHook(func(op rocrhook.FaultOp, q any, _ uint64) error {
+		if op == rocrhook.FaultBarrier {
+			got.CompareAndSwap(nil, q.(*rocr.Queue))
 		}
 		return nil
 	})
-	defer rocr.SetFaultHook(prev)
+	defer func() { rocrhook.SetFaultHook(prev) }()
 	ev, err := stream.NewEvent(s.Device(), stream.EventDefault)
 	require.NoError(t, err)
 	defer ev.Destroy()

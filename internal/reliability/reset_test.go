@@ -7,15 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestDeviceReset: Device.Reset cancels the device's work in flight, frees
@@ -35,9 +37,9 @@ func TestDeviceReset(t *testing.T) {
 	// A runaway kernel: the reset cancels it.
 	require.NoError(t, f.fn["reliability_spin"].Launch(s, gpu.D1(1), gpu.D1(1), 0, h, int32(-1)))
 	require.NoError(t, s.Record(ev))
-	before := rocr.LiveAllocations()
+	before := rocrhook.LiveAllocations()
 	require.NoError(t, reliability.Guard(t, 10*time.Second, dev.Reset))
-	after := rocr.LiveAllocations() // the other device's
+	after := rocrhook.LiveAllocations() // the other device's
 	assert.Less(t, after, before, "the reset freed the device's memory")
 
 	gone := func(what string, err error) {
@@ -90,7 +92,7 @@ func TestDeviceReset(t *testing.T) {
 	// What is left is the device's own (default stream, copy queue); a
 	// second reset takes it too.
 	require.NoError(t, dev.Reset())
-	assert.Equal(t, after-1, rocr.LiveAllocations(), "all but the other device's buffer, which is freed now")
+	assert.Equal(t, after-1, rocrhook.LiveAllocations(), "all but the other device's buffer, which is freed now")
 }
 
 // TestDeviceResetRacing: resets racing with allocation, launches, copies
@@ -160,7 +162,7 @@ func TestDeviceResetRacing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, unexpected)
 	require.NoError(t, dev.Reset())
-	assert.Equal(t, 0, rocr.LiveAllocations())
+	assert.Equal(t, 0, rocrhook.LiveAllocations())
 	// The fixture's module went with the reset: load the kernels again.
 	f.mod, err = module.Load(dev, testLib)
 	require.NoError(t, err)
@@ -240,7 +242,7 @@ func TestDeviceResetPooledMemory(t *testing.T) {
 	require.NoError(t, b.FreeAsync(ns))
 	require.NoError(t, ns.Synchronize())
 	require.NoError(t, dev.Reset())
-	assert.Equal(t, 0, rocr.LiveAllocations())
+	assert.Equal(t, 0, rocrhook.LiveAllocations())
 	f.mod, err = module.Load(dev, testLib)
 	require.NoError(t, err)
 	for _, k := range testSet.Kernels {

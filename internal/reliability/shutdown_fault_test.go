@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -24,7 +25,7 @@ import (
 func TestShutdownWithWorkInFlight(t *testing.T) {
 	// Streams of earlier tests that were never destroyed still pin the
 	// host slices of their completed copies: count only this test's.
-	pinned := rocr.PinnedHostBuffers()
+	pinned := rocrhook.PinnedHostBuffers()
 	f := open(t, 3)
 	var waiters sync.WaitGroup
 	waitErrs := make(chan error, 64)
@@ -87,7 +88,7 @@ func TestShutdownWithWorkInFlight(t *testing.T) {
 	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)); err != nil {
 		t.Fatal(err)
 	}
-	if rocr.LiveAllocations() == 0 {
+	if rocrhook.LiveAllocations() == 0 {
 		t.Fatal("no allocation to free")
 	}
 	time.Sleep(20 * time.Millisecond) // let everything start
@@ -108,7 +109,7 @@ func TestShutdownWithWorkInFlight(t *testing.T) {
 	if el < 150*time.Millisecond {
 		t.Errorf("gpu.Shutdown returned after %v, before the 200ms kernel that does not poll could end", el)
 	}
-	if n := rocr.LiveAllocations(); n != 0 {
+	if n := rocrhook.LiveAllocations(); n != 0 {
 		t.Errorf("%d pool allocations outlive gpu.Shutdown", n)
 	}
 	waiters.Wait()
@@ -118,7 +119,7 @@ func TestShutdownWithWorkInFlight(t *testing.T) {
 			t.Error("a Synchronize on a stream whose work was cancelled returned nil")
 		}
 	}
-	if n := rocr.PinnedHostBuffers() - pinned; n > 0 {
+	if n := rocrhook.PinnedHostBuffers() - pinned; n > 0 {
 		t.Errorf("%d pinned host buffers of cancelled copies outlive gpu.Shutdown", n)
 	}
 	goleak.VerifyNone(t)

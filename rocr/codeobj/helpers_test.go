@@ -6,10 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -38,10 +39,7 @@ func requireTool(t testing.TB, name string) string {
 	if err == nil {
 		return p
 	}
-	if strings.Contains(os.Getenv("HIPGO_REQUIRE"), "clang") {
-		t.Fatalf("%s not found and HIPGO_REQUIRE=%q requires it", name, os.Getenv("HIPGO_REQUIRE"))
-	}
-	t.Skipf("%s not installed", name)
+	testenv.Require(t, "clang", err)
 	return ""
 }
 

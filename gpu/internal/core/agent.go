@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -14,7 +15,7 @@ import (
 func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ...MemUse) error {
 	if err := s.Lock(op); err != nil {
 		if pin != 0 {
-			rocr.UnpinHost(pin)
+			hostref.UnpinHost(pin)
 		}
 		return err
 	}
@@ -28,7 +29,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 	f, err := s.newFence(op)
 	if err != nil {
 		if pin != 0 {
-			rocr.UnpinHost(pin)
+			hostref.UnpinHost(pin)
 		}
 		return err
 	}
@@ -46,7 +47,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 			f.Cancel()
 			s.fences.Release(f)
 			if pin != 0 {
-				rocr.UnpinHost(pin)
+				hostref.UnpinHost(pin)
 			}
 			return err
 		}
@@ -56,7 +57,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 			f.Cancel()
 			s.fences.Release(f)
 			if pin != 0 {
-				rocr.UnpinHost(pin)
+				hostref.UnpinHost(pin)
 			}
 			return err
 		}
@@ -76,7 +77,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 // engine. It is synchronous, so stream order holds.
 func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
 	if pin != 0 {
-		defer rocr.UnpinHost(pin)
+		defer hostref.UnpinHost(pin)
 	}
 	if err := s.drain(); err != nil {
 		return err

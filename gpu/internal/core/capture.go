@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -204,16 +205,16 @@ func (s *Stream) captureAgent(c *Capture, op string, fn uint16, args [4]uint64, 
 	var err error
 	switch {
 	case pin != 0:
-		rocr.UnpinHost(pin)
+		hostref.UnpinHost(pin)
 		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a copy from or to Go memory cannot be captured: the slice is pinned only for one copy")
 	case fn == rocr.AgentCallback:
-		f, ok := rocr.TakeCallback(args[0])
+		f, ok := hostref.TakeCallback(args[0])
 		if !ok {
 			err = gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", args[0])
 		}
 		p.Host, p.Args[0] = f, 0
 	case fn == rocr.AgentNative:
-		rocr.TakeNative(args[0])
+		hostref.TakeNative(args[0])
 		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a native call cannot be captured")
 	}
 	if err != nil {

@@ -2,6 +2,8 @@ package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -25,7 +27,7 @@ func RunOnCopier(a *rocr.Agent, c rocr.Copier, fn uint16, args [4]uint64) error 
 	const op = "copy engine"
 	switch fn {
 	case rocr.AgentCallback:
-		f, ok := rocr.TakeCallback(args[0])
+		f, ok := hostref.TakeCallback(args[0])
 		if !ok {
 			return gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", args[0])
 		}
@@ -61,7 +63,7 @@ func RunOnCopier(a *rocr.Agent, c rocr.Copier, fn uint16, args [4]uint64) error 
 			if err != nil {
 				return &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Msg: "host source", Err: err}
 			}
-			copy(rocr.Bytes(stage.Base, uintptr(n)), b)
+			copy(hostmem.Bytes(stage.Base, uintptr(n)), b)
 			src = stage.Base
 		} else {
 			b, err := rocr.PinnedBytes(args[0], n)
@@ -74,7 +76,7 @@ func RunOnCopier(a *rocr.Agent, c rocr.Copier, fn uint16, args [4]uint64) error 
 	}
 	err := waitCopy(a, func(done *rocr.Signal) error { return c.CopyAsync(dst, src, n, nil, done) })
 	if err == nil && hostDst != nil {
-		copy(hostDst, rocr.Bytes(dst, uintptr(n)))
+		copy(hostDst, hostmem.Bytes(dst, uintptr(n)))
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -135,8 +136,8 @@ func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	if err != nil {
 		return gpu.Wrap(op, err)
 	}
-	id := rocr.PinHost(b)
-	defer rocr.UnpinHost(id)
+	id := hostref.PinHost(b)
+	defer hostref.UnpinHost(id)
 	addr := uint64(m.Addr() + uintptr(off*m.esize))
 	if toDevice {
 		return e.run(op, rocr.AgentCopy, [4]uint64{addr, id, uint64(len(b)), rocr.CopySrcHost}, m)

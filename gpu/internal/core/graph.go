@@ -4,7 +4,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -154,7 +155,7 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 		a.Type = p.Fn
 		a.Arg = p.Args
 		if p.Host != nil {
-			a.Arg[0] = rocr.RegisterCallback(p.Host)
+			a.Arg[0] = hostref.RegisterCallback(p.Host)
 		}
 		a.CompletionSignal = sig
 		copyBody(dst, unsafe.Pointer(&a))
@@ -170,7 +171,7 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 	k.KernargAddress = uint64(s.q.Kernarg(id))
 	k.CompletionSignal = sig
 	if d.KernargSize > 0 {
-		copy(rocr.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
+		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
 	}
 	copyBody(dst, unsafe.Pointer(&k))
 	return uint32(dispatchHeader) | uint32(d.Dims)<<16

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -118,7 +119,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 		return s.queueErr("launch", err)
 	}
 	if d.KernargSize > 0 {
-		copy(rocr.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
+		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
 	}
 	p := (*aql.KernelDispatch)(s.q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = d.Block[0], d.Block[1], d.Block[2]

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -201,20 +202,20 @@ func rectOnCopier(a *rocr.Agent, c rocr.Copier, id uint64) error {
 		default:
 			args = [4]uint64{r.Dst + y*r.DstPitch, r.Src + y*r.SrcPitch, r.Width, 0}
 			if r.DstHost != nil {
-				args[0] = rocr.PinHost(r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width])
+				args[0] = hostref.PinHost(r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width])
 				args[3] |= rocr.CopyDstHost
 			}
 			if r.SrcHost != nil {
-				args[1] = rocr.PinHost(r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width])
+				args[1] = hostref.PinHost(r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width])
 				args[3] |= rocr.CopySrcHost
 			}
 		}
 		err := RunOnCopier(a, c, fn, args)
 		if args[3]&rocr.CopyDstHost != 0 {
-			rocr.UnpinHost(args[0])
+			hostref.UnpinHost(args[0])
 		}
 		if args[3]&rocr.CopySrcHost != 0 {
-			rocr.UnpinHost(args[1])
+			hostref.UnpinHost(args[1])
 		}
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -297,7 +298,7 @@ func (s *Stream) release(e *entry) {
 		s.fences.Release(e.deps[j])
 	}
 	if e.pin != 0 {
-		rocr.UnpinHost(e.pin)
+		hostref.UnpinHost(e.pin)
 	}
 	*e = entry{}
 }
@@ -580,7 +581,7 @@ func (s *Stream) ReleaseAfterShutdown() {
 	for i := 0; i < s.count; i++ {
 		e := &s.ring[(s.head+i)%len(s.ring)]
 		if e.pin != 0 {
-			rocr.UnpinHost(e.pin)
+			hostref.UnpinHost(e.pin)
 			e.pin = 0
 		}
 	}

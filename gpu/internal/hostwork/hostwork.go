@@ -7,7 +7,7 @@ package hostwork
 
 import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostref"
 )
 
 // Work is one piece of stream work. Exactly one of Host and Native is set.
@@ -19,7 +19,7 @@ type Work struct {
 	Host func() error
 	// Native is called with the agent's native stream in stream order
 	// (rocr.AgentNative); agents without one call it with 0 as host work.
-	Native rocr.NativeFunc
+	Native hostref.NativeFunc
 }
 
 // Launch queues w on stream, a *stream.Stream. It is set by gpu/stream

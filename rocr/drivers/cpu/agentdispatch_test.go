@@ -9,9 +9,11 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
 func submitAgent(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *rocr.Signal) {
@@ -50,7 +52,7 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	ag := setup(t)
 	const n = 1024
 	src, dst := alloc(t, ag, rocr.FlagCoarseGrained, n), alloc(t, ag, rocr.FlagFineGrained, n)
-	s, d := rocr.Bytes(src.Base, n), rocr.Bytes(dst.Base, n)
+	s, d := hostmem.Bytes(src.Base, n), hostmem.Bytes(dst.Base, n)
 	for i := range s {
 		s[i] = byte(i)
 	}
@@ -76,16 +78,16 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	}
 	// Host to device and device to host.
 	host := bytes.Repeat([]byte{0xab}, 100)
-	id := rocr.PinHost(host)
+	id := hostref.PinHost(host)
 	step(rocr.AgentCopy, [4]uint64{uint64(dst.Base) + 10, id, 100, rocr.CopySrcHost})
-	rocr.UnpinHost(id)
+	hostref.UnpinHost(id)
 	if d[9] != 9 || d[10] != 0xab || d[109] != 0xab || d[110] != 110 {
 		t.Fatalf("host to device: % x", d[8:112])
 	}
 	out := make([]byte, 16)
-	id = rocr.PinHost(out)
+	id = hostref.PinHost(out)
 	step(rocr.AgentCopy, [4]uint64{id, uint64(src.Base) + 16, 16, rocr.CopyDstHost})
-	rocr.UnpinHost(id)
+	hostref.UnpinHost(id)
 	if out[0] != 16 || out[15] != 31 {
 		t.Fatalf("device to host: % x", out)
 	}
@@ -108,13 +110,13 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	step(rocr.AgentFill, [4]uint64{0, 0, 0, 1})
 	// Callbacks run in order with the queue's other packets.
 	var ran atomic.Int32
-	step(rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { ran.Add(1); return nil })})
+	step(rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { ran.Add(1); return nil })})
 	if ran.Load() != 1 {
 		t.Fatal("callback did not run")
 	}
 	// A native call has no stream here: it runs as host work with stream 0.
 	stream := uintptr(1)
-	step(rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(s uintptr) error { stream = s; return nil })})
+	step(rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(s uintptr) error { stream = s; return nil })})
 	if stream != 0 {
 		t.Fatalf("native call ran with stream %#x, want 0", stream)
 	}
@@ -125,13 +127,13 @@ func TestAgentDispatchErrors(t *testing.T) {
 	const n = 256
 	buf := alloc(t, ag, rocr.FlagCoarseGrained, n)
 	next := alloc(t, ag, rocr.FlagCoarseGrained, n)
-	b, nb := rocr.Bytes(buf.Base, n), rocr.Bytes(next.Base, n)
+	b, nb := hostmem.Bytes(buf.Base, n), hostmem.Bytes(next.Base, n)
 	for i := range nb {
 		nb[i] = 0x5a
 	}
 	short := make([]byte, 8)
-	shortID := rocr.PinHost(short)
-	defer rocr.UnpinHost(shortID)
+	shortID := hostref.PinHost(short)
+	defer hostref.UnpinHost(shortID)
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		name string
@@ -151,11 +153,11 @@ func TestAgentDispatchErrors(t *testing.T) {
 		{"fill element size 3", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1, 3}, rocr.ErrInvalidArgument, "element size"},
 		{"fill overflow", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1 << 62, 8}, rocr.ErrInvalidArgument, "overflow"},
 		{"unknown callback", rocr.AgentCallback, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no callback"},
-		{"callback error", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { return boom })}, boom, "boom"},
-		{"callback panic", rocr.AgentCallback, [4]uint64{rocr.RegisterCallback(func() error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
+		{"callback error", rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { return boom })}, boom, "boom"},
+		{"callback panic", rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
 		{"unknown native call", rocr.AgentNative, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no native call"},
-		{"native call error", rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(uintptr) error { return boom })}, boom, "boom"},
-		{"native call panic", rocr.AgentNative, [4]uint64{rocr.RegisterNative(func(uintptr) error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
+		{"native call error", rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(uintptr) error { return boom })}, boom, "boom"},
+		{"native call panic", rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(uintptr) error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
 		{"unknown function", 0x8fff, [4]uint64{}, rocr.ErrInvalidPacket, "0x8fff"},
 	} {
 		err := runAgent(t, ag, tc.fn, tc.args)
@@ -180,10 +182,8 @@ func TestAgentDispatchErrors(t *testing.T) {
 
 // Copies and fills obey ownership as dispatches do.
 func TestAgentCopyOwnership(t *testing.T) {
-	t.Setenv("HIPGO_CPU_AGENTS", "2")
-	ag := setup(t)
-	ags, _ := rocr.Agents()
-	other := ags[1]
+	ags := cputest.Agents(t, 2)
+	ag, other := ags[0], ags[1]
 	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
 	buf.Label = "buffer c"
 	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
@@ -202,10 +202,6 @@ func TestAgentCopyOwnership(t *testing.T) {
 	}
 }
 
-type bigGridArgs struct{}
-
-var emptyKernel = cpu.Define("cpu_test_empty", func(g *cpu.Group, a *bigGridArgs) {})
-
 // A grid whose work-group count overflows is refused, not run for ever.
 func TestDispatchHugeGrid(t *testing.T) {
 	ag := setup(t)
@@ -219,7 +215,7 @@ func TestDispatchHugeGrid(t *testing.T) {
 	id, _ := q.Reserve()
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	*p = aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1<<32 - 1, GridSizeY: 1<<32 - 1, GridSizeZ: 1<<32 - 1,
-		KernelObject: emptyKernel.Symbol().Object, CompletionSignal: sig.Handle()}
+		KernelObject: cputest.Empty.Symbol().Object, CompletionSignal: sig.Handle()}
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, 0, 0), 3)
 	if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
 		t.Fatal("huge grid still running")

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -27,7 +28,7 @@ func submitEmpty(b *testing.B, q *rocr.Queue, sig uint64) {
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = 1, 1, 1
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = 1, 1, 1
 	p.PrivateSegmentSize, p.GroupSegmentSize = 0, 0
-	p.KernelObject = emptyKernel.Symbol().Object
+	p.KernelObject = cputest.Empty.Symbol().Object
 	p.KernargAddress = 0
 	p.CompletionSignal = sig
 	q.Publish(id, kernelHeader, 1)

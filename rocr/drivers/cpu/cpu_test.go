@@ -6,6 +6,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -24,22 +26,7 @@ var vadd = cpu.Define("test_vector_add", func(g *cpu.Group, a *addArgs) {
 	}
 })
 
-func setup(t testing.TB) *rocr.Agent {
-	t.Setenv("HIPGO_DRIVER", "cpu")
-	if err := rocr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rocr.ShutDown(); err != nil {
-			t.Error(err)
-		}
-	})
-	ags, err := rocr.Agents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ags[0]
-}
+func setup(t testing.TB) *rocr.Agent { return cputest.Agent(t) }
 
 func alloc(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
 	p, err := a.Pool(rocr.SegmentGlobal, flags)
@@ -54,7 +41,7 @@ func alloc(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.A
 }
 
 func f32(al *rocr.Allocation, n int) []float32 {
-	return unsafe.Slice((*float32)(rocr.At(al.Base)), n)
+	return unsafe.Slice((*float32)(hostmem.At(al.Base)), n)
 }
 
 func dispatch(t testing.TB, q *rocr.Queue, k *cpu.Kernel, args unsafe.Pointer, size uintptr, grid, block uint32, sig *rocr.Signal) {
@@ -63,7 +50,7 @@ func dispatch(t testing.TB, q *rocr.Queue, k *cpu.Kernel, args unsafe.Pointer, s
 		t.Fatal(err)
 	}
 	ka := q.Kernarg(id)
-	copy(rocr.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
+	copy(hostmem.Bytes(ka, size), unsafe.Slice((*byte)(args), size))
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = uint16(block), 1, 1
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = grid, 1, 1

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -341,7 +343,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
 		}
-		kernarg = rocr.At(uintptr(p.KernargAddress))
+		kernarg = hostmem.At(uintptr(p.KernargAddress))
 		for i := range k.sym.Args {
 			arg := &k.sym.Args[i]
 			if arg.Kind != rocr.ArgGlobalBuffer {
@@ -460,7 +462,7 @@ func (e *executor) bytes(addr uint64, n uint64, host bool, what string) ([]byte,
 	if err := e.checkRange(uintptr(addr), uintptr(n)); err != nil {
 		return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
 	}
-	return rocr.Bytes(uintptr(addr), uintptr(n)), nil
+	return hostmem.Bytes(uintptr(addr), uintptr(n)), nil
 }
 
 func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
@@ -508,14 +510,14 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
 		}
 		return r.Rows(func(addr, n uint64, what string) ([]byte, error) { return e.bytes(addr, n, false, what) })
 	case rocr.AgentCallback:
-		f, ok := rocr.TakeCallback(p.Arg[0])
+		f, ok := hostref.TakeCallback(p.Arg[0])
 		if !ok {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
 		}
 		return runCallback(f)
 	case rocr.AgentNative:
 		// No native stream: the call is host work in queue order.
-		f, ok := rocr.TakeNative(p.Arg[0])
+		f, ok := hostref.TakeNative(p.Arg[0])
 		if !ok {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0])
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -93,7 +94,7 @@ func FuzzProcessor(f *testing.F) {
 				ka := q.Kernarg(id)
 				switch {
 				case flags&fuzzKernargBuf != 0:
-					*(*fuzzArgs)(rocr.At(ka)) = fuzzArgs{rocr.Ptr[uint32](buf.Base), int32(binary.LittleEndian.Uint32(pk[60:]))}
+					*(*fuzzArgs)(hostmem.At(ka)) = fuzzArgs{rocr.Ptr[uint32](buf.Base), int32(binary.LittleEndian.Uint32(pk[60:]))}
 					p.KernargAddress = uint64(ka)
 				case flags&fuzzKernargSlot != 0:
 					copyOut(ka, pk[:])
@@ -153,4 +154,4 @@ func FuzzProcessor(f *testing.F) {
 // "disjointTypes: one of arguments is not a pointer".)
 //
 //go:noinline
-func copyOut(addr uintptr, b []byte) { copy(rocr.Bytes(addr, uintptr(len(b))), b) }
+func copyOut(addr uintptr, b []byte) { copy(hostmem.Bytes(addr, uintptr(len(b))), b) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -104,7 +105,7 @@ func (g *Group) View(addr, size uintptr) unsafe.Pointer {
 		for i := range g.cache {
 			c := &g.cache[i]
 			if addr >= c.lo && end <= c.hi {
-				return rocr.At(addr)
+				return hostmem.At(addr)
 			}
 		}
 	}
@@ -119,7 +120,7 @@ func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 		for i := range g.cache {
 			c := &g.cache[i]
 			if base >= c.lo && base < c.hi && addr >= c.lo && end <= c.hi {
-				return rocr.At(addr)
+				return hostmem.At(addr)
 			}
 		}
 	}
@@ -156,7 +157,7 @@ func (g *Group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
 			Msg: fmt.Sprintf("access [%#x, %#x) is in %s, which none of the kernel's pointer arguments points into (HIPGO_STRICT_PTR=1)", addr, addr+size, a)})
 	}
-	return a, rocr.At(addr)
+	return a, hostmem.At(addr)
 }
 
 func (g *Group) resetCache() {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -47,7 +48,7 @@ func TestInitShutdownKeepsAddressSpace(t *testing.T) {
 				for _, n := range []uint64{256, 64 << 10, 2 << 20} {
 					al, err := p.Allocate(n)
 					require.NoError(t, err)
-					rocr.Bytes(al.Base, al.Size)[n-1] = 1 // touch it
+					hostmem.Bytes(al.Base, al.Size)[n-1] = 1 // touch it
 					require.NoError(t, al.Free())
 				}
 			}

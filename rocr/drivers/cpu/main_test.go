@@ -3,8 +3,8 @@ package cpu_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // TestMain checks that no queue processor or worker outlives ShutDown.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testenv.Main(m) }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -81,7 +82,7 @@ func (h *goHeap) close() {
 // claimChunk takes the next chunk of work-groups and returns its first.
 func (j *job) claimChunk() int64 {
 	if raceflag.Enabled && j.hidden != 0 {
-		return atomic.AddInt64((*int64)(rocr.At(j.hidden)), j.chunk) - j.chunk
+		return atomic.AddInt64((*int64)(hostmem.At(j.hidden)), j.chunk) - j.chunk
 	}
 	return j.next.Add(j.chunk) - j.chunk
 }
@@ -89,7 +90,7 @@ func (j *job) claimChunk() int64 {
 // stopClaims makes every later claim find no work left.
 func (j *job) stopClaims() {
 	if raceflag.Enabled && j.hidden != 0 {
-		atomic.StoreInt64((*int64)(rocr.At(j.hidden)), j.total)
+		atomic.StoreInt64((*int64)(hostmem.At(j.hidden)), j.total)
 		return
 	}
 	j.next.Store(j.total)
@@ -105,7 +106,7 @@ func (j *job) resetClaims() error {
 			}
 			j.hidden = p
 		}
-		atomic.StoreInt64((*int64)(rocr.At(j.hidden)), 0)
+		atomic.StoreInt64((*int64)(hostmem.At(j.hidden)), 0)
 		return nil
 	}
 	j.next.Store(0)

@@ -127,5 +127,5 @@ type sanArg struct {
 
 // MarkWritten tells the sanitizer that [addr, addr+n) of device memory was
 // written outside the runtime's view: code that fills device memory
-// through raw host pointers (rocr.At) instead of copies says so.
+// through raw host pointers (hostmem.At) instead of copies says so.
 func MarkWritten(addr, n uintptr) { markRange(addr, n) }

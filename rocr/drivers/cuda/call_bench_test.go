@@ -10,6 +10,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		copy(rocr.Bytes(img, uintptr(len(ptx))), ptx)
+		copy(hostmem.Bytes(img, uintptr(len(ptx))), ptx)
 		var mod, fn, stream uintptr
 		sa.call(a.cuCtxSetCurrent, ctx)
 		if r := res(purego.SyscallN(a.cuModuleLoadDataEx, uintptr(unsafe.Pointer(&mod)), img, 0, 0, 0)); r != cudaSuccess {

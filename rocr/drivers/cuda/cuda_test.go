@@ -3,27 +3,19 @@ package cuda_test
 import (
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cuda"
 )
-
-// required reports whether HIPGO_REQUIRE says cuda must be present.
-func required() bool {
-	for _, f := range strings.Split(os.Getenv("HIPGO_REQUIRE"), ",") {
-		if strings.TrimSpace(f) == "cuda" {
-			return true
-		}
-	}
-	return false
-}
 
 // setup opens the runtime with only the cuda driver and returns its first
 // agent, skipping (or failing under HIPGO_REQUIRE=cuda) without a GPU.
@@ -35,8 +27,8 @@ func setupFault(tb testing.TB, faulting bool) *rocr.Agent {
 	tb.Helper()
 	tb.Setenv("HIPGO_DRIVER", "cuda")
 	if err := rocr.Init(); err != nil {
-		if !required() && (errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent)) {
-			tb.Skipf("no cuda agent: %v", err)
+		if errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent) {
+			testenv.Requiref(tb, "cuda", "no cuda agent: %v", err)
 		}
 		tb.Fatal(err)
 	}
@@ -107,7 +99,7 @@ func wait(tb testing.TB, s *rocr.Signal) error {
 func dispatch(q *rocr.Queue, k *rocr.KernelSymbol, args []byte, grid, block uint32, sig *rocr.Signal) {
 	id, _ := q.Reserve()
 	ka := q.Kernarg(id)
-	copy(rocr.Bytes(ka, uintptr(len(args))), args)
+	copy(hostmem.Bytes(ka, uintptr(len(args))), args)
 	p := (*aql.KernelDispatch)(q.Slot(id))
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = uint16(block), 1, 1
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = grid, 1, 1
@@ -143,8 +135,8 @@ func barrier(q *rocr.Queue, deps []*rocr.Signal, sig *rocr.Signal) {
 // copyHost runs one AgentCopy between pool memory and a Go slice.
 func copyHost(tb testing.TB, q *rocr.Queue, dst, src uint64, n uint64, b []byte, toHost bool) {
 	tb.Helper()
-	id := rocr.PinHost(b)
-	defer rocr.UnpinHost(id)
+	id := hostref.PinHost(b)
+	defer hostref.UnpinHost(id)
 	s := signal(tb, 1)
 	defer s.Destroy()
 	if toHost {
@@ -279,7 +271,7 @@ func TestCopiesAndFills(t *testing.T) {
 	if err := wait(t, s); err != nil {
 		t.Fatal(err)
 	}
-	if got := rocr.Bytes(pinned.Base, n); string(got) != string(in) {
+	if got := hostmem.Bytes(pinned.Base, n); string(got) != string(in) {
 		t.Fatal("pinned copy differs")
 	}
 	out := make([]byte, n)
@@ -389,8 +381,8 @@ func TestBarrierAcrossQueues(t *testing.T) {
 	barrier(q2, []*rocr.Signal{hostSig}, nil)
 	barrier(q2, []*rocr.Signal{s1}, nil)
 	z := make([]float32, n)
-	id := rocr.PinHost(f32bytes(z))
-	defer rocr.UnpinHost(id)
+	id := hostref.PinHost(f32bytes(z))
+	defer hostref.UnpinHost(id)
 	agentPacket(q2, rocr.AgentCopy, id, uint64(C.Base), 4*n, rocr.CopyDstHost, s2)
 	dispatch(q1, vadd, args.bytes(), n, 256, s1)
 	if err := wait(t, s1); err != nil {
@@ -450,7 +442,7 @@ func TestHostCallback(t *testing.T) {
 	agentPacket(q, rocr.AgentFill, uint64(dev.Base), 0x7f, 1<<20, 1, nil)
 	agentPacket(q, rocr.AgentCopy, uint64(pinned.Base), uint64(dev.Base), 1<<20, 0, nil)
 	var saw byte
-	id := rocr.RegisterCallback(func() error { saw = rocr.Bytes(pinned.Base, 1<<20)[1<<20-1]; return nil })
+	id := hostref.RegisterCallback(func() error { saw = hostmem.Bytes(pinned.Base, 1<<20)[1<<20-1]; return nil })
 	s := signal(t, 1)
 	agentPacket(q, rocr.AgentCallback, id, 0, 0, 0, s)
 	if err := wait(t, s); err != nil {

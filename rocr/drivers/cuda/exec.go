@@ -12,6 +12,8 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -100,9 +102,9 @@ func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		return nil, err
 	}
 	e.progDev = devAddr(e.progress.Addr())
-	*(*uintptr)(rocr.At(e.scratch + offStampSize)) = 24
-	*(*[5]uintptr)(rocr.At(e.scratch + offStampExtra)) = [5]uintptr{launchParamBufferPtr, e.scratch + offStampArgs, launchParamBufferSize, e.scratch + offStampSize, launchParamEnd}
-	*(*[5]uintptr)(rocr.At(e.scratch + offExtra)) = [5]uintptr{launchParamBufferPtr, 0, launchParamBufferSize, e.scratch + offExtraSize, launchParamEnd}
+	*(*uintptr)(hostmem.At(e.scratch + offStampSize)) = 24
+	*(*[5]uintptr)(hostmem.At(e.scratch + offStampExtra)) = [5]uintptr{launchParamBufferPtr, e.scratch + offStampArgs, launchParamBufferSize, e.scratch + offStampSize, launchParamEnd}
+	*(*[5]uintptr)(hostmem.At(e.scratch + offExtra)) = [5]uintptr{launchParamBufferPtr, 0, launchParamBufferSize, e.scratch + offExtraSize, launchParamEnd}
 	err = d.with(func() error {
 		if r := res(purego.SyscallN(e.api.cuStreamCreate, uintptr(unsafe.Pointer(&e.stream)), streamNonBlocking)); r != cudaSuccess {
 			return cuErr("queue create", "cuStreamCreate", r)
@@ -177,7 +179,7 @@ func (e *executor) calibrate() error {
 // addresses in signal memory; 0 skips).
 func (e *executor) stamp(start, end uintptr) error {
 	k := e.dev.stamp
-	args := (*[3]uint64)(rocr.At(e.scratch + offStampArgs))
+	args := (*[3]uint64)(hostmem.At(e.scratch + offStampArgs))
 	args[0], args[1], args[2] = uint64(devAddr(start)), uint64(devAddr(end)), e.tsOff
 	if start != 0 && args[0] == 0 || end != 0 && args[1] == 0 {
 		return nil
@@ -555,8 +557,8 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 		if err := e.checkBuffers(k, uintptr(p.KernargAddress)); err != nil {
 			return e.fail(err)
 		}
-		*(*uintptr)(rocr.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
-		*(*uintptr)(rocr.At(e.scratch + offExtraSize)) = uintptr(k.argEnd)
+		*(*uintptr)(hostmem.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
+		*(*uintptr)(hostmem.At(e.scratch + offExtraSize)) = uintptr(k.argEnd)
 		extra = e.scratch + offExtra
 	}
 	if err := e.stampAround(p.CompletionSignal, false); err != nil {
@@ -613,7 +615,7 @@ func (k *kernel) shape(items, block [3]uint32, group uint32) (grid [3]uint32, dy
 // arguments, as every agent does.
 func (e *executor) checkBuffers(k *kernel, kernarg uintptr) error {
 	for _, off := range k.buffers {
-		addr := *(*uintptr)(rocr.At(kernarg + uintptr(off)))
+		addr := *(*uintptr)(hostmem.At(kernarg + uintptr(off)))
 		if addr == 0 {
 			continue
 		}
@@ -637,7 +639,7 @@ func (e *executor) checkRange(addr, n uint64, what string) error {
 }
 
 // end returns the address a copy end refers to: pool memory, or a pinned Go
-// slice (pageable host memory, kept alive by rocr.PinHost until the caller
+// slice (pageable host memory, kept alive by hostref.PinHost until the caller
 // has seen the completion signal).
 func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
 	if !host {
@@ -685,7 +687,7 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) err
 		if err := e.sync(); err != nil {
 			return err
 		}
-		f, ok := rocr.TakeCallback(p.Arg[0])
+		f, ok := hostref.TakeCallback(p.Arg[0])
 		if !ok {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
 		}
@@ -697,7 +699,7 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) err
 	case rocr.AgentNative:
 		// A library call that queues its work on this stream, with the
 		// context current: stream order holds without draining.
-		f, ok := rocr.TakeNative(p.Arg[0])
+		f, ok := hostref.TakeNative(p.Arg[0])
 		if !ok {
 			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0]))
 		}

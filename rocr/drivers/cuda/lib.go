@@ -9,6 +9,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -232,10 +233,10 @@ func cString(p uintptr) string {
 		return ""
 	}
 	var n uintptr
-	for *(*byte)(rocr.At(p + n)) != 0 {
+	for *(*byte)(hostmem.At(p + n)) != 0 {
 		n++
 	}
-	return string(unsafe.Slice((*byte)(rocr.At(p)), n))
+	return string(unsafe.Slice((*byte)(hostmem.At(p)), n))
 }
 
 func (r cuResult) String() string {

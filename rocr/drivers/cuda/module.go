@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -135,10 +136,10 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 		return nil, err
 	}
 	defer rocr.Unmap(mem, n+uintptr(scratch))
-	copy(rocr.Bytes(mem, n), code.Data)
+	copy(hostmem.Bytes(mem, n), code.Data)
 	blk := alignUp(mem+n, 64)
-	opts := (*[4]uint32)(rocr.At(blk))
-	vals := (*[4]uintptr)(rocr.At(blk + 16))
+	opts := (*[4]uint32)(hostmem.At(blk))
+	vals := (*[4]uintptr)(hostmem.At(blk + 16))
 	errLog, infoLog := blk+64, blk+64+jitLogSize
 	*opts = [4]uint32{jitErrorLogBuffer, jitErrorLogBufferSize, jitInfoLogBuffer, jitInfoLogBufferSize}
 	*vals = [4]uintptr{errLog, jitLogSize - 1, infoLog, jitLogSize - 1}

@@ -3,6 +3,7 @@ package rocm
 import (
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -37,7 +38,7 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	if e.image, err = rocr.MapAnonymous(e.size); err != nil {
 		return nil, err
 	}
-	copy(rocr.Bytes(e.image, e.size), code.Data)
+	copy(hostmem.Bytes(e.image, e.size), code.Data)
 	fail := func(s hsaStatus, format string, args ...any) (rocr.Executable, error) {
 		err := a.rt.fail(s, "load", format, args...)
 		e.release()

@@ -3,6 +3,7 @@ package rocm
 import (
 	"encoding/binary"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -130,7 +131,7 @@ func (a *agent) fill(dst uintptr, pattern, n uint64, elemSize int, host bool) er
 	binary.LittleEndian.PutUint64(pat[:], pattern)
 	pat8 := pat[:elemSize]
 	if host {
-		b := rocr.Bytes(dst, uintptr(n))
+		b := hostmem.Bytes(dst, uintptr(n))
 		for i := 0; i < len(b); i += elemSize {
 			copy(b[i:], pat8)
 		}
@@ -147,7 +148,7 @@ func (a *agent) fill(dst uintptr, pattern, n uint64, elemSize int, host bool) er
 		return err
 	}
 	defer a.host.Free(stage, n)
-	b := rocr.Bytes(stage, uintptr(n))
+	b := hostmem.Bytes(stage, uintptr(n))
 	for i := 0; i < len(b); i += elemSize {
 		copy(b[i:], pat8)
 	}

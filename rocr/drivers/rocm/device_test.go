@@ -1,11 +1,11 @@
 package rocm
 
 import (
-	"os"
 	"testing"
 	"time"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -18,10 +18,7 @@ import (
 func TestDevice(t *testing.T) {
 	t.Setenv("HIPGO_DRIVER", Name)
 	if err := rocr.Init(); err != nil {
-		if cabi.Required("rocm") {
-			t.Fatalf("%v (required by %s=%s)", err, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
-		}
-		t.Skipf("no AMD GPU: %v (set %s=rocm to make this a failure)", err, cabi.RequireEnv)
+		testenv.Requiref(t, "rocm", "no AMD GPU: %v", err)
 	}
 	defer rocr.ShutDown()
 	as, err := rocr.Agents()
@@ -92,7 +89,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 		t.Fatal(err)
 	}
 	defer host.Free()
-	src := rocr.Bytes(host.Base, n)
+	src := hostmem.Bytes(host.Base, n)
 	for i := range src {
 		src[i] = byte(i * 13)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -248,7 +249,7 @@ func TestQueuePackets(t *testing.T) {
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = 1<<20, 1, 1
 	p.KernelObject = 0x7f00_dead_0000
 	p.KernargAddress = uint64(q.Kernarg(id))
-	*(*uint64)(rocr.At(q.Kernarg(id))) = 0x1234
+	*(*uint64)(hostmem.At(q.Kernarg(id))) = 0x1234
 	p.CompletionSignal = done.Handle()
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem), 1)
 	if v := done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); v != 0 {
@@ -285,7 +286,7 @@ func TestQueuePackets(t *testing.T) {
 		t.Errorf("barrier in the ring: %v", ba)
 	}
 	// Indexes are amd_queue_t's dispatch ids; the doorbell got each packet id.
-	if w, r := *(*uint64)(rocr.At(hq.q + amdQueueWriteDispatchID)), q.LoadReadIndex(); w != 2 || r != 2 || q.LoadWriteIndex() != 2 {
+	if w, r := *(*uint64)(hostmem.At(hq.q + amdQueueWriteDispatchID)), q.LoadReadIndex(); w != 2 || r != 2 || q.LoadWriteIndex() != 2 {
 		t.Errorf("write_dispatch_id %d read_dispatch_id %d", w, r)
 	}
 	if st := f.storesTo(q.Doorbell().Handle()); !slices.Equal(st, []int64{0, 1}) {
@@ -484,7 +485,7 @@ func TestCopyAndFill(t *testing.T) {
 	if !slices.Equal(hostAllowed, []agentH{gpu.h}) {
 		t.Errorf("host allocation allowed to %v", hostAllowed)
 	}
-	src := rocr.Bytes(host.Base, 4096)
+	src := hostmem.Bytes(host.Base, 4096)
 	for i := range src {
 		src[i] = byte(i * 7)
 	}
@@ -508,7 +509,7 @@ func TestCopyAndFill(t *testing.T) {
 	if err := cp.CopyAsync(back.Base, dev.Base, 4096, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if string(rocr.Bytes(back.Base, 4096)) != string(src) {
+	if string(hostmem.Bytes(back.Base, 4096)) != string(src) {
 		t.Error("round trip through device memory changed the bytes")
 	}
 	if n := f.nsignals.Load(); n != 2 {
@@ -560,7 +561,7 @@ func TestCopyAndFill(t *testing.T) {
 	if len(staged) != 1 || staged[0].dst != dev.Base+4 || staged[0].n != 24 || staged[0].srcAgent != cpu.h {
 		t.Errorf("staged fill copies %+v", staged)
 	}
-	b := rocr.Bytes(dev.Base, 32)
+	b := hostmem.Bytes(dev.Base, 32)
 	if b[3] != 0xab || b[4] != 0x88 || b[11] != 0x11 || b[27] != 0x11 || b[28] != 0xab {
 		t.Errorf("device bytes after fills % x", b)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -464,17 +465,17 @@ func (f *fakeHSA) QueueCreate(a agentH, size, typ uint32, key uintptr) (uintptr,
 		return 0, hsaStatus(rocr.StatusErrorOutOfResources)
 	}
 	for i := uint32(0); i < size; i++ {
-		*(*uint16)(rocr.At(ring + uintptr(i)*aql.PacketSize)) = uint16(aql.TypeInvalid)
+		*(*uint16)(hostmem.At(ring + uintptr(i)*aql.PacketSize)) = uint16(aql.TypeInvalid)
 	}
 	db, _ := f.SignalCreate(0)
 	f.mu.Lock()
 	id := f.h()
 	f.mu.Unlock()
-	*(*uint32)(rocr.At(amd)) = typ
-	*(*uint64)(rocr.At(amd + hsaQueueBase)) = uint64(ring)
-	*(*uint64)(rocr.At(amd + hsaQueueDoorbell)) = uint64(db)
-	*(*uint32)(rocr.At(amd + hsaQueueSize)) = size
-	*(*uint64)(rocr.At(amd + hsaQueueID)) = id
+	*(*uint32)(hostmem.At(amd)) = typ
+	*(*uint64)(hostmem.At(amd + hsaQueueBase)) = uint64(ring)
+	*(*uint64)(hostmem.At(amd + hsaQueueDoorbell)) = uint64(db)
+	*(*uint32)(hostmem.At(amd + hsaQueueSize)) = size
+	*(*uint64)(hostmem.At(amd + hsaQueueID)) = id
 	q := &fakeQueue{f: f, agent: a, amd: amd, ring: ring, size: size, typ: typ, key: key, stop: make(chan struct{}), done: make(chan struct{})}
 	f.mu.Lock()
 	f.queues[amd] = q
@@ -494,7 +495,7 @@ func (f *fakeHSA) QueueDestroy(amd uintptr) hsaStatus {
 	}
 	close(q.stop)
 	<-q.done
-	db := signalH(*(*uint64)(rocr.At(amd + hsaQueueDoorbell)))
+	db := signalH(*(*uint64)(hostmem.At(amd + hsaQueueDoorbell)))
 	f.SignalDestroy(db)
 	_ = rocr.Unmap(q.ring, uintptr(q.size)*aql.PacketSize)
 	_ = rocr.Unmap(amd, amdQueueBytes)
@@ -513,7 +514,7 @@ func (f *fakeHSA) queue(amd uintptr) *fakeQueue {
 // advances read_dispatch_id, as a GPU's CP does.
 func (q *fakeQueue) process() {
 	defer close(q.done)
-	read := (*uint64)(rocr.At(q.amd + amdQueueReadDispatchID))
+	read := (*uint64)(hostmem.At(q.amd + amdQueueReadDispatchID))
 	for {
 		select {
 		case <-q.stop:
@@ -521,7 +522,7 @@ func (q *fakeQueue) process() {
 		default:
 		}
 		id := atomic.LoadUint64(read)
-		slot := rocr.At(q.ring + uintptr(id%uint64(q.size))*aql.PacketSize)
+		slot := hostmem.At(q.ring + uintptr(id%uint64(q.size))*aql.PacketSize)
 		h := aql.Header(atomic.LoadUint32((*uint32)(slot)))
 		if h.Type() == aql.TypeInvalid {
 			time.Sleep(10 * time.Microsecond)
@@ -597,7 +598,7 @@ func (f *fakeHSA) MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, src
 				time.Sleep(10 * time.Microsecond)
 			}
 		}
-		copy(rocr.Bytes(dst, uintptr(size)), rocr.Bytes(src, uintptr(size)))
+		copy(hostmem.Bytes(dst, uintptr(size)), hostmem.Bytes(src, uintptr(size)))
 		atomic.AddInt64(f.value(done), -1)
 	}()
 	return hsaSuccess
@@ -610,7 +611,7 @@ func (f *fakeHSA) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus 
 	f.mu.Lock()
 	f.fills = append(f.fills, fakeFill{ptr, value, count})
 	f.mu.Unlock()
-	w := unsafe.Slice((*uint32)(rocr.At(ptr)), count)
+	w := unsafe.Slice((*uint32)(hostmem.At(ptr)), count)
 	for i := range w {
 		w[i] = value
 	}
@@ -622,7 +623,7 @@ func (f *fakeHSA) CodeObjectReaderCreateFromMemory(ptr uintptr, size uint64) (re
 	defer f.mu.Unlock()
 	r := readerH(f.h())
 	// ROCR keeps the pointer; the fake keeps a view to check it stays valid.
-	f.readers[r] = rocr.Bytes(ptr, uintptr(size))
+	f.readers[r] = hostmem.Bytes(ptr, uintptr(size))
 	return r, hsaSuccess
 }
 

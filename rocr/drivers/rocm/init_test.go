@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -17,13 +17,10 @@ func realLibrary(t *testing.T) hsaAPI {
 	t.Helper()
 	api, err := openLibrary()
 	if err != nil {
-		if cabi.Required("rocm-lib") {
-			t.Fatalf("%v (required by %s=%s)", err, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
-		}
-		if !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), LibraryName) {
+		if !testenv.Required("rocm-lib") && !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), LibraryName) {
 			t.Errorf("a missing library must say where it looked, wrapping ErrNotSupported: %v", err)
 		}
-		t.Skipf("%v (set %s=rocm-lib to make this a failure)", err, cabi.RequireEnv)
+		testenv.Require(t, "rocm-lib", err)
 	}
 	return api
 }

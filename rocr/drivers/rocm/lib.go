@@ -11,6 +11,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -196,10 +197,10 @@ func goString(p uintptr) string {
 		return ""
 	}
 	n := 0
-	for *(*byte)(rocr.At(p + uintptr(n))) != 0 {
+	for *(*byte)(hostmem.At(p + uintptr(n))) != 0 {
 		n++
 	}
-	return string(unsafe.Slice((*byte)(rocr.At(p)), n))
+	return string(unsafe.Slice((*byte)(hostmem.At(p)), n))
 }
 
 func cString(s string) []byte { return append([]byte(s), 0) }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -51,16 +52,16 @@ func (a *agent) CreateHardwareQueue(size uint32, typ rocr.QueueType) (rocr.Hardw
 	// Profiling only adds timestamps; a queue without them still works.
 	api.ProfilingSetProfilerEnabled(q, true)
 	at := func(off uintptr) uintptr { return q + off }
-	hq.id = *(*uint64)(rocr.At(at(hsaQueueID)))
-	hq.db = rocr.NewSignalWithBackend(&signal{rt: a.rt, h: signalH(*(*uint64)(rocr.At(at(hsaQueueDoorbell)))), borrowed: true})
+	hq.id = *(*uint64)(hostmem.At(at(hsaQueueID)))
+	hq.db = rocr.NewSignalWithBackend(&signal{rt: a.rt, h: signalH(*(*uint64)(hostmem.At(at(hsaQueueDoorbell)))), borrowed: true})
 	a.mu.Lock()
 	a.queues[hq.id] = hq
 	a.mu.Unlock()
 	return rocr.HardwareQueue{
-		Base:       uintptr(*(*uint64)(rocr.At(at(hsaQueueBase)))),
-		Size:       *(*uint32)(rocr.At(at(hsaQueueSize))),
-		WriteIndex: (*uint64)(rocr.At(at(amdQueueWriteDispatchID))),
-		ReadIndex:  (*uint64)(rocr.At(at(amdQueueReadDispatchID))),
+		Base:       uintptr(*(*uint64)(hostmem.At(at(hsaQueueBase)))),
+		Size:       *(*uint32)(hostmem.At(at(hsaQueueSize))),
+		WriteIndex: (*uint64)(hostmem.At(at(amdQueueWriteDispatchID))),
+		ReadIndex:  (*uint64)(hostmem.At(at(amdQueueReadDispatchID))),
 		Doorbell:   hq.db,
 		ID:         hq.id,
 		Destroy:    hq.destroy,

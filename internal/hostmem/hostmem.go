@@ -1,0 +1,19 @@
+package hostmem
+
+import "unsafe"
+
+// At converts a device address (pool memory, a ring) into a pointer. Under
+// -race the cpu agent's pool memory is Go heap memory kept alive by its
+// pool; nocheckptr lets checkptr accept a pointer made from its address.
+//
+//go:nocheckptr
+func At(addr uintptr) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(nil), addr) }
+
+// Bytes views raw memory as a byte slice. The caller guarantees the range is
+// mapped for as long as the slice is used.
+func Bytes(addr, size uintptr) []byte {
+	if size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(At(addr)), size)
+}

@@ -1,0 +1,53 @@
+package hostref
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Each registry gives back what was stored once, and ids never collide
+// across callbacks and native calls, even registered concurrently.
+func TestRegistries(t *testing.T) {
+	errCB := errors.New("callback ran")
+	var (
+		mu  sync.Mutex
+		ids = map[uint64]bool{}
+		wg  sync.WaitGroup
+	)
+	for range 8 {
+		wg.Go(func() {
+			c := RegisterCallback(func() error { return errCB })
+			n := RegisterNative(func(uintptr) error { return nil })
+			mu.Lock()
+			defer mu.Unlock()
+			assert.False(t, ids[c] || ids[n], "id reused")
+			ids[c], ids[n] = true, true
+		})
+	}
+	wg.Wait()
+	assert.Len(t, ids, 16)
+
+	id := RegisterCallback(func() error { return errCB })
+	f, ok := TakeCallback(id)
+	require.True(t, ok)
+	assert.ErrorIs(t, f(), errCB)
+	_, ok = TakeCallback(id)
+	assert.False(t, ok, "a callback is taken once")
+
+	b := []byte{1, 2, 3}
+	before := PinnedHostBuffers()
+	p := PinHost(b)
+	got, ok := HostBuffer(p)
+	require.True(t, ok)
+	assert.Equal(t, b, got)
+	assert.Equal(t, before+1, PinnedHostBuffers())
+	UnpinHost(p)
+	UnpinHost(p) // idempotent
+	_, ok = HostBuffer(p)
+	assert.False(t, ok)
+	assert.Equal(t, before, PinnedHostBuffers())
+}
