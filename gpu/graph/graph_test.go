@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -15,7 +16,7 @@ import (
 type lowered struct {
 	ch   rocr.Chain
 	refs atomic.Int64 // one for the Exec, one per queued launch
-	run  rocr.NativeFunc
+	run  hostref.NativeFunc
 }
 
 func (l *lowered) release() {
@@ -77,9 +78,9 @@ func launchLowered(op string, s *core.Stream, l *lowered, uses []core.MemUse) er
 		return err
 	}
 	l.refs.Add(1)
-	id := rocr.RegisterNative(l.run)
+	id := hostref.RegisterNative(l.run)
 	if err := s.Agent(op, rocr.AgentNative, [4]uint64{id}, 0, uses...); err != nil {
-		if _, ok := rocr.TakeNative(id); ok {
+		if _, ok := hostref.TakeNative(id); ok {
 			l.release()
 		}
 		return err
