@@ -99,7 +99,7 @@ func BenchmarkFindAllocation(b *testing.B) {
 
 // Allocation cost does not grow with the number of live allocations: from
 // 1k to 200k live, a 4 KiB Allocate+Free (and a lookup) costs at most ~3x
-// as much. Best-of-rounds on both sides keeps a noisy machine from failing
+// as much (8x under the race detector). Best-of-rounds on both sides keeps a noisy machine from failing
 // it.
 func TestAllocCostFlat(t *testing.T) {
 	if testing.Short() {
@@ -108,16 +108,19 @@ func TestAllocCostFlat(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
 	require.NoError(t, err)
-	rounds, n := 15, 2000
+	// A list kept sorted costs ~200x more at 200k live; a tree, a few
+	// times more from cache misses alone, which the race detector's
+	// shadow memory and a loaded machine multiply.
+	rounds, n, bound := 15, 2000, 3.0
 	if raceflag.Enabled {
-		rounds, n = 7, 500
+		rounds, n, bound = 7, 500, 8.0
 	}
 	withLive(t, pool, 1000)
 	small := allocFreeCost(t, pool, rounds, n)
 	withLive(t, pool, 199000)
 	large := allocFreeCost(t, pool, rounds, n)
 	t.Logf("4 KiB alloc+free: %v with 1k live, %v with 200k live", small, large)
-	assert.LessOrEqual(t, float64(large), 3*float64(small), "cost grew from %v (1k live) to %v (200k live)", small, large)
+	assert.LessOrEqual(t, float64(large), bound*float64(small), "cost grew from %v (1k live) to %v (200k live)", small, large)
 	// Lookups stay correct among many neighbours.
 	als := withLive(t, pool, 1000)
 	for i, al := range als {
