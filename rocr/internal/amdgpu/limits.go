@@ -54,9 +54,11 @@ type Limits struct {
 // namespace IsaInfo: getMaxWavesPerEU, getEUsPerCU, getTotalNumVGPRs,
 // getVGPRAllocGranule, getVGPREncodingGranule, getOccupancyWithNumSGPRs,
 // getLocalMemorySize, getMaxWorkGroupsPerCU, getMaxFlatWorkGroupSize),
-// which the compiler uses to choose each kernel's register budget, from
-// LLVM's AMDGPUUsage (kernel descriptor fields, LDS granularity) and from
-// AMD's CDNA2/CDNA3 and RDNA2/RDNA3 instruction set references.
+// which the compiler uses to choose each kernel's register budget, and
+// from LLVM's AMDGPUUsage (kernel descriptor fields, LDS granularity).
+// They reproduce AMD's published CDNA2/CDNA3 occupancy table (waves per
+// SIMD by VGPRs: 64 or fewer 8, 72 7, 80 6, 96 5, 128 4, 168 3, 256 2,
+// 512 1), which the tests check.
 const (
 	// SIMDs per CU: four on GCN and CDNA; two per CU on RDNA, whose
 	// work-group processor pairs two CUs (CU mode keeps a work-group on
