@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/cabi"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
@@ -44,7 +45,7 @@ func loadKernelLibrary(t *testing.T, f *fakeHSA, ag *rocr.Agent, target string) 
 func TestOccupancy(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
-	exe := loadKernelLibrary(t, f, ag, "gfx90a")
+	exe := loadKernelLibrary(t, f, ag, ag.Info().ISA) // "gfx90a:sramecc+:xnack-" selects the bundle's gfx90a
 	ks := exe.Kernels()
 	require.Len(t, ks, 7)
 	for i := range ks {
@@ -193,4 +194,54 @@ func mustRead(t *testing.T, name string) []byte {
 	b, err := os.ReadFile(name)
 	require.NoError(t, err)
 	return b
+}
+
+// TestDeviceOccupancy loads the kernel library onto a real AMD GPU, through
+// ROCR's executables, and computes each kernel's occupancy at 256
+// work-items: 8 work-groups per CU on gfx90a and gfx94x, 4 on RDNA in CU
+// mode (see rocr/internal/amdgpu's TestKernelLibrary). It skips without an
+// AMD GPU unless HIPGO_REQUIRE names rocm; it has not run on one yet.
+func TestDeviceOccupancy(t *testing.T) {
+	t.Setenv("HIPGO_DRIVER", Name)
+	if err := rocr.Init(); err != nil {
+		if cabi.Required("rocm") {
+			t.Fatalf("%v (required by %s=%s)", err, cabi.RequireEnv, os.Getenv(cabi.RequireEnv))
+		}
+		t.Skipf("no AMD GPU: %v (set %s=rocm to make this a failure)", err, cabi.RequireEnv)
+	}
+	defer rocr.ShutDown()
+	as, err := rocr.Agents()
+	require.NoError(t, err)
+	spec, err := codeobj.Parse(mustRead(t, "../../../kernels/gen/kernels.hipfb"))
+	require.NoError(t, err)
+	want := map[string]int{"gfx90a": 8, "gfx940": 8, "gfx941": 8, "gfx942": 8, "gfx1030": 4, "gfx1100": 4}
+	for _, ag := range as {
+		in := ag.Info()
+		obj, err := spec.Select(in.ISA)
+		if err != nil {
+			t.Logf("%s (%s): no code object in the kernel library: %v", ag, in.ISA, err)
+			continue
+		}
+		code := &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
+		for i := range obj.Kernels {
+			k := &obj.Kernels[i]
+			code.Kernels = append(code.Kernels, rocr.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,
+				MaxFlatWorkGroupSize: int(k.MaxFlatWorkgroup), Wavefront: int(k.WavefrontSize), Meta: k})
+		}
+		exe, err := ag.Load(code)
+		require.NoError(t, err, "%s", ag)
+		ks := exe.Kernels()
+		for i := range ks {
+			n, err := ag.MaxActiveGroups(&ks[i], 256, 0)
+			require.NoError(t, err, "%s %s", ag, ks[i].Name)
+			grid, size, err := ag.MaxPotentialGroupSize(&ks[i], 0, 0)
+			require.NoError(t, err, "%s %s", ag, ks[i].Name)
+			t.Logf("%s %s: %d groups of 256 per CU; best %d items, grid %d", in.ISA, ks[i].Name, n, size, grid)
+			if w, ok := want[obj.ID.Processor]; ok {
+				assert.Equal(t, w, n, "%s %s", in.ISA, ks[i].Name)
+			}
+			assert.Positive(t, size)
+		}
+		require.NoError(t, exe.Destroy())
+	}
 }
