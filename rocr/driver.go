@@ -291,8 +291,10 @@ type BoundedView interface {
 // work-groups of a kernel fit on one compute unit at once
 // (hipOccupancyMaxActiveBlocksPerMultiprocessor) and which work-group size
 // fills the agent best (hipOccupancyMaxPotentialBlockSize). The cuda driver
-// asks the driver's occupancy calculator; the cpu driver answers from its
-// worker model. Agents whose drivers lack it answer ErrNotSupported.
+// asks the driver's occupancy calculator; the rocm driver computes it from
+// the kernel's code object and its target's limits; the cpu driver answers
+// from its worker model. Agents whose drivers lack it answer
+// ErrNotSupported.
 type Occupancy interface {
 	// MaxActiveGroups is the number of work-groups of groupSize work-items
 	// with dynGroupMem bytes of dynamic group memory each that one compute

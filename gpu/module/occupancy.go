@@ -9,7 +9,8 @@ import (
 // per block (at most blockSizeLimit threads when it is positive), and the
 // smallest grid that reaches that occupancy on every compute unit
 // (hipOccupancyMaxPotentialBlockSize). On cuda the driver's occupancy
-// calculator answers; on the cpu agent each worker runs one block at a
+// calculator answers; on rocm it is computed from the code object's
+// register and LDS use and the target's limits; on the cpu agent each worker runs one block at a
 // time, so the answer is the kernel's largest block and one block per
 // worker. Both are 0 when no block fits.
 func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) (minGridSize, blockSize int, err error) {

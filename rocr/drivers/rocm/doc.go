@@ -51,6 +51,10 @@
 // each kernel is found by its "NAME.kd" symbol, and its kernel object and
 // segment sizes are read from ROCR.
 //
+// Occupancy (rocr.Occupancy) is computed, not asked of ROCR, which has no
+// calculator: from the kernel's code object metadata and descriptor and
+// the agent's target limits, by rocr/internal/amdgpu.
+//
 // All methods are safe for concurrent use. Signal waits block an OS thread
 // in hsa_signal_wait_scacquire.
 //
@@ -73,7 +77,8 @@
 //     selection, agent properties, kernarg placement and access, packets
 //     written into a ring laid out as amd_queue_t and run by a fake command
 //     processor, doorbell stores, completion and timestamps, queue errors,
-//     executable loading, copies, fills, shutdown.
+//     executable loading, copies, fills, shutdown, occupancy of the
+//     kernel library's gfx90a code object.
 //
 // Not checked anywhere: that ROCR's real callbacks reach Go through purego
 // on ROCR's threads, the GPU's view of the packets, the copy engines, and
