@@ -3,6 +3,12 @@
 // memory that every device may use (hipHostMalloc), with synchronous copies
 // and fills (hipMemcpy, hipMemset). Asynchronous copies are in gpu/stream.
 //
+// Pitched and Pitched3D are 2-D and 3-D allocations whose rows are padded
+// (hipMallocPitch, hipMalloc3D). Copy2D and Copy3D move rectangles and
+// boxes between any two of a Go slice, a Host, a Buffer and a pitched
+// allocation, each end described by a View (pointer and pitch) or a Volume
+// (pointer, pitch and rows per slice, hipPitchedPtr), positioned with At.
+//
 // Ownership: a Buffer belongs to the device that allocated it. Using it on
 // another device is an error wrapping gpu.ErrNotOwner until Transfer (or
 // peer access, gpu.Device.EnablePeerAccess); the host reaches it only by

@@ -96,6 +96,7 @@ type api struct {
 	// Occupancy calculator and 2-D copies (optional): see occupancy.go, copy2d.go.
 	cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxPotentialBlockSize uintptr
 	cuMemcpy2DAsync, cuMemsetD2D8Async                                            uintptr
+	cuMemcpy3DAsync                                                               uintptr
 }
 
 var lib struct {
@@ -197,6 +198,7 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 	opt(&a.cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize")
 	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
+	opt(&a.cuMemcpy3DAsync, "cuMemcpy3DAsync_v2")
 	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
 	if len(missing) > 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
