@@ -56,3 +56,15 @@ func TestMemcpy2DLayout(t *testing.T) {
 	assert.Equal(t, uintptr(112), unsafe.Offsetof(d.widthInBytes))
 	assert.Equal(t, uintptr(120), unsafe.Offsetof(d.height))
 }
+
+func TestLaunchConfigLayout(t *testing.T) {
+	var c launchConfig
+	assert.Equal(t, uintptr(56), unsafe.Sizeof(c), "CUlaunchConfig")
+	assert.Equal(t, uintptr(24), unsafe.Offsetof(c.sharedMemBytes))
+	assert.Equal(t, uintptr(32), unsafe.Offsetof(c.hStream))
+	assert.Equal(t, uintptr(40), unsafe.Offsetof(c.attrs))
+	assert.Equal(t, uintptr(48), unsafe.Offsetof(c.numAttrs))
+	var a launchAttribute
+	assert.Equal(t, uintptr(72), unsafe.Sizeof(a), "CUlaunchAttribute")
+	assert.Equal(t, uintptr(8), unsafe.Offsetof(a.value))
+}
