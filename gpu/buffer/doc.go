@@ -16,6 +16,17 @@
 // written through Host.Slice; order such access after device work with a
 // stream or event synchronize, as in HIP.
 //
+// Managed memory (Managed, hipMallocManaged) is the exception to single
+// ownership: the host and every device address it, the driver moves its
+// pages where they are used, and no Transfer is ever needed. Launches and
+// copies on any device may use it, and its dependency tracking orders
+// them as it orders a Buffer's. The host reaches it through Managed.Slice,
+// which first waits for the device work the tracking knows of (the
+// synchronize a HIP program does before touching managed memory on the
+// host); until later device work on it completes, the host leaves the
+// slice alone. stream.Prefetch and Managed.Advise place it, never change
+// it.
+//
 // Every buffer remembers the packets that use it: its last writer and the
 // readers since (a bounded set). Synchronous copies, Free and Transfer
 // wait for them first; gpu/stream uses them to insert the BARRIER_AND
