@@ -23,6 +23,17 @@ func TestABI(t *testing.T) {
 		"HSA_SYSTEM_INFO_VERSION_MINOR":       sysVersionMinor,
 		"HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY": sysTimestampFrequency,
 
+		"HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED":             sysSVMSupported,
+		"HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT": sysSVMAccessDefault,
+		"HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG":                svmAttribGlobalFlag,
+		"HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION":         svmAttribPreferredLocation,
+		"HSA_AMD_SVM_ATTRIB_READ_MOSTLY":                svmAttribReadMostly,
+		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE":           svmAttribAgentAccessible,
+		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE":  svmAttribAccessibleInPlace,
+		"HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED":        svmGlobalFlagCoarseGrained,
+		"sizeof(hsa_amd_svm_attribute_pair_t)":          16,
+		"offsetof(hsa_amd_svm_attribute_pair_t, value)": 8,
+
 		"HSA_AGENT_INFO_NAME":               agentName,
 		"HSA_AGENT_INFO_VENDOR_NAME":        agentVendor,
 		"HSA_AGENT_INFO_FEATURE":            agentFeature,

@@ -44,6 +44,21 @@ type fakeHSA struct {
 	copies []fakeCopy
 	fills  []fakeFill
 	fail   map[string]hsaStatus // method -> status to return
+
+	// Shared virtual memory: noSVM turns it off; svmDefault is
+	// HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT; svm and prefetches
+	// record the calls.
+	noSVM, svmDefault bool
+	svm               []fakeSVM
+	prefetches        []fakeSVM
+}
+
+// fakeSVM is one hsa_amd_svm_attributes_set or prefetch call.
+type fakeSVM struct {
+	ptr   uintptr
+	size  uint64
+	attrs []svmAttribute
+	to    agentH
 }
 
 type fakeAgent struct {
@@ -206,6 +221,10 @@ func (f *fakeHSA) SystemGetInfo(attr uint32, out unsafe.Pointer) hsaStatus {
 		*(*uint16)(out) = 1
 	case sysTimestampFrequency:
 		*(*uint64)(out) = f.freq
+	case sysSVMSupported:
+		*(*bool)(out) = !f.noSVM
+	case sysSVMAccessDefault:
+		*(*bool)(out) = f.svmDefault
 	default:
 		return hsaStatus(rocr.StatusErrorInvalidArgument)
 	}
@@ -614,6 +633,30 @@ func (f *fakeHSA) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus 
 	for i := range w {
 		w[i] = value
 	}
+	return hsaSuccess
+}
+
+func (f *fakeHSA) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus {
+	if s, ok := f.failing("svm_attributes_set"); ok {
+		return s
+	}
+	if f.noSVM || ptr%4096 != 0 || len(attrs) == 0 {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	f.mu.Lock()
+	f.svm = append(f.svm, fakeSVM{ptr: ptr, size: size, attrs: append([]svmAttribute(nil), attrs...)})
+	f.mu.Unlock()
+	return hsaSuccess
+}
+
+func (f *fakeHSA) SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus {
+	if f.noSVM || f.agent(a) == nil {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	f.mu.Lock()
+	f.prefetches = append(f.prefetches, fakeSVM{ptr: ptr, size: size, to: a})
+	f.mu.Unlock()
+	go atomic.AddInt64(f.value(done), -1)
 	return hsaSuccess
 }
 
