@@ -196,3 +196,55 @@ func TestCooperativeRaces(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+type syncArgs struct{ Sync int32 }
+
+var gridSyncOnce = cpu.Define("test_grid_sync_once", func(g *cpu.Group, a *syncArgs) {
+	if a.Sync != 0 {
+		g.GridSync()
+	}
+})
+
+// BenchmarkCooperativeLaunch is a cooperative launch of as many blocks as
+// fit, each meeting the others at one grid barrier, plus synchronize,
+// beside a plain launch of the same grid without the barrier.
+func BenchmarkCooperativeLaunch(b *testing.B) {
+	b.Setenv("HIPGO_DRIVER", "cpu")
+	defer gpu.Shutdown()
+	dev, err := gpu.Default()
+	require.NoError(b, err)
+	m, err := module.Load(dev, cpu.NewSet("coop-bench", gridSyncOnce))
+	require.NoError(b, err)
+	f, err := m.Function("test_grid_sync_once")
+	require.NoError(b, err)
+	blocks, err := module.MaxCooperativeBlocks(f, 64, 0)
+	require.NoError(b, err)
+	s, err := stream.New(dev)
+	require.NoError(b, err)
+	defer s.Destroy()
+	var a module.Args
+	b.Run("cooperative+GridSync", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			a.Reset()
+			if err := f.LaunchCooperativeArgs(s, gpu.D1(uint32(blocks)), gpu.D1(64), 0, a.Int32(1)); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			a.Reset()
+			if err := f.LaunchArgs(s, gpu.D1(uint32(blocks)), gpu.D1(64), 0, a.Int32(0)); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

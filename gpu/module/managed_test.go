@@ -230,3 +230,78 @@ func TestManagedRaces(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkManaged: allocate + free of 4 KiB of managed memory beside a
+// Buffer's, and a launch on managed memory whose result the host reads
+// through Slice beside the same launch on a Buffer read with ToSlice.
+func BenchmarkManaged(b *testing.B) {
+	b.Setenv("HIPGO_DRIVER", "cpu")
+	defer gpu.Shutdown()
+	dev, err := gpu.Default()
+	require.NoError(b, err)
+	b.Run("NewManaged+Free-4K", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			m, err := buffer.NewManaged[byte](dev, 4096)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Free(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("New+Free-4K", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			m, err := buffer.New[byte](dev, 4096)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Free(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	mod, err := module.Load(dev, cpu.NewSet("managed-bench", managedAdd))
+	require.NoError(b, err)
+	f, err := mod.Function("test_managed_add")
+	require.NoError(b, err)
+	s, err := stream.New(dev)
+	require.NoError(b, err)
+	defer s.Destroy()
+	const n = 1 << 16
+	m, err := buffer.NewManaged[int32](dev, n)
+	require.NoError(b, err)
+	defer m.Free()
+	buf, err := buffer.New[int32](dev, n)
+	require.NoError(b, err)
+	defer buf.Free()
+	host := make([]int32, n)
+	b.Run("launch+Slice-managed-256K", func(b *testing.B) {
+		b.SetBytes(4 * n)
+		b.ReportAllocs()
+		for range b.N {
+			if err := f.Launch(s, gpu.D1(n/256), gpu.D1(256), 0, m, m, int32(1), int32(n), int32(0)); err != nil {
+				b.Fatal(err)
+			}
+			h, err := m.Slice()
+			if err != nil {
+				b.Fatal(err)
+			}
+			copy(host, h)
+		}
+	})
+	b.Run("launch+CopyTo-buffer-256K", func(b *testing.B) {
+		b.SetBytes(4 * n)
+		b.ReportAllocs()
+		for range b.N {
+			if err := f.Launch(s, gpu.D1(n/256), gpu.D1(256), 0, buf, buf, int32(1), int32(n), int32(0)); err != nil {
+				b.Fatal(err)
+			}
+			if err := buf.CopyTo(host); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
