@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -221,13 +222,20 @@ func srcMem(src *RectEnd) *Mem {
 	return src.M
 }
 
-// rectOnCopier carries a 2-D or 3-D copy out on a copy engine row by row
-// (the engine's own rectangular copy is not used yet): each row is one
-// linear copy, Go memory rows staged as linear copies stage them.
+// rectOnCopier carries a 2-D or 3-D copy out on a copy engine: in one
+// rectangular copy where the engine takes it (rocr.RectCopier), else row
+// by row, each row one linear copy, Go memory rows staged as linear copies
+// stage them.
 func rectOnCopier(a *rocr.Agent, c rocr.Copier, id uint64) error {
 	r3, err := rocr.TakeRect(id)
 	if err != nil {
 		return gpu.Wrap("copy engine", err)
+	}
+	if rc, ok := c.(rocr.RectCopier); ok && !r3.Fill && r3.DstHost == nil && r3.SrcHost == nil && r3.Width > 0 && r3.Height > 0 {
+		err := waitCopy(a, func(done *rocr.Signal) error { return rc.CopyRectAsync(r3, nil, done) })
+		if !errors.Is(err, rocr.ErrNotSupported) {
+			return err
+		}
 	}
 	for z := uint64(0); z < max(r3.Depth, 1); z++ {
 		if err := rowsOnCopier(a, c, r3.Slice(z)); err != nil {

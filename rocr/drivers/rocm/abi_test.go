@@ -31,6 +31,12 @@ func TestABI(t *testing.T) {
 		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE":           svmAttribAgentAccessible,
 		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE":  svmAttribAccessibleInPlace,
 		"HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED":        svmGlobalFlagCoarseGrained,
+		"hsaHostToDevice":                               copyHostToDevice,
+		"hsaDeviceToHost":                               copyDeviceToHost,
+		"hsaDeviceToDevice":                             copyDeviceToDevice,
+		"sizeof(hsa_pitched_ptr_t)":                     24,
+		"offsetof(hsa_pitched_ptr_t, pitch)":            8,
+		"offsetof(hsa_pitched_ptr_t, slice)":            16,
 		"sizeof(hsa_amd_svm_attribute_pair_t)":          16,
 		"offsetof(hsa_amd_svm_attribute_pair_t, value)": 8,
 

@@ -2,6 +2,15 @@ package rocm
 
 import "unsafe"
 
+// pitchedPtr is hsa_pitched_ptr_t; dim3 is hsa_dim3_t.
+type (
+	pitchedPtr struct {
+		base         uintptr
+		pitch, slice uint64
+	}
+	dim3 struct{ x, y, z uint32 }
+)
+
 // svmAttribute is hsa_amd_svm_attribute_pair_t.
 type svmAttribute struct{ attribute, value uint64 }
 
@@ -67,6 +76,9 @@ type hsaAPI interface {
 
 	MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, srcAgent agentH, size uint64, deps []signalH, done signalH) hsaStatus
 	MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus
+	// MemoryAsyncCopyRect is hsa_amd_memory_async_copy_rect (optional in
+	// the library) with zero offsets: the ends start at their bases.
+	MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus
 
 	// Shared virtual memory (managed memory). Optional in the library:
 	// lib answers StatusErrorNotSupported where they are absent.
@@ -101,6 +113,10 @@ const (
 	svmAttribAgentAccessible   = 0x200 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE, hsa_agent_t
 	svmAttribAccessibleInPlace = 0x201 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, hsa_agent_t
 	svmGlobalFlagCoarseGrained = 1     // HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED
+
+	copyHostToDevice   = 1 // hsaHostToDevice
+	copyDeviceToHost   = 2 // hsaDeviceToHost
+	copyDeviceToDevice = 3 // hsaDeviceToDevice
 
 	agentName          = 0  // HSA_AGENT_INFO_NAME, char[64]
 	agentVendor        = 1  // HSA_AGENT_INFO_VENDOR_NAME, char[64]

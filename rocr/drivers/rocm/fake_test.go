@@ -51,6 +51,15 @@ type fakeHSA struct {
 	noSVM, svmDefault bool
 	svm               []fakeSVM
 	prefetches        []fakeSVM
+
+	rects []fakeRect // hsa_amd_memory_async_copy_rect calls
+}
+
+type fakeRect struct {
+	dst, src pitchedPtr
+	rng      dim3
+	dir      uint32
+	agent    agentH
 }
 
 // fakeSVM is one hsa_amd_svm_attributes_set or prefetch call.
@@ -633,6 +642,39 @@ func (f *fakeHSA) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus 
 	for i := range w {
 		w[i] = value
 	}
+	return hsaSuccess
+}
+
+// MemoryAsyncCopyRect copies like SDMA: 4-byte aligned ends, a GPU copy
+// agent, never host to host.
+func (f *fakeHSA) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus {
+	if s, ok := f.failing("copy_rect"); ok {
+		return s
+	}
+	if (uint64(dst.base)|dst.pitch|dst.slice|uint64(src.base)|src.pitch|src.slice)&3 != 0 || dir == 0 || dir > 3 {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	if a := f.agent(copyAgent); a == nil || a.dev != 1 {
+		return hsaStatus(rocr.StatusErrorInvalidAgent)
+	}
+	f.mu.Lock()
+	f.rects = append(f.rects, fakeRect{dst, src, rng, dir, copyAgent})
+	f.mu.Unlock()
+	deps = append([]signalH(nil), deps...)
+	go func() {
+		for _, d := range deps {
+			for atomic.LoadInt64(f.value(d)) != 0 {
+				time.Sleep(10 * time.Microsecond)
+			}
+		}
+		for z := uint64(0); z < uint64(rng.z); z++ {
+			for y := uint64(0); y < uint64(rng.y); y++ {
+				copy(rocr.Bytes(dst.base+uintptr(z*dst.slice+y*dst.pitch), uintptr(rng.x)),
+					rocr.Bytes(src.base+uintptr(z*src.slice+y*src.pitch), uintptr(rng.x)))
+			}
+		}
+		atomic.AddInt64(f.value(done), -1)
+	}()
 	return hsaSuccess
 }
 
