@@ -31,14 +31,13 @@ func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
 	if ext.Width < 0 || ext.Height < 0 || ext.Depth < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
 	}
-	align := PitchAlign
-	for align%es != 0 {
-		align += PitchAlign
-	}
 	if ext.Width > (1<<40)/es || ext.Height > 1<<20 || ext.Depth > 1<<20 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v overflows", ext)
 	}
-	pitch := max(align, (ext.Width*es+align-1)/align*align)
+	pitch := rowPitch(ext.Width, es)
+	if ext.Height*ext.Depth > (1<<62)/pitch {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte rows overflows", ext, pitch)
+	}
 	p := &Pitched3D[T]{ext: ext, pitch: pitch}
 	if err := core.InitMem[T](&p.m, dev, pitch/es*ext.Height*ext.Depth, false); err != nil {
 		return nil, err

@@ -14,10 +14,10 @@ import (
 )
 
 // coopPTX is the two-phase kernel as PTX: each thread writes x[i] = i+1,
-// the grid meets at a barrier (thread 0 of each block adds one to
-// *counter with release semantics and spins until every block has, the
-// rest of the block waits at bar.sync: the shape of a cooperative-groups
-// grid sync), then out[i] = x[n-1-i], read through L2. Without
+// the grid meets at a barrier (thread 0 of each block fences, adds one to
+// *counter with release semantics and spins with acquire loads until every
+// block has; the rest of the block waits at bar.sync: the shape of a
+// cooperative-groups grid sync), then out[i] = x[n-1-i], read through L2. Without
 // co-residency the spin never ends; a cooperative launch guarantees it.
 const coopPTX = `.version 7.8
 .target sm_90
@@ -56,11 +56,13 @@ $L_arrive:
 	setp.ne.s32 	%p2, %r4, 0;
 	@%p2 bra 	$L_joined;
 	mov.u32 	%r7, %nctaid.x;
+	fence.acq_rel.gpu;
 	atom.release.gpu.global.add.u32 	%r8, [%rd3], 1;
 $L_spin:
 	ld.acquire.gpu.global.u32 	%r9, [%rd3];
 	setp.lt.u32 	%p3, %r9, %r7;
 	@%p3 bra 	$L_spin;
+	fence.acq_rel.gpu;
 $L_joined:
 	bar.sync 	0;
 	@%p1 bra 	$L_end;

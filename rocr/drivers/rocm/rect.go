@@ -51,22 +51,11 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []*rocr.Signal, done *rocr.Sign
 	if err != nil {
 		return err
 	}
-	sync := done == nil
-	var tmp *signal
-	var dh signalH
-	if sync {
-		if tmp, err = a.tempSignal(); err != nil {
-			return err
-		}
-		defer tmp.Destroy()
-		dh = tmp.h
-	} else {
-		d, err := rocmSignals(op, []*rocr.Signal{done})
-		if err != nil {
-			return err
-		}
-		dh = d[0]
+	dh, finish, err := a.completion(op, done)
+	if err != nil {
+		return err
 	}
+	defer finish(false)
 	rng := dim3{uint32(r.Width), uint32(r.Height), uint32(depth)}
 	if s := a.rt.api.MemoryAsyncCopyRect(dst, src, rng, a.h, dir, hdeps, dh); s != hsaSuccess {
 		// A limit of the engine (no SDMA, extents) or an old ROCR: the
@@ -74,8 +63,6 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []*rocr.Signal, done *rocr.Sign
 		return rocr.Newf(rocr.ErrNotSupported, rocr.Status(s), op, "hsa_amd_memory_async_copy_rect of %d x %d x %d bytes %#x -> %#x: %s",
 			r.Width, r.Height, depth, src.base, dst.base, a.rt.api.StatusString(s))
 	}
-	if sync {
-		tmp.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
-	}
+	finish(true)
 	return nil
 }
