@@ -20,7 +20,7 @@ import (
 type twoPhaseArgs struct {
 	X, Out rocr.Ptr[int32]
 	N      int32
-	Mode   int32 // 0: both phases; 1: group 0 panics first; 2: group 0 waits for cancellation
+	Mode   int32 // 0: both phases; 1: group 0 panics first; 2: group 0 waits for cancellation; 3: group 0 returns at once
 }
 
 // twoPhase writes X in its first phase and, after the grid barrier, reads
@@ -38,6 +38,8 @@ var twoPhase = cpu.Define("test_two_phase", func(g *cpu.Group, a *twoPhaseArgs) 
 			for !g.Canceled() {
 				time.Sleep(time.Millisecond)
 			}
+			return
+		case 3:
 			return
 		}
 	}
@@ -148,6 +150,24 @@ func TestGridSyncFailures(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "group 0 fails before the barrier")
 		assert.NotContains(t, err.Error(), "grid barrier broken")
+	}
+
+	// A group that returns leaves the barrier: the others go on.
+	s4, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s4.Destroy()
+	y, err := buffer.New[int32](dev, n)
+	require.NoError(t, err)
+	defer y.Free()
+	require.NoError(t, x.Memset(0))
+	require.NoError(t, y.Memset(0))
+	require.NoError(t, f.LaunchCooperative(s4, gpu.D1(uint32(blocks)), gpu.D1(64), 0, x, y, int32(n), int32(3)))
+	require.NoError(t, s4.Synchronize())
+	got, err := y.ToSlice()
+	require.NoError(t, err)
+	assert.Zero(t, got[0], "group 0 wrote nothing")
+	if blocks >= 3 {
+		assert.Equal(t, int32(n-64), got[64], "group 1 read what group %d wrote", blocks-2)
 	}
 
 	s3, err := stream.New(dev)
