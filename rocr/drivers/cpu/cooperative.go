@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -131,6 +132,12 @@ func (e *executor) cooperative(q *rocr.Queue, j *job, timeout time.Duration) err
 				}
 				wg.Done()
 			}()
+			// As a worker: profiles name the kernel, and a kernel that
+			// waits on its own queue is told so instead of deadlocking.
+			pprof.SetGoroutineLabels(j.k.labels)
+			ex := rocr.MarkRunner()
+			defer ex.Close()
+			ex.Serve(q)
 			g := &Group{}
 			j.bind(g)
 			ok = j.runChunk(g, i, i+1)
