@@ -70,6 +70,15 @@ var codeNames = map[ErrorCode]string{
 	ErrorUnknown:               "hipErrorUnknown",
 }
 
+// ErrorCooperativeLaunchTooLarge: a cooperative launch's grid exceeds what
+// the device holds at once (module.LaunchCooperative).
+const ErrorCooperativeLaunchTooLarge ErrorCode = 720
+
+// ErrCooperativeLaunchTooLarge is its sentinel.
+var ErrCooperativeLaunchTooLarge error = ErrorCooperativeLaunchTooLarge
+
+func init() { codeNames[ErrorCooperativeLaunchTooLarge] = "hipErrorCooperativeLaunchTooLarge" }
+
 // Name is HIP's name for the code (hipGetErrorName).
 func (c ErrorCode) Name() string {
 	if n, ok := codeNames[c]; ok {

@@ -40,6 +40,7 @@ func TestErrorCodesMatchHIP(t *testing.T) {
 		{gpu.ErrorLaunchTimeOut, 702, "hipErrorLaunchTimeOut"},
 		{gpu.ErrorContextIsDestroyed, 709, "hipErrorContextIsDestroyed"},
 		{gpu.ErrorLaunchFailure, 719, "hipErrorLaunchFailure"},
+		{gpu.ErrorCooperativeLaunchTooLarge, 720, "hipErrorCooperativeLaunchTooLarge"},
 		{gpu.ErrorNotSupported, 801, "hipErrorNotSupported"},
 		{gpu.ErrorUnknown, 999, "hipErrorUnknown"},
 	}

@@ -227,6 +227,16 @@ type Copier interface {
 	FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*Signal, done *Signal) error
 }
 
+// RectCopier is implemented by Copiers whose engine copies 2-D and 3-D
+// rectangles in one operation (hsa_amd_memory_async_copy_rect). r is a
+// copy between pool addresses (no Go memory, no fill), checked; a Copier
+// that cannot take this one (alignment, limits, both ends in host memory)
+// returns an error wrapping ErrNotSupported, and the runtime copies it row
+// by row with CopyAsync instead.
+type RectCopier interface {
+	CopyRectAsync(r *Rect, deps []*Signal, done *Signal) error
+}
+
 // NewSignalFor creates a signal that the agent's packets may carry.
 func NewSignalFor(a *Agent, initial int64) (*Signal, error) {
 	if err := a.check("signal create"); err != nil {

@@ -83,6 +83,9 @@ type PoolInfo struct {
 	// Host: the memory is system memory the host may touch (fine-grained
 	// host pools).
 	Host bool
+	// Managed: memory the host and every agent address, with no owner
+	// (Agent.ManagedPool).
+	Managed bool
 }
 
 // Pool is an agent's memory pool.
@@ -261,7 +264,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 		return nil
 	}
 	info := a.pool.info
-	if info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) || peerEnabled(agent, owner) {
+	if info.Managed || info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) || peerEnabled(agent, owner) {
 		return nil
 	}
 	a.mu.Lock()

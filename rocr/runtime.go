@@ -310,6 +310,7 @@ func (rt *rtState) close() error {
 			}
 		}
 	}
+	forgetManaged(rt)
 	for _, a := range rt.agents {
 		if err := a.drv.Close(); err != nil {
 			errs = append(errs, err)

@@ -3,12 +3,29 @@
 // memory that every device may use (hipHostMalloc), with synchronous copies
 // and fills (hipMemcpy, hipMemset). Asynchronous copies are in gpu/stream.
 //
+// Pitched and Pitched3D are 2-D and 3-D allocations whose rows are padded
+// (hipMallocPitch, hipMalloc3D). Copy2D and Copy3D move rectangles and
+// boxes between any two of a Go slice, a Host, a Buffer and a pitched
+// allocation, each end described by a View (pointer and pitch) or a Volume
+// (pointer, pitch and rows per slice, hipPitchedPtr), positioned with At.
+//
 // Ownership: a Buffer belongs to the device that allocated it. Using it on
 // another device is an error wrapping gpu.ErrNotOwner until Transfer (or
 // peer access, gpu.Device.EnablePeerAccess); the host reaches it only by
 // copying, on every driver, the cpu agent included. Host memory is read and
 // written through Host.Slice; order such access after device work with a
 // stream or event synchronize, as in HIP.
+//
+// Managed memory (Managed, hipMallocManaged) is the exception to single
+// ownership: the host and every device address it, the driver moves its
+// pages where they are used, and no Transfer is ever needed. Launches and
+// copies on any device may use it, and its dependency tracking orders
+// them as it orders a Buffer's. The host reaches it through Managed.Slice,
+// which first waits for the device work the tracking knows of (the
+// synchronize a HIP program does before touching managed memory on the
+// host); until later device work on it completes, the host leaves the
+// slice alone. stream.Prefetch and Managed.Advise place it, never change
+// it.
 //
 // Every buffer remembers the packets that use it: its last writer and the
 // readers since (a bounded set). Synchronous copies, Free and Transfer

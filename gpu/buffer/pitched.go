@@ -30,14 +30,13 @@ func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) 
 	if width < 0 || height < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
 	}
-	align := PitchAlign
-	for align%es != 0 {
-		align += PitchAlign
-	}
 	if width > (1<<40)/es || height > 1<<40 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d x %d elements overflow", width, height)
 	}
-	pitch := max(align, (width*es+align-1)/align*align)
+	pitch := rowPitch(width, es)
+	if height > (1<<62)/pitch {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d rows of %d bytes overflow", height, pitch)
+	}
 	p := &Pitched[T]{width: width, height: height, pitch: pitch}
 	if err := core.InitMem[T](&p.m, dev, pitch/es*height, false); err != nil {
 		return nil, err
@@ -160,3 +159,13 @@ func Memset2D[T any](dst View[T], c byte, width, height int) error {
 }
 
 func elemSize[T any]() int { return int(reflect.TypeFor[T]().Size()) }
+
+// rowPitch is the pitch of rows of width elements of es bytes: a multiple
+// of PitchAlign and of es, at least one alignment unit.
+func rowPitch(width, es int) int {
+	align := PitchAlign
+	for align%es != 0 {
+		align += PitchAlign
+	}
+	return max(align, (width*es+align-1)/align*align)
+}

@@ -241,6 +241,10 @@ func (a *Args) Reset() { a.n, a.over, a.used = 0, false, 0 }
 // queues it on s (nil: the default stream). Nothing is queued when a check
 // fails; the error names the kernel and the argument.
 func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+	return f.launchArgs(s, grid, block, sharedMem, args, false)
+}
+
+func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
 	const op = "launch"
 	if f == nil {
 		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
@@ -251,5 +255,5 @@ func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if args.over {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
 	}
-	return f.launchVals(s, grid, block, sharedMem, args)
+	return f.launchVals(s, grid, block, sharedMem, args, coop)
 }

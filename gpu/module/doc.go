@@ -40,6 +40,11 @@
 // the signature states it (PTX .align, Go kernels), its alignment; a Go
 // kernel's struct parameter takes that struct type. A byte array ([16]byte)
 // is taken by size alone, as raw bytes the caller laid out.
+// LaunchCooperativeKernel (hipLaunchCooperativeKernel) launches a grid
+// whose blocks are all resident at once, so they may meet at a grid-wide
+// barrier; a larger grid than MaxCooperativeBlocks is
+// gpu.ErrCooperativeLaunchTooLarge.
+//
 // AMD_LOG_LEVEL logs launches; AMD_SERIALIZE_KERNEL and HIP_LAUNCH_BLOCKING
 // make every launch wait for its kernel.
 package module

@@ -285,6 +285,10 @@ func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream
 // queued when a check fails; the error names the kernel and the argument.
 // LaunchArgs is the same launch with typed arguments.
 func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
+	return f.launchAny(s, grid, block, sharedMem, args, false)
+}
+
+func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any, coop bool) error {
 	const op = "launch"
 	if f == nil {
 		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
@@ -300,7 +304,7 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		}
 		a.Value(x)
 	}
-	return f.launchVals(s, grid, block, sharedMem, &a)
+	return f.launchVals(s, grid, block, sharedMem, &a, coop)
 }
 
 // logged logs a launch error at AMD_LOG_LEVEL 1.
@@ -342,22 +346,27 @@ func (f *Function) argCause(i int, err error) error {
 	return e
 }
 
-func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
 	if s == nil {
 		var err error
 		if s, err = stream.DefaultStream(f.mod.dev); err != nil {
 			return err
 		}
 	}
-	return f.logged(f.launch(s, grid, block, sharedMem, args))
+	return f.logged(f.launch(s, grid, block, sharedMem, args, coop))
 }
 
-func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
 	const op = "launch"
 	vals := args.vals[:args.n]
 	d, err := f.check(s, grid, block, sharedMem)
 	if err != nil {
 		return err
+	}
+	if d.Cooperative = coop; coop {
+		if err := f.checkCoResident(grid, block, sharedMem); err != nil {
+			return err
+		}
 	}
 	before, after := debug.Kernel()
 	if before {

@@ -37,3 +37,32 @@ func Memset2D[T any](s *Stream, dst buffer.View[T], c byte, width, height int) e
 }
 
 func sizeOf[T any](v T) int { return int(unsafe.Sizeof(v)) }
+
+// Copy3D queues a copy of ext's elements from src to dst on s
+// (hipMemcpy3DAsync); the ends and their checks are those of
+// buffer.Copy3D. A Go slice source must stay unchanged, and a Go slice
+// destination untouched, until the stream synchronizes.
+func Copy3D[T any](s *Stream, dst, src buffer.Volume[T], ext buffer.Extent) error {
+	const op = "memcpy 3d async"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	d, sr := buffer.BoxEnd(dst), buffer.BoxEnd(src)
+	var t T
+	return s.core().Box(op, &d, &sr, ext.Width*sizeOf(t), ext.Height, ext.Depth, 0)
+}
+
+// Memset3D queues setting the bytes of ext's elements of dst to c on s
+// (hipMemset3DAsync); dst is device or pinned host memory.
+func Memset3D[T any](s *Stream, dst buffer.Volume[T], c byte, ext buffer.Extent) error {
+	const op = "memset 3d async"
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	d := buffer.BoxEnd(dst)
+	if d.M == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be a Buffer, Host, Pitched or Pitched3D")
+	}
+	var t T
+	return s.core().Box(op, &d, nil, ext.Width*sizeOf(t), ext.Height, ext.Depth, c)
+}

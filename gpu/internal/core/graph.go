@@ -169,6 +169,7 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 	k.GroupSegmentSize = d.GroupSegment
 	k.KernelObject = d.Object
 	k.KernargAddress = uint64(s.q.Kernarg(id))
+	k.Reserved2 = d.reserved2()
 	k.CompletionSignal = sig
 	if d.KernargSize > 0 {
 		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])

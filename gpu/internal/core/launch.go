@@ -29,6 +29,9 @@ type Dispatch struct {
 	GroupSegment uint32 // static + dynamic group memory
 	Private      uint32
 	KernargSize  int
+	// Cooperative marks a launch whose groups are all resident at once
+	// (rocr.DispatchCooperative); the caller checked that they fit.
+	Cooperative bool
 }
 
 // BeginLaunch locks the stream for a dispatch. The caller writes the
@@ -129,11 +132,19 @@ func (l *Launch) Commit(d *Dispatch) error {
 	p.GroupSegmentSize = d.GroupSegment
 	p.KernelObject = d.Object
 	p.KernargAddress = uint64(s.q.Kernarg(id))
-	p.Reserved2 = 0
+	p.Reserved2 = d.reserved2()
 	p.CompletionSignal = f.Signal().Handle()
 	e.fence = f
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
 	s.SetTail(f)
 	s.Reap(false) // while the agent runs the dispatch
 	return nil
+}
+
+// reserved2 is the packet's Reserved2: the cooperative mark or 0.
+func (d *Dispatch) reserved2() uint64 {
+	if d.Cooperative {
+		return rocr.DispatchCooperative
+	}
+	return 0
 }

@@ -47,14 +47,16 @@ type Mem struct {
 	elem  reflect.Type
 	esize int
 	n     int
-	host  bool // fine-grained host memory (Host[T])
-	dev   atomic.Pointer[gpu.Device]
-	home  *gpu.Device // the device whose pool holds the memory
-	gen   uint64      // home's reset count at allocation
-	mu    sync.Mutex  // guards deps and orders Use against Free
-	deps  deps
-	freed atomic.Bool
-	pool  *MemPool // stream-ordered memory: Free returns it there
+	host  bool // fine-grained host memory (Host[T]) or managed memory
+	// managed: memory the host and every device address (Managed[T]).
+	managed bool
+	dev     atomic.Pointer[gpu.Device]
+	home    *gpu.Device // the device whose pool holds the memory
+	gen     uint64      // home's reset count at allocation
+	mu      sync.Mutex  // guards deps and orders Use against Free
+	deps    deps
+	freed   atomic.Bool
+	pool    *MemPool // stream-ordered memory: Free returns it there
 }
 
 // Addr is the device address of element 0.
@@ -72,8 +74,12 @@ func (m *Mem) Elem() reflect.Type { return m.elem }
 // ElemSize is the element size in bytes.
 func (m *Mem) ElemSize() int { return m.esize }
 
-// IsHost reports whether the memory is fine-grained host memory.
+// IsHost reports whether the memory is fine-grained host memory or
+// managed memory, which the host may touch.
 func (m *Mem) IsHost() bool { return m.host }
+
+// IsManaged reports whether the memory is managed memory.
+func (m *Mem) IsManaged() bool { return m.managed }
 
 // Device is the device that owns the memory.
 func (m *Mem) Device() *gpu.Device { return m.dev.Load() }
@@ -83,7 +89,9 @@ func (m *Mem) Allocation() *rocr.Allocation { return m.alloc }
 
 func (m *Mem) String() string {
 	kind := "buffer"
-	if m.host {
+	if m.managed {
+		kind = "managed buffer"
+	} else if m.host {
 		kind = "host buffer"
 	}
 	if m.alloc == nil {
@@ -166,6 +174,25 @@ func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 	if host {
 		op = "host malloc"
 	}
+	return initMem[T](m, dev, n, op, host, func() (*rocr.Pool, error) {
+		flags := rocr.FlagCoarseGrained
+		if host {
+			flags = rocr.FlagFineGrained
+		}
+		return hostOrDevicePool(dev, flags, host)
+	})
+}
+
+// InitManaged allocates n elements of T of managed memory into m
+// (hipMallocManaged): the host and every device address it, and it has no
+// owner. It counts as host memory for the copies (any device may run
+// them) and as every device's for launches.
+func InitManaged[T any](m *Mem, dev *gpu.Device, n int) error {
+	m.managed = true
+	return initMem[T](m, dev, n, "malloc managed", true, func() (*rocr.Pool, error) { return dev.Agent().ManagedPool() })
+}
+
+func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick func() (*rocr.Pool, error)) error {
 	if err := dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
 	}
@@ -184,11 +211,7 @@ func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 	if es > 0 && n > (1<<62)/es {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
 	}
-	flags := rocr.FlagCoarseGrained
-	if host {
-		flags = rocr.FlagFineGrained
-	}
-	pool, err := hostOrDevicePool(dev, flags, host)
+	pool, err := pick()
 	if err != nil {
 		return gpu.Wrap(op, err)
 	}

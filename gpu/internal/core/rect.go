@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -9,10 +10,12 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// RectEnd is one end of a 2-D copy or fill: pool memory M from byte Off,
-// or Go memory Host from byte Off, with rows Pitch bytes apart. Width,
-// when positive, is the row width of a pitched allocation in bytes and Col
-// the end's first column in bytes: a copy must stay within it.
+// RectEnd is one end of a 2-D or 3-D copy or fill: pool memory M from
+// byte Off, or Go memory Host from byte Off, with rows Pitch bytes apart
+// and, in 3-D, slices Rows rows apart. Width, when positive, is the row
+// width of a pitched allocation in bytes and Col the end's first column in
+// bytes: a copy must stay within it. Row is the end's first row in its
+// slice: a 3-D copy must stay within the slice's Rows.
 type RectEnd struct {
 	M     *Mem
 	Host  []byte
@@ -21,11 +24,12 @@ type RectEnd struct {
 	Pitch int
 	Col   int
 	Width int
+	Rows  int
+	Row   int
 }
 
-// check validates the end for height rows of width bytes and returns what
-// the device needs: the address or the Go memory from the first byte.
-func (e *RectEnd) check(op, what string, width, height int) error {
+// check validates the end for depth slices of height rows of width bytes.
+func (e *RectEnd) check(op, what string, width, height, depth int) error {
 	if e.M != nil {
 		if err := e.M.Check(op); err != nil {
 			return err
@@ -51,6 +55,21 @@ func (e *RectEnd) check(op, what string, width, height int) error {
 	if height > (1<<62)/e.Pitch {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d rows of pitch %d overflow", what, height, e.Pitch)
 	}
+	if depth > 1 {
+		if e.Rows <= 0 {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice height %d rows: want a positive height for %d slices", what, e.Rows, depth)
+		}
+		if e.Row < 0 || e.Row+height > e.Rows {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: rows [%d, %d) cross the slice height of %d rows", what, e.Row, e.Row+height, e.Rows)
+		}
+		if e.Rows > (1<<62)/e.Pitch || depth > (1<<62)/(e.Rows*e.Pitch) {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d slices of %d rows of pitch %d overflow", what, depth, e.Rows, e.Pitch)
+		}
+		if end := e.Off + (depth-1)*e.Rows*e.Pitch + (height-1)*e.Pitch + width; end > size {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice %d row %d ends at byte %d, past the end of %s (%d bytes)", what, depth-1, height-1, end, name, size)
+		}
+		return nil
+	}
 	if end := e.Off + (height-1)*e.Pitch + width; end > size {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row %d ends at byte %d, past the end of %s (%d bytes)", what, height-1, end, name, size)
 	}
@@ -58,20 +77,23 @@ func (e *RectEnd) check(op, what string, width, height int) error {
 }
 
 // rect checks both ends and builds the descriptor; src is nil for a fill.
-func rect(op string, dst, src *RectEnd, width, height int, value byte) (*rocr.Rect, error) {
-	if width < 0 || height < 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d bytes, height %d rows: want >= 0", width, height)
+func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*rocr.Rect, error) {
+	if width < 0 || height < 0 || depth < 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d bytes, height %d rows, depth %d slices: want >= 0", width, height, depth)
 	}
 	if dst.M == nil && dst.Host == nil || src != nil && src.M == nil && src.Host == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	if width == 0 || height == 0 {
+	if width == 0 || height == 0 || depth == 0 {
 		return nil, nil
 	}
-	if err := dst.check(op, "destination", width, height); err != nil {
+	if err := dst.check(op, "destination", width, height, depth); err != nil {
 		return nil, err
 	}
 	r := &rocr.Rect{DstPitch: uint64(dst.Pitch), Width: uint64(width), Height: uint64(height), Fill: src == nil, Value: value}
+	if depth > 1 {
+		r.Depth, r.DstHeight = uint64(depth), uint64(dst.Rows)
+	}
 	if dst.M != nil {
 		r.Dst = uint64(dst.M.Addr()) + uint64(dst.Off)
 	} else {
@@ -80,8 +102,11 @@ func rect(op string, dst, src *RectEnd, width, height int, value byte) (*rocr.Re
 	if src == nil {
 		return r, nil
 	}
-	if err := src.check(op, "source", width, height); err != nil {
+	if err := src.check(op, "source", width, height, depth); err != nil {
 		return nil, err
+	}
+	if depth > 1 {
+		r.SrcHeight = uint64(src.Rows)
 	}
 	if dst.M != nil && src.M != nil && dst.M.elem != src.M.elem {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dst.M.elem, src.M.elem)
@@ -122,7 +147,14 @@ func rectDevice(op string, dst, src *RectEnd) (*gpu.Device, error) {
 // when they are there (hipMemcpy2D); src nil fills dst with value
 // (hipMemset2D).
 func CopyRect(op string, dst, src *RectEnd, width, height int, value byte) error {
-	r, err := rect(op, dst, src, width, height, value)
+	return CopyBox(op, dst, src, width, height, 1, value)
+}
+
+// CopyBox copies depth slices of height rows of width bytes from src to
+// dst and returns when they are there (hipMemcpy3D); src nil fills dst
+// with value (hipMemset3D).
+func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte) error {
+	r, err := rect(op, dst, src, width, height, depth, value)
 	if err != nil || r == nil {
 		return err
 	}
@@ -148,7 +180,13 @@ func CopyRect(op string, dst, src *RectEnd, width, height int, value byte) error
 // (a source) or untouched (a destination) until the copy completes; the
 // descriptor keeps them alive.
 func (s *Stream) Rect(op string, dst, src *RectEnd, width, height int, value byte) error {
-	r, err := rect(op, dst, src, width, height, value)
+	return s.Box(op, dst, src, width, height, 1, value)
+}
+
+// Box queues a 3-D copy (src nil: a fill) of depth slices on the stream
+// (hipMemcpy3DAsync, hipMemset3DAsync), as Rect does a 2-D one.
+func (s *Stream) Box(op string, dst, src *RectEnd, width, height, depth int, value byte) error {
+	r, err := rect(op, dst, src, width, height, depth, value)
 	if err != nil || r == nil {
 		return err
 	}
@@ -185,14 +223,30 @@ func srcMem(src *RectEnd) *Mem {
 	return src.M
 }
 
-// rectOnCopier carries a 2-D copy out on a copy engine row by row (the
-// engine's own rectangular copy is not used yet): each row is one linear
-// copy, Go memory rows staged as linear copies stage them.
+// rectOnCopier carries a 2-D or 3-D copy out on a copy engine: in one
+// rectangular copy where the engine takes it (rocr.RectCopier), else row
+// by row, each row one linear copy, Go memory rows staged as linear copies
+// stage them.
 func rectOnCopier(a *rocr.Agent, c rocr.Copier, id uint64) error {
-	r, err := rocr.TakeRect(id)
+	r3, err := rocr.TakeRect(id)
 	if err != nil {
 		return gpu.Wrap("copy engine", err)
 	}
+	if rc, ok := c.(rocr.RectCopier); ok && !r3.Fill && r3.DstHost == nil && r3.SrcHost == nil && r3.Width > 0 && r3.Height > 0 {
+		err := waitCopy(a, func(done *rocr.Signal) error { return rc.CopyRectAsync(r3, nil, done) })
+		if !errors.Is(err, rocr.ErrNotSupported) {
+			return err
+		}
+	}
+	for z := uint64(0); z < max(r3.Depth, 1); z++ {
+		if err := rowsOnCopier(a, c, r3.Slice(z)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rowsOnCopier(a *rocr.Agent, c rocr.Copier, r *rocr.Rect) error {
 	for y := uint64(0); y < r.Height; y++ {
 		var args [4]uint64
 		fn := rocr.AgentCopy

@@ -98,4 +98,12 @@
 // Occupancy (rocr.Occupancy): a worker runs one work-group at a time, so a
 // compute unit holds one group of any size the kernel allows whose group
 // memory fits GroupMemory, and the best group size is the kernel's largest.
+//
+// Cooperative dispatches (rocr.DispatchCooperative, module.LaunchCooperative)
+// run every group of the grid at once, each on its own goroutine, up to
+// one group per worker; Group.GridSync is their grid-wide barrier, and
+// what a group wrote before it is ordered before what any group reads
+// after it (the race detector sees the barrier). GridSync in any other
+// dispatch fails it; a group that fails, or a cancelled dispatch, breaks
+// the barrier so that no group waits forever.
 package cpu

@@ -38,6 +38,9 @@ func (driver) Open() ([]rocr.AgentDriver, error) {
 	var out []rocr.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
+		// Managed memory is host memory every agent addresses, as all of
+		// this agent's memory is: the race detector watches it.
+		a.managed = &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
 		a.pools = []rocr.PoolDriver{
 			&pool{heap: &heap{watched: true, device: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
@@ -67,9 +70,13 @@ func physicalMemory() uint64 {
 }
 
 type agent struct {
-	id    int
-	pools []rocr.PoolDriver
+	id      int
+	pools   []rocr.PoolDriver
+	managed *pool
 }
+
+// ManagedPool implements rocr.ManagedMemory.
+func (a *agent) ManagedPool() (rocr.PoolDriver, error) { return a.managed, nil }
 
 func (a *agent) Info() rocr.AgentInfo {
 	procs := runtime.GOMAXPROCS(0)
@@ -106,7 +113,7 @@ func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
 // freeing every allocation.
 func (a *agent) Close() error {
 	var first error
-	for _, p := range a.pools {
+	for _, p := range append(a.pools, a.managed) {
 		if p, ok := p.(*pool); ok {
 			if err := p.heap.close(); err != nil && first == nil {
 				first = err

@@ -124,6 +124,9 @@ type job struct {
 	strict  bool
 	allowed []*rocr.Allocation
 
+	// barrier is the grid barrier of a cooperative dispatch; nil otherwise.
+	barrier *gridBarrier
+
 	// sanitize (rocr.Sanitizing): the pointer arguments' allocations, for
 	// telling reads from writes.
 	sanitize bool
@@ -204,9 +207,8 @@ func (j *job) cancelled() bool {
 // to its end.
 func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
-func (j *job) work(g *Group) {
-	pprof.SetGoroutineLabels(j.k.labels)
-	defer pprof.SetGoroutineLabels(context.Background())
+// bind readies g to run the job's work-groups.
+func (j *job) bind(g *Group) {
 	g.agent, g.kernel, g.job = j.agent, j.k, j
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {
@@ -214,6 +216,12 @@ func (j *job) work(g *Group) {
 	}
 	g.shared = g.shared[:j.shared]
 	g.resetCache()
+}
+
+func (j *job) work(g *Group) {
+	pprof.SetGoroutineLabels(j.k.labels)
+	defer pprof.SetGoroutineLabels(context.Background())
+	j.bind(g)
 	for {
 		if j.cancelled() {
 			j.stopClaims()
@@ -240,6 +248,9 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 		}
 		var err error
 		switch e := r.(type) {
+		case errGridBroken:
+			ok = false // the failure or cancellation that broke it is the dispatch's
+			return
 		case nil:
 			// recover gives nil only under runtime.Goexit: the goroutine
 			// ends whatever happens here, so stop the job for its owner.
@@ -394,6 +405,10 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if timeout > 0 {
 		j.deadline = rocr.Now() + uint64(timeout)
 	}
+	if p.Reserved2&rocr.DispatchCooperative != 0 {
+		return e.cooperative(q, j, time.Duration(timeout))
+	}
+	j.barrier = nil
 	helpers := int64(e.pool.n - 1)
 	if j.total-1 < helpers {
 		helpers = j.total - 1
@@ -429,14 +444,20 @@ send:
 	j.work(&e.g)
 	j.revoke()
 	done = true
+	return j.result(q, time.Duration(timeout))
+}
+
+// result is the dispatch's outcome once its groups are done: the first
+// failure, or its cancellation.
+func (j *job) result(q *rocr.Queue, timeout time.Duration) error {
 	if p := j.failed.Load(); p != nil {
 		return *p
 	}
 	if j.canceled.Load() {
 		if q.Destroyed() {
-			return rocr.Errorf(rocr.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", k.name, q.ID())
+			return rocr.Errorf(rocr.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", j.k.name, q.ID())
 		}
-		return rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", k.name, time.Duration(timeout))
+		return rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", j.k.name, timeout)
 	}
 	return nil
 }

@@ -564,7 +564,11 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 	if err := e.stampAround(p.CompletionSignal, false); err != nil {
 		return e.fail(err)
 	}
-	if r := e.sa.call(e.api.cuLaunchKernel, k.fn, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]), uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(dyn), e.stream, 0, extra); r != cudaSuccess {
+	if p.Reserved2&rocr.DispatchCooperative != 0 {
+		if err := e.launchCooperative(k, grid, block, dyn, extra); err != nil {
+			return e.fail(err)
+		}
+	} else if r := e.sa.call(e.api.cuLaunchKernel, k.fn, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]), uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(dyn), e.stream, 0, extra); r != cudaSuccess {
 		return e.fail(cuErr("dispatch", fmt.Sprintf("kernel %s grid %v block %v shared %d: cuLaunchKernel", k.name, grid, block, dyn), r))
 	}
 	if err := e.stampAround(p.CompletionSignal, true); err != nil {

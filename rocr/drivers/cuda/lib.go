@@ -97,6 +97,13 @@ type api struct {
 	// Occupancy calculator and 2-D copies (optional): see occupancy.go, copy2d.go.
 	cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxPotentialBlockSize uintptr
 	cuMemcpy2DAsync, cuMemsetD2D8Async                                            uintptr
+	cuMemcpy3DAsync                                                               uintptr
+
+	// Cooperative launch and managed memory (optional): see cooperative.go,
+	// managed.go.
+	cuLaunchKernelEx, cuMemAllocManaged, cuMemGetInfo uintptr
+	cuMemPrefetchAsync, cuMemAdvise                   uintptr
+	prefetchV2, adviseV2                              bool // the CUmemLocation forms (CUDA 12.2+, the only ones in 13)
 
 	// CUDA graphs (optional): see graph.go.
 	cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiate uintptr
@@ -202,6 +209,19 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 	opt(&a.cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize")
 	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
+	opt(&a.cuMemcpy3DAsync, "cuMemcpy3DAsync_v2")
+	opt(&a.cuLaunchKernelEx, "cuLaunchKernelEx")
+	opt(&a.cuMemAllocManaged, "cuMemAllocManaged")
+	opt(&a.cuMemGetInfo, "cuMemGetInfo_v2")
+	// CUDA 12.2 added the CUmemLocation forms; 13 kept only them in cuda.h.
+	opt(&a.cuMemPrefetchAsync, "cuMemPrefetchAsync_v2")
+	if a.prefetchV2 = a.cuMemPrefetchAsync != 0; !a.prefetchV2 {
+		opt(&a.cuMemPrefetchAsync, "cuMemPrefetchAsync")
+	}
+	opt(&a.cuMemAdvise, "cuMemAdvise_v2")
+	if a.adviseV2 = a.cuMemAdvise != 0; !a.adviseV2 {
+		opt(&a.cuMemAdvise, "cuMemAdvise")
+	}
 	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
 	// The v1 cuStreamBeginCapture (CUDA 10.0) takes no capture mode.
 	opt(&a.cuStreamBeginCapture, "cuStreamBeginCapture_v2")

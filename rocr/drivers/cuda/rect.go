@@ -35,9 +35,31 @@ type memcpy2D struct {
 	height            uint64
 }
 
+// memcpy3D is CUDA_MEMCPY3D (cuda.h, the _v2 layout: size_t positions,
+// pitches and heights, 4-byte enums padded to 8, 200 bytes).
+type memcpy3D struct {
+	srcXInBytes, srcY, srcZ, srcLOD uint64
+	srcMemoryType                   uint32
+	_                               uint32
+	srcHost                         uintptr
+	srcDevice                       uint64
+	srcArray                        uintptr
+	reserved0                       uintptr
+	srcPitch, srcHeight             uint64
+	dstXInBytes, dstY, dstZ, dstLOD uint64
+	dstMemoryType                   uint32
+	_                               uint32
+	dstHost                         uintptr
+	dstDevice                       uint64
+	dstArray                        uintptr
+	reserved1                       uintptr
+	dstPitch, dstHeight             uint64
+	widthInBytes, height, depth     uint64
+}
+
 // rect carries out an AgentRect packet on the stream: one
-// cuMemcpy2DAsync or cuMemsetD2D8Async, or a row loop where libcuda lacks
-// them. Pageable ends are staged or written before the call returns, as
+// cuMemcpy2DAsync, cuMemcpy3DAsync or cuMemsetD2D8Async (per slice), or a
+// row loop where libcuda lacks them. Pageable ends are staged or written before the call returns, as
 // for cuMemcpyAsync, so the descriptor may go when it does.
 func (e *executor) rect(id uint64) error {
 	r, err := rocr.TakeRect(id)
@@ -48,18 +70,31 @@ func (e *executor) rect(id uint64) error {
 		return nil
 	}
 	if r.DstHost == nil {
-		if err := e.checkRange(r.Dst, r.Extent(r.DstPitch), "destination"); err != nil {
+		if err := e.checkRange(r.Dst, r.DstExtent(), "destination"); err != nil {
 			return err
 		}
 	}
 	if r.Fill {
-		return e.fillRect(r)
+		for z := uint64(0); z < max(r.Depth, 1); z++ {
+			if err := e.fillRect(r.Slice(z)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if r.SrcHost == nil {
-		if err := e.checkRange(r.Src, r.Extent(r.SrcPitch), "source"); err != nil {
+		if err := e.checkRange(r.Src, r.SrcExtent(), "source"); err != nil {
 			return err
 		}
 	}
+	if r.Depth > 1 {
+		return e.rect3D(r)
+	}
+	return e.rect2D(r)
+}
+
+// rect2D is one cuMemcpy2DAsync, or a row loop where libcuda lacks it.
+func (e *executor) rect2D(r *rocr.Rect) error {
 	d := memcpy2D{srcPitch: r.SrcPitch, dstPitch: r.DstPitch, widthInBytes: r.Width, height: r.Height}
 	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src
 	if r.SrcHost != nil {
@@ -98,6 +133,33 @@ func (e *executor) fillRect(r *rocr.Rect) error {
 		if rc := e.sa.call(e.api.cuMemsetD8Async, uintptr(r.Dst+y*r.DstPitch), uintptr(r.Value), uintptr(r.Width), e.stream); rc != cudaSuccess {
 			return cuErr("memset 2d", "cuMemsetD8Async", rc)
 		}
+	}
+	return nil
+}
+
+// rect3D is one cuMemcpy3DAsync, or a 2-D copy per slice where libcuda
+// lacks it.
+func (e *executor) rect3D(r *rocr.Rect) error {
+	if e.api.cuMemcpy3DAsync == 0 {
+		for z := uint64(0); z < r.Depth; z++ {
+			if err := e.rect2D(r.Slice(z)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	d := memcpy3D{srcPitch: r.SrcPitch, srcHeight: r.SrcHeight, dstPitch: r.DstPitch, dstHeight: r.DstHeight,
+		widthInBytes: r.Width, height: r.Height, depth: r.Depth}
+	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src
+	if r.SrcHost != nil {
+		d.srcMemoryType, d.srcHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.SrcHost)))
+	}
+	d.dstMemoryType, d.dstDevice = memoryTypeUnified, r.Dst
+	if r.DstHost != nil {
+		d.dstMemoryType, d.dstHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.DstHost)))
+	}
+	if rc := res(purego.SyscallN(e.api.cuMemcpy3DAsync, uintptr(unsafe.Pointer(&d)), e.stream)); rc != cudaSuccess {
+		return cuErr("copy 3d", "cuMemcpy3DAsync", rc)
 	}
 	return nil
 }

@@ -2,6 +2,18 @@ package rocm
 
 import "unsafe"
 
+// pitchedPtr is hsa_pitched_ptr_t; dim3 is hsa_dim3_t.
+type (
+	pitchedPtr struct {
+		base         uintptr
+		pitch, slice uint64
+	}
+	dim3 struct{ x, y, z uint32 }
+)
+
+// svmAttribute is hsa_amd_svm_attribute_pair_t.
+type svmAttribute struct{ attribute, value uint64 }
+
 // hsaStatus is hsa_status_t as a foreign call returns it.
 type hsaStatus uint32
 
@@ -64,6 +76,14 @@ type hsaAPI interface {
 
 	MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, srcAgent agentH, size uint64, deps []signalH, done signalH) hsaStatus
 	MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus
+	// MemoryAsyncCopyRect is hsa_amd_memory_async_copy_rect (optional in
+	// the library) with zero offsets: the ends start at their bases.
+	MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus
+
+	// Shared virtual memory (managed memory). Optional in the library:
+	// lib answers StatusErrorNotSupported where they are absent.
+	SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus
+	SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus
 
 	CodeObjectReaderCreateFromMemory(ptr uintptr, size uint64) (readerH, hsaStatus)
 	CodeObjectReaderDestroy(r readerH) hsaStatus
@@ -81,9 +101,22 @@ const (
 	hsaSuccess   hsaStatus = 0x0 // HSA_STATUS_SUCCESS
 	hsaInfoBreak hsaStatus = 0x1 // HSA_STATUS_INFO_BREAK
 
-	sysVersionMajor       = 0 // HSA_SYSTEM_INFO_VERSION_MAJOR, uint16_t
-	sysVersionMinor       = 1 // HSA_SYSTEM_INFO_VERSION_MINOR, uint16_t
-	sysTimestampFrequency = 3 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, uint64_t
+	sysVersionMajor       = 0     // HSA_SYSTEM_INFO_VERSION_MAJOR, uint16_t
+	sysVersionMinor       = 1     // HSA_SYSTEM_INFO_VERSION_MINOR, uint16_t
+	sysTimestampFrequency = 3     // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, uint64_t
+	sysSVMSupported       = 0x201 // HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, bool
+	sysSVMAccessDefault   = 0x202 // HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, bool
+
+	svmAttribGlobalFlag        = 0     // HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG, hsa_amd_svm_model_t
+	svmAttribPreferredLocation = 4     // HSA_AMD_SVM_ATTRIB_PREFERRED_LOCATION, hsa_agent_t
+	svmAttribReadMostly        = 6     // HSA_AMD_SVM_ATTRIB_READ_MOSTLY, bool
+	svmAttribAgentAccessible   = 0x200 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE, hsa_agent_t
+	svmAttribAccessibleInPlace = 0x201 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, hsa_agent_t
+	svmGlobalFlagCoarseGrained = 1     // HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED
+
+	copyHostToDevice   = 1 // hsaHostToDevice
+	copyDeviceToHost   = 2 // hsaDeviceToHost
+	copyDeviceToDevice = 3 // hsaDeviceToDevice
 
 	agentName          = 0  // HSA_AGENT_INFO_NAME, char[64]
 	agentVendor        = 1  // HSA_AGENT_INFO_VENDOR_NAME, char[64]

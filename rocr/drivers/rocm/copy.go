@@ -41,29 +41,44 @@ func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []*rocr.Signal, done 
 	if n == 0 {
 		return a.completeAfter(deps, done, func() error { return nil })
 	}
-	sync := done == nil
-	var tmp *signal
-	var dh signalH
-	if sync {
-		if tmp, err = a.tempSignal(); err != nil {
-			return err
-		}
-		defer tmp.Destroy()
-		dh = tmp.h
-	} else {
-		d, err := rocmSignals("copy", []*rocr.Signal{done})
-		if err != nil {
-			return err
-		}
-		dh = d[0]
+	dh, finish, err := a.completion("copy", done)
+	if err != nil {
+		return err
 	}
+	defer finish(false)
 	if s := a.rt.api.MemoryAsyncCopy(dst, dstAgent, src, srcAgent, n, hdeps, dh); s != hsaSuccess {
 		return a.rt.fail(s, "copy", "%d bytes %#x -> %#x", n, src, dst)
 	}
-	if sync {
-		tmp.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
-	}
+	finish(true)
 	return nil
+}
+
+// completion is the ROCR signal an engine operation decrements: done's, or
+// for a synchronous operation (done nil) a temporary one, which finish
+// waits for (started: the operation was queued) and destroys.
+func (a *agent) completion(op string, done *rocr.Signal) (h signalH, finish func(started bool), err error) {
+	if done != nil {
+		d, err := rocmSignals(op, []*rocr.Signal{done})
+		if err != nil {
+			return 0, nil, err
+		}
+		return d[0], func(bool) {}, nil
+	}
+	tmp, err := a.tempSignal()
+	if err != nil {
+		return 0, nil, err
+	}
+	finished := false
+	return tmp.h, func(started bool) {
+		if finished {
+			return
+		}
+		finished = true
+		if started {
+			tmp.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+		}
+		_ = tmp.Destroy()
+	}, nil
 }
 
 // FillAsync writes count elements of elemSize bytes (1, 2, 4 or 8), each

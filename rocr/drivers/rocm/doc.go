@@ -78,7 +78,13 @@
 //     written into a ring laid out as amd_queue_t and run by a fake command
 //     processor, doorbell stores, completion and timestamps, queue errors,
 //     executable loading, copies, fills, shutdown, occupancy of the
-//     kernel library's gfx90a code object.
+//     kernel library's gfx90a code object, managed memory (SVM
+//     attributes, prefetches and hints).
+//
+// Managed memory (rocr.ManagedMemory) is mapped host memory made shared
+// virtual memory with hsa_amd_svm_attributes_set, where ROCR reports SVM
+// (HMM in the kernel); prefetches are hsa_amd_svm_prefetch_async, waited
+// for on the host in stream order.
 //
 // Not checked anywhere: that ROCR's real callbacks reach Go through purego
 // on ROCR's threads, the GPU's view of the packets, the copy engines, and

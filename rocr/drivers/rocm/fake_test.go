@@ -45,6 +45,30 @@ type fakeHSA struct {
 	copies []fakeCopy
 	fills  []fakeFill
 	fail   map[string]hsaStatus // method -> status to return
+
+	// Shared virtual memory: noSVM turns it off; svmDefault is
+	// HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT; svm and prefetches
+	// record the calls.
+	noSVM, svmDefault bool
+	svm               []fakeSVM
+	prefetches        []fakeSVM
+
+	rects []fakeRect // hsa_amd_memory_async_copy_rect calls
+}
+
+type fakeRect struct {
+	dst, src pitchedPtr
+	rng      dim3
+	dir      uint32
+	agent    agentH
+}
+
+// fakeSVM is one hsa_amd_svm_attributes_set or prefetch call.
+type fakeSVM struct {
+	ptr   uintptr
+	size  uint64
+	attrs []svmAttribute
+	to    agentH
 }
 
 type fakeAgent struct {
@@ -207,6 +231,10 @@ func (f *fakeHSA) SystemGetInfo(attr uint32, out unsafe.Pointer) hsaStatus {
 		*(*uint16)(out) = 1
 	case sysTimestampFrequency:
 		*(*uint64)(out) = f.freq
+	case sysSVMSupported:
+		*(*bool)(out) = !f.noSVM
+	case sysSVMAccessDefault:
+		*(*bool)(out) = f.svmDefault
 	default:
 		return hsaStatus(rocr.StatusErrorInvalidArgument)
 	}
@@ -615,6 +643,63 @@ func (f *fakeHSA) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus 
 	for i := range w {
 		w[i] = value
 	}
+	return hsaSuccess
+}
+
+// MemoryAsyncCopyRect copies like SDMA: 4-byte aligned ends, a GPU copy
+// agent, never host to host.
+func (f *fakeHSA) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus {
+	if s, ok := f.failing("copy_rect"); ok {
+		return s
+	}
+	if (uint64(dst.base)|dst.pitch|dst.slice|uint64(src.base)|src.pitch|src.slice)&3 != 0 || dir == 0 || dir > 3 {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	if a := f.agent(copyAgent); a == nil || a.dev != 1 {
+		return hsaStatus(rocr.StatusErrorInvalidAgent)
+	}
+	f.mu.Lock()
+	f.rects = append(f.rects, fakeRect{dst, src, rng, dir, copyAgent})
+	f.mu.Unlock()
+	deps = append([]signalH(nil), deps...)
+	go func() {
+		for _, d := range deps {
+			for atomic.LoadInt64(f.value(d)) != 0 {
+				time.Sleep(10 * time.Microsecond)
+			}
+		}
+		for z := uint64(0); z < uint64(rng.z); z++ {
+			for y := uint64(0); y < uint64(rng.y); y++ {
+				copy(hostmem.Bytes(dst.base+uintptr(z*dst.slice+y*dst.pitch), uintptr(rng.x)),
+					hostmem.Bytes(src.base+uintptr(z*src.slice+y*src.pitch), uintptr(rng.x)))
+			}
+		}
+		atomic.AddInt64(f.value(done), -1)
+	}()
+	return hsaSuccess
+}
+
+func (f *fakeHSA) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus {
+	if s, ok := f.failing("svm_attributes_set"); ok {
+		return s
+	}
+	if f.noSVM || ptr%4096 != 0 || len(attrs) == 0 {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	f.mu.Lock()
+	f.svm = append(f.svm, fakeSVM{ptr: ptr, size: size, attrs: append([]svmAttribute(nil), attrs...)})
+	f.mu.Unlock()
+	return hsaSuccess
+}
+
+func (f *fakeHSA) SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus {
+	if f.noSVM || f.agent(a) == nil {
+		return hsaStatus(rocr.StatusErrorInvalidArgument)
+	}
+	f.mu.Lock()
+	f.prefetches = append(f.prefetches, fakeSVM{ptr: ptr, size: size, to: a})
+	f.mu.Unlock()
+	go atomic.AddInt64(f.value(done), -1)
 	return hsaSuccess
 }
 

@@ -51,6 +51,7 @@ type lib struct {
 		asyncCopy, memoryFill                                                                   uintptr
 		readerCreate, readerDestroy, exeCreate, exeLoad, exeFreeze, exeSymbol, symbolInfo       uintptr
 		exeDestroy                                                                              uintptr
+		svmSet, svmPrefetch, copyRect                                                           uintptr // optional
 	}
 }
 
@@ -138,6 +139,10 @@ func loadLibrary(paths []string) (*lib, error) {
 		}
 		*s.p = p
 	}
+	// Shared virtual memory came later than the rest (ROCm 5.x, HMM).
+	l.fn.svmSet, _ = purego.Dlsym(h, "hsa_amd_svm_attributes_set")
+	l.fn.svmPrefetch, _ = purego.Dlsym(h, "hsa_amd_svm_prefetch_async")
+	l.fn.copyRect, _ = purego.Dlsym(h, "hsa_amd_memory_async_copy_rect")
 	return l, nil
 }
 
@@ -380,6 +385,41 @@ func (l *lib) MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, srcAgen
 
 func (l *lib) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus {
 	r, _, _ := purego.SyscallN(l.fn.memoryFill, ptr, uintptr(value), uintptr(count))
+	return st(r)
+}
+
+func (l *lib) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus {
+	if l.fn.copyRect == 0 {
+		return hsaStatus(rocr.StatusErrorNotSupported)
+	}
+	var off dim3
+	var dp uintptr
+	if len(deps) > 0 {
+		dp = uintptr(unsafe.Pointer(&deps[0]))
+	}
+	r, _, _ := purego.SyscallN(l.fn.copyRect, uintptr(unsafe.Pointer(&dst)), uintptr(unsafe.Pointer(&off)),
+		uintptr(unsafe.Pointer(&src)), uintptr(unsafe.Pointer(&off)), uintptr(unsafe.Pointer(&rng)),
+		uintptr(copyAgent), uintptr(dir), uintptr(len(deps)), dp, uintptr(done))
+	return st(r)
+}
+
+func (l *lib) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus {
+	if l.fn.svmSet == 0 || len(attrs) == 0 {
+		return hsaStatus(rocr.StatusErrorNotSupported)
+	}
+	r, _, _ := purego.SyscallN(l.fn.svmSet, ptr, uintptr(size), uintptr(unsafe.Pointer(&attrs[0])), uintptr(len(attrs)))
+	return st(r)
+}
+
+func (l *lib) SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus {
+	if l.fn.svmPrefetch == 0 {
+		return hsaStatus(rocr.StatusErrorNotSupported)
+	}
+	var dp uintptr
+	if len(deps) > 0 {
+		dp = uintptr(unsafe.Pointer(&deps[0]))
+	}
+	r, _, _ := purego.SyscallN(l.fn.svmPrefetch, ptr, uintptr(size), uintptr(a), uintptr(len(deps)), dp, uintptr(done))
 	return st(r)
 }
 

@@ -1,0 +1,117 @@
+package buffer
+
+import (
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Managed is managed memory (hipMallocManaged): one address that the host
+// and every device use, migrated by the driver to where it is touched
+// (cuMemAllocManaged on cuda, shared virtual memory on rocm; on the cpu
+// agent all memory is the host's already).
+//
+// Managed memory has no owner, unlike a Buffer's coarse-grained memory:
+// kernels and copies on any device may use it without Transfer, and
+// stream.Prefetch and Advise only say where it should live. Its uses are
+// tracked like a Buffer's, so launches on different streams that share it
+// are ordered by its dependencies. The host touches it through Slice,
+// which first waits for the device work that uses it, as a HIP program
+// synchronizes before it reads managed memory on the host; the host must
+// not touch the slice while later device work that uses it runs.
+type Managed[T any] struct {
+	m core.Mem // must stay the first field: see core.MemOf
+	sealed
+}
+
+// NewManaged allocates n elements of T of managed memory through dev's
+// driver. On cuda it refuses more than dev has free: asking the driver
+// for more can hang the GPU when a kernel touches it all.
+func NewManaged[T any](dev *gpu.Device, n int) (*Managed[T], error) {
+	m := &Managed[T]{}
+	if err := core.InitManaged[T](&m.m, dev, n); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Len is the number of elements.
+func (m *Managed[T]) Len() int { return m.m.Len() }
+
+// Bytes is the size in bytes.
+func (m *Managed[T]) Bytes() int { return m.m.Size() }
+
+// Device is the device whose driver allocated the memory.
+func (m *Managed[T]) Device() *gpu.Device { return m.m.Device() }
+
+// Ptr is the address as a kernel argument, the same on every device.
+func (m *Managed[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](m.m.Addr()) }
+
+func (m *Managed[T]) String() string { return m.m.String() }
+
+// Slice waits for the device work that uses the memory (the packets its
+// dependency tracking knows: its last writer and the readers since), then
+// returns the memory as a Go slice, valid until Free or gpu.Shutdown. A
+// failure of that work is returned, once, as Synchronize would.
+func (m *Managed[T]) Slice() ([]T, error) {
+	const op = "managed slice"
+	if m == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if err := m.m.Check(op); err != nil {
+		return nil, err
+	}
+	if err := m.m.Settle(); err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	return unsafe.Slice((*T)(hostmem.At(m.m.Addr())), m.m.Len()), nil
+}
+
+// Free waits for pending work and releases the memory (hipFree).
+func (m *Managed[T]) Free() error {
+	if m == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	return m.m.Free()
+}
+
+// SetManualDeps makes the program responsible for ordering the memory's
+// uses on different streams (see Buffer.SetManualDeps).
+func (m *Managed[T]) SetManualDeps(on bool) { m.m.SetManual(on) }
+
+// Advice is a usage hint for managed memory (hipMemoryAdvise).
+type Advice = rocr.Advice
+
+// The hints Advise takes, with HIP's values.
+const (
+	AdviseSetReadMostly          = rocr.AdviseSetReadMostly
+	AdviseUnsetReadMostly        = rocr.AdviseUnsetReadMostly
+	AdviseSetPreferredLocation   = rocr.AdviseSetPreferredLocation
+	AdviseUnsetPreferredLocation = rocr.AdviseUnsetPreferredLocation
+	AdviseSetAccessedBy          = rocr.AdviseSetAccessedBy
+	AdviseUnsetAccessedBy        = rocr.AdviseUnsetAccessedBy
+)
+
+// Advise tells the driver how the memory will be used, about dev (nil:
+// the host) (hipMemAdvise over the whole allocation). Hints change where
+// the memory lives, never what it holds; the cpu agent needs none.
+func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
+	const op = "mem advise"
+	if m == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+	}
+	if err := m.m.Check(op); err != nil {
+		return err
+	}
+	var to *rocr.Agent
+	if dev != nil {
+		if err := dev.Valid(); err != nil {
+			return gpu.Wrap(op, err)
+		}
+		to = dev.Agent()
+	}
+	return gpu.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
+}

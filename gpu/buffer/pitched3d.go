@@ -1,0 +1,169 @@
+package buffer
+
+import (
+	"reflect"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Extent is the size of a 3-D region: Width elements in a row, Height rows
+// in a slice, Depth slices (hipExtent, with the width in elements).
+type Extent struct{ Width, Height, Depth int }
+
+// Pitched3D is 3-D device memory of Depth slices of Height rows of Width
+// elements of T, rows Pitch bytes apart and slices Height rows apart
+// (hipMalloc3D). Like a Buffer it belongs to its device and the host
+// reaches it only by copying (Copy3D).
+type Pitched3D[T any] struct {
+	m     core.Mem // must stay the first field: see core.MemOf
+	ext   Extent
+	pitch int
+	sealed
+}
+
+// NewPitched3D allocates ext.Depth slices of ext.Height rows of ext.Width
+// elements of T on dev, each row padded as NewPitched pads them.
+func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
+	const op = "malloc 3d"
+	es := elemSize[T]()
+	if ext.Width < 0 || ext.Height < 0 || ext.Depth < 0 || es == 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
+	}
+	if ext.Width > (1<<40)/es || ext.Height > 1<<20 || ext.Depth > 1<<20 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v overflows", ext)
+	}
+	pitch := rowPitch(ext.Width, es)
+	if ext.Height*ext.Depth > (1<<62)/pitch {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte rows overflows", ext, pitch)
+	}
+	p := &Pitched3D[T]{ext: ext, pitch: pitch}
+	if err := core.InitMem[T](&p.m, dev, pitch/es*ext.Height*ext.Depth, false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Extent is the allocation's size in elements, rows and slices.
+func (p *Pitched3D[T]) Extent() Extent { return p.ext }
+
+// Pitch is the distance between rows in bytes.
+func (p *Pitched3D[T]) Pitch() int { return p.pitch }
+
+// SlicePitch is the distance between slices in bytes.
+func (p *Pitched3D[T]) SlicePitch() int { return p.pitch * p.ext.Height }
+
+// Len is the number of elements the allocation holds, padding included.
+func (p *Pitched3D[T]) Len() int { return p.m.Len() }
+
+// Bytes is the size in bytes, padding included.
+func (p *Pitched3D[T]) Bytes() int { return p.m.Size() }
+
+// Device is the owning device.
+func (p *Pitched3D[T]) Device() *gpu.Device { return p.m.Device() }
+
+// Ptr is the device address of row 0 of slice 0 as a kernel argument.
+func (p *Pitched3D[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](p.m.Addr()) }
+
+func (p *Pitched3D[T]) String() string { return p.m.String() }
+
+// Free waits for pending work on the memory and releases it.
+func (p *Pitched3D[T]) Free() error {
+	if p == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	return p.m.Free()
+}
+
+// Volume is the whole allocation as one end of a 3-D copy.
+func (p *Pitched3D[T]) Volume() Volume[T] {
+	if p == nil {
+		return Volume[T]{}
+	}
+	return Volume[T]{obj: p, pitch: p.pitch, rows: p.ext.Height, width: p.ext.Width}
+}
+
+// Volume is one end of a 3-D copy (a hipPitchedPtr and a hipPos): slices
+// of Rows rows Pitch bytes apart that start at an element of a Go slice, a
+// Buffer, a Host, a Pitched or a Pitched3D. At moves its origin.
+type Volume[T any] struct {
+	obj   Object // nil for a slice
+	host  []T
+	off   int // first element
+	pitch int // bytes
+	rows  int // rows in a slice
+	col   int // first column, in elements
+	row   int // first row in its slice
+	width int // a pitched allocation's row width in elements; 0 when not bounded
+}
+
+// SliceVolume is a Go slice as slices of rows rows, pitch bytes apart (a
+// host end of hipMemcpy3D).
+func SliceVolume[T any](s []T, pitch, rows int) Volume[T] {
+	return Volume[T]{host: s, pitch: pitch, rows: rows}
+}
+
+// ObjectVolume is o's memory from element off as slices of rows rows,
+// pitch bytes apart.
+func ObjectVolume[T any](o Object, off, pitch, rows int) Volume[T] {
+	return Volume[T]{obj: o, off: off, pitch: pitch, rows: rows}
+}
+
+// At moves the volume's origin x elements right, y rows down and z slices
+// back. The pitch must be a multiple of T's size.
+func (v Volume[T]) At(x, y, z int) Volume[T] {
+	es := elemSize[T]()
+	if es == 0 || v.pitch%es != 0 {
+		v.off = -1 // reported by the copy: the rows do not start on elements
+		return v
+	}
+	v.off += (z*v.rows+y)*(v.pitch/es) + x
+	v.col += x
+	v.row += y
+	return v
+}
+
+// Pitch is the distance between rows in bytes.
+func (v Volume[T]) Pitch() int { return v.pitch }
+
+// Rows is the number of rows in a slice.
+func (v Volume[T]) Rows() int { return v.rows }
+
+func (v Volume[T]) end() core.RectEnd {
+	es := elemSize[T]()
+	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: v.off * es, Pitch: v.pitch, Col: v.col * es, Width: v.width * es, Rows: v.rows, Row: v.row}
+	if v.off < 0 {
+		e.Off = -1
+	}
+	if v.obj != nil {
+		e.M, _ = core.MemOf(v.obj)
+	} else if v.host != nil {
+		e.Host = core.AsBytes(v.host)
+	}
+	return e
+}
+
+// BoxEnd is the volume for the stream package's 3-D copies.
+func BoxEnd[T any](v Volume[T]) core.RectEnd { return v.end() }
+
+// Copy3D copies ext.Depth slices of ext.Height rows of ext.Width elements
+// from src to dst and returns when they are there (hipMemcpy3D). Each end
+// may be a Go slice, a Host, a Buffer, a Pitched or a Pitched3D; the
+// element types must agree. A row longer than an end's pitch, rows past an
+// end's slice height, columns past a pitched allocation's width, or a last
+// row past an end's memory is an error that names the end and the bound.
+func Copy3D[T any](dst, src Volume[T], ext Extent) error {
+	d, s := dst.end(), src.end()
+	return core.CopyBox("memcpy 3d", &d, &s, ext.Width*elemSize[T](), ext.Height, ext.Depth, 0)
+}
+
+// Memset3D sets the bytes of ext's elements of dst to c (hipMemset3D); dst
+// is device or pinned host memory.
+func Memset3D[T any](dst Volume[T], c byte, ext Extent) error {
+	d := dst.end()
+	if d.M == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "memset 3d", "the destination must be a Buffer, Host, Pitched or Pitched3D")
+	}
+	return core.CopyBox("memset 3d", &d, nil, ext.Width*elemSize[T](), ext.Height, ext.Depth, c)
+}

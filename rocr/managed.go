@@ -1,0 +1,155 @@
+package rocr
+
+import (
+	"strconv"
+	"sync"
+)
+
+// ManagedMemory is implemented by agent drivers that allocate managed
+// memory (hipMallocManaged): memory the host and every agent address at
+// the same address, which the driver migrates or maps where it is used.
+// It has no owning agent, so CheckAccess lets every agent use it, and the
+// host may touch it once the work that uses it is complete. Agents whose
+// drivers lack it answer ErrNotSupported.
+type ManagedMemory interface {
+	// ManagedPool is the pool managed memory is allocated from; its
+	// allocations must refuse what the agent cannot back (on cuda, more
+	// than the device's free memory, which can hang the GPU).
+	ManagedPool() (PoolDriver, error)
+}
+
+// ManagedHints is implemented by drivers that take placement hints for
+// managed memory. Without it rocr treats hints as satisfied: memory the
+// host and the agent share needs no migration (the cpu agent).
+type ManagedHints interface {
+	// Prefetch migrates [addr, addr+size) to agent's memory (to nil: the
+	// host's) in the order of the native stream (0: at once).
+	Prefetch(addr, size uint64, to *Agent, stream uintptr) error
+	// Advise records a usage hint for [addr, addr+size) about agent (nil:
+	// the host).
+	Advise(addr, size uint64, advice Advice, agent *Agent) error
+}
+
+// Advice is a managed memory hint (hipMemoryAdvise; CUDA's CUmem_advise
+// has the same values).
+type Advice int
+
+const (
+	AdviseSetReadMostly          Advice = 1 // copies may be made where it is read
+	AdviseUnsetReadMostly        Advice = 2
+	AdviseSetPreferredLocation   Advice = 3 // keep it in this agent's (or the host's) memory
+	AdviseUnsetPreferredLocation Advice = 4
+	AdviseSetAccessedBy          Advice = 5 // keep it mapped for this agent
+	AdviseUnsetAccessedBy        Advice = 6
+)
+
+func (v Advice) String() string {
+	switch v {
+	case AdviseSetReadMostly:
+		return "set read mostly"
+	case AdviseUnsetReadMostly:
+		return "unset read mostly"
+	case AdviseSetPreferredLocation:
+		return "set preferred location"
+	case AdviseUnsetPreferredLocation:
+		return "unset preferred location"
+	case AdviseSetAccessedBy:
+		return "set accessed by"
+	case AdviseUnsetAccessedBy:
+		return "unset accessed by"
+	}
+	return "advice(" + strconv.Itoa(int(v)) + ")"
+}
+
+// managedPools caches each agent's managed pool.
+var managedPools struct {
+	mu sync.Mutex
+	m  map[*Agent]*Pool
+}
+
+// ManagedPool returns the pool managed memory is allocated from on a
+// (see ManagedMemory). Its allocations have no owner: PoolInfo.Managed.
+func (a *Agent) ManagedPool() (*Pool, error) {
+	const op = "malloc managed"
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	mm, ok := a.drv.(ManagedMemory)
+	if !ok {
+		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no managed memory", a)
+	}
+	managedPools.mu.Lock()
+	defer managedPools.mu.Unlock()
+	if p := managedPools.m[a]; p != nil {
+		return p, nil
+	}
+	pd, err := mm.ManagedPool()
+	if err != nil {
+		return nil, err
+	}
+	info := pd.Info()
+	info.Managed, info.AccessibleByAll, info.Host = true, true, true
+	p := &Pool{drv: pd, info: info, agent: a}
+	if managedPools.m == nil {
+		managedPools.m = map[*Agent]*Pool{}
+	}
+	managedPools.m[a] = p
+	return p, nil
+}
+
+// forgetManaged drops the managed pools of a runtime's agents at ShutDown.
+func forgetManaged(rt *rtState) {
+	managedPools.mu.Lock()
+	defer managedPools.mu.Unlock()
+	for a := range managedPools.m {
+		if a.rt == rt {
+			delete(managedPools.m, a)
+		}
+	}
+}
+
+// Prefetch migrates managed memory [addr, addr+size) toward agent to (nil:
+// the host) in the order of stream, a native stream of a (0: at once).
+// Drivers without ManagedHints need no migration.
+func (a *Agent) Prefetch(addr, size uint64, to *Agent, stream uintptr) error {
+	const op = "prefetch"
+	if err := a.checkManaged(op, addr, size); err != nil {
+		return err
+	}
+	if h, ok := a.drv.(ManagedHints); ok {
+		return h.Prefetch(addr, size, to, stream)
+	}
+	return nil
+}
+
+// Advise records a usage hint for managed memory [addr, addr+size) about
+// agent (nil: the host). Drivers without ManagedHints ignore hints.
+func (a *Agent) Advise(addr, size uint64, advice Advice, agent *Agent) error {
+	const op = "advise"
+	if advice < AdviseSetReadMostly || advice > AdviseUnsetAccessedBy {
+		return Errorf(StatusErrorInvalidArgument, op, "unknown %s", advice)
+	}
+	if err := a.checkManaged(op, addr, size); err != nil {
+		return err
+	}
+	if h, ok := a.drv.(ManagedHints); ok {
+		return h.Advise(addr, size, advice, agent)
+	}
+	return nil
+}
+
+// checkManaged checks that [addr, addr+size) lies in one live managed
+// allocation.
+func (a *Agent) checkManaged(op string, addr, size uint64) error {
+	if err := a.check(op); err != nil {
+		return err
+	}
+	al := FindAllocation(uintptr(addr))
+	if al == nil || al.Freed() || !al.pool.info.Managed {
+		return Errorf(StatusErrorInvalidArgument, op, "%#x is not managed memory", addr)
+	}
+	if size == 0 || addr+size < addr || uintptr(addr+size) > al.Base+al.Size {
+		return Errorf(StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
+	}
+	return nil
+}
