@@ -61,9 +61,9 @@ type HardwareQueue struct {
 type Executor interface {
 	// Dispatch runs or enqueues a kernel dispatch.
 	Dispatch(q *Queue, p *KernelDispatchPacket) error
-	// AgentDispatch runs or enqueues an agent-dispatch packet (copies,
-	// fills, host callbacks).
-	AgentDispatch(q *Queue, p *AgentDispatchPacket) error
+	// AgentWork runs or enqueues an agent-dispatch packet (a copy, fill
+	// or host callback), decoded and checked by rocr.
+	AgentWork(q *Queue, w *AgentWork) error
 	// Barrier resolves a BARRIER_AND (or=false) or BARRIER_OR packet.
 	Barrier(q *Queue, p *BarrierPacket, or bool) error
 	// Close stops the executor when the queue is destroyed.
@@ -160,13 +160,25 @@ type QueueErrorBinder interface {
 	BindQueueErrors(id uint64, fail func(error))
 }
 
-// Copier is implemented by agents whose queues cannot run AGENT_DISPATCH
-// copies and fills (a GPU's hardware queue): the runtime's copy engine does
-// them instead. deps are waited for to reach 0; done is decremented by 1 on
-// completion. Addresses must lie in the driver's pool allocations.
+// Copier is implemented by HardwareQueues agents, whose rings cannot run
+// AGENT_DISPATCH packets (a GPU's): rocr decodes each copy and fill
+// submitted to such a queue and hands it to the copy engine here, with a
+// dependency signal the ring sets once the packets ahead are done and a
+// completion signal the ring waits for before the packets after. deps are
+// waited for to reach 0; done is decremented by 1 on completion (a failure
+// is recorded with done.Fail first). Addresses lie in the driver's pool
+// allocations: rocr stages Go memory. Without a Copier, copies and fills on
+// hardware queues fail with ErrNotSupported; host callbacks still run.
 type Copier interface {
 	CopyAsync(dst, src uintptr, n uint64, deps []*Signal, done *Signal) error
 	FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*Signal, done *Signal) error
+}
+
+// OwnSignals reports whether the agent's packets must carry signals made
+// by NewSignalFor (its runtime's own) rather than NewSignal's.
+func (a *Agent) OwnSignals() bool {
+	_, ok := a.drv.(SignalFactory)
+	return ok
 }
 
 // NewSignalFor creates a signal that the agent's packets may carry.

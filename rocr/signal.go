@@ -90,6 +90,10 @@ type Signal struct {
 	// polled marks signals that an agent writes without telling the host
 	// (a GPU's memory write); waiters poll them instead of sleeping.
 	polled atomic.Bool
+	// failTo also receives this signal's failures: an inner signal of
+	// work that a packet's completion signal stands for (set before the
+	// work starts).
+	failTo *Signal
 	// failure is the error of the packet that completed this signal, if it
 	// failed; barriers that depend on the signal see it.
 	failure   atomic.Pointer[error]
@@ -546,6 +550,9 @@ func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hin
 func (s *Signal) Fail(err error) {
 	if err != nil {
 		s.failure.Store(boxErr(err))
+		if s.failTo != nil {
+			s.failTo.Fail(err)
+		}
 	}
 }
 

@@ -39,10 +39,6 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 		}
 	}
 	c := s.core()
-	if w.Native != nil && core.CopierOf(s.Device().Agent()) != nil {
-		native := w.Native
-		w = &hostwork.Work{Op: op, Host: func() error { return native(0) }}
-	}
 	if w.Host != nil {
 		id := rocr.RegisterCallback(w.Host)
 		if err := c.Agent(op, rocr.AgentCallback, [4]uint64{id}, 0, uses...); err != nil {

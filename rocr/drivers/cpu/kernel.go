@@ -18,6 +18,10 @@ type Kernel struct {
 	handle uint64
 	run    func(g *Group, kernarg unsafe.Pointer)
 	sym    rocr.KernelSymbol
+	// buffers are the global-buffer arguments, for ownership checks;
+	// readOnly[i] says whether buffers[i] is declared read-only.
+	buffers  []rocr.BufferArg
+	readOnly []bool
 	// groupMem is the static group memory the kernel declares.
 	groupMem uint32
 	// labels carry the kernel's name to CPU profiles (LabelKernel); made
@@ -118,6 +122,10 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}
 		k.sym.Args = append(k.sym.Args, arg)
+		if arg.Kind == rocr.ArgGlobalBuffer {
+			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
+			k.readOnly = append(k.readOnly, arg.ReadOnly)
+		}
 	}
 	for _, o := range opts {
 		o(k)

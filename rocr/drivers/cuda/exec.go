@@ -562,7 +562,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 		if p.KernargAddress == 0 {
 			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: null kernarg address", k.name))
 		}
-		if err := e.checkBuffers(k, uintptr(p.KernargAddress)); err != nil {
+		if err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, nil); err != nil {
 			return e.fail(err)
 		}
 		*(*uintptr)(rocr.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
@@ -594,74 +594,34 @@ func (e *executor) allowDynamic(k *kernel, n uint32) error {
 	return nil
 }
 
-// checkBuffers applies the ownership rules to the kernel's global-buffer
-// arguments, as every agent does.
-func (e *executor) checkBuffers(k *kernel, kernarg uintptr) error {
-	for _, off := range k.buffers {
-		addr := *(*uintptr)(rocr.At(kernarg + uintptr(off)))
-		if addr == 0 {
-			continue
-		}
-		if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
-			return rocr.Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", k.name, off, err)
-		}
-	}
-	return nil
-}
-
-// checkRange checks that [addr, addr+n) lies in one live allocation the
-// agent may access.
-func (e *executor) checkRange(addr, n uint64, what string) error {
-	if addr == 0 {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "copy", "%s: null address", what)
-	}
-	if _, err := rocr.CheckRange(e.agent, uintptr(addr), uintptr(n)); err != nil {
-		return rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
-	}
-	return nil
-}
-
-// end returns the address a copy end refers to: pool memory, or a pinned Go
-// slice (pageable host memory, kept alive by rocr.PinHost until the caller
-// has seen the completion signal).
-func (e *executor) end(v, n uint64, host bool, what string) (uintptr, error) {
-	if !host {
-		return uintptr(v), e.checkRange(v, n, what)
-	}
-	b, err := rocr.PinnedBytes(v, n)
-	if err != nil {
-		return 0, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
-	}
-	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
-}
-
-func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) error {
+// FailPacket settles the stream before a packet that rocr rejects fails,
+// so no completion of earlier work lands after its signal
+// (rocr.PacketFailer).
+func (e *executor) FailPacket(err error) error {
 	e.ctx()
-	switch p.Type {
+	return e.fail(err)
+}
+
+// AgentWork queues a copy or fill on the stream, runs a native call with
+// the stream, or runs a host callback once the stream has drained.
+func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
+	e.ctx()
+	switch w.Kind {
 	case rocr.AgentCopy:
-		n, flags := p.Arg[2], p.Arg[3]
-		if n > 0 {
-			dst, err := e.end(p.Arg[0], n, flags&rocr.CopyDstHost != 0, "destination")
-			if err != nil {
-				return e.fail(err)
-			}
-			src, err := e.end(p.Arg[1], n, flags&rocr.CopySrcHost != 0, "source")
-			if err != nil {
-				return e.fail(err)
-			}
+		if w.Size > 0 {
 			// Unified addressing: one call for every direction. Pageable
 			// sources are staged at the call and pageable destinations are
 			// written before it returns, so stream order holds for them.
-			if r := e.sa.call(e.api.cuMemcpyAsync, dst, src, uintptr(n), e.stream); r != cudaSuccess {
+			if r := e.sa.call(e.api.cuMemcpyAsync, w.Dst.Ptr(), w.Src.Ptr(), uintptr(w.Size), e.stream); r != cudaSuccess {
 				return e.fail(cuErr("copy", "cuMemcpyAsync", r))
 			}
 		}
 	case rocr.AgentFill:
-		if err := e.fill(p.Arg[0], p.Arg[1], p.Arg[2], p.Arg[3]); err != nil {
+		if err := e.fill(w); err != nil {
 			return e.fail(err)
 		}
 	case rocr.AgentRect:
-		if err := e.rect(p.Arg[0]); err != nil {
+		if err := e.rect(w.Rect); err != nil {
 			return e.fail(err)
 		}
 	case rocr.AgentCallback:
@@ -670,52 +630,36 @@ func (e *executor) AgentDispatch(q *rocr.Queue, p *rocr.AgentDispatchPacket) err
 		if err := e.sync(); err != nil {
 			return err
 		}
-		f, ok := rocr.TakeCallback(p.Arg[0])
-		if !ok {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
-		}
-		if err := runCallback(f); err != nil {
+		if err := w.RunHost(0); err != nil {
 			return err
 		}
-		completeHost(p.CompletionSignal)
+		completeHost(w.Completion)
 		return nil
 	case rocr.AgentNative:
 		// A library call that queues its work on this stream, with the
 		// context current: stream order holds without draining.
-		f, ok := rocr.TakeNative(p.Arg[0])
-		if !ok {
-			return e.fail(rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0]))
-		}
-		if err := runCallback(func() error { return f(e.stream) }); err != nil {
+		if err := w.RunHost(e.stream); err != nil {
 			return e.fail(err)
 		}
 	default:
-		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type))
+		return e.fail(rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind))
 	}
-	if err := e.stampAround(p.CompletionSignal, true); err != nil {
+	if err := e.stampAround(w.Completion, true); err != nil {
 		return e.fail(err)
 	}
-	return e.complete(p.CompletionSignal)
+	return e.complete(w.Completion)
 }
 
-func (e *executor) fill(dst, pattern, count, es uint64) error {
-	if es != 1 && es != 2 && es != 4 && es != 8 {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
-	}
-	if count == 0 {
+func (e *executor) fill(w *rocr.AgentWork) error {
+	if w.Size == 0 {
 		return nil
 	}
-	if count > (1<<62)/es {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
-	}
-	if err := e.checkRange(dst, count*es, "destination"); err != nil {
-		return err
-	}
+	dst, es, pattern := uint64(w.Dst.Addr), uint64(w.ElemSize), w.Pattern
 	if dst%es != 0 {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "destination %#x is not aligned to the %d-byte element", dst, es)
 	}
 	a := e.api
-	d, c := uintptr(dst), uintptr(count)
+	d, c := uintptr(dst), uintptr(w.Count)
 	var r cuResult
 	switch es {
 	case 1:
@@ -740,15 +684,6 @@ func (e *executor) fill(dst, pattern, count, es uint64) error {
 		return cuErr("fill", "cuMemset", r)
 	}
 	return nil
-}
-
-func runCallback(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
-		}
-	}()
-	return f()
 }
 
 // Barrier resolves BARRIER_AND on the GPU: the stream waits until each

@@ -39,26 +39,12 @@ type memcpy2D struct {
 // cuMemcpy2DAsync or cuMemsetD2D8Async, or a row loop where libcuda lacks
 // them. Pageable ends are staged or written before the call returns, as
 // for cuMemcpyAsync, so the descriptor may go when it does.
-func (e *executor) rect(id uint64) error {
-	r, err := rocr.TakeRect(id)
-	if err != nil {
-		return err
-	}
+func (e *executor) rect(r *rocr.Rect) error {
 	if r.Width == 0 || r.Height == 0 {
 		return nil
 	}
-	if r.DstHost == nil {
-		if err := e.checkRange(r.Dst, r.Extent(r.DstPitch), "destination"); err != nil {
-			return err
-		}
-	}
 	if r.Fill {
 		return e.fillRect(r)
-	}
-	if r.SrcHost == nil {
-		if err := e.checkRange(r.Src, r.Extent(r.SrcPitch), "source"); err != nil {
-			return err
-		}
 	}
 	d := memcpy2D{srcPitch: r.SrcPitch, dstPitch: r.DstPitch, widthInBytes: r.Width, height: r.Height}
 	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src

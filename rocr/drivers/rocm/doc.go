@@ -40,9 +40,12 @@
 // A GPU cannot run hipgo's AGENT_DISPATCH copy and fill packets. The agent
 // offers CopyAsync (hsa_amd_memory_async_copy, ordered by dependency
 // signals, decrementing a completion signal) and FillAsync
-// (hsa_amd_memory_fill, or a staged copy for patterns it cannot express),
-// which the gpu layer calls in their place. Both ends must lie in this
-// driver's pool allocations; Go memory is staged through host memory.
+// (hsa_amd_memory_fill, or a staged copy for patterns it cannot express)
+// as rocr.Copier: rocr hands each AGENT_DISPATCH copy and fill of a queue
+// to them, with a dependency signal the queue sets once the packets ahead
+// are done and a completion signal the queue waits for (rocr/hwagent.go).
+// Both ends must lie in this driver's pool allocations; rocr stages Go
+// memory through host memory and runs host callbacks itself.
 //
 // Code objects load with hsa_code_object_reader_create_from_memory (from a
 // copy outside the Go heap, which ROCR may keep pointing at),
