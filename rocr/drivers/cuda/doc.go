@@ -1,5 +1,6 @@
 // Package cuda is hipgo's agent for NVIDIA GPUs, over the CUDA driver API.
-// It opens libcuda.so.1 at run time with purego (no cgo, no SDK) and
+// It opens libcuda.so.1 (or $HIPGO_CUDA_LIBRARY; see internal/vendorlib) at
+// run time with purego (no cgo, no SDK) and
 // registers itself with rocr as the driver "cuda", priority 20: after rocm,
 // before cpu. A missing library or device is an error wrapping
 // rocr.ErrNotSupported, so rocr.Init goes on to the next driver.

@@ -5,7 +5,8 @@
 //
 // # What it does
 //
-// Open loads libhsa-runtime64.so.1 with purego (no cgo): $HIPGO_ROCM_LIB if
+// Open loads libhsa-runtime64.so.1 with purego (no cgo) through
+// internal/vendorlib: $HIPGO_ROCM_LIBRARY (or the older $HIPGO_ROCM_LIB) if
 // set, else the dynamic linker's search path, $ROCM_PATH/lib and
 // /opt/rocm/lib. A missing library is an error wrapping rocr.ErrNotSupported
 // that lists the paths tried. hsa_init failing, as it does without
