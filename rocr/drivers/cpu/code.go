@@ -183,3 +183,33 @@ func (s *Set) Code() *rocr.Code {
 	}
 	return c
 }
+
+func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
+	if code.Kind != rocr.CodeGo {
+		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
+	}
+	set, ok := code.Go.(*Set)
+	if !ok || set == nil {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+	}
+	exe := &executable{}
+	for i, k := range set.Kernels {
+		if k == nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
+		}
+		// Names are unique within a set, as symbols are within a code
+		// object; other sets may reuse them.
+		for _, o := range set.Kernels[:i] {
+			if o != nil && o.name == k.name {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
+			}
+		}
+		exe.syms = append(exe.syms, k.sym)
+	}
+	return exe, nil
+}
+
+type executable struct{ syms []rocr.KernelSymbol }
+
+func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
+func (e *executable) Destroy() error               { return nil }

@@ -98,4 +98,14 @@
 // Occupancy (rocr.Occupancy): a worker runs one work-group at a time, so a
 // compute unit holds one group of any size the kernel allows whose group
 // memory fits GroupMemory, and the best group size is the kernel's largest.
+//
+// # Files
+//
+// Every driver keeps one file per concept under the same name: driver.go
+// (registration, Open), agent.go, memory.go (pools), code.go (loading
+// code: here Go kernels and their sets), exec.go (the executor of a soft
+// queue; queue.go for hardware rings), signal.go and lib.go (where the
+// driver has its own signals and library; this one has neither). Here also:
+// group.go (what a kernel sees), atomic.go, occupancy.go, racemem.go and
+// sanitize.go (race and sanitizer builds).
 package cpu

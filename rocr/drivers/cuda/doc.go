@@ -57,4 +57,14 @@
 // Occupancy (rocr.Occupancy) is the driver's own calculator,
 // cuOccupancyMaxPotentialBlockSize and
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
+//
+// # Files
+//
+// driver.go, agent.go (a device), memory.go, code.go (modules and
+// kernels), signal.go (signal memory the GPU sees), lib.go (libcuda's entry
+// points) as in every driver; the executor by concern: exec.go (the
+// executor, its thread and context), launch.go, copy.go and rect.go
+// (copies and fills), barrier.go, completion.go (lazy completion signals),
+// timestamp.go (GPU clock calibration), teardown.go; fastcall.go is the
+// launch path's call into C.
 package cuda

@@ -86,4 +86,11 @@
 //	HIPGO_DRIVER=rocm HIPGO_REQUIRE=hsa,rocm-lib,rocm go test -race ./rocr/drivers/rocm/
 //
 // or build it here with CGO_ENABLED=0 go test -c and run the binary there.
+//
+// # Files
+//
+// driver.go, agent.go, memory.go (pools), code.go, queue.go (hardware
+// rings), signal.go, lib.go as in every driver; api.go is the slice of
+// ROCR the driver calls (the tests' fake implements it), copy.go the copy
+// engine.
 package rocm
