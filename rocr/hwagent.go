@@ -22,7 +22,9 @@ import (
 // pool allocations go to the agent's copy engine (Copier) with pre as
 // their dependency and inner as their completion, so Submit returns before
 // they are done; host work (callbacks, copies from or to Go memory, 2-D
-// copies) runs on one goroutine per queue, in queue order.
+// copies) runs on a goroutine of its own once pre is 0. pre is 0 only
+// when every earlier packet is done, earlier host work included, so host
+// work runs in queue order whatever order concurrent submitters took.
 type hwAgentWork struct {
 	q      *Queue
 	copier Copier // nil: copies and fills are not supported
@@ -32,8 +34,7 @@ type hwAgentWork struct {
 	// CP has passed the packet in it, which waited for inner: the
 	// operation is done and its signals may be destroyed.
 	sigs [][2]*Signal
-	host chan *hwOp
-	done chan struct{}
+	host sync.WaitGroup // host work in flight
 }
 
 // hwOp is one agent operation of a hardware queue.
@@ -52,8 +53,7 @@ func (q *Queue) hwWork() *hwAgentWork {
 	defer q.mu.Unlock()
 	if q.hw == nil {
 		c, _ := q.agent.drv.(Copier)
-		q.hw = &hwAgentWork{q: q, copier: c, sigs: make([][2]*Signal, q.size), host: make(chan *hwOp, q.size), done: make(chan struct{})}
-		go q.hw.run()
+		q.hw = &hwAgentWork{q: q, copier: c, sigs: make([][2]*Signal, q.size)}
 	}
 	return q.hw
 }
@@ -66,7 +66,6 @@ var hwBarrierHeader = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, 
 // signal; later failures are recorded on it.
 func (q *Queue) submitAgent(pkt unsafe.Pointer) (uint64, error) {
 	p := *(*aql.AgentDispatch)(pkt)
-	hw := q.hwWork()
 	op := &hwOp{}
 	if err := op.w.decode(q.agent, &p); err != nil {
 		discard(pkt, aql.TypeAgentDispatch)
@@ -80,20 +79,32 @@ func (q *Queue) submitAgent(pkt unsafe.Pointer) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	first := (*aql.BarrierAnd)(q.Slot(id))
-	second := (*aql.BarrierAnd)(q.Slot(id + 1))
-	*first, *second = aql.BarrierAnd{}, aql.BarrierAnd{}
+	// Made by a writer of the queue, so never after Destroy released it.
+	hw := q.hwWork()
+	// The bodies are written around the header words, which stay INVALID
+	// until PublishN: the CP must not take a half-written packet.
+	var first, second aql.BarrierAnd
 	if err := hw.start(id+1, op, completion); err != nil {
 		// Two packets that wait for nothing and complete nothing keep the
 		// ring's order; the caller sees the error.
+		q.writeBody(id, unsafe.Pointer(&first))
+		q.writeBody(id+1, unsafe.Pointer(&second))
 		q.PublishN(id, []uint32{uint32(hwBarrierHeader), uint32(hwBarrierHeader)})
 		return 0, err
 	}
 	first.CompletionSignal = op.pre.Handle()
 	second.DepSignal[0] = op.inner.Handle()
 	second.CompletionSignal = p.CompletionSignal
+	q.writeBody(id, unsafe.Pointer(&first))
+	q.writeBody(id+1, unsafe.Pointer(&second))
 	q.PublishN(id, []uint32{uint32(hwBarrierHeader), uint32(hwBarrierHeader)})
 	return id + 1, nil
+}
+
+// writeBody copies bytes 4..63 of a packet into slot id, leaving its
+// header word to the publisher.
+func (q *Queue) writeBody(id uint64, pkt unsafe.Pointer) {
+	*(*[aql.PacketSize - 4]byte)(unsafe.Add(q.Slot(id), 4)) = *(*[aql.PacketSize - 4]byte)(unsafe.Add(pkt, 4))
 }
 
 func completionSignal(h uint64) (*Signal, error) {
@@ -107,29 +118,44 @@ func completionSignal(h uint64) (*Signal, error) {
 	return s, nil
 }
 
-// start makes the operation's signals, in the place of the operation whose
-// second packet was in slot index of id before, and starts the work.
+// start arms the operation's signals, those of the slot index of its
+// second packet id, and starts the work. A slot is reused only once the CP
+// has passed the packet in it, which waited for inner: the operation that
+// used the signals before is done with them (but for the read that may
+// follow a decrement), so they are re-armed rather than made anew.
 func (hw *hwAgentWork) start(id uint64, op *hwOp, completion *Signal) error {
-	var err error
-	if op.pre, err = NewSignalFor(hw.q.agent, 1); err != nil {
-		return err
-	}
-	if op.inner, err = NewSignalFor(hw.q.agent, 1); err != nil {
-		_ = op.pre.Destroy()
-		return err
-	}
-	// A failure of the work is the packet's.
-	op.inner.failTo = completion
 	i := id & hw.q.mask
 	hw.mu.Lock()
-	old := hw.sigs[i]
-	hw.sigs[i] = [2]*Signal{op.pre, op.inner}
+	pair := hw.sigs[i]
 	hw.mu.Unlock()
-	for _, s := range old {
-		if s != nil {
-			_ = s.Destroy()
+	if pair[0] == nil {
+		var err error
+		if pair[0], err = NewSignalFor(hw.q.agent, 1); err != nil {
+			return err
 		}
+		if pair[1], err = NewSignalFor(hw.q.agent, 1); err != nil {
+			_ = pair[0].Destroy()
+			return err
+		}
+		hw.mu.Lock()
+		hw.sigs[i] = pair
+		hw.mu.Unlock()
+	} else {
+		pair[0].Store(1, Relaxed)
+		pair[1].Store(1, Relaxed)
 	}
+	op.pre, op.inner = pair[0], pair[1]
+	// A failure of the work is the packet's.
+	op.inner.failTo = completion
+	err := hw.begin(op)
+	if err != nil {
+		op.inner.Store(0, Release) // nothing waits for it
+	}
+	return err
+}
+
+// begin starts the work: on the copy engine, or on a goroutine.
+func (hw *hwAgentWork) begin(op *hwOp) error {
 	w := &op.w
 	switch {
 	case w.Kind == AgentCopy && w.Size == 0, w.Kind == AgentFill && w.Size == 0:
@@ -141,23 +167,22 @@ func (hw *hwAgentWork) start(id uint64, op *hwOp, completion *Signal) error {
 	case w.Kind == AgentFill:
 		return hw.copier.FillAsync(w.Dst.Addr, w.Pattern, w.Count, w.ElemSize, []*Signal{op.pre}, op.inner)
 	}
-	hw.host <- op
+	hw.host.Add(1)
+	go hw.runHost(op)
 	return nil
 }
 
-// run carries out host work in queue order: each operation once the
-// packets before it are done.
-func (hw *hwAgentWork) run() {
-	defer close(hw.done)
-	for op := range hw.host {
-		err := hw.waitPre(op.pre)
-		if err == nil {
-			err = hw.carry(&op.w)
-		}
-		op.inner.Fail(err)
-		op.w = AgentWork{}
-		op.inner.Sub(1, Release)
+// runHost carries out one operation's host work once the packets before
+// it are done.
+func (hw *hwAgentWork) runHost(op *hwOp) {
+	defer hw.host.Done()
+	err := hw.waitPre(op.pre)
+	if err == nil {
+		err = hw.carry(&op.w)
 	}
+	op.inner.Fail(err)
+	op.w = AgentWork{}
+	op.inner.Sub(1, Release)
 }
 
 // waitPre waits for the CP to pass the operation's first packet; it gives
@@ -273,13 +298,14 @@ func (hw *hwAgentWork) rect(r *Rect) error {
 	return nil
 }
 
-// release stops the host goroutine and destroys the signals of finished
+// release waits for host work and destroys the signals of finished
 // operations, once the hardware queue is gone. Signals of operations that
 // never finished stay: an engine may still wait on them.
 func (hw *hwAgentWork) release() {
-	close(hw.host)
+	done := make(chan struct{})
+	go func() { hw.host.Wait(); close(done) }()
 	select {
-	case <-hw.done:
+	case <-done:
 	case <-time.After(writerGrace):
 		return // a host callback that never returns keeps its signals
 	}

@@ -1,6 +1,7 @@
 package rocm
 
 import (
+	"fmt"
 	"testing"
 	"time"
 	"unsafe"
@@ -153,4 +154,73 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 	assert.ErrorContains(t, failed.Err(), "panicked")
 	assert.NoError(t, next.Err())
 	assert.Equal(t, byte(7), rocr.Bytes(dev.Base, 64)[63])
+}
+
+// Goroutines submitting copies and callbacks to one hardware queue at once
+// each see their own work done in their order, and Destroy racing the
+// last submissions neither hangs nor leaks.
+func TestQueueAgentWorkRacing(t *testing.T) {
+	f := newFake()
+	ag := initFake(t, f)
+	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	const workers, rounds = 4, 20
+	bufs := make([]*rocr.Allocation, workers)
+	for i := range bufs {
+		bufs[i] = allocIn(t, ag, rocr.FlagCoarseGrained, 8)
+	}
+	src := allocIn(t, ag, rocr.FlagFineGrained, 8*rounds)
+	for i, b := 0, rocr.Bytes(src.Base, 8*rounds); i < len(b); i++ {
+		b[i] = byte(i / 8)
+	}
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			errs <- func() error {
+				for r := 0; r < rounds; r++ {
+					done, err := rocr.NewSignalFor(ag, 1)
+					if err != nil {
+						return err
+					}
+					cp := aql.AgentDispatch{Type: rocr.AgentCopy, Arg: [4]uint64{uint64(bufs[w].Base), uint64(src.Base) + uint64(8*r), 8, 0}}
+					if _, err := q.Submit(unsafe.Pointer(&cp), agentHeader); err != nil {
+						return err
+					}
+					var seen byte
+					id := rocr.RegisterCallback(func() error { seen = rocr.Bytes(bufs[w].Base, 1)[0]; return nil })
+					cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}, CompletionSignal: done.Handle()}
+					if _, err := q.Submit(unsafe.Pointer(&cb), agentHeader); err != nil {
+						return err
+					}
+					if _, ok := done.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); !ok {
+						return assert.AnError
+					}
+					_ = done.Destroy()
+					if seen != byte(r) {
+						return fmt.Errorf("worker %d round %d: callback saw %d", w, r, seen)
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		assert.NoError(t, <-errs)
+	}
+	// Destroy while one more goroutine submits: each submission either
+	// fails with the queue's destruction or is carried out.
+	stop := make(chan error, 1)
+	go func() {
+		for {
+			id := rocr.RegisterCallback(func() error { return nil })
+			cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}}
+			if _, err := q.Submit(unsafe.Pointer(&cb), agentHeader); err != nil {
+				stop <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(5 * time.Millisecond)
+	require.NoError(t, q.Destroy())
+	assert.ErrorIs(t, <-stop, rocr.ErrInvalidQueue)
 }
