@@ -146,7 +146,7 @@ func (hw *hwAgentWork) start(id uint64, op *hwOp, completion *Signal) error {
 	}
 	op.pre, op.inner = pair[0], pair[1]
 	// A failure of the work is the packet's.
-	op.inner.failTo = completion
+	op.inner.failTo.Store(completion)
 	err := hw.begin(op)
 	if err != nil {
 		op.inner.Store(0, Release) // nothing waits for it

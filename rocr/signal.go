@@ -91,9 +91,8 @@ type Signal struct {
 	// (a GPU's memory write); waiters poll them instead of sleeping.
 	polled atomic.Bool
 	// failTo also receives this signal's failures: an inner signal of
-	// work that a packet's completion signal stands for (set before the
-	// work starts).
-	failTo *Signal
+	// work that a packet's completion signal stands for.
+	failTo atomic.Pointer[Signal]
 	// failure is the error of the packet that completed this signal, if it
 	// failed; barriers that depend on the signal see it.
 	failure   atomic.Pointer[error]
@@ -550,8 +549,8 @@ func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hin
 func (s *Signal) Fail(err error) {
 	if err != nil {
 		s.failure.Store(boxErr(err))
-		if s.failTo != nil {
-			s.failTo.Fail(err)
+		if t := s.failTo.Load(); t != nil {
+			t.Fail(err)
 		}
 	}
 }
