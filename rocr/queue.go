@@ -376,7 +376,10 @@ func (q *Queue) runInline(id uint64, word uint32) bool {
 }
 
 // Submit copies a 64-byte packet whose header is h into the queue and
-// publishes it. The header word in pkt is ignored.
+// publishes it. The header word in pkt is ignored. On a hardware queue an
+// AGENT_DISPATCH packet becomes two barrier packets around work that rocr
+// hands to the agent's copy engine (hwagent.go); the id returned is the
+// second's.
 func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
 	if q.exec == nil && h.Type() == aql.TypeAgentDispatch {
 		return q.submitAgent(pkt) // a hardware ring cannot run it
