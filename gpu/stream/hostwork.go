@@ -16,8 +16,9 @@ func init() {
 
 // launchHostWork submits one AGENT_DISPATCH packet that runs w after the
 // last users of the buffers it reads and writes, and becomes their last
-// user: a host callback (w.Host) or a native call (w.Native). Agents with
-// a hardware ring run either on the host once the stream drains.
+// user: a host callback (w.Host) or a native call (w.Native). On an agent
+// without a native stream, rocr runs a native call with stream 0 as host
+// work in stream order.
 func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	op := w.Op
 	if s == nil {
