@@ -31,8 +31,10 @@ import (
 //     its packets' signals.
 //   - SignalFactory (and its SignalBackend): packets must carry the vendor
 //     runtime's signals. Without it rocr's own signals serve the agent.
-//   - Copier: the agent has a copy engine for copies and fills. Without it
-//     copies and fills are AGENT_DISPATCH packets on the agent's queues.
+//   - Copier (with HardwareQueues): the agent has a copy engine. Copies and
+//     fills between pool memory on a hardware queue go to it in queue
+//     order (RectCopier: rectangles in one operation); without it, and for
+//     Go memory ends, rocr carries them out on the host.
 //   - Occupancy: the agent answers occupancy questions. Without it
 //     MaxActiveGroups and MaxPotentialGroupSize return ErrNotSupported.
 //   - PeerAccessor: devices map each other's memory. Without it only two
@@ -62,6 +64,8 @@ import (
 //     when the packet does.
 //   - KernelCanceler: kernels can be stopped. Without it SetKernelTimeout
 //     returns ErrNotSupported.
+//   - PacketFailer: the executor settles its work in flight before a
+//     packet rocr rejects fails. Without it the packet fails at once.
 //   - KernelNamer: kernels have names. Without it logs, traces and errors
 //     name a kernel by its code object handle.
 //
@@ -119,9 +123,9 @@ type HardwareQueue struct {
 type Executor interface {
 	// Dispatch runs or enqueues a kernel dispatch.
 	Dispatch(q *Queue, p *KernelDispatchPacket) error
-	// AgentDispatch runs or enqueues an agent-dispatch packet (copies,
-	// fills, host callbacks).
-	AgentDispatch(q *Queue, p *AgentDispatchPacket) error
+	// AgentWork runs or enqueues an agent-dispatch packet (a copy, fill
+	// or host callback), decoded and checked by rocr.
+	AgentWork(q *Queue, w *AgentWork) error
 	// Barrier resolves a BARRIER_AND (or=false) or BARRIER_OR packet.
 	Barrier(q *Queue, p *BarrierPacket, or bool) error
 	// Close stops the executor when the queue is destroyed.
@@ -218,10 +222,15 @@ type QueueErrorBinder interface {
 	BindQueueErrors(id uint64, fail func(error))
 }
 
-// Copier is implemented by agents whose queues cannot run AGENT_DISPATCH
-// copies and fills (a GPU's hardware queue): the runtime's copy engine does
-// them instead. deps are waited for to reach 0; done is decremented by 1 on
-// completion. Addresses must lie in the driver's pool allocations.
+// Copier is implemented by HardwareQueues agents, whose rings cannot run
+// AGENT_DISPATCH packets (a GPU's): rocr decodes each copy and fill
+// submitted to such a queue and hands it to the copy engine here, with a
+// dependency signal the ring sets once the packets ahead are done and a
+// completion signal the ring waits for before the packets after. deps are
+// waited for to reach 0; done is decremented by 1 on completion (a failure
+// is recorded with done.Fail first). Addresses lie in the driver's pool
+// allocations: rocr stages Go memory. Without a Copier, copies and fills on
+// hardware queues fail with ErrNotSupported; host callbacks still run.
 type Copier interface {
 	CopyAsync(dst, src uintptr, n uint64, deps []*Signal, done *Signal) error
 	FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*Signal, done *Signal) error
@@ -235,6 +244,13 @@ type Copier interface {
 // by row with CopyAsync instead.
 type RectCopier interface {
 	CopyRectAsync(r *Rect, deps []*Signal, done *Signal) error
+}
+
+// OwnSignals reports whether the agent's packets must carry signals made
+// by NewSignalFor (its runtime's own) rather than NewSignal's.
+func (a *Agent) OwnSignals() bool {
+	_, ok := a.drv.(SignalFactory)
+	return ok
 }
 
 // NewSignalFor creates a signal that the agent's packets may carry.
@@ -412,4 +428,12 @@ type Chain interface {
 // do best anyway.
 type ChainRecorder interface {
 	RecordChain(ks []ChainKernel) (Chain, error)
+}
+
+// PacketFailer is implemented by executors that must settle the work they
+// have in flight before a packet that rocr rejects (an AGENT_DISPATCH that
+// does not decode) fails: the processor calls FailPacket with the error
+// and completes the packet's signal with what it returns.
+type PacketFailer interface {
+	FailPacket(err error) error
 }

@@ -131,7 +131,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		case aql.TypeKernelDispatch:
 			err = q.exec.Dispatch(q, (*aql.KernelDispatch)(slot))
 		case aql.TypeAgentDispatch:
-			err = q.exec.AgentDispatch(q, (*aql.AgentDispatch)(slot))
+			err = q.agentWork((*aql.AgentDispatch)(slot))
 		case aql.TypeBarrierAnd:
 			err = q.exec.Barrier(q, (*aql.BarrierAnd)(slot), false)
 		case aql.TypeBarrierOr:
@@ -170,6 +170,22 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 			sig.Sub(1, Release)
 		}
 	}
+}
+
+// agentWork decodes an AGENT_DISPATCH packet once and hands it to the
+// executor. The decoded work lives in the queue (the executor lock guards
+// it), so the launch path does not allocate; it is cleared afterwards so it
+// keeps no Go memory alive.
+func (q *Queue) agentWork(p *aql.AgentDispatch) error {
+	w := &q.work
+	err := w.decode(q.agent, p)
+	if err == nil {
+		err = q.exec.AgentWork(q, w)
+	} else if f, ok := q.exec.(PacketFailer); ok {
+		err = f.FailPacket(err)
+	}
+	*w = AgentWork{}
+	return err
 }
 
 // WaitBarrier resolves a barrier packet on the calling goroutine: for AND

@@ -59,6 +59,8 @@ type Queue struct {
 	published atomic.Uint64
 
 	exec Executor
+	work AgentWork // the agent-dispatch packet being executed (under execMu)
+	hw   *hwAgentWork
 	// execMu serializes the executor: the processor holds it for each
 	// packet, a submitter that runs its packet inline holds it instead.
 	execMu sync.Mutex
@@ -197,6 +199,9 @@ func (q *Queue) release() {
 		// flight: destroy it before freeing them.
 		_ = q.destroy()
 		q.destroy = func() error { return nil }
+		if q.hw != nil {
+			q.hw.release()
+		}
 	}
 	if q.kaAlloc != nil {
 		_ = q.kaAlloc.Free()
@@ -372,8 +377,14 @@ func (q *Queue) runInline(id uint64, word uint32) bool {
 }
 
 // Submit copies a 64-byte packet whose header is h into the queue and
-// publishes it. The header word in pkt is ignored.
+// publishes it. The header word in pkt is ignored. On a hardware queue an
+// AGENT_DISPATCH packet becomes two barrier packets around work that rocr
+// hands to the agent's copy engine (hwagent.go); the id returned is the
+// second's.
 func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
+	if q.exec == nil && h.Type() == aql.TypeAgentDispatch {
+		return q.submitAgent(pkt) // a hardware ring cannot run it
+	}
 	id, err := q.Reserve()
 	if err != nil {
 		return 0, err

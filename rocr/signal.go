@@ -79,6 +79,9 @@ type Signal struct {
 	// polled marks signals that an agent writes without telling the host
 	// (a GPU's memory write); waiters poll them instead of sleeping.
 	polled atomic.Bool
+	// failTo also receives this signal's failures: an inner signal of
+	// work that a packet's completion signal stands for.
+	failTo atomic.Pointer[Signal]
 	// failure is the error of the packet that completed this signal, if it
 	// failed; barriers that depend on the signal see it.
 	failure   atomic.Pointer[error]
@@ -535,6 +538,9 @@ func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hin
 func (s *Signal) Fail(err error) {
 	if err != nil {
 		s.failure.Store(boxErr(err))
+		if t := s.failTo.Load(); t != nil {
+			t.Fail(err)
+		}
 	}
 }
 

@@ -6,7 +6,7 @@
 // gpu/module) are KERNEL_DISPATCH packets, Record a BARRIER_AND whose
 // completion signal is the event's, WaitEvent a BARRIER_AND on it (more
 // than five events chain packets), copies, fills and host functions
-// AGENT_DISPATCH packets (the copy engine on rocm).
+// AGENT_DISPATCH packets (which rocr hands to the copy engine on rocm).
 //
 // Dependencies know reads from writes. A kernel reads a buffer through a
 // read-only pointer (const T* in its source, .is_const or .access

@@ -17,8 +17,9 @@ func init() {
 
 // launchHostWork submits one AGENT_DISPATCH packet that runs w after the
 // last users of the buffers it reads and writes, and becomes their last
-// user: a host callback (w.Host) or a native call (w.Native). Agents with
-// a hardware ring run either on the host once the stream drains.
+// user: a host callback (w.Host) or a native call (w.Native). On an agent
+// without a native stream, rocr runs a native call with stream 0 as host
+// work in stream order.
 func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	op := w.Op
 	if s == nil {
@@ -40,10 +41,6 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 		}
 	}
 	c := s.core()
-	if w.Native != nil && core.CopierOf(s.Device().Agent()) != nil {
-		native := w.Native
-		w = &hostwork.Work{Op: op, Host: func() error { return native(0) }}
-	}
 	if w.Host != nil {
 		id := hostref.RegisterCallback(w.Host)
 		if err := c.Agent(op, rocr.AgentCallback, [4]uint64{id}, 0, uses...); err != nil {

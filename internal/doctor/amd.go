@@ -6,6 +6,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // Hints shared by several checks.
@@ -101,19 +103,14 @@ func (c *checker) amd() {
 	}
 
 	// The user-space runtime.
-	rocmPath, _ := s.env("ROCM_PATH")
-	var dirs []searchDir
-	if rocmPath = strings.TrimSpace(rocmPath); rocmPath != "" {
-		dirs = append(dirs, searchDir{path.Join(rocmPath, "lib"), true})
-	}
-	dirs = append(dirs, searchDir{"/opt/rocm/lib", true})
-	lib := s.findLibrary("libhsa-runtime64.so.1", "HIPGO_ROCM_LIB", dirs)
+	lib := s.findLibrary(vendorlib.ROCm)
 	if lib.Path == "" {
-		c.add(bad, lib.Name, "install ROCm (the rocm-hip-runtime package) or Debian's libhsa-runtime64-1, or set HIPGO_ROCM_LIB to the library's path", "%s", lib.describe())
+		c.add(bad, lib.Name, vendorlib.ROCm.Hint+", or set "+vendorlib.ROCm.Env+" to the library's path", "%s", lib.describe())
 	} else {
 		c.add(OK, lib.Name, "", "%s", lib.describe())
 	}
-	release := c.rocmRelease(rocmPath, lib)
+	rocmPath, _ := s.env("ROCM_PATH")
+	release := c.rocmRelease(strings.TrimSpace(rocmPath), lib)
 
 	// Kernel driver and runtime side by side: out of step is the most
 	// common ROCm failure, and hsa_init's status rarely says so.

@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // Library is where a shared library was found, or where it was looked for.
@@ -87,16 +89,19 @@ func (s *System) ldSoConf(file string, depth int) []string {
 // findLibrary looks for name. An override variable, when set, names the only
 // path the driver tries; otherwise the loader's directories come first, then
 // dirs (with whether the driver loads from each).
-func (s *System) findLibrary(name, override string, dirs []searchDir) Library {
-	lib := Library{Name: name}
-	if v, ok := s.env(override); ok && strings.TrimSpace(v) != "" {
-		p := strings.TrimSpace(v)
-		lib.Override = override
+func (s *System) findLibrary(vl *vendorlib.Library) Library {
+	lib := Library{Name: vl.Name}
+	if p, from, ok := vl.Override(s.env); ok {
+		lib.Override = from
 		lib.Looked = []string{p}
 		if s.exists(p) {
 			lib.found(s, p, true)
 		}
 		return lib
+	}
+	var dirs []searchDir
+	for _, d := range vl.Dirs(s.env) {
+		dirs = append(dirs, searchDir{d.Path, d.Loadable})
 	}
 	var all []searchDir
 	for _, d := range s.loaderDirs() {
@@ -113,7 +118,7 @@ func (s *System) findLibrary(name, override string, dirs []searchDir) Library {
 		if lib.Path != "" {
 			continue
 		}
-		if p := path.Join(d.dir, name); s.exists(p) {
+		if p := path.Join(d.dir, vl.Name); s.exists(p) {
 			lib.found(s, p, d.loadable)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 const hintNvidiaContainer = "in a container, run with the NVIDIA container toolkit: docker run --gpus all"
@@ -65,15 +67,12 @@ func (c *checker) nvidia() {
 		c.add(OK, "/dev/nvidia*", "", "%s accessible", strings.Join(ok, ", "))
 	}
 
-	lib := s.findLibrary("libcuda.so.1", "HIPGO_CUDA_LIBRARY", []searchDir{
-		{"/usr/local/cuda/lib64", false},
-		{"/usr/lib/wsl/lib", false},
-	})
+	lib := s.findLibrary(vendorlib.CUDA)
 	switch {
 	case lib.Path == "":
-		c.add(bad, lib.Name, "install the NVIDIA driver's user-space library (libcuda1 / nvidia-driver-libs / libnvidia-compute), or set HIPGO_CUDA_LIBRARY to its path", "%s", lib.describe())
+		c.add(bad, lib.Name, vendorlib.CUDA.Hint+", or set "+vendorlib.CUDA.Env+" to its path", "%s", lib.describe())
 	case !lib.Loadable:
-		c.add(Fail, lib.Name, "add its directory to LD_LIBRARY_PATH or set HIPGO_CUDA_LIBRARY="+lib.Path, "%s, which the dynamic loader does not search", lib.describe())
+		c.add(Fail, lib.Name, "add its directory to LD_LIBRARY_PATH or set "+vendorlib.CUDA.Env+"="+lib.Path, "%s, which the dynamic loader does not search", lib.describe())
 	default:
 		c.add(OK, lib.Name, "", "%s", lib.describe())
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -22,9 +21,6 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 	defer s.mu.Unlock()
 	if c := s.captureOf(); c != nil {
 		return s.captureAgent(c, op, fn, args, pin, uses)
-	}
-	if c := CopierOf(s.dev.Agent()); c != nil {
-		return s.onCopier(op, c, fn, args, pin, uses)
 	}
 	f, err := s.newFence(op)
 	if err != nil {
@@ -69,27 +65,6 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 	e := s.Push()
 	e.fence, e.pin = f, pin
 	return s.Submit(unsafe.Pointer(&p), AgentHeader, e)
-}
-
-// onCopier runs an agent-dispatch operation where the stream's queue is a
-// hardware ring that cannot: it waits on the host for the stream's work and
-// the buffers' last users, then runs the operation on the agent's copy
-// engine. It is synchronous, so stream order holds.
-func (s *Stream) onCopier(op string, c rocr.Copier, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
-	if pin != 0 {
-		defer hostref.UnpinHost(pin)
-	}
-	if err := s.drain(); err != nil {
-		return err
-	}
-	for _, u := range uses {
-		if u.M != nil {
-			if err := u.M.Settle(); err != nil {
-				return gpu.Wrap(op, err)
-			}
-		}
-	}
-	return gpu.Wrap(op, RunOnCopier(s.dev.Agent(), c, fn, args))
 }
 
 // drain waits on the host for every packet of the stream; s is locked.

@@ -71,9 +71,6 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 			}
 		}
 	}
-	if c := CopierOf(e.dev.Agent()); c != nil {
-		return gpu.Wrap(op, RunOnCopier(e.dev.Agent(), c, fn, args))
-	}
 	e.mu.Lock()
 	q, err := e.queue()
 	if err != nil {

@@ -29,15 +29,15 @@ type Fence struct {
 }
 
 // fences pools fences by the kind of signal they hold: rocr's soft signals
-// (key nil) serve every agent but those with a SignalFactory (rocm), whose
-// packets carry the runtime's own signals.
+// (key nil) serve every agent but those whose packets carry their
+// runtime's own signals (rocr's Agent.OwnSignals: rocm).
 var fences struct {
 	mu   sync.Mutex
 	free map[*rocr.Agent][]*Fence
 }
 
 func signalKind(a *rocr.Agent) *rocr.Agent {
-	if _, ok := a.Driver().(rocr.SignalFactory); ok {
+	if a.OwnSignals() {
 		return a
 	}
 	return nil

@@ -69,7 +69,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	if len(pkts) == 0 {
 		return nil
 	}
-	if CopierOf(s.dev.Agent()) != nil {
+	if !s.q.BatchesAgentWork() {
 		for i := range pkts {
 			if pkts[i].Agent {
 				return gpu.Errorf(gpu.ErrorNotSupported, op, "node %s: copies, fills and host functions in graphs need a queue that runs agent packets", pkts[i].Name)

@@ -1,12 +1,10 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -221,59 +219,4 @@ func srcMem(src *RectEnd) *Mem {
 		return nil
 	}
 	return src.M
-}
-
-// rectOnCopier carries a 2-D or 3-D copy out on a copy engine: in one
-// rectangular copy where the engine takes it (rocr.RectCopier), else row
-// by row, each row one linear copy, Go memory rows staged as linear copies
-// stage them.
-func rectOnCopier(a *rocr.Agent, c rocr.Copier, id uint64) error {
-	r3, err := rocr.TakeRect(id)
-	if err != nil {
-		return gpu.Wrap("copy engine", err)
-	}
-	if rc, ok := c.(rocr.RectCopier); ok && !r3.Fill && r3.DstHost == nil && r3.SrcHost == nil && r3.Width > 0 && r3.Height > 0 {
-		err := waitCopy(a, func(done *rocr.Signal) error { return rc.CopyRectAsync(r3, nil, done) })
-		if !errors.Is(err, rocr.ErrNotSupported) {
-			return err
-		}
-	}
-	for z := uint64(0); z < max(r3.Depth, 1); z++ {
-		if err := rowsOnCopier(a, c, r3.Slice(z)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func rowsOnCopier(a *rocr.Agent, c rocr.Copier, r *rocr.Rect) error {
-	for y := uint64(0); y < r.Height; y++ {
-		var args [4]uint64
-		fn := rocr.AgentCopy
-		switch {
-		case r.Fill:
-			fn, args = rocr.AgentFill, [4]uint64{r.Dst + y*r.DstPitch, uint64(r.Value), r.Width, 1}
-		default:
-			args = [4]uint64{r.Dst + y*r.DstPitch, r.Src + y*r.SrcPitch, r.Width, 0}
-			if r.DstHost != nil {
-				args[0] = hostref.PinHost(r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width])
-				args[3] |= rocr.CopyDstHost
-			}
-			if r.SrcHost != nil {
-				args[1] = hostref.PinHost(r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width])
-				args[3] |= rocr.CopySrcHost
-			}
-		}
-		err := RunOnCopier(a, c, fn, args)
-		if args[3]&rocr.CopyDstHost != 0 {
-			hostref.UnpinHost(args[0])
-		}
-		if args[3]&rocr.CopySrcHost != 0 {
-			hostref.UnpinHost(args[1])
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -106,4 +106,13 @@
 // after it (the race detector sees the barrier). GridSync in any other
 // dispatch fails it; a group that fails, or a cancelled dispatch, breaks
 // the barrier so that no group waits forever.
+// # Files
+//
+// Every driver keeps one file per concept under the same name: driver.go
+// (registration, Open), agent.go, memory.go (pools), code.go (loading
+// code: here Go kernels and their sets), exec.go (the executor of a soft
+// queue; queue.go for hardware rings), signal.go and lib.go (where the
+// driver has its own signals and library; this one has neither). Here also:
+// group.go (what a kernel sees), atomic.go, occupancy.go, racemem.go and
+// sanitize.go (race and sanitizer builds).
 package cpu

@@ -1,9 +1,7 @@
 package cpu
 
 import (
-	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -68,87 +66,3 @@ func physicalMemory() uint64 {
 	}
 	return 8 << 30
 }
-
-type agent struct {
-	id      int
-	pools   []rocr.PoolDriver
-	managed *pool
-}
-
-// ManagedPool implements rocr.ManagedMemory.
-func (a *agent) ManagedPool() (rocr.PoolDriver, error) { return a.managed, nil }
-
-func (a *agent) Info() rocr.AgentInfo {
-	procs := runtime.GOMAXPROCS(0)
-	mem := a.pools[0].Info().Size
-	return rocr.AgentInfo{
-		Name:             fmt.Sprintf("cpu%d", a.id),
-		Vendor:           "hipgo",
-		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),
-		Type:             rocr.DeviceCPU,
-		ISA:              ISA,
-		Wavefront:        1,
-		ComputeUnits:     procs,
-		MaxWorkGroupSize: 1024,
-		MaxWorkGroupDim:  [3]int{1024, 1024, 1024},
-		MaxGridSize:      [3]uint64{1<<32 - 1, 1<<32 - 1, 1<<32 - 1},
-		MaxGrid:          1<<64 - 1,
-		QueueMinSize:     2,
-		QueueMaxSize:     1 << 17,
-		QueuesMax:        4096,
-		GroupMemSize:     GroupMemory,
-		MaxDynamicGroup:  GroupMemory,
-		TotalMemory:      mem,
-		ClockMHz:         1000,
-		UUID:             fmt.Sprintf("CPU-%08x", a.id),
-		Node:             a.id,
-		DriverVersion:    runtime.Version(),
-		Profiling:        true,
-	}
-}
-
-func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
-
-// Close gives the pools' memory back to the system: ShutDown calls it after
-// freeing every allocation.
-func (a *agent) Close() error {
-	var first error
-	for _, p := range append(a.pools, a.managed) {
-		if p, ok := p.(*pool); ok {
-			if err := p.heap.close(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
-}
-
-func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
-	if code.Kind != rocr.CodeGo {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
-	}
-	set, ok := code.Go.(*Set)
-	if !ok || set == nil {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
-	}
-	exe := &executable{}
-	for i, k := range set.Kernels {
-		if k == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
-		}
-		// Names are unique within a set, as symbols are within a code
-		// object; other sets may reuse them.
-		for _, o := range set.Kernels[:i] {
-			if o != nil && o.name == k.name {
-				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
-			}
-		}
-		exe.syms = append(exe.syms, k.sym)
-	}
-	return exe, nil
-}
-
-type executable struct{ syms []rocr.KernelSymbol }
-
-func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
-func (e *executable) Destroy() error               { return nil }

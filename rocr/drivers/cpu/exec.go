@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -355,26 +354,18 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
 		}
 		kernarg = hostmem.At(uintptr(p.KernargAddress))
-		for i := range k.sym.Args {
-			arg := &k.sym.Args[i]
-			if arg.Kind != rocr.ArgGlobalBuffer {
-				continue
-			}
-			addr := *(*uintptr)(unsafe.Add(kernarg, arg.Offset))
-			if addr == 0 {
-				continue
-			}
-			if st, err := rocr.CheckPointer(e.agent, addr); err != nil {
-				return rocr.Errorf(st, "dispatch", "kernel %s argument %s: %w", k.name, arg.Name, err)
-			}
+		err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
 			if j.strict {
 				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
 			}
 			if j.sanitize {
 				if a := rocr.FindAllocation(addr); a != nil {
-					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, arg.ReadOnly})
+					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, k.readOnly[i]})
 				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
@@ -472,92 +463,35 @@ func (e *executor) checkRange(addr, n uintptr) error {
 	return err
 }
 
-func (e *executor) bytes(addr uint64, n uint64, host bool, what string) ([]byte, error) {
-	if host {
-		b, err := rocr.PinnedBytes(addr, n)
-		if err != nil {
-			return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
-		}
-		return b, nil
-	}
-	if err := e.checkRange(uintptr(addr), uintptr(n)); err != nil {
-		return nil, rocr.Errorf(rocr.StatusOf(err), "copy", "%s: %w", what, err)
-	}
-	return hostmem.Bytes(uintptr(addr), uintptr(n)), nil
-}
-
-func (e *executor) AgentDispatch(q *rocr.Queue, p *aql.AgentDispatch) error {
-	switch p.Type {
+// AgentWork carries out a copy, fill or host callback on the processor
+// goroutine: the agent's memory is host memory.
+func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
+	switch w.Kind {
 	case rocr.AgentCopy:
-		n := p.Arg[2]
-		if n == 0 {
+		if w.Size == 0 {
 			return nil
 		}
-		dst, err := e.bytes(p.Arg[0], n, p.Arg[3]&rocr.CopyDstHost != 0, "destination")
-		if err != nil {
-			return err
+		copy(w.Dst.Bytes(w.Size), w.Src.Bytes(w.Size))
+		if w.Dst.Host == nil {
+			markRange(w.Dst.Addr, uintptr(w.Size))
 		}
-		src, err := e.bytes(p.Arg[1], n, p.Arg[3]&rocr.CopySrcHost != 0, "source")
-		if err != nil {
-			return err
-		}
-		copy(dst, src)
-		if p.Arg[3]&rocr.CopyDstHost == 0 {
-			markRange(uintptr(p.Arg[0]), uintptr(n))
-		}
-		return nil
 	case rocr.AgentFill:
-		es, count := p.Arg[3], p.Arg[2]
-		if es != 1 && es != 2 && es != 4 && es != 8 {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
-		}
-		if count == 0 {
+		if w.Size == 0 {
 			return nil
 		}
-		if count > (1<<63)/es {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
-		}
-		b, err := e.bytes(p.Arg[0], count*es, false, "destination")
-		if err != nil {
-			return err
-		}
-		fill(b, p.Arg[1], int(es))
-		markRange(uintptr(p.Arg[0]), uintptr(count*es))
-		return nil
+		fill(w.Dst.Bytes(w.Size), w.Pattern, w.ElemSize)
+		markRange(w.Dst.Addr, uintptr(w.Size))
 	case rocr.AgentRect:
-		r, err := rocr.TakeRect(p.Arg[0])
-		if err != nil {
-			return err
-		}
-		return r.Rows(func(addr, n uint64, what string) ([]byte, error) { return e.bytes(addr, n, false, what) })
-	case rocr.AgentCallback:
-		f, ok := hostref.TakeCallback(p.Arg[0])
-		if !ok {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
-		}
-		return runCallback(f)
-	case rocr.AgentNative:
-		// No native stream: the call is host work in queue order.
-		f, ok := hostref.TakeNative(p.Arg[0])
-		if !ok {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0])
-		}
-		return runCallback(func() error { return f(0) })
+		// rocr checked the descriptor's ranges.
+		return w.Rect.Rows(func(addr, n uint64, _ string) ([]byte, error) {
+			return hostmem.Bytes(uintptr(addr), uintptr(n)), nil
+		})
+	default:
+		// Host callbacks, and native calls: no native stream, so the call
+		// is host work in queue order.
+		return w.RunHost(0)
 	}
-	return rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
-}
-
-func runCallback(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = rocr.Errorf(rocr.StatusErrorException, "callback", "host callback panicked: %v", r)
-		}
-	}()
-	err = f()
-	if rocr.IsNilValue(err) {
-		return rocr.Errorf(rocr.StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
-	}
-	return err
+	return nil
 }
 
 func fill(b []byte, pattern uint64, es int) {

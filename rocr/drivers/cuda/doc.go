@@ -1,5 +1,6 @@
 // Package cuda is hipgo's agent for NVIDIA GPUs, over the CUDA driver API.
-// It opens libcuda.so.1 at run time with purego (no cgo, no SDK) and
+// It opens libcuda.so.1 (or $HIPGO_CUDA_LIBRARY; see internal/vendorlib) at
+// run time with purego (no cgo, no SDK) and
 // registers itself with rocr as the driver "cuda", priority 20: after rocm,
 // before cpu. A missing library or device is an error wrapping
 // rocr.ErrNotSupported, so rocr.Init goes on to the next driver.
@@ -56,4 +57,14 @@
 // Occupancy (rocr.Occupancy) is the driver's own calculator,
 // cuOccupancyMaxPotentialBlockSize and
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
+//
+// # Files
+//
+// driver.go, agent.go (a device), memory.go, code.go (modules and
+// kernels), signal.go (signal memory the GPU sees), lib.go (libcuda's entry
+// points) as in every driver; the executor by concern: exec.go (the
+// executor, its thread and context), launch.go, copy.go and rect.go
+// (copies and fills), barrier.go, completion.go (lazy completion signals),
+// timestamp.go (GPU clock calibration), teardown.go; fastcall.go is the
+// launch path's call into C.
 package cuda

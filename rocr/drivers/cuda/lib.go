@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -10,6 +9,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -116,20 +116,13 @@ var lib struct {
 	err  error
 }
 
-// libraryName can be overridden for tests of the absent-library path.
-var libraryName = "libcuda.so.1"
-
 // load opens libcuda once per process; the handle is never closed (libcuda
 // does not survive dlclose well, and a later Init reuses it).
 func load() (*api, error) {
 	lib.once.Do(func() {
-		name := libraryName
-		if v := os.Getenv("HIPGO_CUDA_LIBRARY"); v != "" {
-			name = v
-		}
-		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, _, err := vendorlib.CUDA.Open()
 		if err != nil {
-			lib.err = rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA driver: cannot open %s: %v", name, err)
+			lib.err = rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
 			return
 		}
 		lib.err = lib.api.resolve(h)

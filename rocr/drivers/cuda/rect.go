@@ -61,18 +61,9 @@ type memcpy3D struct {
 // cuMemcpy2DAsync, cuMemcpy3DAsync or cuMemsetD2D8Async (per slice), or a
 // row loop where libcuda lacks them. Pageable ends are staged or written before the call returns, as
 // for cuMemcpyAsync, so the descriptor may go when it does.
-func (e *executor) rect(id uint64) error {
-	r, err := rocr.TakeRect(id)
-	if err != nil {
-		return err
-	}
+func (e *executor) rect(r *rocr.Rect) error {
 	if r.Width == 0 || r.Height == 0 {
 		return nil
-	}
-	if r.DstHost == nil {
-		if err := e.checkRange(r.Dst, r.DstExtent(), "destination"); err != nil {
-			return err
-		}
 	}
 	if r.Fill {
 		for z := uint64(0); z < max(r.Depth, 1); z++ {
@@ -81,11 +72,6 @@ func (e *executor) rect(id uint64) error {
 			}
 		}
 		return nil
-	}
-	if r.SrcHost == nil {
-		if err := e.checkRange(r.Src, r.SrcExtent(), "source"); err != nil {
-			return err
-		}
 	}
 	if r.Depth > 1 {
 		return e.rect3D(r)

@@ -5,7 +5,8 @@
 //
 // # What it does
 //
-// Open loads libhsa-runtime64.so.1 with purego (no cgo): $HIPGO_ROCM_LIB if
+// Open loads libhsa-runtime64.so.1 with purego (no cgo) through
+// internal/vendorlib: $HIPGO_ROCM_LIBRARY (or the older $HIPGO_ROCM_LIB) if
 // set, else the dynamic linker's search path, $ROCM_PATH/lib and
 // /opt/rocm/lib. A missing library is an error wrapping rocr.ErrNotSupported
 // that lists the paths tried. hsa_init failing, as it does without
@@ -40,9 +41,12 @@
 // A GPU cannot run hipgo's AGENT_DISPATCH copy and fill packets. The agent
 // offers CopyAsync (hsa_amd_memory_async_copy, ordered by dependency
 // signals, decrementing a completion signal) and FillAsync
-// (hsa_amd_memory_fill, or a staged copy for patterns it cannot express),
-// which the gpu layer calls in their place. Both ends must lie in this
-// driver's pool allocations; Go memory is staged through host memory.
+// (hsa_amd_memory_fill, or a staged copy for patterns it cannot express)
+// as rocr.Copier: rocr hands each AGENT_DISPATCH copy and fill of a queue
+// to them, with a dependency signal the queue sets once the packets ahead
+// are done and a completion signal the queue waits for (rocr/hwagent.go).
+// Both ends must lie in this driver's pool allocations; rocr stages Go
+// memory through host memory and runs host callbacks itself.
 //
 // Code objects load with hsa_code_object_reader_create_from_memory (from a
 // copy outside the Go heap, which ROCR may keep pointing at),
@@ -93,4 +97,11 @@
 //	HIPGO_DRIVER=rocm HIPGO_REQUIRE=hsa,rocm-lib,rocm go test -race ./rocr/drivers/rocm/
 //
 // or build it here with CGO_ENABLED=0 go test -c and run the binary there.
+//
+// # Files
+//
+// driver.go, agent.go, memory.go (pools), code.go, queue.go (hardware
+// rings), signal.go, lib.go as in every driver; api.go is the slice of
+// ROCR the driver calls (the tests' fake implements it), copy.go the copy
+// engine.
 package rocm

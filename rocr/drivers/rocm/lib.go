@@ -1,10 +1,7 @@
 package rocm
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -12,29 +9,22 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// LibraryEnv names an environment variable holding the path of
-// libhsa-runtime64.so.1 to use instead of searching for it.
-const LibraryEnv = "HIPGO_ROCM_LIB"
+// LibraryEnv names the environment variable holding the path of
+// libhsa-runtime64.so.1 to use instead of searching for it (the older
+// HIPGO_ROCM_LIB is read too).
+var LibraryEnv = vendorlib.ROCm.Env
 
 // LibraryName is the ROCR library the driver opens.
-const LibraryName = "libhsa-runtime64.so.1"
+var LibraryName = vendorlib.ROCm.Name
 
-// libraryPaths lists where the library is looked for, in order: $HIPGO_ROCM_LIB,
-// the dynamic linker's search path, $ROCM_PATH/lib, /opt/rocm/lib.
-func libraryPaths() []string {
-	var out []string
-	if p := strings.TrimSpace(os.Getenv(LibraryEnv)); p != "" {
-		return []string{p}
-	}
-	out = append(out, LibraryName)
-	if r := strings.TrimSpace(os.Getenv("ROCM_PATH")); r != "" {
-		out = append(out, filepath.Join(r, "lib", LibraryName))
-	}
-	return append(out, filepath.Join("/opt/rocm/lib", LibraryName))
-}
+// libraryPaths lists where the library is looked for, in order: the
+// override, else the dynamic linker's search path, $ROCM_PATH/lib,
+// /opt/rocm/lib (internal/vendorlib).
+func libraryPaths() []string { return vendorlib.ROCm.Candidates(os.LookupEnv) }
 
 // lib is hsaAPI over libhsa-runtime64 through purego. Every call is one
 // purego.SyscallN; pointers passed to C point at Go memory that lives for
@@ -115,22 +105,11 @@ func openLibrary() (hsaAPI, error) {
 
 // loadLibrary opens the first of paths that loads.
 func loadLibrary(paths []string) (*lib, error) {
-	var tried []string
-	var h uintptr
-	l := &lib{}
-	for _, p := range paths {
-		var err error
-		h, err = purego.Dlopen(p, purego.RTLD_NOW|purego.RTLD_LOCAL)
-		if err == nil {
-			l.path = p
-			break
-		}
-		tried = append(tried, fmt.Sprintf("%s (%v)", p, err))
+	h, p, err := vendorlib.ROCm.OpenFrom(paths)
+	if err != nil {
+		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
 	}
-	if h == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen",
-			"ROCm runtime not found: tried %s; install ROCm or libhsa-runtime64-1, or set %s", strings.Join(tried, ", "), LibraryEnv)
-	}
+	l := &lib{path: p}
 	for _, s := range l.symbols() {
 		p, err := purego.Dlsym(h, s.name)
 		if err != nil {

@@ -18,6 +18,10 @@ type Kernel struct {
 	handle uint64
 	run    func(g *Group, kernarg unsafe.Pointer)
 	sym    rocr.KernelSymbol
+	// buffers are the global-buffer arguments, for ownership checks;
+	// readOnly[i] says whether buffers[i] is declared read-only.
+	buffers  []rocr.BufferArg
+	readOnly []bool
 	// groupMem is the static group memory the kernel declares.
 	groupMem uint32
 	// labels carry the kernel's name to CPU profiles (LabelKernel); made
@@ -118,6 +122,10 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}
 		k.sym.Args = append(k.sym.Args, arg)
+		if arg.Kind == rocr.ArgGlobalBuffer {
+			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
+			k.readOnly = append(k.readOnly, arg.ReadOnly)
+		}
 	}
 	for _, o := range opts {
 		o(k)
@@ -175,3 +183,33 @@ func (s *Set) Code() *rocr.Code {
 	}
 	return c
 }
+
+func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
+	if code.Kind != rocr.CodeGo {
+		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
+	}
+	set, ok := code.Go.(*Set)
+	if !ok || set == nil {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+	}
+	exe := &executable{}
+	for i, k := range set.Kernels {
+		if k == nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
+		}
+		// Names are unique within a set, as symbols are within a code
+		// object; other sets may reuse them.
+		for _, o := range set.Kernels[:i] {
+			if o != nil && o.name == k.name {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
+			}
+		}
+		exe.syms = append(exe.syms, k.sym)
+	}
+	return exe, nil
+}
+
+type executable struct{ syms []rocr.KernelSymbol }
+
+func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
+func (e *executable) Destroy() error               { return nil }

@@ -19,8 +19,8 @@ type kernel struct {
 	argEnd     uint32  // end of the last PTX parameter: the only size cuLaunchKernel accepts
 	static     uint32  // static shared memory, bytes
 	maxThreads uint32
-	dynLimit   atomic.Uint32 // dynamic shared memory the function is configured for
-	buffers    []uint32      // kernarg offsets of global-buffer arguments, for ownership checks
+	dynLimit   atomic.Uint32    // dynamic shared memory the function is configured for
+	buffers    []rocr.BufferArg // global-buffer arguments, for ownership checks
 	dead       atomic.Bool
 }
 
@@ -201,7 +201,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 		}
 		k.argEnd = max(k.argEnd, a.Offset+a.Size)
 		if a.Kind == rocr.ArgGlobalBuffer && a.Size == 8 {
-			k.buffers = append(k.buffers, a.Offset)
+			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(a.Offset)})
 		}
 	}
 	return k, nil

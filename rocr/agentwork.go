@@ -1,0 +1,222 @@
+package rocr
+
+import (
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
+	"math"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/aql"
+)
+
+// AgentWork is one AGENT_DISPATCH packet as rocr hands it to an agent:
+// decoded, its registrations taken and its ranges checked, once for every
+// driver. Executors carry it out (Executor.AgentWork); on a hardware queue
+// rocr carries it out itself with the agent's Copier.
+type AgentWork struct {
+	// Kind is the packet's function code: AgentCopy, AgentFill,
+	// AgentRect, AgentCallback or AgentNative.
+	Kind uint16
+	// Dst is the destination of a copy or fill, Src the source of a copy.
+	Dst, Src CopyEnd
+	// Size is the number of bytes a copy or fill writes (0: nothing to do).
+	Size uint64
+	// Pattern, ElemSize and Count describe a fill: Count elements of
+	// ElemSize bytes (1, 2, 4 or 8), each the low bytes of Pattern in
+	// little-endian order.
+	Pattern  uint64
+	ElemSize int
+	Count    uint64
+	// Rect is a 2-D copy or fill (AgentRect).
+	Rect *Rect
+	// Completion is the handle of the packet's completion signal (0: none).
+	Completion uint64
+
+	call   func() error
+	native hostref.NativeFunc
+}
+
+// CopyEnd is one end of a copy: pool memory that the agent may touch, or
+// pinned Go memory (a pageable host buffer) that holds the copy's bytes.
+type CopyEnd struct {
+	Addr uintptr
+	Host []byte
+}
+
+// Ptr is the end's address for a driver call. For Go memory it is valid
+// while the packet's pin holds the slice (until its completion signal).
+func (c CopyEnd) Ptr() uintptr {
+	if c.Host != nil {
+		return uintptr(unsafe.Pointer(unsafe.SliceData(c.Host)))
+	}
+	return c.Addr
+}
+
+// Bytes is the end as a slice of n bytes; pool memory must be host
+// accessible (the cpu agent's).
+func (c CopyEnd) Bytes(n uint64) []byte {
+	if c.Host != nil {
+		return c.Host[:n]
+	}
+	return hostmem.Bytes(c.Addr, uintptr(n))
+}
+
+// maxAgentBytes bounds a fill's extent so that it is a valid slice length.
+const maxAgentBytes = math.MaxInt64
+
+// decode fills w from p for agent a. It takes the packet's registrations
+// (callback, native call, 2-D descriptor), so a packet is decoded once.
+func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
+	*w = AgentWork{Kind: p.Type, Completion: p.CompletionSignal}
+	var err error
+	switch p.Type {
+	case AgentCopy:
+		n, flags := p.Arg[2], p.Arg[3]
+		if n == 0 {
+			return nil
+		}
+		if w.Dst, err = copyEnd(a, "copy", p.Arg[0], n, flags&CopyDstHost != 0, "destination"); err != nil {
+			return err
+		}
+		if w.Src, err = copyEnd(a, "copy", p.Arg[1], n, flags&CopySrcHost != 0, "source"); err != nil {
+			return err
+		}
+		w.Size = n
+		return nil
+	case AgentFill:
+		es, count := p.Arg[3], p.Arg[2]
+		if es != 1 && es != 2 && es != 4 && es != 8 {
+			return Errorf(StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
+		}
+		w.Pattern, w.ElemSize = p.Arg[1], int(es)
+		if count == 0 {
+			return nil
+		}
+		if count > maxAgentBytes/es {
+			return Errorf(StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
+		}
+		if w.Dst, err = copyEnd(a, "fill", p.Arg[0], count*es, false, "destination"); err != nil {
+			return err
+		}
+		w.Count, w.Size = count, count*es
+		return nil
+	case AgentRect:
+		if w.Rect, err = TakeRect(p.Arg[0]); err != nil {
+			return err
+		}
+		return w.Rect.checkRanges(a)
+	case AgentCallback:
+		f, ok := hostref.TakeCallback(p.Arg[0])
+		if !ok {
+			return Errorf(StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
+		}
+		w.call = f
+		return nil
+	case AgentNative:
+		f, ok := hostref.TakeNative(p.Arg[0])
+		if !ok {
+			return Errorf(StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0])
+		}
+		w.native = f
+		return nil
+	}
+	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
+}
+
+// copyEnd checks one end of n bytes: a pinned Go slice at least n long, or
+// a range in one live allocation the agent may access.
+func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (CopyEnd, error) {
+	if host {
+		b, err := PinnedBytes(v, n)
+		if err != nil {
+			return CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+		}
+		return CopyEnd{Host: b}, nil
+	}
+	if v == 0 {
+		return CopyEnd{}, Errorf(StatusErrorInvalidArgument, op, "%s: null address", what)
+	}
+	if _, err := CheckRange(a, uintptr(v), uintptr(n)); err != nil {
+		return CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+	}
+	return CopyEnd{Addr: uintptr(v)}, nil
+}
+
+// RunHost runs an AgentCallback's host function, or an AgentNative call
+// with stream (0 where the agent has no native stream), on the calling
+// goroutine. A panic or a nil error value of a non-nil type fails the
+// packet instead of the process.
+func (w *AgentWork) RunHost(stream uintptr) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(StatusErrorException, "callback", "host callback panicked: %v", r)
+		}
+	}()
+	switch {
+	case w.call != nil:
+		err = w.call()
+	case w.native != nil:
+		err = w.native(stream)
+	default:
+		return Errorf(StatusErrorInvalidPacketFormat, "callback", "agent work %#x has no host function", w.Kind)
+	}
+	if IsNilValue(err) {
+		return Errorf(StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
+	}
+	return err
+}
+
+// BufferArg is a kernel argument that holds a global buffer's address.
+type BufferArg struct {
+	Offset uintptr
+	Name   string // for errors; empty: named by offset
+}
+
+// CheckBufferArgs applies the ownership rules to the buffer arguments of
+// one dispatch, as every agent does: each non-null address must lie in an
+// allocation agent a may access. visit, if not nil, sees each address that
+// passed (index into args).
+func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg, visit func(i int, addr uintptr)) error {
+	for i := range args {
+		addr := *(*uintptr)(hostmem.At(kernarg + args[i].Offset))
+		if addr == 0 {
+			continue
+		}
+		if st, err := CheckPointer(a, addr); err != nil {
+			if args[i].Name != "" {
+				return Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
+			}
+			return Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", kernel, args[i].Offset, err)
+		}
+		if visit != nil {
+			visit(i, addr)
+		}
+	}
+	return nil
+}
+
+// checkRanges validates a 2-D or 3-D descriptor and checks that its pool
+// memory ends lie in allocations agent a may access.
+func (r *Rect) checkRanges(a *Agent) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if r.Width == 0 || r.Height == 0 {
+		return nil
+	}
+	op := "copy 2d"
+	if r.Depth > 1 {
+		op = "copy 3d"
+	}
+	if r.DstHost == nil {
+		if _, err := copyEnd(a, op, r.Dst, r.DstExtent(), false, "destination"); err != nil {
+			return err
+		}
+	}
+	if !r.Fill && r.SrcHost == nil {
+		if _, err := copyEnd(a, op, r.Src, r.SrcExtent(), false, "source"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

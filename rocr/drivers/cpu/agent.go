@@ -1,0 +1,63 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// agent is one software GPU: its pools; its queues are executors.
+type agent struct {
+	id      int
+	pools   []rocr.PoolDriver
+	managed *pool
+}
+
+// ManagedPool implements rocr.ManagedMemory.
+func (a *agent) ManagedPool() (rocr.PoolDriver, error) { return a.managed, nil }
+
+func (a *agent) Info() rocr.AgentInfo {
+	procs := runtime.GOMAXPROCS(0)
+	mem := a.pools[0].Info().Size
+	return rocr.AgentInfo{
+		Name:             fmt.Sprintf("cpu%d", a.id),
+		Vendor:           "hipgo",
+		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),
+		Type:             rocr.DeviceCPU,
+		ISA:              ISA,
+		Wavefront:        1,
+		ComputeUnits:     procs,
+		MaxWorkGroupSize: 1024,
+		MaxWorkGroupDim:  [3]int{1024, 1024, 1024},
+		MaxGridSize:      [3]uint64{1<<32 - 1, 1<<32 - 1, 1<<32 - 1},
+		MaxGrid:          1<<64 - 1,
+		QueueMinSize:     2,
+		QueueMaxSize:     1 << 17,
+		QueuesMax:        4096,
+		GroupMemSize:     GroupMemory,
+		MaxDynamicGroup:  GroupMemory,
+		TotalMemory:      mem,
+		ClockMHz:         1000,
+		UUID:             fmt.Sprintf("CPU-%08x", a.id),
+		Node:             a.id,
+		DriverVersion:    runtime.Version(),
+		Profiling:        true,
+	}
+}
+
+func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
+
+// Close gives the pools' memory back to the system: ShutDown calls it after
+// freeing every allocation.
+func (a *agent) Close() error {
+	var first error
+	for _, p := range append(a.pools, a.managed) {
+		if p, ok := p.(*pool); ok {
+			if err := p.heap.close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

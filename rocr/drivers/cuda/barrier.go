@@ -1,0 +1,154 @@
+package cuda
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// awaitIssue waits on the host until the queue named by dependency s's
+// completer has queued the work that completes s, or s completed. It gives
+// up when this queue is destroyed.
+func (e *executor) awaitIssue(s *rocr.Signal, i int) (rocr.Completer, uint64, error) {
+	for n := 0; ; n++ {
+		c, seq := s.Deferred()
+		if c == nil || seq != 0 || s.Load(rocr.Acquire) <= 0 {
+			return c, seq, nil
+		}
+		if e.queue.Destroyed() {
+			return nil, 0, rocr.Errorf(rocr.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
+		}
+		if n < 1000 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+}
+
+// waitEvent makes b's stream wait for e's work up to completion seq with
+// CUDA's own event (cuEventRecord on e, cuStreamWaitEvent on b), the
+// fastest cross-stream edge the driver has. One event serves every
+// waiter: a wait binds to the record current at the call, and a later
+// record only covers more. It reports false when e has no event.
+func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	if e.event == 0 || e.stream == 0 {
+		return false, nil
+	}
+	if e.evSeq < seq {
+		v := e.issued.Load()
+		if v < seq {
+			return false, nil
+		}
+		if r := b.sa.call(e.api.cuEventRecord, e.event, e.stream); r != cudaSuccess {
+			return false, cuErr("barrier", "cuEventRecord", r)
+		}
+		e.evSeq = v
+	}
+	if r := b.sa.call(e.api.cuStreamWaitEvent, b.stream, e.event, 0); r != cudaSuccess {
+		return false, cuErr("barrier", "cuStreamWaitEvent", r)
+	}
+	return true, nil
+}
+
+// Barrier resolves BARRIER_AND on the GPU: the stream waits until each
+// dependency's value in signal memory is 0. BARRIER_OR, and dependencies a
+// GPU cannot see, are waited for here on the host.
+func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error {
+	if or || !e.memops {
+		if err := rocr.WaitBarrier(p, or); err != nil {
+			return e.fail(err)
+		}
+	} else {
+		for i, h := range p.DepSignal {
+			if h == 0 {
+				continue
+			}
+			s, err := e.signal(h)
+			if err != nil {
+				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
+			}
+			c, seq := s.Deferred()
+			if c != nil && c != rocr.Completer(e) && seq == 0 {
+				// Its queue has not queued the work yet: wait until it has
+				// (or the signal completed some other way).
+				if c, seq, err = e.awaitIssue(s, i); err != nil {
+					return e.fail(err)
+				}
+				if seq == 0 {
+					c = nil // completed without being queued (its packet failed)
+				}
+			}
+			if c != nil {
+				if c == rocr.Completer(e) {
+					continue // an earlier packet of this stream: in order already
+				}
+				if o, ok := c.(*executor); ok && o.memops && o.progDev != 0 {
+					if e.waitedOn == o && e.waitedSeq >= seq {
+						continue
+					}
+					e.ctx()
+					if o.dev.ctx == e.dev.ctx {
+						ok, err := o.waitEvent(e, seq)
+						if err != nil {
+							return e.fail(err)
+						}
+						if ok {
+							e.waitedOn, e.waitedSeq = o, seq
+							continue
+						}
+					}
+					// The other queue's progress word (in portable pinned
+					// memory, so another device's too): one GPU wait, no
+					// host round trip.
+					o.Flush(seq)
+					if o.dev.ctx != e.dev.ctx {
+						e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // the flush made o's current
+					}
+					if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, o.progDev, uintptr(seq), streamWaitValueGEQ); r != cudaSuccess {
+						return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
+					}
+					e.waitedOn, e.waitedSeq = o, seq
+					continue
+				}
+				c.Flush(seq)
+				e.ctx()
+				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // a flush may have made another context current
+			}
+			if s.Load(rocr.Acquire) == 0 {
+				// Already satisfied: its producer's failure, if any, is known.
+				if ferr := s.Err(); ferr != nil {
+					return e.fail(rocr.Errorf(rocr.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
+				}
+				continue
+			}
+			dev := devAddr(s.Addr())
+			if dev == 0 {
+				var one rocr.BarrierPacket
+				one.DepSignal[0] = h
+				if err := rocr.WaitBarrier(&one, false); err != nil {
+					return e.fail(err)
+				}
+				continue
+			}
+			e.ctx()
+			if r := e.sa.call(e.api.cuStreamWaitValue64, e.stream, dev, 0, streamWaitValueEQ); r != cudaSuccess {
+				return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
+			}
+		}
+	}
+	if h := p.CompletionSignal; h != 0 {
+		// A barrier with a completion signal is an event record: it always
+		// carries the GPU time at which it passed.
+		if s, err := e.signal(h); err == nil && s.Addr() != 0 && s.WantsTimestamps() {
+			e.ctx()
+			if err := e.stamp(s.Addr()+24, s.Addr()+32); err != nil {
+				return e.fail(err)
+			}
+		}
+	}
+	return e.complete(p.CompletionSignal)
+}

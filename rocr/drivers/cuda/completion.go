@@ -1,0 +1,199 @@
+package cuda
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// deferred is a completion signal whose packet's work is queued on the
+// stream: the host completes it once the progress counter reaches seq.
+type deferred struct {
+	sig *rocr.Signal
+	seq uint64
+	arm uint64 // sig.Armed() when deferred
+}
+
+// complete has the host complete signal h once the work queued so far is
+// done: the signal is deferred to the progress count (no driver call).
+func (e *executor) complete(h uint64) error {
+	if h == 0 {
+		return nil
+	}
+	s, err := e.signal(h)
+	if err != nil {
+		return e.fail(err)
+	}
+	if !e.memops || e.progDev == 0 {
+		// No GPU write possible: wait for the stream, complete on the host.
+		if err := e.sync(); err != nil {
+			return err
+		}
+		s.Sub(1, rocr.Release)
+		return nil
+	}
+	e.lazyMu.Lock()
+	if e.rn == len(e.ring) {
+		// Every slot holds a signal nobody has observed: let the stream
+		// catch up, which completes them all.
+		e.lazyMu.Unlock()
+		if err := e.sync(); err != nil {
+			return e.fail(err)
+		}
+		e.drain(nil)
+		e.lazyMu.Lock()
+	}
+	e.seq++
+	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq, arm: s.Armed()}
+	e.rn++
+	e.lazyMu.Unlock()
+	e.issued.Store(e.seq)
+	s.Defer(e.ref, e.seq)
+	return nil
+}
+
+// Flush queues a write of the progress count that covers seq, unless one
+// is queued already (rocr.Completer). It runs on any goroutine, beside
+// the executor's own calls: the value written is the count of work queued
+// before the write.
+func (e *executor) Flush(seq uint64) {
+	if e.flushed.Load() >= seq {
+		return
+	}
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	v := e.issued.Load()
+	if e.flushed.Load() >= seq || v < seq || e.stream == 0 {
+		return
+	}
+	runtime.LockOSThread()
+	e.fsa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	r := e.fsa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(v), 0)
+	runtime.UnlockOSThread()
+	if r == cudaSuccess {
+		e.flushed.Store(v)
+	}
+}
+
+// awaitArgs are argument blocks for Await, which may run on several
+// goroutines at once and blocks in the driver.
+var awaitArgs = sync.Pool{New: func() any { return new(sysArgs) }}
+
+// Await synchronizes the stream on the caller's thread when seq is the
+// last completion queued (a Synchronize of the stream's tail): the
+// driver's own wait, as a native program does, instead of a progress write
+// and a poll. For an earlier packet, which the stream may be far past, it
+// declines (rocr.Completer).
+func (e *executor) Await(seq uint64) bool {
+	v := e.issued.Load()
+	if seq != v || e.settled.Load() >= seq {
+		return false
+	}
+	sa := awaitArgs.Get().(*sysArgs)
+	defer awaitArgs.Put(sa)
+	e.flushMu.Lock()
+	stream := e.stream
+	e.flushMu.Unlock()
+	if stream == 0 {
+		return false
+	}
+	runtime.LockOSThread()
+	sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	r := sa.call(e.api.cuStreamSynchronize, stream)
+	runtime.UnlockOSThread()
+	if r != cudaSuccess {
+		return false // the poller reports the failure and completes the signals
+	}
+	e.lazyMu.Lock()
+	e.completeUpTo(v, nil)
+	e.lazyMu.Unlock()
+	return true
+}
+
+// CompleterRef is what the executor's signals carry (rocr.CompleterOf).
+func (e *executor) CompleterRef() *rocr.CompleterRef { return e.ref }
+
+// Settle completes the deferred signals whose work the progress count
+// says is done (rocr.Completer).
+func (e *executor) Settle() { e.settle() }
+
+func (e *executor) settle() {
+	p := uint64(e.progress.Load(rocr.Acquire))
+	if p <= e.settled.Load() {
+		return
+	}
+	e.lazyMu.Lock()
+	e.completeUpTo(p, nil)
+	e.lazyMu.Unlock()
+}
+
+// completeUpTo completes deferred signals up to seq p, failed with err if
+// not nil. The caller holds lazyMu.
+func (e *executor) completeUpTo(p uint64, err error) {
+	for e.rn > 0 && e.ring[e.rhead].seq <= p {
+		d := &e.ring[e.rhead]
+		s, arm := d.sig, d.arm
+		*d = deferred{}
+		e.rhead = (e.rhead + 1) % len(e.ring)
+		e.rn--
+		if s.Armed() != arm {
+			continue // re-armed since: this completion is no longer awaited
+		}
+		s.Undefer()
+		if err != nil {
+			s.Fail(err)
+		}
+		s.Sub(1, rocr.Release)
+	}
+	if p > e.settled.Load() {
+		e.settled.Store(p)
+	}
+}
+
+// drain completes every deferred signal once the stream is idle (after
+// sync), failed with err if the stream failed.
+func (e *executor) drain(err error) {
+	e.lazyMu.Lock()
+	e.completeUpTo(e.issued.Load(), err)
+	e.lazyMu.Unlock()
+}
+
+// completeHost completes signal h on the host once the stream is idle.
+func completeHost(h uint64) {
+	if h == 0 {
+		return
+	}
+	if s, err := rocr.SignalFromHandle(h); err == nil {
+		s.SetTimestamps(rocr.Now(), rocr.Now())
+		s.Sub(1, rocr.Release)
+	}
+}
+
+// Poll runs on the processor goroutine every millisecond while the queue
+// is idle: it flushes the progress count so that signals nobody waits on
+// still complete, and reports an asynchronous failure of the work in
+// flight (a kernel that faulted: CUDA makes the error sticky and the
+// progress write never lands). On a failure it completes every deferred
+// signal with the error, so no waiter hangs, and returns it to fail the
+// queue.
+func (e *executor) Poll() error {
+	if !e.bound || !e.memops {
+		return nil
+	}
+	issued := e.issued.Load()
+	e.Flush(issued)
+	e.settle()
+	if e.settled.Load() >= issued {
+		return nil
+	}
+	r := e.sa.call(e.api.cuStreamQuery, e.stream)
+	if r == cudaSuccess || r == cudaNotReady {
+		return nil
+	}
+	err := cuErr("stream", "work in flight failed: cuStreamQuery", r)
+	e.lazyMu.Lock()
+	e.completeUpTo(issued, err)
+	e.lazyMu.Unlock()
+	return err
+}
