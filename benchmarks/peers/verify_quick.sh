@@ -57,7 +57,6 @@ fi
 # Stream-ordered 4 KiB allocation and the pitched 8192x8192 copy, beside
 # native C's (native-chain.txt: alloc_async_4k, memcpy2d_8192).
 if [ -z "${NO_BENCH:-}" ]; then
-  [ -x "$G/gpu_buffer.test" ] && (cd "$G" && timeout 60 ./gpu_buffer.test -test.run '^$' -test.bench 'Alloc4K' -test.count 3 -test.benchmem) > "$OUT/alloc4k.txt" 2>&1
-  [ -x "$G/gpu_stream.test" ] && (cd "$G" && timeout 90 ./gpu_stream.test -test.run '^$' -test.bench 'Copy2D' -test.benchtime 50x -test.count 3) > "$OUT/copy2d.txt" 2>&1
+  [ -x "$G/benchmarks.test" ] && (cd "$G" && timeout 40 ./benchmarks.test -test.run '^$' -test.bench 'AllocAsync4K' -test.benchtime 20000x -test.count 3 -test.benchmem; timeout 60 ./benchmarks.test -test.run '^$' -test.bench 'Copy2D' -test.benchtime 50x -test.count 3) > "$OUT/pool-copy2d.txt" 2>&1
 fi
 cat "$OUT/tests.txt"

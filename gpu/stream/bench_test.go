@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/buffer"
-	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/cputest"
@@ -136,47 +134,4 @@ func BenchmarkCrossStreamDependency(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkCopy2D copies a width×height float32 sub-matrix between two
-// pitched allocations (hipMemcpy2DAsync), 8192×8192 on a GPU, beside a
-// linear copy of the same bytes; gpu-ns/op and GB/s from gputest.
-func BenchmarkCopy2D(b *testing.B) {
-	dev := gputest.Device(b)
-	n := 8192
-	if dev.Properties().IsCPU {
-		n = 1024
-	}
-	s, err := stream.New(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Destroy()
-	src, err := buffer.NewPitched[float32](dev, n+64, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Free()
-	dst, err := buffer.NewPitched[float32](dev, n+64, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer dst.Free()
-	bytes := gputest.Bytes(2 * 4 * int64(n) * int64(n)) // read and written
-	b.Run("pitched", func(b *testing.B) {
-		gputest.Benchmark(b, s, func() error { return stream.Copy2D(s, dst.View(), src.View().At(32, 0), n, n) }, bytes)
-	})
-	b.Run("linear", func(b *testing.B) {
-		x, err := buffer.New[float32](dev, n*n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer x.Free()
-		y, err := buffer.New[float32](dev, n*n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer y.Free()
-		gputest.Benchmark(b, s, func() error { return s.Copy(y, 0, x, 0, n*n) }, bytes)
-	})
 }
