@@ -1,0 +1,155 @@
+package collective
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// Comm is one rank of a communicator (an ncclComm_t): a device, its rank
+// and the number of ranks. Its methods and the collectives that take it
+// are safe from several goroutines; the ranks of one communicator must
+// issue their collectives in the same order, as NCCL requires.
+type Comm struct {
+	dev        *gpu.Device
+	rank, size int
+	be         backend
+	closer     io.Closer // a rendezvous store this rank serves, closed with the communicator
+
+	mu      sync.Mutex // guards the fields below; held while work is queued
+	state   commState
+	group   *Group
+	streams map[*stream.Stream]struct{} // where work was queued: Destroy waits for them
+}
+
+type commState int
+
+const (
+	live commState = iota
+	destroyed
+	aborted
+)
+
+// backend carries out one rank's work.
+type backend interface {
+	// work returns the stream work that carries out ops in order: a host
+	// function (cpu agents) or a call on the agent's native stream.
+	work(ops []*call) (host func() error, native func(stream uintptr) error)
+	// destroy releases the rank once its queued work has run.
+	destroy() error
+	// abort stops the rank's pending work now and releases it.
+	abort() error
+}
+
+func newComm(dev *gpu.Device, rank, size int, be backend) *Comm {
+	return &Comm{dev: dev, rank: rank, size: size, be: be, streams: map[*stream.Stream]struct{}{}}
+}
+
+// Rank is this communicator's rank, in [0, Size).
+func (c *Comm) Rank() int {
+	if c == nil {
+		return -1
+	}
+	return c.rank
+}
+
+// Size is the number of ranks.
+func (c *Comm) Size() int {
+	if c == nil {
+		return 0
+	}
+	return c.size
+}
+
+// Device is the device this rank runs on.
+func (c *Comm) Device() *gpu.Device {
+	if c == nil {
+		return nil
+	}
+	return c.dev
+}
+
+func (c *Comm) String() string {
+	if c == nil {
+		return "communicator (nil)"
+	}
+	return "rank " + itoa(c.rank) + " of " + itoa(c.size) + " on " + c.dev.String()
+}
+
+// usable reports a nil, destroyed or aborted communicator; the caller
+// holds c.mu.
+func (c *Comm) usable(op string) error {
+	switch c.state {
+	case destroyed:
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "%s was destroyed", c)
+	case aborted:
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "%s was aborted", c)
+	}
+	return nil
+}
+
+// Destroy waits for the work queued through the communicator (it
+// synchronizes the streams that work went to) and releases this rank
+// (ncclCommDestroy). Work queued by other ranks that waits for this one
+// fails once this rank is gone; work this rank queued needs its peers, as
+// in NCCL: a peer that never joins an operation keeps Destroy waiting
+// (Abort does not wait).
+func (c *Comm) Destroy() error {
+	const op = "collective destroy"
+	if c == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
+	}
+	c.mu.Lock()
+	if err := c.usable(op); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.state = destroyed
+	streams := make([]*stream.Stream, 0, len(c.streams))
+	for s := range c.streams {
+		streams = append(streams, s)
+	}
+	c.streams = nil
+	c.mu.Unlock()
+	for _, s := range streams {
+		// A stream's failure is the stream's to report, not Destroy's.
+		_ = s.Synchronize()
+	}
+	err := c.be.destroy()
+	if c.closer != nil {
+		err = errors.Join(err, c.closer.Close())
+	}
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
+// Abort stops this rank now (ncclCommAbort): its pending operations, and
+// other ranks' operations waiting for it, fail on their streams; the rank
+// is released without waiting for them.
+func (c *Comm) Abort() error {
+	const op = "collective abort"
+	if c == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
+	}
+	c.mu.Lock()
+	if err := c.usable(op); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.state = aborted
+	c.streams = nil
+	c.mu.Unlock()
+	err := c.be.abort()
+	if c.closer != nil {
+		err = errors.Join(err, c.closer.Close())
+	}
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package collective_test
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/collective"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// The package's tests run on four cpu agents unless the environment says
+// otherwise (a GPU run sets HIPGO_DRIVER); a test re-executed as another
+// process's rank keeps what its parent set.
+func TestMain(m *testing.M) {
+	if os.Getenv("HIPGO_DRIVER") == "" {
+		os.Setenv("HIPGO_DRIVER", "cpu")
+	}
+	if os.Getenv("HIPGO_CPU_AGENTS") == "" {
+		os.Setenv("HIPGO_CPU_AGENTS", "4")
+	}
+	os.Setenv("NCCL_NVLS_ENABLE", "0")
+	os.Exit(m.Run())
+}
+
+// driver is the driver the tests run on.
+func driver() string {
+	if d := os.Getenv("HIPGO_DRIVER"); d != "" {
+		return d
+	}
+	return "cpu"
+}
+
+// ranks is a communicator over n devices with a stream per rank, released
+// when the test ends.
+type ranks struct {
+	comms   []*collective.Comm
+	streams []*stream.Stream
+}
+
+func newRanks(t *testing.T, n int) *ranks {
+	t.Helper()
+	devs := gputest.Devices(t, driver(), n)
+	comms, err := collective.NewAll(devs...)
+	require.NoError(t, err)
+	r := &ranks{comms: comms}
+	for _, d := range devs {
+		s, err := stream.New(d)
+		require.NoError(t, err)
+		r.streams = append(r.streams, s)
+	}
+	t.Cleanup(func() {
+		for _, c := range r.comms {
+			_ = c.Destroy() // some tests destroy or abort them first
+		}
+		for _, s := range r.streams {
+			_ = s.Destroy()
+		}
+	})
+	return r
+}
+
+// upload makes a buffer on dev holding v, freed when the test ends.
+func upload[T collective.Element](t testing.TB, dev *gpu.Device, v []T) *buffer.Buffer[T] {
+	t.Helper()
+	b, err := buffer.FromSlice(dev, v)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Free() })
+	return b
+}
+
+func zeros[T collective.Element](t testing.TB, dev *gpu.Device, n int) *buffer.Buffer[T] {
+	t.Helper()
+	return upload(t, dev, make([]T, n))
+}
+
+func read[T collective.Element](t testing.TB, b *buffer.Buffer[T]) []T {
+	t.Helper()
+	v, err := b.ToSlice()
+	require.NoError(t, err)
+	return v
+}
+
+// within fails t if f does not return within d: a collective that hangs
+// is a failure, not a stuck test binary.
+func within(t *testing.T, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not finish within %v", what, d)
+	}
+}
+
+// parallel runs f for every rank on its own goroutine and waits.
+func parallel(n int, f func(r int)) {
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(r)
+		}()
+	}
+	wg.Wait()
+}
+
+func name(parts ...any) string { return fmt.Sprint(parts...) }
