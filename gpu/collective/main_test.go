@@ -118,3 +118,5 @@ func parallel(n int, f func(r int)) {
 }
 
 func name(parts ...any) string { return fmt.Sprint(parts...) }
+
+func newDevs(t *testing.T, n int) []*gpu.Device { return gputest.Devices(t, driver(), n) }
