@@ -87,15 +87,31 @@ func (g *Group) End() error {
 	if g == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil group")
 	}
-	g.mu.Lock()
-	if g.ended {
-		g.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorIllegalState, op, "the group has already ended")
+	// Every communicator stays locked until its operations are queued, so
+	// an operation racing End lands after the group's. A communicator is
+	// in one open group at a time and nothing else locks two, so this
+	// cannot deadlock.
+	for _, c := range g.comms {
+		c.mu.Lock()
 	}
+	defer func() {
+		for _, c := range g.comms {
+			c.mu.Unlock()
+		}
+	}()
+	g.mu.Lock()
+	ended := g.ended
 	g.ended = true
 	ops := g.ops
 	g.mu.Unlock()
-	g.detach(g.comms)
+	if ended {
+		return gpu.Errorf(gpu.ErrorIllegalState, op, "the group has already ended")
+	}
+	for _, c := range g.comms {
+		if c.group == g {
+			c.group = nil
+		}
+	}
 	for _, c := range g.comms {
 		var s *stream.Stream
 		for _, k := range ops[c] {
@@ -111,12 +127,10 @@ func (g *Group) End() error {
 		if len(ops[c]) == 0 {
 			continue
 		}
-		c.mu.Lock()
 		err := c.usable(op)
 		if err == nil {
 			err = c.submit(op, ops[c])
 		}
-		c.mu.Unlock()
 		if err != nil && first == nil {
 			first = err
 		}

@@ -87,6 +87,13 @@ func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
 		if err := b.gone[from]; err != nil {
 			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", from, err)
 		}
+		// A collective needs every rank: one that left fails it, even
+		// while this rank still waits for another.
+		for r, err := range b.gone {
+			if coll && err != nil && len(b.q[1][r]) == 0 {
+				return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", r, err)
+			}
+		}
 		b.cond.Wait()
 	}
 }
