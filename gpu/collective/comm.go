@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
@@ -45,7 +46,25 @@ type backend interface {
 }
 
 func newComm(dev *gpu.Device, rank, size int, be backend) *Comm {
-	return &Comm{dev: dev, rank: rank, size: size, be: be, streams: map[*stream.Stream]struct{}{}}
+	c := &Comm{dev: dev, rank: rank, size: size, be: be, streams: map[*stream.Stream]struct{}{}}
+	if f, ok := be.(interface{ setFail(func(error)) }); ok {
+		f.setFail(c.failStreams)
+	}
+	return c
+}
+
+// failStreams fails every stream the communicator queued work on with an
+// asynchronous error, after the work already there.
+func (c *Comm) failStreams(err error) {
+	c.mu.Lock()
+	streams := make([]*stream.Stream, 0, len(c.streams))
+	for s := range c.streams {
+		streams = append(streams, s)
+	}
+	c.mu.Unlock()
+	for _, s := range streams {
+		_ = hostwork.Launch(s, &hostwork.Work{Op: "collective", Host: func() error { return err }})
+	}
 }
 
 // Rank is this communicator's rank, in [0, Size).

@@ -106,6 +106,7 @@ func syncErr(t *testing.T, s *stream.Stream) error {
 }
 
 func TestMismatchFailsEveryRank(t *testing.T) {
+	cpuOnly(t)
 	r := newRanks(t, 2)
 	a := zeros[float32](t, r.comms[0].Device(), 4)
 	b := zeros[float32](t, r.comms[1].Device(), 8)
@@ -119,6 +120,7 @@ func TestMismatchFailsEveryRank(t *testing.T) {
 }
 
 func TestRecvMismatch(t *testing.T) {
+	cpuOnly(t)
 	r := newRanks(t, 2)
 	a := zeros[float32](t, r.comms[0].Device(), 4)
 	b := zeros[int32](t, r.comms[1].Device(), 4)
@@ -129,6 +131,7 @@ func TestRecvMismatch(t *testing.T) {
 }
 
 func TestPeerLeaves(t *testing.T) {
+	cpuOnly(t)
 	r := newRanks(t, 3)
 	a := zeros[float64](t, r.comms[0].Device(), 2)
 	require.NoError(t, collective.AllReduce(r.comms[0], r.streams[0], a, a, collective.Sum))
@@ -139,6 +142,7 @@ func TestPeerLeaves(t *testing.T) {
 }
 
 func TestAbort(t *testing.T) {
+	cpuOnly(t)
 	r := newRanks(t, 2)
 	a := zeros[float64](t, r.comms[0].Device(), 2)
 	b := zeros[float64](t, r.comms[1].Device(), 2)
@@ -237,6 +241,7 @@ func TestDependencies(t *testing.T) {
 // Destroy races collectives issued from other goroutines: every call
 // returns nil or ErrorInvalidHandle, and every stream finishes.
 func TestDestroyRacesCollectives(t *testing.T) {
+	cpuOnly(t)
 	for iter := range 10 {
 		r := newRanks(t, 3)
 		bufs := make([]*buffer.Buffer[float32], 3)

@@ -120,3 +120,12 @@ func parallel(n int, f func(r int)) {
 func name(parts ...any) string { return fmt.Sprint(parts...) }
 
 func newDevs(t *testing.T, n int) []*gpu.Device { return gputest.Devices(t, driver(), n) }
+
+// cpuOnly skips t on GPUs: it checks what only the cpu agents' backend
+// detects (NCCL hangs or computes garbage on mismatched operations).
+func cpuOnly(t *testing.T) {
+	t.Helper()
+	if driver() != "cpu" {
+		t.Skipf("checks the cpu agents' backend, not %s", driver())
+	}
+}
