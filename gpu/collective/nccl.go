@@ -359,7 +359,10 @@ type vendorRankBE struct {
 	comm uintptr
 	node int
 
-	mu     sync.Mutex
+	// use is held shared by every call that uses comm and exclusively
+	// while it is released, so no call touches a released communicator.
+	use    sync.RWMutex
+	mu     sync.Mutex // guards the fields below
 	closed bool
 	failed error
 	fail   func(error) // set by the Comm: fails the streams it used
@@ -397,20 +400,24 @@ func (r *vendorRankBE) watch() {
 			return
 		case <-t.C:
 		}
+		r.use.Lock()
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
+			r.use.Unlock()
 			return
 		}
 		err := r.asyncErr("collective")
 		if err == nil {
 			r.mu.Unlock()
+			r.use.Unlock()
 			continue
 		}
 		r.failed, r.closed = err, true
 		fail := r.fail
 		r.mu.Unlock()
 		_ = r.a.onDevice(r.node, func() error { r.a.call(r.a.fns["CommAbort"], r.comm); return nil })
+		r.use.Unlock()
 		if fail != nil {
 			fail(err)
 		}
@@ -450,6 +457,8 @@ func (r *vendorRankBE) issue(k *call, stream uintptr) error {
 }
 
 func (r *vendorRankBE) run(ops []*call, stream uintptr) error {
+	r.use.RLock()
+	defer r.use.RUnlock()
 	r.mu.Lock()
 	failed, closed := r.failed, r.closed
 	r.mu.Unlock()
@@ -493,7 +502,12 @@ func (r *vendorRankBE) work(ops []*call) (func() error, func(uintptr) error) {
 	}
 }
 
+// release waits for calls in progress (they only queue work, but
+// NCCL's first collective may wait for its peers to connect) and then
+// destroys or aborts the communicator.
 func (r *vendorRankBE) release(fn string) error {
+	r.use.Lock()
+	defer r.use.Unlock()
 	r.mu.Lock()
 	closed := r.closed
 	r.closed = true
