@@ -1,6 +1,7 @@
 package collective_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/collective"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cabi"
 )
 
 // The package's tests run on four cpu agents unless the environment says
@@ -49,6 +51,7 @@ func newRanks(t *testing.T, n int) *ranks {
 	t.Helper()
 	devs := gputest.Devices(t, driver(), n)
 	comms, err := collective.NewAll(devs...)
+	skipUnsupported(t, err)
 	require.NoError(t, err)
 	r := &ranks{comms: comms}
 	for _, d := range devs {
@@ -128,4 +131,18 @@ func cpuOnly(t *testing.T) {
 	if driver() != "cpu" {
 		t.Skipf("checks the cpu agents' backend, not %s", driver())
 	}
+}
+
+// skipUnsupported skips t when the collective library is missing here,
+// unless HIPGO_REQUIRE names it (nccl, rccl).
+func skipUnsupported(t testing.TB, err error) {
+	t.Helper()
+	if !errors.Is(err, gpu.ErrNotSupported) {
+		return
+	}
+	lib := map[string]string{"cuda": "nccl", "rocm": "rccl"}[driver()]
+	if lib != "" && cabi.Required(lib) {
+		t.Fatalf("HIPGO_REQUIRE names %s: %v", lib, err)
+	}
+	t.Skipf("no collectives here: %v", err)
 }

@@ -34,6 +34,7 @@ func freePort(t *testing.T) int {
 // types.
 func scriptAsRank(t *testing.T) {
 	c, err := collective.FromEnv()
+	skipUnsupported(t, err)
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, c.Destroy()) }()
 	s, err := stream.New(c.Device())
@@ -54,6 +55,7 @@ func TestTwoProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a second process")
 	}
+	newDevs(t, 2) // rank 1 runs on device 1
 	port := strconv.Itoa(freePort(t))
 	env := map[string]string{"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "WORLD_SIZE": "2", "NCCL_NVLS_ENABLE": "0"}
 	for k, v := range env {
@@ -84,6 +86,8 @@ func TestNewRankOverTCP(t *testing.T) {
 	for n := 2; n <= 3; n++ {
 		t.Run(fmt.Sprint(n, " ranks"), func(t *testing.T) {
 			devs := newDevs(t, n)
+			_, err := collective.NewID(devs[0])
+			skipUnsupported(t, err)
 			st, err := collective.NewStore("127.0.0.1:"+strconv.Itoa(freePort(t)), true)
 			require.NoError(t, err)
 			defer st.Close()
