@@ -1,8 +1,6 @@
 package collective
 
 import (
-	"errors"
-	"io"
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -18,7 +16,6 @@ type Comm struct {
 	dev        *gpu.Device
 	rank, size int
 	be         backend
-	closer     io.Closer // a rendezvous store this rank serves, closed with the communicator
 
 	mu      sync.Mutex // guards the fields below; held while work is queued
 	state   commState
@@ -110,6 +107,34 @@ func (c *Comm) usable(op string) error {
 	return nil
 }
 
+// end marks the communicator destroyed or aborted and returns the
+// streams its work went to.
+func (c *Comm) end(op string, to commState) ([]*stream.Stream, error) {
+	if c == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(op); err != nil {
+		return nil, err
+	}
+	c.state = to
+	streams := make([]*stream.Stream, 0, len(c.streams))
+	for s := range c.streams {
+		streams = append(streams, s)
+	}
+	c.streams = nil
+	return streams, nil
+}
+
+// release releases the backend.
+func (c *Comm) release(op string, f func() error) error {
+	if err := f(); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return nil
+}
+
 // Destroy waits for the work queued through the communicator (it
 // synchronizes the streams that work went to) and releases this rank
 // (ncclCommDestroy). Work queued by other ranks that waits for this one
@@ -118,33 +143,15 @@ func (c *Comm) usable(op string) error {
 // (Abort does not wait).
 func (c *Comm) Destroy() error {
 	const op = "collective destroy"
-	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
-	}
-	c.mu.Lock()
-	if err := c.usable(op); err != nil {
-		c.mu.Unlock()
+	streams, err := c.end(op, destroyed)
+	if err != nil {
 		return err
 	}
-	c.state = destroyed
-	streams := make([]*stream.Stream, 0, len(c.streams))
-	for s := range c.streams {
-		streams = append(streams, s)
-	}
-	c.streams = nil
-	c.mu.Unlock()
 	for _, s := range streams {
 		// A stream's failure is the stream's to report, not Destroy's.
 		_ = s.Synchronize()
 	}
-	err := c.be.destroy()
-	if c.closer != nil {
-		err = errors.Join(err, c.closer.Close())
-	}
-	if err != nil {
-		return gpu.Wrap(op, err)
-	}
-	return nil
+	return c.release(op, c.be.destroy)
 }
 
 // Abort stops this rank now (ncclCommAbort): its pending operations, and
@@ -152,23 +159,8 @@ func (c *Comm) Destroy() error {
 // is released without waiting for them.
 func (c *Comm) Abort() error {
 	const op = "collective abort"
-	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
-	}
-	c.mu.Lock()
-	if err := c.usable(op); err != nil {
-		c.mu.Unlock()
+	if _, err := c.end(op, aborted); err != nil {
 		return err
 	}
-	c.state = aborted
-	c.streams = nil
-	c.mu.Unlock()
-	err := c.be.abort()
-	if c.closer != nil {
-		err = errors.Join(err, c.closer.Close())
-	}
-	if err != nil {
-		return gpu.Wrap(op, err)
-	}
-	return nil
+	return c.release(op, c.be.abort)
 }

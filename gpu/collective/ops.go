@@ -112,31 +112,59 @@ func mem[T Element](k *call, c *Comm, name string, b *buffer.Buffer[T]) (*core.M
 	return m, nil
 }
 
-func checkRank(k *call, name string, r int) error {
-	if r < 0 || r >= k.size {
-		return argErr(k.op, "%s %d is not a rank of %d", name, r, k.size)
+// prepare checks what every operation takes: the root or peer where the
+// kind has one, and send and recv where this rank uses them.
+func prepare[T Element](c *Comm, s *stream.Stream, kd kind, redop Op, peer int, send, recv *buffer.Buffer[T], useSend, useRecv bool) (*call, error) {
+	k, err := newCall[T](c, s, kd, redop)
+	if err != nil {
+		return nil, err
 	}
+	switch kd {
+	case kBroadcast, kReduce:
+		if peer < 0 || peer >= k.size {
+			return nil, argErr(k.op, "root %d is not a rank of %d", peer, k.size)
+		}
+	case kSend, kRecv:
+		if peer < 0 || peer >= k.size {
+			return nil, argErr(k.op, "peer %d is not a rank of %d", peer, k.size)
+		}
+	}
+	k.peer = peer
+	if useSend {
+		if k.send, err = mem(k, c, "send", send); err != nil {
+			return nil, err
+		}
+	}
+	if useRecv {
+		if k.recv, err = mem(k, c, "recv", recv); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
+}
+
+// sameLength reports send and recv of different lengths and sets the count.
+func sameLength(k *call) error {
+	if k.send.Len() != k.recv.Len() {
+		return argErr(k.op, "send holds %d elements, recv %d: want the same", k.send.Len(), k.recv.Len())
+	}
+	k.count = k.send.Len()
 	return nil
 }
+
+func isRoot(c *Comm, root int) bool { return c != nil && c.rank == root }
 
 // AllReduce reduces send over all ranks with op and leaves the result in
 // every rank's recv (ncclAllReduce). send and recv have the same length;
 // they may be the same buffer.
 func AllReduce[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T], op Op) error {
-	k, err := newCall[T](c, s, kAllReduce, op)
+	k, err := prepare(c, s, kAllReduce, op, 0, send, recv, true, true)
 	if err != nil {
 		return err
 	}
-	if k.send, err = mem(k, c, "send", send); err != nil {
+	if err := sameLength(k); err != nil {
 		return err
 	}
-	if k.recv, err = mem(k, c, "recv", recv); err != nil {
-		return err
-	}
-	if k.send.Len() != k.recv.Len() {
-		return argErr(k.op, "send holds %d elements, recv %d: want the same", k.send.Len(), k.recv.Len())
-	}
-	k.count = k.send.Len()
 	return c.enqueue(k)
 }
 
@@ -144,24 +172,14 @@ func AllReduce[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T
 // Only the root reads send (others may pass nil); on the root send and
 // recv have the same length and may be the same buffer.
 func Broadcast[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T], root int) error {
-	k, err := newCall[T](c, s, kBroadcast, Sum)
+	k, err := prepare(c, s, kBroadcast, Sum, root, send, recv, isRoot(c, root), true)
 	if err != nil {
 		return err
 	}
-	if err := checkRank(k, "root", root); err != nil {
-		return err
-	}
-	k.peer = root
-	if k.recv, err = mem(k, c, "recv", recv); err != nil {
-		return err
-	}
 	k.count = k.recv.Len()
-	if c.rank == root {
-		if k.send, err = mem(k, c, "send", send); err != nil {
+	if k.send != nil {
+		if err := sameLength(k); err != nil {
 			return err
-		}
-		if k.send.Len() != k.count {
-			return argErr(k.op, "send holds %d elements, recv %d: want the same", k.send.Len(), k.count)
 		}
 	}
 	return c.enqueue(k)
@@ -171,24 +189,14 @@ func Broadcast[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T
 // (ncclReduce). Only the root writes recv (others may pass nil); on the
 // root send and recv have the same length and may be the same buffer.
 func Reduce[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T], op Op, root int) error {
-	k, err := newCall[T](c, s, kReduce, op)
+	k, err := prepare(c, s, kReduce, op, root, send, recv, true, isRoot(c, root))
 	if err != nil {
 		return err
 	}
-	if err := checkRank(k, "root", root); err != nil {
-		return err
-	}
-	k.peer = root
-	if k.send, err = mem(k, c, "send", send); err != nil {
-		return err
-	}
 	k.count = k.send.Len()
-	if c.rank == root {
-		if k.recv, err = mem(k, c, "recv", recv); err != nil {
+	if k.recv != nil {
+		if err := sameLength(k); err != nil {
 			return err
-		}
-		if k.recv.Len() != k.count {
-			return argErr(k.op, "send holds %d elements, recv %d: want the same", k.count, k.recv.Len())
 		}
 	}
 	return c.enqueue(k)
@@ -198,14 +206,8 @@ func Reduce[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T], 
 // r×len(send) (ncclAllGather). recv holds Size×len(send) elements, so it
 // is a different buffer from send unless there is one rank.
 func AllGather[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T]) error {
-	k, err := newCall[T](c, s, kAllGather, Sum)
+	k, err := prepare(c, s, kAllGather, Sum, 0, send, recv, true, true)
 	if err != nil {
-		return err
-	}
-	if k.send, err = mem(k, c, "send", send); err != nil {
-		return err
-	}
-	if k.recv, err = mem(k, c, "recv", recv); err != nil {
 		return err
 	}
 	k.count = k.send.Len()
@@ -220,14 +222,8 @@ func AllGather[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T
 // (ncclReduceScatter). send holds Size×len(recv) elements, so it is a
 // different buffer from recv unless there is one rank.
 func ReduceScatter[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buffer[T], op Op) error {
-	k, err := newCall[T](c, s, kReduceScatter, op)
+	k, err := prepare(c, s, kReduceScatter, op, 0, send, recv, true, true)
 	if err != nil {
-		return err
-	}
-	if k.send, err = mem(k, c, "send", send); err != nil {
-		return err
-	}
-	if k.recv, err = mem(k, c, "recv", recv); err != nil {
 		return err
 	}
 	k.count = k.recv.Len()
@@ -240,15 +236,8 @@ func ReduceScatter[T Element](c *Comm, s *stream.Stream, send, recv *buffer.Buff
 // Send sends buf to rank peer, which receives it with Recv (ncclSend).
 // A rank that sends and receives in the same step puts both in a group.
 func Send[T Element](c *Comm, s *stream.Stream, buf *buffer.Buffer[T], peer int) error {
-	k, err := newCall[T](c, s, kSend, Sum)
+	k, err := prepare(c, s, kSend, Sum, peer, buf, nil, true, false)
 	if err != nil {
-		return err
-	}
-	if err := checkRank(k, "peer", peer); err != nil {
-		return err
-	}
-	k.peer = peer
-	if k.send, err = mem(k, c, "send", buf); err != nil {
 		return err
 	}
 	k.count = k.send.Len()
@@ -258,15 +247,8 @@ func Send[T Element](c *Comm, s *stream.Stream, buf *buffer.Buffer[T], peer int)
 // Recv receives into buf what rank peer sends with Send (ncclRecv); the
 // lengths must match.
 func Recv[T Element](c *Comm, s *stream.Stream, buf *buffer.Buffer[T], peer int) error {
-	k, err := newCall[T](c, s, kRecv, Sum)
+	k, err := prepare(c, s, kRecv, Sum, peer, nil, buf, false, true)
 	if err != nil {
-		return err
-	}
-	if err := checkRank(k, "peer", peer); err != nil {
-		return err
-	}
-	k.peer = peer
-	if k.recv, err = mem(k, c, "recv", buf); err != nil {
 		return err
 	}
 	k.count = k.recv.Len()
