@@ -46,6 +46,11 @@
 // errors) fails the stream like a faulting kernel, and carries NCCL's own
 // message where NCCL reported it.
 //
+// As in NCCL, an operation waits on its stream until every rank it needs
+// has reached it: a receive whose send never comes, or a collective one
+// rank never calls, waits until that rank is destroyed or aborted (on cpu
+// agents its stream then fails) or this rank is aborted.
+//
 // All functions are safe from several goroutines. They return once the
 // work is queued; NewAll and NewRank wait for every rank to join, Destroy
 // waits for the rank's queued work.
