@@ -98,18 +98,26 @@ func (r *cpuRank) run(ops []*call) error {
 	return nil
 }
 
-// payload is what rank r sends rank j for collective k.
-func (r *cpuRank) payload(k *call, send []byte, j int) []byte {
+// payload is what rank r sends rank j for collective k. Receivers only
+// read what they are sent, so one copy of send serves every rank that
+// gets all of it (shared, made on first use).
+func (r *cpuRank) payload(k *call, send []byte, j int, shared *[]byte) []byte {
+	whole := func() []byte {
+		if *shared == nil {
+			*shared = clone(send)
+		}
+		return *shared
+	}
 	switch k.kind {
 	case kAllReduce, kAllGather:
-		return clone(send)
+		return whole()
 	case kReduce:
 		if j == k.peer {
-			return clone(send)
+			return whole()
 		}
 	case kBroadcast:
 		if r.rank == k.peer {
-			return clone(send)
+			return whole()
 		}
 	case kReduceScatter:
 		n := k.count * k.esize
@@ -124,17 +132,17 @@ func (r *cpuRank) collective(k *call) error {
 		h.redop = 0
 	}
 	send := bytesOf(k.send)
+	var shared []byte
 	for j := 0; j < r.size; j++ {
 		if j != r.rank {
-			if err := r.tr.send(j, &msg{coll: true, h: h, data: r.payload(k, send, j)}); err != nil {
+			if err := r.tr.send(j, &msg{coll: true, h: h, data: r.payload(k, send, j, &shared)}); err != nil {
 				return err
 			}
 		}
 	}
-	// What each rank contributes to this one; this rank's own is read in
-	// place (its send buffer is not written before the result is built).
+	// What each rank contributes to this one, its own included.
 	parts := make([][]byte, r.size)
-	parts[r.rank] = r.payload(k, send, r.rank)
+	parts[r.rank] = r.payload(k, send, r.rank, &shared)
 	var mismatch error
 	for j := 0; j < r.size; j++ {
 		if j == r.rank {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/collective"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
@@ -114,4 +115,60 @@ func TestNewRankOverTCP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tcpRanks joins n ranks in this process through the TCP path.
+func tcpRanks(t *testing.T, n int) (*ranks, []*gpu.Device) {
+	devs := newDevs(t, n)
+	st, err := collective.NewStore("127.0.0.1:"+strconv.Itoa(freePort(t)), true)
+	require.NoError(t, err)
+	defer st.Close()
+	r := &ranks{comms: make([]*collective.Comm, n), streams: make([]*stream.Stream, n)}
+	within(t, time.Minute, "joining", func() {
+		parallel(n, func(i int) {
+			c, err := collective.Join(devs[i], st.Key("id"), i, n)
+			assert.NoError(t, err)
+			r.comms[i] = c
+		})
+	})
+	for i, d := range devs {
+		require.NotNil(t, r.comms[i])
+		s, err := stream.New(d)
+		require.NoError(t, err)
+		r.streams[i] = s
+	}
+	t.Cleanup(func() {
+		for i := range r.comms {
+			_ = r.comms[i].Destroy()
+			_ = r.streams[i].Destroy()
+		}
+	})
+	return r, devs
+}
+
+// Over TCP too, a rank that leaves or is aborted fails the operations
+// waiting for it, even where another rank mismatched.
+func TestTCPFailures(t *testing.T) {
+	cpuOnly(t)
+	r, devs := tcpRanks(t, 3)
+	a := zeros[float32](t, devs[0], 2)
+	b := zeros[float32](t, devs[1], 3)
+	require.NoError(t, collective.AllReduce(r.comms[0], r.streams[0], a, a, collective.Sum))
+	require.NoError(t, collective.AllReduce(r.comms[1], r.streams[1], b, b, collective.Sum))
+	require.NoError(t, r.comms[2].Destroy())
+	for i := range 2 {
+		err := syncErr(t, r.streams[i])
+		assert.ErrorContains(t, err, "rank 2: it left", "rank %d", i)
+		assert.ErrorIs(t, err, gpu.ErrorLaunchFailure, "rank %d", i)
+	}
+}
+
+func TestTCPAbortWakesPeer(t *testing.T) {
+	cpuOnly(t)
+	r, devs := tcpRanks(t, 2)
+	a := zeros[int64](t, devs[0], 2)
+	require.NoError(t, collective.Recv(r.comms[0], r.streams[0], a, 1))
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, r.comms[1].Abort())
+	assert.ErrorContains(t, syncErr(t, r.streams[0]), "rank 1")
 }
