@@ -178,10 +178,10 @@ func (r *cpuRank) collective(k *call) error {
 	recv := bytesOf(k.recv)
 	switch k.kind {
 	case kAllReduce, kReduceScatter:
-		copy(recv, r.reduce(k, parts))
+		r.reduce(k, recv, parts)
 	case kReduce:
 		if r.rank == k.peer {
-			copy(recv, r.reduce(k, parts))
+			r.reduce(k, recv, parts)
 		}
 	case kBroadcast:
 		copy(recv, parts[k.peer])
@@ -193,17 +193,16 @@ func (r *cpuRank) collective(k *call) error {
 	return nil
 }
 
-// reduce combines the parts in rank order, so every rank gets the same
-// bits.
-func (r *cpuRank) reduce(k *call, parts [][]byte) []byte {
-	acc := clone(parts[0])
+// reduce combines the parts into dst in rank order, so every rank gets
+// the same bits. The parts are copies, so dst may be this rank's send.
+func (r *cpuRank) reduce(k *call, dst []byte, parts [][]byte) {
+	copy(dst, parts[0])
 	for _, p := range parts[1:] {
-		k.red.combine(acc, p, k.redop)
+		k.red.combine(dst, p, k.redop)
 	}
 	if k.redop == Avg {
-		k.red.divide(acc, r.size)
+		k.red.divide(dst, r.size)
 	}
-	return acc
 }
 
 // clique is the ranks of a communicator made in one process: their
