@@ -140,7 +140,16 @@ func script[T collective.Element](t testing.TB, c *collective.Comm, s *stream.St
 func checkScript[T collective.Element](t testing.TB, size, rank int, got map[string][]T) {
 	want := expected[T](size, rank)
 	assert.Equal(t, len(want), len(got), "rank %d: results", rank)
+	var zero T
+	_, f32 := any(zero).(float32)
+	_, f64 := any(zero).(float64)
 	for k, w := range want {
+		if driver() != "cpu" && (f32 || f64) {
+			// NCCL averages floats by scaling each part before the sum,
+			// which may round differently from a sum then a division.
+			assert.InDeltaSlice(t, w, got[k], 1e-3, "rank %d of %d: %s", rank, size, k)
+			continue
+		}
 		assert.Equal(t, w, got[k], "rank %d of %d: %s", rank, size, k)
 	}
 }
