@@ -72,8 +72,10 @@ func TestBadArguments(t *testing.T) {
 	assert.ErrorIs(t, err, gpu.ErrorInvalidDevice)
 	_, err = collective.NewAll(dev, dev)
 	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
-	_, err = collective.NewRank(dev, collective.ID{}, 0, 1)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue, "an ID not made by NewID")
+	if driver() == "cpu" { // NCCL cannot tell a made-up ID: it tries to reach it
+		_, err = collective.NewRank(dev, collective.ID{}, 0, 1)
+		assert.ErrorIs(t, err, gpu.ErrorInvalidValue, "an ID not made by NewID")
+	}
 	_, err = collective.NewRank(dev, collective.ID{}, 2, 2)
 	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
 	_, err = collective.Join(dev, nil, 0, 1)
