@@ -15,7 +15,7 @@ G=${1:-gpu-tests}
 COUNT=${2:-5}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0 HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda,nccl,multi-gpu
+export NCCL_NVLS_ENABLE=0 HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda,nccl
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv
