@@ -243,8 +243,8 @@ func TestDependencies(t *testing.T) {
 	assert.Equal(t, []float32{1, 2, 3}, read(t, b))
 }
 
-// Destroy races collectives issued from other goroutines: every call
-// returns nil or ErrorInvalidHandle, and every stream finishes.
+// Destroy and Abort race collectives issued from other goroutines: every
+// call returns nil or ErrorInvalidHandle, and every stream finishes.
 func TestDestroyRacesCollectives(t *testing.T) {
 	cpuOnly(t)
 	for iter := range 10 {
@@ -269,8 +269,11 @@ func TestDestroyRacesCollectives(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
-				err := c.Destroy()
-				assert.NoError(t, err, "iteration %d rank %d", iter, i)
+				end := c.Destroy
+				if (iter+i)%3 == 0 {
+					end = c.Abort
+				}
+				assert.NoError(t, end(), "iteration %d rank %d", iter, i)
 			}()
 		}
 		within(t, 30*time.Second, "collectives racing Destroy", wg.Wait)
