@@ -1,0 +1,119 @@
+package collective
+
+import (
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu"
+)
+
+// header describes one rank's part of an operation, so that ranks can
+// check they run the same one.
+type header struct {
+	kind  kind
+	dt    dataType
+	redop Op
+	root  int32
+	count int64
+}
+
+func (h header) String() string {
+	s := h.kind.String() + " of " + itoa(int(h.count)) + " " + h.dt.String()
+	switch h.kind {
+	case kAllReduce, kReduceScatter:
+		s += " (" + h.redop.String() + ")"
+	case kReduce:
+		s += " (" + h.redop.String() + ") to rank " + itoa(int(h.root))
+	case kBroadcast:
+		s += " from rank " + itoa(int(h.root))
+	}
+	return s
+}
+
+// msg is what one rank hands another: its part of a collective, or the
+// data of a Send.
+type msg struct {
+	coll bool
+	h    header
+	data []byte
+}
+
+// mailbox is one rank's incoming messages, queued by sender and by
+// purpose, in the order each sender sent them.
+type mailbox struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	q     [2][][]*msg // [0]: sends, [1]: collectives; by sender
+	gone  []error     // why a sender will send no more
+	abort error       // set when this rank was aborted
+}
+
+func newMailbox(size int) *mailbox {
+	b := &mailbox{gone: make([]error, size)}
+	b.q[0], b.q[1] = make([][]*msg, size), make([][]*msg, size)
+	b.cond.L = &b.mu
+	return b
+}
+
+func qi(coll bool) int {
+	if coll {
+		return 1
+	}
+	return 0
+}
+
+func (b *mailbox) put(from int, m *msg) {
+	b.mu.Lock()
+	b.q[qi(m.coll)][from] = append(b.q[qi(m.coll)][from], m)
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// take waits for the next message from a sender. Messages a departed
+// sender sent before it left are still delivered.
+func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := &b.q[qi(coll)][from]
+	for {
+		if b.abort != nil {
+			return nil, b.abort
+		}
+		if len(*q) > 0 {
+			m := (*q)[0]
+			(*q)[0] = nil
+			*q = (*q)[1:]
+			return m, nil
+		}
+		if err := b.gone[from]; err != nil {
+			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", from, err)
+		}
+		// A collective needs every rank: one that left fails it, even
+		// while this rank still waits for another.
+		for r, err := range b.gone {
+			if coll && err != nil && len(b.q[1][r]) == 0 {
+				return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", r, err)
+			}
+		}
+		b.cond.Wait()
+	}
+}
+
+// depart records that sender from will send no more, and why.
+func (b *mailbox) depart(from int, why error) {
+	b.mu.Lock()
+	if b.gone[from] == nil {
+		b.gone[from] = why
+	}
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// stop fails every wait of this rank from now on.
+func (b *mailbox) stop(err error) {
+	b.mu.Lock()
+	if b.abort == nil {
+		b.abort = err
+	}
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
