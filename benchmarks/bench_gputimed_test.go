@@ -99,3 +99,40 @@ func TestStreamBenchmarks(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkVectorAddBackToBack is vector_add over 2^26 float32 (2^20 on
+// the cpu agent) launched back to back, a synchronize only at the end of
+// each batch of 50, without gputest's pacing: the wall time per kernel
+// of a stream kept full, beside the same kernel synchronized one by one.
+func BenchmarkVectorAddBackToBack(b *testing.B) {
+	dev := gputest.Device(b)
+	n := 1 << 26
+	if dev.Properties().IsCPU {
+		n = 1 << 20
+	}
+	s, bufs := streamSetup(b, dev, n, 1, 2, 0)
+	x, y, z := bufs[0], bufs[1], bufs[2]
+	run := func(b *testing.B, batch int) {
+		if err := kernels.VectorAdd(s, x, y, z, n); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := kernels.VectorAdd(s, x, y, z, n); err != nil {
+				b.Fatal(err)
+			}
+			if (i+1)%batch == 0 || i == b.N-1 {
+				if err := s.Synchronize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(12*float64(n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GB/s")
+	}
+	b.Run("batch=1", func(b *testing.B) { run(b, 1) })
+	b.Run("batch=50", func(b *testing.B) { run(b, 50) })
+}

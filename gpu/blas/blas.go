@@ -83,7 +83,7 @@ func New(s *stream.Stream) (*Handle, error) {
 	case "cpu":
 		be = gonumBackend{}
 	case "cuda":
-		b, err := newCublas()
+		b, err := newCublas(dev)
 		if err != nil {
 			return nil, err
 		}
@@ -127,6 +127,9 @@ func (h *Handle) Destroy() error {
 	}
 	if err != nil {
 		err = gpu.Wrap(op, err)
+	}
+	if v, ok := h.be.(*vendor); ok && v.ws != nil {
+		err = errors.Join(err, v.ws.Free()) // after the stream drained
 	}
 	if h.scratch32 != nil {
 		err = errors.Join(err, h.scratch32.Free())

@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -57,7 +58,8 @@ func resolve(lib string, h uintptr, names map[string]string, opN, opT uintptr, e
 type vendor struct {
 	api    *vendorAPI
 	handle uintptr
-	stream uintptr // the native stream the handle is set to
+	stream uintptr              // the native stream the handle is set to
+	ws     *buffer.Buffer[byte] // the library's workspace, where it takes one
 }
 
 const (
@@ -82,6 +84,12 @@ func (b *vendor) bind(op string, stream uintptr, mode uintptr) error {
 	if b.stream != stream {
 		if err := b.c(op, "setStream", b.handle, stream); err != nil {
 			return err
+		}
+		// Setting the stream resets the workspace to the default pool.
+		if b.ws != nil {
+			if err := b.c(op, "setWorkspace", b.handle, uintptr(b.ws.Ptr()), uintptr(b.ws.Len())); err != nil {
+				return err
+			}
 		}
 		b.stream = stream
 	}

@@ -3,6 +3,7 @@ package blas
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -21,10 +22,11 @@ import (
 // host addresses). Running the row-major routines through it checks the
 // operand swap, the transposes and the argument order of both bindings.
 type fakeVendor struct {
-	keys     map[uintptr]string
-	calls    []string
-	opN, opT uintptr
-	mode     uintptr
+	keys      map[uintptr]string
+	calls     []string
+	opN, opT  uintptr
+	mode      uintptr
+	workspace [2]uintptr // address and size of the last cublasSetWorkspace
 }
 
 func newFakeAPI(lib string, opN, opT uintptr) (*vendorAPI, *fakeVendor) {
@@ -71,6 +73,8 @@ func (f *fakeVendor) call(fn uintptr, args ...uintptr) uintptr {
 		*(*uintptr)(pointer(args[0])) = 0x1234
 	case "setPointerMode":
 		f.mode = args[1]
+	case "setWorkspace":
+		f.workspace = [2]uintptr{args[1], args[2]}
 	case "sdot", "ddot":
 		if f.mode != pointerModeDevice {
 			return 7
@@ -236,4 +240,31 @@ func TestVendorBindingsAgainstFake(t *testing.T) {
 			assert.NoError(t, s.Destroy())
 		})
 	}
+}
+
+// cuBLAS gets the handle's workspace each time its stream is set (setting
+// the stream resets it to cuBLAS's default pool), and the workspace is
+// freed with the handle.
+func TestCublasWorkspace(t *testing.T) {
+	dev := gputest.DeviceOf(t, "cpu")
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	api, fake := newFakeAPI("cublas", 0, 1)
+	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
+	fake.keys[999] = "setWorkspace"
+	ws, err := buffer.New[byte](dev, cublasWorkspace)
+	require.NoError(t, err)
+	h := &Handle{s: s, be: &vendor{api: api, ws: ws}}
+	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
+	require.NoError(t, err)
+	defer x.Free()
+	require.NoError(t, Scal(h, 3, float32(2), x, 1))
+	require.NoError(t, s.Synchronize())
+	assert.Equal(t, [2]uintptr{uintptr(ws.Ptr()), cublasWorkspace}, fake.workspace)
+	i := slices.Index(fake.calls, "setStream")
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, "setWorkspace", fake.calls[i+1], "right after the stream is set")
+	require.NoError(t, h.Destroy())
+	assert.Error(t, ws.Free(), "freed with the handle")
 }

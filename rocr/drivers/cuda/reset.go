@@ -65,13 +65,16 @@ func (d *device) renewContext() (uintptr, error) {
 	call(d.api.cuCtxSetCurrent, 0)
 	call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
 	var errs []error
-	if d.api.cuDevicePrimaryCtxReset != 0 {
-		if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
-			errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
-		}
+	if d.api.cuDevicePrimaryCtxReset == 0 {
+		errs = append(errs, rocr.Errorf(rocr.StatusErrorNotSupported, "reset", "libcuda lacks cuDevicePrimaryCtxReset"))
+	} else if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
+		errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
 	}
 	var ctx uintptr
 	if r := res(purego.SyscallN(d.api.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&ctx)), d.ordinal)); r != cudaSuccess {
+		if len(errs) == 0 {
+			errs = append(errs, rocr.Errorf(rocr.StatusErrorException, "reset", "cuDevicePrimaryCtxReset succeeded"))
+		}
 		return 0, errors.Join(append(errs, cuErr("reset", "cuDevicePrimaryCtxRetain", r))...)
 	}
 	// The reset's error matters only if the new context is unusable.
