@@ -271,7 +271,11 @@ func (d *Device) root() *Device {
 // flight is cancelled, and every buffer, stream, event and module made on
 // it before returns ErrContextIsDestroyed from then on (its memory is
 // freed); the driver rebuilds its state for the device, so a device that a
-// faulting kernel left unusable works again. The Device itself stays
+// faulting kernel left unusable works again, on the cpu agent and where
+// the vendor driver allows it. The CUDA driver does not: it keeps a
+// kernel fault for the rest of the process, so on NVIDIA GPUs Reset after
+// a fault returns an error wrapping rocr.ErrDeviceLost that says to
+// restart the process (the device stays lost). The Device itself stays
 // valid: new streams, buffers and modules work. Other devices are not
 // touched. Reset from a kernel or host function of the device is
 // ErrNotPermitted. A test's view (gpu/gputest) resets the device it views.

@@ -30,8 +30,10 @@ func (a *Agent) Lost() error {
 // hipDeviceReset does for one device: its queues are destroyed (their
 // pending packets fail), every allocation of its pools is freed, and the
 // driver rebuilds what it keeps for the device. A device that a kernel
-// fault left unusable works again afterwards. Code loaded on the agent
-// must be loaded again.
+// fault left unusable works again afterwards, where its driver can
+// recover it; where it cannot (CUDA keeps a fault for the life of the
+// process), Reset returns an error wrapping ErrDeviceLost and the agent
+// stays lost. Code loaded on the agent must be loaded again.
 func (a *Agent) Reset() error {
 	if a == nil {
 		return Errorf(StatusErrorInvalidAgent, "agent reset", "nil agent")
@@ -78,7 +80,15 @@ func (a *Agent) Reset() error {
 		// said (after a fault, every call into the context fails).
 		errs = nil
 		if err := r.Reset(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			err = fmt.Errorf("%s: %w", a, err)
+			if errors.Is(err, ErrDeviceLost) {
+				// The driver could not recover the device: it stays lost,
+				// every call saying why, rather than half-working.
+				lost := Errorf(StatusOf(err), "device", "%s is lost and a reset could not recover it: %w", a, err)
+				a.lost.Store(&lost)
+				return err
+			}
+			errs = append(errs, err)
 		}
 	}
 	a.lost.Store(nil)

@@ -33,7 +33,11 @@ const faultPTX = `.version 7.0
 
 // TestGPUResetAfterFault: on a cuda device, a kernel that writes to an
 // illegal address loses the context; every later call says so and names
-// Reset; Device.Reset recovers the device, and new modules compute right.
+// Reset. Device.Reset then either recovers the device (new modules compute
+// right) or, where the CUDA driver keeps the fault for the rest of the
+// process (driver 580 on the H200 does: benchmarks/peers/reset_probe.c),
+// says so and that the process must restart, and the device stays lost
+// rather than half-working.
 func TestGPUResetAfterFault(t *testing.T) {
 	t.Setenv("HIPGO_DRIVER", "cuda")
 	f := start(t, "cuda")
@@ -61,8 +65,15 @@ func TestGPUResetAfterFault(t *testing.T) {
 	assert.ErrorIs(t, err, rocr.ErrDeviceLost, "stream create after the fault")
 
 	start := time.Now()
-	require.NoError(t, reliability.Guard(t, 60*time.Second, dev.Reset))
-	t.Logf("Device.Reset took %v", time.Since(start))
+	rerr := reliability.Guard(t, 60*time.Second, dev.Reset)
+	t.Logf("Device.Reset took %v: %v", time.Since(start), rerr)
+	if rerr != nil {
+		assert.ErrorIs(t, rerr, rocr.ErrDeviceLost)
+		assert.Contains(t, rerr.Error(), "restart the process")
+		_, err = buffer.New[uint32](dev, 4)
+		assert.ErrorIs(t, err, rocr.ErrDeviceLost, "still lost after a reset that could not recover it")
+		return
+	}
 	assert.ErrorIs(t, s.Synchronize(), gpu.ErrContextIsDestroyed, "the stream from before the reset")
 	f.mod, err = module.Load(dev, testLib)
 	require.NoError(t, err)
