@@ -174,7 +174,9 @@ func (p Program) prepare(tb testing.TB) string {
 			pr.err = fmt.Errorf("headers %v do not compile here (%v): %s", p.Headers, err, first)
 		}
 	})
-	testenv.Requiref(tb, p.feature(), "cabi: %v", pr.err)
+	if pr.err != nil {
+		testenv.Requiref(tb, p.feature(), "cabi: %v", pr.err)
+	}
 	return dir
 }
 
