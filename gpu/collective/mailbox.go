@@ -2,6 +2,7 @@ package collective
 
 import (
 	"sync"
+	"time"
 
 	"github.com/hipgo/hipgo/gpu"
 )
@@ -106,6 +107,22 @@ func (b *mailbox) depart(from int, why error) {
 	}
 	b.mu.Unlock()
 	b.cond.Broadcast()
+}
+
+// departed is why rank r left, or nil while it has not. It waits up to
+// d for the reason: a failed write to a peer races the reader that sees
+// the peer go.
+func (b *mailbox) departed(r int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		b.mu.Lock()
+		why := b.gone[r]
+		b.mu.Unlock()
+		if why != nil || time.Now().After(deadline) {
+			return why
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // stop fails every wait of this rank from now on.

@@ -366,6 +366,11 @@ func (t *tcpTransport) send(to int, m *msg) error {
 		err = w.Flush()
 	}
 	if err != nil {
+		// A peer that left closes its connection: say that, as a wait for
+		// it does, rather than what the socket said.
+		if why := t.box.departed(to, 200*time.Millisecond); why != nil {
+			return gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "rank %d: send to rank %d: rank %d: %v", t.rank, to, to, why)
+		}
 		return gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "rank %d: send to rank %d: %v", t.rank, to, err)
 	}
 	return nil
