@@ -201,15 +201,9 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 		return gpu.Wrap(op, err)
 	}
 	elem := reflect.TypeFor[T]()
-	if err := checkElem(elem); err != nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
-	}
-	es := int(elem.Size())
-	if n <= 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
-	}
-	if es > 0 && n > (1<<62)/es {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+	es, err := checkCount(op, elem, n)
+	if err != nil {
+		return err
 	}
 	pool, err := pick()
 	if err != nil {
@@ -235,6 +229,22 @@ func hostOrDevicePool(dev *gpu.Device, flags rocr.GlobalFlag, host bool) (*rocr.
 		}
 	}
 	return dev.Agent().Pool(rocr.SegmentGlobal, flags)
+}
+
+// checkCount checks that n elements of elem can be allocated and returns
+// the element size.
+func checkCount(op string, elem reflect.Type, n int) (int, error) {
+	if err := checkElem(elem); err != nil {
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+	}
+	es := int(elem.Size())
+	if n <= 0 {
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
+	}
+	if es > 0 && n > (1<<62)/es {
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+	}
+	return es, nil
 }
 
 // checkElem refuses element types that cannot live in device memory: Go

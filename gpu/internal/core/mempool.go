@@ -214,15 +214,9 @@ func (p *MemPool) take(c uint64, s *Stream) (block, bool) {
 // writer, so other streams that use m wait for it.
 func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error {
 	const op = "malloc async"
-	if err := checkElem(elem); err != nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
-	}
-	es := int(elem.Size())
-	if n <= 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
-	}
-	if es > 0 && n > (1<<62)/es {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+	es, err := checkCount(op, elem, n)
+	if err != nil {
+		return err
 	}
 	if s.Device() != p.dev {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "stream of %s, pool of %s", s.Device(), p.dev)
@@ -449,43 +443,37 @@ func (p *MemPool) Synchronize() error {
 
 // ReleaseThreshold is the reserved memory the pool keeps across
 // synchronizations (hipMemPoolAttrReleaseThreshold), bytes.
-func (p *MemPool) ReleaseThreshold() uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.threshold
-}
+func (p *MemPool) ReleaseThreshold() uint64 { return locked(&p.mu, &p.threshold) }
 
 // SetReleaseThreshold sets ReleaseThreshold.
-func (p *MemPool) SetReleaseThreshold(n uint64) {
-	p.mu.Lock()
-	p.threshold = n
-	p.mu.Unlock()
-}
+func (p *MemPool) SetReleaseThreshold(n uint64) { setLocked(&p.mu, &p.threshold, n) }
 
 // Reuse is the pool's reuse policy.
-func (p *MemPool) Reuse() PoolReuse {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.reuse
-}
+func (p *MemPool) Reuse() PoolReuse { return locked(&p.mu, &p.reuse) }
 
 // SetReuse sets the reuse policy.
-func (p *MemPool) SetReuse(r PoolReuse) {
-	p.mu.Lock()
-	p.reuse = r
-	p.mu.Unlock()
-}
+func (p *MemPool) SetReuse(r PoolReuse) { setLocked(&p.mu, &p.reuse, r) }
 
 // Stats returns the pool's usage.
-func (p *MemPool) Stats() PoolStats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stats
-}
+func (p *MemPool) Stats() PoolStats { return locked(&p.mu, &p.stats) }
 
 // ResetHighWater sets the high-water marks to the current values.
 func (p *MemPool) ResetHighWater() {
 	p.mu.Lock()
 	p.stats.UsedHigh, p.stats.ReservedHigh = p.stats.Used, p.stats.Reserved
 	p.mu.Unlock()
+}
+
+// locked reads *v under mu, for the pool's settings.
+func locked[T any](mu *sync.Mutex, v *T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	return *v
+}
+
+// setLocked sets *v under mu.
+func setLocked[T any](mu *sync.Mutex, v *T, x T) {
+	mu.Lock()
+	*v = x
+	mu.Unlock()
 }
