@@ -1,7 +1,6 @@
 package blas
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -112,10 +111,7 @@ func newCublas(dev *gpu.Device) (backend, error) {
 }
 
 // cublasStatus_t values the errors name.
-var cublasStatus = map[uintptr]struct {
-	name string
-	code gpu.ErrorCode
-}{
+var cublasStatus = map[uintptr]vendorStatus{
 	1:  {"CUBLAS_STATUS_NOT_INITIALIZED", gpu.ErrorNotInitialized},
 	3:  {"CUBLAS_STATUS_ALLOC_FAILED", gpu.ErrorOutOfMemory},
 	7:  {"CUBLAS_STATUS_INVALID_VALUE", gpu.ErrorInvalidValue},
@@ -127,13 +123,4 @@ var cublasStatus = map[uintptr]struct {
 	16: {"CUBLAS_STATUS_LICENSE_ERROR", gpu.ErrorNotSupported},
 }
 
-func cublasErr(op, fn string, st uintptr) error {
-	if st == 0 {
-		return nil
-	}
-	s, ok := cublasStatus[st]
-	if !ok {
-		s.name, s.code = fmt.Sprintf("cublasStatus %d", st), gpu.ErrorUnknown
-	}
-	return gpu.Errorf(s.code, op, "%s: %s", fn, s.name)
-}
+var cublasErr = statusErr(cublasStatus, "cublasStatus")

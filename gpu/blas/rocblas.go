@@ -1,7 +1,6 @@
 package blas
 
 import (
-	"fmt"
 	"os"
 	"sync"
 
@@ -92,10 +91,7 @@ func newRocblas() (backend, error) {
 }
 
 // rocblas_status values the errors name.
-var rocblasStatus = map[uintptr]struct {
-	name string
-	code gpu.ErrorCode
-}{
+var rocblasStatus = map[uintptr]vendorStatus{
 	1:  {"rocblas_status_invalid_handle", gpu.ErrorInvalidHandle},
 	2:  {"rocblas_status_not_implemented", gpu.ErrorNotSupported},
 	3:  {"rocblas_status_invalid_pointer", gpu.ErrorInvalidValue},
@@ -105,13 +101,4 @@ var rocblasStatus = map[uintptr]struct {
 	11: {"rocblas_status_invalid_value", gpu.ErrorInvalidValue},
 }
 
-func rocblasErr(op, fn string, st uintptr) error {
-	if st == 0 {
-		return nil
-	}
-	s, ok := rocblasStatus[st]
-	if !ok {
-		s.name, s.code = fmt.Sprintf("rocblas_status %d", st), gpu.ErrorUnknown
-	}
-	return gpu.Errorf(s.code, op, "%s: %s", fn, s.name)
-}
+var rocblasErr = statusErr(rocblasStatus, "rocblas_status")

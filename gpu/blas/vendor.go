@@ -1,6 +1,7 @@
 package blas
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -32,6 +33,27 @@ type vendorAPI struct {
 	// after runs after each call: rocBLAS queues on the HIP null stream,
 	// which must be drained before the stream's next work.
 	after func() error
+}
+
+// vendorStatus is a library status's name and the HIP code it maps onto.
+type vendorStatus struct {
+	name string
+	code gpu.ErrorCode
+}
+
+// statusErr makes a library's err function from its status table; a
+// status not in it is named by unknown and its number.
+func statusErr(table map[uintptr]vendorStatus, unknown string) func(op, fn string, st uintptr) error {
+	return func(op, fn string, st uintptr) error {
+		if st == 0 {
+			return nil
+		}
+		s, ok := table[st]
+		if !ok {
+			s = vendorStatus{fmt.Sprintf("%s %d", unknown, st), gpu.ErrorUnknown}
+		}
+		return gpu.Errorf(s.code, op, "%s: %s", fn, s.name)
+	}
 }
 
 func syscall(fn uintptr, args ...uintptr) uintptr {
