@@ -1,5 +1,7 @@
 package blas
 
+import "github.com/hipgo/hipgo/gpu/internal/core"
+
 // Axpy computes y = alpha·x + y over n elements of x and y with
 // increments incx and incy (hipblasSaxpy, hipblasDaxpy). Negative
 // increments walk the vector from its end, as in reference BLAS.
@@ -96,30 +98,29 @@ func vectors[T Float](c *call, h *Handle, x, y Array[T], positive bool) error {
 	if err := checkDim(c.op, "n", c.n); err != nil {
 		return err
 	}
-	if err := checkInc(c.op, "incx", c.incx, positive); err != nil {
+	var err error
+	if c.x, err = vector(c, h, "x", x, c.incx, positive); err != nil {
 		return err
 	}
-	xm, err := mem(c.op, "x", h, x)
-	if err != nil {
-		return err
-	}
-	if err := checkVector(c.op, "x", xm, c.n, c.incx); err != nil {
-		return err
-	}
-	c.x = xm
 	if c.kind == kScal || c.kind == kNrm2 {
 		return nil
 	}
-	if err := checkInc(c.op, "incy", c.incy, positive); err != nil {
-		return err
+	c.y, err = vector(c, h, "y", y, c.incy, positive)
+	return err
+}
+
+// vector checks the vector called name with increment inc and returns its
+// memory.
+func vector[T Float](c *call, h *Handle, name string, v Array[T], inc int, positive bool) (*core.Mem, error) {
+	if err := checkInc(c.op, "inc"+name, inc, positive); err != nil {
+		return nil, err
 	}
-	ym, err := mem(c.op, "y", h, y)
+	m, err := mem(c.op, name, h, v)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkVector(c.op, "y", ym, c.n, c.incy); err != nil {
-		return err
+	if err := checkVector(c.op, name, m, c.n, inc); err != nil {
+		return nil, err
 	}
-	c.y = ym
-	return nil
+	return m, nil
 }
