@@ -157,13 +157,15 @@ func callbacks() {
 	})
 }
 
-// iterate runs one C iteration with f as its callback.
-func iterate(f func(uint64) hsaStatus, run func(cb, data uintptr) uintptr) hsaStatus {
+// iterate runs the C iteration fn(args..., callback, data) with f as its
+// callback.
+func iterate[H ~uint64](fn uintptr, f func(H) hsaStatus, args ...uintptr) hsaStatus {
 	callbacks()
 	id := iterations.next.Add(1)
-	iterations.m.Store(id, f)
+	iterations.m.Store(id, func(h uint64) hsaStatus { return f(H(h)) })
 	defer iterations.m.Delete(id)
-	return hsaStatus(run(iterCB, id))
+	r, _, _ := purego.SyscallN(fn, append(args, iterCB, id)...)
+	return st(r)
 }
 
 func st(r uintptr) hsaStatus { return hsaStatus(uint32(r)) }
@@ -214,10 +216,7 @@ func (l *lib) SystemGetInfo(attr uint32, out unsafe.Pointer) hsaStatus {
 }
 
 func (l *lib) IterateAgents(f func(agentH) hsaStatus) hsaStatus {
-	return iterate(func(h uint64) hsaStatus { return f(agentH(h)) }, func(cb, data uintptr) uintptr {
-		r, _, _ := purego.SyscallN(l.fn.iterateAgents, cb, data)
-		return r
-	})
+	return iterate(l.fn.iterateAgents, f)
 }
 
 func (l *lib) AgentGetInfo(a agentH, attr uint32, out unsafe.Pointer) hsaStatus {
@@ -226,10 +225,7 @@ func (l *lib) AgentGetInfo(a agentH, attr uint32, out unsafe.Pointer) hsaStatus 
 }
 
 func (l *lib) AgentIterateISAs(a agentH, f func(isaH) hsaStatus) hsaStatus {
-	return iterate(func(h uint64) hsaStatus { return f(isaH(h)) }, func(cb, data uintptr) uintptr {
-		r, _, _ := purego.SyscallN(l.fn.agentIterateISAs, uintptr(a), cb, data)
-		return r
-	})
+	return iterate(l.fn.agentIterateISAs, f, uintptr(a))
 }
 
 func (l *lib) ISAGetInfo(i isaH, attr uint32, out unsafe.Pointer) hsaStatus {
@@ -238,10 +234,7 @@ func (l *lib) ISAGetInfo(i isaH, attr uint32, out unsafe.Pointer) hsaStatus {
 }
 
 func (l *lib) AgentIteratePools(a agentH, f func(poolH) hsaStatus) hsaStatus {
-	return iterate(func(h uint64) hsaStatus { return f(poolH(h)) }, func(cb, data uintptr) uintptr {
-		r, _, _ := purego.SyscallN(l.fn.iteratePools, uintptr(a), cb, data)
-		return r
-	})
+	return iterate(l.fn.iteratePools, f, uintptr(a))
 }
 
 func (l *lib) PoolGetInfo(p poolH, attr uint32, out unsafe.Pointer) hsaStatus {
