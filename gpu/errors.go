@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -124,19 +125,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := e.Op
-	if e.Msg != "" {
-		if s != "" {
-			s += ": "
-		}
-		s += e.Msg
-	}
-	if e.Err != nil {
-		if s != "" {
-			s += ": "
-		}
-		s += e.Err.Error()
-	}
+	s := errtext.Join(e.Op, e.Msg, e.Err)
 	return s + " (" + e.Code.Name() + ")"
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/hipgo/hipgo/internal/errtext"
 )
 
 // Sentinel errors. Every error this package and its drivers return wraps a
@@ -65,19 +67,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := e.Op
-	if e.Msg != "" {
-		if s != "" {
-			s += ": "
-		}
-		s += e.Msg
-	}
-	if e.Err != nil {
-		if s != "" {
-			s += ": "
-		}
-		s += e.Err.Error()
-	}
+	s := errtext.Join(e.Op, e.Msg, e.Err)
 	if s == "" {
 		s = e.Status.Name()
 	}
