@@ -3,7 +3,6 @@ package buffer
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Object is device-visible memory of any element type: *Buffer[T] and
@@ -22,8 +21,7 @@ type sealed = core.Sealed
 // coarse-grained pool (hipMalloc). The host cannot touch it except by
 // copying; it belongs to its device until Transfer.
 type Buffer[T any] struct {
-	m core.Mem // must stay the first field: see core.MemOf
-	sealed
+	mem[T] // must stay the first field: see core.MemOf
 }
 
 // New allocates n elements of T on dev.
@@ -47,20 +45,6 @@ func FromSlice[T any](dev *gpu.Device, s []T) (*Buffer[T], error) {
 	}
 	return b, nil
 }
-
-// Len is the number of elements.
-func (b *Buffer[T]) Len() int { return b.m.Len() }
-
-// Bytes is the size in bytes.
-func (b *Buffer[T]) Bytes() int { return b.m.Size() }
-
-// Device is the owning device.
-func (b *Buffer[T]) Device() *gpu.Device { return b.m.Device() }
-
-// Ptr is the device address as a kernel argument.
-func (b *Buffer[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](b.m.Addr()) }
-
-func (b *Buffer[T]) String() string { return b.m.String() }
 
 // Free waits for pending work on the buffer and releases it (hipFree).
 func (b *Buffer[T]) Free() error {

@@ -6,7 +6,6 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Host is page-locked, fine-grained host memory visible to every agent
@@ -14,8 +13,7 @@ import (
 // copies on any device use it directly. Order host access after device
 // work with a stream or event synchronize, as in HIP.
 type Host[T any] struct {
-	m core.Mem // must stay the first field: see core.MemOf
-	sealed
+	mem[T] // must stay the first field: see core.MemOf
 }
 
 // NewHost allocates n elements of T of host memory from dev's fine-grained
@@ -28,15 +26,6 @@ func NewHost[T any](dev *gpu.Device, n int) (*Host[T], error) {
 	return h, nil
 }
 
-// Len is the number of elements.
-func (h *Host[T]) Len() int { return h.m.Len() }
-
-// Bytes is the size in bytes.
-func (h *Host[T]) Bytes() int { return h.m.Size() }
-
-// Ptr is the device address as a kernel argument.
-func (h *Host[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](h.m.Addr()) }
-
 // Slice is the memory as a Go slice; it is valid until Free or
 // gpu.Shutdown, and nil after.
 func (h *Host[T]) Slice() []T {
@@ -45,11 +34,6 @@ func (h *Host[T]) Slice() []T {
 	}
 	return unsafe.Slice((*T)(hostmem.At(h.m.Addr())), h.m.Len())
 }
-
-// Device is the device whose pool the memory came from.
-func (h *Host[T]) Device() *gpu.Device { return h.m.Device() }
-
-func (h *Host[T]) String() string { return h.m.String() }
 
 // Free waits for pending work and releases the memory (hipHostFree).
 func (h *Host[T]) Free() error {

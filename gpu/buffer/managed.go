@@ -23,8 +23,7 @@ import (
 // synchronizes before it reads managed memory on the host; the host must
 // not touch the slice while later device work that uses it runs.
 type Managed[T any] struct {
-	m core.Mem // must stay the first field: see core.MemOf
-	sealed
+	mem[T] // must stay the first field: see core.MemOf
 }
 
 // NewManaged allocates n elements of T of managed memory through dev's
@@ -37,20 +36,6 @@ func NewManaged[T any](dev *gpu.Device, n int) (*Managed[T], error) {
 	}
 	return m, nil
 }
-
-// Len is the number of elements.
-func (m *Managed[T]) Len() int { return m.m.Len() }
-
-// Bytes is the size in bytes.
-func (m *Managed[T]) Bytes() int { return m.m.Size() }
-
-// Device is the device whose driver allocated the memory.
-func (m *Managed[T]) Device() *gpu.Device { return m.m.Device() }
-
-// Ptr is the address as a kernel argument, the same on every device.
-func (m *Managed[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](m.m.Addr()) }
-
-func (m *Managed[T]) String() string { return m.m.String() }
 
 // Slice waits for the device work that uses the memory (the packets its
 // dependency tracking knows: its last writer and the readers since), then

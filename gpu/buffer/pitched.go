@@ -5,7 +5,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // PitchAlign is the alignment of a Pitched allocation's rows, in bytes:
@@ -16,10 +15,9 @@ const PitchAlign = 256
 // rows start Pitch bytes apart (hipMallocPitch). Like a Buffer it belongs
 // to its device and the host reaches it only by copying (Copy2D).
 type Pitched[T any] struct {
-	m             core.Mem // must stay the first field: see core.MemOf
+	mem[T]        // must stay the first field: see core.MemOf
 	width, height int
 	pitch         int
-	sealed
 }
 
 // NewPitched allocates height rows of width elements of T on dev, each row
@@ -52,20 +50,6 @@ func (p *Pitched[T]) Height() int { return p.height }
 
 // Pitch is the distance between rows in bytes.
 func (p *Pitched[T]) Pitch() int { return p.pitch }
-
-// Len is the number of elements the allocation holds, padding included.
-func (p *Pitched[T]) Len() int { return p.m.Len() }
-
-// Bytes is the size in bytes, padding included.
-func (p *Pitched[T]) Bytes() int { return p.m.Size() }
-
-// Device is the owning device.
-func (p *Pitched[T]) Device() *gpu.Device { return p.m.Device() }
-
-// Ptr is the device address of row 0 as a kernel argument.
-func (p *Pitched[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](p.m.Addr()) }
-
-func (p *Pitched[T]) String() string { return p.m.String() }
 
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched[T]) Free() error {

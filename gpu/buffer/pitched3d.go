@@ -5,7 +5,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Extent is the size of a 3-D region: Width elements in a row, Height rows
@@ -17,10 +16,9 @@ type Extent struct{ Width, Height, Depth int }
 // (hipMalloc3D). Like a Buffer it belongs to its device and the host
 // reaches it only by copying (Copy3D).
 type Pitched3D[T any] struct {
-	m     core.Mem // must stay the first field: see core.MemOf
-	ext   Extent
-	pitch int
-	sealed
+	mem[T] // must stay the first field: see core.MemOf
+	ext    Extent
+	pitch  int
 }
 
 // NewPitched3D allocates ext.Depth slices of ext.Height rows of ext.Width
@@ -53,20 +51,6 @@ func (p *Pitched3D[T]) Pitch() int { return p.pitch }
 
 // SlicePitch is the distance between slices in bytes.
 func (p *Pitched3D[T]) SlicePitch() int { return p.pitch * p.ext.Height }
-
-// Len is the number of elements the allocation holds, padding included.
-func (p *Pitched3D[T]) Len() int { return p.m.Len() }
-
-// Bytes is the size in bytes, padding included.
-func (p *Pitched3D[T]) Bytes() int { return p.m.Size() }
-
-// Device is the owning device.
-func (p *Pitched3D[T]) Device() *gpu.Device { return p.m.Device() }
-
-// Ptr is the device address of row 0 of slice 0 as a kernel argument.
-func (p *Pitched3D[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](p.m.Addr()) }
-
-func (p *Pitched3D[T]) String() string { return p.m.String() }
 
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched3D[T]) Free() error {
