@@ -104,19 +104,9 @@ func (v View[T]) At(x, y int) View[T] {
 // Pitch is the distance between rows in bytes.
 func (v View[T]) Pitch() int { return v.pitch }
 
-// end is the view as core sees it.
+// end is the view as core sees it, as a Volume with no slice height.
 func (v View[T]) end() core.RectEnd {
-	es := int(reflect.TypeFor[T]().Size())
-	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: v.off * es, Pitch: v.pitch, Col: v.col * es, Width: v.width * es}
-	if v.off < 0 {
-		e.Off = -1
-	}
-	if v.obj != nil {
-		e.M, _ = core.MemOf(v.obj)
-	} else if v.host != nil {
-		e.Host = core.AsBytes(v.host)
-	}
-	return e
+	return Volume[T]{obj: v.obj, host: v.host, off: v.off, pitch: v.pitch, col: v.col, width: v.width}.end()
 }
 
 // RectEnd is the view for the stream package's 2-D copies.
