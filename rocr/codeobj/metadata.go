@@ -370,52 +370,43 @@ func (p *parser) kernels(r *mpReader) ([]Kernel, error) {
 }
 
 func (p *parser) kernel(r *mpReader, n uint64, k *Kernel) error {
-	for range n {
-		key, err := r.scalar()
-		if err != nil {
-			return err
-		}
-		if key.kind != mpStr {
-			if err := r.skip(0); err != nil {
-				return err
-			}
-			continue
-		}
-		switch key.s {
+	err := r.fields(n, func(key string) (err error) {
+		switch key {
 		case ".name":
-			k.Name, err = r.str(key.s)
+			k.Name, err = r.str(key)
 		case ".symbol":
-			k.Symbol, err = r.str(key.s)
+			k.Symbol, err = r.str(key)
 		case ".kernarg_segment_size":
-			k.KernargSize, err = r.u32(key.s)
+			k.KernargSize, err = r.u32(key)
 		case ".kernarg_segment_align":
-			k.KernargAlign, err = r.u32(key.s)
+			k.KernargAlign, err = r.u32(key)
 		case ".group_segment_fixed_size":
-			k.GroupSegmentSize, err = r.u32(key.s)
+			k.GroupSegmentSize, err = r.u32(key)
 		case ".private_segment_fixed_size":
-			k.PrivateSegmentSize, err = r.u32(key.s)
+			k.PrivateSegmentSize, err = r.u32(key)
 		case ".max_flat_workgroup_size":
-			k.MaxFlatWorkgroup, err = r.u32(key.s)
+			k.MaxFlatWorkgroup, err = r.u32(key)
 		case ".reqd_workgroup_size":
-			k.ReqdWorkgroupSize, err = r.dim3(key.s)
+			k.ReqdWorkgroupSize, err = r.dim3(key)
 		case ".wavefront_size":
-			k.WavefrontSize, err = r.u32(key.s)
+			k.WavefrontSize, err = r.u32(key)
 		case ".sgpr_count":
-			k.SGPRCount, err = r.u32(key.s)
+			k.SGPRCount, err = r.u32(key)
 		case ".vgpr_count":
-			k.VGPRCount, err = r.u32(key.s)
+			k.VGPRCount, err = r.u32(key)
 		case ".agpr_count":
-			k.AGPRCount, err = r.u32(key.s)
+			k.AGPRCount, err = r.u32(key)
 		case ".uses_dynamic_stack":
-			k.UsesDynamicStack, err = r.flag(key.s)
+			k.UsesDynamicStack, err = r.flag(key)
 		case ".args":
 			k.Args, err = p.args(r)
 		default:
 			err = r.skip(0)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if k.KernargSize == 0 {
 		return nil
@@ -460,7 +451,9 @@ func (p *parser) args(r *mpReader) ([]Arg, error) {
 	return as, nil
 }
 
-func arg(r *mpReader, n uint64, a *Arg) error {
+// fields reads a map of n entries, handing each string key to field,
+// which reads its value; entries with other keys are skipped.
+func (r *mpReader) fields(n uint64, field func(key string) error) error {
 	for range n {
 		key, err := r.scalar()
 		if err != nil {
@@ -472,39 +465,49 @@ func arg(r *mpReader, n uint64, a *Arg) error {
 			}
 			continue
 		}
-		switch key.s {
+		if err := field(key.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func arg(r *mpReader, n uint64, a *Arg) error {
+	err := r.fields(n, func(key string) (err error) {
+		switch key {
 		case ".name":
-			a.Name, err = r.str(key.s)
+			a.Name, err = r.str(key)
 		case ".type_name":
-			a.TypeName, err = r.str(key.s)
+			a.TypeName, err = r.str(key)
 		case ".offset":
-			a.Offset, err = r.u32(key.s)
+			a.Offset, err = r.u32(key)
 		case ".size":
-			a.Size, err = r.u32(key.s)
+			a.Size, err = r.u32(key)
 		case ".value_kind":
-			a.KindName, err = r.str(key.s)
+			a.KindName, err = r.str(key)
 		case ".address_space":
-			a.AddressSpace, err = r.str(key.s)
+			a.AddressSpace, err = r.str(key)
 		case ".access":
-			a.Access, err = r.str(key.s)
+			a.Access, err = r.str(key)
 		case ".actual_access":
-			a.ActualAccess, err = r.str(key.s)
+			a.ActualAccess, err = r.str(key)
 		case ".pointee_align":
-			a.PointeeAlign, err = r.u32(key.s)
+			a.PointeeAlign, err = r.u32(key)
 		case ".is_const":
-			a.IsConst, err = r.flag(key.s)
+			a.IsConst, err = r.flag(key)
 		case ".is_restrict":
-			a.IsRestrict, err = r.flag(key.s)
+			a.IsRestrict, err = r.flag(key)
 		case ".is_volatile":
-			a.IsVolatile, err = r.flag(key.s)
+			a.IsVolatile, err = r.flag(key)
 		case ".is_pipe":
-			a.IsPipe, err = r.flag(key.s)
+			a.IsPipe, err = r.flag(key)
 		default:
 			err = r.skip(0)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	a.Kind = ParseValueKind(a.KindName)
 	a.Align = naturalAlign(a.Size)
