@@ -43,12 +43,7 @@ func DotTo[T Float](h *Handle, n int, x Array[T], incx int, y Array[T], incy int
 	if err := vectors(c, h, x, y, false); err != nil {
 		return err
 	}
-	r, err := mem(c.op, "result", h, result)
-	if err != nil {
-		return err
-	}
-	c.result = r
-	return h.submit(c)
+	return submitTo(h, c, result)
 }
 
 // Dot returns the dot product of n elements of x and y (hipblasSdot in
@@ -70,12 +65,7 @@ func Nrm2To[T Float](h *Handle, n int, x Array[T], incx int, result Array[T]) er
 	if err := vectors(c, h, x, nil, true); err != nil {
 		return err
 	}
-	r, err := mem(c.op, "result", h, result)
-	if err != nil {
-		return err
-	}
-	c.result = r
-	return h.submit(c)
+	return submitTo(h, c, result)
 }
 
 // Nrm2 returns the Euclidean norm of n elements of x; it waits for the
@@ -123,4 +113,14 @@ func vector[T Float](c *call, h *Handle, name string, v Array[T], inc int, posit
 		return nil, err
 	}
 	return m, nil
+}
+
+// submitTo queues c with its scalar result written to result's element 0.
+func submitTo[T Float](h *Handle, c *call, result Array[T]) error {
+	r, err := mem(c.op, "result", h, result)
+	if err != nil {
+		return err
+	}
+	c.result = r
+	return h.submit(c)
 }
