@@ -21,6 +21,19 @@ type engine struct {
 
 type engineKey struct{}
 
+// ownEngine is the engine of m's device, for a host call on m alone.
+func ownEngine(op string, m *Mem) (*engine, error) {
+	dev := m.Device()
+	if err := m.CheckAccess(op, dev); err != nil {
+		return nil, err
+	}
+	e, err := engineOf(dev)
+	if err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	return e, nil
+}
+
 func engineOf(dev *gpu.Device) (*engine, error) {
 	v, err := DeviceValue(dev, engineKey{}, func() (any, func() error, error) {
 		e := &engine{dev: dev}
@@ -125,13 +138,9 @@ func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	if len(b) == 0 {
 		return nil
 	}
-	dev := m.Device()
-	if err := m.CheckAccess(op, dev); err != nil {
-		return err
-	}
-	e, err := engineOf(dev)
+	e, err := ownEngine(op, m)
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return err
 	}
 	id := hostref.PinHost(b)
 	defer hostref.UnpinHost(id)
@@ -200,13 +209,9 @@ func FillMem(m *Mem, off, n int, pattern uint64, es int) error {
 	if n == 0 {
 		return nil
 	}
-	dev := m.Device()
-	if err := m.CheckAccess(op, dev); err != nil {
-		return err
-	}
-	e, err := engineOf(dev)
+	e, err := ownEngine(op, m)
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return err
 	}
 	addr := uint64(m.Addr() + uintptr(off*es))
 	return e.run(op, rocr.AgentFill, [4]uint64{addr, pattern, uint64(n), uint64(es)}, m)

@@ -172,6 +172,18 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
 }
 
+// usable checks, without taking the stream, that it may be waited on or
+// queried: not nil, its device not reset, and not refused by a capture.
+func (s *Stream) usable(op string) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if err := Valid(s.dev, s.gen); err != nil {
+		return gpu.Wrap(op, err)
+	}
+	return s.Refuse(op)
+}
+
 // Lock takes the stream for a submission and checks that it can take one.
 func (s *Stream) Lock(op string) error {
 	if s == nil {
@@ -408,13 +420,7 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 // synchronize waits for the tail; a nil ctx waits without one.
 func (s *Stream) synchronize(ctx context.Context) error {
 	const op = "stream synchronize"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
-	}
-	if err := Valid(s.dev, s.gen); err != nil {
-		return gpu.Wrap(op, err)
-	}
-	if err := s.Refuse(op); err != nil {
+	if err := s.usable(op); err != nil {
 		return err
 	}
 	if !s.lockWait(ctx) {
@@ -489,13 +495,7 @@ func WaitContext(ctx context.Context, op string, f *Fence, hint rocr.WaitHint) e
 // error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
 func (s *Stream) Query() error {
 	const op = "stream query"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
-	}
-	if err := Valid(s.dev, s.gen); err != nil {
-		return gpu.Wrap(op, err)
-	}
-	if err := s.Refuse(op); err != nil {
+	if err := s.usable(op); err != nil {
 		return err
 	}
 	if err := s.report(); err != nil {
