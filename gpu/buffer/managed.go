@@ -91,12 +91,9 @@ func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
 	if err := m.m.Check(op); err != nil {
 		return err
 	}
-	var to *rocr.Agent
-	if dev != nil {
-		if err := dev.Valid(); err != nil {
-			return gpu.Wrap(op, err)
-		}
-		to = dev.Agent()
+	to, err := core.TargetAgent(op, dev)
+	if err != nil {
+		return err
 	}
 	return gpu.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
 }

@@ -5,7 +5,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Prefetch queues the migration of managed memory m to dev's memory (dev
@@ -26,12 +25,9 @@ func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	if err := mem.Check(op); err != nil {
 		return err
 	}
-	var to *rocr.Agent
-	if dev != nil {
-		if err := dev.Valid(); err != nil {
-			return gpu.Wrap(op, err)
-		}
-		to = dev.Agent()
+	to, err := core.TargetAgent(op, dev)
+	if err != nil {
+		return err
 	}
 	agent := s.Device().Agent()
 	addr, size := uint64(mem.Addr()), uint64(mem.Size())

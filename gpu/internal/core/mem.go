@@ -231,6 +231,18 @@ func hostOrDevicePool(dev *gpu.Device, flags rocr.GlobalFlag, host bool) (*rocr.
 	return dev.Agent().Pool(rocr.SegmentGlobal, flags)
 }
 
+// TargetAgent is dev's agent, where managed memory should live; nil for a
+// nil dev, which names the host.
+func TargetAgent(op string, dev *gpu.Device) (*rocr.Agent, error) {
+	if dev == nil {
+		return nil, nil
+	}
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap(op, err)
+	}
+	return dev.Agent(), nil
+}
+
 // checkCount checks that n elements of elem can be allocated and returns
 // the element size.
 func checkCount(op string, elem reflect.Type, n int) (int, error) {
