@@ -349,24 +349,36 @@ func (p *parser) kernels(r *mpReader) ([]Kernel, error) {
 		}
 		return nil, err
 	}
-	ks, err := alloc[Kernel](p, int(v.u), "amdhsa.kernels", -1)
+	return maps(p, r, int(v.u), "amdhsa.kernels", func(n uint64, k *Kernel) error { return p.kernel(r, n, k) },
+		func(k *Kernel) string { return " (" + shorten(k.Name) + ")" })
+}
+
+// maps reads the n maps of the list where, each into one element through
+// read; label, if not nil, names an element in errors.
+func maps[E any](p *parser, r *mpReader, n int, where string, read func(n uint64, e *E) error, label func(e *E) string) ([]E, error) {
+	es, err := alloc[E](p, n, where, -1)
 	if err != nil {
 		return nil, err
 	}
-	for i := range int(v.u) {
-		kv, err := r.head()
+	for i := range n {
+		v, err := r.head()
 		if err != nil {
 			return nil, err
 		}
-		if kv.kind != mpMap {
-			return nil, fmt.Errorf("amdhsa.kernels[%d] is %v, want a map", i, kv)
+		if v.kind != mpMap {
+			return nil, fmt.Errorf("%s[%d] is %v, want a map", where, i, v)
 		}
-		ks = append(ks, Kernel{})
-		if err := p.kernel(r, kv.u, &ks[i]); err != nil {
-			return nil, fmt.Errorf("amdhsa.kernels[%d] (%s): %w", i, shorten(ks[i].Name), err)
+		var zero E
+		es = append(es, zero)
+		if err := read(v.u, &es[i]); err != nil {
+			name := ""
+			if label != nil {
+				name = label(&es[i])
+			}
+			return nil, fmt.Errorf("%s[%d]%s: %w", where, i, name, err)
 		}
 	}
-	return ks, nil
+	return es, nil
 }
 
 func (p *parser) kernel(r *mpReader, n uint64, k *Kernel) error {
@@ -431,24 +443,7 @@ func (p *parser) args(r *mpReader) ([]Arg, error) {
 		}
 		return nil, fmt.Errorf(".args is %v, want a list", v)
 	}
-	as, err := alloc[Arg](p, int(v.u), ".args", -1)
-	if err != nil {
-		return nil, err
-	}
-	for i := range int(v.u) {
-		av, err := r.head()
-		if err != nil {
-			return nil, err
-		}
-		if av.kind != mpMap {
-			return nil, fmt.Errorf(".args[%d] is %v, want a map", i, av)
-		}
-		as = append(as, Arg{})
-		if err := arg(r, av.u, &as[i]); err != nil {
-			return nil, fmt.Errorf(".args[%d]: %w", i, err)
-		}
-	}
-	return as, nil
+	return maps(p, r, int(v.u), ".args", func(n uint64, a *Arg) error { return arg(r, n, a) }, nil)
 }
 
 // fields reads a map of n entries, handing each string key to field,
