@@ -64,6 +64,16 @@ func (c CopyEnd) Bytes(n uint64) []byte {
 // maxAgentBytes bounds a fill's extent so that it is a valid slice length.
 const maxAgentBytes = math.MaxInt64
 
+// takeHost takes the host function registered as id through take; what
+// names it in the error when there is none.
+func takeHost[F any](take func(id uint64) (F, bool), what string, id uint64) (F, error) {
+	f, ok := take(id)
+	if !ok {
+		return f, Errorf(StatusErrorInvalidArgument, what, "no %s %d", what, id)
+	}
+	return f, nil
+}
+
 // decode fills w from p for agent a. It takes the packet's registrations
 // (callback, native call, 2-D descriptor), so a packet is decoded once.
 func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
@@ -106,19 +116,11 @@ func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
 		}
 		return w.Rect.checkRanges(a)
 	case AgentCallback:
-		f, ok := hostref.TakeCallback(p.Arg[0])
-		if !ok {
-			return Errorf(StatusErrorInvalidArgument, "callback", "no callback %d", p.Arg[0])
-		}
-		w.call = f
-		return nil
+		w.call, err = takeHost(hostref.TakeCallback, "callback", p.Arg[0])
+		return err
 	case AgentNative:
-		f, ok := hostref.TakeNative(p.Arg[0])
-		if !ok {
-			return Errorf(StatusErrorInvalidArgument, "native call", "no native call %d", p.Arg[0])
-		}
-		w.native = f
-		return nil
+		w.native, err = takeHost(hostref.TakeNative, "native call", p.Arg[0])
+		return err
 	}
 	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
 }
