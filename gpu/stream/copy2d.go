@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 )
 
 // Copy2D queues a copy of height rows of width elements from src to dst on
@@ -24,16 +25,20 @@ func Copy2D[T any](s *Stream, dst, src buffer.View[T], width, height int) error 
 // Memset2D queues setting the bytes of height rows of width elements of dst
 // to c on s (hipMemset2DAsync); dst is device or pinned host memory.
 func Memset2D[T any](s *Stream, dst buffer.View[T], c byte, width, height int) error {
-	const op = "memset 2d async"
+	var t T
+	return memset(s, "memset 2d async", buffer.RectEnd(dst), "a Buffer, Host or Pitched", width*sizeOf(t), height, 1, c)
+}
+
+// memset queues a fill of dst's depth slices of height rows of width bytes
+// with c; kinds names the memory dst may be.
+func memset(s *Stream, op string, dst core.RectEnd, kinds string, width, height, depth int, c byte) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	d := buffer.RectEnd(dst)
-	if d.M == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be a Buffer, Host or Pitched")
+	if dst.M == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be %s", kinds)
 	}
-	var t T
-	return s.core().Rect(op, &d, nil, width*sizeOf(t), height, c)
+	return s.core().Box(op, &dst, nil, width, height, depth, c)
 }
 
 func sizeOf[T any](v T) int { return int(unsafe.Sizeof(v)) }
@@ -55,14 +60,6 @@ func Copy3D[T any](s *Stream, dst, src buffer.Volume[T], ext buffer.Extent) erro
 // Memset3D queues setting the bytes of ext's elements of dst to c on s
 // (hipMemset3DAsync); dst is device or pinned host memory.
 func Memset3D[T any](s *Stream, dst buffer.Volume[T], c byte, ext buffer.Extent) error {
-	const op = "memset 3d async"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
-	}
-	d := buffer.BoxEnd(dst)
-	if d.M == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be a Buffer, Host, Pitched or Pitched3D")
-	}
 	var t T
-	return s.core().Box(op, &d, nil, ext.Width*sizeOf(t), ext.Height, ext.Depth, c)
+	return memset(s, "memset 3d async", buffer.BoxEnd(dst), "a Buffer, Host, Pitched or Pitched3D", ext.Width*sizeOf(t), ext.Height, ext.Depth, c)
 }
