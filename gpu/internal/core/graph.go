@@ -163,14 +163,7 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 	}
 	d := &p.Dispatch
 	var k aql.KernelDispatch
-	k.WorkgroupSizeX, k.WorkgroupSizeY, k.WorkgroupSizeZ = d.Block[0], d.Block[1], d.Block[2]
-	k.GridSizeX, k.GridSizeY, k.GridSizeZ = d.Grid[0], d.Grid[1], d.Grid[2]
-	k.PrivateSegmentSize = d.Private
-	k.GroupSegmentSize = d.GroupSegment
-	k.KernelObject = d.Object
-	k.KernargAddress = uint64(s.q.Kernarg(id))
-	k.Reserved2 = d.reserved2()
-	k.CompletionSignal = sig
+	d.fill(&k, uint64(s.q.Kernarg(id)), sig)
 	if d.KernargSize > 0 {
 		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
 	}

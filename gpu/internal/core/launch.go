@@ -124,21 +124,26 @@ func (l *Launch) Commit(d *Dispatch) error {
 	if d.KernargSize > 0 {
 		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
 	}
-	p := (*aql.KernelDispatch)(s.q.Slot(id))
+	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(s.q.Kernarg(id)), f.Signal().Handle())
+	e.fence = f
+	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
+	s.SetTail(f)
+	s.Reap(false) // while the agent runs the dispatch
+	return nil
+}
+
+// fill writes the dispatch into p, all but its header word, which is
+// published last.
+func (d *Dispatch) fill(p *aql.KernelDispatch, kernarg, completion uint64) {
 	p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = d.Block[0], d.Block[1], d.Block[2]
 	p.Reserved0 = 0
 	p.GridSizeX, p.GridSizeY, p.GridSizeZ = d.Grid[0], d.Grid[1], d.Grid[2]
 	p.PrivateSegmentSize = d.Private
 	p.GroupSegmentSize = d.GroupSegment
 	p.KernelObject = d.Object
-	p.KernargAddress = uint64(s.q.Kernarg(id))
+	p.KernargAddress = kernarg
 	p.Reserved2 = d.reserved2()
-	p.CompletionSignal = f.Signal().Handle()
-	e.fence = f
-	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
-	s.SetTail(f)
-	s.Reap(false) // while the agent runs the dispatch
-	return nil
+	p.CompletionSignal = completion
 }
 
 // reserved2 is the packet's Reserved2: the cooperative mark or 0.
