@@ -33,45 +33,39 @@ func (s *Stream) checkMem(op string, m *core.Mem, off, n int) error {
 // (hipMemcpyAsync host to device). src must stay unchanged until the copy
 // completes; the stream keeps it alive.
 func CopyToDevice[T any](s *Stream, dst buffer.Object, off int, src []T) error {
-	const op = "memcpy async host to device"
-	m := memOf(dst)
-	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
-	}
-	if err := checkElem[T](op, m); err != nil {
-		return err
-	}
-	if err := s.checkMem(op, m, off, len(src)); err != nil {
-		return err
-	}
-	if len(src) == 0 {
-		return nil
-	}
-	b := core.AsBytes(src)
-	id := hostref.PinHost(b)
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(m.Addr()) + uint64(off*m.ElemSize()), id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
+	return copyHost(s, "memcpy async host to device", dst, off, src, true)
 }
 
 // CopyToHost copies src's elements from off into dst (hipMemcpyAsync
 // device to host). dst must not be touched until the stream synchronizes.
 func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
-	const op = "memcpy async device to host"
-	m := memOf(src)
+	return copyHost(s, "memcpy async device to host", src, off, dst, false)
+}
+
+// copyHost queues a copy between host and the elements of obj from off,
+// into obj when toDevice. The stream keeps host pinned until the copy
+// completes.
+func copyHost[T any](s *Stream, op string, obj buffer.Object, off int, host []T, toDevice bool) error {
+	m := memOf(obj)
 	if m == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
 	if err := checkElem[T](op, m); err != nil {
 		return err
 	}
-	if err := s.checkMem(op, m, off, len(dst)); err != nil {
+	if err := s.checkMem(op, m, off, len(host)); err != nil {
 		return err
 	}
-	if len(dst) == 0 {
+	if len(host) == 0 {
 		return nil
 	}
-	b := core.AsBytes(dst)
+	b := core.AsBytes(host)
 	id := hostref.PinHost(b)
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, uint64(m.Addr()) + uint64(off*m.ElemSize()), uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
+	dev := uint64(m.Addr()) + uint64(off*m.ElemSize())
+	if toDevice {
+		return s.core().Agent(op, rocr.AgentCopy, [4]uint64{dev, id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
+	}
+	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, dev, uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
 }
 
 // Copy copies n elements from src[srcOff:] to dst[dstOff:] on the stream
