@@ -392,25 +392,9 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	l.Name(f.sym.Name)
 	ka := l.Kernarg()[:f.sym.KernargSize]
 	clear(ka)
-	for i := range vals {
-		v := &vals[i]
-		p := &f.visible[i]
-		dst := unsafe.Pointer(&ka[p.Offset])
-		if v.buf {
-			*(*uint64)(dst) = uint64(v.mem.Addr())
-			acc := core.Write
-			if p.ReadOnly || v.isConst {
-				acc = core.Read
-			}
-			if err := l.Use(v.mem, acc); err != nil {
-				l.Abort()
-				return err
-			}
-		} else if v.lay != nil {
-			copy(ka[p.Offset:p.Offset+uint32(v.size)], args.blob[v.off:])
-		} else {
-			writeBits(dst, v.bits, v.size)
-		}
+	if err := f.pack(ka, vals, args.blob[:], l.Use); err != nil {
+		l.Abort()
+		return err
 	}
 	if f.hidden != nil {
 		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(sharedMem)}
@@ -630,4 +614,31 @@ func writeBits(dst unsafe.Pointer, bits uint64, size uint16) {
 	case 8:
 		*(*uint64)(dst) = bits
 	}
+}
+
+// pack writes checked argument values into the kernarg image ka at the
+// kernel's offsets (structs by value come from blob) and hands each buffer
+// with its access, a read where the parameter or the buffer is read-only,
+// to use. A direct launch and a graph's kernel node encode through it.
+func (f *Function) pack(ka []byte, vals []argVal, blob []byte, use func(*core.Mem, core.Access) error) error {
+	for i := range vals {
+		v := &vals[i]
+		p := &f.visible[i]
+		switch {
+		case v.buf:
+			*(*uint64)(unsafe.Pointer(&ka[p.Offset])) = uint64(v.mem.Addr())
+			acc := core.Write
+			if p.ReadOnly || v.isConst {
+				acc = core.Read
+			}
+			if err := use(v.mem, acc); err != nil {
+				return err
+			}
+		case v.lay != nil:
+			copy(ka[p.Offset:p.Offset+uint32(v.size)], blob[v.off:])
+		default:
+			writeBits(unsafe.Pointer(&ka[p.Offset]), v.bits, v.size)
+		}
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package module
 
 import (
-	"unsafe"
-
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -64,21 +62,10 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	}
 	ka := make([]byte, d.KernargSize)
 	uses := k.Uses[:0]
-	for i := range vals {
-		v := &vals[i]
-		p := &f.visible[i]
-		dst := unsafe.Pointer(&ka[p.Offset])
-		if v.buf {
-			*(*uint64)(dst) = uint64(v.mem.Addr())
-			acc := core.Write
-			if p.ReadOnly || v.isConst {
-				acc = core.Read
-			}
-			uses = append(uses, core.MemUse{M: v.mem, Acc: acc})
-		} else {
-			writeBits(dst, v.bits, v.size)
-		}
-	}
+	_ = f.pack(ka, vals, a.blob[:], func(m *core.Mem, acc core.Access) error {
+		uses = append(uses, core.MemUse{M: m, Acc: acc})
+		return nil
+	})
 	if f.hidden != nil {
 		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(shared)}
 		if err := f.hidden.FillHidden(ka, &hl); err != nil {

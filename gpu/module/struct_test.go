@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/raceflag"
@@ -104,6 +105,22 @@ func TestStructByValueOnCPU(t *testing.T) {
 	binary.LittleEndian.PutUint64(raw[8:], math.Float64bits(-2))
 	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, nil, out, raw, int32(n)))
 	check("[16]byte")
+	// A graph's kernel node packs the struct as a launch does, from []any
+	// and from Args.
+	for _, k := range []graph.Kernel{
+		{Func: f, Grid: gpu.D1(gpu.Blocks(n, 64)), Block: gpu.D1(64), Args: []any{out, p, int32(n)}},
+		{Func: f, Grid: gpu.D1(gpu.Blocks(n, 64)), Block: gpu.D1(64), Typed: &args},
+	} {
+		g := graph.New()
+		_, err = g.AddKernel(k)
+		require.NoError(t, err)
+		e, err := g.Instantiate(dev)
+		require.NoError(t, err)
+		require.NoError(t, e.Launch(nil))
+		require.NoError(t, dev.Synchronize())
+		check("graph kernel node")
+		require.NoError(t, e.Destroy())
+	}
 
 	// Another struct of the same size is not the kernel's Pair.
 	type other struct{ A, B float64 }
