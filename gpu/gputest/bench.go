@@ -137,14 +137,14 @@ func (t *Timer) Pace() {
 	if err := cur.Synchronize(); err != nil {
 		t.b.Fatalf("gputest: %v", err)
 	}
-	now := time.Now()
-	defer func() { t.last = now }()
+	now, last := time.Now(), t.last
+	t.last = now
 	if t.recs < 2 {
 		return
 	}
 	// One operation submitted and waited for: the host's view of its cost
 	// is an upper bound of the GPU's, enough to size the window.
-	if d := now.Sub(t.last); d > 0 {
+	if d := now.Sub(last); d > 0 {
 		if per := d / time.Duration(n); per < paceLag {
 			t.window = min(int(paceLag/per), maxWindow)
 		}
