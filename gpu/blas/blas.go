@@ -53,6 +53,7 @@ type Handle struct {
 	destroyed bool
 	scratch32 *buffer.Buffer[float32]
 	scratch64 *buffer.Buffer[float64]
+	workspace *buffer.Buffer[byte] // the vendor library's, where it takes one
 }
 
 // backend turns a checked call into stream work.
@@ -79,6 +80,7 @@ func New(s *stream.Stream) (*Handle, error) {
 		return nil, gpu.Wrap(op, err)
 	}
 	var be backend
+	var ws *buffer.Buffer[byte]
 	switch drv := dev.Agent().Info().Driver; drv {
 	case "cpu":
 		be = gonumBackend{}
@@ -87,7 +89,7 @@ func New(s *stream.Stream) (*Handle, error) {
 		if err != nil {
 			return nil, err
 		}
-		be = b
+		be, ws = b, b.ws
 	case "rocm":
 		b, err := newRocblas()
 		if err != nil {
@@ -97,7 +99,7 @@ func New(s *stream.Stream) (*Handle, error) {
 	default:
 		return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "no BLAS backend for driver %q of %s", drv, dev)
 	}
-	return &Handle{s: s, be: be}, nil
+	return &Handle{s: s, be: be, workspace: ws}, nil
 }
 
 // Stream is the handle's stream.
@@ -128,8 +130,8 @@ func (h *Handle) Destroy() error {
 	if err != nil {
 		err = gpu.Wrap(op, err)
 	}
-	if v, ok := h.be.(*vendor); ok && v.ws != nil {
-		err = errors.Join(err, v.ws.Free()) // after the stream drained
+	if h.workspace != nil {
+		err = errors.Join(err, h.workspace.Free())
 	}
 	if h.scratch32 != nil {
 		err = errors.Join(err, h.scratch32.Free())

@@ -96,7 +96,7 @@ func fileExists(p string) bool {
 // kernels from a smaller default pool.
 const cublasWorkspace = 32 << 20
 
-func newCublas(dev *gpu.Device) (backend, error) {
+func newCublas(dev *gpu.Device) (*vendor, error) {
 	api, err := loadCublas()
 	if err != nil {
 		return nil, err

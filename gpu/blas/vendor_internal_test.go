@@ -255,7 +255,7 @@ func TestCublasWorkspace(t *testing.T) {
 	fake.keys[999] = "setWorkspace"
 	ws, err := buffer.New[byte](dev, cublasWorkspace)
 	require.NoError(t, err)
-	h := &Handle{s: s, be: &vendor{api: api, ws: ws}}
+	h := &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}
 	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Free()
