@@ -38,11 +38,10 @@ func (d *device) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "no kernels")
 	}
 	type launch struct {
-		k          *kernel
-		grid, blk  [3]uint32
-		dyn        uint32
-		extra      uintptr
-		args, size uintptr
+		k         *kernel
+		grid, blk [3]uint32
+		dyn       uint32
+		extra     uintptr
 	}
 	ls := make([]launch, len(ks))
 	// Heap memory the driver reads during each cuLaunchKernel: the extra
