@@ -132,21 +132,17 @@ func load() (*api, error) {
 
 func (a *api) resolve(h uintptr) error {
 	var missing []string
-	sym := func(p *uintptr, names ...string) {
-		for _, n := range names {
-			if f, err := purego.Dlsym(h, n); err == nil && f != 0 {
-				*p = f
-				return
-			}
-		}
-		missing = append(missing, names[0])
-	}
 	opt := func(p *uintptr, names ...string) {
 		for _, n := range names {
 			if f, err := purego.Dlsym(h, n); err == nil && f != 0 {
 				*p = f
 				return
 			}
+		}
+	}
+	sym := func(p *uintptr, names ...string) {
+		if opt(p, names...); *p == 0 {
+			missing = append(missing, names[0])
 		}
 	}
 	sym(&a.cuInit, "cuInit")
