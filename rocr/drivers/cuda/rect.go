@@ -79,17 +79,20 @@ func (e *executor) rect(r *rocr.Rect) error {
 	return e.rect2D(r)
 }
 
+// rectEnd is one end of a rectangle copy as CUDA_MEMCPY2D/3D name it: Go
+// memory when host is set, else the unified address dev.
+func rectEnd(dev uint64, host []byte) (memoryType uint32, device uint64, hostPtr uintptr) {
+	if host != nil {
+		return memoryTypeHost, dev, uintptr(unsafe.Pointer(unsafe.SliceData(host)))
+	}
+	return memoryTypeUnified, dev, 0
+}
+
 // rect2D is one cuMemcpy2DAsync, or a row loop where libcuda lacks it.
 func (e *executor) rect2D(r *rocr.Rect) error {
 	d := memcpy2D{srcPitch: r.SrcPitch, dstPitch: r.DstPitch, widthInBytes: r.Width, height: r.Height}
-	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src
-	if r.SrcHost != nil {
-		d.srcMemoryType, d.srcHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.SrcHost)))
-	}
-	d.dstMemoryType, d.dstDevice = memoryTypeUnified, r.Dst
-	if r.DstHost != nil {
-		d.dstMemoryType, d.dstHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.DstHost)))
-	}
+	d.srcMemoryType, d.srcDevice, d.srcHost = rectEnd(r.Src, r.SrcHost)
+	d.dstMemoryType, d.dstDevice, d.dstHost = rectEnd(r.Dst, r.DstHost)
 	if e.api.cuMemcpy2DAsync != 0 {
 		if r := res(purego.SyscallN(e.api.cuMemcpy2DAsync, uintptr(unsafe.Pointer(&d)), e.stream)); r != cudaSuccess {
 			return cuErr("copy 2d", "cuMemcpy2DAsync", r)
@@ -136,14 +139,8 @@ func (e *executor) rect3D(r *rocr.Rect) error {
 	}
 	d := memcpy3D{srcPitch: r.SrcPitch, srcHeight: r.SrcHeight, dstPitch: r.DstPitch, dstHeight: r.DstHeight,
 		widthInBytes: r.Width, height: r.Height, depth: r.Depth}
-	d.srcMemoryType, d.srcDevice = memoryTypeUnified, r.Src
-	if r.SrcHost != nil {
-		d.srcMemoryType, d.srcHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.SrcHost)))
-	}
-	d.dstMemoryType, d.dstDevice = memoryTypeUnified, r.Dst
-	if r.DstHost != nil {
-		d.dstMemoryType, d.dstHost = memoryTypeHost, uintptr(unsafe.Pointer(unsafe.SliceData(r.DstHost)))
-	}
+	d.srcMemoryType, d.srcDevice, d.srcHost = rectEnd(r.Src, r.SrcHost)
+	d.dstMemoryType, d.dstDevice, d.dstHost = rectEnd(r.Dst, r.DstHost)
 	if rc := res(purego.SyscallN(e.api.cuMemcpy3DAsync, uintptr(unsafe.Pointer(&d)), e.stream)); rc != cudaSuccess {
 		return cuErr("copy 3d", "cuMemcpy3DAsync", rc)
 	}
