@@ -119,6 +119,17 @@ func (d *device) with(f func() error) error {
 	return err
 }
 
+// do makes the C call fn(args...) with the device's context current; a
+// failure is op's error naming the function.
+func (d *device) do(op, name string, fn uintptr, args ...uintptr) error {
+	return d.with(func() error {
+		if r := call(fn, args...); r != cudaSuccess {
+			return cuErr(op, name, r)
+		}
+		return nil
+	})
+}
+
 func (d *device) Info() rocr.AgentInfo     { return d.info }
 func (d *device) Pools() []rocr.PoolDriver { return d.pools }
 func (d *device) String() string           { return fmt.Sprintf("cuda device %d (%s)", d.ordinal, d.info.Name) }

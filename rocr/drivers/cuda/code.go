@@ -95,12 +95,7 @@ func (e *executable) Destroy() error {
 		e.dev.mu.Lock()
 		delete(e.dev.exes, e)
 		e.dev.mu.Unlock()
-		err = e.dev.with(func() error {
-			if r := call(e.dev.api.cuModuleUnload, e.module); r != cudaSuccess {
-				return cuErr("executable destroy", "cuModuleUnload", r)
-			}
-			return nil
-		})
+		err = e.dev.do("executable destroy", "cuModuleUnload", e.dev.api.cuModuleUnload, e.module)
 	})
 	return err
 }

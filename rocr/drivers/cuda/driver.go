@@ -76,12 +76,7 @@ func (d *driver) Close() error {
 		for i := range live.slabs {
 			s := &live.slabs[i]
 			if s.dev != 0 {
-				if err := d.devs[0].with(func() error {
-					if r := call(d.api.cuMemHostUnregister, s.host); r != cudaSuccess {
-						return cuErr("close", "cuMemHostUnregister", r)
-					}
-					return nil
-				}); err != nil {
+				if err := d.devs[0].do("close", "cuMemHostUnregister", d.api.cuMemHostUnregister, s.host); err != nil {
 					errs = append(errs, err)
 				}
 				s.dev = 0

@@ -150,10 +150,5 @@ func (c *chain) Close() error {
 	}
 	exec := c.exec
 	c.exec = 0
-	return c.dev.with(func() error {
-		if r := call(c.dev.api.cuGraphExecDestroy, exec); r != cudaSuccess {
-			return cuErr("chain close", "cuGraphExecDestroy", r)
-		}
-		return nil
-	})
+	return c.dev.do("chain close", "cuGraphExecDestroy", c.dev.api.cuGraphExecDestroy, exec)
 }

@@ -57,12 +57,7 @@ func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 }
 
 func (p *managedPool) Free(ptr uintptr, _ uint64) error {
-	return p.dev.with(func() error {
-		if r := call(p.dev.api.cuMemFree, ptr); r != cudaSuccess {
-			return cuErr("free", "cuMemFree", r)
-		}
-		return nil
-	})
+	return p.dev.do("free", "cuMemFree", p.dev.api.cuMemFree, ptr)
 }
 
 // location is agent as a prefetch or advice target: a CUmemLocation

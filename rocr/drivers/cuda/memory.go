@@ -28,12 +28,7 @@ func (p *devicePool) Allocate(size uint64) (uintptr, error) {
 }
 
 func (p *devicePool) Free(ptr uintptr, _ uint64) error {
-	return p.dev.with(func() error {
-		if r := call(p.dev.api.cuMemFree, ptr); r != cudaSuccess {
-			return cuErr("free", "cuMemFree", r)
-		}
-		return nil
-	})
+	return p.dev.do("free", "cuMemFree", p.dev.api.cuMemFree, ptr)
 }
 
 // hostPool is page-locked host memory mapped into every device's address
@@ -57,12 +52,7 @@ func (p *hostPool) Allocate(size uint64) (uintptr, error) {
 }
 
 func (p *hostPool) Free(ptr uintptr, _ uint64) error {
-	return p.dev.with(func() error {
-		if r := call(p.dev.api.cuMemFreeHost, ptr); r != cudaSuccess {
-			return cuErr("free", "cuMemFreeHost", r)
-		}
-		return nil
-	})
+	return p.dev.do("free", "cuMemFreeHost", p.dev.api.cuMemFreeHost, ptr)
 }
 
 // kernargPool is plain mapped host memory: cuLaunchKernel copies the
