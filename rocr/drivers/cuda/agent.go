@@ -91,8 +91,8 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
 	}
 	d.pools = []rocr.PoolDriver{
-		&devicePool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}},
-		&hostPool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+		&devicePool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
+		&hostPool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
 		&kernargPool{info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
 		&groupPool{info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
 	}

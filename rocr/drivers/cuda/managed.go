@@ -17,10 +17,7 @@ const (
 
 // managedPool is cuMemAllocManaged memory: one address on the host and
 // every device, migrated by the driver where it is touched.
-type managedPool struct {
-	dev  *device
-	info rocr.PoolInfo
-}
+type managedPool struct{ pool }
 
 // ManagedPool implements rocr.ManagedMemory.
 func (d *device) ManagedPool() (rocr.PoolDriver, error) {
@@ -30,10 +27,8 @@ func (d *device) ManagedPool() (rocr.PoolDriver, error) {
 	info := d.pools[0].Info()
 	info.Flags = rocr.FlagFineGrained
 	info.Granule, info.Alignment = 4096, 4096
-	return &managedPool{dev: d, info: info}, nil
+	return &managedPool{pool{dev: d, info: info}}, nil
 }
-
-func (p *managedPool) Info() rocr.PoolInfo { return p.info }
 
 // Allocate refuses more than the device has free before it asks: a managed
 // allocation larger than device memory oversubscribes it, and a kernel

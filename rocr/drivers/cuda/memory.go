@@ -8,13 +8,17 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// devicePool is the device's memory: coarse-grained, owned by one agent.
-type devicePool struct {
+// pool is what the device's pools share: the device and what the pool
+// reports.
+type pool struct {
 	dev  *device
 	info rocr.PoolInfo
 }
 
-func (p *devicePool) Info() rocr.PoolInfo { return p.info }
+func (p *pool) Info() rocr.PoolInfo { return p.info }
+
+// devicePool is the device's memory: coarse-grained, owned by one agent.
+type devicePool struct{ pool }
 
 func (p *devicePool) Allocate(size uint64) (uintptr, error) {
 	var ptr uintptr
@@ -33,12 +37,7 @@ func (p *devicePool) Free(ptr uintptr, _ uint64) error {
 
 // hostPool is page-locked host memory mapped into every device's address
 // space (the same address on both sides with unified addressing).
-type hostPool struct {
-	dev  *device
-	info rocr.PoolInfo
-}
-
-func (p *hostPool) Info() rocr.PoolInfo { return p.info }
+type hostPool struct{ pool }
 
 func (p *hostPool) Allocate(size uint64) (uintptr, error) {
 	var ptr uintptr
