@@ -3,7 +3,9 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,10 +363,7 @@ func (d *Device) Synchronize() error {
 		return err
 	}
 	d.mu.Lock()
-	ss := make([]synchronizer, 0, len(d.syncers))
-	for s := range d.syncers {
-		ss = append(ss, s)
-	}
+	ss := slices.Collect(maps.Keys(d.syncers))
 	d.mu.Unlock()
 	var first error
 	for _, s := range ss {

@@ -3,7 +3,9 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -137,10 +139,7 @@ func (d *device) String() string           { return fmt.Sprintf("cuda device %d 
 // Close unloads the modules still loaded; the context goes at driver Close.
 func (d *device) Close() error {
 	d.mu.Lock()
-	exes := make([]*executable, 0, len(d.exes))
-	for e := range d.exes {
-		exes = append(exes, e)
-	}
+	exes := slices.Collect(maps.Keys(d.exes))
 	d.mu.Unlock()
 	var errs []error
 	for _, e := range exes {

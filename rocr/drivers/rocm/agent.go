@@ -3,6 +3,8 @@ package rocm
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,10 +305,7 @@ func (a *agent) NewExecutor(*rocr.Queue) (rocr.Executor, error) {
 // the queues and freed the allocations.
 func (a *agent) Close() error {
 	a.mu.Lock()
-	exes := make([]*executable, 0, len(a.exes))
-	for e := range a.exes {
-		exes = append(exes, e)
-	}
+	exes := slices.Collect(maps.Keys(a.exes))
 	a.mu.Unlock()
 	var first error
 	for _, e := range exes {
