@@ -1,10 +1,13 @@
 #!/bin/bash
 # gpu_suite.sh: on the H200 machine (no Go there), run every package's test
-# binary with the cuda driver forced, the vector add, and the benchmarks of
-# hipgo beside native C and CuPy on the same PTX.
+# binary with the cuda driver forced (LANES at a time, default 4), the
+# vector add, and the benchmarks of hipgo beside native C and CuPy on the
+# same PTX. Eight files come back: tests (the machine, then a line per
+# package), tests-output, peers (nvcc, native C, CuPy), hipgo, api (and the
+# vector add), suite (with SUITE), summary, nv-fixtures.tar.gz.
 #
-# Here:   make gpu-tests && tar -cJf gpu-tests.tar.xz gpu-tests   (see Makefile: gpu-tests-pack)
-# There:  OUT=out bash benchmarks/peers/gpu_suite.sh gpu-tests.tar.xz [count]
+# Here:   make gpu-tests-pack
+# There:  OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz [count]
 set -u
 ARCHIVE=${1:-gpu-tests.tar.xz}
 COUNT=${2:-5}
@@ -19,30 +22,44 @@ G=gpu-tests
   nproc
   python3 -c 'import cupy; print("cupy", cupy.__version__)' 2>&1
   echo "command: bash benchmarks/peers/gpu_suite.sh $ARCHIVE $COUNT"
-} > "$OUT/machine.txt" 2>&1
+} > "$OUT/tests.txt" 2>&1
 
 export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda NCCL_NVLS_ENABLE=0
-# Fixtures the test binaries find by path in the source tree.
-export HIPGO_NV_DIR=$PWD/rocr/codeobj/testdata/nv
-# Every package's tests (those that pin the cpu agent run there).
+# nvcc's fixtures, fresh from k.cu (packed back as nv-fixtures.tar.gz).
+HIPGO_NV_DIR=$(bash benchmarks/peers/nv_fixtures.sh "$OUT")
+export HIPGO_NV_DIR
+# Every package's tests (those that pin the cpu agent run there), LANES at
+# a time; each binary's output is kept whole.
+one() {
+  local n=$1 s=$(date +%s)
+  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > "/tmp/test-$n.txt" 2>&1; echo "exit $?" >> "/tmp/test-$n.txt")
+  printf '%-40s %-8s %4ss\n' "$n" "$(tail -1 "/tmp/test-$n.txt")" "$(($(date +%s) - s))" > "/tmp/line-$n.txt"
+}
+export -f one
+export G TESTFLAGS=${TESTFLAGS:-}
 for t in "$G"/${TESTS:-*}.test; do
   n=$(basename "$t" .test)
-  [ "$n" = benchmarks ] && continue
-  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > /tmp/test-$n.txt 2>&1; echo "exit $?" >> /tmp/test-$n.txt)
-  { echo "=== $n"; cat /tmp/test-$n.txt; } >> "$OUT/tests-output.txt"
-  printf '%-40s %s\n' "$n" "$(tail -1 /tmp/test-$n.txt)" >> "$OUT/tests.txt"
+  [ "$n" = benchmarks ] || echo "$n"
+done | xargs -P "${LANES:-4}" -I{} bash -c 'one {}'
+for t in "$G"/${TESTS:-*}.test; do
+  n=$(basename "$t" .test)
+  [ -f "/tmp/line-$n.txt" ] || continue
+  cat "/tmp/line-$n.txt" >> "$OUT/tests.txt"
+  { echo "=== $n"; cat "/tmp/test-$n.txt"; } >> "$OUT/tests-output.txt"
 done
-(cd "$G" && timeout 60 ./vector_add) > "$OUT/vector_add.txt" 2>&1
+(cd "$G" && timeout 60 ./vector_add) > "$OUT/api.txt" 2>&1
 
 # Benchmarks: hipgo (rocr level and gpu API), native C, CuPy.
-nvcc -O2 -o /tmp/native benchmarks/peers/native_cuda.c -lcuda > "$OUT/nvcc.txt" 2>&1 &&
-  timeout 60 /tmp/native "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/native.txt" 2>&1
-timeout 90 python3 benchmarks/peers/cupy_peer.py "$G/kernels_sm90.ptx" "$COUNT" > "$OUT/cupy.txt" 2>&1
+nvcc -O2 -o /tmp/native benchmarks/peers/native_cuda.c -lcuda > "$OUT/peers.txt" 2>&1 &&
+  timeout 60 /tmp/native "$G/kernels_sm90.ptx" "$COUNT" > /tmp/native.txt 2>&1
+timeout 90 python3 benchmarks/peers/cupy_peer.py "$G/kernels_sm90.ptx" "$COUNT" > /tmp/cupy.txt 2>&1
+cat /tmp/native.txt /tmp/cupy.txt >> "$OUT/peers.txt"
 (cd "$G" && timeout 150 ./rocr_drivers_cuda.test -test.run '^$' -test.bench . -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > "$OUT/hipgo.txt" 2>&1
 # The same four measurements through the public API (typed launchers and LaunchKernelGGL).
-(cd "$G" && timeout 150 ./benchmarks.test -test.run '^$' -test.bench '^BenchmarkAPI' -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > "$OUT/api.txt" 2>&1
+(cd "$G" && timeout 150 ./benchmarks.test -test.run '^$' -test.bench '^BenchmarkAPI' -test.benchtime 0.3s -test.count "$COUNT" -test.benchmem) > /tmp/api.txt 2>&1
+cat /tmp/api.txt >> "$OUT/api.txt"
 if [ -x "$G/benchmarks.test" ] && [ -n "${SUITE:-}" ]; then
   (cd "$G" && timeout 240 ./benchmarks.test -test.run '^$' -test.bench "$SUITE" -test.benchtime 0.2s -test.count 3 -test.benchmem -test.short) > "$OUT/suite.txt" 2>&1
 fi
-python3 benchmarks/peers/summarize.py "$OUT/native.txt" "$OUT/cupy.txt" "$OUT/hipgo.txt" "$OUT/api.txt" > "$OUT/summary.txt" 2>&1
-cat "$OUT/tests.txt" "$OUT/vector_add.txt" "$OUT/summary.txt"
+python3 benchmarks/peers/summarize.py /tmp/native.txt /tmp/cupy.txt "$OUT/hipgo.txt" /tmp/api.txt > "$OUT/summary.txt" 2>&1
+cat "$OUT/tests.txt" "$OUT/summary.txt"

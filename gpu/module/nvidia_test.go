@@ -51,7 +51,8 @@ func TestNVIDIABinariesOnCPU(t *testing.T) {
 
 // TestNVIDIABinaries loads nvcc's cubin, fat binary, object file and PTX
 // on an NVIDIA GPU and runs a plain kernel, a kernel of mixed scalar
-// parameters, a template instance and a dynamic shared memory kernel.
+// parameters, a template instance, a struct passed by value and a dynamic
+// shared memory kernel.
 func TestNVIDIABinaries(t *testing.T) {
 	needNV(t)
 	if os.Getenv("HIPGO_DRIVER") != "cuda" {
@@ -120,6 +121,21 @@ func runNVKernels(t *testing.T, m *module.Module, s *stream.Stream, knowsShared 
 	got, err = y.ToSlice()
 	require.NoError(t, err)
 	assert.Equal(t, float32(10.5), got[3])
+
+	// A struct by value, laid out by nvcc (a cubin's .nv.info gives its
+	// offset and size; PTX its .align and size).
+	pair := m.MustFunction("pair_axpy")
+	out, err := buffer.New[float64](dev, n)
+	require.NoError(t, err)
+	defer out.Free()
+	require.NoError(t, pair.Launch(s, gpu.D1(1), gpu.D1(n), 0, out, Pair{X: 1.5, Y: -2}, int32(n)))
+	assert.ErrorIs(t, pair.Launch(s, gpu.D1(1), gpu.D1(n), 0, out, int64(1), int32(n)), gpu.ErrInvalidValue)
+	require.NoError(t, s.Synchronize())
+	pairs, err := out.ToSlice()
+	require.NoError(t, err)
+	for i, v := range pairs {
+		require.InDelta(t, 1.5*float64(i)-2, v, 0, "pair_axpy[%d]", i)
+	}
 
 	rev := m.MustFunction("reverse_dyn")
 	if knowsShared {

@@ -31,3 +31,13 @@ template <typename T> __global__ void scale(T* p, T f, int n) {
 }
 template __global__ void scale<float>(float*, float, int);
 template __global__ void scale<double>(double*, double, int);
+
+// A struct passed by value: 16 bytes aligned to 8 (.align 8 .b8 [16] in PTX).
+struct Pair {
+  float x;
+  double y;
+};
+extern "C" __global__ void pair_axpy(double* out, Pair p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = p.x * i + p.y;
+}
