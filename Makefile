@@ -58,6 +58,7 @@ gpu-tests:
 	for p in $$($(GO) list ./...); do \
 	  n=$$(echo $$p | sed 's|github.com/hipgo/hipgo/||; s|/|_|g'); \
 	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o $(GPU_OUT)/$$n.test $$p 2>/dev/null || true; \
+	  echo "$$n $$(echo $$p | sed 's|^github.com/hipgo/hipgo$$|.|; s|github.com/hipgo/hipgo/||')" >> $(GPU_OUT)/packages.txt; \
 	done
 	cp kernels/gen/kernels_sm90.ptx $(GPU_OUT)/
 	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o $(GPU_OUT)/vector_add ./examples/vector_add

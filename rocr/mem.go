@@ -22,6 +22,7 @@ func MapAnonymous(size uintptr) (uintptr, error) {
 	if err != nil {
 		return 0, Errorf(StatusErrorOutOfResources, "map", "mmap %d bytes: %w", size, err)
 	}
+	hostmem.AddMapped(int64(size))
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
 }
 
@@ -31,6 +32,7 @@ func Unmap(addr, size uintptr) error {
 	if err := unix.Munmap(b); err != nil {
 		return Errorf(StatusErrorResourceFree, "unmap", "munmap %#x: %w", addr, err)
 	}
+	hostmem.AddMapped(-int64(size))
 	return nil
 }
 

@@ -29,14 +29,20 @@ export HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda NCCL_NVLS_ENABLE=0
 HIPGO_NV_DIR=$(bash benchmarks/peers/nv_fixtures.sh "$OUT")
 export HIPGO_NV_DIR
 # Every package's tests (those that pin the cpu agent run there), LANES at
-# a time; each binary's output is kept whole.
+# a time, each in its package's folder (packages.txt, from make gpu-tests)
+# as go test runs it, so testdata is found; each binary's output is kept
+# whole. On one GPU the collectives need NCCL, not a second device.
 one() {
-  local n=$1 s=$(date +%s)
-  (cd "$G" && timeout 120 "./$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > "/tmp/test-$n.txt" 2>&1; echo "exit $?" >> "/tmp/test-$n.txt")
+  local n=$1 s=$(date +%s) dir env=()
+  dir=$(awk -v n="$n" '$1 == n { print $2 }' "$G/packages.txt" 2> /dev/null)
+  [ -d "$ROOT/$dir" ] || dir=gpu-tests
+  [ "$n" = gpu_collective ] && [ "$NGPU" -lt 2 ] && env=(HIPGO_REQUIRE=nccl)
+  (cd "$ROOT/$dir" && env "${env[@]}" timeout 120 "$G/$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > "/tmp/test-$n.txt" 2>&1; echo "exit $?" >> "/tmp/test-$n.txt")
   printf '%-40s %-8s %4ss\n' "$n" "$(tail -1 "/tmp/test-$n.txt")" "$(($(date +%s) - s))" > "/tmp/line-$n.txt"
 }
 export -f one
-export G TESTFLAGS=${TESTFLAGS:-}
+ROOT=$PWD G=$PWD/$G NGPU=$(nvidia-smi -L 2> /dev/null | wc -l)
+export ROOT G NGPU TESTFLAGS=${TESTFLAGS:-}
 for t in "$G"/${TESTS:-*}.test; do
   n=$(basename "$t" .test)
   [ "$n" = benchmarks ] || echo "$n"
