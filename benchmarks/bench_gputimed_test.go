@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,4 +136,104 @@ func BenchmarkVectorAddBackToBack(b *testing.B) {
 	}
 	b.Run("batch=1", func(b *testing.B) { run(b, 1) })
 	b.Run("batch=50", func(b *testing.B) { run(b, 50) })
+}
+
+// BenchmarkPacing is the study behind gputest's pacing: vector_add as in
+// BenchmarkVectorAddBackToBack (whose batch=50 is the reference), with one
+// ingredient of a paced loop each: an untimed event recorded after every
+// kernel; an event after every kernel, waited for; an event every window
+// kernels and a wait for the one before; a stream synchronize every
+// window kernels; and gputest itself. Timed events around each loop give
+// its GPU time beside the wall time.
+func BenchmarkPacing(b *testing.B) {
+	dev := gputest.Device(b)
+	n := 1 << 26
+	if dev.Properties().IsCPU {
+		n = 1 << 20
+	}
+	s, bufs := streamSetup(b, dev, n, 1, 2, 0)
+	x, y, z := bufs[0], bufs[1], bufs[2]
+	newEvent := func(b *testing.B, flags stream.EventFlags) *stream.Event {
+		ev, err := stream.NewEvent(dev, flags)
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = ev.Destroy() })
+		return ev
+	}
+	launch := func(b *testing.B) {
+		if err := kernels.VectorAdd(s, x, y, z, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sync := func(b *testing.B) {
+		if err := s.Synchronize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// loop runs b.N kernels, calling step after each, between timed events.
+	loop := func(b *testing.B, step func(i int)) {
+		start, end := newEvent(b, stream.EventDefault), newEvent(b, stream.EventDefault)
+		launch(b)
+		sync(b)
+		b.ResetTimer()
+		require.NoError(b, s.Record(start))
+		for i := 0; i < b.N; i++ {
+			launch(b)
+			step(i)
+		}
+		require.NoError(b, s.Record(end))
+		sync(b)
+		b.StopTimer()
+		gpuT, err := stream.Elapsed(start, end)
+		require.NoError(b, err)
+		b.ReportMetric(float64(gpuT.Nanoseconds())/float64(b.N), "gpu-ns/op")
+		b.ReportMetric(12*float64(n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GB/s")
+	}
+	b.Run("gputest", func(b *testing.B) {
+		gputest.Benchmark(b, s, func() error { return kernels.VectorAdd(s, x, y, z, n) }, gputest.Bytes(12*int64(n)))
+	})
+	b.Run("sync=50", func(b *testing.B) {
+		loop(b, func(i int) {
+			if (i+1)%50 == 0 {
+				sync(b)
+			}
+		})
+	})
+	b.Run("record=each/sync=50", func(b *testing.B) {
+		ev := newEvent(b, stream.EventDisableTiming)
+		loop(b, func(i int) {
+			require.NoError(b, s.Record(ev))
+			if (i+1)%50 == 0 {
+				sync(b)
+			}
+		})
+	})
+	b.Run("record+wait=each", func(b *testing.B) {
+		ev := newEvent(b, stream.EventDisableTiming)
+		loop(b, func(int) {
+			require.NoError(b, s.Record(ev))
+			require.NoError(b, ev.Synchronize())
+		})
+	})
+	for _, w := range []int{4, 16} {
+		b.Run(fmt.Sprintf("wait=previous/window=%d", w), func(b *testing.B) {
+			evs := [2]*stream.Event{newEvent(b, stream.EventDisableTiming), newEvent(b, stream.EventDisableTiming)}
+			loop(b, func(i int) {
+				if (i+1)%w != 0 {
+					return
+				}
+				k := (i + 1) / w
+				require.NoError(b, s.Record(evs[k%2]))
+				if k > 1 {
+					require.NoError(b, evs[(k+1)%2].Synchronize())
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("sync=%d", w), func(b *testing.B) {
+			loop(b, func(i int) {
+				if (i+1)%w == 0 {
+					sync(b)
+				}
+			})
+		})
+	}
 }

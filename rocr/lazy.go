@@ -63,22 +63,27 @@ func (s *Signal) Observe(flush bool) {
 	c.Settle()
 }
 
-// lazyWait is a waiter's view of a deferred signal: the first time it sees
-// the signal deferred it asks for a flush, then it settles on every poll.
-type lazyWait struct{ flushed uint64 }
-
-// await lets the completer block for the signal when the waiter would
-// wait without a deadline anyway.
-func (w *lazyWait) await(s *Signal) {
-	if c, seq := s.Deferred(); c != nil && seq != 0 {
-		c.Await(seq)
-	}
+// lazyWait is a waiter's view of a deferred signal: a waiter that would
+// wait without a deadline lets the completer block for it (Await) as soon
+// as the packet's work is queued, since the executor may queue it after
+// the wait began; otherwise, the first time it sees the signal deferred it
+// asks for a flush, then it settles on every poll.
+type lazyWait struct {
+	block   bool   // no deadline, active wait: Await may block
+	awaited uint64 // the seq Await was asked for
+	flushed uint64
 }
 
 func (w *lazyWait) poll(s *Signal) {
 	c, seq := s.Deferred()
 	if c == nil || seq == 0 {
 		return
+	}
+	if w.block && w.awaited != seq {
+		w.awaited = seq
+		if c.Await(seq) {
+			return
+		}
 	}
 	if w.flushed != seq {
 		c.Flush(seq)

@@ -416,6 +416,9 @@ const (
 	activeSpin  = 50 * time.Microsecond
 	blockedSpin = 2 * time.Microsecond
 	polledSpin  = time.Millisecond
+	// maxPoll bounds the sleep between polls of a signal a GPU completes
+	// without waking anyone: the most a waiter sees its completion late.
+	maxPoll = 50 * time.Microsecond
 )
 
 // Wait blocks until the condition holds or the timeout passes (timeout <= 0
@@ -443,10 +446,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		return v
 	}
 	defer s.hb.Load()
-	var lazy lazyWait
-	if timeout <= 0 && hint == WaitActive {
-		lazy.await(s)
-	}
+	lazy := lazyWait{block: timeout <= 0 && hint == WaitActive}
 	lazy.poll(s)
 	v = atomic.LoadInt64(&s.rec.value)
 	start := time.Now()
@@ -506,7 +506,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 			if wait < 0 || poll < wait {
 				wait = poll
 			}
-			if poll < 200*time.Microsecond {
+			if poll < maxPoll {
 				poll += poll / 2
 			}
 		}

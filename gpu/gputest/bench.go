@@ -63,6 +63,7 @@ type Timer struct {
 
 	pending int              // operations since the last pace event
 	window  int              // operations between pace events
+	paced   bool             // window is sized: wait for the window before
 	recs    int              // pace events recorded
 	pace    [2]*stream.Event // recorded in turn; untimed: timing is start and end's
 	last    time.Time        // when the last paced operation was seen done
@@ -112,10 +113,11 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 // is done and a stream's queue holds a thousand of them: without a bound,
 // b.Loop's ramp-up sees the submissions' pace, not the GPU's, asks for far
 // too many operations, and the benchmark runs for minutes. Pace waits for
-// each operation until it knows what one costs on the GPU; then, for
-// operations shorter than paceLag, it records an event every window of
-// operations worth paceLag and waits for the window before, so the host
-// stays at most two windows ahead and the GPU stays busy.
+// the first operations until it knows what one costs on the GPU; then it
+// records an event every window of operations worth paceLag (one
+// operation if it is longer) and waits for the window before, so the host
+// stays at most two windows ahead and the GPU always has the next window
+// queued while the host waits.
 func (t *Timer) Pace() {
 	t.pending++
 	if t.pending < t.window {
@@ -128,7 +130,7 @@ func (t *Timer) Pace() {
 	if err := t.s.Record(cur); err != nil {
 		t.b.Fatalf("gputest: %v", err)
 	}
-	if t.window > 1 {
+	if t.paced {
 		if err := prev.Synchronize(); err != nil {
 			t.b.Fatalf("gputest: %v", err)
 		}
@@ -144,6 +146,7 @@ func (t *Timer) Pace() {
 	}
 	// One operation submitted and waited for: the host's view of its cost
 	// is an upper bound of the GPU's, enough to size the window.
+	t.paced = true
 	if d := now.Sub(last); d > 0 {
 		if per := d / time.Duration(n); per < paceLag {
 			t.window = min(int(paceLag/per), maxWindow)

@@ -150,5 +150,14 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			}
 		}
 	}
-	return e.complete(p.CompletionSignal)
+	if err := e.complete(p.CompletionSignal); err != nil || p.CompletionSignal == 0 {
+		return err
+	}
+	// An event record is there to be waited for or queried: its progress
+	// write goes in now, so a waiter sees it complete when the GPU passes
+	// it, not at the end of the work queued after it (where a waiter's own
+	// flush would land), which would leave the GPU idle until the host
+	// queued more.
+	e.Flush(e.issued.Load())
+	return nil
 }
