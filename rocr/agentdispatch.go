@@ -17,8 +17,15 @@ const (
 	// native stream (cuda) run the call in stream order on it, without
 	// draining it (a library such as cuBLAS queues its work there); the
 	// others run it as a host callback with stream 0.
+	// Arg[1] NativeQueuesOnly, or 0.
 	AgentNative uint16 = 0x8004
 )
+
+// NativeQueuesOnly in an AgentNative packet's Arg[1] says the call only
+// queues work on the stream and returns (a graph launch, most library
+// calls): an idle queue may make it on the submitting goroutine, as it
+// does a kernel launch, instead of handing it to its processor.
+const NativeQueuesOnly uint64 = 1
 
 // CopyFlags describe a copy's ends.
 const (

@@ -156,7 +156,13 @@ func (h *Handle) submit(c *call) error {
 // queue is submit for a caller that holds h.mu.
 func (h *Handle) queue(c *call) error {
 	host, native := h.be.work(c)
-	return hostwork.Launch(h.s, &hostwork.Work{Op: c.op, Reads: c.reads(), Writes: c.writes(), Host: host, Native: native})
+	w := &hostwork.Work{Op: c.op, Reads: c.reads(), Writes: c.writes(), Host: host, Native: native}
+	if v, ok := h.be.(*vendor); ok {
+		// cuBLAS queues on the stream it is given; rocBLAS waits after
+		// each call (vendor.api.after).
+		w.QueuesOnly = v.api.after == nil
+	}
+	return hostwork.Launch(h.s, w)
 }
 
 // scratch returns the handle's one-element buffer of T, allocating it on

@@ -79,7 +79,7 @@ func launchLowered(op string, s *core.Stream, l *lowered, uses []core.MemUse) er
 	}
 	l.refs.Add(1)
 	id := hostref.RegisterNative(l.run)
-	if err := s.Agent(op, rocr.AgentNative, [4]uint64{id}, 0, uses...); err != nil {
+	if err := s.Agent(op, rocr.AgentNative, [4]uint64{id, rocr.NativeQueuesOnly}, 0, uses...); err != nil {
 		if _, ok := hostref.TakeNative(id); ok {
 			l.release()
 		}

@@ -50,7 +50,11 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 		return nil
 	}
 	id := hostref.RegisterNative(w.Native)
-	if err := c.Agent(op, rocr.AgentNative, [4]uint64{id}, 0, uses...); err != nil {
+	var flags uint64
+	if w.QueuesOnly {
+		flags = rocr.NativeQueuesOnly
+	}
+	if err := c.Agent(op, rocr.AgentNative, [4]uint64{id, flags}, 0, uses...); err != nil {
 		hostref.TakeNative(id)
 		return err
 	}

@@ -20,6 +20,10 @@ type Work struct {
 	// Native is called with the agent's native stream in stream order
 	// (rocr.AgentNative); agents without one call it with 0 as host work.
 	Native hostref.NativeFunc
+	// QueuesOnly says Native only queues work on the stream and returns:
+	// an idle stream may then make the call on the caller's goroutine
+	// (rocr.NativeQueuesOnly).
+	QueuesOnly bool
 }
 
 // Launch queues w on stream, a *stream.Stream. It is set by gpu/stream

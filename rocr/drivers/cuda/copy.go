@@ -48,6 +48,7 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 	case rocr.AgentNative:
 		// A library call that queues its work on this stream, with the
 		// context current: stream order holds without draining.
+		e.ctx()
 		if err := w.RunHost(e.stream); err != nil {
 			return e.fail(err)
 		}
