@@ -125,8 +125,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := errtext.Join(e.Op, e.Msg, e.Err)
-	return s + " (" + e.Code.Name() + ")"
+	return errtext.Tag(errtext.Join(e.Op, e.Msg, e.Err), e.Code.Name())
 }
 
 // Is matches the HIP code.

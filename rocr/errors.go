@@ -71,7 +71,7 @@ func (e *Error) Error() string {
 	if s == "" {
 		s = e.Status.Name()
 	}
-	return s + " (" + e.Status.Name() + ")"
+	return errtext.Tag(s, e.Status.Name())
 }
 
 // Is matches the status, the sentinel of the status, and an explicit sentinel.

@@ -1,8 +1,21 @@
 package errtext
 
+import "strings"
+
 // Join is "op: msg: cause" with the empty parts and their separators left
-// out; err may be nil.
+// out; err may be nil. An error that wraps another of the same operation
+// names it once: "stream: x" wrapped by op "stream" stays "stream: x".
 func Join(op, msg string, err error) string {
+	var cause string
+	if err != nil {
+		cause = err.Error()
+		if op != "" && (cause == op || strings.HasPrefix(cause, op+": ")) {
+			if msg == "" {
+				return cause
+			}
+			cause = strings.TrimPrefix(strings.TrimPrefix(cause, op), ": ")
+		}
+	}
 	s := op
 	if msg != "" {
 		if s != "" {
@@ -10,11 +23,21 @@ func Join(op, msg string, err error) string {
 		}
 		s += msg
 	}
-	if err != nil {
+	if cause != "" {
 		if s != "" {
 			s += ": "
 		}
-		s += err.Error()
+		s += cause
 	}
 	return s
+}
+
+// Tag appends " (tag)" to s, unless s ends with it already (a cause that
+// carries the same status or code).
+func Tag(s, tag string) string {
+	t := " (" + tag + ")"
+	if strings.HasSuffix(s, t) {
+		return s
+	}
+	return s + t
 }

@@ -15,4 +15,14 @@ func TestJoin(t *testing.T) {
 	assert.Equal(t, "op: msg", Join("op", "msg", nil))
 	assert.Equal(t, "cause", Join("", "", cause))
 	assert.Equal(t, "", Join("", "", nil))
+	// A cause of the same operation is named once.
+	assert.Equal(t, "stream: x: cause", Join("stream", "", errors.New("stream: x: cause")))
+	assert.Equal(t, "stream: msg: x", Join("stream", "msg", errors.New("stream: x")))
+	assert.Equal(t, "init: streams: x", Join("init", "", errors.New("streams: x")))
+}
+
+func TestTag(t *testing.T) {
+	assert.Equal(t, "x (A) (B)", Tag("x (A)", "B"))
+	assert.Equal(t, "x (A)", Tag("x (A)", "A"))
+	assert.Equal(t, "x (A)", Tag("x", "A"))
 }
