@@ -63,6 +63,15 @@ func (s *Signal) Observe(flush bool) {
 	c.Settle()
 }
 
+// Await blocks until s is complete where its completer can block for it
+// cheaply (a driver's own synchronize of the stream whose last work
+// completes s) and reports whether it did; otherwise it returns false at
+// once. It never waits for a packet its queue has not yet issued.
+func (s *Signal) Await() bool {
+	c, seq := s.Deferred()
+	return c != nil && seq != 0 && c.Await(seq)
+}
+
 // lazyWait is a waiter's view of a deferred signal: a waiter that would
 // wait without a deadline lets the completer block for it (Await) as soon
 // as the packet's work is queued, since the executor may queue it after

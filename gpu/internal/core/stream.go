@@ -436,7 +436,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	if t != nil {
-		if err := s.waitsForItself(op, t); err != nil {
+		if err := s.waitsForItself(op, t, ctx == nil || ctx.Done() == nil); err != nil {
 			t.Release()
 			return err
 		}
@@ -461,9 +461,11 @@ const selfWaitGrace = time.Millisecond
 // never end: f is not done soon and the calling goroutine runs a packet
 // of the stream's queue (a host function or Go kernel waiting for its own
 // stream). CUDA answers API calls from a host function with
-// cudaErrorNotPermitted; so does this.
-func (s *Stream) waitsForItself(op string, f *Fence) error {
-	if f == nil {
+// cudaErrorNotPermitted; so does this. A caller that may block lets the
+// driver wait for work it has issued (rocr.Signal.Await: a stream
+// synchronize, as native code waits) instead of polling through the grace.
+func (s *Stream) waitsForItself(op string, f *Fence, mayBlock bool) error {
+	if f == nil || mayBlock && f.sig.Await() {
 		return nil
 	}
 	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
@@ -537,7 +539,7 @@ func (s *Stream) destroy() error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
-	if err := s.waitsForItself("stream destroy", s.tail); err != nil && Valid(s.dev, s.gen) == nil {
+	if err := s.waitsForItself("stream destroy", s.tail, true); err != nil && Valid(s.dev, s.gen) == nil {
 		s.mu.Unlock()
 		return err
 	}
