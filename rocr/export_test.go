@@ -34,3 +34,17 @@ func TraceBuffered() int {
 	defer t.mu.Unlock()
 	return len(t.events)
 }
+
+// SetInline makes q offer its packets to ie for running inline, as a
+// driver's InlineExecutor is offered them, and returns a func that undoes it.
+func SetInline(q *Queue, ie InlineExecutor) (restore func()) {
+	q.execMu.Lock()
+	old := q.inline
+	q.inline = ie
+	q.execMu.Unlock()
+	return func() {
+		q.execMu.Lock()
+		q.inline = old
+		q.execMu.Unlock()
+	}
+}

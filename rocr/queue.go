@@ -361,6 +361,10 @@ func (q *Queue) runInline(id uint64, word uint32) bool {
 	}
 	slot := q.Slot(id)
 	h := aql.Header(word)
+	// The executor reads the whole packet, the setup half of the first
+	// word too (an AGENT_DISPATCH's function code): it goes in now, with
+	// the header still invalid, so the processor does not take it yet.
+	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid)|word&^0xffff)
 	if atomic.LoadUint64(q.readIdx) != id || q.closing.Load() || !q.inline.Inline(h, slot) {
 		q.execMu.Unlock()
 		return false
