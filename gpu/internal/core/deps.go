@@ -1,6 +1,8 @@
 package core
 
 import (
+	"slices"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -156,22 +158,62 @@ func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
 // Settle waits on the host for every packet that used m and forgets them;
 // it returns the first failure that its stream has not returned already
 // (a failure is reported once, by the call that observes it first; the
-// memory stays usable).
+// memory stays usable). The packets stay m's while it waits, so that a
+// stream using m meanwhile still waits for them too.
 func (m *Mem) Settle() error {
+	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
-	w, rs, n := m.deps.take()
+	fs := m.deps.held(buf[:0])
 	m.mu.Unlock()
-	var first error
-	for _, f := range append(rs[:n:n], w) {
-		if f == nil {
-			continue
+	defer func() {
+		for _, f := range fs {
+			f.Release()
 		}
+	}()
+	var first error
+	for _, f := range fs {
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err
 		}
-		f.Release()
 	}
+	m.mu.Lock()
+	m.deps.forget(fs)
+	m.mu.Unlock()
 	return first
+}
+
+// held appends the fences d holds to fs, retained.
+func (d *deps) held(fs []*Fence) []*Fence {
+	if d.writer != nil {
+		d.writer.Retain()
+		fs = append(fs, d.writer)
+	}
+	for _, r := range d.readers[:d.n] {
+		r.Retain()
+		fs = append(fs, r)
+	}
+	return fs
+}
+
+// forget drops those of fs (completed fences) that d still holds.
+func (d *deps) forget(fs []*Fence) {
+	for _, f := range fs {
+		if d.writer == f {
+			d.writer = nil
+			f.Release()
+		}
+	}
+	j := 0
+	for _, r := range d.readers[:d.n] {
+		if slices.Contains(fs, r) {
+			r.Release()
+			continue
+		}
+		d.readers[j] = r
+		j++
+	}
+	clear(d.readers[j:d.n])
+	d.n = j
 }
 
 // SetManual makes the program responsible for ordering m's uses across
