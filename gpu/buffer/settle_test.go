@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
@@ -37,4 +38,39 @@ func TestSettleKeepsWriterForOtherStreams(t *testing.T) {
 	got := must[[]float32](t)(c.ToSlice())
 	assert.Equal(t, float32(7), got[0])
 	assert.Equal(t, float32(7), got[n-1])
+}
+
+// A host function that copies or frees a buffer which later work on its
+// own stream uses gets ErrNotPermitted instead of waiting for ever, and
+// the buffer stays allocated for that work.
+func TestHostFuncWaitForOwnStreamRefused(t *testing.T) {
+	dev := setup(t)
+	s := must[*stream.Stream](t)(stream.New(dev))
+	b := must[*buffer.Buffer[float32]](t)(buffer.New[float32](dev, 16))
+	gate := make(chan struct{})
+	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
+	errs := make(chan error, 3)
+	require.NoError(t, s.LaunchHostFunc(func() error {
+		errs <- b.CopyTo(make([]float32, 16))
+		errs <- b.Fill(1)
+		errs <- b.Free()
+		return nil
+	}))
+	require.NoError(t, stream.Fill(s, b, float32(3)))
+	close(gate)
+
+	for _, what := range []string{"copy", "fill", "free"} {
+		select {
+		case err := <-errs:
+			require.Error(t, err, what)
+			assert.ErrorIs(t, err, gpu.ErrNotPermitted, what)
+			assert.Contains(t, err.Error(), "memset async", what)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s from a host function waits for its own stream", what)
+		}
+	}
+	require.NoError(t, s.Synchronize())
+	got := must[[]float32](t)(b.ToSlice())
+	assert.Equal(t, float32(3), got[15])
+	require.NoError(t, b.Free())
 }

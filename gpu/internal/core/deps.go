@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -159,8 +160,10 @@ func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
 // it returns the first failure that its stream has not returned already
 // (a failure is reported once, by the call that observes it first; the
 // memory stays usable). The packets stay m's while it waits, so that a
-// stream using m meanwhile still waits for them too.
-func (m *Mem) Settle() error {
+// stream using m meanwhile still waits for them too. A wait that a host
+// function or Go kernel would do for its own queue's work (never done)
+// is ErrNotPermitted; op names the call in it.
+func (m *Mem) Settle(op string) error {
 	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
 	fs := m.deps.held(buf[:0])
@@ -172,6 +175,9 @@ func (m *Mem) Settle() error {
 	}()
 	var first error
 	for _, f := range fs {
+		if err := waitsForOwnQueue(op, m, f); err != nil {
+			return err
+		}
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err
 		}
@@ -195,6 +201,24 @@ func (d *deps) held(fs []*Fence) []*Fence {
 	return fs
 }
 
+// waitsForOwnQueueLocked is waitsForOwnQueue, without the wait, for every
+// fence m holds; m is locked.
+func (m *Mem) waitsForOwnQueueLocked(op string) error {
+	for i := -1; i < m.deps.n; i++ {
+		f := m.deps.writer
+		if i >= 0 {
+			f = m.deps.readers[i]
+		}
+		if f == nil || f.Done() {
+			continue
+		}
+		if err := ownQueueErr(op, m, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // forget drops those of fs (completed fences) that d still holds.
 func (d *deps) forget(fs []*Fence) {
 	for _, f := range fs {
@@ -214,6 +238,26 @@ func (d *deps) forget(fs []*Fence) {
 	}
 	clear(d.readers[j:d.n])
 	d.n = j
+}
+
+// waitsForOwnQueue fails a wait for f, a fence of m, that could never end:
+// f is not done soon and the calling goroutine runs a packet of f's queue,
+// which is the packet that completes f or one before it.
+func waitsForOwnQueue(op string, m *Mem, f *Fence) error {
+	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+		return nil
+	}
+	return ownQueueErr(op, m, f)
+}
+
+// ownQueueErr is the error for waiting for f, not done, from a packet of
+// f's own queue; nil when the caller runs no packet of it.
+func ownQueueErr(op string, m *Mem, f *Fence) error {
+	q := rocr.RunningQueue()
+	if q == nil || q.ID() != f.queue {
+		return nil
+	}
+	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
 }
 
 // SetManual makes the program responsible for ordering m's uses across
