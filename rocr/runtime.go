@@ -18,6 +18,9 @@ type rtState struct {
 	queues  map[*Queue]struct{}
 	// perAgent counts each agent's live queues, for QueuesMax.
 	perAgent map[*Agent]int
+	// deferred are memory that a Reset freed while other agents' queues
+	// could still use it (deferfree.go).
+	deferred []deferredFree
 }
 
 var state struct {
@@ -310,6 +313,7 @@ func (rt *rtState) close() error {
 			}
 		}
 	}
+	rt.releaseDeferred(true)
 	forgetManaged(rt)
 	for _, a := range rt.agents {
 		if err := a.drv.Close(); err != nil {
