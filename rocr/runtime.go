@@ -89,7 +89,9 @@ func ShutDown() error {
 		err = errors.Join(err, terr)
 	}
 	state.mu.Lock()
-	state.rt = nil
+	if state.rt == rt { // an Init while it closed opened a new one
+		state.rt = nil
+	}
 	state.mu.Unlock()
 	return err
 }
@@ -308,7 +310,7 @@ func (rt *rtState) close() error {
 	}
 	for _, al := range allocs.all() {
 		if al.pool.agent.rt == rt {
-			if err := al.Free(); err != nil {
+			if err := al.freeIfLive(); err != nil {
 				errs = append(errs, err)
 			}
 		}
