@@ -60,6 +60,9 @@ var lib struct {
 	mu      sync.Mutex
 	devices []*Device
 	gen     int
+	// closing is closed when the Shutdown in progress (nil: none) has
+	// released the runtime; the runtime opens again only after it.
+	closing chan struct{}
 }
 
 // Init opens the runtime. Calls that need a device do it themselves, as
@@ -71,6 +74,16 @@ func Init() error {
 
 func devices() ([]*Device, error) {
 	lib.mu.Lock()
+	for lib.devices == nil && lib.closing != nil {
+		c := lib.closing
+		lib.mu.Unlock()
+		if q := rocr.RunningQueue(); q != nil {
+			// Shutdown waits for this packet: waiting for it would hang.
+			return nil, Errorf(ErrorContextIsDestroyed, "init", "the runtime is being shut down, which waits for this kernel or host function of queue %d", q.ID())
+		}
+		<-c
+		lib.mu.Lock()
+	}
 	defer lib.mu.Unlock()
 	if lib.devices != nil {
 		return lib.devices, nil
@@ -147,10 +160,21 @@ func Shutdown() error {
 	for _, d := range devs {
 		d.closed.Store(true)
 	}
-	lib.mu.Unlock()
 	if devs == nil {
+		lib.mu.Unlock()
 		return nil
 	}
+	// A call that opens the runtime meanwhile waits until it is released:
+	// it would otherwise open it again under the Shutdown's feet.
+	closing := make(chan struct{})
+	lib.closing = closing
+	lib.mu.Unlock()
+	defer func() {
+		lib.mu.Lock()
+		lib.closing = nil
+		lib.mu.Unlock()
+		close(closing)
+	}()
 	var errs []error
 	for _, d := range devs {
 		for _, f := range d.closers() {

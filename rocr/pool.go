@@ -188,6 +188,7 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
 	}
 	rounded := (size + g - 1) / g * g
+	p.agent.rt.releaseDeferred(false)
 	if used := p.used.Add(rounded); used > p.Limit() {
 		p.used.Add(-rounded)
 		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
@@ -211,6 +212,20 @@ func (a *Allocation) Free() error {
 	if !a.freed.CompareAndSwap(false, true) {
 		return Errorf(StatusErrorInvalidAllocation, "free", "%s was already freed", a)
 	}
+	return a.release()
+}
+
+// freeIfLive is Free for the runtime's own release of everything left
+// (ShutDown): an allocation its program freed meanwhile is no error.
+func (a *Allocation) freeIfLive() error {
+	if !a.freed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return a.release()
+}
+
+// release returns the memory of an allocation just marked freed.
+func (a *Allocation) release() error {
 	allocs.remove(a)
 	err := a.pool.drv.Free(a.Base, a.cap)
 	a.pool.used.Add(-a.cap)

@@ -40,6 +40,10 @@ func (q *Queue) processFrom() {
 	}
 	for {
 		if q.closing.Load() {
+			// A submitter between Reserve and Publish publishes into a
+			// slot drain would skip as empty, and its packet would never
+			// complete: let it finish first.
+			q.waitWriters()
 			q.drain(q.LoadReadIndex())
 			return
 		}

@@ -10,6 +10,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
@@ -544,4 +547,32 @@ func TestDestroyFromErrorCallback(t *testing.T) {
 	if !q.Destroyed() {
 		t.Error("not destroyed")
 	}
+}
+
+// A packet reserved before Destroy and published while the processor is
+// stopping is failed, not left pending for ever: the processor waits for
+// the submitter before it drains the ring.
+func TestDestroyWaitsForReservedPacket(t *testing.T) {
+	a := cputest.Agents(t, 1)[0]
+	q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	// The processor is busy in a barrier when Destroy begins.
+	dep := newSignal(t, 1)
+	var block aql.BarrierAnd
+	block.DepSignal[0] = dep.Handle()
+	_, err = q.Submit(unsafe.Pointer(&block), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem))
+	require.NoError(t, err)
+	id, err := q.Reserve()
+	require.NoError(t, err)
+	destroyed := make(chan error, 1)
+	go func() { destroyed <- q.Destroy() }()
+	time.Sleep(50 * time.Millisecond) // the barrier gives up, the processor stops
+	done := newSignal(t, 1)
+	p := (*aql.BarrierAnd)(q.Slot(id))
+	*p = aql.BarrierAnd{CompletionSignal: done.Handle()}
+	q.Publish(id, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
+	require.NoError(t, <-destroyed)
+	_, ok := done.WaitTimed(rocr.CondLT, 1, 5*time.Second, rocr.WaitBlocked)
+	require.True(t, ok, "a packet published while its queue was destroyed never completed")
+	assert.ErrorIs(t, done.Err(), rocr.ErrInvalidQueue, "the packet published into a destroyed queue fails")
 }

@@ -66,14 +66,29 @@ func (a *Agent) Reset() error {
 		}
 		<-q.done
 	}
+	// Other agents' queues keep running: memory they may still use goes
+	// back to the driver once they are past their packets so far.
+	rt.mu.Lock()
+	others := make([]*Queue, 0, len(rt.queues))
+	for q := range rt.queues {
+		if q.agent != a {
+			others = append(others, q)
+		}
+	}
+	rt.mu.Unlock()
 	for _, al := range als {
 		if al.Freed() {
 			continue // a queue's kernarg area, or freed meanwhile
 		}
-		if err := al.Free(); err != nil && !al.Freed() {
+		free := al.Free
+		if marks := foreignMarks(a, al, others); len(marks) > 0 {
+			free = func() error { return al.freeAfter(marks) }
+		}
+		if err := free(); err != nil && !al.Freed() {
 			errs = append(errs, err)
 		}
 	}
+	rt.releaseDeferred(false)
 	r, rebuild := a.drv.(Resetter)
 	if rebuild {
 		// The driver's reset releases the memory whatever freeing it

@@ -18,6 +18,9 @@ type rtState struct {
 	queues  map[*Queue]struct{}
 	// perAgent counts each agent's live queues, for QueuesMax.
 	perAgent map[*Agent]int
+	// deferred are memory that a Reset freed while other agents' queues
+	// could still use it (deferfree.go).
+	deferred []deferredFree
 }
 
 var state struct {
@@ -86,7 +89,9 @@ func ShutDown() error {
 		err = errors.Join(err, terr)
 	}
 	state.mu.Lock()
-	state.rt = nil
+	if state.rt == rt { // an Init while it closed opened a new one
+		state.rt = nil
+	}
 	state.mu.Unlock()
 	return err
 }
@@ -305,11 +310,12 @@ func (rt *rtState) close() error {
 	}
 	for _, al := range allocs.all() {
 		if al.pool.agent.rt == rt {
-			if err := al.Free(); err != nil {
+			if err := al.freeIfLive(); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
+	rt.releaseDeferred(true)
 	forgetManaged(rt)
 	for _, a := range rt.agents {
 		if err := a.drv.Close(); err != nil {

@@ -49,7 +49,7 @@ func (m *Managed[T]) Slice() ([]T, error) {
 	if err := m.m.Check(op); err != nil {
 		return nil, err
 	}
-	if err := m.m.Settle(); err != nil {
+	if err := m.m.Settle(op); err != nil {
 		return nil, gpu.Wrap(op, err)
 	}
 	return unsafe.Slice((*T)(hostmem.At(m.m.Addr())), m.m.Len()), nil

@@ -41,7 +41,9 @@
 //
 // A host function or Go kernel must not wait for its own stream: its
 // Synchronize or Destroy of that stream, a submission that finds the
-// stream's queue full, and gpu.Shutdown from it return ErrNotPermitted
+// stream's queue full, a synchronous copy, fill, Transfer or Free of a
+// buffer that work queued after it uses, and gpu.Shutdown from it return
+// ErrNotPermitted
 // (what CUDA answers API calls from a host function) instead of waiting
 // for ever. Waits through other streams or events are not checked.
 //

@@ -89,15 +89,24 @@ func (s *Stream) Record(ev *Event) error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
 	}
 	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	if err := ev.checkLocked(op); err != nil {
+	err := ev.checkLocked(op)
+	ev.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
+	// Not under ev.mu: the submission may wait for queue space, and the
+	// work it waits for (a host function) may query the event.
 	f, err := s.core().Record(op, ev.flags&EventDisableTiming == 0)
 	if err != nil {
+		return err
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if err := ev.checkLocked(op); err != nil {
+		f.Release() // destroyed meanwhile: the stream holds its own reference
 		return err
 	}
 	if ev.fence != nil {

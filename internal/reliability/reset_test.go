@@ -250,3 +250,36 @@ func TestDeviceResetPooledMemory(t *testing.T) {
 	}
 	f.healthy()
 }
+
+// A reset frees the device's host memory while a stream of another
+// device still has a fill of it queued: the fill must not land in a new
+// allocation that got the same memory, and the reset does not wait for
+// that stream (whose host function here waits for the reset).
+func TestDeviceResetMemoryOtherDeviceStillUses(t *testing.T) {
+	f := open(t, 2)
+	dev, other := f.devs[0], f.devs[1]
+	for _, kind := range []string{"host", "transferred"} {
+		var obj buffer.Object
+		if kind == "host" {
+			obj = newHost[float32](t, dev, 1024)
+		} else {
+			b := newBuf[float32](t, dev, 1024)
+			require.NoError(t, b.Transfer(other))
+			obj = b
+		}
+		s := f.stream(other)
+		gate := make(chan struct{})
+		require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
+		require.NoError(t, stream.Fill(s, obj, float32(7)), kind)
+		require.NoError(t, reliability.Guard(t, 10*time.Second, dev.Reset), kind)
+
+		fresh := newHost[float32](t, dev, 1024)
+		clear(fresh.Slice())
+		close(gate)
+		err := s.Synchronize()
+		require.Error(t, err, "%s: the fill of memory the reset freed", kind)
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue, kind)
+		assert.Equal(t, make([]float32, 1024), fresh.Slice(), "%s: a new allocation got the old memory's fill", kind)
+		require.NoError(t, fresh.Free())
+	}
+}

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -156,22 +159,105 @@ func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
 // Settle waits on the host for every packet that used m and forgets them;
 // it returns the first failure that its stream has not returned already
 // (a failure is reported once, by the call that observes it first; the
-// memory stays usable).
-func (m *Mem) Settle() error {
+// memory stays usable). The packets stay m's while it waits, so that a
+// stream using m meanwhile still waits for them too. A wait that a host
+// function or Go kernel would do for its own queue's work (never done)
+// is ErrNotPermitted; op names the call in it.
+func (m *Mem) Settle(op string) error {
+	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
-	w, rs, n := m.deps.take()
+	fs := m.deps.held(buf[:0])
 	m.mu.Unlock()
+	defer func() {
+		for _, f := range fs {
+			f.Release()
+		}
+	}()
 	var first error
-	for _, f := range append(rs[:n:n], w) {
-		if f == nil {
-			continue
+	for _, f := range fs {
+		if err := waitsForOwnQueue(op, m, f); err != nil {
+			return err
 		}
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err
 		}
-		f.Release()
 	}
+	m.mu.Lock()
+	m.deps.forget(fs)
+	m.mu.Unlock()
 	return first
+}
+
+// held appends the fences d holds to fs, retained.
+func (d *deps) held(fs []*Fence) []*Fence {
+	if d.writer != nil {
+		d.writer.Retain()
+		fs = append(fs, d.writer)
+	}
+	for _, r := range d.readers[:d.n] {
+		r.Retain()
+		fs = append(fs, r)
+	}
+	return fs
+}
+
+// waitsForOwnQueueLocked is waitsForOwnQueue, without the wait, for every
+// fence m holds; m is locked.
+func (m *Mem) waitsForOwnQueueLocked(op string) error {
+	for i := -1; i < m.deps.n; i++ {
+		f := m.deps.writer
+		if i >= 0 {
+			f = m.deps.readers[i]
+		}
+		if f == nil || f.Done() {
+			continue
+		}
+		if err := ownQueueErr(op, m, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forget drops those of fs (completed fences) that d still holds.
+func (d *deps) forget(fs []*Fence) {
+	for _, f := range fs {
+		if d.writer == f {
+			d.writer = nil
+			f.Release()
+		}
+	}
+	j := 0
+	for _, r := range d.readers[:d.n] {
+		if slices.Contains(fs, r) {
+			r.Release()
+			continue
+		}
+		d.readers[j] = r
+		j++
+	}
+	clear(d.readers[j:d.n])
+	d.n = j
+}
+
+// waitsForOwnQueue fails a wait for f, a fence of m, that could never end:
+// f is not done soon and the calling goroutine runs a packet of f's queue,
+// which is the packet that completes f or one before it.
+func waitsForOwnQueue(op string, m *Mem, f *Fence) error {
+	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+		return nil
+	}
+	return ownQueueErr(op, m, f)
+}
+
+// ownQueueErr is the error for waiting for f, not done, from a packet of
+// f's own queue; nil when the caller runs no packet of it.
+func ownQueueErr(op string, m *Mem, f *Fence) error {
+	q := rocr.RunningQueue()
+	if q == nil || q.ID() != f.queue {
+		return nil
+	}
+	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
 }
 
 // SetManual makes the program responsible for ordering m's uses across

@@ -79,7 +79,7 @@ func (e *engine) queue() (*rocr.Queue, error) {
 func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 	for _, m := range mems {
 		if m != nil {
-			if err := m.Settle(); err != nil {
+			if err := m.Settle(op); err != nil {
 				return gpu.Wrap(op, err)
 			}
 		}

@@ -144,13 +144,21 @@ func (m *Mem) Free() error {
 	// Under the lock, so that a launch's Use either recorded its packet
 	// (which Settle then waits for) or sees the buffer freed.
 	m.mu.Lock()
-	if !m.freed.CompareAndSwap(false, true) {
+	if m.freed.Load() {
 		m.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
 	}
+	// From a host function or kernel whose queue still has work on the
+	// memory, waiting for it would never end; freeing without would
+	// hand that work memory it no longer owns.
+	if err := m.waitsForOwnQueueLocked("free"); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	m.freed.Store(true)
 	m.mu.Unlock()
 	live.Remove(m)
-	_ = m.Settle()
+	_ = m.Settle("free")
 	if m.pool != nil && !m.alloc.Freed() {
 		m.release(nil, 0, true)
 		return nil
@@ -288,7 +296,7 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 	if err := dev.Valid(); err != nil {
 		return gpu.Wrap("transfer", err)
 	}
-	if err := m.Settle(); err != nil {
+	if err := m.Settle("transfer"); err != nil {
 		return gpu.Wrap("transfer", err)
 	}
 	if err := m.alloc.Transfer(dev.Agent()); err != nil {
