@@ -51,9 +51,13 @@ type Handle struct {
 
 	mu        sync.Mutex // guards the fields below; held by Dot and Nrm2 across their wait
 	destroyed bool
-	scratch32 *buffer.Buffer[float32]
-	scratch64 *buffer.Buffer[float64]
-	workspace *buffer.Buffer[byte] // the vendor library's, where it takes one
+	// submitting counts the calls being queued outside h.mu; Destroy
+	// waits on drained until they are.
+	submitting int
+	drained    *sync.Cond
+	scratch32  *buffer.Buffer[float32]
+	scratch64  *buffer.Buffer[float64]
+	workspace  *buffer.Buffer[byte] // the vendor library's, where it takes one
 }
 
 // backend turns a checked call into stream work.
@@ -123,6 +127,12 @@ func (h *Handle) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "handle already destroyed")
 	}
 	h.destroyed = true
+	if h.submitting > 0 {
+		h.drained = sync.NewCond(&h.mu)
+		for h.submitting > 0 {
+			h.drained.Wait()
+		}
+	}
 	err := h.be.destroy(h.s)
 	if serr := h.s.Synchronize(); err == nil {
 		err = serr
@@ -142,15 +152,24 @@ func (h *Handle) Destroy() error {
 	return err
 }
 
-// submit queues a checked call on the handle's stream.
+// submit queues a checked call on the handle's stream. Destroy waits for
+// the submissions under way, so none lands after its release of the
+// handle; h.mu is not held while queueing, which may wait for room.
 func (h *Handle) submit(c *call) error {
 	h.mu.Lock()
-	destroyed := h.destroyed
-	h.mu.Unlock()
-	if destroyed {
+	if h.destroyed {
+		h.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, c.op, "handle was destroyed")
 	}
-	return h.queue(c)
+	h.submitting++
+	h.mu.Unlock()
+	err := h.queue(c)
+	h.mu.Lock()
+	if h.submitting--; h.submitting == 0 && h.drained != nil {
+		h.drained.Broadcast()
+	}
+	h.mu.Unlock()
+	return err
 }
 
 // queue is submit for a caller that holds h.mu.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -267,4 +269,35 @@ func TestCublasWorkspace(t *testing.T) {
 	assert.Equal(t, "setWorkspace", fake.calls[i+1], "right after the stream is set")
 	require.NoError(t, h.Destroy())
 	assert.Error(t, ws.Free(), "freed with the handle")
+}
+
+// A routine racing Destroy is either queued before the handle's release
+// or refused: none runs after it, which would make the library create a
+// handle that is never destroyed and point it at the freed workspace.
+func TestDestroyRacingCalls(t *testing.T) {
+	dev := gputest.DeviceOf(t, "cpu")
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
+	require.NoError(t, err)
+	defer x.Free()
+	for range 500 {
+		api, fake := newFakeAPI("cublas", 0, 1)
+		h := &Handle{s: s, be: &vendor{api: api}}
+		require.NoError(t, Scal(h, 3, float32(1), x, 1))
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for Scal(h, 3, float32(1), x, 1) == nil {
+				}
+			})
+		}
+		require.NoError(t, h.Destroy())
+		wg.Wait()
+		require.NoError(t, s.Synchronize())
+		require.NotEmpty(t, fake.calls)
+		assert.Equal(t, "destroy", fake.calls[len(fake.calls)-1], "no call after the release")
+		assert.Equal(t, 1, strings.Count(strings.Join(fake.calls, " "), "create"))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
 // A Library holding itself, directly or through another, is refused
@@ -58,5 +59,17 @@ func TestLoadSpecNilObject(t *testing.T) {
 		require.Error(t, err)
 		assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 		assert.Contains(t, err.Error(), "is nil")
+	}
+}
+
+// A nil cpu.Set, or one holding a nil kernel, is an error, not a panic.
+func TestLoadNilSet(t *testing.T) {
+	dev := setup(t)
+	var none *cpu.Set
+	for _, src := range []any{none, cpu.NewSet("holes", nil), module.Library{cpu.NewSet("holes", set.Kernels[0], nil)}} {
+		var err error
+		require.NotPanics(t, func() { _, err = module.Load(dev, src) })
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "nil")
 	}
 }

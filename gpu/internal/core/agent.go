@@ -31,22 +31,16 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
 	deps := buf[:0]
-	for _, u := range uses {
-		if u.M == nil {
-			continue
+	if deps, err = useAll(s, f, uses, deps); err != nil {
+		for _, d := range deps {
+			s.fences.Release(d)
 		}
-		deps, err = u.M.Use(s, f, u.Acc, deps)
-		if err != nil {
-			for _, d := range deps {
-				s.fences.Release(d)
-			}
-			f.Cancel()
-			s.fences.Release(f)
-			if pin != 0 {
-				hostref.UnpinHost(pin)
-			}
-			return err
+		f.Cancel()
+		s.fences.Release(f)
+		if pin != 0 {
+			hostref.UnpinHost(pin)
 		}
+		return err
 	}
 	if len(deps) > 0 {
 		if err := s.Barrier(deps, false); err != nil {

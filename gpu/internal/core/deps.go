@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
@@ -60,6 +61,8 @@ const (
 // naming both operations; under Manual (or a manual buffer) none is
 // returned.
 func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, error) {
+	// An operation's buffers are recorded under recording (see useAll and
+	// Launch.Use), so it never depends on one recorded after it.
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.freed.Load() {
@@ -146,6 +149,31 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 		d.writer.Release()
 	}
 	d.writer = f
+	return deps, nil
+}
+
+// recording makes the recording of one operation's buffers one step with
+// respect to every other operation's: an operation then depends only on
+// operations recorded before it. Recorded buffer by buffer, two operations
+// on two streams that use two buffers in opposite roles (saxpy(a, b) and
+// saxpy(b, a)), or one buffer as both input and output, would each wait
+// for the other. It is held for a few Mem.Use calls, never while waiting.
+var recording sync.Mutex
+
+// useAll records the operation f's uses on s, appending what it must wait
+// for to deps.
+func useAll(s *Stream, f *Fence, uses []MemUse, deps []*Fence) ([]*Fence, error) {
+	recording.Lock()
+	defer recording.Unlock()
+	var err error
+	for _, u := range uses {
+		if u.M == nil {
+			continue
+		}
+		if deps, err = u.M.Use(s, f, u.Acc, deps); err != nil {
+			return deps, err
+		}
+	}
 	return deps, nil
 }
 

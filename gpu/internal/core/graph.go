@@ -82,15 +82,13 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
 	deps := buf[:0]
-	for _, u := range uses {
-		if deps, err = u.M.Use(s, f, u.Acc, deps); err != nil {
-			for _, d := range deps {
-				s.fences.Release(d)
-			}
-			f.Cancel()
-			s.fences.Release(f)
-			return err
+	if deps, err = useAll(s, f, uses, deps); err != nil {
+		for _, d := range deps {
+			s.fences.Release(d)
 		}
+		f.Cancel()
+		s.fences.Release(f)
+		return err
 	}
 	if len(deps) > 0 {
 		if err := s.Barrier(deps, false); err != nil {

@@ -17,6 +17,9 @@ type Launch struct {
 	deps    []*Fence
 	cap     *Capture // the stream captures: Commit records a node
 	uses    []MemUse // what a captured dispatch uses
+	// recording: Use holds the recording lock, from the first buffer to
+	// Commit or Abort, so the launch's buffers are recorded as one step.
+	recording bool
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
@@ -68,9 +71,22 @@ func (l *Launch) Use(m *Mem, acc Access) error {
 	if l.cap != nil {
 		return l.captureUse(m, acc)
 	}
+	if !l.recording {
+		recording.Lock()
+		l.recording = true
+	}
 	var err error
 	l.deps, err = m.Use(l.s, l.fence, acc, l.deps)
 	return err
+}
+
+// endRecording releases the recording lock once the launch's buffers are
+// recorded.
+func (l *Launch) endRecording() {
+	if l.recording {
+		l.recording = false
+		recording.Unlock()
+	}
 }
 
 // Name names the dispatch's kernel in dependency messages.
@@ -78,6 +94,7 @@ func (l *Launch) Name(kernel string) { l.fence.op = kernel }
 
 // Abort releases the stream without submitting anything.
 func (l *Launch) Abort() {
+	l.endRecording()
 	l.releaseDeps()
 	l.fence.Cancel()
 	l.s.fences.Release(l.fence)
@@ -98,6 +115,7 @@ func (l *Launch) releaseDeps() {
 func (l *Launch) Commit(d *Dispatch) error {
 	s := l.s
 	defer s.mu.Unlock()
+	l.endRecording()
 	if l.cap != nil {
 		return l.captureLaunch(l.cap, d)
 	}

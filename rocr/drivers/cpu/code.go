@@ -175,11 +175,17 @@ type Set struct {
 // NewSet groups kernels into a set.
 func NewSet(name string, ks ...*Kernel) *Set { return &Set{Name: name, Kernels: ks} }
 
-// Code returns the set as loadable code.
+// Code returns the set as loadable code; nil for a nil set. A nil kernel
+// is left out here and refused when the set is loaded.
 func (s *Set) Code() *rocr.Code {
+	if s == nil {
+		return nil
+	}
 	c := &rocr.Code{Kind: rocr.CodeGo, Name: s.Name, Target: ISA, Go: s}
 	for _, k := range s.Kernels {
-		c.Kernels = append(c.Kernels, k.sym)
+		if k != nil {
+			c.Kernels = append(c.Kernels, k.sym)
+		}
 	}
 	return c
 }
