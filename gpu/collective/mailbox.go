@@ -88,10 +88,12 @@ func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
 		if err := b.gone[from]; err != nil {
 			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", from, err)
 		}
-		// A collective needs every rank: one that left fails it, even
-		// while this rank still waits for another.
-		for r, err := range b.gone {
-			if coll && err != nil && len(b.q[1][r]) == 0 {
+		// A collective needs every rank: one that left before its part
+		// came fails it, even while this rank still waits for another.
+		// Collectives take the parts in rank order, so the ranks before
+		// from delivered theirs and may leave.
+		for r := from + 1; coll && r < len(b.gone); r++ {
+			if err := b.gone[r]; err != nil && len(b.q[1][r]) == 0 {
 				return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", r, err)
 			}
 		}
