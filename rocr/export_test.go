@@ -48,3 +48,10 @@ func SetInline(q *Queue, ie InlineExecutor) (restore func()) {
 		q.execMu.Unlock()
 	}
 }
+
+// SetCreateQueueHook makes CreateQueue call h once the queue runs, before
+// the runtime tracks it, and returns a func that removes it.
+func SetCreateQueueHook(h func()) (restore func()) {
+	createQueueHook.Store(&h)
+	return func() { createQueueHook.Store(nil) }
+}

@@ -21,6 +21,11 @@ type rtState struct {
 	// deferred are memory that a Reset freed while other agents' queues
 	// could still use it (deferfree.go).
 	deferred []deferredFree
+	// closing is set when close starts; creating counts the queues being
+	// made until they are tracked. close waits for those before it lists
+	// the queues to destroy, and refuses new ones, so none escapes it.
+	closing  bool
+	creating sync.WaitGroup
 }
 
 var state struct {
@@ -270,6 +275,19 @@ func DriverStatus() (map[string]error, error) {
 	return out, nil
 }
 
+// enter admits the creation of a queue on agent a unless the runtime is
+// closing; the caller calls rt.creating.Done once the queue is tracked or
+// gone.
+func (rt *rtState) enter(a *Agent, op string) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closing {
+		return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+	}
+	rt.creating.Add(1)
+	return nil
+}
+
 // track counts a new queue against its agent's QueuesMax.
 func (rt *rtState) track(q *Queue) error {
 	rt.mu.Lock()
@@ -294,6 +312,10 @@ func (rt *rtState) untrack(q *Queue) {
 
 func (rt *rtState) close() error {
 	var errs []error
+	rt.mu.Lock()
+	rt.closing = true
+	rt.mu.Unlock()
+	rt.creating.Wait()
 	rt.mu.Lock()
 	qs := make([]*Queue, 0, len(rt.queues))
 	for q := range rt.queues {
