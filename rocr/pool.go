@@ -188,6 +188,12 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
 	}
 	rounded := (size + g - 1) / g * g
+	// A ShutDown that starts meanwhile waits for the allocation to be
+	// listed, so that it frees it (and its driver still has the heap).
+	if err := p.agent.rt.enter(p.agent, "allocate"); err != nil {
+		return nil, err
+	}
+	defer p.agent.rt.creating.Done()
 	p.agent.rt.releaseDeferred(false)
 	if used := p.used.Add(rounded); used > p.Limit() {
 		p.used.Add(-rounded)

@@ -21,9 +21,10 @@ type rtState struct {
 	// deferred are memory that a Reset freed while other agents' queues
 	// could still use it (deferfree.go).
 	deferred []deferredFree
-	// closing is set when close starts; creating counts the queues being
-	// made until they are tracked. close waits for those before it lists
-	// the queues to destroy, and refuses new ones, so none escapes it.
+	// closing is set when close starts; creating counts the queues and
+	// allocations being made until they are tracked. close waits for
+	// those before it lists what to release, and refuses new ones, so
+	// none escapes it.
 	closing  bool
 	creating sync.WaitGroup
 }
@@ -275,9 +276,9 @@ func DriverStatus() (map[string]error, error) {
 	return out, nil
 }
 
-// enter admits the creation of a queue on agent a unless the runtime is
-// closing; the caller calls rt.creating.Done once the queue is tracked or
-// gone.
+// enter admits the creation of a queue or allocation on agent a unless
+// the runtime is closing; the caller calls rt.creating.Done once it is
+// tracked or gone.
 func (rt *rtState) enter(a *Agent, op string) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

@@ -1,12 +1,14 @@
 package rocr_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -40,4 +42,32 @@ func TestShutDownWhileCreatingQueue(t *testing.T) {
 	}
 	_, err = ags[0].CreateQueue(16, rocr.QueueMulti, nil)
 	assert.ErrorIs(t, err, rocr.ErrNotInitialized, "a queue after the last ShutDown")
+}
+
+// Allocations made while ShutDown closes the runtime are freed by it or
+// refused: none outlives it, on a heap its driver has closed.
+func TestShutDownWhileAllocating(t *testing.T) {
+	t.Setenv("HIPGO_DRIVER", "cpu")
+	for round := 0; round < 50; round++ {
+		require.NoError(t, rocr.Init())
+		ags, err := rocr.Agents()
+		require.NoError(t, err)
+		p, err := ags[0].Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for g := 0; g < 3; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 200; i++ {
+					if _, err := p.Allocate(64); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		require.NoError(t, rocr.ShutDown())
+		wg.Wait()
+		require.Zero(t, rocrhook.LiveAllocations(), "allocations left after ShutDown, round %d", round)
+	}
 }
