@@ -55,3 +55,6 @@ func SetCreateQueueHook(h func()) (restore func()) {
 	createQueueHook.Store(&h)
 	return func() { createQueueHook.Store(nil) }
 }
+
+// KernargsFreed reports whether q's kernarg area was given back.
+func KernargsFreed(q *Queue) bool { return q.kaAlloc != nil && q.kaAlloc.Freed() }

@@ -174,6 +174,20 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 	if err := p.agent.check("allocate"); err != nil {
 		return nil, err
 	}
+	// A ShutDown or Reset that starts meanwhile waits for the allocation
+	// to be listed, so that it frees it (and its driver still has the
+	// heap).
+	if err := p.agent.rt.enter(p.agent, "allocate"); err != nil {
+		return nil, err
+	}
+	defer p.agent.creating.Done()
+	return p.allocate(size)
+}
+
+// allocate is Allocate for a caller already counted in p.agent.creating
+// (CreateQueue): counting it again could wait for a Reset that waits for
+// the caller.
+func (p *Pool) allocate(size uint64) (*Allocation, error) {
 	if size == 0 {
 		return nil, Errorf(StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
 	}
@@ -188,12 +202,6 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
 	}
 	rounded := (size + g - 1) / g * g
-	// A ShutDown that starts meanwhile waits for the allocation to be
-	// listed, so that it frees it (and its driver still has the heap).
-	if err := p.agent.rt.enter(p.agent, "allocate"); err != nil {
-		return nil, err
-	}
-	defer p.agent.rt.creating.Done()
 	p.agent.rt.releaseDeferred(false)
 	if used := p.used.Add(rounded); used > p.Limit() {
 		p.used.Add(-rounded)

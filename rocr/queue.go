@@ -117,12 +117,12 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 	if typ != QueueMulti && typ != QueueSingle {
 		return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
 	}
-	// A ShutDown that starts meanwhile waits for the queue to be tracked,
-	// so that it destroys it.
+	// A ShutDown or Reset that starts meanwhile waits for the queue to be
+	// tracked, so that it destroys it.
 	if err := a.rt.enter(a, "queue create"); err != nil {
 		return nil, err
 	}
-	defer a.rt.creating.Done()
+	defer a.creating.Done()
 	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1}
 	q.debug = debugEnabled()
 	if hw, ok := a.drv.(HardwareQueues); ok {
@@ -190,7 +190,7 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 func (q *Queue) allocKernargs() error {
 	q.kaLen = uintptr(q.size) * KernargSlotSize
 	if p, err := q.agent.Pool(SegmentGlobal, FlagKernargInit); err == nil {
-		al, err := p.Allocate(uint64(q.kaLen))
+		al, err := p.allocate(uint64(q.kaLen))
 		if err != nil {
 			return err
 		}

@@ -21,12 +21,11 @@ type rtState struct {
 	// deferred are memory that a Reset freed while other agents' queues
 	// could still use it (deferfree.go).
 	deferred []deferredFree
-	// closing is set when close starts; creating counts the queues and
-	// allocations being made until they are tracked. close waits for
-	// those before it lists what to release, and refuses new ones, so
-	// none escapes it.
-	closing  bool
-	creating sync.WaitGroup
+	// closing is set when close starts. close refuses new queues and
+	// allocations, an agent's Reset holds them back (enter), and both
+	// wait for those being made (Agent.creating) before they list what
+	// to release, so none escapes them.
+	closing bool
 }
 
 var state struct {
@@ -277,15 +276,28 @@ func DriverStatus() (map[string]error, error) {
 }
 
 // enter admits the creation of a queue or allocation on agent a unless
-// the runtime is closing; the caller calls rt.creating.Done once it is
-// tracked or gone.
+// the runtime is closing, after any Reset of a in progress; the caller
+// calls a.creating.Done once it is tracked or gone.
 func (rt *rtState) enter(a *Agent, op string) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.closing {
-		return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+	for {
+		if rt.closing {
+			return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+		}
+		if a.resetting == nil {
+			break
+		}
+		if q := RunningQueue(); q != nil && q.agent == a {
+			// The Reset waits for this packet.
+			return Errorf(StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
+		}
+		c := a.resetting
+		rt.mu.Unlock()
+		<-c
+		rt.mu.Lock()
 	}
-	rt.creating.Add(1)
+	a.creating.Add(1)
 	return nil
 }
 
@@ -316,7 +328,9 @@ func (rt *rtState) close() error {
 	rt.mu.Lock()
 	rt.closing = true
 	rt.mu.Unlock()
-	rt.creating.Wait()
+	for _, a := range rt.agents {
+		a.creating.Wait()
+	}
 	rt.mu.Lock()
 	qs := make([]*Queue, 0, len(rt.queues))
 	for q := range rt.queues {

@@ -71,3 +71,38 @@ func TestShutDownWhileAllocating(t *testing.T) {
 		require.Zero(t, rocrhook.LiveAllocations(), "allocations left after ShutDown, round %d", round)
 	}
 }
+
+// A Reset that starts while a queue is being made on its agent destroys
+// the queue or leaves it whole: it does not free the kernarg area of a
+// queue that it missed and that runs on.
+func TestResetWhileCreatingQueue(t *testing.T) {
+	t.Setenv("HIPGO_DRIVER", "cpu")
+	require.NoError(t, rocr.Init())
+	defer func() { require.NoError(t, rocr.ShutDown()) }()
+	ags, err := rocr.Agents()
+	require.NoError(t, err)
+	a := ags[0]
+	reset := make(chan error, 1)
+	restore := rocr.SetCreateQueueHook(func() {
+		go func() { reset <- a.Reset() }()
+		select {
+		case err := <-reset:
+			reset <- err
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
+	q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+	restore()
+	require.NoError(t, <-reset)
+	if err != nil {
+		return
+	}
+	if !q.Destroyed() {
+		assert.False(t, rocr.KernargsFreed(q), "Reset freed the kernarg area of a queue it left running")
+		require.NoError(t, q.Destroy())
+	}
+	// The agent takes queues again once the reset is over.
+	q, err = a.CreateQueue(16, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	require.NoError(t, q.Destroy())
+}
