@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -59,4 +60,41 @@ func TestOpenRacingShutdown(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float32{1, 2, 3}, got)
 	require.NoError(t, b.Free())
+}
+
+// Streams made while Shutdown closes the runtime or Reset resets their
+// device either fail or are released by that Shutdown: once the last one
+// returns, no queue processor or worker is left running.
+func TestStreamNewRacingShutdownAndReset(t *testing.T) {
+	setup(t, "HIPGO_CPU_AGENTS", "2")
+	before := goleak.IgnoreCurrent()
+	var wg sync.WaitGroup
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 60; i++ {
+				devs, err := gpu.Devices()
+				if err != nil {
+					continue
+				}
+				d := devs[(g+i)%len(devs)]
+				switch {
+				case g == 0 && i%10 == 9:
+					assert.NoError(t, gpu.Shutdown())
+				case g == 1 && i%5 == 4:
+					_ = d.Reset()
+				default:
+					// Streams left for Shutdown to release, and some
+					// destroyed by their maker.
+					if s, err := stream.New(d); err == nil && i%2 == 0 {
+						_ = s.Destroy()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, gpu.Shutdown())
+	goleak.VerifyNone(t, before)
 }

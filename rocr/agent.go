@@ -2,6 +2,7 @@ package rocr
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -80,6 +81,11 @@ type Agent struct {
 	index int
 	rt    *rtState
 	lost  atomic.Pointer[error] // see markLost
+	// creating counts the queues and allocations being made on the
+	// agent; resetting, under rt.mu, is closed when the Reset running
+	// ends (nil: none). See rtState.enter.
+	creating  sync.WaitGroup
+	resetting chan struct{}
 }
 
 // Info returns the agent's properties.

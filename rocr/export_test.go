@@ -48,3 +48,13 @@ func SetInline(q *Queue, ie InlineExecutor) (restore func()) {
 		q.execMu.Unlock()
 	}
 }
+
+// SetCreateQueueHook makes CreateQueue call h once the queue runs, before
+// the runtime tracks it, and returns a func that removes it.
+func SetCreateQueueHook(h func()) (restore func()) {
+	createQueueHook.Store(&h)
+	return func() { createQueueHook.Store(nil) }
+}
+
+// KernargsFreed reports whether q's kernarg area was given back.
+func KernargsFreed(q *Queue) bool { return q.kaAlloc != nil && q.kaAlloc.Freed() }

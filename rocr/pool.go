@@ -174,6 +174,20 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 	if err := p.agent.check("allocate"); err != nil {
 		return nil, err
 	}
+	// A ShutDown or Reset that starts meanwhile waits for the allocation
+	// to be listed, so that it frees it (and its driver still has the
+	// heap).
+	if err := p.agent.rt.enter(p.agent, "allocate"); err != nil {
+		return nil, err
+	}
+	defer p.agent.creating.Done()
+	return p.allocate(size)
+}
+
+// allocate is Allocate for a caller already counted in p.agent.creating
+// (CreateQueue): counting it again could wait for a Reset that waits for
+// the caller.
+func (p *Pool) allocate(size uint64) (*Allocation, error) {
 	if size == 0 {
 		return nil, Errorf(StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
 	}

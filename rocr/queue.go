@@ -97,6 +97,10 @@ type Queue struct {
 
 var queueIDs atomic.Uint64
 
+// createQueueHook, set by tests, runs in CreateQueue between the queue's
+// start and its tracking by the runtime.
+var createQueueHook atomic.Pointer[func()]
+
 // CreateQueue creates a queue of size slots (a power of two within the
 // agent's limits) on the agent. onError, if not nil, receives asynchronous
 // errors of the queue's packets once the queue has failed.
@@ -113,6 +117,12 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 	if typ != QueueMulti && typ != QueueSingle {
 		return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
 	}
+	// A ShutDown or Reset that starts meanwhile waits for the queue to be
+	// tracked, so that it destroys it.
+	if err := a.rt.enter(a, "queue create"); err != nil {
+		return nil, err
+	}
+	defer a.creating.Done()
 	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1}
 	q.debug = debugEnabled()
 	if hw, ok := a.drv.(HardwareQueues); ok {
@@ -167,6 +177,9 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		go q.process()
 	}
+	if h := createQueueHook.Load(); h != nil {
+		(*h)()
+	}
 	if err := a.rt.track(q); err != nil {
 		_ = q.Destroy()
 		return nil, err
@@ -177,7 +190,7 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 func (q *Queue) allocKernargs() error {
 	q.kaLen = uintptr(q.size) * KernargSlotSize
 	if p, err := q.agent.Pool(SegmentGlobal, FlagKernargInit); err == nil {
-		al, err := p.Allocate(uint64(q.kaLen))
+		al, err := p.allocate(uint64(q.kaLen))
 		if err != nil {
 			return err
 		}

@@ -41,16 +41,33 @@ func (a *Agent) Reset() error {
 	if q := RunningQueue(); q != nil && q.agent == a {
 		return Errorf(StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
 	}
-	// The allocations first, then the queues: a queue made meanwhile is
-	// destroyed below, and its kernarg area is not in the list, so no
-	// live queue's memory is freed under it.
+	// New queues and allocations wait for the reset, and those being made
+	// are waited for: a queue tracked after the lists below would run on
+	// with its kernarg area freed.
+	rt := a.rt
+	rt.mu.Lock()
+	for a.resetting != nil {
+		c := a.resetting
+		rt.mu.Unlock()
+		<-c
+		rt.mu.Lock()
+	}
+	done := make(chan struct{})
+	a.resetting = done
+	rt.mu.Unlock()
+	defer func() {
+		rt.mu.Lock()
+		a.resetting = nil
+		rt.mu.Unlock()
+		close(done)
+	}()
+	a.creating.Wait()
 	var als []*Allocation
 	for _, al := range allocs.all() {
 		if al.pool.agent == a {
 			als = append(als, al)
 		}
 	}
-	rt := a.rt
 	rt.mu.Lock()
 	var qs []*Queue
 	for q := range rt.queues {

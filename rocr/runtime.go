@@ -21,6 +21,11 @@ type rtState struct {
 	// deferred are memory that a Reset freed while other agents' queues
 	// could still use it (deferfree.go).
 	deferred []deferredFree
+	// closing is set when close starts. close refuses new queues and
+	// allocations, an agent's Reset holds them back (enter), and both
+	// wait for those being made (Agent.creating) before they list what
+	// to release, so none escapes them.
+	closing bool
 }
 
 var state struct {
@@ -270,6 +275,32 @@ func DriverStatus() (map[string]error, error) {
 	return out, nil
 }
 
+// enter admits the creation of a queue or allocation on agent a unless
+// the runtime is closing, after any Reset of a in progress; the caller
+// calls a.creating.Done once it is tracked or gone.
+func (rt *rtState) enter(a *Agent, op string) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for {
+		if rt.closing {
+			return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+		}
+		if a.resetting == nil {
+			break
+		}
+		if q := RunningQueue(); q != nil && q.agent == a {
+			// The Reset waits for this packet.
+			return Errorf(StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
+		}
+		c := a.resetting
+		rt.mu.Unlock()
+		<-c
+		rt.mu.Lock()
+	}
+	a.creating.Add(1)
+	return nil
+}
+
 // track counts a new queue against its agent's QueuesMax.
 func (rt *rtState) track(q *Queue) error {
 	rt.mu.Lock()
@@ -294,6 +325,12 @@ func (rt *rtState) untrack(q *Queue) {
 
 func (rt *rtState) close() error {
 	var errs []error
+	rt.mu.Lock()
+	rt.closing = true
+	rt.mu.Unlock()
+	for _, a := range rt.agents {
+		a.creating.Wait()
+	}
 	rt.mu.Lock()
 	qs := make([]*Queue, 0, len(rt.queues))
 	for q := range rt.queues {
