@@ -148,9 +148,12 @@ type Allocation struct {
 	mu     sync.Mutex
 	access []*Agent // agents allowed by AllowAccess
 	freed  atomic.Bool
-	// Label names the allocation in errors ("buffer 0x7f.. of 1024 float32").
-	Label string
+	label  atomic.Pointer[string] // SetLabel
 }
+
+// SetLabel names the allocation in errors ("buffer 0x7f.. of 1024
+// float32"). It may race with errors that name it.
+func (a *Allocation) SetLabel(s string) { a.label.Store(&s) }
 
 // Pool is the allocation's pool.
 func (a *Allocation) Pool() *Pool { return a.pool }
@@ -162,8 +165,8 @@ func (a *Allocation) Owner() *Agent { return a.owner.Load() }
 func (a *Allocation) Freed() bool { return a.freed.Load() }
 
 func (a *Allocation) String() string {
-	if a.Label != "" {
-		return a.Label
+	if l := a.label.Load(); l != nil {
+		return *l
 	}
 	return fmt.Sprintf("allocation %#x (%d bytes)", a.Base, a.Size)
 }

@@ -22,7 +22,7 @@ func TestOwnership(t *testing.T) {
 	a0, a1 := ags[0], ags[1]
 	const n = 256
 	al := allocate(t, a0, rocr.FlagCoarseGrained, 4*n)
-	al.Label = "buffer b0"
+	al.SetLabel("buffer b0")
 	if al.Owner() != a0 || al.Pool().Agent() != a0 {
 		t.Fatalf("owner %v", al.Owner())
 	}

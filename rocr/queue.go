@@ -194,7 +194,7 @@ func (q *Queue) allocKernargs() error {
 		if err != nil {
 			return err
 		}
-		al.Label = fmt.Sprintf("kernargs of queue %d", q.id)
+		al.SetLabel(fmt.Sprintf("kernargs of queue %d", q.id))
 		q.kaAlloc, q.kernarg = al, al.Base
 		return nil
 	}

@@ -224,7 +224,7 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
 	m.home, m.gen = dev, gen
 	m.dev.Store(dev)
-	al.Label = m.String()
+	al.SetLabel(m.String())
 	live.Add(dev, m)
 	return nil
 }

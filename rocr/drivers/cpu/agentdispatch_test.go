@@ -185,7 +185,7 @@ func TestAgentCopyOwnership(t *testing.T) {
 	ags := cputest.Agents(t, 2)
 	ag, other := ags[0], ags[1]
 	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
-	buf.Label = "buffer c"
+	buf.SetLabel("buffer c")
 	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
 	err := runAgent(t, other, rocr.AgentCopy, [4]uint64{uint64(fine.Base), uint64(buf.Base), 64, 0})
 	if !errors.Is(err, rocr.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
