@@ -59,14 +59,32 @@ type Mem struct {
 	pool    *MemPool // stream-ordered memory: Free returns it there
 }
 
+// The accessors below answer zero values for a nil Mem (a nil *Buffer)
+// or one never allocated (a zero Buffer), as the API's accessors do.
+
 // Addr is the device address of element 0.
-func (m *Mem) Addr() uintptr { return m.alloc.Base }
+func (m *Mem) Addr() uintptr {
+	if m == nil || m.alloc == nil {
+		return 0
+	}
+	return m.alloc.Base
+}
 
 // Len is the number of elements.
-func (m *Mem) Len() int { return m.n }
+func (m *Mem) Len() int {
+	if m == nil {
+		return 0
+	}
+	return m.n
+}
 
 // Size is the size in bytes.
-func (m *Mem) Size() int { return m.n * m.esize }
+func (m *Mem) Size() int {
+	if m == nil {
+		return 0
+	}
+	return m.n * m.esize
+}
 
 // Elem is the element type.
 func (m *Mem) Elem() reflect.Type { return m.elem }
@@ -82,12 +100,20 @@ func (m *Mem) IsHost() bool { return m.host }
 func (m *Mem) IsManaged() bool { return m.managed }
 
 // Device is the device that owns the memory.
-func (m *Mem) Device() *gpu.Device { return m.dev.Load() }
+func (m *Mem) Device() *gpu.Device {
+	if m == nil {
+		return nil
+	}
+	return m.dev.Load()
+}
 
 // Allocation is the rocr allocation.
 func (m *Mem) Allocation() *rocr.Allocation { return m.alloc }
 
 func (m *Mem) String() string {
+	if m == nil {
+		return "buffer (nil)"
+	}
 	kind := "buffer"
 	if m.managed {
 		kind = "managed buffer"
