@@ -49,8 +49,13 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	return ev, nil
 }
 
-// Flags are the event's flags.
-func (ev *Event) Flags() EventFlags { return ev.flags }
+// Flags are the event's flags; EventDefault for a nil event.
+func (ev *Event) Flags() EventFlags {
+	if ev == nil {
+		return EventDefault
+	}
+	return ev.flags
+}
 
 // checkLocked reports a nil or destroyed event; ev.mu is held.
 func (ev *Event) checkLocked(op string) error {
