@@ -175,6 +175,12 @@ func newFromPool[T any](p *core.MemPool, s *core.Stream, n int) (*Buffer[T], err
 // back to its pool after the work queued before on s and after every other
 // use of the buffer, and s's later allocations may reuse it at once. A
 // buffer from New is freed now, after its users, as Free does.
+//
+// A stream that cannot take work (destroyed, or failed with a sticky
+// error) frees nothing: the error says the buffer was not freed, and it
+// stays usable and must still be freed. In the rare case that the stream
+// took the free but could not queue it, the buffer is freed on the host
+// after its users and the error says it was freed.
 func (b *Buffer[T]) FreeAsync(s Stream) error {
 	const op = "free async"
 	if b == nil {
