@@ -300,3 +300,28 @@ func BenchmarkAlloc4K(b *testing.B) {
 		}
 	})
 }
+
+// A zero-size element type is refused alike by every allocation, with a
+// message that names the type.
+func TestZeroSizeElement(t *testing.T) {
+	dev := setup(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	allocs := map[string]func() error{
+		"New":        func() error { _, err := buffer.New[struct{}](dev, 4); return err },
+		"NewHost":    func() error { _, err := buffer.NewHost[struct{}](dev, 4); return err },
+		"NewManaged": func() error { _, err := buffer.NewManaged[[0]float32](dev, 4); return err },
+		"NewAsync":   func() error { _, err := buffer.NewAsync[struct{}](s, 4); return err },
+		"NewPitched": func() error { _, err := buffer.NewPitched[struct{}](dev, 4, 4); return err },
+	}
+	for name, alloc := range allocs {
+		err := alloc()
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue, name)
+		if name != "NewPitched" {
+			assert.ErrorContains(t, err, "has size 0", name)
+			assert.NotContains(t, err.Error(), "INVALID_ARGUMENT", name)
+		}
+	}
+}

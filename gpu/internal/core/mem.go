@@ -284,10 +284,15 @@ func checkCount(op string, elem reflect.Type, n int) (int, error) {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
 	}
 	es := int(elem.Size())
+	if es == 0 {
+		// Nothing to allocate: a pool refuses 0 bytes, and a pointer to
+		// no memory is no buffer.
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "element type %s has size 0: want a type that holds data", elem)
+	}
 	if n <= 0 {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
 	}
-	if es > 0 && n > (1<<62)/es {
+	if n > (1<<62)/es {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
 	}
 	return es, nil
