@@ -170,7 +170,11 @@ func (s *Stream) Query() error {
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
-// The default stream is destroyed by gpu.Shutdown only.
+// The default stream is destroyed by gpu.Shutdown only. A stream that is
+// capturing (gpu/graph) is destroyed all the same, and its capture ends
+// (or, for a stream that joined another's capture, is invalidated):
+// Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as
+// does a later EndCapture on the stream.
 func (s *Stream) Destroy() error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
