@@ -132,6 +132,14 @@ func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff
 	if dm.Elem() != sm.Elem() {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
 	}
+	// The sizes never change: a range outside them is refused now, not
+	// at Instantiate. Ownership, which may change, is checked there.
+	if err := checkBounds(op, "destination: ", dm, dstOff, n); err != nil {
+		return nil, err
+	}
+	if err := checkBounds(op, "source: ", sm, srcOff, n); err != nil {
+		return nil, err
+	}
 	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
 }
 
