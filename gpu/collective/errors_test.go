@@ -319,3 +319,28 @@ func TestGroupRacesOperations(t *testing.T) {
 		assert.Equal(t, []int64{2}, read(t, bufs[i]))
 	}
 }
+
+// An operation on a destroyed or aborted communicator says so, even when
+// the stream it names failed earlier.
+func TestEndedCommunicatorOverFailedStream(t *testing.T) {
+	for _, end := range []string{"destroyed", "aborted"} {
+		t.Run(end, func(t *testing.T) {
+			r := newRanks(t, 2)
+			c, s := r.comms[0], r.streams[0]
+			a := zeros[float32](t, c.Device(), 4)
+			require.NoError(t, s.LaunchHostFunc(func() error { return errors.New("earlier failure") }))
+			require.Error(t, s.Synchronize())
+			require.Error(t, s.Err(), "the stream stays failed")
+			if end == "destroyed" {
+				require.NoError(t, c.Destroy())
+			} else {
+				require.NoError(t, c.Abort())
+			}
+			err := collective.AllReduce(c, s, a, a, collective.Sum)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+			assert.ErrorContains(t, err, "was "+end)
+			assert.NotContains(t, err.Error(), "earlier failure")
+		})
+	}
+}

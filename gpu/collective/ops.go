@@ -80,6 +80,13 @@ func newCall[T Element](c *Comm, s *stream.Stream, k kind, redop Op) (*call, err
 	if c == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
 	}
+	// A communicator that is gone is the reason, whatever its streams did.
+	c.mu.Lock()
+	err := c.usable(op)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
