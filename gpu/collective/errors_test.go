@@ -3,6 +3,7 @@ package collective_test
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -343,4 +344,19 @@ func TestEndedCommunicatorOverFailedStream(t *testing.T) {
 			assert.NotContains(t, err.Error(), "earlier failure")
 		})
 	}
+}
+
+// A stream of another device than the rank's is named once, by ordinal,
+// as is the rank's device.
+func TestWrongDeviceMessage(t *testing.T) {
+	r := newRanks(t, 2)
+	c := r.comms[0]
+	a := zeros[float32](t, c.Device(), 4)
+	err := collective.AllReduce(c, r.streams[1], a, a, collective.Sum)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	msg := err.Error()
+	assert.Contains(t, msg, "the stream is on device 1, rank 0 of 2 is on device 0")
+	assert.Equal(t, 1, strings.Count(msg, "device 0"), msg)
+	assert.Equal(t, 1, strings.Count(msg, "device 1"), msg)
 }
