@@ -178,11 +178,16 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 				}
 				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
 			}
+			if name == "" {
+				name = "code object"
+			}
 			return fromCodeObject(obj, name), nil
 		}
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
 	}
-	c, err := try(src, "code object")
+	// Unnamed data has no name for its errors, whose cause (a
+	// codeobj.FormatError) says "code object" already.
+	c, err := try(src, "")
 	if err != nil {
 		return nil, err
 	}
