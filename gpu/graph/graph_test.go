@@ -3,6 +3,7 @@ package graph_test
 import (
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -216,6 +217,7 @@ func TestInstantiateErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, c.code, codeOf(err), "%v", err)
 			assert.ErrorContains(t, err, "node 1")
+			assert.Equal(t, 1, strings.Count(err.Error(), "(hipError"), "the code once: %v", err)
 		})
 	}
 }
