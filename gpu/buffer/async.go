@@ -37,6 +37,8 @@ type PoolStats = core.PoolStats
 // MemPool is a device's pool of stream-ordered memory (hipMemPool_t).
 // Its blocks are the device's coarse-grained memory and follow the same
 // ownership rules as any Buffer. Every method is safe for concurrent use.
+// A nil or zero MemPool is no pool: its accessors return zero values, its
+// setters do nothing, and allocating from it is an error.
 type MemPool struct{ p *core.MemPool }
 
 // DefaultMemPool is dev's default pool, the one NewAsync uses
@@ -60,31 +62,75 @@ func NewMemPool(dev *gpu.Device) (*MemPool, error) {
 	return &MemPool{p}, nil
 }
 
+// pool is the core pool, nil for a nil or zero MemPool.
+func (p *MemPool) pool() *core.MemPool {
+	if p == nil {
+		return nil
+	}
+	return p.p
+}
+
 // Device is the pool's device.
-func (p *MemPool) Device() *gpu.Device { return p.p.Device() }
+func (p *MemPool) Device() *gpu.Device {
+	if p.pool() == nil {
+		return nil
+	}
+	return p.p.Device()
+}
 
 // ReleaseThreshold is how many reserved bytes the pool keeps when the
 // device synchronizes (hipMemPoolAttrReleaseThreshold).
-func (p *MemPool) ReleaseThreshold() uint64 { return p.p.ReleaseThreshold() }
+func (p *MemPool) ReleaseThreshold() uint64 {
+	if p.pool() == nil {
+		return 0
+	}
+	return p.p.ReleaseThreshold()
+}
 
 // SetReleaseThreshold sets ReleaseThreshold.
-func (p *MemPool) SetReleaseThreshold(n uint64) { p.p.SetReleaseThreshold(n) }
+func (p *MemPool) SetReleaseThreshold(n uint64) {
+	if p.pool() != nil {
+		p.p.SetReleaseThreshold(n)
+	}
+}
 
 // Reuse is the pool's reuse policy; all of them by default, as in HIP.
-func (p *MemPool) Reuse() PoolReuse { return p.p.Reuse() }
+func (p *MemPool) Reuse() PoolReuse {
+	if p.pool() == nil {
+		return 0
+	}
+	return p.p.Reuse()
+}
 
 // SetReuse sets the reuse policy.
-func (p *MemPool) SetReuse(r PoolReuse) { p.p.SetReuse(r) }
+func (p *MemPool) SetReuse(r PoolReuse) {
+	if p.pool() != nil {
+		p.p.SetReuse(r)
+	}
+}
 
 // Stats returns the pool's usage.
-func (p *MemPool) Stats() PoolStats { return p.p.Stats() }
+func (p *MemPool) Stats() PoolStats {
+	if p.pool() == nil {
+		return PoolStats{}
+	}
+	return p.p.Stats()
+}
 
 // ResetHighWater sets the high-water marks to the current usage.
-func (p *MemPool) ResetHighWater() { p.p.ResetHighWater() }
+func (p *MemPool) ResetHighWater() {
+	if p.pool() != nil {
+		p.p.ResetHighWater()
+	}
+}
 
 // Trim returns unused memory to the device until at most keep bytes stay
 // reserved (hipMemPoolTrimTo). Memory whose free has not completed stays.
-func (p *MemPool) Trim(keep uint64) { p.p.Trim(keep) }
+func (p *MemPool) Trim(keep uint64) {
+	if p.pool() != nil {
+		p.p.Trim(keep)
+	}
+}
 
 // NewAsync allocates n elements of T from the default pool of s's device,
 // in s's order (hipMallocAsync): work queued on s afterwards may use it at
@@ -107,7 +153,7 @@ func NewAsync[T any](s Stream, n int) (*Buffer[T], error) {
 // must be a stream of p's device.
 func NewFromPoolAsync[T any](p *MemPool, s Stream, n int) (*Buffer[T], error) {
 	const op = "malloc from pool async"
-	if p == nil {
+	if p.pool() == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil pool")
 	}
 	cs, err := coreStream(op, s)
@@ -129,6 +175,12 @@ func newFromPool[T any](p *core.MemPool, s *core.Stream, n int) (*Buffer[T], err
 // back to its pool after the work queued before on s and after every other
 // use of the buffer, and s's later allocations may reuse it at once. A
 // buffer from New is freed now, after its users, as Free does.
+//
+// A stream that cannot take work (destroyed, or failed with a sticky
+// error) frees nothing: the error says the buffer was not freed, and it
+// stays usable and must still be freed. In the rare case that the stream
+// took the free but could not queue it, the buffer is freed on the host
+// after its users and the error says it was freed.
 func (b *Buffer[T]) FreeAsync(s Stream) error {
 	const op = "free async"
 	if b == nil {

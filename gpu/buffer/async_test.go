@@ -1,6 +1,7 @@
 package buffer_test
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -183,8 +184,49 @@ func TestAsyncErrors(t *testing.T) {
 	require.NoError(t, s.Destroy())
 	_, err = buffer.NewAsync[float32](s, 4)
 	assert.ErrorIs(t, err, gpu.ErrInvalidHandle, "destroyed stream")
-	assert.ErrorIs(t, b.FreeAsync(s), gpu.ErrInvalidHandle, "destroyed stream: freed now, and said so")
-	assert.ErrorIs(t, b.FreeAsync(s), gpu.ErrInvalidValue)
+	assert.ErrorIs(t, b.FreeAsync(s), gpu.ErrInvalidHandle, "destroyed stream")
+}
+
+// FreeAsync on a stream that cannot take work frees nothing and says so:
+// the buffer stays usable, and a later Free releases it.
+func TestFreeAsyncOnDeadStream(t *testing.T) {
+	dev := setup(t)
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		name string
+		kill func(s *stream.Stream) error
+		is   error
+	}{
+		{"destroyed", func(s *stream.Stream) error { return s.Destroy() }, gpu.ErrInvalidHandle},
+		{"failed", func(s *stream.Stream) error {
+			if err := s.LaunchHostFunc(func() error { return boom }); err != nil {
+				return err
+			}
+			_ = s.Synchronize() // reports the failure once; the stream stays failed
+			return nil
+		}, boom},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := stream.New(dev)
+			require.NoError(t, err)
+			defer s.Destroy()
+			b, err := buffer.NewAsync[float32](s, 4)
+			require.NoError(t, err)
+			plain, err := buffer.New[float32](dev, 4)
+			require.NoError(t, err)
+			require.NoError(t, s.Synchronize())
+			require.NoError(t, c.kill(s))
+
+			for _, x := range []*buffer.Buffer[float32]{b, plain} {
+				err = x.FreeAsync(s)
+				require.Error(t, err)
+				assert.ErrorIs(t, err, c.is)
+				assert.ErrorContains(t, err, "not freed")
+				assert.NoError(t, x.CopyFrom([]float32{1, 2, 3, 4}), "the buffer is still live")
+				assert.NoError(t, x.Free(), "a later Free releases it")
+			}
+		})
+	}
 }
 
 // Allocations and frees on many streams race; each buffer holds its own
@@ -257,4 +299,29 @@ func BenchmarkAlloc4K(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A zero-size element type is refused alike by every allocation, with a
+// message that names the type.
+func TestZeroSizeElement(t *testing.T) {
+	dev := setup(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	allocs := map[string]func() error{
+		"New":        func() error { _, err := buffer.New[struct{}](dev, 4); return err },
+		"NewHost":    func() error { _, err := buffer.NewHost[struct{}](dev, 4); return err },
+		"NewManaged": func() error { _, err := buffer.NewManaged[[0]float32](dev, 4); return err },
+		"NewAsync":   func() error { _, err := buffer.NewAsync[struct{}](s, 4); return err },
+		"NewPitched": func() error { _, err := buffer.NewPitched[struct{}](dev, 4, 4); return err },
+	}
+	for name, alloc := range allocs {
+		err := alloc()
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue, name)
+		if name != "NewPitched" {
+			assert.ErrorContains(t, err, "has size 0", name)
+			assert.NotContains(t, err.Error(), "INVALID_ARGUMENT", name)
+		}
+	}
 }

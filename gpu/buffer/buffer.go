@@ -141,4 +141,4 @@ func (b *Buffer[T]) Transfer(dev *gpu.Device) error {
 // SetManualDeps makes the program responsible for ordering the buffer's uses
 // on different streams (with events, as in HIP): no BARRIER_AND is
 // inserted for it. Free and synchronous copies still wait for its work.
-func (b *Buffer[T]) SetManualDeps(on bool) { b.m.SetManual(on) }
+func (b *Buffer[T]) SetManualDeps(on bool) { b.base().SetManual(on) }

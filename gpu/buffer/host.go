@@ -46,4 +46,4 @@ func (h *Host[T]) Free() error {
 // SetManualDeps makes the program responsible for ordering the host buffer's uses
 // on different streams (with events, as in HIP): no BARRIER_AND is
 // inserted for it. Free and synchronous copies still wait for its work.
-func (h *Host[T]) SetManualDeps(on bool) { h.m.SetManual(on) }
+func (h *Host[T]) SetManualDeps(on bool) { h.base().SetManual(on) }

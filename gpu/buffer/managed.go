@@ -65,7 +65,7 @@ func (m *Managed[T]) Free() error {
 
 // SetManualDeps makes the program responsible for ordering the memory's
 // uses on different streams (see Buffer.SetManualDeps).
-func (m *Managed[T]) SetManualDeps(on bool) { m.m.SetManual(on) }
+func (m *Managed[T]) SetManualDeps(on bool) { m.base().SetManual(on) }
 
 // Advice is a usage hint for managed memory (hipMemoryAdvise).
 type Advice = rocr.Advice

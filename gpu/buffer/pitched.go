@@ -43,13 +43,28 @@ func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) 
 }
 
 // Width is the number of elements in a row.
-func (p *Pitched[T]) Width() int { return p.width }
+func (p *Pitched[T]) Width() int {
+	if p == nil {
+		return 0
+	}
+	return p.width
+}
 
 // Height is the number of rows.
-func (p *Pitched[T]) Height() int { return p.height }
+func (p *Pitched[T]) Height() int {
+	if p == nil {
+		return 0
+	}
+	return p.height
+}
 
 // Pitch is the distance between rows in bytes.
-func (p *Pitched[T]) Pitch() int { return p.pitch }
+func (p *Pitched[T]) Pitch() int {
+	if p == nil {
+		return 0
+	}
+	return p.pitch
+}
 
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched[T]) Free() error {

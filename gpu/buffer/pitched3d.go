@@ -44,13 +44,28 @@ func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
 }
 
 // Extent is the allocation's size in elements, rows and slices.
-func (p *Pitched3D[T]) Extent() Extent { return p.ext }
+func (p *Pitched3D[T]) Extent() Extent {
+	if p == nil {
+		return Extent{}
+	}
+	return p.ext
+}
 
 // Pitch is the distance between rows in bytes.
-func (p *Pitched3D[T]) Pitch() int { return p.pitch }
+func (p *Pitched3D[T]) Pitch() int {
+	if p == nil {
+		return 0
+	}
+	return p.pitch
+}
 
 // SlicePitch is the distance between slices in bytes.
-func (p *Pitched3D[T]) SlicePitch() int { return p.pitch * p.ext.Height }
+func (p *Pitched3D[T]) SlicePitch() int {
+	if p == nil {
+		return 0
+	}
+	return p.pitch * p.ext.Height
+}
 
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched3D[T]) Free() error {

@@ -3,6 +3,7 @@ package collective_test
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -318,4 +319,44 @@ func TestGroupRacesOperations(t *testing.T) {
 		require.NoError(t, syncErr(t, s))
 		assert.Equal(t, []int64{2}, read(t, bufs[i]))
 	}
+}
+
+// An operation on a destroyed or aborted communicator says so, even when
+// the stream it names failed earlier.
+func TestEndedCommunicatorOverFailedStream(t *testing.T) {
+	for _, end := range []string{"destroyed", "aborted"} {
+		t.Run(end, func(t *testing.T) {
+			r := newRanks(t, 2)
+			c, s := r.comms[0], r.streams[0]
+			a := zeros[float32](t, c.Device(), 4)
+			require.NoError(t, s.LaunchHostFunc(func() error { return errors.New("earlier failure") }))
+			require.Error(t, s.Synchronize())
+			require.Error(t, s.Err(), "the stream stays failed")
+			if end == "destroyed" {
+				require.NoError(t, c.Destroy())
+			} else {
+				require.NoError(t, c.Abort())
+			}
+			err := collective.AllReduce(c, s, a, a, collective.Sum)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+			assert.ErrorContains(t, err, "was "+end)
+			assert.NotContains(t, err.Error(), "earlier failure")
+		})
+	}
+}
+
+// A stream of another device than the rank's is named once, by ordinal,
+// as is the rank's device.
+func TestWrongDeviceMessage(t *testing.T) {
+	r := newRanks(t, 2)
+	c := r.comms[0]
+	a := zeros[float32](t, c.Device(), 4)
+	err := collective.AllReduce(c, r.streams[1], a, a, collective.Sum)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	msg := err.Error()
+	assert.Contains(t, msg, "the stream is on device 1, rank 0 of 2 is on device 0")
+	assert.Equal(t, 1, strings.Count(msg, "device 0"), msg)
+	assert.Equal(t, 1, strings.Count(msg, "device 1"), msg)
 }

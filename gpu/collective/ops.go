@@ -80,6 +80,13 @@ func newCall[T Element](c *Comm, s *stream.Stream, k kind, redop Op) (*call, err
 	if c == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
 	}
+	// A communicator that is gone is the reason, whatever its streams did.
+	c.mu.Lock()
+	err := c.usable(op)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
@@ -87,7 +94,7 @@ func newCall[T Element](c *Comm, s *stream.Stream, k kind, redop Op) (*call, err
 		return nil, err
 	}
 	if s.Device().Agent() != c.dev.Agent() {
-		return nil, argErr(op, "the stream is on %s, %s is on %s", s.Device(), c, c.dev)
+		return nil, argErr(op, "the stream is on device %d, rank %d of %d is on device %d", s.Device().Ordinal(), c.rank, c.size, c.dev.Ordinal())
 	}
 	if redop < Sum || redop > Avg {
 		return nil, argErr(op, "%v is not a reduction", redop)

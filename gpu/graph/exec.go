@@ -117,8 +117,15 @@ func checkRange(op string, dev *gpu.Device, m *core.Mem, off, n int) error {
 	if err := m.CheckAccess(op, dev); err != nil {
 		return err
 	}
+	return checkBounds(op, "", m, off, n)
+}
+
+// checkBounds refuses elements [off, off+n) that are not all in m (end:
+// which end of a copy m is, for the message), without computing off+n,
+// which may overflow.
+func checkBounds(op, end string, m *core.Mem, off, n int) error {
 	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.Len())
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s%d elements from element %d are outside %s", end, n, off, m)
 	}
 	return nil
 }

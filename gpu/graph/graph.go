@@ -76,8 +76,13 @@ func (k *Kernel) args() any {
 func New() *Graph { return &Graph{} }
 
 // Kind names the node's operation: "kernel", "memcpy", "memset", "host
-// function" or "empty".
-func (n *Node) Kind() string { return kindNames[n.kind] }
+// function", "captured" or "empty"; "" for a nil node.
+func (n *Node) Kind() string {
+	if n == nil {
+		return ""
+	}
+	return kindNames[n.kind]
+}
 
 // add appends n after checking its dependencies.
 func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
@@ -127,6 +132,14 @@ func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff
 	if dm.Elem() != sm.Elem() {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
 	}
+	// The sizes never change: a range outside them is refused now, not
+	// at Instantiate. Ownership, which may change, is checked there.
+	if err := checkBounds(op, "destination: ", dm, dstOff, n); err != nil {
+		return nil, err
+	}
+	if err := checkBounds(op, "source: ", sm, srcOff, n); err != nil {
+		return nil, err
+	}
 	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
 }
 
@@ -164,15 +177,23 @@ func (g *Graph) AddEmpty(deps ...*Node) (*Node, error) {
 	return g.add("graph add empty node", &Node{kind: kindEmpty}, deps)
 }
 
-// Len is the number of nodes.
+// Len is the number of nodes; 0 for a nil graph.
 func (g *Graph) Len() int {
+	if g == nil {
+		return 0
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.nodes)
 }
 
-// Dependencies are the nodes n runs after.
-func (n *Node) Dependencies() []*Node { return append([]*Node(nil), n.deps...) }
+// Dependencies are the nodes n runs after; none for a nil node.
+func (n *Node) Dependencies() []*Node {
+	if n == nil {
+		return nil
+	}
+	return append([]*Node(nil), n.deps...)
+}
 
 // Destroy releases the graph (hipGraphDestroy). Executable graphs made
 // from it stay valid.

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -192,9 +193,11 @@ func TestInstantiateErrors(t *testing.T) {
 			_, err := g.AddKernel(graph.Kernel{Func: ks.Saxpy, Grid: gpu.D1(1), Block: gpu.D1(1), Args: []any{x, x, y, int32(n)}})
 			return err
 		}, gpu.ErrorInvalidValue},
-		"copy range": {func(g *graph.Graph) error {
-			_, err := g.AddCopy(y, 1, x, 0, n)
-			return err
+		"copy of a freed buffer": {func(g *graph.Graph) error {
+			b := newBuf(t, dev, 0)
+			_, err := g.AddCopy(y, 0, b, 0, n)
+			require.NoError(t, err)
+			return b.Free()
 		}, gpu.ErrorInvalidValue},
 		"freed buffer": {func(g *graph.Graph) error {
 			b := newBuf(t, dev, 0)
@@ -214,8 +217,46 @@ func TestInstantiateErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, c.code, codeOf(err), "%v", err)
 			assert.ErrorContains(t, err, "node 1")
+			assert.Equal(t, 1, strings.Count(err.Error(), "(hipError"), "the code once: %v", err)
 		})
 	}
+}
+
+// A copy node's range is checked when it is added: offsets and counts
+// that are negative, too large, or overflow when added are refused there.
+func TestAddCopyRange(t *testing.T) {
+	dev, _ := setup(t)
+	x, y := newBuf(t, dev, 1), newBuf(t, dev, 2)
+	const huge = int(^uint(0) >> 1)
+	for name, c := range map[string]struct {
+		dstOff, srcOff, n int
+		end               string
+	}{
+		"past the end":         {1, 0, n, "destination"},
+		"negative dst offset":  {-1, 0, 1, "destination"},
+		"negative src offset":  {0, -1, 1, "source"},
+		"negative count":       {0, 0, -1, "destination"},
+		"overflowing offset":   {0, huge, 2, "source"},
+		"overflowing count":    {1, 1, huge, "destination"},
+		"offset past the end":  {n + 1, 0, 0, "destination"},
+		"huge negative offset": {-huge - 1, 0, 1, "destination"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := graph.New()
+			node, err := g.AddCopy(y, c.dstOff, x, c.srcOff, c.n)
+			assert.Nil(t, node)
+			require.Error(t, err)
+			assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+			assert.ErrorContains(t, err, "graph add memcpy node: "+c.end+": ")
+			assert.ErrorContains(t, err, "are outside")
+			assert.Zero(t, g.Len(), "nothing was added")
+		})
+	}
+	g := graph.New()
+	_, err := g.AddCopy(y, n-1, x, 0, 1)
+	require.NoError(t, err, "the last element")
+	_, err = g.AddCopy(y, n, x, n, 0)
+	require.NoError(t, err, "nothing, at the end")
 }
 
 // Misuse of graphs and nodes is an error, never a panic.

@@ -111,6 +111,9 @@ func layoutOf(t reflect.Type) *valueLayout {
 // struct or array by a copy of its bytes, or a type that cannot be passed,
 // which the launch reports.
 func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
+	if a == nil {
+		return nil
+	}
 	l := layoutOf(t)
 	switch {
 	case l.err != nil:
@@ -167,7 +170,11 @@ func ArgStruct[T any](a *Args, v T) *Args {
 	return a.addValue(reflect.TypeFor[T](), unsafe.Pointer(&v))
 }
 
+// add appends v. A nil *Args stays nil, which the launch reports.
 func (a *Args) add(v argVal) *Args {
+	if a == nil {
+		return nil
+	}
 	if a.n == MaxArgs {
 		a.over = true
 		return a
@@ -230,11 +237,20 @@ func (a *Args) Float64(v float64) *Args {
 	return a.add(argVal{bits: math.Float64bits(v), kind: kFloat64, size: 8})
 }
 
-// Len is the number of arguments added.
-func (a *Args) Len() int { return a.n }
+// Len is the number of arguments added; 0 for a nil *Args.
+func (a *Args) Len() int {
+	if a == nil {
+		return 0
+	}
+	return a.n
+}
 
 // Reset empties a for another launch.
-func (a *Args) Reset() { a.n, a.over, a.used = 0, false, 0 }
+func (a *Args) Reset() {
+	if a != nil {
+		a.n, a.over, a.used = 0, false, 0
+	}
+}
 
 // LaunchArgs is Launch with typed arguments: it checks them against the
 // kernel's signature and the launch against the device's limits, then

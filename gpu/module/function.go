@@ -200,11 +200,21 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	return f
 }
 
-// Name is the kernel's name.
-func (f *Function) Name() string { return f.sym.Name }
+// Name is the kernel's name; "" for a nil function.
+func (f *Function) Name() string {
+	if f == nil {
+		return ""
+	}
+	return f.sym.Name
+}
 
-// Module is the function's module.
-func (f *Function) Module() *Module { return f.mod }
+// Module is the function's module; nil for a nil function.
+func (f *Function) Module() *Module {
+	if f == nil {
+		return nil
+	}
+	return f.mod
+}
 
 // Attributes are hipFuncGetAttributes' fields.
 type Attributes struct {
@@ -216,8 +226,11 @@ type Attributes struct {
 	Args               []rocr.KernelArg // the arguments a caller passes
 }
 
-// Attributes describes the kernel.
+// Attributes describes the kernel; zero for a nil function.
 func (f *Function) Attributes() Attributes {
+	if f == nil {
+		return Attributes{}
+	}
 	a := Attributes{
 		MaxThreadsPerBlock: f.maxBlock,
 		SharedSizeBytes:    int(f.sym.GroupSegmentSize),
@@ -233,6 +246,9 @@ func (f *Function) Attributes() Attributes {
 
 // Signature is the kernel's argument list, for messages: "vector_add(float32*, float32*, float32*, int32)".
 func (f *Function) Signature() string {
+	if f == nil {
+		return ""
+	}
 	parts := make([]string, len(f.visible))
 	for i, p := range f.visible {
 		parts[i] = p.describe()

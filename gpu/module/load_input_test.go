@@ -1,6 +1,7 @@
 package module_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,5 +72,25 @@ func TestLoadNilSet(t *testing.T) {
 		require.NotPanics(t, func() { _, err = module.Load(dev, src) })
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "nil")
+	}
+}
+
+// Garbage given as code names "code object" once, and its status once.
+func TestLoadGarbageMessage(t *testing.T) {
+	dev := setup(t)
+	for name, src := range map[string]any{
+		"bytes":         []byte("garbage"),
+		"string":        "garbage",
+		"truncated ELF": []byte("\x7fELF garbage garbage garbage garbage garbage garbage garbage"),
+		"in a library":  module.Library{[]byte("garbage")},
+	} {
+		_, err := module.Load(dev, src)
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, gpu.ErrInvalidImage, name)
+		assert.ErrorIs(t, err, codeobj.ErrFormat, name)
+		msg := err.Error()
+		assert.True(t, strings.HasPrefix(msg, "module load: code object: "), "%s: %s", name, msg)
+		assert.Equal(t, 1, strings.Count(msg, "code object"), "%s: %s", name, msg)
+		assert.Equal(t, 1, strings.Count(msg, "hipErrorInvalidImage"), "%s: %s", name, msg)
 	}
 }

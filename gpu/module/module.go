@@ -178,11 +178,16 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 				}
 				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
 			}
+			if name == "" {
+				name = "code object"
+			}
 			return fromCodeObject(obj, name), nil
 		}
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
 	}
-	c, err := try(src, "code object")
+	// Unnamed data has no name for its errors, whose cause (a
+	// codeobj.FormatError) says "code object" already.
+	c, err := try(src, "")
 	if err != nil {
 		return nil, err
 	}
@@ -249,17 +254,35 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 	return c
 }
 
-// Device is the module's device.
-func (m *Module) Device() *gpu.Device { return m.dev }
+// Device is the module's device; nil for a nil module.
+func (m *Module) Device() *gpu.Device {
+	if m == nil {
+		return nil
+	}
+	return m.dev
+}
 
-// Target is the target of the code loaded.
-func (m *Module) Target() string { return m.code.Target }
+// Target is the target of the code loaded; "" for a nil module.
+func (m *Module) Target() string {
+	if m == nil {
+		return ""
+	}
+	return m.code.Target
+}
 
-// Kind is the kind of code loaded.
-func (m *Module) Kind() rocr.CodeKind { return m.code.Kind }
+// Kind is the kind of code loaded; the zero CodeKind for a nil module.
+func (m *Module) Kind() rocr.CodeKind {
+	if m == nil {
+		return 0
+	}
+	return m.code.Kind
+}
 
-// Kernels lists the kernels' names.
+// Kernels lists the kernels' names; none for a nil module.
 func (m *Module) Kernels() []string {
+	if m == nil {
+		return nil
+	}
 	var out []string
 	for _, k := range m.exe.Kernels() {
 		out = append(out, k.Name)

@@ -49,8 +49,13 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	return ev, nil
 }
 
-// Flags are the event's flags.
-func (ev *Event) Flags() EventFlags { return ev.flags }
+// Flags are the event's flags; EventDefault for a nil event.
+func (ev *Event) Flags() EventFlags {
+	if ev == nil {
+		return EventDefault
+	}
+	return ev.flags
+}
 
 // checkLocked reports a nil or destroyed event; ev.mu is held.
 func (ev *Event) checkLocked(op string) error {
@@ -82,7 +87,8 @@ func (ev *Event) last(op string) (*core.Fence, error) {
 
 // Record marks the event at the current end of the stream
 // (hipEventRecord): a BARRIER_AND with no dependency whose completion
-// signal is the event's.
+// signal is the event's. The stream must be of the event's device, as in
+// HIP and CUDA; any device's stream may wait for the event.
 func (s *Stream) Record(ev *Event) error {
 	const op = "event record"
 	if ev == nil {
@@ -96,6 +102,9 @@ func (s *Stream) Record(ev *Event) error {
 	}
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if d := s.Device(); d != nil && d != ev.dev {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
 	}
 	// Not under ev.mu: the submission may wait for queue space, and the
 	// work it waits for (a host function) may query the event.

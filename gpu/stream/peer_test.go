@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
@@ -285,4 +288,24 @@ func TestTransferBetweenDevices(t *testing.T) {
 	if err := m.launch(1, s1, "stream_test_inc", x, int32(n)); !errors.Is(err, gpu.ErrNotOwner) {
 		t.Errorf("device 1 after the transfer back: %v", err)
 	}
+}
+
+// An event is recorded on a stream of its own device only, as in CUDA;
+// a stream of another device may wait for it.
+func TestRecordOnOtherDevice(t *testing.T) {
+	m := setupMulti(t, 2)
+	s0, s1 := m.stream(0), m.stream(1)
+	ev, err := stream.NewEvent(m.devs[0], stream.EventDefault)
+	require.NoError(t, err)
+	defer ev.Destroy()
+
+	err = s1.Record(ev)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+	assert.ErrorContains(t, err, "event of device 0 recorded on a stream of device 1")
+	require.NoError(t, ev.Query(), "the refused record left the event unrecorded")
+
+	require.NoError(t, s0.Record(ev))
+	require.NoError(t, s1.WaitEvent(ev))
+	require.NoError(t, s1.Synchronize())
 }

@@ -99,17 +99,39 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	return v.(*Stream), nil
 }
 
-// Device is the stream's device.
-func (s *Stream) Device() *gpu.Device { return s.c.Device() }
+// Device is the stream's device; nil for a nil stream.
+func (s *Stream) Device() *gpu.Device {
+	if s == nil {
+		return nil
+	}
+	return s.c.Device()
+}
 
-// Flags are the stream's flags.
-func (s *Stream) Flags() Flags { return s.flags }
+// Flags are the stream's flags; Default for a nil stream.
+func (s *Stream) Flags() Flags {
+	if s == nil {
+		return Default
+	}
+	return s.flags
+}
 
-// Priority is the stream's priority.
-func (s *Stream) Priority() int { return s.priority }
+// Priority is the stream's priority; PriorityLow for a nil stream.
+func (s *Stream) Priority() int {
+	if s == nil {
+		return PriorityLow
+	}
+	return s.priority
+}
 
-// Err is the stream's sticky error: the first asynchronous failure.
-func (s *Stream) Err() error { return s.c.Err() }
+// Err is the stream's sticky error: the first asynchronous failure. A nil
+// stream has none to report but is not a stream: Err says so, as Query
+// does.
+func (s *Stream) Err() error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream error", "nil stream")
+	}
+	return s.c.Err()
+}
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
@@ -148,7 +170,11 @@ func (s *Stream) Query() error {
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
-// The default stream is destroyed by gpu.Shutdown only.
+// The default stream is destroyed by gpu.Shutdown only. A stream that is
+// capturing (gpu/graph) is destroyed all the same, and its capture ends
+// (or, for a stream that joined another's capture, is invalidated):
+// Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as
+// does a later EndCapture on the stream.
 func (s *Stream) Destroy() error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")

@@ -89,6 +89,9 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 	defer s.mu.Unlock()
 	c := s.captureOf()
 	if c == nil {
+		if s.captureDestroyed.Load() {
+			return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture ended because the stream was destroyed")
+		}
 		return nil, gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is not capturing")
 	}
 	c.mu.Lock()
@@ -125,18 +128,27 @@ func (c *Capture) stop() {
 	c.events = nil
 }
 
-// AbortCapture ends any capture s takes part in (the stream is destroyed).
-func (s *Stream) AbortCapture() {
-	if c := s.captureOf(); c != nil {
-		c.mu.Lock()
-		c.fail(gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
-		if c.origin == s {
-			c.stop()
-		} else if captures.CompareAndDelete(s, c) {
-			capturing.Add(-1)
-		}
-		c.mu.Unlock()
+// abortCapture ends any capture s takes part in (the stream is being
+// destroyed) and returns the error Destroy reports for it, nil when s did
+// not capture. A capture begun on s ends; one s joined is invalidated.
+// EndCapture on s then says the stream was destroyed.
+func (s *Stream) abortCapture() error {
+	c := s.captureOf()
+	if c == nil {
+		return nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fail(gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
+	if c.origin == s {
+		c.stop()
+		s.captureDestroyed.Store(true)
+		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while capturing: its capture ended")
+	}
+	if captures.CompareAndDelete(s, c) {
+		capturing.Add(-1)
+	}
+	return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while taking part in a capture: the capture was invalidated")
 }
 
 // fail invalidates the capture with err unless it already failed; c.mu

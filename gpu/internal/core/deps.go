@@ -291,6 +291,9 @@ func ownQueueErr(op string, m *Mem, f *Fence) error {
 // SetManual makes the program responsible for ordering m's uses across
 // streams (on: no barrier is inserted for it).
 func (m *Mem) SetManual(on bool) {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	m.deps.manual = on
 	m.mu.Unlock()

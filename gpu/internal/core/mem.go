@@ -59,14 +59,32 @@ type Mem struct {
 	pool    *MemPool // stream-ordered memory: Free returns it there
 }
 
+// The accessors below answer zero values for a nil Mem (a nil *Buffer)
+// or one never allocated (a zero Buffer), as the API's accessors do.
+
 // Addr is the device address of element 0.
-func (m *Mem) Addr() uintptr { return m.alloc.Base }
+func (m *Mem) Addr() uintptr {
+	if m == nil || m.alloc == nil {
+		return 0
+	}
+	return m.alloc.Base
+}
 
 // Len is the number of elements.
-func (m *Mem) Len() int { return m.n }
+func (m *Mem) Len() int {
+	if m == nil {
+		return 0
+	}
+	return m.n
+}
 
 // Size is the size in bytes.
-func (m *Mem) Size() int { return m.n * m.esize }
+func (m *Mem) Size() int {
+	if m == nil {
+		return 0
+	}
+	return m.n * m.esize
+}
 
 // Elem is the element type.
 func (m *Mem) Elem() reflect.Type { return m.elem }
@@ -82,12 +100,20 @@ func (m *Mem) IsHost() bool { return m.host }
 func (m *Mem) IsManaged() bool { return m.managed }
 
 // Device is the device that owns the memory.
-func (m *Mem) Device() *gpu.Device { return m.dev.Load() }
+func (m *Mem) Device() *gpu.Device {
+	if m == nil {
+		return nil
+	}
+	return m.dev.Load()
+}
 
 // Allocation is the rocr allocation.
 func (m *Mem) Allocation() *rocr.Allocation { return m.alloc }
 
 func (m *Mem) String() string {
+	if m == nil {
+		return "buffer (nil)"
+	}
 	kind := "buffer"
 	if m.managed {
 		kind = "managed buffer"
@@ -258,10 +284,15 @@ func checkCount(op string, elem reflect.Type, n int) (int, error) {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
 	}
 	es := int(elem.Size())
+	if es == 0 {
+		// Nothing to allocate: a pool refuses 0 bytes, and a pointer to
+		// no memory is no buffer.
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "element type %s has size 0: want a type that holds data", elem)
+	}
 	if n <= 0 {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
 	}
-	if es > 0 && n > (1<<62)/es {
+	if n > (1<<62)/es {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
 	}
 	return es, nil

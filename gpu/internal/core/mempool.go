@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math/bits"
 	"reflect"
 	"sync"
@@ -269,17 +270,31 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 // FreeAsync frees m in s's order (hipFreeAsync): the memory returns to its
 // pool after the work that uses it, on any stream, and s's later
 // allocations may reuse it at once. A second free is an error.
+//
+// A stream that cannot take work (nil, destroyed, failed, or of a
+// runtime shut down) frees nothing: the error says so, and the buffer
+// stays the caller's to use or Free. When the stream took the free but
+// could not queue its barrier, the memory is freed on the host after
+// its users, and the error says it was freed.
 func FreeAsync(m *Mem, s *Stream) error {
 	const op = "free async"
 	if err := m.Check(op); err != nil {
 		return err
 	}
-	if m.pool == nil {
-		return m.Free() // memory of no pool: freed after its users, now
+	if err := s.Lock(op); err != nil {
+		return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s not freed", m), Err: err}
 	}
+	if m.pool == nil {
+		// Memory of no pool: freed after its users, now. Free waits for
+		// them, s's among them, so not under s's lock.
+		s.mu.Unlock()
+		return m.Free()
+	}
+	// s.mu before m.mu, as a launch takes them.
 	m.mu.Lock()
 	if !m.freed.CompareAndSwap(false, true) {
 		m.mu.Unlock()
+		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
 	}
 	w, rs, n := m.deps.take()
@@ -287,33 +302,28 @@ func FreeAsync(m *Mem, s *Stream) error {
 	live.Remove(m)
 	deps := append(rs[:n:n], w)
 	f, err := s.freeFence(op, deps)
-	if err != nil {
-		// No stream to order it: free after the users, on the host.
-		for _, d := range deps {
-			if d != nil {
-				_ = d.Wait(0)
-				d.Release()
+	s.mu.Unlock()
+	for _, d := range deps {
+		if d != nil {
+			if err != nil {
+				_ = d.Wait(0) // no barrier to order the free: wait here
 			}
+			d.Release()
 		}
+	}
+	if err != nil {
 		m.release(nil, 0, true)
-		return err
+		return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s freed on the host after its users", m), Err: err}
 	}
 	m.release(f, s.q.ID(), false)
 	return nil
 }
 
 // freeFence returns a fence, retained for the caller (nil: none needed),
-// that completes after deps (references it takes over) and the stream's
-// work so far: the stream's tail, or a barrier packet when deps include
-// other queues' work still pending.
+// that completes after deps (the caller keeps its references) and the
+// stream's work so far: the stream's tail, or a barrier packet when deps
+// include other queues' work still pending. s is locked.
 func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
-	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
-	}
-	if err := s.Lock(op); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
 	q := s.q.ID()
 	cross := false
 	for _, d := range deps {
@@ -325,11 +335,6 @@ func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
 	if !cross {
 		// Ordered after the stream's last packet already: its fence is the
 		// free's, and no packet is needed (nil: nothing is pending).
-		for _, d := range deps {
-			if d != nil {
-				d.Release()
-			}
-		}
 		s.Reap(false)
 		if s.tail == nil || s.tail.Done() {
 			return nil, nil
@@ -354,9 +359,9 @@ func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
 			if d.queue != q && !d.Done() {
 				_ = d.Wait(0) // beyond a barrier's slots: rare, wait here
 			}
-			d.Release()
 			continue
 		}
+		d.Retain() // the packet's own reference
 		body.DepSignal[k] = d.Signal().Handle()
 		e.deps[k] = d
 		k++

@@ -38,6 +38,9 @@ type Stream struct {
 	fences   FenceCache // used under mu
 
 	isDefault bool
+	// captureDestroyed: the stream was destroyed while a capture begun on
+	// it was running, which EndCapture reports.
+	captureDestroyed atomic.Bool
 
 	order   Order       // how dependencies across streams are handled
 	seq     uint64      // fences made, for ordered()
@@ -91,7 +94,10 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 func (s *Stream) MarkDefault() { s.isDefault = true }
 
 // DestroyDefault destroys the default stream (at Shutdown).
-func (s *Stream) DestroyDefault() error { return s.destroy() }
+func (s *Stream) DestroyDefault() error {
+	_, err := s.destroy() // a capture it ended: Shutdown has no one to tell
+	return err
+}
 
 func (s *Stream) onError(_ *rocr.Queue, err error) { s.Fail(err) }
 
@@ -529,20 +535,28 @@ func (s *Stream) Destroy() error {
 	if s.isDefault {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
 	}
-	return s.destroy()
+	aborted, err := s.destroy()
+	if err != nil {
+		return err
+	}
+	return aborted // the stream is destroyed, and its capture with it
 }
 
-func (s *Stream) destroy() error {
-	s.AbortCapture()
+// destroy destroys the stream. aborted is the capture it ended, if any,
+// which Destroy reports and Shutdown (the default stream) does not.
+func (s *Stream) destroy() (aborted, err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
 	}
 	if err := s.waitsForItself("stream destroy", s.tail, true); err != nil && Valid(s.dev, s.gen) == nil {
 		s.mu.Unlock()
-		return err
+		return nil, err
 	}
+	// Under s.mu, as EndCapture ends a capture: a submission in progress
+	// is recorded first.
+	aborted = s.abortCapture()
 	s.closed = true
 	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
 		// gpu.Shutdown: cancel the work in flight instead of waiting for
@@ -565,11 +579,11 @@ func (s *Stream) destroy() error {
 		// The runtime was shut down or the device reset; a stream from
 		// before the reset says so.
 		if err := Valid(s.dev, s.gen); err != nil && s.dev.Valid() == nil && !s.isDefault {
-			return gpu.Wrap("stream destroy", err)
+			return aborted, gpu.Wrap("stream destroy", err)
 		}
-		return nil
+		return aborted, nil
 	}
-	return gpu.Wrap("stream destroy", s.q.Destroy())
+	return aborted, gpu.Wrap("stream destroy", s.q.Destroy())
 }
 
 // ReleaseAfterShutdown lets go of the host slices the stream's packets

@@ -1,9 +1,11 @@
 package cpu
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -96,6 +98,18 @@ func (e *AccessError) Error() string {
 
 func (e *AccessError) Unwrap() error { return e.Err }
 
+// untagged is err's text without its HSA status: the dispatch that fails
+// carries its own (an aperture violation), and one status is enough.
+func untagged(err error) string {
+	var re *rocr.Error
+	if errors.As(err, &re) {
+		if s := errtext.Join(re.Op, re.Msg, re.Err); s != "" {
+			return s
+		}
+	}
+	return err.Error()
+}
+
 // View implements rocr.MemoryView: it returns the memory at [addr,
 // addr+size) after checking that it lies in one live allocation this agent
 // may access, and fails the dispatch otherwise.
@@ -150,7 +164,7 @@ func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
 func (g *Group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
 	a, err := rocr.CheckRange(g.agent, addr, size)
 	if err != nil {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: err.Error(), Err: err})
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: untagged(err), Err: err})
 	}
 	// Only here, off the cached fast path: what the cache holds passed it.
 	if j := g.job; j != nil && j.strict && !j.allows(a) {
