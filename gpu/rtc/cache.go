@@ -14,7 +14,7 @@ import (
 const CacheEnv = "HIPGO_RTC_CACHE"
 
 // entryMagic starts every cache entry; a new layout gets a new magic.
-const entryMagic = "hipgo-rtc 1\n"
+const entryMagic = "hipgo-rtc 2\n" // 2: NVRTC's cubin comes in a fat binary with its PTX
 
 // cacheDir is the directory to use, "" for none.
 func cacheDir(opt string) string {

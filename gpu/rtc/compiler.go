@@ -1,8 +1,10 @@
 package rtc
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
 // compiler is one runtime compiler library. NVRTC and hipRTC have the
@@ -208,11 +211,19 @@ func (c *compiler) run(req *request) (*output, error) {
 	if c.fn.code != 0 {
 		out.image, err = c.bytes(prog, c.fn.codeSize, c.fn.code, "GetCode")
 	}
-	if err == nil && len(out.image) == 0 && c.fn.ptx != 0 {
-		// A virtual architecture (or an NVRTC without cubin output) gives PTX.
-		out.image, err = c.bytes(prog, c.fn.ptxSize, c.fn.ptx, "GetPTX")
-		if n := len(out.image); n > 0 && out.image[n-1] == 0 {
-			out.image = out.image[:n-1]
+	if err == nil && c.fn.ptx != 0 {
+		// A virtual architecture (or an NVRTC without cubin output) gives
+		// PTX alone. Beside a cubin, the PTX says what the cubin does not
+		// (which kernels use dynamic shared memory, parameter types): the
+		// two go into one fat binary, as nvcc -fatbin packs them.
+		ptx, perr := c.bytes(prog, c.fn.ptxSize, c.fn.ptx, "GetPTX")
+		ptx = bytes.TrimRight(ptx, "\x00")
+		sm, isSM := smOf(req.target)
+		switch {
+		case len(out.image) == 0:
+			out.image, err = ptx, perr
+		case perr == nil && len(ptx) > 0 && isSM:
+			out.image = codeobj.NVFatbin(codeobj.FatbinCode{Arch: sm, Code: out.image}, codeobj.FatbinCode{PTX: true, Arch: sm, Code: ptx})
 		}
 	}
 	if err != nil {
@@ -222,6 +233,13 @@ func (c *compiler) run(req *request) (*output, error) {
 		return nil, fmt.Errorf("%s gave no code for %s", c.version, req.target)
 	}
 	return out, nil
+}
+
+// smOf reads "sm_90" as 90; an architecture-specific target ("sm_90a")
+// is not one a fat binary entry's number names.
+func smOf(target string) (uint32, bool) {
+	v, err := strconv.ParseUint(strings.TrimPrefix(target, "sm_"), 10, 32)
+	return uint32(v), strings.HasPrefix(target, "sm_") && err == nil && v > 0
 }
 
 // bytes reads one of the program's outputs.

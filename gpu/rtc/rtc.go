@@ -33,8 +33,9 @@ type Options struct {
 type Program struct {
 	Target   string // the target compiled for: "sm_90", "gfx90a:sramecc+:xnack-"
 	Compiler string // the compiler and its version: "nvrtc 13.0"
-	// Image is what module.Load takes: a cubin (or PTX, where the
-	// NVRTC cannot give a cubin) or an AMDGPU code object.
+	// Image is what module.Load takes: from NVRTC, an NVIDIA fat binary
+	// of the cubin and its PTX (PTX alone where the NVRTC gives no
+	// cubin); from hipRTC, an AMDGPU code object.
 	Image []byte
 	// Lowered maps each name expression to the kernel's symbol name.
 	Lowered map[string]string
