@@ -84,15 +84,28 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 			}
 		}
 	}
+	// One operation at a time, to its end: a packet that fails stops the
+	// queue, and another caller's packet queued behind it would fail with
+	// it; the next operation gets a new queue instead.
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	q, err := e.queue()
 	if err != nil {
-		e.mu.Unlock()
 		return gpu.Wrap(op, err)
+	}
+	// A Device.Reset since the buffers were checked freed their memory,
+	// which new buffers may hold by now: the queue's creation waited for
+	// it, and a reset that starts from here on destroys the queue and
+	// waits for its packet before it frees anything.
+	for _, m := range mems {
+		if m != nil {
+			if stale := Valid(m.home, m.gen); stale != nil {
+				return gpu.Wrap(op, stale)
+			}
+		}
 	}
 	f, err := NewFence(q)
 	if err != nil {
-		e.mu.Unlock()
 		return err
 	}
 	var p aql.AgentDispatch
@@ -100,7 +113,6 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 	p.Arg = args
 	p.CompletionSignal = f.Signal().Handle()
 	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
-	e.mu.Unlock()
 	if err == nil {
 		err = f.Wait(0)
 	}
