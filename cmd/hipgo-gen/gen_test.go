@@ -161,3 +161,11 @@ func TestPrefixNotIdentifier(t *testing.T) {
 	require.NoError(t, run([]string{"-src", hip, "-pkg", "p", "-loader", "load", "-prefix", ""}, &stdout, &stderr))
 	assert.Contains(t, stdout.String(), "\nfunc K(s *stream.Stream")
 }
+
+func TestHelpIsNotAFailure(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-h"}, &stdout, &stderr)
+	assert.Equal(t, 0, exitCode(err), "-h: %v", err)
+	assert.Contains(t, stderr.String(), "usage: hipgo-gen")
+	assert.Equal(t, 1, exitCode(run(nil, &stdout, &stderr)), "no flags")
+}
