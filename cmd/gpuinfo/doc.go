@@ -3,9 +3,9 @@
 //
 // Usage:
 //
-//	gpuinfo [--json]              every agent of every driver, then the drivers that did not open
-//	gpuinfo doctor [--json]       checks, one line each: ok, warn or fail, with a hint
-//	gpuinfo codeobj [-v] FILE...  a code object's targets, kernels and argument layouts
+//	gpuinfo [--json]                       every agent of every driver, then the drivers that did not open
+//	gpuinfo doctor [--json]                checks, one line each: ok, warn or fail, with a hint
+//	gpuinfo codeobj [-v] [--json] FILE...  a code object's targets, kernels and argument layouts
 //
 // gpuinfo lists each agent rocr.Init opens (index, driver, name, product,
 // vendor, device type, ISA, wavefront size, compute units, work-group and

@@ -40,6 +40,10 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 			return nil, fmt.Errorf("%q is not a Go identifier", id)
 		}
 	}
+	// The prefix may be empty, but what it begins must be a name.
+	if !token.IsIdentifier(cfg.Prefix + "K") {
+		return nil, fmt.Errorf("-prefix %q does not begin a Go identifier", cfg.Prefix)
+	}
 	gks, err := goNames(cfg, kernels)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // generateArgs returns the arguments of the hipgo-gen go:generate line in
@@ -142,4 +146,26 @@ func TestRunErrors(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+}
+
+func TestPrefixNotIdentifier(t *testing.T) {
+	hip := filepath.Join(t.TempDir(), "k.hip")
+	require.NoError(t, os.WriteFile(hip, []byte("HIPGO_KERNEL void k(float *a) {}\n"), 0o666))
+	var stdout, stderr bytes.Buffer
+	for _, prefix := range []string{"1", "a b", "Run-"} {
+		err := run([]string{"-src", hip, "-pkg", "p", "-loader", "load", "-prefix", prefix}, &stdout, &stderr)
+		require.Error(t, err, "-prefix %q", prefix)
+		assert.Equal(t, fmt.Sprintf("-prefix %q does not begin a Go identifier", prefix), err.Error())
+	}
+	assert.Zero(t, stdout.Len())
+	require.NoError(t, run([]string{"-src", hip, "-pkg", "p", "-loader", "load", "-prefix", ""}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "\nfunc K(s *stream.Stream")
+}
+
+func TestHelpIsNotAFailure(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-h"}, &stdout, &stderr)
+	assert.Equal(t, 0, exitCode(err), "-h: %v", err)
+	assert.Contains(t, stderr.String(), "usage: hipgo-gen")
+	assert.Equal(t, 1, exitCode(run(nil, &stdout, &stderr)), "no flags")
 }

@@ -49,12 +49,19 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "hipgo-gen:", err)
-		}
-		os.Exit(1)
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "hipgo-gen:", err)
 	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 for success and for -h, which asked for the usage.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 1
 }
 
 // list is a repeatable flag.

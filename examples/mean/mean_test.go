@@ -2,21 +2,28 @@ package mean_test
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/hipgo/hipgo/examples/mean"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // Two cpu agents, read when the runtime opens: the tests run on both,
-// in parallel, and on whatever GPU there is too.
-func TestMain(m *testing.M) { testenv.Main(m, testenv.DefaultEnv("HIPGO_CPU_AGENTS", "2")) }
+// in parallel, and on whatever GPU there is too. goleak checks that
+// nothing outlives the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("HIPGO_CPU_AGENTS") == "" {
+		os.Setenv("HIPGO_CPU_AGENTS", "2")
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func ramp(n int) []float32 {
 	x := make([]float32, n)

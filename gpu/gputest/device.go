@@ -194,8 +194,13 @@ func internalPkg(fn string) bool {
 	case "runtime",
 		"github.com/hipgo/hipgo/gpu",
 		"github.com/hipgo/hipgo/gpu/internal/core",
+		"github.com/hipgo/hipgo/gpu/buffer",
 		"github.com/hipgo/hipgo/gpu/stream",
 		"github.com/hipgo/hipgo/gpu/module",
+		"github.com/hipgo/hipgo/gpu/graph",
+		"github.com/hipgo/hipgo/gpu/blas",
+		"github.com/hipgo/hipgo/gpu/collective",
+		"github.com/hipgo/hipgo/gpu/rtc",
 		"github.com/hipgo/hipgo/gpu/internal/live",
 		"github.com/hipgo/hipgo/gpu/gputest",
 		"github.com/hipgo/hipgo/kernels":

@@ -51,6 +51,23 @@ func TestLeakReportNamesTestAndObjects(t *testing.T) {
 	assert.Error(t, dev.Valid())
 }
 
+func TestLeakReportNamesTheTestsLine(t *testing.T) {
+	r := newRecorder(t, "TestBufferLeaks")
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		_, err := buffer.New[float32](dev, 4) // leaked
+		require.NoError(t, err)
+		_, err = buffer.FromSlice(dev, []float32{1, 2, 3}) // leaked
+		require.NoError(t, err)
+		_, err = buffer.NewHost[float32](dev, 2) // leaked
+		require.NoError(t, err)
+	})
+	r.finish()
+	msg := r.errorText()
+	require.Equal(t, 3, countLines(msg, "made at"), msg)
+	assert.Equal(t, 3, countLines(msg, "made at gputest/device_test.go:"), "each buffer says where the test made it, not where hipgo did:\n%s", msg)
+}
+
 func countLines(s, sub string) int {
 	n := 0
 	for i := 0; i+len(sub) <= len(s); i++ {

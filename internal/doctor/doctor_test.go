@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/hipgo/hipgo/rocr"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cpu" // for Observe
 )
@@ -428,6 +430,17 @@ func TestRuntimeInitFailed(t *testing.T) {
 	r := Check(machine{}.system(t), rt)
 	want(t, finding(t, r, "runtime"), Fail, "rocr.Init failed: init: no agent")
 	want(t, finding(t, r, "verdict"), Fail, "no device")
+}
+
+func TestRuntimeInitFailedDoesNotSayNotTried(t *testing.T) {
+	rt := &Runtime{Drivers: []string{"rocm", "cuda", "cpu"}, Err: errors.New("init: no agent: rocm: no kfd; cuda: no libcuda; cpu: bad HIPGO_CPU_AGENTS")}
+	r := Check(machine{}.system(t), rt)
+	for _, d := range rt.Drivers {
+		f := finding(t, r, "driver "+d)
+		assert.Equal(t, Warn, f.Level, d)
+		assert.NotContains(t, f.Msg, "not tried", "Init tried every driver before it failed")
+		assert.Contains(t, f.Msg, "rocr.Init failed (see runtime)")
+	}
 }
 
 func TestObserve(t *testing.T) {

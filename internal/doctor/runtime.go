@@ -96,6 +96,9 @@ func (c *checker) drivers() {
 			}
 		}
 		switch {
+		case !tried && rt.Err != nil:
+			// A failed Init keeps no status per driver; its error has them.
+			c.add(Warn, "driver "+d, "", "no status of its own: rocr.Init failed (see runtime)")
 		case !tried:
 			c.add(Warn, "driver "+d, "", "not tried by rocr.Init")
 		case err != nil:

@@ -42,7 +42,7 @@ func TestCorrupt(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"empty", nil, "unknown format"},
+		{"empty", nil, "empty: 0 bytes"},
 		{"garbage", []byte("hello world"), "unknown format"},
 		{"elf32", patch(co, 4, 1), "ELFCLASS64"},
 		{"big endian", patch(co, 5, 2), "little-endian"},

@@ -48,3 +48,11 @@ func TestNVFatbinRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, FormatPTX, o.Format)
 }
+
+func TestParseEmptySaysEmpty(t *testing.T) {
+	for _, in := range [][]byte{nil, {}} {
+		_, err := Parse(in)
+		require.ErrorIs(t, err, ErrFormat)
+		assert.Equal(t, "code object: input at offset 0x0: empty: 0 bytes", err.Error())
+	}
+}

@@ -237,6 +237,9 @@ func ParseWithLimits(b []byte, lim Limits) (*Spec, error) {
 		}
 		return &Spec{Container: "ptx", Objects: []*CodeObject{o}}, nil
 	}
+	if len(b) == 0 {
+		return nil, errorf("input", 0, "empty: 0 bytes")
+	}
 	head := b
 	if len(head) > 8 {
 		head = head[:8]
