@@ -17,8 +17,8 @@ func memOf(o buffer.Object) *core.Mem {
 }
 
 func (s *Stream) checkMem(op string, m *core.Mem, off, n int) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if err := m.CheckAccess(op, s.core().Device()); err != nil {
 		return err
