@@ -10,9 +10,13 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// memOf is o's memory; nil for a nil interface or a nil buffer.
+// memOf is o's memory; nil for a nil interface, a nil buffer or a zero
+// one, which New did not make and which holds no memory.
 func memOf(o buffer.Object) *core.Mem {
 	m, _ := core.MemOf(o)
+	if m == nil || m.Allocation() == nil {
+		return nil
+	}
 	return m
 }
 
