@@ -282,10 +282,11 @@ func (m *Module) Target() string {
 	return m.code.Target
 }
 
-// Kind is the kind of code loaded; the zero CodeKind for a nil or zero module.
+// Kind is the kind of code loaded; rocr.CodeNone for a nil or zero
+// module (not the zero CodeKind, which is CodeGo).
 func (m *Module) Kind() rocr.CodeKind {
 	if m == nil || m.code == nil {
-		return 0
+		return rocr.CodeNone
 	}
 	return m.code.Kind
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
 )
 
 // A Module or Function that Load or Module.Function did not make (a zero
@@ -38,12 +39,12 @@ func TestZeroValues(t *testing.T) {
 	assert.NotPanics(t, func() {
 		values["Module.Device"] = struct{ got, want any }{m.Device(), (*gpu.Device)(nil)}
 		values["Module.Target"] = struct{ got, want any }{m.Target(), ""}
+		values["Module.Kind"] = struct{ got, want any }{m.Kind(), rocr.CodeNone}
 		values["Module.Kernels"] = struct{ got, want any }{m.Kernels(), []string(nil)}
 		values["Function.Name"] = struct{ got, want any }{f.Name(), ""}
 		values["Function.Module"] = struct{ got, want any }{f.Module(), (*module.Module)(nil)}
 		values["Function.Attrs"] = struct{ got, want any }{f.Attributes(), module.Attributes{}}
 		values["Function.Sig"] = struct{ got, want any }{f.Signature(), "()"}
-		_ = m.Kind()
 	})
 	for name, v := range values {
 		assert.Equal(t, v.want, v.got, name)
