@@ -118,8 +118,8 @@ func (h *Handle) Stream() *stream.Stream {
 // The stream stays usable.
 func (h *Handle) Destroy() error {
 	const op = "blas destroy"
-	if h == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil handle")
+	if err := checkHandle(op, h); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
