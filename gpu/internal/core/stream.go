@@ -132,6 +132,17 @@ func (s *Stream) Device() *gpu.Device {
 	return s.dev
 }
 
+// Destroyed reports whether the stream was destroyed. Once it reports
+// so, the stream's work is done: Destroy waits for it under the lock.
+func (s *Stream) Destroyed() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Queue is the stream's AQL queue.
 func (s *Stream) Queue() *rocr.Queue { return s.q }
 
