@@ -245,6 +245,17 @@ func TestVendorBindingsAgainstFake(t *testing.T) {
 	}
 }
 
+// newFakeCublas is a handle on s over a fake cuBLAS that takes a
+// workspace, as cuBLAS does.
+func newFakeCublas(t *testing.T, s *stream.Stream) (*Handle, *fakeVendor, *buffer.Buffer[byte]) {
+	api, fake := newFakeAPI("cublas", 0, 1)
+	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
+	fake.keys[999] = "setWorkspace"
+	ws, err := buffer.New[byte](s.Device(), cublasWorkspace)
+	require.NoError(t, err)
+	return &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}, fake, ws
+}
+
 // cuBLAS gets the handle's workspace each time its stream is set (setting
 // the stream resets it to cuBLAS's default pool), and the workspace is
 // freed with the handle.
@@ -253,12 +264,7 @@ func TestCublasWorkspace(t *testing.T) {
 	s, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s.Destroy()
-	api, fake := newFakeAPI("cublas", 0, 1)
-	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
-	fake.keys[999] = "setWorkspace"
-	ws, err := buffer.New[byte](dev, cublasWorkspace)
-	require.NoError(t, err)
-	h := &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}
+	h, fake, ws := newFakeCublas(t, s)
 	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Free()
@@ -310,12 +316,7 @@ func TestDestroyAfterStream(t *testing.T) {
 	dev := gputest.DeviceOf(t, "cpu")
 	s, err := stream.New(dev)
 	require.NoError(t, err)
-	api, fake := newFakeAPI("cublas", 0, 1)
-	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
-	fake.keys[999] = "setWorkspace"
-	ws, err := buffer.New[byte](dev, cublasWorkspace)
-	require.NoError(t, err)
-	h := &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}
+	h, fake, ws := newFakeCublas(t, s)
 	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Free()
