@@ -26,7 +26,8 @@ const (
 // BARRIER_AND whose completion signal is a fresh fence; the event holds the
 // last one. The stream that ran the packet and every stream waiting on it
 // hold their own references, so destroying or re-recording an event never
-// frees a signal a queued packet still uses.
+// frees a signal a queued packet still uses. Make one with NewEvent: a zero
+// Event's methods return gpu.ErrInvalidHandle.
 type Event struct {
 	dev       *gpu.Device
 	gen       uint64 // dev's reset count when the event was made

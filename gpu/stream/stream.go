@@ -33,7 +33,8 @@ const QueueSize = 1024
 
 // Stream is an ordered sequence of device work: one AQL queue. Its methods
 // are safe from several goroutines; work submitted by one goroutine runs in
-// submission order.
+// submission order. Make one with New: a zero Stream is no stream, and its
+// methods return gpu.ErrInvalidHandle.
 type Stream struct {
 	c        core.Stream // the submitter; gpu/module reaches it through core.StreamOf
 	flags    Flags
