@@ -16,6 +16,11 @@ const (
 	CodeCubin                  // an NVIDIA cubin for one SM
 )
 
+// CodeNone is the kind of no code: what a nil or zero module reports.
+// The zero CodeKind is CodeGo, a real kind, so this one is set apart at
+// the top of the range.
+const CodeNone CodeKind = 255
+
 func (k CodeKind) String() string {
 	switch k {
 	case CodeGo:
@@ -26,6 +31,8 @@ func (k CodeKind) String() string {
 		return "ptx"
 	case CodeCubin:
 		return "cubin"
+	case CodeNone:
+		return "none"
 	}
 	return fmt.Sprintf("CodeKind(%d)", uint8(k))
 }

@@ -313,6 +313,13 @@ type BoundedView interface {
 	ViewFrom(base, addr, size uintptr) unsafe.Pointer
 }
 
+// Faulter is a MemoryView that can fail the dispatch with a message of
+// its own, for an access that is wrong before it names any memory (a
+// reversed Slice range). Fault does not return.
+type Faulter interface {
+	Fault(msg string)
+}
+
 // Occupancy is implemented by agent drivers that can say how many
 // work-groups of a kernel fit on one compute unit at once
 // (hipOccupancyMaxActiveBlocksPerMultiprocessor) and which work-group size

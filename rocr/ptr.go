@@ -1,6 +1,7 @@
 package rocr
 
 import (
+	"fmt"
 	"reflect"
 	"unsafe"
 )
@@ -22,12 +23,25 @@ func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
 	sz := unsafe.Sizeof(zero)
 	if hi <= lo {
 		if hi < lo || lo < 0 {
-			view(v, uintptr(p), uintptr(p)+uintptr(lo)*sz, ^uintptr(0)) // reports the bad range
+			badRange(v, uintptr(p), lo, hi, sz)
 		}
 		return nil
 	}
 	base := view(v, uintptr(p), uintptr(p)+uintptr(lo)*sz, uintptr(hi-lo)*sz)
 	return unsafe.Slice((*T)(base), hi-lo)
+}
+
+// badRange fails the access to elements [lo, hi) through p, a range that
+// is reversed or negative, before any address is computed from it.
+func badRange(v MemoryView, p uintptr, lo, hi int, sz uintptr) {
+	if f, ok := v.(Faulter); ok {
+		why := fmt.Sprintf("the range is reversed (lo %d > hi %d)", lo, hi)
+		if hi >= lo {
+			why = "the range is negative"
+		}
+		f.Fault(fmt.Sprintf("elements [%d, %d) through pointer %#x: %s", lo, hi, p, why))
+	}
+	view(v, p, p+uintptr(lo)*sz, ^uintptr(0)) // a view that cannot say why reports the range as it can
 }
 
 // At returns a pointer to element i.

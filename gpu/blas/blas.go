@@ -66,6 +66,9 @@ type backend interface {
 	work(c *call) (host func() error, native hostref.NativeFunc)
 	// destroy queues the release of the backend's state on s.
 	destroy(s *stream.Stream) error
+	// release releases the backend's state now, on dev's default stream,
+	// for a handle whose stream was destroyed (which waited for its work).
+	release(dev *gpu.Device) error
 }
 
 // New creates a handle whose routines queue work on s (hipblasCreate and
@@ -115,11 +118,13 @@ func (h *Handle) Stream() *stream.Stream {
 }
 
 // Destroy waits for the handle's work and releases it (hipblasDestroy).
-// The stream stays usable.
+// The stream stays usable. A handle whose stream was destroyed first is
+// released all the same (its work ended with the stream), and Destroy
+// returns an error saying so.
 func (h *Handle) Destroy() error {
 	const op = "blas destroy"
-	if h == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil handle")
+	if err := checkHandle(op, h); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -137,7 +142,13 @@ func (h *Handle) Destroy() error {
 	if serr := h.s.Synchronize(); err == nil {
 		err = serr
 	}
-	if err != nil {
+	if err != nil && core.StreamOf(h.s).Destroyed() {
+		if rerr := h.be.release(h.s.Device()); rerr != nil {
+			err = &gpu.Error{Code: gpu.ErrorInvalidHandle, Op: op, Msg: "the handle's stream was destroyed first, and releasing the library's handle without it failed", Err: rerr}
+		} else {
+			err = gpu.Errorf(gpu.ErrorInvalidHandle, op, "the handle's stream was destroyed first; what the handle held was released all the same")
+		}
+	} else if err != nil {
 		err = gpu.Wrap(op, err)
 	}
 	if h.workspace != nil {

@@ -102,10 +102,14 @@ func argErr(op, name, format string, args ...any) error {
 
 func itoa(v int) string { return strconv.Itoa(v) }
 
-// checkHandle reports a nil handle.
+// checkHandle reports a nil handle, or a zero one, which New did not
+// make.
 func checkHandle(op string, h *Handle) error {
 	if h == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil handle")
+	}
+	if h.be == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "handle not made by blas.New (a zero Handle)")
 	}
 	return nil
 }

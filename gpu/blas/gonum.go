@@ -6,6 +6,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostmem"
@@ -29,6 +30,8 @@ func (gonumBackend) work(c *call) (func() error, hostref.NativeFunc) {
 }
 
 func (gonumBackend) destroy(*stream.Stream) error { return nil }
+
+func (gonumBackend) release(*gpu.Device) error { return nil }
 
 // view is the memory of m as a Go slice. It is valid while the work runs:
 // Free waits for the buffer's last user.

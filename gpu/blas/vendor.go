@@ -1,6 +1,7 @@
 package blas
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -195,4 +196,29 @@ func (b *vendor) destroy(s *stream.Stream) error {
 		b.handle = 0
 		return err
 	}})
+}
+
+// release releases the handle on dev's default stream and waits for it,
+// for a handle whose stream was destroyed: that waited for the handle's
+// work, so nothing uses the handle. The handle is pointed at the default
+// stream first, so the library does not touch the destroyed one.
+func (b *vendor) release(dev *gpu.Device) error {
+	const op = "blas destroy"
+	s, err := stream.DefaultStream(dev)
+	if err != nil {
+		return err
+	}
+	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(native uintptr) error {
+		if b.handle == 0 {
+			return nil
+		}
+		serr := b.c(op, "setStream", b.handle, native)
+		err := b.c(op, "destroy", b.handle)
+		b.handle = 0
+		return errors.Join(serr, err)
+	}})
+	if err != nil {
+		return err
+	}
+	return s.Synchronize()
 }

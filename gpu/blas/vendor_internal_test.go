@@ -14,6 +14,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -244,6 +245,17 @@ func TestVendorBindingsAgainstFake(t *testing.T) {
 	}
 }
 
+// newFakeCublas is a handle on s over a fake cuBLAS that takes a
+// workspace, as cuBLAS does.
+func newFakeCublas(t *testing.T, s *stream.Stream) (*Handle, *fakeVendor, *buffer.Buffer[byte]) {
+	api, fake := newFakeAPI("cublas", 0, 1)
+	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
+	fake.keys[999] = "setWorkspace"
+	ws, err := buffer.New[byte](s.Device(), cublasWorkspace)
+	require.NoError(t, err)
+	return &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}, fake, ws
+}
+
 // cuBLAS gets the handle's workspace each time its stream is set (setting
 // the stream resets it to cuBLAS's default pool), and the workspace is
 // freed with the handle.
@@ -252,12 +264,7 @@ func TestCublasWorkspace(t *testing.T) {
 	s, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s.Destroy()
-	api, fake := newFakeAPI("cublas", 0, 1)
-	api.fns["setWorkspace"], api.names["setWorkspace"] = 999, "cublas_setWorkspace"
-	fake.keys[999] = "setWorkspace"
-	ws, err := buffer.New[byte](dev, cublasWorkspace)
-	require.NoError(t, err)
-	h := &Handle{s: s, be: &vendor{api: api, ws: ws}, workspace: ws}
+	h, fake, ws := newFakeCublas(t, s)
 	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Free()
@@ -300,4 +307,32 @@ func TestDestroyRacingCalls(t *testing.T) {
 		assert.Equal(t, "destroy", fake.calls[len(fake.calls)-1], "no call after the release")
 		assert.Equal(t, 1, strings.Count(strings.Join(fake.calls, " "), "create"))
 	}
+}
+
+// A handle whose stream was destroyed first still releases the library's
+// handle (pointed at a live stream first) and its buffers, and Destroy
+// says what happened.
+func TestDestroyAfterStream(t *testing.T) {
+	dev := gputest.DeviceOf(t, "cpu")
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	h, fake, ws := newFakeCublas(t, s)
+	x, err := buffer.FromSlice(dev, []float32{1, 2, 3})
+	require.NoError(t, err)
+	defer x.Free()
+	_, err = Dot(h, 3, x, 1, x, 1) // allocates the scratch element too
+	require.NoError(t, err)
+	require.NoError(t, s.Destroy())
+
+	err = h.Destroy()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+	assert.ErrorContains(t, err, "stream was destroyed first")
+	assert.ErrorContains(t, err, "released all the same")
+	require.GreaterOrEqual(t, len(fake.calls), 2)
+	assert.Equal(t, []string{"setStream", "destroy"}, fake.calls[len(fake.calls)-2:])
+	assert.Equal(t, 1, strings.Count(strings.Join(fake.calls, " "), "destroy"))
+	assert.Error(t, ws.Free(), "the workspace was freed with the handle")
+	assert.Error(t, h.scratch32.Free(), "the scratch element was freed with the handle")
+	assert.ErrorIs(t, h.Destroy(), gpu.ErrInvalidHandle, "a second Destroy")
 }

@@ -64,9 +64,10 @@ func (c *Comm) failStreams(err error) {
 	}
 }
 
-// Rank is this communicator's rank, in [0, Size).
+// Rank is this communicator's rank, in [0, Size); -1 for a nil or zero
+// communicator.
 func (c *Comm) Rank() int {
-	if c == nil {
+	if c == nil || c.be == nil {
 		return -1
 	}
 	return c.rank
@@ -92,12 +93,18 @@ func (c *Comm) String() string {
 	if c == nil {
 		return "communicator (nil)"
 	}
+	if c.be == nil {
+		return "communicator (zero)"
+	}
 	return "rank " + itoa(c.rank) + " of " + itoa(c.size) + " on " + c.dev.String()
 }
 
-// usable reports a nil, destroyed or aborted communicator; the caller
+// usable reports a zero, destroyed or aborted communicator; the caller
 // holds c.mu.
 func (c *Comm) usable(op string) error {
+	if c.be == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "communicator not made by NewRank, NewAll, Join or FromEnv (a zero Comm)")
+	}
 	switch c.state {
 	case destroyed:
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "%s was destroyed", c)

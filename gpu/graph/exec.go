@@ -149,14 +149,26 @@ func (e *Exec) merge() {
 	}
 }
 
+// check reports an Exec that is no executable graph: nil, or a zero
+// Exec, which Graph.Instantiate did not make.
+func (e *Exec) check(op string) error {
+	if e == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	}
+	if e.dev == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph not made by Graph.Instantiate (a zero Exec)")
+	}
+	return nil
+}
+
 // Launch runs the graph on s (a nil s is the device's default stream)
 // after the work queued on s before it and after the earlier users of its
 // buffers on other streams (hipGraphLaunch). Its packets enter the queue
 // in one reservation with one doorbell.
 func (e *Exec) Launch(s *stream.Stream) error {
 	const op = "graph launch"
-	if e == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	if err := e.check(op); err != nil {
+		return err
 	}
 	if s == nil {
 		var err error
@@ -165,6 +177,9 @@ func (e *Exec) Launch(s *stream.Stream) error {
 		}
 	}
 	if s.Device() != e.dev {
+		if err := core.StreamOf(s).Check(op); err != nil {
+			return err // a zero Stream, which has no device
+		}
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
 	}
 	e.mu.RLock()
@@ -198,8 +213,8 @@ func (e *Exec) Launch(s *stream.Stream) error {
 // already queued keep the old one. The graph n belongs to is unchanged.
 func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	const op = "graph exec kernel node set params"
-	if e == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	if err := e.check(op); err != nil {
+		return err
 	}
 	if k.Func == nil {
 		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
@@ -233,8 +248,8 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 // already queued complete.
 func (e *Exec) Destroy() error {
 	const op = "graph exec destroy"
-	if e == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+	if err := e.check(op); err != nil {
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -262,8 +262,8 @@ func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 
 func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
 	const op = "launch"
-	if f == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+	if err := f.valid(op); err != nil {
+		return err
 	}
 	if args == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)

@@ -200,6 +200,18 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	return f
 }
 
+// valid reports a function that is no kernel: nil, or a zero Function,
+// which Module.Function did not make.
+func (f *Function) valid(op string) error {
+	if f == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+	}
+	if f.mod == nil {
+		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "function not made by Module.Function (a zero Function)")
+	}
+	return nil
+}
+
 // Name is the kernel's name; "" for a nil function.
 func (f *Function) Name() string {
 	if f == nil {
@@ -306,8 +318,8 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 
 func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any, coop bool) error {
 	const op = "launch"
-	if f == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+	if err := f.valid(op); err != nil {
+		return err
 	}
 	if len(args) > MaxArgs {
 		return f.logged(f.countErr(len(args)))
@@ -434,6 +446,9 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	var d core.Dispatch
 	dev := s.Device()
 	if dev != f.mod.dev {
+		if err := core.StreamOf(s).Check(op); err != nil {
+			return d, err // a zero Stream, which has no device
+		}
 		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
 	}
 	if err := core.Valid(dev, f.mod.gen); err != nil {

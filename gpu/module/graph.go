@@ -19,6 +19,9 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	if f == nil {
 		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "want a *module.Function, got %T", fn)
 	}
+	if err := f.valid(op); err != nil {
+		return err
+	}
 	var a Args
 	switch x := args.(type) {
 	case *Args:

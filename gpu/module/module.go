@@ -262,25 +262,38 @@ func (m *Module) Device() *gpu.Device {
 	return m.dev
 }
 
-// Target is the target of the code loaded; "" for a nil module.
-func (m *Module) Target() string {
+// check reports a module that holds no code: nil, or a zero Module,
+// which Load did not make.
+func (m *Module) check(op string) error {
 	if m == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil module")
+	}
+	if m.code == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "module not made by module.Load (a zero Module)")
+	}
+	return nil
+}
+
+// Target is the target of the code loaded; "" for a nil or zero module.
+func (m *Module) Target() string {
+	if m == nil || m.code == nil {
 		return ""
 	}
 	return m.code.Target
 }
 
-// Kind is the kind of code loaded; the zero CodeKind for a nil module.
+// Kind is the kind of code loaded; rocr.CodeNone for a nil or zero
+// module (not the zero CodeKind, which is CodeGo).
 func (m *Module) Kind() rocr.CodeKind {
-	if m == nil {
-		return 0
+	if m == nil || m.code == nil {
+		return rocr.CodeNone
 	}
 	return m.code.Kind
 }
 
-// Kernels lists the kernels' names; none for a nil module.
+// Kernels lists the kernels' names; none for a nil or zero module.
 func (m *Module) Kernels() []string {
-	if m == nil {
+	if m == nil || m.exe == nil {
 		return nil
 	}
 	var out []string
@@ -293,8 +306,8 @@ func (m *Module) Kernels() []string {
 // Function looks a kernel up by name (hipModuleGetFunction).
 func (m *Module) Function(name string) (*Function, error) {
 	const op = "module get function"
-	if m == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil module")
+	if err := m.check(op); err != nil {
+		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -324,8 +337,8 @@ func (m *Module) MustFunction(name string) *Function {
 
 // Unload releases the module (hipModuleUnload).
 func (m *Module) Unload() error {
-	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "nil module")
+	if err := m.check("module unload"); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

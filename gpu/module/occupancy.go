@@ -15,7 +15,7 @@ import (
 // worker. Both are 0 when no block fits.
 func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) (minGridSize, blockSize int, err error) {
 	const op = "occupancy max potential block size"
-	if err := f.occupancyCheck(op); err != nil {
+	if err := f.valid(op); err != nil {
 		return 0, 0, err
 	}
 	if dynShared < 0 || blockSizeLimit < 0 {
@@ -36,7 +36,7 @@ func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) 
 // 0 when such a block cannot run.
 func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared int) (int, error) {
 	const op = "occupancy max active blocks"
-	if err := f.occupancyCheck(op); err != nil {
+	if err := f.valid(op); err != nil {
 		return 0, err
 	}
 	if blockSize <= 0 || dynShared < 0 {
@@ -49,11 +49,4 @@ func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared
 	}
 	n, err := f.mod.dev.Agent().MaxActiveGroups(&f.sym, blockSize, dynShared)
 	return n, gpu.Wrap(op, err)
-}
-
-func (f *Function) occupancyCheck(op string) error {
-	if f == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
-	}
-	return nil
 }

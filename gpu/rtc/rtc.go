@@ -90,8 +90,9 @@ type CompileError struct {
 
 func (e *CompileError) Error() string {
 	s := fmt.Sprintf("%s for %s (%s): %s", e.Program, e.Target, e.Compiler, e.Msg)
-	if e.Log != "" {
-		s += "\n" + e.Log + "\n"
+	// The log on lines of its own; no blank line before what wraps it.
+	if log := strings.TrimRight(e.Log, " \t\r\n\x00"); log != "" {
+		s += "\n" + log
 	}
 	return s
 }

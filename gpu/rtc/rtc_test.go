@@ -412,3 +412,19 @@ func BenchmarkCacheHit(b *testing.B) {
 		}
 	}
 }
+
+// A compile error's message ends with the log's text, and the code the
+// error carries follows it on the same line.
+func TestCompileErrorMessage(t *testing.T) {
+	for name, log := range map[string]string{"log": "x.cu(1): error: expected a \";\"\n\n", "none": "", "blank": "\n \x00"} {
+		ce := &CompileError{Program: "x.cu", Target: "sm_90", Compiler: "NVRTC 12.4", Msg: "nvrtcCompileProgram: error 6 (NVRTC_ERROR_COMPILATION)", Log: log}
+		err := error(&gpu.Error{Code: gpu.ErrorInvalidValue, Op: "compile", Err: ce})
+		msg := err.Error()
+		assert.NotRegexp(t, `\s \(hipErrorInvalidValue\)$`, msg, name)
+		assert.True(t, strings.HasSuffix(msg, ") (hipErrorInvalidValue)") || strings.HasSuffix(msg, `";" (hipErrorInvalidValue)`), "%s: %q", name, msg)
+		assert.False(t, strings.HasSuffix(ce.Error(), "\n"), name)
+		if name == "log" {
+			assert.Equal(t, "compile: x.cu for sm_90 (NVRTC 12.4): nvrtcCompileProgram: error 6 (NVRTC_ERROR_COMPILATION)\nx.cu(1): error: expected a \";\" (hipErrorInvalidValue)", msg)
+		}
+	}
+}

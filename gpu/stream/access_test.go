@@ -32,7 +32,13 @@ func TestBadSliceRangeMessage(t *testing.T) {
 	f, err := m.Function("stream_test_slice")
 	require.NoError(t, err)
 	x := newBuf(t, e.dev, 8)
-	for _, r := range [][2]int32{{-1, 2}, {3, 1}, {-4, -2}, {0, 9}} {
+	for r, want := range map[[2]int32]string{
+		{-1, 2}:  "outside",
+		{3, 1}:   "elements [3, 1) through pointer",
+		{-4, -2}: "outside",
+		{-2, -2}: "elements [-2, -2) through pointer",
+		{0, 9}:   "outside",
+	} {
 		t.Run(fmt.Sprint(r), func(t *testing.T) {
 			s := e.stream()
 			require.NoError(t, f.Launch(s, gpu.D1(1), gpu.D1(1), 0, x, r[0], r[1]))
@@ -43,6 +49,13 @@ func TestBadSliceRangeMessage(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(msg, "HSA_STATUS_"), msg)
 			assert.Equal(t, 1, strings.Count(msg, "hipError"), msg)
 			assert.Contains(t, msg, "stream_test_slice")
+			assert.Contains(t, msg, want)
+			if r[0] > r[1] {
+				assert.Contains(t, msg, "the range is reversed (lo 3 > hi 1)")
+			} else if r[0] == r[1] {
+				assert.Contains(t, msg, "the range is negative")
+			}
+			assert.NotContains(t, msg, "18446744073709551615")
 		})
 	}
 }

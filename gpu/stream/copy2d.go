@@ -14,8 +14,8 @@ import (
 // destination untouched, until the stream synchronizes.
 func Copy2D[T any](s *Stream, dst, src buffer.View[T], width, height int) error {
 	const op = "memcpy 2d async"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	d, sr := buffer.RectEnd(dst), buffer.RectEnd(src)
 	var t T
@@ -32,8 +32,8 @@ func Memset2D[T any](s *Stream, dst buffer.View[T], c byte, width, height int) e
 // memset queues a fill of dst's depth slices of height rows of width bytes
 // with c; kinds names the memory dst may be.
 func memset(s *Stream, op string, dst core.RectEnd, kinds string, width, height, depth int, c byte) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if dst.M == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be %s", kinds)
@@ -49,8 +49,8 @@ func sizeOf[T any](v T) int { return int(unsafe.Sizeof(v)) }
 // destination untouched, until the stream synchronizes.
 func Copy3D[T any](s *Stream, dst, src buffer.Volume[T], ext buffer.Extent) error {
 	const op = "memcpy 3d async"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	d, sr := buffer.BoxEnd(dst), buffer.BoxEnd(src)
 	var t T

@@ -26,7 +26,8 @@ const (
 // BARRIER_AND whose completion signal is a fresh fence; the event holds the
 // last one. The stream that ran the packet and every stream waiting on it
 // hold their own references, so destroying or re-recording an event never
-// frees a signal a queued packet still uses.
+// frees a signal a queued packet still uses. Make one with NewEvent: a zero
+// Event's methods return gpu.ErrInvalidHandle.
 type Event struct {
 	dev       *gpu.Device
 	gen       uint64 // dev's reset count when the event was made
@@ -49,6 +50,11 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	return ev, nil
 }
 
+// errZeroEvent reports an Event that NewEvent did not make.
+func errZeroEvent(op string) error {
+	return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event not made by stream.NewEvent (a zero Event)")
+}
+
 // Flags are the event's flags; EventDefault for a nil event.
 func (ev *Event) Flags() EventFlags {
 	if ev == nil {
@@ -57,8 +63,11 @@ func (ev *Event) Flags() EventFlags {
 	return ev.flags
 }
 
-// checkLocked reports a nil or destroyed event; ev.mu is held.
+// checkLocked reports a zero or destroyed event; ev.mu is held.
 func (ev *Event) checkLocked(op string) error {
+	if ev.dev == nil {
+		return errZeroEvent(op)
+	}
 	if ev.destroyed {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event was destroyed")
 	}
@@ -100,8 +109,8 @@ func (s *Stream) Record(ev *Event) error {
 	if err != nil {
 		return err
 	}
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if d := s.Device(); d != nil && d != ev.dev {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
@@ -156,9 +165,9 @@ func (s *Stream) WaitEvents(evs ...*Event) error {
 		}
 		deps = append(deps, f)
 	}
-	if s == nil {
+	if err := s.core().Check(op); err != nil {
 		release()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return err
 	}
 	return s.core().WaitFences(op, deps)
 }
@@ -252,6 +261,9 @@ func (ev *Event) Destroy() error {
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
+	if ev.dev == nil {
+		return errZeroEvent("event destroy")
+	}
 	if ev.destroyed {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "event already destroyed")
 	}

@@ -22,8 +22,8 @@ func init() {
 // work in stream order.
 func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	op := w.Op
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if (w.Host == nil) == (w.Native == nil) {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "want exactly one of a host function and a native call")

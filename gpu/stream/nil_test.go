@@ -13,9 +13,15 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
-// Every exported method of a nil Stream or Event answers a zero value or
-// an error; none panics.
+// Every exported method of a nil Stream or Event, or of a zero one that
+// New or NewEvent did not make, answers a zero value or an error that
+// says which; none panics.
 func TestNilReceivers(t *testing.T) {
+	t.Run("nil", func(t *testing.T) { testReceivers(t, nil, nil, "nil") })
+	t.Run("zero", func(t *testing.T) { testReceivers(t, &stream.Stream{}, &stream.Event{}, "zero") })
+}
+
+func testReceivers(t *testing.T, s *stream.Stream, nev *stream.Event, want string) {
 	e := setup(t)
 	b, err := buffer.New[int32](e.dev, 4)
 	require.NoError(t, err)
@@ -27,8 +33,6 @@ func TestNilReceivers(t *testing.T) {
 	require.NoError(t, err)
 	defer ev.Destroy()
 
-	var s *stream.Stream
-	var nev *stream.Event
 	assert.NotPanics(t, func() {
 		assert.Nil(t, s.Device())
 		assert.Equal(t, stream.Default, s.Flags())
@@ -80,7 +84,7 @@ func TestNilReceivers(t *testing.T) {
 		var err error
 		if assert.NotPanics(t, func() { err = f() }, name) {
 			assert.ErrorIs(t, err, gpu.ErrInvalidHandle, name)
-			assert.ErrorContains(t, err, "nil", name)
+			assert.ErrorContains(t, err, want, name)
 		}
 	}
 }

@@ -10,15 +10,19 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// memOf is o's memory; nil for a nil interface or a nil buffer.
+// memOf is o's memory; nil for a nil interface, a nil buffer or a zero
+// one, which New did not make and which holds no memory.
 func memOf(o buffer.Object) *core.Mem {
 	m, _ := core.MemOf(o)
+	if m == nil || m.Allocation() == nil {
+		return nil
+	}
 	return m
 }
 
 func (s *Stream) checkMem(op string, m *core.Mem, off, n int) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if err := m.CheckAccess(op, s.core().Device()); err != nil {
 		return err

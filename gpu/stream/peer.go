@@ -27,8 +27,8 @@ func (s *Stream) CopyPeer(dst buffer.Object, dstOff int, src buffer.Object, srcO
 	if dm == nil || sm == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	if dm.CheckAccess(op, s.core().Device()) == nil && sm.CheckAccess(op, s.core().Device()) == nil {
 		return s.Copy(dst, dstOff, src, srcOff, n)

@@ -15,8 +15,8 @@ import (
 // move and only orders the packet.
 func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	const op = "mem prefetch async"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.core().Check(op); err != nil {
+		return err
 	}
 	mem, _ := core.MemOf(m)
 	if mem == nil {

@@ -33,7 +33,8 @@ const QueueSize = 1024
 
 // Stream is an ordered sequence of device work: one AQL queue. Its methods
 // are safe from several goroutines; work submitted by one goroutine runs in
-// submission order.
+// submission order. Make one with New: a zero Stream is no stream, and its
+// methods return gpu.ErrInvalidHandle.
 type Stream struct {
 	c        core.Stream // the submitter; gpu/module reaches it through core.StreamOf
 	flags    Flags
@@ -127,8 +128,8 @@ func (s *Stream) Priority() int {
 // stream has none to report but is not a stream: Err says so, as Query
 // does.
 func (s *Stream) Err() error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream error", "nil stream")
+	if err := s.core().Check("stream error"); err != nil {
+		return err
 	}
 	return s.c.Err()
 }
@@ -140,8 +141,8 @@ func (s *Stream) Err() error {
 // sticky like any launch failure, and other streams are not affected.
 // Agents that cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream set kernel timeout", "nil stream")
+	if err := s.core().Check("stream set kernel timeout"); err != nil {
+		return err
 	}
 	return s.c.SetKernelTimeout(d)
 }
@@ -154,8 +155,8 @@ func (s *Stream) Synchronize() error { return s.SynchronizeContext(context.Backg
 // returning an error that wraps both gpu.ErrNotReady and ctx's error; the
 // work goes on and a later Synchronize waits for it.
 func (s *Stream) SynchronizeContext(ctx context.Context) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream synchronize", "nil stream")
+	if err := s.core().Check("stream synchronize"); err != nil {
+		return err
 	}
 	return s.c.SynchronizeContext(ctx)
 }
@@ -163,8 +164,8 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 // Query reports whether all work on the stream completed: nil, the sticky
 // error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
 func (s *Stream) Query() error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream query", "nil stream")
+	if err := s.core().Check("stream query"); err != nil {
+		return err
 	}
 	return s.c.Query()
 }
@@ -176,8 +177,8 @@ func (s *Stream) Query() error {
 // Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as
 // does a later EndCapture on the stream.
 func (s *Stream) Destroy() error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
+	if err := s.core().Check("stream destroy"); err != nil {
+		return err
 	}
 	return s.c.Destroy()
 }

@@ -33,8 +33,11 @@ func Join(op, msg string, err error) string {
 }
 
 // Tag appends " (tag)" to s, unless s ends with it already (a cause that
-// carries the same status or code).
+// carries the same status or code). Trailing white space of s (a
+// compiler log's last newline) is dropped first, so the tag follows the
+// text.
 func Tag(s, tag string) string {
+	s = strings.TrimRight(s, " \t\r\n")
 	t := " (" + tag + ")"
 	if strings.HasSuffix(s, t) {
 		return s

@@ -25,4 +25,6 @@ func TestTag(t *testing.T) {
 	assert.Equal(t, "x (A) (B)", Tag("x (A)", "B"))
 	assert.Equal(t, "x (A)", Tag("x (A)", "A"))
 	assert.Equal(t, "x (A)", Tag("x", "A"))
+	assert.Equal(t, "log\nline (A)", Tag("log\nline\n", "A"))
+	assert.Equal(t, "x (A)", Tag("x (A)\n", "A"))
 }

@@ -195,7 +195,7 @@ func TestKernelOutOfBounds(t *testing.T) {
 				return s.Synchronize()
 			})
 			if c.extra < 0 {
-				wantErr(t, err, gpu.ErrIllegalAddress, "reliability_overrun", "overflows")
+				wantErr(t, err, gpu.ErrIllegalAddress, "reliability_overrun", "the range is reversed (lo 0 > hi -1)")
 			} else {
 				wantErr(t, err, gpu.ErrIllegalAddress, "reliability_overrun", "outside", "of 256 uint32")
 			}

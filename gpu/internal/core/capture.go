@@ -80,8 +80,8 @@ func (s *Stream) BeginCapture(op string) error {
 // forked streams were not joined back is hipErrorStreamCaptureUnjoined.
 // Either way every stream of the capture stops capturing.
 func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
-	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.Check(op); err != nil {
+		return nil, err
 	}
 	// The stream's lock first, as its submissions take it: an operation in
 	// progress on s is recorded before the capture ends.

@@ -132,6 +132,17 @@ func (s *Stream) Device() *gpu.Device {
 	return s.dev
 }
 
+// Destroyed reports whether the stream was destroyed. Once it reports
+// so, the stream's work is done: Destroy waits for it under the lock.
+func (s *Stream) Destroyed() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Queue is the stream's AQL queue.
 func (s *Stream) Queue() *rocr.Queue { return s.q }
 
@@ -165,8 +176,8 @@ func (s *Stream) Reported() bool { return s.reported.Load() }
 // Agents that cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	const op = "stream set kernel timeout"
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.Check(op); err != nil {
+		return err
 	}
 	if d < 0 {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative timeout %v", d)
@@ -178,11 +189,23 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
 }
 
+// Check reports a stream that is no handle: nil, or a zero Stream, which
+// stream.New did not make and which has no queue.
+func (s *Stream) Check(op string) error {
+	if s == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	}
+	if s.q == nil {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream not made by stream.New (a zero Stream)")
+	}
+	return nil
+}
+
 // usable checks, without taking the stream, that it may be waited on or
 // queried: not nil, its device not reset, and not refused by a capture.
 func (s *Stream) usable(op string) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.Check(op); err != nil {
+		return err
 	}
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err)
@@ -192,8 +215,8 @@ func (s *Stream) usable(op string) error {
 
 // Lock takes the stream for a submission and checks that it can take one.
 func (s *Stream) Lock(op string) error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+	if err := s.Check(op); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	// A runtime shut down is the reason, whatever it did to the stream.
@@ -529,8 +552,8 @@ func (s *Stream) Query() error {
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
 // The default stream is destroyed by gpu.Shutdown only.
 func (s *Stream) Destroy() error {
-	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "nil stream")
+	if err := s.Check("stream destroy"); err != nil {
+		return err
 	}
 	if s.isDefault {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")

@@ -126,6 +126,12 @@ func (g *Group) View(addr, size uintptr) unsafe.Pointer {
 	return g.viewSlow(addr, size)
 }
 
+// Fault implements rocr.Faulter: it fails the dispatch with msg, as a bad
+// access does.
+func (g *Group) Fault(msg string) {
+	panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument, Msg: msg})
+}
+
 // ViewFrom implements rocr.BoundedView: View, and the range must lie in
 // the allocation that base, the pointer the kernel was given, points into.
 func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
