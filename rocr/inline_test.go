@@ -1,6 +1,7 @@
 package rocr_test
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -15,27 +16,34 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-// offers records what an InlineExecutor is offered and declines it, so
-// the processor runs the packet.
+// offers records what an InlineExecutor is offered (the function code it
+// reads beside the one submitted) and declines it, so the processor runs
+// the packet.
 type offers struct {
-	types []aql.PacketType
-	fns   []uint16
-	enter int
+	want     atomic.Uint32 // the function code being submitted
+	n, wrong atomic.Int32
+	got      atomic.Uint32 // the last wrong code read
+	enter    atomic.Int32
 }
 
 func (o *offers) Inline(h aql.Header, slot unsafe.Pointer) bool {
-	o.types = append(o.types, h.Type())
 	if h.Type() == aql.TypeAgentDispatch {
-		o.fns = append(o.fns, (*rocr.AgentDispatchPacket)(slot).Type)
+		o.n.Add(1)
+		if fn := (*rocr.AgentDispatchPacket)(slot).Type; uint32(fn) != o.want.Load() {
+			o.wrong.Add(1)
+			o.got.Store(uint32(fn))
+		}
 	}
 	return false
 }
-func (o *offers) Enter() { o.enter++ }
+func (o *offers) Enter() { o.enter.Add(1) }
 func (o *offers) Leave() {}
 
 // An executor offered an AGENT_DISPATCH packet to run inline reads its
 // function code (the setup half of the first word, published last), and
-// a declined packet runs once, on the processor.
+// a declined packet runs once, on the processor. A packet is offered only
+// when the processor does not hold the queue at that moment, so the test
+// submits enough of them to see offers.
 func TestInlineOfferReadsFunctionCode(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	q := newQueue(t, a, 8, nil)
@@ -44,13 +52,16 @@ func TestInlineOfferReadsFunctionCode(t *testing.T) {
 	const n = 256
 	buf := allocate(t, a, rocr.FlagCoarseGrained, n)
 	sig := newSignal(t, 1)
-	called := 0
-	for i, fn := range []uint16{rocr.AgentFill, rocr.AgentNative, rocr.AgentFill} {
-		sig.Store(1, rocr.Release)
-		args := [4]uint64{uint64(buf.Base), uint64(i + 1), n, 1}
-		if fn == rocr.AgentNative {
-			args = [4]uint64{hostref.RegisterNative(func(uintptr) error { called++; return nil }), rocr.NativeQueuesOnly}
+	var called atomic.Int32
+	const rounds = 40
+	for i := range rounds {
+		fn, args := rocr.AgentFill, [4]uint64{uint64(buf.Base), uint64(i + 1), n, 1}
+		if i%2 == 1 {
+			fn = rocr.AgentNative
+			args = [4]uint64{hostref.RegisterNative(func(uintptr) error { called.Add(1); return nil }), rocr.NativeQueuesOnly}
 		}
+		o.want.Store(uint32(fn))
+		sig.Store(1, rocr.Release)
 		p := aql.AgentDispatch{Type: fn, Arg: args, CompletionSignal: sig.Handle()}
 		_, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
 		require.NoError(t, err)
@@ -58,8 +69,9 @@ func TestInlineOfferReadsFunctionCode(t *testing.T) {
 		require.True(t, ok, "packet %d", i)
 		require.NoError(t, sig.Err())
 	}
-	assert.Equal(t, []uint16{rocr.AgentFill, rocr.AgentNative, rocr.AgentFill}, o.fns)
-	assert.Zero(t, o.enter, "nothing ran inline")
-	assert.Equal(t, 1, called, "the native call ran once")
-	assert.Equal(t, byte(3), hostmem.Bytes(buf.Base, n)[n-1], "the last fill ran")
+	require.Positive(t, o.n.Load(), "no packet was offered")
+	assert.Zero(t, o.wrong.Load(), "offers with the wrong function code (the last read %#x)", o.got.Load())
+	assert.Zero(t, o.enter.Load(), "nothing ran inline")
+	assert.Equal(t, int32(rounds/2), called.Load(), "each native call ran once")
+	assert.Equal(t, byte(rounds-1), hostmem.Bytes(buf.Base, n)[n-1], "the last fill ran")
 }
