@@ -124,8 +124,16 @@ func run[T Float](c *call) {
 		}
 		a, b, cc := view[T](c.a), view[T](c.b), view[T](c.c)
 		for i := 0; i < c.batch; i++ {
-			// With k = 0 A and B hold nothing and may be short.
-			ai, bi, ci := from(a, i*c.strideA), from(b, i*c.strideB), cc[i*c.strideC:]
+			ci := cc[i*c.strideC:]
+			if c.k == 0 || c.alpha == 0 {
+				// BLAS does not read A and B here. gonum does: with alpha 0
+				// it adds 0·A·B, NaN where they hold NaN or Inf, and with k
+				// 0 it wants them long enough for m and n rows, which they
+				// need not be, and panics.
+				scale(ci, c.m, c.n, c.ldc, beta)
+				continue
+			}
+			ai, bi := a[i*c.strideA:], b[i*c.strideB:]
 			switch ai := any(ai).(type) {
 			case []float32:
 				impl.Sgemm(trans(c.tA), trans(c.tB), c.m, c.n, c.k, float32(alpha), ai, c.lda, any(bi).([]float32), c.ldb, float32(beta), any(ci).([]float32), c.ldc)
@@ -136,4 +144,21 @@ func run[T Float](c *call) {
 	}
 }
 
-func from[T Float](s []T, off int) []T { return s[min(off, len(s)):] }
+// scale sets the m×n matrix c with leading dimension ldc to beta·c: all of
+// a gemm with k = 0 or alpha = 0. beta = 0 zeroes c, NaNs included, as in
+// BLAS.
+func scale[T Float](c []T, m, n, ldc int, beta T) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}

@@ -57,6 +57,8 @@ func Gemv[T Float](h *Handle, trans Transpose, m, n int, alpha T, a Array[T], ld
 // Gemm computes C = alpha·op(A)·op(B) + beta·C (hipblasSgemm,
 // hipblasDgemm) for row-major matrices: op(A) is m×k, op(B) k×n and C m×n,
 // with leading dimensions lda, ldb and ldc (the stored widths or more).
+// As in BLAS, A and B are not read when alpha or k is 0, nor C when beta
+// is 0: NaNs there do not reach the result.
 func Gemm[T Float](h *Handle, tA, tB Transpose, m, n, k int, alpha T, a Array[T], lda int, b Array[T], ldb int, beta T, c Array[T], ldc int) error {
 	cl := newCall[T]("gemm", kGemm)
 	if err := gemmArgs(cl, h, tA, tB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1); err != nil {
