@@ -162,9 +162,11 @@ func Wrap(op string, err error) error {
 	return &Error{Code: CodeOf(err), Op: op, Err: err}
 }
 
-// CodeOf picks the HIP code for an error.
+// CodeOf picks the HIP code for an error. A bare ErrorCode, such as the
+// gpu.ErrNotReady that queries return, is its own code.
 func CodeOf(err error) ErrorCode {
 	var ge *Error
+	var code ErrorCode
 	switch {
 	case err == nil:
 		return Success
@@ -172,6 +174,8 @@ func CodeOf(err error) ErrorCode {
 		return ErrorLaunchFailure
 	case errors.As(err, &ge):
 		return ge.Code
+	case errors.As(err, &code):
+		return code
 	// An explicit sentinel comes before the one its status implies:
 	// ErrNotOwner carries HSA_STATUS_ERROR_INVALID_AGENT, which alone
 	// would read as ErrNoAgent.

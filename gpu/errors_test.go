@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -135,4 +138,14 @@ func TestWrapKeepsStatus(t *testing.T) {
 			t.Errorf("message %q", err)
 		}
 	}
+}
+
+// Queries return bare codes (gpu.ErrNotReady): CodeOf and Wrap keep them.
+func TestCodeOfBareCode(t *testing.T) {
+	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(gpu.ErrNotReady))
+	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(fmt.Errorf("wait: %w", gpu.ErrNotReady)))
+	err := gpu.Wrap("event query", gpu.ErrNotReady)
+	require.ErrorIs(t, err, gpu.ErrNotReady)
+	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, gpu.CodeOf(gpu.ErrStreamCaptureUnsupported))
 }
