@@ -54,8 +54,9 @@ func init() {
 func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, PriorityLow) }
 
 // NewWithFlags creates a stream with flags and a priority
-// (hipStreamCreateWithPriority). Priorities are recorded and reported; the
-// cpu agent runs every queue alike.
+// (hipStreamCreateWithPriority). A priority outside [PriorityHigh,
+// PriorityLow] is clamped into it, as in HIP. Priorities are recorded and
+// reported; the cpu agent runs every queue alike.
 func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("stream create", err)
@@ -63,9 +64,7 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
-	if priority < PriorityHigh || priority > PriorityLow {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "priority %d outside [%d, %d]", priority, PriorityHigh, PriorityLow)
-	}
+	priority = min(max(priority, PriorityHigh), PriorityLow)
 	s := &Stream{flags: flags, priority: priority}
 	if err := s.c.Init(dev, QueueSize); err != nil {
 		return nil, gpu.Wrap("stream create", err)

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -25,7 +28,7 @@ func TestCreateFlagsPriority(t *testing.T) {
 	for _, c := range []struct {
 		flags    stream.Flags
 		priority int
-	}{{4, stream.PriorityLow}, {stream.NonBlocking | 8, stream.PriorityLow}, {0, stream.PriorityLow + 1}, {0, stream.PriorityHigh - 1}} {
+	}{{4, stream.PriorityLow}, {stream.NonBlocking | 8, stream.PriorityLow}} {
 		if _, err := stream.NewWithFlags(e.dev, c.flags, c.priority); !errors.Is(err, gpu.ErrInvalidValue) {
 			t.Errorf("flags %#x priority %d: got %v, want ErrInvalidValue", c.flags, c.priority, err)
 		}
@@ -429,5 +432,21 @@ func TestUseAfterShutdown(t *testing.T) {
 	}
 	if err := ev.Destroy(); err != nil {
 		t.Errorf("event destroy after shutdown: %v", err)
+	}
+}
+
+// As in HIP, a priority outside the device's range is clamped into it.
+func TestPriorityClamped(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct{ give, want int }{
+		{stream.PriorityLow + 1, stream.PriorityLow},
+		{100, stream.PriorityLow},
+		{stream.PriorityHigh - 1, stream.PriorityHigh},
+		{-100, stream.PriorityHigh},
+	} {
+		s, err := stream.NewWithFlags(e.dev, stream.Default, c.give)
+		require.NoError(t, err, "priority %d", c.give)
+		assert.Equal(t, c.want, s.Priority(), "priority %d", c.give)
+		require.NoError(t, s.Destroy())
 	}
 }
