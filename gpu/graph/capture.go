@@ -14,8 +14,9 @@ import (
 //
 // While capturing, Synchronize and Query on a stream of the capture, and
 // copies from or to Go memory on it, fail with
-// gpu.ErrorStreamCaptureUnsupported and invalidate the capture; later
-// operations and EndCapture then fail with
+// gpu.ErrorStreamCaptureUnsupported and invalidate the capture, as do
+// Query and Synchronize on an event recorded in the capture (with
+// gpu.ErrorCapturedEvent); later operations and EndCapture then fail with
 // gpu.ErrorStreamCaptureInvalidated.
 func BeginCapture(s *stream.Stream) error {
 	const op = "stream begin capture"

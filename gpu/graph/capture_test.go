@@ -317,3 +317,27 @@ func TestCaptureRacing(t *testing.T) {
 		assert.NoError(t, <-done)
 	}
 }
+
+// A host query or wait on an event recorded in a capture that has not
+// ended is hipErrorCapturedEvent and invalidates the capture, as in HIP;
+// it must not block (the event completes only when the capture ends).
+func TestCapturedEventHostWait(t *testing.T) {
+	dev, _ := setup(t)
+	for name, wait := range map[string]func(*stream.Event) error{
+		"query":       (*stream.Event).Query,
+		"synchronize": (*stream.Event).Synchronize,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStream(t, dev)
+			ev := newEvent(t, dev)
+			require.NoError(t, graph.BeginCapture(s))
+			require.NoError(t, s.Record(ev))
+			err := wait(ev)
+			require.Error(t, err)
+			assert.Equal(t, gpu.ErrorCapturedEvent, codeOf(err), "%v", err)
+			_, err = graph.EndCapture(s)
+			assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err), "%v", err)
+			require.NoError(t, wait(ev), "the capture ended: the event is complete")
+		})
+	}
+}

@@ -174,7 +174,9 @@ func (s *Stream) WaitEvents(evs ...*Event) error {
 
 // Synchronize waits for the event (hipEventSynchronize) and returns the
 // failure of the work it followed, if any. An event never recorded is
-// complete.
+// complete. An event last recorded in a capture that has not ended
+// (gpu/graph) is gpu.ErrorCapturedEvent, which invalidates the capture, as
+// in HIP.
 func (ev *Event) Synchronize() error {
 	return ev.SynchronizeContext(context.Background())
 }
@@ -188,6 +190,9 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 		return err
 	}
 	defer f.Release()
+	if err := core.RefuseCaptured(op, f); err != nil {
+		return err
+	}
 	hint := rocr.WaitActive
 	if ev.flags&EventBlockingSync != 0 {
 		hint = rocr.WaitBlocked
@@ -199,7 +204,8 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 }
 
 // Query reports whether the event completed: nil, gpu.ErrNotReady, or the
-// failure of the work it followed (hipEventQuery).
+// failure of the work it followed (hipEventQuery). Like Synchronize, it
+// refuses an event recorded in a capture that has not ended.
 func (ev *Event) Query() error {
 	const op = "event query"
 	f, err := ev.last(op)
@@ -207,6 +213,9 @@ func (ev *Event) Query() error {
 		return err
 	}
 	defer f.Release()
+	if err := core.RefuseCaptured(op, f); err != nil {
+		return err
+	}
 	if !f.Query() {
 		return gpu.ErrNotReady
 	}

@@ -174,6 +174,30 @@ func (s *Stream) Refuse(op string) error {
 	return err
 }
 
+// RefuseCaptured is the error of a host query or wait on f while f is an
+// event recorded in a capture still going (hipErrorCapturedEvent): its
+// fence completes only when the capture ends, so the wait could block the
+// goroutine that must end it. As in HIP, it invalidates the capture. It
+// is nil for any other fence.
+func RefuseCaptured(op string, f *Fence) error {
+	if capturing.Load() == 0 {
+		return nil
+	}
+	v, ok := captured.Load(f)
+	if !ok {
+		return nil
+	}
+	c := v.(capturedEvent).c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return nil
+	}
+	err := gpu.Errorf(gpu.ErrorCapturedEvent, op, "the event was recorded in a capture that has not ended")
+	c.fail(err)
+	return err
+}
+
 // add records a node made on stream s after s's front; c.mu is held.
 func (c *Capture) add(s *Stream, n CapturedNode) error {
 	if c.ended {
@@ -248,8 +272,8 @@ func (s *Stream) captureAgent(c *Capture, op string, fn uint16, args [4]uint64, 
 }
 
 // captureRecord records an event: its fence stands for the stream's
-// front in the capture. It completes when the capture ends, so a host
-// wait for the event meanwhile blocks until then.
+// front in the capture. It completes when the capture ends; a host query
+// or wait for the event meanwhile is refused (RefuseCaptured).
 func (s *Stream) captureRecord(c *Capture, op string) (*Fence, error) {
 	f, err := s.newFence(op)
 	if err != nil {
