@@ -24,7 +24,9 @@ type Buffer[T any] struct {
 	mem[T] // must stay the first field: see core.MemOf
 }
 
-// New allocates n elements of T on dev.
+// New allocates n elements of T on dev. n must be positive: hipMalloc(0)
+// succeeds with a null pointer, but a Buffer always holds memory, so New
+// returns gpu.ErrInvalidValue for 0 rather than a Buffer no call accepts.
 func New[T any](dev *gpu.Device, n int) (*Buffer[T], error) {
 	b := &Buffer[T]{}
 	if err := core.InitMem[T](&b.m, dev, n, false); err != nil {
