@@ -18,6 +18,11 @@ import (
 // Query and Synchronize on an event recorded in the capture (with
 // gpu.ErrorCapturedEvent); later operations and EndCapture then fail with
 // gpu.ErrorStreamCaptureInvalidated.
+//
+// There are no capture modes: a capture behaves as one begun with
+// hipStreamCaptureModeRelaxed, so allocation and synchronous copies that
+// involve no capturing stream stay permitted, where HIP's global mode
+// refuses them.
 func BeginCapture(s *stream.Stream) error {
 	const op = "stream begin capture"
 	if s == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
@@ -340,4 +341,19 @@ func TestCapturedEventHostWait(t *testing.T) {
 			require.NoError(t, wait(ev), "the capture ended: the event is complete")
 		})
 	}
+}
+
+// Capture is relaxed mode: allocation and synchronous copies that involve
+// no capturing stream neither fail nor invalidate the capture.
+func TestCaptureRelaxedMode(t *testing.T) {
+	dev, _ := setup(t)
+	s := newStream(t, dev)
+	require.NoError(t, graph.BeginCapture(s))
+	b, err := buffer.New[float32](dev, 4)
+	require.NoError(t, err)
+	require.NoError(t, b.CopyFrom([]float32{1, 2, 3, 4}))
+	require.NoError(t, b.Free())
+	g, err := graph.EndCapture(s)
+	require.NoError(t, err)
+	assert.Equal(t, 0, g.Len())
 }
