@@ -568,8 +568,9 @@ func TestDestroyWaitsForReservedPacket(t *testing.T) {
 	go func() { destroyed <- q.Destroy() }()
 	time.Sleep(50 * time.Millisecond) // the barrier gives up, the processor stops
 	done := newSignal(t, 1)
-	p := (*aql.BarrierAnd)(q.Slot(id))
-	*p = aql.BarrierAnd{CompletionSignal: done.Handle()}
+	// The body only: the header stays INVALID until Publish.
+	body := aql.BarrierAnd{CompletionSignal: done.Handle()}
+	copy(unsafe.Slice((*byte)(unsafe.Add(q.Slot(id), 4)), aql.PacketSize-4), unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&body), 4)), aql.PacketSize-4))
 	q.Publish(id, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
 	require.NoError(t, <-destroyed)
 	_, ok := done.WaitTimed(rocr.CondLT, 1, 5*time.Second, rocr.WaitBlocked)

@@ -48,9 +48,12 @@ func TestTraceFile(t *testing.T) {
 	}
 	kernel := func(q *rocr.Queue, sig *rocr.Signal) {
 		id, _ := q.Reserve()
+		// The body only: the header stays INVALID until Publish, or the
+		// processor, woken meanwhile, would run a zero header.
 		p := (*aql.KernelDispatch)(q.Slot(id))
-		*p = aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1, GridSizeY: 1, GridSizeZ: 1,
-			KernelObject: traceKernel.Symbol().Object, KernargAddress: uint64(q.Kernarg(id)), CompletionSignal: sig.Handle()}
+		p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ = 1, 1, 1
+		p.GridSizeX, p.GridSizeY, p.GridSizeZ = 1, 1, 1
+		p.KernelObject, p.KernargAddress, p.CompletionSignal = traceKernel.Symbol().Object, uint64(q.Kernarg(id)), sig.Handle()
 		q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem), 1)
 	}
 	kernel(q2, s3)

@@ -213,9 +213,10 @@ func TestDispatchHugeGrid(t *testing.T) {
 	sig, _ := rocr.NewSignal(1)
 	defer sig.Destroy()
 	id, _ := q.Reserve()
-	p := (*aql.KernelDispatch)(q.Slot(id))
-	*p = aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1<<32 - 1, GridSizeY: 1<<32 - 1, GridSizeZ: 1<<32 - 1,
+	// The body only: the header stays INVALID until Publish.
+	body := aql.KernelDispatch{WorkgroupSizeX: 1, WorkgroupSizeY: 1, WorkgroupSizeZ: 1, GridSizeX: 1<<32 - 1, GridSizeY: 1<<32 - 1, GridSizeZ: 1<<32 - 1,
 		KernelObject: cputest.Empty.Symbol().Object, CompletionSignal: sig.Handle()}
+	copy(unsafe.Slice((*byte)(unsafe.Add(q.Slot(id), 4)), aql.PacketSize-4), unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&body), 4)), aql.PacketSize-4))
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, 0, 0), 3)
 	if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
 		t.Fatal("huge grid still running")
