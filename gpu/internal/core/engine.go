@@ -97,12 +97,8 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 	// which new buffers may hold by now: the queue's creation waited for
 	// it, and a reset that starts from here on destroys the queue and
 	// waits for its packet before it frees anything.
-	for _, m := range mems {
-		if m != nil {
-			if stale := Valid(m.home, m.gen); stale != nil {
-				return gpu.Wrap(op, stale)
-			}
-		}
+	if stale := staleOf(mems); stale != nil {
+		return gpu.Wrap(op, stale)
 	}
 	f, err := NewFence(q)
 	if err != nil {
@@ -118,13 +114,25 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 	}
 	f.Release()
 	if err != nil {
-		for _, m := range mems {
-			if stale := Valid(m.home, m.gen); m != nil && stale != nil {
-				return gpu.Wrap(op, stale) // a Device.Reset cancelled it
-			}
+		if stale := staleOf(mems); stale != nil {
+			return gpu.Wrap(op, stale) // a Device.Reset cancelled it
 		}
 	}
 	return gpu.Wrap(op, err)
+}
+
+// staleOf is the error of the first of mems that a Device.Reset made
+// stale, or nil.
+func staleOf(mems []*Mem) error {
+	for _, m := range mems {
+		if m == nil {
+			continue
+		}
+		if stale := Valid(m.home, m.gen); stale != nil {
+			return stale
+		}
+	}
+	return nil
 }
 
 // checkRange validates an element range [off, off+n) of m.

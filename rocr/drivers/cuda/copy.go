@@ -47,8 +47,8 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 		return nil
 	case rocr.AgentNative:
 		// A library call that queues its work on this stream, with the
-		// context current: stream order holds without draining.
-		e.ctx()
+		// context current (made so above): stream order holds without
+		// draining.
 		if err := w.RunHost(e.stream); err != nil {
 			return e.fail(err)
 		}
