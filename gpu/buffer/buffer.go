@@ -80,13 +80,17 @@ func (b *Buffer[T]) CopyToAt(off int, dst []T) error {
 	return core.CopyHost("memcpy device to host", &b.m, off, core.AsBytes(dst), false)
 }
 
-// ToSlice copies the whole buffer into a new slice.
+// ToSlice copies the whole buffer into a new slice; nil with the error
+// when the copy fails.
 func (b *Buffer[T]) ToSlice() ([]T, error) {
 	if b == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
 	out := make([]T, b.m.Len())
-	return out, b.CopyTo(out)
+	if err := b.CopyTo(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CopyFromBuffer copies all of src into the buffer (hipMemcpy device to
