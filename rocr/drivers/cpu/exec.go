@@ -261,10 +261,10 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 			}
 		default:
-			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
 		j.failed.CompareAndSwap(nil, &err)
 		ok = false
