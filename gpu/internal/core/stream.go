@@ -154,14 +154,24 @@ func (s *Stream) Err() error {
 	return nil
 }
 
-// report is Err for a call that returns it to the program: from then on
-// the failure is the stream's alone (see Mem.Settle).
-func (s *Stream) report() error {
+// report is Err for a call op that returns it to the program: from then
+// on the failure is the stream's alone (see Mem.Settle). The first call
+// to see the failure of work it waited for returns it as it is; a later
+// one, which did not fail itself, says so (earlier).
+func (s *Stream) report(op string) error {
 	err := s.Err()
-	if err != nil {
-		s.reported.Store(true)
+	if err != nil && s.reported.Swap(true) {
+		return s.earlier(op, err)
 	}
 	return err
+}
+
+// earlier is the error of a call op refused because of err, the stream's
+// earlier failure: "stream 3 failed earlier: …", with err's code and err
+// itself underneath for errors.Is and errors.As. A stream's number is its
+// queue's id.
+func (s *Stream) earlier(op string, err error) error {
+	return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("stream %d failed earlier", s.q.ID()), Err: err}
 }
 
 // Reported reports whether the stream's failure was returned to the
@@ -228,9 +238,12 @@ func (s *Stream) Lock(op string) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
-	if err := s.report(); err != nil {
+	// A submission refused for a failure of work before it did not fail
+	// itself.
+	if err := s.Err(); err != nil {
+		s.reported.Store(true)
 		s.mu.Unlock()
-		return err
+		return s.earlier(op, err)
 	}
 	return nil
 }
@@ -479,7 +492,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
-	return s.report()
+	return s.report(op)
 }
 
 // selfWaitGrace is how long a wait runs before it asks whether it waits
@@ -529,7 +542,7 @@ func (s *Stream) Query() error {
 	if err := s.usable(op); err != nil {
 		return err
 	}
-	if err := s.report(); err != nil {
+	if err := s.report(op); err != nil {
 		return err
 	}
 	// A submitter may hold the stream while it waits for room in a full
@@ -546,7 +559,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
-	return s.report()
+	return s.report(op)
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
