@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -594,11 +595,17 @@ func (s *Stream) destroy() (aborted, err error) {
 	// is recorded first.
 	aborted = s.abortCapture()
 	s.closed = true
+	// An abandoned kernel (rocr.ErrAbandoned) is reported, whoever
+	// destroyed the queue.
+	var abandoned error
 	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
 		// gpu.Shutdown: cancel the work in flight instead of waiting for
 		// it, as rocr.ShutDown does on every other queue, so a runaway
 		// kernel on the default stream cannot hang Shutdown.
-		_ = s.q.Destroy()
+		abandoned = s.q.Destroy()
+	}
+	if s.tail != nil && abandoned == nil {
+		abandoned = s.awaitTail()
 	}
 	if s.tail != nil {
 		_ = s.tail.Wait(0)
@@ -611,6 +618,9 @@ func (s *Stream) destroy() (aborted, err error) {
 	s.fences.Flush()
 	s.mu.Unlock()
 	Unregister(s.dev, s)
+	if errors.Is(abandoned, rocr.ErrAbandoned) {
+		return aborted, gpu.Wrap("stream destroy", abandoned)
+	}
 	if s.q.Destroyed() {
 		// The runtime was shut down or the device reset; a stream from
 		// before the reset says so.
@@ -620,6 +630,25 @@ func (s *Stream) destroy() (aborted, err error) {
 		return aborted, nil
 	}
 	return aborted, gpu.Wrap("stream destroy", s.q.Destroy())
+}
+
+// awaitTail waits for the stream's work before Destroy, as long as it
+// moves on. A kernel that runs through a whole grace (the queue's
+// KernelGrace) is cancelled by destroying the queue, which abandons it if
+// it does not return within another; the error that reports it is
+// returned.
+func (s *Stream) awaitTail() error {
+	grace := s.q.KernelGrace()
+	for !s.q.Destroyed() {
+		id, running := s.q.RunningKernel()
+		if s.tail.Wait(grace) == nil || s.tail.Done() {
+			return nil
+		}
+		if now, still := s.q.RunningKernel(); running && still && now == id {
+			return s.q.Destroy()
+		}
+	}
+	return nil
 }
 
 // ReleaseAfterShutdown lets go of the host slices the stream's packets
