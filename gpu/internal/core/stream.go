@@ -183,7 +183,8 @@ func (s *Stream) Reported() bool { return s.reported.Load() }
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
-// sticky like any launch failure, and other streams are not affected.
+// sticky like any launch failure, and other streams are not affected; one
+// that does not return is abandoned a grace later (rocr.Queue.Abandon).
 // Agents that cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	const op = "stream set kernel timeout"

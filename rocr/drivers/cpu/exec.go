@@ -241,7 +241,7 @@ func (j *job) cancelled() bool {
 // returns; the dispatch then fails with an error wrapping rocr.ErrTimeout
 // (or the queue's destruction), and its remaining work-groups do not run.
 // Go cannot stop a goroutine from outside: a kernel that never polls runs
-// to its end.
+// on, and is abandoned a grace later (see the package doc).
 func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 // bind readies g to run the job's work-groups.
