@@ -88,3 +88,43 @@ func TestPanicCarriesKernelLine(t *testing.T) {
 	assert.Contains(t, pe.Stack(), "cpu_test.deepPanic")
 	assert.NotContains(t, err.Error(), "deepPanic", "the stack stays out of the error's text")
 }
+
+// stuckErr is a panic value whose Error method blocks until its gate is
+// closed.
+type stuckErr struct{ gate chan struct{} }
+
+func (e stuckErr) Error() string {
+	<-e.gate
+	return "stuck"
+}
+
+var stuckGate = make(chan struct{})
+
+var stuckK = cpu.Define("test_stuck_panic", func(g *cpu.Group, a *struct{}) {
+	panic(stuckErr{stuckGate})
+})
+
+// A panic value whose Error method never returns fails the dispatch within
+// about a second, described by its type, instead of hanging the queue.
+// The method's goroutine ends when the test lets it go.
+func TestPanicValueWhoseErrorHangs(t *testing.T) {
+	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	defer close(stuckGate)
+	start := time.Now()
+	err = runOne(t, q, stuckK)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test_stuck_panic")
+	assert.Contains(t, err.Error(), "cpu_test.stuckErr whose Error or String method did not return within 1s")
+}
+
+// A malformed HIPGO_KERNEL_GRACE fails the queue's creation, naming it.
+func TestBadKernelGrace(t *testing.T) {
+	ag := setup(t)
+	t.Setenv("HIPGO_KERNEL_GRACE", "soon")
+	_, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	require.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), `HIPGO_KERNEL_GRACE="soon"`)
+}
