@@ -162,7 +162,21 @@ func TestRunawayKernelDestroy(t *testing.T) {
 	assert.GreaterOrEqual(t, el, 200*time.Millisecond, "two graces: one for the stream's work, one after the cancel")
 	assert.Less(t, el, 5*time.Second)
 	assert.Equal(t, 1, cpu.Runaways())
-	_ = x
+
+	// The kernel may still write its buffer: memory freed now is not
+	// reused while it runs, and its late write lands in what it was given.
+	addr := x.Ptr().Addr()
+	require.NoError(t, x.Free())
+	y := newBuf(t, e.dev, 1)
+	assert.NotEqual(t, addr, y.Ptr().Addr(), "memory freed while an abandoned kernel runs was reused")
+	release()
+	deadline := time.Now().Add(10 * time.Second)
+	for cpu.Runaways() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	got, err := y.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, got, "the abandoned kernel's late write landed in a new buffer")
 }
 
 // gpu.Shutdown with runaway kernels on the default stream and a user
