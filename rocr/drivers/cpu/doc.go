@@ -118,7 +118,8 @@
 // second, is described by its type instead (the method's goroutine is
 // left to finish on its own), so no panic value kills or hangs the
 // process. An error value that formats is wrapped, for errors.Is and
-// errors.As.
+// errors.As. An access outside what the kernel may touch fails with an
+// *AccessError, which names the kernel function's line that made it too.
 //
 // Go cannot stop a goroutine from outside, so a kernel that never returns
 // is given up on, as a GPU watchdog gives up on a hung wave:

@@ -297,6 +297,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			if rocr.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
+				ae.File, ae.Line, _ = j.where(false)
 				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))

@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -127,4 +128,35 @@ func TestBadKernelGrace(t *testing.T) {
 	_, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
 	require.ErrorIs(t, err, rocr.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), `HIPGO_KERNEL_GRACE="soon"`)
+}
+
+// overrunLine is the line of overrunK's out-of-bounds access.
+var overrunLine int
+
+var overrunK = cpu.Define("test_overrun_line", func(g *cpu.Group, a *struct{ X rocr.Ptr[int32] }) {
+	overrunLine = callerLine() + 1
+	_ = a.X.Slice(g, 0, 2)
+})
+
+// An access outside the kernel's buffer names the kernel's line that made
+// it.
+func TestAccessErrorCarriesKernelLine(t *testing.T) {
+	ag := setup(t)
+	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	al := alloc(t, ag, rocr.FlagCoarseGrained, 4)
+	defer al.Free()
+	sig, err := rocr.NewSignal(1)
+	require.NoError(t, err)
+	defer sig.Destroy()
+	args := struct{ X rocr.Ptr[int32] }{rocr.Ptr[int32](al.Base)}
+	dispatch(t, q, overrunK, unsafe.Pointer(&args), unsafe.Sizeof(args), 1, 1, sig)
+	_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+	require.True(t, ok)
+	var ae *cpu.AccessError
+	require.ErrorAs(t, sig.Err(), &ae)
+	assert.Equal(t, "fault_test.go", filepath.Base(ae.File))
+	assert.Equal(t, overrunLine, ae.Line)
+	assert.Contains(t, sig.Err().Error(), fmt.Sprintf("kernel test_overrun_line work-group [0 0 0] at fault_test.go:%d: ", overrunLine))
 }

@@ -100,14 +100,23 @@ func (j *job) panicError(g *Group, r any) *PanicError {
 	if err, isErr := r.(error); isErr && ok {
 		e.err = err
 	}
+	e.File, e.Line, e.stack = j.where(true)
+	return e
+}
+
+// where finds, on the stack of a panic being recovered, the kernel
+// function's frame (or, where no frame is the kernel function's, the
+// first frame outside the runtime, rocr and this package) and, if stack,
+// formats the frames from the panic down to the kernel's caller.
+func (j *job) where(stack bool) (file string, line int, frames string) {
 	var pcs [64]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
+	it := runtime.CallersFrames(pcs[:n])
 	var sb strings.Builder
 	inPanic := true // frames up to runtime.gopanic are the recovery's own
 	var first runtime.Frame
 	for {
-		f, more := frames.Next()
+		f, more := it.Next()
 		if inPanic {
 			inPanic = f.Function != "runtime.gopanic"
 			if !more {
@@ -118,22 +127,23 @@ func (j *job) panicError(g *Group, r any) *PanicError {
 		if strings.HasSuffix(f.Function, "rocr/drivers/cpu.(*job).runChunk") {
 			break
 		}
-		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") {
+		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") {
 			first = f
 		}
-		if e.File == "" && j.k.fn != "" && f.Function == j.k.fn {
-			e.File, e.Line = f.File, f.Line
+		if file == "" && j.k.fn != "" && f.Function == j.k.fn {
+			file, line = f.File, f.Line
 		}
-		fmt.Fprintf(&sb, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
+		if stack {
+			fmt.Fprintf(&sb, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
+		}
 		if !more {
 			break
 		}
 	}
-	if e.File == "" && first.PC != 0 {
-		e.File, e.Line = first.File, first.Line
+	if file == "" && first.PC != 0 {
+		file, line = first.File, first.Line
 	}
-	e.stack = sb.String()
-	return e
+	return file, line, sb.String()
 }
 
 // funcName is the name runtime frames give fn's code.
