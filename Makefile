@@ -5,7 +5,7 @@ GPU_OUT  ?= gpu-tests
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: run test vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: run test test-allocs vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -15,10 +15,18 @@ run:
 # of the library's go.mod; ./... does not reach it, so vet and test name it.
 REPORT   ?= benchmarks/report
 
-# vet, then every test under the race detector.
+# vet, every test under the race detector, then the allocation tests,
+# which skip under it.
 test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) -C $(REPORT) test -count=1 ./...
+	$(MAKE) --no-print-directory test-allocs
+
+# Every allocation test is named Test...Allocs and skips under -race, whose
+# instrumentation allocates: they run here without it.
+ALLOCS_RUN ?= Allocs$$
+test-allocs:
+	$(GO) test -count=1 -run '$(ALLOCS_RUN)' $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
