@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,8 +21,18 @@ import (
 // shared secret, and then carries records sealed with AES-256-GCM under
 // keys derived from the secret and both nonces. See doc.go's Security.
 
-// handshakeTimeout bounds each connection's authentication.
-var handshakeTimeout = 5 * time.Second
+// handshakeLimit bounds each connection's authentication (tests shorten
+// it: atomic, as goroutines of earlier tests may still read it).
+var handshakeLimit atomic.Int64
+
+func init() {
+	handshakeLimit.Store(int64(5 * time.Second))
+	rendezvousLimit.Store(int64(5 * time.Minute))
+}
+
+func handshakeTimeout() time.Duration { return time.Duration(handshakeLimit.Load()) }
+
+func rendezvousTimeout() time.Duration { return time.Duration(rendezvousLimit.Load()) }
 
 const (
 	authMagic = "hipgoau1"
@@ -89,7 +100,7 @@ func newLink(conn net.Conn, secret []byte, role byte, nc, ns []byte, client bool
 // dialAuth is the client's side of the handshake: it sends its nonce,
 // checks the server's proof, then proves itself.
 func dialAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
-	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
+	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	defer conn.SetDeadline(time.Time{})
 	nc := make([]byte, nonceLen)
 	if _, err := rand.Read(nc); err != nil {
@@ -117,7 +128,7 @@ func dialAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
 // itself, and reads the client's proof, all within handshakeTimeout.
 // Nothing else is read from a client that fails.
 func acceptAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
-	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
+	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	defer conn.SetDeadline(time.Time{})
 	var hello [len(authMagic) + 1 + nonceLen]byte
 	if _, err := io.ReadFull(conn, hello[:]); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -19,9 +20,9 @@ import (
 // other: one TCP connection per pair of ranks carries their messages.
 // Every connection proves it holds the ID's secret first (auth.go).
 
-// rendezvousTimeout bounds how long ranks wait for each other to join,
+// rendezvousLimit bounds how long ranks wait for each other to join,
 // and how long an ID's meeting point waits for them.
-var rendezvousTimeout = 5 * time.Minute
+var rendezvousLimit atomic.Int64
 
 // Limits of the meeting points and peer listeners (doc.go states them).
 var (
@@ -112,7 +113,7 @@ func newCPUID() (ID, error) {
 	}
 	m := &meeting{ln: ln, secret: c.secret[:], done: make(chan struct{})}
 	meetings.m[id] = m
-	go m.meet(id)
+	go m.meet(id, rendezvousTimeout())
 	return id, nil
 }
 
@@ -162,7 +163,7 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 			l, err := acceptAuth(conn, secret, role)
 			var p []byte
 			if err == nil {
-				_ = conn.SetReadDeadline(time.Now().Add(handshakeTimeout))
+				_ = conn.SetReadDeadline(time.Now().Add(handshakeTimeout()))
 				p, err = l.readRecord(maxFirst)
 				_ = conn.SetReadDeadline(time.Time{})
 			}
@@ -183,9 +184,9 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 // closes, as it does after the rendezvous timeout or on ID.Close. A
 // joiner that does not fit (wrong size or a taken rank) is told why and
 // the others keep waiting.
-func (m *meeting) meet(id ID) {
+func (m *meeting) meet(id ID, timeout time.Duration) {
 	defer m.close(id)
-	timer := time.AfterFunc(rendezvousTimeout, func() { m.close(id) })
+	timer := time.AfterFunc(timeout, func() { m.close(id) })
 	defer timer.Stop()
 	links := make(chan arrival)
 	go acceptLinks(m.ln, m.secret, roleMeet, 8+2+maxAddr, m.done, links)
@@ -215,7 +216,7 @@ func (m *meeting) meet(id ID) {
 		}
 		if err != nil {
 			go func() {
-				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
+				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 				_ = writeStatus(l, err.Error())
 				l.conn.Close()
 			}()
@@ -235,7 +236,7 @@ func (m *meeting) meet(id ID) {
 		writeString(&b, a)
 	}
 	for _, h := range joined {
-		_ = h.l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
+		_ = h.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 		var st [5]byte
 		binary.LittleEndian.PutUint32(st[1:], uint32(b.Len()))
 		if h.l.writeRecord(st[:]) == nil {

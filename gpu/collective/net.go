@@ -34,7 +34,7 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 		return fail("listen: %v", err)
 	}
 	defer ln.Close()
-	deadline := time.Now().Add(rendezvousTimeout)
+	deadline := time.Now().Add(rendezvousTimeout())
 	table, err := meetRanks(c, rank, size, addr, deadline)
 	if err != nil {
 		var ge *gpu.Error

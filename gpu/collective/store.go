@@ -107,7 +107,8 @@ func (s *Store) dial(deadline time.Time) (*link, error) {
 		if err == nil {
 			var l *link
 			if l, err = dialAuth(c, key, roleStore); err == nil {
-				_ = c.SetDeadline(deadline)
+				// The server's reply to a Get that timed out comes after.
+				_ = c.SetDeadline(deadline.Add(handshakeTimeout()))
 				return l, nil
 			}
 			c.Close()
@@ -172,7 +173,7 @@ func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
 	if len(key) > storeMaxKey || len(value) > storeMaxValue {
 		return nil, argErr(op, "a key of %d bytes and a value of %d: at most %d and %d", len(key), len(value), storeMaxKey, storeMaxValue)
 	}
-	l, err := s.dial(time.Now().Add(rendezvousTimeout))
+	l, err := s.dial(time.Now().Add(rendezvousTimeout()))
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func (s *Store) serve() {
 			s.smu.Unlock()
 			if !ok {
 				go func() {
-					_ = a.l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
+					_ = a.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 					_ = replyStore(a.l, 1, []byte("too many clients"))
 					a.l.conn.Close()
 				}()
@@ -277,7 +278,7 @@ func (s *Store) client(a arrival) {
 		s.smu.Unlock()
 		l.conn.Close()
 	}()
-	_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
+	_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	kind, key, vlen, err := parseStoreReq(a.first)
 	if err != nil {
 		_ = replyStore(l, 1, []byte(err.Error()))
@@ -302,11 +303,11 @@ func (s *Store) client(a arrival) {
 		s.changed = make(chan struct{})
 		s.smu.Unlock()
 	case storeGet:
-		timer := time.NewTimer(rendezvousTimeout)
+		timer := time.NewTimer(rendezvousTimeout())
 		defer timer.Stop()
 		// A client that hangs up stops the wait (it sends nothing more).
 		gone := make(chan struct{})
-		_ = l.conn.SetReadDeadline(time.Now().Add(rendezvousTimeout))
+		_ = l.conn.SetReadDeadline(time.Now().Add(rendezvousTimeout()))
 		go func() {
 			var b [1]byte
 			_, _ = l.conn.Read(b[:])
@@ -329,12 +330,12 @@ func (s *Store) client(a arrival) {
 			case <-gone:
 				return
 			case <-timer.C:
-				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
-				_ = replyStore(l, 1, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout)))
+				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+				_ = replyStore(l, 1, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
 				return
 			}
 		}
-		_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout))
+		_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	}
 	_ = replyStore(l, 0, reply)
 }
