@@ -1,0 +1,75 @@
+// Package kernelgen translates Go kernels, functions written per work-item
+// in a documented subset of Go, into CUDA/HIP C++. hipgo-gen's -go mode
+// uses it and writes the Go side (argument layouts, cpu registration,
+// typed launchers) from the Result.
+package kernelgen
+
+import (
+	"go/token"
+	"go/types"
+)
+
+// Result is one package's kernels, translated.
+type Result struct {
+	Package string // the Go package name
+	// Source is one self-contained C++ translation unit (its prelude
+	// inline, no #include) that compiles as HIP (clang -x hip, hipRTC) and
+	// as CUDA (clang -x cuda, NVRTC), with #line directives naming the Go
+	// source.
+	Source string
+	// Files are the Go files a fault record's File indexes.
+	Files   []string
+	Kernels []Kernel
+}
+
+// Kernel is one //hipgo:kernel function.
+type Kernel struct {
+	GoName string // the Go function, e.g. Saxpy
+	Name   string // the C symbol, snake_case of GoName: saxpy; the checked variant is Name+"_checked"
+	Pos    token.Position
+	Params []Param // the Go parameters after the kernel.Thread, in order
+	// Lockstep: the kernel calls SyncThreads, SyncWarp or a warp operation,
+	// itself or through device functions.
+	Lockstep bool
+	// StaticShared is the bytes of its kernel.Shared variables, laid out in
+	// call order, each aligned to its type's alignment.
+	StaticShared int
+	// DynamicShared: the kernel calls kernel.DynamicShared; its C++ takes a
+	// trailing `unsigned int hg_dyn_bytes` after the user parameters.
+	DynamicShared bool
+}
+
+// ParamKind is how a parameter crosses into the kernel.
+type ParamKind int
+
+const (
+	Scalar ParamKind = iota // a fixed-size number or bool: one C scalar
+	Slice                   // []T: `T* name_p, long long name_n` (const T* when ReadOnly)
+	Struct                  // a struct by value: the C struct of the same name and layout
+)
+
+// Param is one kernel parameter.
+type Param struct {
+	Name string
+	Kind ParamKind
+	// Type is the parameter's Go type; for a Slice, its element type.
+	Type types.Type
+	// CType is the C spelling of Type (of the element for a Slice).
+	CType string
+	// ReadOnly: a Slice the kernel never writes, through any device
+	// function either; a const pointer and a read for dependencies.
+	ReadOnly bool
+}
+
+// The fault record a checked kernel writes, the trailing `hg_fault*`
+// parameter of Name+"_checked": 32 bytes, the first failure of the launch.
+//
+//	struct hg_fault { unsigned set, kind, line, file; long long index, len; };
+const (
+	FaultNone       = 0
+	FaultIndex      = 1 // index out of range: Index, Len
+	FaultDivide     = 2 // integer divide by zero
+	FaultSlice      = 3 // slice bounds out of range: Index (the bound), Len (the capacity)
+	FaultShift      = 4 // negative shift amount: Index
+	FaultRecordSize = 32
+)
