@@ -43,14 +43,16 @@ lint: vet
 kernels:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
-	bash examples/own_kernel/build.sh
+	bash examples/hip_kernel/build.sh
+	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
-	bash examples/own_kernel/build.sh
-	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/own_kernel
+	bash examples/hip_kernel/build.sh
+	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels
+	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels
 
 # Test binaries of every package for a machine without Go (the H200).
 gpu-tests:

@@ -221,7 +221,10 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				if prm.ReadOnly {
 					ptr = "ConstPtr"
 				}
-				p("\t%s rocr.%s[%s]\n\t%sLen int64\n", prm.Name, ptr, ts(prm.Type), prm.Name)
+				p("\t%s rocr.%s[%s]\n", prm.Name, ptr, ts(prm.Type))
+				if prm.Len {
+					p("\t%sLen int64\n", prm.Name)
+				}
 			case kernelgen.Struct:
 				p("\t%s %s\n", prm.Name, ts(prm.Type))
 			default:
@@ -245,11 +248,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		for _, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
-				fn := "View"
+				fn, rest := "View", "Rest"
 				if prm.ReadOnly {
 					fn = "ConstView"
 				}
-				views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%sLen)", fn, prm.Name, prm.Name))
+				if prm.Len {
+					views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%sLen)", fn, prm.Name, prm.Name))
+				} else {
+					views = append(views, fmt.Sprintf("kernel.%s%s(b, a.%s)", fn, rest, prm.Name))
+				}
 				call = append(call, "")
 			case kernelgen.Struct:
 				call = append(call, "a."+prm.Name)
@@ -321,13 +328,14 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			}
 		}
 		p("// %s%s launches %s (%s:%d) on s: grid blocks of block threads, with\n// sharedMem bytes of dynamic shared memory. A slice parameter takes a\n// buffer; the kernel sees its length.\n",
-			cfg.Prefix, k.GoName, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
-		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, k.GoName, joinArgs(params))
+			cfg.Prefix, exported(k.GoName), k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
+		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, exported(k.GoName), joinArgs(params))
 		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
 				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrorInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", prm.Name, k.Name, i, prm.Name)
 			}
 		}
+		p("\tld, checked, err := %s.Prepare(s, %d)\n\tif err != nil {\n\t\treturn err\n\t}\n", cfg.Var, ki)
 		p("\tvar args module.Args\n\targs")
 		for _, prm := range k.Params {
 			switch prm.Kind {
@@ -336,7 +344,10 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				if prm.ReadOnly {
 					m = "ConstPtr"
 				}
-				p(".%s(%s).Int64(int64(%s.Len()))", m, prm.Name, prm.Name)
+				p(".%s(%s)", m, prm.Name)
+				if prm.Len {
+					p(".Int64(int64(%s.Len()))", prm.Name)
+				}
 			case kernelgen.Struct:
 				p(".Value(%s)", prm.Name)
 			default:
@@ -357,7 +368,17 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		if len(k.Params) == 0 && !k.DynamicShared {
 			p(".Reset()")
 		}
-		p("\n\treturn %s.Launch(s, %d, grid, block, sharedMem, &args)\n}\n\n", cfg.Var, ki)
+		p("\n")
+		var extra []string
+		for _, prm := range k.Params {
+			if prm.Kind == kernelgen.Slice && !prm.Len {
+				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", prm.Name))
+			}
+		}
+		if len(extra) > 0 {
+			p("\tif checked {\n\t\t// The checked entry point's lengths.\n\t\targs%s\n\t}\n", strings.Join(extra, ""))
+		}
+		p("\treturn ld.Launch(s, %d, checked, grid, block, sharedMem, &args)\n}\n\n", ki)
 	}
 	w.Write(tail.Bytes())
 	src := w.Bytes()
@@ -377,6 +398,12 @@ func joinArgs(xs []string) string {
 		return ""
 	}
 	return ", " + strings.Join(xs, ", ")
+}
+
+func exported(name string) string {
+	r := []rune(name)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
 }
 
 func lower(name string) string {

@@ -138,20 +138,28 @@ func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
 	return m, ld, nil
 }
 
-// Launch launches kernel k (its index in Spec.Kernels) on s with the
-// kernel's own arguments in args; checked mode appends the fault record.
-func (l *Library) Launch(s *stream.Stream, k int, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
+// Prepare readies a launch of kernel k (its index in Spec.Kernels) on s:
+// the library on s's device, and whether the launch is checked, in which
+// case the caller appends the checked entry point's lengths to the
+// arguments before Launch.
+func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+		return nil, false, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
 	}
 	ld, err := l.Load(s.Device())
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	if k < 0 || k >= len(ld.fns) {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "launch", "%s: no kernel %d", l.spec.Name, k)
+		return nil, false, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "launch", "%s: no kernel %d", l.spec.Name, k)
 	}
-	if ld.checked[k] == nil || !l.Checked() {
+	return ld, ld.checked[k] != nil && l.Checked(), nil
+}
+
+// Launch launches kernel k as Prepare readied it; a checked launch gets
+// the fault record as its last argument and a check after it.
+func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
+	if !checked {
 		return ld.fns[k].LaunchArgs(s, grid, block, sharedMem, args)
 	}
 	args.Ptr(ld.faults[k])

@@ -44,7 +44,7 @@ type ParamKind int
 
 const (
 	Scalar ParamKind = iota // a fixed-size number or bool: one C scalar
-	Slice                   // []T: `T* name_p, long long name_n` (const T* when ReadOnly)
+	Slice                   // []T: `T* name_p` (const T* when ReadOnly), with `long long name_n` (see Len)
 	Struct                  // a struct by value: the C struct of the same name and layout
 )
 
@@ -59,6 +59,15 @@ type Param struct {
 	// ReadOnly: a Slice the kernel never writes, through any device
 	// function either; a const pointer and a read for dependencies.
 	ReadOnly bool
+	// Len: the kernel reads the Slice's length (len, range, a slice
+	// expression without both bounds, a device function that does), so
+	// both entry points take `T* name_p, long long name_n`. Otherwise the
+	// plain entry point takes the bare pointer, which keeps a C kernel's
+	// signature (vector_add(const float*, const float*, float*, int)), and
+	// only the checked one takes the length: `long long name_n` after the
+	// user parameters and hg_dyn_bytes, for each such slice in order, then
+	// hg_f.
+	Len bool
 }
 
 // The fault record a checked kernel writes, the trailing `hg_fault*`

@@ -99,6 +99,25 @@ func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
 	return p.Slice(b.mem, 0, int(n))
 }
 
+// ViewRest is a kernel's slice argument whose length the kernel never
+// reads, passed as a bare pointer: the elements from p to the end of the
+// allocation p points into, so Go's bounds checks stop at its end.
+func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
+	if p == 0 {
+		return nil
+	}
+	a := rocr.FindAllocation(uintptr(p))
+	if a == nil {
+		// Not device memory: View's check names what it is.
+		return p.Slice(b.mem, 0, 1)
+	}
+	var zero T
+	return p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero)))
+}
+
+// ConstViewRest is ViewRest for a read-only argument.
+func ConstViewRest[T any](b *Block, p rocr.ConstPtr[T]) []T { return ViewRest(b, rocr.Ptr[T](p)) }
+
 // ConstView is View for a read-only argument.
 func ConstView[T any](b *Block, p rocr.ConstPtr[T], n int64) []T {
 	return View(b, rocr.Ptr[T](p), n)
