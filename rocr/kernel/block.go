@@ -37,6 +37,8 @@ type Block struct {
 	mem    rocr.MemoryView
 	shared []byte
 	static int
+	x0     int  // blockIdx.x*blockDim.x
+	flat1  bool // a one-dimensional block without static shared memory
 
 	// lockstep state
 	lanes []lane
@@ -67,6 +69,8 @@ func block(g Group, k *Kernel) *Block {
 	b.shared = g.Shared()
 	b.static = int(k.static)
 	b.one = lane{b: b}
+	b.x0 = b.id.X * b.dim.X
+	b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
 	return b
 }
 
@@ -76,9 +80,22 @@ func (b *Block) Threads() int { return b.n }
 // Thread is the i-th work-item of a barrier-free kernel's block, in linear
 // order (x fastest). The Thread it returns is valid until the next call.
 func (b *Block) Thread(i int) Thread {
-	b.place(&b.one, i)
-	return Thread{&b.one}
+	if b.flat1 {
+		// One dimension and no shared memory: the Thread carries all that
+		// changes, and the call inlines.
+		return Thread{&b.one, i, b.x0 + i}
+	}
+	return b.thread(i)
 }
+
+func (b *Block) thread(i int) Thread {
+	l := &b.one
+	b.place(l, i)
+	return Thread{l, l.idx.X, b.x0 + l.idx.X}
+}
+
+// threadOf is l's Thread.
+func (b *Block) threadOf(l *lane) Thread { return Thread{l, l.idx.X, b.x0 + l.idx.X} }
 
 // place sets l to work-item i of the block.
 func (b *Block) place(l *lane, i int) {

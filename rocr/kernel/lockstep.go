@@ -135,7 +135,7 @@ func (b *Block) runLane(l *lane) (ok bool) {
 			ok = true
 		}
 	}()
-	b.entry(Thread{l})
+	b.entry(b.threadOf(l))
 	return true
 }
 

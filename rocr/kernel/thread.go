@@ -12,7 +12,11 @@ type Dim struct{ X, Y, Z int }
 // Thread is the work-item running a kernel: a CUDA or HIP thread. A kernel
 // takes it as its first parameter and asks it where it is. A Thread is
 // valid only during the call it was passed to; a kernel must not keep it.
-type Thread struct{ l *lane }
+type Thread struct {
+	l  *lane
+	x  int // threadIdx.x
+	gx int // blockIdx.x*blockDim.x + threadIdx.x
+}
 
 // lane is one work-item's state. Barrier-free kernels reuse one lane for
 // every work-item of a group; lockstep kernels give each its own.
@@ -25,7 +29,7 @@ type lane struct {
 }
 
 // ThreadIdx is the work-item's index in its block (threadIdx).
-func (t Thread) ThreadIdx() Dim { return t.l.idx }
+func (t Thread) ThreadIdx() Dim { return Dim{t.x, t.l.idx.Y, t.l.idx.Z} }
 
 // BlockIdx is the block's index in the grid (blockIdx).
 func (t Thread) BlockIdx() Dim { return t.l.b.id }
@@ -38,7 +42,7 @@ func (t Thread) GridDim() Dim { return t.l.b.grid }
 
 // GlobalX is blockIdx.x*blockDim.x + threadIdx.x, the work-item's index in
 // the grid along x.
-func (t Thread) GlobalX() int { return t.l.b.id.X*t.l.b.dim.X + t.l.idx.X }
+func (t Thread) GlobalX() int { return t.gx }
 
 // GlobalY is blockIdx.y*blockDim.y + threadIdx.y.
 func (t Thread) GlobalY() int { return t.l.b.id.Y*t.l.b.dim.Y + t.l.idx.Y }
@@ -52,7 +56,10 @@ func (t Thread) WarpSize() int { return CPUWarpSize }
 
 // Lane is the work-item's lane in its warp: its linear index in the block
 // modulo WarpSize.
-func (t Thread) Lane() int { return t.l.flat % CPUWarpSize }
+func (t Thread) Lane() int {
+	l := t.l
+	return (t.x + (l.idx.Y+l.idx.Z*l.b.dim.Y)*l.b.dim.X) % CPUWarpSize
+}
 
 // SyncThreads waits until every work-item of the block has reached it, and
 // makes their writes to shared and global memory visible to each other
