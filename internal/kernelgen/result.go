@@ -1,7 +1,3 @@
-// Package kernelgen translates Go kernels, functions written per work-item
-// in a documented subset of Go, into CUDA/HIP C++. hipgo-gen's -go mode
-// uses it and writes the Go side (argument layouts, cpu registration,
-// typed launchers) from the Result.
 package kernelgen
 
 import (
