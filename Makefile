@@ -5,7 +5,7 @@ GPU_OUT  ?= gpu-tests
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: run test vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: gokernels-pack run test vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -72,6 +72,18 @@ gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
 	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabi.test
 	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
+
+# The Go kernels' tests and benchmarks for the H200, beside their nvcc
+# peer; there: OUT=out bash benchmarks/peers/gokernels.sh gpu-pack/gokernels.tar.xz
+GOKERNEL_PKGS ?= ./benchmarks/gokernels ./examples/own_kernel ./rocr/kernel ./gpu/gokernel
+gokernels-pack:
+	rm -rf gokernels-pack && mkdir -p gokernels-pack gpu-pack
+	for p in $$($(GO) list $(GOKERNEL_PKGS)); do \
+	  d=$$(echo $$p | sed 's|github.com/hipgo/hipgo/||'); n=$$(echo $$d | sed 's|/|_|g'); \
+	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o gokernels-pack/$$n.test $$p || exit 1; \
+	  echo "$$n $$d" >> gokernels-pack/packages.txt; \
+	done
+	tar -cJf gpu-pack/gokernels.tar.xz gokernels-pack
 
 stress:
 	HIPGO_STRESS=large $(GO) test -race -count=1 -run Stress -timeout 60m ./...

@@ -72,11 +72,10 @@ func matrixMul32(t kernel.Thread, c, a, b []float32, wA, wB int32) {
 
 // reduceBlock is NVIDIA's reduce6 for any block size of at least twice
 // the warp: each work-item sums a grid-stride range two elements at a
-// time, the block reduces its sums by a tree in dynamic shared memory
-// (one T per work-item) down to two warps' worth, and the first warp
+// time, the block reduces its sums by a tree in sdata, dynamic shared
+// memory of one T per work-item, down to two warps' worth, and the first warp
 // finishes with shuffles. out[blockIdx.x] gets the block's sum.
-func reduceBlock[T kernel.Shuffleable](t kernel.Thread, in, out []T) {
-	sdata := kernel.DynamicShared[T](t)
+func reduceBlock[T kernel.Shuffleable](t kernel.Thread, in, out, sdata []T) {
 	tid := t.ThreadIdx().X
 	bs := t.BlockDim().X
 	ws := t.WarpSize()
@@ -110,12 +109,16 @@ func reduceBlock[T kernel.Shuffleable](t kernel.Thread, in, out []T) {
 // reduceF32 is reduceBlock over float32.
 //
 //hipgo:kernel
-func reduceF32(t kernel.Thread, in, out []float32) { reduceBlock(t, in, out) }
+func reduceF32(t kernel.Thread, in, out []float32) {
+	reduceBlock(t, in, out, kernel.DynamicShared[float32](t))
+}
 
 // reduceI32 is reduceBlock over int32.
 //
 //hipgo:kernel
-func reduceI32(t kernel.Thread, in, out []int32) { reduceBlock(t, in, out) }
+func reduceI32(t kernel.Thread, in, out []int32) {
+	reduceBlock(t, in, out, kernel.DynamicShared[int32](t))
+}
 
 // histogram256 counts the bytes of data into 256 bins: each block counts
 // into its own bins in shared memory with shared atomics, then adds them

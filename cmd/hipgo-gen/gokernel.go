@@ -31,9 +31,17 @@ type goConfig struct {
 // runGo is hipgo-gen -go: translate, compile where clang is present, and
 // write the Go side.
 func runGo(cfg goConfig) error {
-	res, err := kernelgen.Load(cfg.Dir)
+	res, err := kernelgen.Load(cfg.Dir, cfg.Out)
 	if err != nil {
 		return err
+	}
+	if !res.BareSlices {
+		// A translation that always passes lengths.
+		for k := range res.Kernels {
+			for i := range res.Kernels[k].Params {
+				res.Kernels[k].Params[i].Len = true
+			}
+		}
 	}
 	if len(res.Kernels) == 0 {
 		return fmt.Errorf("%s: no //hipgo:kernel functions", cfg.Dir)

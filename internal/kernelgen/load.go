@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -58,9 +61,23 @@ func (l ErrorList) Unwrap() []error {
 // LoadMode is what Translate needs of a package.
 const LoadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo
 
-// Load reads the Go package in dir and translates its kernels.
-func Load(dir string) (*Result, error) {
-	cfg := &packages.Config{Mode: LoadMode, Dir: dir}
+// Load reads the Go package in dir and translates its kernels. The files
+// named by generated (the Go that hipgo-gen writes, which may be stale or
+// absent) are read as empty, and type errors outside the files that hold
+// kernels are tolerated: the rest of the package may call launchers that
+// do not exist yet.
+func Load(dir string, generated ...string) (*Result, error) {
+	overlay := map[string][]byte{}
+	for _, g := range generated {
+		abs, err := filepath.Abs(filepath.Join(dir, g))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err == nil {
+			overlay[abs] = []byte("package " + packageName(abs) + "\n")
+		}
+	}
+	cfg := &packages.Config{Mode: LoadMode, Dir: dir, Overlay: overlay}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
@@ -69,14 +86,65 @@ func Load(dir string) (*Result, error) {
 		return nil, fmt.Errorf("load %s: %d packages, want one", dir, len(pkgs))
 	}
 	pkg := pkgs[0]
-	if len(pkg.Errors) > 0 {
-		var errs []error
-		for _, e := range pkg.Errors {
-			errs = append(errs, e)
+	kernelFiles := map[string]bool{}
+	for _, f := range pkg.Syntax {
+		if hasKernel(f) {
+			kernelFiles[pkg.Fset.File(f.Pos()).Name()] = true
 		}
+	}
+	var errs []error
+	for _, e := range pkg.Errors {
+		if e.Kind == packages.TypeError && !kernelFiles[errorFile(e.Pos)] {
+			continue
+		}
+		// go list's own compile of the package reports the same type
+		// errors again, as one "# pkg" message: the type checker's are
+		// the ones that count.
+		if e.Kind == packages.ListError && (e.Pos == "" || e.Pos == "-") && strings.HasPrefix(e.Msg, "# ") {
+			continue
+		}
+		errs = append(errs, e)
+	}
+	if len(errs) > 0 {
 		return nil, fmt.Errorf("load %s: %w", dir, errors.Join(errs...))
 	}
 	return Translate(pkg)
+}
+
+// packageName is the package clause of the Go file at path, "main" if it
+// cannot be read.
+func packageName(path string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
+	if err != nil {
+		return "main"
+	}
+	return f.Name.Name
+}
+
+// hasKernel reports whether f declares a //hipgo:kernel function.
+func hasKernel(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
+			for _, c := range fd.Doc.List {
+				if strings.HasPrefix(c.Text, "//hipgo:kernel") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// errorFile is the file of a packages.Error position, "file:line:col".
+func errorFile(pos string) string {
+	for i := 0; i < 2; i++ {
+		if j := strings.LastIndexByte(pos, ':'); j >= 0 {
+			if _, err := strconv.Atoi(pos[j+1:]); err == nil {
+				pos = pos[:j]
+			}
+		}
+	}
+	return pos
 }
 
 // Translate translates every //hipgo:kernel function of pkg, which must

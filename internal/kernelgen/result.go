@@ -13,6 +13,10 @@ type Result struct {
 	// as CUDA (clang -x cuda, NVRTC), with #line directives naming the Go
 	// source.
 	Source string
+	// BareSlices: the translation passes a slice whose length the kernel
+	// never reads as a bare pointer (Param.Len); otherwise every slice
+	// carries its length.
+	BareSlices bool
 	// Files are the Go files a fault record's File indexes.
 	Files   []string
 	Kernels []Kernel
