@@ -154,13 +154,11 @@ func Translate(pkg *packages.Package) (*Result, error) {
 		return nil, fmt.Errorf("translate %s: package loaded without syntax and types", pkg.PkgPath)
 	}
 	t := newTranslator(pkg)
+	// Every phase runs, so one translation reports every construct
+	// outside the subset.
 	t.discover()
-	if len(t.errs) == 0 {
-		t.analyze()
-	}
-	if len(t.errs) == 0 {
-		t.emit()
-	}
+	t.analyze()
+	t.emit()
 	if len(t.errs) > 0 {
 		sort.SliceStable(t.errs, func(i, j int) bool {
 			a, b := t.errs[i].Pos, t.errs[j].Pos

@@ -423,10 +423,6 @@ func (e *emitter) newTarget(label string, loop bool) *target {
 
 func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 	tg := e.newTarget(label, true)
-	cond := "true"
-	if s.Cond != nil {
-		cond = bare(e.expr(s.Cond))
-	}
 	wrap := false
 	init := ""
 	if s.Init != nil {
@@ -450,6 +446,10 @@ func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 			e.stmt(s.Init, "")
 			e.at(s.Pos())
 		}
+	}
+	cond := "true"
+	if s.Cond != nil {
+		cond = bare(e.expr(s.Cond))
 	}
 	post, postExpr := func() {}, ""
 	if s.Post != nil {
