@@ -74,7 +74,7 @@ gpu-tests-pack: gpu-tests
 	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
 
 # The Go kernels' tests and benchmarks for the H200, beside their nvcc
-# peer; there: OUT=out bash benchmarks/peers/gokernels.sh gpu-pack/gokernels.tar.xz
+# peer; there: tar -xJf gpu-pack/gokernels.tar.xz && OUT=out bash gokernels-pack/gokernels.sh
 GOKERNEL_PKGS ?= ./benchmarks/gokernels ./examples/own_kernel ./rocr/kernel ./gpu/gokernel
 gokernels-pack:
 	rm -rf gokernels-pack && mkdir -p gokernels-pack gpu-pack
@@ -83,6 +83,7 @@ gokernels-pack:
 	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o gokernels-pack/$$n.test $$p || exit 1; \
 	  echo "$$n $$d" >> gokernels-pack/packages.txt; \
 	done
+	cp benchmarks/peers/gokernels.sh benchmarks/peers/gokernels_peer.cu benchmarks/peers/gokernels_summary.py gokernels-pack/
 	tar -cJf gpu-pack/gokernels.tar.xz gokernels-pack
 
 stress:

@@ -19,6 +19,15 @@ import (
 //go:embed gen/gokernels.cu
 var goKernelsSource string
 
+//go:embed gen/gokernels.hipfb
+var goKernelsObject0 []byte
+
+//go:embed gen/gokernels_sm90.ptx
+var goKernelsObject1 string
+
+//go:embed gen/gokernels_sm80.ptx
+var goKernelsObject2 string
+
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
@@ -26,8 +35,8 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("gokernels", vectorAddKernel, matrixMul16Kernel, matrixMul32Kernel, reduceF32Kernel, reduceI32Kernel, histogram256Kernel, transposeKernel, scanBlockKernel, uniformAddKernel),
 	Source:  goKernelsSource,
 	Kernels: []string{"vector_add", "matrix_mul16", "matrix_mul32", "reduce_f32", "reduce_i32", "histogram256", "transpose", "scan_block", "uniform_add"},
-	Files:   []string{"kernels.go"},
-	Objects: []any{},
+	Files:   []string{"kernels.go", "kernels_gen.go"},
+	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 
 // vectorAddArgs is the kernarg layout of vector_add's C++ entry point.
