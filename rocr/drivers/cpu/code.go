@@ -76,9 +76,12 @@ func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel
 }
 
 func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts []Option) (*Kernel, error) {
+	if name == "" {
+		return nil, fmt.Errorf("cpu.Define: empty kernel name")
+	}
 	sym, err := kernel.Signature(name, t)
 	if err != nil {
-		return nil, fmt.Errorf("cpu.Define: %w", err)
+		return nil, fmt.Errorf("cpu.Define %w", err)
 	}
 	k := &Kernel{name: name, run: run, sym: sym}
 	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, name))

@@ -35,7 +35,7 @@ var Library = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("faulty", fillKernel, divideKernel),
 	Source:  LibrarySource,
 	Kernels: []string{"fill", "divide"},
-	Files:   []string{"faulty.go"},
+	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 
