@@ -258,6 +258,7 @@ func (j *job) bind(g *Group) {
 func (j *job) work(g *Group) {
 	pprof.SetGoroutineLabels(j.k.labels)
 	defer pprof.SetGoroutineLabels(context.Background())
+	defer g.release()
 	j.bind(g)
 	for {
 		if j.cancelled() {
