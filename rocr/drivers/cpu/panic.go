@@ -101,6 +101,16 @@ func (j *job) panicError(g *Group, r any) *PanicError {
 		e.err = err
 	}
 	e.File, e.Line, e.stack = j.where(true)
+	// A panic carried out of a lockstep work-item's coroutine knows where
+	// it happened; the stack here is only the scheduler's.
+	if l, isLoc := r.(interface {
+		Location() (string, int)
+		Stack() string
+	}); isLoc {
+		if file, line := l.Location(); file != "" {
+			e.File, e.Line, e.stack = file, line, l.Stack()
+		}
+	}
 	return e
 }
 
@@ -127,7 +137,7 @@ func (j *job) where(stack bool) (file string, line int, frames string) {
 		if strings.HasSuffix(f.Function, "rocr/drivers/cpu.(*job).runChunk") {
 			break
 		}
-		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") {
+		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.") {
 			first = f
 		}
 		if file == "" && j.k.fn != "" && f.Function == j.k.fn {
