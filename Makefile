@@ -5,7 +5,7 @@ GPU_OUT  ?= gpu-tests
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: run test vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: gokernels-pack run test test-allocs vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -15,10 +15,18 @@ run:
 # of the library's go.mod; ./... does not reach it, so vet and test name it.
 REPORT   ?= benchmarks/report
 
-# vet, then every test under the race detector.
+# vet, every test under the race detector, then the allocation tests,
+# which skip under it.
 test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) -C $(REPORT) test -count=1 ./...
+	$(MAKE) --no-print-directory test-allocs
+
+# Every allocation test is named Test...Allocs and skips under -race, whose
+# instrumentation allocates: they run here without it.
+ALLOCS_RUN ?= Allocs$$
+test-allocs:
+	$(GO) test -count=1 -run '$(ALLOCS_RUN)' $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
@@ -43,14 +51,16 @@ lint: vet
 kernels:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
-	bash examples/own_kernel/build.sh
+	bash examples/hip_kernel/build.sh
+	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
-	bash examples/own_kernel/build.sh
-	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/own_kernel
+	bash examples/hip_kernel/build.sh
+	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels
+	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels
 
 # Test binaries of every package for a machine without Go (the H200).
 gpu-tests:
@@ -70,6 +80,19 @@ gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
 	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabi.test
 	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
+
+# The Go kernels' tests and benchmarks for the H200, beside their nvcc
+# peer; there: tar -xJf gpu-pack/gokernels.tar.xz && OUT=out bash gokernels-pack/gokernels.sh
+GOKERNEL_PKGS ?= ./benchmarks/gokernels ./examples/own_kernel ./rocr/kernel ./gpu/gokernel
+gokernels-pack:
+	rm -rf gokernels-pack && mkdir -p gokernels-pack gpu-pack
+	for p in $$($(GO) list $(GOKERNEL_PKGS)); do \
+	  d=$$(echo $$p | sed 's|github.com/hipgo/hipgo/||'); n=$$(echo $$d | sed 's|/|_|g'); \
+	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o gokernels-pack/$$n.test $$p || exit 1; \
+	  echo "$$n $$d" >> gokernels-pack/packages.txt; \
+	done
+	cp benchmarks/peers/gokernels.sh benchmarks/peers/gokernels_peer.cu benchmarks/peers/gokernels_summary.py gokernels-pack/
+	tar -cJf gpu-pack/gokernels.tar.xz gokernels-pack
 
 stress:
 	HIPGO_STRESS=large $(GO) test -race -count=1 -run Stress -timeout 60m ./...

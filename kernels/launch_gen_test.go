@@ -5,10 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
-	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -20,46 +23,26 @@ func TestGeneratedLauncherAllocs(t *testing.T) {
 	const n = 4096
 	a, b := upload(t, dev, make([]float32, n)), upload(t, dev, make([]float32, n))
 	c, err := buffer.New[float32](dev, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	grid, block := gpu.D1(gpu.Blocks(n, kernels.ElementwiseBlock)), gpu.D1(kernels.ElementwiseBlock)
 	launch := func() {
-		if err := kernels.LaunchVectorAdd(s, grid, block, 0, a, b, c, n); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, kernels.LaunchVectorAdd(s, grid, block, 0, a, b, c, n))
+		require.NoError(t, s.Synchronize())
 	}
 	for range 10 {
 		launch()
 	}
-	if raceflag.Enabled {
-		t.Skip("the race detector's instrumentation allocates")
-	}
-	if allocs := testing.AllocsPerRun(100, launch); allocs != 0 {
-		t.Errorf("LaunchVectorAdd + Synchronize allocates %v times", allocs)
-	}
-	if allocs := testing.AllocsPerRun(100, func() { _ = kernels.Empty(s); _ = s.Synchronize() }); allocs != 0 {
-		t.Errorf("Empty + Synchronize allocates %v times", allocs)
-	}
+	testenv.SkipAllocsUnderRace(t)
+	assert.Zero(t, testing.AllocsPerRun(100, launch), "LaunchVectorAdd + Synchronize allocations")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = kernels.Empty(s); _ = s.Synchronize() }), "Empty + Synchronize allocations")
 	// HIP's own call, ...any and all, allocates nothing either.
 	set, err := kernels.Load(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ggl := func() {
-		if err := module.LaunchKernelGGL(set.VectorAdd, grid, block, 0, s, a, b, c, int32(n)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, module.LaunchKernelGGL(set.VectorAdd, grid, block, 0, s, a, b, c, int32(n)))
+		require.NoError(t, s.Synchronize())
 	}
-	if allocs := testing.AllocsPerRun(100, ggl); allocs != 0 {
-		t.Errorf("LaunchKernelGGL + Synchronize allocates %v times", allocs)
-	}
+	assert.Zero(t, testing.AllocsPerRun(100, ggl), "LaunchKernelGGL + Synchronize allocations")
 }
 
 // The typed path checks each argument against the signature as strictly
@@ -135,49 +118,47 @@ func TestGeneratedLauncherChecks(t *testing.T) {
 	}
 }
 
-// Pinned host buffers pass to the typed launchers wherever device buffers
-// do, mixed with them, and allocate nothing either.
-func TestGeneratedLauncherHostBuffers(t *testing.T) {
+// hostBufferAdd launches c = a + b, n elements, with a and c pinned host
+// buffers and b a device buffer of twos, and synchronizes.
+func hostBufferAdd(t *testing.T, n int) (launch func(), c *buffer.Host[float32]) {
 	dev, s := device(t)
-	const n = 1000
 	a, err := buffer.NewHost[float32](dev, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := upload(t, dev, make([]float32, n))
-	if err := b.Fill(2); err != nil {
-		t.Fatal(err)
-	}
-	c, err := buffer.NewHost[float32](dev, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Fill(2))
+	c, err = buffer.NewHost[float32](dev, n)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, x := range []interface{ Free() error }{a, b, c} {
+			assert.NoError(t, x.Free())
+		}
+	})
 	for i := range a.Slice() {
 		a.Slice()[i] = float32(i)
 	}
 	grid, block := gpu.D1(gpu.Blocks(n, kernels.ElementwiseBlock)), gpu.D1(kernels.ElementwiseBlock)
-	launch := func() {
-		if err := kernels.LaunchVectorAdd(s, grid, block, 0, a, b, c, n); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return func() {
+		require.NoError(t, kernels.LaunchVectorAdd(s, grid, block, 0, a, b, c, int32(n)))
+		require.NoError(t, s.Synchronize())
+	}, c
+}
+
+// Pinned host buffers pass to the typed launchers wherever device buffers
+// do, mixed with them.
+func TestGeneratedLauncherHostBuffers(t *testing.T) {
+	launch, c := hostBufferAdd(t, 1000)
 	launch()
 	for i, v := range c.Slice() {
 		if v != float32(i)+2 {
 			t.Fatalf("c[%d] = %v, want %v", i, v, float32(i)+2)
 		}
 	}
-	if !raceflag.Enabled {
-		if allocs := testing.AllocsPerRun(50, launch); allocs != 0 {
-			t.Errorf("LaunchVectorAdd with host buffers allocates %v times", allocs)
-		}
-	}
-	for _, x := range []interface{ Free() error }{a, b, c} {
-		if err := x.Free(); err != nil {
-			t.Fatal(err)
-		}
-	}
+}
+
+// A launch with pinned host buffers allocates nothing either.
+func TestGeneratedLauncherHostBufferAllocs(t *testing.T) {
+	launch, _ := hostBufferAdd(t, 1000)
+	launch()
+	testenv.SkipAllocsUnderRace(t)
+	assert.Zero(t, testing.AllocsPerRun(50, launch), "LaunchVectorAdd with host buffers: allocations")
 }

@@ -58,7 +58,7 @@ has 1 && (
   t rocr_drivers_cuda . 60 CUDA_VISIBLE_DEVICES=0
   t gpu_graph . 40 CUDA_VISIBLE_DEVICES=0
   t kernels . 40 CUDA_VISIBLE_DEVICES=0
-  t examples_own_kernel . 30 CUDA_VISIBLE_DEVICES=0
+  t examples_hip_kernel . 30 CUDA_VISIBLE_DEVICES=0
 ) &
 (
   t gpu_module . 60 CUDA_VISIBLE_DEVICES=$L2

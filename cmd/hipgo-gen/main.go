@@ -82,6 +82,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	loader := fset.String("loader", "", "the package's func(*stream.Stream) (*T, error) that returns the loaded kernels")
 	typ := fset.String("type", "Functions", "name of the generated struct of *module.Function")
 	prefix := fset.String("prefix", "Launch", "prefix of the launchers' names")
+	goDir := fset.String("go", "", "a package of Go kernels (//hipgo:kernel functions) to translate: its directory")
+	gen := fset.String("gen", "gen", "with -go: the folder, relative to the package, for the C++ and the code objects")
+	name := fset.String("name", "", "with -go: the library's base name (default the package name)")
+	libVar := fset.String("var", "goKernels", "with -go: the generated *gokernel.Library variable")
+	clang := fset.String("clang", "", "with -go: the C++ compiler (default clang-19 when on PATH; off: build no code objects)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: hipgo-gen -src kernels.hip [-obj code-object]... -pkg name -loader func [-o out.go]\n")
 		fset.PrintDefaults()
@@ -91,6 +96,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if fset.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fset.Args())
+	}
+	if *goDir != "" {
+		if *out == "-" {
+			return errors.New("-go needs -o, the Go file to write in the package")
+		}
+		n := *name
+		if n == "" {
+			n = filepath.Base(mustAbs(*goDir))
+		}
+		return runGo(goConfig{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar, Clang: *clang})
 	}
 	if len(srcs) == 0 || *pkg == "" || *loader == "" {
 		fset.Usage()
@@ -146,4 +161,11 @@ func build(cfg config, srcs, objs []string) ([]byte, error) {
 		return nil, fmt.Errorf("the sources and the code objects disagree:\n%w", err)
 	}
 	return generate(cfg, ss.kernels)
+}
+
+func mustAbs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

@@ -1,96 +1,31 @@
-// Command own_kernel runs a kernel of its own, written once in HIP C++
-// (src/poly.hip) and once in Go for the cpu agent, on whatever device the
-// machine has: the layout a HIP or CUDA programmer brings to hipgo.
+// Command own_kernel runs a kernel of its own, written once in Go
+// (poly.go), on whatever device the machine has: the cpu agent runs the Go
+// function itself, a GPU runs its C++ translation.
 //
 //	go run ./examples/own_kernel
 //
-// build.sh (run by go generate) compiles the source with clang-19 into an
-// AMDGPU offload bundle and NVIDIA PTX under gen/, embedded below, and
-// regenerates launch_gen.go with cmd/hipgo-gen: LaunchPoly3 takes one typed
-// Go parameter per C parameter, checked against every code object.
-//
-//go:generate bash build.sh
+// `go generate` (hipgo-gen -go) wrote kernels_gen.go and gen/: the C++,
+// the code objects clang-19 built from it (embedded, so users need no
+// compiler) and LaunchPoly3, a typed launcher.
 package main
 
 import (
-	_ "embed" // the code objects under gen/
 	"fmt"
 	"math"
 	"os"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
-	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
-
-var (
-	//go:embed gen/poly.hipfb
-	amdgpu []byte
-	//go:embed gen/poly_sm80.ptx
-	ptx string
-)
-
-// poly3Args is the kernarg layout of poly3(const float *x, float *y,
-// float a, float b, float c, float d, int n).
-type poly3Args struct {
-	X          rocr.ConstPtr[float32]
-	Y          rocr.Ptr[float32]
-	A, B, C, D float32
-	N          int32
-}
-
-// poly3 is the kernel for the cpu agent: each work-group takes its range
-// of elements at once.
-var poly3 = cpu.Define("poly3", func(g *cpu.Group, a *poly3Args) {
-	lo, hi := g.Span(0, int(a.N))
-	if lo == hi {
-		return
-	}
-	y := a.Y.Slice(g, lo, hi)
-	x := a.X.Slice(g, lo, hi)[:len(y)]
-	for i, v := range x {
-		y[i] = ((a.A*v+a.B)*v+a.C)*v + a.D
-	}
-})
-
-// library is the kernel in every form; module.Load picks the device's.
-func library() module.Library {
-	return module.Library{cpu.NewSet("own_kernel", poly3), amdgpu, ptx}
-}
-
-type key struct{}
-
-// load is the generated launchers' loader: the library on s's device,
-// loaded once per device.
-func load(s *stream.Stream) (*Functions, error) {
-	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
-	}
-	return module.Shared(s.Device(), key{}, func(dev *gpu.Device) (*module.Module, *Functions, error) {
-		m, err := module.Load(dev, library())
-		if err != nil {
-			return nil, nil, err
-		}
-		fs := &Functions{}
-		if err := fs.lookup(m); err != nil {
-			_ = m.Unload()
-			return nil, nil, err
-		}
-		return m, fs, nil
-	})
-}
 
 // Poly3 computes y[i] = a*x[i]^3 + b*x[i]^2 + c*x[i] + d on s.
 func Poly3(s *stream.Stream, x, y *buffer.Buffer[float32], a, b, c, d float32) error {
 	if x == nil || y == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "poly3", "nil buffer")
 	}
-	n := min(x.Len(), y.Len())
 	const block = 256
-	return LaunchPoly3(s, gpu.D1(gpu.Blocks(n, block)), gpu.D1(block), 0, x, y, a, b, c, d, int32(n))
+	return LaunchPoly3(s, gpu.D1(gpu.Blocks(y.Len(), block)), gpu.D1(block), 0, x, y, a, b, c, d)
 }
 
 // run evaluates the cubic over n points of [-1, 1] on dev and returns the

@@ -51,6 +51,62 @@
 // rank never calls, waits until that rank is destroyed or aborted (on cpu
 // agents its stream then fails) or this rank is aborted.
 //
+// # Security (cpu agents across processes)
+//
+// Who may join: a process that holds the communicator's ID, or for a
+// Store the job's secret. The threat is another local user or a host on
+// the network that can connect to the listeners, send any bytes, and
+// hold connections open; not one that can read this user's files or
+// memory.
+//
+// The ID carries a 256-bit secret from crypto/rand. Every connection
+// (store requests, the meeting point, peer links) starts with a mutual
+// HMAC-SHA256 challenge-response: the client sends a 32-byte nonce, the
+// server its own and a MAC over both, the client its MAC; each side's
+// proof is bound to its role and to the connection (store, meeting point
+// or peer), and nothing else is read before it, within a deadline of 5
+// seconds. After it, every message is sealed per record (at most 64 KiB)
+// with AES-256-GCM under keys derived from the secret and both nonces,
+// numbered so that none can be dropped, replayed or reordered. Per-message
+// authentication was chosen over a per-connection handshake alone because
+// the ranks may span a network where TCP injection is possible, and the
+// encryption keeps the store's values (the ID, secret inside) from
+// anyone watching; AES-GCM runs at several GB/s with AES-NI, well above
+// what the TCP path carries.
+//
+// A Store's secret is HIPGO_COLLECTIVE_SECRET (at least 16 bytes), or
+// the file HIPGO_COLLECTIVE_SECRET_FILE names (0600), which a job script
+// sets for every rank. Without it, a store at a loopback address gets a
+// new secret from the serving rank, in a 0600 file named after the
+// address in $XDG_RUNTIME_DIR/hipgo, else a 0700 os.TempDir()/hipgo-UID,
+// which the other ranks (the same user) read; it is removed on Close. A
+// store at another address without a secret is refused with an error
+// saying how to set one; HIPGO_COLLECTIVE_INSECURE=1 accepts any client,
+// with a warning. Its keys belong to the job whose secret its clients
+// proved; each communicator joined through it then has its ID's own
+// secret.
+//
+// Listeners bind the address asked for. NewStore binds its address (only
+// 0.0.0.0, [::] or an empty host is every interface). The meeting point
+// and peer listeners bind HIPGO_COLLECTIVE_HOST where set, else the
+// loopback address when MASTER_ADDR is loopback or unset, else the
+// interface that owns or routes to MASTER_ADDR.
+//
+// Limits: a connection that has not proved the secret within 5 s is
+// dropped; a listener authenticates at most 32 connections at once
+// (concurrently, so a slow or idle one delays no other) and closes the
+// rest unread; a reader allocates at most what the record in progress
+// declares (64 KiB) before authenticating it, and a peer's message grows
+// with the records that arrived, never with the length announced (at
+// most 1 TiB). A store holds at most 256 keys of at most 256 bytes with
+// values of at most 16 KiB, serves at most 64 clients at once, and a Get
+// waits at most the rendezvous timeout (5 minutes). A rank holds at most
+// 256 messages of each kind (sends, collectives) from a peer in another
+// process that it has not yet received: a peer past that is dropped as
+// departed. An ID's meeting point closes once its ranks met, on
+// ID.Close, or after the rendezvous timeout, and a process keeps at most
+// 64 open.
+//
 // All functions are safe from several goroutines. They return once the
 // work is queued; NewAll and NewRank wait for every rank to join, Destroy
 // waits for the rank's queued work.

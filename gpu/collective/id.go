@@ -12,8 +12,11 @@ type ID [128]byte
 
 // NewID makes the ID of a new communicator over devices like dev
 // (ncclGetUniqueId). For cpu agents it starts, in this process, the
-// listener the ranks meet at; it closes once they have met, or after
-// the rendezvous timeout (five minutes).
+// listener the ranks meet at, and the ID carries a secret of 256 bits
+// from crypto/rand that every connection of the communicator proves it
+// holds: hand the ID only to the ranks. The listener closes once the
+// ranks have met, on Close, or after the rendezvous timeout (five
+// minutes); a process keeps at most 64 open at once.
 func NewID(dev *gpu.Device) (ID, error) {
 	const op = "collective id"
 	if err := checkDevice(op, 0, dev); err != nil {
@@ -27,6 +30,14 @@ func NewID(dev *gpu.Device) (ID, error) {
 	default:
 		return ID{}, gpu.Errorf(gpu.ErrorNotSupported, op, "no collectives for driver %q of %s", drv, dev)
 	}
+}
+
+// Close releases the listener NewID started for id in this process, if
+// it still waits for ranks (those that have not all met fail). It does
+// nothing for an ID made elsewhere, or by NCCL or RCCL.
+func (id ID) Close() error {
+	closeCPUID(id)
+	return nil
 }
 
 // WriteTo writes the ID's 128 bytes to w.

@@ -1,6 +1,8 @@
 package collective
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -67,6 +69,27 @@ func (b *mailbox) put(from int, m *msg) {
 	b.q[qi(m.coll)][from] = append(b.q[qi(m.coll)][from], m)
 	b.mu.Unlock()
 	b.cond.Broadcast()
+}
+
+// mailboxDepth is how many messages of one kind (sends, collectives)
+// a rank holds from one peer over TCP before it has taken them.
+var mailboxDepth = 256
+
+var errMailboxFull = errors.New("the mailbox is full")
+
+// putLimited is put for a peer in another process: a peer past
+// mailboxDepth is refused (its reader drops it as departed).
+func (b *mailbox) putLimited(from int, m *msg) error {
+	b.mu.Lock()
+	q := &b.q[qi(m.coll)][from]
+	if len(*q) >= mailboxDepth {
+		b.mu.Unlock()
+		return fmt.Errorf("it sent more than %d messages this rank had not yet received: %w", mailboxDepth, errMailboxFull)
+	}
+	*q = append(*q, m)
+	b.mu.Unlock()
+	b.cond.Broadcast()
+	return nil
 }
 
 // take waits for the next message from a sender. Messages a departed

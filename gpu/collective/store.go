@@ -1,7 +1,6 @@
 package collective
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,71 +17,114 @@ import (
 // Store is a small TCP key-value store for handing an ID to the ranks of
 // a communicator, like torch's TCPStore: one process serves it, every
 // process (the server's included) is a client, and Get waits until the
-// key is set.
+// key is set. Every request proves it holds the job's secret (doc.go's
+// Security says where it comes from) and travels sealed under it.
 type Store struct {
-	addr string // where clients connect
+	addr string    // where clients connect
+	js   jobSecret // where clients find the secret
+	key  []byte    // the server's secret; nil in clients
 
-	ln     net.Listener // the server's, nil in clients
-	smu    sync.Mutex
-	cond   sync.Cond
-	kv     map[string][]byte
-	conns  map[net.Conn]bool
-	closed bool
+	ln      net.Listener // the server's, nil in clients
+	smu     sync.Mutex
+	kv      map[string][]byte
+	changed chan struct{} // closed and replaced on each Set
+	conns   map[net.Conn]bool
+	done    chan struct{}
+	closed  bool
 }
 
+// The store's limits (doc.go states them).
+var (
+	storeMaxKey   = 256
+	storeMaxValue = 16 << 10
+	storeMaxKeys  = 256
+	storeMaxConns = 64
+)
+
 const (
-	storeSet byte = 1
-	storeGet byte = 2
+	storeSet  byte = 1
+	storeGet  byte = 2
+	storePing byte = 3
+	storeReq       = 1 + 2 + 4 // kind, key length, value length
 )
 
 // NewStore connects to the store at addr ("host:port"), serving it first
-// when serve is set (listening on addr's port on every interface).
-// Clients retry until the server is up or the rendezvous timeout passes.
-// Each request has its own connection, so goroutines that share a Store
-// do not wait for each other's Get.
+// when serve is set. The server listens on addr as given: a loopback
+// address is reachable from this host only, and only an unspecified host
+// ("0.0.0.0:P", "[::]:P" or ":P") listens on every interface. Clients
+// retry until the server is up and accepts their secret, or the
+// rendezvous timeout passes. Each request has its own connection, so
+// goroutines that share a Store do not wait for each other's Get.
 func NewStore(addr string, serve bool) (*Store, error) {
 	const op = "collective store"
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, argErr(op, "address %q: %v", addr, err)
 	}
-	s := &Store{}
+	js, err := secretFor(op, addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{js: js, addr: addr}
 	if serve {
-		ln, err := net.Listen("tcp", net.JoinHostPort("", port))
+		if s.key, err = js.get(true); err != nil {
+			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "make the secret: %v", err)
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "serve on port %s: %v", port, err)
+			js.remove(s.key)
+			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "serve on %s: %v", addr, err)
 		}
 		s.ln, s.kv, s.conns = ln, map[string][]byte{}, map[net.Conn]bool{}
-		s.cond.L = &s.smu
+		s.changed, s.done = make(chan struct{}), make(chan struct{})
 		go s.serve()
-		host = "127.0.0.1"
+		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+		}
+		s.addr = net.JoinHostPort(host, port)
 	}
-	s.addr = net.JoinHostPort(host, port)
-	c, err := s.dial()
-	if err != nil {
+	if _, err := s.request(storePing, "", nil); err != nil {
 		s.Close()
 		return nil, err
 	}
-	c.Close()
 	return s, nil
 }
 
-func (s *Store) dial() (net.Conn, error) {
-	deadline := time.Now().Add(rendezvousTimeout)
+// dial connects and authenticates a request's connection. A secret from
+// the runtime directory is read again while the server refuses it: the
+// serving rank may not have written this job's yet.
+func (s *Store) dial(deadline time.Time) (*link, error) {
+	const op = "collective store"
 	for {
-		c, err := net.DialTimeout("tcp", s.addr, time.Until(deadline))
+		key, err := s.key, error(nil)
+		if key == nil {
+			key, err = s.js.get(false)
+		}
+		var c net.Conn
 		if err == nil {
-			_ = c.SetDeadline(deadline)
-			return c, nil
+			c, err = net.DialTimeout("tcp", s.addr, time.Until(deadline))
+		}
+		if err == nil {
+			var l *link
+			if l, err = dialAuth(c, key, roleStore); err == nil {
+				// The server's reply to a Get that timed out comes after.
+				_ = c.SetDeadline(deadline.Add(handshakeTimeout()))
+				return l, nil
+			}
+			c.Close()
+			if errors.Is(err, errAuth) && s.js.file == "" {
+				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %v", s.addr, err)
+			}
 		}
 		if time.Now().After(deadline) {
-			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, "collective store", "reach %s: %v", s.addr, err)
+			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "reach %s: %v", s.addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// Set stores value under key.
+// Set stores value under key. Keys have at most 256 bytes and values
+// 16 KiB; a store holds at most 256 keys.
 func (s *Store) Set(key string, value []byte) error {
 	_, err := s.request(storeSet, key, value)
 	return err
@@ -92,134 +134,210 @@ func (s *Store) Set(key string, value []byte) error {
 // the rendezvous timeout).
 func (s *Store) Get(key string) ([]byte, error) { return s.request(storeGet, key, nil) }
 
+func encodeStoreReq(kind byte, key string, vlen int) []byte {
+	b := make([]byte, storeReq, storeReq+len(key))
+	b[0] = kind
+	binary.LittleEndian.PutUint16(b[1:], uint16(len(key)))
+	binary.LittleEndian.PutUint32(b[3:], uint32(vlen))
+	return append(b, key...)
+}
+
+// parseStoreReq parses a request's first record: its kind, key and the
+// length of the value that follows, each within the store's limits.
+func parseStoreReq(p []byte) (kind byte, key string, vlen int, err error) {
+	if len(p) < storeReq {
+		return 0, "", 0, errors.New("a truncated request")
+	}
+	kind = p[0]
+	klen, vlen := int(binary.LittleEndian.Uint16(p[1:])), int(binary.LittleEndian.Uint32(p[3:]))
+	switch {
+	case kind < storeSet || kind > storePing:
+		return 0, "", 0, fmt.Errorf("a request of kind %d", kind)
+	case klen != len(p)-storeReq:
+		return 0, "", 0, fmt.Errorf("a key of %d bytes in a request of %d", klen, len(p))
+	case klen > storeMaxKey:
+		return 0, "", 0, fmt.Errorf("a key of %d bytes (at most %d)", klen, storeMaxKey)
+	case vlen > storeMaxValue:
+		return 0, "", 0, fmt.Errorf("a value of %d bytes (at most %d)", vlen, storeMaxValue)
+	case kind != storeSet && vlen != 0:
+		return 0, "", 0, errors.New("a value with a request that takes none")
+	}
+	return kind, string(p[storeReq:]), vlen, nil
+}
+
 func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
 	const op = "collective store"
 	if s == nil || s.addr == "" {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil store")
 	}
-	c, err := s.dial()
+	if len(key) > storeMaxKey || len(value) > storeMaxValue {
+		return nil, argErr(op, "a key of %d bytes and a value of %d: at most %d and %d", len(key), len(value), storeMaxKey, storeMaxValue)
+	}
+	l, err := s.dial(time.Now().Add(rendezvousTimeout()))
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	w := bufio.NewWriter(c)
-	_ = w.WriteByte(kind)
-	writeBytes(w, []byte(key))
-	if kind == storeSet {
-		writeBytes(w, value)
+	defer l.conn.Close()
+	err = l.writeRecord(encodeStoreReq(kind, key, len(value)))
+	if err == nil && len(value) > 0 {
+		err = l.writeMsg(value)
+	} else if err == nil {
+		err = l.flush()
 	}
-	if err := w.Flush(); err != nil {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
-	}
-	v, err := readBytes(bufio.NewReader(c))
 	if err != nil {
 		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+	}
+	st, err := l.readRecord(5)
+	if err == nil && len(st) != 5 {
+		err = errors.New("a truncated reply")
+	}
+	if err != nil {
+		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+	}
+	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
+	if n > max(storeMaxValue, maxWhy) {
+		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: a reply of %d bytes", key, n)
+	}
+	v := make([]byte, n)
+	if err := l.readInto(v); err != nil {
+		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+	}
+	if status != 0 {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%q: the store says: %s", key, v)
 	}
 	return v, nil
 }
 
-func writeBytes(w io.Writer, b []byte) {
-	_ = binary.Write(w, binary.LittleEndian, uint32(len(b)))
-	_, _ = w.Write(b)
-}
-
-func readBytes(r io.Reader) ([]byte, error) {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-		return nil, err
-	}
-	if n > 1<<20 {
-		return nil, fmt.Errorf("a value of %d bytes", n)
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(r, b)
-	return b, err
-}
-
 // Close closes the connection and, in the server, the store.
 func (s *Store) Close() error {
-	if s == nil {
+	if s == nil || s.ln == nil {
 		return nil
 	}
-	var err error
-	if s.ln != nil {
-		s.smu.Lock()
-		s.closed = true
-		for c := range s.conns {
-			c.Close()
-		}
+	s.smu.Lock()
+	if s.closed {
 		s.smu.Unlock()
-		s.cond.Broadcast()
-		err = errors.Join(err, s.ln.Close())
+		return nil
 	}
-	return err
+	s.closed = true
+	close(s.done)
+	for c := range s.conns {
+		c.Close()
+	}
+	s.smu.Unlock()
+	s.js.remove(s.key)
+	return s.ln.Close()
 }
 
 func (s *Store) serve() {
+	arrivals := make(chan arrival)
+	go acceptLinks(s.ln, s.key, roleStore, storeReq+storeMaxKey, s.done, arrivals)
 	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.smu.Lock()
-		if s.closed {
+		select {
+		case a := <-arrivals:
+			s.smu.Lock()
+			ok := !s.closed && len(s.conns) < storeMaxConns
+			if ok {
+				s.conns[a.l.conn] = true
+			}
 			s.smu.Unlock()
-			c.Close()
+			if !ok {
+				go func() {
+					_ = a.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+					_ = replyStore(a.l, 1, []byte("too many clients"))
+					a.l.conn.Close()
+				}()
+				continue
+			}
+			go s.client(a)
+		case <-s.done:
 			return
 		}
-		s.conns[c] = true
-		s.smu.Unlock()
-		go s.client(c)
 	}
 }
 
-func (s *Store) client(c net.Conn) {
+func replyStore(l *link, status byte, v []byte) error {
+	var st [5]byte
+	st[0] = status
+	binary.LittleEndian.PutUint32(st[1:], uint32(len(v)))
+	if err := l.writeRecord(st[:]); err != nil {
+		return err
+	}
+	if len(v) == 0 {
+		return l.flush()
+	}
+	return l.writeMsg(v)
+}
+
+// client serves one request. A Get waits for its key up to the
+// rendezvous timeout.
+func (s *Store) client(a arrival) {
+	l := a.l
 	defer func() {
 		s.smu.Lock()
-		delete(s.conns, c)
+		delete(s.conns, l.conn)
 		s.smu.Unlock()
-		c.Close()
+		l.conn.Close()
 	}()
-	r := bufio.NewReader(c)
-	for {
-		kind, err := r.ReadByte()
-		if err != nil {
-			return
-		}
-		key, err := readBytes(r)
-		if err != nil {
-			return
-		}
-		var reply []byte
-		switch kind {
-		case storeSet:
-			v, err := readBytes(r)
-			if err != nil {
-				return
-			}
-			s.smu.Lock()
-			s.kv[string(key)] = v
-			s.smu.Unlock()
-			s.cond.Broadcast()
-		case storeGet:
-			s.smu.Lock()
-			for s.kv[string(key)] == nil && !s.closed {
-				s.cond.Wait()
-			}
-			reply = s.kv[string(key)]
-			s.smu.Unlock()
-			if reply == nil {
-				return
-			}
-		default:
-			return
-		}
-		w := bufio.NewWriter(c)
-		writeBytes(w, reply)
-		if w.Flush() != nil {
-			return
-		}
+	_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+	kind, key, vlen, err := parseStoreReq(a.first)
+	if err != nil {
+		_ = replyStore(l, 1, []byte(err.Error()))
+		return
 	}
+	var reply []byte
+	switch kind {
+	case storeSet:
+		v := make([]byte, vlen)
+		if err := l.readInto(v); err != nil {
+			return
+		}
+		s.smu.Lock()
+		_, had := s.kv[key]
+		if !had && len(s.kv) >= storeMaxKeys {
+			s.smu.Unlock()
+			_ = replyStore(l, 1, []byte(fmt.Sprintf("the store holds %d keys, its limit", storeMaxKeys)))
+			return
+		}
+		s.kv[key] = v
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.smu.Unlock()
+	case storeGet:
+		timer := time.NewTimer(rendezvousTimeout())
+		defer timer.Stop()
+		// A client that hangs up stops the wait (it sends nothing more).
+		gone := make(chan struct{})
+		_ = l.conn.SetReadDeadline(time.Now().Add(rendezvousTimeout()))
+		go func() {
+			var b [1]byte
+			_, _ = l.conn.Read(b[:])
+			close(gone)
+		}()
+		for {
+			s.smu.Lock()
+			v, ok := s.kv[key]
+			changed := s.changed
+			s.smu.Unlock()
+			if ok {
+				reply = v
+				break
+			}
+			select {
+			case <-changed:
+				continue
+			case <-s.done:
+				return
+			case <-gone:
+				return
+			case <-timer.C:
+				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+				_ = replyStore(l, 1, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
+				return
+			}
+		}
+		_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+	}
+	_ = replyStore(l, 0, reply)
 }
 
 // Key is key of the store as an io.ReadWriter, for Join: a Write sets
@@ -305,6 +423,7 @@ func FromEnv() (*Comm, error) {
 		return nil, err
 	}
 	// Every rank has read the ID once NewRank returns: the store can go.
+	// The ID's own secret guards the communicator from here on.
 	c, err := Join(dev, st.Key("hipgo/collective/id"), rank, size)
 	_ = st.Close()
 	return c, err

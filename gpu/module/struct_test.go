@@ -13,7 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -128,22 +128,42 @@ func TestStructByValueOnCPU(t *testing.T) {
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.ErrorContains(t, err, "got module_test.other, the kernel takes module_test.Pair")
 
-	// Typed launches of a struct allocate nothing.
+	require.NoError(t, out.Free())
+}
+
+// Typed launches of a struct allocate nothing.
+func TestStructByValueAllocs(t *testing.T) {
+	dev := setup(t)
+	m, err := module.Load(dev, module.Library{pairPTX, cpu.NewSet("pair", pairAxpy)})
+	require.NoError(t, err)
+	f, err := m.Function("pair_axpy")
+	require.NoError(t, err)
+	const n = 300
+	out, err := buffer.New[float64](dev, n)
+	require.NoError(t, err)
+	defer out.Free()
 	s, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s.Destroy()
-	allocs := testing.AllocsPerRun(50, func() {
+	p := Pair{X: 1.5, Y: -2}
+	var args module.Args
+	launch := func() {
 		args.Reset()
 		module.ArgStruct(args.Ptr(out), p).Int32(n)
-		_ = f.LaunchArgs(s, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, &args)
-		_ = s.Synchronize()
-	})
-	require.NoError(t, s.Synchronize())
-	check("steady state")
-	if !raceflag.Enabled {
-		assert.Zero(t, allocs)
+		require.NoError(t, f.LaunchArgs(s, gpu.D1(gpu.Blocks(n, 64)), gpu.D1(64), 0, &args))
+		require.NoError(t, s.Synchronize())
 	}
-	require.NoError(t, out.Free())
+	for range 10 {
+		launch()
+	}
+	testenv.SkipAllocsUnderRace(t)
+	allocs := testing.AllocsPerRun(50, launch)
+	got, err := out.ToSlice()
+	require.NoError(t, err)
+	for i, v := range got {
+		require.InDelta(t, 1.5*float64(i)-2, v, 1e-12, "element %d", i)
+	}
+	assert.Zero(t, allocs, "LaunchArgs of a struct + Synchronize: allocations")
 }
 
 func TestStructByValuePTXChecks(t *testing.T) {

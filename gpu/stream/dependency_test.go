@@ -4,9 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // A buffer written on stream a and then used on stream b, with no event:
@@ -163,9 +165,7 @@ func TestConcurrentSubmitters(t *testing.T) {
 
 // The per-launch and per-operation paths allocate nothing.
 func TestZeroAllocs(t *testing.T) {
-	if raceflag.Enabled {
-		t.Skip("the race detector allocates")
-	}
+	testenv.SkipAllocsUnderRace(t)
 	e := setup(t)
 	s, s2 := e.stream(), e.stream()
 	x, y := newBuf(t, e.dev, 64), newBuf(t, e.dev, 64)
@@ -209,9 +209,7 @@ func TestZeroAllocs(t *testing.T) {
 			_ = s.Synchronize()
 			_ = s2.Synchronize()
 		})
-		if allocs != 0 {
-			t.Errorf("%s + synchronize: %v allocations", c.name, allocs)
-		}
+		assert.Zero(t, allocs, "%s + synchronize: allocations", c.name)
 	}
 	if err := s.Synchronize(); err != nil {
 		t.Fatal(err)

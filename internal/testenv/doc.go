@@ -15,7 +15,11 @@
 // them (go.uber.org/goleak): the runtime's shutdown must end every
 // goroutine it started.
 //
-// The package imports nothing of hipgo, so that every package's tests,
-// rocr's own included, can use it; test kernels and cpu agents live in
-// internal/cputest.
+// SkipAllocsUnderRace skips an allocation test under the race detector;
+// every allocation test is named Test...Allocs, and make test-allocs runs
+// them without -race.
+//
+// The package imports nothing of hipgo but internal/raceflag, so that
+// every package's tests, rocr's own included, can use it; test kernels and
+// cpu agents live in internal/cputest.
 package testenv

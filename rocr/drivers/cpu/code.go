@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Kernel is a Go kernel: a function run once per work-group, with its
@@ -17,6 +18,7 @@ type Kernel struct {
 	name   string
 	handle uint64
 	run    func(g *Group, kernarg unsafe.Pointer)
+	fn     string // the kernel function's name in stack frames, for PanicError
 	sym    rocr.KernelSymbol
 	// buffers are the global-buffer arguments, for ownership checks;
 	// readOnly[i] says whether buffers[i] is declared read-only.
@@ -48,11 +50,6 @@ var kernels struct {
 	byID []*Kernel // handle-1
 }
 
-// elemTyper is implemented by rocr.Ptr[T].
-type elemTyper interface{ ElemType() reflect.Type }
-
-var elemTyperType = reflect.TypeFor[elemTyper]()
-
 // Option configures a kernel at Define.
 type Option func(*Kernel)
 
@@ -76,6 +73,7 @@ func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel
 	if err != nil {
 		panic(err)
 	}
+	k.fn = funcName(fn)
 	return k
 }
 
@@ -83,45 +81,13 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 	if name == "" {
 		return nil, fmt.Errorf("cpu.Define: empty kernel name")
 	}
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("cpu.Define %q: arguments must be a struct, not %s", name, t)
+	sym, err := kernel.Signature(name, t)
+	if err != nil {
+		return nil, fmt.Errorf("cpu.Define %w", err)
 	}
-	k := &Kernel{name: name, run: run}
+	k := &Kernel{name: name, run: run, sym: sym}
 	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, name))
-	k.sym = rocr.KernelSymbol{Name: name, KernargSize: uint32(t.Size()), KernargAlign: uint32(t.Align()), MaxFlatWorkGroupSize: 1024, Wavefront: 1}
-	if k.sym.KernargAlign < 8 {
-		k.sym.KernargAlign = 8
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		arg := rocr.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
-		switch {
-		case f.Type.Implements(elemTyperType):
-			arg.Kind = rocr.ArgGlobalBuffer
-			arg.ValueKind = "global_buffer"
-			arg.Elem = reflect.Zero(f.Type).Interface().(elemTyper).ElemType()
-			arg.TypeName = arg.Elem.String() + "*"
-			if ro, ok := reflect.Zero(f.Type).Interface().(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-				arg.ReadOnly = true
-				arg.TypeName = "const " + arg.TypeName
-			}
-		case isScalar(f.Type.Kind()):
-			arg.Kind = rocr.ArgByValue
-			arg.ValueKind = "by_value"
-			arg.Value = f.Type
-		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
-			// A struct by value: its Go layout must be its C layout, so
-			// the same argument fits this kernel and its HIP twin.
-			if err := rocr.CheckCLayout(f.Type); err != nil {
-				return nil, fmt.Errorf("cpu.Define %q: field %s: %w", name, f.Name, err)
-			}
-			arg.Kind = rocr.ArgByValue
-			arg.ValueKind = "by_value"
-			arg.Value = f.Type
-		default:
-			return nil, fmt.Errorf("cpu.Define %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
-		}
-		k.sym.Args = append(k.sym.Args, arg)
+	for _, arg := range sym.Args {
 		if arg.Kind == rocr.ArgGlobalBuffer {
 			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
 			k.readOnly = append(k.readOnly, arg.ReadOnly)
@@ -141,16 +107,6 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 
 // kernelTag marks cpu kernel objects so a stray number is not taken for one.
 const kernelTag = 0x6b00_0000_0000_0000
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
-}
 
 func kernelByHandle(h uint64) *Kernel {
 	if h&kernelTag != kernelTag {
@@ -194,6 +150,9 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	if code.Kind != rocr.CodeGo {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
 	}
+	if ks, ok := code.Go.(*kernel.Set); ok && ks != nil {
+		return loadSDK(code.Name, ks)
+	}
 	set, ok := code.Go.(*Set)
 	if !ok || set == nil {
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
@@ -219,3 +178,34 @@ type executable struct{ syms []rocr.KernelSymbol }
 
 func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
 func (e *executable) Destroy() error               { return nil }
+
+// sdkKernels are the cpu kernels that run SDK kernels, one per
+// kernel.Kernel, made on its first load.
+var sdkKernels sync.Map // *kernel.Kernel → *Kernel
+
+// loadSDK loads a set of per-work-item Go kernels (package rocr/kernel).
+func loadSDK(name string, set *kernel.Set) (rocr.Executable, error) {
+	exe := &executable{}
+	for i, sk := range set.Kernels {
+		if sk == nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", name)
+		}
+		for _, o := range set.Kernels[:i] {
+			if o != nil && o.Name() == sk.Name() {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", name, sk.Name())
+			}
+		}
+		k, ok := sdkKernels.Load(sk)
+		if !ok {
+			sym := sk.Symbol()
+			ck, err := define(sk.Name(), sk.Args(), func(g *Group, p unsafe.Pointer) { sk.Run(g, p) },
+				[]Option{StaticShared(sk.StaticShared()), MaxThreads(sym.MaxFlatWorkGroupSize)})
+			if err != nil {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: %v", name, err)
+			}
+			k, _ = sdkKernels.LoadOrStore(sk, ck)
+		}
+		exe.syms = append(exe.syms, k.(*Kernel).sym)
+	}
+	return exe, nil
+}

@@ -139,6 +139,7 @@ func (e *executor) cooperative(q *rocr.Queue, j *job, timeout time.Duration) err
 			defer ex.Close()
 			ex.Serve(q)
 			g := &Group{}
+			defer g.release()
 			j.bind(g)
 			ok = j.runChunk(g, i, i+1)
 		}()

@@ -3,6 +3,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/errtext"
@@ -29,6 +30,23 @@ type Group struct {
 	job    *job // the dispatch, for Canceled
 	cache  [4]viewRange
 	next   int
+	local  any // the kernel SDK's per-worker state
+}
+
+// Dims implements kernel.Group: the group's id, size and the grid's size
+// in groups.
+func (g *Group) Dims() (id, size, count [3]int) { return g.ID, g.Size, g.Count }
+
+// Local implements kernel.Group.
+func (g *Group) Local() *any { return &g.local }
+
+// release ends what the SDK keeps for this worker (a lockstep kernel's
+// coroutines) once the worker is done with a dispatch.
+func (g *Group) release() {
+	if r, ok := g.local.(interface{ Release() }); ok {
+		r.Release()
+	}
+	g.local = nil
 }
 
 type viewRange struct{ lo, hi uintptr }
@@ -90,9 +108,16 @@ type AccessError struct {
 	Group  [3]int
 	Msg    string
 	Err    error
+	// File and Line are the kernel function's frame that made the access,
+	// once the dispatch has failed with it.
+	File string
+	Line int
 }
 
 func (e *AccessError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("kernel %s work-group %v at %s:%d: %s", e.Kernel, e.Group, filepath.Base(e.File), e.Line, e.Msg)
+	}
 	return fmt.Sprintf("kernel %s work-group %v: %s", e.Kernel, e.Group, e.Msg)
 }
 

@@ -104,7 +104,7 @@ func TestFastCallLayout(t *testing.T) {
 	}
 }
 
-func TestFastCallAllocatesNothing(t *testing.T) {
+func TestFastCallAllocs(t *testing.T) {
 	labs := libc(t, "labs")
 	for _, public := range []bool{false, true} {
 		t.Run(fmt.Sprintf("public=%v", public), func(t *testing.T) {

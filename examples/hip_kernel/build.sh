@@ -6,7 +6,7 @@
 set -euo pipefail
 CLANG=${CLANG:-clang-19}
 cd "$(dirname "${BASH_SOURCE[0]}")"
-COMMON=(-O3 -std=c++17 -Wall -Werror -fno-ident -cuid=own_kernel -ffile-compilation-dir=.)
+COMMON=(-O3 -std=c++17 -Wall -Werror -fno-ident -cuid=hip_kernel -ffile-compilation-dir=.)
 mkdir -p gen
 "$CLANG" -x hip --cuda-device-only --offload-arch=gfx90a --offload-arch=gfx942 -nogpuinc -nogpulib \
 	-mcode-object-version=5 "${COMMON[@]}" -o gen/poly.hipfb src/poly.hip

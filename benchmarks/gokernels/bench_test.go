@@ -1,0 +1,136 @@
+package gokernels
+
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// The benchmarks run the same sizes and launch shapes as
+// benchmarks/peers/gokernels_peer.cu, so gpu-ns/op sits beside the nvcc
+// peer's time in the same run. Checked mode is off: that is the figure
+// the targets name (BenchmarkChecked measures its cost).
+
+func benchBuf[T any](b *testing.B, dev *gpu.Device, n int) *buffer.Buffer[T] {
+	b.Helper()
+	x, err := buffer.New[T](dev, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Memset(0); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = x.Free() })
+	return x
+}
+
+func benchStream(b *testing.B) (*gpu.Device, *stream.Stream) {
+	b.Helper()
+	goKernels.SetChecked(false)
+	b.Cleanup(func() { goKernels.SetChecked(true) })
+	dev := gputest.Device(b)
+	s, err := stream.New(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Destroy() })
+	return dev, s
+}
+
+func BenchmarkVectorAdd(b *testing.B) {
+	dev, s := benchStream(b)
+	n := 1 << 26
+	if dev.Properties().Driver == "cpu" {
+		n = 1 << 24
+	}
+	x, y, z := benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchVectorAdd(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, z)
+	}, gputest.Bytes(int64(12*n)))
+}
+
+// BenchmarkChecked is BenchmarkVectorAdd in checked mode.
+func BenchmarkChecked(b *testing.B) {
+	dev, s := benchStream(b)
+	goKernels.SetChecked(true)
+	n := 1 << 26
+	if dev.Properties().Driver == "cpu" {
+		n = 1 << 24
+	}
+	x, y, z := benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchVectorAdd(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, z)
+	}, gputest.Bytes(int64(12*n)))
+}
+
+func BenchmarkMatrixMul(b *testing.B) {
+	dev, s := benchStream(b)
+	n := 2048
+	if dev.Properties().Driver == "cpu" {
+		n = 128
+	}
+	x, y, z := benchBuf[float32](b, dev, n*n), benchBuf[float32](b, dev, n*n), benchBuf[float32](b, dev, n*n)
+	for _, bs := range []int{16, 32} {
+		launch := LaunchMatrixMul16
+		if bs == 32 {
+			launch = LaunchMatrixMul32
+		}
+		b.Run(map[int]string{16: "block=16", 32: "block=32"}[bs], func(b *testing.B) {
+			grid := gpu.D2(uint32(n/bs), uint32(n/bs))
+			gputest.Benchmark(b, s, func() error {
+				return launch(s, grid, gpu.D2(uint32(bs), uint32(bs)), 0, z, x, y, int32(n), int32(n))
+			}, gputest.FLOPs(2*float64(n)*float64(n)*float64(n)))
+		})
+	}
+}
+
+func BenchmarkReduce(b *testing.B) {
+	dev, s := benchStream(b)
+	n, grid := 1<<24, 2048
+	if dev.Properties().Driver == "cpu" {
+		n, grid = 1<<22, 64
+	}
+	in, out := benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, grid)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchReduceF32(s, gpu.D1(uint32(grid)), gpu.D1(256), 256*4, in, out)
+	}, gputest.Bytes(int64(4*n)))
+}
+
+func BenchmarkHistogram256(b *testing.B) {
+	dev, s := benchStream(b)
+	n, grid := 64<<20, 1024
+	if dev.Properties().Driver == "cpu" {
+		n, grid = 4<<20, 64
+	}
+	data, bins := benchBuf[uint8](b, dev, n), benchBuf[uint32](b, dev, 256)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchHistogram256(s, gpu.D1(uint32(grid)), gpu.D1(256), 0, data, bins)
+	}, gputest.Bytes(int64(n)))
+}
+
+func BenchmarkTranspose(b *testing.B) {
+	dev, s := benchStream(b)
+	n := 4096
+	if dev.Properties().Driver == "cpu" {
+		n = 512
+	}
+	in, out := benchBuf[float32](b, dev, n*n), benchBuf[float32](b, dev, n*n)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchTranspose(s, gpu.D2(uint32(n/32), uint32(n/32)), gpu.D2(32, 8), 0, out, in, int32(n), int32(n))
+	}, gputest.Bytes(int64(8*n*n)))
+}
+
+func BenchmarkScan(b *testing.B) {
+	dev, s := benchStream(b)
+	n := 1 << 24
+	if dev.Properties().Driver == "cpu" {
+		n = 1 << 20
+	}
+	data, sums := benchBuf[int32](b, dev, n), benchBuf[int32](b, dev, n/256)
+	gputest.Benchmark(b, s, func() error {
+		return LaunchScanBlock(s, gpu.D1(uint32(n/256)), gpu.D1(256), 0, data, sums)
+	}, gputest.Bytes(int64(8*n)))
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""gokernels_summary.py peer.txt bench.txt: each Go kernel's median GPU
+time beside its nvcc peer's, as a speed ratio (peer time / Go time)."""
+import re, statistics, sys
+
+peer = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\w+) ([\d.]+) us", line)
+    if m:
+        peer[m.group(1)] = float(m.group(2))
+bench = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"Benchmark(\S+?)(-\d+)?\s+\d+\s+.*?([\d.]+) gpu-ns/op", line)
+    if m:
+        bench.setdefault(m.group(1), []).append(float(m.group(3)) / 1000)
+pairs = [
+    ("VectorAdd", "vector_add"),
+    ("MatrixMul/block=16", "matrix_mul16"),
+    ("MatrixMul/block=32", "matrix_mul32"),
+    ("Reduce", "reduce_f32"),
+    ("Histogram256", "histogram256"),
+    ("Transpose", "transpose"),
+    ("Scan", "scan_block"),
+]
+print("%-22s %12s %12s %8s" % ("kernel", "nvcc us", "Go us", "speed"))
+for go, nv in pairs:
+    if go in bench and nv in peer:
+        g = statistics.median(bench[go])
+        print("%-22s %12.2f %12.2f %7.3fx" % (go, peer[nv], g, peer[nv] / g))
+    else:
+        print("%-22s missing (go %s, peer %s)" % (go, go in bench, nv in peer))
+if "Checked" in bench and "VectorAdd" in bench:
+    c, u = statistics.median(bench["Checked"]), statistics.median(bench["VectorAdd"])
+    print("checked vector_add: %.2f us against %.2f us unchecked: cost %.1f%%" % (c, u, (c / u - 1) * 100))

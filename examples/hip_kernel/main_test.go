@@ -1,0 +1,56 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// The kernel agrees with the host on every device the machine has (the
+// cpu agent in CI; an H200 runs the PTX, an AMD GPU the bundle).
+func TestPoly3(t *testing.T) {
+	dev := gputest.Device(t)
+	for _, n := range []int{1, 255, 256, 1000, 1 << 20} {
+		out, worst, err := run(dev, n)
+		require.NoError(t, err, "n=%d", n)
+		assert.Len(t, out, n)
+		assert.InDelta(t, 0, worst, 1e-5, "n=%d", n)
+		assert.InDelta(t, -0.5, out[0], 1e-6, "y(-1), n=%d", n) // 2(-1)^3 - 1 - 0.5 + 3
+	}
+}
+
+// A launch that does not fit the kernel is refused before it is queued.
+func TestPoly3Refused(t *testing.T) {
+	dev := gputest.Device(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	x, err := buffer.New[float32](dev, 16)
+	require.NoError(t, err)
+	defer x.Free()
+	assert.Error(t, Poly3(s, nil, x, 1, 1, 1, 1))
+	assert.Error(t, LaunchPoly3(s, gpu.D1(1), gpu.D1(1<<20), 0, x, x, 1, 1, 1, 1, 16), "a block larger than any device allows")
+}
+
+// BenchmarkPoly3 reports the kernel's time on the device and its bandwidth
+// (4 bytes read and 4 written per element).
+func BenchmarkPoly3(b *testing.B) {
+	dev := gputest.Device(b)
+	s, err := stream.New(dev)
+	require.NoError(b, err)
+	defer s.Destroy()
+	const n = 1 << 22
+	x, err := buffer.New[float32](dev, n)
+	require.NoError(b, err)
+	defer x.Free()
+	y, err := buffer.New[float32](dev, n)
+	require.NoError(b, err)
+	defer y.Free()
+	gputest.Benchmark(b, s, func() error { return Poly3(s, x, y, 2, -1, 0.5, 3) }, gputest.Bytes(8*n))
+}

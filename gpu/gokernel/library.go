@@ -1,0 +1,222 @@
+package gokernel
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/rtc"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr/kernel"
+)
+
+// Spec is what hipgo-gen -go writes for one package of kernels.
+type Spec struct {
+	Name    string      // the library's name, for errors and the compile cache
+	Set     *kernel.Set // the Go kernels, for the cpu agent
+	Source  string      // the C++ translation, for NVRTC and hipRTC
+	Kernels []string    // the kernels' C names, in launcher order
+	Files   []string    // the Go files a fault record's file field indexes
+	// Objects are the code objects clang built: AMDGPU offload bundles
+	// ([]byte) and PTX (string), in the order module.Load should try them.
+	Objects []any
+}
+
+// Library is a package's kernels, loaded on each device on first use.
+type Library struct {
+	spec    Spec
+	checked atomic.Int32 // modeDefault, modeOn or modeOff
+}
+
+const (
+	modeDefault int32 = iota
+	modeOn
+	modeOff
+)
+
+// New makes the library of a generated package.
+func New(spec Spec) *Library { return &Library{spec: spec} }
+
+// SetChecked switches checked mode on or off for this library's launches
+// on GPUs, whatever the default.
+func (l *Library) SetChecked(on bool) {
+	if on {
+		l.checked.Store(modeOn)
+	} else {
+		l.checked.Store(modeOff)
+	}
+}
+
+// Checked reports whether the library's GPU launches are checked.
+func (l *Library) Checked() bool {
+	switch l.checked.Load() {
+	case modeOn:
+		return true
+	case modeOff:
+		return false
+	}
+	return defaultChecked
+}
+
+// defaultChecked: on in tests, HIPGO_CHECKED over both.
+var defaultChecked = func() bool {
+	if v, err := strconv.ParseBool(strings.TrimSpace(os.Getenv("HIPGO_CHECKED"))); err == nil {
+		return v
+	}
+	return testing.Testing()
+}()
+
+// Loaded is a library on one device: its module and functions.
+type Loaded struct {
+	Module  *module.Module
+	lib     *Library
+	fns     []*module.Function
+	checked []*module.Function // nil where the device runs Go (the cpu agent)
+	faults  []*buffer.Host[uint32]
+	checks  []func() error
+}
+
+// Function is the kernel named name (its C name) on this device.
+func (ld *Loaded) Function(name string) (*module.Function, error) { return ld.Module.Function(name) }
+
+// Load returns the library loaded on dev, loading it on first use: the
+// code object that fits dev, or else the C++ compiled at run time.
+func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
+	if l == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "module load", "nil library")
+	}
+	return module.Shared(dev, l, l.setup)
+}
+
+func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
+	src := module.Library{l.spec.Set}
+	src = append(src, l.spec.Objects...)
+	m, err := module.Load(dev, src)
+	if errors.Is(err, gpu.ErrNoBinaryForGpu) && l.spec.Source != "" {
+		rm, cerr := rtc.Compile(dev, l.spec.Source, rtc.Options{Name: l.spec.Name + ".cu", Flags: []string{"-std=c++17"}})
+		if cerr != nil {
+			return nil, nil, fmt.Errorf("%w; compiling its source at run time: %w", err, cerr)
+		}
+		m, err = rm.Module, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ld := &Loaded{Module: m, lib: l}
+	n := len(l.spec.Kernels)
+	ld.fns, ld.checked = make([]*module.Function, n), make([]*module.Function, n)
+	ld.faults, ld.checks = make([]*buffer.Host[uint32], n), make([]func() error, n)
+	fail := func(err error) (*module.Module, *Loaded, error) {
+		for _, h := range ld.faults {
+			if h != nil {
+				_ = h.Free()
+			}
+		}
+		_ = m.Unload()
+		return nil, nil, err
+	}
+	for i, name := range l.spec.Kernels {
+		if ld.fns[i], err = m.Function(name); err != nil {
+			return fail(err)
+		}
+		if c, cerr := m.Function(name + "_checked"); cerr == nil {
+			h, herr := buffer.NewHost[uint32](dev, faultWords)
+			if herr != nil {
+				return fail(herr)
+			}
+			ld.checked[i], ld.faults[i] = c, h
+			ld.checks[i] = ld.checker(i)
+		}
+	}
+	return m, ld, nil
+}
+
+// Prepare readies a launch of kernel k (its index in Spec.Kernels) on s:
+// the library on s's device, and whether the launch is checked, in which
+// case the caller appends the checked entry point's lengths to the
+// arguments before Launch.
+func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
+	if s == nil {
+		return nil, false, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+	}
+	ld, err := l.Load(s.Device())
+	if err != nil {
+		return nil, false, err
+	}
+	if k < 0 || k >= len(ld.fns) {
+		return nil, false, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "launch", "%s: no kernel %d", l.spec.Name, k)
+	}
+	return ld, ld.checked[k] != nil && l.Checked(), nil
+}
+
+// Launch launches kernel k as Prepare readied it; a checked launch gets
+// the fault record as its last argument and a check after it.
+func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
+	if !checked {
+		return ld.fns[k].LaunchArgs(s, grid, block, sharedMem, args)
+	}
+	args.Ptr(ld.faults[k])
+	if err := ld.checked[k].LaunchArgs(s, grid, block, sharedMem, args); err != nil {
+		return err
+	}
+	return s.LaunchHostFunc(ld.checks[k])
+}
+
+// The fault record: unsigned set, kind, line, file; long long index, len.
+const faultWords = 8
+
+// Fault kinds, as the generated C++ writes them.
+const (
+	faultIndex  = 1
+	faultDivide = 2
+	faultSlice  = 3
+	faultShift  = 4
+)
+
+// checker reads kernel k's fault record after a checked launch.
+func (ld *Loaded) checker(k int) func() error {
+	name := ld.lib.spec.Kernels[k]
+	rec := ld.faults[k].Slice()
+	return func() error {
+		if atomic.LoadUint32(&rec[0]) == 0 {
+			return nil
+		}
+		kind, line, file := rec[1], rec[2], rec[3]
+		idx := int64(uint64(rec[4]) | uint64(rec[5])<<32)
+		n := int64(uint64(rec[6]) | uint64(rec[7])<<32)
+		clear(rec)
+		where := fmt.Sprintf("line %d", line)
+		if files := ld.lib.spec.Files; int(file) < len(files) {
+			where = fmt.Sprintf("%s:%d", files[file], line)
+		}
+		var what string
+		switch kind {
+		case faultIndex:
+			what = fmt.Sprintf("index out of range [%d] with length %d", idx, n)
+		case faultDivide:
+			what = "integer divide by zero"
+		case faultSlice:
+			what = fmt.Sprintf("slice bounds out of range [:%d] with capacity %d", idx, n)
+		case faultShift:
+			what = fmt.Sprintf("negative shift amount %d", idx)
+		default:
+			what = fmt.Sprintf("fault of kind %d", kind)
+		}
+		return gpu.Errorf(gpu.ErrorLaunchFailure, "kernel "+name, "%s: %s (checked mode)", where, what)
+	}
+}
+
+// Bool is a bool kernel argument's byte, as C++ takes it.
+func Bool(v bool) uint8 {
+	if v {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,77 @@
+// Package kernelgen translates Go kernels, functions written per work-item
+// in a documented subset of Go, into CUDA/HIP C++. hipgo-gen's -go mode
+// uses it and writes the Go side (argument layouts, cpu registration,
+// typed launchers) from the Result.
+//
+// Load reads a package with golang.org/x/tools/go/packages; Translate
+// turns every top-level function marked //hipgo:kernel, whose first
+// parameter is a kernel.Thread, into two extern "C" entry points, NAME and
+// NAME_checked (NAME the Go name in snake case), over one
+// `template <bool Checked>` body: the unchecked variant has no checks at
+// all, the checked one records the first index, slice-bound, division or
+// shift failure in the trailing hg_fault* and carries on with a safe value
+// (reads give zero, writes go to a scratch cell). The functions kernels
+// call, transitively, become __device__ templates; generic ones are
+// instantiated per type argument. The output is one self-contained unit
+// (no #include) that compiles with clang-19 -x hip or -x cuda offline, with
+// hipRTC and with NVRTC, with `#line` directives naming the Go lines.
+//
+// The subset:
+//
+//	Go                                    C++
+//	int8..int64, uint8..uint64            int8_t..int64_t, uint8_t..uint64_t (typedefs in the prelude)
+//	int, uint (64 bits, as in Go)         long long, unsigned long long
+//	float32, float64, bool                float, double, bool
+//	package struct type                   struct of the same name, fields in order
+//	[N]T                                  hg_array<T, N> (a value: assignment copies)
+//	[]T                                   hg_slice<T> {T* p; long long n, c;}, hg_slice<const T> when never written
+//	kernel parameter []T                  T* x_p, long long x_n (const T* when ReadOnly)
+//	kernel.Dim                            hg_dim {long long X, Y, Z;}
+//	var x T; x := e; x = e; a, b = b, a   T x = {}; T x = e; x = e; through temporaries
+//	x op= e, x++, x--                     native where C++ computes Go's result, else x = hg_add(x, e) ...
+//	+ - * on signed or narrow integers    hg_add, hg_sub, hg_mul, hg_neg: wrap through the unsigned type
+//	/ %                                   hg_div, hg_rem: by zero a fault (checked) or 0; MinInt/-1 = MinInt
+//	<< >> (variable count)                hg_shl, hg_shr: count >= width gives 0 or the sign; negative a fault
+//	&^, unary ^                           & ~, ~ (narrow types cut back to their width)
+//	float operators                       native (the Go spec allows FMA contraction)
+//	constants                             folded (go/constant), exact literals: 1.5f, 7LL, 3U
+//	if/else, for (three forms), for i := range n, for i, v := range slice/array
+//	                                      if, for, while; range over a copy of the bound
+//	switch (tagged, tagless), no fallthrough   an if/else chain on a temporary
+//	break, continue, labels               break/continue, or goto hg_break_N / hg_continue_N
+//	return                                return
+//	s[i], a[i], p[i] (p *[N]T)            hg_ld<Checked> (a read) / hg_ref<Checked> (a place); constant array index direct
+//	s[lo:hi], a[lo:hi]                    hg_sub<Checked>
+//	len(s), cap(s), min, max              s.n, s.c, hg_min, hg_max
+//	T(x)                                  (T)(x)
+//	Struct{...}, [N]T{...}                aggregate initialisation
+//	t.ThreadIdx/BlockIdx/BlockDim/GridDim (X/Y/Z)   hg_tid_x() ... (builtins offline, threadIdx... under RTC)
+//	t.GlobalX/Y/Z, t.Lane, t.WarpSize     hg_global_x(), hg_lane(), hg_warp_size() (32, or the wavefront)
+//	t.SyncThreads, t.SyncWarp             hg_sync_threads(), hg_sync_warp()
+//	kernel.Shared[T](t) (kernel top level)    __shared__ T hg_shared_x; T* x = &hg_shared_x;
+//	kernel.DynamicShared[T](t)            extern __shared__ bytes viewed as hg_dyn_bytes / sizeof(T) elements
+//	kernel.Shfl, ShflDown, ShflUp, ShflXor    hg_shfl*: 32-bit shuffles, 64-bit values as two halves
+//	kernel.Ballot, Any, All               hg_ballot (a 64-bit mask), hg_any, hg_all
+//	kernel.Atomic* (&s[i], &shared[i], p) hg_atomic_*: __hip_atomic_* / __atomic_* / atomicAdd ... (relaxed, device scope)
+//	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
+//	math.Float32bits ... Float64frombits  hg_f32_bits ...
+//	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)
+//
+// Outside the subset, and an error naming the construct at file:line:col:
+// allocation (make, new, append, slice and map literals), maps,
+// interfaces, closures, goroutines, channels, select, defer, panic,
+// strings, goto, fallthrough, method values and method calls, calls to
+// packages other than kernel and math, recursion, several results,
+// pointers other than kernel.Shared's, package-level variables.
+//
+// Offline builds have no vendor device library: on NVPTX, exp, log, sin,
+// cos, tanh and pow of float32 are PTX approximations (see mathFns), and
+// the float64 transcendental functions, on NVPTX and AMDGPU, are an
+// #error naming the function and the runtime compiler that has it; they
+// are emitted only where a kernel uses them. Float-to-integer conversion
+// of an out-of-range value is the target's (Go leaves it to the
+// implementation too).
+//
+// Translate is safe to call from several goroutines on different
+// packages.
+package kernelgen

@@ -1,0 +1,388 @@
+package kernelgen
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// KernelPkg is the import path of the kernel SDK.
+const KernelPkg = "github.com/hipgo/hipgo/rocr/kernel"
+
+// Error is a construct outside the kernel subset, or a kernel the
+// generator cannot translate, at a place in the Go source.
+type Error struct {
+	Pos       token.Position
+	Construct string // what is not allowed, e.g. "closure (func literal)"
+	Detail    string // why, or what to do instead; may be empty
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s is outside the kernel subset", e.Pos, e.Construct)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// ErrorList is every Error of one translation, in source order.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives the errors one by one, for errors.As.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// LoadMode is what Translate needs of a package.
+const LoadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo
+
+// Load reads the Go package in dir and translates its kernels. The files
+// named by generated (the Go that hipgo-gen writes, which may be stale or
+// absent) are read as empty, and type errors outside the files that hold
+// kernels are tolerated: the rest of the package may call launchers that
+// do not exist yet.
+func Load(dir string, generated ...string) (*Result, error) {
+	overlay := map[string][]byte{}
+	for _, g := range generated {
+		abs, err := filepath.Abs(filepath.Join(dir, g))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err == nil {
+			overlay[abs] = []byte("package " + packageName(abs) + "\n")
+		}
+	}
+	cfg := &packages.Config{Mode: LoadMode, Dir: dir, Overlay: overlay}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", dir, err)
+	}
+	if len(pkgs) != 1 {
+		return nil, fmt.Errorf("load %s: %d packages, want one", dir, len(pkgs))
+	}
+	pkg := pkgs[0]
+	kernelFiles := map[string]bool{}
+	for _, f := range pkg.Syntax {
+		if hasKernel(f) {
+			kernelFiles[pkg.Fset.File(f.Pos()).Name()] = true
+		}
+	}
+	var errs []error
+	for _, e := range pkg.Errors {
+		if e.Kind == packages.TypeError && !kernelFiles[errorFile(e.Pos)] {
+			continue
+		}
+		// go list's own compile of the package reports the same type
+		// errors again, as one "# pkg" message: the type checker's are
+		// the ones that count.
+		if e.Kind == packages.ListError && (e.Pos == "" || e.Pos == "-") && strings.HasPrefix(e.Msg, "# ") {
+			continue
+		}
+		errs = append(errs, e)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("load %s: %w", dir, errors.Join(errs...))
+	}
+	return Translate(pkg)
+}
+
+// packageName is the package clause of the Go file at path, "main" if it
+// cannot be read.
+func packageName(path string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
+	if err != nil {
+		return "main"
+	}
+	return f.Name.Name
+}
+
+// hasKernel reports whether f declares a //hipgo:kernel function.
+func hasKernel(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
+			for _, c := range fd.Doc.List {
+				if strings.HasPrefix(c.Text, "//hipgo:kernel") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// errorFile is the file of a packages.Error position, "file:line:col".
+func errorFile(pos string) string {
+	for i := 0; i < 2; i++ {
+		if j := strings.LastIndexByte(pos, ':'); j >= 0 {
+			if _, err := strconv.Atoi(pos[j+1:]); err == nil {
+				pos = pos[:j]
+			}
+		}
+	}
+	return pos
+}
+
+// Translate translates every //hipgo:kernel function of pkg, which must
+// have been loaded with at least LoadMode.
+func Translate(pkg *packages.Package) (*Result, error) {
+	if pkg.Types == nil || pkg.TypesInfo == nil || len(pkg.Syntax) == 0 {
+		return nil, fmt.Errorf("translate %s: package loaded without syntax and types", pkg.PkgPath)
+	}
+	t := newTranslator(pkg)
+	// Every phase runs, so one translation reports every construct
+	// outside the subset.
+	t.discover()
+	t.analyze()
+	t.emit()
+	if len(t.errs) > 0 {
+		sort.SliceStable(t.errs, func(i, j int) bool {
+			a, b := t.errs[i].Pos, t.errs[j].Pos
+			if a.Filename != b.Filename {
+				return a.Filename < b.Filename
+			}
+			if a.Line != b.Line {
+				return a.Line < b.Line
+			}
+			return a.Column < b.Column
+		})
+		return nil, t.errs
+	}
+	return t.res, nil
+}
+
+// function is a kernel or a device function it reaches.
+type function struct {
+	obj     *types.Func // the origin, for a generic function
+	decl    *ast.FuncDecl
+	kernel  bool
+	file    int // index in Result.Files
+	callees []*function
+	// direct properties, before closing over callees
+	lockstep bool
+	dyn      bool
+	k        *Kernel // for a kernel: its entry in Result.Kernels
+}
+
+type translator struct {
+	pkg   *packages.Package
+	info  *types.Info
+	fset  *token.FileSet
+	sizes types.Sizes
+	res   *Result
+	errs  ErrorList
+	seen  map[token.Pos]bool // error positions already reported
+
+	fileIdx map[*token.File]int
+	funcs   map[*types.Func]*function
+	decls   map[*types.Func]*ast.FuncDecl
+	order   []*function // reachable functions, callees before callers
+
+	written map[*types.Var]bool
+	edges   map[*types.Var][]*types.Var
+
+	structs    []*types.Named
+	structSeen map[*types.Named]bool
+	math       map[string]bool // used math helpers: "exp/32"
+	usesDyn    bool
+}
+
+func newTranslator(pkg *packages.Package) *translator {
+	t := &translator{
+		pkg:        pkg,
+		info:       pkg.TypesInfo,
+		fset:       pkg.Fset,
+		sizes:      types.SizesFor("gc", "amd64"),
+		res:        &Result{Package: pkg.Name},
+		seen:       map[token.Pos]bool{},
+		fileIdx:    map[*token.File]int{},
+		funcs:      map[*types.Func]*function{},
+		decls:      map[*types.Func]*ast.FuncDecl{},
+		written:    map[*types.Var]bool{},
+		edges:      map[*types.Var][]*types.Var{},
+		structSeen: map[*types.Named]bool{},
+		math:       map[string]bool{},
+	}
+	for _, f := range pkg.Syntax {
+		tf := pkg.Fset.File(f.Pos())
+		t.fileIdx[tf] = len(t.res.Files)
+		t.res.Files = append(t.res.Files, filepath.Base(tf.Name()))
+	}
+	return t
+}
+
+func (t *translator) errorf(pos token.Pos, construct, format string, args ...any) {
+	if t.seen[pos] {
+		return
+	}
+	t.seen[pos] = true
+	t.errs = append(t.errs, &Error{Pos: t.fset.Position(pos), Construct: construct, Detail: fmt.Sprintf(format, args...)})
+}
+
+// isKernelDecl reports whether d is marked //hipgo:kernel.
+func isKernelDecl(d *ast.FuncDecl) bool {
+	if d.Doc == nil {
+		return false
+	}
+	for _, c := range d.Doc.List {
+		if strings.TrimSpace(c.Text) == "//hipgo:kernel" {
+			return true
+		}
+	}
+	return false
+}
+
+// isThread reports whether typ is kernel.Thread.
+func isThread(typ types.Type) bool { return isKernelType(typ, "Thread") }
+
+func isKernelType(typ types.Type, name string) bool {
+	n, ok := typ.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == KernelPkg && n.Obj().Name() == name
+}
+
+// discover finds the kernels and the device functions they reach.
+func (t *translator) discover() {
+	var kernels []*function
+	for _, f := range t.pkg.Syntax {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			obj, _ := t.info.Defs[fd.Name].(*types.Func)
+			if obj == nil {
+				continue
+			}
+			t.decls[obj] = fd
+			if !isKernelDecl(fd) {
+				continue
+			}
+			sig := obj.Type().(*types.Signature)
+			switch {
+			case sig.Recv() != nil:
+				t.errorf(fd.Name.Pos(), "method kernel", "a kernel is a package-level function")
+				continue
+			case sig.TypeParams().Len() > 0:
+				t.errorf(fd.Name.Pos(), "generic kernel", "instantiate a generic device function from a kernel per element type")
+				continue
+			case sig.Params().Len() == 0 || !isThread(sig.Params().At(0).Type()):
+				t.errorf(fd.Name.Pos(), "kernel without kernel.Thread", "a kernel's first parameter is a kernel.Thread")
+				continue
+			case sig.Results().Len() > 0:
+				t.errorf(fd.Name.Pos(), "kernel with results", "a kernel returns nothing")
+				continue
+			}
+			fn := &function{obj: obj, decl: fd, kernel: true, file: t.fileIdx[t.fset.File(fd.Pos())]}
+			t.funcs[obj] = fn
+			kernels = append(kernels, fn)
+		}
+	}
+	// The call graph, depth first: recursion is an error, and order puts
+	// callees before their callers.
+	state := map[*function]int{} // 1 visiting, 2 done
+	var visit func(fn *function)
+	visit = func(fn *function) {
+		state[fn] = 1
+		ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			callee := t.deviceCallee(call)
+			if callee == nil {
+				return true
+			}
+			c := t.funcs[callee]
+			if c == nil {
+				d := t.decls[callee]
+				if d == nil {
+					return true
+				}
+				if d.Recv != nil {
+					t.errorf(call.Pos(), "method call", "write a function that takes the value")
+					return true
+				}
+				if isKernelDecl(d) {
+					t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
+					return true
+				}
+				c = &function{obj: callee, decl: d, file: t.fileIdx[t.fset.File(d.Pos())]}
+				t.funcs[callee] = c
+			} else if c.kernel {
+				t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
+				return true
+			}
+			switch state[c] {
+			case 1:
+				t.errorf(call.Pos(), "recursion", "call to %s makes a cycle; GPUs have no call stack to grow", callee.Name())
+				return true
+			case 0:
+				visit(c)
+			}
+			fn.callees = append(fn.callees, c)
+			return true
+		})
+		state[fn] = 2
+		t.order = append(t.order, fn)
+	}
+	for _, k := range kernels {
+		if state[k] == 0 {
+			visit(k)
+		}
+	}
+}
+
+// deviceCallee is the package-level function of this package that call
+// calls, as its origin, or nil.
+func (t *translator) deviceCallee(call *ast.CallExpr) *types.Func {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		if sel := t.info.Selections[f]; sel != nil && sel.Kind() == types.MethodVal {
+			if fn, ok := sel.Obj().(*types.Func); ok && fn.Pkg() == t.pkg.Types {
+				return fn.Origin()
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	fn, ok := t.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() != t.pkg.Types {
+		return nil
+	}
+	return fn.Origin()
+}

@@ -1,0 +1,84 @@
+package kernelgen
+
+import (
+	"go/token"
+	"go/types"
+)
+
+// Result is one package's kernels, translated.
+type Result struct {
+	Package string // the Go package name
+	// Source is one self-contained C++ translation unit (its prelude
+	// inline, no #include) that compiles as HIP (clang -x hip, hipRTC) and
+	// as CUDA (clang -x cuda, NVRTC), with #line directives naming the Go
+	// source.
+	Source string
+	// BareSlices: the translation passes a slice whose length the kernel
+	// never reads as a bare pointer (Param.Len); otherwise every slice
+	// carries its length.
+	BareSlices bool
+	// Files are the Go files a fault record's File indexes.
+	Files   []string
+	Kernels []Kernel
+}
+
+// Kernel is one //hipgo:kernel function.
+type Kernel struct {
+	GoName string // the Go function, e.g. Saxpy
+	Name   string // the C symbol, snake_case of GoName: saxpy; the checked variant is Name+"_checked"
+	Pos    token.Position
+	Params []Param // the Go parameters after the kernel.Thread, in order
+	// Lockstep: the kernel calls SyncThreads, SyncWarp or a warp operation,
+	// itself or through device functions.
+	Lockstep bool
+	// StaticShared is the bytes of its kernel.Shared variables, laid out in
+	// call order, each aligned to its type's alignment.
+	StaticShared int
+	// DynamicShared: the kernel calls kernel.DynamicShared; its C++ takes a
+	// trailing `unsigned int hg_dyn_bytes` after the user parameters.
+	DynamicShared bool
+}
+
+// ParamKind is how a parameter crosses into the kernel.
+type ParamKind int
+
+const (
+	Scalar ParamKind = iota // a fixed-size number or bool: one C scalar
+	Slice                   // []T: `T* name_p` (const T* when ReadOnly), with `long long name_n` (see Len)
+	Struct                  // a struct by value: the C struct of the same name and layout
+)
+
+// Param is one kernel parameter.
+type Param struct {
+	Name string
+	Kind ParamKind
+	// Type is the parameter's Go type; for a Slice, its element type.
+	Type types.Type
+	// CType is the C spelling of Type (of the element for a Slice).
+	CType string
+	// ReadOnly: a Slice the kernel never writes, through any device
+	// function either; a const pointer and a read for dependencies.
+	ReadOnly bool
+	// Len: the kernel reads the Slice's length (len, range, a slice
+	// expression without both bounds, a device function that does), so
+	// both entry points take `T* name_p, long long name_n`. Otherwise the
+	// plain entry point takes the bare pointer, which keeps a C kernel's
+	// signature (vector_add(const float*, const float*, float*, int)), and
+	// only the checked one takes the length: `long long name_n` after the
+	// user parameters and hg_dyn_bytes, for each such slice in order, then
+	// hg_f.
+	Len bool
+}
+
+// The fault record a checked kernel writes, the trailing `hg_fault*`
+// parameter of Name+"_checked": 32 bytes, the first failure of the launch.
+//
+//	struct hg_fault { unsigned set, kind, line, file; long long index, len; };
+const (
+	FaultNone       = 0
+	FaultIndex      = 1 // index out of range: Index, Len
+	FaultDivide     = 2 // integer divide by zero
+	FaultSlice      = 3 // slice bounds out of range: Index (the bound), Len (the capacity)
+	FaultShift      = 4 // negative shift amount: Index
+	FaultRecordSize = 32
+)

@@ -1,0 +1,59 @@
+// Package k holds kernels the generator's tests translate.
+package k
+
+import (
+	"golang.org/x/exp/constraints"
+
+	"github.com/hipgo/hipgo/rocr/kernel"
+)
+
+//hipgo:kernel
+func VectorAdd(t kernel.Thread, a, b, c []float32) {
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = a[i] + b[i]
+	}
+}
+
+//hipgo:kernel
+func Saxpy(t kernel.Thread, alpha float32, x, y []float32) {
+	i := t.GlobalX()
+	if i < len(y) {
+		y[i] = alpha*x[i] + y[i]
+	}
+}
+
+// warpSum adds v over the warp; lane 0 holds the total.
+func warpSum[T constraints.Float](t kernel.Thread, v T) T {
+	for off := t.WarpSize() / 2; off > 0; off /= 2 {
+		v += kernel.ShflDown(t, v, off)
+	}
+	return v
+}
+
+//hipgo:kernel
+func ReduceSum(t kernel.Thread, in []float32, out []float32) {
+	sdata := kernel.DynamicShared[float32](t)
+	tid := t.ThreadIdx().X
+	i := t.BlockIdx().X*t.BlockDim().X*2 + tid
+	var sum float32
+	if i < len(in) {
+		sum = in[i]
+	}
+	if j := i + t.BlockDim().X; j < len(in) {
+		sum += in[j]
+	}
+	sdata[tid] = sum
+	t.SyncThreads()
+	for s := t.BlockDim().X / 2; s >= t.WarpSize(); s >>= 1 {
+		if tid < s {
+			sdata[tid] += sdata[tid+s]
+		}
+		t.SyncThreads()
+	}
+	if tid < t.WarpSize() {
+		v := warpSum(t, sdata[tid])
+		if tid == 0 {
+			kernel.AtomicAdd(&out[0], v)
+		}
+	}
+}

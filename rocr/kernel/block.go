@@ -1,0 +1,161 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Group is what a driver that runs Go kernels hands the SDK for each
+// work-group it runs: the group's place in the grid, its group memory and
+// a checked view of device memory. The cpu driver's work-groups implement
+// it.
+type Group interface {
+	rocr.MemoryView
+	// Dims is the group's id, its size in work-items and the grid's size in
+	// groups, in each dimension.
+	Dims() (id, size, count [3]int)
+	// Shared is the group segment: static, then dynamic group memory.
+	Shared() []byte
+	// Local is a slot the SDK keeps its per-worker state in; the driver
+	// calls Release on what it holds when the worker is done with a
+	// dispatch.
+	Local() *any
+}
+
+// Block is a work-group as generated code sees it: it makes each
+// work-item's Thread, views kernel arguments as slices, and runs lockstep
+// kernels. User code never needs it; generated registrations do.
+type Block struct {
+	g      Group
+	name   string
+	id     Dim
+	dim    Dim
+	grid   Dim
+	n      int // work-items
+	one    lane
+	mem    rocr.MemoryView
+	shared []byte
+	static int
+	x0     int  // blockIdx.x*blockDim.x
+	flat1  bool // a one-dimensional block without static shared memory
+
+	// lockstep state
+	lanes []lane
+	entry func(Thread)
+	xch   []uint64 // warp exchange, two buffers of one slot per work-item
+	xgen  []uint
+	frame unsafe.Pointer
+	ftype unsafe.Pointer // the frame's type, so a reused frame matches
+}
+
+func dim(v [3]int) Dim { return Dim{v[0], v[1], v[2]} }
+
+// block returns g's Block, readied for kernel k.
+func block(g Group, k *Kernel) *Block {
+	slot := g.Local()
+	b, _ := (*slot).(*Block)
+	if b == nil {
+		b = &Block{}
+		*slot = b
+	}
+	id, size, count := g.Dims()
+	if b.name != k.name || b.dim != dim(size) {
+		b.reset()
+	}
+	b.g, b.mem, b.name = g, g, k.name
+	b.id, b.dim, b.grid = dim(id), dim(size), dim(count)
+	b.n = size[0] * size[1] * size[2]
+	b.shared = g.Shared()
+	b.static = int(k.static)
+	b.one = lane{b: b}
+	b.x0 = b.id.X * b.dim.X
+	b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
+	return b
+}
+
+// Threads is the number of work-items in the block.
+func (b *Block) Threads() int { return b.n }
+
+// Thread is the i-th work-item of a barrier-free kernel's block, in linear
+// order (x fastest). The Thread it returns is valid until the next call.
+func (b *Block) Thread(i int) Thread {
+	if b.flat1 {
+		// One dimension and no shared memory: the Thread carries all that
+		// changes, and the call inlines.
+		return Thread{&b.one, i, b.x0 + i}
+	}
+	return b.thread(i)
+}
+
+func (b *Block) thread(i int) Thread {
+	l := &b.one
+	b.place(l, i)
+	return Thread{l, l.idx.X, b.x0 + l.idx.X}
+}
+
+// threadOf is l's Thread.
+func (b *Block) threadOf(l *lane) Thread { return Thread{l, l.idx.X, b.x0 + l.idx.X} }
+
+// place sets l to work-item i of the block.
+func (b *Block) place(l *lane, i int) {
+	l.b, l.flat, l.shOff = b, i, 0
+	if b.dim.Y == 1 && b.dim.Z == 1 {
+		l.idx = Dim{i, 0, 0}
+		return
+	}
+	l.idx = Dim{i % b.dim.X, i / b.dim.X % b.dim.Y, i / (b.dim.X * b.dim.Y)}
+}
+
+// View is a kernel's slice argument: n elements from p, checked once
+// against the allocation p points into.
+func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
+	if n == 0 {
+		return nil
+	}
+	return p.Slice(b.mem, 0, int(n))
+}
+
+// ViewRest is a kernel's slice argument whose length the kernel never
+// reads, passed as a bare pointer: the elements from p to the end of the
+// allocation p points into, so Go's bounds checks stop at its end.
+func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
+	if p == 0 {
+		return nil
+	}
+	a := rocr.FindAllocation(uintptr(p))
+	if a == nil {
+		// Not device memory: View's check names what it is.
+		return p.Slice(b.mem, 0, 1)
+	}
+	var zero T
+	return p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero)))
+}
+
+// ConstViewRest is ViewRest for a read-only argument.
+func ConstViewRest[T any](b *Block, p rocr.ConstPtr[T]) []T { return ViewRest(b, rocr.Ptr[T](p)) }
+
+// ConstView is View for a read-only argument.
+func ConstView[T any](b *Block, p rocr.ConstPtr[T], n int64) []T {
+	return View(b, rocr.Ptr[T](p), n)
+}
+
+// Frame is a lockstep kernel's argument frame of type F, kept by the block
+// and reused from one work-group to the next, so a launch allocates
+// nothing.
+func Frame[F any](b *Block) *F {
+	key := typeKey[F]()
+	if b.frame == nil || b.ftype != key {
+		b.frame, b.ftype = unsafe.Pointer(new(F)), key
+	}
+	return (*F)(b.frame)
+}
+
+// FrameOf is the frame of the block t belongs to.
+func FrameOf[F any](t Thread) *F { return (*F)(t.l.b.frame) }
+
+// typeKey is a unique pointer per type F.
+func typeKey[F any]() unsafe.Pointer {
+	var v any = (*F)(nil)
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
+}

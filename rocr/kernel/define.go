@@ -1,0 +1,158 @@
+package kernel
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Kernel is a Go kernel registered for the cpu agent: its name, its
+// argument layout (the kernarg layout of its C++ twin) and the function
+// that runs one work-group.
+type Kernel struct {
+	name     string
+	args     reflect.Type
+	run      func(b *Block, kernarg unsafe.Pointer)
+	sym      rocr.KernelSymbol
+	static   uint32
+	lockstep bool
+}
+
+// Name is the kernel's symbol name.
+func (k *Kernel) Name() string { return k.name }
+
+// Symbol is the kernel's signature as loaders see it.
+func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
+
+// Args is the type whose layout is the kernel's kernarg layout.
+func (k *Kernel) Args() reflect.Type { return k.args }
+
+// StaticShared is the static shared memory the kernel declares, in bytes.
+func (k *Kernel) StaticShared() uint32 { return k.static }
+
+// Run runs one work-group of the kernel: the entry point of a driver that
+// runs Go kernels. kernarg points at the launch's kernarg image.
+func (k *Kernel) Run(g Group, kernarg unsafe.Pointer) {
+	k.run(block(g, k), kernarg)
+}
+
+// Option configures a kernel at Define.
+type Option func(*Kernel)
+
+// StaticShared declares n bytes of static shared memory, the sum of the
+// kernel's Shared variables.
+func StaticShared(n uint32) Option { return func(k *Kernel) { k.static = n } }
+
+// MaxThreads declares the kernel's largest block (__launch_bounds__).
+func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
+
+// Lockstep marks a kernel that calls SyncThreads or warp operations: its
+// work-items run as coroutines, stopping at each barrier.
+func Lockstep() Option { return func(k *Kernel) { k.lockstep = true } }
+
+// Define registers a Go kernel for the cpu agent. A is a struct whose
+// fields are the kernel's parameters in kernarg order (see Signature), and
+// run runs one work-group of it. Generated code calls Define; it panics on
+// a malformed declaration, a programming error found at init time.
+func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kernel {
+	t := reflect.TypeFor[A]()
+	sym, err := Signature(name, t)
+	if err != nil {
+		panic(fmt.Errorf("kernel.Define %w", err))
+	}
+	k := &Kernel{name: name, args: t, sym: sym, run: func(b *Block, p unsafe.Pointer) { run(b, (*A)(p)) }}
+	for _, o := range opts {
+		o(k)
+	}
+	k.sym.GroupSegmentSize = k.static
+	return k
+}
+
+// Signature describes a Go kernel's argument struct t as a kernel symbol:
+// rocr.Ptr[T] (or ConstPtr[T], a read) for a `T*` (8 bytes), a fixed-size
+// scalar or a named type of one, or a struct or array of these passed by
+// value, whose Go layout must be its C layout (rocr.CheckCLayout). An
+// error begins with the kernel's quoted name.
+func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
+	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: 1}
+	if name == "" {
+		return sym, fmt.Errorf("%q: empty kernel name", name)
+	}
+	if t.Kind() != reflect.Struct {
+		return sym, fmt.Errorf("%q: arguments must be a struct, not %s", name, t)
+	}
+	sym.KernargSize, sym.KernargAlign = uint32(t.Size()), max(uint32(t.Align()), 8)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		arg := rocr.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
+		switch {
+		case f.Type.Implements(elemTyperType):
+			arg.Kind = rocr.ArgGlobalBuffer
+			arg.ValueKind = "global_buffer"
+			arg.Elem = reflect.Zero(f.Type).Interface().(elemTyper).ElemType()
+			arg.TypeName = arg.Elem.String() + "*"
+			if ro, ok := reflect.Zero(f.Type).Interface().(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
+				arg.ReadOnly = true
+				arg.TypeName = "const " + arg.TypeName
+			}
+		case isScalar(f.Type.Kind()):
+			arg.Kind = rocr.ArgByValue
+			arg.ValueKind = "by_value"
+			arg.Value = f.Type
+		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
+			// A struct by value: its Go layout must be its C layout, so the
+			// same argument fits this kernel and its C++ twin.
+			if err := rocr.CheckCLayout(f.Type); err != nil {
+				return sym, fmt.Errorf("%q: field %s: %w", name, f.Name, err)
+			}
+			arg.Kind = rocr.ArgByValue
+			arg.ValueKind = "by_value"
+			arg.Value = f.Type
+		default:
+			return sym, fmt.Errorf("%q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
+		}
+		sym.Args = append(sym.Args, arg)
+	}
+	return sym, nil
+}
+
+// elemTyper is implemented by rocr.Ptr[T] and rocr.ConstPtr[T].
+type elemTyper interface{ ElemType() reflect.Type }
+
+var elemTyperType = reflect.TypeFor[elemTyper]()
+
+func isScalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Bool:
+		return true
+	}
+	return false
+}
+
+// Set is a named collection of Go kernels, the counterpart of a code
+// object: module.Load loads it on the cpu agent.
+type Set struct {
+	Name    string
+	Kernels []*Kernel
+}
+
+// NewSet groups kernels into a set.
+func NewSet(name string, ks ...*Kernel) *Set { return &Set{Name: name, Kernels: ks} }
+
+// Code returns the set as loadable code; nil for a nil set.
+func (s *Set) Code() *rocr.Code {
+	if s == nil {
+		return nil
+	}
+	c := &rocr.Code{Kind: rocr.CodeGo, Name: s.Name, Target: "go", Go: s}
+	for _, k := range s.Kernels {
+		if k != nil {
+			c.Kernels = append(c.Kernels, k.sym)
+		}
+	}
+	return c
+}

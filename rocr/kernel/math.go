@@ -1,0 +1,60 @@
+package kernel
+
+import "math"
+
+// Float is float32 or float64.
+type Float interface{ ~float32 | ~float64 }
+
+// The math functions below are generic over Float, as CUDA's overloads
+// are (sqrtf for float32, sqrt for float64). On the cpu agent a float32
+// result is the float64 result rounded once; on a GPU it is the target's
+// float32 function, within its documented ULP bound.
+
+// Sqrt is the square root (sqrtf, sqrt).
+func Sqrt[T Float](x T) T { return T(math.Sqrt(float64(x))) }
+
+// Rsqrt is 1/Sqrt(x) (rsqrtf, rsqrt).
+func Rsqrt[T Float](x T) T { return T(1 / math.Sqrt(float64(x))) }
+
+// Exp is e**x (expf, exp).
+func Exp[T Float](x T) T { return T(math.Exp(float64(x))) }
+
+// Exp2 is 2**x (exp2f, exp2).
+func Exp2[T Float](x T) T { return T(math.Exp2(float64(x))) }
+
+// Log is the natural logarithm (logf, log).
+func Log[T Float](x T) T { return T(math.Log(float64(x))) }
+
+// Log2 is the binary logarithm (log2f, log2).
+func Log2[T Float](x T) T { return T(math.Log2(float64(x))) }
+
+// Sin is the sine (sinf, sin).
+func Sin[T Float](x T) T { return T(math.Sin(float64(x))) }
+
+// Cos is the cosine (cosf, cos).
+func Cos[T Float](x T) T { return T(math.Cos(float64(x))) }
+
+// Tanh is the hyperbolic tangent (tanhf, tanh).
+func Tanh[T Float](x T) T { return T(math.Tanh(float64(x))) }
+
+// Pow is x**y (powf, pow).
+func Pow[T Float](x, y T) T { return T(math.Pow(float64(x), float64(y))) }
+
+// Abs is |x| (fabsf, fabs).
+func Abs[T Float](x T) T { return T(math.Abs(float64(x))) }
+
+// Floor rounds down (floorf, floor).
+func Floor[T Float](x T) T { return T(math.Floor(float64(x))) }
+
+// Ceil rounds up (ceilf, ceil).
+func Ceil[T Float](x T) T { return T(math.Ceil(float64(x))) }
+
+// Fma is x*y+z rounded once (fmaf, fma).
+func Fma[T Float](x, y, z T) T {
+	if _, ok := any(x).(float32); ok {
+		// float64 holds a float32 product exactly: one rounding at the end
+		// would be the float64 sum's, so round through float64 math.FMA.
+		return T(float32(math.FMA(float64(x), float64(y), float64(z))))
+	}
+	return T(math.FMA(float64(x), float64(y), float64(z)))
+}
