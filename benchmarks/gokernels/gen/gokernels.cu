@@ -175,6 +175,9 @@ template <class T> struct hg_slice {
 };
 template <class T> HG_DEV hg_slice<const T> hg_const(hg_slice<T> s) { return {s.p, s.n, s.c}; }
 template <class T> HG_DEV hg_slice<T> hg_make_slice(T* p, long long n) { return {p, n, n}; }
+// A bare pointer's slice in an unchecked body: the kernel never reads its
+// length, so it is the largest, which no bound could fail.
+template <class T> HG_DEV hg_slice<T> hg_bare(T* p) { return {p, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; }
 
 // A Go array: a value, copied on assignment.
 template <class T, long long N> struct hg_array {
@@ -499,10 +502,10 @@ template <bool Checked> __device__ void vectorAdd(hg_slice<const float> a, hg_sl
   }
 }
 
-extern "C" __global__ void vector_add(const float* a_p, long long a_n, const float* b_p, long long b_n, float* c_p, long long c_n) {
-  vectorAdd<false>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), nullptr);
+extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float* c_p, long long c_n) {
+  vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
-extern "C" __global__ void vector_add_checked(const float* a_p, long long a_n, const float* b_p, long long b_n, float* c_p, long long c_n, hg_fault* hg_f) {
+extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
 }
 
@@ -557,10 +560,10 @@ template <bool Checked> __device__ void matrixMul16(hg_slice<float> c, hg_slice<
   hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 16), by), hg_mul(16, bx)), hg_mul(wB, ty)), tx), hg_f, 46, 0) = sum;
 }
 
-extern "C" __global__ void matrix_mul16(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB) {
-  matrixMul16<false>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, nullptr);
+extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
+  matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
-extern "C" __global__ void matrix_mul16_checked(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB, hg_fault* hg_f) {
+extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
@@ -615,10 +618,10 @@ template <bool Checked> __device__ void matrixMul32(hg_slice<float> c, hg_slice<
   hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 32), by), hg_mul(32, bx)), hg_mul(wB, ty)), tx), hg_f, 70, 0) = sum;
 }
 
-extern "C" __global__ void matrix_mul32(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB) {
-  matrixMul32<false>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, nullptr);
+extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
+  matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
-extern "C" __global__ void matrix_mul32_checked(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB, hg_fault* hg_f) {
+extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
@@ -627,10 +630,10 @@ template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_s
   reduceBlock<Checked, float>(in, out, hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), hg_f);
 }
 
-extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* out_p, long long out_n, unsigned int hg_dyn_bytes) {
-  reduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, nullptr);
+extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* out_p) {
+  reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
-extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
@@ -639,10 +642,10 @@ template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg
   reduceBlock<Checked, int32_t>(in, out, hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t))), hg_f);
 }
 
-extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, unsigned int hg_dyn_bytes) {
-  reduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, nullptr);
+extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p) {
+  reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
-extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
   reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
@@ -671,8 +674,8 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
   }
 }
 
-extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n) {
-  histogram256<false>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), nullptr);
+extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n, uint32_t* bins_p) {
+  histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
   histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
@@ -700,10 +703,10 @@ template <bool Checked> __device__ void transpose(hg_slice<float> out, hg_slice<
   }
 }
 
-extern "C" __global__ void transpose(float* out_p, long long out_n, const float* in_p, long long in_n, int32_t rows, int32_t cols) {
-  transpose<false>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, nullptr);
+extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t rows, int32_t cols) {
+  transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
-extern "C" __global__ void transpose_checked(float* out_p, long long out_n, const float* in_p, long long in_n, int32_t rows, int32_t cols, hg_fault* hg_f) {
+extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
   transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
 }
 
@@ -761,8 +764,8 @@ template <bool Checked> __device__ void scanBlock(hg_slice<int32_t> data, hg_sli
   }
 }
 
-extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n) {
-  scanBlock<false>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), nullptr);
+extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t* sums_p) {
+  scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
   scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
@@ -784,8 +787,8 @@ template <bool Checked> __device__ void uniformAdd(hg_slice<int32_t> data, hg_sl
   }
 }
 
-extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n) {
-  uniformAdd<false>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), nullptr);
+extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const int32_t* sums_p) {
+  uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
   uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
