@@ -71,7 +71,8 @@ type emitter struct {
 	out     *strings.Builder
 	indent  int
 	names   map[types.Object]string
-	used    map[string]bool
+	used    map[string]bool           // names no variable may take
+	vars    map[string][]types.Object // the variables declared under each name
 	tmp     int
 	file    string
 	line    int // the line the C++ compiler counts next, by the last #line
@@ -83,23 +84,39 @@ type emitter struct {
 }
 
 func (t *translator) newEmitter(fn *function) *emitter {
-	return &emitter{t: t, fn: fn, info: t.info, out: &strings.Builder{}, names: map[types.Object]string{}, used: map[string]bool{},
+	return &emitter{t: t, fn: fn, info: t.info, out: &strings.Builder{}, names: map[types.Object]string{}, used: map[string]bool{}, vars: map[string][]types.Object{},
 		file: t.res.Files[fn.file]}
 }
 
-// declare gives obj a C++ name unique in the function.
+// declare gives obj a C++ name: its Go name where no variable in scope
+// there has it, so sequential loops keep theirs (i, not i_1).
 func (e *emitter) declare(obj types.Object) string {
 	base := cName(obj.Name())
 	if base == "_" {
 		base = "unused"
 	}
 	name := base
-	for i := 1; e.used[name]; i++ {
+	for i := 1; e.taken(name, obj); i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
-	e.used[name] = true
+	e.vars[name] = append(e.vars[name], obj)
 	e.names[obj] = name
 	return name
+}
+
+// taken reports whether name is the function's own or that of a variable
+// whose Go scope encloses obj's declaration. Such a variable is never
+// shadowed: C++ would let `x := x + 1` read the new x.
+func (e *emitter) taken(name string, obj types.Object) bool {
+	if e.used[name] {
+		return true
+	}
+	for _, o := range e.vars[name] {
+		if o != obj && (o.Parent() == nil || o.Parent().Contains(obj.Pos())) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *emitter) temp(prefix string) string {

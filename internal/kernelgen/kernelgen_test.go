@@ -253,6 +253,23 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestNames checks that variables keep their Go names where no variable
+// in scope has it, and that an inner one that would shadow an outer one
+// does not.
+func TestNames(t *testing.T) {
+	r := loadK(t)
+	for _, want := range []string{
+		"for (long long i = hg_global_x(); i < data.n; i = hg_add(i, stride)) {", // Histogram256's second loop
+		"for (long long i = tid; i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {\n    hg_atomic_add(&hg_ref<Checked>(hist, i,",
+		"for (long long j = 0LL; j < 32LL; j = hg_add(j, 8LL)) {\n    if ((x < height)", // Transpose's second loop
+		"int32_t x_1 = hg_add(x, 1);",
+		"#line 232 \"samples.go\"\n  for (long long i = 0LL; i < 2LL; i = hg_add(i, 1LL)) {\n    {\n      int32_t& hg_r4 = hg_ref<Checked>(out, i, hg_f, 233, 1);",
+	} {
+		assert.True(t, strings.Contains(r.Source, want), "the source has no %q", want)
+	}
+	assert.NotRegexp(t, `\bi_1\b`, r.Source)
+}
+
 func TestSnake(t *testing.T) {
 	for in, want := range map[string]string{"VectorAdd": "vector_add", "SGEMM": "sgemm", "HTTPServer": "http_server", "Histogram256": "histogram256", "MatMul16x": "mat_mul16x", "a": "a"} {
 		assert.Equal(t, want, snake(in), in)

@@ -658,17 +658,17 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
     hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
   }
   hg_sync_threads();
-  for (long long i_1 = hg_global_x(); i_1 < data.n; i_1 = hg_add(i_1, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x()))) {
-    hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i_1, hg_f, 135, 0), hg_f, 135, 0), 1U);
+  for (long long i = hg_global_x(); i < data.n; i = hg_add(i, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x()))) {
+    hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
   }
   hg_sync_threads();
-  for (long long i_2 = (long long)hg_tid_x(); i_2 < 256LL; i_2 = hg_add(i_2, (long long)hg_bdim_x())) {
+  for (long long i = (long long)hg_tid_x(); i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {
     {
 #line 139 "kernels.go"
-      uint32_t v = hg_ld<Checked>((*local), i_2, hg_f, 139, 0);
+      uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
 #line 139 "kernels.go"
       if (v != 0U) {
-        hg_atomic_add(&hg_ref<Checked>(bins, i_2, hg_f, 140, 0), v);
+        hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
       }
     }
   }
@@ -696,9 +696,9 @@ template <bool Checked> __device__ void transpose(hg_slice<float> out, hg_slice<
   hg_sync_threads();
   x = hg_add(hg_mul((int32_t)((long long)hg_bid_y()), 32), (int32_t)((long long)hg_tid_x()));
   y = hg_add(hg_mul((int32_t)((long long)hg_bid_x()), 32), (int32_t)((long long)hg_tid_y()));
-  for (int32_t j_1 = 0; j_1 < 32; j_1 = hg_add(j_1, 8)) {
-    if ((x < rows) && (hg_add(y, j_1) < cols)) {
-      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j_1), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_ref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j_1), hg_f, 164, 0);
+  for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
+    if ((x < rows) && (hg_add(y, j) < cols)) {
+      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_ref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
     }
   }
 }
@@ -742,10 +742,10 @@ template <bool Checked> __device__ void scanBlock(hg_slice<int32_t> data, hg_sli
     if (lane < nw) {
       s = hg_ld<Checked>((*warpSums), lane, hg_f, 198, 0);
     }
-    for (long long d_1 = 1LL; d_1 < hg_warp_size(); d_1 = hg_shl<Checked>(d_1, 1LL, hg_f, 200, 0)) {
-      int32_t n_1 = hg_shfl_up(s, (long long)(d_1));
-      if (lane >= d_1) {
-        s = hg_add(s, n_1);
+    for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 200, 0)) {
+      int32_t n = hg_shfl_up(s, (long long)(d));
+      if (lane >= d) {
+        s = hg_add(s, n);
       }
     }
     if (lane < nw) {
