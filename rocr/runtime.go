@@ -338,7 +338,9 @@ func (rt *rtState) close() error {
 	}
 	rt.mu.Unlock()
 	for _, q := range qs {
-		if err := q.Destroy(); err != nil && !q.Destroyed() {
+		// An abandoned kernel is reported; other errors of a queue that
+		// was destroyed meanwhile are not.
+		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, ErrAbandoned)) {
 			errs = append(errs, err)
 		}
 		// A queue destroyed from its error callback is released by its
