@@ -53,6 +53,7 @@ func init() {
 			return nil, false
 		},
 		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
+		Root:       func(dev any) any { return dev.(*Device).root() },
 	}
 }
 
@@ -112,6 +113,12 @@ func devices() ([]*Device, error) {
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
+		// The copy engine's queue (gpu/internal/core) takes this
+		// slot, so that the program's streams cannot exhaust it.
+		if err := a.ReserveQueueSlot(); err != nil {
+			_ = rocr.ShutDown()
+			return nil, Wrap("init", err)
+		}
 		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
 		devs = append(devs, d)

@@ -46,6 +46,7 @@ type Queue struct {
 	doorbell *Signal
 	kernarg  uintptr
 	id       uint64
+	reserved bool // in its agent's reserved slot (CreateReservedQueue)
 
 	own struct { // storage for soft queues' indexes
 		write uint64
@@ -114,6 +115,17 @@ var createQueueHook atomic.Pointer[func()]
 // agent's limits) on the agent. onError, if not nil, receives asynchronous
 // errors of the queue's packets once the queue has failed.
 func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+	return a.createQueue(size, typ, onError, false)
+}
+
+// CreateReservedQueue is CreateQueue for the queue slot ReserveQueueSlot
+// keeps: it fails only while another queue is in the slot (or, without
+// a reservation, as CreateQueue does).
+func (a *Agent) CreateReservedQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+	return a.createQueue(size, typ, onError, true)
+}
+
+func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
 	if err := a.check("queue create"); err != nil {
 		return nil, err
 	}
@@ -132,7 +144,7 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		return nil, err
 	}
 	defer a.creating.Done()
-	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1}
+	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1, reserved: reserved}
 	q.debug = debugEnabled()
 	grace, err := kernelGrace()
 	if err != nil {
