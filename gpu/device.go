@@ -54,6 +54,7 @@ func init() {
 			return nil, false
 		},
 		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
+		Root:       func(dev any) any { return dev.(*Device).root() },
 	}
 }
 
@@ -113,6 +114,12 @@ func devices() ([]*Device, error) {
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
+		// The copy engine's queue (gpu/internal/core) takes this
+		// slot, so that the program's streams cannot exhaust it.
+		if err := a.ReserveQueueSlot(); err != nil {
+			_ = rocr.ShutDown()
+			return nil, Wrap("init", err)
+		}
 		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
 		if least, greatest, err := a.StreamPriorityRange(); err == nil {

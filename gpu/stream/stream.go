@@ -139,8 +139,13 @@ func (s *Stream) Err() error {
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
-// sticky like any launch failure, and other streams are not affected.
-// Agents that cannot stop a kernel return gpu.ErrNotSupported.
+// sticky like any launch failure, and other streams are not affected. A
+// kernel that has not returned a grace later (HIPGO_KERNEL_GRACE, default
+// 3s) is abandoned, as a GPU watchdog would: its launch fails with
+// gpu.ErrLaunchTimeOut wrapping rocr.ErrAbandoned, Synchronize returns,
+// and the stream's later work runs (and fails, the stream having failed);
+// see the cpu package for what the abandoned kernel keeps. Agents that
+// cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	if err := s.core().Check("stream set kernel timeout"); err != nil {
 		return err
@@ -172,7 +177,13 @@ func (s *Stream) Query() error {
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
-// The default stream is destroyed by gpu.Shutdown only. A stream that is
+// The default stream is destroyed by gpu.Shutdown only. A kernel that runs
+// through a whole grace (HIPGO_KERNEL_GRACE, default 3s) without
+// returning is cancelled, its queue being destroyed, and abandoned if it
+// has not returned a grace later: Destroy then returns, after about two
+// graces, an error wrapping rocr.ErrAbandoned that names the kernel, the
+// stream being destroyed all the same. gpu.Shutdown does the same for
+// every queue, after one grace each, and reports each abandoned kernel. A stream that is
 // capturing (gpu/graph) is destroyed all the same, and its capture ends
 // (or, for a stream that joined another's capture, is invalidated):
 // Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as

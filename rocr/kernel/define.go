@@ -60,7 +60,7 @@ func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kerne
 	t := reflect.TypeFor[A]()
 	sym, err := Signature(name, t)
 	if err != nil {
-		panic(err)
+		panic(fmt.Errorf("kernel.Define %w", err))
 	}
 	k := &Kernel{name: name, args: t, sym: sym, run: func(b *Block, p unsafe.Pointer) { run(b, (*A)(p)) }}
 	for _, o := range opts {
@@ -73,14 +73,15 @@ func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kerne
 // Signature describes a Go kernel's argument struct t as a kernel symbol:
 // rocr.Ptr[T] (or ConstPtr[T], a read) for a `T*` (8 bytes), a fixed-size
 // scalar or a named type of one, or a struct or array of these passed by
-// value, whose Go layout must be its C layout (rocr.CheckCLayout).
+// value, whose Go layout must be its C layout (rocr.CheckCLayout). An
+// error begins with the kernel's quoted name.
 func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: 1}
 	if name == "" {
-		return sym, fmt.Errorf("define kernel: empty kernel name")
+		return sym, fmt.Errorf("%q: empty kernel name", name)
 	}
 	if t.Kind() != reflect.Struct {
-		return sym, fmt.Errorf("define kernel %q: arguments must be a struct, not %s", name, t)
+		return sym, fmt.Errorf("%q: arguments must be a struct, not %s", name, t)
 	}
 	sym.KernargSize, sym.KernargAlign = uint32(t.Size()), max(uint32(t.Align()), 8)
 	for i := 0; i < t.NumField(); i++ {
@@ -104,13 +105,13 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 			// A struct by value: its Go layout must be its C layout, so the
 			// same argument fits this kernel and its C++ twin.
 			if err := rocr.CheckCLayout(f.Type); err != nil {
-				return sym, fmt.Errorf("define kernel %q: field %s: %w", name, f.Name, err)
+				return sym, fmt.Errorf("%q: field %s: %w", name, f.Name, err)
 			}
 			arg.Kind = rocr.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
 		default:
-			return sym, fmt.Errorf("define kernel %q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
+			return sym, fmt.Errorf("%q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}
 		sym.Args = append(sym.Args, arg)
 	}

@@ -66,6 +66,9 @@ func (a *agent) Close() error {
 	var first error
 	for _, p := range append(a.pools, a.managed) {
 		if p, ok := p.(*pool); ok {
+			if runaways.live.Load() != 0 && holdClose(p.heap) {
+				continue // an abandoned kernel may still touch it
+			}
 			if err := p.heap.close(); err != nil && first == nil {
 				first = err
 			}

@@ -18,6 +18,7 @@ type Kernel struct {
 	name   string
 	handle uint64
 	run    func(g *Group, kernarg unsafe.Pointer)
+	fn     string // the kernel function's name in stack frames, for PanicError
 	sym    rocr.KernelSymbol
 	// buffers are the global-buffer arguments, for ownership checks;
 	// readOnly[i] says whether buffers[i] is declared read-only.
@@ -72,13 +73,17 @@ func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel
 	if err != nil {
 		panic(err)
 	}
+	k.fn = funcName(fn)
 	return k
 }
 
 func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts []Option) (*Kernel, error) {
+	if name == "" {
+		return nil, fmt.Errorf("cpu.Define: empty kernel name")
+	}
 	sym, err := kernel.Signature(name, t)
 	if err != nil {
-		return nil, fmt.Errorf("cpu.Define: %w", err)
+		return nil, fmt.Errorf("cpu.Define %w", err)
 	}
 	k := &Kernel{name: name, run: run, sym: sym}
 	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, name))

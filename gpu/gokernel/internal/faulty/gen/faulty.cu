@@ -72,7 +72,13 @@ HG_DEV void hg_sync_threads() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 HG_DEV void hg_sync_warp() { __builtin_amdgcn_wave_barrier(); }
+// Older runtime compilers (the hipRTC of ROCm 5) lack the builtin; the
+// macro says the same for the target compiled for.
+#if __has_builtin(__builtin_amdgcn_wavefrontsize)
 HG_DEV long long hg_warp_size() { return __builtin_amdgcn_wavefrontsize(); }
+#else
+HG_DEV long long hg_warp_size() { return __AMDGCN_WAVEFRONT_SIZE; }
+#endif
 #elif defined(HG_NVPTX)
 HG_DEV unsigned hg_tid_x() { return __nvvm_read_ptx_sreg_tid_x(); }
 HG_DEV unsigned hg_tid_y() { return __nvvm_read_ptx_sreg_tid_y(); }
@@ -175,6 +181,9 @@ template <class T> struct hg_slice {
 };
 template <class T> HG_DEV hg_slice<const T> hg_const(hg_slice<T> s) { return {s.p, s.n, s.c}; }
 template <class T> HG_DEV hg_slice<T> hg_make_slice(T* p, long long n) { return {p, n, n}; }
+// A bare pointer's slice in an unchecked body: the kernel never reads its
+// length, so it is the largest, which no bound could fail.
+template <class T> HG_DEV hg_slice<T> hg_bare(T* p) { return {p, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; }
 
 // A Go array: a value, copied on assignment.
 template <class T, long long N> struct hg_array {
@@ -330,10 +339,13 @@ template <class T> HG_DEV T hg_from_bits(typename hg_bits<T>::type b) {
 #if defined(HG_AMD)
 HG_DEV unsigned hg_shfl32(unsigned v, int src) { return (unsigned)__builtin_amdgcn_ds_bpermute(src << 2, (int)v); }
 HG_DEV unsigned long long hg_ballot(bool p) {
-#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 32
+#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 32 && __has_builtin(__builtin_amdgcn_ballot_w32)
   return __builtin_amdgcn_ballot_w32(p);
-#else
+#elif __has_builtin(__builtin_amdgcn_ballot_w64)
   return __builtin_amdgcn_ballot_w64(p);
+#else
+  // ROCm 5's compiler: a compare across the wave, 33 is ICMP_NE.
+  return __builtin_amdgcn_uicmp((unsigned)p, 0u, 33);
 #endif
 }
 #elif defined(HG_NVPTX)
@@ -465,10 +477,10 @@ template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t
   }
 }
 
-extern "C" __global__ void fill(float* x_p, long long x_n, float v, int32_t n) {
-  fill<false>(hg_make_slice(x_p, x_n), v, n, nullptr);
+extern "C" __global__ void fill(float* x_p, float v, int32_t n) {
+  fill<false>(hg_bare(x_p), v, n, nullptr);
 }
-extern "C" __global__ void fill_checked(float* x_p, long long x_n, float v, int32_t n, hg_fault* hg_f) {
+extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long long x_n, hg_fault* hg_f) {
   fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
 }
 
