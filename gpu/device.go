@@ -22,6 +22,7 @@ type Device struct {
 	agent   *rocr.Agent
 	ordinal int
 	props   Properties
+	prio    [2]int        // least and greatest stream priority
 	closed  atomic.Bool   // set by Shutdown: every call on the device fails
 	gen     atomic.Uint64 // Reset count; objects made before a reset are invalid
 	resetMu sync.Mutex    // one Reset at a time
@@ -121,6 +122,9 @@ func devices() ([]*Device, error) {
 		}
 		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
+		if least, greatest, err := a.StreamPriorityRange(); err == nil {
+			d.prio = [2]int{least, greatest} // else the one priority 0, as a device without priorities
+		}
 		devs = append(devs, d)
 	}
 	if len(devs) == 0 {
@@ -275,6 +279,14 @@ func (d *Device) Properties() Properties { return d.props }
 
 // Target is the device's code object target: "gfx90a:xnack-", "sm_90", "go".
 func (d *Device) Target() string { return d.agent.ISA() }
+
+// StreamPriorityRange is the range of stream priorities
+// (hipDeviceGetStreamPriorityRange): a lower number is a higher priority,
+// so least >= greatest, and stream.NewWithFlags clamps into
+// [greatest, least]. cuda asks the driver (cuCtxGetStreamPriorityRange);
+// the cpu agent and rocm have (0, -1). A device without priorities has
+// (0, 0).
+func (d *Device) StreamPriorityRange() (least, greatest int) { return d.prio[0], d.prio[1] }
 
 func (d *Device) String() string {
 	return fmt.Sprintf("device %d (%s, %s, %s driver)", d.ordinal, d.props.Name, d.props.GCNArchName, d.props.Driver)

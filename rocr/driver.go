@@ -459,3 +459,11 @@ type ChainRecorder interface {
 type PacketFailer interface {
 	FailPacket(err error) error
 }
+
+// StreamPriorities is implemented by agent drivers that report the range
+// of stream priorities (hipDeviceGetStreamPriorityRange). A lower number
+// is a higher priority, so least >= greatest. Agents whose drivers lack it
+// have the one priority 0.
+type StreamPriorities interface {
+	StreamPriorityRange() (least, greatest int, err error)
+}

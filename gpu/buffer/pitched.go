@@ -31,12 +31,14 @@ func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) 
 	if width < 0 || height < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
 	}
-	if width > (1<<40)/es || height > 1<<40 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d x %d elements overflow", width, height)
+	// As in HIP: a row wider than any pitch is a bad value, too many rows
+	// more memory than a device holds.
+	if width > (1<<40)/es {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "rows of %d elements overflow", width)
 	}
 	pitch := rowPitch(width, es)
 	if height > (1<<62)/pitch {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d rows of %d bytes overflow", height, pitch)
+		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d rows of %d bytes: more memory than a device holds", height, pitch)
 	}
 	p := &Pitched[T]{width: width, height: height, pitch: pitch}
 	n := pitch / es * height

@@ -31,12 +31,14 @@ func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
 	if ext.Width < 0 || ext.Height < 0 || ext.Depth < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
 	}
-	if ext.Width > (1<<40)/es || ext.Height > 1<<20 || ext.Depth > 1<<20 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v overflows", ext)
+	// As in HIP: a row wider than any pitch is a bad value, too many rows
+	// or slices more memory than a device holds.
+	if ext.Width > (1<<40)/es {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v: rows overflow", ext)
 	}
 	pitch := rowPitch(ext.Width, es)
-	if ext.Height*ext.Depth > (1<<62)/pitch {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte rows overflows", ext, pitch)
+	if ext.Height > 1<<40 || ext.Depth > 1<<40 || (ext.Depth > 0 && ext.Height > (1<<62)/pitch/ext.Depth) {
+		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "extent %+v of %d-byte rows: more memory than a device holds", ext, pitch)
 	}
 	p := &Pitched3D[T]{ext: ext, pitch: pitch}
 	n := pitch / es * ext.Height * ext.Depth

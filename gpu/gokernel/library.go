@@ -161,10 +161,10 @@ func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 // the fault record as its last argument and a check after it.
 func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
 	if !checked {
-		return ld.fns[k].LaunchArgs(s, grid, block, sharedMem, args)
+		return module.LaunchKernel(ld.fns[k], grid, block, args, sharedMem, s)
 	}
 	args.Ptr(ld.faults[k])
-	if err := ld.checked[k].LaunchArgs(s, grid, block, sharedMem, args); err != nil {
+	if err := module.LaunchKernel(ld.checked[k], grid, block, args, sharedMem, s); err != nil {
 		return err
 	}
 	return s.LaunchHostFunc(ld.checks[k])

@@ -21,8 +21,9 @@ const (
 	ManualDeps Flags = 1 << 8
 )
 
-// Priorities, as hipDeviceGetStreamPriorityRange reports them: a lower
-// number is a higher priority.
+// Priorities, as hipDeviceGetStreamPriorityRange reports them for the cpu
+// agent and rocm: a lower number is a higher priority. A device's own
+// range is dev.StreamPriorityRange().
 const (
 	PriorityLow  = 0
 	PriorityHigh = -1
@@ -54,9 +55,9 @@ func init() {
 func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, PriorityLow) }
 
 // NewWithFlags creates a stream with flags and a priority
-// (hipStreamCreateWithPriority). A priority outside [PriorityHigh,
-// PriorityLow] is clamped into it, as in HIP. Priorities are recorded and
-// reported; the cpu agent runs every queue alike.
+// (hipStreamCreateWithPriority). A priority outside the device's range
+// (dev.StreamPriorityRange) is clamped into it, as in HIP. Priorities are
+// recorded and reported; the cpu agent runs every queue alike.
 func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("stream create", err)
@@ -64,7 +65,8 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
-	priority = min(max(priority, PriorityHigh), PriorityLow)
+	least, greatest := dev.StreamPriorityRange()
+	priority = min(max(priority, greatest), least)
 	s := &Stream{flags: flags, priority: priority}
 	if err := s.c.Init(dev, QueueSize); err != nil {
 		return nil, gpu.Wrap("stream create", err)

@@ -307,7 +307,8 @@ func checkCount(op string, elem reflect.Type, n int) (int, error) {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a count >= 0", n, elem)
 	}
 	if n > (1<<62)/es {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+		// More than any device holds: HIP's hipMalloc(SIZE_MAX) answer.
+		return 0, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d elements of %s: more memory than a device holds", n, elem)
 	}
 	return es, nil
 }

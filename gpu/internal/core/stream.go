@@ -552,6 +552,10 @@ func (s *Stream) Query() error {
 	if !s.tryLock() {
 		return gpu.ErrNotReady
 	}
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+	}
 	t := s.tail
 	done := t == nil || t.Query()
 	if done && t != nil {
