@@ -22,6 +22,7 @@ type Device struct {
 	agent   *rocr.Agent
 	ordinal int
 	props   Properties
+	prio    [2]int        // least and greatest stream priority
 	closed  atomic.Bool   // set by Shutdown: every call on the device fails
 	gen     atomic.Uint64 // Reset count; objects made before a reset are invalid
 	resetMu sync.Mutex    // one Reset at a time
@@ -53,6 +54,7 @@ func init() {
 			return nil, false
 		},
 		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
+		Root:       func(dev any) any { return dev.(*Device).root() },
 	}
 }
 
@@ -112,8 +114,17 @@ func devices() ([]*Device, error) {
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
+		// The copy engine's queue (gpu/internal/core) takes this
+		// slot, so that the program's streams cannot exhaust it.
+		if err := a.ReserveQueueSlot(); err != nil {
+			_ = rocr.ShutDown()
+			return nil, Wrap("init", err)
+		}
 		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
+		if least, greatest, err := a.StreamPriorityRange(); err == nil {
+			d.prio = [2]int{least, greatest} // else the one priority 0, as a device without priorities
+		}
 		devs = append(devs, d)
 	}
 	if len(devs) == 0 {
@@ -268,6 +279,14 @@ func (d *Device) Properties() Properties { return d.props }
 
 // Target is the device's code object target: "gfx90a:xnack-", "sm_90", "go".
 func (d *Device) Target() string { return d.agent.ISA() }
+
+// StreamPriorityRange is the range of stream priorities
+// (hipDeviceGetStreamPriorityRange): a lower number is a higher priority,
+// so least >= greatest, and stream.NewWithFlags clamps into
+// [greatest, least]. cuda asks the driver (cuCtxGetStreamPriorityRange);
+// the cpu agent and rocm have (0, -1). A device without priorities has
+// (0, 0).
+func (d *Device) StreamPriorityRange() (least, greatest int) { return d.prio[0], d.prio[1] }
 
 func (d *Device) String() string {
 	return fmt.Sprintf("device %d (%s, %s, %s driver)", d.ordinal, d.props.Name, d.props.GCNArchName, d.props.Driver)

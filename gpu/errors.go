@@ -80,15 +80,23 @@ var ErrCooperativeLaunchTooLarge error = ErrorCooperativeLaunchTooLarge
 
 func init() { codeNames[ErrorCooperativeLaunchTooLarge] = "hipErrorCooperativeLaunchTooLarge" }
 
-// Name is HIP's name for the code (hipGetErrorName).
+// Name is HIP's name for the code (hipGetErrorName): "hipErrorUnknown"
+// for a code HIP does not name, as hipGetErrorName answers.
 func (c ErrorCode) Name() string {
 	if n, ok := codeNames[c]; ok {
 		return n
 	}
-	return fmt.Sprintf("hipError(%d)", int(c))
+	return codeNames[ErrorUnknown]
 }
 
-func (c ErrorCode) Error() string { return c.Name() }
+// Error is the code's name; a code HIP does not name keeps its number:
+// "hipErrorUnknown (-1)".
+func (c ErrorCode) Error() string {
+	if _, ok := codeNames[c]; ok {
+		return c.Name()
+	}
+	return fmt.Sprintf("%s (%d)", codeNames[ErrorUnknown], int(c))
+}
 
 // Sentinels, for errors.Is. ErrNotOwner is rocr's: using coarse-grained
 // memory on an agent that does not own it.
@@ -125,7 +133,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return errtext.Tag(errtext.Join(e.Op, e.Msg, e.Err), e.Code.Name())
+	return errtext.Tag(errtext.Join(e.Op, e.Msg, e.Err), e.Code.Error())
 }
 
 // Is matches the HIP code.

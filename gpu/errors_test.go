@@ -52,8 +52,15 @@ func TestErrorCodesMatchHIP(t *testing.T) {
 			t.Errorf("%d %s: got %d %s", c.num, c.name, int(c.code), c.code.Name())
 		}
 	}
-	if got := gpu.ErrorCode(12345).Name(); got != "hipError(12345)" {
-		t.Errorf("unknown code: %s", got)
+	// hipGetErrorName names a code it does not know hipErrorUnknown; the
+	// error text keeps the number.
+	for _, c := range []gpu.ErrorCode{-1, 12345} {
+		if got := c.Name(); got != "hipErrorUnknown" {
+			t.Errorf("unknown code %d: Name %s", int(c), got)
+		}
+		if got, want := c.Error(), fmt.Sprintf("hipErrorUnknown (%d)", int(c)); got != want {
+			t.Errorf("unknown code %d: Error %s, want %s", int(c), got, want)
+		}
 	}
 }
 

@@ -35,6 +35,7 @@ func openView(dev any, name string) (any, error) {
 		agent:   p.agent,
 		ordinal: p.ordinal,
 		props:   p.props,
+		prio:    p.prio,
 		syncers: map[synchronizer]struct{}{},
 		parent:  p,
 		scope:   live.NewScope(name),

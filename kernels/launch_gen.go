@@ -66,7 +66,7 @@ func LaunchEmpty(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) error {
 		return err
 	}
 	var args module.Args
-	return fs.Empty.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.Empty, grid, block, &args, sharedMem, s)
 }
 
 // LaunchVectorAdd launches vector_add of src/elementwise.hip on s: grid
@@ -91,7 +91,7 @@ func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a bu
 	}
 	var args module.Args
 	args.ConstPtr(a).ConstPtr(b).Ptr(c).Int32(n)
-	return fs.VectorAdd.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.VectorAdd, grid, block, &args, sharedMem, s)
 }
 
 // LaunchSaxpy launches saxpy of src/elementwise.hip on s: grid blocks of
@@ -113,7 +113,7 @@ func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha fl
 	}
 	var args module.Args
 	args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)
-	return fs.Saxpy.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.Saxpy, grid, block, &args, sharedMem, s)
 }
 
 // LaunchFillF32 launches fill_f32 of src/elementwise.hip on s: grid blocks
@@ -132,7 +132,7 @@ func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p buff
 	}
 	var args module.Args
 	args.Ptr(p).Float32(value).Int32(n)
-	return fs.FillF32.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.FillF32, grid, block, &args, sharedMem, s)
 }
 
 // LaunchReduceSum launches reduce_sum of src/reduce.hip on s: grid blocks of
@@ -154,7 +154,7 @@ func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	}
 	var args module.Args
 	args.ConstPtr(in).Ptr(partial).Int32(n)
-	return fs.ReduceSum.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.ReduceSum, grid, block, &args, sharedMem, s)
 }
 
 // LaunchSgemm launches sgemm of src/sgemm.hip on s: grid blocks of block
@@ -179,7 +179,7 @@ func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, M int32,
 	}
 	var args module.Args
 	args.Int32(M).Int32(N).Int32(K).Float32(alpha).ConstPtr(A).ConstPtr(B).Float32(beta).Ptr(C)
-	return fs.Sgemm.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.Sgemm, grid, block, &args, sharedMem, s)
 }
 
 // LaunchTranspose launches transpose of src/transpose.hip on s: grid blocks
@@ -201,5 +201,5 @@ func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	}
 	var args module.Args
 	args.ConstPtr(in).Ptr(out).Int32(rows).Int32(cols)
-	return fs.Transpose.LaunchArgs(s, grid, block, sharedMem, &args)
+	return module.LaunchKernel(fs.Transpose, grid, block, &args, sharedMem, s)
 }

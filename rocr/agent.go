@@ -53,7 +53,7 @@ type AgentInfo struct {
 	MaxGrid          uint64    // total work-items
 	QueueMinSize     uint32
 	QueueMaxSize     uint32
-	QueuesMax        int
+	QueuesMax        int // gpu keeps one for its copies: see Agent.ReserveQueueSlot
 	GroupMemSize     int // LDS / shared memory per work-group, bytes
 	MaxDynamicGroup  int // dynamic LDS limit, bytes
 	TotalMemory      uint64

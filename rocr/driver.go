@@ -66,6 +66,9 @@ import (
 //     returns ErrNotSupported.
 //   - PacketFailer: the executor settles its work in flight before a
 //     packet rocr rejects fails. Without it the packet fails at once.
+//   - Abandoner: a kernel that never returns can be given up on, after
+//     its timeout or when its queue is destroyed. Without it Destroy waits
+//     for the kernel as long as it runs.
 //   - KernelNamer: kernels have names. Without it logs, traces and errors
 //     name a kernel by its code object handle.
 //
@@ -402,6 +405,18 @@ type KernelCanceler interface {
 	SetKernelTimeout(d time.Duration)
 }
 
+// Abandoner is implemented by executors whose kernels may run on past
+// every bound (a Go kernel that never returns), so that rocr can give up
+// on one (Queue.Abandon). Abandon is called from another goroutine while
+// the executor's Dispatch still runs: from then on the executor serves
+// the queue's later packets without what that Dispatch uses, and keeps
+// what its kernel may still touch. Released is called on the goroutine
+// left behind once that Dispatch returns.
+type Abandoner interface {
+	Abandon(q *Queue)
+	Released(q *Queue)
+}
+
 // KernelNamer is implemented by executors that can name a kernel object.
 type KernelNamer interface {
 	KernelName(object uint64) string
@@ -443,4 +458,12 @@ type ChainRecorder interface {
 // and completes the packet's signal with what it returns.
 type PacketFailer interface {
 	FailPacket(err error) error
+}
+
+// StreamPriorities is implemented by agent drivers that report the range
+// of stream priorities (hipDeviceGetStreamPriorityRange). A lower number
+// is a higher priority, so least >= greatest. Agents whose drivers lack it
+// have the one priority 0.
+type StreamPriorities interface {
+	StreamPriorityRange() (least, greatest int, err error)
 }

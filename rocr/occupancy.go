@@ -41,3 +41,17 @@ func (a *Agent) occupancy(op string, k *KernelSymbol) (Occupancy, error) {
 	}
 	return o, nil
 }
+
+// StreamPriorityRange asks the agent's driver for its range of stream
+// priorities (see StreamPriorities): (0, 0) where the driver has none.
+func (a *Agent) StreamPriorityRange() (least, greatest int, err error) {
+	const op = "stream priority range"
+	if err := a.check(op); err != nil {
+		return 0, 0, err
+	}
+	p, ok := a.drv.(StreamPriorities)
+	if !ok {
+		return 0, 0, nil
+	}
+	return p.StreamPriorityRange()
+}

@@ -22,12 +22,20 @@ func (q *Queue) process() { q.processFrom() }
 // goroutine carries on, so the queue does not hang.
 func (q *Queue) processFrom() {
 	var id uint64
-	running := false // a packet is being executed
+	running := false  // a packet is being executed
+	watched := false  // it is a kernel dispatch that may be abandoned
+	stranded := false // it was abandoned: the queue is another goroutine's
 	ex := MarkRunner()
 	ex.Serve(q)
 	defer func() {
 		ex.Close()
+		if stranded {
+			return
+		}
 		if running { // only runtime.Goexit in a kernel or callback gets here
+			if watched && q.strand(id) {
+				return // abandoned: another goroutine runs the queue
+			}
 			q.exited(id)
 			q.execMu.Unlock()
 			go q.processFrom()
@@ -81,8 +89,15 @@ func (q *Queue) processFrom() {
 			q.published.Load()
 		}
 		running = true
-		q.execute(id, slot, aql.Header(word))
-		running = false
+		watched = q.abandoner != nil && aql.Header(word).Type() == aql.TypeKernelDispatch
+		if watched {
+			q.executing.Store(id + 1)
+		}
+		if !q.execute(id, slot, aql.Header(word), watched) {
+			running, stranded = false, true
+			return // abandoned: another goroutine runs the queue now
+		}
+		running, watched = false, false
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 		atomic.StoreUint64(q.readIdx, id+1)
 		q.execMu.Unlock()
@@ -115,7 +130,10 @@ func (q *Queue) drain(id uint64) {
 // completionOf reads the completion signal, at offset 56 in every packet.
 func completionOf(slot unsafe.Pointer) uint64 { return *(*uint64)(unsafe.Add(slot, 56)) }
 
-func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
+// execute runs packet id. watched: a kernel dispatch the processor runs,
+// which may be abandoned meanwhile; execute then reports false and leaves
+// the packet alone.
+func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bool) bool {
 	var err error
 	start := Now()
 	if q.debug {
@@ -145,7 +163,11 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header) {
 		}
 		q.goTraceEnd(gt, id, slot, h, start, err)
 	}
+	if watched && q.strand(id) {
+		return false
+	}
 	q.complete(id, slot, h, start, err)
+	return true
 }
 
 // complete traces packet id and, unless the executor completes it

@@ -46,6 +46,7 @@ type Queue struct {
 	doorbell *Signal
 	kernarg  uintptr
 	id       uint64
+	reserved bool // in its agent's reserved slot (CreateReservedQueue)
 
 	own struct { // storage for soft queues' indexes
 		write uint64
@@ -77,6 +78,15 @@ type Queue struct {
 	// writers counts submitters between Reserve and Publish (Destroy).
 	writers atomic.Int64
 
+	// A kernel that never returns is abandoned (abandon.go): executing is
+	// the id+1 of the kernel dispatch the processor runs (0: none),
+	// abandoned counts the abandoned ones still running, grace bounds
+	// Destroy's wait for a cancelled kernel.
+	abandoner Abandoner
+	executing atomic.Uint64
+	abandoned atomic.Int64
+	grace     time.Duration
+
 	errOnce sync.Once
 	err     atomic.Pointer[error]
 	closing atomic.Bool
@@ -105,6 +115,17 @@ var createQueueHook atomic.Pointer[func()]
 // agent's limits) on the agent. onError, if not nil, receives asynchronous
 // errors of the queue's packets once the queue has failed.
 func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+	return a.createQueue(size, typ, onError, false)
+}
+
+// CreateReservedQueue is CreateQueue for the queue slot ReserveQueueSlot
+// keeps: it fails only while another queue is in the slot (or, without
+// a reservation, as CreateQueue does).
+func (a *Agent) CreateReservedQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+	return a.createQueue(size, typ, onError, true)
+}
+
+func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
 	if err := a.check("queue create"); err != nil {
 		return nil, err
 	}
@@ -123,8 +144,13 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		return nil, err
 	}
 	defer a.creating.Done()
-	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1}
+	q := &Queue{agent: a, typ: typ, size: size, mask: uint64(size) - 1, onError: onError, done: make(chan struct{}), id: queueIDs.Add(1) - 1, reserved: reserved}
 	q.debug = debugEnabled()
+	grace, err := kernelGrace()
+	if err != nil {
+		return nil, err
+	}
+	q.grace = grace
 	if hw, ok := a.drv.(HardwareQueues); ok {
 		h, err := hw.CreateHardwareQueue(size, typ)
 		if err != nil {
@@ -171,6 +197,9 @@ func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, err
 		}
 		if co, ok := exec.(CompleterOf); ok {
 			q.completer = co.CompleterRef()
+		}
+		if ab, ok := exec.(Abandoner); ok {
+			q.abandoner = ab
 		}
 		if ie, ok := exec.(InlineExecutor); ok && inlineEnabled() {
 			q.inline = ie
@@ -385,7 +414,7 @@ func (q *Queue) runInline(id uint64, word uint32) bool {
 	// The packet reads as published while it runs (validation, tracing).
 	atomic.StoreUint32((*uint32)(slot), word)
 	q.inline.Enter()
-	q.execute(id, slot, h)
+	q.execute(id, slot, h, false)
 	q.inline.Leave()
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 	atomic.StoreUint64(q.readIdx, id+1)
@@ -417,7 +446,10 @@ func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
 // Destroy stops the queue (hsa_queue_destroy). Packets not yet processed
 // are discarded; their completion signals are completed with an error so no
 // waiter hangs. A packet processor blocked on a barrier gives up, and
-// producers waiting for a free slot get an error. Destroy may be called
+// producers waiting for a free slot get an error. A kernel still running
+// is cancelled; one that has not returned after the queue's KernelGrace is
+// abandoned (Abandon), and Destroy returns an error wrapping ErrAbandoned
+// that says so, the queue being destroyed all the same. Destroy may be called
 // from the queue's error callback; the queue is then released when the
 // callback returns.
 func (q *Queue) Destroy() error {
@@ -443,16 +475,17 @@ func (q *Queue) Destroy() error {
 	// drains (and fails) their packets and nothing writes into the ring
 	// once it is unmapped. One that never publishes keeps the memory.
 	published := q.waitWriters()
+	var abandoned error
 	if q.destroy == nil {
 		q.doorbell.Store(-2, Release)
-		<-q.done
+		abandoned = q.awaitProcessor()
 	}
 	q.agent.rt.untrack(q)
 	if !published {
 		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
 	}
 	q.release()
-	return nil
+	return abandoned
 }
 
 // writerGrace bounds how long Destroy waits for reserved packets.

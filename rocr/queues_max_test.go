@@ -40,3 +40,37 @@ func TestQueuesMaxEnforced(t *testing.T) {
 	require.NoError(t, err, "a queue after one was destroyed")
 	qs = append(qs, q)
 }
+
+// A reserved slot stays free of CreateQueue's queues: with every other
+// slot taken, CreateReservedQueue still succeeds, once at a time.
+func TestQueuesMaxReservedSlot(t *testing.T) {
+	a := cputest.Agents(t, 1)[0]
+	limit := a.Info().QueuesMax
+	require.NoError(t, a.ReserveQueueSlot())
+	require.NoError(t, a.ReserveQueueSlot(), "reserving again")
+	var qs []*rocr.Queue
+	defer func() {
+		for _, q := range qs {
+			_ = q.Destroy()
+		}
+	}()
+	for {
+		q, err := a.CreateQueue(2, rocr.QueueSingle, nil)
+		if err != nil {
+			require.ErrorIs(t, err, rocr.ErrOutOfResources)
+			assert.Contains(t, err.Error(), "kept for the runtime's copies")
+			break
+		}
+		qs = append(qs, q)
+		require.Less(t, len(qs), limit, "CreateQueue took the reserved slot")
+	}
+	assert.Len(t, qs, limit-1)
+	r, err := a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	require.NoError(t, err)
+	_, err = a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	require.ErrorIs(t, err, rocr.ErrOutOfResources, "a second queue in the slot")
+	require.NoError(t, r.Destroy())
+	r, err = a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	require.NoError(t, err, "the slot after its queue was destroyed")
+	qs = append(qs, r)
+}

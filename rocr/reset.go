@@ -78,7 +78,7 @@ func (a *Agent) Reset() error {
 	rt.mu.Unlock()
 	var errs []error
 	for _, q := range qs {
-		if err := q.Destroy(); err != nil && !q.Destroyed() {
+		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, ErrAbandoned)) {
 			errs = append(errs, err)
 		}
 		<-q.done

@@ -18,6 +18,10 @@ type rtState struct {
 	queues  map[*Queue]struct{}
 	// perAgent counts each agent's live queues, for QueuesMax.
 	perAgent map[*Agent]int
+	// kept marks the agents with a queue slot reserved by
+	// ReserveQueueSlot; inSlot counts the live queues in it (0 or 1).
+	kept   map[*Agent]bool
+	inSlot map[*Agent]int
 	// deferred are memory that a Reset freed while other agents' queues
 	// could still use it (deferfree.go).
 	deferred []deferredFree
@@ -102,7 +106,8 @@ func ShutDown() error {
 }
 
 func open() (*rtState, error) {
-	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}, perAgent: map[*Agent]int{}}
+	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}, perAgent: map[*Agent]int{},
+		kept: map[*Agent]bool{}, inSlot: map[*Agent]int{}}
 	force := strings.TrimSpace(os.Getenv("HIPGO_DRIVER"))
 	registry.Lock()
 	drivers := append([]Driver(nil), registry.drivers...)
@@ -301,16 +306,42 @@ func (rt *rtState) enter(a *Agent, op string) error {
 	return nil
 }
 
-// track counts a new queue against its agent's QueuesMax.
+// track counts a new queue against its agent's QueuesMax: queues
+// outside the reserved slot may take every slot but that one.
 func (rt *rtState) track(q *Queue) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	a := q.agent
-	if limit := a.info.QueuesMax; limit > 0 && rt.perAgent[a] >= limit {
-		return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
+	if q.reserved && rt.inSlot[a] > 0 {
+		return Errorf(StatusErrorOutOfResources, "queue create", "%s's reserved queue slot is in use", a)
+	}
+	if err := rt.roomFor(a, q.reserved && rt.kept[a]); err != nil {
+		return err
 	}
 	rt.queues[q] = struct{}{}
 	rt.perAgent[a]++
+	if q.reserved {
+		rt.inSlot[a]++
+	}
+	return nil
+}
+
+// roomFor reports whether a has a slot free for one more queue, the
+// reserved slot included when inSlot. Called with rt.mu held.
+func (rt *rtState) roomFor(a *Agent, inSlot bool) error {
+	limit := a.info.QueuesMax
+	if limit <= 0 || inSlot {
+		return nil
+	}
+	if !rt.kept[a] {
+		if rt.perAgent[a] >= limit {
+			return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
+		}
+		return nil
+	}
+	if rt.perAgent[a]-rt.inSlot[a] >= limit-1 {
+		return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax less the one kept for the runtime's copies: destroy queues (streams) no longer needed", a, limit-1)
+	}
 	return nil
 }
 
@@ -319,8 +350,30 @@ func (rt *rtState) untrack(q *Queue) {
 	if _, ok := rt.queues[q]; ok {
 		delete(rt.queues, q)
 		rt.perAgent[q.agent]--
+		if q.reserved {
+			rt.inSlot[q.agent]--
+		}
 	}
 	rt.mu.Unlock()
+}
+
+// ReserveQueueSlot keeps one of the agent's QueuesMax for
+// CreateReservedQueue: CreateQueue makes at most QueuesMax-1 queues from
+// then on, so that a runtime's own queue (the one synchronous copies
+// use) never depends on how many queues the program holds. It fails when
+// every slot is taken; reserving again does nothing.
+func (a *Agent) ReserveQueueSlot() error {
+	rt := a.rt
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.kept[a] {
+		return nil
+	}
+	if err := rt.roomFor(a, false); err != nil {
+		return err
+	}
+	rt.kept[a] = true
+	return nil
 }
 
 func (rt *rtState) close() error {
@@ -338,7 +391,9 @@ func (rt *rtState) close() error {
 	}
 	rt.mu.Unlock()
 	for _, q := range qs {
-		if err := q.Destroy(); err != nil && !q.Destroyed() {
+		// An abandoned kernel is reported; other errors of a queue that
+		// was destroyed meanwhile are not.
+		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, ErrAbandoned)) {
 			errs = append(errs, err)
 		}
 		// A queue destroyed from its error callback is released by its

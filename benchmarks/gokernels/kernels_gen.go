@@ -42,17 +42,15 @@ var goKernels = gokernel.New(gokernel.Spec{
 // vectorAddArgs is the kernarg layout of vector_add's C++ entry point.
 type vectorAddArgs struct {
 	a    rocr.ConstPtr[float32]
-	aLen int64
 	b    rocr.ConstPtr[float32]
-	bLen int64
 	c    rocr.Ptr[float32]
 	cLen int64
 }
 
 // vectorAddKernel runs vectorAdd on the cpu agent.
 var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vectorAddArgs) {
-	v0 := kernel.ConstView(b, a.a, a.aLen)
-	v1 := kernel.ConstView(b, a.b, a.bLen)
+	v0 := kernel.ConstViewRest(b, a.a)
+	v1 := kernel.ConstViewRest(b, a.b)
 	v2 := kernel.View(b, a.c, a.cLen)
 	for i, n := 0, b.Threads(); i < n; i++ {
 		vectorAdd(b.Thread(i), v0, v1, v2)
@@ -77,28 +75,29 @@ func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(a).Int64(int64(a.Len())).ConstPtr(b).Int64(int64(b.Len())).Ptr(c).Int64(int64(c.Len()))
+	args.ConstPtr(a).ConstPtr(b).Ptr(c).Int64(int64(c.Len()))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(a.Len())).Int64(int64(b.Len()))
+	}
 	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
 }
 
 // matrixMul16Args is the kernarg layout of matrix_mul16's C++ entry point.
 type matrixMul16Args struct {
-	c    rocr.Ptr[float32]
-	cLen int64
-	a    rocr.ConstPtr[float32]
-	aLen int64
-	b    rocr.ConstPtr[float32]
-	bLen int64
-	wA   int32
-	wB   int32
+	c  rocr.Ptr[float32]
+	a  rocr.ConstPtr[float32]
+	b  rocr.ConstPtr[float32]
+	wA int32
+	wB int32
 }
 
 // matrixMul16Kernel runs matrixMul16 on the cpu agent.
 var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *matrixMul16Args) {
 	f := kernel.Frame[matrixMul16Frame](b)
-	f.p0 = kernel.View(b, a.c, a.cLen)
-	f.p1 = kernel.ConstView(b, a.a, a.aLen)
-	f.p2 = kernel.ConstView(b, a.b, a.bLen)
+	f.p0 = kernel.ViewRest(b, a.c)
+	f.p1 = kernel.ConstViewRest(b, a.a)
+	f.p2 = kernel.ConstViewRest(b, a.b)
 	f.p3 = a.wA
 	f.p4 = a.wB
 	b.Lockstep(func(t kernel.Thread) {
@@ -125,28 +124,29 @@ func LaunchMatrixMul16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c 
 		return err
 	}
 	var args module.Args
-	args.Ptr(c).Int64(int64(c.Len())).ConstPtr(a).Int64(int64(a.Len())).ConstPtr(b).Int64(int64(b.Len())).Int32(wA).Int32(wB)
+	args.Ptr(c).ConstPtr(a).ConstPtr(b).Int32(wA).Int32(wB)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(c.Len())).Int64(int64(a.Len())).Int64(int64(b.Len()))
+	}
 	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
 }
 
 // matrixMul32Args is the kernarg layout of matrix_mul32's C++ entry point.
 type matrixMul32Args struct {
-	c    rocr.Ptr[float32]
-	cLen int64
-	a    rocr.ConstPtr[float32]
-	aLen int64
-	b    rocr.ConstPtr[float32]
-	bLen int64
-	wA   int32
-	wB   int32
+	c  rocr.Ptr[float32]
+	a  rocr.ConstPtr[float32]
+	b  rocr.ConstPtr[float32]
+	wA int32
+	wB int32
 }
 
 // matrixMul32Kernel runs matrixMul32 on the cpu agent.
 var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *matrixMul32Args) {
 	f := kernel.Frame[matrixMul32Frame](b)
-	f.p0 = kernel.View(b, a.c, a.cLen)
-	f.p1 = kernel.ConstView(b, a.a, a.aLen)
-	f.p2 = kernel.ConstView(b, a.b, a.bLen)
+	f.p0 = kernel.ViewRest(b, a.c)
+	f.p1 = kernel.ConstViewRest(b, a.a)
+	f.p2 = kernel.ConstViewRest(b, a.b)
 	f.p3 = a.wA
 	f.p4 = a.wB
 	b.Lockstep(func(t kernel.Thread) {
@@ -173,24 +173,26 @@ func LaunchMatrixMul32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c 
 		return err
 	}
 	var args module.Args
-	args.Ptr(c).Int64(int64(c.Len())).ConstPtr(a).Int64(int64(a.Len())).ConstPtr(b).Int64(int64(b.Len())).Int32(wA).Int32(wB)
+	args.Ptr(c).ConstPtr(a).ConstPtr(b).Int32(wA).Int32(wB)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(c.Len())).Int64(int64(a.Len())).Int64(int64(b.Len()))
+	}
 	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
 type reduceF32Args struct {
-	in         rocr.ConstPtr[float32]
-	inLen      int64
-	out        rocr.Ptr[float32]
-	outLen     int64
-	hgDynBytes uint32
+	in    rocr.ConstPtr[float32]
+	inLen int64
+	out   rocr.Ptr[float32]
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent.
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernel.Frame[reduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.View(b, a.out, a.outLen)
+	f.p1 = kernel.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernel.FrameOf[reduceF32Frame](t)
 		reduceF32(t, f.p0, f.p1)
@@ -212,24 +214,26 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Uint32(uint32(sharedMem))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len()))
+	}
 	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Args is the kernarg layout of reduce_i32's C++ entry point.
 type reduceI32Args struct {
-	in         rocr.ConstPtr[int32]
-	inLen      int64
-	out        rocr.Ptr[int32]
-	outLen     int64
-	hgDynBytes uint32
+	in    rocr.ConstPtr[int32]
+	inLen int64
+	out   rocr.Ptr[int32]
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent.
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernel.Frame[reduceI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.View(b, a.out, a.outLen)
+	f.p1 = kernel.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernel.FrameOf[reduceI32Frame](t)
 		reduceI32(t, f.p0, f.p1)
@@ -251,7 +255,11 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Uint32(uint32(sharedMem))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len()))
+	}
 	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
 }
 
@@ -260,14 +268,13 @@ type histogram256Args struct {
 	data    rocr.ConstPtr[uint8]
 	dataLen int64
 	bins    rocr.Ptr[uint32]
-	binsLen int64
 }
 
 // histogram256Kernel runs histogram256 on the cpu agent.
 var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *histogram256Args) {
 	f := kernel.Frame[histogram256Frame](b)
 	f.p0 = kernel.ConstView(b, a.data, a.dataLen)
-	f.p1 = kernel.View(b, a.bins, a.binsLen)
+	f.p1 = kernel.ViewRest(b, a.bins)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernel.FrameOf[histogram256Frame](t)
 		histogram256(t, f.p0, f.p1)
@@ -289,25 +296,27 @@ func LaunchHistogram256(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, d
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(data).Int64(int64(data.Len())).Ptr(bins).Int64(int64(bins.Len()))
+	args.ConstPtr(data).Int64(int64(data.Len())).Ptr(bins)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(bins.Len()))
+	}
 	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
 
 // transposeArgs is the kernarg layout of transpose's C++ entry point.
 type transposeArgs struct {
-	out    rocr.Ptr[float32]
-	outLen int64
-	in     rocr.ConstPtr[float32]
-	inLen  int64
-	rows   int32
-	cols   int32
+	out  rocr.Ptr[float32]
+	in   rocr.ConstPtr[float32]
+	rows int32
+	cols int32
 }
 
 // transposeKernel runs transpose on the cpu agent.
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
 	f := kernel.Frame[transposeFrame](b)
-	f.p0 = kernel.View(b, a.out, a.outLen)
-	f.p1 = kernel.ConstView(b, a.in, a.inLen)
+	f.p0 = kernel.ViewRest(b, a.out)
+	f.p1 = kernel.ConstViewRest(b, a.in)
 	f.p2 = a.rows
 	f.p3 = a.cols
 	b.Lockstep(func(t kernel.Thread) {
@@ -331,7 +340,11 @@ func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out 
 		return err
 	}
 	var args module.Args
-	args.Ptr(out).Int64(int64(out.Len())).ConstPtr(in).Int64(int64(in.Len())).Int32(rows).Int32(cols)
+	args.Ptr(out).ConstPtr(in).Int32(rows).Int32(cols)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(in.Len()))
+	}
 	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
@@ -340,14 +353,13 @@ type scanBlockArgs struct {
 	data    rocr.Ptr[int32]
 	dataLen int64
 	sums    rocr.Ptr[int32]
-	sumsLen int64
 }
 
 // scanBlockKernel runs scanBlock on the cpu agent.
 var scanBlockKernel = kernel.Define("scan_block", func(b *kernel.Block, a *scanBlockArgs) {
 	f := kernel.Frame[scanBlockFrame](b)
 	f.p0 = kernel.View(b, a.data, a.dataLen)
-	f.p1 = kernel.View(b, a.sums, a.sumsLen)
+	f.p1 = kernel.ViewRest(b, a.sums)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernel.FrameOf[scanBlockFrame](t)
 		scanBlock(t, f.p0, f.p1)
@@ -369,7 +381,11 @@ func LaunchScanBlock(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, data
 		return err
 	}
 	var args module.Args
-	args.Ptr(data).Int64(int64(data.Len())).Ptr(sums).Int64(int64(sums.Len()))
+	args.Ptr(data).Int64(int64(data.Len())).Ptr(sums)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(sums.Len()))
+	}
 	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
@@ -378,13 +394,12 @@ type uniformAddArgs struct {
 	data    rocr.Ptr[int32]
 	dataLen int64
 	sums    rocr.ConstPtr[int32]
-	sumsLen int64
 }
 
 // uniformAddKernel runs uniformAdd on the cpu agent.
 var uniformAddKernel = kernel.Define("uniform_add", func(b *kernel.Block, a *uniformAddArgs) {
 	v0 := kernel.View(b, a.data, a.dataLen)
-	v1 := kernel.ConstView(b, a.sums, a.sumsLen)
+	v1 := kernel.ConstViewRest(b, a.sums)
 	for i, n := 0, b.Threads(); i < n; i++ {
 		uniformAdd(b.Thread(i), v0, v1)
 	}
@@ -405,7 +420,11 @@ func LaunchUniformAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, dat
 		return err
 	}
 	var args module.Args
-	args.Ptr(data).Int64(int64(data.Len())).ConstPtr(sums).Int64(int64(sums.Len()))
+	args.Ptr(data).Int64(int64(data.Len())).ConstPtr(sums)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(sums.Len()))
+	}
 	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 

@@ -115,7 +115,7 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 			}
 			pf("\n")
 		}
-		pf("\treturn %s.%s.LaunchArgs(s, grid, block, sharedMem, &args)\n}\n", recv, k.Field)
+		pf("\treturn module.LaunchKernel(%s.%s, grid, block, &args, sharedMem, s)\n}\n", recv, k.Field)
 	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {

@@ -35,14 +35,6 @@ func runGo(cfg goConfig) error {
 	if err != nil {
 		return err
 	}
-	if !res.BareSlices {
-		// A translation that always passes lengths.
-		for k := range res.Kernels {
-			for i := range res.Kernels[k].Params {
-				res.Kernels[k].Params[i].Len = true
-			}
-		}
-	}
 	if len(res.Kernels) == 0 {
 		return fmt.Errorf("%s: no //hipgo:kernel functions", cfg.Dir)
 	}
@@ -246,7 +238,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				p("\t%s %s\n", prm.Name, conv)
 			}
 		}
-		if k.DynamicShared {
+		if k.DynamicSharedLen {
 			p("\thgDynBytes uint32\n")
 		}
 		p("}\n\n")
@@ -370,21 +362,25 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				}
 			}
 		}
-		if k.DynamicShared {
+		if k.DynamicSharedLen {
 			p(".Uint32(uint32(sharedMem))")
 		}
-		if len(k.Params) == 0 && !k.DynamicShared {
+		if len(k.Params) == 0 && !k.DynamicSharedLen {
 			p(".Reset()")
 		}
 		p("\n")
+		// The checked entry point's extras, in its order (kernelgen's doc).
 		var extra []string
+		if k.DynamicShared && !k.DynamicSharedLen {
+			extra = append(extra, ".Uint32(uint32(sharedMem))")
+		}
 		for _, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice && !prm.Len {
 				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", prm.Name))
 			}
 		}
 		if len(extra) > 0 {
-			p("\tif checked {\n\t\t// The checked entry point's lengths.\n\t\targs%s\n\t}\n", strings.Join(extra, ""))
+			p("\tif checked {\n\t\t// The checked entry point's trailing arguments.\n\t\targs%s\n\t}\n", strings.Join(extra, ""))
 		}
 		p("\treturn ld.Launch(s, %d, checked, grid, block, sharedMem, &args)\n}\n\n", ki)
 	}

@@ -155,7 +155,7 @@ func TestAsyncErrors(t *testing.T) {
 	dev := setup(t)
 	s, err := stream.New(dev)
 	require.NoError(t, err)
-	_, err = buffer.NewAsync[float32](s, 0)
+	_, err = buffer.NewAsync[float32](s, -1)
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = buffer.NewAsync[float32](nil, 4)
 	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)

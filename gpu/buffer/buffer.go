@@ -24,9 +24,10 @@ type Buffer[T any] struct {
 	mem[T] // must stay the first field: see core.MemOf
 }
 
-// New allocates n elements of T on dev. n must be positive: hipMalloc(0)
-// succeeds with a null pointer, but a Buffer always holds memory, so New
-// returns gpu.ErrInvalidValue for 0 rather than a Buffer no call accepts.
+// New allocates n elements of T on dev. n = 0 gives an empty Buffer
+// (Len 0, Ptr 0), as hipMalloc(0) gives a null pointer: every call takes
+// it as empty (copies and fills of nothing, launches, Free), and a copy
+// of any element into it is out of its bounds.
 func New[T any](dev *gpu.Device, n int) (*Buffer[T], error) {
 	b := &Buffer[T]{}
 	if err := core.InitMem[T](&b.m, dev, n, false); err != nil {
@@ -80,13 +81,17 @@ func (b *Buffer[T]) CopyToAt(off int, dst []T) error {
 	return core.CopyHost("memcpy device to host", &b.m, off, core.AsBytes(dst), false)
 }
 
-// ToSlice copies the whole buffer into a new slice.
+// ToSlice copies the whole buffer into a new slice; nil with the error
+// when the copy fails.
 func (b *Buffer[T]) ToSlice() ([]T, error) {
 	if b == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
 	out := make([]T, b.m.Len())
-	return out, b.CopyTo(out)
+	if err := b.CopyTo(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CopyFromBuffer copies all of src into the buffer (hipMemcpy device to

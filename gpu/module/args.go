@@ -257,12 +257,12 @@ func (a *Args) Reset() {
 // queues it on s (nil: the default stream). Nothing is queued when a check
 // fails; the error names the kernel and the argument.
 func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
-	return f.launchArgs(s, grid, block, sharedMem, args, false)
+	return f.launchArgs(s, grid, block, sharedMem, args, entry{})
 }
 
-func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
+func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	const op = "launch"
-	if err := f.valid(op); err != nil {
+	if err := f.validAs(op, e.handleCode()); err != nil {
 		return err
 	}
 	if args == nil {
@@ -271,5 +271,5 @@ func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if args.over {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
 	}
-	return f.launchVals(s, grid, block, sharedMem, args, coop)
+	return f.launchVals(s, grid, block, sharedMem, args, e)
 }

@@ -12,19 +12,22 @@ import (
 // or CUDA source. A grid of more blocks than the device holds at once
 // (OccupancyMaxActiveBlocksPerMultiprocessor x its compute units) is
 // ErrCooperativeLaunchTooLarge, and nothing is queued.
+//
+// Its errors are LaunchKernelGGL's; those of f.LaunchCooperative[Args] are
+// Launch's (hipModuleLaunchCooperativeKernel).
 func LaunchCooperativeKernel(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream.Stream, args ...any) error {
-	return f.LaunchCooperative(s, grid, block, sharedMem, args...)
+	return f.launchAny(s, grid, block, sharedMem, args, entry{runtime: true, coop: true})
 }
 
 // LaunchCooperative is Launch as a cooperative launch (see
 // LaunchCooperativeKernel).
 func (f *Function) LaunchCooperative(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
-	return f.launchAny(s, grid, block, sharedMem, args, true)
+	return f.launchAny(s, grid, block, sharedMem, args, entry{coop: true})
 }
 
 // LaunchCooperativeArgs is LaunchArgs as a cooperative launch.
 func (f *Function) LaunchCooperativeArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
-	return f.launchArgs(s, grid, block, sharedMem, args, true)
+	return f.launchArgs(s, grid, block, sharedMem, args, entry{coop: true})
 }
 
 // MaxCooperativeBlocks is the largest grid, in blocks of blockSize threads

@@ -202,14 +202,51 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 
 // valid reports a function that is no kernel: nil, or a zero Function,
 // which Module.Function did not make.
-func (f *Function) valid(op string) error {
+func (f *Function) valid(op string) error { return f.validAs(op, gpu.ErrorInvalidDeviceFunction) }
+
+func (f *Function) validAs(op string, code gpu.ErrorCode) error {
 	if f == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+		return gpu.Errorf(code, op, "nil function")
 	}
 	if f.mod == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "function not made by Module.Function (a zero Function)")
+		return gpu.Errorf(code, op, "function not made by Module.Function (a zero Function)")
 	}
 	return nil
+}
+
+// entry is the HIP entry point a launch follows. HIP's runtime and module
+// APIs answer the same mistakes with different codes, and each hipgo call
+// answers as the HIP call it stands for.
+type entry struct {
+	// runtime: hipLaunchKernelGGL, hipLaunchKernel (LaunchKernelGGL,
+	// LaunchKernel, the typed launchers, graph kernel nodes); otherwise
+	// hipModuleLaunchKernel (Function's methods).
+	runtime bool
+	coop    bool
+}
+
+// handleCode is the code for a function that is no kernel of the
+// stream's device: hipErrorInvalidDeviceFunction from the runtime API,
+// hipErrorInvalidHandle (CUDA's CUDA_ERROR_INVALID_HANDLE) from the
+// module API.
+func (e entry) handleCode() gpu.ErrorCode {
+	if e.runtime {
+		return gpu.ErrorInvalidDeviceFunction
+	}
+	return gpu.ErrorInvalidHandle
+}
+
+// configErr is a grid or block the device cannot take. The runtime API
+// says hipErrorInvalidConfiguration; the module API says
+// hipErrorInvalidValue (CUDA_ERROR_INVALID_VALUE), with
+// ErrInvalidConfiguration as the cause, so errors.Is matches
+// gpu.ErrInvalidConfiguration from every entry point.
+func (e entry) configErr(op, format string, args ...any) error {
+	err := &gpu.Error{Code: gpu.ErrorInvalidConfiguration, Op: op, Msg: fmt.Sprintf(format, args...)}
+	if !e.runtime {
+		err.Code, err.Err = gpu.ErrorInvalidValue, gpu.ErrInvalidConfiguration
+	}
+	return err
 }
 
 // Name is the kernel's name; "" for a nil function.
@@ -299,8 +336,17 @@ func (p *param) describe() string {
 // LaunchKernelGGL launches f in HIP's argument order:
 // hipLaunchKernelGGL(kernel, gridDim, blockDim, sharedMemBytes, stream, args...).
 // A nil stream is the device's default stream.
+// Its errors are hipLaunchKernelGGL's: a grid or block the device cannot
+// take is ErrInvalidConfiguration, a nil function
+// ErrInvalidDeviceFunction.
 func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream.Stream, args ...any) error {
-	return f.Launch(s, grid, block, sharedMem, args...)
+	return f.launchAny(s, grid, block, sharedMem, args, entry{runtime: true})
+}
+
+// LaunchKernel is LaunchKernelGGL with typed arguments, in hipLaunchKernel's
+// argument order; the typed launchers that hipgo-gen writes call it.
+func LaunchKernel(f *Function, grid, block gpu.Dim3, args *Args, sharedMem int, s *stream.Stream) error {
+	return f.launchArgs(s, grid, block, sharedMem, args, entry{runtime: true})
 }
 
 // Launch checks the launch against the kernel's signature and the device's
@@ -312,13 +358,18 @@ func LaunchKernelGGL(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream
 // by value (see the package doc for the layout rule). Nothing is
 // queued when a check fails; the error names the kernel and the argument.
 // LaunchArgs is the same launch with typed arguments.
+//
+// Its errors are hipModuleLaunchKernel's: a grid or block the device
+// cannot take is ErrInvalidValue (errors.Is matches
+// ErrInvalidConfiguration too), a nil function or a stream of another
+// device ErrInvalidHandle.
 func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
-	return f.launchAny(s, grid, block, sharedMem, args, false)
+	return f.launchAny(s, grid, block, sharedMem, args, entry{})
 }
 
-func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any, coop bool) error {
+func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any, e entry) error {
 	const op = "launch"
-	if err := f.valid(op); err != nil {
+	if err := f.validAs(op, e.handleCode()); err != nil {
 		return err
 	}
 	if len(args) > MaxArgs {
@@ -332,7 +383,7 @@ func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		}
 		a.Value(x)
 	}
-	return f.launchVals(s, grid, block, sharedMem, &a, coop)
+	return f.launchVals(s, grid, block, sharedMem, &a, e)
 }
 
 // logged logs a launch error at AMD_LOG_LEVEL 1.
@@ -374,24 +425,24 @@ func (f *Function) argCause(i int, err error) error {
 	return e
 }
 
-func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
+func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	if s == nil {
 		var err error
 		if s, err = stream.DefaultStream(f.mod.dev); err != nil {
 			return err
 		}
 	}
-	return f.logged(f.launch(s, grid, block, sharedMem, args, coop))
+	return f.logged(f.launch(s, grid, block, sharedMem, args, e))
 }
 
-func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, coop bool) error {
+func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	const op = "launch"
 	vals := args.vals[:args.n]
-	d, err := f.check(s, grid, block, sharedMem)
+	d, err := f.check(s, grid, block, sharedMem, e)
 	if err != nil {
 		return err
 	}
-	if d.Cooperative = coop; coop {
+	if d.Cooperative = e.coop; e.coop {
 		if err := f.checkCoResident(grid, block, sharedMem); err != nil {
 			return err
 		}
@@ -441,7 +492,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 }
 
 // check validates the configuration and builds the packet's sizes.
-func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) (core.Dispatch, error) {
+func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, e entry) (core.Dispatch, error) {
 	const op = "launch"
 	var d core.Dispatch
 	dev := s.Device()
@@ -449,7 +500,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 		if err := core.StreamOf(s).Check(op); err != nil {
 			return d, err // a zero Stream, which has no device
 		}
-		return d, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
+		return d, gpu.Errorf(e.handleCode(), op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
 	}
 	if err := core.Valid(dev, f.mod.gen); err != nil {
 		return d, gpu.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
@@ -461,20 +512,20 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int) 
 	b := [3]uint32{block.X, block.Y, block.Z}
 	for i := 0; i < 3; i++ {
 		if g[i] == 0 || b[i] == 0 {
-			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid %v and block %v must be at least 1 in every dimension", f.sym.Name, grid, block)
+			return d, e.configErr(op, "kernel %s: grid %v and block %v must be at least 1 in every dimension", f.sym.Name, grid, block)
 		}
 		if int(b[i]) > f.maxDim[i] {
-			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block dimension %d is %d, the device allows %d", f.sym.Name, i, b[i], f.maxDim[i])
+			return d, e.configErr(op, "kernel %s: block dimension %d is %d, the device allows %d", f.sym.Name, i, b[i], f.maxDim[i])
 		}
 		items := uint64(g[i]) * uint64(b[i])
 		if items > 1<<32-1 || int(g[i]) > f.maxGrid[i] {
-			return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: grid dimension %d of %d blocks of %d exceeds the device's limit", f.sym.Name, i, g[i], b[i])
+			return d, e.configErr(op, "kernel %s: grid dimension %d of %d blocks of %d exceeds the device's limit", f.sym.Name, i, g[i], b[i])
 		}
 		d.Grid[i] = uint32(items)
 		d.Block[i] = uint16(b[i])
 	}
 	if n := block.Count(); n > uint64(f.maxBlock) {
-		return d, gpu.Errorf(gpu.ErrorInvalidConfiguration, op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)
+		return d, e.configErr(op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)
 	}
 	if sharedMem < 0 {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)

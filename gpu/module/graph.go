@@ -50,7 +50,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	if err != nil {
 		return err
 	}
-	d, err := f.check(s, grid, block, shared)
+	d, err := f.check(s, grid, block, shared, entry{runtime: true})
 	if err != nil {
 		return err
 	}

@@ -159,7 +159,7 @@ func TestManagedPrefetchAndAdvise(t *testing.T) {
 	assert.ErrorIs(t, stream.Prefetch(s, m, dev), gpu.ErrInvalidValue)
 	assert.ErrorIs(t, m.Advise(buffer.AdviseSetReadMostly, nil), gpu.ErrInvalidValue)
 	assert.ErrorIs(t, m.Free(), gpu.ErrInvalidValue, "a second Free")
-	_, err = buffer.NewManaged[int32](dev, 0)
+	_, err = buffer.NewManaged[int32](dev, -1)
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	var nilM *buffer.Managed[int32]
 	_, err = nilM.Slice()

@@ -317,6 +317,9 @@ func (m *Module) Function(name string) (*Function, error) {
 	if f, ok := m.funcs[name]; ok {
 		return f, nil
 	}
+	if name == "" {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "empty kernel name") // hipModuleGetFunction's answer
+	}
 	sym, err := rocr.FindKernel(m.exe, name)
 	if err != nil {
 		return nil, &gpu.Error{Code: gpu.ErrorNotFound, Op: op, Msg: fmt.Sprintf("in module for %s", m.code.Target), Err: err}

@@ -84,6 +84,11 @@ func TestLaunchAndChecks(t *testing.T) {
 		{"zero grid", gpu.ErrInvalidConfiguration, func() error { return f.Launch(s, gpu.D1(0), gpu.D1(1), 0, x, float32(1), int32(n)) }},
 		{"block too big", gpu.ErrInvalidConfiguration, func() error { return f.Launch(s, gpu.D1(1), gpu.D1(2048), 0, x, float32(1), int32(n)) }},
 		{"shared too big", gpu.ErrInvalidValue, func() error { return f.Launch(s, gpu.D1(1), gpu.D1(1), 1<<30, x, float32(1), int32(n)) }},
+		// hipModuleLaunchKernel's code, with ErrInvalidConfiguration still matching.
+		{"zero grid is InvalidValue", gpu.ErrInvalidValue, func() error { return f.Launch(s, gpu.D1(0), gpu.D1(1), 0, x, float32(1), int32(n)) }},
+		{"GGL zero grid", gpu.ErrInvalidConfiguration, func() error {
+			return module.LaunchKernelGGL(f, gpu.D1(0), gpu.D1(1), 0, s, x, float32(1), int32(n))
+		}},
 	}
 	for _, c := range cases {
 		err := c.call()

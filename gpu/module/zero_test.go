@@ -57,11 +57,12 @@ func TestZeroValues(t *testing.T) {
 	}{
 		"Module.Function":                {func() error { _, err := m.Function("test_scale"); return err }, gpu.ErrorInvalidHandle, "zero Module"},
 		"Module.Unload":                  {m.Unload, gpu.ErrorInvalidHandle, "zero Module"},
-		"Function.Launch":                {func() error { return f.Launch(s, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"Function.LaunchArgs":            {func() error { return f.LaunchArgs(s, one, one, 0, a) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"Function.LaunchCooperative":     {func() error { return f.LaunchCooperative(s, one, one, 0) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"Function.LaunchCooperativeArgs": {func() error { return f.LaunchCooperativeArgs(s, one, one, 0, a) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"Function.Launch(nil stream)":    {func() error { return f.Launch(nil, one, one, 0) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
+		"Function.Launch":                {func() error { return f.Launch(s, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrorInvalidHandle, "zero Function"},
+		"Function.LaunchArgs":            {func() error { return f.LaunchArgs(s, one, one, 0, a) }, gpu.ErrorInvalidHandle, "zero Function"},
+		"Function.LaunchCooperative":     {func() error { return f.LaunchCooperative(s, one, one, 0) }, gpu.ErrorInvalidHandle, "zero Function"},
+		"Function.LaunchCooperativeArgs": {func() error { return f.LaunchCooperativeArgs(s, one, one, 0, a) }, gpu.ErrorInvalidHandle, "zero Function"},
+		"Function.Launch(nil stream)":    {func() error { return f.Launch(nil, one, one, 0) }, gpu.ErrorInvalidHandle, "zero Function"},
+		"LaunchKernelGGL":                {func() error { return module.LaunchKernelGGL(f, one, one, 0, s, x, float32(1), int32(1)) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
 		"MaxCooperativeBlocks":           {func() error { _, err := module.MaxCooperativeBlocks(f, 1, 0); return err }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
 		"OccupancyMaxPotentialBlockSize": {func() error { _, _, err := module.OccupancyMaxPotentialBlockSize(f, 0, 0); return err }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
 		"OccupancyMaxActiveBlocks": {func() error {

@@ -28,6 +28,34 @@
 // compiled again and replaced. The cache never shrinks by itself: delete
 // the directory to empty it.
 //
+// The cache is a trust boundary: what it holds is loaded and run as code.
+// It defends against another local user, and against a process of the
+// user's that can write the cache directory but not the program or the
+// user's config directory (a sandbox or container given the cache, a
+// shared scratch file system). Such a writer cannot get its bytes taken
+// for a compiled program:
+//   - Each entry ends with an HMAC-SHA256, under a per-user key, of the
+//     entry and the key it is stored under, checked before anything in it
+//     is parsed. The key is 32 bytes from crypto/rand, made on first use
+//     in os.UserConfigDir()/hipgo/rtc-cache.key, or where
+//     $HIPGO_RTC_KEY_FILE says. It must lie outside the cache directory
+//     and be a regular file of the user's, not a symbolic link, readable
+//     and writable by no one else, in a directory only the user may write.
+//   - The directories the cache makes are 0700, its files 0600. A cache
+//     directory that another user owns, or that the group or others may
+//     write, is refused.
+//   - Entries are opened without following symbolic links and without
+//     waiting on a FIFO or device; only regular files of at most 256 MiB
+//     are read, their size checked before reading.
+//
+// A refused cache or key is not an error: the program is compiled and not
+// cached, and a warning says why (AMD_LOG_LEVEL=2 or more, once the
+// runtime has opened; gpu.SetLogOutput moves it). An entry that does not
+// check out is a miss, logged the same way, compiled again and replaced.
+// Integrity is the aim, not secrecy: a cache directory made 0755 before
+// stays readable. A process that can write the key file can forge
+// entries; so can the program's user, by design.
+//
 // Compile and CompileFor are safe for concurrent use. hipRTC compiles one
 // program at a time in a process.
 package rtc

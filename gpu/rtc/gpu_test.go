@@ -48,6 +48,7 @@ func TestCompileAndLaunch(t *testing.T) {
 	dir := os.Getenv(CacheEnv)
 	if dir == "" {
 		dir = t.TempDir()
+		privateKey(t) // a cache kept in HIPGO_RTC_CACHE between runs needs the user's key
 	}
 	opts := Options{NameExpressions: []string{"scale<float>"}, Headers: headers, Cache: dir, Flags: []string{"-DUNUSED=1"}}
 

@@ -158,25 +158,16 @@ func CompileFor(target, source string, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := cacheDir(opts.Cache)
-	key := req.key(id)
-	if dir != "" {
-		if p := readEntry(dir, key); p != nil {
-			return p, nil
+	return cached(cacheDir(opts.Cache), req.key(id), func() (*Program, error) {
+		out, err := c.run(req)
+		if err != nil {
+			if _, ok := err.(*CompileError); ok {
+				return nil, &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Err: err}
+			}
+			return nil, gpu.Wrap(op, err)
 		}
-	}
-	out, err := c.run(req)
-	if err != nil {
-		if _, ok := err.(*CompileError); ok {
-			return nil, &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Err: err}
-		}
-		return nil, gpu.Wrap(op, err)
-	}
-	p := &Program{Target: target, Compiler: c.version, Image: out.image, Lowered: out.lowered, Log: out.log}
-	if dir != "" {
-		_ = writeEntry(dir, key, p) // the cache only saves time: a full disk costs a compile next time
-	}
-	return p, nil
+		return &Program{Target: target, Compiler: c.version, Image: out.image, Lowered: out.lowered, Log: out.log}, nil
+	})
 }
 
 // checkNUL refuses text holding a NUL: the compiler, reading C strings,

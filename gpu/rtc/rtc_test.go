@@ -48,6 +48,13 @@ func needHipRTC(t *testing.T) {
 	}
 }
 
+// privateKey gives t a cache key of its own, so that tests leave the
+// user's key alone.
+func privateKey(t *testing.T) {
+	t.Helper()
+	t.Setenv(KeyFileEnv, filepath.Join(t.TempDir(), "key"))
+}
+
 // compileCount runs f and says how many programs it handed to a compiler.
 func compileCount(f func()) int64 {
 	before := compilations.Load()
@@ -177,6 +184,7 @@ func TestBadOptions(t *testing.T) {
 // changes the output (flags, names, headers, target) compiles again.
 func TestCache(t *testing.T) {
 	needHipRTC(t)
+	privateKey(t)
 	dir := t.TempDir()
 	opts := Options{NameExpressions: []string{"scale<float>"}, Headers: headers, Cache: dir}
 	var first, second *Program
@@ -245,6 +253,7 @@ func TestCache(t *testing.T) {
 // A damaged entry is ignored, compiled again and replaced.
 func TestCacheCorrupt(t *testing.T) {
 	needHipRTC(t)
+	privateKey(t)
 	dir := t.TempDir()
 	opts := Options{Headers: headers, Cache: dir}
 	p, err := CompileFor(gfx, source, opts)
@@ -290,6 +299,7 @@ func TestCacheCorrupt(t *testing.T) {
 // Goroutines compiling one program into one cache all get it whole.
 func TestCacheConcurrent(t *testing.T) {
 	needHipRTC(t)
+	privateKey(t)
 	dir := t.TempDir()
 	opts := Options{NameExpressions: []string{"scale<float>"}, Headers: headers, Cache: dir}
 	const n = 4
@@ -307,13 +317,15 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	// Readers and writers of one entry: a reader sees all of it or none.
 	key := strings.Repeat("ab", 32)
+	c, err := openCache(dir)
+	require.NoError(t, err)
 	var rw sync.WaitGroup
 	for i := range n {
 		rw.Go(func() {
 			for range 50 {
 				if i%2 == 0 {
-					assert.NoError(t, writeEntry(dir, key, progs[0]))
-				} else if p := readEntry(dir, key); p != nil {
+					assert.NoError(t, c.write(key, progs[0]))
+				} else if p, err := c.read(key); assert.NoError(t, err) && p != nil {
 					assert.Equal(t, progs[0].Image, p.Image)
 				}
 			}
@@ -347,6 +359,7 @@ func TestCacheHelperProcess(t *testing.T) {
 // process reads it without compiling.
 func TestCacheProcesses(t *testing.T) {
 	needHipRTC(t)
+	privateKey(t)
 	dir := t.TempDir()
 	helper := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCacheHelperProcess$", "-test.count=1")
@@ -401,6 +414,7 @@ func BenchmarkCacheHit(b *testing.B) {
 	if err := hiprtc.open(); err != nil {
 		b.Skip(err)
 	}
+	b.Setenv(KeyFileEnv, filepath.Join(b.TempDir(), "key"))
 	opts := Options{NameExpressions: []string{"scale<float>"}, Headers: headers, Cache: b.TempDir()}
 	_, err := CompileFor(gfx, source, opts)
 	require.NoError(b, err)

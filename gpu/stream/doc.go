@@ -24,7 +24,11 @@
 // Errors: an asynchronous failure (a kernel that panics, faults or times
 // out, a driver error) is sticky on its stream: later operations and
 // Synchronize return it, naming the kernel; events recorded after it carry
-// it too. Other streams are unaffected; a new stream works.
+// it too. The call that waited for the failed work returns the failure
+// itself; a later call, which did not fail itself, says so: "launch:
+// stream 3 failed earlier: …" (a stream's number is its queue's id), with
+// the failure underneath for errors.Is and errors.As. Other streams are
+// unaffected; a new stream works.
 //
 // A failure is reported by the call that observes it, as in HIP, and does
 // not poison memory: once the stream has returned it (Synchronize, Query,
@@ -50,5 +54,7 @@
 // Streams and events are safe for use from several goroutines; work
 // submitted from one goroutine runs in submission order. Synchronize and
 // Event.Synchronize block (SynchronizeContext gives up when its context is
-// done); Query never blocks. Destroy waits for the stream's work.
+// done); Query never blocks. Destroy waits for the stream's work, as long
+// as it moves on (a kernel that does not return is abandoned: see
+// Stream.Destroy).
 package stream

@@ -240,6 +240,10 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	if f1 != nil {
 		defer f1.Release()
 	}
+	if start.dev != end.dev {
+		// HIP's answer; CUDA's is CUDA_ERROR_INVALID_HANDLE too.
+		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "events of device %d and device %d: both must be of one device", start.dev.Ordinal(), end.dev.Ordinal())
+	}
 	if start.flags&EventDisableTiming != 0 || end.flags&EventDisableTiming != 0 {
 		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "an event was created with EventDisableTiming")
 	}

@@ -11,10 +11,10 @@ import (
 )
 
 // memOf is o's memory; nil for a nil interface, a nil buffer or a zero
-// one, which New did not make and which holds no memory.
+// one, which New did not make. Empty memory from New(dev, 0) is memory.
 func memOf(o buffer.Object) *core.Mem {
 	m, _ := core.MemOf(o)
-	if m == nil || m.Allocation() == nil {
+	if !m.Made() {
 		return nil
 	}
 	return m

@@ -29,6 +29,9 @@ func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	if err != nil {
 		return err
 	}
+	if mem.Len() == 0 {
+		return nil // empty: nothing to move
+	}
 	agent := s.Device().Agent()
 	addr, size := uint64(mem.Addr()), uint64(mem.Size())
 	return s.launchHostWork(&hostwork.Work{Op: op, Reads: []*core.Mem{mem},

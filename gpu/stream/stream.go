@@ -21,8 +21,9 @@ const (
 	ManualDeps Flags = 1 << 8
 )
 
-// Priorities, as hipDeviceGetStreamPriorityRange reports them: a lower
-// number is a higher priority.
+// Priorities, as hipDeviceGetStreamPriorityRange reports them for the cpu
+// agent and rocm: a lower number is a higher priority. A device's own
+// range is dev.StreamPriorityRange().
 const (
 	PriorityLow  = 0
 	PriorityHigh = -1
@@ -54,9 +55,9 @@ func init() {
 func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, PriorityLow) }
 
 // NewWithFlags creates a stream with flags and a priority
-// (hipStreamCreateWithPriority). A priority outside [PriorityHigh,
-// PriorityLow] is clamped into it, as in HIP. Priorities are recorded and
-// reported; the cpu agent runs every queue alike.
+// (hipStreamCreateWithPriority). A priority outside the device's range
+// (dev.StreamPriorityRange) is clamped into it, as in HIP. Priorities are
+// recorded and reported; the cpu agent runs every queue alike.
 func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("stream create", err)
@@ -64,7 +65,8 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
-	priority = min(max(priority, PriorityHigh), PriorityLow)
+	least, greatest := dev.StreamPriorityRange()
+	priority = min(max(priority, greatest), least)
 	s := &Stream{flags: flags, priority: priority}
 	if err := s.c.Init(dev, QueueSize); err != nil {
 		return nil, gpu.Wrap("stream create", err)
@@ -137,8 +139,13 @@ func (s *Stream) Err() error {
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
-// sticky like any launch failure, and other streams are not affected.
-// Agents that cannot stop a kernel return gpu.ErrNotSupported.
+// sticky like any launch failure, and other streams are not affected. A
+// kernel that has not returned a grace later (HIPGO_KERNEL_GRACE, default
+// 3s) is abandoned, as a GPU watchdog would: its launch fails with
+// gpu.ErrLaunchTimeOut wrapping rocr.ErrAbandoned, Synchronize returns,
+// and the stream's later work runs (and fails, the stream having failed);
+// see the cpu package for what the abandoned kernel keeps. Agents that
+// cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	if err := s.core().Check("stream set kernel timeout"); err != nil {
 		return err
@@ -170,7 +177,13 @@ func (s *Stream) Query() error {
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
-// The default stream is destroyed by gpu.Shutdown only. A stream that is
+// The default stream is destroyed by gpu.Shutdown only. A kernel that runs
+// through a whole grace (HIPGO_KERNEL_GRACE, default 3s) without
+// returning is cancelled, its queue being destroyed, and abandoned if it
+// has not returned a grace later: Destroy then returns, after about two
+// graces, an error wrapping rocr.ErrAbandoned that names the kernel, the
+// stream being destroyed all the same. gpu.Shutdown does the same for
+// every queue, after one grace each, and reports each abandoned kernel. A stream that is
 // capturing (gpu/graph) is destroyed all the same, and its capture ends
 // (or, for a stream that joined another's capture, is invalidated):
 // Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as

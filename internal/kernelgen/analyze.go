@@ -7,13 +7,14 @@ import (
 )
 
 // analyze finds, before any C++ is written, what the emitter needs to know
-// of whole functions: which slices are written (through any alias or
-// device function), which kernels are lockstep or use dynamic shared
-// memory.
+// of whole functions: which slices are written and which have their
+// length read (through any alias or device function), which kernels are
+// lockstep or use dynamic shared memory.
 func (t *translator) analyze() {
 	for _, fn := range t.order {
 		t.scanFunc(fn)
 	}
+	t.closeLens()
 	// written(u) and an edge u → r (u aliases r) make r written.
 	var work []*types.Var
 	for v := range t.written {
@@ -38,6 +39,9 @@ func (t *translator) analyze() {
 }
 
 func (t *translator) scanFunc(fn *function) {
+	if fn.kernel {
+		fn.dynVar = types.NewVar(fn.decl.Pos(), nil, "hg_dyn_shared", nil)
+	}
 	ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -47,14 +51,18 @@ func (t *translator) scanFunc(fn *function) {
 				}
 				if len(n.Lhs) == len(n.Rhs) {
 					t.alias(l, n.Rhs[i])
+					t.lenFlow(fn, l, n.Rhs[i])
 				}
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == len(n.Values) {
 				for i, id := range n.Names {
 					t.alias(id, n.Values[i])
+					t.lenFlow(fn, id, n.Values[i])
 				}
 			}
+		case *ast.RangeStmt:
+			t.lenRead(fn, n.X, false)
 		case *ast.IncDecStmt:
 			t.markWritten(n.X)
 		case *ast.UnaryExpr:
@@ -89,9 +97,15 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 				if r := t.rootVar(a); r != nil {
 					t.edges[params[i]] = append(t.edges[params[i]], r)
 				}
+				t.lenFlowVar(fn, params[i], a)
 			}
 		}
 		return
+	}
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && len(call.Args) == 1 {
+		if b, ok := t.info.Uses[id].(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			t.lenRead(fn, call.Args[0], b.Name() == "cap")
+		}
 	}
 	name := t.kernelFunc(call)
 	switch name {

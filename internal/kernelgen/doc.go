@@ -16,6 +16,22 @@
 // (no #include) that compiles with clang-19 -x hip or -x cuda offline, with
 // hipRTC and with NVRTC, with `#line` directives naming the Go lines.
 //
+// The entry points keep a C kernel's signature where they can. A slice
+// parameter whose length the kernel never reads (Param.Len: no len, cap,
+// range, s[lo:] or s[:], nor a device function that reads it through its
+// parameter) is a bare pointer; the checked variant takes its length
+// after all the others. hg_dyn_bytes, the dynamic shared memory's size,
+// is a parameter of the plain variant only where the kernel reads that
+// memory's length (Kernel.DynamicSharedLen). So the parameters are, in
+// order:
+//
+//	NAME:         user parameters (T* x_p, long long x_n where Len), [hg_dyn_bytes where DynamicSharedLen]
+//	NAME_checked: user parameters (the same), [hg_dyn_bytes where DynamicShared], long long x_n for each slice not Len, hg_fault* hg_f
+//
+// vector_add(const float* a, const float* b, float* c, int n) and
+// reduce_sum(const float* in, float* out, int n) over extern __shared__
+// memory stay what C programs and LaunchKernelGGL call.
+//
 // The subset:
 //
 //	Go                                    C++
@@ -25,7 +41,7 @@
 //	package struct type                   struct of the same name, fields in order
 //	[N]T                                  hg_array<T, N> (a value: assignment copies)
 //	[]T                                   hg_slice<T> {T* p; long long n, c;}, hg_slice<const T> when never written
-//	kernel parameter []T                  T* x_p, long long x_n (const T* when ReadOnly)
+//	kernel parameter []T                  T* x_p (const T* when ReadOnly), long long x_n where the length is read (above)
 //	kernel.Dim                            hg_dim {long long X, Y, Z;}
 //	var x T; x := e; x = e; a, b = b, a   T x = {}; T x = e; x = e; through temporaries
 //	x op= e, x++, x--                     native where C++ computes Go's result, else x = hg_add(x, e) ...

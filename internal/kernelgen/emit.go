@@ -71,7 +71,8 @@ type emitter struct {
 	out     *strings.Builder
 	indent  int
 	names   map[types.Object]string
-	used    map[string]bool
+	used    map[string]bool           // names no variable may take
+	vars    map[string][]types.Object // the variables declared under each name
 	tmp     int
 	file    string
 	line    int // the line the C++ compiler counts next, by the last #line
@@ -83,23 +84,39 @@ type emitter struct {
 }
 
 func (t *translator) newEmitter(fn *function) *emitter {
-	return &emitter{t: t, fn: fn, info: t.info, out: &strings.Builder{}, names: map[types.Object]string{}, used: map[string]bool{},
+	return &emitter{t: t, fn: fn, info: t.info, out: &strings.Builder{}, names: map[types.Object]string{}, used: map[string]bool{}, vars: map[string][]types.Object{},
 		file: t.res.Files[fn.file]}
 }
 
-// declare gives obj a C++ name unique in the function.
+// declare gives obj a C++ name: its Go name where no variable in scope
+// there has it, so sequential loops keep theirs (i, not i_1).
 func (e *emitter) declare(obj types.Object) string {
 	base := cName(obj.Name())
 	if base == "_" {
 		base = "unused"
 	}
 	name := base
-	for i := 1; e.used[name]; i++ {
+	for i := 1; e.taken(name, obj); i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
-	e.used[name] = true
+	e.vars[name] = append(e.vars[name], obj)
 	e.names[obj] = name
 	return name
+}
+
+// taken reports whether name is the function's own or that of a variable
+// whose Go scope encloses obj's declaration. Such a variable is never
+// shadowed: C++ would let `x := x + 1` read the new x.
+func (e *emitter) taken(name string, obj types.Object) bool {
+	if e.used[name] {
+		return true
+	}
+	for _, o := range e.vars[name] {
+		if o != obj && (o.Parent() == nil || o.Parent().Contains(obj.Pos())) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *emitter) temp(prefix string) string {
@@ -225,7 +242,7 @@ func (e *emitter) function() {
 func (e *emitter) kernelDesc() {
 	fn := e.fn
 	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()),
-		Lockstep: fn.lockstep, DynamicShared: fn.dyn}
+		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar]}
 	for _, v := range e.params() {
 		p := Param{Name: v.Name(), Type: v.Type()}
 		switch u := v.Type().Underlying().(type) {
@@ -236,6 +253,7 @@ func (e *emitter) kernelDesc() {
 			p.Kind, p.Type = Slice, u.Elem()
 			p.CType = e.t.cType(u.Elem(), v.Pos())
 			p.ReadOnly = e.t.constSlice(v)
+			p.Len = e.t.lenUsed[v]
 			if !fixedSize(u.Elem()) {
 				e.t.errorf(v.Pos(), "slice parameter of "+u.Elem().String(), "kernel slices hold numbers, bools, arrays and structs")
 			}
@@ -250,10 +268,13 @@ func (e *emitter) kernelDesc() {
 	fn.k = k
 }
 
-// entries are the kernel's two extern "C" entry points.
+// entries are the kernel's two extern "C" entry points (see Param.Len
+// and Kernel.DynamicSharedLen): the user parameters, a slice's length in
+// place where the kernel reads it; hg_dyn_bytes; then, in the checked
+// one only, the other slices' lengths and the fault record.
 func (e *emitter) entries() string {
 	k := e.fn.k
-	var ps, args []string
+	var ps, args, cps, cargs, lens []string
 	for i, v := range e.params() {
 		p := k.Params[i]
 		name := e.names[v]
@@ -263,20 +284,35 @@ func (e *emitter) entries() string {
 			if p.ReadOnly {
 				ct = "const " + ct
 			}
-			ps = append(ps, fmt.Sprintf("%s* %s_p", ct, name), fmt.Sprintf("long long %s_n", name))
-			args = append(args, fmt.Sprintf("hg_make_slice(%s_p, %s_n)", name, name))
+			ptr, n := fmt.Sprintf("%s* %s_p", ct, name), fmt.Sprintf("long long %s_n", name)
+			slice := fmt.Sprintf("hg_make_slice(%s_p, %s_n)", name, name)
+			if p.Len {
+				ps, cps = append(ps, ptr, n), append(cps, ptr, n)
+				args = append(args, slice)
+			} else {
+				ps, cps = append(ps, ptr), append(cps, ptr)
+				lens = append(lens, n)
+				args = append(args, fmt.Sprintf("hg_bare(%s_p)", name))
+			}
+			cargs = append(cargs, slice)
 		default:
-			ps = append(ps, p.CType+" "+name)
-			args = append(args, name)
+			ps, cps = append(ps, p.CType+" "+name), append(cps, p.CType+" "+name)
+			args, cargs = append(args, name), append(cargs, name)
 		}
 	}
 	if k.DynamicShared {
-		ps = append(ps, "unsigned int hg_dyn_bytes")
-		args = append(args, "hg_dyn_bytes")
+		cps, cargs = append(cps, "unsigned int hg_dyn_bytes"), append(cargs, "hg_dyn_bytes")
+		if k.DynamicSharedLen {
+			ps, args = append(ps, "unsigned int hg_dyn_bytes"), append(args, "hg_dyn_bytes")
+		} else {
+			// Never read (DynamicSharedLen): the most, which no bound could fail.
+			args = append(args, "0xffffffffu")
+		}
 	}
+	cps = append(append(cps, lens...), "hg_fault* hg_f")
 	var b strings.Builder
 	body := cName(k.GoName)
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s(%s) {\n  %s<false>(%s);\n}\n", k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s_checked(%s) {\n  %s<true>(%s);\n}\n\n", k.Name, strings.Join(append(ps, "hg_fault* hg_f"), ", "), body, strings.Join(append(args, "hg_f"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s_checked(%s) {\n  %s<true>(%s);\n}\n\n", k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
 }

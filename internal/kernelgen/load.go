@@ -185,7 +185,8 @@ type function struct {
 	// direct properties, before closing over callees
 	lockstep bool
 	dyn      bool
-	k        *Kernel // for a kernel: its entry in Result.Kernels
+	dynVar   *types.Var // a kernel's kernel.DynamicShared memory, for the length analysis
+	k        *Kernel    // for a kernel: its entry in Result.Kernels
 }
 
 type translator struct {
@@ -205,6 +206,10 @@ type translator struct {
 	written map[*types.Var]bool
 	edges   map[*types.Var][]*types.Var
 
+	lenReads []lenKey
+	lenEdges map[lenKey][]lenKey // l → r: reading l's length (capacity) reads r's
+	lenUsed  map[*types.Var]bool // the slices whose length or capacity is read
+
 	structs    []*types.Named
 	structSeen map[*types.Named]bool
 	math       map[string]bool // used math helpers: "exp/32"
@@ -217,13 +222,15 @@ func newTranslator(pkg *packages.Package) *translator {
 		info:       pkg.TypesInfo,
 		fset:       pkg.Fset,
 		sizes:      types.SizesFor("gc", "amd64"),
-		res:        &Result{Package: pkg.Name},
+		res:        &Result{Package: pkg.Name, BareSlices: true},
 		seen:       map[token.Pos]bool{},
 		fileIdx:    map[*token.File]int{},
 		funcs:      map[*types.Func]*function{},
 		decls:      map[*types.Func]*ast.FuncDecl{},
 		written:    map[*types.Var]bool{},
 		edges:      map[*types.Var][]*types.Var{},
+		lenEdges:   map[lenKey][]lenKey{},
+		lenUsed:    map[*types.Var]bool{},
 		structSeen: map[*types.Named]bool{},
 		math:       map[string]bool{},
 	}

@@ -34,9 +34,16 @@ type Kernel struct {
 	// StaticShared is the bytes of its kernel.Shared variables, laid out in
 	// call order, each aligned to its type's alignment.
 	StaticShared int
-	// DynamicShared: the kernel calls kernel.DynamicShared; its C++ takes a
-	// trailing `unsigned int hg_dyn_bytes` after the user parameters.
+	// DynamicShared: the kernel calls kernel.DynamicShared; its checked
+	// entry point takes `unsigned int hg_dyn_bytes` after the user
+	// parameters.
 	DynamicShared bool
+	// DynamicSharedLen: the kernel reads the length of a
+	// kernel.DynamicShared slice (len, cap, range, s[lo:], a device
+	// function that does), so the plain entry point takes hg_dyn_bytes
+	// too. Otherwise it does not, which keeps a C kernel's signature
+	// (reduce_sum(const float*, float*, int) with extern __shared__).
+	DynamicSharedLen bool
 }
 
 // ParamKind is how a parameter crosses into the kernel.

@@ -272,7 +272,7 @@ func misuseCases() []misuse {
 			run: func(f *fixture) error {
 				return axpb(f, nil, gpu.D1(1), gpu.D1(1), -1, newBuf[uint32](f.t, f.dev, 1), uint32(1), uint32(1), int32(1))
 			}},
-		{name: "function of another device's module", want: gpu.ErrInvalidDeviceFunction, devices: 2, words: []string{"reliability_axpb", "device 0", "device 1"},
+		{name: "function of another device's module", want: gpu.ErrInvalidHandle, devices: 2, words: []string{"reliability_axpb", "device 0", "device 1"},
 			run: func(f *fixture) error {
 				return axpb(f, f.stream(f.devs[1]), gpu.D1(1), gpu.D1(1), 0, newBuf[uint32](f.t, f.devs[1], 1), uint32(1), uint32(1), int32(1))
 			}},

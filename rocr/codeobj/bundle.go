@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"compress/zlib"
 	"crypto/md5"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -233,41 +232,34 @@ func (p *parser) decompress(b []byte, base int64) ([]byte, int, error) {
 	if rawSize > 1<<20 && rawSize/uint64(max(len(payload), 1)) > maxRatio {
 		return nil, 0, errorf(where, base+8, "uncompressed size %d from %d bytes exceeds the limit of a %d:1 ratio", rawSize, len(payload), maxRatio)
 	}
-	var r io.Reader
+	var open func() (io.Reader, func(), error)
 	switch method {
 	case 0:
-		zr, err := zlib.NewReader(bytes.NewReader(payload))
-		if err != nil {
-			return nil, 0, errorf("compressed bundle (zlib)", base+int64(hdr), "%v", err)
+		open = func() (io.Reader, func(), error) {
+			zr, err := zlib.NewReader(bytes.NewReader(payload))
+			if err != nil {
+				return nil, nil, fmt.Errorf("zlib: %w", err)
+			}
+			return zr, func() { zr.Close() }, nil
 		}
-		r = zr
 	case 1:
-		zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(max(rawSize, 1<<20)))
-		if err != nil {
-			return nil, 0, errorf("compressed bundle (zstd)", base+int64(hdr), "%v", err)
+		open = func() (io.Reader, func(), error) {
+			zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+				zstd.WithDecoderMaxMemory(max(rawSize, 1<<20)))
+			if err != nil {
+				return nil, nil, fmt.Errorf("zstd: %w", err)
+			}
+			return zr, zr.Close, nil
 		}
-		defer zr.Close()
-		r = zr
 	default:
 		return nil, 0, errorf(where, base+6, "compression method %d, want 0 (zlib) or 1 (zstd)", method)
 	}
-	// The claim is within the limits: allocate it once, and read no
-	// further than it.
-	out := make([]byte, rawSize)
-	n, err := io.ReadFull(r, out)
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return nil, 0, errorf("compressed bundle", base+int64(hdr), "expanded to %d bytes, header says %d", n, rawSize)
-	}
+	h := md5.New()
+	out, err := p.expand("compressed bundle", base+int64(hdr), len(payload), rawSize, h, open)
 	if err != nil {
-		return nil, 0, errorf("compressed bundle", base+int64(hdr), "decompress: %v", err)
+		return nil, 0, err
 	}
-	var more [1]byte
-	if n, _ := io.ReadFull(r, more[:]); n != 0 {
-		return nil, 0, errorf("compressed bundle", base+int64(hdr), "expands past the %d bytes its header says", rawSize)
-	}
-	sum := md5.Sum(out)
-	if got := le.Uint64(sum[:8]); got != hash {
+	if got := le.Uint64(h.Sum(nil)); got != hash {
 		return nil, 0, errorf(where, base+int64(hdr)-8, "hash %#016x, contents hash to %#016x", hash, got)
 	}
 	return out, int(fileSize), nil

@@ -40,10 +40,14 @@
 // Limits.MaxExpansion bytes (default 4) per input byte plus 64 KiB;
 // compilers' code objects use under two. Names share one copy of their
 // string table, metadata strings one copy of the note, PTX tokens one copy
-// of the text. Compressed bundles may expand to Limits.MaxDecompressed
-// bytes together (default 256 MiB), and at most 10000 times their
-// compressed size; a larger claim is refused before anything is inflated,
-// and decompressed bytes count as input for the budget. Bundle entries
+// of the text. Compressed bundles may expand together to 10 times the
+// input's size, or 64 MiB where that is more, never past
+// Limits.MaxDecompressed (default 256 MiB), and each to at most 10000
+// times its compressed size; a larger claim is refused before anything is
+// inflated, and decompressed bytes count as input for the budget. A claim
+// over 8 times the compressed size is inflated twice: first only counted
+// (and hashed), then into a buffer of the claimed size, so that a claim
+// the stream does not make good costs no memory of its size. Bundle entries
 // must not overlap. A PTX .reqntid or .maxntid whose thread count does not
 // fit 32 bits is refused. An exceeded limit is a *FormatError naming it;
 // ParseWithLimits raises or lowers them. The tests build each hostile

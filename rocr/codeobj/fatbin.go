@@ -155,20 +155,14 @@ func (p *parser) unzstdEntry(payload []byte, csize uint32, raw uint64, where str
 	if err := p.inflate(where, off, raw); err != nil {
 		return nil, err
 	}
-	zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(max(raw, 1<<20)))
-	if err != nil {
-		return nil, errorf(where, off, "zstd: %v", err)
-	}
-	defer zr.Close()
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(zr, int64(raw)+1))
-	if err != nil {
-		return nil, errorf(where, off, "zstd: %v", err)
-	}
-	if uint64(n) != raw {
-		return nil, errorf(where, off, "expanded to %d bytes, header says %d", n, raw)
-	}
-	return out.Bytes(), nil
+	return p.expand(where, off, len(payload), raw, nil, func() (io.Reader, func(), error) {
+		zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxMemory(max(raw, 1<<20)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("zstd: %w", err)
+		}
+		return zr, zr.Close, nil
+	})
 }
 
 // linkPTX refines each cubin from a PTX entry of the same fat binary.

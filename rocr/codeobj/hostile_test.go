@@ -2,6 +2,7 @@ package codeobj
 
 import (
 	"bytes"
+	"crypto/md5"
 	"encoding/binary"
 	"fmt"
 	"github.com/hipgo/hipgo/internal/raceflag"
@@ -303,4 +304,55 @@ func TestPTXThreadCountOverflow(t *testing.T) {
 	s, err := Parse([]byte(ptxHead + ".entry k() .reqntid 32,4,2 { ret; }\n"))
 	require.NoError(t, err)
 	assert.Equal(t, uint32(256), s.Objects[0].Kernels[0].MaxFlatWorkgroup)
+}
+
+func TestHostileCompressedRatio(t *testing.T) {
+	// 26 KB honestly inflating to 200 MiB: under MaxDecompressed and the
+	// 10000:1 ratio, but over ten times the input and over 64 MiB, so it
+	// is refused before anything is inflated.
+	const raw = 200 << 20
+	in := ccob(zstdRLE(raw, 32<<10, 0), raw, 0)
+	_, err := requireBounded(t, in)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrFormat)
+	assert.Contains(t, err.Error(), "over the limit of 67108864 bytes")
+}
+
+func TestHostileCompressedClaim(t *testing.T) {
+	// 64 KB claiming 63 MiB, within every limit, but inflating to 1 MiB:
+	// the claim is never allocated.
+	payload := zstdRLE(1<<20, 64, 0)
+	in := ccob(payload, 63<<20, 0)
+	_, err := requireBounded(t, in)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrFormat)
+	assert.Contains(t, err.Error(), "expanded to 1048576 bytes, header says 66060288")
+
+	// The same for a fat binary entry.
+	p := newParser(len(payload), Limits{})
+	_, alloc, _, err := measure(payload, func([]byte) (*Spec, error) {
+		_, err := p.unzstdEntry(payload, uint32(len(payload)), 63<<20, "entry", 0)
+		return nil, err
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "expanded to 1048576 bytes, header says 66060288")
+	assert.LessOrEqual(t, alloc, 10*uint64(len(payload)))
+}
+
+func TestCompressedHonestClaim(t *testing.T) {
+	// 4 MiB from 512 bytes, hashed right: inflated once, into a buffer
+	// of exactly the claim (the inner bytes then hold no bundle).
+	const raw = 4 << 20
+	sum := md5.Sum(make([]byte, raw))
+	in := ccob(zstdRLE(raw, 32<<10, 0), raw, le.Uint64(sum[:]))
+	_, alloc, took, err := measure(in, Parse)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not hold an offload bundle")
+	assert.Less(t, took, time.Second)
+	assert.Less(t, alloc, uint64(raw+raw/2))
+
+	payload := zstdRLE(raw, 32<<10, 7)
+	out, err := newParser(len(payload), Limits{}).unzstdEntry(payload, uint32(len(payload)), raw, "entry", 0)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{7}, raw), out)
 }

@@ -9,7 +9,9 @@ import (
 type Limits struct {
 	// MaxDecompressed is the most bytes the compressed bundles of one
 	// input may expand to, together (default DefaultMaxDecompressed).
-	// A header claiming more is refused before anything is inflated.
+	// Below it they may expand to at most 10 times the input's size, or
+	// 64 MiB where that is more. A header claiming more is refused before
+	// anything is inflated.
 	MaxDecompressed int64
 	// MaxExpansion is the bytes of work and of result Parse may spend per
 	// byte of input, decompressed bytes included (default
@@ -24,6 +26,11 @@ const (
 	DefaultMaxExpansion    = 4
 	// expansionSlack lets tiny inputs (a hand-written PTX kernel) through.
 	expansionSlack = 64 << 10
+	// inflateRatio and inflateFloor bound what the compressed bundles
+	// of one input may expand to together: inflateRatio times the
+	// input, or inflateFloor where that is more.
+	inflateRatio = 10
+	inflateFloor = 64 << 20
 	// maxRatio bounds how far a compressed bundle may expand per byte:
 	// code objects compress by tens, not thousands.
 	maxRatio = 10000
@@ -44,6 +51,7 @@ func (l Limits) withDefaults() Limits {
 // share one budget.
 type parser struct {
 	lim      Limits
+	given    int64 // bytes of input as given
 	input    int64 // bytes of input, decompressed bytes included
 	left     int64 // bytes of work and result still allowed
 	inflated int64 // bytes decompressed so far
@@ -51,7 +59,7 @@ type parser struct {
 
 func newParser(n int, lim Limits) *parser {
 	lim = lim.withDefaults()
-	return &parser{lim: lim, input: int64(n), left: int64(lim.MaxExpansion)*int64(n) + expansionSlack}
+	return &parser{lim: lim, given: int64(n), input: int64(n), left: int64(lim.MaxExpansion)*int64(n) + expansionSlack}
 }
 
 // spend charges n bytes of work or result to the budget: every
@@ -70,6 +78,10 @@ func (p *parser) spend(where string, off int64, n int) error {
 func (p *parser) inflate(where string, off int64, n uint64) error {
 	if n > uint64(p.lim.MaxDecompressed-p.inflated) {
 		return errorf(where, off, "uncompressed size %d over the limit of %d bytes (Limits.MaxDecompressed, %d already inflated)", n, p.lim.MaxDecompressed, p.inflated)
+	}
+	if lim := max(inflateRatio*p.given, inflateFloor); n > uint64(lim-p.inflated) {
+		return errorf(where, off, "uncompressed size %d over the limit of %d bytes (%d times the %d bytes of input, at least %d MiB; %d already inflated; Limits.MaxDecompressed %d)",
+			n, lim, inflateRatio, p.given, inflateFloor>>20, p.inflated, p.lim.MaxDecompressed)
 	}
 	p.inflated += int64(n)
 	p.input += int64(n)

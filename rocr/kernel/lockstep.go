@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"iter"
+	"runtime"
+	"strings"
 )
 
 // Events a lockstep work-item yields to its block's scheduler.
@@ -131,7 +133,7 @@ func (b *Block) runLane(l *lane) (ok bool) {
 				ok = false
 				return
 			}
-			l.co.panicked = r
+			l.co.panicked = locate(r)
 			ok = true
 		}
 	}()
@@ -152,3 +154,63 @@ func (b *Block) reset() {
 // Release ends the block's coroutines; the driver calls it when its worker
 // is done with a dispatch.
 func (b *Block) Release() { b.reset() }
+
+// WorkItemPanic is a panic of a lockstep work-item, carried out of its
+// coroutine to the driver with the place it happened: the first frame
+// outside the runtime and this package, the kernel's own line.
+type WorkItemPanic struct {
+	Value any
+	File  string
+	Line  int
+	stack string
+}
+
+func (p *WorkItemPanic) Error() string {
+	if e, ok := p.Value.(error); ok {
+		return e.Error()
+	}
+	return fmt.Sprint(p.Value)
+}
+
+// Unwrap is the panic value when it is an error.
+func (p *WorkItemPanic) Unwrap() error {
+	e, _ := p.Value.(error)
+	return e
+}
+
+// Location is the kernel's file and line where the work-item panicked.
+func (p *WorkItemPanic) Location() (string, int) { return p.File, p.Line }
+
+// Stack is the work-item's stack from the panic down, one
+// "function\n\tfile:line" entry per frame.
+func (p *WorkItemPanic) Stack() string { return p.stack }
+
+// locate wraps r, recovered on the panicking coroutine's stack, with where
+// it happened.
+func locate(r any) any {
+	var pcs [64]uintptr
+	n := runtime.Callers(3, pcs[:])
+	it := runtime.CallersFrames(pcs[:n])
+	p := &WorkItemPanic{Value: r}
+	var sb strings.Builder
+	inPanic := true
+	for {
+		f, more := it.Next()
+		if inPanic {
+			inPanic = f.Function != "runtime.gopanic"
+		} else {
+			if p.File == "" && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.") {
+				p.File, p.Line = f.File, f.Line
+			}
+			if strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.(*Block).runLane") {
+				break
+			}
+			fmt.Fprintf(&sb, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
+		}
+		if !more {
+			break
+		}
+	}
+	p.stack = sb.String()
+	return p
+}

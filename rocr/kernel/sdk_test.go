@@ -234,4 +234,25 @@ func TestKernelIndexOutOfRangeFailsLaunch(t *testing.T) {
 	err = s.Synchronize()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "index out of range")
+	assert.Contains(t, err.Error(), "sdk_test.go:23", "the line of x[i] in saxpy")
+}
+
+// A work-item's panic names the kernel's own line, in a barrier-free
+// kernel and in a lockstep one.
+func TestPanicNamesKernelLine(t *testing.T) {
+	dev, s, m := setup(t)
+	in, err := buffer.New[float32](dev, 10)
+	require.NoError(t, err)
+	defer in.Free()
+	small, err := buffer.New[float32](dev, 10)
+	require.NoError(t, err)
+	defer small.Free()
+	f, err := m.Function("reduce")
+	require.NoError(t, err)
+	// 32 blocks: out[blockIdx.x] of block 10 and later is past small.
+	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(32), gpu.D1(64), 64*4, s, in, int64(10), small, int64(10), uint32(64*4)))
+	err = s.Synchronize()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sdk_test.go:65", "the line of out[...] = sum in reduce")
+	assert.Contains(t, err.Error(), "index out of range")
 }

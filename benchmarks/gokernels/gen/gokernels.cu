@@ -181,6 +181,9 @@ template <class T> struct hg_slice {
 };
 template <class T> HG_DEV hg_slice<const T> hg_const(hg_slice<T> s) { return {s.p, s.n, s.c}; }
 template <class T> HG_DEV hg_slice<T> hg_make_slice(T* p, long long n) { return {p, n, n}; }
+// A bare pointer's slice in an unchecked body: the kernel never reads its
+// length, so it is the largest, which no bound could fail.
+template <class T> HG_DEV hg_slice<T> hg_bare(T* p) { return {p, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; }
 
 // A Go array: a value, copied on assignment.
 template <class T, long long N> struct hg_array {
@@ -508,10 +511,10 @@ template <bool Checked> __device__ void vectorAdd(hg_slice<const float> a, hg_sl
   }
 }
 
-extern "C" __global__ void vector_add(const float* a_p, long long a_n, const float* b_p, long long b_n, float* c_p, long long c_n) {
-  vectorAdd<false>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), nullptr);
+extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float* c_p, long long c_n) {
+  vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
-extern "C" __global__ void vector_add_checked(const float* a_p, long long a_n, const float* b_p, long long b_n, float* c_p, long long c_n, hg_fault* hg_f) {
+extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
 }
 
@@ -566,10 +569,10 @@ template <bool Checked> __device__ void matrixMul16(hg_slice<float> c, hg_slice<
   hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 16), by), hg_mul(16, bx)), hg_mul(wB, ty)), tx), hg_f, 46, 0) = sum;
 }
 
-extern "C" __global__ void matrix_mul16(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB) {
-  matrixMul16<false>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, nullptr);
+extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
+  matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
-extern "C" __global__ void matrix_mul16_checked(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB, hg_fault* hg_f) {
+extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
@@ -624,10 +627,10 @@ template <bool Checked> __device__ void matrixMul32(hg_slice<float> c, hg_slice<
   hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 32), by), hg_mul(32, bx)), hg_mul(wB, ty)), tx), hg_f, 70, 0) = sum;
 }
 
-extern "C" __global__ void matrix_mul32(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB) {
-  matrixMul32<false>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, nullptr);
+extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
+  matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
-extern "C" __global__ void matrix_mul32_checked(float* c_p, long long c_n, const float* a_p, long long a_n, const float* b_p, long long b_n, int32_t wA, int32_t wB, hg_fault* hg_f) {
+extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
   matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
@@ -636,10 +639,10 @@ template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_s
   reduceBlock<Checked, float>(in, out, hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), hg_f);
 }
 
-extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* out_p, long long out_n, unsigned int hg_dyn_bytes) {
-  reduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, nullptr);
+extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* out_p) {
+  reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
-extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
@@ -648,10 +651,10 @@ template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg
   reduceBlock<Checked, int32_t>(in, out, hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t))), hg_f);
 }
 
-extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, unsigned int hg_dyn_bytes) {
-  reduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, nullptr);
+extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p) {
+  reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
-extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
   reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
@@ -664,24 +667,24 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
     hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
   }
   hg_sync_threads();
-  for (long long i_1 = hg_global_x(); i_1 < data.n; i_1 = hg_add(i_1, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x()))) {
-    hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i_1, hg_f, 135, 0), hg_f, 135, 0), 1U);
+  for (long long i = hg_global_x(); i < data.n; i = hg_add(i, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x()))) {
+    hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
   }
   hg_sync_threads();
-  for (long long i_2 = (long long)hg_tid_x(); i_2 < 256LL; i_2 = hg_add(i_2, (long long)hg_bdim_x())) {
+  for (long long i = (long long)hg_tid_x(); i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {
     {
 #line 139 "kernels.go"
-      uint32_t v = hg_ld<Checked>((*local), i_2, hg_f, 139, 0);
+      uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
 #line 139 "kernels.go"
       if (v != 0U) {
-        hg_atomic_add(&hg_ref<Checked>(bins, i_2, hg_f, 140, 0), v);
+        hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
       }
     }
   }
 }
 
-extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n) {
-  histogram256<false>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), nullptr);
+extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n, uint32_t* bins_p) {
+  histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
   histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
@@ -702,17 +705,17 @@ template <bool Checked> __device__ void transpose(hg_slice<float> out, hg_slice<
   hg_sync_threads();
   x = hg_add(hg_mul((int32_t)((long long)hg_bid_y()), 32), (int32_t)((long long)hg_tid_x()));
   y = hg_add(hg_mul((int32_t)((long long)hg_bid_x()), 32), (int32_t)((long long)hg_tid_y()));
-  for (int32_t j_1 = 0; j_1 < 32; j_1 = hg_add(j_1, 8)) {
-    if ((x < rows) && (hg_add(y, j_1) < cols)) {
-      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j_1), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_ref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j_1), hg_f, 164, 0);
+  for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
+    if ((x < rows) && (hg_add(y, j) < cols)) {
+      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_ref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
     }
   }
 }
 
-extern "C" __global__ void transpose(float* out_p, long long out_n, const float* in_p, long long in_n, int32_t rows, int32_t cols) {
-  transpose<false>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, nullptr);
+extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t rows, int32_t cols) {
+  transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
-extern "C" __global__ void transpose_checked(float* out_p, long long out_n, const float* in_p, long long in_n, int32_t rows, int32_t cols, hg_fault* hg_f) {
+extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
   transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
 }
 
@@ -748,10 +751,10 @@ template <bool Checked> __device__ void scanBlock(hg_slice<int32_t> data, hg_sli
     if (lane < nw) {
       s = hg_ld<Checked>((*warpSums), lane, hg_f, 198, 0);
     }
-    for (long long d_1 = 1LL; d_1 < hg_warp_size(); d_1 = hg_shl<Checked>(d_1, 1LL, hg_f, 200, 0)) {
-      int32_t n_1 = hg_shfl_up(s, (long long)(d_1));
-      if (lane >= d_1) {
-        s = hg_add(s, n_1);
+    for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 200, 0)) {
+      int32_t n = hg_shfl_up(s, (long long)(d));
+      if (lane >= d) {
+        s = hg_add(s, n);
       }
     }
     if (lane < nw) {
@@ -770,8 +773,8 @@ template <bool Checked> __device__ void scanBlock(hg_slice<int32_t> data, hg_sli
   }
 }
 
-extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n) {
-  scanBlock<false>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), nullptr);
+extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t* sums_p) {
+  scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
   scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
@@ -793,8 +796,8 @@ template <bool Checked> __device__ void uniformAdd(hg_slice<int32_t> data, hg_sl
   }
 }
 
-extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n) {
-  uniformAdd<false>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), nullptr);
+extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const int32_t* sums_p) {
+  uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
   uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);

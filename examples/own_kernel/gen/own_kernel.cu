@@ -181,6 +181,9 @@ template <class T> struct hg_slice {
 };
 template <class T> HG_DEV hg_slice<const T> hg_const(hg_slice<T> s) { return {s.p, s.n, s.c}; }
 template <class T> HG_DEV hg_slice<T> hg_make_slice(T* p, long long n) { return {p, n, n}; }
+// A bare pointer's slice in an unchecked body: the kernel never reads its
+// length, so it is the largest, which no bound could fail.
+template <class T> HG_DEV hg_slice<T> hg_bare(T* p) { return {p, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; }
 
 // A Go array: a value, copied on assignment.
 template <class T, long long N> struct hg_array {

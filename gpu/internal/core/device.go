@@ -48,3 +48,6 @@ func Valid(dev *gpu.Device, gen uint64) error {
 	}
 	return nil
 }
+
+// Root is the device a test's view views, or dev itself.
+func Root(dev *gpu.Device) *gpu.Device { return devhook.H.Root(dev).(*gpu.Device) }

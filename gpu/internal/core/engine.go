@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 	"unsafe"
 
@@ -12,11 +13,16 @@ import (
 
 // engine runs the synchronous copies and fills of one device: each is an
 // AGENT_DISPATCH packet on a queue of the device's own, waited for on the
-// host, as hipMemcpy is.
+// host, as hipMemcpy is. A device's engine has its agent's reserved
+// queue slot (gpu reserves it when it opens the device), so the
+// program's streams cannot leave copies without a queue; the engine of
+// a test's view makes its own queue, and runs on its device's engine
+// when there is no slot left for one.
 type engine struct {
-	mu  sync.Mutex
-	dev *gpu.Device
-	q   *rocr.Queue
+	mu       sync.Mutex
+	dev      *gpu.Device
+	q        *rocr.Queue
+	reserved bool
 }
 
 type engineKey struct{}
@@ -36,7 +42,7 @@ func ownEngine(op string, m *Mem) (*engine, error) {
 
 func engineOf(dev *gpu.Device) (*engine, error) {
 	v, err := DeviceValue(dev, engineKey{}, func() (any, func() error, error) {
-		e := &engine{dev: dev}
+		e := &engine{dev: dev, reserved: Root(dev) == dev}
 		return e, e.close, nil
 	})
 	if err != nil {
@@ -66,7 +72,13 @@ func (e *engine) queue() (*rocr.Queue, error) {
 		_ = e.q.Destroy()
 		e.q = nil
 	}
-	q, err := e.dev.Agent().CreateQueue(64, rocr.QueueSingle, nil)
+	var q *rocr.Queue
+	var err error
+	if e.reserved {
+		q, err = e.dev.Agent().CreateReservedQueue(64, rocr.QueueSingle, nil)
+	} else {
+		q, err = e.dev.Agent().CreateQueue(64, rocr.QueueSingle, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +96,23 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 			}
 		}
 	}
+	err := e.submit(op, fn, args, mems)
+	if err == errNoQueue {
+		root, err := engineOf(Root(e.dev))
+		if err != nil {
+			return gpu.Wrap(op, err)
+		}
+		return root.submit(op, fn, args, mems)
+	}
+	return err
+}
+
+// errNoQueue is submit's answer when a view's engine has no queue and
+// no slot left to make one.
+var errNoQueue = errors.New("no queue slot")
+
+// submit runs one packet on the engine's queue and waits for it.
+func (e *engine) submit(op string, fn uint16, args [4]uint64, mems []*Mem) error {
 	// One operation at a time, to its end: a packet that fails stops the
 	// queue, and another caller's packet queued behind it would fail with
 	// it; the next operation gets a new queue instead.
@@ -91,6 +120,9 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 	defer e.mu.Unlock()
 	q, err := e.queue()
 	if err != nil {
+		if !e.reserved && errors.Is(err, rocr.ErrOutOfResources) {
+			return errNoQueue
+		}
 		return gpu.Wrap(op, err)
 	}
 	// A Device.Reset since the buffers were checked freed their memory,

@@ -57,6 +57,10 @@ type Mem struct {
 	deps    deps
 	freed   atomic.Bool
 	pool    *MemPool // stream-ordered memory: Free returns it there
+	// empty marks memory made with no elements, as hipMalloc(0) makes a
+	// null pointer: no allocation, address 0, and every call takes it as
+	// empty.
+	empty bool
 }
 
 // The accessors below answer zero values for a nil Mem (a nil *Buffer)
@@ -120,6 +124,9 @@ func (m *Mem) String() string {
 	} else if m.host {
 		kind = "host buffer"
 	}
+	if m.empty {
+		return fmt.Sprintf("empty %s of %s", kind, m.elem)
+	}
 	if m.alloc == nil {
 		return kind + " (nil)"
 	}
@@ -128,7 +135,7 @@ func (m *Mem) String() string {
 
 // Check reports a nil, freed or stale buffer.
 func (m *Mem) Check(op string) error {
-	if m == nil || m.alloc == nil {
+	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
 	if m.freed.Load() {
@@ -149,6 +156,9 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 	if err := m.Check(op); err != nil {
 		return err
 	}
+	if m.empty {
+		return nil // no memory to reach
+	}
 	if err := m.alloc.CheckAccess(dev.Agent()); err != nil {
 		if errors.Is(err, gpu.ErrNotOwner) {
 			// The agent's message says the same of agents: say it once,
@@ -164,7 +174,7 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 // Free waits for pending work on the memory and returns it to its pool. A
 // second Free is an error.
 func (m *Mem) Free() error {
-	if m == nil || m.alloc == nil {
+	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
 	}
 	// Under the lock, so that a launch's Use either recorded its packet
@@ -190,7 +200,7 @@ func (m *Mem) Free() error {
 		return nil
 	}
 	var err error
-	if !m.alloc.Freed() { // Shutdown and Device.Reset release everything
+	if m.alloc != nil && !m.alloc.Freed() { // Shutdown and Device.Reset release everything
 		err = m.alloc.Free()
 	}
 	if stale := Valid(m.home, m.gen); stale != nil && m.home.Valid() == nil {
@@ -239,6 +249,10 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	if err != nil {
 		return err
 	}
+	if n == 0 {
+		m.setEmpty(dev, gen, elem, es, host)
+		return nil
+	}
 	pool, err := pick()
 	if err != nil {
 		return gpu.Wrap(op, err)
@@ -278,7 +292,7 @@ func TargetAgent(op string, dev *gpu.Device) (*rocr.Agent, error) {
 }
 
 // checkCount checks that n elements of elem can be allocated and returns
-// the element size.
+// the element size. A count of 0 makes empty memory (see Mem.empty).
 func checkCount(op string, elem reflect.Type, n int) (int, error) {
 	if err := checkElem(elem); err != nil {
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
@@ -289,11 +303,12 @@ func checkCount(op string, elem reflect.Type, n int) (int, error) {
 		// no memory is no buffer.
 		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "element type %s has size 0: want a type that holds data", elem)
 	}
-	if n <= 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a positive count", n, elem)
+	if n < 0 {
+		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a count >= 0", n, elem)
 	}
 	if n > (1<<62)/es {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s overflow", n, elem)
+		// More than any device holds: HIP's hipMalloc(SIZE_MAX) answer.
+		return 0, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d elements of %s: more memory than a device holds", n, elem)
 	}
 	return es, nil
 }
@@ -330,8 +345,10 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 	if err := m.Settle("transfer"); err != nil {
 		return gpu.Wrap("transfer", err)
 	}
-	if err := m.alloc.Transfer(dev.Agent()); err != nil {
-		return gpu.Wrap("transfer", err)
+	if m.alloc != nil {
+		if err := m.alloc.Transfer(dev.Agent()); err != nil {
+			return gpu.Wrap("transfer", err)
+		}
 	}
 	m.dev.Store(dev)
 	return nil
@@ -340,7 +357,19 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 // Live reports whether the memory is allocated and neither freed nor
 // released by Shutdown.
 func (m *Mem) Live() bool {
-	return m.alloc != nil && !m.freed.Load() && !m.alloc.Freed()
+	return m.Made() && !m.freed.Load() && (m.alloc == nil || !m.alloc.Freed())
+}
+
+// Made reports whether the memory was made by an allocation call (it may
+// since have been freed): false for a nil or zero buffer.
+func (m *Mem) Made() bool { return m != nil && (m.alloc != nil || m.empty) }
+
+// setEmpty makes m the empty memory of elem on dev (a zero count).
+func (m *Mem) setEmpty(dev *gpu.Device, gen uint64, elem reflect.Type, es int, host bool) {
+	m.elem, m.esize, m.n, m.host, m.empty = elem, es, 0, host, true
+	m.home, m.gen = dev, gen
+	m.dev.Store(dev)
+	live.Add(dev, m)
 }
 
 // restated is an error told in the API's words whose cause, for errors.Is

@@ -229,6 +229,11 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	if err := s.Lock(op); err != nil {
 		return err
 	}
+	if n == 0 {
+		s.mu.Unlock()
+		m.setEmpty(p.dev, gen, elem, es, false)
+		return nil
+	}
 	c := sizeClass(uint64(n * es))
 	p.mu.Lock()
 	if p.closed {

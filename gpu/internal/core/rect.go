@@ -24,6 +24,7 @@ type RectEnd struct {
 	Width int
 	Rows  int
 	Row   int
+	Bad   string // why the end's position is invalid, from At
 }
 
 // check validates the end for depth slices of height rows of width bytes.
@@ -36,13 +37,19 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: elements of type %s, %s holds %s", what, e.Elem, e.M, e.M.elem)
 		}
 	}
+	if e.Bad != "" {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: moved by At to %s", what, e.Bad)
+	}
 	if e.Off < 0 || e.Pitch <= 0 {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: offset %d bytes, pitch %d bytes: want an offset >= 0 and a positive pitch", what, e.Off, e.Pitch)
 	}
 	if width > e.Pitch {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)
 	}
-	if e.Width > 0 && (e.Col < 0 || e.Col+width > e.Width) {
+	if e.Width > 0 && (e.Col < 0 || e.Col > e.Width) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: column byte %d is outside the row width of %d bytes", what, e.Col, e.Width)
+	}
+	if e.Width > 0 && e.Col > e.Width-width {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: columns [%d, %d) bytes cross the row width of %d bytes", what, e.Col, e.Col+width, e.Width)
 	}
 	size := len(e.Host)
@@ -53,13 +60,21 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 	if height > (1<<62)/e.Pitch {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d rows of pitch %d overflow", what, height, e.Pitch)
 	}
+	if e.Off > size {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: origin at byte %d, past the end of %s (%d bytes)", what, e.Off, name, size)
+	}
+	if depth > 1 && e.Rows <= 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice height %d rows: want a positive height for %d slices", what, e.Rows, depth)
+	}
+	// An end with a slice height (a volume) keeps every copy within it,
+	// one slice deep included.
+	if e.Rows > 0 && (e.Row < 0 || e.Row > e.Rows) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row %d is outside the slice height of %d rows", what, e.Row, e.Rows)
+	}
+	if e.Rows > 0 && e.Row > e.Rows-height {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: rows [%d, %d) cross the slice height of %d rows", what, e.Row, e.Row+height, e.Rows)
+	}
 	if depth > 1 {
-		if e.Rows <= 0 {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice height %d rows: want a positive height for %d slices", what, e.Rows, depth)
-		}
-		if e.Row < 0 || e.Row+height > e.Rows {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: rows [%d, %d) cross the slice height of %d rows", what, e.Row, e.Row+height, e.Rows)
-		}
 		if e.Rows > (1<<62)/e.Pitch || depth > (1<<62)/(e.Rows*e.Pitch) {
 			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d slices of %d rows of pitch %d overflow", what, depth, e.Rows, e.Pitch)
 		}

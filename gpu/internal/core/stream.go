@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -154,14 +155,24 @@ func (s *Stream) Err() error {
 	return nil
 }
 
-// report is Err for a call that returns it to the program: from then on
-// the failure is the stream's alone (see Mem.Settle).
-func (s *Stream) report() error {
+// report is Err for a call op that returns it to the program: from then
+// on the failure is the stream's alone (see Mem.Settle). The first call
+// to see the failure of work it waited for returns it as it is; a later
+// one, which did not fail itself, says so (earlier).
+func (s *Stream) report(op string) error {
 	err := s.Err()
-	if err != nil {
-		s.reported.Store(true)
+	if err != nil && s.reported.Swap(true) {
+		return s.earlier(op, err)
 	}
 	return err
+}
+
+// earlier is the error of a call op refused because of err, the stream's
+// earlier failure: "stream 3 failed earlier: …", with err's code and err
+// itself underneath for errors.Is and errors.As. A stream's number is its
+// queue's id.
+func (s *Stream) earlier(op string, err error) error {
+	return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("stream %d failed earlier", s.q.ID()), Err: err}
 }
 
 // Reported reports whether the stream's failure was returned to the
@@ -172,7 +183,8 @@ func (s *Stream) Reported() bool { return s.reported.Load() }
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
 // On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
-// sticky like any launch failure, and other streams are not affected.
+// sticky like any launch failure, and other streams are not affected; one
+// that does not return is abandoned a grace later (rocr.Queue.Abandon).
 // Agents that cannot stop a kernel return gpu.ErrNotSupported.
 func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	const op = "stream set kernel timeout"
@@ -228,9 +240,12 @@ func (s *Stream) Lock(op string) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
-	if err := s.report(); err != nil {
+	// A submission refused for a failure of work before it did not fail
+	// itself.
+	if err := s.Err(); err != nil {
+		s.reported.Store(true)
 		s.mu.Unlock()
-		return err
+		return s.earlier(op, err)
 	}
 	return nil
 }
@@ -479,7 +494,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
-	return s.report()
+	return s.report(op)
 }
 
 // selfWaitGrace is how long a wait runs before it asks whether it waits
@@ -529,13 +544,17 @@ func (s *Stream) Query() error {
 	if err := s.usable(op); err != nil {
 		return err
 	}
-	if err := s.report(); err != nil {
+	if err := s.report(op); err != nil {
 		return err
 	}
 	// A submitter may hold the stream while it waits for room in a full
 	// queue: that is pending work, and Query does not wait behind it.
 	if !s.tryLock() {
 		return gpu.ErrNotReady
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
 	}
 	t := s.tail
 	done := t == nil || t.Query()
@@ -546,7 +565,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
-	return s.report()
+	return s.report(op)
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
@@ -581,11 +600,17 @@ func (s *Stream) destroy() (aborted, err error) {
 	// is recorded first.
 	aborted = s.abortCapture()
 	s.closed = true
+	// An abandoned kernel (rocr.ErrAbandoned) is reported, whoever
+	// destroyed the queue.
+	var abandoned error
 	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
 		// gpu.Shutdown: cancel the work in flight instead of waiting for
 		// it, as rocr.ShutDown does on every other queue, so a runaway
 		// kernel on the default stream cannot hang Shutdown.
-		_ = s.q.Destroy()
+		abandoned = s.q.Destroy()
+	}
+	if s.tail != nil && abandoned == nil {
+		abandoned = s.awaitTail()
 	}
 	if s.tail != nil {
 		_ = s.tail.Wait(0)
@@ -598,6 +623,9 @@ func (s *Stream) destroy() (aborted, err error) {
 	s.fences.Flush()
 	s.mu.Unlock()
 	Unregister(s.dev, s)
+	if errors.Is(abandoned, rocr.ErrAbandoned) {
+		return aborted, gpu.Wrap("stream destroy", abandoned)
+	}
 	if s.q.Destroyed() {
 		// The runtime was shut down or the device reset; a stream from
 		// before the reset says so.
@@ -607,6 +635,25 @@ func (s *Stream) destroy() (aborted, err error) {
 		return aborted, nil
 	}
 	return aborted, gpu.Wrap("stream destroy", s.q.Destroy())
+}
+
+// awaitTail waits for the stream's work before Destroy, as long as it
+// moves on. A kernel that runs through a whole grace (the queue's
+// KernelGrace) is cancelled by destroying the queue, which abandons it if
+// it does not return within another; the error that reports it is
+// returned.
+func (s *Stream) awaitTail() error {
+	grace := s.q.KernelGrace()
+	for !s.q.Destroyed() {
+		id, running := s.q.RunningKernel()
+		if s.tail.Wait(grace) == nil || s.tail.Done() {
+			return nil
+		}
+		if now, still := s.q.RunningKernel(); running && still && now == id {
+			return s.q.Destroy()
+		}
+	}
+	return nil
 }
 
 // ReleaseAfterShutdown lets go of the host slices the stream's packets

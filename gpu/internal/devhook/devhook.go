@@ -20,6 +20,8 @@ type Hooks struct {
 	// Generation counts the device's resets: an object records it when
 	// made and is invalid once it changed.
 	Generation func(dev any) uint64
+	// Root is the device a test's view views, or dev itself.
+	Root func(dev any) any
 }
 
 // H holds the installed hooks.

@@ -14,6 +14,18 @@ type agent struct {
 	managed *pool
 }
 
+// The cpu agent's stream priorities, as gpu/stream clamps them: it
+// records a stream's priority and runs every queue alike.
+const (
+	PriorityLeast    = 0
+	PriorityGreatest = -1
+)
+
+// StreamPriorityRange implements rocr.StreamPriorities.
+func (a *agent) StreamPriorityRange() (least, greatest int, err error) {
+	return PriorityLeast, PriorityGreatest, nil
+}
+
 // ManagedPool implements rocr.ManagedMemory.
 func (a *agent) ManagedPool() (rocr.PoolDriver, error) { return a.managed, nil }
 
@@ -54,6 +66,9 @@ func (a *agent) Close() error {
 	var first error
 	for _, p := range append(a.pools, a.managed) {
 		if p, ok := p.(*pool); ok {
+			if runaways.live.Load() != 0 && holdClose(p.heap) {
+				continue // an abandoned kernel may still touch it
+			}
 			if err := p.heap.close(); err != nil && first == nil {
 				first = err
 			}

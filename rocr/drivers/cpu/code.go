@@ -18,6 +18,7 @@ type Kernel struct {
 	name   string
 	handle uint64
 	run    func(g *Group, kernarg unsafe.Pointer)
+	fn     string // the kernel function's name in stack frames, for PanicError
 	sym    rocr.KernelSymbol
 	// buffers are the global-buffer arguments, for ownership checks;
 	// readOnly[i] says whether buffers[i] is declared read-only.
@@ -72,6 +73,7 @@ func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel
 	if err != nil {
 		panic(err)
 	}
+	k.fn = funcName(fn)
 	return k
 }
 

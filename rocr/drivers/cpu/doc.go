@@ -106,6 +106,53 @@
 // after it (the race detector sees the barrier). GridSync in any other
 // dispatch fails it; a group that fails, or a cancelled dispatch, breaks
 // the barrier so that no group waits forever.
+//
+// # Kernels that fail, and kernels that never return
+//
+// A kernel that panics fails its dispatch with a *PanicError: the
+// kernel, the work-group, the file:line of the kernel function's frame
+// where it panicked (the panic itself, or the call that led to it), and
+// the panic value; Stack gives the goroutine's stack from the panic to
+// the kernel. The value is formatted once, when the dispatch fails: a
+// value whose Error or String method panics, or does not return within a
+// second, is described by its type instead (the method's goroutine is
+// left to finish on its own), so no panic value kills or hangs the
+// process. An error value that formats is wrapped, for errors.Is and
+// errors.As. An access outside what the kernel may touch fails with an
+// *AccessError, which names the kernel function's line that made it too.
+//
+// Go cannot stop a goroutine from outside, so a kernel that never returns
+// is given up on, as a GPU watchdog gives up on a hung wave:
+//
+//   - With a kernel timeout (HIPGO_KERNEL_TIMEOUT, Queue.SetKernelTimeout,
+//     stream.Stream.SetKernelTimeout), a kernel past it sees Canceled; if
+//     it has not returned within the queue's grace (HIPGO_KERNEL_GRACE,
+//     read when a queue is made, default 3s: rocr.DefaultKernelGrace),
+//     its dispatch fails with an error wrapping rocr.ErrTimeout
+//     (gpu.ErrLaunchTimeOut) and rocr.ErrAbandoned. Synchronize returns;
+//     the packets behind it run on a new processor goroutine (and fail,
+//     the queue having failed).
+//   - Without one, Synchronize waits, as on a GPU without a watchdog.
+//     stream.Stream.Destroy waits as long as the stream's work moves on;
+//     a kernel that runs through a whole grace is cancelled (its queue
+//     destroyed: Canceled reports true) and, if it has not returned a
+//     grace later, abandoned. rocr.Queue.Destroy, gpu.Shutdown and
+//     rocr.ShutDown cancel at once and abandon after one grace per queue.
+//     Each returns an error wrapping rocr.ErrAbandoned naming the kernel;
+//     the queue is destroyed all the same.
+//
+// An abandoned kernel goes on running on its goroutine (and on the
+// workers that ran its other work-groups, which the pool replaces) until
+// it returns: nothing can end it. It may still touch any of the agent's
+// memory, so from the moment one is abandoned until the last abandoned
+// kernel returns, memory freed (buffers, the kernarg segments of
+// destroyed queues) is not reused and pools are not unmapped, ShutDown's
+// included: all of it is released when that kernel returns. Runaways
+// counts the abandoned kernels still running. A kernel that never returns
+// keeps its goroutine, and the memory freed after it was abandoned, for
+// the rest of the process: the report says so, and the cure is a kernel
+// that polls Canceled.
+//
 // # Files
 //
 // Every driver keeps one file per concept under the same name: driver.go

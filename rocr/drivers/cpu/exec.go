@@ -64,13 +64,19 @@ func stopWorkers() {
 
 func (p *workerPool) loop() {
 	var j *job
+	replaced := false
 	defer func() {
+		if replaced {
+			return
+		}
 		// Only runtime.Goexit in a kernel ends a worker with a job in hand
 		// (a panic is recovered per chunk): let the job go on without it,
-		// and put a fresh worker in its place.
+		// and put a fresh worker in its place (unless the job was
+		// abandoned, which did).
 		if j != nil {
-			j.leave()
-			go p.loop()
+			if j.leave() {
+				go p.loop()
+			}
 			return
 		}
 		p.wg.Done()
@@ -83,7 +89,10 @@ func (p *workerPool) loop() {
 			ex.Serve(j.queue)
 			j.work(g)
 			ex.Serve(nil)
-			j.leave()
+			if !j.leave() {
+				replaced = true // the job was abandoned: a new worker took this one's place
+				return
+			}
 		}
 	}
 	j = nil
@@ -104,13 +113,23 @@ type job struct {
 	hidden  uintptr // under -race: the claim counter, outside the Go heap
 	failed  atomic.Pointer[error]
 
-	// helpers: bits 0-31 tickets (workers that may still join), 32-62
-	// workers running the job, bit 63 set once the dispatcher stops
-	// waiting for more. A worker stuck in a runaway kernel of another
-	// dispatch never takes its ticket, and the dispatch does not wait for
-	// it: it revokes the tickets left when its own share is done.
+	// helpers: bits 0-31 tickets (workers that may still join), 32-61
+	// workers running the job, bit 62 set once it is abandoned, bit 63
+	// set once the dispatcher stops waiting for more. A worker stuck in a
+	// runaway kernel of another dispatch never takes its ticket, and the
+	// dispatch does not wait for it: it revokes the tickets left when its
+	// own share is done.
 	helpers atomic.Uint64
 	left    chan struct{} // the last running helper leaves after the revoke
+
+	// pg is the Group of the queue's processor; watch, the watchdog of a
+	// dispatch with a timeout, armed with its packet id+1.
+	pg      Group
+	watch   *time.Timer
+	armed   atomic.Uint64
+	expires atomic.Uint64 // when the armed dispatch is abandoned, in rocr.Now nanoseconds
+	bound   atomic.Int64  // its timeout
+	kernel  atomic.Pointer[Kernel]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
 	// and its deadline in rocr.Now nanoseconds (0: none).
@@ -143,9 +162,11 @@ func (j *job) allows(a *rocr.Allocation) bool {
 }
 
 const (
-	ticketMask  = 1<<32 - 1
-	runningUnit = 1 << 32
-	revokedBit  = 1 << 63
+	ticketMask   = 1<<32 - 1
+	runningUnit  = 1 << 32
+	runningMask  = (1<<30 - 1) << 32
+	abandonedBit = 1 << 62
+	revokedBit   = 1 << 63
 )
 
 // claim turns one ticket into a running helper; false: none is left (a
@@ -153,7 +174,7 @@ const (
 func (j *job) claim() bool {
 	for {
 		s := j.helpers.Load()
-		if s&ticketMask == 0 || s&revokedBit != 0 {
+		if s&ticketMask == 0 || s&(revokedBit|abandonedBit) != 0 {
 			return false
 		}
 		if j.helpers.CompareAndSwap(s, s-1+runningUnit) {
@@ -162,10 +183,27 @@ func (j *job) claim() bool {
 	}
 }
 
-// leave ends a helper's part.
-func (j *job) leave() {
-	if j.helpers.Add(^uint64(runningUnit-1)) == revokedBit {
+// leave ends a helper's part; false: the job was abandoned while the
+// helper ran it, and a new worker has taken the helper's place.
+func (j *job) leave() bool {
+	s := j.helpers.Add(^uint64(runningUnit - 1))
+	if s&^abandonedBit == revokedBit {
 		j.left <- struct{}{}
+	}
+	return s&abandonedBit == 0
+}
+
+// abandon takes back the job's tickets and puts a new worker in the
+// place of each helper still running it, which leave then lets go.
+func (j *job) abandon(p *workerPool) {
+	for {
+		s := j.helpers.Load()
+		if j.helpers.CompareAndSwap(s, s&^ticketMask|abandonedBit) {
+			for n := (s & runningMask) >> 32; n > 0; n-- {
+				go p.loop()
+			}
+			return
+		}
 	}
 }
 
@@ -175,7 +213,7 @@ func (j *job) revoke() {
 	for {
 		s := j.helpers.Load()
 		if j.helpers.CompareAndSwap(s, (s&^ticketMask)|revokedBit) {
-			if s&^ticketMask&^revokedBit != 0 {
+			if s&runningMask != 0 {
 				<-j.left
 			}
 			return
@@ -203,7 +241,7 @@ func (j *job) cancelled() bool {
 // returns; the dispatch then fails with an error wrapping rocr.ErrTimeout
 // (or the queue's destruction), and its remaining work-groups do not run.
 // Go cannot stop a goroutine from outside: a kernel that never polls runs
-// to its end.
+// on, and is abandoned a grace later (see the package doc).
 func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 // bind readies g to run the job's work-groups.
@@ -260,12 +298,13 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			if rocr.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
+				ae.File, ae.Line, _ = j.where(false)
 				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %w", j.k.name, g.ID, e)
+				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 			}
 		default:
-			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked: %v", j.k.name, g.ID, r)
+			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
 		j.failed.CompareAndSwap(nil, &err)
 		ok = false
@@ -285,12 +324,20 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 
 // executor serves one queue of a cpu agent.
 type executor struct {
-	agent   *rocr.Agent
-	pool    *workerPool
-	job     job
-	g       Group
+	agent *rocr.Agent
+	q     *rocr.Queue
+	pool  *workerPool
+	// job is the dispatch state, reused from one dispatch to the next; an
+	// abandoned dispatch keeps its own and the executor takes a new one.
+	job     atomic.Pointer[job]
 	timeout atomic.Int64 // per-dispatch bound in nanoseconds, 0: none
 	strict  bool         // HIPGO_STRICT_PTR
+
+	// stale are the jobs of abandoned dispatches; their -race claim
+	// counters are unmapped once every one of them returned.
+	staleMu      sync.Mutex
+	stale        []*job
+	staleRunning int
 }
 
 func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
@@ -310,8 +357,9 @@ func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		}
 		strict = b
 	}
-	e := &executor{agent: q.Agent(), pool: startWorkers(), strict: strict}
+	e := &executor{agent: q.Agent(), q: q, pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
+	e.job.Store(&job{})
 	return e, nil
 }
 
@@ -320,7 +368,11 @@ func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d))
 
 func (e *executor) Close() error {
 	stopWorkers()
-	return e.job.closeClaims()
+	j := e.job.Load()
+	if j.watch != nil {
+		j.watch.Stop()
+	}
+	return j.closeClaims()
 }
 
 func (e *executor) KernelName(obj uint64) string {
@@ -346,7 +398,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if p.GroupSegmentSize < k.groupMem {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
-	j := &e.job
+	j := e.job.Load()
 	j.strict, j.allowed = e.strict, j.allowed[:0]
 	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
@@ -397,6 +449,13 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if timeout > 0 {
 		j.deadline = rocr.Now() + uint64(timeout)
 	}
+	if timeout > 0 {
+		// The watchdog: past the timeout and the grace, a kernel that did
+		// not return is abandoned. During Dispatch the read index is the
+		// packet's id.
+		e.arm(j, q.LoadReadIndex(), time.Duration(timeout))
+		defer e.disarm(j)
+	}
 	if p.Reserved2&rocr.DispatchCooperative != 0 {
 		return e.cooperative(q, j, time.Duration(timeout))
 	}
@@ -426,14 +485,14 @@ send:
 	}
 	// A kernel that calls runtime.Goexit on this goroutine ends it; the
 	// helpers still running the job must be gone before the queue's
-	// processor carries on without it (and reuses e.job).
+	// processor carries on without it (and reuses the job).
 	done := false
 	defer func() {
 		if !done {
 			j.revoke()
 		}
 	}()
-	j.work(&e.g)
+	j.work(&j.pg)
 	j.revoke()
 	done = true
 	return j.result(q, time.Duration(timeout))
@@ -515,4 +574,67 @@ func fill(b []byte, pattern uint64, es int) {
 
 func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
 	return q.WaitBarrier(p, or)
+}
+
+// arm starts the watchdog of dispatch j, packet id of the queue: past
+// its timeout and the queue's grace it abandons the kernel if it still
+// runs. Past the first dispatch it allocates nothing.
+func (e *executor) arm(j *job, id uint64, timeout time.Duration) {
+	d := timeout + e.q.KernelGrace()
+	j.bound.Store(int64(timeout))
+	j.kernel.Store(j.k)
+	j.expires.Store(rocr.Now() + uint64(d))
+	j.armed.Store(id + 1)
+	if j.watch == nil {
+		j.watch = time.AfterFunc(d, func() { e.expire(j) })
+		return
+	}
+	j.watch.Reset(d)
+}
+
+func (e *executor) disarm(j *job) {
+	j.watch.Stop()
+	j.armed.Store(0)
+}
+
+// expire abandons j's kernel, which ran past its timeout and the grace. A
+// timer that fired late, for a dispatch that has ended, finds another one
+// armed, or none.
+func (e *executor) expire(j *job) {
+	a := j.armed.Load()
+	if a == 0 || rocr.Now() < j.expires.Load() {
+		return
+	}
+	err := rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
+	e.q.Abandon(a-1, err)
+}
+
+// Abandon implements rocr.Abandoner: the executor's dispatch state stays
+// with the abandoned kernel, the helpers running it are replaced in the
+// pool, and memory freed from now on stays unreleased until the kernel
+// returns (hold).
+func (e *executor) Abandon(q *rocr.Queue) {
+	j := e.job.Load()
+	runawayStarted()
+	j.abandon(e.pool)
+	e.staleMu.Lock()
+	e.stale = append(e.stale, j)
+	e.staleRunning++
+	e.staleMu.Unlock()
+	e.job.Store(&job{})
+}
+
+// Released implements rocr.Abandoner: an abandoned kernel returned.
+func (e *executor) Released(q *rocr.Queue) {
+	e.staleMu.Lock()
+	e.staleRunning--
+	var done []*job
+	if e.staleRunning == 0 {
+		done, e.stale = e.stale, nil
+	}
+	e.staleMu.Unlock()
+	for _, j := range done {
+		_ = j.closeClaims()
+	}
+	runawayEnded()
 }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/errtext"
@@ -107,9 +108,16 @@ type AccessError struct {
 	Group  [3]int
 	Msg    string
 	Err    error
+	// File and Line are the kernel function's frame that made the access,
+	// once the dispatch has failed with it.
+	File string
+	Line int
 }
 
 func (e *AccessError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("kernel %s work-group %v at %s:%d: %s", e.Kernel, e.Group, filepath.Base(e.File), e.Line, e.Msg)
+	}
 	return fmt.Sprintf("kernel %s work-group %v: %s", e.Kernel, e.Group, e.Msg)
 }
 

@@ -123,6 +123,13 @@ func (p *pool) Allocate(size uint64) (uintptr, error) {
 }
 
 func (p *pool) Free(ptr uintptr, size uint64) error {
+	if runaways.live.Load() != 0 && holdFree(p, ptr, size) {
+		return nil
+	}
+	return p.free(ptr, size)
+}
+
+func (p *pool) free(ptr uintptr, size uint64) error {
 	untrackAllocation(ptr)
 	return p.heap.release(ptr, size)
 }

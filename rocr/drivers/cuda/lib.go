@@ -102,6 +102,7 @@ type api struct {
 	// Cooperative launch and managed memory (optional): see cooperative.go,
 	// managed.go.
 	cuLaunchKernelEx, cuMemAllocManaged, cuMemGetInfo uintptr
+	cuCtxGetStreamPriorityRange                       uintptr
 	cuMemPrefetchAsync, cuMemAdvise                   uintptr
 	prefetchV2, adviseV2                              bool // the CUmemLocation forms (CUDA 12.2+, the only ones in 13)
 
@@ -202,6 +203,7 @@ func (a *api) resolve(h uintptr) error {
 	opt(&a.cuLaunchKernelEx, "cuLaunchKernelEx")
 	opt(&a.cuMemAllocManaged, "cuMemAllocManaged")
 	opt(&a.cuMemGetInfo, "cuMemGetInfo_v2")
+	opt(&a.cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange")
 	// CUDA 12.2 added the CUmemLocation forms; 13 kept only them in cuda.h.
 	opt(&a.cuMemPrefetchAsync, "cuMemPrefetchAsync_v2")
 	if a.prefetchV2 = a.cuMemPrefetchAsync != 0; !a.prefetchV2 {

@@ -55,3 +55,20 @@ func (d *device) occupancyKernel(op string, ks *rocr.KernelSymbol) (*kernel, err
 	}
 	return k, nil
 }
+
+// StreamPriorityRange implements rocr.StreamPriorities with
+// cuCtxGetStreamPriorityRange in the device's primary context.
+func (d *device) StreamPriorityRange() (least, greatest int, err error) {
+	if d.api.cuCtxGetStreamPriorityRange == 0 {
+		return 0, 0, nil // a driver without priorities has the one
+	}
+	var lo, hi int32
+	err = d.with(func() error {
+		// The pointers go straight to the call, which keeps them valid.
+		if r := res(purego.SyscallN(d.api.cuCtxGetStreamPriorityRange, uintptr(unsafe.Pointer(&lo)), uintptr(unsafe.Pointer(&hi)))); r != cudaSuccess {
+			return cuErr("stream priority range", "cuCtxGetStreamPriorityRange", r)
+		}
+		return nil
+	})
+	return int(lo), int(hi), err
+}

@@ -292,8 +292,13 @@ func gfxVersion(name string) (major, minor int) {
 	return maj, int(mnr)
 }
 
-func (a *agent) Info() rocr.AgentInfo     { return a.info }
-func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
+func (a *agent) Info() rocr.AgentInfo { return a.info }
+
+// StreamPriorityRange implements rocr.StreamPriorities. HSA has no query
+// for it: the range is the one hipgo's streams have always had, (0, -1),
+// the least and greatest of HIP's stream priorities on AMD GPUs.
+func (a *agent) StreamPriorityRange() (least, greatest int, err error) { return 0, -1, nil }
+func (a *agent) Pools() []rocr.PoolDriver                              { return a.pools }
 
 // NewExecutor is not used: the agent's queues are hardware rings
 // (CreateHardwareQueue) that the GPU's command processor reads.

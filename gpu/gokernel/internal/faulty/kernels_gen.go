@@ -41,15 +41,14 @@ var Library = gokernel.New(gokernel.Spec{
 
 // fillArgs is the kernarg layout of fill's C++ entry point.
 type fillArgs struct {
-	x    rocr.Ptr[float32]
-	xLen int64
-	v    float32
-	n    int32
+	x rocr.Ptr[float32]
+	v float32
+	n int32
 }
 
 // fillKernel runs fill on the cpu agent.
 var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernel.ViewRest(b, a.x)
 	for i, n := 0, b.Threads(); i < n; i++ {
 		fill(b.Thread(i), v0, a.v, a.n)
 	}
@@ -67,7 +66,11 @@ func LaunchFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.
 		return err
 	}
 	var args module.Args
-	args.Ptr(x).Int64(int64(x.Len())).Float32(v).Int32(n)
+	args.Ptr(x).Float32(v).Int32(n)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len()))
+	}
 	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
 }
 

@@ -215,3 +215,21 @@ outer:
 	}
 	out[i] += int32(n) + int32(math.Float32bits(kernel.Sqrt(v))>>31)
 }
+
+// Shadow declares x again in an inner scope, reading the outer one, and
+// i in two loops one after the other.
+//
+//hipgo:kernel
+func Shadow(t kernel.Thread, out []int32) {
+	x := int32(t.GlobalX())
+	if x > 0 {
+		x := x + 1
+		out[0] = x
+	}
+	for i := 0; i < 2; i++ {
+		out[i] += x
+	}
+	for i := 0; i < 2; i++ {
+		out[i] -= x
+	}
+}

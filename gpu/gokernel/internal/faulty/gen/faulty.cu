@@ -181,6 +181,9 @@ template <class T> struct hg_slice {
 };
 template <class T> HG_DEV hg_slice<const T> hg_const(hg_slice<T> s) { return {s.p, s.n, s.c}; }
 template <class T> HG_DEV hg_slice<T> hg_make_slice(T* p, long long n) { return {p, n, n}; }
+// A bare pointer's slice in an unchecked body: the kernel never reads its
+// length, so it is the largest, which no bound could fail.
+template <class T> HG_DEV hg_slice<T> hg_bare(T* p) { return {p, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; }
 
 // A Go array: a value, copied on assignment.
 template <class T, long long N> struct hg_array {
@@ -474,10 +477,10 @@ template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t
   }
 }
 
-extern "C" __global__ void fill(float* x_p, long long x_n, float v, int32_t n) {
-  fill<false>(hg_make_slice(x_p, x_n), v, n, nullptr);
+extern "C" __global__ void fill(float* x_p, float v, int32_t n) {
+  fill<false>(hg_bare(x_p), v, n, nullptr);
 }
-extern "C" __global__ void fill_checked(float* x_p, long long x_n, float v, int32_t n, hg_fault* hg_f) {
+extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long long x_n, hg_fault* hg_f) {
   fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
 }
 

@@ -1,0 +1,138 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/graph"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// hip-tests catch/unit/graph/hipStreamBeginCapture.cc
+func TestStreamBeginCapture(t *testing.T) {
+	dev := device(t)
+	// Unit_hipStreamBeginCapture_Positive_Functional: "Linear graph capture"
+	t.Run("Linear graph capture", func(t *testing.T) {
+		s := newStream(t, dev)
+		b := newBuffer[int32](t, dev, 64)
+		require.NoError(t, graph.BeginCapture(s))
+		assert.True(t, graph.IsCapturing(s))
+		require.NoError(t, stream.Fill(s, b, int32(8)))
+		g, err := graph.EndCapture(s)
+		require.NoError(t, err)
+		defer g.Destroy()
+		assert.False(t, graph.IsCapturing(s))
+		e, err := g.Instantiate(dev)
+		require.NoError(t, err)
+		defer e.Destroy()
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, s.Synchronize())
+		out, err := b.ToSlice()
+		require.NoError(t, err)
+		assert.Equal(t, int32(8), out[63])
+	})
+	// Unit_hipStreamBeginCapture_Negative_Parameters
+	t.Run("Capturing hipStream status with same stream again", func(t *testing.T) {
+		s := newStream(t, dev)
+		require.NoError(t, graph.BeginCapture(s))
+		err := graph.BeginCapture(s)
+		assert.Equal(t, gpu.ErrorIllegalState, code(err), "%v", err)
+		g, err := graph.EndCapture(s)
+		require.NoError(t, err)
+		g.Destroy()
+	})
+	t.Run("Stream capture on uninitialized stream returns error code.", func(t *testing.T) {
+		// Documented difference: HIP says hipErrorContextIsDestroyed for a
+		// destroyed stream; hipgo says hipErrorInvalidHandle.
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		require.NoError(t, s.Destroy())
+		assert.Equal(t, gpu.ErrorInvalidHandle, code(graph.BeginCapture(s)))
+	})
+}
+
+// hip-tests catch/unit/graph/hipStreamEndCapture.cc: Unit_hipStreamEndCapture_Negative_Parameters
+func TestStreamEndCaptureNegativeParameters(t *testing.T) {
+	dev := device(t)
+	t.Run("End capture on stream where capture has not yet started", func(t *testing.T) {
+		_, err := graph.EndCapture(newStream(t, dev))
+		assert.Equal(t, gpu.ErrorIllegalState, code(err), "%v", err)
+	})
+	t.Run("Pass stream as nullptr", func(t *testing.T) {
+		_, err := graph.EndCapture(nil)
+		// Documented difference: HIP's nullptr is the null stream, which
+		// is not capturing (hipErrorIllegalState); a nil *Stream is no stream.
+		assert.Equal(t, gpu.ErrorInvalidHandle, code(err), "%v", err)
+	})
+}
+
+// hip-tests catch/unit/graph/hipGraphAddKernelNode.cc: Unit_hipGraphAddKernelNode_Negative
+func TestGraphAddKernelNodeNegative(t *testing.T) {
+	dev := device(t)
+	_, nop, _ := functions(t, dev)
+	instantiate := func(k graph.Kernel) error {
+		g := graph.New()
+		defer g.Destroy()
+		if _, err := g.AddKernel(k); err != nil {
+			return err
+		}
+		e, err := g.Instantiate(dev)
+		if err == nil {
+			e.Destroy()
+		}
+		return err
+	}
+	t.Run("Pass NodeParams func data member as nullptr", func(t *testing.T) {
+		err := instantiate(graph.Kernel{Grid: gpu.D1(1), Block: gpu.D1(1)})
+		assert.Equal(t, gpu.ErrorInvalidDeviceFunction, code(err), "%v", err)
+	})
+	t.Run("Try adding kernel node after destroy the already created graph", func(t *testing.T) {
+		g := graph.New()
+		require.NoError(t, g.Destroy())
+		_, err := g.AddKernel(graph.Kernel{Func: nop, Grid: gpu.D1(1), Block: gpu.D1(1)})
+		assert.Equal(t, gpu.ErrorInvalidValue, code(err), "%v", err)
+	})
+	// A grid of 0 in a kernel node: hipGraphAddKernelNode, like
+	// hipLaunchKernelGGL, says hipErrorInvalidConfiguration.
+	t.Run("zero grid", func(t *testing.T) {
+		err := instantiate(graph.Kernel{Func: nop, Grid: gpu.D1(0), Block: gpu.D1(1)})
+		assert.Equal(t, gpu.ErrorInvalidConfiguration, code(err), "%v", err)
+	})
+}
+
+// hip-tests catch/unit/graph/hipGraphLaunch.cc: Unit_hipGraphLaunch_Positive_* and
+// hipGraphAddEmptyNode.cc: Unit_hipGraphAddEmptyNode_Functional
+func TestGraphLaunch(t *testing.T) {
+	dev := device(t)
+	_, _, fill := functions(t, dev)
+	s := newStream(t, dev)
+	b := newBuffer[int32](t, dev, 128)
+	g := graph.New()
+	defer g.Destroy()
+	e0, err := g.AddEmpty()
+	require.NoError(t, err)
+	k, err := g.AddKernel(graph.Kernel{Func: fill, Grid: gpu.D1(2), Block: gpu.D1(64), Args: []any{b, int32(2), int32(128)}}, e0)
+	require.NoError(t, err)
+	assert.Equal(t, []*graph.Node{e0}, k.Dependencies())
+	exec, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer exec.Destroy()
+	for i := 0; i < 3; i++ {
+		require.NoError(t, exec.Launch(s))
+	}
+	require.NoError(t, s.Synchronize())
+	out, err := b.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), out[127])
+	// hipGraphLaunch(exec, nullptr) launches on the null stream: a nil
+	// *Stream is the device's default stream.
+	t.Run("null stream", func(t *testing.T) {
+		require.NoError(t, exec.Launch(nil))
+		ds, err := stream.DefaultStream(dev)
+		require.NoError(t, err)
+		assert.NoError(t, ds.Synchronize())
+	})
+}

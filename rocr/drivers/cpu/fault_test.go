@@ -1,0 +1,162 @@
+package cpu_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+// hostileErr is a panic value whose Error method panics with itself.
+type hostileErr struct{}
+
+func (hostileErr) Error() string { panic(hostileErr{}) }
+
+var hostileK = cpu.Define("test_hostile_panic", func(g *cpu.Group, a *struct{}) {
+	panic(hostileErr{})
+})
+
+// kernelLine is the line of deepK's call that panics, set as it runs.
+var kernelLine int
+
+func callerLine() int {
+	_, _, line, _ := runtime.Caller(1)
+	return line
+}
+
+func deepPanic(line int) {
+	kernelLine = line
+	panic("deep boom")
+}
+
+var deepK = cpu.Define("test_deep_panic", func(g *cpu.Group, a *struct{}) {
+	deepPanic(callerLine())
+})
+
+// runOne dispatches k with no arguments as one work-item and returns its
+// signal's error.
+func runOne(t *testing.T, q *rocr.Queue, k *cpu.Kernel) error {
+	t.Helper()
+	sig, err := rocr.NewSignal(1)
+	require.NoError(t, err)
+	defer sig.Destroy()
+	var args struct{}
+	dispatch(t, q, k, unsafe.Pointer(&args), 0, 1, 1, sig)
+	_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+	require.True(t, ok, "the dispatch did not complete")
+	return sig.Err()
+}
+
+// A panic value whose Error method itself panics fails the dispatch,
+// described by its type, instead of killing the process ("panic while
+// printing panic value").
+func TestPanicValueWhoseErrorPanics(t *testing.T) {
+	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	err = runOne(t, q, hostileK)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, rocr.StatusErrorException), "%v", err)
+	assert.Contains(t, err.Error(), "test_hostile_panic")
+	assert.Contains(t, err.Error(), "cpu_test.hostileErr whose Error or String method panicked")
+	var pe *cpu.PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.NoError(t, pe.Unwrap(), "a value whose Error panics is not wrapped")
+}
+
+// A kernel's panic names the kernel function's file:line where it
+// panicked (the call into the helper that panics) and carries the stack.
+func TestPanicCarriesKernelLine(t *testing.T) {
+	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	err = runOne(t, q, deepK)
+	var pe *cpu.PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "fault_test.go", filepath.Base(pe.File))
+	assert.Equal(t, kernelLine, pe.Line)
+	assert.Contains(t, err.Error(), "test_deep_panic work-group [0 0 0] panicked at fault_test.go:")
+	assert.Contains(t, err.Error(), ": deep boom")
+	assert.Contains(t, pe.Stack(), "cpu_test.deepPanic")
+	assert.NotContains(t, err.Error(), "deepPanic", "the stack stays out of the error's text")
+}
+
+// stuckErr is a panic value whose Error method blocks until its gate is
+// closed.
+type stuckErr struct{ gate chan struct{} }
+
+func (e stuckErr) Error() string {
+	<-e.gate
+	return "stuck"
+}
+
+var stuckGate = make(chan struct{})
+
+var stuckK = cpu.Define("test_stuck_panic", func(g *cpu.Group, a *struct{}) {
+	panic(stuckErr{stuckGate})
+})
+
+// A panic value whose Error method never returns fails the dispatch within
+// about a second, described by its type, instead of hanging the queue.
+// The method's goroutine ends when the test lets it go.
+func TestPanicValueWhoseErrorHangs(t *testing.T) {
+	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	defer close(stuckGate)
+	start := time.Now()
+	err = runOne(t, q, stuckK)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test_stuck_panic")
+	assert.Contains(t, err.Error(), "cpu_test.stuckErr whose Error or String method did not return within 1s")
+}
+
+// A malformed HIPGO_KERNEL_GRACE fails the queue's creation, naming it.
+func TestBadKernelGrace(t *testing.T) {
+	ag := setup(t)
+	t.Setenv("HIPGO_KERNEL_GRACE", "soon")
+	_, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	require.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), `HIPGO_KERNEL_GRACE="soon"`)
+}
+
+// overrunLine is the line of overrunK's out-of-bounds access.
+var overrunLine int
+
+var overrunK = cpu.Define("test_overrun_line", func(g *cpu.Group, a *struct{ X rocr.Ptr[int32] }) {
+	overrunLine = callerLine() + 1
+	_ = a.X.Slice(g, 0, 2)
+})
+
+// An access outside the kernel's buffer names the kernel's line that made
+// it.
+func TestAccessErrorCarriesKernelLine(t *testing.T) {
+	ag := setup(t)
+	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	al := alloc(t, ag, rocr.FlagCoarseGrained, 4)
+	defer al.Free()
+	sig, err := rocr.NewSignal(1)
+	require.NoError(t, err)
+	defer sig.Destroy()
+	args := struct{ X rocr.Ptr[int32] }{rocr.Ptr[int32](al.Base)}
+	dispatch(t, q, overrunK, unsafe.Pointer(&args), unsafe.Sizeof(args), 1, 1, sig)
+	_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+	require.True(t, ok)
+	var ae *cpu.AccessError
+	require.ErrorAs(t, sig.Err(), &ae)
+	assert.Equal(t, "fault_test.go", filepath.Base(ae.File))
+	assert.Equal(t, overrunLine, ae.Line)
+	assert.Contains(t, sig.Err().Error(), fmt.Sprintf("kernel test_overrun_line work-group [0 0 0] at fault_test.go:%d: ", overrunLine))
+}
