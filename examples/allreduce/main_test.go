@@ -1,19 +1,18 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // Four cpu agents, read when the runtime opens.
 func TestMain(m *testing.M) {
-	os.Setenv("HIPGO_DRIVER", "cpu")
-	os.Setenv("HIPGO_CPU_AGENTS", "4")
-	os.Exit(m.Run())
+	testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu"), testenv.Setenv("HIPGO_CPU_AGENTS", "4"))
 }
 
 func TestAllReduce(t *testing.T) {

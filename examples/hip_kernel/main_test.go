@@ -10,7 +10,10 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // The kernel agrees with the host on every device the machine has (the
 // cpu agent in CI; an H200 runs the PTX, an AMD GPU the bundle).

@@ -15,6 +15,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	defer gpu.Shutdown()
 	x, _ := buffer.FromSlice(dev, []float32{-1, 0, 0.5, 1})
 	defer x.Free()
 	y, _ := buffer.New[float32](dev, 4)

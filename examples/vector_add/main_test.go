@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 func TestVectorAdd(t *testing.T) {
 	t.Setenv("HIPGO_DRIVER", "cpu")

@@ -16,6 +16,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	defer gpu.Shutdown()
 	s, _ := stream.New(dev)
 	defer s.Destroy()
 	h, _ := blas.New(s)

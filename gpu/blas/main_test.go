@@ -12,7 +12,10 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // fixture is one test's device, stream and handle, on the default device
 // (the cpu agent unless HIPGO_DRIVER picks a GPU).

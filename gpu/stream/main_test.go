@@ -117,7 +117,44 @@ var rendezvousK = cpu.Define("stream_test_rendezvous", func(g *cpu.Group, a *ren
 	met[a.I].Store(arrived.Load() >= 2)
 })
 
-var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK)
+// gatedWrite waits until the test opens the gate (giving up after 10 s, so
+// a test that never opens it fails instead of hanging), then sets x[0:n]
+// to v: a kernel that is pending for exactly as long as the test says.
+var gate atomic.Pointer[chan struct{}]
+
+type gatedWriteArgs struct {
+	X rocr.Ptr[int32]
+	V int32
+	N int32
+}
+
+var gatedWriteK = cpu.Define("stream_test_gated_write", func(g *cpu.Group, a *gatedWriteArgs) {
+	select {
+	case <-*gate.Load():
+	case <-time.After(10 * time.Second):
+	}
+	x := a.X.Slice(g, 0, int(a.N))
+	for i := range x {
+		x[i] = a.V
+	}
+})
+
+// closeGate sets a fresh, closed gate for stream_test_gated_write and
+// returns the call that opens it; the test's end opens it too.
+func closeGate(t testing.TB) (open func()) {
+	ch := make(chan struct{})
+	gate.Store(&ch)
+	var opened atomic.Bool
+	open = func() {
+		if opened.CompareAndSwap(false, true) {
+			close(ch)
+		}
+	}
+	t.Cleanup(open)
+	return open
+}
+
+var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK, gatedWriteK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {
