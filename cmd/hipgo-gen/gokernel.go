@@ -64,6 +64,9 @@ func runGo(cfg goConfig) error {
 			objs = append(objs, f)
 		}
 	}
+	if err := checkGoObjects(res, gen, objs); err != nil {
+		return fmt.Errorf("the code objects and the Go side disagree:\n%w", err)
+	}
 	code, err := generateGo(cfg, res, objs)
 	if err != nil {
 		return err
