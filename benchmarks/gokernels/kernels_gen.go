@@ -52,7 +52,14 @@ var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vecto
 	v0 := kernel.ConstViewRest(b, a.a)
 	v1 := kernel.ConstViewRest(b, a.b)
 	v2 := kernel.View(b, a.c, a.cLen)
-	for i, n := 0, b.Threads(); i < n; i++ {
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			vectorAdd(t.Nth(i), v0, v1, v2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
 		vectorAdd(b.Thread(i), v0, v1, v2)
 	}
 })
@@ -400,7 +407,14 @@ type uniformAddArgs struct {
 var uniformAddKernel = kernel.Define("uniform_add", func(b *kernel.Block, a *uniformAddArgs) {
 	v0 := kernel.View(b, a.data, a.dataLen)
 	v1 := kernel.ConstViewRest(b, a.sums)
-	for i, n := 0, b.Threads(); i < n; i++ {
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			uniformAdd(t.Nth(i), v0, v1)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
 		uniformAdd(b.Thread(i), v0, v1)
 	}
 })

@@ -64,6 +64,9 @@ func runGo(cfg goConfig) error {
 			objs = append(objs, f)
 		}
 	}
+	if err := checkGoObjects(res, gen, objs); err != nil {
+		return fmt.Errorf("the code objects and the Go side disagree:\n%w", err)
+	}
 	code, err := generateGo(cfg, res, objs)
 	if err != nil {
 		return err
@@ -288,7 +291,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 					vi++
 				}
 			}
-			p("\tfor i, n := 0, b.Threads(); i < n; i++ {\n\t\t%s(b.Thread(i)%s)\n\t}\n", k.GoName, joinArgs(call))
+			// A one-dimensional block keeps its Thread in registers.
+			p("\tn := b.Threads()\n\tif t, ok := b.First(); ok {\n\t\tfor i := 0; i < n; i++ {\n\t\t\t%s(t.Nth(i)%s)\n\t\t}\n\t\treturn\n\t}\n", k.GoName, joinArgs(call))
+			p("\tfor i := 0; i < n; i++ {\n\t\t%s(b.Thread(i)%s)\n\t}\n", k.GoName, joinArgs(call))
 		} else {
 			opts = append(opts, "kernel.Lockstep()")
 			frameT := lower(k.GoName) + "Frame"

@@ -55,7 +55,14 @@ type poly3Args struct {
 var poly3Kernel = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
 	v0 := kernel.ConstView(b, a.x, a.xLen)
 	v1 := kernel.View(b, a.y, a.yLen)
-	for i, n := 0, b.Threads(); i < n; i++ {
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			poly3(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
 		poly3(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
 	}
 })

@@ -17,6 +17,9 @@ type Group interface {
 	Dims() (id, size, count [3]int)
 	// Shared is the group segment: static, then dynamic group memory.
 	Shared() []byte
+	// Dispatch is a number no other dispatch has: what the SDK keeps for
+	// one dispatch (its argument views) is reused for its other groups.
+	Dispatch() uint64
 	// Local is a slot the SDK keeps its per-worker state in; the driver
 	// calls Release on what it holds when the worker is done with a
 	// dispatch.
@@ -45,6 +48,12 @@ type Block struct {
 	entry func(Thread)
 	xch   []uint64 // warp exchange, two buffers of one slot per work-item
 	xgen  []uint
+
+	// views are this dispatch's argument views: every group of a
+	// dispatch has the same arguments, so each is checked once per worker.
+	disp  uint64
+	views [8]argView
+	nview int
 	frame unsafe.Pointer
 	ftype unsafe.Pointer // the frame's type, so a reused frame matches
 }
@@ -62,6 +71,9 @@ func block(g Group, k *Kernel) *Block {
 	id, size, count := g.Dims()
 	if b.name != k.name || b.dim != dim(size) {
 		b.reset()
+	}
+	if d := g.Dispatch(); d != b.disp {
+		b.disp, b.nview = d, 0
 	}
 	b.g, b.mem, b.name = g, g, k.name
 	b.id, b.dim, b.grid = dim(id), dim(size), dim(count)
@@ -88,6 +100,13 @@ func (b *Block) Thread(i int) Thread {
 	return b.thread(i)
 }
 
+// First is the block's first work-item when the block is one-dimensional
+// without static shared memory (ok), where First().Nth(i) is work-item i:
+// generated loops then keep the Thread in registers.
+func (b *Block) First() (t Thread, ok bool) {
+	return Thread{&b.one, 0, b.x0}, b.flat1
+}
+
 func (b *Block) thread(i int) Thread {
 	l := &b.one
 	b.place(l, i)
@@ -107,13 +126,46 @@ func (b *Block) place(l *lane, i int) {
 	l.idx = Dim{i % b.dim.X, i / b.dim.X % b.dim.Y, i / (b.dim.X * b.dim.Y)}
 }
 
-// View is a kernel's slice argument: n elements from p, checked once
-// against the allocation p points into.
+// argView is one checked argument view: pointer, length asked for (-1:
+// to the allocation's end) and element size, and the elements it gave.
+type argView struct {
+	p    uintptr
+	n    int64
+	size uintptr
+	base unsafe.Pointer
+	len  int
+}
+
+// cached finds a view this dispatch made before on this worker.
+func cached[T any](b *Block, p uintptr, n int64) ([]T, bool) {
+	var zero T
+	for i := 0; i < b.nview; i++ {
+		if v := &b.views[i]; v.p == p && v.n == n && v.size == unsafe.Sizeof(zero) {
+			return unsafe.Slice((*T)(v.base), v.len), true
+		}
+	}
+	return nil, false
+}
+
+func keep[T any](b *Block, p uintptr, n int64, s []T) []T {
+	if b.nview < len(b.views) && len(s) > 0 {
+		var zero T
+		b.views[b.nview] = argView{p, n, unsafe.Sizeof(zero), unsafe.Pointer(&s[0]), len(s)}
+		b.nview++
+	}
+	return s
+}
+
+// View is a kernel's slice argument: n elements from p, checked against
+// the allocation p points into once per dispatch and worker.
 func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
 	if n == 0 {
 		return nil
 	}
-	return p.Slice(b.mem, 0, int(n))
+	if s, ok := cached[T](b, uintptr(p), n); ok {
+		return s
+	}
+	return keep(b, uintptr(p), n, p.Slice(b.mem, 0, int(n)))
 }
 
 // ViewRest is a kernel's slice argument whose length the kernel never
@@ -123,13 +175,16 @@ func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
 	if p == 0 {
 		return nil
 	}
+	if s, ok := cached[T](b, uintptr(p), -1); ok {
+		return s
+	}
 	a := rocr.FindAllocation(uintptr(p))
 	if a == nil {
 		// Not device memory: View's check names what it is.
 		return p.Slice(b.mem, 0, 1)
 	}
 	var zero T
-	return p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero)))
+	return keep(b, uintptr(p), -1, p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero))))
 }
 
 // ConstViewRest is ViewRest for a read-only argument.

@@ -256,3 +256,39 @@ func TestPanicNamesKernelLine(t *testing.T) {
 	assert.Contains(t, err.Error(), "sdk_test.go:65", "the line of out[...] = sum in reduce")
 	assert.Contains(t, err.Error(), "index out of range")
 }
+
+// A worker keeps a dispatch's argument views for its other groups; the
+// next dispatch, with the same kernarg slot and other buffers, gets its
+// own.
+func TestViewsPerDispatch(t *testing.T) {
+	dev, s, m := setup(t)
+	f, err := m.Function("saxpy")
+	require.NoError(t, err)
+	const n = 4096
+	var ys []*buffer.Buffer[float32]
+	for k := 0; k < 4; k++ {
+		h := make([]float32, n)
+		for i := range h {
+			h[i] = float32(k)
+		}
+		x, err := buffer.FromSlice(dev, h)
+		require.NoError(t, err)
+		defer x.Free()
+		y, err := buffer.New[float32](dev, n)
+		require.NoError(t, err)
+		defer y.Free()
+		require.NoError(t, y.Fill(1))
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(n/64), gpu.D1(64), 0, s, float32(2), x, int64(n), y, int64(n)))
+		ys = append(ys, y)
+	}
+	require.NoError(t, s.Synchronize())
+	for k, y := range ys {
+		got, err := y.ToSlice()
+		require.NoError(t, err)
+		for i := range got {
+			if got[i] != 2*float32(k)+1 {
+				t.Fatalf("launch %d: y[%d] = %v, want %v", k, i, got[i], 2*float32(k)+1)
+			}
+		}
+	}
+}

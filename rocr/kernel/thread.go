@@ -28,6 +28,10 @@ type lane struct {
 	co    *coLane
 }
 
+// Nth is the work-item i places after t along x in a one-dimensional
+// block (see Block.First).
+func (t Thread) Nth(i int) Thread { return Thread{t.l, t.x + i, t.gx + i} }
+
 // ThreadIdx is the work-item's index in its block (threadIdx).
 func (t Thread) ThreadIdx() Dim { return Dim{t.x, t.l.idx.Y, t.l.idx.Z} }
 

@@ -99,7 +99,12 @@ func (p *workerPool) loop() {
 }
 
 // job is one kernel dispatch being run.
+// dispatches numbers dispatches, so what a worker keeps for one (the
+// kernel SDK's argument views) is known not to belong to another.
+var dispatches atomic.Uint64
+
 type job struct {
+	seq     uint64 // this dispatch's number
 	k       *Kernel
 	kernarg unsafe.Pointer
 	agent   *rocr.Agent
@@ -246,7 +251,7 @@ func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 // bind readies g to run the job's work-groups.
 func (j *job) bind(g *Group) {
-	g.agent, g.kernel, g.job = j.agent, j.k, j
+	g.agent, g.kernel, g.job, g.dispatch = j.agent, j.k, j, j.seq
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {
 		g.shared = make([]byte, j.shared)
@@ -422,6 +427,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		}
 	}
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
+	j.seq = dispatches.Add(1)
 	j.size, j.grid = size, grid
 	var count [3]int
 	total := uint64(1)

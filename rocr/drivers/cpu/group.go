@@ -24,14 +24,18 @@ type Group struct {
 	// Count is the number of work-groups in each dimension (gridDim).
 	Count [3]int
 
-	shared []byte
-	agent  *rocr.Agent
-	kernel *Kernel
-	job    *job // the dispatch, for Canceled
-	cache  [4]viewRange
-	next   int
-	local  any // the kernel SDK's per-worker state
+	shared   []byte
+	agent    *rocr.Agent
+	kernel   *Kernel
+	job      *job // the dispatch, for Canceled
+	cache    [4]viewRange
+	next     int
+	local    any    // the kernel SDK's per-worker state
+	dispatch uint64 // the job's number
 }
+
+// Dispatch implements kernel.Group: a number no other dispatch has.
+func (g *Group) Dispatch() uint64 { return g.dispatch }
 
 // Dims implements kernel.Group: the group's id, size and the grid's size
 // in groups.

@@ -49,7 +49,14 @@ type fillArgs struct {
 // fillKernel runs fill on the cpu agent.
 var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
 	v0 := kernel.ViewRest(b, a.x)
-	for i, n := 0, b.Threads(); i < n; i++ {
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			fill(t.Nth(i), v0, a.v, a.n)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
 		fill(b.Thread(i), v0, a.v, a.n)
 	}
 })
@@ -84,7 +91,14 @@ type divideArgs struct {
 // divideKernel runs divide on the cpu agent.
 var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) {
 	v0 := kernel.View(b, a.x, a.xLen)
-	for i, n := 0, b.Threads(); i < n; i++ {
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			divide(t.Nth(i), v0, a.d)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
 		divide(b.Thread(i), v0, a.d)
 	}
 })
