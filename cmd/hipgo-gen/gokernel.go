@@ -277,6 +277,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			}
 		}
 		var opts []string
+		if k.MaxThreads > 0 {
+			opts = append(opts, fmt.Sprintf("kernel.MaxThreads(%d)", k.MaxThreads))
+		}
 		if k.StaticShared > 0 {
 			opts = append(opts, fmt.Sprintf("kernel.StaticShared(%d)", k.StaticShared))
 		}

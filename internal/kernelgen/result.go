@@ -38,6 +38,9 @@ type Kernel struct {
 	// entry point takes `unsigned int hg_dyn_bytes` after the user
 	// parameters.
 	DynamicShared bool
+	// MaxThreads is the kernel's largest block, from `//hipgo:kernel
+	// maxthreads=N` (__launch_bounds__(N)); 0: the target's limit.
+	MaxThreads int
 	// DynamicSharedLen: the kernel reads the length of a
 	// kernel.DynamicShared slice (len, cap, range, s[lo:], a device
 	// function that does), so the plain entry point takes hg_dyn_bytes

@@ -45,9 +45,17 @@ type errStopped struct{}
 // a GPU. fn must not capture variables (generated code passes its
 // arguments through Frame) so that a launch allocates nothing.
 func (b *Block) Lockstep(fn func(Thread)) {
-	n := b.dim.X * b.dim.Y * b.dim.Z
+	n := b.n
 	b.entry = fn
 	b.grow(n)
+	if n < len(b.lanes) || b.fresh {
+		// A partial group's missing work-items, and a new exchange, must
+		// not look current to a warp operation.
+		for i := range b.xgen {
+			b.xgen[i] = ^uint(0)
+		}
+		b.fresh = n < len(b.lanes)
+	}
 	for i := 0; i < n; i++ {
 		l := &b.lanes[i]
 		b.place(l, i)
@@ -104,9 +112,13 @@ func (b *Block) grow(n int) {
 		return
 	}
 	b.reset()
-	b.lanes = make([]lane, n)
-	b.xch = make([]uint64, 2*n)
-	b.xgen = make([]uint, 2*n)
+	// Lanes for every work-item of a full block; the exchange has a slot
+	// per work-item of the block, indexed as on a GPU.
+	full := max(n, b.dim.X*b.dim.Y*b.dim.Z)
+	b.lanes = make([]lane, full)
+	b.xch = make([]uint64, 2*full)
+	b.xgen = make([]uint, 2*full)
+	b.fresh = true
 	for i := range b.lanes {
 		l := &b.lanes[i]
 		c := &coLane{}
