@@ -313,7 +313,9 @@ func (rt *rtState) track(q *Queue) error {
 	defer rt.mu.Unlock()
 	a := q.agent
 	if q.reserved && rt.inSlot[a] > 0 {
-		return Errorf(StatusErrorOutOfResources, "queue create", "%s's reserved queue slot is in use", a)
+		// The slot's last queue is still being torn down (a Device.Reset
+		// racing a copy): take an ordinary slot, as CreateQueue would.
+		q.reserved = false
 	}
 	if err := rt.roomFor(a, q.reserved && rt.kept[a]); err != nil {
 		return err

@@ -205,8 +205,19 @@ func misuseCases() []misuse {
 			run: func(f *fixture) error {
 				return newBuf[float32](f.t, f.dev, n).CopyFromBuffer(newBuf[int32](f.t, f.dev, n))
 			}},
-		{name: "zero-length buffer", want: gpu.ErrInvalidValue, words: []string{"malloc", "0 elements", "positive"},
-			run: func(f *fixture) error { _, err := buffer.FromSlice(f.dev, []float32{}); return err }},
+		{name: "zero-length buffer is empty, as hipMalloc(0) is", want: nil,
+			run: func(f *fixture) error {
+				b, err := buffer.FromSlice(f.dev, []float32{})
+				if err == nil && b.Len() != 0 {
+					return fmt.Errorf("an empty buffer of %d elements", b.Len())
+				}
+				if err == nil {
+					err = b.Free()
+				}
+				return err
+			}},
+		{name: "negative length buffer", want: gpu.ErrInvalidValue, words: []string{"malloc"},
+			run: func(f *fixture) error { _, err := buffer.New[float32](f.dev, -1); return err }},
 		{name: "element type with Go pointers", want: gpu.ErrInvalidValue, words: []string{"malloc", "*int", "cannot live in device memory"},
 			run: func(f *fixture) error { _, err := buffer.New[*int](f.dev, 4); return err }},
 		{name: "fill of 3-byte elements", want: gpu.ErrInvalidValue, words: []string{"memset", "3-byte"},
