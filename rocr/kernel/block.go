@@ -73,9 +73,6 @@ func block(g Group, k *Kernel) *Block {
 		*slot = b
 	}
 	id, size, count, grid := g.Dims()
-	if b.name != k.name || b.dim != dim(size) {
-		b.reset()
-	}
 	if d := g.Dispatch(); d != b.disp {
 		b.disp, b.nview = d, 0
 	}

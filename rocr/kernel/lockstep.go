@@ -108,13 +108,14 @@ func (b *Block) Lockstep(fn func(Thread)) {
 
 // grow readies n lockstep lanes, each with its coroutine.
 func (b *Block) grow(n int) {
-	if len(b.lanes) >= n && b.lanes[0].co != nil {
+	// Lanes for every work-item of a full block; the exchange has a slot
+	// per work-item of the block, indexed as on a GPU. The coroutines
+	// outlive the dispatch and the kernel: each runs whatever b.entry is.
+	full := max(n, b.dim.X*b.dim.Y*b.dim.Z)
+	if len(b.lanes) >= full && b.lanes[0].co != nil {
 		return
 	}
 	b.reset()
-	// Lanes for every work-item of a full block; the exchange has a slot
-	// per work-item of the block, indexed as on a GPU.
-	full := max(n, b.dim.X*b.dim.Y*b.dim.Z)
 	b.lanes = make([]lane, full)
 	b.xch = make([]uint64, 2*full)
 	b.xgen = make([]uint, 2*full)
