@@ -217,17 +217,11 @@ type reduceSumArgs struct {
 	n       int32
 }
 
-// reduceSumKernel runs reduceSum on the cpu agent.
+// reduceSumKernel runs reduceSum on the cpu agent by loop fission (reduceSumGroup),
+// without coroutines.
 var reduceSumKernel = kernel.Define("reduce_sum", func(b *kernel.Block, a *reduceSumArgs) {
-	f := kernel.Frame[reduceSumFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.partial)
-	f.p2 = a.n
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceSumFrame](t)
-		reduceSum(t, f.p0, f.p1, f.p2)
-	})
-}, kernel.Lockstep())
+	reduceSumGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.partial), a.n)
+})
 
 // LaunchReduceSum launches reduceSum (kernels.go:58) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -260,18 +254,11 @@ type transposeArgs struct {
 	cols int32
 }
 
-// transposeKernel runs transpose on the cpu agent.
+// transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
+// without coroutines.
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
-	f := kernel.Frame[transposeFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = a.rows
-	f.p3 = a.cols
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[transposeFrame](t)
-		transpose(t, f.p0, f.p1, f.p2, f.p3)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(4224), kernel.Lockstep())
+	transposeGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out), a.rows, a.cols)
+}, kernel.MaxThreads(256), kernel.StaticShared(4224))
 
 // LaunchTranspose launches transpose (kernels.go:86) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -308,22 +295,11 @@ type sgemmArgs struct {
 	c     rocr.Ptr[float32]
 }
 
-// sgemmKernel runs sgemm on the cpu agent.
+// sgemmKernel runs sgemm on the cpu agent by loop fission (sgemmGroup),
+// without coroutines.
 var sgemmKernel = kernel.Define("sgemm", func(b *kernel.Block, a *sgemmArgs) {
-	f := kernel.Frame[sgemmFrame](b)
-	f.p0 = a.m
-	f.p1 = a.n
-	f.p2 = a.k
-	f.p3 = a.alpha
-	f.p4 = kernel.ConstViewRest(b, a.a)
-	f.p5 = kernel.ConstViewRest(b, a.b)
-	f.p6 = a.beta
-	f.p7 = kernel.ViewRest(b, a.c)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sgemmFrame](t)
-		sgemm(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(2048), kernel.Lockstep())
+	sgemmGroup(b, a.m, a.n, a.k, a.alpha, kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.beta, kernel.ViewRest(b, a.c))
+}, kernel.MaxThreads(256), kernel.StaticShared(2048))
 
 // LaunchSgemm launches sgemm (kernels.go:112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -351,29 +327,187 @@ func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m int32,
 	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
-// reduceSumFrame holds reduceSum's arguments for its lockstep work-items.
-type reduceSumFrame struct {
-	p0 []float32
-	p1 []float32
-	p2 int32
+// reduceSumLocals holds the per-work-item variables of reduceSum's fissioned group.
+type reduceSumLocals struct {
+	hgTid []int
 }
 
-// transposeFrame holds transpose's arguments for its lockstep work-items.
-type transposeFrame struct {
-	p0 []float32
-	p1 []float32
-	p2 int32
-	p3 int32
+// reduceSumGroup runs one work-group of reduceSum (kernels.go:58) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func reduceSumGroup(hgB *kernel.Block, in []float32, partial []float32, n int32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[reduceSumLocals](hgB)
+	_ = hgF
+	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:59
+	sdata := kernel.DynamicShared[float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:60
+		hgTid[hgI] = t.ThreadIdx().X
+//line kernels.go:61
+		stride := t.GridDim().X * t.BlockDim().X
+//line kernels.go:62
+		var sum float32
+//line kernels.go:63
+		for i := t.GlobalX(); i < int(n); i += stride {
+			sum += in[i]
+		}
+//line kernels.go:66
+		sdata[hgTid[hgI]] = sum
+	}
+//line kernels.go:68
+	for s := t.BlockDim().X / 2; s > 0; s >>= 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:69
+			if hgTid[hgI] < s {
+				sdata[hgTid[hgI]] += sdata[hgTid[hgI]+s]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:74
+		if hgTid[hgI] == 0 {
+			partial[t.BlockIdx().X] = sdata[0]
+		}
+	}
 }
 
-// sgemmFrame holds sgemm's arguments for its lockstep work-items.
-type sgemmFrame struct {
-	p0 int32
-	p1 int32
-	p2 int32
-	p3 float32
-	p4 []float32
-	p5 []float32
-	p6 float32
-	p7 []float32
+// transposeLocals holds the per-work-item variables of transpose's fissioned group.
+type transposeLocals struct {
+	hgTx []int32
+	hgTy []int32
+	hgX  []int32
+	hgY  []int32
+}
+
+// transposeGroup runs one work-group of transpose (kernels.go:86) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func transposeGroup(hgB *kernel.Block, in []float32, out []float32, rows int32, cols int32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[transposeLocals](hgB)
+	_ = hgF
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgX := kernel.Locals(&hgF.hgX, hgN)
+	hgY := kernel.Locals(&hgF.hgY, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:87
+	tile := kernel.Shared[[32][33]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:88
+		hgTx[hgI], hgTy[hgI] = int32(t.ThreadIdx().X), int32(t.ThreadIdx().Y)
+//line kernels.go:89
+		hgX[hgI] = int32(t.BlockIdx().X)*32 + hgTx[hgI]
+//line kernels.go:90
+		hgY[hgI] = int32(t.BlockIdx().Y)*32 + hgTy[hgI]
+//line kernels.go:91
+		for j := int32(0); j < 32; j += 8 {
+			if hgX[hgI] < cols && hgY[hgI]+j < rows {
+				tile[hgTy[hgI]+j][hgTx[hgI]] = in[int(hgY[hgI]+j)*int(cols)+int(hgX[hgI])]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:97
+		hgX[hgI] = int32(t.BlockIdx().Y)*32 + hgTx[hgI]
+//line kernels.go:98
+		hgY[hgI] = int32(t.BlockIdx().X)*32 + hgTy[hgI]
+//line kernels.go:99
+		for j := int32(0); j < 32; j += 8 {
+			if hgX[hgI] < rows && hgY[hgI]+j < cols {
+				out[int(hgY[hgI]+j)*int(rows)+int(hgX[hgI])] = tile[hgTx[hgI]][hgTy[hgI]+j]
+			}
+		}
+	}
+}
+
+// sgemmLocals holds the per-work-item variables of sgemm's fissioned group.
+type sgemmLocals struct {
+	hgTx  []int32
+	hgTy  []int32
+	hgRow []int32
+	hgCol []int32
+	hgAcc []float32
+}
+
+// sgemmGroup runs one work-group of sgemm (kernels.go:112) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sgemmGroup(hgB *kernel.Block, m int32, n int32, k int32, alpha float32, a []float32, b []float32, beta float32, c []float32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sgemmLocals](hgB)
+	_ = hgF
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgRow := kernel.Locals(&hgF.hgRow, hgN)
+	hgCol := kernel.Locals(&hgF.hgCol, hgN)
+	hgAcc := kernel.Locals(&hgF.hgAcc, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:113
+	as := kernel.Shared[[16][16]float32](t)
+//line kernels.go:114
+	bs := kernel.Shared[[16][16]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:115
+		hgTx[hgI], hgTy[hgI] = int32(t.ThreadIdx().X), int32(t.ThreadIdx().Y)
+//line kernels.go:116
+		hgRow[hgI] = int32(t.BlockIdx().Y)*16 + hgTy[hgI]
+//line kernels.go:117
+		hgCol[hgI] = int32(t.BlockIdx().X)*16 + hgTx[hgI]
+//line kernels.go:118
+		hgAcc[hgI] = *new(float32)
+	}
+//line kernels.go:119
+	for k0 := int32(0); k0 < k; k0 += 16 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:120
+			ka, kb := k0+hgTx[hgI], k0+hgTy[hgI]
+//line kernels.go:121
+			if hgRow[hgI] < m && ka < k {
+				as[hgTy[hgI]][hgTx[hgI]] = a[int(hgRow[hgI])*int(k)+int(ka)]
+			} else {
+				as[hgTy[hgI]][hgTx[hgI]] = 0
+			}
+//line kernels.go:126
+			if kb < k && hgCol[hgI] < n {
+				bs[hgTy[hgI]][hgTx[hgI]] = b[int(kb)*int(n)+int(hgCol[hgI])]
+			} else {
+				bs[hgTy[hgI]][hgTx[hgI]] = 0
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:132
+			for kk := 0; kk < 16; kk++ {
+				hgAcc[hgI] += as[hgTy[hgI]][kk] * bs[kk][hgTx[hgI]]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:137
+		if hgRow[hgI] < m && hgCol[hgI] < n {
+			i := int(hgRow[hgI])*int(n) + int(hgCol[hgI])
+			c[i] = alpha*hgAcc[hgI] + beta*c[i]
+		}
+	}
 }

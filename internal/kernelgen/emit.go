@@ -241,7 +241,7 @@ func (e *emitter) function() {
 // kernelDesc fills the kernel's Result entry.
 func (e *emitter) kernelDesc() {
 	fn := e.fn
-	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()),
+	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
 		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar],
 		MaxThreads: e.t.maxThreads(fn.decl)}
 	for _, v := range e.params() {

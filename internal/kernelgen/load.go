@@ -172,6 +172,13 @@ func Translate(pkg *packages.Package) (*Result, error) {
 		})
 		return nil, t.errs
 	}
+	t.res.Fset, t.res.Info = t.fset, t.info
+	t.res.Lockstep = map[*types.Func]bool{}
+	for _, fn := range t.order {
+		if fn.lockstep && !fn.kernel {
+			t.res.Lockstep[fn.obj] = true
+		}
+	}
 	return t.res, nil
 }
 

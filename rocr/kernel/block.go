@@ -223,3 +223,13 @@ func typeKey[F any]() unsafe.Pointer {
 	var v any = (*F)(nil)
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
 }
+
+// Locals is a fissioned kernel's variable that lives across a barrier, one
+// element per work-item: *s, kept in the kernel's Frame, grown to n
+// elements, so a launch allocates nothing once the frame has grown.
+func Locals[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	return (*s)[:n]
+}
