@@ -49,18 +49,16 @@ lint: vet
 # Regenerate the kernel library's code objects and the reliability tests'
 # PTX (needs clang-19).
 kernels:
-	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
-	bash kernels/build.sh
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty
-	git diff --exit-code -- kernels/gen internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty
+	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty
 
 # Test binaries of every package for a machine without Go (the H200).
 gpu-tests:

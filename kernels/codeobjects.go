@@ -2,9 +2,12 @@ package kernels
 
 import _ "embed" // for the go:embed code objects below
 
-// The kernel library compiled for GPUs, from kernels/src by kernels/build.sh
-// (clang-19, no ROCm or CUDA SDK). They are generated and committed so that
-// building hipgo needs no compiler; `make kernels` regenerates them.
+// The kernel library compiled for GPUs: hipgo-gen -go translates the Go
+// kernels of kernels.go to gen/kernels.cu and clang-19 builds these from
+// it (no ROCm or CUDA SDK). They are generated and committed so that
+// building hipgo needs no compiler; `go generate ./kernels` (make kernels)
+// regenerates them. Each also holds every kernel's checked entry point,
+// NAME_checked.
 //
 // Every artifact holds the same seven kernels under their C names: empty,
 // vector_add, saxpy, fill_f32, reduce_sum, transpose and sgemm.

@@ -1,19 +1,18 @@
-// Package kernels is hipgo's kernel library: the same seven kernels (empty,
-// vector_add, saxpy, fill_f32, reduce_sum, transpose, sgemm) for every kind
-// of agent.
+// Package kernels is hipgo's kernel library: seven kernels (empty,
+// vector_add, saxpy, fill_f32, reduce_sum, transpose, sgemm) for every
+// kind of agent, each written once, in Go (kernels.go).
 //
-//   - kernels/src/*.hip holds the HIP C++ sources, the one definition of
-//     each kernel's behaviour and argument list.
-//   - AMDGPUBundle, PTXsm80 and PTXsm90 are those sources compiled by
-//     kernels/build.sh (clang-19, no ROCm or CUDA SDK) and embedded, so
-//     building hipgo needs no compiler.
-//   - VectorAddKernel, SaxpyKernel and the other *Kernel variables are Go
-//     implementations of the same kernels for the cpu agent, gathered by
-//     CPUSet. Each is registered under the HIP kernel's name, and its
-//     argument struct (VectorAddArgs, ...) has the HIP kernel's explicit
-//     kernarg layout, so one kernarg image serves every agent.
+//   - kernels.go holds the kernels, per work-item as HIP writes them, in
+//     the kernel subset of rocr/kernel. `go generate` (hipgo-gen -go)
+//     translates them to gen/kernels.cu and, with clang-19, builds
+//     AMDGPUBundle, PTXsm80 and PTXsm90 from it; kernels_gen.go holds the
+//     typed launchers (LaunchVectorAdd, ...) and the cpu agent's
+//     registration of the same Go functions (CPUSet).
+//   - Each kernel keeps the C signature of the HIP kernel it replaced, so
+//     LaunchKernelGGL(set.VectorAdd, ..., a, b, c, int32(n)) and C
+//     programs that load the PTX pass the same arguments. Every code
+//     object also holds NAME_checked, the entry point checked mode uses.
 //
-// The Go kernels run one call per work-group on the cpu agent's workers and
-// are safe for concurrent dispatch; the argument structs and sets are plain
-// values with no state.
+// The launchers and the convenience calls (VectorAdd, Sgemm, ...) are safe
+// for concurrent use; kernels run on the cpu agent's workers as Go code.
 package kernels

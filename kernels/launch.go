@@ -1,10 +1,13 @@
 package kernels
 
 import (
+	"sync"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Library is the kernel library in every form: Go kernels for the cpu
@@ -14,36 +17,62 @@ func Library() module.Library {
 	return module.Library{CPUSet(), AMDGPUBundle, PTXsm90, PTXsm80}
 }
 
+// CPUSet is the cpu agent's build of the library: the Go kernels
+// themselves, under their C names.
+func CPUSet() *kernel.Set { return kernelsSet }
+
+// kernelsSet is the library's Go kernels (kernels_gen.go).
+var kernelsSet = kernel.NewSet("kernels", emptyKernel, vectorAddKernel, saxpyKernel, fillF32Kernel, reduceSumKernel, transposeKernel, sgemmKernel)
+
+// Functions holds the library's kernels as loaded in one module, a field
+// per kernel.
+type Functions struct {
+	Empty     *module.Function // empty()
+	VectorAdd *module.Function // vector_add(const float *a, const float *b, float *c, int n)
+	Saxpy     *module.Function // saxpy(float alpha, const float *x, float *y, int n)
+	FillF32   *module.Function // fill_f32(float *p, float value, int n)
+	ReduceSum *module.Function // reduce_sum(const float *in, float *partial, int n)
+	Sgemm     *module.Function // sgemm(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C)
+	Transpose *module.Function // transpose(const float *in, float *out, int rows, int cols)
+}
+
 // Set is the library loaded onto one device, with its functions looked up:
 // Empty, VectorAdd, Saxpy, FillF32, ReduceSum, Transpose and Sgemm, one
-// *module.Function per kernel (Functions, generated in launch_gen.go).
+// *module.Function per kernel.
 type Set struct {
 	Module *module.Module
 	Functions
 }
 
-type setKey struct{}
+// sets caches each device's Set beside the library's module.
+var sets sync.Map // *gokernel.Loaded → *Set
 
 // Load returns the library loaded on dev, loading it on first use.
 func Load(dev *gpu.Device) (*Set, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, err
 	}
-	return module.Shared(dev, setKey{}, loadSet)
-}
-
-// loadSet loads the library on dev and looks up its kernels.
-func loadSet(dev *gpu.Device) (*module.Module, *Set, error) {
-	m, err := module.Load(dev, Library())
+	ld, err := goLibrary.Load(dev)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	s := &Set{Module: m}
-	if err := s.lookup(m); err != nil {
-		_ = m.Unload()
-		return nil, nil, err
+	if s, ok := sets.Load(ld); ok {
+		return s.(*Set), nil
 	}
-	return m, s, nil
+	s := &Set{Module: ld.Module}
+	for _, f := range []struct {
+		dst  **module.Function
+		name string
+	}{
+		{&s.Empty, "empty"}, {&s.VectorAdd, "vector_add"}, {&s.Saxpy, "saxpy"}, {&s.FillF32, "fill_f32"},
+		{&s.ReduceSum, "reduce_sum"}, {&s.Sgemm, "sgemm"}, {&s.Transpose, "transpose"},
+	} {
+		if *f.dst, err = ld.Function(f.name); err != nil {
+			return nil, err
+		}
+	}
+	v, _ := sets.LoadOrStore(ld, s)
+	return v.(*Set), nil
 }
 
 // set is the loader of the generated launchers: the library on s's device.

@@ -65,10 +65,10 @@ func TestLaunchArgsChecks(t *testing.T) {
 		args module.Args
 		want string
 	}{
-		"float for int":     {*new(module.Args).ConstPtr(f32).ConstPtr(f32).Ptr(f32).Float32(1), "argument 3 (N"},
-		"int32 buffer":      {*new(module.Args).ConstPtr(f32).ConstPtr(i32).Ptr(f32).Int32(1), "argument 1 (B"},
+		"float for int":     {*new(module.Args).ConstPtr(f32).ConstPtr(f32).Ptr(f32).Float32(1), "argument 3 (n"},
+		"int32 buffer":      {*new(module.Args).ConstPtr(f32).ConstPtr(i32).Ptr(f32).Int32(1), "argument 1 (b"},
 		"missing argument":  {*new(module.Args).ConstPtr(f32).ConstPtr(f32).Ptr(f32), "takes 4 arguments, got 3"},
-		"value for pointer": {*new(module.Args).Int64(0).ConstPtr(f32).Ptr(f32).Int32(1), "argument 0 (A"},
+		"value for pointer": {*new(module.Args).Int64(0).ConstPtr(f32).Ptr(f32).Int32(1), "argument 0 (a"},
 	}
 	for name, c := range cases {
 		err := set.VectorAdd.LaunchArgs(s, one, one, 0, &c.args)

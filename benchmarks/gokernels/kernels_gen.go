@@ -99,19 +99,11 @@ type matrixMul16Args struct {
 	wB int32
 }
 
-// matrixMul16Kernel runs matrixMul16 on the cpu agent.
+// matrixMul16Kernel runs matrixMul16 on the cpu agent by loop fission (matrixMul16Group),
+// without coroutines.
 var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *matrixMul16Args) {
-	f := kernel.Frame[matrixMul16Frame](b)
-	f.p0 = kernel.ViewRest(b, a.c)
-	f.p1 = kernel.ConstViewRest(b, a.a)
-	f.p2 = kernel.ConstViewRest(b, a.b)
-	f.p3 = a.wA
-	f.p4 = a.wB
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[matrixMul16Frame](t)
-		matrixMul16(t, f.p0, f.p1, f.p2, f.p3, f.p4)
-	})
-}, kernel.StaticShared(2048), kernel.Lockstep())
+	matrixMul16Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
+}, kernel.StaticShared(2048))
 
 // LaunchMatrixMul16 launches matrixMul16 (kernels.go:28) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -148,19 +140,11 @@ type matrixMul32Args struct {
 	wB int32
 }
 
-// matrixMul32Kernel runs matrixMul32 on the cpu agent.
+// matrixMul32Kernel runs matrixMul32 on the cpu agent by loop fission (matrixMul32Group),
+// without coroutines.
 var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *matrixMul32Args) {
-	f := kernel.Frame[matrixMul32Frame](b)
-	f.p0 = kernel.ViewRest(b, a.c)
-	f.p1 = kernel.ConstViewRest(b, a.a)
-	f.p2 = kernel.ConstViewRest(b, a.b)
-	f.p3 = a.wA
-	f.p4 = a.wB
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[matrixMul32Frame](t)
-		matrixMul32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
-	})
-}, kernel.StaticShared(8192), kernel.Lockstep())
+	matrixMul32Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
+}, kernel.StaticShared(8192))
 
 // LaunchMatrixMul32 launches matrixMul32 (kernels.go:52) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -195,7 +179,8 @@ type reduceF32Args struct {
 	out   rocr.Ptr[float32]
 }
 
-// reduceF32Kernel runs reduceF32 on the cpu agent.
+// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels.go:113: calls reduceBlock, which synchronizes).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernel.Frame[reduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -236,7 +221,8 @@ type reduceI32Args struct {
 	out   rocr.Ptr[int32]
 }
 
-// reduceI32Kernel runs reduceI32 on the cpu agent.
+// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels.go:120: calls reduceBlock, which synchronizes).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernel.Frame[reduceI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -277,16 +263,11 @@ type histogram256Args struct {
 	bins    rocr.Ptr[uint32]
 }
 
-// histogram256Kernel runs histogram256 on the cpu agent.
+// histogram256Kernel runs histogram256 on the cpu agent by loop fission (histogram256Group),
+// without coroutines.
 var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *histogram256Args) {
-	f := kernel.Frame[histogram256Frame](b)
-	f.p0 = kernel.ConstView(b, a.data, a.dataLen)
-	f.p1 = kernel.ViewRest(b, a.bins)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogram256Frame](t)
-		histogram256(t, f.p0, f.p1)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	histogram256Group(b, kernel.ConstView(b, a.data, a.dataLen), kernel.ViewRest(b, a.bins))
+}, kernel.StaticShared(1024))
 
 // LaunchHistogram256 launches histogram256 (kernels.go:128) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -319,18 +300,11 @@ type transposeArgs struct {
 	cols int32
 }
 
-// transposeKernel runs transpose on the cpu agent.
+// transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
+// without coroutines.
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
-	f := kernel.Frame[transposeFrame](b)
-	f.p0 = kernel.ViewRest(b, a.out)
-	f.p1 = kernel.ConstViewRest(b, a.in)
-	f.p2 = a.rows
-	f.p3 = a.cols
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[transposeFrame](t)
-		transpose(t, f.p0, f.p1, f.p2, f.p3)
-	})
-}, kernel.StaticShared(4224), kernel.Lockstep())
+	transposeGroup(b, kernel.ViewRest(b, a.out), kernel.ConstViewRest(b, a.in), a.rows, a.cols)
+}, kernel.StaticShared(4224))
 
 // LaunchTranspose launches transpose (kernels.go:150) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -362,7 +336,8 @@ type scanBlockArgs struct {
 	sums    rocr.Ptr[int32]
 }
 
-// scanBlockKernel runs scanBlock on the cpu agent.
+// scanBlockKernel runs scanBlock on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels.go:185: warp operation ShflUp).
 var scanBlockKernel = kernel.Define("scan_block", func(b *kernel.Block, a *scanBlockArgs) {
 	f := kernel.Frame[scanBlockFrame](b)
 	f.p0 = kernel.View(b, a.data, a.dataLen)
@@ -442,24 +417,6 @@ func LaunchUniformAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, dat
 	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
-// matrixMul16Frame holds matrixMul16's arguments for its lockstep work-items.
-type matrixMul16Frame struct {
-	p0 []float32
-	p1 []float32
-	p2 []float32
-	p3 int32
-	p4 int32
-}
-
-// matrixMul32Frame holds matrixMul32's arguments for its lockstep work-items.
-type matrixMul32Frame struct {
-	p0 []float32
-	p1 []float32
-	p2 []float32
-	p3 int32
-	p4 int32
-}
-
 // reduceF32Frame holds reduceF32's arguments for its lockstep work-items.
 type reduceF32Frame struct {
 	p0 []float32
@@ -472,22 +429,242 @@ type reduceI32Frame struct {
 	p1 []int32
 }
 
-// histogram256Frame holds histogram256's arguments for its lockstep work-items.
-type histogram256Frame struct {
-	p0 []uint8
-	p1 []uint32
-}
-
-// transposeFrame holds transpose's arguments for its lockstep work-items.
-type transposeFrame struct {
-	p0 []float32
-	p1 []float32
-	p2 int32
-	p3 int32
-}
-
 // scanBlockFrame holds scanBlock's arguments for its lockstep work-items.
 type scanBlockFrame struct {
 	p0 []int32
 	p1 []int32
+}
+
+// matrixMul16Locals holds the per-work-item variables of matrixMul16's fissioned group.
+type matrixMul16Locals struct {
+	hgBx  []int32
+	hgBy  []int32
+	hgTx  []int32
+	hgTy  []int32
+	hgSum []float32
+}
+
+// matrixMul16Group runs one work-group of matrixMul16 (kernels.go:28) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func matrixMul16Group(hgB *kernel.Block, c []float32, a []float32, b []float32, wA int32, wB int32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[matrixMul16Locals](hgB)
+	_ = hgF
+	hgBx := kernel.Locals(&hgF.hgBx, hgN)
+	hgBy := kernel.Locals(&hgF.hgBy, hgN)
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	var hgABegin int32
+	var hgAEnd int32
+	var hgBBegin int32
+	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:29
+	as := kernel.Shared[[16][16]float32](t)
+//line kernels.go:30
+	bs := kernel.Shared[[16][16]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:31
+		hgBx[hgI], hgBy[hgI] = int32(t.BlockIdx().X), int32(t.BlockIdx().Y)
+//line kernels.go:32
+		hgTx[hgI], hgTy[hgI] = int32(t.ThreadIdx().X), int32(t.ThreadIdx().Y)
+//line kernels.go:33
+		hgABegin = wA * 16 * hgBy[hgI]
+//line kernels.go:34
+		hgAEnd = hgABegin + wA - 1
+//line kernels.go:35
+		hgBBegin = 16 * hgBx[hgI]
+//line kernels.go:36
+		hgSum[hgI] = *new(float32)
+	}
+//line kernels.go:37
+	for ia, ib := hgABegin, hgBBegin; ia <= hgAEnd; ia, ib = ia+16, ib+16*wB {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:38
+			as[hgTy[hgI]][hgTx[hgI]] = a[ia+wA*hgTy[hgI]+hgTx[hgI]]
+//line kernels.go:39
+			bs[hgTy[hgI]][hgTx[hgI]] = b[ib+wB*hgTy[hgI]+hgTx[hgI]]
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:41
+			for k := 0; k < 16; k++ {
+				hgSum[hgI] += as[hgTy[hgI]][k] * bs[k][hgTx[hgI]]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:46
+		c[wB*16*hgBy[hgI]+16*hgBx[hgI]+wB*hgTy[hgI]+hgTx[hgI]] = hgSum[hgI]
+	}
+}
+
+// matrixMul32Locals holds the per-work-item variables of matrixMul32's fissioned group.
+type matrixMul32Locals struct {
+	hgBx  []int32
+	hgBy  []int32
+	hgTx  []int32
+	hgTy  []int32
+	hgSum []float32
+}
+
+// matrixMul32Group runs one work-group of matrixMul32 (kernels.go:52) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func matrixMul32Group(hgB *kernel.Block, c []float32, a []float32, b []float32, wA int32, wB int32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[matrixMul32Locals](hgB)
+	_ = hgF
+	hgBx := kernel.Locals(&hgF.hgBx, hgN)
+	hgBy := kernel.Locals(&hgF.hgBy, hgN)
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	var hgABegin int32
+	var hgAEnd int32
+	var hgBBegin int32
+	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:53
+	as := kernel.Shared[[32][32]float32](t)
+//line kernels.go:54
+	bs := kernel.Shared[[32][32]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:55
+		hgBx[hgI], hgBy[hgI] = int32(t.BlockIdx().X), int32(t.BlockIdx().Y)
+//line kernels.go:56
+		hgTx[hgI], hgTy[hgI] = int32(t.ThreadIdx().X), int32(t.ThreadIdx().Y)
+//line kernels.go:57
+		hgABegin = wA * 32 * hgBy[hgI]
+//line kernels.go:58
+		hgAEnd = hgABegin + wA - 1
+//line kernels.go:59
+		hgBBegin = 32 * hgBx[hgI]
+//line kernels.go:60
+		hgSum[hgI] = *new(float32)
+	}
+//line kernels.go:61
+	for ia, ib := hgABegin, hgBBegin; ia <= hgAEnd; ia, ib = ia+32, ib+32*wB {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:62
+			as[hgTy[hgI]][hgTx[hgI]] = a[ia+wA*hgTy[hgI]+hgTx[hgI]]
+//line kernels.go:63
+			bs[hgTy[hgI]][hgTx[hgI]] = b[ib+wB*hgTy[hgI]+hgTx[hgI]]
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:65
+			for k := 0; k < 32; k++ {
+				hgSum[hgI] += as[hgTy[hgI]][k] * bs[k][hgTx[hgI]]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:70
+		c[wB*32*hgBy[hgI]+32*hgBx[hgI]+wB*hgTy[hgI]+hgTx[hgI]] = hgSum[hgI]
+	}
+}
+
+// histogram256Locals holds the per-work-item variables of histogram256's fissioned group.
+type histogram256Locals struct {
+}
+
+// histogram256Group runs one work-group of histogram256 (kernels.go:128) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogram256Group(hgB *kernel.Block, data []uint8, bins []uint32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogram256Locals](hgB)
+	_ = hgF
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:129
+	local := kernel.Shared[[256]uint32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:130
+		for i := t.ThreadIdx().X; i < 256; i += t.BlockDim().X {
+			local[i] = 0
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:134
+		for i := t.GlobalX(); i < len(data); i += t.BlockDim().X * t.GridDim().X {
+			kernel.AtomicAdd(&local[data[i]], 1)
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:138
+		for i := t.ThreadIdx().X; i < 256; i += t.BlockDim().X {
+			if v := local[i]; v != 0 {
+				kernel.AtomicAdd(&bins[i], v)
+			}
+		}
+	}
+}
+
+// transposeLocals holds the per-work-item variables of transpose's fissioned group.
+type transposeLocals struct {
+	hgX []int32
+	hgY []int32
+}
+
+// transposeGroup runs one work-group of transpose (kernels.go:150) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func transposeGroup(hgB *kernel.Block, out []float32, in []float32, rows int32, cols int32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[transposeLocals](hgB)
+	_ = hgF
+	hgX := kernel.Locals(&hgF.hgX, hgN)
+	hgY := kernel.Locals(&hgF.hgY, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:151
+	tile := kernel.Shared[[32][33]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:152
+		hgX[hgI] = int32(t.BlockIdx().X)*32 + int32(t.ThreadIdx().X)
+//line kernels.go:153
+		hgY[hgI] = int32(t.BlockIdx().Y)*32 + int32(t.ThreadIdx().Y)
+//line kernels.go:154
+		for j := int32(0); j < 32; j += 8 {
+			if hgX[hgI] < cols && hgY[hgI]+j < rows {
+				tile[int32(t.ThreadIdx().Y)+j][t.ThreadIdx().X] = in[(hgY[hgI]+j)*cols+hgX[hgI]]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:160
+		hgX[hgI] = int32(t.BlockIdx().Y)*32 + int32(t.ThreadIdx().X)
+//line kernels.go:161
+		hgY[hgI] = int32(t.BlockIdx().X)*32 + int32(t.ThreadIdx().Y)
+//line kernels.go:162
+		for j := int32(0); j < 32; j += 8 {
+			if hgX[hgI] < rows && hgY[hgI]+j < cols {
+				out[(hgY[hgI]+j)*rows+hgX[hgI]] = tile[t.ThreadIdx().X][int32(t.ThreadIdx().Y)+j]
+			}
+		}
+	}
 }

@@ -170,7 +170,7 @@ func argsMethod(t types.Type) (method, conv string, err error) {
 
 // generateGo writes the Go side of a package's kernels.
 func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, error) {
-	var w, tail bytes.Buffer
+	var w, tail, fis bytes.Buffer
 	qual := func(p *types.Package) string {
 		if p.Name() == res.Package {
 			return ""
@@ -277,11 +277,42 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			}
 		}
 		var opts []string
+		if k.MaxThreads > 0 {
+			opts = append(opts, fmt.Sprintf("kernel.MaxThreads(%d)", k.MaxThreads))
+		}
 		if k.StaticShared > 0 {
 			opts = append(opts, fmt.Sprintf("kernel.StaticShared(%d)", k.StaticShared))
 		}
-		p("// %sKernel runs %s on the cpu agent.\n", k.GoName, k.GoName)
-		if !k.Lockstep {
+		var plan *fissionPlan
+		why := ""
+		if k.Lockstep {
+			var err error
+			if plan, err = planFission(res, &res.Kernels[ki]); err != nil {
+				why = err.Error()
+			}
+		}
+		switch {
+		case !k.Lockstep:
+			p("// %sKernel runs %s on the cpu agent.\n", k.GoName, k.GoName)
+		case plan != nil:
+			p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines.\n", k.GoName, k.GoName, k.GoName)
+		default:
+			p("// %sKernel runs %s on the cpu agent as coroutines (kernel.Lockstep):\n// loop fission does not apply (%s).\n", k.GoName, k.GoName, why)
+		}
+		if plan != nil {
+			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
+			vi := 0
+			for i, prm := range k.Params {
+				if prm.Kind == kernelgen.Slice {
+					call[i] = views[vi]
+					vi++
+				}
+			}
+			p("\t%sGroup(b%s)\n", k.GoName, joinArgs(call))
+			if err := plan.emit(&fis, k.GoName+"Group", lower(k.GoName)+"Locals", ts); err != nil {
+				return nil, fmt.Errorf("kernel %s: %w", k.GoName, err)
+			}
+		} else if !k.Lockstep {
 			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
 			vi := 0
 			for i, prm := range k.Params {
@@ -390,6 +421,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		p("\treturn ld.Launch(s, %d, checked, grid, block, sharedMem, &args)\n}\n\n", ki)
 	}
 	w.Write(tail.Bytes())
+	w.Write(fis.Bytes())
 	src := w.Bytes()
 	// The set needs the kernels, declared after it: patch the placeholder.
 	src = bytes.Replace(src, []byte(fmt.Sprintf("rocr.KernelSet(%q)", cfg.Name)),

@@ -33,6 +33,9 @@ type Spec struct {
 type Library struct {
 	spec    Spec
 	checked atomic.Int32 // modeDefault, modeOn or modeOff
+	// setupFn is l.setup, made once: a method value made per Load
+	// would allocate on every launch.
+	setupFn func(*gpu.Device) (*module.Module, *Loaded, error)
 }
 
 const (
@@ -42,7 +45,11 @@ const (
 )
 
 // New makes the library of a generated package.
-func New(spec Spec) *Library { return &Library{spec: spec} }
+func New(spec Spec) *Library {
+	l := &Library{spec: spec}
+	l.setupFn = l.setup
+	return l
+}
 
 // SetChecked switches checked mode on or off for this library's launches
 // on GPUs, whatever the default.
@@ -92,7 +99,7 @@ func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 	if l == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "module load", "nil library")
 	}
-	return module.Shared(dev, l, l.setup)
+	return module.Shared(dev, l, l.setupFn)
 }
 
 func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {

@@ -241,8 +241,9 @@ func (e *emitter) function() {
 // kernelDesc fills the kernel's Result entry.
 func (e *emitter) kernelDesc() {
 	fn := e.fn
-	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()),
-		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar]}
+	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
+		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar],
+		MaxThreads: e.t.maxThreads(fn.decl)}
 	for _, v := range e.params() {
 		p := Param{Name: v.Name(), Type: v.Type()}
 		switch u := v.Type().Underlying().(type) {
@@ -312,7 +313,11 @@ func (e *emitter) entries() string {
 	cps = append(append(cps, lens...), "hg_fault* hg_f")
 	var b strings.Builder
 	body := cName(k.GoName)
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s(%s) {\n  %s<false>(%s);\n}\n", k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s_checked(%s) {\n  %s<true>(%s);\n}\n\n", k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
+	bounds := ""
+	if k.MaxThreads > 0 {
+		bounds = fmt.Sprintf("__launch_bounds__(%d) ", k.MaxThreads)
+	}
+	fmt.Fprintf(&b, "%sextern \"C\" __global__ void %s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
+	fmt.Fprintf(&b, "%sextern \"C\" __global__ void %s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
 }

@@ -172,6 +172,13 @@ func Translate(pkg *packages.Package) (*Result, error) {
 		})
 		return nil, t.errs
 	}
+	t.res.Fset, t.res.Info = t.fset, t.info
+	t.res.Lockstep = map[*types.Func]bool{}
+	for _, fn := range t.order {
+		if fn.lockstep && !fn.kernel {
+			t.res.Lockstep[fn.obj] = true
+		}
+	}
 	return t.res, nil
 }
 
@@ -252,15 +259,42 @@ func (t *translator) errorf(pos token.Pos, construct, format string, args ...any
 
 // isKernelDecl reports whether d is marked //hipgo:kernel.
 func isKernelDecl(d *ast.FuncDecl) bool {
+	_, ok := kernelDirective(d)
+	return ok
+}
+
+// kernelDirective is d's //hipgo:kernel line and its options, as in
+// `//hipgo:kernel maxthreads=256`.
+func kernelDirective(d *ast.FuncDecl) (*ast.Comment, bool) {
 	if d.Doc == nil {
-		return false
+		return nil, false
 	}
 	for _, c := range d.Doc.List {
-		if strings.TrimSpace(c.Text) == "//hipgo:kernel" {
-			return true
+		f := strings.Fields(c.Text)
+		if len(f) > 0 && f[0] == "//hipgo:kernel" {
+			return c, true
 		}
 	}
-	return false
+	return nil, false
+}
+
+// maxThreads reads the directive's maxthreads=N option: the kernel's
+// largest block, __launch_bounds__(N) in the C++; 0 when absent.
+func (t *translator) maxThreads(d *ast.FuncDecl) int {
+	c, ok := kernelDirective(d)
+	if !ok {
+		return 0
+	}
+	for _, opt := range strings.Fields(c.Text)[1:] {
+		v, found := strings.CutPrefix(opt, "maxthreads=")
+		n, err := strconv.Atoi(v)
+		if !found || err != nil || n < 1 || n > 1024 {
+			t.errorf(c.Pos(), "kernel directive option", "%q: the options are maxthreads=N, 1 <= N <= 1024", opt)
+			continue
+		}
+		return n
+	}
+	return 0
 }
 
 // isThread reports whether typ is kernel.Thread.

@@ -36,6 +36,9 @@ const prelude = `// Go semantics. Floating-point operations are native: the Go s
 #ifndef __shared__
 #define __shared__ __attribute__((shared))
 #endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(n) __attribute__((launch_bounds(n)))
+#endif
 #define HG_DEV __device__ inline __attribute__((always_inline))
 
 // No runtime compiler nor offline build predefines these (hipRTC has only

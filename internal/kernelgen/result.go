@@ -1,6 +1,7 @@
 package kernelgen
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 )
@@ -20,6 +21,13 @@ type Result struct {
 	// Files are the Go files a fault record's File indexes.
 	Files   []string
 	Kernels []Kernel
+	// Fset and Info are the loaded package's positions and types, for
+	// generators that rewrite a kernel's Go (Kernel.Decl).
+	Fset *token.FileSet
+	Info *types.Info
+	// Lockstep holds every device function (as its origin) that calls
+	// SyncThreads, SyncWarp or a warp operation, itself or through others.
+	Lockstep map[*types.Func]bool
 }
 
 // Kernel is one //hipgo:kernel function.
@@ -27,7 +35,8 @@ type Kernel struct {
 	GoName string // the Go function, e.g. Saxpy
 	Name   string // the C symbol, snake_case of GoName: saxpy; the checked variant is Name+"_checked"
 	Pos    token.Position
-	Params []Param // the Go parameters after the kernel.Thread, in order
+	Decl   *ast.FuncDecl // the kernel's declaration, as loaded
+	Params []Param       // the Go parameters after the kernel.Thread, in order
 	// Lockstep: the kernel calls SyncThreads, SyncWarp or a warp operation,
 	// itself or through device functions.
 	Lockstep bool
@@ -38,6 +47,9 @@ type Kernel struct {
 	// entry point takes `unsigned int hg_dyn_bytes` after the user
 	// parameters.
 	DynamicShared bool
+	// MaxThreads is the kernel's largest block, from `//hipgo:kernel
+	// maxthreads=N` (__launch_bounds__(N)); 0: the target's limit.
+	MaxThreads int
 	// DynamicSharedLen: the kernel reads the length of a
 	// kernel.DynamicShared slice (len, cap, range, s[lo:], a device
 	// function that does), so the plain entry point takes hg_dyn_bytes

@@ -12,9 +12,11 @@ import (
 // it.
 type Group interface {
 	rocr.MemoryView
-	// Dims is the group's id, its size in work-items and the grid's size in
-	// groups, in each dimension.
-	Dims() (id, size, count [3]int)
+	// Dims is the group's id, its size in work-items, the grid's size in
+	// groups and in work-items, in each dimension. The grid's last group
+	// in a dimension may be partial (HSA allows it): its work-items past
+	// the grid do not exist.
+	Dims() (id, size, count, grid [3]int)
 	// Shared is the group segment: static, then dynamic group memory.
 	Shared() []byte
 	// Dispatch is a number no other dispatch has: what the SDK keeps for
@@ -35,7 +37,8 @@ type Block struct {
 	id     Dim
 	dim    Dim
 	grid   Dim
-	n      int // work-items
+	n      int    // work-items
+	ext    [3]int // work-items in each dimension (fewer in a partial group)
 	one    lane
 	mem    rocr.MemoryView
 	shared []byte
@@ -48,6 +51,7 @@ type Block struct {
 	entry func(Thread)
 	xch   []uint64 // warp exchange, two buffers of one slot per work-item
 	xgen  []uint
+	fresh bool // xgen must be cleared before the next group
 
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.
@@ -68,16 +72,17 @@ func block(g Group, k *Kernel) *Block {
 		b = &Block{}
 		*slot = b
 	}
-	id, size, count := g.Dims()
-	if b.name != k.name || b.dim != dim(size) {
-		b.reset()
-	}
+	id, size, count, grid := g.Dims()
 	if d := g.Dispatch(); d != b.disp {
 		b.disp, b.nview = d, 0
 	}
 	b.g, b.mem, b.name = g, g, k.name
 	b.id, b.dim, b.grid = dim(id), dim(size), dim(count)
-	b.n = size[0] * size[1] * size[2]
+	// The group's work-items: all of its size but in a partial group.
+	for d := 0; d < 3; d++ {
+		b.ext[d] = min(size[d], grid[d]-id[d]*size[d])
+	}
+	b.n = b.ext[0] * b.ext[1] * b.ext[2]
 	b.shared = g.Shared()
 	b.static = int(k.static)
 	b.one = lane{b: b}
@@ -118,12 +123,16 @@ func (b *Block) threadOf(l *lane) Thread { return Thread{l, l.idx.X, b.x0 + l.id
 
 // place sets l to work-item i of the block.
 func (b *Block) place(l *lane, i int) {
-	l.b, l.flat, l.shOff = b, i, 0
+	l.b, l.shOff = b, 0
 	if b.dim.Y == 1 && b.dim.Z == 1 {
-		l.idx = Dim{i, 0, 0}
+		l.idx, l.flat = Dim{i, 0, 0}, i
 		return
 	}
-	l.idx = Dim{i % b.dim.X, i / b.dim.X % b.dim.Y, i / (b.dim.X * b.dim.Y)}
+	// i counts the group's work-items, which a partial group has fewer of
+	// than its size; flat is the index in the full block, as on a GPU.
+	ex, ey := b.ext[0], b.ext[1]
+	l.idx = Dim{i % ex, i / ex % ey, i / (ex * ey)}
+	l.flat = l.idx.X + (l.idx.Y+l.idx.Z*b.dim.Y)*b.dim.X
 }
 
 // argView is one checked argument view: pointer, length asked for (-1:
@@ -213,4 +222,14 @@ func FrameOf[F any](t Thread) *F { return (*F)(t.l.b.frame) }
 func typeKey[F any]() unsafe.Pointer {
 	var v any = (*F)(nil)
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
+}
+
+// Locals is a fissioned kernel's variable that lives across a barrier, one
+// element per work-item: *s, kept in the kernel's Frame, grown to n
+// elements, so a launch allocates nothing once the frame has grown.
+func Locals[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	return (*s)[:n]
 }

@@ -45,9 +45,17 @@ type errStopped struct{}
 // a GPU. fn must not capture variables (generated code passes its
 // arguments through Frame) so that a launch allocates nothing.
 func (b *Block) Lockstep(fn func(Thread)) {
-	n := b.dim.X * b.dim.Y * b.dim.Z
+	n := b.n
 	b.entry = fn
 	b.grow(n)
+	if n < len(b.lanes) || b.fresh {
+		// A partial group's missing work-items, and a new exchange, must
+		// not look current to a warp operation.
+		for i := range b.xgen {
+			b.xgen[i] = ^uint(0)
+		}
+		b.fresh = n < len(b.lanes)
+	}
 	for i := 0; i < n; i++ {
 		l := &b.lanes[i]
 		b.place(l, i)
@@ -100,13 +108,18 @@ func (b *Block) Lockstep(fn func(Thread)) {
 
 // grow readies n lockstep lanes, each with its coroutine.
 func (b *Block) grow(n int) {
-	if len(b.lanes) >= n && b.lanes[0].co != nil {
+	// Lanes for every work-item of a full block; the exchange has a slot
+	// per work-item of the block, indexed as on a GPU. The coroutines
+	// outlive the dispatch and the kernel: each runs whatever b.entry is.
+	full := max(n, b.dim.X*b.dim.Y*b.dim.Z)
+	if len(b.lanes) >= full && b.lanes[0].co != nil {
 		return
 	}
 	b.reset()
-	b.lanes = make([]lane, n)
-	b.xch = make([]uint64, 2*n)
-	b.xgen = make([]uint, 2*n)
+	b.lanes = make([]lane, full)
+	b.xch = make([]uint64, 2*full)
+	b.xgen = make([]uint, 2*full)
+	b.fresh = true
 	for i := range b.lanes {
 		l := &b.lanes[i]
 		c := &coLane{}

@@ -16,7 +16,7 @@ func exchange(l *lane, v uint64, src int) uint64 {
 	if c == nil {
 		l.sync(evWarp) // panics with the reason
 	}
-	n := len(b.lanes)
+	n := len(b.xch) / 2
 	slot := int(c.gen&1)*n + l.flat
 	b.xch[slot], b.xgen[slot] = v, c.gen
 	l.sync(evWarp)
@@ -70,7 +70,7 @@ func Ballot(t Thread, pred bool) uint64 {
 	if c == nil {
 		l.sync(evWarp)
 	}
-	n := len(b.lanes)
+	n := len(b.xch) / 2
 	var v uint64
 	if pred {
 		v = 1

@@ -3,7 +3,7 @@
 // AMD and NVIDIA GPUs without a ROCm or CUDA SDK; with hipcc or nvcc,
 // include <hip/hip_runtime.h> instead and drop HIPGO_KERNEL for
 // extern "C" __global__.
-#include "../../../kernels/src/hipgo.h"
+#include "hipgo.h"
 
 // poly3: y[i] = ((a*x + b)*x + c)*x + d, a cubic by Horner's rule.
 HIPGO_KERNEL void poly3(const float *x, float *y, float a, float b, float c, float d, int n) {

@@ -82,6 +82,9 @@ func (p *workerPool) loop() {
 		p.wg.Done()
 	}()
 	g := &Group{}
+	// What the kernel SDK keeps on the worker (a lockstep kernel's
+	// coroutines) serves every dispatch it runs, and ends with it.
+	defer g.release()
 	ex := rocr.MarkRunner()
 	defer ex.Close()
 	for j = range p.ch {
@@ -263,7 +266,6 @@ func (j *job) bind(g *Group) {
 func (j *job) work(g *Group) {
 	pprof.SetGoroutineLabels(j.k.labels)
 	defer pprof.SetGoroutineLabels(context.Background())
-	defer g.release()
 	j.bind(g)
 	for {
 		if j.cancelled() {
@@ -373,6 +375,9 @@ func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d))
 
 func (e *executor) Close() error {
 	stopWorkers()
+	// The processor's own group keeps the SDK's state from one dispatch to
+	// the next; an abandoned job released its own when it returned.
+	e.job.Load().pg.release()
 	j := e.job.Load()
 	if j.watch != nil {
 		j.watch.Stop()
@@ -499,6 +504,11 @@ send:
 		}
 	}()
 	j.work(&j.pg)
+	if j.helpers.Load()&abandonedBit != 0 {
+		// This goroutine ran a kernel the executor gave up on: nothing
+		// will run on its group again.
+		j.pg.release()
+	}
 	j.revoke()
 	done = true
 	return j.result(q, time.Duration(timeout))

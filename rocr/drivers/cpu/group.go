@@ -37,20 +37,20 @@ type Group struct {
 // Dispatch implements kernel.Group: a number no other dispatch has.
 func (g *Group) Dispatch() uint64 { return g.dispatch }
 
-// Dims implements kernel.Group: the group's id, size and the grid's size
-// in groups.
-func (g *Group) Dims() (id, size, count [3]int) { return g.ID, g.Size, g.Count }
+// Dims implements kernel.Group: the group's id, its size, and the grid's
+// size in groups and in work-items.
+func (g *Group) Dims() (id, size, count, grid [3]int) { return g.ID, g.Size, g.Count, g.Grid }
 
 // Local implements kernel.Group.
 func (g *Group) Local() *any { return &g.local }
 
-// release ends what the SDK keeps for this worker (a lockstep kernel's
-// coroutines) once the worker is done with a dispatch.
+// release ends what the SDK keeps running for this worker (a lockstep
+// kernel's coroutines) once the worker is done with a dispatch; the state
+// itself stays for the next, so a dispatch allocates nothing.
 func (g *Group) release() {
 	if r, ok := g.local.(interface{ Release() }); ok {
 		r.Release()
 	}
-	g.local = nil
 }
 
 type viewRange struct{ lo, hi uintptr }

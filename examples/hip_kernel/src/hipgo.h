@@ -1,4 +1,4 @@
-// hipgo.h: the portability header for hipgo's kernel library.
+// hipgo.h: the portability header for HIP sources built without a ROCm or CUDA SDK.
 //
 // The same source compiles, with no ROCm or CUDA SDK, as
 //

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/internal/kernelgen"
+)
+
+// TestFissionPlan checks which kernels with barriers run by loop fission
+// and, for the others, the reason they run as coroutines.
+func TestFissionPlan(t *testing.T) {
+	dir := filepath.Join("testdata", "fission")
+	res, err := kernelgen.Load(dir)
+	require.NoError(t, err)
+	want := map[string]string{
+		"topLevel":       "",
+		"uniformLoop":    "",
+		"barrierInIf":    "kernels.go:45: barrier inside a if statement (line 44)",
+		"nonUniformLoop": "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
+		"warpOp":         "kernels.go:66: warp operation ShflDown",
+		"returnInLoop":   "kernels.go:77: return inside a loop with a barrier",
+		"viaDevice":      "kernels.go:88: calls step, which synchronizes",
+	}
+	for i := range res.Kernels {
+		k := &res.Kernels[i]
+		w, ok := want[k.GoName]
+		require.True(t, ok, k.GoName)
+		require.True(t, k.Lockstep, k.GoName)
+		plan, err := planFission(res, k)
+		if w == "" {
+			assert.NoError(t, err, k.GoName)
+			assert.NotNil(t, plan, k.GoName)
+			continue
+		}
+		if assert.Error(t, err, k.GoName) {
+			assert.Equal(t, w, err.Error(), k.GoName)
+		}
+	}
+	// The generated group functions compile as part of the Go side.
+	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "fission", Prefix: "Launch", Var: "lib"}
+	src, err := generateGo(cfg, res, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(src), "func topLevelGroup(hgB *kernel.Block, x []float32, n int32) {")
+	assert.Contains(t, string(src), "hgDone[hgI] = true")
+	assert.Contains(t, string(src), "hgI2[hgI] = t.ThreadIdx().X", "i is kept per work-item under a name of its own")
+	assert.Contains(t, string(src), "//line kernels.go:15\n")
+}

@@ -1,0 +1,94 @@
+// Package fission holds kernels with barriers for hipgo-gen's loop
+// fission analysis: which ones it fissions, and why the others run as
+// coroutines.
+package fission
+
+import "github.com/hipgo/hipgo/rocr/kernel"
+
+// topLevel has barriers at the top level and an early return.
+//
+//hipgo:kernel
+func topLevel(t kernel.Thread, x []float32, n int32) {
+	s := kernel.Shared[[64]float32](t)
+	i := t.ThreadIdx().X
+	if i >= int(n) {
+		return
+	}
+	s[i] = x[i]
+	t.SyncThreads()
+	x[i] = s[63-i]
+}
+
+// uniformLoop has barriers in a loop whose header is uniform.
+//
+//hipgo:kernel
+func uniformLoop(t kernel.Thread, x []float32, n int32) {
+	s := kernel.Shared[[64]float32](t)
+	half := t.BlockDim().X / 2
+	tid := t.ThreadIdx().X
+	s[tid] = x[t.GlobalX()]
+	t.SyncThreads()
+	for k := half; k > 0 && k < int(n); k >>= 1 {
+		if tid < k {
+			s[tid] += s[tid+k]
+		}
+		t.SyncThreads()
+	}
+	x[t.GlobalX()] = s[0]
+}
+
+// barrierInIf synchronizes inside an if.
+//
+//hipgo:kernel
+func barrierInIf(t kernel.Thread, x []float32) {
+	if t.ThreadIdx().X < 4 {
+		t.SyncThreads()
+	}
+	x[0] = 1
+}
+
+// nonUniformLoop runs a loop with a barrier a per-work-item number of times.
+//
+//hipgo:kernel
+func nonUniformLoop(t kernel.Thread, x []float32) {
+	tid := t.ThreadIdx().X
+	for i := 0; i < tid; i++ {
+		x[tid] += 1
+		t.SyncThreads()
+	}
+}
+
+// warpOp shuffles.
+//
+//hipgo:kernel
+func warpOp(t kernel.Thread, x []float32) {
+	i := t.ThreadIdx().X
+	v := kernel.ShflDown(t, x[i], 1)
+	t.SyncThreads()
+	x[i] = v
+}
+
+// returnInLoop returns inside a loop with a barrier.
+//
+//hipgo:kernel
+func returnInLoop(t kernel.Thread, x []float32) {
+	for k := 0; k < 4; k++ {
+		if t.ThreadIdx().X == k {
+			return
+		}
+		t.SyncThreads()
+	}
+	x[0] = 1
+}
+
+// viaDevice synchronizes in a device function.
+//
+//hipgo:kernel
+func viaDevice(t kernel.Thread, x []float32) {
+	step(t, x)
+}
+
+func step(t kernel.Thread, x []float32) {
+	x[t.ThreadIdx().X] = 1
+	t.SyncThreads()
+}
