@@ -84,17 +84,22 @@ const CPUWarpSize = 32
 // generator checks this.
 func Shared[T any](t Thread) *T {
 	l := t.l
-	var zero T
-	size, align := int(unsafe.Sizeof(zero)), int(unsafe.Alignof(zero))
+	size, align := int(unsafe.Sizeof(*new(T))), int(unsafe.Alignof(*new(T)))
 	off := (l.shOff + align - 1) &^ (align - 1)
 	if off+size > l.b.static {
-		panic(fmt.Errorf("kernel %s: Shared[%T] at offset %d overruns the kernel's %d bytes of static shared memory", l.b.name, zero, off, l.b.static))
+		sharedOverrun[T](l, off)
 	}
 	l.shOff = off + size
 	if size == 0 {
-		return &zero
+		return new(T) // no memory to share; not on any path that counts
 	}
 	return (*T)(unsafe.Pointer(&l.b.shared[off]))
+}
+
+// sharedOverrun fails a Shared call past the kernel's static shared
+// memory; apart, so Shared itself keeps nothing on the heap.
+func sharedOverrun[T any](l *lane, off int) {
+	panic(fmt.Errorf("kernel %s: Shared[%T] at offset %d overruns the kernel's %d bytes of static shared memory", l.b.name, *new(T), off, l.b.static))
 }
 
 // DynamicShared views the block's dynamic shared memory (`extern
