@@ -150,21 +150,32 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	if code.Kind != rocr.CodeGo {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
 	}
-	if ks, ok := code.Go.(*kernel.Set); ok && ks != nil {
-		return loadSDK(code.Name, ks)
-	}
-	set, ok := code.Go.(*Set)
-	if !ok || set == nil {
+	var ks []*Kernel
+	switch set := code.Go.(type) {
+	case *kernel.Set:
+		if set == nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+		}
+		var err error
+		if ks, err = sdkKernelsOf(code.Name, set); err != nil {
+			return nil, err
+		}
+	case *Set:
+		if set == nil {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+		}
+		ks = set.Kernels
+	default:
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 	}
 	exe := &executable{}
-	for i, k := range set.Kernels {
+	for i, k := range ks {
 		if k == nil {
 			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
 		}
 		// Names are unique within a set, as symbols are within a code
 		// object; other sets may reuse them.
-		for _, o := range set.Kernels[:i] {
+		for _, o := range ks[:i] {
 			if o != nil && o.name == k.name {
 				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
 			}
@@ -183,17 +194,13 @@ func (e *executable) Destroy() error               { return nil }
 // kernel.Kernel, made on its first load.
 var sdkKernels sync.Map // *kernel.Kernel → *Kernel
 
-// loadSDK loads a set of per-work-item Go kernels (package rocr/kernel).
-func loadSDK(name string, set *kernel.Set) (rocr.Executable, error) {
-	exe := &executable{}
+// sdkKernelsOf is the cpu kernel of each per-work-item Go kernel of set
+// (package rocr/kernel), nil where set holds nil.
+func sdkKernelsOf(name string, set *kernel.Set) ([]*Kernel, error) {
+	ks := make([]*Kernel, len(set.Kernels))
 	for i, sk := range set.Kernels {
 		if sk == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", name)
-		}
-		for _, o := range set.Kernels[:i] {
-			if o != nil && o.Name() == sk.Name() {
-				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", name, sk.Name())
-			}
+			continue
 		}
 		k, ok := sdkKernels.Load(sk)
 		if !ok {
@@ -205,7 +212,7 @@ func loadSDK(name string, set *kernel.Set) (rocr.Executable, error) {
 			}
 			k, _ = sdkKernels.LoadOrStore(sk, ck)
 		}
-		exe.syms = append(exe.syms, k.(*Kernel).sym)
+		ks[i] = k.(*Kernel)
 	}
-	return exe, nil
+	return ks, nil
 }
