@@ -14,7 +14,7 @@ import (
 
 // Kernels with barriers launch without allocating, on either of the cpu
 // agent's paths: histogram256 runs by loop fission, scanBlock (warp
-// shuffles) as coroutines.
+// shuffles) as coroutines, and two kernels taking turns.
 func TestLockstepLaunchAllocs(t *testing.T) {
 	goKernels.SetChecked(false)
 	defer goKernels.SetChecked(true)
@@ -24,9 +24,17 @@ func TestLockstepLaunchAllocs(t *testing.T) {
 	defer s.Destroy()
 	data, bins := zeros[uint8](t, dev, 1<<14), zeros[uint32](t, dev, 256)
 	scan, sums := zeros[int32](t, dev, 1<<12), zeros[int32](t, dev, 16)
+	in, out := zeros[float32](t, dev, 64*64), zeros[float32](t, dev, 64*64)
 	for name, launch := range map[string]func() error{
 		"histogram256 (fission)": func() error { return LaunchHistogram256(s, gpu.D1(4), gpu.D1(256), 0, data, bins) },
 		"scanBlock (coroutines)": func() error { return LaunchScanBlock(s, gpu.D1(16), gpu.D1(256), 0, scan, sums) },
+		// Two kernels taking turns on the same workers keep their frames.
+		"histogram256 and transpose in turn": func() error {
+			if err := LaunchHistogram256(s, gpu.D1(4), gpu.D1(256), 0, data, bins); err != nil {
+				return err
+			}
+			return LaunchTranspose(s, gpu.D2(2, 2), gpu.D2(32, 8), 0, out, in, 64, 64)
+		},
 	} {
 		run := func() {
 			require.NoError(t, launch())

@@ -22,9 +22,9 @@ type Group interface {
 	// Dispatch is a number no other dispatch has: what the SDK keeps for
 	// one dispatch (its argument views) is reused for its other groups.
 	Dispatch() uint64
-	// Local is a slot the SDK keeps its per-worker state in; the driver
-	// calls Release on what it holds when the worker is done with a
-	// dispatch.
+	// Local is a slot the SDK keeps its per-worker state in, from one
+	// dispatch to the next; the driver calls Release on what it holds when
+	// the worker ends.
 	Local() *any
 }
 
@@ -32,7 +32,6 @@ type Group interface {
 // work-item's Thread, views kernel arguments as slices, and runs lockstep
 // kernels. User code never needs it; generated registrations do.
 type Block struct {
-	g      Group
 	name   string
 	id     Dim
 	dim    Dim
@@ -55,12 +54,15 @@ type Block struct {
 
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.
-	disp  uint64
-	views [8]argView
-	nview int
-	frame unsafe.Pointer
-	ftype unsafe.Pointer // the frame's type, so a reused frame matches
+	disp   uint64
+	views  [8]argView
+	nview  int
+	frame  unsafe.Pointer // the frame of the kernel running now
+	frames []frameSlot    // every frame this worker made, by type
 }
+
+// frameSlot is one kernel's frame, kept for the next time it runs here.
+type frameSlot struct{ key, frame unsafe.Pointer }
 
 func dim(v [3]int) Dim { return Dim{v[0], v[1], v[2]} }
 
@@ -76,7 +78,7 @@ func block(g Group, k *Kernel) *Block {
 	if d := g.Dispatch(); d != b.disp {
 		b.disp, b.nview = d, 0
 	}
-	b.g, b.mem, b.name = g, g, k.name
+	b.mem, b.name = g, k.name
 	b.id, b.dim, b.grid = dim(id), dim(size), dim(count)
 	// The group's work-items: all of its size but in a partial group.
 	for d := 0; d < 3; d++ {
@@ -113,9 +115,8 @@ func (b *Block) First() (t Thread, ok bool) {
 }
 
 func (b *Block) thread(i int) Thread {
-	l := &b.one
-	b.place(l, i)
-	return Thread{l, l.idx.X, b.x0 + l.idx.X}
+	b.place(&b.one, i)
+	return b.threadOf(&b.one)
 }
 
 // threadOf is l's Thread.
@@ -204,14 +205,20 @@ func ConstView[T any](b *Block, p rocr.ConstPtr[T], n int64) []T {
 	return View(b, rocr.Ptr[T](p), n)
 }
 
-// Frame is a lockstep kernel's argument frame of type F, kept by the block
-// and reused from one work-group to the next, so a launch allocates
-// nothing.
+// Frame is a lockstep or fissioned kernel's frame of type F (its
+// arguments, its per-work-item variables), kept by the block for every
+// later work-group and dispatch of the kernel on this worker, whichever
+// kernels run in between, so a launch allocates nothing.
 func Frame[F any](b *Block) *F {
 	key := typeKey[F]()
-	if b.frame == nil || b.ftype != key {
-		b.frame, b.ftype = unsafe.Pointer(new(F)), key
+	for _, f := range b.frames {
+		if f.key == key {
+			b.frame = f.frame
+			return (*F)(f.frame)
+		}
 	}
+	b.frame = unsafe.Pointer(new(F))
+	b.frames = append(b.frames, frameSlot{key, b.frame})
 	return (*F)(b.frame)
 }
 

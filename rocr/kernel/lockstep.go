@@ -63,7 +63,6 @@ func (b *Block) Lockstep(fn func(Thread)) {
 		l.co.gen = 0
 	}
 	for {
-		ran, barrier := 0, 0
 		for i := 0; i < n; i++ {
 			c := b.lanes[i].co
 			if c.state == evDone || c.state == evBarrier {
@@ -81,20 +80,20 @@ func (b *Block) Lockstep(fn func(Thread)) {
 				panic(fmt.Errorf("kernel %s: work-item coroutine ended", b.name))
 			}
 			c.state = ev
-			ran++
 		}
+		barrier, warp := false, false
 		for i := 0; i < n; i++ {
 			switch b.lanes[i].co.state {
 			case evBarrier:
-				barrier++
+				barrier = true
 			case evWarp:
-				ran = -1 // warp operations go on before any barrier opens
+				warp = true
 			}
 		}
-		if ran == -1 {
-			continue
+		if warp {
+			continue // warp operations go on before any barrier opens
 		}
-		if barrier == 0 {
+		if !barrier {
 			return
 		}
 		// Every work-item is at the barrier or has returned: open it.
