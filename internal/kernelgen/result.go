@@ -89,15 +89,10 @@ type Param struct {
 	Len bool
 }
 
-// The fault record a checked kernel writes, the trailing `hg_fault*`
-// parameter of Name+"_checked": 32 bytes, the first failure of the launch.
+// A checked kernel writes the first failure of its launch into the
+// trailing `hg_fault*` parameter of Name+"_checked", 32 bytes:
 //
 //	struct hg_fault { unsigned set, kind, line, file; long long index, len; };
-const (
-	FaultNone       = 0
-	FaultIndex      = 1 // index out of range: Index, Len
-	FaultDivide     = 2 // integer divide by zero
-	FaultSlice      = 3 // slice bounds out of range: Index (the bound), Len (the capacity)
-	FaultShift      = 4 // negative shift amount: Index
-	FaultRecordSize = 32
-)
+//
+// The prelude writes it (kinds 1 index, 2 divide, 3 slice, 4 shift) and
+// gpu/gokernel reads it; its faultIndex... constants are the one Go copy.
