@@ -65,13 +65,13 @@ func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error
 		unavailable(tb, "cpu", "no cpu agent to compare with (HIPGO_DRIVER=%s leaves it out)", os.Getenv("HIPGO_DRIVER"))
 		return
 	}
-	gpus := 0
+	ran := map[string]bool{}
 	for _, d := range all {
 		drv := d.Properties().Driver
 		if drv == "cpu" {
 			continue
 		}
-		gpus++
+		ran[drv] = true
 		dev := open(tb, d)
 		got, err := run(dev)
 		if err != nil {
@@ -83,17 +83,9 @@ func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error
 		}
 	}
 	for _, drv := range []string{"cuda", "rocm"} {
-		if gpus == 0 {
-			unavailableNote(tb, drv)
+		if !ran[drv] && testenv.Required(drv) {
+			tb.Errorf("gputest: HIPGO_REQUIRE names %s, but no %s device ran the differential check", drv, drv)
 		}
-	}
-}
-
-// unavailableNote fails tb where HIPGO_REQUIRE names drv and no GPU ran.
-func unavailableNote(tb testing.TB, drv string) {
-	tb.Helper()
-	if testenv.Required(drv) {
-		tb.Errorf("gputest: HIPGO_REQUIRE names %s, but no %s device ran the differential check", drv, drv)
 	}
 }
 
