@@ -292,3 +292,59 @@ func TestViewsPerDispatch(t *testing.T) {
 		}
 	}
 }
+
+// ballot writes each work-item's warp vote on odd lanes, and whether any
+// or all lanes of its warp voted.
+func ballot(t kernel.Thread, out []uint64) {
+	tid := t.ThreadIdx().X
+	odd := t.Lane()%2 == 1
+	m := kernel.Ballot(t, odd)
+	if kernel.Any(t, tid == 3) {
+		m |= 1 << 40
+	}
+	if kernel.All(t, tid < 1000) {
+		m |= 1 << 41
+	}
+	out[tid] = m
+}
+
+type ballotArgs struct {
+	Out  rocr.Ptr[uint64]
+	OutN int64
+}
+
+type ballotFrame struct{ out []uint64 }
+
+var ballotKernel = kernel.Define("ballot", func(b *kernel.Block, a *ballotArgs) {
+	f := kernel.Frame[ballotFrame](b)
+	f.out = kernel.View(b, a.Out, a.OutN)
+	b.Lockstep(func(t kernel.Thread) { ballot(t, kernel.FrameOf[ballotFrame](t).out) })
+}, kernel.Lockstep())
+
+// Votes see every lane of the warp, and only lanes of the warp.
+func TestBallotAnyAll(t *testing.T) {
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	m, err := module.Load(dev, kernel.NewSet("sdk-ballot", ballotKernel))
+	require.NoError(t, err)
+	defer m.Unload()
+	f, err := m.Function("ballot")
+	require.NoError(t, err)
+	out, err := buffer.New[uint64](dev, 64)
+	require.NoError(t, err)
+	defer out.Free()
+	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(64), 0, s, out, int64(64)))
+	require.NoError(t, s.Synchronize())
+	got, err := out.ToSlice()
+	require.NoError(t, err)
+	for tid, v := range got {
+		want := uint64(0xAAAAAAAA) | 1<<41
+		if tid < 32 {
+			want |= 1 << 40 // work-item 3 is in the first warp only
+		}
+		assert.Equal(t, want, v, "work-item %d", tid)
+	}
+}

@@ -8,27 +8,42 @@ type Shuffleable interface {
 	~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64 | ~int | ~uint
 }
 
-// exchange publishes v for the calling work-item's warp, waits for the
-// warp, and returns the value work-item src of the warp published (its
-// own value when src is outside the warp or inactive).
-func exchange(l *lane, v uint64, src int) uint64 {
+// post publishes v in the calling work-item's exchange slot and waits for
+// its warp. It returns the half of the exchange this operation uses and
+// the warp's first work-item.
+func post(l *lane, v uint64) (half, base int) {
 	b, c := l.b, l.co
 	if c == nil {
 		l.sync(evWarp) // panics with the reason
 	}
-	n := len(b.xch) / 2
-	slot := int(c.gen&1)*n + l.flat
-	b.xch[slot], b.xgen[slot] = v, c.gen
+	half = int(c.gen&1) * (len(b.xch) / 2)
+	b.xch[half+l.flat], b.xgen[half+l.flat] = v, c.gen
 	l.sync(evWarp)
-	base := l.flat - l.flat%CPUWarpSize
-	s := base + src
-	var out uint64 = v
-	if src >= 0 && src < CPUWarpSize && s < n {
-		if o := int(c.gen&1)*n + s; b.xgen[o] == c.gen {
-			out = b.xch[o]
+	return half, l.flat - l.flat%CPUWarpSize
+}
+
+// peek is what work-item i of the block posted in the caller's current
+// warp operation; ok is false where i is outside the block or took no part.
+func peek(l *lane, half, i int) (v uint64, ok bool) {
+	b := l.b
+	if i < 0 || i >= len(b.xch)/2 {
+		return 0, false
+	}
+	return b.xch[half+i], b.xgen[half+i] == l.co.gen
+}
+
+// exchange publishes v for the calling work-item's warp, waits for the
+// warp, and returns the value lane src of the warp published (its own
+// value when src is outside the warp or inactive).
+func exchange(l *lane, v uint64, src int) uint64 {
+	half, base := post(l, v)
+	out := v
+	if src >= 0 && src < CPUWarpSize {
+		if w, ok := peek(l, half, base+src); ok {
+			out = w
 		}
 	}
-	c.gen++
+	l.co.gen++
 	return out
 }
 
@@ -65,27 +80,18 @@ func ShflXor[T Shuffleable](t Thread, v T, mask int) T {
 // Ballot returns a mask with bit i set when lane i's pred is true, over the
 // warp's active lanes (__ballot_sync).
 func Ballot(t Thread, pred bool) uint64 {
-	l := t.l
-	b, c := l.b, l.co
-	if c == nil {
-		l.sync(evWarp)
-	}
-	n := len(b.xch) / 2
 	var v uint64
 	if pred {
 		v = 1
 	}
-	slot := int(c.gen&1)*n + l.flat
-	b.xch[slot], b.xgen[slot] = v, c.gen
-	l.sync(evWarp)
-	base := l.flat - l.flat%CPUWarpSize
+	half, base := post(t.l, v)
 	var mask uint64
-	for i := 0; i < CPUWarpSize && base+i < n; i++ {
-		if o := int(c.gen&1)*n + base + i; b.xgen[o] == c.gen && b.xch[o] != 0 {
+	for i := 0; i < CPUWarpSize; i++ {
+		if w, ok := peek(t.l, half, base+i); ok && w != 0 {
 			mask |= 1 << i
 		}
 	}
-	c.gen++
+	t.l.co.gen++
 	return mask
 }
 
