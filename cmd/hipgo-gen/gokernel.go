@@ -81,8 +81,8 @@ func writeIfChanged(name string, b []byte) error {
 	return os.WriteFile(name, b, 0o666)
 }
 
-// The targets the generated code objects hold, as kernels/build.sh builds
-// them.
+// The targets the generated code objects hold: the AMD targets DESIGN
+// names, and PTX for sm_80 and sm_90.
 var (
 	gfxTargets = []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}
 	smTargets  = []string{"80", "90"}

@@ -273,7 +273,7 @@ func isIdentStart(c byte) bool {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // kernelMarker is the macro the kernel sources declare kernels with
-// (kernels/src/hipgo.h: #define HIPGO_KERNEL extern "C" __global__).
+// (examples/hip_kernel/src/hipgo.h: #define HIPGO_KERNEL extern "C" __global__).
 const kernelMarker = "HIPGO_KERNEL"
 
 // parseKernels finds the kernels declared in toks: HIPGO_KERNEL or

@@ -223,7 +223,7 @@ func TestDeviceOccupancy(t *testing.T) {
 			// Without the library's code there is nothing to load: the
 			// agent must then be one whose occupancy the driver refuses.
 			if _, lerr := amdgpu.Lookup(in.ISA); lerr == nil {
-				t.Errorf("%s (%s): the occupancy table knows this target but the kernel library has no code object for it (%v), so its occupancy is unchecked: add it to kernels/build.sh", ag, in.ISA, err)
+				t.Errorf("%s (%s): the occupancy table knows this target but the kernel library has no code object for it (%v), so its occupancy is unchecked: add it to gfxTargets in cmd/hipgo-gen/gokernel.go", ag, in.ISA, err)
 				continue
 			}
 			_, err := ag.MaxActiveGroups(&rocr.KernelSymbol{Name: "unloaded"}, 256, 0)
