@@ -219,6 +219,8 @@ type reduceSumArgs struct {
 
 // reduceSumKernel runs reduceSum on the cpu agent by loop fission (reduceSumGroup),
 // without coroutines.
+var _ = reduceSum
+
 var reduceSumKernel = kernel.Define("reduce_sum", func(b *kernel.Block, a *reduceSumArgs) {
 	reduceSumGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.partial), a.n)
 })
@@ -256,6 +258,8 @@ type transposeArgs struct {
 
 // transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
 // without coroutines.
+var _ = transpose
+
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
 	transposeGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out), a.rows, a.cols)
 }, kernel.MaxThreads(256), kernel.StaticShared(4224))
@@ -297,6 +301,8 @@ type sgemmArgs struct {
 
 // sgemmKernel runs sgemm on the cpu agent by loop fission (sgemmGroup),
 // without coroutines.
+var _ = sgemm
+
 var sgemmKernel = kernel.Define("sgemm", func(b *kernel.Block, a *sgemmArgs) {
 	sgemmGroup(b, a.m, a.n, a.k, a.alpha, kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.beta, kernel.ViewRest(b, a.c))
 }, kernel.MaxThreads(256), kernel.StaticShared(2048))

@@ -75,14 +75,6 @@ func Load(dev *gpu.Device) (*Set, error) {
 	return v.(*Set), nil
 }
 
-// set is the loader of the generated launchers: the library on s's device.
-func set(s *stream.Stream) (*Set, error) {
-	if err := checkStream(s); err != nil {
-		return nil, err
-	}
-	return Load(s.Device())
-}
-
 // checkStream rejects a nil stream before anything else is checked.
 func checkStream(s *stream.Stream) error {
 	if s == nil {

@@ -101,6 +101,8 @@ type matrixMul16Args struct {
 
 // matrixMul16Kernel runs matrixMul16 on the cpu agent by loop fission (matrixMul16Group),
 // without coroutines.
+var _ = matrixMul16
+
 var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *matrixMul16Args) {
 	matrixMul16Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
 }, kernel.StaticShared(2048))
@@ -142,6 +144,8 @@ type matrixMul32Args struct {
 
 // matrixMul32Kernel runs matrixMul32 on the cpu agent by loop fission (matrixMul32Group),
 // without coroutines.
+var _ = matrixMul32
+
 var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *matrixMul32Args) {
 	matrixMul32Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
 }, kernel.StaticShared(8192))
@@ -265,6 +269,8 @@ type histogram256Args struct {
 
 // histogram256Kernel runs histogram256 on the cpu agent by loop fission (histogram256Group),
 // without coroutines.
+var _ = histogram256
+
 var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *histogram256Args) {
 	histogram256Group(b, kernel.ConstView(b, a.data, a.dataLen), kernel.ViewRest(b, a.bins))
 }, kernel.StaticShared(1024))
@@ -302,6 +308,8 @@ type transposeArgs struct {
 
 // transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
 // without coroutines.
+var _ = transpose
+
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
 	transposeGroup(b, kernel.ViewRest(b, a.out), kernel.ConstViewRest(b, a.in), a.rows, a.cols)
 }, kernel.StaticShared(4224))

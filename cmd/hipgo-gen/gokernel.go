@@ -301,6 +301,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			p("// %sKernel runs %s on the cpu agent as coroutines (kernel.Lockstep):\n// loop fission does not apply (%s).\n", k.GoName, k.GoName, why)
 		}
 		if plan != nil {
+			// The function itself is not called: its translation is the
+			// GPU's code and its fission the cpu agent's.
+			p("var _ = %s\n\n", k.GoName)
 			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
 			vi := 0
 			for i, prm := range k.Params {
