@@ -8,12 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // TestFissionPlan checks which kernels with barriers run by loop fission
 // and, for the others, the reason they run as coroutines.
 func TestFissionPlan(t *testing.T) {
 	dir := filepath.Join("testdata", "fission")
+	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
 	want := map[string]string{

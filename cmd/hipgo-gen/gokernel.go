@@ -93,7 +93,7 @@ var (
 // paths, a fixed CUID, no debug information.
 func compileKernels(clang, gen, name string) error {
 	common := []string{"-O3", "-std=c++17", "-Wall", "-Werror", "-fno-ident", "-cuid=hipgo",
-		"-ffp-contract=fast", "-ffile-compilation-dir=.", "-fdebug-prefix-map=" + gen + "=."}
+		"-ffp-contract=fast-honor-pragmas", "-ffile-compilation-dir=.", "-fdebug-prefix-map=" + gen + "=."}
 	src := name + ".cu"
 	args := []string{"-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib", "-mcode-object-version=5"}
 	for _, t := range gfxTargets {

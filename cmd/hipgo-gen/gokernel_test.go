@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // TestGoSideABI checks that the launchers and cpu layouts pass what the
@@ -16,6 +17,7 @@ import (
 // read, and the checked extras in order.
 func TestGoSideABI(t *testing.T) {
 	dir := filepath.Join("..", "..", "internal", "kernelgen", "testdata", "k")
+	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
 	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "k", Prefix: "Launch", Var: "lib"}

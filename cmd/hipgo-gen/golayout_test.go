@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // The committed code objects of a package of Go kernels match what its Go
@@ -15,6 +16,7 @@ import (
 // passed one length too few would be caught before it reached a GPU.
 func TestGoObjectsMatchGoSide(t *testing.T) {
 	dir := filepath.Join("..", "..", "benchmarks", "gokernels")
+	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir, "kernels_gen.go")
 	require.NoError(t, err)
 	objs := []string{"gokernels.hipfb", "gokernels_sm90.ptx", "gokernels_sm80.ptx"}

@@ -15,10 +15,14 @@
 // per kernel: the plain one, with no checks at all, and NAME_checked,
 // which records the first failure of a launch (the Go file and line, the
 // index and the length) in a small record of pinned host memory and goes
-// on with a zero value instead of touching memory out of bounds. After a
-// checked launch a host function reads the record; a failure there fails
-// the stream, and Synchronize returns an error naming the kernel, the Go
-// source line, the index and the length.
+// on with a zero value instead of touching memory out of bounds. Once a
+// checked launch completed, the stream reads the record when it next
+// releases its finished work (module.Args.OnComplete; no host function is
+// queued, so a capture records the same graph as unchecked code): a
+// failure fails the stream, and its Synchronize or Query returns an error
+// naming the kernel, the Go source line, the index and the length. A
+// checked kernel replayed from a graph records its fault, which the next
+// checked launch of that kernel outside a graph reports.
 //
 // Checked mode is on in test binaries (testing.Testing) and off otherwise.
 // HIPGO_CHECKED=1 or 0 overrides that for the process, and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/rtc"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -33,9 +34,6 @@ type Spec struct {
 type Library struct {
 	spec    Spec
 	checked atomic.Int32 // modeDefault, modeOn or modeOff
-	// setupFn is l.setup, made once: a method value made per Load
-	// would allocate on every launch.
-	setupFn func(*gpu.Device) (*module.Module, *Loaded, error)
 }
 
 const (
@@ -46,9 +44,7 @@ const (
 
 // New makes the library of a generated package.
 func New(spec Spec) *Library {
-	l := &Library{spec: spec}
-	l.setupFn = l.setup
-	return l
+	return &Library{spec: spec}
 }
 
 // SetChecked switches checked mode on or off for this library's launches
@@ -99,10 +95,34 @@ func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 	if l == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "module load", "nil library")
 	}
-	return module.Shared(dev, l, l.setupFn)
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap("module load", err)
+	}
+	if v, ok := core.LookupValue(dev, l); ok {
+		return v.(*Loaded), nil
+	}
+	// The closure allocates only here, on a device's first load.
+	v, err := core.DeviceValue(dev, l, func() (any, func() error, error) { return l.setup(dev) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Loaded), nil
 }
 
-func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
+// release frees what setup made, when the device (or a test's view of
+// it) is released: the fault records, then the module.
+func (ld *Loaded) release() error {
+	var errs []error
+	for _, h := range ld.faults {
+		if h != nil {
+			errs = append(errs, h.Free())
+		}
+	}
+	errs = append(errs, ld.Module.Unload())
+	return errors.Join(errs...)
+}
+
+func (l *Library) setup(dev *gpu.Device) (any, func() error, error) {
 	src := module.Library{l.spec.Set}
 	src = append(src, l.spec.Objects...)
 	m, err := module.Load(dev, src)
@@ -120,13 +140,8 @@ func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
 	n := len(l.spec.Kernels)
 	ld.fns, ld.checked = make([]*module.Function, n), make([]*module.Function, n)
 	ld.faults, ld.checks = make([]*buffer.Host[uint32], n), make([]func() error, n)
-	fail := func(err error) (*module.Module, *Loaded, error) {
-		for _, h := range ld.faults {
-			if h != nil {
-				_ = h.Free()
-			}
-		}
-		_ = m.Unload()
+	fail := func(err error) (any, func() error, error) {
+		_ = ld.release()
 		return nil, nil, err
 	}
 	for i, name := range l.spec.Kernels {
@@ -142,7 +157,7 @@ func (l *Library) setup(dev *gpu.Device) (*module.Module, *Loaded, error) {
 			ld.checks[i] = ld.checker(i)
 		}
 	}
-	return m, ld, nil
+	return ld, ld.release, nil
 }
 
 // Prepare readies a launch of kernel k (its index in Spec.Kernels) on s:
@@ -165,16 +180,15 @@ func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 }
 
 // Launch launches kernel k as Prepare readied it; a checked launch gets
-// the fault record as its last argument and a check after it.
+// the fault record as its last argument, read once the kernel completed
+// (module.Args.OnComplete): the stream's next Synchronize or Query
+// returns the fault, and no host function is queued per launch.
 func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
 	if !checked {
 		return module.LaunchKernel(ld.fns[k], grid, block, args, sharedMem, s)
 	}
-	args.Ptr(ld.faults[k])
-	if err := module.LaunchKernel(ld.checked[k], grid, block, args, sharedMem, s); err != nil {
-		return err
-	}
-	return s.LaunchHostFunc(ld.checks[k])
+	args.Ptr(ld.faults[k]).OnComplete(ld.checks[k])
+	return module.LaunchKernel(ld.checked[k], grid, block, args, sharedMem, s)
 }
 
 // The fault record: unsigned set, kind, line, file; long long index, len.

@@ -23,11 +23,17 @@ type DiffOption func(*diffConfig)
 
 type diffConfig struct {
 	ulps int64
+	abs  float64
 }
 
 // ULPs bounds how far apart, in units in the last place, a GPU's float
 // result may be from the cpu agent's (default 0: exact). NaN matches NaN.
 func ULPs(n int64) DiffOption { return func(c *diffConfig) { c.ulps = n } }
+
+// Abs also accepts float results at most eps apart, whatever their ULP
+// distance: where a sum cancels, one FMA moves a result near zero by many
+// ULPs but by less than the terms' own rounding.
+func Abs(eps float64) DiffOption { return func(c *diffConfig) { c.abs = eps } }
 
 // Differential runs run on the cpu agent and on every GPU present, each
 // seen through a view of tb's own, and compares what each GPU returns with
@@ -78,7 +84,7 @@ func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error
 			tb.Errorf("gputest: on %s: %v", d, err)
 			continue
 		}
-		if msg := compare(ref, got, cfg.ulps); msg != "" {
+		if msg := compare(ref, got, cfg); msg != "" {
 			tb.Errorf("gputest: %s differs from the cpu agent: %s", d, msg)
 		}
 	}
@@ -90,14 +96,14 @@ func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error
 }
 
 // compare describes how got differs from want; "" when it does not.
-func compare[T Number](want, got []T, ulps int64) string {
+func compare[T Number](want, got []T, cfg diffConfig) string {
 	if len(want) != len(got) {
 		return fmt.Sprintf("%d results, the cpu agent gave %d", len(got), len(want))
 	}
 	var b strings.Builder
 	bad := 0
 	for i := range want {
-		if !near(want[i], got[i], ulps) {
+		if !near(want[i], got[i], cfg) {
 			if bad < 5 {
 				fmt.Fprintf(&b, "\n\t[%d] = %v, the cpu agent's %v", i, got[i], want[i])
 			}
@@ -108,25 +114,29 @@ func compare[T Number](want, got []T, ulps int64) string {
 		return ""
 	}
 	bound := "exactly"
-	if ulps > 0 {
-		bound = fmt.Sprintf("within %d ULPs", ulps)
+	if cfg.ulps > 0 {
+		bound = fmt.Sprintf("within %d ULPs", cfg.ulps)
+	}
+	if cfg.abs > 0 {
+		bound += fmt.Sprintf(" or %g", cfg.abs)
 	}
 	return fmt.Sprintf("%d of %d results do not match %s:%s", bad, len(want), bound, b.String())
 }
 
-func near[T Number](a, b T, ulps int64) bool {
+func near[T Number](a, b T, cfg diffConfig) bool {
+	ulps := cfg.ulps
 	switch x := any(a).(type) {
 	case float32:
 		y := any(b).(float32)
-		return ulpDiff32(x, y) <= ulps
+		return ulpDiff32(x, y) <= ulps || math.Abs(float64(x)-float64(y)) <= cfg.abs
 	case float64:
 		y := any(b).(float64)
-		return ulpDiff64(x, y) <= ulps
+		return ulpDiff64(x, y) <= ulps || math.Abs(x-y) <= cfg.abs
 	}
 	// Named float types and integers.
 	fa, fb := float64(a), float64(b)
 	if fa != math.Trunc(fa) || fb != math.Trunc(fb) {
-		return ulpDiff64(fa, fb) <= ulps
+		return ulpDiff64(fa, fb) <= ulps || math.Abs(fa-fb) <= cfg.abs
 	}
 	return a == b
 }

@@ -32,6 +32,8 @@ type Args struct {
 	vals [MaxArgs]argVal
 	// blob holds the bytes of the struct arguments, copied when added.
 	blob [MaxValueBytes]byte
+	// check runs once the kernel completed (OnComplete).
+	check func() error
 }
 
 // MaxValueBytes is the most bytes of structs and arrays passed by value
@@ -181,6 +183,19 @@ func (a *Args) add(v argVal) *Args {
 	}
 	a.vals[a.n] = v
 	a.n++
+	return a
+}
+
+// OnComplete makes check run once the launched kernel has completed, on
+// the goroutine that next releases the stream's finished work: a later
+// launch on the stream, or its Synchronize or Query, which run it before
+// they return. An error check returns becomes the stream's sticky error,
+// as a failed kernel's would; check must not call the stream. It is how
+// a kernel's own fault record is read without a host function per
+// launch (gpu/gokernel's checked mode). A launch captured into a graph
+// does not run it. A kernel that failed (its sticky error) skips it.
+func (a *Args) OnComplete(check func() error) *Args {
+	a.check = check
 	return a
 }
 

@@ -442,6 +442,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if err != nil {
 		return err
 	}
+	d.Check = args.check
 	if d.Cooperative = e.coop; e.coop {
 		if err := f.checkCoResident(grid, block, sharedMem); err != nil {
 			return err

@@ -481,7 +481,31 @@ func (e *emitter) conversion(x *ast.CallExpr, to types.Type) string {
 	case basicOf(to) != nil && basicOf(to).Info()&types.IsString != 0:
 		e.errorf(x, "string", "kernels have no strings")
 	}
+	if mul := roundedProduct(x.Args[0], from, to); mul != nil {
+		// Go: an explicit conversion rounds, so float32(x*y) + z must
+		// not become one FMA.
+		fn := "hg_fmul_rn"
+		if basicOf(to).Kind() == types.Float64 {
+			fn = "hg_dmul_rn"
+		}
+		return fmt.Sprintf("%s(%s, %s)", fn, bare(e.expr(mul.X)), bare(e.expr(mul.Y)))
+	}
 	return fmt.Sprintf("(%s)%s", ct, parenthesize(e.expr(x.Args[0])))
+}
+
+// roundedProduct is arg when it is a float product converted to its own
+// type, float32(x*y) or float64(x*y): the conversion that the Go spec says
+// prevents fusing the product into an FMA.
+func roundedProduct(arg ast.Expr, from, to types.Type) *ast.BinaryExpr {
+	b, ok := ast.Unparen(arg).(*ast.BinaryExpr)
+	if !ok || b.Op != token.MUL {
+		return nil
+	}
+	tb, fb := basicOf(to), basicOf(from)
+	if tb == nil || fb == nil || tb.Info()&types.IsFloat == 0 || tb.Kind() != fb.Kind() {
+		return nil
+	}
+	return b
 }
 
 func parenthesize(s string) string {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -76,4 +77,14 @@ func Main(m *testing.M, opts ...Option) {
 		o()
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// GoTool skips tb, or fails it where HIPGO_REQUIRE lists "go", when the go
+// command is not on PATH: go/packages runs it to read a package (a test
+// binary copied to a machine without Go has none).
+func GoTool(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		Requiref(tb, "go", "the go command, which loading a package runs, is not on PATH: %v", err)
+	}
 }

@@ -244,6 +244,37 @@ template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line,
   return (T)(a % b);
 }
 
+// hg_fmul_rn and hg_dmul_rn are x*y rounded on its own: Go's float32(x*y)
+// and float64(x*y), which the spec says an implementation must not fuse
+// into a following add. NVIDIA: a mul with an explicit rounding mode,
+// which ptxas never contracts; clang: a product compiled without
+// contraction (honoured under -ffp-contract=fast-honor-pragmas, hipRTC's
+// default and hipgo-gen's).
+#if defined(HG_NVRTC)
+HG_DEV float hg_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
+HG_DEV double hg_dmul_rn(double a, double b) { return __dmul_rn(a, b); }
+#elif defined(HG_NVPTX)
+HG_DEV float hg_fmul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+HG_DEV double hg_dmul_rn(double a, double b) {
+  double r;
+  asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+#else
+HG_DEV float hg_fmul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+HG_DEV double hg_dmul_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+#endif
+
 template <class T> HG_DEV T hg_min(T a, T b) { return b < a ? b : a; }
 template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 

@@ -35,6 +35,11 @@ type Dispatch struct {
 	// Cooperative marks a launch whose groups are all resident at once
 	// (rocr.DispatchCooperative); the caller checked that they fit.
 	Cooperative bool
+	// Check, if set, runs once the dispatch completed, when the stream
+	// next releases its finished work (a later submission, Synchronize,
+	// Query); its error becomes the stream's sticky error. It runs with
+	// the stream locked and must not call it. A captured dispatch drops it.
+	Check func() error
 }
 
 // BeginLaunch locks the stream for a dispatch. The caller writes the
@@ -144,6 +149,10 @@ func (l *Launch) Commit(d *Dispatch) error {
 	}
 	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(s.q.Kernarg(id)), f.Signal().Handle())
 	e.fence = f
+	if d.Check != nil {
+		e.check = d.Check
+		s.checks.Add(1)
+	}
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
 	s.SetTail(f)
 	s.Reap(false) // while the agent runs the dispatch

@@ -34,7 +34,10 @@ type Stream struct {
 	// reported: err was returned to the program; buffers the failed work
 	// used then settle without returning it again.
 	reported atomic.Bool
-	closed   bool
+	// checks counts in-flight entries with a completion check
+	// (Dispatch.Check), which Synchronize and Query run before they report.
+	checks atomic.Int32
+	closed bool
 	launch   Launch
 	fences   FenceCache // used under mu
 
@@ -70,7 +73,8 @@ type entry struct {
 	fence *Fence
 	deps  [aql.MaxBarrierDeps]*Fence
 	ndeps int
-	pin   uint64 // host slice pinned for a copy
+	pin   uint64       // host slice pinned for a copy
+	check func() error // run once the packet completed (Dispatch.Check)
 }
 
 // Init creates the stream's queue of size packets on dev.
@@ -347,6 +351,14 @@ func (s *Stream) reapOne(wait bool) bool {
 
 // release lets go of what an in-flight entry holds and clears it.
 func (s *Stream) release(e *entry) {
+	if e.check != nil {
+		s.checks.Add(-1)
+		// A packet dropped unsubmitted or cut short by a destroyed queue
+		// ran no kernel whose record could be read.
+		if e.fence != nil && e.fence.Done() && e.fence.Err() == nil {
+			s.Fail(e.check())
+		}
+	}
 	if e.fence != nil {
 		s.fences.Release(e.fence)
 	}
@@ -494,7 +506,19 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if err := Valid(s.dev, s.gen); err != nil {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
+	s.runChecks(ctx)
 	return s.report(op)
+}
+
+// runChecks releases the completed packets that carry a completion
+// check, so that a check's failure is the stream's error before a wait
+// reports it. Without such packets it costs one atomic load.
+func (s *Stream) runChecks(ctx context.Context) {
+	if s.checks.Load() == 0 || !s.lockWait(ctx) {
+		return
+	}
+	s.Reap(false)
+	s.mu.Unlock()
 }
 
 // selfWaitGrace is how long a wait runs before it asks whether it waits
@@ -560,6 +584,9 @@ func (s *Stream) Query() error {
 	done := t == nil || t.Query()
 	if done && t != nil {
 		s.FailedBy(t)
+	}
+	if done && s.checks.Load() != 0 {
+		s.Reap(false)
 	}
 	s.mu.Unlock()
 	if !done {

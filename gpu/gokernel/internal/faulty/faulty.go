@@ -1,5 +1,6 @@
-// Package faulty holds Go kernels that fail as Go code fails, for
-// gokernel's checked-mode tests.
+// Package faulty holds Go kernels for gokernel's tests: kernels that fail
+// as Go code fails, for checked mode, and kernels whose float results
+// Go's rounding rules fix to the bit.
 package faulty
 
 //go:generate go run ../../../../cmd/hipgo-gen -go . -o kernels_gen.go -prefix Launch -var Library
@@ -21,5 +22,31 @@ func fill(t kernel.Thread, x []float32, v float32, n int32) {
 func divide(t kernel.Thread, x []int32, d int32) {
 	if i := t.GlobalX(); i < len(x) {
 		x[i] /= d
+	}
+}
+
+// horner evaluates a*x^3 + b*x^2 + c*x + d with each product rounded on
+// its own, as Go's float32(x*y) is: no agent may fuse it into an FMA, so
+// every agent gives the same bits.
+//
+//hipgo:kernel
+func horner(t kernel.Thread, x, y []float32, a, b, c, d float32) {
+	if i := t.GlobalX(); i < len(y) && i < len(x) {
+		v := x[i]
+		p := float32(a*v) + b
+		p = float32(p*v) + c
+		y[i] = float32(p*v) + d
+	}
+}
+
+// horner64 is horner in float64.
+//
+//hipgo:kernel
+func horner64(t kernel.Thread, x, y []float64, a, b, c, d float64) {
+	if i := t.GlobalX(); i < len(y) && i < len(x) {
+		v := x[i]
+		p := float64(a*v) + b
+		p = float64(p*v) + c
+		y[i] = float64(p*v) + d
 	}
 }

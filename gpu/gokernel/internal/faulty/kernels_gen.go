@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide"},
+	Kernels: []string{"fill", "divide", "horner", "horner64"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -61,7 +61,7 @@ var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
 	}
 })
 
-// LaunchFill launches fill (faulty.go:12) on s: grid blocks of block threads, with
+// LaunchFill launches fill (faulty.go:13) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], v float32, n int32) error {
@@ -103,7 +103,7 @@ var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) 
 	}
 })
 
-// LaunchDivide launches divide (faulty.go:21) on s: grid blocks of block threads, with
+// LaunchDivide launches divide (faulty.go:22) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchDivide(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], d int32) error {
@@ -117,4 +117,98 @@ func LaunchDivide(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffe
 	var args module.Args
 	args.Ptr(x).Int64(int64(x.Len())).Int32(d)
 	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+}
+
+// hornerArgs is the kernarg layout of horner's C++ entry point.
+type hornerArgs struct {
+	x    rocr.ConstPtr[float32]
+	xLen int64
+	y    rocr.Ptr[float32]
+	yLen int64
+	a    float32
+	b    float32
+	c    float32
+	d    float32
+}
+
+// hornerKernel runs horner on the cpu agent.
+var hornerKernel = kernel.Define("horner", func(b *kernel.Block, a *hornerArgs) {
+	v0 := kernel.ConstView(b, a.x, a.xLen)
+	v1 := kernel.View(b, a.y, a.yLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			horner(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		horner(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
+	}
+})
+
+// LaunchHorner launches horner (faulty.go:33) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchHorner(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], a float32, b float32, c float32, d float32) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner argument 1 (y): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 2)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(y).Int64(int64(y.Len())).Float32(a).Float32(b).Float32(c).Float32(d)
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+}
+
+// horner64Args is the kernarg layout of horner64's C++ entry point.
+type horner64Args struct {
+	x    rocr.ConstPtr[float64]
+	xLen int64
+	y    rocr.Ptr[float64]
+	yLen int64
+	a    float64
+	b    float64
+	c    float64
+	d    float64
+}
+
+// horner64Kernel runs horner64 on the cpu agent.
+var horner64Kernel = kernel.Define("horner64", func(b *kernel.Block, a *horner64Args) {
+	v0 := kernel.ConstView(b, a.x, a.xLen)
+	v1 := kernel.View(b, a.y, a.yLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			horner64(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		horner64(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
+	}
+})
+
+// LaunchHorner64 launches horner64 (faulty.go:45) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchHorner64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], a float64, b float64, c float64, d float64) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner64 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner64 argument 1 (y): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 3)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(y).Int64(int64(y.Len())).Float64(a).Float64(b).Float64(c).Float64(d)
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }

@@ -57,3 +57,15 @@ func ReduceSum(t kernel.Thread, in []float32, out []float32) {
 		}
 	}
 }
+
+// Rounded: float32(x*y) and float64(x*y) round the product on its own;
+// float32 of a float64 product and of a sum are plain conversions.
+//
+//hipgo:kernel
+func Rounded(t kernel.Thread, x []float32, y []float64) {
+	if i := t.GlobalX(); i < len(x) && i < len(y) {
+		x[i] = float32(x[i]*2) + 1
+		y[i] = float64((y[i])*y[i]) - 1
+		x[i] = float32(y[i]*3) + float32(x[i]+1)
+	}
+}

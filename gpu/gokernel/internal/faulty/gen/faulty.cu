@@ -244,6 +244,37 @@ template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line,
   return (T)(a % b);
 }
 
+// hg_fmul_rn and hg_dmul_rn are x*y rounded on its own: Go's float32(x*y)
+// and float64(x*y), which the spec says an implementation must not fuse
+// into a following add. NVIDIA: a mul with an explicit rounding mode,
+// which ptxas never contracts; clang: a product compiled without
+// contraction (honoured under -ffp-contract=fast-honor-pragmas, hipRTC's
+// default and hipgo-gen's).
+#if defined(HG_NVRTC)
+HG_DEV float hg_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
+HG_DEV double hg_dmul_rn(double a, double b) { return __dmul_rn(a, b); }
+#elif defined(HG_NVPTX)
+HG_DEV float hg_fmul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+HG_DEV double hg_dmul_rn(double a, double b) {
+  double r;
+  asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+#else
+HG_DEV float hg_fmul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+HG_DEV double hg_dmul_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+#endif
+
 template <class T> HG_DEV T hg_min(T a, T b) { return b < a ? b : a; }
 template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
@@ -468,14 +499,14 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 
 // ---- kernels ----
 
-#line 12 "faulty.go"
+#line 13 "faulty.go"
 template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t n, hg_fault* hg_f) {
   {
-#line 13 "faulty.go"
+#line 14 "faulty.go"
     long long i = hg_global_x();
-#line 13 "faulty.go"
+#line 14 "faulty.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(x, i, hg_f, 14, 0) = v;
+      hg_ref<Checked>(x, i, hg_f, 15, 0) = v;
     }
   }
 }
@@ -487,16 +518,16 @@ extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long lon
   fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
 }
 
-#line 21 "faulty.go"
+#line 22 "faulty.go"
 template <bool Checked> __device__ void divide(hg_slice<int32_t> x, int32_t d, hg_fault* hg_f) {
   {
-#line 22 "faulty.go"
+#line 23 "faulty.go"
     long long i = hg_global_x();
-#line 22 "faulty.go"
+#line 23 "faulty.go"
     if (i < x.n) {
       {
-        int32_t& hg_r1 = hg_ref<Checked>(x, i, hg_f, 23, 0);
-        hg_r1 = hg_div<Checked>(hg_r1, d, hg_f, 23, 0);
+        int32_t& hg_r1 = hg_ref<Checked>(x, i, hg_f, 24, 0);
+        hg_r1 = hg_div<Checked>(hg_r1, d, hg_f, 24, 0);
       }
     }
   }
@@ -507,5 +538,49 @@ extern "C" __global__ void divide(int32_t* x_p, long long x_n, int32_t d) {
 }
 extern "C" __global__ void divide_checked(int32_t* x_p, long long x_n, int32_t d, hg_fault* hg_f) {
   divide<true>(hg_make_slice(x_p, x_n), d, hg_f);
+}
+
+#line 33 "faulty.go"
+template <bool Checked> __device__ void horner(hg_slice<const float> x, hg_slice<float> y, float a, float b, float c, float d, hg_fault* hg_f) {
+  {
+#line 34 "faulty.go"
+    long long i = hg_global_x();
+#line 34 "faulty.go"
+    if ((i < y.n) && (i < x.n)) {
+      float v = hg_ld<Checked>(x, i, hg_f, 35, 0);
+      float p = hg_fmul_rn(a, v) + b;
+      p = hg_fmul_rn(p, v) + c;
+      hg_ref<Checked>(y, i, hg_f, 38, 0) = hg_fmul_rn(p, v) + d;
+    }
+  }
+}
+
+extern "C" __global__ void horner(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d) {
+  horner<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
+}
+extern "C" __global__ void horner_checked(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d, hg_fault* hg_f) {
+  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+}
+
+#line 45 "faulty.go"
+template <bool Checked> __device__ void horner64(hg_slice<const double> x, hg_slice<double> y, double a, double b, double c, double d, hg_fault* hg_f) {
+  {
+#line 46 "faulty.go"
+    long long i = hg_global_x();
+#line 46 "faulty.go"
+    if ((i < y.n) && (i < x.n)) {
+      double v = hg_ld<Checked>(x, i, hg_f, 47, 0);
+      double p = hg_dmul_rn(a, v) + b;
+      p = hg_dmul_rn(p, v) + c;
+      hg_ref<Checked>(y, i, hg_f, 50, 0) = hg_dmul_rn(p, v) + d;
+    }
+  }
+}
+
+extern "C" __global__ void horner64(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d) {
+  horner64<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
+}
+extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d, hg_fault* hg_f) {
+  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
 }
 

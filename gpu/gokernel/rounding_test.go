@@ -1,0 +1,62 @@
+package gokernel_test
+
+import (
+	"testing"
+
+	"golang.org/x/exp/constraints"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gokernel/internal/faulty"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// hornerRun evaluates 2x^3 + x^2 - 0.5x + 3 - 1/3 at n points of [-1, 1]
+// with launch, on dev.
+func hornerRun[T constraints.Float](dev *gpu.Device, n int, launch func(s *stream.Stream, x, y *buffer.Buffer[T]) error) ([]T, error) {
+	in := make([]T, n)
+	for i := range in {
+		in[i] = T(-1 + 2*float64(i)/float64(n-1))
+	}
+	x, err := buffer.FromSlice(dev, in)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Free()
+	y, err := buffer.New[T](dev, n)
+	if err != nil {
+		return nil, err
+	}
+	defer y.Free()
+	s, err := stream.New(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Destroy()
+	if err := launch(s, x, y); err != nil {
+		return nil, err
+	}
+	if err := s.Synchronize(); err != nil {
+		return nil, err
+	}
+	return y.ToSlice()
+}
+
+// Go's float32(x*y) rounds the product, and the spec forbids fusing it
+// into an FMA: written so, a kernel gives the cpu agent's bits exactly on
+// every GPU, where the plain form (examples/own_kernel) differs in the
+// last places.
+func TestRoundedProductsExact(t *testing.T) {
+	const n = 4097
+	gputest.Differential(t, func(dev *gpu.Device) ([]float32, error) {
+		return hornerRun(dev, n, func(s *stream.Stream, x, y *buffer.Buffer[float32]) error {
+			return faulty.LaunchHorner(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, 2, 1, -0.5, 3-1.0/3)
+		})
+	})
+	gputest.Differential(t, func(dev *gpu.Device) ([]float64, error) {
+		return hornerRun(dev, n, func(s *stream.Stream, x, y *buffer.Buffer[float64]) error {
+			return faulty.LaunchHorner64(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, 2, 1, -0.5, 3-1.0/3)
+		})
+	})
+}
