@@ -42,7 +42,7 @@ func TestCheckedIndexOutOfRange(t *testing.T) {
 		require.Error(t, err, "on %s", dev)
 		assert.Contains(t, err.Error(), "index out of range", "on %s", dev)
 		if dev.Properties().Driver != "cpu" {
-			assert.Contains(t, err.Error(), "faulty.go:14", "on %s", dev)
+			assert.Contains(t, err.Error(), "faulty.go:15", "on %s", dev)
 			assert.Contains(t, err.Error(), "with length 100", "on %s", dev)
 			assert.Contains(t, err.Error(), "fill", "on %s", dev)
 		}

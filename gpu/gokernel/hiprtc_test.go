@@ -62,3 +62,20 @@ func TestGeneratedSourcesCompileWithHipRTC(t *testing.T) {
 		})
 	}
 }
+
+// NVRTC compiles every generated kernel source for sm_90: the run-time
+// fallback on NVIDIA GPUs that no embedded PTX fits. NVRTC has its own
+// front end, without clang's builtins.
+func TestGeneratedSourcesCompileWithNVRTC(t *testing.T) {
+	for name, src := range generatedSources(t) {
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			p, err := rtc.CompileFor("sm_90", src, rtc.Options{Name: filepath.Base(name), Cache: "off", Flags: []string{"-std=c++17"}})
+			if errors.Is(err, rtc.ErrNoCompiler) {
+				testenv.Requiref(t, "cuda", "NVRTC: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			require.NotEmpty(t, p.Image)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -83,6 +84,11 @@ type Loaded struct {
 	fns     []*module.Function
 	checked []*module.Function // nil where the device runs Go (the cpu agent)
 	faults  []*buffer.Host[uint32]
+	// mu orders the checks' reads of the fault records (and their
+	// clearing) before release frees them: a stream destroyed after the library (gpu.Shutdown
+	// releases per-device values first) still runs its checks.
+	mu       sync.Mutex
+	released bool
 	checks  []func() error
 }
 
@@ -112,6 +118,9 @@ func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 // release frees what setup made, when the device (or a test's view of
 // it) is released: the fault records, then the module.
 func (ld *Loaded) release() error {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	ld.released = true
 	var errs []error
 	for _, h := range ld.faults {
 		if h != nil {
@@ -207,7 +216,9 @@ func (ld *Loaded) checker(k int) func() error {
 	name := ld.lib.spec.Kernels[k]
 	rec := ld.faults[k].Slice()
 	return func() error {
-		if atomic.LoadUint32(&rec[0]) == 0 {
+		ld.mu.Lock()
+		defer ld.mu.Unlock()
+		if ld.released || atomic.LoadUint32(&rec[0]) == 0 {
 			return nil
 		}
 		kind, line, file := rec[1], rec[2], rec[3]

@@ -350,18 +350,26 @@ template <> struct hg_bits<double> { typedef unsigned long long type; };
 template <class T> HG_DEV typename hg_bits<T>::type hg_to_bits(T x) {
   typedef typename hg_bits<T>::type B;
 #if defined(HG_NVRTC)
-  B b;
-  __builtin_memcpy(&b, &x, sizeof b);
-  return b;
+  // NVRTC has neither __builtin_bit_cast nor __builtin_memcpy; NVIDIA's
+  // compiler defines a read of a union's other member.
+  union {
+    T t;
+    B b;
+  } u;
+  u.t = x;
+  return u.b;
 #else
   return __builtin_bit_cast(B, x);
 #endif
 }
 template <class T> HG_DEV T hg_from_bits(typename hg_bits<T>::type b) {
 #if defined(HG_NVRTC)
-  T x;
-  __builtin_memcpy(&x, &b, sizeof x);
-  return x;
+  union {
+    typename hg_bits<T>::type b;
+    T t;
+  } u;
+  u.b = b;
+  return u.t;
 #else
   return __builtin_bit_cast(T, b);
 #endif
@@ -403,8 +411,36 @@ template <class T> HG_DEV T hg_shfl_from(T v, long long src) {
   return in ? got : v;
 }
 template <class T> HG_DEV T hg_shfl(T v, long long src) { return hg_shfl_from(v, src); }
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+// NVIDIA's shfl.down and shfl.up give the caller's own value past the
+// warp's edge, as Go's do: one instruction for a shift inside the warp.
+#if defined(HG_NVPTX)
+HG_DEV unsigned hg_shfl_down32(unsigned v, unsigned d) { return (unsigned)__nvvm_shfl_sync_down_i32(0xffffffffu, (int)v, (int)d, 0x1f); }
+HG_DEV unsigned hg_shfl_up32(unsigned v, unsigned d) { return (unsigned)__nvvm_shfl_sync_up_i32(0xffffffffu, (int)v, (int)d, 0); }
+#else
+HG_DEV unsigned hg_shfl_down32(unsigned v, unsigned d) { return __shfl_down_sync(0xffffffffu, v, d); }
+HG_DEV unsigned hg_shfl_up32(unsigned v, unsigned d) { return __shfl_up_sync(0xffffffffu, v, d); }
+#endif
+HG_DEV unsigned hg_shfl_down_bits(unsigned v, unsigned d) { return hg_shfl_down32(v, d); }
+HG_DEV unsigned hg_shfl_up_bits(unsigned v, unsigned d) { return hg_shfl_up32(v, d); }
+HG_DEV unsigned long long hg_shfl_down_bits(unsigned long long v, unsigned d) {
+  return ((unsigned long long)hg_shfl_down32((unsigned)(v >> 32), d) << 32) | hg_shfl_down32((unsigned)v, d);
+}
+HG_DEV unsigned long long hg_shfl_up_bits(unsigned long long v, unsigned d) {
+  return ((unsigned long long)hg_shfl_up32((unsigned)(v >> 32), d) << 32) | hg_shfl_up32((unsigned)v, d);
+}
+template <class T> HG_DEV T hg_shfl_down(T v, long long d) {
+  if (d >= 0 && d < 32) return hg_from_bits<T>(hg_shfl_down_bits(hg_to_bits(v), (unsigned)d));
+  return hg_shfl_from(v, hg_lane() + d);
+}
+template <class T> HG_DEV T hg_shfl_up(T v, long long d) {
+  if (d >= 0 && d < 32) return hg_from_bits<T>(hg_shfl_up_bits(hg_to_bits(v), (unsigned)d));
+  return hg_shfl_from(v, hg_lane() - d);
+}
+#else
 template <class T> HG_DEV T hg_shfl_down(T v, long long d) { return hg_shfl_from(v, hg_lane() + d); }
 template <class T> HG_DEV T hg_shfl_up(T v, long long d) { return hg_shfl_from(v, hg_lane() - d); }
+#endif
 template <class T> HG_DEV T hg_shfl_xor(T v, long long m) { return hg_shfl_from(v, hg_lane() ^ m); }
 HG_DEV bool hg_any(bool p) { return hg_ballot(p) != 0; }
 HG_DEV bool hg_all(bool p) { return hg_ballot(!p) == 0; }
