@@ -95,6 +95,17 @@ type Loaded struct {
 // Function is the kernel named name (its C name) on this device.
 func (ld *Loaded) Function(name string) (*module.Function, error) { return ld.Module.Function(name) }
 
+// Code is the library's code in every form it was built in (the Go
+// kernels and the code objects), for module.Load: a module the caller
+// owns and unloads, where Load shares one per device. It does not compile
+// the C++ at run time where no form fits; Load does.
+func (l *Library) Code() module.Library {
+	if l == nil {
+		return nil
+	}
+	return append(module.Library{l.spec.Set}, l.spec.Objects...)
+}
+
 // Load returns the library loaded on dev, loading it on first use: the
 // code object that fits dev, or else the C++ compiled at run time.
 func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
@@ -132,9 +143,7 @@ func (ld *Loaded) release() error {
 }
 
 func (l *Library) setup(dev *gpu.Device) (any, func() error, error) {
-	src := module.Library{l.spec.Set}
-	src = append(src, l.spec.Objects...)
-	m, err := module.Load(dev, src)
+	m, err := module.Load(dev, l.Code())
 	if errors.Is(err, gpu.ErrNoBinaryForGpu) && l.spec.Source != "" {
 		rm, cerr := rtc.Compile(dev, l.spec.Source, rtc.Options{Name: l.spec.Name + ".cu", Flags: []string{"-std=c++17"}})
 		if cerr != nil {

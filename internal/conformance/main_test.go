@@ -11,8 +11,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
 // Two cpu agents, for the cases of events and streams of two devices.
@@ -20,26 +18,9 @@ func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.DefaultEnv("HIPGO_DRIVER", "cpu"), testenv.Setenv("HIPGO_CPU_AGENTS", "2"))
 }
 
-// The kernels of the suite: hip-tests' NOPKernel and a fill kernel.
-type noArgs struct{}
-
-type fillArgs struct {
-	X rocr.Ptr[int32]
-	V int32
-	N int32
-}
-
-var (
-	nopKernel  = cpu.Define("conformance_nop", func(g *cpu.Group, a *noArgs) {})
-	fillKernel = cpu.Define("conformance_fill", func(g *cpu.Group, a *fillArgs) {
-		lo, hi := g.Span(0, int(a.N))
-		x := a.X.Slice(g, lo, hi)
-		for i := range x {
-			x[i] = a.V
-		}
-	})
-	kernelSet = cpu.NewSet("conformance", nopKernel, fillKernel)
-)
+// The suite's kernels, hip-tests' NOPKernel and a fill kernel, are Go
+// kernels (kernels.go): the same cases run on the cpu agent and on GPUs.
+var kernelSet = goKernels.Code()
 
 // device is the device under test, released when t ends.
 func device(t *testing.T) *gpu.Device { return gputest.Device(t) }
