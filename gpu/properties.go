@@ -59,6 +59,9 @@ func propertiesOf(a *rocr.Agent) Properties {
 	}
 	for i := range p.MaxGridSize {
 		g := in.MaxGridSize[i]
+		if b := in.MaxGridBlocks[i]; b != 0 && b < g {
+			g = b
+		}
 		if g > 1<<31-1 {
 			g = 1<<31 - 1
 		}

@@ -50,27 +50,31 @@ type AgentInfo struct {
 	MaxWorkGroupSize int
 	MaxWorkGroupDim  [3]int
 	MaxGridSize      [3]uint64 // in work-items
-	MaxGrid          uint64    // total work-items
-	QueueMinSize     uint32
-	QueueMaxSize     uint32
-	QueuesMax        int // gpu keeps one for its copies: see Agent.ReserveQueueSlot
-	GroupMemSize     int // LDS / shared memory per work-group, bytes
-	MaxDynamicGroup  int // dynamic LDS limit, bytes
-	TotalMemory      uint64
-	ClockMHz         int
-	MemoryClockMHz   int
-	MemoryBusWidth   int
-	L2CacheSize      int
-	PCIDomain        int
-	PCIBus           int
-	PCIDevice        int
-	UUID             string
-	Node             int
-	ComputeMajor     int
-	ComputeMinor     int
-	Driver           string // driver name, filled by rocr
-	DriverVersion    string
-	Profiling        bool // packets carry start and end timestamps
+	// MaxGridBlocks is a limit in blocks per dimension beside the
+	// work-item one, where the device has one (CUDA's maxGridDimY is
+	// 65535 blocks whatever their size); 0 where it has none.
+	MaxGridBlocks   [3]uint64
+	MaxGrid         uint64 // total work-items
+	QueueMinSize    uint32
+	QueueMaxSize    uint32
+	QueuesMax       int // gpu keeps one for its copies: see Agent.ReserveQueueSlot
+	GroupMemSize    int // LDS / shared memory per work-group, bytes
+	MaxDynamicGroup int // dynamic LDS limit, bytes
+	TotalMemory     uint64
+	ClockMHz        int
+	MemoryClockMHz  int
+	MemoryBusWidth  int
+	L2CacheSize     int
+	PCIDomain       int
+	PCIBus          int
+	PCIDevice       int
+	UUID            string
+	Node            int
+	ComputeMajor    int
+	ComputeMinor    int
+	Driver          string // driver name, filled by rocr
+	DriverVersion   string
+	Profiling       bool // packets carry start and end timestamps
 }
 
 // Agent is one device that consumes AQL packets.

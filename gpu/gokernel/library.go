@@ -89,7 +89,7 @@ type Loaded struct {
 	// releases per-device values first) still runs its checks.
 	mu       sync.Mutex
 	released bool
-	checks  []func() error
+	checks   []func() error
 }
 
 // Function is the kernel named name (its C name) on this device.

@@ -41,8 +41,9 @@ func DeviceOf(tb testing.TB, driver string) *gpu.Device {
 }
 
 // Devices returns n distinct devices of driver for tb, skipping tb (or
-// failing it, where HIPGO_REQUIRE names the driver, or multi-gpu for
-// n > 1) when there are fewer. The cpu driver has as many agents as
+// failing it, where HIPGO_REQUIRE names the driver) when there are
+// fewer; when there is at least one GPU of the driver but fewer than n,
+// the word HIPGO_REQUIRE must name to fail is multi-gpu. The cpu driver has as many agents as
 // HIPGO_CPU_AGENTS says when the runtime opens: set it in TestMain.
 func Devices(tb testing.TB, driver string, n int) []*gpu.Device {
 	tb.Helper()
@@ -63,8 +64,10 @@ func Devices(tb testing.TB, driver string, n int) []*gpu.Device {
 		} else if driver == "cpu" {
 			why += fmt.Sprintf(" (set HIPGO_CPU_AGENTS=%d before the runtime opens, in TestMain)", n)
 		}
+		// One device where two are needed is the machine's shape, not a
+		// missing driver: multi-gpu decides.
 		word := driver
-		if n > 1 && testenv.Required("multi-gpu") {
+		if n > 1 && len(found) > 0 {
 			word = "multi-gpu"
 		}
 		unavailable(tb, word, "%s", why)

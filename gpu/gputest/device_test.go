@@ -189,3 +189,13 @@ func TestParallelOnTwoAgents(t *testing.T) {
 		})
 	}
 }
+
+// One device of a driver the run requires, where a test needs two, skips
+// unless multi-gpu is required too: the H200 machine has one GPU.
+func TestDevicesOneOfTwo(t *testing.T) {
+	t.Setenv("HIPGO_REQUIRE", "cpu")
+	r := newRecorder(t, "TestNeedsThree")
+	r.run(func(tb testing.TB) { gputest.Devices(tb, "cpu", 3) })
+	assert.Contains(t, r.skipped, "2 cpu device(s), 3 needed")
+	assert.Empty(t, r.errorText())
+}

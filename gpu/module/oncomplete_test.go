@@ -3,8 +3,8 @@ package module_test
 import (
 	"errors"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -35,7 +35,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("conformance", conformanceNopKernel, conformanceFillKernel),
 	Source:  goKernelsSource,
 	Kernels: []string{"conformance_nop", "conformance_fill"},
-	Files:   []string{"doc.go", "kernels.go"},
+	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 

@@ -313,11 +313,13 @@ func (e *emitter) entries() string {
 	cps = append(append(cps, lens...), "hg_fault* hg_f")
 	var b strings.Builder
 	body := cName(k.GoName)
+	// After the return type: NVRTC refuses the attribute before
+	// extern "C", clang takes it in either place.
 	bounds := ""
 	if k.MaxThreads > 0 {
 		bounds = fmt.Sprintf("__launch_bounds__(%d) ", k.MaxThreads)
 	}
-	fmt.Fprintf(&b, "%sextern \"C\" __global__ void %s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "%sextern \"C\" __global__ void %s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
 }

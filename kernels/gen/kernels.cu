@@ -661,10 +661,10 @@ template <bool Checked> __device__ void transpose(hg_slice<const float> in, hg_s
   }
 }
 
-__launch_bounds__(256) extern "C" __global__ void transpose(const float* in_p, float* out_p, int32_t rows, int32_t cols) {
+extern "C" __global__ void __launch_bounds__(256) transpose(const float* in_p, float* out_p, int32_t rows, int32_t cols) {
   transpose<false>(hg_bare(in_p), hg_bare(out_p), rows, cols, nullptr);
 }
-__launch_bounds__(256) extern "C" __global__ void transpose_checked(const float* in_p, float* out_p, int32_t rows, int32_t cols, long long in_n, long long out_n, hg_fault* hg_f) {
+extern "C" __global__ void __launch_bounds__(256) transpose_checked(const float* in_p, float* out_p, int32_t rows, int32_t cols, long long in_n, long long out_n, hg_fault* hg_f) {
   transpose<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), rows, cols, hg_f);
 }
 
@@ -712,10 +712,10 @@ template <bool Checked> __device__ void sgemm(int32_t m, int32_t n, int32_t k, f
   }
 }
 
-__launch_bounds__(256) extern "C" __global__ void sgemm(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p) {
+extern "C" __global__ void __launch_bounds__(256) sgemm(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p) {
   sgemm<false>(m, n, k, alpha, hg_bare(a_p), hg_bare(b_p), beta, hg_bare(c_p), nullptr);
 }
-__launch_bounds__(256) extern "C" __global__ void sgemm_checked(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
+extern "C" __global__ void __launch_bounds__(256) sgemm_checked(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
   sgemm<true>(m, n, k, alpha, hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), beta, hg_make_slice(c_p, c_n), hg_f);
 }
 

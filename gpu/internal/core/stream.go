@@ -38,8 +38,8 @@ type Stream struct {
 	// (Dispatch.Check), which Synchronize and Query run before they report.
 	checks atomic.Int32
 	closed bool
-	launch   Launch
-	fences   FenceCache // used under mu
+	launch Launch
+	fences FenceCache // used under mu
 
 	isDefault bool
 	// captureDestroyed: the stream was destroyed while a capture begun on

@@ -86,7 +86,8 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 	}
 	// HSA grids count work-items: the limit is blocks times block size.
 	for k := 0; k < 3; k++ {
-		d.info.MaxGridSize[k] = uint64(attr(attrMaxGridDimX+k)) * uint64(d.info.MaxWorkGroupDim[k])
+		d.info.MaxGridBlocks[k] = uint64(attr(attrMaxGridDimX + k))
+		d.info.MaxGridSize[k] = d.info.MaxGridBlocks[k] * uint64(d.info.MaxWorkGroupDim[k])
 	}
 	d.info.MaxGrid = d.info.MaxGridSize[0]
 	if r := res(purego.SyscallN(a.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), d.ordinal)); r != cudaSuccess {
