@@ -275,6 +275,9 @@ func parallelFor(n int, f func(p, lo, hi int)) {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		// Programs launch unchecked (checked mode is a test binary's
+		// default): the figures are theirs.
+		kernels.SetChecked(false)
 		if dev, err := gpu.Default(); err == nil {
 			p := dev.Properties()
 			fmt.Printf("hipgo-driver: %s\nhipgo-device: %s\n", p.Driver, p.Name)

@@ -47,6 +47,12 @@ type Set struct {
 // sets caches each device's Set beside the library's module.
 var sets sync.Map // *gokernel.Loaded → *Set
 
+// SetChecked switches checked mode for the library's launches on GPUs:
+// on in test binaries and off in programs by default, HIPGO_CHECKED=1 or
+// 0 over both (see gpu/gokernel). A benchmark that measures what programs
+// run switches it off.
+func SetChecked(on bool) { goLibrary.SetChecked(on) }
+
 // Load returns the library loaded on dev, loading it on first use.
 func Load(dev *gpu.Device) (*Set, error) {
 	if err := dev.Valid(); err != nil {
