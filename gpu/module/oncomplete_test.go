@@ -2,6 +2,7 @@ package module_test
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,4 +116,57 @@ func TestOnCompleteAllocs(t *testing.T) {
 	}
 	launch()
 	assert.Zero(t, testing.AllocsPerRun(100, launch))
+}
+
+// Launches with completion checks race Synchronize, Query and Destroy of
+// their stream: every check runs at most once, none after it could read
+// what its launch left, and a launch after Destroy fails cleanly.
+func TestOnCompleteRaces(t *testing.T) {
+	dev := setup(t)
+	m, err := module.Load(dev, set)
+	require.NoError(t, err)
+	f, err := m.Function("test_scale")
+	require.NoError(t, err)
+	x, err := buffer.New[float32](dev, 64)
+	require.NoError(t, err)
+	defer x.Free()
+	for round := range 20 {
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		var launched, ran atomic.Int32
+		check := func() error {
+			ran.Add(1)
+			return nil
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 25 {
+					var a module.Args
+					a.Ptr(x).Float32(1).Int32(64).OnComplete(check)
+					if module.LaunchKernel(f, gpu.D1(1), gpu.D1(64), &a, 0, s) == nil {
+						launched.Add(1)
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			for range 25 {
+				_ = s.Synchronize()
+				_ = s.Query()
+			}
+		})
+		if round%2 == 1 {
+			wg.Go(func() { _ = s.Destroy() })
+		}
+		wg.Wait()
+		_ = s.Destroy()
+		assert.LessOrEqual(t, ran.Load(), launched.Load(), "round %d: a check ran twice", round)
+		if round%2 == 0 {
+			assert.Equal(t, launched.Load(), ran.Load(), "round %d: every completed launch's check ran", round)
+		}
+		var a module.Args
+		a.Ptr(x).Float32(1).Int32(64).OnComplete(check)
+		assert.Error(t, module.LaunchKernel(f, gpu.D1(1), gpu.D1(64), &a, 0, s), "a launch on a destroyed stream")
+	}
 }
