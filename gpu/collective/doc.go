@@ -13,8 +13,11 @@
 //     that one rank makes with NewID and hands the others
 //     (ncclGetUniqueId, ncclCommInitRank). Join hands it through any
 //     io.ReadWriter; Store is a small TCP key-value store for it; FromEnv
-//     reads MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE and LOCAL_RANK as
-//     torch launchers set them.
+//     joins as the launcher placed the process (LaunchFromEnv: torchrun's
+//     RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, Open MPI's
+//     OMPI_COMM_WORLD_*, MPICH's PMI_*, PMIx's PMIX_*, Slurm's SLURM_*),
+//     on the GPU of its local rank (the one GPU a launcher left visible),
+//     meeting at MASTER_ADDR:MASTER_PORT.
 //
 // Elements are int8, uint8, int32, uint32, int64, uint64, float32 and
 // float64 (NCCL's types of those sizes); reductions are Sum, Prod, Max,

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -377,51 +375,20 @@ func (k *storeKey) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FromEnv joins a communicator the way torch launchers describe one:
-// RANK of WORLD_SIZE ranks on device LOCAL_RANK (default 0) of
-// gpu.Devices, meeting at the store that rank 0 serves at
-// MASTER_ADDR:MASTER_PORT.
+// FromEnv joins a communicator as a launcher describes one
+// (LaunchFromEnv: torchrun, mpirun, srun): this rank of the launch's size,
+// on its Device, meeting the others at the store rank 0 serves.
 func FromEnv() (*Comm, error) {
-	const op = "collective from env"
-	num := func(name string, def int) (int, error) {
-		v := os.Getenv(name)
-		if v == "" {
-			if def >= 0 {
-				return def, nil
-			}
-			return 0, argErr(op, "%s is not set", name)
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return 0, argErr(op, "%s=%q is not a rank or count", name, v)
-		}
-		return n, nil
-	}
-	rank, err := num("RANK", -1)
+	l, err := LaunchFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	size, err := num("WORLD_SIZE", -1)
+	dev, err := l.Device()
 	if err != nil {
 		return nil, err
 	}
-	local, err := num("LOCAL_RANK", 0)
-	if err != nil {
-		return nil, err
-	}
-	port, err := num("MASTER_PORT", -1)
-	if err != nil {
-		return nil, err
-	}
-	host := os.Getenv("MASTER_ADDR")
-	if host == "" {
-		return nil, argErr(op, "MASTER_ADDR is not set")
-	}
-	dev, err := gpu.Get(local)
-	if err != nil {
-		return nil, gpu.Wrap(op, err)
-	}
-	st, err := NewStore(net.JoinHostPort(host, strconv.Itoa(port)), rank == 0)
+	rank, size := l.Rank, l.Size
+	st, err := NewStore(l.Addr, rank == 0)
 	if err != nil {
 		return nil, err
 	}
