@@ -15,7 +15,7 @@
 //     io.ReadWriter; Store is a small TCP key-value store for it; FromEnv
 //     joins as the launcher placed the process (LaunchFromEnv: torchrun's
 //     RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, Open MPI's
-//     OMPI_COMM_WORLD_*, MPICH's PMI_*, PMIx's PMIX_*, Slurm's SLURM_*),
+//     OMPI_COMM_WORLD_*, MPICH's PMI_*, Slurm's SLURM_*),
 //     on the GPU of its local rank (the one GPU a launcher left visible),
 //     meeting at MASTER_ADDR:MASTER_PORT.
 //

@@ -16,12 +16,14 @@ type Launch struct {
 	Rank, Size           int
 	LocalRank, LocalSize int // LocalSize is 0 where the launcher does not say
 	Addr                 string
-	From                 string // "torch", "openmpi", "mpich", "pmix" or "slurm"
+	From                 string // "torch", "openmpi", "mpich" or "slurm"
 }
 
 // launcherVars are the variables each launcher sets, in the order FromEnv
 // tries them: torchrun (and torch.distributed.launch), Open MPI's mpirun,
-// MPICH and Intel MPI's Hydra (PMI), PMIx, and Slurm's srun.
+// MPICH and Intel MPI's Hydra (PMI), and Slurm's srun. (PMIx gives a
+// process its rank alone in the environment, PMIX_RANK; the launchers
+// that use it set Open MPI's or Slurm's variables beside it.)
 var launcherVars = []struct {
 	from                         string
 	rank, size, local, localSize string
@@ -29,12 +31,11 @@ var launcherVars = []struct {
 	{"torch", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
 	{"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
 	{"mpich", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-	{"pmix", "PMIX_RANK", "PMIX_SIZE", "PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
 	{"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
 }
 
 // LaunchFromEnv reads where a launcher put this process: the first
-// launcher of torchrun, Open MPI, MPICH (PMI), PMIx and Slurm whose rank
+// launcher of torchrun, Open MPI, MPICH (PMI) and Slurm whose rank
 // variable is set gives rank, size and local rank (local rank 0 where it
 // sets none). The store is at MASTER_ADDR:MASTER_PORT, as torch launchers
 // set them and MPI and Slurm users export them. Under torchrun with its
@@ -92,7 +93,7 @@ func launchFrom(getenv func(string) string) (Launch, error) {
 		break
 	}
 	if !found {
-		return l, argErr(op, "RANK is not set (nor Open MPI's, MPICH's, PMIx's or Slurm's rank): start the ranks with torchrun, mpirun or srun, or set RANK and WORLD_SIZE")
+		return l, argErr(op, "RANK is not set (nor Open MPI's, MPICH's or Slurm's rank): start the ranks with torchrun, mpirun or srun, or set RANK and WORLD_SIZE")
 	}
 	host := getenv("MASTER_ADDR")
 	port, havePort, err := num("MASTER_PORT")

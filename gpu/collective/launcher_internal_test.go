@@ -34,8 +34,6 @@ func TestLaunchFrom(t *testing.T) {
 			Launch{3, 8, 3, 4, "[::1]:7000", "openmpi"}},
 		{"PMI_RANK=2 PMI_SIZE=3 MPI_LOCALRANKID=0 MASTER_ADDR=h HIPGO_STORE_PORT=7001",
 			Launch{2, 3, 0, 0, "h:7001", "mpich"}},
-		{"PMIX_RANK=1 PMIX_SIZE=2 MASTER_ADDR=h MASTER_PORT=7002",
-			Launch{1, 2, 0, 0, "h:7002", "pmix"}},
 		{"SLURM_PROCID=5 SLURM_NTASKS=6 SLURM_LOCALID=1 SLURM_NTASKS_PER_NODE=2 MASTER_ADDR=node1 MASTER_PORT=7003",
 			Launch{5, 6, 1, 2, "node1:7003", "slurm"}},
 		// torchrun's variables win over the Slurm allocation it runs in.
