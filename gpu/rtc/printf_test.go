@@ -1,0 +1,81 @@
+package rtc
+
+import (
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ebitengine/purego"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+const printfSource = `extern "C" __global__ void hello(int v) {
+  printf("hipgo printf %d from thread %d\n", v, (int)threadIdx.x);
+}
+`
+
+// printf in a CUDA kernel writes to the process's standard output when
+// the stream synchronizes, as in CUDA: the driver's FIFO, flushed at the
+// synchronize, through the C library's stdout.
+func TestPrintfCUDA(t *testing.T) {
+	dev := gpuDevice(t)
+	if dev.Properties().Driver != "cuda" {
+		t.Skipf("%s: printf from kernels runs on the cuda driver (on rocm the printf buffer is not set up yet)", dev)
+	}
+	m, err := Compile(dev, printfSource, Options{Name: "printf.cu", Cache: "off"})
+	require.NoError(t, err)
+	defer m.Module.Unload()
+	f, err := m.Module.Function("hello")
+	require.NoError(t, err)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	out := captureStdout(t, func() {
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(4), 0, s, int32(7)))
+		require.NoError(t, s.Synchronize())
+	})
+	assert.Equal(t, 4, strings.Count(out, "hipgo printf 7 from thread "), "the kernel's output:\n%s", out)
+	for i := range 4 {
+		assert.Contains(t, out, "from thread "+string(rune('0'+i)))
+	}
+}
+
+// captureStdout runs fn with file descriptor 1 on a pipe and returns what
+// was written there, the C library's buffered stdout flushed.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	require.NoError(t, err)
+	var fflush func(uintptr) int32
+	purego.RegisterLibFunc(&fflush, libc, "fflush")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	saved, err := syscall.Dup(1)
+	require.NoError(t, err)
+	fflush(0)
+	require.NoError(t, syscall.Dup3(int(w.Fd()), 1, 0))
+	done := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	func() {
+		defer func() {
+			fflush(0)
+			_ = syscall.Dup3(saved, 1, 0)
+			_ = syscall.Close(saved)
+			_ = w.Close()
+		}()
+		fn()
+	}()
+	out := <-done
+	_ = r.Close()
+	return out
+}
