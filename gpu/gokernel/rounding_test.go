@@ -1,6 +1,7 @@
 package gokernel_test
 
 import (
+	"fmt"
 	"testing"
 
 	"golang.org/x/exp/constraints"
@@ -58,5 +59,57 @@ func TestRoundedProductsExact(t *testing.T) {
 		return hornerRun(dev, n, func(s *stream.Stream, x, y *buffer.Buffer[float64]) error {
 			return faulty.LaunchHorner64(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, 2, 1, -0.5, 3-1.0/3)
 		})
+	})
+}
+
+// A device function's two results reach two slices, the same on every
+// agent (Go's truncated division and remainder, negative operands too).
+func TestSeveralResults(t *testing.T) {
+	const n = 1000
+	gputest.Differential(t, func(dev *gpu.Device) ([]int32, error) {
+		in := make([]int32, n)
+		for i := range in {
+			in[i] = int32(i*37 - 18000)
+		}
+		x, err := buffer.FromSlice(dev, in)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Free()
+		q, err := buffer.New[int32](dev, n)
+		if err != nil {
+			return nil, err
+		}
+		defer q.Free()
+		r, err := buffer.New[int32](dev, n)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Free()
+		s, err := stream.New(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Destroy()
+		if err := faulty.LaunchQuotients(s, gpu.D1(gpu.Blocks(n, 128)), gpu.D1(128), 0, x, q, r, -7); err != nil {
+			return nil, err
+		}
+		if err := s.Synchronize(); err != nil {
+			return nil, err
+		}
+		qs, err := q.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		rs, err := r.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range in {
+			if qs[i] != v/-7 || rs[i] != v%-7 {
+				return nil, fmt.Errorf("on %s: [%d] %d/-7 gave %d rem %d", dev, i, v, qs[i], rs[i])
+			}
+		}
+		return append(qs, rs...), nil
 	})
 }

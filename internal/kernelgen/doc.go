@@ -77,8 +77,11 @@
 // allocation (make, new, append, slice and map literals), maps,
 // interfaces, closures, goroutines, channels, select, defer, panic,
 // strings, goto, fallthrough, method values and method calls, calls to
-// packages other than kernel and math, recursion, several results,
-// pointers other than kernel.Shared's, package-level variables.
+// packages other than kernel and math, recursion, more than four results
+// and several results passed straight as arguments (f(g())), pointers
+// other than kernel.Shared's, package-level variables. A device function
+// of two to four results returns an hg_tupleN that the assignment of its
+// call unpacks.
 //
 // Offline builds have no vendor device library: on NVPTX, exp, log, sin,
 // cos, tanh and pow of float32 are PTX approximations (see mathFns), and

@@ -81,6 +81,7 @@ type emitter struct {
 	top     bool         // writing the kernel's top-level statements
 	static  int          // static shared bytes so far
 	proto   string
+	retC    string // the C++ return type of a function of several results
 }
 
 func (t *translator) newEmitter(fn *function) *emitter {
@@ -209,8 +210,24 @@ func (e *emitter) function() {
 		if r.Name() != "" {
 			e.results = append(e.results, r)
 		}
+	case 2, 3, 4:
+		// Several results: an hg_tupleN of their types, unpacked where
+		// the call is assigned.
+		var ts []string
+		for i := 0; i < sig.Results().Len(); i++ {
+			r := sig.Results().At(i)
+			if isSlice(r.Type()) {
+				e.errorf(d.Type.Results, "slice result", "pass the slice in and index it")
+			}
+			ts = append(ts, e.t.cType(r.Type(), d.Type.Results.Pos()))
+			if r.Name() != "" {
+				e.results = append(e.results, r)
+			}
+		}
+		ret = fmt.Sprintf("hg_tuple%d<%s>", len(ts), strings.Join(ts, ", "))
+		e.retC = ret
 	default:
-		e.errorf(d.Type.Results, "several results", "return a struct")
+		e.errorf(d.Type.Results, "more than four results", "return a struct")
 	}
 	if fn.kernel {
 		e.kernelDesc()

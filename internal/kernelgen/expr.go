@@ -255,11 +255,14 @@ func (e *emitter) binary(x *ast.BinaryExpr) string {
 	lt := e.info.TypeOf(x.X)
 	switch x.Op {
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		// A type parameter's Underlying is its constraint: its values
+		// are numbers here (the subset's constraints are numeric).
 		switch lt.Underlying().(type) {
-		case *types.Basic, *types.TypeParam:
-		case *types.Pointer:
+		case *types.Basic, *types.Pointer:
 		default:
-			e.errorf(x, "comparison of "+lt.String(), "compare fields or elements")
+			if !isTypeParam(lt) {
+				e.errorf(x, "comparison of "+lt.String(), "compare fields or elements")
+			}
 		}
 		return fmt.Sprintf("(%s %s %s)", e.expr(x.X), x.Op, e.expr(x.Y))
 	case token.LAND, token.LOR:
@@ -691,6 +694,12 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 	if fn == nil {
 		e.errorf(x, "call of "+callee.Name(), "")
 		return "0"
+	}
+	if len(x.Args) == 1 {
+		if _, ok := e.info.TypeOf(x.Args[0]).(*types.Tuple); ok {
+			e.errorf(x, "several results as arguments", "assign them to variables first")
+			return "0"
+		}
 	}
 	targs := []string{"Checked"}
 	id := calleeIdent(x.Fun)

@@ -209,6 +209,11 @@ func TestSemantics(t *testing.T) {
 		// an explicit conversion of a product rounds it: no FMA
 		"hg_fmul_rn(hg_ld<Checked>(x, i, hg_f, ",
 		"hg_dmul_rn(hg_ld<Checked>(y, i, hg_f, ",
+		// several results
+		"__device__ hg_tuple2<int32_t, int32_t> divmod(",
+		"return hg_tuple2<T, T>{lo, hi};",
+		"return divmod<Checked>(a, b, hg_f);",
+		"int32_t q = hg_m",
 	} {
 		assert.True(t, strings.Contains(r.Source, want), "the source has no %q", want)
 	}
@@ -246,6 +251,8 @@ func TestErrors(t *testing.T) {
 		{"recursion.go", 9, 13, "recursion"},
 		{"interfaces.go", 7, 6, "interface"},
 		{"shared_nested.go", 8, 8, "kernel.Shared outside the kernel's top level"},
+		{"results.go", 5, 13, "more than four results"},
+		{"results.go", 14, 13, "several results as arguments"},
 	} {
 		found := false
 		for _, e := range list {

@@ -146,6 +146,14 @@ func (e *emitter) declStmt(s *ast.DeclStmt) {
 	}
 	for _, sp := range g.Specs {
 		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) == 1 && len(vs.Names) > 1 {
+			lhs := make([]ast.Expr, len(vs.Names))
+			for i, id := range vs.Names {
+				lhs[i] = id
+			}
+			e.unpack(true, lhs, vs.Values[0])
+			continue
+		}
 		if len(vs.Values) != 0 && len(vs.Values) != len(vs.Names) {
 			e.errorf(vs, "several results", "")
 			continue
@@ -196,8 +204,12 @@ func (e *emitter) assign(s *ast.AssignStmt) {
 		e.opAssign(s.Lhs[0], op, e.expr(s.Rhs[0]), e.info.Types[s.Rhs[0]].Value, s.Rhs[0].Pos())
 		return
 	}
+	if len(s.Lhs) > 1 && len(s.Rhs) == 1 {
+		e.unpack(s.Tok == token.DEFINE, s.Lhs, s.Rhs[0])
+		return
+	}
 	if len(s.Lhs) != len(s.Rhs) {
-		e.errorf(s, "several results", "device functions return one value")
+		e.errorf(s, "several results", "")
 		return
 	}
 	if len(s.Lhs) == 1 {
@@ -319,16 +331,53 @@ func (e *emitter) nativeOp(op token.Token, typ types.Type) (string, bool) {
 }
 
 func (e *emitter) returnStmt(s *ast.ReturnStmt) {
+	sig := e.fn.obj.Type().(*types.Signature)
 	switch {
+	case len(s.Results) == 1 && sig.Results().Len() > 1:
+		e.linef("return %s;", bare(e.expr(s.Results[0]))) // return g(): g's results
 	case len(s.Results) == 1:
-		sig := e.fn.obj.Type().(*types.Signature)
 		e.linef("return %s;", bare(e.valueFor(sig.Results().At(0).Type(), false, s.Results[0])))
 	case len(s.Results) > 1:
-		e.errorf(s, "several results", "return a struct")
+		var vs []string
+		for i, r := range s.Results {
+			vs = append(vs, bare(e.valueFor(sig.Results().At(i).Type(), false, r)))
+		}
+		e.linef("return %s{%s};", e.retC, strings.Join(vs, ", "))
 	case len(e.results) == 1:
 		e.linef("return %s;", e.names[e.results[0]])
+	case len(e.results) > 1:
+		var vs []string
+		for _, r := range e.results {
+			vs = append(vs, e.names[r])
+		}
+		e.linef("return %s{%s};", e.retC, strings.Join(vs, ", "))
 	default:
 		e.linef("return;")
+	}
+}
+
+// unpack writes lhs... = call or lhs... := call for a call of several
+// results: the hg_tupleN in a temporary, then each result to its place.
+// define: a new variable for each name that declares one.
+func (e *emitter) unpack(define bool, lhs []ast.Expr, call ast.Expr) {
+	if _, ok := ast.Unparen(call).(*ast.CallExpr); !ok {
+		e.errorf(call, "several values from "+fmt.Sprintf("%T", call), "")
+		return
+	}
+	tmp := e.temp("m")
+	e.linef("auto %s = %s;", tmp, bare(e.expr(call)))
+	for i, l := range lhs {
+		id, _ := l.(*ast.Ident)
+		if id != nil && id.Name == "_" {
+			continue
+		}
+		field := fmt.Sprintf("%s.r%d", tmp, i)
+		if define && id != nil && e.info.Defs[id] != nil {
+			v := e.info.Defs[id].(*types.Var)
+			e.linef("%s %s = %s;", e.t.cType(v.Type(), id.Pos()), e.declare(v), field)
+			continue
+		}
+		e.linef("%s = %s;", e.lvalue(l), field)
 	}
 }
 

@@ -50,3 +50,16 @@ func horner64(t kernel.Thread, x, y []float64, a, b, c, d float64) {
 		y[i] = float64(p*v) + d
 	}
 }
+
+// divmod is a device function of two results.
+func divmod(a, b int32) (int32, int32) { return a / b, a % b }
+
+// quotients sets q[i], r[i] = x[i]/d, x[i]%d through divmod: a device
+// function's several results, unpacked into slice elements.
+//
+//hipgo:kernel
+func quotients(t kernel.Thread, x, q, r []int32, d int32) {
+	if i := t.GlobalX(); i < len(x) && i < len(q) && i < len(r) {
+		q[i], r[i] = divmod(x[i], d)
+	}
+}

@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -211,4 +211,54 @@ func LaunchHorner64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buf
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(y).Int64(int64(y.Len())).Float64(a).Float64(b).Float64(c).Float64(d)
 	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+}
+
+// quotientsArgs is the kernarg layout of quotients's C++ entry point.
+type quotientsArgs struct {
+	x    rocr.ConstPtr[int32]
+	xLen int64
+	q    rocr.Ptr[int32]
+	qLen int64
+	r    rocr.Ptr[int32]
+	rLen int64
+	d    int32
+}
+
+// quotientsKernel runs quotients on the cpu agent.
+var quotientsKernel = kernel.Define("quotients", func(b *kernel.Block, a *quotientsArgs) {
+	v0 := kernel.ConstView(b, a.x, a.xLen)
+	v1 := kernel.View(b, a.q, a.qLen)
+	v2 := kernel.View(b, a.r, a.rLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			quotients(t.Nth(i), v0, v1, v2, a.d)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		quotients(b.Thread(i), v0, v1, v2, a.d)
+	}
+})
+
+// LaunchQuotients launches quotients (faulty.go:61) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchQuotients(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], q buffer.Array[int32], r buffer.Array[int32], d int32) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 0 (x): nil buffer")
+	}
+	if q == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 1 (q): nil buffer")
+	}
+	if r == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 2 (r): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 4)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(q).Int64(int64(q.Len())).Ptr(r).Int64(int64(r.Len())).Int32(d)
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
 }

@@ -69,3 +69,33 @@ func Rounded(t kernel.Thread, x []float32, y []float64) {
 		x[i] = float32(y[i]*3) + float32(x[i]+1)
 	}
 }
+
+// divmod has two results; minMax is generic, with named results and a
+// bare return.
+func divmod(a, b int32) (int32, int32) {
+	return a / b, a % b
+}
+
+func minMax[T constraints.Ordered](a, b T) (lo, hi T) {
+	lo, hi = a, b
+	if b < a {
+		lo, hi = b, a
+	}
+	return
+}
+
+func forward(a, b int32) (int32, int32) { return divmod(a, b) }
+
+// Results unpacks several results into new and existing variables.
+//
+//hipgo:kernel
+func Results(t kernel.Thread, x []int32, y []float32) {
+	if i := t.GlobalX(); i < len(x) && i < len(y) {
+		q, r := divmod(x[i], 7)
+		var lo, hi float32
+		lo, hi = minMax(y[i], 1)
+		var a, _ = forward(q, 3)
+		x[i] = q + r + a
+		y[i] = hi - lo
+	}
+}

@@ -275,6 +275,11 @@ HG_DEV double hg_dmul_rn(double a, double b) {
 }
 #endif
 
+// A device function's several results.
+template <class A, class B> struct hg_tuple2 { A r0; B r1; };
+template <class A, class B, class C> struct hg_tuple3 { A r0; B r1; C r2; };
+template <class A, class B, class C, class D> struct hg_tuple4 { A r0; B r1; C r2; D r3; };
+
 template <class T> HG_DEV T hg_min(T a, T b) { return b < a ? b : a; }
 template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
@@ -533,6 +538,16 @@ HG_DEV double hg_atomic_max(double* p, double v) { return hg_atomic_minmax_f(p, 
 template <class T> HG_DEV T hg_atomic_min(T* p, T v) { return hg_atomic_min_int(p, v); }
 template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(p, v); }
 
+// ---- device functions ----
+
+template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
+
+#line 55 "faulty.go"
+template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
+#line 55 "faulty.go"
+  return hg_tuple2<int32_t, int32_t>{hg_div<Checked>(a, b, hg_f, 55, 0), hg_rem<Checked>(a, b, hg_f, 55, 0)};
+}
+
 // ---- kernels ----
 
 #line 13 "faulty.go"
@@ -618,5 +633,26 @@ extern "C" __global__ void horner64(const double* x_p, long long x_n, double* y_
 }
 extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d, hg_fault* hg_f) {
   horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+}
+
+#line 61 "faulty.go"
+template <bool Checked> __device__ void quotients(hg_slice<const int32_t> x, hg_slice<int32_t> q, hg_slice<int32_t> r, int32_t d, hg_fault* hg_f) {
+  {
+#line 62 "faulty.go"
+    long long i = hg_global_x();
+#line 62 "faulty.go"
+    if (((i < x.n) && (i < q.n)) && (i < r.n)) {
+      auto hg_m1 = divmod<Checked>(hg_ld<Checked>(x, i, hg_f, 63, 0), d, hg_f);
+      hg_ref<Checked>(q, i, hg_f, 63, 0) = hg_m1.r0;
+      hg_ref<Checked>(r, i, hg_f, 63, 0) = hg_m1.r1;
+    }
+  }
+}
+
+extern "C" __global__ void quotients(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d) {
+  quotients<false>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, nullptr);
+}
+extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d, hg_fault* hg_f) {
+  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, hg_f);
 }
 
