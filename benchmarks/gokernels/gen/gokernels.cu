@@ -275,6 +275,11 @@ HG_DEV double hg_dmul_rn(double a, double b) {
 }
 #endif
 
+// A device function's several results.
+template <class A, class B> struct hg_tuple2 { A r0; B r1; };
+template <class A, class B, class C> struct hg_tuple3 { A r0; B r1; C r2; };
+template <class A, class B, class C, class D> struct hg_tuple4 { A r0; B r1; C r2; D r3; };
+
 template <class T> HG_DEV T hg_min(T a, T b) { return b < a ? b : a; }
 template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
