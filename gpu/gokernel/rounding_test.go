@@ -2,6 +2,7 @@ package gokernel_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"golang.org/x/exp/constraints"
@@ -111,5 +112,52 @@ func TestSeveralResults(t *testing.T) {
 			}
 		}
 		return append(qs, rs...), nil
+	})
+}
+
+// A value type's methods run as device functions, the same on every agent.
+func TestMethods(t *testing.T) {
+	const n = 777
+	gputest.Differential(t, func(dev *gpu.Device) ([]float32, error) {
+		xs, ys := make([]float32, n), make([]float32, n)
+		for i := range xs {
+			xs[i], ys[i] = float32(i)/64-6, 3-float32(i)/100
+		}
+		x, err := buffer.FromSlice(dev, xs)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Free()
+		y, err := buffer.FromSlice(dev, ys)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		out, err := buffer.New[float32](dev, n)
+		if err != nil {
+			return nil, err
+		}
+		defer out.Free()
+		s, err := stream.New(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Destroy()
+		if err := faulty.LaunchPointNorms(s, gpu.D1(gpu.Blocks(n, 128)), gpu.D1(128), 0, x, y, out); err != nil {
+			return nil, err
+		}
+		if err := s.Synchronize(); err != nil {
+			return nil, err
+		}
+		got, err := out.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			if want := float32(math.Abs(float64(xs[i]+1))) + float32(math.Abs(float64(ys[i]-2))); got[i] != want {
+				return nil, fmt.Errorf("on %s: [%d] = %v, want %v", dev, i, got[i], want)
+			}
+		}
+		return got, nil
 	})
 }

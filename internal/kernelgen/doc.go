@@ -76,12 +76,14 @@
 // Outside the subset, and an error naming the construct at file:line:col:
 // allocation (make, new, append, slice and map literals), maps,
 // interfaces, closures, goroutines, channels, select, defer, panic,
-// strings, goto, fallthrough, method values and method calls, calls to
+// strings, goto, fallthrough, method values, methods with pointer
+// receivers or of generic or slice types, calls to
 // packages other than kernel and math, recursion, more than four results
 // and several results passed straight as arguments (f(g())), pointers
 // other than kernel.Shared's, package-level variables. A device function
 // of two to four results returns an hg_tupleN that the assignment of its
-// call unpacks.
+// call unpacks. A method with a value receiver of a named type is a
+// device function Type_Method whose first parameter is the receiver.
 //
 // Offline builds have no vendor device library: on NVPTX, exp, log, sin,
 // cos, tanh and pow of float32 are PTX approximations (see mathFns), and

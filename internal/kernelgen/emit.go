@@ -157,6 +157,14 @@ func (e *emitter) errorf(n ast.Node, construct, format string, args ...any) {
 // params are the function's Go parameters after any kernel.Thread.
 func (e *emitter) params() []*types.Var {
 	var out []*types.Var
+	// A method's receiver is its first parameter.
+	if r := e.fn.decl.Recv; r != nil && len(r.List) == 1 {
+		if len(r.List[0].Names) == 0 || r.List[0].Names[0].Name == "_" {
+			e.errorf(r, "unnamed receiver", "name it")
+		} else {
+			out = append(out, e.info.Defs[r.List[0].Names[0]].(*types.Var))
+		}
+	}
 	for _, f := range e.fn.decl.Type.Params.List {
 		for _, id := range f.Names {
 			out = append(out, e.info.Defs[id].(*types.Var))
@@ -236,7 +244,7 @@ func (e *emitter) function() {
 		}
 	}
 	ps = append(ps, "hg_fault* hg_f")
-	name := cName(fn.obj.Name())
+	name := funcCName(fn.obj)
 	e.used[name] = true
 	e.proto = fmt.Sprintf("template <%s> __device__ %s %s(%s)", strings.Join(tparams, ", "), ret, name, strings.Join(ps, ", "))
 	e.at(d.Pos())

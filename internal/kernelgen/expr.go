@@ -716,6 +716,17 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 		}
 	}
 	var args []string
+	if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+		if s := e.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+			// The receiver, by value (through a kernel.Shared pointer
+			// where Go dereferences one).
+			recv := bare(e.expr(sel.X))
+			if _, ptr := e.info.TypeOf(sel.X).Underlying().(*types.Pointer); ptr {
+				recv = "(*" + recv + ")"
+			}
+			args = append(args, recv)
+		}
+	}
 	for i, a := range x.Args {
 		if isThread(e.info.TypeOf(a)) {
 			continue
@@ -724,7 +735,7 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 		args = append(args, bare(e.valueFor(e.info.TypeOf(a), ro, a)))
 	}
 	args = append(args, "hg_f")
-	return fmt.Sprintf("%s<%s>(%s)", cName(callee.Name()), strings.Join(targs, ", "), strings.Join(args, ", "))
+	return fmt.Sprintf("%s<%s>(%s)", funcCName(callee), strings.Join(targs, ", "), strings.Join(args, ", "))
 }
 
 func calleeIdent(fun ast.Expr) *ast.Ident {

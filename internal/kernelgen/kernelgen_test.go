@@ -214,6 +214,9 @@ func TestSemantics(t *testing.T) {
 		"return hg_tuple2<T, T>{lo, hi};",
 		"return divmod<Checked>(a, b, hg_f);",
 		"int32_t q = hg_m",
+		// methods: the receiver first
+		"__device__ float vec2_dot(vec2 v, vec2 w, hg_fault* hg_f)",
+		"vec2_dot<Checked>(vec2_scaled<Checked>(v, 2.0f, hg_f), v, hg_f)",
 	} {
 		assert.True(t, strings.Contains(r.Source, want), "the source has no %q", want)
 	}
@@ -252,6 +255,7 @@ func TestErrors(t *testing.T) {
 		{"interfaces.go", 7, 6, "interface"},
 		{"shared_nested.go", 8, 8, "kernel.Shared outside the kernel's top level"},
 		{"results.go", 5, 13, "more than four results"},
+		{"methods.go", 12, 2, "method with a pointer receiver"},
 		{"results.go", 14, 13, "several results as arguments"},
 	} {
 		found := false

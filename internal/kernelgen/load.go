@@ -364,8 +364,10 @@ func (t *translator) discover() {
 					return true
 				}
 				if d.Recv != nil {
-					t.errorf(call.Pos(), "method call", "write a function that takes the value")
-					return true
+					if what, hint := methodRefused(callee); what != "" {
+						t.errorf(call.Pos(), what, "%s", hint)
+						return true
+					}
 				}
 				if isKernelDecl(d) {
 					t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
@@ -395,6 +397,37 @@ func (t *translator) discover() {
 			visit(k)
 		}
 	}
+}
+
+// methodRefused says why a method cannot be a device function, "" when
+// it can: one with a value receiver of a named, non-generic type of this
+// package that is no slice (the receiver is its first parameter in C++).
+func methodRefused(m *types.Func) (what, hint string) {
+	recv := m.Type().(*types.Signature).Recv().Type()
+	if _, ok := recv.(*types.Pointer); ok {
+		return "method with a pointer receiver", "use a value receiver: kernels have no pointers"
+	}
+	named, ok := recv.(*types.Named)
+	if !ok {
+		return "method call", "write a function that takes the value"
+	}
+	if named.TypeParams().Len() > 0 {
+		return "method of a generic type", "write a generic function that takes the value"
+	}
+	if _, ok := named.Underlying().(*types.Slice); ok {
+		return "method of a slice type", "write a function that takes the slice"
+	}
+	return "", ""
+}
+
+// funcCName is fn's C++ name: its own, or Type_Method for a method.
+func funcCName(fn *types.Func) string {
+	if r := fn.Type().(*types.Signature).Recv(); r != nil {
+		if named, ok := r.Type().(*types.Named); ok {
+			return cName(named.Obj().Name() + "_" + fn.Name())
+		}
+	}
+	return cName(fn.Name())
 }
 
 // deviceCallee is the package-level function of this package that call

@@ -63,3 +63,20 @@ func quotients(t kernel.Thread, x, q, r []int32, d int32) {
 		q[i], r[i] = divmod(x[i], d)
 	}
 }
+
+// point is a value type with methods, which kernels call as device
+// functions.
+type point struct{ X, Y float32 }
+
+func (p point) add(q point) point { return point{p.X + q.X, p.Y + q.Y} }
+
+func (p point) norm1() float32 { return kernel.Abs(p.X) + kernel.Abs(p.Y) }
+
+// pointNorms sets out[i] = |x[i]+1| + |y[i]-2| through point's methods.
+//
+//hipgo:kernel
+func pointNorms(t kernel.Thread, x, y, out []float32) {
+	if i := t.GlobalX(); i < len(out) && i < len(x) && i < len(y) {
+		out[i] = point{x[i], y[i]}.add(point{1, -2}).norm1()
+	}
+}

@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -261,4 +261,53 @@ func LaunchQuotients(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(q).Int64(int64(q.Len())).Ptr(r).Int64(int64(r.Len())).Int32(d)
 	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// pointNormsArgs is the kernarg layout of point_norms's C++ entry point.
+type pointNormsArgs struct {
+	x      rocr.ConstPtr[float32]
+	xLen   int64
+	y      rocr.ConstPtr[float32]
+	yLen   int64
+	out    rocr.Ptr[float32]
+	outLen int64
+}
+
+// pointNormsKernel runs pointNorms on the cpu agent.
+var pointNormsKernel = kernel.Define("point_norms", func(b *kernel.Block, a *pointNormsArgs) {
+	v0 := kernel.ConstView(b, a.x, a.xLen)
+	v1 := kernel.ConstView(b, a.y, a.yLen)
+	v2 := kernel.View(b, a.out, a.outLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		for i := 0; i < n; i++ {
+			pointNorms(t.Nth(i), v0, v1, v2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		pointNorms(b.Thread(i), v0, v1, v2)
+	}
+})
+
+// LaunchPointNorms launches pointNorms (faulty.go:78) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchPointNorms(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 1 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 2 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(x.Len())).ConstPtr(y).Int64(int64(y.Len())).Ptr(out).Int64(int64(out.Len()))
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }

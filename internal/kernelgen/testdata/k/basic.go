@@ -99,3 +99,20 @@ func Results(t kernel.Thread, x []int32, y []float32) {
 		y[i] = hi - lo
 	}
 }
+
+// vec2's methods are device functions with the receiver first.
+type vec2 struct{ X, Y float32 }
+
+func (v vec2) dot(w vec2) float32 { return v.X*w.X + v.Y*w.Y }
+
+func (v vec2) scaled(a float32) vec2 { return vec2{v.X * a, v.Y * a} }
+
+// Methods calls methods, chained.
+//
+//hipgo:kernel
+func Methods(t kernel.Thread, x []float32) {
+	if i := t.GlobalX(); i < len(x) {
+		v := vec2{x[i], 1}
+		x[i] = v.scaled(2).dot(v)
+	}
+}

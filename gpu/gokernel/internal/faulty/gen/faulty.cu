@@ -538,14 +538,45 @@ HG_DEV double hg_atomic_max(double* p, double v) { return hg_atomic_minmax_f(p, 
 template <class T> HG_DEV T hg_atomic_min(T* p, T v) { return hg_atomic_min_int(p, v); }
 template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(p, v); }
 
+// ---- math ----
+
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+HG_DEV float hg_abs(float a) { return fabsf(a); }
+#elif defined(HG_AMD)
+HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
+#elif defined(HG_NVPTX)
+HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
+#endif
+
+// ---- the package's struct types ----
+
+struct point {
+  float X;
+  float Y;
+};
+
 // ---- device functions ----
 
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
+template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
+template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
 
 #line 55 "faulty.go"
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
 #line 55 "faulty.go"
   return hg_tuple2<int32_t, int32_t>{hg_div<Checked>(a, b, hg_f, 55, 0), hg_rem<Checked>(a, b, hg_f, 55, 0)};
+}
+
+#line 73 "faulty.go"
+template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f) {
+#line 73 "faulty.go"
+  return hg_abs(p.X) + hg_abs(p.Y);
+}
+
+#line 71 "faulty.go"
+template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f) {
+#line 71 "faulty.go"
+  return point{p.X + q.X, p.Y + q.Y};
 }
 
 // ---- kernels ----
@@ -654,5 +685,24 @@ extern "C" __global__ void quotients(const int32_t* x_p, long long x_n, int32_t*
 }
 extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d, hg_fault* hg_f) {
   quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, hg_f);
+}
+
+#line 78 "faulty.go"
+template <bool Checked> __device__ void pointNorms(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, hg_fault* hg_f) {
+  {
+#line 79 "faulty.go"
+    long long i = hg_global_x();
+#line 79 "faulty.go"
+    if (((i < out.n) && (i < x.n)) && (i < y.n)) {
+      hg_ref<Checked>(out, i, hg_f, 80, 0) = point_norm1<Checked>(point_add<Checked>(point{hg_ld<Checked>(x, i, hg_f, 80, 0), hg_ld<Checked>(y, i, hg_f, 80, 0)}, point{1.0f, -2.0f}, hg_f), hg_f);
+    }
+  }
+}
+
+extern "C" __global__ void point_norms(const float* x_p, long long x_n, const float* y_p, long long y_n, float* out_p, long long out_n) {
+  pointNorms<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), nullptr);
+}
+extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, const float* y_p, long long y_n, float* out_p, long long out_n, hg_fault* hg_f) {
+  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), hg_f);
 }
 
