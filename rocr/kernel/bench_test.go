@@ -8,6 +8,8 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -104,4 +106,63 @@ func BenchmarkReduce(b *testing.B) {
 			}
 		})
 	}
+}
+
+// groupVectorAddArgs is vector_add's kernarg layout for the group-style
+// fixture below.
+type groupVectorAddArgs struct {
+	A, B rocr.ConstPtr[float32]
+	C    rocr.Ptr[float32]
+	N    int32
+}
+
+// groupVectorAdd is vector add as the library wrote it for the cpu agent
+// before its kernels were Go per work-item: a work-group takes its whole
+// range at once and loops over plain slices. It is the baseline of the
+// per-work-item kernel's target (within 1.25×).
+var groupVectorAdd = cpu.Define("group_vector_add", func(g *cpu.Group, a *groupVectorAddArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	if lo == hi {
+		return
+	}
+	c := a.C.Slice(g, lo, hi)
+	x, y := a.A.Slice(g, lo, hi)[:len(c)], a.B.Slice(g, lo, hi)[:len(c)]
+	for i := range c {
+		c[i] = x[i] + y[i]
+	}
+})
+
+func BenchmarkVectorAdd(b *testing.B) {
+	const n = 1 << 24
+	dev, s, _, x, y := benchSetup(b, n)
+	z, err := buffer.New[float32](dev, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = z.Free() })
+	m, err := module.Load(dev, cpu.NewSet("sdk-bench-group", groupVectorAdd))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = m.Unload() })
+	group := m.MustFunction("group_vector_add")
+	run := func(b *testing.B, launch func() error) {
+		b.SetBytes(12 * n)
+		for b.Loop() {
+			if err := launch(); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("impl=per-work-item", func(b *testing.B) {
+		run(b, func() error { return kernels.VectorAdd(s, x, y, z, n) })
+	})
+	b.Run("impl=group", func(b *testing.B) {
+		run(b, func() error {
+			return module.LaunchKernelGGL(group, gpu.D1(n/256), gpu.D1(256), 0, s, x, y, z, int32(n))
+		})
+	})
 }
