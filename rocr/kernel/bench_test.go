@@ -45,7 +45,7 @@ func benchSetup(b *testing.B, n int) (*gpu.Device, *stream.Stream, *module.Modul
 
 func BenchmarkSaxpy(b *testing.B) {
 	const n = 1 << 24
-	_, s, m, x, y := benchSetup(b, n)
+	dev, s, m, x, y := benchSetup(b, n)
 	f, _ := m.Function("saxpy")
 	b.Run("impl=per-work-item", func(b *testing.B) {
 		b.SetBytes(12 * n)
@@ -58,10 +58,11 @@ func BenchmarkSaxpy(b *testing.B) {
 			}
 		}
 	})
+	group := groupModule(b, dev).MustFunction("group_saxpy")
 	b.Run("impl=group", func(b *testing.B) {
 		b.SetBytes(12 * n)
 		for b.Loop() {
-			if err := kernels.Saxpy(s, 2, x, y, n); err != nil {
+			if err := module.LaunchKernelGGL(group, gpu.D1(n/256), gpu.D1(256), 0, s, float32(2), x, y, int32(n)); err != nil {
 				b.Fatal(err)
 			}
 			if err := s.Synchronize(); err != nil {
@@ -75,6 +76,7 @@ func BenchmarkReduce(b *testing.B) {
 	const n = 1 << 22
 	dev, s, m, x, _ := benchSetup(b, n)
 	f, _ := m.Function("reduce")
+	groupFns := groupModule(b, dev)
 	for _, grid := range []int{64, 1024} {
 		y, err := buffer.New[float32](dev, grid)
 		if err != nil {
@@ -93,11 +95,24 @@ func BenchmarkReduce(b *testing.B) {
 				}
 			}
 		})
-		// The library's hand-written group-style reduce_sum, same grid.
+		// The library's reduce_sum: a Go kernel with barriers that
+		// hipgo-gen runs by loop fission, same grid.
+		b.Run("impl=fission/grid="+g, func(b *testing.B) {
+			b.SetBytes(4 * n)
+			for b.Loop() {
+				if err := kernels.LaunchReduceSum(s, gpu.D1(uint32(grid)), gpu.D1(256), 256*4, x, y, int32(n)); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Synchronize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// The hand-written group-style reduce_sum, same grid.
 		b.Run("impl=group/grid="+g, func(b *testing.B) {
 			b.SetBytes(4 * n)
 			for b.Loop() {
-				if err := kernels.ReduceSum(s, x, y, n); err != nil {
+				if err := module.LaunchKernelGGL(groupFns.MustFunction("group_reduce_sum"), gpu.D1(uint32(grid)), gpu.D1(256), 256*4, s, x, y, int32(n)); err != nil {
 					b.Fatal(err)
 				}
 				if err := s.Synchronize(); err != nil {
@@ -140,12 +155,7 @@ func BenchmarkVectorAdd(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = z.Free() })
-	m, err := module.Load(dev, cpu.NewSet("sdk-bench-group", groupVectorAdd))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = m.Unload() })
-	group := m.MustFunction("group_vector_add")
+	group := groupModule(b, dev).MustFunction("group_vector_add")
 	run := func(b *testing.B, launch func() error) {
 		b.SetBytes(12 * n)
 		for b.Loop() {
@@ -165,4 +175,68 @@ func BenchmarkVectorAdd(b *testing.B) {
 			return module.LaunchKernelGGL(group, gpu.D1(n/256), gpu.D1(256), 0, s, x, y, z, int32(n))
 		})
 	})
+}
+
+type groupSaxpyArgs struct {
+	Alpha float32
+	X     rocr.ConstPtr[float32]
+	Y     rocr.Ptr[float32]
+	N     int32
+}
+
+// groupSaxpy is saxpy in the former group style.
+var groupSaxpy = cpu.Define("group_saxpy", func(g *cpu.Group, a *groupSaxpyArgs) {
+	lo, hi := g.Span(0, int(a.N))
+	if lo == hi {
+		return
+	}
+	y := a.Y.Slice(g, lo, hi)
+	x := a.X.Slice(g, lo, hi)[:len(y)]
+	for i := range y {
+		y[i] = a.Alpha*x[i] + y[i]
+	}
+})
+
+type groupReduceArgs struct {
+	In      rocr.ConstPtr[float32]
+	Partial rocr.Ptr[float32]
+	N       int32
+}
+
+// groupReduceSum is the former hand-written group-style reduce_sum: each
+// stretch between two barriers one loop over the group's work-items, the
+// per-work-item sums in group memory, read in order; each work-item adds
+// its elements in the grid-stride order, as the per-work-item kernel does.
+var groupReduceSum = cpu.Define("group_reduce_sum", func(g *cpu.Group, a *groupReduceArgs) {
+	bs := g.Size[0]
+	sdata := cpu.SharedFloat32(g, 0, bs)
+	n := int(a.N)
+	first := g.ID[0] * bs
+	stride := g.Count[0] * bs
+	clear(sdata)
+	if items := g.Items(0); first < n {
+		in := a.In.Slice(g, first, n)
+		for base := 0; base < len(in); base += stride {
+			row := in[base:min(base+items, len(in))]
+			for tid, v := range row {
+				sdata[tid] += v
+			}
+		}
+	}
+	for s := bs / 2; s > 0; s >>= 1 {
+		for tid := 0; tid < s; tid++ {
+			sdata[tid] += sdata[tid+s]
+		}
+	}
+	*a.Partial.At(g, g.ID[0]) = sdata[0]
+})
+
+// groupModule loads the group-style fixtures on dev for b.
+func groupModule(b *testing.B, dev *gpu.Device) *module.Module {
+	m, err := module.Load(dev, cpu.NewSet("sdk-bench-group", groupVectorAdd, groupSaxpy, groupReduceSum))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = m.Unload() })
+	return m
 }
