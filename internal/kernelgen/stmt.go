@@ -420,10 +420,23 @@ func elseList(s ast.Stmt) []ast.Stmt {
 func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func()) {
 	e.targets = append(e.targets, tg)
 	e.linef("%s {", head)
+	e.loopBody(tg, body, post)
+	e.indent--
+	e.linef("}")
+	if tg.usedBrk {
+		e.linef("hg_break_%d:;", tg.id)
+	}
+	e.targets = e.targets[:len(e.targets)-1]
+}
+
+// loopBody writes the statements of a loop whose header is written, one
+// level in. They go in a block of their own when a continue jumps to its
+// end (the hg_continue_ label) or post follows them; else as they are.
+// The caller closes the loop.
+func (e *emitter) loopBody(tg *target, body []ast.Stmt, post func()) {
 	saved := e.out
 	e.out = &strings.Builder{}
-	e.indent++
-	e.indent++
+	e.indent += 2
 	top := e.top
 	e.top = false
 	e.stmts(body)
@@ -436,9 +449,7 @@ func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func()) {
 		e.out.WriteString(inner)
 		e.linef("}")
 		if tg.usedCont {
-			e.out.WriteString(strings.Repeat("  ", e.indent))
-			fmt.Fprintf(e.out, "hg_continue_%d:;\n", tg.id)
-			e.line++
+			e.linef("hg_continue_%d:;", tg.id)
 		}
 		if post != nil {
 			post()
@@ -446,12 +457,6 @@ func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func()) {
 	} else {
 		e.out.WriteString(reindent(inner))
 	}
-	e.indent--
-	e.linef("}")
-	if tg.usedBrk {
-		e.linef("hg_break_%d:;", tg.id)
-	}
-	e.targets = e.targets[:len(e.targets)-1]
 }
 
 // reindent takes one level of indentation off lines written one too deep.
@@ -624,27 +629,9 @@ func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 	}
 	e.indent--
 	body = s.Body.List
-	// The loop header is written; loop writes only the body.
+	// The loop header is written; loopBody writes the body.
 	e.targets = append(e.targets, tg)
-	saved := e.out
-	e.out = &strings.Builder{}
-	e.indent++
-	e.indent++
-	top := e.top
-	e.top = false
-	e.stmts(body)
-	e.top = top
-	e.indent--
-	inner := e.out.String()
-	e.out = saved
-	if tg.usedCont {
-		e.linef("{")
-		e.out.WriteString(inner)
-		e.linef("}")
-		e.linef("hg_continue_%d:;", tg.id)
-	} else {
-		e.out.WriteString(reindent(inner))
-	}
+	e.loopBody(tg, body, nil)
 	e.indent--
 	e.linef("}")
 	e.targets = e.targets[:len(e.targets)-1]
