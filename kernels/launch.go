@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -44,9 +43,6 @@ type Set struct {
 	Functions
 }
 
-// sets caches each device's Set beside the library's module.
-var sets sync.Map // *gokernel.Loaded → *Set
-
 // SetChecked switches checked mode for the library's launches on GPUs:
 // on in test binaries and off in programs by default, HIPGO_CHECKED=1 or
 // 0 over both (see gpu/gokernel). A benchmark that measures what programs
@@ -62,9 +58,9 @@ func Load(dev *gpu.Device) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := sets.Load(ld); ok {
-		return s.(*Set), nil
-	}
+	// The Set is made per call, from the library's per-device functions:
+	// a cache of Sets keyed by the library's loads would keep one for
+	// every device view a test ever released.
 	s := &Set{Module: ld.Module}
 	for _, f := range []struct {
 		dst  **module.Function
@@ -77,8 +73,7 @@ func Load(dev *gpu.Device) (*Set, error) {
 			return nil, err
 		}
 	}
-	v, _ := sets.LoadOrStore(ld, s)
-	return v.(*Set), nil
+	return s, nil
 }
 
 // checkStream rejects a nil stream before anything else is checked.

@@ -85,8 +85,9 @@ type Loaded struct {
 	checked []*module.Function // nil where the device runs Go (the cpu agent)
 	faults  []*buffer.Host[uint32]
 	// mu orders the checks' reads of the fault records (and their
-	// clearing) before release frees them: a stream destroyed after the library (gpu.Shutdown
-	// releases per-device values first) still runs its checks.
+	// clearing) before release frees them: a stream destroyed after the
+	// library (gpu.Shutdown releases per-device values first) still runs
+	// its checks.
 	mu       sync.Mutex
 	released bool
 	checks   []func() error

@@ -42,9 +42,10 @@ func DeviceOf(tb testing.TB, driver string) *gpu.Device {
 
 // Devices returns n distinct devices of driver for tb, skipping tb (or
 // failing it, where HIPGO_REQUIRE names the driver) when there are
-// fewer; when there is at least one GPU of the driver but fewer than n,
-// the word HIPGO_REQUIRE must name to fail is multi-gpu. The cpu driver has as many agents as
-// HIPGO_CPU_AGENTS says when the runtime opens: set it in TestMain.
+// fewer; when there is at least one device of the driver but fewer than
+// n, the word HIPGO_REQUIRE must name to fail is multi-gpu. The cpu
+// driver has as many agents as HIPGO_CPU_AGENTS says when the runtime
+// opens: set it in TestMain.
 func Devices(tb testing.TB, driver string, n int) []*gpu.Device {
 	tb.Helper()
 	if n < 1 {
