@@ -488,7 +488,10 @@ func (e *emitter) conversion(x *ast.CallExpr, to types.Type) string {
 		// Go: an explicit conversion rounds, so float32(x*y) + z must
 		// not become one FMA.
 		fn := "hg_fmul_rn"
-		if basicOf(to).Kind() == types.Float64 {
+		switch {
+		case isTypeParam(to):
+			fn = "hg_mul_rn<" + ct + ">"
+		case basicOf(to).Kind() == types.Float64:
 			fn = "hg_dmul_rn"
 		}
 		return fmt.Sprintf("%s(%s, %s)", fn, bare(e.expr(mul.X)), bare(e.expr(mul.Y)))
@@ -497,11 +500,18 @@ func (e *emitter) conversion(x *ast.CallExpr, to types.Type) string {
 }
 
 // roundedProduct is arg when it is a float product converted to its own
-// type, float32(x*y) or float64(x*y): the conversion that the Go spec says
+// type, float32(x*y) or float64(x*y), or a product of a type parameter's
+// values converted to it, T(x*y): the conversion that the Go spec says
 // prevents fusing the product into an FMA.
 func roundedProduct(arg ast.Expr, from, to types.Type) *ast.BinaryExpr {
 	b, ok := ast.Unparen(arg).(*ast.BinaryExpr)
 	if !ok || b.Op != token.MUL {
+		return nil
+	}
+	if isTypeParam(to) {
+		if types.Identical(from, to) {
+			return b
+		}
 		return nil
 	}
 	tb, fb := basicOf(to), basicOf(from)

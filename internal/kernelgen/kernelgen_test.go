@@ -209,6 +209,7 @@ func TestSemantics(t *testing.T) {
 		// an explicit conversion of a product rounds it: no FMA
 		"hg_fmul_rn(hg_ld<Checked>(x, i, hg_f, ",
 		"hg_dmul_rn(hg_ld<Checked>(y, i, hg_f, ",
+		"return hg_add(hg_mul_rn<T>(a, b), c);", // T(a*b) in a generic function
 		// several results
 		"__device__ hg_tuple2<int32_t, int32_t> divmod(",
 		"return hg_tuple2<T, T>{lo, hi};",

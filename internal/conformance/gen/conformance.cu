@@ -274,6 +274,11 @@ HG_DEV double hg_dmul_rn(double a, double b) {
   return a * b;
 }
 #endif
+// hg_mul_rn is T(x*y) in a generic function: the product rounded on its
+// own for a float T, Go's wrapping product for an integer one.
+template <class T> HG_DEV T hg_mul_rn(T a, T b) { return hg_mul(a, b); }
+template <> HG_DEV float hg_mul_rn<float>(float a, float b) { return hg_fmul_rn(a, b); }
+template <> HG_DEV double hg_mul_rn<double>(double a, double b) { return hg_dmul_rn(a, b); }
 
 // A device function's several results.
 template <class A, class B> struct hg_tuple2 { A r0; B r1; };

@@ -86,6 +86,9 @@ func minMax[T constraints.Ordered](a, b T) (lo, hi T) {
 
 func forward(a, b int32) (int32, int32) { return divmod(a, b) }
 
+// unfused rounds its product in a generic function: T(a*b).
+func unfused[T constraints.Float](a, b, c T) T { return T(a*b) + c }
+
 // Results unpacks several results into new and existing variables.
 //
 //hipgo:kernel
@@ -96,7 +99,7 @@ func Results(t kernel.Thread, x []int32, y []float32) {
 		lo, hi = minMax(y[i], 1)
 		var a, _ = forward(q, 3)
 		x[i] = q + r + a
-		y[i] = hi - lo
+		y[i] = unfused(hi, lo, 1)
 	}
 }
 
