@@ -83,15 +83,22 @@ var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vecto
 	v0 := kernel.ConstViewRest(b, a.a)
 	v1 := kernel.ConstViewRest(b, a.b)
 	v2 := kernel.ViewRest(b, a.c)
+	s3 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) && hi <= int(s3) {
+			for g := lo; g < hi; g++ {
+				vectorAdd(t.Nth(g-lo), v0, v1, v2, s3)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			vectorAdd(t.Nth(i), v0, v1, v2, a.n)
+			vectorAdd(t.Nth(i), v0, v1, v2, s3)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		vectorAdd(b.Thread(i), v0, v1, v2, a.n)
+		vectorAdd(b.Thread(i), v0, v1, v2, s3)
 	}
 })
 
@@ -131,17 +138,25 @@ type saxpyArgs struct {
 
 // saxpyKernel runs saxpy on the cpu agent.
 var saxpyKernel = kernel.Define("saxpy", func(b *kernel.Block, a *saxpyArgs) {
+	s0 := a.alpha
 	v1 := kernel.ConstViewRest(b, a.x)
 	v2 := kernel.ViewRest(b, a.y)
+	s3 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) && hi <= int(s3) {
+			for g := lo; g < hi; g++ {
+				saxpy(t.Nth(g-lo), s0, v1, v2, s3)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			saxpy(t.Nth(i), a.alpha, v1, v2, a.n)
+			saxpy(t.Nth(i), s0, v1, v2, s3)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		saxpy(b.Thread(i), a.alpha, v1, v2, a.n)
+		saxpy(b.Thread(i), s0, v1, v2, s3)
 	}
 })
 
@@ -178,15 +193,23 @@ type fillF32Args struct {
 // fillF32Kernel runs fillF32 on the cpu agent.
 var fillF32Kernel = kernel.Define("fill_f32", func(b *kernel.Block, a *fillF32Args) {
 	v0 := kernel.ViewRest(b, a.p)
+	s1 := a.value
+	s2 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= int(s2) {
+			for g := lo; g < hi; g++ {
+				fillF32(t.Nth(g-lo), v0, s1, s2)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			fillF32(t.Nth(i), v0, a.value, a.n)
+			fillF32(t.Nth(i), v0, s1, s2)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fillF32(b.Thread(i), v0, a.value, a.n)
+		fillF32(b.Thread(i), v0, s1, s2)
 	}
 })
 

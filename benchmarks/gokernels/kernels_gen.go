@@ -54,6 +54,12 @@ var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vecto
 	v2 := kernel.View(b, a.c, a.cLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				vectorAdd(t.Nth(g-lo), v0, v1, v2)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
 			vectorAdd(t.Nth(i), v0, v1, v2)
 		}
@@ -392,6 +398,12 @@ var uniformAddKernel = kernel.Define("uniform_add", func(b *kernel.Block, a *uni
 	v1 := kernel.ConstViewRest(b, a.sums)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				uniformAdd(t.Nth(g-lo), v0, v1)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
 			uniformAdd(t.Nth(i), v0, v1)
 		}

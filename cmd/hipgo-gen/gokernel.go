@@ -319,15 +319,34 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		} else if !k.Lockstep {
 			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
 			vi := 0
+			var reach []string
 			for i, prm := range k.Params {
 				if prm.Kind == kernelgen.Slice {
 					p("\tv%d := %s\n", i, views[vi])
 					call[i] = fmt.Sprintf("v%d", i)
+					reach = append(reach, fmt.Sprintf("hi <= len(v%d)", i))
 					vi++
+				} else {
+					// In locals, the arguments stay in registers: the
+					// kernel's stores could alias *a, which the compiler
+					// would otherwise read again for every work-item.
+					p("\ts%d := %s\n", i, call[i])
+					call[i] = fmt.Sprintf("s%d", i)
 				}
 			}
+			for _, i := range globalGuards(&res.Kernels[ki]) {
+				reach = append(reach, fmt.Sprintf("hi <= int(s%d)", i))
+			}
 			// A one-dimensional block keeps its Thread in registers.
-			p("\tn := b.Threads()\n\tif t, ok := b.First(); ok {\n\t\tfor i := 0; i < n; i++ {\n\t\t\t%s(t.Nth(i)%s)\n\t\t}\n\t\treturn\n\t}\n", k.GoName, joinArgs(call))
+			p("\tn := b.Threads()\n\tif t, ok := b.First(); ok {\n")
+			if len(reach) > 0 {
+				// Where every view reaches past the block's last work-item,
+				// the compiler proves the indexes by GlobalX in range and
+				// drops their bounds checks; other indexes keep theirs.
+				p("\t\tif lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && %s {\n", strings.Join(reach, " && "))
+				p("\t\t\tfor g := lo; g < hi; g++ {\n\t\t\t\t%s(t.Nth(g-lo)%s)\n\t\t\t}\n\t\t\treturn\n\t\t}\n", k.GoName, joinArgs(call))
+			}
+			p("\t\tfor i := 0; i < n; i++ {\n\t\t\t%s(t.Nth(i)%s)\n\t\t}\n\t\treturn\n\t}\n", k.GoName, joinArgs(call))
 			p("\tfor i := 0; i < n; i++ {\n\t\t%s(b.Thread(i)%s)\n\t}\n", k.GoName, joinArgs(call))
 		} else {
 			opts = append(opts, "kernel.Lockstep()")

@@ -55,15 +55,25 @@ type poly3Args struct {
 var poly3Kernel = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
 	v0 := kernel.ConstView(b, a.x, a.xLen)
 	v1 := kernel.View(b, a.y, a.yLen)
+	s2 := a.a
+	s3 := a.b
+	s4 := a.c
+	s5 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				poly3(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			poly3(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+			poly3(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		poly3(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
+		poly3(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 

@@ -80,15 +80,23 @@ type conformanceFillArgs struct {
 // conformanceFillKernel runs conformanceFill on the cpu agent.
 var conformanceFillKernel = kernel.Define("conformance_fill", func(b *kernel.Block, a *conformanceFillArgs) {
 	v0 := kernel.ViewRest(b, a.x)
+	s1 := a.v
+	s2 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= int(s2) {
+			for g := lo; g < hi; g++ {
+				conformanceFill(t.Nth(g-lo), v0, s1, s2)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			conformanceFill(t.Nth(i), v0, a.v, a.n)
+			conformanceFill(t.Nth(i), v0, s1, s2)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		conformanceFill(b.Thread(i), v0, a.v, a.n)
+		conformanceFill(b.Thread(i), v0, s1, s2)
 	}
 })
 

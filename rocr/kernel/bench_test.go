@@ -45,12 +45,11 @@ func benchSetup(b *testing.B, n int) (*gpu.Device, *stream.Stream, *module.Modul
 
 func BenchmarkSaxpy(b *testing.B) {
 	const n = 1 << 24
-	dev, s, m, x, y := benchSetup(b, n)
-	f, _ := m.Function("saxpy")
+	dev, s, _, x, y := benchSetup(b, n)
 	b.Run("impl=per-work-item", func(b *testing.B) {
 		b.SetBytes(12 * n)
 		for b.Loop() {
-			if err := module.LaunchKernelGGL(f, gpu.D1(n/256), gpu.D1(256), 0, s, float32(2), x, int64(n), y, int64(n)); err != nil {
+			if err := kernels.Saxpy(s, 2, x, y, n); err != nil {
 				b.Fatal(err)
 			}
 			if err := s.Synchronize(); err != nil {

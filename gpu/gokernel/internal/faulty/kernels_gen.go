@@ -49,15 +49,23 @@ type fillArgs struct {
 // fillKernel runs fill on the cpu agent.
 var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
 	v0 := kernel.ViewRest(b, a.x)
+	s1 := a.v
+	s2 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= int(s2) {
+			for g := lo; g < hi; g++ {
+				fill(t.Nth(g-lo), v0, s1, s2)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			fill(t.Nth(i), v0, a.v, a.n)
+			fill(t.Nth(i), v0, s1, s2)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fill(b.Thread(i), v0, a.v, a.n)
+		fill(b.Thread(i), v0, s1, s2)
 	}
 })
 
@@ -91,15 +99,22 @@ type divideArgs struct {
 // divideKernel runs divide on the cpu agent.
 var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) {
 	v0 := kernel.View(b, a.x, a.xLen)
+	s1 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				divide(t.Nth(g-lo), v0, s1)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			divide(t.Nth(i), v0, a.d)
+			divide(t.Nth(i), v0, s1)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		divide(b.Thread(i), v0, a.d)
+		divide(b.Thread(i), v0, s1)
 	}
 })
 
@@ -135,15 +150,25 @@ type hornerArgs struct {
 var hornerKernel = kernel.Define("horner", func(b *kernel.Block, a *hornerArgs) {
 	v0 := kernel.ConstView(b, a.x, a.xLen)
 	v1 := kernel.View(b, a.y, a.yLen)
+	s2 := a.a
+	s3 := a.b
+	s4 := a.c
+	s5 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				horner(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			horner(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+			horner(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		horner(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
+		horner(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
@@ -182,15 +207,25 @@ type horner64Args struct {
 var horner64Kernel = kernel.Define("horner64", func(b *kernel.Block, a *horner64Args) {
 	v0 := kernel.ConstView(b, a.x, a.xLen)
 	v1 := kernel.View(b, a.y, a.yLen)
+	s2 := a.a
+	s3 := a.b
+	s4 := a.c
+	s5 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				horner64(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			horner64(t.Nth(i), v0, v1, a.a, a.b, a.c, a.d)
+			horner64(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		horner64(b.Thread(i), v0, v1, a.a, a.b, a.c, a.d)
+		horner64(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
@@ -229,15 +264,22 @@ var quotientsKernel = kernel.Define("quotients", func(b *kernel.Block, a *quotie
 	v0 := kernel.ConstView(b, a.x, a.xLen)
 	v1 := kernel.View(b, a.q, a.qLen)
 	v2 := kernel.View(b, a.r, a.rLen)
+	s3 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				quotients(t.Nth(g-lo), v0, v1, v2, s3)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
-			quotients(t.Nth(i), v0, v1, v2, a.d)
+			quotients(t.Nth(i), v0, v1, v2, s3)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		quotients(b.Thread(i), v0, v1, v2, a.d)
+		quotients(b.Thread(i), v0, v1, v2, s3)
 	}
 })
 
@@ -280,6 +322,12 @@ var pointNormsKernel = kernel.Define("point_norms", func(b *kernel.Block, a *poi
 	v2 := kernel.View(b, a.out, a.outLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				pointNorms(t.Nth(g-lo), v0, v1, v2)
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
 			pointNorms(t.Nth(i), v0, v1, v2)
 		}
