@@ -105,8 +105,13 @@ func compileKernels(clang, gen, name string) error {
 	}
 	for _, sm := range smTargets {
 		out := fmt.Sprintf("%s_sm%s.ptx", name, sm)
+		// Without loop strength reduction: on NVPTX it turns each load
+		// of an unrolled loop into a pointer of its own, and ptxas, short
+		// of registers, then waits for each load before the next (a
+		// grid-stride reduction ran at 0.62x nvcc's speed with it, 0.97x
+		// without; benchmarks/results/h200-20261201d).
 		args := []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_" + sm, "-nocudainc", "-nocudalib",
-			"-Xclang", "-target-feature", "-Xclang", "+ptx78"}
+			"-Xclang", "-target-feature", "-Xclang", "+ptx78", "-mllvm", "-disable-lsr"}
 		args = append(append(args, common...), "-S", "-o", out, src)
 		if err := runIn(gen, clang, args...); err != nil {
 			return err

@@ -161,3 +161,64 @@ func TestMethods(t *testing.T) {
 		return got, nil
 	})
 }
+
+// A grid-stride loop takes Go's trips on every agent, where its step
+// makes i wrap past the int's maximum too.
+func TestStridedLoops(t *testing.T) {
+	const max, min = math.MaxInt64, math.MinInt64
+	cases := [][3]int64{
+		{0, 10, 3}, {-10, 10, 7}, {5, 3, 1}, {7, 7, 2}, {0, 1 << 40, 1 << 38},
+		{max - 5, max, 4},       // i+step passes the maximum: wraps and goes on
+		{max - 5, max - 4, 8},   // one trip; the step would wrap after it
+		{min, max, max},         // wraps after two trips
+		{0, 10, -1}, {0, 10, 0}, // never reaches the bound
+		{min, min + 9, 2}, {-3, max - 2, max / 2},
+	}
+	var flat []int64
+	want := make([]int64, 0, 2*len(cases))
+	for _, c := range cases {
+		flat = append(flat, c[0], c[1], c[2])
+		trips, last := int64(0), int64(-1)
+		for i := c[0]; i < c[1]; i += c[2] {
+			trips++
+			last = i
+			if trips == 1000 {
+				break
+			}
+		}
+		want = append(want, trips, last)
+	}
+	gputest.Differential(t, func(dev *gpu.Device) ([]int64, error) {
+		c, err := buffer.FromSlice(dev, flat)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Free()
+		out, err := buffer.New[int64](dev, 2*len(cases))
+		if err != nil {
+			return nil, err
+		}
+		defer out.Free()
+		s, err := stream.New(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Destroy()
+		if err := faulty.LaunchStrided(s, gpu.D1(1), gpu.D1(64), 0, c, out); err != nil {
+			return nil, err
+		}
+		if err := s.Synchronize(); err != nil {
+			return nil, err
+		}
+		got, err := out.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		for i := range cases {
+			if got[2*i] != want[2*i] || got[2*i+1] != want[2*i+1] {
+				return nil, fmt.Errorf("on %s: case %v took %d trips, last %d; Go takes %d, last %d", dev, cases[i], got[2*i], got[2*i+1], want[2*i], want[2*i+1])
+			}
+		}
+		return got, nil
+	})
+}

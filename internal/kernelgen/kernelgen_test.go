@@ -276,8 +276,9 @@ func TestErrors(t *testing.T) {
 func TestNames(t *testing.T) {
 	r := loadK(t)
 	for _, want := range []string{
-		"for (long long i = hg_global_x(); i < data.n; i = hg_add(i, stride)) {", // Histogram256's second loop
-		"for (long long i = tid; i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {\n    hg_atomic_add(&hg_ref<Checked>(hist, i,",
+		"long long hg_b8 = data.n;\n    long long hg_st9 = stride;", // Histogram256's second loop, a strided one
+		"for (long long i = hg_i10; i < hg_b8; i = hg_add(i, hg_st9)) {",
+		"for (long long i = hg_i17; i < hg_b15; i = hg_add(i, hg_st16)) {\n#line 46 \"samples.go\"\n        hg_atomic_add(&hg_ref<Checked>(hist, i,",
 		"for (long long j = 0LL; j < 32LL; j = hg_add(j, 8LL)) {\n    if ((x < height)", // Transpose's second loop
 		"int32_t x_1 = hg_add(x, 1);",
 		"#line 232 \"samples.go\"\n  for (long long i = 0LL; i < 2LL; i = hg_add(i, 1LL)) {\n    {\n      int32_t& hg_r4 = hg_ref<Checked>(out, i, hg_f, 233, 1);",

@@ -417,10 +417,10 @@ func elseList(s ast.Stmt) []ast.Stmt {
 
 // loop writes a loop's body between head and tail, with the labels that
 // break and continue jumps need.
-func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func()) {
+func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func(), first string) {
 	e.targets = append(e.targets, tg)
 	e.linef("%s {", head)
-	e.loopBody(tg, body, post)
+	e.loopBody(tg, body, post, first)
 	e.indent--
 	e.linef("}")
 	if tg.usedBrk {
@@ -432,13 +432,17 @@ func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func()) {
 // loopBody writes the statements of a loop whose header is written, one
 // level in. They go in a block of their own when a continue jumps to its
 // end (the hg_continue_ label) or post follows them; else as they are.
-// The caller closes the loop.
-func (e *emitter) loopBody(tg *target, body []ast.Stmt, post func()) {
+// A first line, where not "", goes before them. The caller closes the
+// loop.
+func (e *emitter) loopBody(tg *target, body []ast.Stmt, post func(), first string) {
 	saved := e.out
 	e.out = &strings.Builder{}
 	e.indent += 2
 	top := e.top
 	e.top = false
+	if first != "" {
+		e.linef("%s", first)
+	}
 	e.stmts(body)
 	e.top = top
 	e.indent--
@@ -476,6 +480,10 @@ func (e *emitter) newTarget(label string, loop bool) *target {
 }
 
 func (e *emitter) forStmt(s *ast.ForStmt, label string) {
+	if sl, ok := e.strided(s); ok {
+		e.stridedFor(s, sl, label)
+		return
+	}
 	tg := e.newTarget(label, true)
 	wrap := false
 	init := ""
@@ -521,9 +529,9 @@ func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 		head = "for (;;)"
 	}
 	if tg.gotoCont {
-		e.loop(tg, head, s.Body.List, post)
+		e.loop(tg, head, s.Body.List, post, "")
 	} else {
-		e.loop(tg, head, s.Body.List, nil)
+		e.loop(tg, head, s.Body.List, nil, "")
 	}
 	if wrap {
 		e.indent--
@@ -631,7 +639,7 @@ func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 	body = s.Body.List
 	// The loop header is written; loopBody writes the body.
 	e.targets = append(e.targets, tg)
-	e.loopBody(tg, body, nil)
+	e.loopBody(tg, body, nil, "")
 	e.indent--
 	e.linef("}")
 	e.targets = e.targets[:len(e.targets)-1]

@@ -621,9 +621,25 @@ template <bool Checked> __device__ void reduceSum(hg_slice<const float> in, hg_s
   long long tid = (long long)hg_tid_x();
   long long stride = hg_mul((long long)hg_gdim_x(), (long long)hg_bdim_x());
   float sum = {};
-  for (long long i = hg_global_x(); i < (long long)(n); i = hg_add(i, stride)) {
-    sum += hg_ld<Checked>(in, i, hg_f, 64, 2);
+  {
+    long long hg_i3 = hg_global_x();
+    long long hg_b1 = (long long)(n);
+    long long hg_st2 = stride;
+    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
+      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
+        long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+#line 64 "kernels.go"
+        sum += hg_ld<Checked>(in, i, hg_f, 64, 2);
+      }
+    } else {
+      for (long long i = hg_i3; i < hg_b1; i = hg_add(i, hg_st2)) {
+#line 64 "kernels.go"
+        sum += hg_ld<Checked>(in, i, hg_f, 64, 2);
+      }
+    }
   }
+#line 66 "kernels.go"
   hg_ref<Checked>(sdata, tid, hg_f, 66, 2) = sum;
   hg_sync_threads();
   for (long long s = (long long)hg_bdim_x() / 2LL; s > 0LL; s = s >> 1LL) {

@@ -555,12 +555,31 @@ template <bool Checked, class T> __device__ void reduceBlock(hg_slice<const T> i
   long long bs = (long long)hg_bdim_x();
   long long ws = hg_warp_size();
   T sum = {};
-  for (long long i = hg_add(hg_mul(hg_mul((long long)hg_bid_x(), bs), 2LL), tid); i < in.n; i = hg_add(i, hg_mul(hg_mul(bs, 2LL), (long long)hg_gdim_x()))) {
-    sum = hg_add(sum, hg_ld<Checked>(in, i, hg_f, 84, 0));
-    if (hg_add(i, bs) < in.n) {
-      sum = hg_add(sum, hg_ld<Checked>(in, hg_add(i, bs), hg_f, 86, 0));
+  {
+    long long hg_i3 = hg_add(hg_mul(hg_mul((long long)hg_bid_x(), bs), 2LL), tid);
+    long long hg_b1 = in.n;
+    long long hg_st2 = hg_mul(hg_mul(bs, 2LL), (long long)hg_gdim_x());
+    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
+      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
+        long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+#line 84 "kernels.go"
+        sum = hg_add(sum, hg_ld<Checked>(in, i, hg_f, 84, 0));
+        if (hg_add(i, bs) < in.n) {
+          sum = hg_add(sum, hg_ld<Checked>(in, hg_add(i, bs), hg_f, 86, 0));
+        }
+      }
+    } else {
+      for (long long i = hg_i3; i < hg_b1; i = hg_add(i, hg_st2)) {
+#line 84 "kernels.go"
+        sum = hg_add(sum, hg_ld<Checked>(in, i, hg_f, 84, 0));
+        if (hg_add(i, bs) < in.n) {
+          sum = hg_add(sum, hg_ld<Checked>(in, hg_add(i, bs), hg_f, 86, 0));
+        }
+      }
     }
   }
+#line 89 "kernels.go"
   hg_ref<Checked>(sdata, tid, hg_f, 89, 0) = sum;
   hg_sync_threads();
   for (long long s = bs / 2LL; s >= hg_mul(2LL, ws); s = s >> 1LL) {
@@ -743,21 +762,75 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
   __shared__ hg_array<uint32_t, 256> hg_shared_local;
   hg_array<uint32_t, 256>* local = &hg_shared_local;
 #line 130 "kernels.go"
-  for (long long i = (long long)hg_tid_x(); i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {
-    hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
+  {
+    long long hg_i3 = (long long)hg_tid_x();
+    long long hg_b1 = 256LL;
+    long long hg_st2 = (long long)hg_bdim_x();
+    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
+      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
+        long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+#line 131 "kernels.go"
+        hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
+      }
+    } else {
+      for (long long i = hg_i3; i < hg_b1; i = hg_add(i, hg_st2)) {
+#line 131 "kernels.go"
+        hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
+      }
+    }
   }
+#line 133 "kernels.go"
   hg_sync_threads();
-  for (long long i = hg_global_x(); i < data.n; i = hg_add(i, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x()))) {
-    hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
+  {
+    long long hg_i10 = hg_global_x();
+    long long hg_b8 = data.n;
+    long long hg_st9 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+    if (hg_st9 > 0LL && hg_b8 <= 0x7fffffffffffffffLL - hg_st9 + 1LL) {
+      unsigned long long hg_n11 = hg_i10 < hg_b8 ? ((unsigned long long)hg_b8 - (unsigned long long)hg_i10 - 1ULL) / (unsigned long long)hg_st9 + 1ULL : 0ULL;
+      for (unsigned long long hg_k12 = 0; hg_k12 < hg_n11; hg_k12++) {
+        long long i = (long long)((unsigned long long)hg_i10 + hg_k12 * (unsigned long long)hg_st9);
+#line 135 "kernels.go"
+        hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
+      }
+    } else {
+      for (long long i = hg_i10; i < hg_b8; i = hg_add(i, hg_st9)) {
+#line 135 "kernels.go"
+        hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
+      }
+    }
   }
+#line 137 "kernels.go"
   hg_sync_threads();
-  for (long long i = (long long)hg_tid_x(); i < 256LL; i = hg_add(i, (long long)hg_bdim_x())) {
-    {
+  {
+    long long hg_i17 = (long long)hg_tid_x();
+    long long hg_b15 = 256LL;
+    long long hg_st16 = (long long)hg_bdim_x();
+    if (hg_st16 > 0LL && hg_b15 <= 0x7fffffffffffffffLL - hg_st16 + 1LL) {
+      unsigned long long hg_n18 = hg_i17 < hg_b15 ? ((unsigned long long)hg_b15 - (unsigned long long)hg_i17 - 1ULL) / (unsigned long long)hg_st16 + 1ULL : 0ULL;
+      for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
+        long long i = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 139 "kernels.go"
-      uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
+        {
 #line 139 "kernels.go"
-      if (v != 0U) {
-        hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
+          uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
+#line 139 "kernels.go"
+          if (v != 0U) {
+            hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
+          }
+        }
+      }
+    } else {
+      for (long long i = hg_i17; i < hg_b15; i = hg_add(i, hg_st16)) {
+#line 139 "kernels.go"
+        {
+#line 139 "kernels.go"
+          uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
+#line 139 "kernels.go"
+          if (v != 0U) {
+            hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
+          }
+        }
       }
     }
   }

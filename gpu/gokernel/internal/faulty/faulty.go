@@ -80,3 +80,24 @@ func pointNorms(t kernel.Thread, x, y, out []float32) {
 		out[i] = point{x[i], y[i]}.add(point{1, -2}).norm1()
 	}
 }
+
+// strided counts the trips of `for i := start; i < bound; i += step` for
+// each case (start, bound, step) of c into out: the count and the last i,
+// stopping at 1000 trips. It is a grid-stride loop, whose C++ counts its
+// trips where Go's i cannot wrap and runs as written where it can.
+//
+//hipgo:kernel
+func strided(t kernel.Thread, c, out []int64) {
+	if k := t.GlobalX(); 3*k+2 < len(c) && 2*k+1 < len(out) {
+		start, bound, step := c[3*k], c[3*k+1], c[3*k+2]
+		trips, last := int64(0), int64(-1)
+		for i := start; i < bound; i += step {
+			trips++
+			last = i
+			if trips == 1000 {
+				break
+			}
+		}
+		out[2*k], out[2*k+1] = trips, last
+	}
+}

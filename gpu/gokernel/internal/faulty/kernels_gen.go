@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -358,4 +358,53 @@ func LaunchPointNorms(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x b
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).ConstPtr(y).Int64(int64(y.Len())).Ptr(out).Int64(int64(out.Len()))
 	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+}
+
+// stridedArgs is the kernarg layout of strided's C++ entry point.
+type stridedArgs struct {
+	c      rocr.ConstPtr[int64]
+	cLen   int64
+	out    rocr.Ptr[int64]
+	outLen int64
+}
+
+// stridedKernel runs strided on the cpu agent.
+var stridedKernel = kernel.Define("strided", func(b *kernel.Block, a *stridedArgs) {
+	v0 := kernel.ConstView(b, a.c, a.cLen)
+	v1 := kernel.View(b, a.out, a.outLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				strided(t.Nth(g-lo), v0, v1)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			strided(t.Nth(i), v0, v1)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		strided(b.Thread(i), v0, v1)
+	}
+})
+
+// LaunchStrided launches strided (faulty.go:90) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchStrided(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[int64], out buffer.Array[int64]) error {
+	if c == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel strided argument 0 (c): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel strided argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 6)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(c).Int64(int64(c.Len())).Ptr(out).Int64(int64(out.Len()))
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }

@@ -711,3 +711,64 @@ extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, 
   pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), hg_f);
 }
 
+#line 90 "faulty.go"
+template <bool Checked> __device__ void strided(hg_slice<const int64_t> c, hg_slice<int64_t> out, hg_fault* hg_f) {
+  {
+#line 91 "faulty.go"
+    long long k = hg_global_x();
+#line 91 "faulty.go"
+    if ((hg_add(hg_mul(3LL, k), 2LL) < c.n) && (hg_add(hg_mul(2LL, k), 1LL) < out.n)) {
+      int64_t hg_t1 = hg_ld<Checked>(c, hg_mul(3LL, k), hg_f, 92, 0);
+      int64_t hg_t2 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 1LL), hg_f, 92, 0);
+      int64_t hg_t3 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 2LL), hg_f, 92, 0);
+      int64_t start = hg_t1;
+      int64_t bound = hg_t2;
+      int64_t step = hg_t3;
+#line 93 "faulty.go"
+      int64_t hg_t4 = 0LL;
+      int64_t hg_t5 = -1LL;
+      int64_t trips = hg_t4;
+      int64_t last = hg_t5;
+#line 94 "faulty.go"
+      {
+        int64_t hg_i8 = start;
+        int64_t hg_b6 = bound;
+        int64_t hg_st7 = step;
+        if (hg_st7 > 0LL && hg_b6 <= 0x7fffffffffffffffLL - hg_st7 + 1LL) {
+          unsigned long long hg_n9 = hg_i8 < hg_b6 ? ((unsigned long long)hg_b6 - (unsigned long long)hg_i8 - 1ULL) / (unsigned long long)hg_st7 + 1ULL : 0ULL;
+          for (unsigned long long hg_k10 = 0; hg_k10 < hg_n9; hg_k10++) {
+            int64_t i = (int64_t)((unsigned long long)hg_i8 + hg_k10 * (unsigned long long)hg_st7);
+#line 95 "faulty.go"
+            trips = hg_add(trips, 1LL);
+            last = i;
+            if (trips == 1000LL) {
+              break;
+            }
+          }
+        } else {
+          for (int64_t i = hg_i8; i < hg_b6; i = hg_add(i, hg_st7)) {
+#line 95 "faulty.go"
+            trips = hg_add(trips, 1LL);
+            last = i;
+            if (trips == 1000LL) {
+              break;
+            }
+          }
+        }
+      }
+#line 101 "faulty.go"
+      int64_t hg_t13 = trips;
+      int64_t hg_t14 = last;
+      hg_ref<Checked>(out, hg_mul(2LL, k), hg_f, 101, 0) = hg_t13;
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, k), 1LL), hg_f, 101, 0) = hg_t14;
+    }
+  }
+}
+
+extern "C" __global__ void strided(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n) {
+  strided<false>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), nullptr);
+}
+extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n, hg_fault* hg_f) {
+  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
