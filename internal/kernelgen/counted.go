@@ -151,6 +151,9 @@ func (e *emitter) stridedFor(s *ast.ForStmt, sl stridedLoop, label string) {
 	e.linef("if (%s > 0LL && %s <= 0x7fffffffffffffffLL - %s + 1LL) {", st, b, st)
 	e.indent++
 	e.linef("unsigned long long %s = %s < %s ? ((unsigned long long)%s - (unsigned long long)%s - 1ULL) / (unsigned long long)%s + 1ULL : 0ULL;", cnt, i0, b, b, i0, st)
+	// By four, as nvcc unrolls such a loop: clang's own choice keeps
+	// fewer loads in flight (a grid-stride reduction ran 7% slower).
+	e.linef("#pragma unroll 4")
 	e.loop(e.newTarget(label, true), fmt.Sprintf("for (unsigned long long %s = 0; %s < %s; %s++)", k, k, cnt, k),
 		s.Body.List, nil, fmt.Sprintf("%s %s = (%s)((unsigned long long)%s + %s * (unsigned long long)%s);", ct, name, ct, i0, k, st))
 	e.indent--

@@ -627,6 +627,7 @@ template <bool Checked> __device__ void reduceSum(hg_slice<const float> in, hg_s
     long long hg_st2 = stride;
     if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
       unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
 #line 64 "kernels.go"

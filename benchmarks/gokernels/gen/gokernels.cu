@@ -561,6 +561,7 @@ template <bool Checked, class T> __device__ void reduceBlock(hg_slice<const T> i
     long long hg_st2 = hg_mul(hg_mul(bs, 2LL), (long long)hg_gdim_x());
     if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
       unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
 #line 84 "kernels.go"
@@ -768,6 +769,7 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
     long long hg_st2 = (long long)hg_bdim_x();
     if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
       unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
 #line 131 "kernels.go"
@@ -788,6 +790,7 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
     long long hg_st9 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
     if (hg_st9 > 0LL && hg_b8 <= 0x7fffffffffffffffLL - hg_st9 + 1LL) {
       unsigned long long hg_n11 = hg_i10 < hg_b8 ? ((unsigned long long)hg_b8 - (unsigned long long)hg_i10 - 1ULL) / (unsigned long long)hg_st9 + 1ULL : 0ULL;
+      #pragma unroll 4
       for (unsigned long long hg_k12 = 0; hg_k12 < hg_n11; hg_k12++) {
         long long i = (long long)((unsigned long long)hg_i10 + hg_k12 * (unsigned long long)hg_st9);
 #line 135 "kernels.go"
@@ -808,6 +811,7 @@ template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> dat
     long long hg_st16 = (long long)hg_bdim_x();
     if (hg_st16 > 0LL && hg_b15 <= 0x7fffffffffffffffLL - hg_st16 + 1LL) {
       unsigned long long hg_n18 = hg_i17 < hg_b15 ? ((unsigned long long)hg_b15 - (unsigned long long)hg_i17 - 1ULL) / (unsigned long long)hg_st16 + 1ULL : 0ULL;
+      #pragma unroll 4
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long i = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 139 "kernels.go"

@@ -736,6 +736,7 @@ template <bool Checked> __device__ void strided(hg_slice<const int64_t> c, hg_sl
         int64_t hg_st7 = step;
         if (hg_st7 > 0LL && hg_b6 <= 0x7fffffffffffffffLL - hg_st7 + 1LL) {
           unsigned long long hg_n9 = hg_i8 < hg_b6 ? ((unsigned long long)hg_b6 - (unsigned long long)hg_i8 - 1ULL) / (unsigned long long)hg_st7 + 1ULL : 0ULL;
+          #pragma unroll 4
           for (unsigned long long hg_k10 = 0; hg_k10 < hg_n9; hg_k10++) {
             int64_t i = (int64_t)((unsigned long long)hg_i8 + hg_k10 * (unsigned long long)hg_st7);
 #line 95 "faulty.go"
