@@ -17,6 +17,8 @@ type Group interface {
 	// in a dimension may be partial (HSA allows it): its work-items past
 	// the grid do not exist.
 	Dims() (id, size, count, grid [3]int)
+	// GroupID is Dims' id alone, for the other groups of a dispatch.
+	GroupID() [3]int
 	// Shared is the group segment: static, then dynamic group memory.
 	Shared() []byte
 	// Dispatch is a number no other dispatch has: what the SDK keeps for
@@ -55,6 +57,9 @@ type Block struct {
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.
 	disp   uint64
+	kern   *Kernel
+	size   [3]int // the group's size and the grid's in work-items, as Dims gave them
+	total  [3]int
 	views  [8]argView
 	nview  int
 	frame  unsafe.Pointer // the frame of the kernel running now
@@ -74,23 +79,33 @@ func block(g Group, k *Kernel) *Block {
 		b = &Block{}
 		*slot = b
 	}
-	id, size, count, grid := g.Dims()
-	if d := g.Dispatch(); d != b.disp {
-		b.disp, b.nview = d, 0
+	if d := g.Dispatch(); d != b.disp || b.kern != k || b.mem != g {
+		id, size, count, grid := g.Dims()
+		b.disp, b.nview, b.kern = d, 0, k
+		b.mem, b.name = g, k.name
+		b.dim, b.grid, b.size, b.total = dim(size), dim(count), size, grid
+		b.static = int(k.static)
+		b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
+		b.place0(id)
+	} else {
+		// Another group of the dispatch this worker ran last: only the
+		// group's id and what follows from it change.
+		b.place0(g.GroupID())
 	}
-	b.mem, b.name = g, k.name
-	b.id, b.dim, b.grid = dim(id), dim(size), dim(count)
+	b.shared = g.Shared()
+	b.one = lane{b: b}
+	return b
+}
+
+// place0 sets what depends on the group's id.
+func (b *Block) place0(id [3]int) {
+	b.id = dim(id)
 	// The group's work-items: all of its size but in a partial group.
 	for d := 0; d < 3; d++ {
-		b.ext[d] = min(size[d], grid[d]-id[d]*size[d])
+		b.ext[d] = min(b.size[d], b.total[d]-id[d]*b.size[d])
 	}
 	b.n = b.ext[0] * b.ext[1] * b.ext[2]
-	b.shared = g.Shared()
-	b.static = int(k.static)
-	b.one = lane{b: b}
 	b.x0 = b.id.X * b.dim.X
-	b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
-	return b
 }
 
 // Threads is the number of work-items in the block.

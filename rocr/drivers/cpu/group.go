@@ -41,6 +41,9 @@ func (g *Group) Dispatch() uint64 { return g.dispatch }
 // size in groups and in work-items.
 func (g *Group) Dims() (id, size, count, grid [3]int) { return g.ID, g.Size, g.Count, g.Grid }
 
+// GroupID implements kernel.Group: the group's id.
+func (g *Group) GroupID() [3]int { return g.ID }
+
 // Local implements kernel.Group.
 func (g *Group) Local() *any { return &g.local }
 
