@@ -27,9 +27,13 @@ func benchBuf[T any](b *testing.B, dev *gpu.Device, n int) *buffer.Buffer[T] {
 	return x
 }
 
+// benchChecked is the checked mode the benchmarks run in: off, but under
+// BenchmarkChecked.
+var benchChecked = false
+
 func benchStream(b *testing.B) (*gpu.Device, *stream.Stream) {
 	b.Helper()
-	goKernels.SetChecked(false)
+	goKernels.SetChecked(benchChecked)
 	b.Cleanup(func() { goKernels.SetChecked(true) })
 	dev := gputest.Device(b)
 	s, err := stream.New(dev)
@@ -52,18 +56,14 @@ func BenchmarkVectorAdd(b *testing.B) {
 	}, gputest.Bytes(int64(12*n)))
 }
 
-// BenchmarkChecked is BenchmarkVectorAdd in checked mode.
+// BenchmarkChecked is BenchmarkVectorAdd, BenchmarkMatrixMul and
+// BenchmarkScan in checked mode: their cost beside the unchecked runs.
 func BenchmarkChecked(b *testing.B) {
-	dev, s := benchStream(b)
-	goKernels.SetChecked(true)
-	n := 1 << 26
-	if dev.Properties().Driver == "cpu" {
-		n = 1 << 24
-	}
-	x, y, z := benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n), benchBuf[float32](b, dev, n)
-	gputest.Benchmark(b, s, func() error {
-		return LaunchVectorAdd(s, gpu.D1(gpu.Blocks(n, 256)), gpu.D1(256), 0, x, y, z)
-	}, gputest.Bytes(int64(12*n)))
+	benchChecked = true
+	defer func() { benchChecked = false }()
+	b.Run("kernel=VectorAdd", BenchmarkVectorAdd)
+	b.Run("kernel=MatrixMul", BenchmarkMatrixMul)
+	b.Run("kernel=Scan", BenchmarkScan)
 }
 
 func BenchmarkMatrixMul(b *testing.B) {

@@ -29,6 +29,8 @@ for go, nv in pairs:
         print("%-22s %12.2f %12.2f %7.3fx" % (go, peer[nv], g, peer[nv] / g))
     else:
         print("%-22s missing (go %s, peer %s)" % (go, go in bench, nv in peer))
-if "Checked" in bench and "VectorAdd" in bench:
-    c, u = statistics.median(bench["Checked"]), statistics.median(bench["VectorAdd"])
-    print("checked vector_add: %.2f us against %.2f us unchecked: cost %.1f%%" % (c, u, (c / u - 1) * 100))
+for go, target in [("VectorAdd", 10), ("MatrixMul/block=16", 25), ("MatrixMul/block=32", 25), ("Scan", 25)]:
+    ck = "Checked/kernel=" + go
+    if ck in bench and go in bench:
+        c, u = statistics.median(bench[ck]), statistics.median(bench[go])
+        print("checked %s: %.2f us against %.2f us unchecked: cost %.1f%% (target <= %d%%)" % (go, c, u, (c / u - 1) * 100, target))

@@ -1,19 +1,16 @@
 package rtc
 
 import (
-	"io"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 
-	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 const printfSource = `extern "C" __global__ void hello(int v) {
@@ -37,7 +34,7 @@ func TestPrintfCUDA(t *testing.T) {
 	s, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s.Destroy()
-	out := captureStdout(t, func() {
+	out := testenv.CaptureStdout(t, func() {
 		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(4), 0, s, int32(7)))
 		require.NoError(t, s.Synchronize())
 	})
@@ -45,37 +42,4 @@ func TestPrintfCUDA(t *testing.T) {
 	for i := range 4 {
 		assert.Contains(t, out, "from thread "+string(rune('0'+i)))
 	}
-}
-
-// captureStdout runs fn with file descriptor 1 on a pipe and returns what
-// was written there, the C library's buffered stdout flushed.
-func captureStdout(t *testing.T, fn func()) string {
-	t.Helper()
-	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	require.NoError(t, err)
-	var fflush func(uintptr) int32
-	purego.RegisterLibFunc(&fflush, libc, "fflush")
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	saved, err := syscall.Dup(1)
-	require.NoError(t, err)
-	fflush(0)
-	require.NoError(t, syscall.Dup3(int(w.Fd()), 1, 0))
-	done := make(chan string, 1)
-	go func() {
-		b, _ := io.ReadAll(r)
-		done <- string(b)
-	}()
-	func() {
-		defer func() {
-			fflush(0)
-			_ = syscall.Dup3(saved, 1, 0)
-			_ = syscall.Close(saved)
-			_ = w.Close()
-		}()
-		fn()
-	}()
-	out := <-done
-	_ = r.Close()
-	return out
 }

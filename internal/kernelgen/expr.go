@@ -631,6 +631,8 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
 	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
 		return e.mathFn(x, strings.ToLower(name))
+	case "Printf":
+		return e.printfCall(x)
 	default:
 		e.errorf(x, "kernel."+name, "")
 	}

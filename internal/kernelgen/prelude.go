@@ -52,6 +52,23 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 
+// ---- printf ----
+
+// hg_printf is kernel.Printf, its format already C's. On AMD hipgo sets
+// up no device printf buffer yet: the arguments are evaluated, nothing is
+// printed.
+#if defined(HG_NVPTX)
+extern "C" __device__ int printf(const char*, ...);
+#endif
+template <class... A> HG_DEV void hg_printf(const char* f, A... a) {
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+  printf(f, a...);
+#else
+  (void)f;
+  ((void)a, ...);
+#endif
+}
+
 // ---- indices and barriers ----
 
 #if defined(HG_AMD)

@@ -101,3 +101,14 @@ func strided(t kernel.Thread, c, out []int64) {
 		out[2*k], out[2*k+1] = trips, last
 	}
 }
+
+// hello prints a line for each work-item below n through kernel.Printf,
+// the same on every agent that prints.
+//
+//hipgo:kernel
+func hello(t kernel.Thread, n int32, scale float32) {
+	if i := t.GlobalX(); i < int(n) {
+		v := float32(i) * scale
+		kernel.Printf(t, "hipgo hello %d of %v: %5.2f %e %.4g %t %x %-3d|\n", i, n, v, float64(v)/3, v, i%2 == 0, uint32(i)*255, int8(i))
+	}
+}

@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -407,4 +407,45 @@ func LaunchStrided(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buff
 	var args module.Args
 	args.ConstPtr(c).Int64(int64(c.Len())).Ptr(out).Int64(int64(out.Len()))
 	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+}
+
+// helloArgs is the kernarg layout of hello's C++ entry point.
+type helloArgs struct {
+	n     int32
+	scale float32
+}
+
+// helloKernel runs hello on the cpu agent.
+var helloKernel = kernel.Define("hello", func(b *kernel.Block, a *helloArgs) {
+	s0 := a.n
+	s1 := a.scale
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= int(s0) {
+			for g := lo; g < hi; g++ {
+				hello(t.Nth(g-lo), s0, s1)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			hello(t.Nth(i), s0, s1)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		hello(b.Thread(i), s0, s1)
+	}
+})
+
+// LaunchHello launches hello (faulty.go:109) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchHello(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, n int32, scale float32) error {
+	ld, checked, err := Library.Prepare(s, 7)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Int32(n).Float32(scale)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }

@@ -233,3 +233,11 @@ func Shadow(t kernel.Thread, out []int32) {
 		out[i] -= x
 	}
 }
+
+// Trace prints through kernel.Printf.
+//
+//hipgo:kernel
+func Trace(t kernel.Thread, x []float32, n uint16) {
+	i := t.GlobalX()
+	kernel.Printf(t, "i=%d n=%d x=%08.3f ok=%5t h=%x %%\n", i, n, x[0], i < 3, uint64(i))
+}

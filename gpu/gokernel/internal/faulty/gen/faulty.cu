@@ -47,6 +47,23 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 
+// ---- printf ----
+
+// hg_printf is kernel.Printf, its format already C's. On AMD hipgo sets
+// up no device printf buffer yet: the arguments are evaluated, nothing is
+// printed.
+#if defined(HG_NVPTX)
+extern "C" __device__ int printf(const char*, ...);
+#endif
+template <class... A> HG_DEV void hg_printf(const char* f, A... a) {
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+  printf(f, a...);
+#else
+  (void)f;
+  ((void)a, ...);
+#endif
+}
+
 // ---- indices and barriers ----
 
 #if defined(HG_AMD)
@@ -771,5 +788,25 @@ extern "C" __global__ void strided(const int64_t* c_p, long long c_n, int64_t* o
 }
 extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n, hg_fault* hg_f) {
   strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+#line 109 "faulty.go"
+template <bool Checked> __device__ void hello(int32_t n, float scale, hg_fault* hg_f) {
+  {
+#line 110 "faulty.go"
+    long long i = hg_global_x();
+#line 110 "faulty.go"
+    if (i < (long long)(n)) {
+      float v = (float)(i) * scale;
+      hg_printf("hipgo hello %lld of %d: %5.2f %e %.4g %s %x %-3d|\n", (long long)(i), (int)(n), (double)(v), (double)((double)(v) / 3.0), (double)(v), (((i % 2LL) == 0LL) ? "true" : "false"), (unsigned)((uint32_t)(i) * 255U), (int)((int8_t)(i)));
+    }
+  }
+}
+
+extern "C" __global__ void hello(int32_t n, float scale) {
+  hello<false>(n, scale, nullptr);
+}
+extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f) {
+  hello<true>(n, scale, hg_f);
 }
 

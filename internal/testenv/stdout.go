@@ -1,0 +1,52 @@
+package testenv
+
+import (
+	"io"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/ebitengine/purego"
+)
+
+// CaptureStdout runs fn with file descriptor 1 on a pipe and returns what
+// was written there: by Go's os.Stdout, and by the C library's stdout (a
+// GPU driver's printf), flushed before and after.
+func CaptureStdout(t testing.TB, fn func()) string {
+	t.Helper()
+	fflush := func() {}
+	if libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+		var f func(uintptr) int32
+		purego.RegisterLibFunc(&f, libc, "fflush")
+		fflush = func() { f(0) }
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	saved, err := syscall.Dup(1)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	fflush()
+	if err := syscall.Dup3(int(w.Fd()), 1, 0); err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	func() {
+		defer func() {
+			fflush()
+			_ = syscall.Dup3(saved, 1, 0)
+			_ = syscall.Close(saved)
+			_ = w.Close()
+		}()
+		fn()
+	}()
+	out := <-done
+	_ = r.Close()
+	return out
+}
