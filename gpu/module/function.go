@@ -3,6 +3,7 @@ package module
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"strings"
@@ -389,7 +390,7 @@ func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 // logged logs a launch error at AMD_LOG_LEVEL 1.
 func (f *Function) logged(err error) error {
 	if err != nil && debug.Logging(debug.LogError) {
-		debug.Logf(debug.LogError, "%v", err)
+		debug.Log(debug.LogError, "launch failed", slog.String("kernel", f.sym.Name), slog.Any("error", err))
 	}
 	return err
 }
@@ -455,7 +456,8 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		}
 	}
 	if debug.Logging(debug.LogInfo) {
-		debug.Logf(debug.LogInfo, "launch %s grid %v block %v shared %d on %s", f.sym.Name, grid, block, sharedMem, s.Device())
+		debug.Log(debug.LogInfo, "launch", slog.String("kernel", f.sym.Name), slog.Any("grid", grid), slog.Any("block", block),
+			slog.Int("shared", sharedMem), slog.String("device", s.Device().String()))
 	}
 	if len(vals) != len(f.visible) {
 		return f.countErr(len(vals))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,12 +130,12 @@ func cached(dir, key string, compile func() (*Program, error)) (*Program, error)
 	}
 	c, err := openCache(dir)
 	if err != nil {
-		debug.Logf(debug.LogWarning, "rtc: cache %s not used: %v", dir, err)
+		debug.Log(debug.LogWarning, "rtc: cache not used", slog.String("dir", dir), slog.Any("error", err))
 		return compile()
 	}
 	p, err := c.read(key)
 	if err != nil {
-		debug.Logf(debug.LogWarning, "rtc: %v; compiling again", err)
+		debug.Log(debug.LogWarning, "rtc: cache entry refused, compiling again", slog.Any("error", err))
 	}
 	if p != nil {
 		return p, nil

@@ -1,0 +1,68 @@
+package debug
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestLogLevels(t *testing.T) {
+	for v, want := range map[string]int32{"": -1, "off": 0, "error": 1, "WARN": 2, "warning": 2, "info": 3, " debug ": 4, "3": 3, "loud": -1} {
+		assert.Equal(t, want, logLevel(v), "HIPGO_LOG=%q", v)
+	}
+	t.Cleanup(ResetLevel)
+	t.Setenv("AMD_LOG_LEVEL", "1")
+	t.Setenv("HIPGO_LOG", "info")
+	ReadEnv()
+	assert.Equal(t, LogInfo, Level(), "HIPGO_LOG wins over AMD_LOG_LEVEL")
+	t.Setenv("HIPGO_LOG", "")
+	ReadEnv()
+	assert.Equal(t, LogError, Level())
+	SetLevel(LogDebug)
+	ReadEnv()
+	assert.Equal(t, LogDebug, Level(), "the program's level outlives the environment")
+	ResetLevel()
+	assert.Equal(t, LogError, Level())
+}
+
+// recorder keeps the records a logger hands it.
+type recorder struct{ recs []slog.Record }
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.recs = append(r.recs, rec)
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+func TestLogThroughSlog(t *testing.T) {
+	t.Cleanup(ResetLevel)
+	t.Cleanup(func() { SetLogger(nil); SetOutput(nil) })
+	var out bytes.Buffer
+	SetOutput(&out)
+	SetLevel(LogWarning)
+	Log(LogInfo, "not logged")
+	Log(LogWarning, "cache refused", slog.String("dir", "/tmp/x y"), slog.Int("n", 3))
+	assert.Equal(t, ":2:hipgo: cache refused dir=\"/tmp/x y\" n=3\n", out.String(), "the default logger writes HIP's form")
+
+	rec := &recorder{}
+	SetLogger(slog.New(rec))
+	SetLevel(LogDebug)
+	Log(LogError, "launch failed", slog.String("kernel", "k"))
+	Logf(LogDebug, "step %d", 7)
+	if assert.Len(t, rec.recs, 2) {
+		assert.Equal(t, slog.LevelError, rec.recs[0].Level)
+		assert.Equal(t, "launch failed", rec.recs[0].Message)
+		rec.recs[0].Attrs(func(a slog.Attr) bool {
+			assert.Equal(t, "kernel=k", a.String())
+			return true
+		})
+		assert.Equal(t, slog.LevelDebug, rec.recs[1].Level)
+		assert.Equal(t, "step 7", rec.recs[1].Message)
+	}
+	assert.Equal(t, ":2:hipgo: cache refused dir=\"/tmp/x y\" n=3\n", out.String(), "nothing more on the default writer")
+}
