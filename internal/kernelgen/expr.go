@@ -181,7 +181,23 @@ var dimFns = map[string]string{"ThreadIdx": "tid", "BlockIdx": "bid", "BlockDim"
 
 // index is x[i]: a read (hg_ld) or a place (hg_ref), checked in the
 // checked variant.
-func (e *emitter) index(x *ast.IndexExpr, lv bool) string {
+func (e *emitter) index(x *ast.IndexExpr, lv bool) string { return e.indexAs(x, lv, false) }
+
+// readPlace is the place x as the base of a read, a[i] in a[i][j]: an
+// array element through hg_cref, which a failed index points at the
+// array's first element rather than at the global scratch cell, so the
+// read keeps its address space (a shared tile stays in shared memory).
+func (e *emitter) readPlace(x ast.Expr) string {
+	switch y := x.(type) {
+	case *ast.ParenExpr:
+		return e.readPlace(y.X)
+	case *ast.IndexExpr:
+		return e.indexAs(y, true, true)
+	}
+	return e.lvalue(x)
+}
+
+func (e *emitter) indexAs(x *ast.IndexExpr, lv, read bool) string {
 	i := e.expr(x.Index)
 	if !isInteger(e.info.TypeOf(x.Index)) {
 		e.errorf(x.Index, "index of type "+e.info.TypeOf(x.Index).String(), "")
@@ -196,16 +212,25 @@ func (e *emitter) index(x *ast.IndexExpr, lv bool) string {
 	case *types.Slice:
 		return fmt.Sprintf("%s<Checked>(%s, %s, %s)", fn, e.expr(x.X), bare(i), e.loc(x.Lbrack))
 	case *types.Array:
-		if lv || e.addressable(x.X) {
+		switch {
+		case lv && !read:
 			base = e.lvalue(x.X)
-		} else {
+		case e.addressable(x.X):
+			base = e.readPlace(x.X)
+		default:
 			base = e.expr(x.X)
+		}
+		if read {
+			fn = "hg_cref"
 		}
 	case *types.Pointer:
 		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
 			e.errorf(x, "index of "+u.String(), "")
 		}
 		base = "(*" + e.expr(x.X) + ")"
+		if read {
+			fn = "hg_cref"
+		}
 	case *types.Map:
 		e.errorf(x, "map", "")
 		return "0"

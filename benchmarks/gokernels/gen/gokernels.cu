@@ -151,19 +151,38 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
+// hg_fail records a work-item's first failure in its own record, which a
+// checked entry point keeps in registers: a check then has no side
+// effect the compiler must keep in place, and loops with checks unroll
+// as unchecked ones do. hg_publish gives the launch's record the first
+// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+  if (!f->set) {
+    f->set = 1;
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (!l.set) {
+    return;
+  }
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
+    g->kind = l.kind;
+    g->line = l.line;
+    g->file = l.file;
+    g->index = l.index;
+    g->len = l.len;
   }
 }
 
@@ -328,6 +347,16 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
   if (C && (unsigned long long)i >= (unsigned long long)N) {
     hg_fail(f, 1, line, file, i, N);
     return {};
+  }
+  return a.v[i];
+}
+// hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
+// a's first element, in a's address space, where hg_ref gives the global
+// scratch cell and makes every read through it a generic one.
+template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)N) {
+    hg_fail(f, 1, line, file, i, N);
+    return a.v[0];
   }
   return a.v[i];
 }
@@ -632,7 +661,9 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
+  hg_fault hg_l = {};
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 28 "kernels.go"
@@ -670,7 +701,7 @@ template <bool Checked> __device__ void matrixMul16(hg_slice<float> c, hg_slice<
         hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 39, 0), tx, hg_f, 39, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 39, 0);
         hg_sync_threads();
         for (long long k = 0LL; k < 16LL; k = hg_add(k, 1LL)) {
-          sum += hg_ld<Checked>(hg_ref<Checked>((*as), ty, hg_f, 42, 0), k, hg_f, 42, 0) * hg_ld<Checked>(hg_ref<Checked>((*bs), k, hg_f, 42, 0), tx, hg_f, 42, 0);
+          sum += hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 42, 0), k, hg_f, 42, 0) * hg_ld<Checked>(hg_cref<Checked>((*bs), k, hg_f, 42, 0), tx, hg_f, 42, 0);
         }
         hg_sync_threads();
       }
@@ -690,7 +721,9 @@ extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const floa
   matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_l = {};
+  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 52 "kernels.go"
@@ -728,7 +761,7 @@ template <bool Checked> __device__ void matrixMul32(hg_slice<float> c, hg_slice<
         hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 63, 0), tx, hg_f, 63, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 63, 0);
         hg_sync_threads();
         for (long long k = 0LL; k < 32LL; k = hg_add(k, 1LL)) {
-          sum += hg_ld<Checked>(hg_ref<Checked>((*as), ty, hg_f, 66, 0), k, hg_f, 66, 0) * hg_ld<Checked>(hg_ref<Checked>((*bs), k, hg_f, 66, 0), tx, hg_f, 66, 0);
+          sum += hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 66, 0), k, hg_f, 66, 0) * hg_ld<Checked>(hg_cref<Checked>((*bs), k, hg_f, 66, 0), tx, hg_f, 66, 0);
         }
         hg_sync_threads();
       }
@@ -748,7 +781,9 @@ extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const floa
   matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_l = {};
+  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 112 "kernels.go"
@@ -760,7 +795,9 @@ extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* 
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_l = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 119 "kernels.go"
@@ -772,7 +809,9 @@ extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_l = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 128 "kernels.go"
@@ -861,7 +900,9 @@ extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n,
   histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
-  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
+  hg_fault hg_l = {};
+  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 150 "kernels.go"
@@ -881,7 +922,7 @@ template <bool Checked> __device__ void transpose(hg_slice<float> out, hg_slice<
   y = hg_add(hg_mul((int32_t)((long long)hg_bid_x()), 32), (int32_t)((long long)hg_tid_y()));
   for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
     if ((x < rows) && (hg_add(y, j) < cols)) {
-      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_ref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
+      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_cref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
     }
   }
 }
@@ -890,7 +931,9 @@ extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t ro
   transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
 extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
-  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
+  hg_fault hg_l = {};
+  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 175 "kernels.go"
@@ -951,7 +994,9 @@ extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t
   scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_l = {};
+  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
 #line 226 "kernels.go"
@@ -974,6 +1019,8 @@ extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const 
   uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_l = {};
+  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_l);
+  hg_publish(hg_f, hg_l);
 }
 
