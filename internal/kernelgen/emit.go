@@ -345,6 +345,6 @@ func (e *emitter) entries() string {
 		bounds = fmt.Sprintf("__launch_bounds__(%d) ", k.MaxThreads)
 	}
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  hg_fault hg_l = {};\n  %s<true>(%s);\n  hg_publish(hg_f, hg_l);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "&hg_l"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
 }

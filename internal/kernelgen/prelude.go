@@ -156,38 +156,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// hg_fail records a work-item's first failure in its own record, which a
-// checked entry point keeps in registers: a check then has no side
-// effect the compiler must keep in place, and loops with checks unroll
-// as unchecked ones do. hg_publish gives the launch's record the first
-// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  if (!f->set) {
-    f->set = 1;
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (!l.set) {
-    return;
-  }
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
-    g->kind = l.kind;
-    g->line = l.line;
-    g->file = l.file;
-    g->index = l.index;
-    g->len = l.len;
   }
 }
 

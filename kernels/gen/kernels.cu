@@ -151,38 +151,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// hg_fail records a work-item's first failure in its own record, which a
-// checked entry point keeps in registers: a check then has no side
-// effect the compiler must keep in place, and loops with checks unroll
-// as unchecked ones do. hg_publish gives the launch's record the first
-// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  if (!f->set) {
-    f->set = 1;
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (!l.set) {
-    return;
-  }
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
-    g->kind = l.kind;
-    g->line = l.line;
-    g->file = l.file;
-    g->index = l.index;
-    g->len = l.len;
   }
 }
 
@@ -601,9 +582,7 @@ extern "C" __global__ void empty() {
   empty<false>(nullptr);
 }
 extern "C" __global__ void empty_checked(hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  empty<true>(&hg_l);
-  hg_publish(hg_f, hg_l);
+  empty<true>(hg_f);
 }
 
 #line 25 "kernels.go"
@@ -622,9 +601,7 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_bare(c_p), n, nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, int32_t n, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, &hg_l);
-  hg_publish(hg_f, hg_l);
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, hg_f);
 }
 
 #line 35 "kernels.go"
@@ -643,9 +620,7 @@ extern "C" __global__ void saxpy(float alpha, const float* x_p, float* y_p, int3
   saxpy<false>(alpha, hg_bare(x_p), hg_bare(y_p), n, nullptr);
 }
 extern "C" __global__ void saxpy_checked(float alpha, const float* x_p, float* y_p, int32_t n, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  saxpy<true>(alpha, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), n, &hg_l);
-  hg_publish(hg_f, hg_l);
+  saxpy<true>(alpha, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), n, hg_f);
 }
 
 #line 44 "kernels.go"
@@ -664,9 +639,7 @@ extern "C" __global__ void fill_f32(float* p_p, float value, int32_t n) {
   fillF32<false>(hg_bare(p_p), value, n, nullptr);
 }
 extern "C" __global__ void fill_f32_checked(float* p_p, float value, int32_t n, long long p_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  fillF32<true>(hg_make_slice(p_p, p_n), value, n, &hg_l);
-  hg_publish(hg_f, hg_l);
+  fillF32<true>(hg_make_slice(p_p, p_n), value, n, hg_f);
 }
 
 #line 58 "kernels.go"
@@ -712,9 +685,7 @@ extern "C" __global__ void reduce_sum(const float* in_p, float* partial_p, int32
   reduceSum<false>(hg_bare(in_p), hg_bare(partial_p), n, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_sum_checked(const float* in_p, float* partial_p, int32_t n, unsigned int hg_dyn_bytes, long long in_n, long long partial_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  reduceSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(partial_p, partial_n), n, hg_dyn_bytes, &hg_l);
-  hg_publish(hg_f, hg_l);
+  reduceSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(partial_p, partial_n), n, hg_dyn_bytes, hg_f);
 }
 
 #line 86 "kernels.go"
@@ -748,9 +719,7 @@ extern "C" __global__ void __launch_bounds__(256) transpose(const float* in_p, f
   transpose<false>(hg_bare(in_p), hg_bare(out_p), rows, cols, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) transpose_checked(const float* in_p, float* out_p, int32_t rows, int32_t cols, long long in_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  transpose<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), rows, cols, &hg_l);
-  hg_publish(hg_f, hg_l);
+  transpose<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), rows, cols, hg_f);
 }
 
 #line 112 "kernels.go"
@@ -801,8 +770,6 @@ extern "C" __global__ void __launch_bounds__(256) sgemm(int32_t m, int32_t n, in
   sgemm<false>(m, n, k, alpha, hg_bare(a_p), hg_bare(b_p), beta, hg_bare(c_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sgemm_checked(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  sgemm<true>(m, n, k, alpha, hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), beta, hg_make_slice(c_p, c_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  sgemm<true>(m, n, k, alpha, hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), beta, hg_make_slice(c_p, c_n), hg_f);
 }
 

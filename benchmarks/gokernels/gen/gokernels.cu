@@ -151,38 +151,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// hg_fail records a work-item's first failure in its own record, which a
-// checked entry point keeps in registers: a check then has no side
-// effect the compiler must keep in place, and loops with checks unroll
-// as unchecked ones do. hg_publish gives the launch's record the first
-// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  if (!f->set) {
-    f->set = 1;
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (!l.set) {
-    return;
-  }
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
-    g->kind = l.kind;
-    g->line = l.line;
-    g->file = l.file;
-    g->index = l.index;
-    g->len = l.len;
   }
 }
 
@@ -661,9 +642,7 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
 }
 
 #line 28 "kernels.go"
@@ -721,9 +700,7 @@ extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const floa
   matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_l);
-  hg_publish(hg_f, hg_l);
+  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
 #line 52 "kernels.go"
@@ -781,9 +758,7 @@ extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const floa
   matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_l);
-  hg_publish(hg_f, hg_l);
+  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
 }
 
 #line 112 "kernels.go"
@@ -795,9 +770,7 @@ extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* 
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_l);
-  hg_publish(hg_f, hg_l);
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
 #line 119 "kernels.go"
@@ -809,9 +782,7 @@ extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_l);
-  hg_publish(hg_f, hg_l);
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
 }
 
 #line 128 "kernels.go"
@@ -900,9 +871,7 @@ extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n,
   histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
 }
 
 #line 150 "kernels.go"
@@ -931,9 +900,7 @@ extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t ro
   transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
 extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, &hg_l);
-  hg_publish(hg_f, hg_l);
+  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
 }
 
 #line 175 "kernels.go"
@@ -994,9 +961,7 @@ extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t
   scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
 }
 
 #line 226 "kernels.go"
@@ -1019,8 +984,6 @@ extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const 
   uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
 }
 

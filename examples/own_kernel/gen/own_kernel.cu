@@ -151,38 +151,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// hg_fail records a work-item's first failure in its own record, which a
-// checked entry point keeps in registers: a check then has no side
-// effect the compiler must keep in place, and loops with checks unroll
-// as unchecked ones do. hg_publish gives the launch's record the first
-// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  if (!f->set) {
-    f->set = 1;
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (!l.set) {
-    return;
-  }
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
-    g->kind = l.kind;
-    g->line = l.line;
-    g->file = l.file;
-    g->index = l.index;
-    g->len = l.len;
   }
 }
 
@@ -604,8 +585,6 @@ extern "C" __global__ void poly3(const float* x_p, long long x_n, float* y_p, lo
   poly3<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void poly3_checked(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  poly3<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_l);
-  hg_publish(hg_f, hg_l);
+  poly3<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
 }
 

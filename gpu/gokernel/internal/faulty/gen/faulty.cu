@@ -151,38 +151,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// hg_fail records a work-item's first failure in its own record, which a
-// checked entry point keeps in registers: a check then has no side
-// effect the compiler must keep in place, and loops with checks unroll
-// as unchecked ones do. hg_publish gives the launch's record the first
-// work-item's failure when the work-item ends.
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  if (!f->set) {
-    f->set = 1;
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (!l.set) {
-    return;
-  }
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
-    g->kind = l.kind;
-    g->line = l.line;
-    g->file = l.file;
-    g->index = l.index;
-    g->len = l.len;
   }
 }
 
@@ -648,9 +629,7 @@ extern "C" __global__ void fill(float* x_p, float v, int32_t n) {
   fill<false>(hg_bare(x_p), v, n, nullptr);
 }
 extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long long x_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  fill<true>(hg_make_slice(x_p, x_n), v, n, &hg_l);
-  hg_publish(hg_f, hg_l);
+  fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
 }
 
 #line 22 "faulty.go"
@@ -672,9 +651,7 @@ extern "C" __global__ void divide(int32_t* x_p, long long x_n, int32_t d) {
   divide<false>(hg_make_slice(x_p, x_n), d, nullptr);
 }
 extern "C" __global__ void divide_checked(int32_t* x_p, long long x_n, int32_t d, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  divide<true>(hg_make_slice(x_p, x_n), d, &hg_l);
-  hg_publish(hg_f, hg_l);
+  divide<true>(hg_make_slice(x_p, x_n), d, hg_f);
 }
 
 #line 33 "faulty.go"
@@ -696,9 +673,7 @@ extern "C" __global__ void horner(const float* x_p, long long x_n, float* y_p, l
   horner<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner_checked(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_l);
-  hg_publish(hg_f, hg_l);
+  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
 }
 
 #line 45 "faulty.go"
@@ -720,9 +695,7 @@ extern "C" __global__ void horner64(const double* x_p, long long x_n, double* y_
   horner64<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_l);
-  hg_publish(hg_f, hg_l);
+  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
 }
 
 #line 61 "faulty.go"
@@ -743,9 +716,7 @@ extern "C" __global__ void quotients(const int32_t* x_p, long long x_n, int32_t*
   quotients<false>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, nullptr);
 }
 extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, &hg_l);
-  hg_publish(hg_f, hg_l);
+  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, hg_f);
 }
 
 #line 78 "faulty.go"
@@ -764,9 +735,7 @@ extern "C" __global__ void point_norms(const float* x_p, long long x_n, const fl
   pointNorms<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, const float* y_p, long long y_n, float* out_p, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), hg_f);
 }
 
 #line 90 "faulty.go"
@@ -828,9 +797,7 @@ extern "C" __global__ void strided(const int64_t* c_p, long long c_n, int64_t* o
   strided<false>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), &hg_l);
-  hg_publish(hg_f, hg_l);
+  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), hg_f);
 }
 
 #line 109 "faulty.go"
@@ -850,8 +817,6 @@ extern "C" __global__ void hello(int32_t n, float scale) {
   hello<false>(n, scale, nullptr);
 }
 extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f) {
-  hg_fault hg_l = {};
-  hello<true>(n, scale, &hg_l);
-  hg_publish(hg_f, hg_l);
+  hello<true>(n, scale, hg_f);
 }
 
