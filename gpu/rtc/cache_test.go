@@ -178,7 +178,7 @@ func TestCacheDirRefused(t *testing.T) {
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			assert.Empty(t, entries)
-			assert.Contains(t, log.String(), "cache "+dir+" not used")
+			assert.Contains(t, log.String(), ":2:hipgo: rtc: cache not used dir="+dir+" ")
 		})
 	}
 }
