@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -401,16 +402,35 @@ func (d *Device) unregister(s synchronizer) {
 
 // Synchronize waits for all work on the device (hipDeviceSynchronize) and
 // returns the first failure of any of its streams.
-func (d *Device) Synchronize() error {
+func (d *Device) Synchronize() error { return d.SynchronizeContext(context.Background()) }
+
+// SynchronizeContext is Synchronize that gives up when ctx is done,
+// returning an error that wraps both ErrNotReady and ctx's error; the work
+// goes on, and a later Synchronize waits for it.
+func (d *Device) SynchronizeContext(ctx context.Context) error {
 	if err := d.Valid(); err != nil {
 		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	d.mu.Lock()
 	ss := slices.Collect(maps.Keys(d.syncers))
 	d.mu.Unlock()
 	var first error
 	for _, s := range ss {
-		if err := s.Synchronize(); err != nil && first == nil {
+		var err error
+		if c, ok := s.(interface {
+			SynchronizeContext(context.Context) error
+		}); ok {
+			err = c.SynchronizeContext(ctx)
+		} else {
+			err = s.Synchronize()
+		}
+		if ctx.Err() != nil && errors.Is(err, ErrNotReady) {
+			return err
+		}
+		if err != nil && first == nil {
 			first = err
 		}
 	}

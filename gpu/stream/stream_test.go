@@ -452,3 +452,32 @@ func TestPriorityClamped(t *testing.T) {
 		require.NoError(t, s.Destroy())
 	}
 }
+
+// Device.SynchronizeContext gives up on an expired context while a
+// kernel is pending, and waits for every stream with a live one.
+func TestDeviceSynchronizeContext(t *testing.T) {
+	e := setup(t)
+	s := e.stream()
+	x := newBuf(t, e.dev, 8)
+	open := closeGate(t)
+	e.launch(s, "stream_test_gated_write", x, int32(3), int32(8))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := e.dev.SynchronizeContext(ctx)
+	if !errors.Is(err, gpu.ErrNotReady) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("expired context: %v, want ErrNotReady and DeadlineExceeded", err)
+	}
+	if err := s.Query(); err != gpu.ErrNotReady {
+		t.Errorf("the device's expired context returned only once the kernel had finished: query %v", err)
+	}
+	open()
+	if err := e.dev.SynchronizeContext(context.Background()); err != nil {
+		t.Fatalf("synchronize with a live context: %v", err)
+	}
+	if err := s.Query(); err != nil {
+		t.Errorf("query after the device synchronized: %v", err)
+	}
+	if got, _ := x.ToSlice(); got[3] != 3 {
+		t.Errorf("gated kernel's result: %v", got)
+	}
+}
