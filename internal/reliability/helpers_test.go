@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"sync/atomic"
 	"time"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -24,7 +25,8 @@ import (
 // Test kernels. Names carry a prefix: cpu kernels are registered globally.
 
 // spin runs until the dispatch is cancelled (Canceled) or Ms milliseconds
-// pass (Ms < 0: only cancellation stops it), then sets *Done = 1.
+// pass (Ms < 0: until someone else sets *Done, as on the GPU), then sets
+// *Done = 1.
 type spinArgs struct {
 	Done rocr.Ptr[int32]
 	Ms   int32
@@ -35,11 +37,12 @@ var spinK = cpu.Define("reliability_spin", func(g *cpu.Group, a *spinArgs) {
 	if a.Ms >= 0 {
 		end = time.Now().Add(time.Duration(a.Ms) * time.Millisecond)
 	}
-	for !g.Canceled() && (a.Ms < 0 || time.Now().Before(end)) {
+	released := func() bool { return a.Done != 0 && atomic.LoadInt32(a.Done.At(g, 0)) != 0 }
+	for !g.Canceled() && (a.Ms < 0 && !released() || a.Ms >= 0 && time.Now().Before(end)) {
 		time.Sleep(200 * time.Microsecond)
 	}
 	if a.Done != 0 && g.ID == [3]int{} {
-		*a.Done.At(g, 0) = 1
+		atomic.StoreInt32(a.Done.At(g, 0), 1)
 	}
 })
 
