@@ -2,6 +2,7 @@ package collective_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -144,4 +145,30 @@ func oneGPU(t *testing.T) bool {
 		}
 	}
 	return n == 1
+}
+
+// FromEnvContext gives up at its context's deadline when rank 0 never
+// comes, long before the rendezvous timeout, and says why.
+func TestFromEnvContext(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for k, v := range map[string]string{"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": strconv.Itoa(freePort(t))} {
+		t.Setenv(k, v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		c, err := collective.FromEnvContext(ctx)
+		if c != nil {
+			_ = c.Destroy()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	case <-time.After(30 * time.Second):
+		t.Fatal("FromEnvContext outlived its context by 30 s")
+	}
 }

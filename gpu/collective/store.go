@@ -1,11 +1,13 @@
 package collective
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -54,6 +56,12 @@ const (
 // rendezvous timeout passes. Each request has its own connection, so
 // goroutines that share a Store do not wait for each other's Get.
 func NewStore(addr string, serve bool) (*Store, error) {
+	return NewStoreContext(context.Background(), addr, serve)
+}
+
+// NewStoreContext is NewStore whose wait for the server gives up when ctx
+// is done.
+func NewStoreContext(ctx context.Context, addr string, serve bool) (*Store, error) {
 	const op = "collective store"
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -81,7 +89,7 @@ func NewStore(addr string, serve bool) (*Store, error) {
 		}
 		s.addr = net.JoinHostPort(host, port)
 	}
-	if _, err := s.request(storePing, "", nil); err != nil {
+	if _, err := s.request(ctx, storePing, "", nil); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -91,16 +99,20 @@ func NewStore(addr string, serve bool) (*Store, error) {
 // dial connects and authenticates a request's connection. A secret from
 // the runtime directory is read again while the server refuses it: the
 // serving rank may not have written this job's yet.
-func (s *Store) dial(deadline time.Time) (*link, error) {
+func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 	const op = "collective store"
 	for {
+		if ctx.Err() != nil {
+			return nil, &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: "reach " + s.addr, Err: ctx.Err()}
+		}
 		key, err := s.key, error(nil)
 		if key == nil {
 			key, err = s.js.get(false)
 		}
 		var c net.Conn
 		if err == nil {
-			c, err = net.DialTimeout("tcp", s.addr, time.Until(deadline))
+			d := net.Dialer{Deadline: deadline}
+			c, err = d.DialContext(ctx, "tcp", s.addr)
 		}
 		if err == nil {
 			var l *link
@@ -117,20 +129,34 @@ func (s *Store) dial(deadline time.Time) (*link, error) {
 		if time.Now().After(deadline) {
 			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "reach %s: %v", s.addr, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
 // Set stores value under key. Keys have at most 256 bytes and values
 // 16 KiB; a store holds at most 256 keys.
 func (s *Store) Set(key string, value []byte) error {
-	_, err := s.request(storeSet, key, value)
+	return s.SetContext(context.Background(), key, value)
+}
+
+// SetContext is Set that gives up when ctx is done.
+func (s *Store) SetContext(ctx context.Context, key string, value []byte) error {
+	_, err := s.request(ctx, storeSet, key, value)
 	return err
 }
 
 // Get returns the value of key, waiting until some client sets it (up to
 // the rendezvous timeout).
-func (s *Store) Get(key string) ([]byte, error) { return s.request(storeGet, key, nil) }
+func (s *Store) Get(key string) ([]byte, error) { return s.GetContext(context.Background(), key) }
+
+// GetContext is Get that gives up when ctx is done, or at its deadline
+// where that comes before the rendezvous timeout; the error wraps ctx's.
+func (s *Store) GetContext(ctx context.Context, key string) ([]byte, error) {
+	return s.request(ctx, storeGet, key, nil)
+}
 
 func encodeStoreReq(kind byte, key string, vlen int) []byte {
 	b := make([]byte, storeReq, storeReq+len(key))
@@ -163,7 +189,7 @@ func parseStoreReq(p []byte) (kind byte, key string, vlen int, err error) {
 	return kind, string(p[storeReq:]), vlen, nil
 }
 
-func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
+func (s *Store) request(ctx context.Context, kind byte, key string, value []byte) ([]byte, error) {
 	const op = "collective store"
 	if s == nil || s.addr == "" {
 		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil store")
@@ -171,11 +197,28 @@ func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
 	if len(key) > storeMaxKey || len(value) > storeMaxValue {
 		return nil, argErr(op, "a key of %d bytes and a value of %d: at most %d and %d", len(key), len(value), storeMaxKey, storeMaxValue)
 	}
-	l, err := s.dial(time.Now().Add(rendezvousTimeout()))
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	deadline := time.Now().Add(rendezvousTimeout())
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	l, err := s.dial(ctx, deadline)
 	if err != nil {
 		return nil, err
 	}
 	defer l.conn.Close()
+	// A done context ends the request where it waits: the connection
+	// closes under it.
+	stop := context.AfterFunc(ctx, func() { _ = l.conn.Close() })
+	defer stop()
+	failed := func(err error) error {
+		if ctx.Err() != nil {
+			return &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: strconv.Quote(key), Err: ctx.Err()}
+		}
+		return gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+	}
 	err = l.writeRecord(encodeStoreReq(kind, key, len(value)))
 	if err == nil && len(value) > 0 {
 		err = l.writeMsg(value)
@@ -183,14 +226,14 @@ func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
 		err = l.flush()
 	}
 	if err != nil {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+		return nil, failed(err)
 	}
 	st, err := l.readRecord(5)
 	if err == nil && len(st) != 5 {
 		err = errors.New("a truncated reply")
 	}
 	if err != nil {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+		return nil, failed(err)
 	}
 	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
 	if n > max(storeMaxValue, maxWhy) {
@@ -198,7 +241,7 @@ func (s *Store) request(kind byte, key string, value []byte) ([]byte, error) {
 	}
 	v := make([]byte, n)
 	if err := l.readInto(v); err != nil {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+		return nil, failed(err)
 	}
 	if status != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%q: the store says: %s", key, v)
@@ -343,17 +386,23 @@ func (s *Store) client(a arrival) {
 
 // Key is key of the store as an io.ReadWriter, for Join: a Write sets
 // it, reads return its value once some client has set it.
-func (s *Store) Key(key string) io.ReadWriter { return &storeKey{s: s, key: key} }
+func (s *Store) Key(key string) io.ReadWriter { return s.keyContext(context.Background(), key) }
+
+// keyContext is Key whose reads and writes give up when ctx is done.
+func (s *Store) keyContext(ctx context.Context, key string) *storeKey {
+	return &storeKey{s: s, key: key, ctx: ctx}
+}
 
 type storeKey struct {
 	s    *Store
 	key  string
+	ctx  context.Context
 	val  []byte
 	read bool
 }
 
 func (k *storeKey) Write(p []byte) (int, error) {
-	if err := k.s.Set(k.key, append([]byte(nil), p...)); err != nil {
+	if err := k.s.SetContext(k.ctx, k.key, append([]byte(nil), p...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -361,7 +410,7 @@ func (k *storeKey) Write(p []byte) (int, error) {
 
 func (k *storeKey) Read(p []byte) (int, error) {
 	if !k.read {
-		v, err := k.s.Get(k.key)
+		v, err := k.s.GetContext(k.ctx, k.key)
 		if err != nil {
 			return 0, err
 		}
@@ -378,7 +427,13 @@ func (k *storeKey) Read(p []byte) (int, error) {
 // FromEnv joins a communicator as a launcher describes one
 // (LaunchFromEnv: torchrun, mpirun, srun): this rank of the launch's size,
 // on its Device, meeting the others at the store rank 0 serves.
-func FromEnv() (*Comm, error) {
+func FromEnv() (*Comm, error) { return FromEnvContext(context.Background()) }
+
+// FromEnvContext is FromEnv whose rendezvous gives up when ctx is done,
+// or at ctx's deadline where that comes before HIPGO_COLLECTIVE_TIMEOUT's;
+// the error wraps ctx's. The collective library's own setup, once every
+// rank has the communicator's ID, is not cut short.
+func FromEnvContext(ctx context.Context) (*Comm, error) {
 	l, err := LaunchFromEnv()
 	if err != nil {
 		return nil, err
@@ -388,13 +443,13 @@ func FromEnv() (*Comm, error) {
 		return nil, err
 	}
 	rank, size := l.Rank, l.Size
-	st, err := NewStore(l.Addr, rank == 0)
+	st, err := NewStoreContext(ctx, l.Addr, rank == 0)
 	if err != nil {
 		return nil, err
 	}
 	// Every rank has read the ID once NewRank returns: the store can go.
 	// The ID's own secret guards the communicator from here on.
-	c, err := Join(dev, st.Key("hipgo/collective/id"), rank, size)
+	c, err := Join(dev, st.keyContext(ctx, "hipgo/collective/id"), rank, size)
 	_ = st.Close()
 	return c, err
 }
