@@ -1,6 +1,7 @@
 package rtc
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -103,6 +104,14 @@ func (e *CompileError) Error() string {
 // from the cache instead. The cpu agent has no compiler: its kernels are
 // Go functions (cpu.Define), loaded with module.Load.
 func Compile(dev *gpu.Device, source string, opts Options) (*Module, error) {
+	return CompileContext(context.Background(), dev, source, opts)
+}
+
+// CompileContext is Compile that gives up when ctx is done, with an error
+// that wraps both gpu.ErrNotReady and ctx's error. A compiler cannot be
+// stopped midway: the compile goes on, and its cache entry still helps
+// the next call.
+func CompileContext(ctx context.Context, dev *gpu.Device, source string, opts Options) (*Module, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("compile", err)
 	}
@@ -110,7 +119,7 @@ func Compile(dev *gpu.Device, source string, opts Options) (*Module, error) {
 	if compilerFor(target) == nil {
 		return nil, errNoCompilerf("%s (target %q) runs no CUDA or HIP source; write the kernel in Go with cpu.Define (rocr/drivers/cpu) and load it with module.Load", dev, target)
 	}
-	p, err := CompileFor(target, source, opts)
+	p, err := CompileForContext(ctx, target, source, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +133,39 @@ func Compile(dev *gpu.Device, source string, opts Options) (*Module, error) {
 // CompileFor compiles for a target without a device: "sm_90" (NVRTC) or
 // an AMDGPU target such as "gfx90a" or "gfx90a:xnack-" (hipRTC).
 func CompileFor(target, source string, opts Options) (*Program, error) {
+	return compileFor(target, source, opts)
+}
+
+// CompileForContext is CompileFor that gives up when ctx is done, as
+// CompileContext does.
+func CompileForContext(ctx context.Context, target, source string, opts Options) (*Program, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &gpu.Error{Code: gpu.ErrorNotReady, Op: "compile", Msg: "not started", Err: err}
+	}
+	if ctx.Done() == nil {
+		return compileFor(target, source, opts)
+	}
+	type result struct {
+		p   *Program
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := compileFor(target, source, opts)
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-ctx.Done():
+		return nil, &gpu.Error{Code: gpu.ErrorNotReady, Op: "compile", Msg: "given up; the compile goes on", Err: ctx.Err()}
+	}
+}
+
+func compileFor(target, source string, opts Options) (*Program, error) {
 	const op = "compile"
 	c := compilerFor(target)
 	if c == nil {

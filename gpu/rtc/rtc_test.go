@@ -1,6 +1,7 @@
 package rtc
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -441,4 +443,25 @@ func TestCompileErrorMessage(t *testing.T) {
 			assert.Equal(t, "compile: x.cu for sm_90 (NVRTC 12.4): nvrtcCompileProgram: error 6 (NVRTC_ERROR_COMPILATION)\nx.cu(1): error: expected a \";\" (hipErrorInvalidValue)", msg)
 		}
 	}
+}
+
+// CompileForContext with a done context does not start; with a live one
+// it compiles as CompileFor does.
+func TestCompileForContext(t *testing.T) {
+	needHipRTC(t)
+	privateKey(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := compileCount(func() {
+		p, err := CompileForContext(ctx, gfx, source, Options{Headers: headers, Cache: "off"})
+		assert.Nil(t, p)
+		assert.ErrorIs(t, err, gpu.ErrNotReady)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+	assert.Zero(t, n, "a cancelled context started a compile")
+	live, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	p, err := CompileForContext(live, gfx, source, Options{Headers: headers, Cache: "off"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, p.Image)
 }
