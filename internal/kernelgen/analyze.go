@@ -108,10 +108,10 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 		}
 	}
 	name := t.kernelFunc(call)
-	switch name {
-	case "SyncThreads", "SyncWarp", "Shfl", "ShflDown", "ShflUp", "ShflXor", "Ballot", "Any", "All":
+	switch {
+	case lockstepOp(name):
 		fn.lockstep = true
-	case "DynamicShared":
+	case name == "DynamicShared":
 		if !fn.kernel {
 			t.errorf(call.Pos(), "kernel.DynamicShared in a device function", "call it in the kernel and pass the slice")
 			return
@@ -119,6 +119,16 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 		fn.dyn = true
 		t.usesDyn = true
 	}
+}
+
+// lockstepOp reports whether the kernel SDK function or Thread method
+// name is a barrier or warp operation, which makes its caller lockstep.
+func lockstepOp(name string) bool {
+	switch name {
+	case "SyncThreads", "SyncWarp", "Shfl", "ShflDown", "ShflUp", "ShflXor", "Ballot", "Any", "All":
+		return true
+	}
+	return false
 }
 
 // kernelFunc is the name of the kernel SDK function or Thread method call

@@ -71,8 +71,7 @@ func (e *emitter) strided(s *ast.ForStmt) (stridedLoop, bool) {
 				}
 			}
 		case *ast.CallExpr:
-			switch e.t.kernelFunc(n) {
-			case "SyncThreads", "SyncWarp", "Shfl", "ShflDown", "ShflUp", "ShflXor", "Ballot", "Any", "All":
+			if lockstepOp(e.t.kernelFunc(n)) {
 				plain = false
 			}
 			if callee := e.t.deviceCallee(n); callee != nil {
@@ -180,8 +179,8 @@ func (e *emitter) isVar(x ast.Expr, v *types.Var) bool {
 
 // isInt64 reports whether t is int or int64: C's long long.
 func isInt64(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && (b.Kind() == types.Int || b.Kind() == types.Int64)
+	b := basicOf(t)
+	return b != nil && (b.Kind() == types.Int || b.Kind() == types.Int64)
 }
 
 // rootIdent is the variable whose value an assignment to the place x

@@ -202,7 +202,7 @@ func (e *emitter) indexAs(x *ast.IndexExpr, lv, read bool) string {
 	if !isInteger(e.info.TypeOf(x.Index)) {
 		e.errorf(x.Index, "index of type "+e.info.TypeOf(x.Index).String(), "")
 	}
-	constIdx := e.info.Types[x.Index].Value != nil
+	constIdx := e.constant(x.Index)
 	fn := "hg_ld"
 	if lv {
 		fn = "hg_ref"

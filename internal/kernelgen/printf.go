@@ -90,7 +90,7 @@ func (e *emitter) printfCall(x *ast.CallExpr) string {
 // printfVerb is C's conversion for Go's verb on a value of type t (C++
 // arg), the argument as C passes it, or why there is none.
 func printfVerb(t types.Type, verb byte, prec bool, arg string) (conv, carg, why string) {
-	b, _ := t.Underlying().(*types.Basic)
+	b := basicOf(t)
 	if b == nil {
 		return "", "", "Printf prints numbers and bools"
 	}
