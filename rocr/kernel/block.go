@@ -57,9 +57,8 @@ type Block struct {
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.
 	disp   uint64
-	kern   *Kernel
-	size   [3]int // the group's size and the grid's in work-items, as Dims gave them
-	total  [3]int
+	kern   *Kernel // the kernel of disp: nil until the first group
+	total  [3]int  // the grid's size in work-items
 	views  [8]argView
 	nview  int
 	frame  unsafe.Pointer // the frame of the kernel running now
@@ -79,11 +78,11 @@ func block(g Group, k *Kernel) *Block {
 		b = &Block{}
 		*slot = b
 	}
-	if d := g.Dispatch(); d != b.disp || b.kern != k || b.mem != g {
+	if d := g.Dispatch(); d != b.disp || b.kern != k {
 		id, size, count, grid := g.Dims()
 		b.disp, b.nview, b.kern = d, 0, k
 		b.mem, b.name = g, k.name
-		b.dim, b.grid, b.size, b.total = dim(size), dim(count), size, grid
+		b.dim, b.grid, b.total = dim(size), dim(count), grid
 		b.static = int(k.static)
 		b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
 		b.place0(id)
@@ -101,8 +100,9 @@ func block(g Group, k *Kernel) *Block {
 func (b *Block) place0(id [3]int) {
 	b.id = dim(id)
 	// The group's work-items: all of its size but in a partial group.
+	size := [3]int{b.dim.X, b.dim.Y, b.dim.Z}
 	for d := 0; d < 3; d++ {
-		b.ext[d] = min(b.size[d], b.total[d]-id[d]*b.size[d])
+		b.ext[d] = min(size[d], b.total[d]-id[d]*size[d])
 	}
 	b.n = b.ext[0] * b.ext[1] * b.ext[2]
 	b.x0 = b.id.X * b.dim.X
