@@ -77,7 +77,7 @@ func TestLaunchDevice(t *testing.T) {
 		assert.Equal(t, 1, d.Ordinal())
 	}
 	far, err := Launch{LocalRank: 64}.Device()
-	if visibleGPUs(t) == 1 {
+	if VisibleGPUs(t) == 1 {
 		require.NoError(t, err)
 		assert.Same(t, d, far, "the one visible GPU")
 		return
@@ -85,8 +85,9 @@ func TestLaunchDevice(t *testing.T) {
 	assert.ErrorContains(t, err, "local rank 64")
 }
 
-// visibleGPUs is the number of GPUs among gpu.Devices.
-func visibleGPUs(t *testing.T) int {
+// VisibleGPUs is the number of GPUs among gpu.Devices, for this package's
+// tests inside and outside it.
+func VisibleGPUs(t *testing.T) int {
 	all, err := gpu.Devices()
 	require.NoError(t, err)
 	n := 0

@@ -95,7 +95,7 @@ func TestFromEnvErrors(t *testing.T) {
 		{"RANK=0 WORLD_SIZE=2 MASTER_PORT=1", "MASTER_ADDR is not set"},
 		{"RANK=0 WORLD_SIZE=2 MASTER_PORT=1 MASTER_ADDR=h LOCAL_RANK=99", "99"},
 	} {
-		if tc.want == "99" && oneGPU(t) {
+		if tc.want == "99" && collective.VisibleGPUs(t) == 1 {
 			continue // every rank takes the one visible GPU (TestLaunchDevice)
 		}
 		for _, k := range []string{"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"} {
@@ -132,19 +132,6 @@ func TestRendezvousFailures(t *testing.T) {
 	assert.Error(t, err)
 	assert.Error(t, wrong)
 	assert.ErrorContains(t, errors.Join(err, wrong), "ranks, others said")
-}
-
-// oneGPU reports whether gpu.Devices holds exactly one GPU.
-func oneGPU(t *testing.T) bool {
-	all, err := gpu.Devices()
-	require.NoError(t, err)
-	n := 0
-	for _, d := range all {
-		if !d.Properties().IsCPU {
-			n++
-		}
-	}
-	return n == 1
 }
 
 // FromEnvContext gives up at its context's deadline when rank 0 never

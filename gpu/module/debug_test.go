@@ -2,17 +2,16 @@ package module_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
 
@@ -55,28 +54,12 @@ func TestLaunchBlockingAndLog(t *testing.T) {
 	t.Log(err)
 }
 
-// recorder keeps the records a logger hands it.
-type recorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recs = append(r.recs, rec.Clone())
-	return nil
-}
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
 // A program's slog.Logger gets hipgo's messages, each launch at
 // slog.LevelInfo with its kernel and shape as attributes, once
 // gpu.SetLogLevel asks for them.
 func TestSetLogger(t *testing.T) {
 	dev := setup(t)
-	rec := &recorder{}
+	rec := &testenv.LogRecorder{}
 	gpu.SetLogger(slog.New(rec))
 	t.Cleanup(func() { gpu.SetLogger(nil); debug.ResetLevel() })
 	m, err := module.Load(dev, cpu.NewSet("boom", boom))
@@ -92,8 +75,8 @@ func TestSetLogger(t *testing.T) {
 	if err := f.Launch(s, gpu.D1(1), gpu.D1(2), 0, int32(1)); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.recs) != 0 {
-		t.Fatalf("logging off, yet %d records", len(rec.recs))
+	if recs := rec.Records(); len(recs) != 0 {
+		t.Fatalf("logging off, yet %d records", len(recs))
 	}
 	gpu.SetLogLevel(slog.LevelInfo)
 	if err := f.Launch(s, gpu.D1(3), gpu.D1(2), 0, int32(1)); err != nil {
@@ -102,11 +85,12 @@ func TestSetLogger(t *testing.T) {
 	if err := s.Synchronize(); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.recs) != 1 || rec.recs[0].Level != slog.LevelInfo || rec.recs[0].Message != "launch" {
-		t.Fatalf("records %v", rec.recs)
+	recs := rec.Records()
+	if len(recs) != 1 || recs[0].Level != slog.LevelInfo || recs[0].Message != "launch" {
+		t.Fatalf("records %v", recs)
 	}
 	attrs := map[string]string{}
-	rec.recs[0].Attrs(func(a slog.Attr) bool {
+	recs[0].Attrs(func(a slog.Attr) bool {
 		attrs[a.Key] = a.Value.String()
 		return true
 	})

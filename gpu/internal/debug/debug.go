@@ -175,14 +175,6 @@ func Log(level int, msg string, attrs ...slog.Attr) {
 	_, _ = io.WriteString(w, b.String())
 }
 
-// Logf logs a formatted message at level (an AMD_LOG_LEVEL).
-func Logf(level int, format string, args ...any) {
-	if !Logging(level) {
-		return
-	}
-	Log(level, fmt.Sprintf(format, args...))
-}
-
 // Kernel reports AMD_SERIALIZE_KERNEL (and HIP_LAUNCH_BLOCKING):
 // wait for the stream before and after each launch.
 func Kernel() (before, after bool) {

@@ -2,11 +2,12 @@ package debug
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 func TestLogLevels(t *testing.T) {
@@ -28,17 +29,6 @@ func TestLogLevels(t *testing.T) {
 	assert.Equal(t, LogError, Level())
 }
 
-// recorder keeps the records a logger hands it.
-type recorder struct{ recs []slog.Record }
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.recs = append(r.recs, rec)
-	return nil
-}
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
 func TestLogThroughSlog(t *testing.T) {
 	t.Cleanup(ResetLevel)
 	t.Cleanup(func() { SetLogger(nil); SetOutput(nil) })
@@ -49,20 +39,21 @@ func TestLogThroughSlog(t *testing.T) {
 	Log(LogWarning, "cache refused", slog.String("dir", "/tmp/x y"), slog.Int("n", 3))
 	assert.Equal(t, ":2:hipgo: cache refused dir=\"/tmp/x y\" n=3\n", out.String(), "the default logger writes HIP's form")
 
-	rec := &recorder{}
+	rec := &testenv.LogRecorder{}
 	SetLogger(slog.New(rec))
 	SetLevel(LogDebug)
 	Log(LogError, "launch failed", slog.String("kernel", "k"))
-	Logf(LogDebug, "step %d", 7)
-	if assert.Len(t, rec.recs, 2) {
-		assert.Equal(t, slog.LevelError, rec.recs[0].Level)
-		assert.Equal(t, "launch failed", rec.recs[0].Message)
-		rec.recs[0].Attrs(func(a slog.Attr) bool {
+	Log(LogDebug, "step 7")
+	recs := rec.Records()
+	if assert.Len(t, recs, 2) {
+		assert.Equal(t, slog.LevelError, recs[0].Level)
+		assert.Equal(t, "launch failed", recs[0].Message)
+		recs[0].Attrs(func(a slog.Attr) bool {
 			assert.Equal(t, "kernel=k", a.String())
 			return true
 		})
-		assert.Equal(t, slog.LevelDebug, rec.recs[1].Level)
-		assert.Equal(t, "step 7", rec.recs[1].Message)
+		assert.Equal(t, slog.LevelDebug, recs[1].Level)
+		assert.Equal(t, "step 7", recs[1].Message)
 	}
 	assert.Equal(t, ":2:hipgo: cache refused dir=\"/tmp/x y\" n=3\n", out.String(), "nothing more on the default writer")
 }
