@@ -132,7 +132,11 @@ func (a *Agent) Load(code *Code) (Executable, error) {
 	if code == nil {
 		return nil, Errorf(StatusErrorInvalidArgument, "load", "nil code")
 	}
-	return a.drv.Load(code)
+	exe, err := a.drv.Load(code)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{Executable: exe, agent: a}, nil
 }
 
 func (a *Agent) check(op string) error {

@@ -71,6 +71,8 @@ import (
 //     for the kernel as long as it runs.
 //   - KernelNamer: kernels have names. Without it logs, traces and errors
 //     name a kernel by its code object handle.
+//   - GlobalFinder (of an Executable): variables of loaded code can be
+//     looked up. Without it Global returns ErrNotSupported.
 //
 // Drivers whose kernels are Go code hand each work-group a MemoryView, which
 // Ptr.Slice and Ptr.At check accesses through; a BoundedView also checks
@@ -285,6 +287,15 @@ type PoolDriver interface {
 type Executable interface {
 	Kernels() []KernelSymbol
 	Destroy() error
+}
+
+// GlobalFinder is an optional interface of an Executable: it finds a
+// variable of the loaded code by name (a `__device__` or `__constant__`
+// variable; a Go kernel set's declared variable) and gives its address
+// on the agent and its size in bytes. A name the code does not define is
+// StatusErrorInvalidSymbolName. Global wraps it.
+type GlobalFinder interface {
+	Global(name string) (addr uintptr, size uint64, err error)
 }
 
 // SignalBackend lets a driver supply signals that live in its runtime (ROCR's

@@ -149,6 +149,8 @@ type Allocation struct {
 	access []*Agent // agents allowed by AllowAccess
 	freed  atomic.Bool
 	label  atomic.Pointer[string] // SetLabel
+	// global: a variable of loaded code (Global), which no pool made.
+	global bool
 }
 
 // SetLabel names the allocation in errors ("buffer 0x7f.. of 1024
@@ -226,6 +228,9 @@ func (a *Allocation) Free() error {
 	if a == nil {
 		return Errorf(StatusErrorInvalidAllocation, "free", "nil allocation")
 	}
+	if a.global {
+		return Errorf(StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
+	}
 	if !a.freed.CompareAndSwap(false, true) {
 		return Errorf(StatusErrorInvalidAllocation, "free", "%s was already freed", a)
 	}
@@ -278,6 +283,9 @@ func (a *Allocation) Transfer(agent *Agent) error {
 	}
 	if a.freed.Load() {
 		return Errorf(StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
+	}
+	if a.global && agent != a.owner.Load() {
+		return Errorf(StatusErrorInvalidArgument, "transfer", "%s belongs to the code loaded on %s", a, a.owner.Load())
 	}
 	a.owner.Store(agent)
 	return nil

@@ -25,6 +25,7 @@ type Module struct {
 	exe      rocr.Executable
 	mu       sync.Mutex
 	funcs    map[string]*Function
+	globals  map[string]any // name → *Global[T], made by GetGlobal
 	unloaded atomic.Bool
 }
 
@@ -350,6 +351,9 @@ func (m *Module) Unload() error {
 	}
 	m.unloaded.Store(true)
 	live.Remove(m)
+	for _, g := range m.globals {
+		globalMem(g).Release() // its work ends before its memory does
+	}
 	err := m.exe.Destroy()
 	if stale := core.Valid(m.dev, m.gen); stale != nil && m.dev.Valid() == nil {
 		return gpu.Wrap("module unload", stale) // the reset unloaded it

@@ -138,6 +138,49 @@ func isScalar(k reflect.Kind) bool {
 type Set struct {
 	Name    string
 	Kernels []*Kernel
+	// Globals are the package-level variables the kernels use as device
+	// memory (`__device__` and `__constant__` variables in C++):
+	// module.Global finds them by name.
+	Globals []Global
+}
+
+// Global is a variable of a Set: a name and the Go variable that is its
+// storage on the cpu agent. The Go variable must be package-level (its
+// address never changes) and of a type with no pointers, as device
+// memory holds none.
+type Global struct {
+	Name string
+	addr unsafe.Pointer
+	size uintptr
+}
+
+// Var declares the package-level variable *v as the global name. It
+// panics on a nil v or a type that holds pointers: a programming error
+// found where the set is made, never on a launch.
+func Var[T any](name string, v *T) Global {
+	t := reflect.TypeFor[T]()
+	if v == nil {
+		panic(fmt.Sprintf("kernel.Var %q: nil variable", name))
+	}
+	if name == "" {
+		panic("kernel.Var: empty name")
+	}
+	if err := rocr.CheckCLayout(t); err != nil {
+		panic(fmt.Sprintf("kernel.Var %q: %v", name, err))
+	}
+	return Global{Name: name, addr: unsafe.Pointer(v), size: t.Size()}
+}
+
+// Addr is the variable's address and Size its size in bytes.
+func (g Global) Addr() uintptr { return uintptr(g.addr) }
+
+// Size is the variable's size in bytes.
+func (g Global) Size() uintptr { return g.size }
+
+// WithGlobals adds globals to the set and returns it.
+func (s *Set) WithGlobals(gs ...Global) *Set {
+	s.Globals = append(s.Globals, gs...)
+	return s
 }
 
 // NewSet groups kernels into a set.

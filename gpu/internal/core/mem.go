@@ -61,6 +61,9 @@ type Mem struct {
 	// null pointer: no allocation, address 0, and every call takes it as
 	// empty.
 	empty bool
+	// global names a module's variable (InitGlobal): memory the module
+	// owns, gone when it is unloaded.
+	global string
 }
 
 // The accessors below answer zero values for a nil Mem (a nil *Buffer)
@@ -88,6 +91,15 @@ func (m *Mem) Size() int {
 		return 0
 	}
 	return m.n * m.esize
+}
+
+// GlobalName is the name of the module variable the memory is; "" for
+// other memory.
+func (m *Mem) GlobalName() string {
+	if m == nil {
+		return ""
+	}
+	return m.global
 }
 
 // Elem is the element type.
@@ -124,6 +136,9 @@ func (m *Mem) String() string {
 	} else if m.host {
 		kind = "host buffer"
 	}
+	if m.global != "" {
+		return fmt.Sprintf("global %q (%d %s)", m.global, m.n, m.elem)
+	}
 	if m.empty {
 		return fmt.Sprintf("empty %s of %s", kind, m.elem)
 	}
@@ -139,6 +154,9 @@ func (m *Mem) Check(op string) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
 	if m.freed.Load() {
+		if m.global != "" {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: its module was unloaded", m)
+		}
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", m)
 	}
 	if err := Valid(m.home, m.gen); err != nil {
@@ -211,6 +229,34 @@ func (m *Mem) Free() error {
 
 // Freed reports whether Free was called.
 func (m *Mem) Freed() bool { return m.freed.Load() }
+
+// InitGlobal makes m the memory of a module's variable name, whose
+// allocation al (rocr.Global) lies on dev, as elements of T. The
+// variable's size must be a whole number of T.
+func InitGlobal[T any](m *Mem, dev *gpu.Device, gen uint64, al *rocr.Allocation, name string) error {
+	const op = "module get global"
+	elem := reflect.TypeFor[T]()
+	if err := checkElem(elem); err != nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%q: %v", name, err)
+	}
+	es := int(elem.Size())
+	if es == 0 || int(al.Size)%es != 0 {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%q is %d bytes: not a whole number of %s (%d bytes)", name, al.Size, elem, es)
+	}
+	m.alloc, m.elem, m.esize, m.n = al, elem, es, int(al.Size)/es
+	m.home, m.gen, m.global = dev, gen, name
+	m.dev.Store(dev)
+	return nil
+}
+
+// Release ends the memory of a module's variable when its module is
+// unloaded: its pending work is waited for, and later uses fail.
+func (m *Mem) Release() {
+	m.mu.Lock()
+	m.freed.Store(true)
+	m.mu.Unlock()
+	_ = m.Settle("module unload")
+}
 
 // InitMem allocates n elements of T on dev into m.
 func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {

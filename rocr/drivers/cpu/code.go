@@ -126,6 +126,9 @@ func kernelByHandle(h uint64) *Kernel {
 type Set struct {
 	Name    string
 	Kernels []*Kernel
+	// Globals are the set's variables (kernel.Var), which module.Global
+	// finds by name.
+	Globals []kernel.Global
 }
 
 // NewSet groups kernels into a set.
@@ -151,6 +154,7 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
 	}
 	var ks []*Kernel
+	var globals []kernel.Global
 	switch set := code.Go.(type) {
 	case *kernel.Set:
 		if set == nil {
@@ -160,15 +164,27 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 		if ks, err = sdkKernelsOf(code.Name, set); err != nil {
 			return nil, err
 		}
+		globals = set.Globals
 	case *Set:
 		if set == nil {
 			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 		}
 		ks = set.Kernels
+		globals = set.Globals
 	default:
 		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 	}
-	exe := &executable{}
+	exe := &executable{globals: globals}
+	for i, g := range globals {
+		if g.Name == "" || g.Addr() == 0 {
+			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: global %d was not made by kernel.Var", code.Name, i)
+		}
+		for _, o := range globals[:i] {
+			if o.Name == g.Name {
+				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two globals named %q", code.Name, g.Name)
+			}
+		}
+	}
 	for i, k := range ks {
 		if k == nil {
 			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
@@ -185,10 +201,28 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	return exe, nil
 }
 
-type executable struct{ syms []rocr.KernelSymbol }
+type executable struct {
+	syms    []rocr.KernelSymbol
+	globals []kernel.Global
+}
 
 func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
 func (e *executable) Destroy() error               { return nil }
+
+// Global finds a variable the set declares (kernel.Var): its storage is
+// the Go variable, which the host and the cpu agent share.
+func (e *executable) Global(name string) (uintptr, uint64, error) {
+	for _, g := range e.globals {
+		if g.Name == name {
+			return g.Addr(), uint64(g.Size()), nil
+		}
+	}
+	names := make([]string, 0, len(e.globals))
+	for _, g := range e.globals {
+		names = append(names, g.Name)
+	}
+	return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the set (have %v)", name, names)
+}
 
 // sdkKernels are the cpu kernels that run SDK kernels, one per
 // kernel.Kernel, made on its first load.

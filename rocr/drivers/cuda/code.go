@@ -100,6 +100,31 @@ func (e *executable) Destroy() error {
 	return err
 }
 
+// Global finds a `__device__` or `__constant__` variable of the module
+// (cuModuleGetGlobal): its device address and size.
+func (e *executable) Global(name string) (uintptr, uint64, error) {
+	if e.dev.api.cuModuleGetGlobal == 0 {
+		return 0, 0, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "global", "the CUDA driver has no cuModuleGetGlobal_v2")
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "global", "%q: a name holds no NUL byte", name)
+	}
+	cname := append([]byte(name), 0)
+	var addr uintptr
+	var size uint64
+	err := e.dev.with(func() error {
+		r := res(purego.SyscallN(e.dev.api.cuModuleGetGlobal, uintptr(unsafe.Pointer(&addr)), uintptr(unsafe.Pointer(&size)), e.module, uintptr(unsafe.Pointer(&cname[0]))))
+		if r == cudaNotFound {
+			return rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the module", name)
+		}
+		if r != cudaSuccess {
+			return rocr.Errorf(r.status(), "global", "%q: cuModuleGetGlobal: %v", name, r)
+		}
+		return nil
+	})
+	return addr, size, err
+}
+
 const jitLogSize = 16 << 10
 
 // Load JIT-compiles PTX for the device, or loads a cubin as it is, and

@@ -22,6 +22,7 @@ const (
 	cudaInvalidValue cuResult = 1
 	cudaOutOfMemory  cuResult = 2
 	cudaNoDevice     cuResult = 100
+	cudaNotFound     cuResult = 500
 	cudaNotReady     cuResult = 600
 	cudaNotSupported cuResult = 801
 )
@@ -87,6 +88,7 @@ type api struct {
 	cuMemcpyAsync, cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async  uintptr
 	cuMemsetD2D32Async                                                  uintptr
 	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction             uintptr
+	cuModuleGetGlobal                                                   uintptr // optional
 	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel              uintptr
 	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp       uintptr // optional
 	cuEventCreate, cuEventRecord, cuEventDestroy, cuStreamWaitEvent     uintptr // optional
@@ -181,6 +183,7 @@ func (a *api) resolve(h uintptr) error {
 	sym(&a.cuModuleLoadDataEx, "cuModuleLoadDataEx")
 	sym(&a.cuModuleUnload, "cuModuleUnload")
 	sym(&a.cuModuleGetFunction, "cuModuleGetFunction")
+	opt(&a.cuModuleGetGlobal, "cuModuleGetGlobal_v2")
 	sym(&a.cuFuncGetAttribute, "cuFuncGetAttribute")
 	sym(&a.cuLaunchKernel, "cuLaunchKernel")
 	opt(&a.cuFuncSetAttribute, "cuFuncSetAttribute")

@@ -107,6 +107,10 @@ func TestABI(t *testing.T) {
 		"HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT": symKernargAlign,
 		"HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE":        symGroupSize,
 		"HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE":      symPrivateSize,
+		"HSA_EXECUTABLE_SYMBOL_INFO_TYPE":                             symType,
+		"HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS":                 symVariableAddr,
+		"HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE":                    symVariableSize,
+		"HSA_SYMBOL_KIND_VARIABLE":                                    symKindVariable,
 
 		// The queue: hsa_queue_t leads amd_queue_t, whose dispatch ids are
 		// the indexes rocr reserves and reads.

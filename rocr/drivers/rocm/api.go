@@ -165,6 +165,10 @@ const (
 	symKernargAlign  = 12 // HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT, uint32_t
 	symGroupSize     = 13 // HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, uint32_t
 	symPrivateSize   = 14 // HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, uint32_t
+	symType          = 0  // HSA_EXECUTABLE_SYMBOL_INFO_TYPE, hsa_symbol_kind_t
+	symVariableAddr  = 21 // HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS, uint64_t
+	symVariableSize  = 9  // HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE, uint32_t
+	symKindVariable  = 0  // HSA_SYMBOL_KIND_VARIABLE
 	profileFull      = 1  // HSA_PROFILE_FULL
 	roundingDefault  = 0  // HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT
 	segmentSizeAny   = ^uint32(0)

@@ -93,6 +93,40 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 
 func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
 
+// Global finds a `__device__` or `__constant__` variable of the code
+// object (hsa_executable_get_symbol_by_name, then the symbol's variable
+// address and size), as hipModuleGetGlobal does.
+func (e *executable) Global(name string) (uintptr, uint64, error) {
+	a := e.ag
+	a.mu.Lock()
+	_, live := a.exes[e]
+	a.mu.Unlock()
+	if !live || !a.rt.alive.Load() {
+		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidExecutable, "global", "%q: the executable was destroyed", name)
+	}
+	api := a.rt.api
+	sym, s := api.ExecutableGetSymbolByName(e.exe, name, a.h)
+	if s != hsaSuccess {
+		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the code object", name)
+	}
+	var kind uint32
+	var addr uint64
+	var size uint32
+	if s = api.ExecutableSymbolGetInfo(sym, symType, unsafe.Pointer(&kind)); s != hsaSuccess {
+		return 0, 0, a.rt.fail(s, "global", "%q: symbol kind", name)
+	}
+	if kind != symKindVariable {
+		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "%q is not a variable (symbol kind %d)", name, kind)
+	}
+	if s = api.ExecutableSymbolGetInfo(sym, symVariableAddr, unsafe.Pointer(&addr)); s != hsaSuccess {
+		return 0, 0, a.rt.fail(s, "global", "%q: variable address", name)
+	}
+	if s = api.ExecutableSymbolGetInfo(sym, symVariableSize, unsafe.Pointer(&size)); s != hsaSuccess {
+		return 0, 0, a.rt.fail(s, "global", "%q: variable size", name)
+	}
+	return uintptr(addr), uint64(size), nil
+}
+
 // Destroy is hsa_executable_destroy and hsa_code_object_reader_destroy.
 func (e *executable) Destroy() error {
 	a := e.ag

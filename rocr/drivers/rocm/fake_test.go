@@ -93,6 +93,10 @@ type fakePool struct {
 type fakeSymbol struct {
 	obj                          uint64
 	kaSize, kaAlign, group, priv uint32
+	// A variable's kind (HSA_SYMBOL_KIND_VARIABLE is 0), address and size.
+	kind uint32
+	addr uint64
+	size uint32
 }
 
 type fakeCopy struct {
@@ -782,6 +786,12 @@ func (f *fakeHSA) ExecutableSymbolGetInfo(s symbolH, attr uint32, out unsafe.Poi
 		*(*uint32)(out) = sym.group
 	case symPrivateSize:
 		*(*uint32)(out) = sym.priv
+	case symType:
+		*(*uint32)(out) = sym.kind
+	case symVariableAddr:
+		*(*uint64)(out) = sym.addr
+	case symVariableSize:
+		*(*uint32)(out) = sym.size
 	default:
 		return hsaStatus(rocr.StatusErrorInvalidArgument)
 	}
