@@ -216,7 +216,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 	p("// %s is the package's Go kernels in every form: the Go functions for\n// the cpu agent, the code objects clang built, and their C++.\n", cfg.Var)
 	// The kernels are declared below; a package-level initializer may
 	// refer to them.
-	p("var %s = gokernel.New(gokernel.Spec{\n\tName: %q,\n\tSet: kernel.NewSet(%q, %s),\n", cfg.Var, cfg.Name, cfg.Name, strings.Join(defs, ", "))
+	set := fmt.Sprintf("kernel.NewSet(%q, %s)", cfg.Name, strings.Join(defs, ", "))
+	if len(res.Globals) > 0 {
+		var vars []string
+		for _, g := range res.Globals {
+			vars = append(vars, fmt.Sprintf("kernel.Var(%q, &%s)", g.Name, g.Name))
+		}
+		set += ".WithGlobals(" + strings.Join(vars, ", ") + ")"
+	}
+	p("var %s = gokernel.New(gokernel.Spec{\n\tName: %q,\n\tSet: %s,\n", cfg.Var, cfg.Name, set)
 	p("\tSource: %sSource,\n\tKernels: []string{%s},\n\tFiles: []string{%s},\n\tObjects: []any{%s},\n})\n\n",
 		cfg.Var, strings.Join(names, ", "), strings.Join(files, ", "), strings.Join(objVars, ", "))
 

@@ -39,6 +39,7 @@ func (t *translator) emit() {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(t.globalSource())
 	if t.usesDyn {
 		b.WriteString("extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];\n\n")
 	}

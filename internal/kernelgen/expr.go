@@ -44,7 +44,10 @@ func (e *emitter) expr(x ast.Expr) string {
 		switch obj := e.info.Uses[x].(type) {
 		case *types.Var:
 			if obj.Parent() == e.t.pkg.Types.Scope() {
-				e.errorf(x, "package-level variable "+x.Name, "pass the value as a kernel parameter")
+				if g := e.t.globals[obj]; g != nil {
+					return g.Name
+				}
+				e.errorf(x, "package-level variable "+x.Name, "pass the value as a kernel parameter, or mark the variable //hipgo:constant or //hipgo:device")
 				return x.Name
 			}
 			if isThread(obj.Type()) {
@@ -671,7 +674,7 @@ func (e *emitter) atomicPtr(a ast.Expr) string {
 	if u, ok := a.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		switch x := ast.Unparen(u.X).(type) {
 		case *ast.IndexExpr, *ast.StarExpr, *ast.SelectorExpr:
-			return "&" + e.lvalue(x)
+			return "&" + e.store(x)
 		}
 		e.errorf(a, "atomic on "+nodeText(u.X), "atomics act on &slice[i], &shared[i] or a kernel.Shared pointer")
 		return "0"

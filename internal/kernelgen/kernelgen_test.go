@@ -266,6 +266,11 @@ func TestErrors(t *testing.T) {
 		{"printfs.go", 10, 30, `kernel.Printf format "%d\n" with too many arguments`},
 		{"printfs.go", 11, 27, "kernel.Printf verb %g for float32"},
 		{"printfs.go", 12, 19, "kernel.Printf verb %#x"},
+		{"globals.go", 9, 14, "initialized //hipgo:constant variable"},
+		{"globals.go", 12, 5, "//hipgo variable of type [2]string"},
+		{"globals.go", 18, 2, "write to //hipgo:constant variable coefs"},
+		{"globals.go", 19, 9, "package-level variable plain"},
+		{"globals.go", 20, 20, "write to //hipgo:constant variable coefs"},
 	} {
 		found := false
 		for _, e := range list {

@@ -156,6 +156,7 @@ func Translate(pkg *packages.Package) (*Result, error) {
 	t := newTranslator(pkg)
 	// Every phase runs, so one translation reports every construct
 	// outside the subset.
+	t.discoverGlobals()
 	t.discover()
 	t.analyze()
 	t.emit()
@@ -221,6 +222,8 @@ type translator struct {
 	structSeen map[*types.Named]bool
 	math       map[string]bool // used math helpers: "exp/32"
 	usesDyn    bool
+	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
+	globalList []*globalVar              // the same, in declaration order
 }
 
 func newTranslator(pkg *packages.Package) *translator {

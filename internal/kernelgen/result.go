@@ -21,6 +21,9 @@ type Result struct {
 	// Files are the Go files a fault record's File indexes.
 	Files   []string
 	Kernels []Kernel
+	// Globals are the //hipgo:constant and //hipgo:device variables, in
+	// declaration order: the generated Set declares each (kernel.Var).
+	Globals []Global
 	// Fset and Info are the loaded package's positions and types, for
 	// generators that rewrite a kernel's Go (Kernel.Decl).
 	Fset *token.FileSet

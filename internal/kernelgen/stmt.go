@@ -248,7 +248,7 @@ func (e *emitter) assign(s *ast.AssignStmt) {
 			e.linef("%s %s = %s;", ct, e.declare(v), tmps[i])
 			continue
 		}
-		e.linef("%s = %s;", e.lvalue(l), tmps[i])
+		e.linef("%s = %s;", e.store(l), tmps[i])
 	}
 }
 
@@ -281,25 +281,25 @@ func (e *emitter) assign1(tok token.Token, l, r ast.Expr) {
 	if v := e.lhsVar(l); v != nil {
 		ro = e.t.constSlice(v)
 	}
-	e.linef("%s = %s;", e.lvalue(l), bare(e.valueFor(e.info.TypeOf(l), ro, r)))
+	e.linef("%s = %s;", e.store(l), bare(e.valueFor(e.info.TypeOf(l), ro, r)))
 }
 
 // opAssign writes l op= r (r already C++).
 func (e *emitter) opAssign(l ast.Expr, op token.Token, r string, rc constant.Value, pos token.Pos) {
 	typ := e.info.TypeOf(l)
 	if native, ok := e.nativeOp(op, typ); ok {
-		e.linef("%s %s= %s;", e.lvalue(l), native, bare(r))
+		e.linef("%s %s= %s;", e.store(l), native, bare(r))
 		return
 	}
 	if id, ok := ast.Unparen(l).(*ast.Ident); ok {
-		name := e.lvalue(id)
+		name := e.store(id)
 		e.linef("%s = %s;", name, bare(e.binop(op, typ, rc, name, r, pos)))
 		return
 	}
 	ref := e.temp("r")
 	e.linef("{")
 	e.indent++
-	e.linef("%s& %s = %s;", e.t.cType(typ, pos), ref, e.lvalue(l))
+	e.linef("%s& %s = %s;", e.t.cType(typ, pos), ref, e.store(l))
 	e.linef("%s = %s;", ref, bare(e.binop(op, typ, rc, ref, r, pos)))
 	e.indent--
 	e.linef("}")
@@ -377,7 +377,7 @@ func (e *emitter) unpack(define bool, lhs []ast.Expr, call ast.Expr) {
 			e.linef("%s %s = %s;", e.t.cType(v.Type(), id.Pos()), e.declare(v), field)
 			continue
 		}
-		e.linef("%s = %s;", e.lvalue(l), field)
+		e.linef("%s = %s;", e.store(l), field)
 	}
 }
 
@@ -629,7 +629,7 @@ func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 			e.linef("%s %s = %s;", ct, e.declare(v), value)
 			return
 		}
-		e.linef("%s = %s;", e.lvalue(x), value)
+		e.linef("%s = %s;", e.store(x), value)
 	}
 	bind(key, idx)
 	if elem != "" {

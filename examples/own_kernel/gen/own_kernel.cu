@@ -31,6 +31,9 @@
 #ifndef __shared__
 #define __shared__ __attribute__((shared))
 #endif
+#ifndef __constant__
+#define __constant__ __attribute__((constant))
+#endif
 #ifndef __launch_bounds__
 #define __launch_bounds__(n) __attribute__((launch_bounds(n)))
 #endif

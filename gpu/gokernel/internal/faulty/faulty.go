@@ -112,3 +112,23 @@ func hello(t kernel.Thread, n int32, scale float32) {
 		kernel.Printf(t, "hipgo hello %d of %v: %5.2f %e %.4g %t %x %-3d|\n", i, n, v, float64(v)/3, v, i%2 == 0, uint32(i)*255, int8(i))
 	}
 }
+
+// Coef is constant memory the kernels read by name: __constant__ on GPUs.
+//
+//hipgo:constant
+var Coef [4]float32
+
+// Hits is device memory the kernels count in: __device__ on GPUs.
+//
+//hipgo:device
+var Hits [2]int32
+
+// scaleByCoef sets x[i] *= Coef[i%4] and counts even and odd i in Hits.
+//
+//hipgo:kernel
+func scaleByCoef(t kernel.Thread, x []float32) {
+	if i := t.GlobalX(); i < len(x) {
+		x[i] *= Coef[i%4]
+		kernel.AtomicAdd(&Hits[i%2], 1)
+	}
+}

@@ -32,9 +32,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef"},
 	Files:   []string{"faulty.go", "kernels_gen.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -448,4 +448,47 @@ func LaunchHello(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, n int32,
 	var args module.Args
 	args.Int32(n).Float32(scale)
 	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+}
+
+// scaleByCoefArgs is the kernarg layout of scale_by_coef's C++ entry point.
+type scaleByCoefArgs struct {
+	x    rocr.Ptr[float32]
+	xLen int64
+}
+
+// scaleByCoefKernel runs scaleByCoef on the cpu agent.
+var scaleByCoefKernel = kernel.Define("scale_by_coef", func(b *kernel.Block, a *scaleByCoefArgs) {
+	v0 := kernel.View(b, a.x, a.xLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				scaleByCoef(t.Nth(g-lo), v0)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			scaleByCoef(t.Nth(i), v0)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		scaleByCoef(b.Thread(i), v0)
+	}
+})
+
+// LaunchScaleByCoef launches scaleByCoef (faulty.go:129) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScaleByCoef(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel scale_by_coef argument 0 (x): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 8)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(x).Int64(int64(x.Len()))
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }

@@ -31,6 +31,9 @@
 #ifndef __shared__
 #define __shared__ __attribute__((shared))
 #endif
+#ifndef __constant__
+#define __constant__ __attribute__((constant))
+#endif
 #ifndef __launch_bounds__
 #define __launch_bounds__(n) __attribute__((launch_bounds(n)))
 #endif
@@ -587,6 +590,13 @@ struct point {
   float Y;
 };
 
+// ---- the package's device variables ----
+
+#line 119 "faulty.go"
+__constant__ hg_array<float, 4> Coef;
+#line 124 "faulty.go"
+__device__ hg_array<int32_t, 2> Hits;
+
 // ---- device functions ----
 
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
@@ -818,5 +828,25 @@ extern "C" __global__ void hello(int32_t n, float scale) {
 }
 extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f) {
   hello<true>(n, scale, hg_f);
+}
+
+#line 129 "faulty.go"
+template <bool Checked> __device__ void scaleByCoef(hg_slice<float> x, hg_fault* hg_f) {
+  {
+#line 130 "faulty.go"
+    long long i = hg_global_x();
+#line 130 "faulty.go"
+    if (i < x.n) {
+      hg_ref<Checked>(x, i, hg_f, 131, 0) *= hg_ld<Checked>(Coef, i % 4LL, hg_f, 131, 0);
+      hg_atomic_add(&hg_ref<Checked>(Hits, i % 2LL, hg_f, 132, 0), 1);
+    }
+  }
+}
+
+extern "C" __global__ void scale_by_coef(float* x_p, long long x_n) {
+  scaleByCoef<false>(hg_make_slice(x_p, x_n), nullptr);
+}
+extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_fault* hg_f) {
+  scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
 }
 
