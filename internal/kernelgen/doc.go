@@ -72,6 +72,7 @@
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...
 //	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)
+//	//hipgo:constant var c [4]float32     __constant__ hg_array<float, 4> c; (//hipgo:device: __device__), read by name
 //
 // Outside the subset, and an error naming the construct at file:line:col:
 // allocation (make, new, append, slice and map literals), maps,
@@ -80,7 +81,9 @@
 // receivers or of generic or slice types, calls to
 // packages other than kernel and math, recursion, more than four results
 // and several results passed straight as arguments (f(g())), pointers
-// other than kernel.Shared's, package-level variables. A device function
+// other than kernel.Shared's, package-level variables not marked
+// //hipgo:constant or //hipgo:device (see globals.go), a write to a
+// //hipgo:constant one. A device function
 // of two to four results returns an hg_tupleN that the assignment of its
 // call unpacks. A method with a value receiver of a named type is a
 // device function Type_Method whose first parameter is the receiver.
