@@ -31,14 +31,36 @@ func (a Access) String() string {
 // set stays bounded and a writer still waits for every reader.
 const MaxReaders = 4
 
-// deps is a buffer's dependency state: its last writer and the readers
-// since, each the fence of one packet, retained. Guarded by Mem.mu.
-type deps struct {
+// depState is the dependency state of a buffer, or of a byte range of
+// one: its last writer and the readers since, each the fence of one
+// packet, retained.
+type depState struct {
 	writer  *Fence
 	readers [MaxReaders]*Fence
 	n       int
-	manual  bool // the program orders this buffer's uses itself
 }
+
+// deps is a buffer's dependency state, guarded by Mem.mu. While every use
+// named the whole buffer, it is one depState. Once a use names a byte
+// range (a view, Mem.View), parts holds the state by range: sorted,
+// disjoint and covering the buffer. A use of the whole buffer that writes
+// makes it one state again.
+type deps struct {
+	depState
+	parts  []part
+	manual bool // the program orders this buffer's uses itself
+}
+
+// part is the state of bytes [lo, hi) of a buffer.
+type part struct {
+	lo, hi int
+	depState
+}
+
+// maxParts bounds the ranges a buffer tracks. A use that would leave more
+// waits for every use recorded, and the buffer is one state again, with
+// the use standing for all before it.
+const maxParts = 64
 
 // Order is how a stream treats the dependencies its packets find.
 type Order uint8
@@ -52,104 +74,265 @@ const (
 	Check
 )
 
-// Use records that the packet whose fence is f uses m with acc, and
-// appends to deps the fences f must wait for: the last writer for a read;
-// the last writer and the readers since for a write; fences of f's own
-// queue and completed ones are skipped. It fails, recording nothing, when
-// m was freed: the check and the record are one step with respect to
-// Free. Under Check, a dependency the stream did not order is an error
-// naming both operations; under Manual (or a manual buffer) none is
-// returned.
-func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, error) {
-	// An operation's buffers are recorded under recording (see useAll and
-	// Launch.Use), so it never depends on one recorded after it.
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.freed.Load() {
-		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s was freed", m)
+// user is one Mem.Use in progress: what it records, and the fences it
+// must wait for so far.
+type user struct {
+	s     *Stream
+	f     *Fence
+	acc   Access
+	order Order
+	m     *Mem // as named, for messages: the view where it was one
+}
+
+// need notes that u's packet must wait for w: nothing for a fence of its
+// own queue or a completed one; under Manual (or a manual buffer) only
+// the sanitizer's check, under Check the report of a dependency the
+// stream did not order with an event.
+func (u *user) need(w *Fence, deps []*Fence) ([]*Fence, error) {
+	f := u.f
+	if w == nil || w.queue == f.queue || w.Done() {
+		return deps, nil
 	}
-	d := &m.deps
-	order := s.order
-	if d.manual && order == Auto {
-		order = Manual
+	switch u.order {
+	case Manual:
+		if !rocr.Sanitizing() || u.s.ordered(w) {
+			return deps, nil
+		}
+		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
+			f.name(), f.queue, u.acc, u.m, w.name(), w.queue, w.acc)
+	case Check:
+		if u.s.ordered(w) {
+			return deps, nil
+		}
+		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_CHECK_DEPS)",
+			f.name(), f.queue, u.acc, u.m, w.name(), w.queue, w.acc)
 	}
-	need := func(w *Fence) error {
-		if w == nil || w.queue == f.queue || w.Done() {
-			return nil
+	for _, d := range deps {
+		if d == w { // buffers last used by one packet: wait once
+			return deps, nil
 		}
-		switch order {
-		case Manual:
-			// The sanitizer checks what the program orders by hand.
-			if !rocr.Sanitizing() || s.ordered(w) {
-				return nil
-			}
-			return gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
-				f.name(), f.queue, acc, m, w.name(), w.queue, w.acc)
-		case Check:
-			if s.ordered(w) {
-				return nil
-			}
-			return gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_CHECK_DEPS)",
-				f.name(), f.queue, acc, m, w.name(), w.queue, w.acc)
-		}
-		for _, d := range deps {
-			if d == w { // buffers last used by one packet: wait once
-				return nil
-			}
-		}
-		w.Retain()
-		deps = append(deps, w)
-		return nil
 	}
-	if err := need(d.writer); err != nil {
+	w.Retain()
+	return append(deps, w), nil
+}
+
+// use records u in st: a read waits for the last writer and joins the
+// readers; a write waits for the writer and the readers and becomes the
+// writer.
+func (st *depState) use(u *user, deps []*Fence) ([]*Fence, error) {
+	var err error
+	if deps, err = u.need(st.writer, deps); err != nil {
 		return deps, err
 	}
-	f.acc = acc
-	if acc == Read {
+	f := u.f
+	f.acc = u.acc
+	if u.acc == Read {
 		// Readers of f's queue and completed ones are dropped: f stands
 		// for them.
 		j := 0
-		for i := 0; i < d.n; i++ {
-			r := d.readers[i]
+		for i := 0; i < st.n; i++ {
+			r := st.readers[i]
 			if r.queue == f.queue || r.Done() {
 				r.Release()
 				continue
 			}
-			d.readers[j] = r
+			st.readers[j] = r
 			j++
 		}
-		clear(d.readers[j:d.n])
-		d.n = j
-		if d.n == MaxReaders {
-			old := d.readers[0]
-			if err := need(old); err != nil {
+		clear(st.readers[j:st.n])
+		st.n = j
+		if st.n == MaxReaders {
+			old := st.readers[0]
+			if deps, err = u.need(old, deps); err != nil {
 				return deps, err
 			}
 			old.Release()
-			copy(d.readers[:], d.readers[1:])
-			d.n--
+			copy(st.readers[:], st.readers[1:])
+			st.n--
 		}
 		f.Retain()
-		d.readers[d.n] = f
-		d.n++
+		st.readers[st.n] = f
+		st.n++
 		return deps, nil
 	}
-	for i := 0; i < d.n; i++ {
-		if err := need(d.readers[i]); err != nil {
+	for i := 0; i < st.n; i++ {
+		if deps, err = u.need(st.readers[i], deps); err != nil {
 			return deps, err
 		}
 	}
-	for i := 0; i < d.n; i++ {
-		d.readers[i].Release()
-		d.readers[i] = nil
-	}
-	d.n = 0
-	f.Retain()
-	if d.writer != nil {
-		d.writer.Release()
-	}
-	d.writer = f
+	st.writeBy(f)
 	return deps, nil
+}
+
+// writeBy makes f the state's writer, with no readers, f retained.
+func (st *depState) writeBy(f *Fence) {
+	for i := 0; i < st.n; i++ {
+		st.readers[i].Release()
+		st.readers[i] = nil
+	}
+	st.n = 0
+	f.Retain()
+	if st.writer != nil {
+		st.writer.Release()
+	}
+	st.writer = f
+}
+
+// clone is a copy of st holding its own references.
+func (st *depState) clone() depState {
+	c := *st
+	if c.writer != nil {
+		c.writer.Retain()
+	}
+	for _, r := range c.readers[:c.n] {
+		r.Retain()
+	}
+	return c
+}
+
+// release drops st's references.
+func (st *depState) release() {
+	if st.writer != nil {
+		st.writer.Release()
+	}
+	for _, r := range st.readers[:st.n] {
+		r.Release()
+	}
+	*st = depState{}
+}
+
+func (st *depState) same(o *depState) bool { return *st == *o }
+
+// Use records that the packet whose fence is f uses m with acc, and
+// appends to deps the fences f must wait for: the last writer for a read;
+// the last writer and the readers since for a write; fences of f's own
+// queue and completed ones are skipped. A view (Mem.View) is a use of
+// its bytes of the buffer it views: uses of disjoint ranges do not wait
+// for each other. It fails, recording nothing, when m was freed: the
+// check and the record are one step with respect to Free. Under Check, a
+// dependency the stream did not order is an error naming both
+// operations; under Manual (or a manual buffer) none is returned.
+func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, error) {
+	// An operation's buffers are recorded under recording (see useAll and
+	// Launch.Use), so it never depends on one recorded after it.
+	r, lo := m, 0
+	if m.parent != nil {
+		r, lo = m.parent, m.off
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.freed.Load() {
+		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s was freed", m)
+	}
+	d := &r.deps
+	u := user{s: s, f: f, acc: acc, order: s.order, m: m}
+	if d.manual && u.order == Auto {
+		u.order = Manual
+	}
+	size, whole := r.Size(), m.Size()
+	if d.parts == nil && lo == 0 && whole == size {
+		return d.use(&u, deps)
+	}
+	return d.useRange(&u, deps, lo, lo+whole, size)
+}
+
+// useRange records u's use of bytes [lo, hi) of a buffer of size bytes.
+func (d *deps) useRange(u *user, deps []*Fence, lo, hi, size int) ([]*Fence, error) {
+	if hi <= lo { // an empty view touches no bytes
+		return deps, nil
+	}
+	if d.parts == nil {
+		d.parts = append(d.parts, part{lo: 0, hi: size, depState: d.depState})
+		d.depState = depState{}
+	}
+	i, j := d.split(lo), d.split(hi)
+	var err error
+	for k := i; k < j; k++ {
+		if deps, err = d.parts[k].use(u, deps); err != nil {
+			return deps, err
+		}
+	}
+	d.coalesce(max(i-1, 0), min(j+1, len(d.parts)))
+	if len(d.parts) > maxParts {
+		return d.collapse(u, deps)
+	}
+	if len(d.parts) == 1 {
+		d.depState, d.parts = d.parts[0].depState, nil
+	}
+	return deps, nil
+}
+
+// split makes a part start at at, cloning the state of the part it cut,
+// and returns that part's index (len(parts) for the end).
+func (d *deps) split(at int) int {
+	for k := range d.parts {
+		p := &d.parts[k]
+		if p.lo == at {
+			return k
+		}
+		if p.lo < at && at < p.hi {
+			q := part{lo: at, hi: p.hi, depState: p.clone()}
+			p.hi = at
+			d.parts = slices.Insert(d.parts, k+1, q)
+			return k + 1
+		}
+	}
+	return len(d.parts)
+}
+
+// coalesce merges neighbours with the same state among parts [i, j).
+func (d *deps) coalesce(i, j int) {
+	for k := i; k+1 < j && k+1 < len(d.parts); {
+		a, b := &d.parts[k], &d.parts[k+1]
+		if !a.same(&b.depState) {
+			k++
+			continue
+		}
+		a.hi = b.hi
+		b.release()
+		d.parts = slices.Delete(d.parts, k+1, k+2)
+		j--
+	}
+}
+
+// collapse makes the buffer one state again, past maxParts: u waits for
+// every use recorded, and stands for them as the buffer's writer (for a
+// read too: a later use that waits for u waits for all of them).
+func (d *deps) collapse(u *user, deps []*Fence) ([]*Fence, error) {
+	var err error
+	for k := range d.parts {
+		p := &d.parts[k]
+		if p.writer != nil && p.writer != u.f {
+			if deps, err = u.need(p.writer, deps); err != nil {
+				return deps, err
+			}
+		}
+		for _, r := range p.readers[:p.n] {
+			if r != u.f {
+				if deps, err = u.need(r, deps); err != nil {
+					return deps, err
+				}
+			}
+		}
+	}
+	for k := range d.parts {
+		d.parts[k].release()
+	}
+	d.parts = nil
+	d.depState = depState{}
+	d.writeBy(u.f)
+	return deps, nil
+}
+
+// each calls fn for every state d holds.
+func (d *deps) each(fn func(*depState)) {
+	if d.parts == nil {
+		fn(&d.depState)
+		return
+	}
+	for k := range d.parts {
+		fn(&d.parts[k].depState)
+	}
 }
 
 // recording makes the recording of one operation's buffers one step with
@@ -177,11 +360,17 @@ func useAll(s *Stream, f *Fence, uses []MemUse, deps []*Fence) ([]*Fence, error)
 	return deps, nil
 }
 
-// take empties the dependency state and returns what it held.
-func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
-	w, rs, n = d.writer, d.readers, d.n
-	d.writer, d.readers, d.n = nil, [MaxReaders]*Fence{}, 0
-	return
+// take empties the dependency state and appends what it held to fs.
+func (d *deps) take(fs []*Fence) []*Fence {
+	d.each(func(st *depState) {
+		if st.writer != nil {
+			fs = append(fs, st.writer)
+		}
+		fs = append(fs, st.readers[:st.n]...)
+		*st = depState{}
+	})
+	d.depState, d.parts = depState{}, nil
+	return fs
 }
 
 // Settle waits on the host for every packet that used m and forgets them;
@@ -192,6 +381,9 @@ func (d *deps) take() (w *Fence, rs [MaxReaders]*Fence, n int) {
 // function or Go kernel would do for its own queue's work (never done)
 // is ErrNotPermitted; op names the call in it.
 func (m *Mem) Settle(op string) error {
+	if m.parent != nil {
+		m = m.parent // a view's work is its buffer's
+	}
 	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
 	fs := m.deps.held(buf[:0])
@@ -216,56 +408,67 @@ func (m *Mem) Settle(op string) error {
 	return first
 }
 
-// held appends the fences d holds to fs, retained.
+// held appends the fences d holds to fs, retained, each once.
 func (d *deps) held(fs []*Fence) []*Fence {
-	if d.writer != nil {
-		d.writer.Retain()
-		fs = append(fs, d.writer)
+	add := func(f *Fence) {
+		if f != nil && !slices.Contains(fs, f) {
+			f.Retain()
+			fs = append(fs, f)
+		}
 	}
-	for _, r := range d.readers[:d.n] {
-		r.Retain()
-		fs = append(fs, r)
-	}
+	d.each(func(st *depState) {
+		add(st.writer)
+		for _, r := range st.readers[:st.n] {
+			add(r)
+		}
+	})
 	return fs
 }
 
 // waitsForOwnQueueLocked is waitsForOwnQueue, without the wait, for every
 // fence m holds; m is locked.
 func (m *Mem) waitsForOwnQueueLocked(op string) error {
-	for i := -1; i < m.deps.n; i++ {
-		f := m.deps.writer
-		if i >= 0 {
-			f = m.deps.readers[i]
+	var err error
+	m.deps.each(func(st *depState) {
+		for i := -1; i < st.n && err == nil; i++ {
+			f := st.writer
+			if i >= 0 {
+				f = st.readers[i]
+			}
+			if f == nil || f.Done() {
+				continue
+			}
+			err = ownQueueErr(op, m, f)
 		}
-		if f == nil || f.Done() {
-			continue
-		}
-		if err := ownQueueErr(op, m, f); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
+	return err
 }
 
 // forget drops those of fs (completed fences) that d still holds.
 func (d *deps) forget(fs []*Fence) {
-	for _, f := range fs {
-		if d.writer == f {
-			d.writer = nil
-			f.Release()
+	d.each(func(st *depState) {
+		if st.writer != nil && slices.Contains(fs, st.writer) {
+			st.writer.Release()
+			st.writer = nil
+		}
+		j := 0
+		for _, r := range st.readers[:st.n] {
+			if slices.Contains(fs, r) {
+				r.Release()
+				continue
+			}
+			st.readers[j] = r
+			j++
+		}
+		clear(st.readers[j:st.n])
+		st.n = j
+	})
+	if d.parts != nil {
+		d.coalesce(0, len(d.parts))
+		if len(d.parts) == 1 {
+			d.depState, d.parts = d.parts[0].depState, nil
 		}
 	}
-	j := 0
-	for _, r := range d.readers[:d.n] {
-		if slices.Contains(fs, r) {
-			r.Release()
-			continue
-		}
-		d.readers[j] = r
-		j++
-	}
-	clear(d.readers[j:d.n])
-	d.n = j
 }
 
 // waitsForOwnQueue fails a wait for f, a fence of m, that could never end:
@@ -293,6 +496,9 @@ func ownQueueErr(op string, m *Mem, f *Fence) error {
 func (m *Mem) SetManual(on bool) {
 	if m == nil {
 		return
+	}
+	if m.parent != nil {
+		m = m.parent
 	}
 	m.mu.Lock()
 	m.deps.manual = on

@@ -64,6 +64,12 @@ type Mem struct {
 	// global names a module's variable (InitGlobal): memory the module
 	// owns, gone when it is unloaded.
 	global string
+	// parent is the buffer a view (View) shows bytes [off, off+Size()) of:
+	// its checks, owner and dependencies are the parent's. bad is why a
+	// view could not be made, which every use of it reports.
+	parent *Mem
+	off    int
+	bad    error
 }
 
 // The accessors below answer zero values for a nil Mem (a nil *Buffer)
@@ -74,7 +80,47 @@ func (m *Mem) Addr() uintptr {
 	if m == nil || m.alloc == nil {
 		return 0
 	}
-	return m.alloc.Base
+	return m.alloc.Base + uintptr(m.off)
+}
+
+// ViewErr is why a view could not be made; nil otherwise.
+func (m *Mem) ViewErr() error {
+	if m == nil {
+		return nil
+	}
+	return m.bad
+}
+
+// root is the buffer m is a view of, or m.
+func (m *Mem) root() *Mem {
+	if m.parent != nil {
+		return m.parent
+	}
+	return m
+}
+
+// View makes v a view of elements [off, off+n) of m (a pointer into a
+// buffer, d_data + off): v is memory of m's element type that copies,
+// fills and launches take, checked against the view's bounds, whose uses
+// are uses of those bytes of m. A view of a view is one of the same
+// buffer. A range outside m, or m not made, is an error that v reports
+// on every use.
+func (m *Mem) View(v *Mem, off, n int) {
+	if !m.Made() {
+		v.bad = gpu.Errorf(gpu.ErrorInvalidValue, "view", "view of a nil buffer")
+		return
+	}
+	if m.bad != nil {
+		v.bad = m.bad
+		return
+	}
+	if off < 0 || n < 0 || off > m.n || n > m.n-off {
+		v.bad = gpu.Errorf(gpu.ErrorInvalidValue, "view", "elements [%d, %d) of %s, which has %d", off, off+n, m, m.n)
+		return
+	}
+	r := m.root()
+	*v = Mem{alloc: m.alloc, elem: m.elem, esize: m.esize, n: n, host: m.host, managed: m.managed,
+		home: m.home, gen: m.gen, empty: m.empty || n == 0, global: m.global, parent: r, off: m.off + off*m.esize}
 }
 
 // Len is the number of elements.
@@ -120,6 +166,9 @@ func (m *Mem) Device() *gpu.Device {
 	if m == nil {
 		return nil
 	}
+	if m.parent != nil {
+		return m.parent.dev.Load()
+	}
 	return m.dev.Load()
 }
 
@@ -136,6 +185,12 @@ func (m *Mem) String() string {
 	} else if m.host {
 		kind = "host buffer"
 	}
+	if m.parent != nil {
+		return fmt.Sprintf("view of elements [%d, %d) of %s", m.off/max(m.esize, 1), m.off/max(m.esize, 1)+m.n, m.parent)
+	}
+	if m.bad != nil {
+		return "view (invalid)"
+	}
 	if m.global != "" {
 		return fmt.Sprintf("global %q (%d %s)", m.global, m.n, m.elem)
 	}
@@ -150,6 +205,15 @@ func (m *Mem) String() string {
 
 // Check reports a nil, freed or stale buffer.
 func (m *Mem) Check(op string) error {
+	if m != nil && m.bad != nil {
+		return gpu.Wrap(op, m.bad)
+	}
+	if m != nil && m.parent != nil {
+		if err := m.parent.Check(op); err != nil {
+			return err
+		}
+		return nil
+	}
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
 	}
@@ -192,6 +256,9 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 // Free waits for pending work on the memory and returns it to its pool. A
 // second Free is an error.
 func (m *Mem) Free() error {
+	if m != nil && (m.parent != nil || m.bad != nil) {
+		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s: a view is freed with its buffer", m)
+	}
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
 	}
@@ -228,7 +295,7 @@ func (m *Mem) Free() error {
 }
 
 // Freed reports whether Free was called.
-func (m *Mem) Freed() bool { return m.freed.Load() }
+func (m *Mem) Freed() bool { return m.root().freed.Load() }
 
 // InitGlobal makes m the memory of a module's variable name, whose
 // allocation al (rocr.Global) lies on dev, as elements of T. The
@@ -403,12 +470,15 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 // Live reports whether the memory is allocated and neither freed nor
 // released by Shutdown.
 func (m *Mem) Live() bool {
+	if m.parent != nil {
+		return m.parent.Live()
+	}
 	return m.Made() && !m.freed.Load() && (m.alloc == nil || !m.alloc.Freed())
 }
 
 // Made reports whether the memory was made by an allocation call (it may
 // since have been freed): false for a nil or zero buffer.
-func (m *Mem) Made() bool { return m != nil && (m.alloc != nil || m.empty) }
+func (m *Mem) Made() bool { return m != nil && (m.alloc != nil || m.empty || m.parent != nil) }
 
 // setEmpty makes m the empty memory of elem on dev (a zero count).
 func (m *Mem) setEmpty(dev *gpu.Device, gen uint64, elem reflect.Type, es int, host bool) {

@@ -302,10 +302,10 @@ func FreeAsync(m *Mem, s *Stream) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
 	}
-	w, rs, n := m.deps.take()
+	var buf [1 + MaxReaders]*Fence
+	deps := m.deps.take(buf[:0])
 	m.mu.Unlock()
 	live.Remove(m)
-	deps := append(rs[:n:n], w)
 	f, err := s.freeFence(op, deps)
 	s.mu.Unlock()
 	for _, d := range deps {
