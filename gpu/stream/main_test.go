@@ -154,7 +154,7 @@ func closeGate(t testing.TB) (open func()) {
 	return open
 }
 
-var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK, gatedWriteK)
+var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK, gatedWriteK, read8K, initArrayK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {

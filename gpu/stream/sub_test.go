@@ -71,7 +71,7 @@ func TestSubWholeWaitsForParts(t *testing.T) {
 	assert.Equal(t, []int32{3, 3, 3, 3, 5, 5, 5, 5}, got)
 }
 
-// Many disjoint ranges stay correct past the limit on tracked ranges.
+// Many disjoint ranges stay correct past the limit on tracked ranges (maxParts).
 func TestSubManyRanges(t *testing.T) {
 	e := setup(t)
 	ss := []*stream.Stream{e.stream(), e.stream(), e.stream()}

@@ -60,7 +60,7 @@ type part struct {
 // maxParts bounds the ranges a buffer tracks. A use that would leave more
 // waits for every use recorded, and the buffer is one state again, with
 // the use standing for all before it.
-const maxParts = 64
+const maxParts = 256
 
 // Order is how a stream treats the dependencies its packets find.
 type Order uint8
@@ -123,6 +123,12 @@ func (st *depState) use(u *user, deps []*Fence) ([]*Fence, error) {
 	var err error
 	if deps, err = u.need(st.writer, deps); err != nil {
 		return deps, err
+	}
+	if st.writer != nil && st.writer.Done() {
+		// Nothing waits for completed work: forgetting it lets parts
+		// whose work completed merge again.
+		st.writer.Release()
+		st.writer = nil
 	}
 	f := u.f
 	f.acc = u.acc
@@ -265,19 +271,27 @@ func (d *deps) useRange(u *user, deps []*Fence, lo, hi, size int) ([]*Fence, err
 // split makes a part start at at, cloning the state of the part it cut,
 // and returns that part's index (len(parts) for the end).
 func (d *deps) split(at int) int {
-	for k := range d.parts {
-		p := &d.parts[k]
-		if p.lo == at {
-			return k
-		}
-		if p.lo < at && at < p.hi {
-			q := part{lo: at, hi: p.hi, depState: p.clone()}
-			p.hi = at
-			d.parts = slices.Insert(d.parts, k+1, q)
-			return k + 1
+	// The first part that ends after at holds it.
+	k, n := 0, len(d.parts)
+	for k < n {
+		h := int(uint(k+n) >> 1)
+		if d.parts[h].hi <= at {
+			k = h + 1
+		} else {
+			n = h
 		}
 	}
-	return len(d.parts)
+	if k == len(d.parts) {
+		return k
+	}
+	p := &d.parts[k]
+	if p.lo == at {
+		return k
+	}
+	q := part{lo: at, hi: p.hi, depState: p.clone()}
+	p.hi = at
+	d.parts = slices.Insert(d.parts, k+1, q)
+	return k + 1
 }
 
 // coalesce merges neighbours with the same state among parts [i, j).
