@@ -85,3 +85,30 @@ func TestAgentWorkDecode(t *testing.T) {
 	assert.Equal(t, aql.NativeWork{ID: 10, Flags: 20}, aql.DecodeNative(w))
 	assert.Equal(t, aql.RectWork{ID: 10}, aql.DecodeRect(w))
 }
+
+// Whatever the words, decoding and encoding again keeps the words a kind
+// uses and clears the others.
+func FuzzAgentWork(f *testing.F) {
+	f.Add(uint64(0x1000), uint64(0x2000), uint64(64), uint64(aql.CopySrcHost))
+	f.Add(^uint64(0), uint64(0), uint64(1)<<62, uint64(3))
+	f.Fuzz(func(t *testing.T, a, b, c, d uint64) {
+		w := [4]uint64{a, b, c, d}
+		for _, tc := range []struct {
+			fn   uint16
+			call aql.AgentCall
+			used int
+		}{
+			{aql.AgentCopy, aql.DecodeCopy(w).Call(), 4},
+			{aql.AgentFill, aql.DecodeFill(w).Call(), 4},
+			{aql.AgentCallback, aql.DecodeCallback(w).Call(), 1},
+			{aql.AgentNative, aql.DecodeNative(w).Call(), 2},
+			{aql.AgentRect, aql.DecodeRect(w).Call(), 1},
+		} {
+			want := w
+			clear(want[tc.used:])
+			if tc.call.Func != tc.fn || tc.call.Arg != want {
+				t.Fatalf("%#x: words %x encode back as %#x %x", tc.fn, w, tc.call.Func, tc.call.Arg)
+			}
+		}
+	})
+}
