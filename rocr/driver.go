@@ -436,7 +436,7 @@ type ChainKernel struct {
 type Chain interface {
 	// Launch queues the chain's dispatches, in order, on the agent's
 	// native stream after what was queued there before. It is called by
-	// an AgentNative packet's function, with the device current.
+	// an aql.AgentNative packet's function, with the device current.
 	Launch(stream uintptr) error
 	// Close releases the recording. Launches already queued on the
 	// device complete; Launch after Close is an error.

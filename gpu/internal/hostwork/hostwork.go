@@ -18,11 +18,11 @@ type Work struct {
 	// Host runs on the host in stream order (a host callback).
 	Host func() error
 	// Native is called with the agent's native stream in stream order
-	// (rocr.AgentNative); agents without one call it with 0 as host work.
+	// (aql.AgentNative); agents without one call it with 0 as host work.
 	Native hostref.NativeFunc
 	// QueuesOnly says Native only queues work on the stream and returns:
 	// an idle stream may then make the call on the caller's goroutine
-	// (rocr.NativeQueuesOnly).
+	// (aql.NativeQueuesOnly).
 	QueuesOnly bool
 }
 
