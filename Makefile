@@ -34,11 +34,15 @@ vet:
 	$(GO) -C $(REPORT) vet ./...
 	CGO_ENABLED=0 $(GO) -C $(REPORT) build -o /dev/null .
 
-# The benchmark suite; raw output goes to benchmarks/results/.
+# The benchmark suite; raw output goes to benchmarks/results/<machine>-<date>/,
+# the results folder scheme, and the report is written beside it.
+BENCH_MACHINE ?= cpu
+BENCH_DIR     ?= benchmarks/results/$(BENCH_MACHINE)-$(shell date -u +%Y%m%d)
+bench: BENCH_OUT := $(BENCH_DIR)/suite-$(shell date -u +%H%M%S).txt
 bench:
-	mkdir -p benchmarks/results
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee benchmarks/results/cpu-$$(date -u +%Y%m%d-%H%M%S).txt
-	$(GO) -C $(REPORT) run . $(CURDIR)/$$(ls -t benchmarks/results/cpu-*.txt | head -1)
+	mkdir -p $(BENCH_DIR)
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee $(BENCH_OUT)
+	$(GO) -C $(REPORT) run . $(CURDIR)/$(BENCH_OUT)
 
 lint: vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
