@@ -44,11 +44,20 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee $(BENCH_OUT)
 	$(GO) -C $(REPORT) run . $(CURDIR)/$(BENCH_OUT)
 
+# staticcheck is part of lint, not optional: without it lint fails and says
+# how to install it. .ci/run installs the same version.
+STATICCHECK         ?= staticcheck
+STATICCHECK_VERSION ?= v0.8.2
 lint: vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	$(GO) mod tidy -diff
 	$(GO) -C $(REPORT) mod tidy -diff
-	@if command -v staticcheck >/dev/null; then staticcheck ./... && cd $(REPORT) && staticcheck ./...; else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
+	@command -v $(STATICCHECK) >/dev/null || { \
+	  echo "lint: $(STATICCHECK) not found; install it with" >&2; \
+	  echo "  go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)" >&2; \
+	  echo "and put $$($(GO) env GOPATH)/bin (or GOBIN) on PATH" >&2; exit 1; }
+	$(STATICCHECK) ./...
+	cd $(REPORT) && $(STATICCHECK) ./...
 
 # Regenerate the kernel library's code objects and the reliability tests'
 # PTX (needs clang-19).
