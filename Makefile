@@ -89,7 +89,7 @@ gpu-tests:
 # on the H200: OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz
 gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
-	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabi.test
+	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabitest.test
 	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
 
 # The Go kernels' tests and benchmarks for the H200, beside their nvcc
