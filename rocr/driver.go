@@ -186,12 +186,18 @@ var registry struct {
 }
 
 // Register makes a driver available to Init. It is meant for init functions.
+// As database/sql.Register does, it panics if d is nil or if a driver of
+// the same name is registered already: two drivers of one name are a
+// program's mistake, which no later call could report.
 func Register(d Driver) {
+	if d == nil {
+		panic("rocr: Register driver is nil")
+	}
 	registry.Lock()
 	defer registry.Unlock()
 	for _, x := range registry.drivers {
 		if x.Name() == d.Name() {
-			return
+			panic("rocr: Register called twice for driver " + d.Name())
 		}
 	}
 	registry.drivers = append(registry.drivers, d)

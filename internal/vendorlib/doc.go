@@ -1,8 +1,8 @@
 // Package vendorlib says where hipgo finds the vendor GPU libraries the
 // drivers open at run time (libcuda.so.1, libhsa-runtime64.so.1) and opens
-// them with purego. The cuda and rocm drivers load through it and the
-// doctor (internal/doctor) reports through it, so the search rules and the
-// override variables are written once.
+// them with purego. The cuda and rocm drivers load through it and gpuinfo's
+// doctor (cmd/gpuinfo/internal/doctor) reports through it, so the search
+// rules and the override variables are written once.
 //
 // Each library has one override variable named HIPGO_<RUNTIME>_LIBRARY,
 // as the project's other libraries do (HIPGO_CUDA_LIBRARY,

@@ -2,7 +2,9 @@
 // code on the host, a library call on the agent's native stream) on a
 // stream, with the buffers it reads and writes declared to the stream's
 // dependency tracking, so it is ordered with kernels and copies like they
-// are. gpu/stream installs Launch when it is initialized.
+// are. gpu/stream installs Launch when it is initialized. The work's
+// functions reach the agent through internal/hostref, rocr's registry of
+// the Go values that packets refer to by id.
 package hostwork
 
 import (
