@@ -182,4 +182,7 @@ func (d *device) Close() error {
 // does not apply the same list again to the devices it reports.
 func (d *device) AppliesVisible(env string) bool { return env == "CUDA_VISIBLE_DEVICES" }
 
-var _ rocr.VisibleFilter = (*device)(nil)
+var (
+	_ rocr.VisibleFilter = (*device)(nil)
+	_ rocr.ContextRunner = (*device)(nil)
+)
