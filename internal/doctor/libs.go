@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hipgo/hipgo/internal/vendorlib"
@@ -132,7 +133,37 @@ func (s *System) findLibrary(vl *vendorlib.Library) Library {
 			}
 		}
 	}
+	// Any version, where the library is also tried by version.
+	for _, d := range vl.SearchDirs(e) {
+		for _, pat := range vl.Patterns {
+			if lib.Path != "" || !d.Loadable {
+				break
+			}
+			if m := s.glob(path.Join(d.Path, pat)); len(m) > 0 {
+				slices.SortFunc(m, func(a, b string) int { return vendorlib.CompareVersions(b, a) })
+				lib.found(s, m[0], true)
+			}
+		}
+	}
 	return lib
+}
+
+// libraries reports the vendor libraries beyond the drivers' own (which
+// amd and nvidia report): found, or missing where their vendor's GPUs
+// are, with what needs them.
+func (c *checker) libraries() {
+	for _, vl := range vendorlib.All {
+		if vl == vendorlib.CUDA || vl == vendorlib.ROCm {
+			continue
+		}
+		lib := c.sys.findLibrary(vl)
+		switch {
+		case lib.Path != "":
+			c.add(OK, lib.Name, "", "%s (for %s)", lib.describe(), vl.Use)
+		case c.relevant[vl.Vendor]:
+			c.add(Warn, lib.Name, vl.Hint+", or set "+vl.Env+" to its path", "%s (%s needs it)", lib.describe(), vl.Use)
+		}
+	}
 }
 
 var soVersion = regexp.MustCompile(`\.so\.([0-9][0-9A-Za-z.]*)$`)

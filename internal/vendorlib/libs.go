@@ -17,6 +17,8 @@ var (
 		},
 		Global: true,
 		Hint:   "install the NVIDIA driver's user-space library (libcuda1 / nvidia-driver-libs / libnvidia-compute)",
+		Vendor: "nvidia",
+		Use:    "the cuda driver",
 	}
 	ROCm = &Library{
 		Name:    "libhsa-runtime64.so.1",
@@ -29,7 +31,9 @@ var (
 			}
 			return append(out, Dir{"/opt/rocm/lib", true})
 		},
-		Hint: "install ROCm (the rocm-hip-runtime package) or Debian's libhsa-runtime64-1",
+		Hint:   "install ROCm (the rocm-hip-runtime package) or Debian's libhsa-runtime64-1",
+		Vendor: "amd",
+		Use:    "the rocm driver",
 	}
 	NVRTC = &Library{
 		Name:     "libnvrtc.so.13",
@@ -51,6 +55,8 @@ var (
 		LoaderLast: true,
 		Probe:      "nvrtcCreateProgram",
 		Hint:       "install the CUDA toolkit's NVRTC (cuda-nvrtc, or pip's nvidia-cuda-nvrtc)",
+		Vendor:     "nvidia",
+		Use:        "runtime compilation (gpu/rtc)",
 	}
 	// hipRTC is its own library from ROCm 6; before, libamdhip64 carried it.
 	HIPRTC = &Library{
@@ -71,6 +77,8 @@ var (
 		LoaderLast: true,
 		Probe:      "hiprtcCreateProgram",
 		Hint:       "install ROCm's hipRTC, or Debian's libamdhip64-5 and libamd-comgr2",
+		Vendor:     "amd",
+		Use:        "runtime compilation (gpu/rtc)",
 	}
 	CuBLAS = &Library{
 		Name:  "libcublas.so.13",
@@ -82,6 +90,8 @@ var (
 		IfPresent: true,
 		Global:    true,
 		Hint:      "install the CUDA toolkit's cuBLAS (libcublas, or pip's nvidia-cublas)",
+		Vendor:    "nvidia",
+		Use:       "gpu/blas",
 	}
 	NCCL = &Library{
 		Name:  "libnccl.so.2",
@@ -102,6 +112,8 @@ var (
 		IfPresent: true,
 		Global:    true,
 		Hint:      "install NCCL (libnccl2, or pip's nvidia-nccl-cu12)",
+		Vendor:    "nvidia",
+		Use:       "gpu/collective",
 	}
 	// HIP is the HIP runtime, which rocBLAS and RCCL run on.
 	HIP = &Library{
@@ -109,18 +121,24 @@ var (
 		Env:    "HIPGO_HIP_LIBRARY",
 		Global: true,
 		Hint:   "install ROCm's HIP runtime (hip-runtime-amd)",
+		Vendor: "amd",
+		Use:    "gpu/blas and gpu/collective (under rocBLAS and RCCL)",
 	}
 	RocBLAS = &Library{
 		Name:   "librocblas.so",
 		Env:    "HIPGO_ROCBLAS_LIBRARY",
 		Global: true,
 		Hint:   "install ROCm's rocBLAS (rocblas)",
+		Vendor: "amd",
+		Use:    "gpu/blas",
 	}
 	RCCL = &Library{
 		Name:   "librccl.so.1",
 		Env:    "HIPGO_RCCL_LIBRARY",
 		Global: true,
 		Hint:   "install ROCm's RCCL (rccl)",
+		Vendor: "amd",
+		Use:    "gpu/collective",
 	}
 )
 

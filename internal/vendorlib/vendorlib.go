@@ -43,6 +43,10 @@ type Library struct {
 	Global bool
 	// Hint says what installs the library.
 	Hint string
+	// Vendor is the GPUs the library serves: "nvidia" or "amd".
+	Vendor string
+	// Use says what needs the library, for reports.
+	Use string
 }
 
 // Dir is a directory where a library may lie. Loadable: the library is
