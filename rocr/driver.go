@@ -47,6 +47,10 @@ import (
 //   - ChainRecorder: a run of kernel dispatches can be recorded once and
 //     replayed with one call (CUDA graphs). Without it a graph's packets
 //     are written into the queue at each replay.
+//   - ContextRunner: the vendor library keeps a current device per OS
+//     thread, and other libraries' calls that take no stream run under it.
+//     Without it such calls have no context to run in (the rocm agent's
+//     ROCR has none).
 //
 // An Executor may also implement, each optional:
 //
@@ -464,6 +468,17 @@ type ChainRecorder interface {
 // and completes the packet's signal with what it returns.
 type PacketFailer interface {
 	FailPacket(err error) error
+}
+
+// ContextRunner is an optional interface of an AgentDriver whose vendor
+// library keeps a current device per OS thread (CUDA's contexts).
+// RunWithContext runs f on an OS thread of its own with the agent's
+// context current, for a vendor library's calls that take no stream (NCCL
+// making or releasing a communicator); calls that take one run in an
+// AgentNative packet, where the context is current already. The thread
+// ends with f: f's library may leave other devices current on it.
+type ContextRunner interface {
+	RunWithContext(f func() error) error
 }
 
 // StreamPriorities is implemented by agent drivers that report the range
