@@ -34,17 +34,30 @@ vet:
 	$(GO) -C $(REPORT) vet ./...
 	CGO_ENABLED=0 $(GO) -C $(REPORT) build -o /dev/null .
 
-# The benchmark suite; raw output goes to benchmarks/results/.
+# The benchmark suite; raw output goes to benchmarks/results/<machine>-<date>/,
+# the results folder scheme, and the report is written beside it.
+BENCH_MACHINE ?= cpu
+BENCH_DIR     ?= benchmarks/results/$(BENCH_MACHINE)-$(shell date -u +%Y%m%d)
+bench: BENCH_OUT := $(BENCH_DIR)/suite-$(shell date -u +%H%M%S).txt
 bench:
-	mkdir -p benchmarks/results
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee benchmarks/results/cpu-$$(date -u +%Y%m%d-%H%M%S).txt
-	$(GO) -C $(REPORT) run . $(CURDIR)/$$(ls -t benchmarks/results/cpu-*.txt | head -1)
+	mkdir -p $(BENCH_DIR)
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -cpu $(BENCH_CPU) -timeout 0 ./benchmarks/... | tee $(BENCH_OUT)
+	$(GO) -C $(REPORT) run . $(CURDIR)/$(BENCH_OUT)
 
+# staticcheck is part of lint, not optional: without it lint fails and says
+# how to install it. .ci/run installs the same version.
+STATICCHECK         ?= staticcheck
+STATICCHECK_VERSION ?= v0.8.2
 lint: vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	$(GO) mod tidy -diff
 	$(GO) -C $(REPORT) mod tidy -diff
-	@if command -v staticcheck >/dev/null; then staticcheck ./... && cd $(REPORT) && staticcheck ./...; else echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; fi
+	@command -v $(STATICCHECK) >/dev/null || { \
+	  echo "lint: $(STATICCHECK) not found; install it with" >&2; \
+	  echo "  go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)" >&2; \
+	  echo "and put $$($(GO) env GOPATH)/bin (or GOBIN) on PATH" >&2; exit 1; }
+	$(STATICCHECK) ./...
+	cd $(REPORT) && $(STATICCHECK) ./...
 
 # Regenerate the kernel library's code objects and the reliability tests'
 # PTX (needs clang-19).
@@ -76,7 +89,7 @@ gpu-tests:
 # on the H200: OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz
 gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
-	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabi.test
+	rm -f $(GPU_OUT)/rocr_codeobj.test $(GPU_OUT)/internal_cabitest.test
 	tar -cJf gpu-pack/gpu-tests.tar.xz $(GPU_OUT)
 
 # The Go kernels' tests and benchmarks for the H200, beside their nvcc

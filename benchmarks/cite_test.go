@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,7 @@ import (
 var citedDocs = []string{"../README.md", "README.md"}
 
 // fence matches a fenced code block: commands there name files a run will
-// write (results/cpu-$(date ...).txt), not files a figure comes from.
+// write (results/cpu-$(date ...)/suite.txt), not files a figure comes from.
 var fence = regexp.MustCompile("(?ms)^```.*?^```[^\n]*$")
 
 // citation matches a path into the results directory, as README.md
@@ -61,13 +62,43 @@ func TestResultsCited(t *testing.T) {
 }
 
 func TestCitations(t *testing.T) {
-	text := "([raw](benchmarks/results/graph-20261130.txt)), `results/cpu.txt`.\n" +
-		"[x](results/h200-20261201b/summary.txt) and benchmarks/results/cpu-<date>.txt\n" +
-		"```sh\ngo run . ../results/native.txt\n```\n" +
-		"| ... | cpu-a.txt | results/REPORT.md |\n"
-	want := []string{"graph-20261130.txt", "cpu.txt", "h200-20261201b/summary.txt", "REPORT.md"}
+	text := "([raw](benchmarks/results/cpu-20261130/graph.txt)), `results/cpu.txt`.\n" +
+		"[x](results/h200-20261201b/summary.txt) and benchmarks/results/cpu-<date>/suite.txt\n" +
+		"```sh\ngo run . ../results/h200-<date>/native.txt ../results/native.txt\n```\n" +
+		"| ... | cpu-a.txt | results/cpu-20261129/REPORT.md |\n"
+	want := []string{"cpu-20261130/graph.txt", "cpu.txt", "h200-20261201b/summary.txt", "cpu-20261129/REPORT.md"}
 	got := citations(text)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("citations = %q, want %q", got, want)
+	}
+}
+
+// runDir is the results folder scheme: <machine>-<date>, a letter after the
+// date for a later run of that machine on the same day.
+var runDir = regexp.MustCompile(`^[a-z0-9]+-20[0-9]{6}[a-z]?$`)
+
+// Every results file lies in a run's folder, results/<machine>-<date>/.
+func TestResultsLayout(t *testing.T) {
+	if _, err := os.Stat("../go.mod"); err != nil {
+		t.Skipf("not in the source tree (%v)", err)
+	}
+	n := 0
+	err := filepath.WalkDir("results", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel("results", path)
+		dir, _, ok := strings.Cut(filepath.ToSlash(rel), "/")
+		if !ok || !runDir.MatchString(dir) {
+			t.Errorf("results/%s: not in a results/<machine>-<date>/ folder", filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Error("no results file found: has the layout changed?")
 	}
 }

@@ -8,8 +8,11 @@
 // (goloop, gonum, memmove, goheap, goroutine). The program in report pairs
 // them by family and parameters and writes tables and plots:
 //
-//	go test -run '^$' -bench . -benchmem -count 3 -cpu 1,2 -timeout 0 ./benchmarks | tee benchmarks/results/cpu-$(date -u +%Y%m%d).txt
-//	go -C benchmarks/report run . ../results/cpu-YYYYMMDD.txt
+//	mkdir -p benchmarks/results/cpu-$(date -u +%Y%m%d)
+//	go test -run '^$' -bench . -benchmem -count 3 -cpu 1,2 -timeout 0 ./benchmarks | tee benchmarks/results/cpu-$(date -u +%Y%m%d)/suite.txt
+//	go -C benchmarks/report run . ../results/cpu-YYYYMMDD/suite.txt
+//
+// Each run's files go into one folder, benchmarks/results/<machine>-<date>/.
 //
 // The package has no code outside its tests; this file documents it. See
 // README.md for what each benchmark measures.

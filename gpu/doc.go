@@ -40,6 +40,10 @@
 //	gpu/internal/debug, devhook, live   debug switches, the per-device state
 //	   |         gpu lends the packages above it, leak tracking for gputest
 //	rocr         the runtime
+//	   |
+//	internal/    leaf helpers that rocr, its drivers and gpu share (hostmem,
+//	             hostref, errtext, vendorlib, rocrhook): they import no
+//	             rocr or gpu package
 //
 // gpu/module reaches a stream's submitter and a buffer's memory object
 // through core (core.StreamOf, core.MemOf); gpu/stream registers the

@@ -1,11 +1,11 @@
 package rocr
 
 import (
-	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/internal/hostref"
 	"math"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -14,8 +14,8 @@ import (
 // driver. Executors carry it out (Executor.AgentWork); on a hardware queue
 // rocr carries it out itself with the agent's Copier.
 type AgentWork struct {
-	// Kind is the packet's function code: AgentCopy, AgentFill,
-	// AgentRect, AgentCallback or AgentNative.
+	// Kind is the packet's function code: aql.AgentCopy, aql.AgentFill,
+	// aql.AgentRect, aql.AgentCallback or aql.AgentNative.
 	Kind uint16
 	// Dst is the destination of a copy or fill, Src the source of a copy.
 	Dst, Src CopyEnd
@@ -27,7 +27,7 @@ type AgentWork struct {
 	Pattern  uint64
 	ElemSize int
 	Count    uint64
-	// Rect is a 2-D copy or fill (AgentRect).
+	// Rect is a 2-D copy or fill (aql.AgentRect).
 	Rect *Rect
 	// Completion is the handle of the packet's completion signal (0: none).
 	Completion uint64
@@ -80,46 +80,47 @@ func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
 	*w = AgentWork{Kind: p.Type, Completion: p.CompletionSignal}
 	var err error
 	switch p.Type {
-	case AgentCopy:
-		n, flags := p.Arg[2], p.Arg[3]
-		if n == 0 {
+	case aql.AgentCopy:
+		c := aql.DecodeCopy(p.Arg)
+		if c.Bytes == 0 {
 			return nil
 		}
-		if w.Dst, err = copyEnd(a, "copy", p.Arg[0], n, flags&CopyDstHost != 0, "destination"); err != nil {
+		if w.Dst, err = copyEnd(a, "copy", c.Dst, c.Bytes, c.Flags&aql.CopyDstHost != 0, "destination"); err != nil {
 			return err
 		}
-		if w.Src, err = copyEnd(a, "copy", p.Arg[1], n, flags&CopySrcHost != 0, "source"); err != nil {
+		if w.Src, err = copyEnd(a, "copy", c.Src, c.Bytes, c.Flags&aql.CopySrcHost != 0, "source"); err != nil {
 			return err
 		}
-		w.Size = n
+		w.Size = c.Bytes
 		return nil
-	case AgentFill:
-		es, count := p.Arg[3], p.Arg[2]
+	case aql.AgentFill:
+		f := aql.DecodeFill(p.Arg)
+		es, count := f.ElemSize, f.Count
 		if es != 1 && es != 2 && es != 4 && es != 8 {
 			return Errorf(StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
 		}
-		w.Pattern, w.ElemSize = p.Arg[1], int(es)
+		w.Pattern, w.ElemSize = f.Pattern, int(es)
 		if count == 0 {
 			return nil
 		}
 		if count > maxAgentBytes/es {
 			return Errorf(StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
 		}
-		if w.Dst, err = copyEnd(a, "fill", p.Arg[0], count*es, false, "destination"); err != nil {
+		if w.Dst, err = copyEnd(a, "fill", f.Dst, count*es, false, "destination"); err != nil {
 			return err
 		}
 		w.Count, w.Size = count, count*es
 		return nil
-	case AgentRect:
-		if w.Rect, err = TakeRect(p.Arg[0]); err != nil {
+	case aql.AgentRect:
+		if w.Rect, err = TakeRect(aql.DecodeRect(p.Arg).ID); err != nil {
 			return err
 		}
 		return w.Rect.checkRanges(a)
-	case AgentCallback:
-		w.call, err = takeHost(hostref.TakeCallback, "callback", p.Arg[0])
+	case aql.AgentCallback:
+		w.call, err = takeHost(hostref.TakeCallback, "callback", aql.DecodeCallback(p.Arg).ID)
 		return err
-	case AgentNative:
-		w.native, err = takeHost(hostref.TakeNative, "native call", p.Arg[0])
+	case aql.AgentNative:
+		w.native, err = takeHost(hostref.TakeNative, "native call", aql.DecodeNative(p.Arg).ID)
 		return err
 	}
 	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
@@ -144,10 +145,24 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (CopyEnd,
 	return CopyEnd{Addr: uintptr(v)}, nil
 }
 
-// RunHost runs an AgentCallback's host function, or an AgentNative call
-// with stream (0 where the agent has no native stream), on the calling
-// goroutine. A panic or a nil error value of a non-nil type fails the
-// packet instead of the process.
+// PinnedBytes returns the first n bytes of the slice pinned under id, or
+// an error when none is pinned there or it is shorter: what a copy packet's
+// host end must satisfy.
+func PinnedBytes(id, n uint64) ([]byte, error) {
+	b, ok := hostref.HostBuffer(id)
+	if !ok {
+		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
+	}
+	if uint64(len(b)) < n {
+		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
+	}
+	return b[:n], nil
+}
+
+// RunHost runs an aql.AgentCallback packet's host function, or an
+// aql.AgentNative call with stream (0 where the agent has no native
+// stream), on the calling goroutine. A panic or a nil error value of a
+// non-nil type fails the packet instead of the process.
 func (w *AgentWork) RunHost(stream uintptr) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

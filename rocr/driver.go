@@ -47,6 +47,10 @@ import (
 //   - ChainRecorder: a run of kernel dispatches can be recorded once and
 //     replayed with one call (CUDA graphs). Without it a graph's packets
 //     are written into the queue at each replay.
+//   - ContextRunner: the vendor library keeps a current device per OS
+//     thread, and other libraries' calls that take no stream run under it.
+//     Without it such calls have no context to run in (the rocm agent's
+//     ROCR has none).
 //
 // An Executor may also implement, each optional:
 //
@@ -188,12 +192,18 @@ var registry struct {
 }
 
 // Register makes a driver available to Init. It is meant for init functions.
+// As database/sql.Register does, it panics if d is nil or if a driver of
+// the same name is registered already: two drivers of one name are a
+// program's mistake, which no later call could report.
 func Register(d Driver) {
+	if d == nil {
+		panic("rocr: Register driver is nil")
+	}
 	registry.Lock()
 	defer registry.Unlock()
 	for _, x := range registry.drivers {
 		if x.Name() == d.Name() {
-			return
+			panic("rocr: Register called twice for driver " + d.Name())
 		}
 	}
 	registry.drivers = append(registry.drivers, d)
@@ -447,7 +457,7 @@ type ChainKernel struct {
 type Chain interface {
 	// Launch queues the chain's dispatches, in order, on the agent's
 	// native stream after what was queued there before. It is called by
-	// an AgentNative packet's function, with the device current.
+	// an aql.AgentNative packet's function, with the device current.
 	Launch(stream uintptr) error
 	// Close releases the recording. Launches already queued on the
 	// device complete; Launch after Close is an error.
@@ -469,6 +479,17 @@ type ChainRecorder interface {
 // and completes the packet's signal with what it returns.
 type PacketFailer interface {
 	FailPacket(err error) error
+}
+
+// ContextRunner is an optional interface of an AgentDriver whose vendor
+// library keeps a current device per OS thread (CUDA's contexts).
+// RunWithContext runs f on an OS thread of its own with the agent's
+// context current, for a vendor library's calls that take no stream (NCCL
+// making or releasing a communicator); calls that take one run in an
+// AgentNative packet, where the context is current already. The thread
+// ends with f: f's library may leave other devices current on it.
+type ContextRunner interface {
+	RunWithContext(f func() error) error
 }
 
 // StreamPriorities is implemented by agent drivers that report the range

@@ -67,16 +67,17 @@ func discard(slot unsafe.Pointer, t aql.PacketType) {
 	}
 	p := (*aql.AgentDispatch)(slot)
 	switch p.Type {
-	case AgentCallback:
-		hostref.TakeCallback(p.Arg[0])
-	case AgentNative:
-		hostref.TakeNative(p.Arg[0])
-	case AgentCopy:
-		if p.Arg[3]&CopyDstHost != 0 {
-			hostref.UnpinHost(p.Arg[0])
+	case aql.AgentCallback:
+		hostref.TakeCallback(aql.DecodeCallback(p.Arg).ID)
+	case aql.AgentNative:
+		hostref.TakeNative(aql.DecodeNative(p.Arg).ID)
+	case aql.AgentCopy:
+		c := aql.DecodeCopy(p.Arg)
+		if c.Flags&aql.CopyDstHost != 0 {
+			hostref.UnpinHost(c.Dst)
 		}
-		if p.Arg[3]&CopySrcHost != 0 {
-			hostref.UnpinHost(p.Arg[1])
+		if c.Flags&aql.CopySrcHost != 0 {
+			hostref.UnpinHost(c.Src)
 		}
 	}
 }

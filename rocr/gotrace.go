@@ -60,13 +60,13 @@ func (q *Queue) packetName(slot unsafe.Pointer, h aql.Header) string {
 		return fmt.Sprintf("kernel %#x", obj)
 	case aql.TypeAgentDispatch:
 		switch (*aql.AgentDispatch)(slot).Type {
-		case AgentCopy:
+		case aql.AgentCopy:
 			return "copy"
-		case AgentFill:
+		case aql.AgentFill:
 			return "fill"
-		case AgentCallback:
+		case aql.AgentCallback:
 			return "host callback"
-		case AgentNative:
+		case aql.AgentNative:
 			return "native call"
 		}
 		return "agent dispatch"

@@ -160,15 +160,15 @@ func (hw *hwAgentWork) start(id uint64, op *hwOp, completion *Signal) error {
 func (hw *hwAgentWork) begin(op *hwOp) error {
 	w := &op.w
 	switch {
-	case w.Kind == AgentCopy && w.Size == 0, w.Kind == AgentFill && w.Size == 0:
+	case w.Kind == aql.AgentCopy && w.Size == 0, w.Kind == aql.AgentFill && w.Size == 0:
 		op.inner.Sub(1, Release)
 		return nil
-	case hw.copier == nil, w.Kind == AgentCopy && (w.Dst.Host != nil || w.Src.Host != nil):
-	case w.Kind == AgentCopy:
+	case hw.copier == nil, w.Kind == aql.AgentCopy && (w.Dst.Host != nil || w.Src.Host != nil):
+	case w.Kind == aql.AgentCopy:
 		return hw.copier.CopyAsync(w.Dst.Addr, w.Src.Addr, w.Size, []*Signal{op.pre}, op.inner)
-	case w.Kind == AgentFill:
+	case w.Kind == aql.AgentFill:
 		return hw.copier.FillAsync(w.Dst.Addr, w.Pattern, w.Count, w.ElemSize, []*Signal{op.pre}, op.inner)
-	case w.Kind == AgentRect && !w.Rect.Fill && w.Rect.DstHost == nil && w.Rect.SrcHost == nil && w.Rect.Width > 0 && w.Rect.Height > 0:
+	case w.Kind == aql.AgentRect && !w.Rect.Fill && w.Rect.DstHost == nil && w.Rect.SrcHost == nil && w.Rect.Width > 0 && w.Rect.Height > 0:
 		// One rectangular engine copy where the engine takes it; what it
 		// refuses goes row by row on the host path below.
 		if rc, ok := hw.copier.(RectCopier); ok {
@@ -209,13 +209,13 @@ func (hw *hwAgentWork) waitPre(pre *Signal) error {
 // carry runs one operation on the host and the copy engine, synchronously.
 func (hw *hwAgentWork) carry(w *AgentWork) error {
 	switch w.Kind {
-	case AgentCallback, AgentNative:
+	case aql.AgentCallback, aql.AgentNative:
 		return w.RunHost(0) // no native stream: host work in queue order
-	case AgentCopy:
+	case aql.AgentCopy:
 		return hw.copySync(w.Dst, w.Src, w.Size)
-	case AgentFill:
+	case aql.AgentFill:
 		return hw.engine("fill")
-	case AgentRect:
+	case aql.AgentRect:
 		return hw.rect(w.Rect)
 	}
 	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind)

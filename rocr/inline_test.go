@@ -55,14 +55,13 @@ func TestInlineOfferReadsFunctionCode(t *testing.T) {
 	var called atomic.Int32
 	const rounds = 40
 	for i := range rounds {
-		fn, args := rocr.AgentFill, [4]uint64{uint64(buf.Base), uint64(i + 1), n, 1}
+		call := aql.FillWork{Dst: uint64(buf.Base), Pattern: uint64(i + 1), Count: n, ElemSize: 1}.Call()
 		if i%2 == 1 {
-			fn = rocr.AgentNative
-			args = [4]uint64{hostref.RegisterNative(func(uintptr) error { called.Add(1); return nil }), rocr.NativeQueuesOnly}
+			call = aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { called.Add(1); return nil }), Flags: aql.NativeQueuesOnly}.Call()
 		}
-		o.want.Store(uint32(fn))
+		o.want.Store(uint32(call.Func))
 		sig.Store(1, rocr.Release)
-		p := aql.AgentDispatch{Type: fn, Arg: args, CompletionSignal: sig.Handle()}
+		p := call.Packet(sig.Handle())
 		_, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
 		require.NoError(t, err)
 		_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)

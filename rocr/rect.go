@@ -7,15 +7,12 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 )
 
-// AgentRect: Arg[0] an id from RegisterRect. A 2-D or 3-D copy or fill
-// (hipMemcpy2D, hipMemcpy3D, hipMemset2D, hipMemset3D) needs more than the packet's four arguments,
-// so the packet names a descriptor that the executor takes once.
-const AgentRect uint16 = 0x8005
-
 // Rect is one 2-D or 3-D copy or fill: Depth slices (0 counts as 1) of
 // Height rows of Width bytes, each end's rows Pitch bytes apart and its
 // slices Height rows (DstHeight, SrcHeight) of its pitch apart, as
-// CUDA_MEMCPY3D describes a pitched end.
+// CUDA_MEMCPY3D describes a pitched end. It is more than an agent-dispatch
+// packet's four words hold: an aql.RectWork packet names one registered
+// with RegisterRect.
 type Rect struct {
 	// Dst and Src are the addresses of the first byte of each end in pool
 	// memory; DstHost and SrcHost, when not nil, are Go memory ends that
@@ -163,7 +160,8 @@ var rects struct {
 	m  map[uint64]*Rect
 }
 
-// RegisterRect stores r for one AgentRect packet and returns its id.
+// RegisterRect stores r for one aql.AgentRect packet (aql.RectWork) and
+// returns its id.
 func RegisterRect(r *Rect) uint64 {
 	id := hostref.NewID() // one id space with callbacks
 	rects.mu.Lock()

@@ -448,7 +448,6 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	defer s.hb.Load()
 	lazy := lazyWait{block: timeout <= 0 && hint == WaitActive}
 	lazy.poll(s)
-	v = atomic.LoadInt64(&s.rec.value)
 	start := time.Now()
 	spin := blockedSpin
 	if hint == WaitActive {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/cabitest"
 )
 
 // TestStatusABI checks every Status against the value hsa.h or
@@ -31,7 +31,7 @@ func TestStatusABI(t *testing.T) {
 		byName[n] = s
 		names = append(names, n)
 	}
-	vals, missing := cabi.EvalDeclared(t, headers, names)
+	vals, missing := cabitest.EvalDeclared(t, headers, names)
 	for _, n := range names {
 		v, ok := vals[n]
 		if !ok {
@@ -46,13 +46,13 @@ func TestStatusABI(t *testing.T) {
 	}
 
 	var absent []string
-	for _, n := range cabi.Enumerators(t, headers, "HSA_STATUS_") {
+	for _, n := range cabitest.Enumerators(t, headers, "HSA_STATUS_") {
 		if _, ok := byName[n]; !ok {
 			absent = append(absent, n)
 		}
 	}
 	if len(absent) > 0 {
-		v := cabi.Eval(t, headers, absent)
+		v := cabitest.Eval(t, headers, absent)
 		for _, n := range absent {
 			t.Errorf("status.go lacks %s = %#x", n, uint32(v[n]))
 		}

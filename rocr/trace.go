@@ -159,15 +159,16 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 		p := (*aql.AgentDispatch)(slot)
 		ev.Cat = "agent"
 		switch p.Type {
-		case AgentCopy:
+		case aql.AgentCopy:
 			ev.Name = "copy"
-			ev.Args["bytes"] = p.Arg[2]
-		case AgentFill:
+			ev.Args["bytes"] = aql.DecodeCopy(p.Arg).Bytes
+		case aql.AgentFill:
 			ev.Name = "fill"
-			ev.Args["bytes"] = p.Arg[2] * p.Arg[3]
-		case AgentCallback:
+			f := aql.DecodeFill(p.Arg)
+			ev.Args["bytes"] = f.Count * f.ElemSize
+		case aql.AgentCallback:
 			ev.Name = "host callback"
-		case AgentNative:
+		case aql.AgentNative:
 			ev.Name = "native call"
 		default:
 			ev.Name = fmt.Sprintf("agent dispatch %#x", p.Type)

@@ -8,6 +8,7 @@
 #
 # Here:   make gpu-tests-pack
 # There:  OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz [count]
+# Back here: out/'s files go into benchmarks/results/h200-<date>/.
 set -u
 ARCHIVE=${1:-gpu-tests.tar.xz}
 COUNT=${2:-5}

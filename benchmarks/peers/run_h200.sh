@@ -7,6 +7,7 @@
 #   cp kernels/gen/kernels_sm90.ptx gpu-tests/
 # There, from the repository root (OUT defaults to ./out):
 #   bash benchmarks/peers/run_h200.sh [gpu-tests] [count]
+# Back here: out/'s files go into benchmarks/results/h200-<date>/.
 set -u
 G=${1:-gpu-tests}
 COUNT=${2:-5}

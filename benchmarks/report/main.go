@@ -7,8 +7,9 @@
 //
 // It is a module of its own, so that a program importing hipgo does not pull
 // in plotting; relative paths are therefore from benchmarks/report. With no
-// files it reads the results directory, benchmarks/results/*.txt. It writes
-// REPORT.md and the plots into -o, by default the first file's directory.
+// files it reads every run folder of the results directory,
+// benchmarks/results/*/*.txt. It writes REPORT.md and the plots into -o, by
+// default the first file's directory.
 // Files may mix drivers: the cpu agent's suite, the suite run with
 // HIPGO_DRIVER=cuda, and the native C and CuPy programs of benchmarks/peers;
 // rules.go says how their names are paired.
@@ -39,7 +40,7 @@ func report(out string, files []string) error {
 	if len(files) == 0 {
 		for _, dir := range []string{filepath.Join("benchmarks", "results"), filepath.Join("..", "results")} {
 			var err error
-			if files, err = filepath.Glob(filepath.Join(dir, "*.txt")); err != nil {
+			if files, err = filepath.Glob(filepath.Join(dir, "*", "*.txt")); err != nil {
 				return err
 			}
 			if len(files) > 0 {

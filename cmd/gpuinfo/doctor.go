@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hipgo/hipgo/internal/doctor"
+	"github.com/hipgo/hipgo/cmd/gpuinfo/internal/doctor"
 )
 
 // doctorSystem is the machine the doctor looks at; tests replace it.

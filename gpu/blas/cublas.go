@@ -1,14 +1,11 @@
 package blas
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
-
-	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // cuBLAS is column-major. A row-major m×n matrix with leading dimension ld
@@ -33,61 +30,23 @@ var cublasSymbols = map[string]string{
 	"sgemmStridedBatched": "cublasSgemmStridedBatched", "dgemmStridedBatched": "cublasDgemmStridedBatched",
 }
 
-// cublasNames are tried in order after HIPGO_CUBLAS_LIBRARY: the loader's
-// search path, then the CUDA toolkit's usual homes.
-var cublasNames = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so"}
-
-var cublasDirs = []string{"/usr/local/cuda/lib64", "/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13/lib64", "/usr/local/cuda-12/lib64", "/usr/lib/x86_64-linux-gnu"}
-
 func loadCublas() (*vendorAPI, error) {
 	cublasLib.once.Do(func() {
-		var tried []string
-		var h uintptr
-		try := func(name string) bool {
-			var err error
-			if h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-				return true
-			}
-			tried = append(tried, name)
-			return false
-		}
-		found := false
-		if v := os.Getenv("HIPGO_CUBLAS_LIBRARY"); v != "" {
-			found = try(v)
-		} else {
-			candidates := cublasNames
-			for _, d := range cublasDirs {
-				for _, n := range cublasNames[:2] {
-					if p := filepath.Join(d, n); fileExists(p) {
-						candidates = append(candidates, p)
-					}
-				}
-			}
-			for _, n := range candidates {
-				if found = try(n); found {
-					break
-				}
-			}
-		}
-		if !found {
-			cublasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no cuBLAS: cannot open any of %v (set HIPGO_CUBLAS_LIBRARY)", tried)
+		h, err := vendorlib.CuBLAS.Open()
+		if err != nil {
+			cublasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no cuBLAS: %v", err)
 			return
 		}
 		cublasLib.api, cublasLib.err = resolve("cuBLAS", h, cublasSymbols, 0, 1, cublasErr)
 		if cublasLib.err == nil {
 			// Optional (CUDA 11.2+): without it cuBLAS uses its default pool.
-			if p, err := purego.Dlsym(h, "cublasSetWorkspace_v2"); err == nil {
+			if p := h.Sym("cublasSetWorkspace_v2"); p != 0 {
 				cublasLib.api.fns["setWorkspace"] = p
 				cublasLib.api.names["setWorkspace"] = "cublasSetWorkspace_v2"
 			}
 		}
 	})
 	return cublasLib.api, cublasLib.err
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // cublasWorkspace is the device memory a handle gives cuBLAS for its

@@ -1,12 +1,10 @@
 package blas
 
 import (
-	"os"
 	"sync"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // rocBLAS runs on HIP streams, and the rocm agent's streams are HSA queues
@@ -41,29 +39,14 @@ var rocblasLib struct {
 
 func loadRocblas() (*vendorAPI, error) {
 	rocblasLib.once.Do(func() {
-		open := func(env, name string) (uintptr, error) {
-			if v := os.Getenv(env); v != "" {
-				name = v
-			}
-			h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-			if err != nil {
-				return 0, gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no rocBLAS: cannot open %s (set %s): %v", name, env, err)
-			}
-			return h, nil
-		}
-		hip, err := open("HIPGO_HIP_LIBRARY", "libamdhip64.so")
+		hip, err := vendorlib.OpenHIP()
 		if err != nil {
-			rocblasLib.err = err
+			rocblasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no rocBLAS: %v", err)
 			return
 		}
-		sync, err := purego.Dlsym(hip, "hipDeviceSynchronize")
+		h, err := vendorlib.RocBLAS.Open()
 		if err != nil {
-			rocblasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "HIP lacks hipDeviceSynchronize: %v", err)
-			return
-		}
-		h, err := open("HIPGO_ROCBLAS_LIBRARY", "librocblas.so")
-		if err != nil {
-			rocblasLib.err = err
+			rocblasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no rocBLAS: %v", err)
 			return
 		}
 		a, err := resolve("rocBLAS", h, rocblasSymbols, rocblasOpNone, rocblasOpTranspose, rocblasErr)
@@ -72,7 +55,7 @@ func loadRocblas() (*vendorAPI, error) {
 			return
 		}
 		a.after = func() error {
-			if r := a.call(sync); r != 0 {
+			if r := a.call(hip.DeviceSynchronize); r != 0 {
 				return gpu.Errorf(gpu.ErrorLaunchFailure, "blas", "hipDeviceSynchronize: hipError %d", r)
 			}
 			return nil

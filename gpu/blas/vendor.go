@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // cuBLAS and rocBLAS are column-major. A row-major m×n matrix with leading
@@ -63,12 +64,12 @@ func syscall(fn uintptr, args ...uintptr) uintptr {
 }
 
 // resolve looks up every symbol of names in the library h.
-func resolve(lib string, h uintptr, names map[string]string, opN, opT uintptr, errf func(op, fn string, st uintptr) error) (*vendorAPI, error) {
+func resolve(lib string, h *vendorlib.Handle, names map[string]string, opN, opT uintptr, errf func(op, fn string, st uintptr) error) (*vendorAPI, error) {
 	a := &vendorAPI{lib: lib, fns: map[string]uintptr{}, names: names, opN: opN, opT: opT, call: syscall, err: errf}
 	for k, name := range names {
-		p, err := purego.Dlsym(h, name)
-		if err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "blas create", "%s lacks %s: %v", lib, name, err)
+		p := h.Sym(name)
+		if p == 0 {
+			return nil, gpu.Errorf(gpu.ErrorNotSupported, "blas create", "%s (%s) lacks %s", lib, h.Path, name)
 		}
 		a.fns[k] = p
 	}

@@ -336,3 +336,18 @@ func TestDestroyAfterStream(t *testing.T) {
 	assert.Error(t, h.scratch32.Free(), "the scratch element was freed with the handle")
 	assert.ErrorIs(t, h.Destroy(), gpu.ErrInvalidHandle, "a second Destroy")
 }
+
+// Without the libraries, loading says what it tried and how to point at
+// them.
+func TestVendorLibraryMissing(t *testing.T) {
+	for name, load := range map[string]func() (*vendorAPI, error){"cuBLAS": loadCublas, "rocBLAS": loadRocblas} {
+		if _, err := load(); err != nil {
+			assert.ErrorIs(t, err, gpu.ErrNotSupported, name)
+			assert.ErrorContains(t, err, "no "+name+": cannot open", name)
+			assert.ErrorContains(t, err, "tried", name)
+			assert.Regexp(t, `set HIPGO_(CUBLAS|HIP|ROCBLAS)_LIBRARY`, err.Error(), name)
+		} else {
+			t.Logf("%s is installed here", name)
+		}
+	}
+}

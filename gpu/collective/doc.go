@@ -37,8 +37,11 @@
 // different count, type, reduction or root) fails every rank's stream
 // with an error naming both operations. On NVIDIA GPUs the operations are
 // NCCL's (libnccl.so.2, opened at run time; HIPGO_NCCL_LIBRARY names
-// another), queued on the stream's CUDA stream; on AMD GPUs RCCL's
-// (librccl.so.1; HIPGO_RCCL_LIBRARY), which has not run on AMD hardware.
+// another), queued on the stream's CUDA stream, and NCCL's calls without
+// a stream run under the device's primary context, which the cuda driver
+// makes current; on AMD GPUs RCCL's (librccl.so.1 with the HIP runtime;
+// HIPGO_RCCL_LIBRARY, HIPGO_HIP_LIBRARY), which has not run on AMD
+// hardware. The libraries are found as internal/vendorlib says.
 // NCCL_NVLS_ENABLE is set to 0 before NCCL starts unless the environment
 // sets it: hipgo does not use NVLink multicast.
 //

@@ -2,9 +2,7 @@ package collective
 
 import (
 	"fmt"
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -13,6 +11,9 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/vendorlib"
+	"github.com/hipgo/hipgo/rocr"
 )
 
 // NCCL (cuda) and RCCL (rocm) share their API; the backend calls it
@@ -20,7 +21,9 @@ import (
 // stream (a CUDA stream; the queue's processor thread has the device's
 // context current), wrapped in ncclGroupStart/ncclGroupEnd when there are
 // several. Calls that take no stream (making and releasing communicators)
-// run on a thread of their own with the device's primary context current.
+// run on a thread of their own with the device's primary context current,
+// which the cuda driver provides (rocr.ContextRunner); RCCL's run after
+// hipSetDevice.
 //
 // ncclCommInitRank takes the 128-byte ncclUniqueId by value, which purego
 // cannot pass on the stack; NewRank uses ncclCommInitRankScalable (NCCL
@@ -45,8 +48,9 @@ type ncclAPI struct {
 	call func(fn uintptr, args ...uintptr) uintptr
 	// str reads a C string the library returned.
 	str func(p uintptr) string
-	// onDevice runs f on a thread with device node current.
-	onDevice func(node int, f func() error) error
+	// onDevice runs f on a thread with the agent (HIP device node)
+	// current.
+	onDevice func(ag *rocr.Agent, node int, f func() error) error
 	// wrap runs a rank's stream work: RCCL's runs as host work, so it
 	// sets the device and waits for the HIP stream after.
 	wrap func(node int, f func() error) error
@@ -86,18 +90,6 @@ var libs struct {
 	err map[string]error
 }
 
-// ncclNames are tried after HIPGO_NCCL_LIBRARY: the loader's path, then
-// the CUDA toolkit's and pip's usual homes.
-var ncclNames = []string{"libnccl.so.2", "libnccl.so"}
-
-var ncclGlobs = []string{
-	"/usr/lib/x86_64-linux-gnu/libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2", "/usr/local/nccl/lib/libnccl.so.2",
-	"/usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2",
-	"/usr/local/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
-	"/usr/lib/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2",
-	"/opt/conda/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
-}
-
 // loadAPI opens the library of a driver once per process.
 func loadAPI(drv string) (*ncclAPI, error) {
 	libs.mu.Lock()
@@ -122,28 +114,17 @@ func loadAPI(drv string) (*ncclAPI, error) {
 	return a, err
 }
 
-func dlopenFirst(names []string) (uintptr, []string) {
-	var tried []string
-	for _, n := range names {
-		if h, err := purego.Dlopen(n, purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-			return h, nil
-		}
-		tried = append(tried, n)
-	}
-	return 0, tried
-}
-
-func resolveNCCL(lib, prefix string, h uintptr) (*ncclAPI, error) {
+func resolveNCCL(lib, prefix string, h *vendorlib.Handle) (*ncclAPI, error) {
 	a := &ncclAPI{lib: lib, fns: map[string]uintptr{}, call: callC, str: cString}
 	for _, s := range ncclSymbols {
-		p, err := purego.Dlsym(h, prefix+s)
-		if err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "%s lacks %s%s: %v", lib, prefix, s, err)
+		p := h.Sym(prefix + s)
+		if p == 0 {
+			return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "%s (%s) lacks %s%s", lib, h.Path, prefix, s)
 		}
 		a.fns[s] = p
 	}
 	for _, s := range ncclOptional {
-		if p, err := purego.Dlsym(h, prefix+s); err == nil {
+		if p := h.Sym(prefix + s); p != 0 {
 			a.fns[s] = p
 		}
 	}
@@ -160,85 +141,48 @@ func openNCCL() (*ncclAPI, error) {
 	if _, ok := os.LookupEnv("NCCL_NVLS_ENABLE"); !ok {
 		os.Setenv("NCCL_NVLS_ENABLE", "0")
 	}
-	names := ncclNames
-	if v := os.Getenv("HIPGO_NCCL_LIBRARY"); v != "" {
-		names = []string{v}
-	} else {
-		for _, g := range ncclGlobs {
-			m, _ := filepath.Glob(g)
-			names = append(names, m...)
-		}
-	}
-	h, tried := dlopenFirst(names)
-	if h == 0 {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no NCCL: cannot open any of %v (set HIPGO_NCCL_LIBRARY)", tried)
-	}
-	cu, tried := dlopenFirst([]string{"libcuda.so.1"})
-	if cu == 0 {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no CUDA driver: cannot open %v", tried)
-	}
-	var ctx [3]uintptr
-	for i, s := range []string{"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuCtxSetCurrent"} {
-		p, err := purego.Dlsym(cu, s)
-		if err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "libcuda lacks %s: %v", s, err)
-		}
-		ctx[i] = p
+	h, err := vendorlib.NCCL.Open()
+	if err != nil {
+		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no NCCL: %v", err)
 	}
 	a, err := resolveNCCL("NCCL", "nccl", h)
 	if err != nil {
 		return nil, err
 	}
-	a.onDevice = func(node int, f func() error) error {
-		errc := make(chan error, 1)
-		go func() {
-			// The thread is never unlocked: it ends with this goroutine,
-			// with whatever devices NCCL made current on it.
-			runtime.LockOSThread()
-			c := new(uintptr)
-			if r := a.call(ctx[0], uintptr(unsafe.Pointer(c)), uintptr(node)); r != 0 {
-				errc <- gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "cuDevicePrimaryCtxRetain(%d): CUresult %d", node, r)
-				return
-			}
-			defer a.call(ctx[1], uintptr(node))
-			a.call(ctx[2], *c)
-			errc <- f()
-		}()
-		return <-errc
-	}
+	a.onDevice = cudaContext
 	return a, nil
 }
 
+// cudaContext runs NCCL's calls that take no stream under the device's
+// primary context, which the cuda driver makes current on a thread of
+// their own.
+func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
+	cr, ok := ag.Driver().(rocr.ContextRunner)
+	if !ok {
+		return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
+	}
+	var ferr error
+	ran := false
+	if err := cr.RunWithContext(func() error { ran, ferr = true, f(); return ferr }); !ran {
+		return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "%v", err)
+	}
+	return ferr
+}
+
 func openRCCL() (*ncclAPI, error) {
-	open := func(env, name string) (uintptr, error) {
-		if v := os.Getenv(env); v != "" {
-			name = v
-		}
-		h, tried := dlopenFirst([]string{name})
-		if h == 0 {
-			return 0, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no RCCL: cannot open %v (set %s)", tried, env)
-		}
-		return h, nil
-	}
-	hip, err := open("HIPGO_HIP_LIBRARY", "libamdhip64.so")
+	hip, err := vendorlib.OpenHIP()
 	if err != nil {
-		return nil, err
+		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no RCCL: %v", err)
 	}
-	var setDevice, streamSync uintptr
-	for p, s := range map[*uintptr]string{&setDevice: "hipSetDevice", &streamSync: "hipStreamSynchronize"} {
-		if *p, err = purego.Dlsym(hip, s); err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "HIP lacks %s: %v", s, err)
-		}
-	}
-	h, err := open("HIPGO_RCCL_LIBRARY", "librccl.so.1")
+	h, err := vendorlib.RCCL.Open()
 	if err != nil {
-		return nil, err
+		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no RCCL: %v", err)
 	}
 	a, err := resolveNCCL("RCCL", "nccl", h)
 	if err != nil {
 		return nil, err
 	}
-	rcclHIP(a, setDevice, streamSync)
+	rcclHIP(a, hip.SetDevice, hip.StreamSynchronize)
 	return a, nil
 }
 
@@ -246,7 +190,7 @@ func openRCCL() (*ncclAPI, error) {
 // HIP does not know, so a rank's work runs as host work once its queue
 // has drained, on HIP's null stream of the device, and waits for it.
 func rcclHIP(a *ncclAPI, setDevice, streamSync uintptr) {
-	a.onDevice = func(node int, f func() error) error {
+	a.onDevice = func(_ *rocr.Agent, node int, f func() error) error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		if r := a.call(setDevice, uintptr(node)); r != 0 {
@@ -255,7 +199,7 @@ func rcclHIP(a *ncclAPI, setDevice, streamSync uintptr) {
 		return f()
 	}
 	a.wrap = func(node int, f func() error) error {
-		return a.onDevice(node, func() error {
+		return a.onDevice(nil, node, func() error {
 			if err := f(); err != nil {
 				return err
 			}
@@ -314,7 +258,7 @@ func vendorAll(drv string, devs []*gpu.Device) ([]backend, error) {
 	for i, d := range devs {
 		list[i] = int32(d.Agent().Info().Node)
 	}
-	err = a.onDevice(int(list[0]), func() error {
+	err = a.onDevice(devs[0].Agent(), int(list[0]), func() error {
 		r := a.call(a.fns["CommInitAll"], uintptr(unsafe.Pointer(&comms[0])), uintptr(n), uintptr(unsafe.Pointer(&list[0])))
 		return a.err(op, "CommInitAll", r, 0)
 	})
@@ -324,7 +268,7 @@ func vendorAll(drv string, devs []*gpu.Device) ([]backend, error) {
 	}
 	bes := make([]backend, n)
 	for i := range bes {
-		bes[i] = newVendorRank(a, comms[i], int(list[i]))
+		bes[i] = newVendorRank(a, comms[i], devs[i].Agent(), int(list[i]))
 	}
 	return bes, nil
 }
@@ -342,7 +286,7 @@ func vendorRank(drv string, dev *gpu.Device, id ID, rank, size int) (backend, er
 	node := dev.Agent().Info().Node
 	comm, idp := new(uintptr), new(ID)
 	*idp = id
-	err = a.onDevice(node, func() error {
+	err = a.onDevice(dev.Agent(), node, func() error {
 		// One ID, no config (the library's defaults).
 		r := a.call(fn, uintptr(unsafe.Pointer(comm)), uintptr(size), uintptr(rank), 1, uintptr(unsafe.Pointer(idp)), 0)
 		return a.err(op, "CommInitRankScalable", r, 0)
@@ -350,14 +294,15 @@ func vendorRank(drv string, dev *gpu.Device, id ID, rank, size int) (backend, er
 	if err != nil {
 		return nil, err
 	}
-	return newVendorRank(a, *comm, node), nil
+	return newVendorRank(a, *comm, dev.Agent(), node), nil
 }
 
 // vendorRankBE is one rank's NCCL communicator.
 type vendorRankBE struct {
-	a    *ncclAPI
-	comm uintptr
-	node int
+	a     *ncclAPI
+	comm  uintptr
+	agent *rocr.Agent
+	node  int
 
 	// use is held shared by every call that uses comm and exclusively
 	// while it is released, so no call touches a released communicator.
@@ -369,8 +314,8 @@ type vendorRankBE struct {
 	stop   chan struct{}
 }
 
-func newVendorRank(a *ncclAPI, comm uintptr, node int) *vendorRankBE {
-	r := &vendorRankBE{a: a, comm: comm, node: node, stop: make(chan struct{})}
+func newVendorRank(a *ncclAPI, comm uintptr, agent *rocr.Agent, node int) *vendorRankBE {
+	r := &vendorRankBE{a: a, comm: comm, agent: agent, node: node, stop: make(chan struct{})}
 	go r.watch()
 	return r
 }
@@ -416,7 +361,7 @@ func (r *vendorRankBE) watch() {
 		r.failed, r.closed = err, true
 		fail := r.fail
 		r.mu.Unlock()
-		_ = r.a.onDevice(r.node, func() error { r.a.call(r.a.fns["CommAbort"], r.comm); return nil })
+		_ = r.a.onDevice(r.agent, r.node, func() error { r.a.call(r.a.fns["CommAbort"], r.comm); return nil })
 		r.use.Unlock()
 		if fail != nil {
 			fail(err)
@@ -516,7 +461,7 @@ func (r *vendorRankBE) release(fn string) error {
 	if closed {
 		return nil // the watchdog aborted it
 	}
-	return r.a.onDevice(r.node, func() error {
+	return r.a.onDevice(r.agent, r.node, func() error {
 		return r.a.err("collective "+fn, "Comm"+fn, r.a.call(r.a.fns["Comm"+fn], r.comm), 0)
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr"
 )
 
 // fakeLib stands in for libnccl or librccl: it records each call by
@@ -48,7 +49,7 @@ func newFake(t *testing.T, rccl bool) (*fakeLib, *ncclAPI) {
 		t.Errorf("a C string at %#x that the fake never returned", p)
 		return ""
 	}
-	a.onDevice = func(_ int, g func() error) error { return g() }
+	a.onDevice = func(_ *rocr.Agent, _ int, g func() error) error { return g() }
 	if rccl {
 		a.lib = "RCCL"
 		rcclHIP(a, a.fns["hipSetDevice"], a.fns["hipStreamSynchronize"])
@@ -91,7 +92,7 @@ func fakeRank(t *testing.T, a *ncclAPI) (*Comm, *stream.Stream) {
 	if devs[0].Agent().Info().Driver != "cpu" {
 		t.Skip("the fake library runs on a cpu agent")
 	}
-	c := newComm(devs[0], 0, 2, newVendorRank(a, fakeComm, 3))
+	c := newComm(devs[0], 0, 2, newVendorRank(a, fakeComm, devs[0].Agent(), 3))
 	t.Cleanup(func() { _ = c.Destroy() }) // a second Destroy is an error, and harmless
 	s, err := stream.New(devs[0])
 	require.NoError(t, err)
@@ -209,4 +210,36 @@ func TestCString(t *testing.T) {
 	b := []byte("ncclSuccess\x00tail")
 	assert.Equal(t, "ncclSuccess", cString(uintptr(unsafe.Pointer(&b[0]))))
 	assert.Equal(t, "", cString(0))
+}
+
+// NCCL's calls without a stream need the agent's CUDA context; an agent
+// without one is refused before the call.
+func TestCUDAContextNeedsContextRunner(t *testing.T) {
+	devs, err := gpu.Devices()
+	require.NoError(t, err)
+	ag := devs[0].Agent()
+	if _, ok := ag.Driver().(rocr.ContextRunner); ok {
+		ran := false
+		require.NoError(t, cudaContext(ag, 0, func() error { ran = true; return nil }))
+		assert.True(t, ran)
+		return
+	}
+	err = cudaContext(ag, 0, func() error { t.Error("ran without a context"); return nil })
+	assert.ErrorIs(t, err, gpu.ErrInvalidDevice)
+	assert.ErrorContains(t, err, "no CUDA context")
+}
+
+// Without the libraries, loading says what it tried and how to point at
+// them.
+func TestVendorLibraryMissing(t *testing.T) {
+	for drv, name := range map[string]string{"cuda": "NCCL", "rocm": "RCCL"} {
+		if _, err := loadAPI(drv); err != nil {
+			assert.ErrorIs(t, err, gpu.ErrNotSupported, name)
+			assert.ErrorContains(t, err, "no "+name+": cannot open", name)
+			assert.ErrorContains(t, err, "tried", name)
+			assert.Regexp(t, `set HIPGO_(NCCL|HIP|RCCL)_LIBRARY`, err.Error(), name)
+		} else {
+			t.Logf("%s is installed here", name)
+		}
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // Exec is an instantiated graph (hipGraphExec_t): its launches checked,
@@ -87,16 +87,16 @@ func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() 
 			return nil, nil, nil, err
 		}
 		es := n.dst.ElemSize()
-		p := &core.GraphPacket{Agent: true, Fn: rocr.AgentCopy, Name: op,
-			Args: [4]uint64{uint64(n.dst.Addr()) + uint64(n.dstOff*es), uint64(n.src.Addr()) + uint64(n.srcOff*es), uint64(n.n * es), 0}}
+		cp := aql.CopyWork{Dst: uint64(n.dst.Addr()) + uint64(n.dstOff*es), Src: uint64(n.src.Addr()) + uint64(n.srcOff*es), Bytes: uint64(n.n * es)}
+		p := &core.GraphPacket{Agent: true, Call: cp.Call(), Name: op}
 		return p, []core.MemUse{{M: n.dst, Acc: core.Write}, {M: n.src, Acc: core.Read}}, nil, nil
 	case kindFill:
 		const op = "memset node"
 		if err := checkRange(op, dev, n.dst, 0, n.n); err != nil {
 			return nil, nil, nil, err
 		}
-		p := &core.GraphPacket{Agent: true, Fn: rocr.AgentFill, Name: op,
-			Args: [4]uint64{uint64(n.dst.Addr()), n.pattern, uint64(n.n), uint64(n.patSize)}}
+		fill := aql.FillWork{Dst: uint64(n.dst.Addr()), Pattern: n.pattern, Count: uint64(n.n), ElemSize: uint64(n.patSize)}
+		p := &core.GraphPacket{Agent: true, Call: fill.Call(), Name: op}
 		return p, []core.MemUse{{M: n.dst, Acc: core.Write}}, nil, nil
 	case kindCaptured:
 		c := &n.captured
@@ -108,7 +108,7 @@ func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() 
 		p := c.Packet
 		return &p, c.Uses, nil, nil
 	case kindHost:
-		return &core.GraphPacket{Agent: true, Fn: rocr.AgentCallback, Host: n.host, Name: "host node"}, nil, nil, nil
+		return &core.GraphPacket{Agent: true, Call: aql.CallbackWork{}.Call(), Host: n.host, Name: "host node"}, nil, nil, nil
 	}
 	return nil, nil, nil, nil
 }

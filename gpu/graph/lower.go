@@ -8,10 +8,11 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // lowered is an executable graph recorded by the device's driver as one
-// replayable unit (a CUDA graph on cuda): a launch is one AgentNative
+// replayable unit (a CUDA graph on cuda): a launch is one aql.AgentNative
 // packet whose call replays it on the stream's native stream.
 type lowered struct {
 	ch   rocr.Chain
@@ -79,7 +80,7 @@ func launchLowered(op string, s *core.Stream, l *lowered, uses []core.MemUse) er
 	}
 	l.refs.Add(1)
 	id := hostref.RegisterNative(l.run)
-	if err := s.Agent(op, rocr.AgentNative, [4]uint64{id, rocr.NativeQueuesOnly}, 0, uses...); err != nil {
+	if err := s.Agent(op, aql.NativeWork{ID: id, Flags: aql.NativeQueuesOnly}.Call(), 0, uses...); err != nil {
 		if _, ok := hostref.TakeNative(id); ok {
 			l.release()
 		}

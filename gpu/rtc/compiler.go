@@ -14,6 +14,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
@@ -21,10 +22,9 @@ import (
 // same C interface under different prefixes (nvrtcCompileProgram,
 // hiprtcCompileProgram), so one binding serves both.
 type compiler struct {
-	name   string // "nvrtc" or "hiprtc"
-	env    string // the variable naming its library
-	lib    library
-	serial bool // compiles one program at a time (hipRTC's comgr)
+	name   string             // "nvrtc" or "hiprtc"
+	lib    *vendorlib.Library // its library and override variable
+	serial bool               // compiles one program at a time (hipRTC's comgr)
 
 	once sync.Once
 	err  error
@@ -42,8 +42,8 @@ type compiler struct {
 }
 
 var (
-	nvrtc  = &compiler{name: "nvrtc", env: "HIPGO_NVRTC_LIBRARY", lib: nvrtcLibrary}
-	hiprtc = &compiler{name: "hiprtc", env: "HIPGO_HIPRTC_LIBRARY", lib: hiprtcLibrary, serial: true}
+	nvrtc  = &compiler{name: "nvrtc", lib: vendorlib.NVRTC}
+	hiprtc = &compiler{name: "hiprtc", lib: vendorlib.HIPRTC, serial: true}
 )
 
 // compilations counts programs handed to a compiler, for tests of the cache.
@@ -53,18 +53,16 @@ var compilations atomic.Int64
 // keep process-wide state).
 func (c *compiler) open() error {
 	c.once.Do(func() {
-		h, path, err := c.lib.dlopen(c.env, c.name+"CreateProgram")
+		h, err := dlopen(c.lib)
 		if err != nil {
 			c.err = err
 			return
 		}
+		path := h.Path
 		c.path = path
 		var missing []string
 		sym := func(p *uintptr, name string, required bool) {
-			f, err := purego.Dlsym(h, c.name+name)
-			if err == nil && f != 0 {
-				*p = f
-			} else if required {
+			if *p = h.Sym(c.name + name); *p == 0 && required {
 				missing = append(missing, c.name+name)
 			}
 		}
@@ -105,7 +103,7 @@ func (c *compiler) open() error {
 // program costs no dlopen; else it is the loaded library's version.
 func (c *compiler) identity() (string, error) {
 	c.idOnce.Do(func() {
-		for p := range c.lib.candidates(c.env) {
+		for _, p := range c.lib.Candidates(vendorlib.OS) {
 			if id := fileID(p); id != "" {
 				c.id = c.name + " " + id
 				return

@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/internal/testenv"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
@@ -387,7 +388,9 @@ func TestCacheProcesses(t *testing.T) {
 // A compiler whose library is absent is ErrNoCompiler, not a crash.
 func TestNoLibrary(t *testing.T) {
 	t.Setenv("HIPGO_TEST_NO_LIBRARY", filepath.Join(t.TempDir(), "libnone.so"))
-	c := &compiler{name: "hiprtc", env: "HIPGO_TEST_NO_LIBRARY", lib: hiprtcLibrary}
+	lib := *vendorlib.HIPRTC
+	lib.Env = "HIPGO_TEST_NO_LIBRARY"
+	c := &compiler{name: "hiprtc", lib: &lib}
 	_, err := c.run(&request{target: gfx, source: source})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrNoCompiler)
@@ -401,13 +404,6 @@ func TestNoLibrary(t *testing.T) {
 func TestArchFlag(t *testing.T) {
 	assert.Equal(t, "--gpu-architecture=sm_90", nvrtc.archFlag("sm_90"))
 	assert.Equal(t, "--offload-arch=gfx90a:xnack-", hiprtc.archFlag("gfx90a:xnack-"))
-}
-
-func TestCompareVersions(t *testing.T) {
-	assert.Positive(t, compareVersions("libnvrtc.so.13.0.88", "libnvrtc.so.12.9.1"))
-	assert.Positive(t, compareVersions("libnvrtc.so.13.0.88", "libnvrtc.so.13"))
-	assert.Negative(t, compareVersions("/usr/local/cuda-12.4/lib64", "/usr/local/cuda-13.0/lib64"))
-	assert.Zero(t, compareVersions("a", "a"))
 }
 
 // BenchmarkCacheHit is the cost of a compile the cache answers: hash the

@@ -5,7 +5,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 func init() {
@@ -43,18 +43,18 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	c := s.core()
 	if w.Host != nil {
 		id := hostref.RegisterCallback(w.Host)
-		if err := c.Agent(op, rocr.AgentCallback, [4]uint64{id}, 0, uses...); err != nil {
+		if err := c.Agent(op, aql.CallbackWork{ID: id}.Call(), 0, uses...); err != nil {
 			hostref.TakeCallback(id)
 			return err
 		}
 		return nil
 	}
 	id := hostref.RegisterNative(w.Native)
-	var flags uint64
+	call := aql.NativeWork{ID: id}
 	if w.QueuesOnly {
-		flags = rocr.NativeQueuesOnly
+		call.Flags = aql.NativeQueuesOnly
 	}
-	if err := c.Agent(op, rocr.AgentNative, [4]uint64{id, flags}, 0, uses...); err != nil {
+	if err := c.Agent(op, call.Call(), 0, uses...); err != nil {
 		hostref.TakeNative(id)
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // memOf is o's memory; nil for a nil interface, a nil buffer or a zero
@@ -67,9 +67,9 @@ func copyHost[T any](s *Stream, op string, obj buffer.Object, off int, host []T,
 	id := hostref.PinHost(b)
 	dev := uint64(m.Addr()) + uint64(off*m.ElemSize())
 	if toDevice {
-		return s.core().Agent(op, rocr.AgentCopy, [4]uint64{dev, id, uint64(len(b)), rocr.CopySrcHost}, id, core.MemUse{M: m, Acc: core.Write})
+		return s.core().Agent(op, aql.CopyWork{Dst: dev, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), id, core.MemUse{M: m, Acc: core.Write})
 	}
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{id, dev, uint64(len(b)), rocr.CopyDstHost}, id, core.MemUse{M: m, Acc: core.Read})
+	return s.core().Agent(op, aql.CopyWork{Dst: id, Src: dev, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), id, core.MemUse{M: m, Acc: core.Read})
 }
 
 // Copy copies n elements from src[srcOff:] to dst[dstOff:] on the stream
@@ -94,7 +94,8 @@ func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, 
 		return nil
 	}
 	es := dm.ElemSize()
-	return s.core().Agent(op, rocr.AgentCopy, [4]uint64{uint64(dm.Addr()) + uint64(dstOff*es), uint64(sm.Addr()) + uint64(srcOff*es), uint64(n * es), 0}, 0, core.MemUse{M: dm, Acc: core.Write}, core.MemUse{M: sm, Acc: core.Read})
+	cp := aql.CopyWork{Dst: uint64(dm.Addr()) + uint64(dstOff*es), Src: uint64(sm.Addr()) + uint64(srcOff*es), Bytes: uint64(n * es)}
+	return s.core().Agent(op, cp.Call(), 0, core.MemUse{M: dm, Acc: core.Write}, core.MemUse{M: sm, Acc: core.Read})
 }
 
 // Fill sets every element of b to v on the stream (hipMemsetAsync and its
@@ -115,7 +116,7 @@ func Fill[T any](s *Stream, b buffer.Object, v T) error {
 	if err != nil {
 		return err
 	}
-	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), pat, uint64(m.Len()), uint64(es)}, 0, core.MemUse{M: m, Acc: core.Write})
+	return s.core().Agent(op, aql.FillWork{Dst: uint64(m.Addr()), Pattern: pat, Count: uint64(m.Len()), ElemSize: uint64(es)}.Call(), 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // Memset sets every byte of b to c on the stream (hipMemsetAsync).
@@ -128,7 +129,7 @@ func (s *Stream) Memset(b buffer.Object, c byte) error {
 	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
 		return err
 	}
-	return s.core().Agent(op, rocr.AgentFill, [4]uint64{uint64(m.Addr()), uint64(c), uint64(m.Size()), 1}, 0, core.MemUse{M: m, Acc: core.Write})
+	return s.core().Agent(op, aql.FillWork{Dst: uint64(m.Addr()), Pattern: uint64(c), Count: uint64(m.Size()), ElemSize: 1}.Call(), 0, core.MemUse{M: m, Acc: core.Write})
 }
 
 // LaunchHostFunc runs fn on the host when the stream reaches this point
@@ -139,7 +140,7 @@ func (s *Stream) LaunchHostFunc(fn func() error) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil function")
 	}
 	id := hostref.RegisterCallback(fn)
-	if err := s.core().Agent(op, rocr.AgentCallback, [4]uint64{id}, 0); err != nil {
+	if err := s.core().Agent(op, aql.CallbackWork{ID: id}.Call(), 0); err != nil {
 		hostref.TakeCallback(id)
 		return err
 	}

@@ -1,9 +1,9 @@
 // Package hostref holds the Go values that AGENT_DISPATCH packets refer to
-// by id: host callbacks (AgentCallback), native calls (AgentNative) and Go
-// byte slices pinned for the host end of a copy (AgentCopy with
-// CopySrcHost or CopyDstHost). Go memory must not travel through a packet
-// as a bare integer, so the submitter registers the value, writes the id
-// into the packet, and the agent that runs the packet takes it back.
+// by id: host callbacks (aql.AgentCallback), native calls (aql.AgentNative)
+// and Go byte slices pinned for the host end of a copy (aql.AgentCopy with
+// aql.CopySrcHost or aql.CopyDstHost). Go memory must not travel through a
+// packet as a bare integer, so the submitter registers the value, writes
+// the id into the packet, and the agent that runs the packet takes it back.
 //
 // Ids are process-wide and never reused. Every function is safe from
 // several goroutines.

@@ -17,7 +17,7 @@ var callbacks struct {
 	m  map[uint64]func() error
 }
 
-// RegisterCallback stores f for one AgentCallback packet and returns its id.
+// RegisterCallback stores f for one aql.AgentCallback packet and returns its id.
 func RegisterCallback(f func() error) uint64 {
 	id := NewID()
 	callbacks.mu.Lock()
@@ -46,7 +46,7 @@ func PendingCallbacks() int {
 	return len(callbacks.m)
 }
 
-// NativeFunc is a call an AgentNative packet makes with the agent's native
+// NativeFunc is a call an aql.AgentNative packet makes with the agent's native
 // stream handle (a CUstream on cuda; 0 where the agent has none).
 type NativeFunc func(stream uintptr) error
 
@@ -55,7 +55,7 @@ var natives struct {
 	m  map[uint64]NativeFunc
 }
 
-// RegisterNative stores f for one AgentNative packet and returns its id.
+// RegisterNative stores f for one aql.AgentNative packet and returns its id.
 func RegisterNative(f NativeFunc) uint64 {
 	id := NewID()
 	natives.mu.Lock()
@@ -83,8 +83,8 @@ var hostBufs struct {
 }
 
 // PinHost keeps a Go byte slice alive for one copy packet and returns the
-// id an AgentCopy with CopySrcHost or CopyDstHost carries in place of an
-// address.
+// id an aql.AgentCopy with aql.CopySrcHost or aql.CopyDstHost carries in
+// place of an address.
 func PinHost(b []byte) uint64 {
 	id := hostBufs.next.Add(1)
 	hostBufs.mu.Lock()

@@ -81,7 +81,7 @@ func LiveAllocations() int {
 func PinnedHostBuffers() int { return hostref.PinnedHostBuffers() }
 
 // PendingCallbacks is the number of host callbacks registered for
-// AgentCallback packets that have neither run nor been discarded.
+// aql.AgentCallback packets that have neither run nor been discarded.
 func PendingCallbacks() int { return hostref.PendingCallbacks() }
 
 var debugLog atomic.Pointer[func(string)]

@@ -1,15 +1,18 @@
-// Package vendorlib says where hipgo finds the vendor GPU libraries the
-// drivers open at run time (libcuda.so.1, libhsa-runtime64.so.1) and opens
-// them with purego. The cuda and rocm drivers load through it and the
-// doctor (internal/doctor) reports through it, so the search rules and the
-// override variables are written once.
+// Package vendorlib finds and opens the vendor GPU libraries hipgo uses at
+// run time, with purego, and binds their symbols. It is the one table of
+// library names, override variables and search paths: the drivers open
+// CUDA (libcuda.so.1) and ROCm (libhsa-runtime64.so.1) through it, the gpu
+// packages NVRTC and hipRTC (gpu/rtc), cuBLAS and rocBLAS (gpu/blas), NCCL
+// and RCCL (gpu/collective) and the HIP runtime those AMD libraries run on,
+// and the doctor (cmd/gpuinfo/internal/doctor) reports from the same table (All).
 //
-// Each library has one override variable named HIPGO_<RUNTIME>_LIBRARY,
-// as the project's other libraries do (HIPGO_CUDA_LIBRARY,
-// HIPGO_ROCM_LIBRARY); older names stay accepted as aliases. When the
-// variable is set, its path alone is tried. Otherwise the library is
-// opened by name (the dynamic loader's search path), then from the
-// runtime's own directories that the driver tries by full path.
+// Each library has one override variable named HIPGO_<RUNTIME>_LIBRARY
+// (HIPGO_CUDA_LIBRARY, HIPGO_ROCM_LIBRARY, HIPGO_NVRTC_LIBRARY, ...); older
+// names stay accepted as aliases. When the variable is set, its path alone
+// is tried. Otherwise the library is opened by name (the dynamic loader's
+// search path) and from the runtime's own directories, in the order
+// Candidates gives; a failed Open lists every candidate and why it was
+// refused.
 //
-// Everything here is safe for concurrent use; Open never closes a handle.
+// Everything here is safe for concurrent use; a Handle is never closed.
 package vendorlib

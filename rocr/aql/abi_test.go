@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/cabitest"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -76,7 +76,7 @@ func TestABIPacketLayouts(t *testing.T) {
 	for e := range checks {
 		exprs = append(exprs, e)
 	}
-	vals := cabi.Eval(t, hsaHeaders, exprs)
+	vals := cabitest.Eval(t, hsaHeaders, exprs)
 	for e, c := range checks {
 		if vals[e] != c.got {
 			t.Errorf("%s = %d, but C's %s = %d", c.what, c.got, e, vals[e])
@@ -137,7 +137,7 @@ func TestABIConstants(t *testing.T) {
 	for e := range want {
 		exprs = append(exprs, e)
 	}
-	got := cabi.Eval(t, hsaHeaders, exprs)
+	got := cabitest.Eval(t, hsaHeaders, exprs)
 	for e, w := range want {
 		if got[e] != w {
 			t.Errorf("Go has %d for C's %s = %d", w, e, got[e])
@@ -147,7 +147,7 @@ func TestABIConstants(t *testing.T) {
 		"HSA_PACKET_TYPE_", "HSA_FENCE_SCOPE_", "HSA_PACKET_HEADER_", "HSA_KERNEL_DISPATCH_PACKET_SETUP_",
 		"HSA_SIGNAL_CONDITION_", "HSA_AMD_PACKET_TYPE_",
 	} {
-		for _, name := range cabi.Enumerators(t, hsaHeaders, prefix) {
+		for _, name := range cabitest.Enumerators(t, hsaHeaders, prefix) {
 			if _, ok := want[name]; !ok {
 				t.Errorf("C enumerator %s has no Go counterpart in aql", name)
 			}

@@ -11,7 +11,7 @@ import (
 // Agent submits one AGENT_DISPATCH packet (a copy, fill or host callback)
 // that touches mems, after the barriers their last users need. pin is a
 // host slice pinned for the packet, released when it completes.
-func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ...MemUse) error {
+func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse) error {
 	if err := s.Lock(op); err != nil {
 		if pin != 0 {
 			hostref.UnpinHost(pin)
@@ -20,7 +20,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 	}
 	defer s.mu.Unlock()
 	if c := s.captureOf(); c != nil {
-		return s.captureAgent(c, op, fn, args, pin, uses)
+		return s.captureAgent(c, op, call, pin, uses)
 	}
 	f, err := s.newFence(op)
 	if err != nil {
@@ -52,10 +52,7 @@ func (s *Stream) Agent(op string, fn uint16, args [4]uint64, pin uint64, uses ..
 			return err
 		}
 	}
-	var p aql.AgentDispatch
-	p.Type = fn
-	p.Arg = args
-	p.CompletionSignal = f.Signal().Handle()
+	p := call.Packet(f.Signal().Handle())
 	e := s.Push()
 	e.fence, e.pin = f, pin
 	return s.Submit(unsafe.Pointer(&p), AgentHeader, e)

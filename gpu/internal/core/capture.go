@@ -6,7 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // Stream capture (hipStreamBeginCapture): while a stream captures, its
@@ -234,23 +234,24 @@ func (l *Launch) captureLaunch(c *Capture, d *Dispatch) error {
 }
 
 // captureAgent records a copy, fill or host callback.
-func (s *Stream) captureAgent(c *Capture, op string, fn uint16, args [4]uint64, pin uint64, uses []MemUse) error {
+func (s *Stream) captureAgent(c *Capture, op string, call aql.AgentCall, pin uint64, uses []MemUse) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := GraphPacket{Agent: true, Fn: fn, Args: args, Name: op}
+	p := GraphPacket{Agent: true, Call: call, Name: op}
 	var err error
 	switch {
 	case pin != 0:
 		hostref.UnpinHost(pin)
 		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a copy from or to Go memory cannot be captured: the slice is pinned only for one copy")
-	case fn == rocr.AgentCallback:
-		f, ok := hostref.TakeCallback(args[0])
+	case call.Func == aql.AgentCallback:
+		id := aql.DecodeCallback(call.Arg).ID
+		f, ok := hostref.TakeCallback(id)
 		if !ok {
-			err = gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", args[0])
+			err = gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", id)
 		}
-		p.Host, p.Args[0] = f, 0
-	case fn == rocr.AgentNative:
-		hostref.TakeNative(args[0])
+		p.Host, p.Call = f, aql.CallbackWork{}.Call() // registered again at each replay
+	case call.Func == aql.AgentNative:
+		hostref.TakeNative(aql.DecodeNative(call.Arg).ID)
 		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a native call cannot be captured")
 	}
 	if err != nil {

@@ -88,7 +88,7 @@ func (e *engine) queue() (*rocr.Queue, error) {
 
 // run submits one agent-dispatch packet after the given buffers' pending
 // work and waits for it.
-func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
+func (e *engine) run(op string, call aql.AgentCall, mems ...*Mem) error {
 	for _, m := range mems {
 		if m != nil {
 			if err := m.Settle(op); err != nil {
@@ -96,13 +96,13 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 			}
 		}
 	}
-	err := e.submit(op, fn, args, mems)
+	err := e.submit(op, call, mems)
 	if err == errNoQueue {
 		root, err := engineOf(Root(e.dev))
 		if err != nil {
 			return gpu.Wrap(op, err)
 		}
-		return root.submit(op, fn, args, mems)
+		return root.submit(op, call, mems)
 	}
 	return err
 }
@@ -112,7 +112,7 @@ func (e *engine) run(op string, fn uint16, args [4]uint64, mems ...*Mem) error {
 var errNoQueue = errors.New("no queue slot")
 
 // submit runs one packet on the engine's queue and waits for it.
-func (e *engine) submit(op string, fn uint16, args [4]uint64, mems []*Mem) error {
+func (e *engine) submit(op string, call aql.AgentCall, mems []*Mem) error {
 	// One operation at a time, to its end: a packet that fails stops the
 	// queue, and another caller's packet queued behind it would fail with
 	// it; the next operation gets a new queue instead.
@@ -136,10 +136,7 @@ func (e *engine) submit(op string, fn uint16, args [4]uint64, mems []*Mem) error
 	if err != nil {
 		return err
 	}
-	var p aql.AgentDispatch
-	p.Type = fn
-	p.Arg = args
-	p.CompletionSignal = f.Signal().Handle()
+	p := call.Packet(f.Signal().Handle())
 	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
 	if err == nil {
 		err = f.Wait(0)
@@ -198,9 +195,9 @@ func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	defer hostref.UnpinHost(id)
 	addr := uint64(m.Addr() + uintptr(off*m.esize))
 	if toDevice {
-		return e.run(op, rocr.AgentCopy, [4]uint64{addr, id, uint64(len(b)), rocr.CopySrcHost}, m)
+		return e.run(op, aql.CopyWork{Dst: addr, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), m)
 	}
-	return e.run(op, rocr.AgentCopy, [4]uint64{id, addr, uint64(len(b)), rocr.CopyDstHost}, m)
+	return e.run(op, aql.CopyWork{Dst: id, Src: addr, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), m)
 }
 
 // CopyMem copies n elements from src[srcOff:] to dst[dstOff:]. Memory of
@@ -239,7 +236,7 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 		if err != nil {
 			return gpu.Wrap(op, err)
 		}
-		return e.run(op, rocr.AgentCopy, [4]uint64{da, sa, bytes, 0}, dst, src)
+		return e.run(op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), dst, src)
 	}
 	// Across devices: stage through host memory.
 	stage := make([]byte, bytes)
@@ -266,5 +263,5 @@ func FillMem(m *Mem, off, n int, pattern uint64, es int) error {
 		return err
 	}
 	addr := uint64(m.Addr() + uintptr(off*es))
-	return e.run(op, rocr.AgentFill, [4]uint64{addr, pattern, uint64(n), uint64(es)}, m)
+	return e.run(op, aql.FillWork{Dst: addr, Pattern: pattern, Count: uint64(n), ElemSize: uint64(es)}.Call(), m)
 }

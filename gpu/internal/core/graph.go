@@ -12,11 +12,10 @@ import (
 // GraphPacket is one packet of an instantiated graph, laid out once and
 // written into a queue at each replay.
 type GraphPacket struct {
-	Agent    bool // an AGENT_DISPATCH (Fn, Args) rather than a kernel dispatch
+	Agent    bool // an AGENT_DISPATCH (Call) rather than a kernel dispatch
 	Dispatch Dispatch
 	Kernarg  []byte // the kernel's kernarg image, Dispatch.KernargSize bytes
-	Fn       uint16
-	Args     [4]uint64
+	Call     aql.AgentCall
 	Host     func() error // an AgentCallback's function, registered per replay
 	Name     string
 }
@@ -149,15 +148,13 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 	dst := s.q.Slot(id)
 	if p.Agent {
-		var a aql.AgentDispatch
-		a.Type = p.Fn
-		a.Arg = p.Args
+		call := p.Call
 		if p.Host != nil {
-			a.Arg[0] = hostref.RegisterCallback(p.Host)
+			call = aql.CallbackWork{ID: hostref.RegisterCallback(p.Host)}.Call()
 		}
-		a.CompletionSignal = sig
+		a := call.Packet(sig)
 		copyBody(dst, unsafe.Pointer(&a))
-		return uint32(AgentHeader) | uint32(p.Fn)<<16 // the type shares the header word
+		return uint32(AgentHeader) | uint32(call.Func)<<16 // the type shares the header word
 	}
 	d := &p.Dispatch
 	var k aql.KernelDispatch

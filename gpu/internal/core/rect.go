@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // RectEnd is one end of a 2-D or 3-D copy or fill: pool memory M from
@@ -183,7 +184,7 @@ func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte)
 		return gpu.Wrap(op, err)
 	}
 	id := rocr.RegisterRect(r)
-	err = e.run(op, rocr.AgentRect, [4]uint64{id}, dst.M, srcMem(src))
+	err = e.run(op, aql.RectWork{ID: id}.Call(), dst.M, srcMem(src))
 	_, _ = rocr.TakeRect(id) // the packet did not run if it is still there
 	return err
 }
@@ -222,7 +223,7 @@ func (s *Stream) Box(op string, dst, src *RectEnd, width, height, depth int, val
 		uses[n] = MemUse{M: m, Acc: Read}
 		n++
 	}
-	if err := s.Agent(op, rocr.AgentRect, [4]uint64{id}, 0, uses[:n]...); err != nil {
+	if err := s.Agent(op, aql.RectWork{ID: id}.Call(), 0, uses[:n]...); err != nil {
 		_, _ = rocr.TakeRect(id)
 		return err
 	}

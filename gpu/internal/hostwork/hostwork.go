@@ -2,7 +2,9 @@
 // code on the host, a library call on the agent's native stream) on a
 // stream, with the buffers it reads and writes declared to the stream's
 // dependency tracking, so it is ordered with kernels and copies like they
-// are. gpu/stream installs Launch when it is initialized.
+// are. gpu/stream installs Launch when it is initialized. The work's
+// functions reach the agent through internal/hostref, rocr's registry of
+// the Go values that packets refer to by id.
 package hostwork
 
 import (
@@ -18,11 +20,11 @@ type Work struct {
 	// Host runs on the host in stream order (a host callback).
 	Host func() error
 	// Native is called with the agent's native stream in stream order
-	// (rocr.AgentNative); agents without one call it with 0 as host work.
+	// (aql.AgentNative); agents without one call it with 0 as host work.
 	Native hostref.NativeFunc
 	// QueuesOnly says Native only queues work on the stream and returns:
 	// an idle stream may then make the call on the caller's goroutine
-	// (rocr.NativeQueuesOnly).
+	// (aql.NativeQueuesOnly).
 	QueuesOnly bool
 }
 

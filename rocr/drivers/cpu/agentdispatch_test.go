@@ -16,9 +16,9 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-func submitAgent(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *rocr.Signal) {
+func submitAgent(t testing.TB, q *rocr.Queue, call aql.AgentCall, sig *rocr.Signal) {
 	t.Helper()
-	p := aql.AgentDispatch{Type: fn, Arg: args}
+	p := call.Packet(0)
 	if sig != nil {
 		p.CompletionSignal = sig.Handle()
 	}
@@ -29,7 +29,7 @@ func submitAgent(t testing.TB, q *rocr.Queue, fn uint16, args [4]uint64, sig *ro
 
 // runAgent runs one agent-dispatch packet on a fresh queue and returns its
 // error (a failed packet stops its queue).
-func runAgent(t testing.TB, a *rocr.Agent, fn uint16, args [4]uint64) error {
+func runAgent(t testing.TB, a *rocr.Agent, call aql.AgentCall) error {
 	t.Helper()
 	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
 	if err != nil {
@@ -38,9 +38,9 @@ func runAgent(t testing.TB, a *rocr.Agent, fn uint16, args [4]uint64) error {
 	defer q.Destroy()
 	sig, _ := rocr.NewSignal(1)
 	defer sig.Destroy()
-	submitAgent(t, q, fn, args, sig)
+	submitAgent(t, q, call, sig)
 	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
-		t.Fatalf("agent dispatch %#x: signal %d", fn, v)
+		t.Fatalf("agent dispatch %#x: signal %d", call.Func, v)
 	}
 	if (sig.Err() == nil) != (q.Err() == nil) {
 		t.Errorf("signal error %v, queue error %v", sig.Err(), q.Err())
@@ -63,30 +63,30 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	defer q.Destroy()
 	sig, _ := rocr.NewSignal(0)
 	defer sig.Destroy()
-	step := func(fn uint16, args [4]uint64) {
+	step := func(call aql.AgentCall) {
 		t.Helper()
 		sig.Store(1, rocr.Release)
-		submitAgent(t, q, fn, args, sig)
+		submitAgent(t, q, call, sig)
 		if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok || sig.Err() != nil {
-			t.Fatalf("agent dispatch %#x %v: %v", fn, args, sig.Err())
+			t.Fatalf("agent dispatch %#x %v: %v", call.Func, call.Arg, sig.Err())
 		}
 	}
 	// Device to device.
-	step(rocr.AgentCopy, [4]uint64{uint64(dst.Base), uint64(src.Base), n, 0})
+	step(aql.CopyWork{Dst: uint64(dst.Base), Src: uint64(src.Base), Bytes: n}.Call())
 	if !bytes.Equal(s, d) {
 		t.Fatal("copy")
 	}
 	// Host to device and device to host.
 	host := bytes.Repeat([]byte{0xab}, 100)
 	id := hostref.PinHost(host)
-	step(rocr.AgentCopy, [4]uint64{uint64(dst.Base) + 10, id, 100, rocr.CopySrcHost})
+	step(aql.CopyWork{Dst: uint64(dst.Base) + 10, Src: id, Bytes: 100, Flags: aql.CopySrcHost}.Call())
 	hostref.UnpinHost(id)
 	if d[9] != 9 || d[10] != 0xab || d[109] != 0xab || d[110] != 110 {
 		t.Fatalf("host to device: % x", d[8:112])
 	}
 	out := make([]byte, 16)
 	id = hostref.PinHost(out)
-	step(rocr.AgentCopy, [4]uint64{id, uint64(src.Base) + 16, 16, rocr.CopyDstHost})
+	step(aql.CopyWork{Dst: id, Src: uint64(src.Base) + 16, Bytes: 16, Flags: aql.CopyDstHost}.Call())
 	hostref.UnpinHost(id)
 	if out[0] != 16 || out[15] != 31 {
 		t.Fatalf("device to host: % x", out)
@@ -94,7 +94,7 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	// Fills of every element size.
 	copy(d, s)
 	for _, es := range []uint64{1, 2, 4, 8} {
-		step(rocr.AgentFill, [4]uint64{uint64(dst.Base), 0x0102030405060708, 64 / es, es})
+		step(aql.FillWork{Dst: uint64(dst.Base), Pattern: 0x0102030405060708, Count: 64 / es, ElemSize: es}.Call())
 		for i := 0; i < 64; i++ {
 			if want := byte(uint64(0x0102030405060708) >> (8 * (uint64(i) % es))); d[i] != want {
 				t.Fatalf("fill %d: byte %d = %#x, want %#x", es, i, d[i], want)
@@ -106,17 +106,17 @@ func TestAgentCopyFillCallback(t *testing.T) {
 		copy(d, s)
 	}
 	// Zero-length copy and fill do nothing.
-	step(rocr.AgentCopy, [4]uint64{0, 0, 0, 0})
-	step(rocr.AgentFill, [4]uint64{0, 0, 0, 1})
+	step(aql.CopyWork{}.Call())
+	step(aql.FillWork{ElemSize: 1}.Call())
 	// Callbacks run in order with the queue's other packets.
 	var ran atomic.Int32
-	step(rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { ran.Add(1); return nil })})
+	step(aql.CallbackWork{ID: hostref.RegisterCallback(func() error { ran.Add(1); return nil })}.Call())
 	if ran.Load() != 1 {
 		t.Fatal("callback did not run")
 	}
 	// A native call has no stream here: it runs as host work with stream 0.
 	stream := uintptr(1)
-	step(rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(s uintptr) error { stream = s; return nil })})
+	step(aql.NativeWork{ID: hostref.RegisterNative(func(s uintptr) error { stream = s; return nil })}.Call())
 	if stream != 0 {
 		t.Fatalf("native call ran with stream %#x, want 0", stream)
 	}
@@ -137,30 +137,29 @@ func TestAgentDispatchErrors(t *testing.T) {
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		name string
-		fn   uint16
-		args [4]uint64
+		call aql.AgentCall
 		is   error
 		msg  string
 	}{
-		{"copy past the end", rocr.AgentCopy, [4]uint64{uint64(buf.Base), uint64(buf.Base), n + 1, 0}, rocr.ErrInvalidArgument, "past the end"},
-		{"copy into the next buffer", rocr.AgentCopy, [4]uint64{uint64(buf.Base) + n - 8, uint64(buf.Base), 16, 0}, rocr.ErrInvalidArgument, "destination"},
-		{"copy from nowhere", rocr.AgentCopy, [4]uint64{uint64(buf.Base), 0x1000, 8, 0}, rocr.ErrInvalidAllocation, "source"},
-		{"copy to null", rocr.AgentCopy, [4]uint64{0, uint64(buf.Base), 8, 0}, rocr.ErrInvalidArgument, "null"},
-		{"copy overflow", rocr.AgentCopy, [4]uint64{uint64(buf.Base), uint64(buf.Base), ^uint64(0) - 4, 0}, rocr.ErrInvalidArgument, "overflows"},
-		{"copy from an unpinned host id", rocr.AgentCopy, [4]uint64{uint64(buf.Base), 1 << 40, 8, rocr.CopySrcHost}, rocr.ErrInvalidArgument, "not pinned"},
-		{"copy past a host buffer", rocr.AgentCopy, [4]uint64{shortID, uint64(buf.Base), 16, rocr.CopyDstHost}, rocr.ErrInvalidArgument, "shorter"},
-		{"fill past the end", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, n/4 + 1, 4}, rocr.ErrInvalidArgument, "past the end"},
-		{"fill element size 3", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1, 3}, rocr.ErrInvalidArgument, "element size"},
-		{"fill overflow", rocr.AgentFill, [4]uint64{uint64(buf.Base), 1, 1 << 62, 8}, rocr.ErrInvalidArgument, "overflow"},
-		{"unknown callback", rocr.AgentCallback, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no callback"},
-		{"callback error", rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { return boom })}, boom, "boom"},
-		{"callback panic", rocr.AgentCallback, [4]uint64{hostref.RegisterCallback(func() error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
-		{"unknown native call", rocr.AgentNative, [4]uint64{1 << 50}, rocr.ErrInvalidArgument, "no native call"},
-		{"native call error", rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(uintptr) error { return boom })}, boom, "boom"},
-		{"native call panic", rocr.AgentNative, [4]uint64{hostref.RegisterNative(func(uintptr) error { panic("bang") })}, rocr.ErrKernelFailed, "bang"},
-		{"unknown function", 0x8fff, [4]uint64{}, rocr.ErrInvalidPacket, "0x8fff"},
+		{"copy past the end", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: n + 1}.Call(), rocr.ErrInvalidArgument, "past the end"},
+		{"copy into the next buffer", aql.CopyWork{Dst: uint64(buf.Base) + n - 8, Src: uint64(buf.Base), Bytes: 16}.Call(), rocr.ErrInvalidArgument, "destination"},
+		{"copy from nowhere", aql.CopyWork{Dst: uint64(buf.Base), Src: 0x1000, Bytes: 8}.Call(), rocr.ErrInvalidAllocation, "source"},
+		{"copy to null", aql.CopyWork{Src: uint64(buf.Base), Bytes: 8}.Call(), rocr.ErrInvalidArgument, "null"},
+		{"copy overflow", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: ^uint64(0) - 4}.Call(), rocr.ErrInvalidArgument, "overflows"},
+		{"copy from an unpinned host id", aql.CopyWork{Dst: uint64(buf.Base), Src: 1 << 40, Bytes: 8, Flags: aql.CopySrcHost}.Call(), rocr.ErrInvalidArgument, "not pinned"},
+		{"copy past a host buffer", aql.CopyWork{Dst: shortID, Src: uint64(buf.Base), Bytes: 16, Flags: aql.CopyDstHost}.Call(), rocr.ErrInvalidArgument, "shorter"},
+		{"fill past the end", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: n/4 + 1, ElemSize: 4}.Call(), rocr.ErrInvalidArgument, "past the end"},
+		{"fill element size 3", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1, ElemSize: 3}.Call(), rocr.ErrInvalidArgument, "element size"},
+		{"fill overflow", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1 << 62, ElemSize: 8}.Call(), rocr.ErrInvalidArgument, "overflow"},
+		{"unknown callback", aql.CallbackWork{ID: 1 << 50}.Call(), rocr.ErrInvalidArgument, "no callback"},
+		{"callback error", aql.CallbackWork{ID: hostref.RegisterCallback(func() error { return boom })}.Call(), boom, "boom"},
+		{"callback panic", aql.CallbackWork{ID: hostref.RegisterCallback(func() error { panic("bang") })}.Call(), rocr.ErrKernelFailed, "bang"},
+		{"unknown native call", aql.NativeWork{ID: 1 << 50}.Call(), rocr.ErrInvalidArgument, "no native call"},
+		{"native call error", aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { return boom })}.Call(), boom, "boom"},
+		{"native call panic", aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { panic("bang") })}.Call(), rocr.ErrKernelFailed, "bang"},
+		{"unknown function", aql.AgentCall{Func: 0x8fff}, rocr.ErrInvalidPacket, "0x8fff"},
 	} {
-		err := runAgent(t, ag, tc.fn, tc.args)
+		err := runAgent(t, ag, tc.call)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
@@ -187,17 +186,17 @@ func TestAgentCopyOwnership(t *testing.T) {
 	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
 	buf.SetLabel("buffer c")
 	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
-	err := runAgent(t, other, rocr.AgentCopy, [4]uint64{uint64(fine.Base), uint64(buf.Base), 64, 0})
+	err := runAgent(t, other, aql.CopyWork{Dst: uint64(fine.Base), Src: uint64(buf.Base), Bytes: 64}.Call())
 	if !errors.Is(err, rocr.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
 		t.Errorf("copy from another agent's memory: %v", err)
 	}
-	if err := runAgent(t, other, rocr.AgentFill, [4]uint64{uint64(buf.Base), 0, 64, 1}); !errors.Is(err, rocr.ErrNotOwner) {
+	if err := runAgent(t, other, aql.FillWork{Dst: uint64(buf.Base), Count: 64, ElemSize: 1}.Call()); !errors.Is(err, rocr.ErrNotOwner) {
 		t.Errorf("fill of another agent's memory: %v", err)
 	}
 	if err := buf.Transfer(other); err != nil {
 		t.Fatal(err)
 	}
-	if err := runAgent(t, other, rocr.AgentCopy, [4]uint64{uint64(fine.Base), uint64(buf.Base), 64, 0}); err != nil {
+	if err := runAgent(t, other, aql.CopyWork{Dst: uint64(fine.Base), Src: uint64(buf.Base), Bytes: 64}.Call()); err != nil {
 		t.Errorf("after Transfer: %v", err)
 	}
 }

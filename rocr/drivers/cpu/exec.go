@@ -543,7 +543,7 @@ func (e *executor) checkRange(addr, n uintptr) error {
 // goroutine: the agent's memory is host memory.
 func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 	switch w.Kind {
-	case rocr.AgentCopy:
+	case aql.AgentCopy:
 		if w.Size == 0 {
 			return nil
 		}
@@ -551,13 +551,13 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 		if w.Dst.Host == nil {
 			markRange(w.Dst.Addr, uintptr(w.Size))
 		}
-	case rocr.AgentFill:
+	case aql.AgentFill:
 		if w.Size == 0 {
 			return nil
 		}
 		fill(w.Dst.Bytes(w.Size), w.Pattern, w.ElemSize)
 		markRange(w.Dst.Addr, uintptr(w.Size))
-	case rocr.AgentRect:
+	case aql.AgentRect:
 		// rocr checked the descriptor's ranges.
 		return w.Rect.Rows(func(addr, n uint64, _ string) ([]byte, error) {
 			return hostmem.Bytes(uintptr(addr), uintptr(n)), nil

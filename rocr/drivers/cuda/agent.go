@@ -122,6 +122,29 @@ func (d *device) with(f func() error) error {
 	return err
 }
 
+// RunWithContext implements rocr.ContextRunner. The primary context is
+// retained for f, so that it outlives a driver Close that f races with.
+func (d *device) RunWithContext(f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		// The thread is never unlocked: it ends with this goroutine, with
+		// whatever devices f's library made current on it.
+		runtime.LockOSThread()
+		var c uintptr
+		if r := res(purego.SyscallN(d.api.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&c)), d.ordinal)); r != cudaSuccess {
+			errc <- cuErr("cuda", fmt.Sprintf("cuDevicePrimaryCtxRetain(%d)", d.ordinal), r)
+			return
+		}
+		defer call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
+		if r := call(d.api.cuCtxSetCurrent, c); r != cudaSuccess {
+			errc <- cuErr("cuda", "cuCtxSetCurrent", r)
+			return
+		}
+		errc <- f()
+	}()
+	return <-errc
+}
+
 // do makes the C call fn(args...) with the device's context current; a
 // failure is op's error naming the function.
 func (d *device) do(op, name string, fn uintptr, args ...uintptr) error {
@@ -159,4 +182,7 @@ func (d *device) Close() error {
 // does not apply the same list again to the devices it reports.
 func (d *device) AppliesVisible(env string) bool { return env == "CUDA_VISIBLE_DEVICES" }
 
-var _ rocr.VisibleFilter = (*device)(nil)
+var (
+	_ rocr.VisibleFilter = (*device)(nil)
+	_ rocr.ContextRunner = (*device)(nil)
+)

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // FailPacket settles the stream before a packet that rocr rejects fails,
@@ -17,7 +18,7 @@ func (e *executor) FailPacket(err error) error {
 func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 	e.ctx()
 	switch w.Kind {
-	case rocr.AgentCopy:
+	case aql.AgentCopy:
 		if w.Size > 0 {
 			// Unified addressing: one call for every direction. Pageable
 			// sources are staged at the call and pageable destinations are
@@ -26,15 +27,15 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 				return e.fail(cuErr("copy", "cuMemcpyAsync", r))
 			}
 		}
-	case rocr.AgentFill:
+	case aql.AgentFill:
 		if err := e.fill(w); err != nil {
 			return e.fail(err)
 		}
-	case rocr.AgentRect:
+	case aql.AgentRect:
 		if err := e.rect(w.Rect); err != nil {
 			return e.fail(err)
 		}
-	case rocr.AgentCallback:
+	case aql.AgentCallback:
 		// Host callbacks run here, after the stream drains: no callback from a
 		// CUDA thread into Go is needed.
 		if err := e.sync(); err != nil {
@@ -45,7 +46,7 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 		}
 		completeHost(w.Completion)
 		return nil
-	case rocr.AgentNative:
+	case aql.AgentNative:
 		// A library call that queues its work on this stream, with the
 		// context current (made so above): stream order holds without
 		// draining.

@@ -110,15 +110,15 @@ func dispatch(q *rocr.Queue, k *rocr.KernelSymbol, args []byte, grid, block uint
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem), 1)
 }
 
-func agentPacket(q *rocr.Queue, fn uint16, a0, a1, a2, a3 uint64, sig *rocr.Signal) {
+func agentPacket(q *rocr.Queue, call aql.AgentCall, sig *rocr.Signal) {
 	id, _ := q.Reserve()
-	p := (*aql.AgentDispatch)(q.Slot(id))
-	p.Type = fn
+	p := (*aql.AgentDispatch)(q.Slot(id)) // the header stays INVALID until Publish
+	p.Type = call.Func
 	p.ReturnAddress = 0
-	p.Arg = [4]uint64{a0, a1, a2, a3}
+	p.Arg = call.Arg
 	p.CompletionSignal = handle(sig)
 	// The function code shares the header's word: Publish stores it.
-	q.Publish(id, aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem), fn)
+	q.Publish(id, aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem), call.Func)
 }
 
 func barrier(q *rocr.Queue, deps []*rocr.Signal, sig *rocr.Signal) {
@@ -132,7 +132,7 @@ func barrier(q *rocr.Queue, deps []*rocr.Signal, sig *rocr.Signal) {
 	q.Publish(id, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
 }
 
-// copyHost runs one AgentCopy between pool memory and a Go slice.
+// copyHost runs one aql.AgentCopy between pool memory and a Go slice.
 func copyHost(tb testing.TB, q *rocr.Queue, dst, src uint64, n uint64, b []byte, toHost bool) {
 	tb.Helper()
 	id := hostref.PinHost(b)
@@ -140,9 +140,9 @@ func copyHost(tb testing.TB, q *rocr.Queue, dst, src uint64, n uint64, b []byte,
 	s := signal(tb, 1)
 	defer s.Destroy()
 	if toHost {
-		agentPacket(q, rocr.AgentCopy, id, src, n, rocr.CopyDstHost, s)
+		agentPacket(q, aql.CopyWork{Dst: id, Src: src, Bytes: n, Flags: aql.CopyDstHost}.Call(), s)
 	} else {
-		agentPacket(q, rocr.AgentCopy, dst, id, n, rocr.CopySrcHost, s)
+		agentPacket(q, aql.CopyWork{Dst: dst, Src: id, Bytes: n, Flags: aql.CopySrcHost}.Call(), s)
 	}
 	if err := wait(tb, s); err != nil {
 		tb.Fatal(err)
@@ -267,7 +267,7 @@ func TestCopiesAndFills(t *testing.T) {
 	copyHost(t, q, uint64(dev.Base), 0, n, in, false)
 	// device -> pinned -> Go slice.
 	s := signal(t, 1)
-	agentPacket(q, rocr.AgentCopy, uint64(pinned.Base), uint64(dev.Base), n, 0, s)
+	agentPacket(q, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: n}.Call(), s)
 	if err := wait(t, s); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestCopiesAndFills(t *testing.T) {
 		prev := append([]byte(nil), out...) // the device's bytes before this fill
 		s.Store(1, rocr.Release)
 		count := uint64(n/c.es - 3)
-		agentPacket(q, rocr.AgentFill, uint64(dev.Base), c.pattern, count, c.es, s)
+		agentPacket(q, aql.FillWork{Dst: uint64(dev.Base), Pattern: c.pattern, Count: count, ElemSize: c.es}.Call(), s)
 		if err := wait(t, s); err != nil {
 			t.Fatalf("fill %d: %v", c.es, err)
 		}
@@ -302,7 +302,7 @@ func TestCopiesAndFills(t *testing.T) {
 	}
 	// A copy past an allocation's end fails the packet, not the process.
 	s.Store(1, rocr.Release)
-	agentPacket(q, rocr.AgentCopy, uint64(pinned.Base), uint64(dev.Base), 2*n, 0, s)
+	agentPacket(q, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: 2 * n}.Call(), s)
 	if err := wait(t, s); err == nil || q.Err() == nil {
 		t.Fatalf("overlong copy: signal error %v, queue error %v", err, q.Err())
 	} else {
@@ -371,9 +371,9 @@ func TestBarrierAcrossQueues(t *testing.T) {
 	A, B, C := alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n)
 	one := math.Float32bits(1)
 	for _, al := range []*rocr.Allocation{A, B} {
-		agentPacket(q1, rocr.AgentFill, uint64(al.Base), uint64(one), n, 4, nil)
+		agentPacket(q1, aql.FillWork{Dst: uint64(al.Base), Pattern: uint64(one), Count: n, ElemSize: 4}.Call(), nil)
 	}
-	agentPacket(q1, rocr.AgentFill, uint64(C.Base), 0, n, 4, nil)
+	agentPacket(q1, aql.FillWork{Dst: uint64(C.Base), Count: n, ElemSize: 4}.Call(), nil)
 	s1, s2 := signal(t, 1), signal(t, 1)
 	args := vaddArgs{A: uint64(A.Base), B: uint64(B.Base), C: uint64(C.Base), N: n}
 	// q2 must not copy c before q1's kernel wrote it.
@@ -383,7 +383,7 @@ func TestBarrierAcrossQueues(t *testing.T) {
 	z := make([]float32, n)
 	id := hostref.PinHost(f32bytes(z))
 	defer hostref.UnpinHost(id)
-	agentPacket(q2, rocr.AgentCopy, id, uint64(C.Base), 4*n, rocr.CopyDstHost, s2)
+	agentPacket(q2, aql.CopyWork{Dst: id, Src: uint64(C.Base), Bytes: 4 * n, Flags: aql.CopyDstHost}.Call(), s2)
 	dispatch(q1, vadd, args.bytes(), n, 256, s1)
 	if err := wait(t, s1); err != nil {
 		t.Fatal(err)
@@ -439,12 +439,12 @@ func TestHostCallback(t *testing.T) {
 	q := queue(t, a, 64)
 	dev := alloc(t, a, rocr.FlagCoarseGrained, 1<<20)
 	pinned := alloc(t, a, rocr.FlagFineGrained, 1<<20)
-	agentPacket(q, rocr.AgentFill, uint64(dev.Base), 0x7f, 1<<20, 1, nil)
-	agentPacket(q, rocr.AgentCopy, uint64(pinned.Base), uint64(dev.Base), 1<<20, 0, nil)
+	agentPacket(q, aql.FillWork{Dst: uint64(dev.Base), Pattern: 0x7f, Count: 1 << 20, ElemSize: 1}.Call(), nil)
+	agentPacket(q, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: 1 << 20}.Call(), nil)
 	var saw byte
 	id := hostref.RegisterCallback(func() error { saw = hostmem.Bytes(pinned.Base, 1<<20)[1<<20-1]; return nil })
 	s := signal(t, 1)
-	agentPacket(q, rocr.AgentCallback, id, 0, 0, 0, s)
+	agentPacket(q, aql.CallbackWork{ID: id}.Call(), s)
 	if err := wait(t, s); err != nil {
 		t.Fatal(err)
 	}

@@ -199,8 +199,14 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 		// A copy from or to pageable host memory returns only once the
 		// copy is staged or done, which may wait for earlier work.
 		p := (*rocr.AgentDispatchPacket)(slot)
-		return p.Type == rocr.AgentFill || p.Type == rocr.AgentCopy && p.Arg[3]&(rocr.CopyDstHost|rocr.CopySrcHost) == 0 ||
-			p.Type == rocr.AgentNative && p.Arg[1]&rocr.NativeQueuesOnly != 0
+		switch p.Type {
+		case aql.AgentFill:
+			return true
+		case aql.AgentCopy:
+			return aql.DecodeCopy(p.Arg).Flags&(aql.CopyDstHost|aql.CopySrcHost) == 0
+		case aql.AgentNative:
+			return aql.DecodeNative(p.Arg).Flags&aql.NativeQueuesOnly != 0
+		}
 	}
 	return false
 }

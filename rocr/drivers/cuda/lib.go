@@ -123,7 +123,7 @@ var lib struct {
 // does not survive dlclose well, and a later Init reuses it).
 func load() (*api, error) {
 	lib.once.Do(func() {
-		h, _, err := vendorlib.CUDA.Open()
+		h, err := vendorlib.CUDA.Open()
 		if err != nil {
 			lib.err = rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
 			return
@@ -133,16 +133,9 @@ func load() (*api, error) {
 	return &lib.api, lib.err
 }
 
-func (a *api) resolve(h uintptr) error {
+func (a *api) resolve(h *vendorlib.Handle) error {
 	var missing []string
-	opt := func(p *uintptr, names ...string) {
-		for _, n := range names {
-			if f, err := purego.Dlsym(h, n); err == nil && f != 0 {
-				*p = f
-				return
-			}
-		}
-	}
+	opt := func(p *uintptr, names ...string) { *p = h.Sym(names...) }
 	sym := func(p *uintptr, names ...string) {
 		if opt(p, names...); *p == 0 {
 			missing = append(missing, names[0])

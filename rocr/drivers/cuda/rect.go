@@ -57,7 +57,7 @@ type memcpy3D struct {
 	widthInBytes, height, depth     uint64
 }
 
-// rect carries out an AgentRect packet on the stream: one
+// rect carries out an aql.AgentRect packet on the stream: one
 // cuMemcpy2DAsync, cuMemcpy3DAsync or cuMemsetD2D8Async (per slice), or a
 // row loop where libcuda lacks them. Pageable ends are staged or written before the call returns, as
 // for cuMemcpyAsync, so the descriptor may go when it does.

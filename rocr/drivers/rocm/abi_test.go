@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hipgo/hipgo/internal/cabi"
+	"github.com/hipgo/hipgo/internal/cabitest"
 	"github.com/hipgo/hipgo/rocr"
 )
 
-var abiHeaders = cabi.Program{Headers: []string{"hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/amd_hsa_queue.h"}}
+var abiHeaders = cabitest.Program{Headers: []string{"hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/amd_hsa_queue.h"}}
 
 // TestABI checks every value, size and offset the driver relies on against
 // Debian's libhsa-runtime-dev headers (HIPGO_REQUIRE=hsa makes a missing

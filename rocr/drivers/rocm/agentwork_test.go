@@ -61,7 +61,7 @@ func TestQueueCopyIsAsynchronous(t *testing.T) {
 	open, done, after := sig(1), sig(1), sig(1)
 	gate(t, q, open)
 
-	p := aql.AgentDispatch{Type: rocr.AgentCopy, Arg: [4]uint64{uint64(dev.Base), uint64(host.Base), 4096, 0}, CompletionSignal: done.Handle()}
+	p := aql.CopyWork{Dst: uint64(dev.Base), Src: uint64(host.Base), Bytes: 4096}.Call().Packet(done.Handle())
 	_, err := q.Submit(unsafe.Pointer(&p), agentHeader)
 	require.NoError(t, err, "a queue of a GPU agent accepts AGENT_DISPATCH copies")
 	var b aql.BarrierAnd
@@ -96,7 +96,7 @@ func TestQueueHostWorkInOrder(t *testing.T) {
 	open, filled, called, copied := sig(1), sig(1), sig(1), sig(1)
 	gate(t, q, open)
 
-	fill := aql.AgentDispatch{Type: rocr.AgentFill, Arg: [4]uint64{uint64(dev.Base), 0x11223344, 16, 4}, CompletionSignal: filled.Handle()}
+	fill := aql.FillWork{Dst: uint64(dev.Base), Pattern: 0x11223344, Count: 16, ElemSize: 4}.Call().Packet(filled.Handle())
 	_, err := q.Submit(unsafe.Pointer(&fill), agentHeader)
 	require.NoError(t, err)
 	var seen []byte
@@ -104,13 +104,13 @@ func TestQueueHostWorkInOrder(t *testing.T) {
 		seen = append([]byte(nil), hostmem.Bytes(dev.Base, 8)...)
 		return nil
 	})
-	cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}, CompletionSignal: called.Handle()}
+	cb := aql.CallbackWork{ID: id}.Call().Packet(called.Handle())
 	_, err = q.Submit(unsafe.Pointer(&cb), agentHeader)
 	require.NoError(t, err)
 	out := make([]byte, 8)
 	pin := hostref.PinHost(out)
 	defer hostref.UnpinHost(pin)
-	cp := aql.AgentDispatch{Type: rocr.AgentCopy, Arg: [4]uint64{pin, uint64(dev.Base), 8, rocr.CopyDstHost}, CompletionSignal: copied.Handle()}
+	cp := aql.CopyWork{Dst: pin, Src: uint64(dev.Base), Bytes: 8, Flags: aql.CopyDstHost}.Call().Packet(copied.Handle())
 	_, err = q.Submit(unsafe.Pointer(&cp), agentHeader)
 	require.NoError(t, err)
 
@@ -133,10 +133,10 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 	dev := allocIn(t, ag, rocr.FlagCoarseGrained, 64)
 
 	// Refused before the work starts: the caller sees the error at once.
-	bad := aql.AgentDispatch{Type: rocr.AgentCopy, Arg: [4]uint64{uint64(dev.Base), uint64(dev.Base), 128, 0}}
+	bad := aql.CopyWork{Dst: uint64(dev.Base), Src: uint64(dev.Base), Bytes: 128}.Call().Packet(0)
 	_, err := q.Submit(unsafe.Pointer(&bad), agentHeader)
 	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "a copy past its allocation")
-	odd := aql.AgentDispatch{Type: rocr.AgentFill, Arg: [4]uint64{uint64(dev.Base), 0, 4, 3}}
+	odd := aql.FillWork{Dst: uint64(dev.Base), Count: 4, ElemSize: 3}.Call().Packet(0)
 	_, err = q.Submit(unsafe.Pointer(&odd), agentHeader)
 	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "a 3-byte element")
 
@@ -144,10 +144,10 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 	// goes on.
 	failed, next := sig(1), sig(1)
 	id := hostref.RegisterCallback(func() error { panic("boom") })
-	cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}, CompletionSignal: failed.Handle()}
+	cb := aql.CallbackWork{ID: id}.Call().Packet(failed.Handle())
 	_, err = q.Submit(unsafe.Pointer(&cb), agentHeader)
 	require.NoError(t, err)
-	fill := aql.AgentDispatch{Type: rocr.AgentFill, Arg: [4]uint64{uint64(dev.Base), 7, 64, 1}, CompletionSignal: next.Handle()}
+	fill := aql.FillWork{Dst: uint64(dev.Base), Pattern: 7, Count: 64, ElemSize: 1}.Call().Packet(next.Handle())
 	_, err = q.Submit(unsafe.Pointer(&fill), agentHeader)
 	require.NoError(t, err)
 	_, ok := next.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
@@ -184,13 +184,13 @@ func TestQueueAgentWorkRacing(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					cp := aql.AgentDispatch{Type: rocr.AgentCopy, Arg: [4]uint64{uint64(bufs[w].Base), uint64(src.Base) + uint64(8*r), 8, 0}}
+					cp := aql.CopyWork{Dst: uint64(bufs[w].Base), Src: uint64(src.Base) + uint64(8*r), Bytes: 8}.Call().Packet(0)
 					if _, err := q.Submit(unsafe.Pointer(&cp), agentHeader); err != nil {
 						return err
 					}
 					var seen byte
 					id := hostref.RegisterCallback(func() error { seen = hostmem.Bytes(bufs[w].Base, 1)[0]; return nil })
-					cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}, CompletionSignal: done.Handle()}
+					cb := aql.CallbackWork{ID: id}.Call().Packet(done.Handle())
 					if _, err := q.Submit(unsafe.Pointer(&cb), agentHeader); err != nil {
 						return err
 					}
@@ -215,7 +215,7 @@ func TestQueueAgentWorkRacing(t *testing.T) {
 	go func() {
 		for {
 			id := hostref.RegisterCallback(func() error { return nil })
-			cb := aql.AgentDispatch{Type: rocr.AgentCallback, Arg: [4]uint64{id}}
+			cb := aql.CallbackWork{ID: id}.Call().Packet(0)
 			if _, err := q.Submit(unsafe.Pointer(&cb), agentHeader); err != nil {
 				stop <- err
 				return

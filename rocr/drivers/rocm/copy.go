@@ -10,7 +10,7 @@ import (
 // A real GPU cannot run hipgo's AGENT_DISPATCH copy and fill packets, so
 // on this agent copies go to ROCR's copy engines (hsa_amd_memory_async_copy,
 // ordered by signals in place of a barrier-AND) and fills to
-// hsa_amd_memory_fill. rocr hands the AgentCopy and AgentFill packets of
+// hsa_amd_memory_fill. rocr hands the aql.AgentCopy and aql.AgentFill packets of
 // this agent's queues to CopyAsync and FillAsync (rocr.Copier).
 //
 // Both ends of a copy must lie in allocations of this driver's pools

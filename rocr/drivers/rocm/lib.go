@@ -1,7 +1,6 @@
 package rocm
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -24,7 +23,7 @@ var LibraryName = vendorlib.ROCm.Name
 // libraryPaths lists where the library is looked for, in order: the
 // override, else the dynamic linker's search path, $ROCM_PATH/lib,
 // /opt/rocm/lib (internal/vendorlib).
-func libraryPaths() []string { return vendorlib.ROCm.Candidates(os.LookupEnv) }
+func libraryPaths() []string { return vendorlib.ROCm.Candidates(vendorlib.OS) }
 
 // lib is hsaAPI over libhsa-runtime64 through purego. Every call is one
 // purego.SyscallN; pointers passed to C point at Go memory that lives for
@@ -105,23 +104,23 @@ func openLibrary() (hsaAPI, error) {
 
 // loadLibrary opens the first of paths that loads.
 func loadLibrary(paths []string) (*lib, error) {
-	h, p, err := vendorlib.ROCm.OpenFrom(paths)
+	h, err := vendorlib.ROCm.OpenFrom(paths)
 	if err != nil {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
 	}
-	l := &lib{path: p}
+	l := &lib{path: h.Path}
 	for _, s := range l.symbols() {
-		p, err := purego.Dlsym(h, s.name)
-		if err != nil {
+		p := h.Sym(s.name)
+		if p == 0 {
 			return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen",
 				"%s lacks %s (a ROCm older than 5.0?)", l.path, s.name)
 		}
 		*s.p = p
 	}
 	// Shared virtual memory came later than the rest (ROCm 5.x, HMM).
-	l.fn.svmSet, _ = purego.Dlsym(h, "hsa_amd_svm_attributes_set")
-	l.fn.svmPrefetch, _ = purego.Dlsym(h, "hsa_amd_svm_prefetch_async")
-	l.fn.copyRect, _ = purego.Dlsym(h, "hsa_amd_memory_async_copy_rect")
+	l.fn.svmSet = h.Sym("hsa_amd_svm_attributes_set")
+	l.fn.svmPrefetch = h.Sym("hsa_amd_svm_prefetch_async")
+	l.fn.copyRect = h.Sym("hsa_amd_memory_async_copy_rect")
 	return l, nil
 }
 

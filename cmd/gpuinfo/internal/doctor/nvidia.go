@@ -22,6 +22,7 @@ func (c *checker) nvidia() {
 	proc := s.read("/proc/driver/nvidia/version")
 	relevant := len(hw) > 0 || proc != "" || s.exists("/dev/nvidiactl")
 	bad := grade(relevant)
+	c.relevant["nvidia"] = relevant
 
 	if len(hw) > 0 {
 		c.add(OK, "NVIDIA GPUs (PCI)", "", "%d: %s", len(hw), strings.Join(hw, ", "))

@@ -1,4 +1,4 @@
-// Package cabi checks Go declarations against a C ABI at test time: it
+// Package cabitest checks Go declarations against a C ABI at test time: it
 // writes a small C program that includes some headers and prints the value of
 // each expression it is given (sizeof, offsetof, enumerators, macros),
 // compiles it with the system C compiler, runs it and returns the values.
@@ -8,7 +8,7 @@
 // rocm driver passes to libhsa-runtime64) are bit-exact with the installed
 // headers, for example Debian's libhsa-runtime-dev:
 //
-//	v := cabi.Eval(t, []string{"hsa/hsa.h"}, []string{
+//	v := cabitest.Eval(t, []string{"hsa/hsa.h"}, []string{
 //		"sizeof(hsa_kernel_dispatch_packet_t)",
 //		"offsetof(hsa_kernel_dispatch_packet_t, grid_size_x)",
 //		"HSA_PACKET_TYPE_BARRIER_OR",
@@ -30,4 +30,4 @@
 // All functions are safe to call from parallel tests. Each call compiles and
 // runs one program (two for EvalDeclared when something is missing), which
 // takes a few hundred milliseconds; batch expressions into one call.
-package cabi
+package cabitest

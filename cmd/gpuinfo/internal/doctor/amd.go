@@ -40,6 +40,7 @@ func (c *checker) amd() {
 	kfd := s.exists("/dev/kfd")
 	relevant := len(hw) > 0 || module || kfd
 	bad := grade(relevant)
+	c.relevant["amd"] = relevant
 
 	if len(hw) > 0 {
 		c.add(OK, "AMD GPUs (PCI)", "", "%d: %s", len(hw), strings.Join(hw, ", "))

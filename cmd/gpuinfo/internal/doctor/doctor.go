@@ -208,10 +208,11 @@ func Check(sys System, rt *Runtime) *Report {
 	if rt == nil {
 		rt = &Runtime{}
 	}
-	c := &checker{sys: &sys, rt: rt, r: &Report{}}
+	c := &checker{sys: &sys, rt: rt, r: &Report{}, relevant: map[string]bool{}}
 	c.kernel()
 	c.amd()
 	c.nvidia()
+	c.libraries()
 	c.drivers()
 	c.visible()
 	c.verdict()
@@ -226,6 +227,9 @@ type checker struct {
 	osrelease string
 	gpus      []Agent // GPU agents a program would see, after the environment
 	initFails bool    // the environment makes rocr.Init fail
+	// relevant says by vendor ("amd", "nvidia") whether the machine has
+	// its GPUs or their kernel driver, so that a missing library matters.
+	relevant map[string]bool
 }
 
 func (c *checker) add(l Level, check, hint, format string, args ...any) {

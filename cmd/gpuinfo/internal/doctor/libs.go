@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hipgo/hipgo/internal/vendorlib"
@@ -86,12 +87,21 @@ func (s *System) ldSoConf(file string, depth int) []string {
 	return dirs
 }
 
-// findLibrary looks for name. An override variable, when set, names the only
-// path the driver tries; otherwise the loader's directories come first, then
-// dirs (with whether the driver loads from each).
+// vendorEnv is the System as vendorlib's searches read it.
+type vendorEnv struct{ s *System }
+
+func (e vendorEnv) LookupEnv(k string) (string, bool) { return e.s.env(k) }
+func (e vendorEnv) Exists(p string) bool              { return e.s.exists(p) }
+func (e vendorEnv) Glob(pattern string) []string      { return e.s.glob(pattern) }
+
+// findLibrary looks for a vendor library as vendorlib describes it. An
+// override variable, when set, names the only path tried; otherwise the
+// loader's directories come first, then the library's own (with whether
+// the library is loaded from each).
 func (s *System) findLibrary(vl *vendorlib.Library) Library {
+	e := vendorEnv{s}
 	lib := Library{Name: vl.Name}
-	if p, from, ok := vl.Override(s.env); ok {
+	if p, from, ok := vl.Override(e); ok {
 		lib.Override = from
 		lib.Looked = []string{p}
 		if s.exists(p) {
@@ -99,15 +109,13 @@ func (s *System) findLibrary(vl *vendorlib.Library) Library {
 		}
 		return lib
 	}
-	var dirs []searchDir
-	for _, d := range vl.Dirs(s.env) {
-		dirs = append(dirs, searchDir{d.Path, d.Loadable})
-	}
 	var all []searchDir
 	for _, d := range s.loaderDirs() {
 		all = append(all, searchDir{d, true})
 	}
-	all = append(all, dirs...)
+	for _, d := range vl.SearchDirs(e) {
+		all = append(all, searchDir{d.Path, d.Loadable})
+	}
 	seen := map[string]bool{}
 	for _, d := range all {
 		if seen[d.dir] {
@@ -118,11 +126,44 @@ func (s *System) findLibrary(vl *vendorlib.Library) Library {
 		if lib.Path != "" {
 			continue
 		}
-		if p := path.Join(d.dir, vl.Name); s.exists(p) {
-			lib.found(s, p, d.loadable)
+		for _, n := range vl.AllNames() {
+			if p := path.Join(d.dir, n); s.exists(p) {
+				lib.found(s, p, d.loadable)
+				break
+			}
+		}
+	}
+	// Any version, where the library is also tried by version.
+	for _, d := range vl.SearchDirs(e) {
+		for _, pat := range vl.Patterns {
+			if lib.Path != "" || !d.Loadable {
+				break
+			}
+			if m := s.glob(path.Join(d.Path, pat)); len(m) > 0 {
+				slices.SortFunc(m, func(a, b string) int { return vendorlib.CompareVersions(b, a) })
+				lib.found(s, m[0], true)
+			}
 		}
 	}
 	return lib
+}
+
+// libraries reports the vendor libraries beyond the drivers' own (which
+// amd and nvidia report): found, or missing where their vendor's GPUs
+// are, with what needs them.
+func (c *checker) libraries() {
+	for _, vl := range vendorlib.All {
+		if vl == vendorlib.CUDA || vl == vendorlib.ROCm {
+			continue
+		}
+		lib := c.sys.findLibrary(vl)
+		switch {
+		case lib.Path != "":
+			c.add(OK, lib.Name, "", "%s (for %s)", lib.describe(), vl.Use)
+		case c.relevant[vl.Vendor]:
+			c.add(Warn, lib.Name, vl.Hint+", or set "+vl.Env+" to its path", "%s (%s needs it)", lib.describe(), vl.Use)
+		}
+	}
 }
 
 var soVersion = regexp.MustCompile(`\.so\.([0-9][0-9A-Za-z.]*)$`)

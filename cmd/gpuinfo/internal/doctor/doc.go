@@ -2,7 +2,9 @@
 // a user can act on. gpuinfo doctor prints its report.
 //
 // A check looks at one thing: a GPU library on the loader's search path
-// (libhsa-runtime64.so.1, libcuda.so.1), a device node (/dev/kfd,
+// (libhsa-runtime64.so.1, libcuda.so.1, and the libraries of gpu/rtc,
+// gpu/blas and gpu/collective where their vendor's GPUs are), found as
+// internal/vendorlib's table says, a device node (/dev/kfd,
 // /dev/dri/renderD*, /dev/nvidiactl) and whether the user may open it, a
 // kernel driver and its version (/sys/module/amdgpu,
 // /proc/driver/nvidia/version), the versions of the kernel and the

@@ -1,4 +1,4 @@
-package cabi
+package cabitest
 
 import (
 	"bufio"
@@ -62,7 +62,7 @@ func (p Program) Eval(tb testing.TB, exprs []string) map[string]int64 {
 	dir := p.prepare(tb)
 	vals, bad, out := p.run(tb, dir, exprs)
 	if len(bad) > 0 {
-		tb.Fatalf("cabi: expressions do not compile against %v: %q\n%s", p.Headers, bad, out)
+		tb.Fatalf("cabitest: expressions do not compile against %v: %q\n%s", p.Headers, bad, out)
 	}
 	return vals
 }
@@ -83,7 +83,7 @@ func (p Program) EvalDeclared(tb testing.TB, exprs []string) (map[string]int64, 
 	}
 	vals, bad2, out := p.run(tb, dir, ok)
 	if len(bad2) > 0 {
-		tb.Fatalf("cabi: expressions do not compile against %v: %q\n%s", p.Headers, bad2, out)
+		tb.Fatalf("cabitest: expressions do not compile against %v: %q\n%s", p.Headers, bad2, out)
 	}
 	return vals, bad
 }
@@ -96,11 +96,11 @@ func (p Program) Enumerators(tb testing.TB, prefix string) []string {
 	dir := p.prepare(tb)
 	src := filepath.Join(dir, "enum.c")
 	if err := os.WriteFile(src, []byte(p.includes()), 0o644); err != nil {
-		tb.Fatalf("cabi: %v", err)
+		tb.Fatalf("cabitest: %v", err)
 	}
 	out, err := p.cc(dir, "-E", "-P", src)
 	if err != nil {
-		tb.Fatalf("cabi: preprocess %v: %v\n%s", p.Headers, err, out)
+		tb.Fatalf("cabitest: preprocess %v: %v\n%s", p.Headers, err, out)
 	}
 	re := regexp.MustCompile(`\b(` + regexp.QuoteMeta(prefix) + `\w*)\s*[=,}]`)
 	var names []string
@@ -175,7 +175,7 @@ func (p Program) prepare(tb testing.TB) string {
 		}
 	})
 	if pr.err != nil {
-		testenv.Requiref(tb, p.feature(), "cabi: %v", pr.err)
+		testenv.Requiref(tb, p.feature(), "cabitest: %v", pr.err)
 	}
 	return dir
 }
@@ -203,14 +203,14 @@ func (p Program) run(tb testing.TB, dir string, exprs []string) (vals map[string
 	first := strings.Count(src.String(), "\n") + 1 // line of exprs[0]
 	for i, e := range exprs {
 		if strings.ContainsAny(e, "\n\r") {
-			tb.Fatalf("cabi: expression %q spans lines", e)
+			tb.Fatalf("cabitest: expression %q spans lines", e)
 		}
 		fmt.Fprintf(&src, "\tprintf(\"%d %%lld\\n\", (long long)(%s));\n", i, e)
 	}
 	src.WriteString("\treturn 0;\n}\n")
 	cfile, bin := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
 	if err := os.WriteFile(cfile, []byte(src.String()), 0o644); err != nil {
-		tb.Fatalf("cabi: %v", err)
+		tb.Fatalf("cabitest: %v", err)
 	}
 	out, err := p.cc(dir, "-w", "-o", bin, "prog.c")
 	if err != nil {
@@ -221,14 +221,14 @@ func (p Program) run(tb testing.TB, dir string, exprs []string) (vals map[string
 			}
 		}
 		if len(bad) == 0 {
-			tb.Fatalf("cabi: compile: %v\n%s\n--- prog.c ---\n%s", err, out, src.String())
+			tb.Fatalf("cabitest: compile: %v\n%s\n--- prog.c ---\n%s", err, out, src.String())
 		}
 		slices.SortFunc(bad, func(a, b string) int { return slices.Index(exprs, a) - slices.Index(exprs, b) })
 		return nil, bad, out
 	}
 	res, err := exec.Command(bin).Output()
 	if err != nil {
-		tb.Fatalf("cabi: run: %v", err)
+		tb.Fatalf("cabitest: run: %v", err)
 	}
 	vals = make(map[string]int64, len(exprs))
 	lines := 0
@@ -239,12 +239,12 @@ func (p Program) run(tb testing.TB, dir string, exprs []string) (vals map[string
 		i, err1 := strconv.Atoi(idx)
 		v, err2 := strconv.ParseInt(val, 10, 64)
 		if !ok || err1 != nil || err2 != nil || i < 0 || i >= len(exprs) {
-			tb.Fatalf("cabi: bad output line %q", sc.Text())
+			tb.Fatalf("cabitest: bad output line %q", sc.Text())
 		}
 		vals[exprs[i]] = v
 	}
 	if lines != len(exprs) {
-		tb.Fatalf("cabi: got %d values for %d expressions:\n%s", lines, len(exprs), res)
+		tb.Fatalf("cabitest: got %d values for %d expressions:\n%s", lines, len(exprs), res)
 	}
 	return vals, nil, out
 }

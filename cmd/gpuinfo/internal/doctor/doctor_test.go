@@ -471,3 +471,20 @@ func TestObserve(t *testing.T) {
 		t.Error("runtime still open after Observe")
 	}
 }
+
+// The libraries beyond the drivers' are reported from vendorlib's table:
+// found, or missing where their vendor's GPUs are, with their variable.
+func TestVendorLibraries(t *testing.T) {
+	m := nvidiaMachine("550.54.15", "550.54.15")
+	m.files["/usr/local/cuda-12.4/lib64/libnvrtc.so.12.4.99"] = ""
+	m.files["/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2"] = ""
+	m.env["HIPGO_CUBLAS_LIBRARY"] = "/nowhere/libcublas.so"
+	r := Check(m.system(t), nvidiaRuntime())
+	want(t, finding(t, r, "libnvrtc.so.13"), OK, "found at /usr/local/cuda-12.4/lib64/libnvrtc.so.12.4.99", "gpu/rtc")
+	want(t, finding(t, r, "libnccl.so.2"), OK, "found at /usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2", "gpu/collective")
+	want(t, finding(t, r, "libcublas.so.13"), Warn, "not found at /nowhere/libcublas.so (from HIPGO_CUBLAS_LIBRARY)", "gpu/blas needs it", "set HIPGO_CUBLAS_LIBRARY")
+	// No AMD GPU here: the AMD libraries are not worth a line.
+	for _, f := range r.Findings {
+		assert.NotContains(t, []string{"librocblas.so", "librccl.so.1", "libamdhip64.so", "libhiprtc.so.7"}, f.Check)
+	}
+}

@@ -1,0 +1,34 @@
+package rocr_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/hipgo/hipgo/rocr"
+	_ "github.com/hipgo/hipgo/rocr/drivers/cpu"
+)
+
+// namedDriver is a driver that only has a name: Register asks for nothing
+// else before it panics.
+type namedDriver struct {
+	rocr.Driver
+	name string
+}
+
+func (d namedDriver) Name() string { return d.name }
+
+// Register panics on a second driver of one name, as sql.Register does,
+// and leaves the registered ones as they were.
+func TestRegisterDuplicatePanics(t *testing.T) {
+	before := rocr.Drivers()
+	if !slices.Contains(before, "cpu") {
+		t.Fatalf("Drivers() = %v: the cpu driver is not registered", before)
+	}
+	assert.PanicsWithValue(t, "rocr: Register called twice for driver cpu", func() {
+		rocr.Register(namedDriver{name: "cpu"})
+	})
+	assert.Panics(t, func() { rocr.Register(nil) })
+	assert.Equal(t, before, rocr.Drivers())
+}
