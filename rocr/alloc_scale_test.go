@@ -110,10 +110,12 @@ func TestAllocCostFlat(t *testing.T) {
 	require.NoError(t, err)
 	// A list kept sorted costs ~200x more at 200k live; a tree, a few
 	// times more from cache misses alone, which the race detector's
-	// shadow memory and a loaded machine multiply.
-	rounds, n, bound := 15, 2000, 3.0
+	// shadow memory and a loaded machine multiply: 3.1x was seen on a
+	// loaded 2-core box, so the bound is 10x, still 20 times below what
+	// a structure linear in the live count would cost.
+	rounds, n, bound := 15, 2000, 10.0
 	if raceflag.Enabled {
-		rounds, n, bound = 7, 500, 8.0
+		rounds, n, bound = 7, 500, 20.0
 	}
 	withLive(t, pool, 1000)
 	small := allocFreeCost(t, pool, rounds, n)

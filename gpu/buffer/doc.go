@@ -9,6 +9,11 @@
 // allocation, each end described by a View (pointer and pitch) or a Volume
 // (pointer, pitch and rows per slice, hipPitchedPtr), positioned with At.
 //
+// Sub is a view of part of a Buffer, Host or Managed (b.Sub(off, n), what
+// d_data + off is in HIP): taken wherever its buffer is, bounded by its
+// own range. Dependencies are tracked by byte range, so work on disjoint
+// views of one buffer, on different streams, runs concurrently.
+//
 // Ownership: a Buffer belongs to the device that allocated it. Using it on
 // another device is an error wrapping gpu.ErrNotOwner until Transfer (or
 // peer access, gpu.Device.EnablePeerAccess); the host reaches it only by
