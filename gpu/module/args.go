@@ -30,15 +30,38 @@ type Args struct {
 	over bool // more than MaxArgs were added
 	used int  // bytes of blob in use
 	vals [MaxArgs]argVal
-	// blob holds the bytes of the struct arguments, copied when added.
+	// blob holds the bytes of the struct arguments, copied when added;
+	// those past it go to big, a block from bigBlobs (see addValue).
 	blob [MaxValueBytes]byte
+	big  *bigBlob
 	// check runs once the kernel completed (OnComplete).
 	check func() error
 }
 
-// MaxValueBytes is the most bytes of structs and arrays passed by value
-// that an Args holds.
+// MaxValueBytes is the bytes of structs and arrays passed by value that
+// an Args holds in itself. Past them, up to a kernarg segment's
+// rocr.KernargSlotSize (4 KB, as HIP and CUDA allow), it takes a block
+// from a pool: a launch that passes ...any returns it when the launch is
+// submitted, so large parameters cost no allocation per launch either;
+// an Args the caller keeps keeps its block.
 const MaxValueBytes = 1024
+
+// bigBlob holds the struct arguments of an Args past its own blob.
+type bigBlob struct {
+	b    [rocr.KernargSlotSize]byte
+	used int
+}
+
+var bigBlobs = sync.Pool{New: func() any { return new(bigBlob) }}
+
+// releaseBig returns a's block to the pool; a must not be launched again.
+func (a *Args) releaseBig() {
+	if a.big != nil {
+		a.big.used = 0
+		bigBlobs.Put(a.big)
+		a.big = nil
+	}
+}
 
 // argVal is one argument: a buffer (mem set, or nilBuf for a nil one), a
 // scalar's bits with its Go kind and size, or a struct's bytes in blob.
@@ -49,7 +72,9 @@ type argVal struct {
 	bits uint64
 	kind scalarKind
 	size uint16
-	off  uint16 // a struct's bytes: blob[off:off+size]
+	off  uint16 // a struct's bytes: blob[off:off+size], or big's where inBig
+	// inBig: the struct's bytes are in the Args' big block.
+	inBig bool
 	buf  bool   // a buffer argument (mem may be nil: a nil buffer)
 	// isConst: the caller's source declares the pointee const.
 	isConst bool
@@ -76,7 +101,7 @@ type valueLayout struct {
 var (
 	layouts    sync.Map // reflect.Type -> *valueLayout
 	nilLayout  = &valueLayout{err: errors.New("nil")}
-	tooManyVal = &valueLayout{err: fmt.Errorf("the launch's structs passed by value exceed %d bytes", MaxValueBytes)}
+	tooManyVal = &valueLayout{err: fmt.Errorf("the launch's structs passed by value exceed the %d bytes of a kernarg segment", rocr.KernargSlotSize)}
 )
 
 func layoutOf(t reflect.Type) *valueLayout {
@@ -96,8 +121,8 @@ func layoutOf(t reflect.Type) *valueLayout {
 	case k == reflect.Struct || k == reflect.Array:
 		l.err = rocr.CheckCLayout(t)
 		l.bytes = k == reflect.Array && t.Elem().Size() == 1
-		if l.err == nil && t.Size() > MaxValueBytes {
-			l.err = fmt.Errorf("%s is %d bytes, over %d", t, t.Size(), MaxValueBytes)
+		if l.err == nil && t.Size() > rocr.KernargSlotSize {
+			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of a kernarg segment", t, t.Size(), rocr.KernargSlotSize)
 		}
 	default:
 		l.err = fmt.Errorf("unsupported argument type %s: pass a buffer, a number, or a struct or array of numbers", t)
@@ -123,7 +148,15 @@ func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
 	case l.scalar != anyScalar:
 		return a.add(argVal{typ: t, kind: l.scalar, size: uint16(l.size), bits: readBits(p, l.size)})
 	case a.used+int(l.size) > len(a.blob):
-		return a.add(argVal{typ: t, lay: tooManyVal})
+		if a.big == nil {
+			a.big = bigBlobs.Get().(*bigBlob)
+		}
+		if a.big.used+int(l.size) > len(a.big.b) {
+			return a.add(argVal{typ: t, lay: tooManyVal})
+		}
+		v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.big.used), inBig: true}
+		a.big.used += copy(a.big.b[a.big.used:], unsafe.Slice((*byte)(p), l.size))
+		return a.add(v)
 	}
 	v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.used)}
 	a.used += copy(a.blob[a.used:], unsafe.Slice((*byte)(p), l.size))

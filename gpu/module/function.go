@@ -384,7 +384,9 @@ func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		}
 		a.Value(x)
 	}
-	return f.launchVals(s, grid, block, sharedMem, &a, e)
+	err := f.launchVals(s, grid, block, sharedMem, &a, e)
+	a.releaseBig() // the kernarg image holds the bytes now
+	return err
 }
 
 // logged logs a launch error at AMD_LOG_LEVEL 1.
@@ -474,7 +476,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	l.Name(f.sym.Name)
 	ka := l.Kernarg()[:f.sym.KernargSize]
 	clear(ka)
-	if err := f.pack(ka, vals, args.blob[:], l.Use); err != nil {
+	if err := f.pack(ka, vals, args, l.Use); err != nil {
 		l.Abort()
 		return err
 	}
@@ -705,7 +707,7 @@ func writeBits(dst unsafe.Pointer, bits uint64, size uint16) {
 // kernel's offsets (structs by value come from blob) and hands each buffer
 // with its access, a read where the parameter or the buffer is read-only,
 // to use. A direct launch and a graph's kernel node encode through it.
-func (f *Function) pack(ka []byte, vals []argVal, blob []byte, use func(*core.Mem, core.Access) error) error {
+func (f *Function) pack(ka []byte, vals []argVal, args *Args, use func(*core.Mem, core.Access) error) error {
 	for i := range vals {
 		v := &vals[i]
 		p := &f.visible[i]
@@ -719,8 +721,10 @@ func (f *Function) pack(ka []byte, vals []argVal, blob []byte, use func(*core.Me
 			if err := use(v.mem, acc); err != nil {
 				return err
 			}
+		case v.lay != nil && v.inBig:
+			copy(ka[p.Offset:p.Offset+uint32(v.size)], args.big.b[v.off:])
 		case v.lay != nil:
-			copy(ka[p.Offset:p.Offset+uint32(v.size)], blob[v.off:])
+			copy(ka[p.Offset:p.Offset+uint32(v.size)], args.blob[v.off:])
 		default:
 			writeBits(unsafe.Pointer(&ka[p.Offset]), v.bits, v.size)
 		}

@@ -65,7 +65,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	}
 	ka := make([]byte, d.KernargSize)
 	uses := k.Uses[:0]
-	_ = f.pack(ka, vals, a.blob[:], func(m *core.Mem, acc core.Access) error {
+	_ = f.pack(ka, vals, &a, func(m *core.Mem, acc core.Access) error {
 		uses = append(uses, core.MemUse{M: m, Acc: acc})
 		return nil
 	})
