@@ -75,7 +75,7 @@ type argVal struct {
 	off  uint16 // a struct's bytes: blob[off:off+size], or big's where inBig
 	// inBig: the struct's bytes are in the Args' big block.
 	inBig bool
-	buf  bool   // a buffer argument (mem may be nil: a nil buffer)
+	buf   bool // a buffer argument (mem may be nil: a nil buffer)
 	// isConst: the caller's source declares the pointee const.
 	isConst bool
 }
