@@ -47,18 +47,7 @@ var tooBig = cpu.Define("test_too_big", func(g *cpu.Group, a *tooBigArgs) {})
 // Kernel parameters past 1 KB, up to the 4 KB HIP and CUDA allow, through
 // every entry point; above it the error names both sizes.
 func TestLargeParameters(t *testing.T) {
-	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("big-params", sumCoefs, tooBig))
-	require.NoError(t, err)
-	defer m.Unload()
-	f, err := m.Function("test_sum_coefs")
-	require.NoError(t, err)
-	out, err := buffer.New[float32](dev, 1)
-	require.NoError(t, err)
-	defer out.Free()
-	s, err := stream.New(dev)
-	require.NoError(t, err)
-	defer s.Destroy()
+	m, f, out, s := loadBigParams(t)
 	var c coefs
 	var want float32
 	for i := range c.V {
@@ -75,8 +64,7 @@ func TestLargeParameters(t *testing.T) {
 	assert.InDelta(t, want, read(), 0, "f.Launch")
 	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, c, out, int32(700)))
 	assert.InDelta(t, want, read(), 0, "LaunchKernelGGL")
-	// Args with two large structs' worth of bytes before it: the block
-	// holds what the Args itself does not.
+	// A kept Args: the 2800 bytes are past its own 1024, in its block.
 	var args module.Args
 	module.ArgStruct(&args, c).Ptr(out).Int32(700)
 	require.NoError(t, module.LaunchKernel(f, gpu.D1(1), gpu.D1(1), &args, 0, s))
@@ -96,18 +84,7 @@ func TestLargeParameters(t *testing.T) {
 
 // A launch with a large struct allocates nothing once the pool is warm.
 func TestLargeParametersAllocs(t *testing.T) {
-	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("big-params-allocs", sumCoefs))
-	require.NoError(t, err)
-	defer m.Unload()
-	f, err := m.Function("test_sum_coefs")
-	require.NoError(t, err)
-	out, err := buffer.New[float32](dev, 1)
-	require.NoError(t, err)
-	defer out.Free()
-	s, err := stream.New(dev)
-	require.NoError(t, err)
-	defer s.Destroy()
+	_, f, out, s := loadBigParams(t)
 	var args module.Args
 	var c coefs
 	module.ArgStruct(&args, c).Ptr(out).Int32(1)
@@ -122,4 +99,24 @@ func TestLargeParametersAllocs(t *testing.T) {
 	launch()
 	testenv.SkipAllocsUnderRace(t)
 	assert.Zero(t, testing.AllocsPerRun(50, launch), "launch of a kept Args with a 2800-byte struct")
+}
+
+// loadBigParams loads the large-parameter kernels on the test's device:
+// the module, test_sum_coefs, a one-element output and a stream, each
+// released when the test ends.
+func loadBigParams(t *testing.T) (*module.Module, *module.Function, *buffer.Buffer[float32], *stream.Stream) {
+	t.Helper()
+	dev := setup(t)
+	m, err := module.Load(dev, cpu.NewSet("big-params", sumCoefs, tooBig))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Unload() })
+	f, err := m.Function("test_sum_coefs")
+	require.NoError(t, err)
+	out, err := buffer.New[float32](dev, 1)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = out.Free() })
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Destroy() })
+	return m, f, out, s
 }

@@ -143,15 +143,6 @@ func (t *translator) globalSource() string {
 	return b.String()
 }
 
-// globalOf is the marked variable x names, nil if none.
-func (t *translator) globalOf(x *ast.Ident, info *types.Info) *globalVar {
-	v, ok := info.Uses[x].(*types.Var)
-	if !ok {
-		return nil
-	}
-	return t.globals[v]
-}
-
 // rootIdent is the variable a place is part of: s in s.f[i].
 func rootIdent(x ast.Expr) *ast.Ident {
 	for {
@@ -174,7 +165,8 @@ func rootIdent(x ast.Expr) *ast.Ident {
 // variable is no such target.
 func (e *emitter) store(x ast.Expr) string {
 	if id := rootIdent(x); id != nil {
-		if g := e.t.globalOf(id, e.info); g != nil && g.Constant {
+		v, _ := e.info.Uses[id].(*types.Var)
+		if g := e.t.globals[v]; g != nil && g.Constant {
 			e.errorf(x, "write to //hipgo:constant variable "+g.Name, "constant memory is read-only in kernels: mark it //hipgo:device to write it")
 		}
 	}

@@ -316,16 +316,13 @@ func (d *deps) collapse(u *user, deps []*Fence) ([]*Fence, error) {
 	var err error
 	for k := range d.parts {
 		p := &d.parts[k]
-		if p.writer != nil && p.writer != u.f {
-			if deps, err = u.need(p.writer, deps); err != nil {
-				return deps, err
-			}
+		// need skips u's own fence, as it skips every fence of its queue.
+		if deps, err = u.need(p.writer, deps); err != nil {
+			return deps, err
 		}
 		for _, r := range p.readers[:p.n] {
-			if r != u.f {
-				if deps, err = u.need(r, deps); err != nil {
-					return deps, err
-				}
+			if deps, err = u.need(r, deps); err != nil {
+				return deps, err
 			}
 		}
 	}

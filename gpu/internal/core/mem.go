@@ -166,10 +166,7 @@ func (m *Mem) Device() *gpu.Device {
 	if m == nil {
 		return nil
 	}
-	if m.parent != nil {
-		return m.parent.dev.Load()
-	}
-	return m.dev.Load()
+	return m.root().dev.Load()
 }
 
 // Allocation is the rocr allocation.
@@ -209,10 +206,7 @@ func (m *Mem) Check(op string) error {
 		return gpu.Wrap(op, m.bad)
 	}
 	if m != nil && m.parent != nil {
-		if err := m.parent.Check(op); err != nil {
-			return err
-		}
-		return nil
+		return m.parent.Check(op)
 	}
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
