@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	gosync "sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -176,4 +177,34 @@ func TestCheckDepsRanges(t *testing.T) {
 	assert.ErrorContains(t, err, "view of elements [7, 9)")
 	sync(t, a)
 	sync(t, b)
+}
+
+// Views made, copied to, filled and launched on race their buffer's Free:
+// each use works or fails with an error, and nothing panics or hangs.
+func TestSubRacesFree(t *testing.T) {
+	e := setup(t)
+	const n = 64
+	for range 20 {
+		x := newBuf(t, e.dev, n)
+		ss := []*stream.Stream{e.stream(), e.stream(), e.stream()}
+		var wg gosync.WaitGroup
+		for w, s := range ss {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				v := x.Sub(w*16, 16)
+				_ = v.CopyFrom(make([]int32, 16))
+				_ = stream.Fill(s, v, int32(w))
+				_ = e.tryLaunch(s, "stream_test_copy", v, x.Sub(48, 16), int32(16))
+				_, _ = v.Sub(2, 4).ToSlice()
+			}()
+		}
+		err := x.Free()
+		wg.Wait()
+		require.NoError(t, err)
+		for _, s := range ss {
+			_ = s.Synchronize()
+			require.NoError(t, s.Destroy())
+		}
+	}
 }
