@@ -28,6 +28,8 @@ type Function struct {
 	maxDim    [3]int
 	maxGrid   [3]int
 	sharedMax int
+	// kernargMax is the largest kernarg segment the device takes.
+	kernargMax uint32
 }
 
 // param is one argument the caller passes, with what it accepts.
@@ -195,6 +197,10 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
 	f.sharedMax = max(props.SharedMemPerBlock, props.MaxSharedMemPerBlockOptin)
 	f.maxBlock = props.MaxThreadsPerBlock
+	f.kernargMax = rocr.KernargSlotSize
+	if n := m.dev.Agent().Info().MaxKernargSize; n > 0 {
+		f.kernargMax = uint32(min(n, core.MaxKernarg))
+	}
 	if sym.MaxFlatWorkGroupSize > 0 && sym.MaxFlatWorkGroupSize < f.maxBlock {
 		f.maxBlock = sym.MaxFlatWorkGroupSize
 	}
@@ -474,7 +480,11 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		return err
 	}
 	l.Name(f.sym.Name)
-	ka := l.Kernarg()[:f.sym.KernargSize]
+	ka, err := l.KernargFor(int(f.sym.KernargSize))
+	if err != nil {
+		l.Abort()
+		return err
+	}
 	clear(ka)
 	if err := f.pack(ka, vals, args, l.Use); err != nil {
 		l.Abort()
@@ -542,8 +552,8 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
 	}
-	if f.sym.KernargSize > rocr.KernargSlotSize {
-		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: kernarg segment of %d bytes exceeds %d", f.sym.Name, f.sym.KernargSize, rocr.KernargSlotSize)
+	if f.sym.KernargSize > f.kernargMax {
+		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: its parameters take %d bytes, over the %d bytes %s takes", f.sym.Name, f.sym.KernargSize, f.kernargMax, dev)
 	}
 	d.Dims = max(grid.Dims(), block.Dims())
 	d.Object = f.sym.Object
