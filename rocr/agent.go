@@ -81,6 +81,10 @@ type AgentInfo struct {
 	// allocation of the agent's kernarg pool (cuda: 32,764 bytes with a
 	// CUDA 12.1 driver on compute capability 7.0 and later).
 	MaxKernargSize int
+	// MaxClusterSize is the most work-groups in a portable thread-block
+	// cluster (8 on sm_90); 0 where the agent has no clusters (see
+	// Clusters).
+	MaxClusterSize int
 }
 
 // Agent is one device that consumes AQL packets.

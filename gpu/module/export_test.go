@@ -54,3 +54,14 @@ func SetKernargLimit(f *Function, n int) (restore func()) {
 	f.kernargMax = uint32(n)
 	return func() { f.kernargMax = old }
 }
+
+// SetClusterLimit makes f's device look as if it launched clusters of up
+// to n blocks (nonPortable: the kernel allows 16), so that the checks of
+// a launch in clusters run on the cpu agent; the returned func restores
+// the limits.
+func SetClusterLimit(f *Function, n int, nonPortable bool) (restore func()) {
+	old, oldNP := f.clusterMax, f.nonPortable.Load()
+	f.clusterMax = n
+	f.nonPortable.Store(nonPortable)
+	return func() { f.clusterMax = old; f.nonPortable.Store(oldNP) }
+}

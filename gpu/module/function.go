@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -30,6 +31,10 @@ type Function struct {
 	sharedMax int
 	// kernargMax is the largest kernarg segment the device takes.
 	kernargMax uint32
+	// clusterMax is the device's portable cluster size, 0 without
+	// clusters; nonPortable: the kernel may exceed it (cluster.go).
+	clusterMax  int
+	nonPortable atomic.Bool
 }
 
 // param is one argument the caller passes, with what it accepts.
@@ -197,10 +202,12 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
 	f.sharedMax = max(props.SharedMemPerBlock, props.MaxSharedMemPerBlockOptin)
 	f.maxBlock = props.MaxThreadsPerBlock
+	info := m.dev.Agent().Info()
 	f.kernargMax = rocr.KernargSlotSize
-	if n := m.dev.Agent().Info().MaxKernargSize; n > 0 {
-		f.kernargMax = uint32(min(n, core.MaxKernarg))
+	if info.MaxKernargSize > 0 {
+		f.kernargMax = uint32(min(info.MaxKernargSize, core.MaxKernarg))
 	}
+	f.clusterMax = info.MaxClusterSize
 	if sym.MaxFlatWorkGroupSize > 0 && sym.MaxFlatWorkGroupSize < f.maxBlock {
 		f.maxBlock = sym.MaxFlatWorkGroupSize
 	}
@@ -230,6 +237,7 @@ type entry struct {
 	// hipModuleLaunchKernel (Function's methods).
 	runtime bool
 	coop    bool
+	cluster gpu.Dim3 // thread-block cluster (LaunchConfig.Cluster); zero: none
 }
 
 // handleCode is the code for a function that is no kernel of the
@@ -538,6 +546,12 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		}
 		d.Grid[i] = uint32(items)
 		d.Block[i] = uint16(b[i])
+	}
+	if e.cluster != (gpu.Dim3{}) {
+		if err := f.checkCluster(dev, grid, e.cluster, e); err != nil {
+			return d, err
+		}
+		d.Cluster = [3]uint32{e.cluster.X, e.cluster.Y, e.cluster.Z}
 	}
 	if n := block.Count(); n > uint64(f.maxBlock) {
 		return d, e.configErr(op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)

@@ -36,6 +36,9 @@ type Dispatch struct {
 	// Cooperative marks a launch whose groups are all resident at once
 	// (rocr.DispatchCooperative); the caller checked that they fit.
 	Cooperative bool
+	// Cluster is the thread-block cluster in work-groups (rocr.ClusterBits);
+	// zero for none. The caller checked it against the agent.
+	Cluster [3]uint32
 	// Check, if set, runs once the dispatch completed, when the stream
 	// next releases its finished work (a later submission, Synchronize,
 	// Query); its error becomes the stream's sticky error. It runs with
@@ -211,10 +214,15 @@ func (d *Dispatch) fill(p *aql.KernelDispatch, kernarg, completion uint64) {
 	p.CompletionSignal = completion
 }
 
-// reserved2 is the packet's Reserved2: the cooperative mark or 0.
+// reserved2 is the packet's Reserved2: the cooperative mark and the
+// cluster dimensions, or 0.
 func (d *Dispatch) reserved2() uint64 {
+	var r uint64
 	if d.Cooperative {
-		return rocr.DispatchCooperative
+		r = rocr.DispatchCooperative
 	}
-	return 0
+	if d.Cluster != ([3]uint32{}) {
+		r |= rocr.ClusterBits(d.Cluster)
+	}
+	return r
 }

@@ -84,6 +84,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		DriverVersion:    fmt.Sprintf("%d.%d", ver/1000, ver%1000/10),
 		Profiling:        true,
 		MaxKernargSize:   maxKernarg(ver, major),
+		MaxClusterSize:   clusterSize(a, major, attr),
 	}
 	// HSA grids count work-items: the limit is blocks times block size.
 	for k := 0; k < 3; k++ {
