@@ -45,3 +45,23 @@ func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, err
 	}
 	return ka, nil
 }
+
+// SetKernargLimit makes f take kernarg segments of up to n bytes, as a
+// cuda device with a CUDA 12.1 driver does, so that the kernarg areas past
+// a queue slot run on the cpu agent; the returned func restores the limit.
+func SetKernargLimit(f *Function, n int) (restore func()) {
+	old := f.kernargMax
+	f.kernargMax = uint32(n)
+	return func() { f.kernargMax = old }
+}
+
+// SetClusterLimit makes f's device look as if it launched clusters of up
+// to n blocks (nonPortable: the kernel allows 16), so that the checks of
+// a launch in clusters run on the cpu agent; the returned func restores
+// the limits.
+func SetClusterLimit(f *Function, n int, nonPortable bool) (restore func()) {
+	old, oldNP := f.clusterMax, f.nonPortable.Load()
+	f.clusterMax = n
+	f.nonPortable.Store(nonPortable)
+	return func() { f.clusterMax = old; f.nonPortable.Store(oldNP) }
+}
