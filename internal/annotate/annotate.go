@@ -128,13 +128,20 @@ func Mark(name string) {
 }
 
 // callC calls fn with one argument; fn 0 is a call the tool does not take.
+// SyscallN's variadic arguments escape, so a call with a literal argument
+// list allocates it; a pooled one does not.
 func callC(fn uintptr, arg uintptr) uint64 {
 	if fn == 0 {
 		return 0
 	}
-	r, _, _ := purego.SyscallN(fn, arg)
+	a := argPool.Get().(*[1]uintptr)
+	a[0] = arg
+	r, _, _ := purego.SyscallN(fn, a[:]...)
+	argPool.Put(a)
 	return uint64(r)
 }
+
+var argPool = sync.Pool{New: func() any { return new([1]uintptr) }}
 
 // The names the ranges take, NUL-terminated once and kept: the gpu
 // packages' operations and kernels, and the user's, up to maxNames; past

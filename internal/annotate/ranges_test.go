@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/annotate/annotatetest"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -186,4 +187,45 @@ func TestRangesRace(t *testing.T) {
 	assert.Equal(t, workers*rounds, count["push vector_add"])
 	assert.Equal(t, workers*rounds, count["push memset async"])
 	assert.Equal(t, rounds, count["mark tick"])
+}
+
+// The program's ranges and marks allocate nothing, with a profiler
+// attached and without: names are made C strings once.
+func TestRangeAllocs(t *testing.T) {
+	ctx := context.Background()
+	step := func() {
+		r := gpu.StartRange(ctx, "step")
+		gpu.Mark(ctx, "checkpoint")
+		r.End()
+	}
+	for _, tc := range []struct {
+		name   string
+		attach func(testing.TB)
+	}{
+		{"none", annotatetest.Detach},
+		{"nvtx", func(tb testing.TB) { annotatetest.AttachNVTX(tb, false) }},
+		{"roctx", func(tb testing.TB) { annotatetest.AttachROCTX(tb, false) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.attach(t)
+			step()
+			testenv.SkipAllocsUnderRace(t)
+			assert.Zero(t, testing.AllocsPerRun(100, step), "StartRange, Mark and End with %s: allocations", tc.name)
+		})
+	}
+}
+
+// BenchmarkOn is the check every launch, copy and fill makes when no
+// profiler is attached.
+func BenchmarkOn(b *testing.B) {
+	annotatetest.Detach(b)
+	n := 0
+	for i := 0; i < b.N; i++ {
+		if annotate.On() {
+			n++
+		}
+	}
+	if n != 0 {
+		b.Fatal("attached")
+	}
 }
