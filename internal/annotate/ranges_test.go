@@ -2,6 +2,7 @@ package annotate_test
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -228,4 +229,16 @@ func BenchmarkOn(b *testing.B) {
 	if n != 0 {
 		b.Fatal("attached")
 	}
+}
+
+// TestBuildFakes writes the fake profiler libraries into
+// $HIPGO_FAKE_PROFILERS_OUT, for a machine that has no C compiler (the
+// GPU machine runs this package's test binary with HIPGO_FAKE_PROFILERS
+// pointing at them).
+func TestBuildFakes(t *testing.T) {
+	dir := os.Getenv("HIPGO_FAKE_PROFILERS_OUT")
+	if dir == "" {
+		t.Skip("HIPGO_FAKE_PROFILERS_OUT names no directory to write the fakes to")
+	}
+	annotatetest.Build(t, dir)
 }

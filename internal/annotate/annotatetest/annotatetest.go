@@ -38,8 +38,41 @@ func compiler() (string, error) {
 	return "", errors.New("no C compiler (clang-19, gcc or cc) to build the fake profiler library")
 }
 
+// PrebuiltEnv names a directory of fakes built beforehand (libfake_nvtx.so,
+// libfake_roctx.so, as Build writes them), for a machine without a C
+// compiler: a GPU machine running test binaries built elsewhere.
+const PrebuiltEnv = "HIPGO_FAKE_PROFILERS"
+
+// Build writes both fakes into dir.
+func Build(tb testing.TB, dir string) {
+	tb.Helper()
+	for name, src := range map[string]string{"fake_nvtx": fakeNVTX, "fake_roctx": fakeROCTX} {
+		so := build(tb, name, src)
+		b, err := os.ReadFile(so)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "lib"+name+".so"), b, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 func build(tb testing.TB, name, src string) string {
 	tb.Helper()
+	if dir := os.Getenv(PrebuiltEnv); dir != "" {
+		// A copy per test: a path loaded before would give the library
+		// as the last test left it.
+		b, err := os.ReadFile(filepath.Join(dir, "lib"+name+".so"))
+		if err != nil {
+			tb.Fatalf("%s=%s: %v", PrebuiltEnv, dir, err)
+		}
+		so := filepath.Join(tb.TempDir(), "lib"+name+".so")
+		if err := os.WriteFile(so, b, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		return so
+	}
 	cc, err := compiler()
 	if err != nil {
 		testenv.Require(tb, "clang", err)
