@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -64,4 +65,14 @@ func SetClusterLimit(f *Function, n int, nonPortable bool) (restore func()) {
 	f.clusterMax = n
 	f.nonPortable.Store(nonPortable)
 	return func() { f.clusterMax = old; f.nonPortable.Store(oldNP) }
+}
+
+// LaunchArgsWithoutRanges is LaunchArgs on s without the check for an
+// attached profiler: the launch as it was before profiler ranges, which
+// BenchmarkLaunchRanges prices that check against.
+func (f *Function) LaunchArgsWithoutRanges(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+	if err := f.validAs("launch", entry{}.handleCode()); err != nil {
+		return err
+	}
+	return f.logged(f.dispatch(s, grid, block, sharedMem, args, entry{}))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
@@ -452,7 +453,18 @@ func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	return f.logged(f.launch(s, grid, block, sharedMem, args, e))
 }
 
+// launch is dispatch within a profiler range named by the kernel, when a
+// profiler is attached.
 func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
+	if !annotate.On() {
+		return f.dispatch(s, grid, block, sharedMem, args, e)
+	}
+	annotate.Push(f.sym.Name)
+	defer annotate.Pop()
+	return f.dispatch(s, grid, block, sharedMem, args, e)
+}
+
+func (f *Function) dispatch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	const op = "launch"
 	vals := args.vals[:args.n]
 	d, err := f.check(s, grid, block, sharedMem, e)

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
@@ -59,6 +60,10 @@ func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, ar
 // once, with the strongest access any node makes; the graph's last packet
 // becomes their last user.
 func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	if err := s.Lock(op); err != nil {
 		return err
 	}
