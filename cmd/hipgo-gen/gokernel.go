@@ -38,7 +38,7 @@ func runGo(cfg goConfig) error {
 		return err
 	}
 	if len(res.Kernels) == 0 {
-		return fmt.Errorf("%s: no //hipgo:kernel functions", cfg.Dir)
+		return fmt.Errorf("%s: no //hipgo:kernel functions: a kernel is a top-level func with a //hipgo:kernel line in its doc comment, whose first parameter is a kernel.Thread (github.com/hipgo/hipgo/rocr/kernel)", cfg.Dir)
 	}
 	gen := filepath.Join(cfg.Dir, cfg.Gen)
 	if err := os.MkdirAll(gen, 0o755); err != nil {
