@@ -126,6 +126,11 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // kernel running on the cpu agent, with nothing copied from this tree.
 func TestGuideGoKernel(t *testing.T) {
 	t.Parallel()
+	// go generate runs clang-19 where it is on PATH, and then needs the
+	// programs it runs for AMD code objects too.
+	if _, err := exec.LookPath(clangtool.Clang); err == nil {
+		testenv.Clang(t, clangtool.LLD, clangtool.Bundler)
+	}
 	g := readGuide(t, filepath.Join("..", "..", "docs", "go-kernels.md"))
 	out := follow(t, g)
 	assert.Contains(t, out, "cpu driver")
