@@ -221,7 +221,8 @@ func (c *Capture) add(s *Stream, n CapturedNode) error {
 func (l *Launch) captureLaunch(c *Capture, d *Dispatch) error {
 	s := l.s
 	ka := make([]byte, d.KernargSize)
-	copy(ka, l.kernarg[:d.KernargSize])
+	copy(ka, l.kernargImage(d.KernargSize))
+	l.dropArea()
 	name := l.fence.op
 	l.fence.Cancel()
 	s.fences.Release(l.fence)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -89,6 +90,10 @@ func (e *engine) queue() (*rocr.Queue, error) {
 // run submits one agent-dispatch packet after the given buffers' pending
 // work and waits for it.
 func (e *engine) run(op string, call aql.AgentCall, mems ...*Mem) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	for _, m := range mems {
 		if m != nil {
 			if err := m.Settle(op); err != nil {

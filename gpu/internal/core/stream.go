@@ -39,7 +39,8 @@ type Stream struct {
 	checks atomic.Int32
 	closed bool
 	launch Launch
-	fences FenceCache // used under mu
+	fences FenceCache                 // used under mu
+	areas  [areaClasses][]kernargArea // kernarg areas for reuse, under mu (see kernarg.go)
 
 	isDefault bool
 	// captureDestroyed: the stream was destroyed while a capture begun on
@@ -75,6 +76,7 @@ type entry struct {
 	ndeps int
 	pin   uint64       // host slice pinned for a copy
 	check func() error // run once the packet completed (Dispatch.Check)
+	area  kernargArea  // the kernarg image of a dispatch past a queue slot
 }
 
 // Init creates the stream's queue of size packets on dev.
@@ -368,6 +370,7 @@ func (s *Stream) release(e *entry) {
 	if e.pin != 0 {
 		hostref.UnpinHost(e.pin)
 	}
+	s.putArea(e.area)
 	*e = entry{}
 }
 
@@ -648,6 +651,9 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.tail = nil
 	}
 	s.fences.Flush()
+	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+		s.freeAreas() // an abandoned kernel may still read its area
+	}
 	s.mu.Unlock()
 	Unregister(s.dev, s)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {

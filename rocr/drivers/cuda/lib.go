@@ -104,6 +104,7 @@ type api struct {
 	// Cooperative launch and managed memory (optional): see cooperative.go,
 	// managed.go.
 	cuLaunchKernelEx, cuMemAllocManaged, cuMemGetInfo uintptr
+	cuOccupancyMaxPotentialClusterSize                uintptr
 	cuCtxGetStreamPriorityRange                       uintptr
 	cuMemPrefetchAsync, cuMemAdvise                   uintptr
 	prefetchV2, adviseV2                              bool // the CUmemLocation forms (CUDA 12.2+, the only ones in 13)
@@ -197,6 +198,7 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
 	opt(&a.cuMemcpy3DAsync, "cuMemcpy3DAsync_v2")
 	opt(&a.cuLaunchKernelEx, "cuLaunchKernelEx")
+	opt(&a.cuOccupancyMaxPotentialClusterSize, "cuOccupancyMaxPotentialClusterSize")
 	opt(&a.cuMemAllocManaged, "cuMemAllocManaged")
 	opt(&a.cuMemGetInfo, "cuMemGetInfo_v2")
 	opt(&a.cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange")
