@@ -432,3 +432,26 @@ func TestIPCShutdown(t *testing.T) {
 	require.NoError(t, gpu.Shutdown())
 	wg.Wait()
 }
+
+// Records of one interprocess event in flight at once all count: the
+// event completes when the last of them has, whichever finishes first.
+func TestIPCEventRecordsCount(t *testing.T) {
+	e := setup(t)
+	ev, err := stream.NewEvent(e.dev, stream.EventInterprocess|stream.EventDisableTiming)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, ev.Destroy()) }()
+	require.NoError(t, ev.Query(), "never recorded: complete")
+	open := closeGate(t)
+	s1, s2 := e.stream(), e.stream()
+	x := newBuf(t, e.dev, 4)
+	e.launch(s1, "stream_test_gated_write", x, int32(1), int32(4))
+	require.NoError(t, s1.Record(ev))
+	require.NoError(t, s2.Record(ev))
+	sync(t, s2)
+	assert.ErrorIs(t, ev.Query(), gpu.ErrNotReady, "the gated record is still pending")
+	open()
+	require.NoError(t, ev.Synchronize())
+	require.NoError(t, ev.Query())
+	sync(t, s1)
+	assert.NoError(t, x.Free())
+}

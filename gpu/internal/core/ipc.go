@@ -89,15 +89,17 @@ func (s *Stream) RecordShared(op string, shared *Fence) (*Fence, error) {
 		return nil, err
 	}
 	f.Signal().SkipTimestamps()
+	// One count per record in flight, in any process: a second record
+	// before the first completes keeps the event pending until both have.
 	sig := shared.Signal()
-	sig.Store(1, rocr.Release)
+	sig.Add(1, rocr.Release)
 	var p aql.BarrierAnd
 	p.CompletionSignal = sig.Handle()
 	e := s.Push()
 	shared.Retain()
 	e.deps[0], e.ndeps = shared, 1 // held until the packet is reaped
 	if err := s.Submit(unsafe.Pointer(&p), BarrierHeader, e); err != nil {
-		sig.Store(0, rocr.Release) // never published: no packet will complete it
+		sig.Sub(1, rocr.Release) // never published: no packet will complete it
 		s.fences.Release(f)
 		return nil, err
 	}
