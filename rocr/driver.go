@@ -55,6 +55,12 @@ import (
 //     thread, and other libraries' calls that take no stream run under it.
 //     Without it such calls have no context to run in (the rocm agent's
 //     ROCR has none).
+//   - IPCMemory: memory can be shared with other processes (an IPC pool,
+//     export, open, close; ipc.go). Without it IPCPool, ExportIPC and
+//     OpenIPC return ErrNotSupported.
+//   - IPCSignals (with IPCMemory): signals can be shared with other
+//     processes, for interprocess events. Without it NewIPCSignal and
+//     OpenIPCSignal return ErrNotSupported.
 //
 // An Executor may also implement, each optional:
 //

@@ -32,6 +32,12 @@
 // slice alone. stream.Prefetch and Managed.Advise place it, never change
 // it.
 //
+// Memory shared with other processes (hipIpcGetMemHandle) is opt-in:
+// NewShareable allocates a Buffer whose IPCHandle another process opens
+// with OpenIPC, as a Buffer of its own device whose dependencies it
+// tracks itself; Free closes it there. Handles are checked field by field
+// before anything is opened (docs/ipc.md).
+//
 // Every buffer remembers the packets that use it: its last writer and the
 // readers since (a bounded set). Synchronous copies, Free and Transfer
 // wait for them first; gpu/stream uses them to insert the BARRIER_AND

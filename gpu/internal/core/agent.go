@@ -138,7 +138,9 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 		return nil
 	}
 	for _, d := range deps {
-		s.noteWaited(d)
+		if !d.shared { // another process's record: no queue of ours
+			s.noteWaited(d)
+		}
 	}
 	return s.Barrier(deps, true)
 }

@@ -109,6 +109,10 @@ type api struct {
 	cuMemPrefetchAsync, cuMemAdvise                   uintptr
 	prefetchV2, adviseV2                              bool // the CUmemLocation forms (CUDA 12.2+, the only ones in 13)
 
+	// Memory shared between processes (optional): see ipc.go.
+	cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle uintptr
+	cuMemGetAddressRange                                       uintptr
+
 	// CUDA graphs (optional): see graph.go.
 	cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiate uintptr
 	cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy            uintptr
@@ -212,6 +216,10 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 		opt(&a.cuMemAdvise, "cuMemAdvise")
 	}
 	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
+	opt(&a.cuIpcGetMemHandle, "cuIpcGetMemHandle")
+	opt(&a.cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2")
+	opt(&a.cuIpcCloseMemHandle, "cuIpcCloseMemHandle")
+	opt(&a.cuMemGetAddressRange, "cuMemGetAddressRange_v2")
 	// The v1 cuStreamBeginCapture (CUDA 10.0) takes no capture mode.
 	opt(&a.cuStreamBeginCapture, "cuStreamBeginCapture_v2")
 	opt(&a.cuStreamEndCapture, "cuStreamEndCapture")
