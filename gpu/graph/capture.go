@@ -54,6 +54,12 @@ func EndCapture(s *stream.Stream) (*Graph, error) {
 	g := New()
 	for _, c := range cn {
 		n := &Node{g: g, kind: kindCaptured, captured: c}
+		switch {
+		case c.Alloc != nil:
+			n.kind, n.mem = kindMemAlloc, c.Alloc
+		case c.Free != nil:
+			n.kind, n.mem = kindMemFree, c.Free
+		}
 		for _, d := range c.Deps {
 			n.deps = append(n.deps, g.nodes[d])
 		}
