@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -368,4 +369,32 @@ func TestMemNodeRaces(t *testing.T) {
 		assert.Error(t, tmp.Free(), "released with its graph")
 	}
 	assert.Equal(t, base, poolUsed(t, dev), "every round's memory returned")
+}
+
+// A launch of a graph with memory nodes allocates nothing: neither from
+// the pool nor on the Go heap.
+func TestMemNodeLaunchAllocs(t *testing.T) {
+	testenv.SkipAllocsUnderRace(t)
+	dev, ks := setup(t)
+	x := newBuf(t, dev, 1)
+	acc := newBuf(t, dev, 0)
+	out := newBuf(t, dev, 0)
+	g, _, _ := memGraph(t, dev, ks, x, acc, out)
+	defer g.Destroy()
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	s := newStream(t, dev)
+	launch := func() {
+		if err := e.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	launch()
+	used := poolUsed(t, dev)
+	assert.Zero(t, testing.AllocsPerRun(100, launch))
+	assert.Equal(t, used, poolUsed(t, dev))
 }
