@@ -30,6 +30,10 @@ type Exec struct {
 	allocs []*core.GraphAlloc // the alloc nodes' memory, one reference each
 	keeps  []*core.GraphAlloc // allocated and not freed: left allocated by a launch
 	frees  []*core.GraphAlloc // other graphs' memory that free nodes free
+	// With memory nodes, the nodes and each one's buffers, so that
+	// SetKernelParams checks a new launch's uses against them.
+	memNodes []*Node
+	memOrder [][]core.MemUse
 }
 
 // Instantiate checks every node for dev, as a direct launch, copy or fill
@@ -101,6 +105,9 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
 		if n.kind == kindMemFree {
 			freed[n.mem] = true
 		}
+	}
+	if len(e.allocs) > 0 || len(freed) > 0 {
+		e.memNodes, e.memOrder = nodes, all
 	}
 	for _, ga := range e.allocs {
 		if !freed[ga] {
@@ -329,6 +336,20 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	if !ok {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "not a kernel node of this executable graph")
 	}
+	if e.memNodes != nil {
+		// The new launch may reach graph memory where the edges do not
+		// order it inside the allocation.
+		order := append([][]core.MemUse(nil), e.memOrder...)
+		for j, m := range e.memNodes {
+			if m == n {
+				order[j] = kn.Uses
+			}
+		}
+		if err := checkMemOrder(e.memNodes, order); err != nil {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+		}
+		e.memOrder = order
+	}
 	e.pkts[i] = core.GraphPacket{Dispatch: kn.Dispatch, Kernarg: kn.Kernarg, Name: kn.Name}
 	e.nodeUses[i] = kn.Uses
 	e.live[i] = kn.Live
@@ -361,7 +382,7 @@ func (e *Exec) Destroy() error {
 	}
 	allocs := e.allocs
 	e.pkts, e.nodeUses, e.uses, e.live, e.memUses = nil, nil, nil, nil, nil
-	e.allocs, e.keeps, e.frees = nil, nil, nil
+	e.allocs, e.keeps, e.frees, e.memNodes, e.memOrder = nil, nil, nil, nil, nil
 	e.mu.Unlock()
 	for _, ga := range allocs {
 		ga.Release()

@@ -398,3 +398,114 @@ func TestMemNodeLaunchAllocs(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, launch))
 	assert.Equal(t, used, poolUsed(t, dev))
 }
+
+// SetKernelParams checks a new launch's uses of graph memory as
+// Instantiate does.
+func TestMemNodeSetKernelParams(t *testing.T) {
+	dev, ks := setup(t)
+	x := newBuf(t, dev, 1)
+	y := newBuf(t, dev, 0)
+	g := graph.New()
+	defer g.Destroy()
+	early, err := g.AddKernel(saxpy(ks, 1, x, y))
+	require.NoError(t, err)
+	a, tmp, err := graph.AddMemAlloc[float32](g, dev, n)
+	require.NoError(t, err)
+	fill, err := graph.AddFill(g, tmp, float32(1), a)
+	require.NoError(t, err)
+	k, err := g.AddKernel(saxpy(ks, 1, tmp, y), fill)
+	require.NoError(t, err)
+	_, err = g.AddMemFree(tmp, k)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+
+	err = e.SetKernelParams(early, saxpy(ks, 1, x, tmp))
+	assert.ErrorContains(t, err, "node 0 (kernel) uses")
+	assert.ErrorContains(t, err, "before its alloc node 1")
+	require.NoError(t, e.SetKernelParams(k, saxpy(ks, 2, tmp, y)))
+	s := newStream(t, dev)
+	require.NoError(t, e.Launch(s))
+	require.NoError(t, s.Synchronize())
+	assert.InDelta(t, 3.0, float64(read(t, y)[n-1]), 1e-6, "x·1 by the early node, then tmp·2")
+}
+
+// An alloc node of no elements gives an empty buffer that every node
+// takes as empty.
+func TestMemNodeEmpty(t *testing.T) {
+	dev, _ := setup(t)
+	g := graph.New()
+	a, tmp, err := graph.AddMemAlloc[float32](g, dev, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 0, tmp.Len())
+	f, err := graph.AddFill(g, tmp, float32(1), a)
+	require.NoError(t, err)
+	_, err = g.AddMemFree(tmp, f)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	require.NoError(t, g.Destroy())
+	require.NoError(t, e.Launch(nil))
+	require.NoError(t, e.Launch(nil))
+	require.NoError(t, dev.Synchronize())
+	require.NoError(t, e.Destroy())
+}
+
+// Launches of a graph that allocates without freeing race with frees of
+// its memory: every successful launch is followed by exactly one
+// successful free, whatever the interleaving.
+func TestMemNodeRacesLaunchFree(t *testing.T) {
+	dev, _ := setup(t)
+	g := graph.New()
+	defer g.Destroy()
+	a, tmp, err := graph.AddMemAlloc[float32](g, dev, n)
+	require.NoError(t, err)
+	_, err = graph.AddFill(g, tmp, float32(3), a)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	var launched, freed sync.WaitGroup
+	var mu sync.Mutex
+	nl, nf := 0, 0
+	for i := 0; i < 2; i++ {
+		s := newStream(t, dev)
+		launched.Add(1)
+		go func() {
+			defer launched.Done()
+			for r := 0; r < 200; r++ {
+				if e.Launch(s) == nil {
+					mu.Lock()
+					nl++
+					mu.Unlock()
+				}
+			}
+		}()
+		freed.Add(1)
+		go func() {
+			defer freed.Done()
+			for r := 0; r < 200; r++ {
+				var err error
+				if r%2 == 0 {
+					err = tmp.FreeAsync(s)
+				} else {
+					err = tmp.Free()
+				}
+				if err == nil {
+					mu.Lock()
+					nf++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	launched.Wait()
+	freed.Wait()
+	require.NoError(t, dev.Synchronize())
+	if tmp.Free() == nil {
+		nf++
+	}
+	assert.Equal(t, nl, nf)
+	assert.Positive(t, nl)
+}
