@@ -63,6 +63,9 @@ func AddMemAlloc[T any](g *Graph, dev *gpu.Device, n int, deps ...*Node) (*Node,
 // graph's, so the next launch finds it at the same address.
 func (g *Graph) AddMemFree(b buffer.Object, deps ...*Node) (*Node, error) {
 	const op = "graph add mem free node"
+	if g == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+	}
 	m, _ := core.MemOf(b)
 	if m == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
