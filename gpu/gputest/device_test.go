@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
@@ -198,4 +199,20 @@ func TestDevicesOneOfTwo(t *testing.T) {
 	r.run(func(tb testing.TB) { gputest.Devices(tb, "cpu", 3) })
 	assert.Contains(t, r.skipped, "2 cpu device(s), 3 needed")
 	assert.Empty(t, r.errorText())
+}
+
+// A graph left undestroyed leaks its alloc node's memory, which the
+// report names as graph memory.
+func TestLeakReportNamesGraphMemory(t *testing.T) {
+	r := newRecorder(t, "TestGraphLeaks")
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		_, _, err := graph.AddMemAlloc[float32](graph.New(), dev, 64) // leaked with its graph
+		require.NoError(t, err)
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestGraphLeaks leaked 1 object(s)")
+	assert.Contains(t, msg, "graph memory (an alloc node's buffer) of 64 float32")
+	assert.Contains(t, msg, "gputest/device_test.go:")
 }

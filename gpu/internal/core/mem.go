@@ -57,6 +57,9 @@ type Mem struct {
 	deps    deps
 	freed   atomic.Bool
 	pool    *MemPool // stream-ordered memory: Free returns it there
+	// graph: memory of a graph's alloc node, which Free and FreeAsync
+	// end an allocation of without returning (GraphAlloc).
+	graph *GraphAlloc
 	// empty marks memory made with no elements, as hipMalloc(0) makes a
 	// null pointer: no allocation, address 0, and every call takes it as
 	// empty.
@@ -255,6 +258,9 @@ func (m *Mem) Free() error {
 	}
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	if m.graph != nil {
+		return m.graph.free("free")
 	}
 	// Under the lock, so that a launch's Use either recorded its packet
 	// (which Settle then waits for) or sees the buffer freed.
