@@ -51,5 +51,13 @@
 // free what you allocate (gpu.Shutdown frees everything left).
 //
 // Buffers are safe for use from several goroutines; synchronous copies and
-// fills block until the copy is done.
+// fills block until the copy is done. The context variants of the copies
+// between a buffer and a Go slice (CopyFromContext, CopyToContext, their
+// …AtContext forms and ToSliceContext) give up when their context is done
+// while they wait for the work pending on the buffer (or for another
+// synchronous copy on the device), returning an error that wraps
+// gpu.ErrNotReady and the context's error: they have copied nothing, and
+// the slice and the buffer are as they were. Once the copy has started it
+// runs to its end and the call returns after it, since the engine would
+// otherwise go on touching memory the caller has taken back.
 package buffer
