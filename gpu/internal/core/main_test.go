@@ -217,8 +217,8 @@ func fenceOn(t *testing.T, s *Stream, op string) *Fence {
 }
 
 // use is Mem.Use with fresh deps, under the recording lock as useAll
-// takes it.
-func use(t *testing.T, m *Mem, s *Stream, f *Fence, acc Access) []*Fence {
+// takes it; it returns the operations of the fences f must wait for.
+func use(t *testing.T, m *Mem, s *Stream, f *Fence, acc Access) []string {
 	t.Helper()
 	recording.Lock()
 	deps, err := m.Use(s, f, acc, nil)
@@ -227,5 +227,14 @@ func use(t *testing.T, m *Mem, s *Stream, f *Fence, acc Access) []*Fence {
 	for _, d := range deps {
 		d.Release() // the reference Use gave the caller
 	}
-	return deps
+	return names(deps...)
+}
+
+// names are the operations of fs, which tests name uniquely.
+func names(fs ...*Fence) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, f.op)
+	}
+	return out
 }
