@@ -15,7 +15,6 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 )
@@ -153,18 +152,6 @@ type tagArgs struct{ Tag int64 }
 var kernelLog runLog
 
 var kernelTag = cpu.Define("core_test_tag", func(g *cpu.Group, a *tagArgs) { kernelLog.add(int(a.Tag)) })
-
-type fillArgs struct {
-	P rocr.Ptr[int32]
-	N int32
-	V int32
-}
-
-var kernelFill = cpu.Define("core_test_fill", func(g *cpu.Group, a *fillArgs) {
-	for i, p := 0, a.P.Slice(g, 0, int(a.N)); i < len(p); i++ {
-		p[i] = a.V
-	}
-})
 
 var kernelPanic = cpu.Define("core_test_panic", func(g *cpu.Group, a *tagArgs) { panic("core test kernel failed on purpose") })
 
