@@ -160,6 +160,7 @@ func launchedAs(t *testing.T) {
 	assert.Equal(t, want, l.From)
 	if os.Getenv("TORCHELASTIC_USE_AGENT_STORE") == "True" {
 		port, _ := strconv.Atoi(os.Getenv("MASTER_PORT"))
-		assert.Equal(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)), l.Addr, "beside torchrun's agent store")
+		// torchrun itself sets MASTER_ADDR=localhost under --standalone.
+		assert.Equal(t, net.JoinHostPort(os.Getenv("MASTER_ADDR"), strconv.Itoa(port+1)), l.Addr, "beside torchrun's agent store")
 	}
 }
