@@ -2,6 +2,7 @@ package gputest_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -198,4 +199,30 @@ func TestDevicesOneOfTwo(t *testing.T) {
 	r.run(func(tb testing.TB) { gputest.Devices(tb, "cpu", 3) })
 	assert.Contains(t, r.skipped, "2 cpu device(s), 3 needed")
 	assert.Empty(t, r.errorText())
+}
+
+// A buffer the test dropped unfreed is released by the garbage
+// collector's backstop, counted, and still reported as the test's leak,
+// with where the test made it.
+func TestLeakReportNamesCollectedBuffer(t *testing.T) {
+	r := newRecorder(t, "TestDropsBuffer")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := buffer.New[float32](dev, 256) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped buffer was not released")
+	})
+	r.finish()
+	msg := r.errorText()
+	t.Log(msg)
+	assert.Contains(t, msg, "TestDropsBuffer leaked 1 object(s)")
+	assert.Contains(t, msg, "buffer of 256 float32 (1024 bytes), made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
 }
