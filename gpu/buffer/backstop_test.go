@@ -9,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/cputest"
@@ -107,4 +108,20 @@ func TestBackstopAfterShutdown(t *testing.T) {
 	require.NoError(t, gpu.Shutdown())
 	assert.True(t, collect(func() bool { return core.Backstops() > before }))
 	assert.Zero(t, rocrhook.LiveAllocations())
+}
+
+// Graph memory, which its graph owns, is not released by a backstop
+// when its buffer is dropped.
+func TestBackstopSkipsGraphMemory(t *testing.T) {
+	dev := cputest.Device(t)
+	g := graph.New()
+	func() {
+		_, _, err := graph.AddMemAlloc[float32](g, dev, 64) // the buffer dropped, the graph kept
+		require.NoError(t, err)
+	}()
+	before, allocs := core.Backstops(), rocrhook.LiveAllocations()
+	collect(func() bool { return false })
+	assert.Equal(t, before, core.Backstops(), "graph memory was released by a backstop")
+	assert.Equal(t, allocs, rocrhook.LiveAllocations())
+	require.NoError(t, g.Destroy())
 }

@@ -175,6 +175,9 @@ func describe(obj any) string {
 		if o.IsHost() {
 			kind = "host buffer"
 		}
+		if core.GraphAllocOf(o) != nil {
+			kind = "graph memory (an alloc node's buffer)"
+		}
 		return fmt.Sprintf("%s of %d %s (%d bytes) at %#x", kind, o.Len(), o.Elem(), o.Size(), o.Addr())
 	case *core.Stream:
 		return fmt.Sprintf("stream (queue %d)", o.Queue().ID())

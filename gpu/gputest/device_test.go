@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
@@ -225,4 +226,20 @@ func TestLeakReportNamesCollectedBuffer(t *testing.T) {
 	assert.Contains(t, msg, "TestDropsBuffer leaked 1 object(s)")
 	assert.Contains(t, msg, "buffer of 256 float32 (1024 bytes), made at gputest/device_test.go:")
 	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}
+
+// A graph left undestroyed leaks its alloc node's memory, which the
+// report names as graph memory.
+func TestLeakReportNamesGraphMemory(t *testing.T) {
+	r := newRecorder(t, "TestGraphLeaks")
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		_, _, err := graph.AddMemAlloc[float32](graph.New(), dev, 64) // leaked with its graph
+		require.NoError(t, err)
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestGraphLeaks leaked 1 object(s)")
+	assert.Contains(t, msg, "graph memory (an alloc node's buffer) of 64 float32")
+	assert.Contains(t, msg, "gputest/device_test.go:")
 }

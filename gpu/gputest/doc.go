@@ -26,7 +26,8 @@
 // Benchmark times an operation on a stream so that ns/op is the work's:
 // a warm-up run outside the timed region, then b.Loop, and the stream is
 // synchronized before the timer stops. It reports the GPU's own time per
-// operation from events (gpu-ns/op) and, given Bytes and FLOPs, GB/s and
+// operation from events (gpu-ns/op), the host's time over the same
+// operations (window-ns/op) and, given Bytes and FLOPs, GB/s and
 // GFLOP/s of that time. StartTimer and Timer.Stop do the same around a
 // loop written by hand, with b.Loop or b.N. The units are ones benchstat
 // reads.

@@ -7,6 +7,10 @@
 // completion signal is the event's, WaitEvent a BARRIER_AND on it (more
 // than five events chain packets), copies, fills and host functions
 // AGENT_DISPATCH packets (which rocr hands to the copy engine on rocm).
+// An event made with EventInterprocess has one signal that other
+// processes open (IPCHandle, OpenIPCEvent): its records in any process
+// complete it, and WaitEvent in any process waits for them; work across
+// processes is ordered through such events (docs/ipc.md).
 //
 // Dependencies know reads from writes. A kernel reads a buffer through a
 // read-only pointer (const T* in its source, .is_const or .access

@@ -20,6 +20,9 @@ const (
 	EventDefault       EventFlags = 0
 	EventBlockingSync  EventFlags = 1
 	EventDisableTiming EventFlags = 2
+	// EventInterprocess: the event can be shared with other processes
+	// (IPCHandle, OpenIPCEvent); it needs EventDisableTiming, as in HIP.
+	EventInterprocess EventFlags = 4
 )
 
 // Event marks a point in a stream (hipEvent_t). Each Record submits a
@@ -35,6 +38,11 @@ type Event struct {
 	mu        sync.Mutex
 	fence     *core.Fence // last record, nil before the first
 	destroyed bool
+	// shared: an interprocess event's fence, on the signal both processes
+	// map (ipcevent.go); fence is it for the event's whole life.
+	shared *core.Fence
+	handle gpu.IPCHandle // the handle of an interprocess event made here
+	opened bool          // opened from another process's handle
 }
 
 // NewEvent creates an event on dev (hipEventCreateWithFlags).
@@ -42,10 +50,15 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("event create", err)
 	}
-	if flags&^(EventBlockingSync|EventDisableTiming) != 0 {
+	if flags&^(EventBlockingSync|EventDisableTiming|EventInterprocess) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
 	ev := &Event{dev: dev, gen: core.Gen(dev), flags: flags}
+	if flags&EventInterprocess != 0 {
+		if err := ev.makeShared(); err != nil {
+			return nil, err
+		}
+	}
 	live.Add(dev, ev)
 	return ev, nil
 }
@@ -114,6 +127,9 @@ func (s *Stream) Record(ev *Event) error {
 	}
 	if d := s.Device(); d != nil && d != ev.dev {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
+	}
+	if ev.shared != nil {
+		return s.recordShared(op, ev)
 	}
 	// Not under ev.mu: the submission may wait for queue space, and the
 	// work it waits for (a host function) may query the event.

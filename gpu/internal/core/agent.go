@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -12,6 +13,10 @@ import (
 // that touches mems, after the barriers their last users need. pin is a
 // host slice pinned for the packet, released when it completes.
 func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	if err := s.Lock(op); err != nil {
 		if pin != 0 {
 			hostref.UnpinHost(pin)
@@ -165,7 +170,9 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 		return nil
 	}
 	for _, d := range deps {
-		s.noteWaited(d)
+		if !d.shared { // another process's record: no queue of ours
+			s.noteWaited(d)
+		}
 	}
 	return s.Barrier(deps, true)
 }

@@ -28,25 +28,59 @@ type memLeak struct {
 // memory, not empty, not a view).
 func (m *Mem) armBackstop() {
 	kind := "buffer"
-	if m.managed {
+	switch {
+	case m.managed:
 		kind = "managed buffer"
-	} else if m.host {
+	case m.host:
 		kind = "host buffer"
+	case m.opened:
+		kind = "opened IPC buffer"
 	}
 	l := &memLeak{al: m.alloc, deps: m.deps, key: live.Key(m),
 		desc: fmt.Sprintf("%s of %d %s (%d bytes)", kind, m.n, m.elem, m.Size())}
 	m.backstop = runtime.AddCleanup(m, releaseLeak, l)
 }
 
-// backstops are the releases waiting for work.
-var backstops struct{ wg sync.WaitGroup }
+// backstops counts the releases waiting for work. A WaitGroup would do,
+// but its Add may not race a Wait that a test makes while cleanups run.
+var backstops struct {
+	mu      sync.Mutex
+	pending int
+	idle    sync.Cond
+}
+
+func init() { backstops.idle.L = &backstops.mu }
+
+// goBackstop runs release on a goroutine of its own, counted for
+// WaitBackstops.
+func goBackstop(release func()) {
+	backstops.mu.Lock()
+	backstops.pending++
+	backstops.mu.Unlock()
+	go func() {
+		defer func() {
+			backstops.mu.Lock()
+			if backstops.pending--; backstops.pending == 0 {
+				backstops.idle.Broadcast()
+			}
+			backstops.mu.Unlock()
+		}()
+		release()
+	}()
+}
 
 // Backstops is the number of objects dropped unfreed and released by the
 // backstop since the process started.
 func Backstops() int64 { return live.Collections() }
 
 // WaitBackstops waits for the backstop releases that wait for work.
-func WaitBackstops() { backstops.wg.Wait() }
+func WaitBackstops() {
+	backstops.mu.Lock()
+	for backstops.pending > 0 {
+		backstops.idle.Wait()
+	}
+	backstops.mu.Unlock()
+}
 
 // releaseLeak is the backstop of a Mem that became unreachable unfreed:
 // nothing can use it any more, so its dependency state is the cleanup's
@@ -66,11 +100,7 @@ func releaseLeak(l *memLeak) {
 		l.release(fs)
 		return
 	}
-	backstops.wg.Add(1)
-	go func() {
-		defer backstops.wg.Done()
-		l.release(fs)
-	}()
+	goBackstop(func() { l.release(fs) })
 }
 
 // release waits for fs, drops them and frees the memory, unless Shutdown

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -391,7 +392,13 @@ func (d *deps) take(fs []*Fence) []*Fence {
 // stream using m meanwhile still waits for them too. A wait that a host
 // function or Go kernel would do for its own queue's work (never done)
 // is ErrNotPermitted; op names the call in it.
-func (m *Mem) Settle(op string) error {
+func (m *Mem) Settle(op string) error { return m.SettleContext(context.Background(), op) }
+
+// SettleContext is Settle that gives up when ctx is done before the
+// packets are: it returns an error wrapping gpu.ErrNotReady and ctx's
+// error, and m keeps every packet (a later Settle, Free or stream still
+// waits for them). A context that can never be done costs nothing.
+func (m *Mem) SettleContext(ctx context.Context, op string) error {
 	if m.parent != nil {
 		m = m.parent // a view's work is its buffer's
 	}
@@ -408,6 +415,11 @@ func (m *Mem) Settle(op string) error {
 	for _, f := range fs {
 		if err := waitsForOwnQueue(op, m, f); err != nil {
 			return err
+		}
+		if ctx.Done() != nil {
+			if err := WaitContext(ctx, op, f, rocr.WaitActive); err != nil {
+				return err
+			}
 		}
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err

@@ -4,8 +4,10 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -58,6 +60,10 @@ func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, ar
 // once, with the strongest access any node makes; the graph's last packet
 // becomes their last user.
 func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	if err := s.Lock(op); err != nil {
 		return err
 	}
@@ -118,7 +124,11 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 			s.Push()
 		}
 		e := s.Push()
-		id, err := s.q.ReserveN(uint32(k))
+		err := s.takeAreas(pkts[start:start+k], k)
+		var id uint64
+		if err == nil {
+			id, err = s.q.ReserveN(uint32(k))
+		}
 		if err != nil {
 			for i := 0; i < k; i++ {
 				s.Drop(&s.ring[(s.head+s.count-1)%len(s.ring)])
@@ -137,7 +147,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 				sig = end.Signal().Handle()
 				e.fence = end
 			}
-			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig)
+			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, s.pushed(k-i))
 		}
 		s.q.PublishN(id, words[:k])
 	}
@@ -146,9 +156,29 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	return nil
 }
 
-// writePacket writes p's body into slot id (and its kernarg image into
-// the slot's kernarg area) and returns its header word.
-func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
+// pushed is the entry pushed n pushes ago (1: the last).
+func (s *Stream) pushed(n int) *entry { return &s.ring[(s.head+s.count-n)%len(s.ring)] }
+
+// takeAreas gives each of the k packets just pushed for pkts whose
+// kernarg image is larger than a queue slot a kernarg area, held by its
+// entry.
+func (s *Stream) takeAreas(pkts []GraphPacket, k int) error {
+	for i := range pkts {
+		if p := &pkts[i]; !p.Agent && p.Dispatch.KernargSize > rocr.KernargSlotSize {
+			a, err := s.takeArea(p.Dispatch.KernargSize)
+			if err != nil {
+				return err
+			}
+			s.pushed(k - i).area = a
+		}
+	}
+	return nil
+}
+
+// writePacket writes p's body into slot id and its kernarg image into the
+// slot's kernarg area, or into e's own area where it has one, and returns
+// its header word.
+func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64, e *entry) uint32 {
 	dst := s.q.Slot(id)
 	if p.Agent {
 		call := p.Call
@@ -160,10 +190,14 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 		return uint32(AgentHeader) | uint32(call.Func)<<16 // the type shares the header word
 	}
 	d := &p.Dispatch
+	ka := s.q.Kernarg(id)
+	if e.area.addr != 0 {
+		ka = e.area.addr
+	}
 	var k aql.KernelDispatch
-	d.fill(&k, uint64(s.q.Kernarg(id)), sig)
+	d.fill(&k, uint64(ka), sig)
 	if d.KernargSize > 0 {
-		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
+		copy(hostmem.Bytes(ka, uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
 	}
 	copyBody(dst, unsafe.Pointer(&k))
 	return uint32(dispatchHeader) | uint32(d.Dims)<<16

@@ -63,6 +63,11 @@ type Mem struct {
 	backstop runtime.Cleanup
 	freed    atomic.Bool
 	pool     *MemPool // stream-ordered memory: Free returns it there
+	// graph: memory of a graph's alloc node, which Free and FreeAsync
+	// end an allocation of without returning (GraphAlloc).
+	graph *GraphAlloc
+	// opened: memory another process shared (InitOpened).
+	opened bool
 	// empty marks memory made with no elements, as hipMalloc(0) makes a
 	// null pointer: no allocation, address 0, and every call takes it as
 	// empty.
@@ -261,6 +266,9 @@ func (m *Mem) Free() error {
 	}
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+	}
+	if m.graph != nil {
+		return m.graph.free("free")
 	}
 	// Under the lock, so that a launch's Use either recorded its packet
 	// (which Settle then waits for) or sees the buffer freed.
@@ -490,7 +498,7 @@ func (m *Mem) setEmpty(dev *gpu.Device, gen uint64, elem reflect.Type, es int, h
 	m.home, m.gen = dev, gen
 	m.deps = &deps{}
 	m.dev.Store(dev)
-	live.AddWeak(dev, m)
+	live.AddHeld(dev, m) // nothing to release: no backstop
 }
 
 // restated is an error told in the API's words whose cause, for errors.Is

@@ -39,7 +39,8 @@ type Stream struct {
 	checks atomic.Int32
 	closed bool
 	launch Launch
-	fences FenceCache // used under mu
+	fences FenceCache                 // used under mu
+	areas  [areaClasses][]kernargArea // kernarg areas for reuse, under mu (see kernarg.go)
 
 	isDefault bool
 	// captureDestroyed: the stream was destroyed while a capture begun on
@@ -87,6 +88,7 @@ type entry struct {
 	ndeps int
 	pin   uint64       // host slice pinned for a copy
 	check func() error // run once the packet completed (Dispatch.Check)
+	area  kernargArea  // the kernarg image of a dispatch past a queue slot
 }
 
 // Init creates the stream's queue of size packets on dev.
@@ -381,6 +383,7 @@ func (s *Stream) release(e *entry) {
 	if e.pin != 0 {
 		hostref.UnpinHost(e.pin)
 	}
+	s.putArea(e.area)
 	*e = entry{}
 }
 
@@ -667,6 +670,9 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.tail = nil
 	}
 	s.fences.Flush()
+	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+		s.freeAreas() // an abandoned kernel may still read its area
+	}
 	s.mu.Unlock()
 	s.leaveBlocking()
 	s.releaseLegacyTail()

@@ -100,19 +100,31 @@ func Add(dev, obj any) {
 // AddWeak is Add for an object the registry must not keep alive, so that
 // the garbage collector's backstop (runtime.AddCleanup) can release it:
 // the entry holds a weak pointer, which is also its key (Key).
-func AddWeak[T any](dev any, obj *T) {
+func AddWeak[T any](dev any, obj *T) { addWeak(dev, obj, false) }
+
+// AddHeld is AddWeak for an object that has no backstop: the entry holds
+// it as Add does, and its key is the weak pointer RemoveWeak forgets.
+func AddHeld[T any](dev any, obj *T) { addWeak(dev, obj, true) }
+
+func addWeak[T any](dev any, obj *T, held bool) {
 	s := ScopeOf(dev)
 	if s == nil {
 		return
 	}
 	w := weak.Make(obj)
+	if held {
+		e := &Entry{obj: obj, scope: s}
+		e.npc = runtime.Callers(3, e.pcs[:])
+		add(w, e)
+		return
+	}
 	e := &Entry{ref: func() any {
 		if p := w.Value(); p != nil {
 			return p
 		}
 		return nil
 	}, scope: s}
-	e.npc = runtime.Callers(2, e.pcs[:])
+	e.npc = runtime.Callers(3, e.pcs[:])
 	add(w, e)
 }
 
