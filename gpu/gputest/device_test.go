@@ -243,3 +243,27 @@ func TestLeakReportNamesGraphMemory(t *testing.T) {
 	assert.Contains(t, msg, "graph memory (an alloc node's buffer) of 64 float32")
 	assert.Contains(t, msg, "gputest/device_test.go:")
 }
+
+// An event the test dropped undestroyed is released by the backstop,
+// counted, and reported as the test's leak.
+func TestLeakReportNamesCollectedEvent(t *testing.T) {
+	r := newRecorder(t, "TestDropsEvent")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := stream.NewEvent(dev, stream.EventDefault) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped event was not released")
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestDropsEvent leaked 1 object(s)")
+	assert.Contains(t, msg, "event, made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}
