@@ -267,3 +267,28 @@ func TestLeakReportNamesCollectedEvent(t *testing.T) {
 	assert.Contains(t, msg, "event, made at gputest/device_test.go:")
 	assert.Contains(t, msg, "released by the garbage collector's backstop")
 }
+
+// A module the test dropped unloaded is unloaded by the backstop,
+// counted, and reported as the test's leak.
+func TestLeakReportNamesCollectedModule(t *testing.T) {
+	r := newRecorder(t, "TestDropsModule")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := module.Load(dev, kernels.Library()) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped module was not unloaded")
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestDropsModule leaked 1 object(s)")
+	assert.Contains(t, msg, "module (")
+	assert.Contains(t, msg, "made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}

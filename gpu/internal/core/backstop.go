@@ -116,3 +116,30 @@ func (l *memLeak) release(fs []*Fence) {
 	}
 	live.Collected(l.key, l.desc)
 }
+
+// Uses is the dependency state of a Mem, apart from the Mem: a backstop
+// may hold it without keeping the Mem alive (a module's variable, whose
+// Global points back to its module).
+type Uses struct{ d *deps }
+
+// Uses is m's dependency state.
+func (m *Mem) Uses() Uses {
+	r := m.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Uses{r.depsOf()}
+}
+
+// Wait waits for the work the state recorded and drops it; the Mem it
+// belongs to is unreachable, so nothing records more.
+func (u Uses) Wait() {
+	for _, f := range u.d.take(nil) {
+		_ = f.Wait(0)
+		f.Release()
+	}
+}
+
+// GoBackstop runs release on a goroutine of its own, counted for
+// WaitBackstops: a backstop that waits for work must not hold up the
+// cleanups queued behind it.
+func GoBackstop(release func()) { goBackstop(release) }
