@@ -2,6 +2,7 @@ package buffer_test
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,4 +125,40 @@ func TestBackstopSkipsGraphMemory(t *testing.T) {
 	assert.Equal(t, before, core.Backstops(), "graph memory was released by a backstop")
 	assert.Equal(t, allocs, rocrhook.LiveAllocations())
 	require.NoError(t, g.Destroy())
+}
+
+// Buffers dropped while others are freed explicitly and the runtime
+// shuts down: every allocation is released once, none twice, and
+// nothing races.
+func TestBackstopRacesShutdownAndFree(t *testing.T) {
+	dev := cputest.Device(t)
+	collect(func() bool { return false })
+	const n = 16
+	kept := make([]*buffer.Buffer[float32], n)
+	for i := range kept {
+		var err error
+		kept[i], err = buffer.New[float32](dev, 256)
+		require.NoError(t, err)
+	}
+	before := core.Backstops()
+	func() {
+		for range n {
+			_, err := buffer.New[float32](dev, 256)
+			require.NoError(t, err)
+		}
+	}()
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); collect(func() bool { return core.Backstops() >= before+n }) }()
+	go func() {
+		defer wg.Done()
+		for _, x := range kept {
+			assert.NoError(t, x.Free())
+		}
+	}()
+	go func() { defer wg.Done(); assert.NoError(t, gpu.Shutdown()) }()
+	wg.Wait()
+	assert.True(t, collect(func() bool { return core.Backstops() >= before+n }))
+	assert.Equal(t, before+n, core.Backstops(), "a freed buffer was released again")
+	assert.Zero(t, rocrhook.LiveAllocations())
 }
