@@ -47,8 +47,11 @@
 //
 // Lifetimes: Free waits for pending work and releases the memory; a second
 // Free, or any use after it, is an error, never a crash. Memory lives
-// outside the Go heap, so the garbage collector neither moves nor frees it:
-// free what you allocate (gpu.Shutdown frees everything left).
+// outside the Go heap, so the garbage collector never moves it: free what
+// you allocate (gpu.Shutdown frees everything left). A Buffer, Host,
+// Managed or opened IPC buffer dropped unfreed is released by a backstop
+// (runtime.AddCleanup) after the work it recorded, whenever the garbage
+// collector gets to it; pool memory (NewAsync) and graph memory have none.
 //
 // Buffers are safe for use from several goroutines; synchronous copies and
 // fills block until the copy is done. The context variants of the copies

@@ -69,6 +69,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 		m.globals = map[string]any{}
 	}
 	m.globals[name] = g
+	m.leak.globals = append(m.leak.globals, g.m.Uses())
 	return g, nil
 }
 

@@ -3,7 +3,6 @@ package stream
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -24,7 +23,7 @@ func (ev *Event) makeShared() error {
 		return gpu.Wrap(op, err)
 	}
 	ev.shared, ev.handle = core.NewSharedFence(sig), h
-	ev.fence = ev.shared
+	ev.held.f = ev.shared
 	return nil
 }
 
@@ -60,14 +59,14 @@ func OpenIPCEvent(dev *gpu.Device, h gpu.IPCHandle) (*Event, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap(op, err)
 	}
-	ev := &Event{dev: dev, gen: core.Gen(dev), flags: EventInterprocess | EventDisableTiming, opened: true}
+	ev := &Event{dev: dev, gen: core.Gen(dev), flags: EventInterprocess | EventDisableTiming, opened: true, held: &heldFence{}}
 	sig, err := rocr.OpenIPCSignal(dev.Agent(), h)
 	if err != nil {
 		return nil, gpu.Wrap(op, err)
 	}
 	ev.shared = core.NewSharedFence(sig)
-	ev.fence = ev.shared
-	live.Add(dev, ev)
+	ev.held.f = ev.shared
+	ev.track()
 	return ev, nil
 }
 

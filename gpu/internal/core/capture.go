@@ -70,6 +70,9 @@ func (s *Stream) BeginCapture(op string) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	if s.legacy {
+		return gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "the legacy stream cannot capture")
+	}
 	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}}
 	if _, busy := captures.LoadOrStore(s, c); busy {
 		return gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is already capturing")

@@ -231,7 +231,7 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 	if r.freed.Load() {
 		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s was freed", m)
 	}
-	d := &r.deps
+	d := r.depsOf()
 	u := user{s: s, f: f, acc: acc, order: s.order, m: m}
 	if d.manual && u.order == Auto {
 		u.order = Manual
@@ -404,7 +404,7 @@ func (m *Mem) SettleContext(ctx context.Context, op string) error {
 	}
 	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
-	fs := m.deps.held(buf[:0])
+	fs := m.depsOf().held(buf[:0])
 	m.mu.Unlock()
 	defer func() {
 		for _, f := range fs {
@@ -426,7 +426,7 @@ func (m *Mem) SettleContext(ctx context.Context, op string) error {
 		}
 	}
 	m.mu.Lock()
-	m.deps.forget(fs)
+	m.depsOf().forget(fs)
 	m.mu.Unlock()
 	return first
 }
@@ -452,7 +452,7 @@ func (d *deps) held(fs []*Fence) []*Fence {
 // fence m holds; m is locked.
 func (m *Mem) waitsForOwnQueueLocked(op string) error {
 	var err error
-	m.deps.each(func(st *depState) {
+	m.depsOf().each(func(st *depState) {
 		for i := -1; i < st.n && err == nil; i++ {
 			f := st.writer
 			if i >= 0 {
@@ -514,6 +514,15 @@ func ownQueueErr(op string, m *Mem, f *Fence) error {
 	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
 }
 
+// depsOf is m's dependency state, made for a Mem that was not allocated
+// (a zero one, whose uses fail later); m is locked.
+func (m *Mem) depsOf() *deps {
+	if m.deps == nil {
+		m.deps = &deps{}
+	}
+	return m.deps
+}
+
 // SetManual makes the program responsible for ordering m's uses across
 // streams (on: no barrier is inserted for it).
 func (m *Mem) SetManual(on bool) {
@@ -524,7 +533,7 @@ func (m *Mem) SetManual(on bool) {
 		m = m.parent
 	}
 	m.mu.Lock()
-	m.deps.manual = on
+	m.depsOf().manual = on
 	m.mu.Unlock()
 }
 

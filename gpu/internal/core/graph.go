@@ -67,7 +67,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	if err := s.Lock(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if err := s.Refuse(op); err != nil {
 		return err // graphs inside graphs are not captured
 	}
@@ -86,8 +86,11 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		return err
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
-	deps := buf[:0]
-	if deps, err = useAll(s, f, uses, deps); err != nil {
+	deps, err := s.joinLegacy(op, buf[:0])
+	if err == nil {
+		deps, err = useAll(s, f, uses, deps)
+	}
+	if err != nil {
 		for _, d := range deps {
 			s.fences.Release(d)
 		}

@@ -87,9 +87,9 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 	if b.fence != nil {
 		b.fence.Release() // done: nothing to order after
 	}
-	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, graph: ga}
+	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, graph: ga, deps: &deps{}}
 	m.dev.Store(p.dev)
-	live.Add(p.dev, m)
+	live.AddHeld(p.dev, m) // the graph's: no backstop releases it
 	return ga, nil
 }
 
@@ -126,9 +126,9 @@ func (ga *GraphAlloc) Release() {
 	m.mu.Lock()
 	m.freed.Store(true)
 	var buf [1 + MaxReaders]*Fence
-	deps := m.deps.take(buf[:0])
+	deps := m.depsOf().take(buf[:0])
 	m.mu.Unlock()
-	live.Remove(m)
+	live.RemoveWeak(m)
 	var pending []*Fence
 	for _, d := range deps {
 		if d == nil {

@@ -56,9 +56,12 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	}
 	m.alloc, m.elem, m.esize, m.n = al, elem, es, int(al.Size)/es
 	m.home, m.gen = dev, gen
+	m.deps = &deps{}
+	m.opened = true
 	m.dev.Store(dev)
 	al.SetLabel("opened " + m.String())
-	live.Add(dev, m)
+	live.AddWeak(dev, m)
+	m.armBackstop() // unmaps it, as Free does
 	return nil
 }
 

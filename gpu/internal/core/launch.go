@@ -62,6 +62,12 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	l.fence = f
 	l.deps = l.deps[:0]
 	l.cap, l.uses = s.captureOf(), l.uses[:0]
+	if l.cap == nil {
+		if l.deps, err = s.joinLegacy(op, l.deps); err != nil {
+			l.Abort()
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
@@ -138,7 +144,7 @@ func (l *Launch) Abort() {
 	l.fence.Cancel()
 	l.s.fences.Release(l.fence)
 	l.fence = nil
-	l.s.mu.Unlock()
+	l.s.unlock()
 }
 
 func (l *Launch) releaseDeps() {
@@ -153,7 +159,7 @@ func (l *Launch) releaseDeps() {
 // and unlocks the stream.
 func (l *Launch) Commit(d *Dispatch) error {
 	s := l.s
-	defer s.mu.Unlock()
+	defer s.unlock()
 	l.endRecording()
 	if l.cap != nil {
 		return l.captureLaunch(l.cap, d)

@@ -269,10 +269,10 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	p.stats.Used += c
 	p.stats.UsedHigh = max(p.stats.UsedHigh, p.stats.Used)
 	p.mu.Unlock()
-	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen}
+	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, deps: &deps{}}
 	m.deps.writer = b.fence // the reference passes to m
 	m.dev.Store(p.dev)
-	live.Add(p.dev, m)
+	live.AddHeld(p.dev, m) // pool memory has no backstop yet
 	return nil
 }
 
@@ -315,9 +315,9 @@ func FreeAsync(m *Mem, s *Stream) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
 	}
 	var buf [1 + MaxReaders]*Fence
-	deps := m.deps.take(buf[:0])
+	deps := m.depsOf().take(buf[:0])
 	m.mu.Unlock()
-	live.Remove(m)
+	live.RemoveWeak(m)
 	f, err := s.freeFence(op, deps)
 	s.mu.Unlock()
 	for _, d := range deps {

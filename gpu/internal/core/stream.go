@@ -51,6 +51,18 @@ type Stream struct {
 	seq     uint64      // fences made, for ordered()
 	waited  [8]waitMark // the latest fence of each queue this stream waited for
 	nwaited int
+
+	// The legacy default stream (legacy.go): leg is the device's state,
+	// nil for a non-blocking stream; legHeld how the submission in
+	// progress holds its lock (under mu); legTail the stream's last
+	// packet the legacy stream has not waited for yet (under legTailMu);
+	// legSeen the legacy submission this stream last waited for (under mu).
+	leg       *legacyState
+	legacy    bool
+	legHeld   uint8
+	legSeen   uint64
+	legTailMu sync.Mutex
+	legTail   *Fence
 }
 
 // SetOrder sets how the stream handles dependencies across streams
@@ -92,6 +104,7 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	if debug.CheckDeps() {
 		s.order = Check
 	}
+	s.joinBlocking()
 	Register(dev, s)
 	return nil
 }
@@ -392,6 +405,9 @@ func (s *Stream) Submit(body unsafe.Pointer, h aql.Header, e *entry) error {
 
 // SetTail makes f, a fence of a packet just published, the stream's last.
 func (s *Stream) SetTail(f *Fence) {
+	if s.legHeld != legNone {
+		s.recordLegacy(f)
+	}
 	f.Retain()
 	if s.tail != nil {
 		s.fences.Release(s.tail)
@@ -604,6 +620,9 @@ func (s *Stream) Destroy() error {
 	if err := s.Check("stream destroy"); err != nil {
 		return err
 	}
+	if s.legacy {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the legacy stream cannot be destroyed")
+	}
 	if s.isDefault {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
 	}
@@ -655,6 +674,8 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.freeAreas() // an abandoned kernel may still read its area
 	}
 	s.mu.Unlock()
+	s.leaveBlocking()
+	s.releaseLegacyTail()
 	Unregister(s.dev, s)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {
 		return aborted, gpu.Wrap("stream destroy", abandoned)
