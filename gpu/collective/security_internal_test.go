@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"context"
 	"net"
 	"runtime"
 	"strconv"
@@ -199,4 +200,39 @@ func TestNewIDListenerReleased(t *testing.T) {
 	id, err = newCPUID()
 	require.NoError(t, err, "a closed ID frees its place")
 	ids = append(ids, id)
+}
+
+// lateCtx has a deadline but says nothing of it: its Done never closes
+// and its Err stays nil, as a context's does for a moment after its
+// deadline, before its timer fires.
+type lateCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c lateCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// A dial that runs out of time at the caller's deadline wraps
+// context.DeadlineExceeded, even when ctx does not say so yet: the
+// caller's errors.Is check must not depend on which timer fired first.
+func TestDialAtCallersDeadline(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nobody serves here
+	js, err := secretFor("test", addr)
+	require.NoError(t, err)
+	s := &Store{js: js, addr: addr}
+	deadline := time.Now().Add(100 * time.Millisecond)
+	_, err = s.dial(lateCtx{Context: context.Background(), deadline: deadline}, deadline)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+
+	// A deadline of the store's own (the rendezvous timeout) is not the
+	// caller's: no context error.
+	deadline = time.Now().Add(100 * time.Millisecond)
+	_, err = s.dial(context.Background(), deadline)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 }

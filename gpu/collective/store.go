@@ -127,6 +127,10 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 			}
 		}
 		if time.Now().After(deadline) {
+			if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
+				// The caller's deadline passed, a moment before ctx says so.
+				return nil, &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: fmt.Sprintf("reach %s: %v", s.addr, err), Err: context.DeadlineExceeded}
+			}
 			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "reach %s: %v", s.addr, err)
 		}
 		select {
