@@ -25,8 +25,11 @@ func (e *executor) complete(h uint64) error {
 	if err != nil {
 		return e.fail(err)
 	}
-	if !e.memops || e.progDev == 0 {
-		// No GPU write possible: wait for the stream, complete on the host.
+	if !e.memops || e.progDev == 0 || s.Addr() == 0 {
+		// No GPU write possible, or a signal with no record here (an
+		// interprocess event's shared page), which another process
+		// watches and nothing in this one would settle: wait for the
+		// stream, complete on the host.
 		if err := e.sync(); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/shm"
 )
 
 // Memory shared with other processes is cuMemAlloc memory, as the device
@@ -126,4 +127,19 @@ func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, erro
 // CloseMemory implements rocr.IPCMemory.
 func (d *device) CloseMemory(addr uintptr, _ uint64) error {
 	return d.do("ipc close mem handle", "cuIpcCloseMemHandle", d.api.cuIpcCloseMemHandle, addr)
+}
+
+// An interprocess event's signal is a shared page of host memory
+// (rocr/internal/shm), not a CUDA IPC event: hipgo's events are signals,
+// which the host completes when the stream's progress passes the record,
+// and a waiting stream in another process waits for the value on the
+// host. CUDA's cuIpcOpenEventHandle events cannot be waited for by value
+// or completed by the host, so they would not serve.
+
+// NewIPCSignal implements rocr.IPCSignals.
+func (d *device) NewIPCSignal() (rocr.SignalBackend, []byte, error) { return shm.NewSignal() }
+
+// OpenIPCSignal implements rocr.IPCSignals.
+func (d *device) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+	return shm.OpenSignal(payload, pid)
 }
