@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -75,6 +76,16 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 			}
 		}
 	}
+	var printf uint64
+	for i := range pkts {
+		if pkts[i].Dispatch.Printf != 0 && !pkts[i].Agent {
+			var err error
+			if printf, err = s.printfAddr(op); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	f, err := s.newFence(op)
 	if err != nil {
 		return err
@@ -134,7 +145,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 				sig = end.Signal().Handle()
 				e.fence = end
 			}
-			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig)
+			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, printf)
 		}
 		s.q.PublishN(id, words[:k])
 	}
@@ -144,8 +155,9 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 }
 
 // writePacket writes p's body into slot id (and its kernarg image into
-// the slot's kernarg area) and returns its header word.
-func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
+// the slot's kernarg area, with the stream's printf buffer where the
+// kernel takes one) and returns its header word.
+func (s *Stream) writePacket(id uint64, p *GraphPacket, sig, printf uint64) uint32 {
 	dst := s.q.Slot(id)
 	if p.Agent {
 		call := p.Call
@@ -160,7 +172,11 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64) uint32 {
 	var k aql.KernelDispatch
 	d.fill(&k, uint64(s.q.Kernarg(id)), sig)
 	if d.KernargSize > 0 {
-		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
+		ka := hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize))
+		copy(ka, p.Kernarg[:d.KernargSize])
+		if at := int(d.Printf) - 1; at >= 0 && at+8 <= len(ka) {
+			binary.LittleEndian.PutUint64(ka[at:], printf)
+		}
 	}
 	copyBody(dst, unsafe.Pointer(&k))
 	return uint32(dispatchHeader) | uint32(d.Dims)<<16

@@ -46,6 +46,8 @@ type Stream struct {
 	// it was running, which EndCapture reports.
 	captureDestroyed atomic.Bool
 
+	printf atomic.Pointer[printfBuf] // see printf.go; nil until a kernel takes one
+
 	order   Order       // how dependencies across streams are handled
 	seq     uint64      // fences made, for ordered()
 	waited  [8]waitMark // the latest fence of each queue this stream waited for
@@ -507,6 +509,10 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
 	s.runChecks(ctx)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s.flushPrintf(ctx)
 	return s.report(op)
 }
 
@@ -592,6 +598,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
+	s.flushPrintf(nil)
 	return s.report(op)
 }
 
@@ -647,6 +654,7 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.fences.Release(s.tail)
 		s.tail = nil
 	}
+	s.freePrintf()
 	s.fences.Flush()
 	s.mu.Unlock()
 	Unregister(s.dev, s)
