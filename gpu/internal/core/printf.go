@@ -108,13 +108,13 @@ func (s *Stream) putPrintf(op string, kernarg []byte, d *Dispatch) error {
 
 // flushPrintf prints what the stream's kernels wrote to its printf
 // buffer, when all its work is done, and empties the buffer. It waits
-// for the stream's lock as long as ctx allows; a nil ctx only tries.
+// for the stream's lock as long as ctx allows, or, with try, only tries.
 // Without a buffer it costs one atomic load.
-func (s *Stream) flushPrintf(ctx context.Context) {
+func (s *Stream) flushPrintf(ctx context.Context, try bool) {
 	if s.printf.Load() == nil {
 		return
 	}
-	if ctx == nil {
+	if try {
 		if !s.tryLock() {
 			return // a submission holds the stream: its work is pending
 		}

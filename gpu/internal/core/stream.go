@@ -512,7 +512,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s.flushPrintf(ctx)
+	s.flushPrintf(ctx, false)
 	return s.report(op)
 }
 
@@ -598,7 +598,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
-	s.flushPrintf(nil)
+	s.flushPrintf(context.Background(), true)
 	return s.report(op)
 }
 
