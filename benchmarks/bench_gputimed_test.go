@@ -87,7 +87,8 @@ func streamSetup(b *testing.B, dev *gpu.Device, n int, values ...float32) (*stre
 }
 
 // TestStreamBenchmarks runs each at its smallest size: they report the
-// GPU's time and rate, and ns/op is not less than it.
+// GPU's time and rate, and the host's time over the same operations is not
+// less than the GPU's.
 func TestStreamBenchmarks(t *testing.T) {
 	for name, f := range map[string]func(*testing.B, *gpu.Device, int){"VectorAddStream": streamVectorAdd, "SgemmStream": streamSgemm} {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +96,9 @@ func TestStreamBenchmarks(t *testing.T) {
 			require.Positive(t, r.N, "the benchmark failed")
 			gpuNs := r.Extra["gpu-ns/op"]
 			assert.Positive(t, gpuNs)
-			assert.GreaterOrEqual(t, float64(r.NsPerOp()), 0.9*gpuNs)
+			// The host's time over the GPU's window contains it, however
+			// loaded the machine is; 1% for two clocks that may drift.
+			assert.GreaterOrEqual(t, r.Extra["window-ns/op"], 0.99*gpuNs)
 			assert.Positive(t, r.Extra["GB/s"]+r.Extra["GFLOP/s"])
 		})
 	}

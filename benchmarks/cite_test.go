@@ -10,8 +10,11 @@ import (
 )
 
 // citedDocs are the files whose figures cite benchmarks/results, relative
-// to this package's directory.
-var citedDocs = []string{"../README.md", "README.md"}
+// to this package's directory: the READMEs and the guides under docs/.
+func citedDocs() []string {
+	docs, _ := filepath.Glob("../docs/*.md")
+	return append([]string{"../README.md", "README.md"}, docs...)
+}
 
 // fence matches a fenced code block: commands there name files a run will
 // write (results/cpu-$(date ...)/suite.txt), not files a figure comes from.
@@ -44,7 +47,7 @@ func TestResultsCited(t *testing.T) {
 		t.Skipf("not in the source tree (%v): the READMEs are not here", err)
 	}
 	n := 0
-	for _, doc := range citedDocs {
+	for _, doc := range citedDocs() {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

@@ -54,6 +54,10 @@ func init() {
 			}
 			return nil, false
 		},
+		LoadOrStore: func(dev any, key, v any) any {
+			actual, _ := dev.(*Device).values.LoadOrStore(key, &devValue{v: v})
+			return actual.(*devValue).v
+		},
 		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
 		Root:       func(dev any) any { return dev.(*Device).root() },
 	}
@@ -429,6 +433,9 @@ func (d *Device) SynchronizeContext(ctx context.Context) error {
 		}
 		if ctx.Err() != nil && errors.Is(err, ErrNotReady) {
 			return err
+		}
+		if d, ok := s.(interface{ Destroyed() bool }); ok && err != nil && d.Destroyed() {
+			continue // destroyed meanwhile: Destroy waited for its work
 		}
 		if err != nil && first == nil {
 			first = err

@@ -26,6 +26,9 @@ type Properties struct {
 	Major, Minor              int
 	UUID                      string
 	IsCPU                     bool // the software agent
+	// ClusterLaunch: the device launches thread-block clusters
+	// (LaunchConfig.Cluster; cuda on compute capability 9.0 and later).
+	ClusterLaunch bool
 }
 
 func propertiesOf(a *rocr.Agent) Properties {
@@ -53,6 +56,7 @@ func propertiesOf(a *rocr.Agent) Properties {
 		Minor:                     in.ComputeMinor,
 		UUID:                      in.UUID,
 		IsCPU:                     in.Type == rocr.DeviceCPU,
+		ClusterLaunch:             in.MaxClusterSize > 0,
 	}
 	if in.ProductName != "" {
 		p.Name = in.ProductName

@@ -75,6 +75,16 @@ type AgentInfo struct {
 	Driver          string // driver name, filled by rocr
 	DriverVersion   string
 	Profiling       bool // packets carry start and end timestamps
+	// MaxKernargSize is the largest kernarg segment a dispatch may carry,
+	// in bytes; 0 means KernargSlotSize. Past KernargSlotSize the packet's
+	// kernarg address points outside the queue's kernarg slots, into an
+	// allocation of the agent's kernarg pool (cuda: 32,764 bytes with a
+	// CUDA 12.1 driver on compute capability 7.0 and later).
+	MaxKernargSize int
+	// MaxClusterSize is the most work-groups in a portable thread-block
+	// cluster (8 on sm_90); 0 where the agent has no clusters (see
+	// Clusters).
+	MaxClusterSize int
 }
 
 // Agent is one device that consumes AQL packets.

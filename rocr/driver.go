@@ -37,6 +37,10 @@ import (
 //     Go memory ends, rocr carries them out on the host.
 //   - Occupancy: the agent answers occupancy questions. Without it
 //     MaxActiveGroups and MaxPotentialGroupSize return ErrNotSupported.
+//   - Clusters (with AgentInfo.MaxClusterSize above 0): dispatches run in
+//     thread-block clusters. Without it AllowNonPortableClusters and
+//     MaxPotentialClusterSize return ErrNotSupported, and no packet
+//     carries ClusterBits.
 //   - PeerAccessor: devices map each other's memory. Without it only two
 //     cpu agents have peer access. PeerDisabler undoes EnablePeer; without
 //     it disabling is rocr's bookkeeping only.
@@ -51,6 +55,12 @@ import (
 //     thread, and other libraries' calls that take no stream run under it.
 //     Without it such calls have no context to run in (the rocm agent's
 //     ROCR has none).
+//   - IPCMemory: memory can be shared with other processes (an IPC pool,
+//     export, open, close; ipc.go). Without it IPCPool, ExportIPC and
+//     OpenIPC return ErrNotSupported.
+//   - IPCSignals (with IPCMemory): signals can be shared with other
+//     processes, for interprocess events. Without it NewIPCSignal and
+//     OpenIPCSignal return ErrNotSupported.
 //
 // An Executor may also implement, each optional:
 //
@@ -361,6 +371,25 @@ type Occupancy interface {
 	// limit > 0) that maximizes occupancy, and the smallest grid, in
 	// work-groups, that reaches it on every compute unit.
 	MaxPotentialGroupSize(k *KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error)
+}
+
+// Clusters is implemented by agent drivers whose agents launch
+// dispatches in thread-block clusters (sm_90's, through cuLaunchKernelEx):
+// a KERNEL_DISPATCH whose Reserved2 carries ClusterBits. Such an agent
+// reports its portable cluster size in AgentInfo.MaxClusterSize; without
+// the interface, or with a MaxClusterSize of 0, the agent has no clusters,
+// Agent.AllowNonPortableClusters and Agent.MaxPotentialClusterSize answer
+// ErrNotSupported, and the gpu layer refuses a launch in clusters before
+// it is queued.
+type Clusters interface {
+	// AllowNonPortableClusters lets kernel k launch in clusters past the
+	// portable size (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+	AllowNonPortableClusters(k *KernelSymbol, allow bool) error
+	// MaxPotentialClusterSize is the largest cluster, in work-groups, a
+	// launch of k of grid work-groups of group work-items with
+	// dynGroupMem bytes of dynamic group memory each can run in
+	// (cuOccupancyMaxPotentialClusterSize).
+	MaxPotentialClusterSize(k *KernelSymbol, grid, group [3]uint32, dynGroupMem int) (int, error)
 }
 
 // PeerAccessor is implemented by agent drivers whose devices can map each

@@ -95,6 +95,7 @@ type Pool struct {
 	agent *Agent
 	limit uint64 // GPU_MAX_HEAP_SIZE cap, 0 for none
 	used  atomic.Uint64
+	ipc   uint8 // ipcNone, ipcExport or ipcOpened (ipc.go)
 }
 
 // Info returns the pool's attributes.

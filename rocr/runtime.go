@@ -411,6 +411,7 @@ func (rt *rtState) close() error {
 	}
 	rt.releaseDeferred(true)
 	forgetManaged(rt)
+	forgetIPC(rt)
 	for _, a := range rt.agents {
 		if err := a.drv.Close(); err != nil {
 			errs = append(errs, err)

@@ -51,10 +51,15 @@ func RunningQueue() *Queue {
 	return v.(*Runner).q.Load()
 }
 
+// stackBufs hold goid's stack traces: runtime.Stack makes its buffer
+// escape, and a blocking Synchronize asks for the id.
+var stackBufs = sync.Pool{New: func() any { return new([64]byte) }}
+
 // goid is the calling goroutine's id, from the first line of its stack
 // trace ("goroutine 42 [running]:").
 func goid() uint64 {
-	var buf [64]byte
+	buf := stackBufs.Get().(*[64]byte)
+	defer stackBufs.Put(buf)
 	b := buf[:runtime.Stack(buf[:], false)]
 	const prefix = "goroutine "
 	if len(b) < len(prefix) {

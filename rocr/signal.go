@@ -75,7 +75,7 @@ type Signal struct {
 
 	waiters atomic.Int32
 	mu      sync.Mutex
-	wake    chan struct{} // closed and replaced on every store with waiters
+	sleep   []*sleeper // waiters asleep on the signal; each store with waiters wakes them
 	// polled marks signals that an agent writes without telling the host
 	// (a GPU's memory write); waiters poll them instead of sleeping.
 	polled atomic.Bool
@@ -222,7 +222,7 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 
 // initSignal makes a live signal of record r.
 func initSignal(r *signalRecord, initial int64) *Signal {
-	s := &Signal{rec: r, handle: uint64(uintptr(unsafe.Pointer(r))), wake: make(chan struct{})}
+	s := &Signal{rec: r, handle: uint64(uintptr(unsafe.Pointer(r)))}
 	// Each signal's versions start in a range of their own, so a new
 	// signal on a reused record never looks like its predecessor.
 	s.hb.Store(signalGen.Add(1) << 32)
@@ -246,7 +246,7 @@ func newDoorbell(initial int64) *Signal {
 
 // NewSignalWithBackend wraps a driver's signal.
 func NewSignalWithBackend(b SignalBackend) *Signal {
-	s := &Signal{backend: b, handle: b.Handle(), wake: make(chan struct{})}
+	s := &Signal{backend: b, handle: b.Handle()}
 	backendSignals.m.Store(s.handle, s)
 	return s
 }
@@ -392,10 +392,83 @@ func (s *Signal) notify() {
 	if s.waiters.Load() == 0 {
 		return
 	}
+	s.wakeAll()
+}
+
+// wakeAll wakes every sleeper and forgets them: each registers again
+// before it checks the value once more.
+func (s *Signal) wakeAll() {
 	s.mu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
+	for i, w := range s.sleep {
+		w.listed = false
+		select {
+		case w.wake <- struct{}{}:
+		default: // already woken
+		}
+		s.sleep[i] = nil
+	}
+	s.sleep = s.sleep[:0]
 	s.mu.Unlock()
+}
+
+// A sleeper is one waiter's wake-up: pooled, so a wait that sleeps
+// allocates nothing (a channel closed and made again on every store was an
+// allocation in every long Synchronize).
+type sleeper struct {
+	wake   chan struct{} // one slot: a wake-up is never lost, and never blocks the waker
+	listed bool          // in its signal's sleep list; under the signal's mu
+	timer  *time.Timer   // a polling wait's sleep; made on first use, stopped between uses
+}
+
+// sleepFor waits for a wake-up or d, whichever comes first. Since Go 1.23
+// a stopped timer's channel holds no stale value, so Reset needs no drain.
+func (w *sleeper) sleepFor(d time.Duration) {
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.wake:
+	case <-w.timer.C:
+	}
+	w.timer.Stop()
+}
+
+var sleepers = sync.Pool{New: func() any { return &sleeper{wake: make(chan struct{}, 1)} }}
+
+// listen puts w in s's sleep list, where a store finds it, unless it is
+// there already.
+func (s *Signal) listen(w *sleeper) {
+	s.mu.Lock()
+	if !w.listed {
+		w.listed = true
+		s.sleep = append(s.sleep, w)
+	}
+	s.mu.Unlock()
+}
+
+// unlisten takes w out of s's sleep list and empties its wake-up, so the
+// pool gets it back clean.
+func (s *Signal) unlisten(w *sleeper) {
+	s.mu.Lock()
+	if w.listed {
+		w.listed = false
+		for i, o := range s.sleep {
+			if o == w {
+				last := len(s.sleep) - 1
+				s.sleep[i] = s.sleep[last]
+				s.sleep[last] = nil
+				s.sleep = s.sleep[:last]
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case <-w.wake:
+	default:
+	}
 }
 
 func (c Condition) holds(v, cmp int64) bool {
@@ -484,11 +557,15 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	}
 	s.waiters.Add(1)
 	defer s.waiters.Add(-1)
+	w := sleepers.Get().(*sleeper)
+	defer func() {
+		s.unlisten(w)
+		sleepers.Put(w)
+	}()
 	poll := 20 * time.Microsecond
 	for {
-		s.mu.Lock()
-		ch := s.wake
-		s.mu.Unlock()
+		// Listed before the value is read: a store after the read wakes w.
+		s.listen(w)
 		lazy.poll(s)
 		v = atomic.LoadInt64(&s.rec.value)
 		if cond.holds(v, cmp) {
@@ -512,15 +589,10 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		if wait < 0 {
 			// MarkPolled wakes this wait too, so a signal that a GPU starts
 			// completing while we sleep is then polled.
-			<-ch
+			<-w.wake
 			continue
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ch:
-		case <-t.C:
-		}
-		t.Stop()
+		w.sleepFor(wait)
 		if s.destroyed.Load() {
 			return atomic.LoadInt64(&s.rec.value)
 		}
@@ -597,10 +669,7 @@ func (s *Signal) destroy(recycle bool) error {
 		backendSignals.remove(s.handle)
 		return s.backend.Destroy()
 	}
-	s.mu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.mu.Unlock()
+	s.wakeAll()
 	r := s.rec
 	atomic.StoreInt64(&r.kind, 0)
 	if r.index == localIndex {

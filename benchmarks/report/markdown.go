@@ -101,8 +101,8 @@ func (t target) limitString() string {
 }
 
 // writeMarkdown writes the report: the runs, the targets, a table per
-// family and the plots.
-func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, command string) error {
+// family, the changes against base (when there is one) and the plots.
+func writeMarkdown(w io.Writer, runs []*run, stats, base []*stat, plots []string, command string) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
@@ -119,11 +119,14 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", filepath.Base(rn.File), orDash(c["hipgo-date"]), orDash(driverOf(rn)),
 			orDash(c["hipgo-device"]), machine, orDash(load), orDash(c["hipgo-go"]), codeOrDash(flags(c["hipgo-flags"])))
 	}
-	p("\nMedians of all samples of a benchmark across the files. GOMAXPROCS is go test's `-cpu` value " +
-		"(the benchmark name's `-N` suffix). Ratios are hipgo ÷ peer in the family's unit: for GB/s and " +
-		"GFLOP/s higher is better for hipgo, for µs lower is better; they are computed from time per " +
-		"operation, so a peer that counts its bytes differently (gonum's float64 sum reads 8n bytes) is " +
-		"compared for the same work.\n\n")
+	p("\nMedians of all samples of a benchmark across the files, with their %d%% confidence interval "+
+		"(golang.org/x/perf's benchmath, as benchstat computes them: no assumption on the distribution, "+
+		"so a finite interval needs 6 samples). GOMAXPROCS is go test's `-cpu` value (the benchmark name's "+
+		"`-N` suffix). Ratios are hipgo ÷ peer in the family's unit: for GB/s and GFLOP/s higher is better "+
+		"for hipgo, for µs lower is better; they are computed from time per operation, so a peer that counts "+
+		"its bytes differently (gonum's float64 sum reads 8n bytes) is compared for the same work. p is the "+
+		"Mann-Whitney U test of hipgo's times against the peer's, as benchstat compares two runs: at or below %v "+
+		"the two differ; above it the ratio may be noise (benchstat's ~).\n\n", pct(confidence), thresholds.CompareAlpha)
 
 	p("## Targets (shared/DESIGN.md, issue 7)\n\n| target | driver | GOMAXPROCS | measured | limit | status |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, v := range evaluate(stats) {
@@ -146,7 +149,9 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 		fi := familyOf(fam)
 		unit := unitOf(fi.Metric)
 		p("\n## %s — %s\n\n", fi.Title, orDash(driver))
-		p("| benchmark | size | GOMAXPROCS | hipgo | hipgo median | peer | peer median | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		p("| benchmark | size | GOMAXPROCS | hipgo | hipgo median | %d%% CI | peer | peer median | %d%% CI | ratio | p |\n"+
+			"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", pct(confidence), pct(confidence))
+		var notes footnotes
 		rows := 0
 		for _, pr := range all {
 			h := pr.Hipgo
@@ -154,15 +159,19 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 				continue
 			}
 			hv, _ := h.value(fi.Metric)
-			peer, pv, ratio := "—", "—", "—"
+			peer, pv, pci, ratio, pval := "—", "—", "—", "—", "—"
 			if pr.Peer != nil {
 				peer = pr.Peer.Impl
 				if v, ok := pr.Peer.value(fi.Metric); ok {
 					pv = fmt.Sprintf("%s %s", num(v), unit)
+					pci = notes.interval(pr.Peer, fi.Metric)
 				}
 				ratio = ratioString(pr.ratio())
+				c := pr.compare()
+				pval = c.String() + notes.mark(c.Warnings)
 			}
-			p("| %s | %s | %d | %s | %s %s | %s | %s | %s |\n", fam, orDash(h.Param), h.Procs, h.Impl, num(hv), unit, peer, pv, ratio)
+			p("| %s | %s | %d | %s | %s %s | %s | %s | %s | %s | %s | %s |\n", fam, orDash(h.Param), h.Procs, h.Impl, num(hv), unit,
+				notes.interval(h, fi.Metric), peer, pv, pci, ratio, pval)
 			rows++
 		}
 		// Peers that no hipgo result pairs with are still data.
@@ -171,12 +180,17 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 				continue
 			}
 			v, _ := s.value(fi.Metric)
-			p("| %s | %s | %d | — | — | %s | %s %s | — |\n", fam, orDash(s.Param), s.Procs, s.Impl, num(v), unit)
+			p("| %s | %s | %d | — | — | — | %s | %s %s | %s | — | — |\n", fam, orDash(s.Param), s.Procs, s.Impl, num(v), unit, notes.interval(s, fi.Metric))
 			rows++
 		}
 		if rows == 0 {
-			p("| %s | — | — | — | — | — | — | — |\n", fam)
+			p("| %s | — | — | — | — | — | — | — | — | — | — |\n", fam)
 		}
+		notes.write(&b)
+	}
+
+	if base != nil {
+		writeChanges(&b, stats, base)
 	}
 
 	if len(plots) > 0 {
@@ -188,6 +202,105 @@ func writeMarkdown(w io.Writer, runs []*run, stats []*stat, plots []string, comm
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// writeChanges compares every benchmark of stats that base has too, as
+// benchstat compares an old run with a new one: both medians with their
+// intervals, the change of the new median in the family's metric, and the
+// U test's p-value; "~" where the change is not significant.
+func writeChanges(b *strings.Builder, stats, base []*stat) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## Changes against the base run\n\n")
+	p("Each benchmark of these files that the base files (`-base`) have too. The change is that of the median "+
+		"in the family's unit (for GB/s and GFLOP/s higher is better, for µs lower is better); `~` means the "+
+		"two runs' samples do not differ (p above %v in a Mann-Whitney U test, as benchstat).\n\n", thresholds.CompareAlpha)
+	p("| benchmark | size | GOMAXPROCS | impl | driver | base median | %d%% CI | median | %d%% CI | change | p |\n"+
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", pct(confidence), pct(confidence))
+	var notes footnotes
+	rows := 0
+	for _, s := range stats {
+		old := find(base, s.key)
+		if old == nil {
+			continue
+		}
+		fi := familyOf(s.Family)
+		u, _ := unitOfMetric(fi.Metric)
+		ov, ok1 := old.value(fi.Metric)
+		nv, ok2 := s.value(fi.Metric)
+		if !ok1 || !ok2 {
+			continue
+		}
+		c := compareSamples(old, s, u)
+		unit := unitOf(fi.Metric)
+		p("| %s | %s | %d | %s | %s | %s %s | %s | %s %s | %s | %s | %s |\n", s.Family, orDash(s.Param), s.Procs, s.Impl, orDash(s.Driver),
+			num(ov), unit, notes.interval(old, fi.Metric), num(nv), unit, notes.interval(s, fi.Metric),
+			c.FormatDelta(old.Median[u], s.Median[u]), c.String()+notes.mark(c.Warnings))
+		rows++
+	}
+	if rows == 0 {
+		p("| — | — | — | — | — | — | — | — | — | — | — |\n")
+	}
+	notes.write(b)
+}
+
+// footnotes numbers the distinct warnings of one table, as benchstat
+// does: a cell carries the marks, the notes follow the table.
+type footnotes []string
+
+var superscripts = []string{"¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"}
+
+// mark returns the marks of warnings, adding each new one to the notes.
+func (f *footnotes) mark(warnings []error) string {
+	var marks []string
+	for _, w := range warnings {
+		i := slices.Index(*f, w.Error())
+		if i < 0 {
+			*f = append(*f, w.Error())
+			i = len(*f) - 1
+		}
+		if i < len(superscripts) {
+			marks = append(marks, superscripts[i])
+		} else {
+			marks = append(marks, fmt.Sprintf("^%d", i+1))
+		}
+	}
+	if len(marks) == 0 {
+		return ""
+	}
+	return " " + strings.Join(marks, "")
+}
+
+// interval is the confidence interval of s's median in the metric's unit:
+// "61.0–70.2", or "∞" with the mark of the warning that says how many
+// samples a bound needs.
+func (f *footnotes) interval(s *stat, m metric) string {
+	sum, ok := s.interval(m)
+	if !ok {
+		return "—"
+	}
+	marks := f.mark(sum.Warnings)
+	if math.IsInf(sum.Lo, 0) || math.IsInf(sum.Hi, 0) {
+		return "∞" + marks
+	}
+	return fmt.Sprintf("%s–%s (± %s)%s", num(sum.Lo), num(sum.Hi), sum.PctRangeString(), marks)
+}
+
+func (f footnotes) write(b *strings.Builder) {
+	if len(f) > 0 {
+		b.WriteString("\n")
+	}
+	for i, n := range f {
+		mark := fmt.Sprintf("^%d", i+1)
+		if i < len(superscripts) {
+			mark = superscripts[i]
+		}
+		fmt.Fprintf(b, "%s %s\n", mark, n)
+		if i < len(f)-1 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+func pct(level float64) int { return int(math.Round(100 * level)) }
 
 func paired(all []pair, s *stat) bool {
 	for _, p := range all {

@@ -1,19 +1,24 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io"
-	"regexp"
+	"maps"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
 )
 
-// A run is one input file: its configuration lines and its results.
+// A run is one input file: its configuration and its results.
 type run struct {
 	File    string
 	Config  map[string]string // "goos", "goarch", "cpu", "pkg", "hipgo-driver", "hipgo-date", ...
 	Results []result
+	Units   benchfmt.UnitMetadataMap // the file's "Unit" lines (better=, assume=)
 }
 
 // A result is one benchmark line, its name split into the suite's parts.
@@ -25,79 +30,123 @@ type result struct {
 	Procs  int    // GOMAXPROCS: the -N suffix, 1 when absent
 	Driver string // "cpu", "cuda", "rocm"; "" when unknown
 	Iters  int
-	Values map[string]float64 // unit -> value: "ns/op", "MB/s", "GFLOP/s", "B/op", ...
+	Values map[string]float64 // unit as written -> value: "ns/op", "MB/s", "GFLOP/s", "B/op", ...
+	// Key is the result's group, projected by benchproc: results with
+	// equal keys are samples of one benchmark, whichever file they are in.
+	Key benchproc.Key
 }
 
-// configLine is benchfmt's "key: value" line; keys have no spaces and
-// start with a lower-case letter.
-var configLine = regexp.MustCompile(`^([a-z][^\s:]*):\s*(.*?)\s*$`)
+// The internal configuration keys canonical sets on each result, and the
+// projection that groups results by them.
+const (
+	cfgDriver = ".driver"
+	cfgFamily = ".family"
+	cfgImpl   = ".impl"
+	cfgParam  = ".param"
+)
 
-// procsSuffix is go test's GOMAXPROCS suffix on a benchmark name.
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)
+// grouping is the benchproc projection of a result onto the report's key.
+type grouping struct {
+	proj                               *benchproc.Projection
+	driver, family, impl, param, procs *benchproc.Field
+}
+
+// groups is parsed once: keys of one projection compare equal across files.
+var groups = sync.OnceValues(func() (*grouping, error) {
+	var pp benchproc.ProjectionParser
+	filter, err := benchproc.NewFilter("*")
+	if err != nil {
+		return nil, err
+	}
+	proj, err := pp.Parse(strings.Join([]string{cfgDriver, cfgFamily, cfgImpl, cfgParam, "/gomaxprocs"}, ","), filter)
+	if err != nil {
+		return nil, fmt.Errorf("projection: %w", err)
+	}
+	f := proj.Fields()
+	return &grouping{proj, f[0], f[1], f[2], f[3], f[4]}, nil
+})
 
 // parse reads go test -bench output (or any file of Go benchmark lines, such
-// as benchmarks/peers' native and CuPy programs write). Lines that are
-// neither configuration nor results (PASS, ok, logs) are skipped.
+// as benchmarks/peers' native and CuPy programs write) with benchfmt. Lines
+// that are neither configuration nor results (PASS, ok, logs) are skipped,
+// and so is a line that starts with Benchmark but has no iteration count (a
+// benchmark's log output); a result line with a malformed measurement, or
+// without ns/op, is an error.
 func parse(r io.Reader, file string) (*run, error) {
+	g, err := groups()
+	if err != nil {
+		return nil, err
+	}
 	rn := &run{File: file, Config: map[string]string{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if strings.HasPrefix(text, "Benchmark") {
-			res, ok, err := parseResult(text)
+	br := benchfmt.NewReader(r, file)
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			if strings.Contains(rec.Msg, "iteration count") {
+				continue
+			}
+			return nil, rec
+		case *benchfmt.Result:
+			res, err := fromBenchfmt(rec, g)
 			if err != nil {
+				_, line := rec.Pos()
 				return nil, fmt.Errorf("%s:%d: %w", file, line, err)
 			}
-			if ok {
-				res.Driver = rn.Config["hipgo-driver"]
-				canonical(&res)
-				rn.Results = append(rn.Results, res)
+			for _, c := range rec.Config {
+				if c.File {
+					rn.Config[c.Key] = string(c.Value)
+				}
 			}
-			continue
-		}
-		if m := configLine.FindStringSubmatch(text); m != nil {
-			rn.Config[m[1]] = m[2]
+			rn.Results = append(rn.Results, res)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	if err := br.Err(); err != nil {
+		return nil, err
 	}
+	rn.Units = maps.Clone(br.Units())
 	return rn, nil
 }
 
-// parseResult reads "BenchmarkName-N  iters  v unit  v unit ...". A line
-// that starts with Benchmark but has no iteration count (a benchmark's log
-// output, "--- FAIL") is not a result: ok is false.
-func parseResult(text string) (res result, ok bool, err error) {
-	f := strings.Fields(text)
-	if len(f) < 4 || len(f)%2 != 0 {
-		return res, false, nil
-	}
-	iters, err := strconv.Atoi(f[1])
-	if err != nil {
-		return res, false, nil
-	}
-	name := strings.TrimPrefix(f[0], "Benchmark")
-	res = result{Procs: 1, Iters: iters, Values: map[string]float64{}}
-	if m := procsSuffix.FindStringSubmatchIndex(name); m != nil {
-		res.Procs, _ = strconv.Atoi(name[m[2]:m[3]])
-		name = name[:m[0]]
+// fromBenchfmt copies what the report keeps of r (which the reader reuses)
+// and projects it onto its group.
+func fromBenchfmt(r *benchfmt.Result, g *grouping) (result, error) {
+	base, parts := r.Name.Parts()
+	res := result{Procs: 1, Iters: r.Iters, Values: map[string]float64{}}
+	name := string(base)
+	for _, p := range parts {
+		if p[0] == '-' {
+			continue // the GOMAXPROCS suffix, projected as /gomaxprocs
+		}
+		name += string(p)
 	}
 	res.Name = name
-	for i := 2; i+1 < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return res, false, fmt.Errorf("benchmark %s: value %q: %w", name, f[i], err)
+	for _, v := range r.Values {
+		// benchfmt tidies units (ns/op to sec/op, MB/s to B/s); the
+		// report speaks in the units as written.
+		if v.OrigUnit != "" {
+			res.Values[v.OrigUnit] = v.OrigValue
+		} else {
+			res.Values[v.Unit] = v.Value
 		}
-		res.Values[f[i+1]] = v
 	}
 	if _, ok := res.Values["ns/op"]; !ok {
-		return res, false, fmt.Errorf("benchmark %s: no ns/op", name)
+		return res, fmt.Errorf("benchmark %s: no ns/op", name)
 	}
-	return res, true, nil
+	res.Driver = r.GetConfig("hipgo-driver")
+	canonical(&res)
+	r.SetConfig(cfgDriver, res.Driver)
+	r.SetConfig(cfgFamily, res.Family)
+	r.SetConfig(cfgImpl, res.Impl)
+	r.SetConfig(cfgParam, res.Param)
+	res.Key = g.proj.Project(r)
+	if p := res.Key.Get(g.procs); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			return res, errors.New("benchmark " + name + ": bad GOMAXPROCS " + strconv.Quote(p))
+		}
+		res.Procs = n
+	}
+	return res, nil
 }
 
 // canonical fills Family, Impl and Param: from the suite's

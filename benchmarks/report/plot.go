@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/perf/benchmath"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // writePlots draws, per driver, a rate-against-size plot for each family
@@ -58,6 +60,8 @@ type series struct {
 	procs int
 	hipgo bool
 	xys   plotter.XYs
+	errs  plotter.YErrors // each point's confidence interval, below and above it; 0 when not finite
+	open  []bool          // points whose interval is not finite (too few samples)
 }
 
 func (s *series) label() string {
@@ -94,7 +98,8 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 			continue
 		}
 		x := s.size()
-		y, has := s.value(f.Metric)
+		sum, has := s.interval(f.Metric)
+		y := sum.Center
 		if x <= 0 || !has || y <= 0 {
 			continue
 		}
@@ -107,7 +112,7 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 			curves = append(curves, &series{impl: s.Impl, procs: procs, hipgo: s.isHipgo()})
 			i = len(curves) - 1
 		}
-		curves[i].xys = append(curves[i].xys, plotter.XY{X: x, Y: y})
+		curves[i].add(plotter.XY{X: x, Y: y}, sum)
 		if !slices.Contains(procsSeen, procs) {
 			procsSeen = append(procsSeen, procs)
 		}
@@ -125,11 +130,12 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 	p.Y.Min = 0
 	var ymax float64
 	for _, c := range curves {
-		for _, xy := range c.xys {
-			ymax = max(ymax, xy.Y)
+		for i, xy := range c.xys {
+			ymax = max(ymax, xy.Y+c.errs[i].High)
 		}
 	}
 	p.Y.Max = ymax * (1.15 + 0.07*float64(len(curves))) // room for the legend above the curves
+	p.X.Label.Text += ciCaption(curves)
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -147,7 +153,7 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 		}
 	}
 	for _, c := range curves {
-		slices.SortFunc(c.xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+		c.sort()
 		line, points, err := plotter.NewLinePoints(c.xys)
 		if err != nil {
 			return false, err
@@ -158,6 +164,9 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 		points.Shape = plotutil.Shape(slices.Index(procsSeen, c.procs))
 		points.Radius = vg.Points(2.5)
 		p.Add(line, points)
+		if bars := c.errorBars(col, 0); bars != nil {
+			p.Add(bars)
+		}
 		p.Legend.Add(c.label(), line, points)
 	}
 	return true, p.Save(8*vg.Inch, 5*vg.Inch, path)
@@ -168,7 +177,7 @@ func rateChart(path, driver string, f familyInfo, stats []*stat) (ok bool, err e
 func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 	type cell struct {
 		group int
-		v     float64
+		sum   benchmath.Summary
 	}
 	var bars []*series
 	values := map[*series][]cell{}
@@ -179,7 +188,7 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 			if s.Driver != driver || s.Family != lp.Family || s.Param != lp.Param {
 				continue
 			}
-			v, has := s.value(latency)
+			sum, has := s.interval(latency)
 			if !has {
 				continue
 			}
@@ -205,7 +214,7 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 				bars = append(bars, &series{impl: impl, procs: procs, hipgo: s.isHipgo()})
 				i = len(bars) - 1
 			}
-			values[bars[i]] = append(values[bars[i]], cell{gi, v})
+			values[bars[i]] = append(values[bars[i]], cell{gi, sum})
 		}
 	}
 	if len(bars) == 0 {
@@ -220,7 +229,10 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 	var ymax float64
 	for _, cs := range values {
 		for _, c := range cs {
-			ymax = max(ymax, c.v)
+			ymax = max(ymax, c.sum.Center)
+			if !math.IsInf(c.sum.Hi, 0) {
+				ymax = max(ymax, c.sum.Hi)
+			}
 		}
 	}
 	p.Y.Min = 0
@@ -242,7 +254,8 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 	for i, b := range bars {
 		vs := make(plotter.Values, len(groups))
 		for _, c := range values[b] {
-			vs[c.group] = c.v
+			vs[c.group] = c.sum.Center
+			b.add(plotter.XY{X: float64(c.group), Y: c.sum.Center}, c.sum)
 		}
 		bc, err := plotter.NewBarChart(vs, width)
 		if err != nil {
@@ -257,6 +270,9 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 		bc.LineStyle.Width = vg.Points(0.5)
 		bc.Offset = width * vg.Length(float64(i)-float64(len(bars)-1)/2)
 		p.Add(bc)
+		if eb := b.errorBars(color.Black, bc.Offset); eb != nil {
+			p.Add(eb)
+		}
 		label := b.label()
 		if b.impl == "Go peer" {
 			label = strings.Replace(label, "Go peer", "Go peer ("+strings.Join(goPeers, ", ")+")", 1)
@@ -264,7 +280,97 @@ func latencyChart(path, driver string, stats []*stat) (ok bool, err error) {
 		p.Legend.Add(label, bc)
 	}
 	p.NominalX(groups...)
+	p.X.Label.Text = strings.TrimPrefix(ciCaption(bars), "; ")
 	return true, p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// add appends a point and its confidence interval.
+func (s *series) add(xy plotter.XY, sum benchmath.Summary) {
+	var low, high float64
+	open := math.IsInf(sum.Lo, 0) || math.IsInf(sum.Hi, 0)
+	if !open {
+		low, high = max(0, xy.Y-sum.Lo), max(0, sum.Hi-xy.Y)
+	}
+	s.xys = append(s.xys, xy)
+	s.errs = append(s.errs, struct{ Low, High float64 }{low, high})
+	s.open = append(s.open, open)
+}
+
+// sort orders the points by x, keeping each one's interval.
+func (s *series) sort() {
+	idx := make([]int, len(s.xys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(s.xys[a].X, s.xys[b].X) })
+	xys, errs, open := slices.Clone(s.xys), slices.Clone(s.errs), slices.Clone(s.open)
+	for i, j := range idx {
+		s.xys[i], s.errs[i], s.open[i] = xys[j], errs[j], open[j]
+	}
+}
+
+// errorBars draws the series' finite confidence intervals, shifted dx to
+// the right (a bar's offset in its group); nil when none is finite.
+func (s *series) errorBars(c color.Color, dx vg.Length) plot.Plotter {
+	var pts struct {
+		plotter.XYs
+		plotter.YErrors
+	}
+	for i, open := range s.open {
+		if !open {
+			pts.XYs = append(pts.XYs, s.xys[i])
+			pts.YErrors = append(pts.YErrors, s.errs[i])
+		}
+	}
+	if len(pts.XYs) == 0 {
+		return nil
+	}
+	eb, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil
+	}
+	eb.Color = c
+	return shifted{eb, dx}
+}
+
+// shifted draws a plotter dx to the right, where its bar chart's bars are.
+type shifted struct {
+	*plotter.YErrorBars
+	dx vg.Length
+}
+
+func (s shifted) Plot(c draw.Canvas, p *plot.Plot) {
+	c.Rectangle = c.Rectangle.Add(vg.Point{X: s.dx})
+	s.YErrorBars.Plot(c, p)
+}
+
+// ciCaption says what the error bars are, and which points have none.
+func ciCaption(ss []*series) string {
+	open, all := 0, 0
+	for _, s := range ss {
+		for _, o := range s.open {
+			all++
+			if o {
+				open++
+			}
+		}
+	}
+	caption := fmt.Sprintf("; bars: %d%% CI of the median", pct(confidence))
+	if open > 0 {
+		caption += fmt.Sprintf(" (%d of %d points have none: %s)", open, all, openReason())
+	}
+	return caption
+}
+
+// openReason is benchmath's warning for a median with too few samples
+// for a finite interval ("need >= 6 samples for confidence interval at
+// level 0.95").
+func openReason() string {
+	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample([]float64{1}, &thresholds), confidence)
+	if len(sum.Warnings) == 0 {
+		return "too few samples"
+	}
+	return sum.Warnings[0].Error()
 }
 
 // lighten makes the bars of GOMAXPROCS=1 paler than those of more procs.

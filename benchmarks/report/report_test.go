@@ -184,8 +184,10 @@ func TestWriteReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| VectorAdd | n=16777216 | 2 | hipgo | 67.1 GB/s | goloop | 101 GB/s | 0.67× |",
-		"| LaunchSync | — | 16 | hipgo | 10.0 µs | native | 9.30 µs | 1.08× |",
+		"| VectorAdd | n=16777216 | 2 | hipgo | 67.1 GB/s | ∞ ¹ | goloop | 101 GB/s | ∞ ¹ | 0.67× | p=1.000 n=1 ² |",
+		"| LaunchSync | — | 16 | hipgo | 10.0 µs | ∞ ¹ | native | 9.30 µs | ∞ ¹ | 1.08× | p=1.000 n=1 ² |",
+		"¹ need >= 6 samples for confidence interval at level 0.95",
+		"² need >= 4 samples to detect a difference at alpha level 0.05",
 		"| cpu.txt | 2026-11-29T15:00:00Z | cpu | hipgo software agent (2 workers) | linux/amd64, AMD EPYC |",
 		"![cpu-vector_add](cpu-vector_add.png)",
 		"![cuda-latency](cuda-latency.png)",

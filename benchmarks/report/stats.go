@@ -4,6 +4,10 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
 )
 
 // key identifies one benchmark across runs: its samples are pooled.
@@ -12,13 +16,21 @@ type key struct {
 	Procs                       int
 }
 
-// stat is the medians of one benchmark's samples.
+// confidence is the level of every interval the report gives, benchstat's.
+const confidence = 0.95
+
+// thresholds are benchstat's: a difference is significant at p < 0.05.
+var thresholds = benchmath.DefaultThresholds
+
+// stat is the summary of one benchmark's samples: per unit, the median
+// with its confidence interval and benchmath's warnings (too few samples).
 type stat struct {
 	key
-	Foreign bool               // from a program of the foreign table: pairs at any GOMAXPROCS
-	N       int                // samples
-	Median  map[string]float64 // unit -> median: "ns/op", "MB/s", "GFLOP/s", "B/op", "allocs/op"
-	samples map[string][]float64
+	Foreign bool                         // from a program of the foreign table: pairs at any GOMAXPROCS
+	N       int                          // samples
+	Median  map[string]float64           // unit -> median: "ns/op", "MB/s", "GFLOP/s", "B/op", "allocs/op"
+	Summary map[string]benchmath.Summary // unit -> median, its interval at confidence and warnings
+	Sample  map[string]*benchmath.Sample // unit -> the samples, sorted
 }
 
 func (s *stat) isHipgo() bool { return strings.HasPrefix(s.Impl, "hipgo") }
@@ -29,48 +41,76 @@ func (s *stat) size() float64 {
 	return v
 }
 
+// unitOfMetric is the unit as written that a metric reads, and the factor
+// to the unit the report shows (MB/s to GB/s, ns to µs).
+func unitOfMetric(m metric) (unit string, scale float64) {
+	switch m {
+	case bandwidth:
+		return "MB/s", 1e-3
+	case throughput:
+		return "GFLOP/s", 1
+	}
+	return "ns/op", 1e-3
+}
+
 // value is the stat in its family's metric: µs for latency, GB/s for
 // bandwidth, GFLOP/s for throughput. ok is false if the unit is missing.
 func (s *stat) value(m metric) (float64, bool) {
-	switch m {
-	case bandwidth:
-		v, ok := s.Median["MB/s"]
-		return v / 1e3, ok
-	case throughput:
-		v, ok := s.Median["GFLOP/s"]
-		return v, ok
-	}
-	v, ok := s.Median["ns/op"]
-	return v / 1e3, ok
+	u, scale := unitOfMetric(m)
+	v, ok := s.Median[u]
+	return v * scale, ok
 }
 
-// collect pools the results of every run by key and takes medians.
+// interval is the stat's summary in its family's metric: the median and
+// the bounds of its confidence interval (infinite with too few samples).
+func (s *stat) interval(m metric) (benchmath.Summary, bool) {
+	u, scale := unitOfMetric(m)
+	sum, ok := s.Summary[u]
+	sum.Center, sum.Lo, sum.Hi = sum.Center*scale, sum.Lo*scale, sum.Hi*scale
+	return sum, ok
+}
+
+// collect pools the results of every run by their benchproc key and
+// summarizes each unit's samples with benchmath: the median and its
+// confidence interval, under the assumption the files' Unit lines give
+// (none: no distributional assumption, as benchstat).
 func collect(runs []*run) []*stat {
-	byKey := map[key]*stat{}
+	byKey := map[benchproc.Key]*stat{}
 	var order []*stat
 	isForeign := map[string]bool{}
 	for _, f := range foreign {
 		isForeign[f.Impl] = true
 	}
+	units := benchfmt.UnitMetadataMap{}
+	samples := map[*stat]map[string][]float64{}
 	for _, rn := range runs {
+		for k, v := range rn.Units {
+			if _, ok := units[k]; !ok {
+				units[k] = v
+			}
+		}
 		for _, r := range rn.Results {
-			k := key{r.Driver, r.Family, r.Impl, r.Param, r.Procs}
-			s := byKey[k]
+			s := byKey[r.Key]
 			if s == nil {
-				s = &stat{key: k, Foreign: isForeign[r.Impl], samples: map[string][]float64{}}
-				byKey[k] = s
+				s = &stat{key: key{r.Driver, r.Family, r.Impl, r.Param, r.Procs}, Foreign: isForeign[r.Impl]}
+				byKey[r.Key] = s
 				order = append(order, s)
+				samples[s] = map[string][]float64{}
 			}
 			s.N++
 			for u, v := range r.Values {
-				s.samples[u] = append(s.samples[u], v)
+				samples[s][u] = append(samples[s][u], v)
 			}
 		}
 	}
 	for _, s := range order {
 		s.Median = map[string]float64{}
-		for u, vs := range s.samples {
-			s.Median[u] = median(vs)
+		s.Summary = map[string]benchmath.Summary{}
+		s.Sample = map[string]*benchmath.Sample{}
+		for u, vs := range samples[s] {
+			sample := benchmath.NewSample(vs, &thresholds)
+			sum := units.GetAssumption(u).Summary(sample, confidence)
+			s.Sample[u], s.Summary[u], s.Median[u] = sample, sum, sum.Center
 		}
 	}
 	slices.SortStableFunc(order, compareStats)
@@ -111,19 +151,27 @@ func familyRank(name string) int {
 	return len(families)
 }
 
-// median of vs (not empty); vs is sorted in place.
-func median(vs []float64) float64 {
-	slices.Sort(vs)
-	n := len(vs)
-	if n%2 == 1 {
-		return vs[n/2]
-	}
-	return (vs[n/2-1] + vs[n/2]) / 2
-}
-
 // pair is a hipgo result and one of its peers.
 type pair struct {
 	Hipgo, Peer *stat
+}
+
+// compare tests whether the pair's times per operation differ, as
+// benchstat compares an old and a new run: the p-value of the null
+// hypothesis that both come from one distribution, and warnings when the
+// samples are too few to show a difference.
+func (p pair) compare() benchmath.Comparison {
+	return compareSamples(p.Peer, p.Hipgo, "ns/op")
+}
+
+// compareSamples compares old's and new's samples of unit under the
+// assumption for nothing (Mann-Whitney U), benchstat's default.
+func compareSamples(old, new *stat, unit string) benchmath.Comparison {
+	a, b := old.Sample[unit], new.Sample[unit]
+	if a == nil || b == nil {
+		return benchmath.Comparison{P: 1, Alpha: thresholds.CompareAlpha}
+	}
+	return benchmath.AssumeNothing.Compare(a, b)
 }
 
 // ratio compares the pair in the family's terms: for latency hipgo's time

@@ -21,7 +21,15 @@ type config struct {
 	Prefix  string   // launcher names: Prefix + CamelCase(kernel)
 	Sources []string // for the header, as given
 	Objects []string // for the header: "gen/kernels.hipfb (gfx90a, ...)"
+	Embed   []string // with the generated loader: the code objects it embeds
+	CPU     string   // with the generated loader: the cpu agent's kernels, a package variable
 }
+
+// defaultLoader is the loader hipgo-gen writes when -loader names none.
+const defaultLoader = "loadKernels"
+
+// generated reports whether hipgo-gen writes the loader.
+func (c config) generated() bool { return len(c.Embed) > 0 || c.CPU != "" }
 
 // goKernel is a kernel with the Go names the generated code uses.
 type goKernel struct {
@@ -33,9 +41,13 @@ type goKernel struct {
 // generate writes the launchers for kernels as gofmt'ed Go source.
 func generate(cfg config, kernels []*kernel) ([]byte, error) {
 	if len(kernels) == 0 {
-		return nil, fmt.Errorf("no kernels found in %s", strings.Join(cfg.Sources, ", "))
+		return nil, fmt.Errorf("no kernels found in %s; %s", strings.Join(cfg.Sources, ", "), declForms)
 	}
-	for _, id := range []string{cfg.Pkg, cfg.Loader, cfg.Type} {
+	ids := []string{cfg.Pkg, cfg.Loader, cfg.Type}
+	if cfg.CPU != "" {
+		ids = append(ids, cfg.CPU)
+	}
+	for _, id := range ids {
 		if !token.IsIdentifier(id) {
 			return nil, fmt.Errorf("%q is not a Go identifier", id)
 		}
@@ -66,6 +78,9 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 		}
 	}
 	pf("\npackage %s\n\nimport (\n", cfg.Pkg)
+	if len(cfg.Embed) > 0 {
+		pf("\t_ %q // the code objects\n\n", "embed")
+	}
 	pf("\t%q\n", "github.com/hipgo/hipgo/gpu")
 	if needBuffer {
 		pf("\t%q\n", "github.com/hipgo/hipgo/gpu/buffer")
@@ -86,6 +101,9 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 		pf("\tif %s.%s, err = m.Function(%q); err != nil {\n\t\treturn err\n\t}\n", recv, k.Field, k.Name)
 	}
 	pf("\treturn nil\n}\n")
+	if cfg.generated() {
+		writeLoader(pf, cfg)
+	}
 
 	for _, k := range gks {
 		name := cfg.Prefix + k.Field
@@ -124,13 +142,48 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 	return out, nil
 }
 
+// writeLoader writes the loader: the embedded code objects and the cpu
+// agent's kernels as one module.Library, loaded once per device.
+func writeLoader(pf func(string, ...any), cfg config) {
+	low := strings.ToLower(cfg.Type[:1]) + cfg.Type[1:]
+	lib := []string{}
+	if cfg.CPU != "" {
+		lib = append(lib, cfg.CPU)
+	}
+	if len(cfg.Embed) > 0 {
+		pf("\n// The code objects %s loads.\nvar (\n", cfg.Loader)
+		for i, o := range cfg.Embed {
+			v := fmt.Sprintf("%sObject%d", low, i)
+			pf("\t//go:embed %s\n\t%s []byte\n", o, v)
+			lib = append(lib, v)
+		}
+		pf(")\n")
+	}
+	pf("\n// %sKey keys the kernels %s keeps loaded on each device.\ntype %sKey struct{}\n\n", low, cfg.Loader, low)
+	what := "the embedded code objects"
+	switch {
+	case cfg.CPU != "" && len(cfg.Embed) > 0:
+		what += " and " + cfg.CPU + " for the cpu agent"
+	case cfg.CPU != "":
+		what = cfg.CPU
+	}
+	pf("%s", comment(fmt.Sprintf("%s returns the kernels loaded on s's device from %s, loading them once per device; module.Load picks the form the device runs.", cfg.Loader, what)))
+	pf("func %s(s *stream.Stream) (*%s, error) {\n", cfg.Loader, cfg.Type)
+	pf("\tif s == nil {\n\t\treturn nil, gpu.Errorf(gpu.ErrorInvalidHandle, \"launch\", \"nil stream\")\n\t}\n")
+	pf("\treturn module.Shared(s.Device(), %sKey{}, func(dev *gpu.Device) (*module.Module, *%s, error) {\n", low, cfg.Type)
+	pf("\t\tm, err := module.Load(dev, module.Library{%s})\n", strings.Join(lib, ", "))
+	pf("\t\tif err != nil {\n\t\t\treturn nil, nil, err\n\t\t}\n")
+	pf("\t\tfs := &%s{}\n\t\tif err := fs.lookup(m); err != nil {\n\t\t\t_ = m.Unload()\n\t\t\treturn nil, nil, err\n\t\t}\n", cfg.Type)
+	pf("\t\treturn m, fs, nil\n\t})\n}\n")
+}
+
 // goNames picks the Go names: CamelCase fields for kernels, and parameter
 // names that are the C names unless they would clash with a keyword or a
 // name the launcher itself uses.
 func goNames(cfg config, kernels []*kernel) ([]goKernel, error) {
 	reserved := map[string]bool{
 		"s": true, "args": true, "grid": true, "block": true, "sharedMem": true, "err": true, "fs": true,
-		"gpu": true, "buffer": true, "module": true, "stream": true, cfg.Loader: true,
+		"gpu": true, "buffer": true, "module": true, "stream": true, cfg.Loader: true, cfg.CPU: true,
 	}
 	fields := map[string]*kernel{}
 	var out []goKernel

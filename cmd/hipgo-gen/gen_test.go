@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,7 +122,11 @@ func TestRunErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-src", hip, "-pkg", "p"}, "-src, -pkg and -loader are required"},
+		{[]string{"-src", hip}, "-src and -pkg (set by go generate) are required"},
+		{[]string{"-src", hip, "-pkg", "p"}, "the generated loader has nothing to load"},
+		{[]string{"-src", hip, "-pkg", "p", "-obj", obj + ".missing"}, "must be a path inside the package's directory"},
+		{[]string{"-src", hip, "-pkg", "p", "-loader", "set", "-cpu", "cpuKernels"}, "-cpu goes with the generated loader"},
+		{[]string{"-src", hip, "-pkg", "p", "-cpu", "not a name"}, `"not a name" is not a Go identifier`},
 		{[]string{"-src", filepath.Join(dir, "*.cu"), "-pkg", "p", "-loader", "set"}, "no such file"},
 		{[]string{"-src", hip, "-obj", obj, "-pkg", "p", "-loader", "set"}, "the sources and the code objects disagree:\n" +
 			filepath.ToSlash(obj) + " (sm_90): kernel saxpy argument 3 (n, int): the source gives 4 bytes at offset 24, the code object 8 bytes at offset 24"},
@@ -168,4 +174,60 @@ func TestHelpIsNotAFailure(t *testing.T) {
 	assert.Equal(t, 0, exitCode(err), "-h: %v", err)
 	assert.Contains(t, stderr.String(), "usage: hipgo-gen")
 	assert.Equal(t, 1, exitCode(run(nil, &stdout, &stderr)), "no flags")
+}
+
+// Without -loader, hipgo-gen writes the loader: the -obj files embedded,
+// the -cpu kernels beside them, loaded once per device.
+func TestGeneratedLoader(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("k.hip", []byte("#include \"hipgo.h\"\nHIPGO_KERNEL void saxpy(float alpha, const float *x, float *y, int n) {}\n"), 0o666))
+	require.NoError(t, os.Mkdir("gen", 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join("gen", "k.ptx"), []byte(ptx(ptxSaxpy)), 0o666))
+	var stdout, stderr bytes.Buffer
+	// The header first, as a build script writes it before clang runs.
+	require.NoError(t, run([]string{"-header", "hipgo.h"}, &stdout, &stderr))
+	b, err := os.ReadFile("hipgo.h")
+	require.NoError(t, err)
+	assert.Equal(t, hipgoH, b)
+	assert.Zero(t, stdout.Len())
+
+	require.NoError(t, run([]string{"-src", "k.hip", "-obj", "gen/k.ptx", "-cpu", "cpuKernels", "-pkg", "p"}, &stdout, &stderr))
+	for _, want := range []string{
+		"import (\n\t_ \"embed\"",
+		"//go:embed gen/k.ptx\n\tfunctionsObject0 []byte",
+		"func loadKernels(s *stream.Stream) (*Functions, error) {",
+		"module.Load(dev, module.Library{cpuKernels, functionsObject0})",
+		"fs, err := loadKernels(s)",
+	} {
+		assert.Contains(t, stdout.String(), want)
+	}
+	// The cpu agent's kernels alone: nothing to embed.
+	stdout.Reset()
+	require.NoError(t, run([]string{"-src", "k.hip", "-cpu", "cpuKernels", "-pkg", "p"}, &stdout, &stderr))
+	assert.NotContains(t, stdout.String(), "embed")
+	assert.Contains(t, stdout.String(), "module.Load(dev, module.Library{cpuKernels})")
+}
+
+// The header hipgo-gen embeds is the one the example's source includes,
+// which build.sh writes with -header.
+func TestHeaderInExample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "hip_kernel", "src", "hipgo.h"))
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("not in the source tree: %v", err)
+	}
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(hipgoH, b), "examples/hip_kernel/src/hipgo.h differs from cmd/hipgo-gen/hipgo.h: run go generate ./examples/hip_kernel")
+}
+
+// An error about the declarations says which forms hipgo-gen reads.
+func TestDeclarationFormsInErrors(t *testing.T) {
+	hip := filepath.Join(t.TempDir(), "k.cu")
+	require.NoError(t, os.WriteFile(hip, []byte("__global__ void hist64(const unsigned char *d, unsigned *bins) {}\n"), 0o666))
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"-src", hip, "-pkg", "p", "-loader", "load"}, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no kernels found in")
+	assert.Contains(t, err.Error(), `HIPGO_KERNEL void name(...)`)
+	assert.Contains(t, err.Error(), `extern "C" __global__ void name(...)`)
 }

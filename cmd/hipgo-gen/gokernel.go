@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"go/types"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/tools/imports"
 
+	"github.com/hipgo/hipgo/internal/clangtool"
 	"github.com/hipgo/hipgo/internal/kernelgen"
 )
 
@@ -36,7 +38,7 @@ func runGo(cfg goConfig) error {
 		return err
 	}
 	if len(res.Kernels) == 0 {
-		return fmt.Errorf("%s: no //hipgo:kernel functions", cfg.Dir)
+		return fmt.Errorf("%s: no //hipgo:kernel functions: a kernel is a top-level func with a //hipgo:kernel line in its doc comment, whose first parameter is a kernel.Thread (github.com/hipgo/hipgo/rocr/kernel)", cfg.Dir)
 	}
 	gen := filepath.Join(cfg.Dir, cfg.Gen)
 	if err := os.MkdirAll(gen, 0o755); err != nil {
@@ -46,16 +48,18 @@ func runGo(cfg goConfig) error {
 		return err
 	}
 	if cfg.Clang != "off" {
-		clang := cfg.Clang
-		if clang == "" {
-			clang = "clang-19"
-		}
-		if path, err := exec.LookPath(clang); err == nil {
+		// clang-19 alone builds the PTX; the AMDGPU bundle needs lld and
+		// clang-offload-bundler too, so a half-installed clang is an
+		// error that names the packages rather than clang's own.
+		_, lookErr := exec.LookPath(cmp.Or(cfg.Clang, clangtool.Clang))
+		if path, err := clangtool.Find(cfg.Clang, clangtool.LLD, clangtool.Bundler); err == nil {
 			if err := compileKernels(path, gen, cfg.Name); err != nil {
 				return err
 			}
 		} else if cfg.Clang != "" {
 			return fmt.Errorf("-clang %q: %w", cfg.Clang, err)
+		} else if lookErr == nil {
+			return fmt.Errorf("%w; or pass -clang off to write the C++ only", err)
 		}
 	}
 	var objs []string

@@ -33,7 +33,7 @@ func checkLayout(kernels []*kernel, name string, spec *codeobj.Spec) error {
 		}
 		for i := range o.Kernels {
 			if n := o.Kernels[i].Name; !declared[n] {
-				errs = append(errs, fmt.Errorf("%s: kernel %s is not declared in the sources", where, n))
+				errs = append(errs, fmt.Errorf("%s: kernel %s is not declared in the sources; %s", where, n, declForms))
 			}
 		}
 	}

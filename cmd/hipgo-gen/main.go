@@ -21,6 +21,17 @@
 // implies, and pointers and values where the object tells them apart.
 // Any disagreement fails the generation.
 //
+// With -loader, the package provides the loader (below). Without it,
+// hipgo-gen writes one, loadKernels, which embeds the -obj files
+// (//go:embed; they must lie in the package's directory) and, with -cpu,
+// the package's kernels for the cpu agent, which runs no C++ (a variable
+// holding a cpu.NewSet or any other form module.Load takes).
+//
+// -header FILE writes hipgo.h, the header that lets clang-19 compile HIP
+// and CUDA kernels without a ROCm or CUDA SDK and declares HIPGO_KERNEL,
+// to FILE; alone, it writes the header and nothing else, so a build script
+// runs it before clang. A module of its own needs no path into hipgo's tree.
+//
 // The output, gofmt'ed and deterministic, declares
 //
 //	type Functions struct { VectorAdd *module.Function; ... } // -type
@@ -28,7 +39,7 @@
 //	func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 //		a buffer.Array[float32], b buffer.Array[float32], c buffer.Array[float32], n int32) error
 //
-// and expects the package to provide the -loader function,
+// and a loader: the package's -loader function,
 // func(*stream.Stream) (*T, error), where T is Functions or a struct
 // embedding it: it returns the kernels loaded on the stream's device. The
 // launchers pass their arguments straight to Function.Launch, which does not
@@ -37,6 +48,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed" // hipgo.h
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +59,11 @@ import (
 
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
+
+// hipgoH is the header -header writes.
+//
+//go:embed hipgo.h
+var hipgoH []byte
 
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -79,7 +96,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fset.Var(&objs, "obj", "code object whose argument layout must agree with the sources: AMDGPU ELF, offload bundle or PTX (repeatable)")
 	pkg := fset.String("pkg", os.Getenv("GOPACKAGE"), "package name of the output (default $GOPACKAGE, set by go generate)")
 	out := fset.String("o", "-", "output file, - for standard output")
-	loader := fset.String("loader", "", "the package's func(*stream.Stream) (*T, error) that returns the loaded kernels")
+	loader := fset.String("loader", "", "the package's func(*stream.Stream) (*T, error) that returns the loaded kernels (default: write loadKernels, which embeds the -obj files)")
+	cpuSet := fset.String("cpu", "", "without -loader: the package's variable holding the kernels for the cpu agent (a cpu.NewSet), which runs no C++")
+	headerOut := fset.String("header", "", "write hipgo.h, the header for kernels compiled without a ROCm or CUDA SDK, to this file")
 	typ := fset.String("type", "Functions", "name of the generated struct of *module.Function")
 	prefix := fset.String("prefix", "Launch", "prefix of the launchers' names")
 	goDir := fset.String("go", "", "a package of Go kernels (//hipgo:kernel functions) to translate: its directory")
@@ -88,7 +107,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	libVar := fset.String("var", "goKernels", "with -go: the generated *gokernel.Library variable")
 	clang := fset.String("clang", "", "with -go: the C++ compiler (default clang-19 when on PATH; off: build no code objects)")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: hipgo-gen -src kernels.hip [-obj code-object]... -pkg name -loader func [-o out.go]\n")
+		fmt.Fprintf(stderr, "usage: hipgo-gen -src kernels.hip [-obj code-object]... [-cpu var | -loader func] [-pkg name] [-o out.go]\n")
+		fmt.Fprintf(stderr, "       hipgo-gen -header src/hipgo.h\n")
+		fmt.Fprintf(stderr, "       hipgo-gen -go . -o kernels_gen.go\n")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
@@ -96,6 +117,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if fset.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fset.Args())
+	}
+	if *headerOut != "" {
+		if err := writeHeader(*headerOut); err != nil {
+			return err
+		}
+		if len(srcs) == 0 && *goDir == "" {
+			return nil
+		}
 	}
 	if *goDir != "" {
 		if *out == "-" {
@@ -107,11 +136,26 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return runGo(goConfig{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar, Clang: *clang})
 	}
-	if len(srcs) == 0 || *pkg == "" || *loader == "" {
+	if len(srcs) == 0 || *pkg == "" {
 		fset.Usage()
-		return errors.New("-src, -pkg and -loader are required")
+		return errors.New("-src and -pkg (set by go generate) are required")
 	}
-	code, err := build(config{Pkg: *pkg, Loader: *loader, Type: *typ, Prefix: *prefix}, srcs, objs)
+	cfg := config{Pkg: *pkg, Loader: *loader, Type: *typ, Prefix: *prefix}
+	if *loader == "" {
+		if len(objs) == 0 && *cpuSet == "" {
+			return errors.New("the generated loader has nothing to load: name code objects with -obj, the cpu agent's kernels with -cpu, or your own loader with -loader")
+		}
+		cfg.Loader, cfg.CPU = defaultLoader, *cpuSet
+		for _, o := range objs {
+			if !filepath.IsLocal(o) {
+				return fmt.Errorf("-obj %q: the generated loader embeds it, so it must be a path inside the package's directory", o)
+			}
+			cfg.Embed = append(cfg.Embed, filepath.ToSlash(filepath.Clean(o)))
+		}
+	} else if *cpuSet != "" {
+		return errors.New("-cpu goes with the generated loader; with -loader, your loader loads the cpu agent's kernels")
+	}
+	code, err := build(cfg, srcs, objs)
 	if err != nil {
 		return err
 	}
@@ -161,6 +205,19 @@ func build(cfg config, srcs, objs []string) ([]byte, error) {
 		return nil, fmt.Errorf("the sources and the code objects disagree:\n%w", err)
 	}
 	return generate(cfg, ss.kernels)
+}
+
+// writeHeader writes hipgo.h to name, leaving an unchanged file alone.
+func writeHeader(name string) error {
+	if dir := filepath.Dir(name); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("-header: %w", err)
+		}
+	}
+	if err := writeIfChanged(name, hipgoH); err != nil {
+		return fmt.Errorf("-header: %w", err)
+	}
+	return nil
 }
 
 func mustAbs(p string) string {

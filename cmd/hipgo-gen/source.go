@@ -273,8 +273,11 @@ func isIdentStart(c byte) bool {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // kernelMarker is the macro the kernel sources declare kernels with
-// (examples/hip_kernel/src/hipgo.h: #define HIPGO_KERNEL extern "C" __global__).
+// (hipgo.h, which -header writes: #define HIPGO_KERNEL extern "C" __global__).
 const kernelMarker = "HIPGO_KERNEL"
+
+// declForms says, for errors, which declarations hipgo-gen reads.
+const declForms = `hipgo-gen reads kernels declared as HIPGO_KERNEL void name(...) (hipgo.h, from hipgo-gen -header) or extern "C" __global__ void name(...), attributes such as __launch_bounds__(n) allowed before void; a __global__ function without extern "C" has a C++-mangled name and is not read`
 
 // parseKernels finds the kernels declared in toks: HIPGO_KERNEL or
 // extern "C" __global__, then attributes, then void name(params).

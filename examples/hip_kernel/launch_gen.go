@@ -8,6 +8,8 @@
 package main
 
 import (
+	_ "embed" // the code objects
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
@@ -29,6 +31,38 @@ func (fs *Functions) lookup(m *module.Module) error {
 	return nil
 }
 
+// The code objects loadKernels loads.
+var (
+	//go:embed gen/poly.hipfb
+	functionsObject0 []byte
+	//go:embed gen/poly_sm80.ptx
+	functionsObject1 []byte
+)
+
+// functionsKey keys the kernels loadKernels keeps loaded on each device.
+type functionsKey struct{}
+
+// loadKernels returns the kernels loaded on s's device from the embedded
+// code objects and cpuKernels for the cpu agent, loading them once per
+// device; module.Load picks the form the device runs.
+func loadKernels(s *stream.Stream) (*Functions, error) {
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+	}
+	return module.Shared(s.Device(), functionsKey{}, func(dev *gpu.Device) (*module.Module, *Functions, error) {
+		m, err := module.Load(dev, module.Library{cpuKernels, functionsObject0, functionsObject1})
+		if err != nil {
+			return nil, nil, err
+		}
+		fs := &Functions{}
+		if err := fs.lookup(m); err != nil {
+			_ = m.Unload()
+			return nil, nil, err
+		}
+		return m, fs, nil
+	})
+}
+
 // LaunchPoly3 launches poly3 of src/poly.hip on s: grid blocks of block
 // threads, with sharedMem bytes of dynamic shared memory. The kernels come
 // from the library loaded on s's device, and the launch is checked against
@@ -36,7 +70,7 @@ func (fs *Functions) lookup(m *module.Module) error {
 //
 //	poly3(const float *x, float *y, float a, float b, float c, float d, int n)
 func LaunchPoly3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], a float32, b float32, c float32, d float32, n int32) error {
-	fs, err := load(s)
+	fs, err := loadKernels(s)
 	if err != nil {
 		return err
 	}

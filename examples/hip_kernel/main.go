@@ -5,33 +5,25 @@
 //
 //	go run ./examples/hip_kernel
 //
-// build.sh (run by go generate) compiles the source with clang-19 into an
-// AMDGPU offload bundle and NVIDIA PTX under gen/, embedded below, and
-// regenerates launch_gen.go with cmd/hipgo-gen: LaunchPoly3 takes one typed
-// Go parameter per C parameter, checked against every code object.
+// build.sh (run by go generate) writes the header src/hipgo.h and compiles
+// the source with clang-19 into an AMDGPU offload bundle and NVIDIA PTX
+// under gen/, then regenerates launch_gen.go with cmd/hipgo-gen: LaunchPoly3
+// takes one typed Go parameter per C parameter, checked against every code
+// object, and the loader it calls embeds the code objects.
 //
 //go:generate bash build.sh
 package main
 
 import (
-	_ "embed" // the code objects under gen/
 	"fmt"
 	"math"
 	"os"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
-	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
-)
-
-var (
-	//go:embed gen/poly.hipfb
-	amdgpu []byte
-	//go:embed gen/poly_sm80.ptx
-	ptx string
 )
 
 // poly3Args is the kernarg layout of poly3(const float *x, float *y,
@@ -57,32 +49,10 @@ var poly3 = cpu.Define("poly3", func(g *cpu.Group, a *poly3Args) {
 	}
 })
 
-// library is the kernel in every form; module.Load picks the device's.
-func library() module.Library {
-	return module.Library{cpu.NewSet("hip_kernel", poly3), amdgpu, ptx}
-}
-
-type key struct{}
-
-// load is the generated launchers' loader: the library on s's device,
-// loaded once per device.
-func load(s *stream.Stream) (*Functions, error) {
-	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
-	}
-	return module.Shared(s.Device(), key{}, func(dev *gpu.Device) (*module.Module, *Functions, error) {
-		m, err := module.Load(dev, library())
-		if err != nil {
-			return nil, nil, err
-		}
-		fs := &Functions{}
-		if err := fs.lookup(m); err != nil {
-			_ = m.Unload()
-			return nil, nil, err
-		}
-		return m, fs, nil
-	})
-}
+// cpuKernels is the kernel for the cpu agent; the generated loader
+// (launch_gen.go) loads it beside the embedded code objects, and
+// module.Load picks the device's form.
+var cpuKernels = cpu.NewSet("hip_kernel", poly3)
 
 // Poly3 computes y[i] = a*x[i]^3 + b*x[i]^2 + c*x[i] + d on s.
 func Poly3(s *stream.Stream, x, y *buffer.Buffer[float32], a, b, c, d float32) error {

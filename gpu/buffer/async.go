@@ -135,7 +135,9 @@ func (p *MemPool) Trim(keep uint64) {
 // NewAsync allocates n elements of T from the default pool of s's device,
 // in s's order (hipMallocAsync): work queued on s afterwards may use it at
 // once, other streams after an ordering with s (an event) or through the
-// buffer's own dependencies, which hipgo tracks as for any buffer.
+// buffer's own dependencies, which hipgo tracks as for any buffer. On a
+// capturing stream it is captured as a graph's alloc node: the buffer is
+// the graph's memory (see gpu/graph).
 func NewAsync[T any](s Stream, n int) (*Buffer[T], error) {
 	const op = "malloc async"
 	cs, err := coreStream(op, s)
@@ -181,6 +183,12 @@ func newFromPool[T any](p *core.MemPool, s *core.Stream, n int) (*Buffer[T], err
 // stays usable and must still be freed. In the rare case that the stream
 // took the free but could not queue it, the buffer is freed on the host
 // after its users and the error says it was freed.
+//
+// Graph memory (an alloc node's buffer, see gpu/graph) stays its graph's:
+// FreeAsync, like Free, ends the allocation that a launch of a graph
+// that does not free it left, in the buffer's order. On a capturing
+// stream, FreeAsync of graph memory is captured as a free node; of other
+// memory it is refused.
 func (b *Buffer[T]) FreeAsync(s Stream) error {
 	const op = "free async"
 	if b == nil {

@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"context"
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 )
@@ -63,10 +64,24 @@ func (b *Buffer[T]) CopyFrom(src []T) error { return b.CopyFromAt(0, src) }
 
 // CopyFromAt copies src into elements [off, off+len(src)).
 func (b *Buffer[T]) CopyFromAt(off int, src []T) error {
+	return b.CopyFromAtContext(context.Background(), off, src)
+}
+
+// CopyFromContext is CopyFrom that gives up when ctx is done before the
+// copy starts, while it waits for the buffer's pending work: then it
+// returns an error wrapping gpu.ErrNotReady and ctx's error, and has
+// copied nothing. Once the copy has started it completes: the engine
+// reads src to the end, and only then does the call return.
+func (b *Buffer[T]) CopyFromContext(ctx context.Context, src []T) error {
+	return b.CopyFromAtContext(ctx, 0, src)
+}
+
+// CopyFromAtContext is CopyFromAt with CopyFromContext's context.
+func (b *Buffer[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return core.CopyHost("memcpy host to device", &b.m, off, core.AsBytes(src), true)
+	return core.CopyHostContext(ctx, "memcpy host to device", &b.m, off, core.AsBytes(src), true)
 }
 
 // CopyTo copies the buffer's first len(dst) elements into dst (hipMemcpy
@@ -75,20 +90,38 @@ func (b *Buffer[T]) CopyTo(dst []T) error { return b.CopyToAt(0, dst) }
 
 // CopyToAt copies elements [off, off+len(dst)) into dst.
 func (b *Buffer[T]) CopyToAt(off int, dst []T) error {
+	return b.CopyToAtContext(context.Background(), off, dst)
+}
+
+// CopyToContext is CopyTo that gives up when ctx is done before the copy
+// starts, while it waits for the work that writes the buffer: then it
+// returns an error wrapping gpu.ErrNotReady and ctx's error, and dst is
+// untouched. Once the copy has started it completes: dst holds the
+// buffer's elements when the call returns.
+func (b *Buffer[T]) CopyToContext(ctx context.Context, dst []T) error {
+	return b.CopyToAtContext(ctx, 0, dst)
+}
+
+// CopyToAtContext is CopyToAt with CopyToContext's context.
+func (b *Buffer[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if b == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
-	return core.CopyHost("memcpy device to host", &b.m, off, core.AsBytes(dst), false)
+	return core.CopyHostContext(ctx, "memcpy device to host", &b.m, off, core.AsBytes(dst), false)
 }
 
 // ToSlice copies the whole buffer into a new slice; nil with the error
 // when the copy fails.
-func (b *Buffer[T]) ToSlice() ([]T, error) {
+func (b *Buffer[T]) ToSlice() ([]T, error) { return b.ToSliceContext(context.Background()) }
+
+// ToSliceContext is ToSlice with CopyToContext's context: nil with the
+// error when it gives up.
+func (b *Buffer[T]) ToSliceContext(ctx context.Context) ([]T, error) {
 	if b == nil {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
 	}
 	out := make([]T, b.m.Len())
-	if err := b.CopyTo(out); err != nil {
+	if err := b.CopyToContext(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil

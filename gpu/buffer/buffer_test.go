@@ -37,7 +37,7 @@ var addOne = cpu.Define("buffer_test_add_one", func(g *cpu.Group, a *addOneArgs)
 	}
 })
 
-var kernelSet = cpu.NewSet("buffer-test", addOne)
+var kernelSet = cpu.NewSet("buffer-test", addOne, gatedAdd)
 
 func setup(t *testing.T) *gpu.Device {
 	t.Helper()

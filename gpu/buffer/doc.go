@@ -32,6 +32,12 @@
 // slice alone. stream.Prefetch and Managed.Advise place it, never change
 // it.
 //
+// Memory shared with other processes (hipIpcGetMemHandle) is opt-in:
+// NewShareable allocates a Buffer whose IPCHandle another process opens
+// with OpenIPC, as a Buffer of its own device whose dependencies it
+// tracks itself; Free closes it there. Handles are checked field by field
+// before anything is opened (docs/ipc.md).
+//
 // Every buffer remembers the packets that use it: its last writer and the
 // readers since (a bounded set). Synchronous copies, Free and Transfer
 // wait for them first; gpu/stream uses them to insert the BARRIER_AND
@@ -41,9 +47,20 @@
 //
 // Lifetimes: Free waits for pending work and releases the memory; a second
 // Free, or any use after it, is an error, never a crash. Memory lives
-// outside the Go heap, so the garbage collector neither moves nor frees it:
-// free what you allocate (gpu.Shutdown frees everything left).
+// outside the Go heap, so the garbage collector never moves it: free what
+// you allocate (gpu.Shutdown frees everything left). A Buffer, Host,
+// Managed or opened IPC buffer dropped unfreed is released by a backstop
+// (runtime.AddCleanup) after the work it recorded, whenever the garbage
+// collector gets to it; pool memory (NewAsync) and graph memory have none.
 //
 // Buffers are safe for use from several goroutines; synchronous copies and
-// fills block until the copy is done.
+// fills block until the copy is done. The context variants of the copies
+// between a buffer and a Go slice (CopyFromContext, CopyToContext, their
+// …AtContext forms and ToSliceContext) give up when their context is done
+// while they wait for the work pending on the buffer (or for another
+// synchronous copy on the device), returning an error that wraps
+// gpu.ErrNotReady and the context's error: they have copied nothing, and
+// the slice and the buffer are as they were. Once the copy has started it
+// runs to its end and the call returns after it, since the engine would
+// otherwise go on touching memory the caller has taken back.
 package buffer

@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"context"
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
@@ -81,10 +82,21 @@ func (v *Sub[T]) CopyFrom(src []T) error { return v.CopyFromAt(0, src) }
 
 // CopyFromAt copies src into the view's elements [off, off+len(src)).
 func (v *Sub[T]) CopyFromAt(off int, src []T) error {
+	return v.CopyFromAtContext(context.Background(), off, src)
+}
+
+// CopyFromContext is CopyFrom that gives up when ctx is done before the
+// copy starts, as Buffer.CopyFromContext does.
+func (v *Sub[T]) CopyFromContext(ctx context.Context, src []T) error {
+	return v.CopyFromAtContext(ctx, 0, src)
+}
+
+// CopyFromAtContext is CopyFromAt with CopyFromContext's context.
+func (v *Sub[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if v == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil view")
 	}
-	return core.CopyHost("memcpy host to device", &v.m, off, core.AsBytes(src), true)
+	return core.CopyHostContext(ctx, "memcpy host to device", &v.m, off, core.AsBytes(src), true)
 }
 
 // CopyTo copies the view's first len(dst) elements into dst.
@@ -92,10 +104,21 @@ func (v *Sub[T]) CopyTo(dst []T) error { return v.CopyToAt(0, dst) }
 
 // CopyToAt copies the view's elements [off, off+len(dst)) into dst.
 func (v *Sub[T]) CopyToAt(off int, dst []T) error {
+	return v.CopyToAtContext(context.Background(), off, dst)
+}
+
+// CopyToContext is CopyTo that gives up when ctx is done before the copy
+// starts, as Buffer.CopyToContext does: then dst is untouched.
+func (v *Sub[T]) CopyToContext(ctx context.Context, dst []T) error {
+	return v.CopyToAtContext(ctx, 0, dst)
+}
+
+// CopyToAtContext is CopyToAt with CopyToContext's context.
+func (v *Sub[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if v == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil view")
 	}
-	return core.CopyHost("memcpy device to host", &v.m, off, core.AsBytes(dst), false)
+	return core.CopyHostContext(ctx, "memcpy device to host", &v.m, off, core.AsBytes(dst), false)
 }
 
 // ToSlice copies the view into a new slice.

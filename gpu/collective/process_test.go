@@ -47,9 +47,10 @@ func scriptAsRank(t *testing.T) {
 
 func TestRankProcess(t *testing.T) {
 	if os.Getenv("HIPGO_COLLECTIVE_CHILD") != "1" {
-		t.Skip("runs as another process's rank (TestTwoProcesses starts it)")
+		t.Skip("runs as another process's rank (TestTwoProcesses and TestLaunchers start it)")
 	}
 	t.Cleanup(func() { _ = gpu.Shutdown() }) // the process's leak check follows
+	launchedAs(t)
 	scriptAsRank(t)
 }
 

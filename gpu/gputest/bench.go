@@ -69,6 +69,7 @@ type Timer struct {
 	recs    int              // pace events recorded
 	pace    [2]*stream.Event // recorded in turn; untimed: timing is start and end's
 	last    time.Time        // when the last paced operation was seen done
+	from    time.Time        // just before start was last recorded: the host's view of the GPU window
 }
 
 // Pace bounds the work in flight to about paceLag of GPU time, and a
@@ -104,6 +105,7 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 			_ = ev.Destroy()
 		}
 	})
+	t.from = time.Now()
 	if err := s.Record(t.start); err != nil {
 		b.Fatalf("gputest: %v", err)
 	}
@@ -153,6 +155,7 @@ func (t *Timer) Pace() {
 	// The GPU clock restarts here: the operations waited for one by one
 	// left the GPU idle between them, which is the host's time, not the
 	// work's (a benchmark of 50 operations of 30 us read 10% slow).
+	t.from = time.Now()
 	if err := t.s.Record(t.start); err != nil {
 		t.b.Fatalf("gputest: %v", err)
 	}
@@ -168,7 +171,8 @@ func (t *Timer) Pace() {
 // timer when it ends: Stop starts it again), stops the timer and reports
 // gpu-ns/op, GB/s and GFLOP/s: GPU time over the operations after the
 // first ones, which Pace waits for one by one to size its window (all
-// b.N operations when there are no more).
+// b.N operations when there are no more). window-ns/op is the host's time
+// over those same operations.
 func (t *Timer) Stop() {
 	b := t.b
 	b.Helper()
@@ -180,6 +184,7 @@ func (t *Timer) Stop() {
 		b.Fatalf("gputest: %v", err)
 	}
 	b.StopTimer()
+	host := time.Since(t.from)
 	gpu, err := stream.Elapsed(t.start, t.end)
 	if err != nil {
 		b.Fatalf("gputest: GPU time: %v", err)
@@ -190,6 +195,9 @@ func (t *Timer) Stop() {
 	}
 	ns := float64(gpu.Nanoseconds()) / float64(n)
 	b.ReportMetric(ns, "gpu-ns/op")
+	// The host's time over the same operations, which contains the GPU's
+	// window: ns/op also counts the first operations, waited for one by one.
+	b.ReportMetric(float64(host.Nanoseconds())/float64(n), "window-ns/op")
 	if t.bytes > 0 {
 		b.ReportMetric(float64(t.bytes)/ns, "GB/s") // bytes per ns are GB/s
 	}

@@ -2,6 +2,7 @@ package gputest_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
@@ -198,4 +200,95 @@ func TestDevicesOneOfTwo(t *testing.T) {
 	r.run(func(tb testing.TB) { gputest.Devices(tb, "cpu", 3) })
 	assert.Contains(t, r.skipped, "2 cpu device(s), 3 needed")
 	assert.Empty(t, r.errorText())
+}
+
+// A buffer the test dropped unfreed is released by the garbage
+// collector's backstop, counted, and still reported as the test's leak,
+// with where the test made it.
+func TestLeakReportNamesCollectedBuffer(t *testing.T) {
+	r := newRecorder(t, "TestDropsBuffer")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := buffer.New[float32](dev, 256) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped buffer was not released")
+	})
+	r.finish()
+	msg := r.errorText()
+	t.Log(msg)
+	assert.Contains(t, msg, "TestDropsBuffer leaked 1 object(s)")
+	assert.Contains(t, msg, "buffer of 256 float32 (1024 bytes), made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}
+
+// A graph left undestroyed leaks its alloc node's memory, which the
+// report names as graph memory.
+func TestLeakReportNamesGraphMemory(t *testing.T) {
+	r := newRecorder(t, "TestGraphLeaks")
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		_, _, err := graph.AddMemAlloc[float32](graph.New(), dev, 64) // leaked with its graph
+		require.NoError(t, err)
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestGraphLeaks leaked 1 object(s)")
+	assert.Contains(t, msg, "graph memory (an alloc node's buffer) of 64 float32")
+	assert.Contains(t, msg, "gputest/device_test.go:")
+}
+
+// An event the test dropped undestroyed is released by the backstop,
+// counted, and reported as the test's leak.
+func TestLeakReportNamesCollectedEvent(t *testing.T) {
+	r := newRecorder(t, "TestDropsEvent")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := stream.NewEvent(dev, stream.EventDefault) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped event was not released")
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestDropsEvent leaked 1 object(s)")
+	assert.Contains(t, msg, "event, made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}
+
+// A module the test dropped unloaded is unloaded by the backstop,
+// counted, and reported as the test's leak.
+func TestLeakReportNamesCollectedModule(t *testing.T) {
+	r := newRecorder(t, "TestDropsModule")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			_, err := module.Load(dev, kernels.Library()) // dropped
+			require.NoError(t, err)
+		}()
+		for i := 0; i < 100 && gputest.Backstops() == before; i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		require.Equal(t, before+1, gputest.Backstops(), "the dropped module was not unloaded")
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestDropsModule leaked 1 object(s)")
+	assert.Contains(t, msg, "module (")
+	assert.Contains(t, msg, "made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
 }

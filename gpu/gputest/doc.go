@@ -8,7 +8,10 @@
 // recorded. When the test ends (t.Cleanup) the view waits for the test's
 // streams, reports with t.Error whatever the test did not release (naming
 // the test, each object's kind, size and element type, and the line that
-// made it), releases it and closes the view. The runtime stays open for
+// made it), releases it and closes the view. A buffer, event or module
+// the test dropped unreleased, which the garbage collector's backstop
+// released, is reported the same way; Backstops counts those releases.
+// The runtime stays open for
 // the other tests: never call gpu.Shutdown in tests that use this package.
 // Tests may run in parallel (t.Parallel), on one device or several.
 //
@@ -26,7 +29,8 @@
 // Benchmark times an operation on a stream so that ns/op is the work's:
 // a warm-up run outside the timed region, then b.Loop, and the stream is
 // synchronized before the timer stops. It reports the GPU's own time per
-// operation from events (gpu-ns/op) and, given Bytes and FLOPs, GB/s and
+// operation from events (gpu-ns/op), the host's time over the same
+// operations (window-ns/op) and, given Bytes and FLOPs, GB/s and
 // GFLOP/s of that time. StartTimer and Timer.Stop do the same around a
 // loop written by hand, with b.Loop or b.N. The units are ones benchstat
 // reads.

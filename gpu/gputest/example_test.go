@@ -45,6 +45,6 @@ func ExampleBenchmark() {
 	fmt.Println(units)
 	fmt.Println(r.Extra["gpu-ns/op"] > 0 && r.Extra["GB/s"] > 0)
 	// Output:
-	// [GB/s GFLOP/s gpu-ns/op]
+	// [GB/s GFLOP/s gpu-ns/op window-ns/op]
 	// true
 }

@@ -8,7 +8,13 @@ import (
 
 // BeginCapture makes s record its operations into a graph instead of
 // running them (hipStreamBeginCapture): launches, copies and fills
-// between buffers, host functions, event records and waits. A stream
+// between buffers, host functions, event records and waits, and
+// stream-ordered allocation: buffer.NewAsync (and NewFromPoolAsync)
+// becomes an alloc node whose memory exists from that call on and is
+// the graph's (see Graph memory in the package doc), and FreeAsync of
+// graph memory a free node. FreeAsync of memory no graph allocated
+// cannot be captured. A failed capture returns the memory it allocated.
+// A stream
 // that waits for an event recorded in the capture joins it (a fork); its
 // work must be joined back into s with another event before EndCapture.
 //
@@ -54,6 +60,12 @@ func EndCapture(s *stream.Stream) (*Graph, error) {
 	g := New()
 	for _, c := range cn {
 		n := &Node{g: g, kind: kindCaptured, captured: c}
+		switch {
+		case c.Alloc != nil:
+			n.kind, n.mem = kindMemAlloc, c.Alloc
+		case c.Free != nil:
+			n.kind, n.mem = kindMemFree, c.Free
+		}
 		for _, d := range c.Deps {
 			n.deps = append(n.deps, g.nodes[d])
 		}

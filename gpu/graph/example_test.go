@@ -49,3 +49,43 @@ func Example() {
 	// alpha 3: y = 4
 	// alpha 4: y = 5
 }
+
+// A scratch buffer that lives only inside the graph: allocated by an
+// alloc node, written and read by kernels, freed by a free node. Every
+// launch finds it at the same address.
+func ExampleAddMemAlloc() {
+	dev, err := gpu.Default()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer gpu.Shutdown()
+	ks, _ := kernels.Load(dev)
+	sum, _ := buffer.New[float32](dev, 256)
+	_ = sum.CopyFrom(make([]float32, 256))
+	s, _ := stream.New(dev)
+
+	grid, block := gpu.D1(1), gpu.D1(256)
+	g := graph.New()
+	alloc, tmp, _ := graph.AddMemAlloc[float32](g, dev, 256)
+	fill, _ := g.AddKernel(graph.Kernel{Func: ks.FillF32, Grid: grid, Block: block, Args: []any{tmp, float32(2), int32(256)}}, alloc)
+	add, _ := g.AddKernel(graph.Kernel{Func: ks.Saxpy, Grid: grid, Block: block, Args: []any{float32(1), tmp, sum, int32(256)}}, fill)
+	_, _ = g.AddMemFree(tmp, add)
+	e, err := g.Instantiate(dev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = g.Destroy()
+	params, _ := alloc.MemParams()
+	for i := 0; i < 3; i++ {
+		_ = e.Launch(s)
+	}
+	_ = s.Synchronize()
+	out := make([]float32, 1)
+	_ = sum.CopyToAt(255, out)
+	fmt.Printf("sum = %v, same address: %v\n", out[0], params.Ptr == uintptr(tmp.Ptr()))
+	_ = e.Destroy() // the scratch memory returns to the pool
+	// Output:
+	// sum = 6, same address: true
+}

@@ -23,8 +23,17 @@ type Exec struct {
 	live      []func() error  // each kernel packet's liveness; nil for others
 	kernelPkt map[*Node]int   // kernel node → packet
 	uses      []core.MemUse   // the graph's buffers, strongest access
+	memUses   []core.MemUse   // the memory of alloc and free nodes, which have no packet
 	low       *lowered        // the driver's recording of pkts, if it made one
 	destroyed bool
+
+	allocs []*core.GraphAlloc // the alloc nodes' memory, one reference each
+	keeps  []*core.GraphAlloc // allocated and not freed: left allocated by a launch
+	frees  []*core.GraphAlloc // other graphs' memory that free nodes free
+	// With memory nodes, the nodes and each one's buffers, so that
+	// SetKernelParams checks a new launch's uses against them.
+	memNodes []*Node
+	memOrder [][]core.MemUse
 }
 
 // Instantiate checks every node for dev, as a direct launch, copy or fill
@@ -47,15 +56,39 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "graph was destroyed")
 	}
 	nodes := append([]*Node(nil), g.nodes...)
-	g.mu.Unlock()
 	e := &Exec{dev: dev, kernelPkt: map[*Node]int{}}
+	for _, n := range nodes {
+		if n.kind == kindMemAlloc {
+			n.mem.Retain() // the graph's reference stands while g.mu is held
+			e.allocs = append(e.allocs, n.mem)
+		}
+	}
+	g.mu.Unlock()
+	if err := e.build(op, dev, nodes); err != nil {
+		for _, ga := range e.allocs {
+			ga.Release()
+		}
+		return nil, err
+	}
+	e.merge()
+	e.low = lower(dev, e.pkts)
+	return e, nil
+}
+
+// build lowers every node into e and checks the order of graph memory.
+func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
+	all := make([][]core.MemUse, len(nodes))
 	for i, n := range nodes {
 		p, uses, live, err := n.lower(dev)
 		if err != nil {
-			return nil, &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
+			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
+		}
+		all[i] = uses
+		if n.kind == kindMemAlloc || n.kind == kindMemFree {
+			e.memUses = append(e.memUses, uses...)
 		}
 		if p == nil {
-			continue // empty: the queue's order already joins its dependencies
+			continue // empty and memory nodes: the queue's order already joins their dependencies
 		}
 		if n.kind == kindKernel {
 			e.kernelPkt[n] = len(e.pkts)
@@ -64,9 +97,28 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		e.pkts = append(e.pkts, *p)
 		e.nodeUses = append(e.nodeUses, uses)
 	}
-	e.merge()
-	e.low = lower(dev, e.pkts)
-	return e, nil
+	if err := checkMemOrder(nodes, all); err != nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+	}
+	freed := map[*core.GraphAlloc]bool{}
+	for _, n := range nodes {
+		if n.kind == kindMemFree {
+			freed[n.mem] = true
+		}
+	}
+	if len(e.allocs) > 0 || len(freed) > 0 {
+		e.memNodes, e.memOrder = nodes, all
+	}
+	for _, ga := range e.allocs {
+		if !freed[ga] {
+			e.keeps = append(e.keeps, ga)
+		}
+		delete(freed, ga)
+	}
+	for ga := range freed {
+		e.frees = append(e.frees, ga)
+	}
+	return nil
 }
 
 // lower checks n for dev and returns its packet and buffers.
@@ -109,6 +161,14 @@ func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() 
 		return &p, c.Uses, nil, nil
 	case kindHost:
 		return &core.GraphPacket{Agent: true, Call: aql.CallbackWork{}.Call(), Host: n.host, Name: "host node"}, nil, nil, nil
+	case kindMemAlloc, kindMemFree:
+		m := n.mem.Mem()
+		if err := m.CheckAccess(n.Kind()+" node", dev); err != nil {
+			return nil, nil, nil, err
+		}
+		// A write: launches that share the memory order after each other,
+		// and work after a launch orders after it.
+		return nil, []core.MemUse{{M: m, Acc: core.Write}}, nil, nil
 	}
 	return nil, nil, nil, nil
 }
@@ -136,16 +196,21 @@ func checkBounds(op, end string, m *core.Mem, off, n int) error {
 func (e *Exec) merge() {
 	e.uses = e.uses[:0]
 	for _, us := range e.nodeUses {
-	next:
-		for _, u := range us {
-			for i := range e.uses {
-				if e.uses[i].M == u.M {
-					e.uses[i].Acc = max(e.uses[i].Acc, u.Acc)
-					continue next
-				}
+		e.mergeUses(us)
+	}
+	e.mergeUses(e.memUses)
+}
+
+func (e *Exec) mergeUses(us []core.MemUse) {
+next:
+	for _, u := range us {
+		for i := range e.uses {
+			if e.uses[i].M == u.M {
+				e.uses[i].Acc = max(e.uses[i].Acc, u.Acc)
+				continue next
 			}
-			e.uses = append(e.uses, u)
 		}
+		e.uses = append(e.uses, u)
 	}
 }
 
@@ -202,10 +267,49 @@ func (e *Exec) Launch(s *stream.Stream) error {
 			return err
 		}
 	}
-	if e.low != nil {
-		return launchLowered(op, core.StreamOf(s), e.low, e.uses)
+	if err := e.claim(op); err != nil {
+		return err
 	}
-	return core.StreamOf(s).Replay(op, e.pkts, e.uses)
+	var err error
+	if e.low != nil {
+		err = launchLowered(op, core.StreamOf(s), e.low, e.uses)
+	} else {
+		err = core.StreamOf(s).Replay(op, e.pkts, e.uses)
+	}
+	if err != nil {
+		e.unclaim(len(e.keeps), len(e.frees))
+	}
+	return err
+}
+
+// claim records the launch's allocations that outlive it and its frees
+// of other graphs' memory: a graph that allocates without freeing is not
+// launched again before its memory is freed, and a free node of another
+// graph's memory needs an allocation of it to end.
+func (e *Exec) claim(op string) error {
+	for i, ga := range e.keeps {
+		if !ga.Launched() {
+			e.unclaim(i, 0)
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: the graph allocates it without freeing it, and its last launch's allocation was not freed: free it (Free, FreeAsync or a graph's free node) before launching again", ga)
+		}
+	}
+	for i, ga := range e.frees {
+		if !ga.FreedBy() {
+			e.unclaim(len(e.keeps), i)
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: a free node frees it, but no launch of the graph that allocates it left it allocated", ga)
+		}
+	}
+	return nil
+}
+
+// unclaim undoes the first k keeps and f frees of claim.
+func (e *Exec) unclaim(k, f int) {
+	for _, ga := range e.keeps[:k] {
+		ga.Unlaunch()
+	}
+	for _, ga := range e.frees[:f] {
+		ga.Unfree()
+	}
 }
 
 // SetKernelParams replaces kernel node n's launch in the executable graph
@@ -232,6 +336,20 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	if !ok {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "not a kernel node of this executable graph")
 	}
+	if e.memNodes != nil {
+		// The new launch may reach graph memory where the edges do not
+		// order it inside the allocation.
+		order := append([][]core.MemUse(nil), e.memOrder...)
+		for j, m := range e.memNodes {
+			if m == n {
+				order[j] = kn.Uses
+			}
+		}
+		if err := checkMemOrder(e.memNodes, order); err != nil {
+			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+		}
+		e.memOrder = order
+	}
 	e.pkts[i] = core.GraphPacket{Dispatch: kn.Dispatch, Kernarg: kn.Kernarg, Name: kn.Name}
 	e.nodeUses[i] = kn.Uses
 	e.live[i] = kn.Live
@@ -245,15 +363,16 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 }
 
 // Destroy releases the executable graph (hipGraphExecDestroy); launches
-// already queued complete.
+// already queued complete. The memory of its alloc nodes returns to its
+// pool after them, once the graph it came from is destroyed too.
 func (e *Exec) Destroy() error {
 	const op = "graph exec destroy"
 	if err := e.check(op); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.destroyed {
+		e.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph already destroyed")
 	}
 	e.destroyed = true
@@ -261,6 +380,12 @@ func (e *Exec) Destroy() error {
 		e.low.release()
 		e.low = nil
 	}
-	e.pkts, e.nodeUses, e.uses, e.live = nil, nil, nil, nil
+	allocs := e.allocs
+	e.pkts, e.nodeUses, e.uses, e.live, e.memUses = nil, nil, nil, nil, nil
+	e.allocs, e.keeps, e.frees, e.memNodes, e.memOrder = nil, nil, nil, nil, nil
+	e.mu.Unlock()
+	for _, ga := range allocs {
+		ga.Release()
+	}
 	return nil
 }

@@ -29,9 +29,11 @@ const (
 	kindFill
 	kindHost
 	kindCaptured
+	kindMemAlloc
+	kindMemFree
 )
 
-var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured"}
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free"}
 
 // Node is one operation of a graph (hipGraphNode_t).
 type Node struct {
@@ -50,6 +52,9 @@ type Node struct {
 	host func() error
 
 	captured core.CapturedNode
+
+	// mem: an alloc node's memory, or the memory a free node frees.
+	mem *core.GraphAlloc
 }
 
 // Kernel is a kernel node's launch (hipKernelNodeParams): the function,
@@ -76,7 +81,8 @@ func (k *Kernel) args() any {
 func New() *Graph { return &Graph{} }
 
 // Kind names the node's operation: "kernel", "memcpy", "memset", "host
-// function", "captured" or "empty"; "" for a nil node.
+// function", "captured", "mem alloc", "mem free" or "empty"; "" for a
+// nil node.
 func (n *Node) Kind() string {
 	if n == nil {
 		return ""
@@ -196,7 +202,8 @@ func (n *Node) Dependencies() []*Node {
 }
 
 // Destroy releases the graph (hipGraphDestroy). Executable graphs made
-// from it stay valid.
+// from it stay valid. The memory of its alloc nodes returns to its pool
+// once no executable graph made from it remains.
 func (g *Graph) Destroy() error {
 	if g == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "nil graph")
@@ -207,6 +214,11 @@ func (g *Graph) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "graph already destroyed")
 	}
 	g.destroyed = true
+	for _, n := range g.nodes {
+		if n.kind == kindMemAlloc {
+			n.mem.Release() // executable graphs hold their own reference
+		}
+	}
 	g.nodes = nil
 	return nil
 }

@@ -51,6 +51,9 @@ func lower(dev *gpu.Device, pkts []core.GraphPacket) *lowered {
 			return nil // copies, fills and host nodes stay queue packets
 		}
 		d := &p.Dispatch
+		if d.Cooperative || d.Cluster != ([3]uint32{}) {
+			return nil // a chain launches plain kernels
+		}
 		ks[i] = rocr.ChainKernel{
 			Object:       d.Object,
 			Grid:         d.Grid,

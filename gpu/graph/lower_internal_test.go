@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/binary"
 	"errors"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ type fakeRecorder struct {
 	fail    bool
 	chains  []*fakeChain
 	lengths []int
+	last    []rocr.ChainKernel
 }
 
 type fakeChain struct {
@@ -40,6 +42,7 @@ func (r *fakeRecorder) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
 	c := &fakeChain{}
 	r.chains = append(r.chains, c)
 	r.lengths = append(r.lengths, len(ks))
+	r.last = ks
 	return c, nil
 }
 
@@ -150,4 +153,48 @@ func TestLoweredLifetime(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, Lowered(e4))
 	require.NoError(t, e4.Destroy())
+}
+
+// Kernels between an alloc and a free node are still recorded as one
+// chain: the memory nodes add no packet, and the kernel's kernarg image
+// holds the alloc node's fixed address.
+func TestLoweredMemNodes(t *testing.T) {
+	rec := &fakeRecorder{}
+	withRecorder(t, rec)
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gpu.Shutdown() })
+	ks, err := kernels.Load(dev)
+	require.NoError(t, err)
+	x, err := buffer.FromSlice(dev, make([]float32, 256))
+	require.NoError(t, err)
+	defer x.Free()
+	g := New()
+	a, tmp, err := AddMemAlloc[float32](g, dev, 256)
+	require.NoError(t, err)
+	k, err := g.AddKernel(Kernel{Func: ks.Saxpy, Grid: gpu.D1(256), Block: gpu.D1(256), Args: []any{float32(1), x, tmp, int32(256)}}, a)
+	require.NoError(t, err)
+	_, err = g.AddMemFree(tmp, k)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	require.NoError(t, g.Destroy())
+	require.True(t, Lowered(e))
+	require.Equal(t, []int{1}, rec.lengths)
+	ka := rec.last[0].Kernarg
+	require.GreaterOrEqual(t, len(ka), 24)
+	assert.Equal(t, uint64(tmp.Ptr()), binary.LittleEndian.Uint64(ka[16:24]), "y is the alloc node's address")
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	for i := 0; i < 3; i++ {
+		require.NoError(t, e.Launch(s))
+	}
+	require.NoError(t, e.Destroy())
+	require.NoError(t, s.Synchronize())
+	n, closed, late := rec.chains[0].state()
+	assert.Equal(t, 3, n)
+	assert.True(t, closed)
+	assert.False(t, late)
+	assert.Error(t, tmp.Free(), "released with its graph")
 }

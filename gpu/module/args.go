@@ -39,26 +39,64 @@ type Args struct {
 }
 
 // MaxValueBytes is the bytes of structs and arrays passed by value that
-// an Args holds in itself. Past them, up to a kernarg segment's
-// rocr.KernargSlotSize (4 KB, as HIP and CUDA allow), it takes a block
-// from a pool: a launch that passes ...any returns it when the launch is
-// submitted, so large parameters cost no allocation per launch either;
-// an Args the caller keeps keeps its block.
+// an Args holds in itself. Past them, up to the kernel parameters the
+// device takes (4 KB, as HIP and CUDA allow; 32,764 bytes on cuda devices
+// whose driver allows it), it takes a block from a pool by size class: a
+// launch that passes ...any returns it when the launch is submitted, so
+// large parameters cost no allocation per launch either; an Args the
+// caller keeps keeps its block.
 const MaxValueBytes = 1024
 
-// bigBlob holds the struct arguments of an Args past its own blob.
+// bigBlob holds the struct arguments of an Args past its own blob, in one
+// of the classes of bigBlobs.
 type bigBlob struct {
-	b    [rocr.KernargSlotSize]byte
-	used int
+	b     []byte
+	used  int
+	class int
 }
 
-var bigBlobs = sync.Pool{New: func() any { return new(bigBlob) }}
+// Block classes: 4 KiB doubling to 32 KiB, which holds core.MaxKernarg.
+const bigClasses = 4
+
+var bigBlobs [bigClasses]sync.Pool
+
+func init() {
+	for c := range bigBlobs {
+		bigBlobs[c].New = func() any { return &bigBlob{b: make([]byte, rocr.KernargSlotSize<<c), class: c} }
+	}
+}
+
+// growBig makes a's block hold n more bytes, moving to a larger class if
+// needed; false when that is past every class.
+func (a *Args) growBig(n int) bool {
+	used := 0
+	if a.big != nil {
+		used = a.big.used
+		if used+n <= len(a.big.b) {
+			return true
+		}
+	}
+	c := 0
+	for c < bigClasses && rocr.KernargSlotSize<<c < used+n {
+		c++
+	}
+	if c == bigClasses {
+		return false
+	}
+	b := bigBlobs[c].Get().(*bigBlob)
+	if a.big != nil {
+		b.used = copy(b.b, a.big.b[:used])
+		a.releaseBig()
+	}
+	a.big = b
+	return true
+}
 
 // releaseBig returns a's block to the pool; a must not be launched again.
 func (a *Args) releaseBig() {
 	if a.big != nil {
 		a.big.used = 0
-		bigBlobs.Put(a.big)
+		bigBlobs[a.big.class].Put(a.big)
 		a.big = nil
 	}
 }
@@ -101,7 +139,7 @@ type valueLayout struct {
 var (
 	layouts    sync.Map // reflect.Type -> *valueLayout
 	nilLayout  = &valueLayout{err: errors.New("nil")}
-	tooManyVal = &valueLayout{err: fmt.Errorf("the launch's structs passed by value exceed the %d bytes of a kernarg segment", rocr.KernargSlotSize)}
+	tooManyVal = &valueLayout{err: fmt.Errorf("the launch's structs passed by value exceed the %d bytes of kernel parameters any device takes", core.MaxKernarg)}
 )
 
 func layoutOf(t reflect.Type) *valueLayout {
@@ -121,8 +159,8 @@ func layoutOf(t reflect.Type) *valueLayout {
 	case k == reflect.Struct || k == reflect.Array:
 		l.err = rocr.CheckCLayout(t)
 		l.bytes = k == reflect.Array && t.Elem().Size() == 1
-		if l.err == nil && t.Size() > rocr.KernargSlotSize {
-			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of a kernarg segment", t, t.Size(), rocr.KernargSlotSize)
+		if l.err == nil && t.Size() > core.MaxKernarg {
+			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of kernel parameters any device takes", t, t.Size(), core.MaxKernarg)
 		}
 	default:
 		l.err = fmt.Errorf("unsupported argument type %s: pass a buffer, a number, or a struct or array of numbers", t)
@@ -148,10 +186,7 @@ func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
 	case l.scalar != anyScalar:
 		return a.add(argVal{typ: t, kind: l.scalar, size: uint16(l.size), bits: readBits(p, l.size)})
 	case a.used+int(l.size) > len(a.blob):
-		if a.big == nil {
-			a.big = bigBlobs.Get().(*bigBlob)
-		}
-		if a.big.used+int(l.size) > len(a.big.b) {
+		if !a.growBig(int(l.size)) {
 			return a.add(argVal{typ: t, lay: tooManyVal})
 		}
 		v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.big.used), inBig: true}
@@ -297,6 +332,9 @@ func (a *Args) Len() int {
 func (a *Args) Reset() {
 	if a != nil {
 		a.n, a.over, a.used = 0, false, 0
+		if a.big != nil {
+			a.big.used = 0
+		}
 	}
 }
 

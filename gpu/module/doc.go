@@ -39,11 +39,19 @@
 // zero-size fields. A struct must match the parameter's size and, where
 // the signature states it (PTX .align, Go kernels), its alignment; a Go
 // kernel's struct parameter takes that struct type. A byte array ([16]byte)
-// is taken by size alone, as raw bytes the caller laid out.
+// is taken by size alone, as raw bytes the caller laid out. A kernel's
+// parameters may take 4 KB on every device, and 32,764 bytes on cuda
+// devices with a CUDA 12.1 driver and compute capability 7.0 or later;
+// past the limit a launch is refused with both sizes named.
+//
+// # Launch attributes
+//
 // LaunchCooperativeKernel (hipLaunchCooperativeKernel) launches a grid
 // whose blocks are all resident at once, so they may meet at a grid-wide
 // barrier; a larger grid than MaxCooperativeBlocks is
-// gpu.ErrCooperativeLaunchTooLarge.
+// gpu.ErrCooperativeLaunchTooLarge. LaunchKernelEx and Function.LaunchEx
+// take a LaunchConfig whose fields are the launch attributes: Cooperative,
+// and Cluster, thread-block clusters on devices that have them (sm_90).
 //
 // AMD_LOG_LEVEL logs launches; AMD_SERIALIZE_KERNEL and HIP_LAUNCH_BLOCKING
 // make every launch wait for its kernel.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -59,4 +60,34 @@ func PrintfOffset(f *Function) uint32 { return f.printf }
 // SymbolPrintfOffset is PrintfOffset of the function sym makes on dev.
 func SymbolPrintfOffset(dev *gpu.Device, sym rocr.KernelSymbol) uint32 {
 	return newFunction(&Module{dev: dev}, sym).printf
+}
+
+// SetKernargLimit makes f take kernarg segments of up to n bytes, as a
+// cuda device with a CUDA 12.1 driver does, so that the kernarg areas past
+// a queue slot run on the cpu agent; the returned func restores the limit.
+func SetKernargLimit(f *Function, n int) (restore func()) {
+	old := f.kernargMax
+	f.kernargMax = uint32(n)
+	return func() { f.kernargMax = old }
+}
+
+// SetClusterLimit makes f's device look as if it launched clusters of up
+// to n blocks (nonPortable: the kernel allows 16), so that the checks of
+// a launch in clusters run on the cpu agent; the returned func restores
+// the limits.
+func SetClusterLimit(f *Function, n int, nonPortable bool) (restore func()) {
+	old, oldNP := f.clusterMax, f.nonPortable.Load()
+	f.clusterMax = n
+	f.nonPortable.Store(nonPortable)
+	return func() { f.clusterMax = old; f.nonPortable.Store(oldNP) }
+}
+
+// LaunchArgsWithoutRanges is LaunchArgs on s without the check for an
+// attached profiler: the launch as it was before profiler ranges, which
+// BenchmarkLaunchRanges prices that check against.
+func (f *Function) LaunchArgsWithoutRanges(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+	if err := f.validAs("launch", entry{}.handleCode()); err != nil {
+		return err
+	}
+	return f.logged(f.dispatch(s, grid, block, sharedMem, args, entry{}))
 }

@@ -7,12 +7,14 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
@@ -29,6 +31,12 @@ type Function struct {
 	maxDim    [3]int
 	maxGrid   [3]int
 	sharedMax int
+	// kernargMax is the largest kernarg segment the device takes.
+	kernargMax uint32
+	// clusterMax is the device's portable cluster size, 0 without
+	// clusters; nonPortable: the kernel may exceed it (cluster.go).
+	clusterMax  int
+	nonPortable atomic.Bool
 }
 
 // param is one argument the caller passes, with what it accepts.
@@ -201,6 +209,12 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
 	f.sharedMax = max(props.SharedMemPerBlock, props.MaxSharedMemPerBlockOptin)
 	f.maxBlock = props.MaxThreadsPerBlock
+	info := m.dev.Agent().Info()
+	f.kernargMax = rocr.KernargSlotSize
+	if info.MaxKernargSize > 0 {
+		f.kernargMax = uint32(min(info.MaxKernargSize, core.MaxKernarg))
+	}
+	f.clusterMax = info.MaxClusterSize
 	if sym.MaxFlatWorkGroupSize > 0 && sym.MaxFlatWorkGroupSize < f.maxBlock {
 		f.maxBlock = sym.MaxFlatWorkGroupSize
 	}
@@ -230,6 +244,7 @@ type entry struct {
 	// hipModuleLaunchKernel (Function's methods).
 	runtime bool
 	coop    bool
+	cluster gpu.Dim3 // thread-block cluster (LaunchConfig.Cluster); zero: none
 }
 
 // handleCode is the code for a function that is no kernel of the
@@ -444,7 +459,18 @@ func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	return f.logged(f.launch(s, grid, block, sharedMem, args, e))
 }
 
+// launch is dispatch within a profiler range named by the kernel, when a
+// profiler is attached.
 func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
+	if !annotate.On() {
+		return f.dispatch(s, grid, block, sharedMem, args, e)
+	}
+	annotate.Push(f.sym.Name)
+	defer annotate.Pop()
+	return f.dispatch(s, grid, block, sharedMem, args, e)
+}
+
+func (f *Function) dispatch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	const op = "launch"
 	vals := args.vals[:args.n]
 	d, err := f.check(s, grid, block, sharedMem, e)
@@ -480,7 +506,11 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		return err
 	}
 	l.Name(f.sym.Name)
-	ka := l.Kernarg()[:f.sym.KernargSize]
+	ka, err := l.KernargFor(int(f.sym.KernargSize))
+	if err != nil {
+		l.Abort()
+		return err
+	}
 	clear(ka)
 	if err := f.pack(ka, vals, args, l.Use); err != nil {
 		l.Abort()
@@ -535,6 +565,12 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		d.Grid[i] = uint32(items)
 		d.Block[i] = uint16(b[i])
 	}
+	if e.cluster != (gpu.Dim3{}) {
+		if err := f.checkCluster(dev, grid, e.cluster, e); err != nil {
+			return d, err
+		}
+		d.Cluster = [3]uint32{e.cluster.X, e.cluster.Y, e.cluster.Z}
+	}
 	if n := block.Count(); n > uint64(f.maxBlock) {
 		return d, e.configErr(op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)
 	}
@@ -548,8 +584,8 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
 		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
 	}
-	if f.sym.KernargSize > rocr.KernargSlotSize {
-		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: kernarg segment of %d bytes exceeds %d", f.sym.Name, f.sym.KernargSize, rocr.KernargSlotSize)
+	if f.sym.KernargSize > f.kernargMax {
+		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: its parameters take %d bytes, over the %d bytes %s takes", f.sym.Name, f.sym.KernargSize, f.kernargMax, dev)
 	}
 	d.Dims = max(grid.Dims(), block.Dims())
 	d.Object = f.sym.Object

@@ -1,6 +1,7 @@
 package module
 
 import (
+	"context"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -68,6 +69,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 		m.globals = map[string]any{}
 	}
 	m.globals[name] = g
+	m.leak.globals = append(m.leak.globals, g.m.Uses())
 	return g, nil
 }
 
@@ -124,10 +126,23 @@ func (g *Global[T]) CopyFrom(src []T) error { return g.CopyFromAt(0, src) }
 // CopyFromAt copies src into elements [off, off+len(src))
 // (hipMemcpyToSymbol with an offset of off elements).
 func (g *Global[T]) CopyFromAt(off int, src []T) error {
+	return g.CopyFromAtContext(context.Background(), off, src)
+}
+
+// CopyFromContext is CopyFrom that gives up when ctx is done before the
+// copy starts, while it waits for the variable's pending work: then it
+// returns an error wrapping gpu.ErrNotReady and ctx's error, and has
+// copied nothing. Once the copy has started it completes.
+func (g *Global[T]) CopyFromContext(ctx context.Context, src []T) error {
+	return g.CopyFromAtContext(ctx, 0, src)
+}
+
+// CopyFromAtContext is CopyFromAt with CopyFromContext's context.
+func (g *Global[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if g == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy to symbol", "nil global")
 	}
-	return core.CopyHost("memcpy to symbol", &g.m, off, core.AsBytes(src), true)
+	return core.CopyHostContext(ctx, "memcpy to symbol", &g.m, off, core.AsBytes(src), true)
 }
 
 // CopyTo copies the variable's first len(dst) elements into dst
@@ -137,10 +152,22 @@ func (g *Global[T]) CopyTo(dst []T) error { return g.CopyToAt(0, dst) }
 // CopyToAt copies elements [off, off+len(dst)) into dst
 // (hipMemcpyFromSymbol with an offset).
 func (g *Global[T]) CopyToAt(off int, dst []T) error {
+	return g.CopyToAtContext(context.Background(), off, dst)
+}
+
+// CopyToContext is CopyTo that gives up when ctx is done before the copy
+// starts, while it waits for the work that writes the variable: then dst
+// is untouched. Once the copy has started it completes.
+func (g *Global[T]) CopyToContext(ctx context.Context, dst []T) error {
+	return g.CopyToAtContext(ctx, 0, dst)
+}
+
+// CopyToAtContext is CopyToAt with CopyToContext's context.
+func (g *Global[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if g == nil {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy from symbol", "nil global")
 	}
-	return core.CopyHost("memcpy from symbol", &g.m, off, core.AsBytes(dst), false)
+	return core.CopyHostContext(ctx, "memcpy from symbol", &g.m, off, core.AsBytes(dst), false)
 }
 
 // ToSlice copies the whole variable into a new slice.

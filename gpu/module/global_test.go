@@ -1,9 +1,11 @@
 package module_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -238,4 +240,43 @@ func TestGlobalRacesUnload(t *testing.T) {
 		}
 		require.NoError(t, s.Destroy())
 	}
+}
+
+// A Global's context copies give up while a fill of it is pending,
+// touching neither end, and copy once nothing is in their way.
+func TestGlobalCopyContext(t *testing.T) {
+	dev := setup(t)
+	m, err := module.Load(dev, globalSet)
+	require.NoError(t, err)
+	defer m.Unload()
+	g, err := module.GetGlobal[int32](m, "hits")
+	require.NoError(t, err)
+	require.NoError(t, g.CopyFromContext(context.Background(), []int32{1, 2}))
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	gate := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	defer open()
+	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
+	require.NoError(t, stream.Fill(s, g, int32(9)))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	dst := []int32{-1, -1}
+	err = g.CopyToContext(ctx, dst)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, gpu.ErrNotReady)
+	assert.Equal(t, []int32{-1, -1}, dst, "a copy that gave up wrote its destination")
+	assert.ErrorIs(t, g.CopyFromAtContext(ctx, 1, []int32{5}), context.DeadlineExceeded)
+
+	open()
+	require.NoError(t, g.CopyToContext(context.Background(), dst))
+	assert.Equal(t, []int32{9, 9}, dst, "the fill ran after the copies that gave up")
+	require.NoError(t, g.CopyFromAtContext(context.Background(), 1, []int32{5}))
+	one := []int32{0}
+	require.NoError(t, g.CopyToAtContext(context.Background(), 1, one))
+	assert.Equal(t, int32(5), one[0])
+	require.NoError(t, s.Synchronize())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,10 @@ type Module struct {
 	funcs    map[string]*Function
 	globals  map[string]any // name → *Global[T], made by GetGlobal
 	unloaded atomic.Bool
+	// leak and backstop unload the module if it becomes unreachable
+	// unloaded (backstop.go); Unload stops it.
+	leak     *modLeak
+	backstop runtime.Cleanup
 }
 
 // coder is implemented by Go kernel sets (the cpu agent's code).
@@ -62,7 +67,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 		return nil, gpu.Wrap(op, err)
 	}
 	m := &Module{dev: dev, gen: gen, code: code, exe: exe, funcs: map[string]*Function{}}
-	live.Add(dev, m)
+	m.track()
 	return m, nil
 }
 
@@ -365,7 +370,8 @@ func (m *Module) Unload() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "module already unloaded")
 	}
 	m.unloaded.Store(true)
-	live.Remove(m)
+	m.backstop.Stop()
+	live.RemoveWeak(m)
 	for _, g := range m.globals {
 		globalMem(g).Release() // its work ends before its memory does
 	}

@@ -7,6 +7,10 @@
 // completion signal is the event's, WaitEvent a BARRIER_AND on it (more
 // than five events chain packets), copies, fills and host functions
 // AGENT_DISPATCH packets (which rocr hands to the copy engine on rocm).
+// An event made with EventInterprocess has one signal that other
+// processes open (IPCHandle, OpenIPCEvent): its records in any process
+// complete it, and WaitEvent in any process waits for them; work across
+// processes is ordered through such events (docs/ipc.md).
 //
 // Dependencies know reads from writes. A kernel reads a buffer through a
 // read-only pointer (const T* in its source, .is_const or .access
@@ -41,7 +45,12 @@
 //
 // The default stream (DefaultStream) is an ordinary in-order stream, as
 // HIP's per-thread default stream: it does not synchronize implicitly with
-// other streams.
+// other streams. Legacy is the stream that does (hipStreamLegacy): its work
+// waits for all earlier work of every blocking stream of its device, and
+// their later work waits for it; NonBlocking streams are exempt. Until a
+// program calls Legacy, no stream pays for it; afterwards a blocking
+// stream's submission shares a device-wide lock with the others, which
+// the legacy stream's submissions take alone.
 //
 // A host function or Go kernel must not wait for its own stream: its
 // Synchronize or Destroy of that stream, a submission that finds the

@@ -2,7 +2,7 @@ package stream
 
 import (
 	"context"
-	"github.com/hipgo/hipgo/rocr/aql"
+	"runtime"
 	"sync"
 	"time"
 
@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // EventFlags are hipEventCreateWithFlags' flags.
@@ -20,6 +21,9 @@ const (
 	EventDefault       EventFlags = 0
 	EventBlockingSync  EventFlags = 1
 	EventDisableTiming EventFlags = 2
+	// EventInterprocess: the event can be shared with other processes
+	// (IPCHandle, OpenIPCEvent); it needs EventDisableTiming, as in HIP.
+	EventInterprocess EventFlags = 4
 )
 
 // Event marks a point in a stream (hipEvent_t). Each Record submits a
@@ -29,12 +33,21 @@ const (
 // frees a signal a queued packet still uses. Make one with NewEvent: a zero
 // Event's methods return gpu.ErrInvalidHandle.
 type Event struct {
-	dev       *gpu.Device
-	gen       uint64 // dev's reset count when the event was made
-	flags     EventFlags
-	mu        sync.Mutex
-	fence     *core.Fence // last record, nil before the first
+	dev   *gpu.Device
+	gen   uint64 // dev's reset count when the event was made
+	flags EventFlags
+	mu    sync.Mutex
+	// held is the last record, allocated apart from the Event so that
+	// its backstop (backstop.go) can release it once the Event is
+	// unreachable; held.f is nil before the first record.
+	held      *heldFence
+	backstop  runtime.Cleanup
 	destroyed bool
+	// shared: an interprocess event's fence, on the signal both processes
+	// map (ipcevent.go); fence is it for the event's whole life.
+	shared *core.Fence
+	handle gpu.IPCHandle // the handle of an interprocess event made here
+	opened bool          // opened from another process's handle
 }
 
 // NewEvent creates an event on dev (hipEventCreateWithFlags).
@@ -42,11 +55,16 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("event create", err)
 	}
-	if flags&^(EventBlockingSync|EventDisableTiming) != 0 {
+	if flags&^(EventBlockingSync|EventDisableTiming|EventInterprocess) != 0 {
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
-	ev := &Event{dev: dev, gen: core.Gen(dev), flags: flags}
-	live.Add(dev, ev)
+	ev := &Event{dev: dev, gen: core.Gen(dev), flags: flags, held: &heldFence{}}
+	if flags&EventInterprocess != 0 {
+		if err := ev.makeShared(); err != nil {
+			return nil, err
+		}
+	}
+	ev.track()
 	return ev, nil
 }
 
@@ -88,10 +106,10 @@ func (ev *Event) last(op string) (*core.Fence, error) {
 	if err := ev.checkLocked(op); err != nil {
 		return nil, err
 	}
-	if ev.fence != nil {
-		ev.fence.Retain()
+	if f := ev.held.f; f != nil {
+		f.Retain()
 	}
-	return ev.fence, nil
+	return ev.held.f, nil
 }
 
 // Record marks the event at the current end of the stream
@@ -115,6 +133,9 @@ func (s *Stream) Record(ev *Event) error {
 	if d := s.Device(); d != nil && d != ev.dev {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
 	}
+	if ev.shared != nil {
+		return s.recordShared(op, ev)
+	}
 	// Not under ev.mu: the submission may wait for queue space, and the
 	// work it waits for (a host function) may query the event.
 	f, err := s.core().Record(op, ev.flags&EventDisableTiming == 0)
@@ -127,10 +148,10 @@ func (s *Stream) Record(ev *Event) error {
 		f.Release() // destroyed meanwhile: the stream holds its own reference
 		return err
 	}
-	if ev.fence != nil {
-		ev.fence.Release()
+	if ev.held.f != nil {
+		ev.held.f.Release()
 	}
-	ev.fence = f
+	ev.held.f = f
 	return nil
 }
 
@@ -281,10 +302,11 @@ func (ev *Event) Destroy() error {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "event already destroyed")
 	}
 	ev.destroyed = true
-	live.Remove(ev)
-	if ev.fence != nil {
-		ev.fence.Release()
-		ev.fence = nil
+	ev.backstop.Stop()
+	live.RemoveWeak(ev)
+	if ev.held.f != nil {
+		ev.held.f.Release()
+		ev.held.f = nil
 	}
 	return nil
 }

@@ -13,7 +13,9 @@ type Flags uint32
 
 // Stream flags.
 const (
-	Default     Flags = 0
+	Default Flags = 0
+	// NonBlocking (hipStreamNonBlocking): the stream does not synchronize
+	// with the legacy stream (Legacy). Streams without it are blocking.
 	NonBlocking Flags = 1
 	// ManualDeps: the program orders this stream's work against other
 	// streams itself, with events, as in HIP; no BARRIER_AND is inserted
@@ -74,6 +76,9 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if flags&ManualDeps != 0 {
 		s.c.SetOrder(core.Manual)
 	}
+	if flags&NonBlocking != 0 {
+		s.c.MarkNonBlocking()
+	}
 	return s, nil
 }
 
@@ -82,7 +87,7 @@ type defaultKey struct{}
 // DefaultStream returns dev's default stream (the null stream, stream 0).
 // hipgo's default stream is an ordinary in-order stream, like HIP's
 // per-thread default stream: it does not implicitly synchronize with
-// other streams; use events or WaitEvent for that.
+// other streams; use events or WaitEvent for that, or Legacy.
 func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("default stream", err)
@@ -100,6 +105,40 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	}
 	return v.(*Stream), nil
 }
+
+type legacyKey struct{}
+
+// Legacy returns dev's legacy default stream (hipStreamLegacy, CUDA's
+// legacy NULL stream). Its work starts after all work queued before on
+// every blocking stream of dev (every stream made without NonBlocking,
+// DefaultStream included), and work queued later on those streams waits
+// for its work. An event recorded on it therefore marks the end of all
+// earlier work of the device's blocking streams. It is made on first use;
+// until then no stream pays for it. It cannot capture
+// (gpu.ErrorStreamCaptureUnsupported), and its work while a blocking
+// stream of dev captures fails with gpu.ErrorStreamCaptureImplicit and
+// invalidates that capture, as in CUDA. Like DefaultStream, only
+// gpu.Shutdown destroys it.
+func Legacy(dev *gpu.Device) (*Stream, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, gpu.Wrap("legacy stream", err)
+	}
+	v, err := core.DeviceValue(dev, legacyKey{}, func() (any, func() error, error) {
+		s, err := New(dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.c.MarkLegacy()
+		return s, s.c.DestroyDefault, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Stream), nil
+}
+
+// IsLegacy reports whether s is its device's legacy stream (Legacy).
+func (s *Stream) IsLegacy() bool { return s != nil && s.c.IsLegacy() }
 
 // Device is the stream's device; nil for a nil stream.
 func (s *Stream) Device() *gpu.Device {

@@ -142,8 +142,42 @@ var (
 	}
 )
 
+// The profiler annotation libraries (internal/annotate). ROCTX is opened
+// only when a profiler asks for roctx ranges: rocprofv3 preloads
+// rocprofiler-sdk's roctx, which is tried first, and rocprof before it
+// read libroctx64 (roctracer). NVTX has no library of its own: the
+// profiler names its injection library in NVTX_INJECTION64_PATH (nsys sets
+// it to its own), the one candidate NVTXInjection has; it is not in All,
+// there being nothing to install.
+var (
+	ROCTX = &Library{
+		Name:  "librocprofiler-sdk-roctx.so.1",
+		Names: []string{"librocprofiler-sdk-roctx.so", "libroctx64.so.4", "libroctx64.so"},
+		Env:   "HIPGO_ROCTX_LIBRARY",
+		Dirs: func(e Env) []Dir {
+			var out []Dir
+			if r := getenv(e, "ROCM_PATH"); r != "" {
+				out = append(out, Dir{path.Join(r, "lib"), true})
+			}
+			return append(out, Dir{"/opt/rocm/lib", true})
+		},
+		IfPresent: true,
+		Probe:     "roctxRangePushA",
+		Hint:      "install ROCm's rocprofiler-sdk-roctx, or Debian's libroctx64-4",
+		Vendor:    "amd",
+		Use:       "roctx ranges for rocprof (internal/annotate)",
+	}
+	NVTXInjection = &Library{
+		Name:  "the NVTX injection library",
+		Env:   "NVTX_INJECTION64_PATH",
+		Probe: "InitializeInjectionNvtx2",
+		Hint:  "run under a profiler that sets it (nsys does)",
+		Use:   "NVTX ranges for nsys (internal/annotate)",
+	}
+)
+
 // All lists every vendor library, for reports.
-var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, NCCL, HIP, RocBLAS, RCCL}
+var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, NCCL, HIP, RocBLAS, RCCL, ROCTX}
 
 func loadable(ds []string) []Dir {
 	out := make([]Dir, len(ds))

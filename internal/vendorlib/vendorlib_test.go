@@ -152,7 +152,7 @@ func TestTableHasEveryLibrary(t *testing.T) {
 		"HIPGO_NVRTC_LIBRARY": "libnvrtc.so.13", "HIPGO_HIPRTC_LIBRARY": "libhiprtc.so.7",
 		"HIPGO_CUBLAS_LIBRARY": "libcublas.so.13", "HIPGO_NCCL_LIBRARY": "libnccl.so.2",
 		"HIPGO_HIP_LIBRARY": "libamdhip64.so", "HIPGO_ROCBLAS_LIBRARY": "librocblas.so",
-		"HIPGO_RCCL_LIBRARY": "librccl.so.1",
+		"HIPGO_RCCL_LIBRARY": "librccl.so.1", "HIPGO_ROCTX_LIBRARY": "librocprofiler-sdk-roctx.so.1",
 	}
 	got := map[string]string{}
 	for _, l := range All {
@@ -164,6 +164,17 @@ func TestTableHasEveryLibrary(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, []string{"HIPGO_ROCM_LIBRARY", "HIPGO_ROCM_LIB"}, ROCm.Vars())
+}
+
+// The injection library is the path the profiler gives, and nothing
+// else.
+func TestNVTXInjectionCandidates(t *testing.T) {
+	_, _, ok := NVTXInjection.Override(env(nil))
+	assert.False(t, ok, "no profiler, no injection library")
+	assert.Equal(t, []string{"/nsys/libToolsInjection64.so"},
+		NVTXInjection.Candidates(env(map[string]string{"NVTX_INJECTION64_PATH": "/nsys/libToolsInjection64.so"})))
+	assert.Equal(t, []string{"librocprofiler-sdk-roctx.so.1", "librocprofiler-sdk-roctx.so", "libroctx64.so.4", "libroctx64.so"},
+		ROCTX.Candidates(env(nil)), "rocprofiler-sdk's roctx before roctracer's; /opt/rocm/lib only where it has them")
 }
 
 func TestCompareVersions(t *testing.T) {

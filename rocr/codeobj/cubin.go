@@ -34,6 +34,7 @@ const (
 	eiattrFrameSize      = 0x11 // SVAL: symbol index, bytes
 	eiattrKParamInfo     = 0x17 // SVAL: index, ordinal, offset, packed size and space
 	eiattrCBankParamSize = 0x19 // HVAL: bytes of parameters
+	eiattrKParamInfoV2   = 0x45 // SVAL: as KPARAM_INFO, with the size a plain 16-bit field (parameters past 16 KiB)
 	eiattrMaxRegCount    = 0x1b // HVAL: .maxnreg
 	eiattrRegCount       = 0x2f // SVAL: symbol index, registers
 )
@@ -172,15 +173,22 @@ func (f *elfFile) cubinKernel(s *elfSection, name string) (*Kernel, error) {
 	var ords []uint32
 	for _, a := range attrs {
 		switch a.attr {
-		case eiattrKParamInfo:
+		case eiattrKParamInfo, eiattrKParamInfoV2:
 			if len(a.data) != 12 {
 				return nil, errorf(where, a.off, "EIATTR_KPARAM_INFO of %d bytes, want 12", len(a.data))
 			}
+			// The first form packs a 14-bit size above the constant
+			// bank; the second, which nvcc writes for kernels whose
+			// parameters pass 16 KiB, keeps the size in the low half.
 			info := le.Uint32(a.data[8:])
+			size := info >> 18
+			if a.attr == eiattrKParamInfoV2 {
+				size = info & 0xffff
+			}
 			arg := Arg{
 				Kind:   KindByValue,
 				Offset: uint32(le.Uint16(a.data[6:])),
-				Size:   info >> 18,
+				Size:   size,
 			}
 			ord := uint32(le.Uint16(a.data[4:]))
 			arg.Name = fmt.Sprintf("%s_param_%d", name, ord)
@@ -240,6 +248,11 @@ func (k *Kernel) orderCubinParams(where string, ords []uint32, size uint32, have
 		k.KernargAlign = max(k.KernargAlign, a.Align)
 	}
 	k.Args = args
+	if haveSize && size > 0 && len(args) == 0 {
+		// A record form this reader does not know: launching with no
+		// parameters would hand the kernel garbage.
+		return errorf(where, -1, "kernel %s: %d bytes of parameters that no EIATTR_KPARAM_INFO record describes", k.Name, size)
+	}
 	if haveSize {
 		if end > size {
 			return errorf(where, -1, "kernel %s: parameters end at %d, past the declared %d bytes", k.Name, end, size)

@@ -6,12 +6,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/clangtool"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // TestFixturesUpToDate rebuilds the fixtures with gen.sh and checks that
 // they parse to what the committed ones parse to.
 func TestFixturesUpToDate(t *testing.T) {
-	requireTool(t, "clang-19")
+	// gen.sh links AMDGPU code objects (lld) and writes offload bundles
+	// (clang-offload-bundler) besides the PTX.
+	testenv.Tool(t, "clang", "sh", "dash")
+	testenv.Clang(t, clangtool.LLD, clangtool.Bundler)
 	if testing.Short() {
 		t.Skip("compiles the fixtures")
 	}

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -29,18 +26,6 @@ func mustParse(t testing.TB, b []byte) *Spec {
 		t.Fatalf("Parse: %v", err)
 	}
 	return s
-}
-
-// requireTool returns the path of a tool, skipping the test when it is
-// missing, unless HIPGO_REQUIRE names clang, in which case it fails.
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	testenv.Require(t, "clang", err)
-	return ""
 }
 
 // buildELF assembles a minimal AMDGPU code object: ELF header, a .note

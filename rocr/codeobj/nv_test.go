@@ -160,6 +160,7 @@ func TestCubinBad(t *testing.T) {
 		"ordinal gap":    kparam(1, 0, 8),
 		"overlap":        append(kparam(0, 0, 8), kparam(1, 4, 4)...),
 		"past size":      append(kparam(0, 0, 8), hval(eiattrCBankParamSize, 4)...),
+		"undescribed":    hval(eiattrCBankParamSize, 16),
 		"short kparam":   {eifmtSVAL, eiattrKParamInfo, 4, 0, 1, 2, 3, 4},
 		"sval too long":  {eifmtSVAL, eiattrKParamInfo, 0xff, 0xff, 1},
 		"unknown format": {9, 1, 0, 0},
@@ -173,10 +174,33 @@ func TestCubinBad(t *testing.T) {
 // TestCubinMatchesCuobjdump compares the reading of nvcc's cubin with
 // cuobjdump -elf's listing of it (testdata/nv/gen.sh made both).
 func TestCubinMatchesCuobjdump(t *testing.T) {
-	s := mustParse(t, fixture(t, "nv/k.cubin"))
+	o := matchCuobjdump(t, "nv/k.cubin")
+	k, _ := o.Kernel("bounded")
+	assert.Equal(t, uint32(256), k.MaxFlatWorkgroup)
+}
+
+// TestHugeCubinMatchesCuobjdump reads kernels whose parameters pass
+// 16 KiB (20,016 and 32,008 bytes, as CUDA 12.1 allows), which nvcc
+// describes with EIATTR_KPARAM_INFO_V2, beside one of 4,008 bytes in the
+// first form.
+func TestHugeCubinMatchesCuobjdump(t *testing.T) {
+	o := matchCuobjdump(t, "nv/big.cubin")
+	for name, want := range map[string][]uint32{"echo_small": {4000, 8}, "echo_mid": {4, 20000, 8}, "echo_blob": {32000, 8}} {
+		k, ok := o.Kernel(name)
+		require.True(t, ok, name)
+		var sizes []uint32
+		for _, a := range k.Args {
+			sizes = append(sizes, a.Size)
+		}
+		assert.Equal(t, want, sizes, name)
+	}
+}
+
+func matchCuobjdump(t *testing.T, name string) *CodeObject {
+	s := mustParse(t, fixture(t, name))
 	o := s.Objects[0]
 	assert.Equal(t, "sm_90", o.Target)
-	want := cuobjdumpInfo(t, "testdata/nv/k.cubin.nvinfo.txt")
+	want := cuobjdumpInfo(t, "testdata/"+name+".nvinfo.txt")
 	require.Len(t, o.Kernels, len(want))
 	for name, w := range want {
 		k, ok := o.Kernel(name)
@@ -190,8 +214,7 @@ func TestCubinMatchesCuobjdump(t *testing.T) {
 		assert.Equal(t, w.maxThreads, k.MaxNTID, name)
 		assert.Equal(t, w.regs, k.Registers, name)
 	}
-	k, _ := o.Kernel("bounded")
-	assert.Equal(t, uint32(256), k.MaxFlatWorkgroup)
+	return o
 }
 
 type objdumpKernel struct {
@@ -236,7 +259,7 @@ func cuobjdumpInfo(t *testing.T, path string) map[string]*objdumpKernel {
 			continue
 		}
 		switch attr {
-		case "EIATTR_KPARAM_INFO":
+		case "EIATTR_KPARAM_INFO", "EIATTR_KPARAM_INFO_V2":
 			m := kp.FindStringSubmatch(line)
 			require.NotNil(t, m, line)
 			cur.params = append(cur.params, [3]uint32{num(m[1]), num(m[2]), num(m[3])})

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 // readelfNotes is what llvm-readelf --notes says about a code object's
@@ -194,7 +196,7 @@ func compareWithReadelf(t *testing.T, readelf string, o *CodeObject) {
 }
 
 func TestAgainstReadelf(t *testing.T) {
-	readelf := requireTool(t, "llvm-readelf-19")
+	readelf := testenv.Tool(t, "clang", "llvm-readelf-19", "llvm-19")
 	for _, name := range []string{"gfx90a_v4.co", "gfx1100_v5.co", "gfx942_v6.co", "bundle.hipfb", "compressed.hipfb", "host.o"} {
 		t.Run(name, func(t *testing.T) {
 			s := mustParse(t, fixture(t, name))

@@ -1,5 +1,7 @@
 // hipgo.h: the portability header for HIP sources built without a ROCm or CUDA SDK.
 //
+// hipgo-gen -header FILE writes this file where a kernel source includes it.
+//
 // The same source compiles, with no ROCm or CUDA SDK, as
 //
 //   clang -x hip  --cuda-device-only --offload-arch=gfxXXX    -nogpuinc  -nogpulib

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -12,13 +13,17 @@ import (
 // that touches mems, after the barriers their last users need. pin is a
 // host slice pinned for the packet, released when it completes.
 func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	if err := s.Lock(op); err != nil {
 		if pin != 0 {
 			hostref.UnpinHost(pin)
 		}
 		return err
 	}
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if c := s.captureOf(); c != nil {
 		return s.captureAgent(c, op, call, pin, uses)
 	}
@@ -30,8 +35,11 @@ func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse
 		return err
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
-	deps := buf[:0]
-	if deps, err = useAll(s, f, uses, deps); err != nil {
+	deps, err := s.joinLegacy(op, buf[:0])
+	if err == nil {
+		deps, err = useAll(s, f, uses, deps)
+	}
+	if err != nil {
 		for _, d := range deps {
 			s.fences.Release(d)
 		}
@@ -94,12 +102,29 @@ func (s *Stream) Record(op string, timing bool) (*Fence, error) {
 	if err := s.Lock(op); err != nil {
 		return nil, err
 	}
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if c := s.captureOf(); c != nil {
 		return s.captureRecord(c, "event record")
 	}
+	var buf [aql.MaxBarrierDeps]*Fence
+	deps, err := s.joinLegacy(op, buf[:0])
+	if err == nil && len(deps) > aql.MaxBarrierDeps {
+		// The legacy stream waiting for many streams: the record's own
+		// packet has room for five.
+		err = s.Barrier(deps, false) // takes over the deps' references
+		deps = nil
+	}
+	if err != nil {
+		for _, d := range deps {
+			s.fences.Release(d)
+		}
+		return nil, err
+	}
 	f, err := s.newFence("event record")
 	if err != nil {
+		for _, d := range deps {
+			s.fences.Release(d)
+		}
 		return nil, err
 	}
 	if !timing {
@@ -109,6 +134,11 @@ func (s *Stream) Record(op string, timing bool) (*Fence, error) {
 	p.CompletionSignal = f.Signal().Handle()
 	e := s.Push()
 	e.fence = f
+	for i, d := range deps { // the entry holds them until the record completes
+		p.DepSignal[i] = d.Signal().Handle()
+		e.deps[i] = d
+	}
+	e.ndeps = len(deps)
 	if err := s.Submit(unsafe.Pointer(&p), BarrierHeader, e); err != nil {
 		return nil, err
 	}
@@ -125,15 +155,24 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 		}
 		return err
 	}
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if ok, err := s.captureWait(op, deps); ok {
+		return err
+	}
+	deps, err := s.joinLegacy(op, deps)
+	if err != nil {
+		for _, d := range deps {
+			d.Release()
+		}
 		return err
 	}
 	if len(deps) == 0 {
 		return nil
 	}
 	for _, d := range deps {
-		s.noteWaited(d)
+		if !d.shared { // another process's record: no queue of ours
+			s.noteWaited(d)
+		}
 	}
 	return s.Barrier(deps, true)
 }

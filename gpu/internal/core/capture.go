@@ -25,6 +25,10 @@ type CapturedNode struct {
 	Packet GraphPacket
 	Uses   []MemUse
 	Deps   []int
+	// Alloc and Free make the node an alloc or free node of graph
+	// memory (a captured NewAsync or FreeAsync), with no packet. The
+	// capture holds Alloc's memory until the graph takes it.
+	Alloc, Free *GraphAlloc
 }
 
 // Capture is one capture sequence: the origin stream, the streams that
@@ -66,6 +70,9 @@ func (s *Stream) BeginCapture(op string) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	if s.legacy {
+		return gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "the legacy stream cannot capture")
+	}
 	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}}
 	if _, busy := captures.LoadOrStore(s, c); busy {
 		return gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is already capturing")
@@ -101,10 +108,12 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 	}
 	c.stop()
 	if c.err != nil {
+		c.dropAllocs()
 		return nil, &gpu.Error{Code: gpu.ErrorStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
 	}
 	for _, t := range c.streams {
 		if t != s && !c.joined[t] {
+			c.dropAllocs()
 			return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
 		}
 	}
@@ -142,6 +151,7 @@ func (s *Stream) abortCapture() error {
 	c.fail(gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
 	if c.origin == s {
 		c.stop()
+		c.dropAllocs()
 		s.captureDestroyed.Store(true)
 		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while capturing: its capture ended")
 	}
@@ -221,7 +231,8 @@ func (c *Capture) add(s *Stream, n CapturedNode) error {
 func (l *Launch) captureLaunch(c *Capture, d *Dispatch) error {
 	s := l.s
 	ka := make([]byte, d.KernargSize)
-	copy(ka, l.kernarg[:d.KernargSize])
+	copy(ka, l.kernargImage(d.KernargSize))
+	l.dropArea()
 	name := l.fence.op
 	l.fence.Cancel()
 	s.fences.Release(l.fence)

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -230,7 +231,7 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 	if r.freed.Load() {
 		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s was freed", m)
 	}
-	d := &r.deps
+	d := r.depsOf()
 	u := user{s: s, f: f, acc: acc, order: s.order, m: m}
 	if d.manual && u.order == Auto {
 		u.order = Manual
@@ -391,13 +392,19 @@ func (d *deps) take(fs []*Fence) []*Fence {
 // stream using m meanwhile still waits for them too. A wait that a host
 // function or Go kernel would do for its own queue's work (never done)
 // is ErrNotPermitted; op names the call in it.
-func (m *Mem) Settle(op string) error {
+func (m *Mem) Settle(op string) error { return m.SettleContext(context.Background(), op) }
+
+// SettleContext is Settle that gives up when ctx is done before the
+// packets are: it returns an error wrapping gpu.ErrNotReady and ctx's
+// error, and m keeps every packet (a later Settle, Free or stream still
+// waits for them). A context that can never be done costs nothing.
+func (m *Mem) SettleContext(ctx context.Context, op string) error {
 	if m.parent != nil {
 		m = m.parent // a view's work is its buffer's
 	}
 	var buf [1 + MaxReaders]*Fence
 	m.mu.Lock()
-	fs := m.deps.held(buf[:0])
+	fs := m.depsOf().held(buf[:0])
 	m.mu.Unlock()
 	defer func() {
 		for _, f := range fs {
@@ -409,12 +416,17 @@ func (m *Mem) Settle(op string) error {
 		if err := waitsForOwnQueue(op, m, f); err != nil {
 			return err
 		}
+		if ctx.Done() != nil {
+			if err := WaitContext(ctx, op, f, rocr.WaitActive); err != nil {
+				return err
+			}
+		}
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
 			first = err
 		}
 	}
 	m.mu.Lock()
-	m.deps.forget(fs)
+	m.depsOf().forget(fs)
 	m.mu.Unlock()
 	return first
 }
@@ -440,7 +452,7 @@ func (d *deps) held(fs []*Fence) []*Fence {
 // fence m holds; m is locked.
 func (m *Mem) waitsForOwnQueueLocked(op string) error {
 	var err error
-	m.deps.each(func(st *depState) {
+	m.depsOf().each(func(st *depState) {
 		for i := -1; i < st.n && err == nil; i++ {
 			f := st.writer
 			if i >= 0 {
@@ -502,6 +514,15 @@ func ownQueueErr(op string, m *Mem, f *Fence) error {
 	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
 }
 
+// depsOf is m's dependency state, made for a Mem that was not allocated
+// (a zero one, whose uses fail later); m is locked.
+func (m *Mem) depsOf() *deps {
+	if m.deps == nil {
+		m.deps = &deps{}
+	}
+	return m.deps
+}
+
 // SetManual makes the program responsible for ordering m's uses across
 // streams (on: no barrier is inserted for it).
 func (m *Mem) SetManual(on bool) {
@@ -512,7 +533,7 @@ func (m *Mem) SetManual(on bool) {
 		m = m.parent
 	}
 	m.mu.Lock()
-	m.deps.manual = on
+	m.depsOf().manual = on
 	m.mu.Unlock()
 }
 

@@ -18,6 +18,10 @@ func DeviceValue(dev *gpu.Device, key any, mk func() (any, func() error, error))
 	return devhook.H.Value(dev, key, mk)
 }
 
+// LoadOrStoreValue returns dev's value for key, storing v if it has
+// none; it takes no lock, so a DeviceValue's mk may call it.
+func LoadOrStoreValue(dev *gpu.Device, key, v any) any { return devhook.H.LoadOrStore(dev, key, v) }
+
 // LookupValue returns dev's value for key if DeviceValue made one.
 func LookupValue(dev *gpu.Device, key any) (any, bool) { return devhook.H.Lookup(dev, key) }
 

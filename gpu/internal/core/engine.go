@@ -1,11 +1,14 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -41,6 +44,11 @@ func ownEngine(op string, m *Mem) (*engine, error) {
 }
 
 func engineOf(dev *gpu.Device) (*engine, error) {
+	// The lookup first: DeviceValue's closure would cost an allocation
+	// per copy.
+	if v, ok := LookupValue(dev, engineKey{}); ok {
+		return v.(*engine), nil
+	}
 	v, err := DeviceValue(dev, engineKey{}, func() (any, func() error, error) {
 		e := &engine{dev: dev, reserved: Root(dev) == dev}
 		return e, e.close, nil
@@ -87,24 +95,41 @@ func (e *engine) queue() (*rocr.Queue, error) {
 }
 
 // run submits one agent-dispatch packet after the given buffers' pending
-// work and waits for it.
-func (e *engine) run(op string, call aql.AgentCall, mems ...*Mem) error {
+// work and waits for it. ctx may end the wait for that work, and the wait
+// for the engine, but never the packet: once it is submitted it runs to
+// its end and run waits for it, since a copy abandoned midway would go on
+// touching memory (the caller's slice) its caller has taken back. A run
+// that gives up has submitted nothing and touched nothing; its error
+// wraps gpu.ErrNotReady and ctx's error.
+func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, mems ...*Mem) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	for _, m := range mems {
 		if m != nil {
-			if err := m.Settle(op); err != nil {
+			if err := m.SettleContext(ctx, op); err != nil {
+				if ctx.Err() != nil && errors.Is(err, gpu.ErrNotReady) {
+					return notStarted(ctx, op)
+				}
 				return gpu.Wrap(op, err)
 			}
 		}
 	}
-	err := e.submit(op, call, mems)
+	err := e.submit(ctx, op, call, mems)
 	if err == errNoQueue {
 		root, err := engineOf(Root(e.dev))
 		if err != nil {
 			return gpu.Wrap(op, err)
 		}
-		return root.submit(op, call, mems)
+		return root.submit(ctx, op, call, mems)
 	}
 	return err
+}
+
+// notStarted is the error of a run that ctx ended before its packet.
+func notStarted(ctx context.Context, op string) error {
+	return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "gave up before the copy started: nothing was copied", Err: ctx.Err()}
 }
 
 // errNoQueue is submit's answer when a view's engine has no queue and
@@ -112,12 +137,18 @@ func (e *engine) run(op string, call aql.AgentCall, mems ...*Mem) error {
 var errNoQueue = errors.New("no queue slot")
 
 // submit runs one packet on the engine's queue and waits for it.
-func (e *engine) submit(op string, call aql.AgentCall, mems []*Mem) error {
+func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems []*Mem) error {
 	// One operation at a time, to its end: a packet that fails stops the
 	// queue, and another caller's packet queued behind it would fail with
 	// it; the next operation gets a new queue instead.
-	e.mu.Lock()
+	if !e.lock(ctx) {
+		return notStarted(ctx, op)
+	}
 	defer e.mu.Unlock()
+	// The last moment to give up: from the submit on, the copy completes.
+	if ctx.Err() != nil {
+		return notStarted(ctx, op)
+	}
 	q, err := e.queue()
 	if err != nil {
 		if !e.reserved && errors.Is(err, rocr.ErrOutOfResources) {
@@ -150,6 +181,23 @@ func (e *engine) submit(op string, call aql.AgentCall, mems []*Mem) error {
 	return gpu.Wrap(op, err)
 }
 
+// lock takes the engine, giving up when ctx is done first (another
+// caller's operation holds it until that one ends). A context that can
+// never be done waits as sync.Mutex.Lock does.
+func (e *engine) lock(ctx context.Context) bool {
+	if ctx.Done() == nil {
+		e.mu.Lock()
+		return true
+	}
+	for !e.mu.TryLock() {
+		if ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+	return true
+}
+
 // staleOf is the error of the first of mems that a Device.Reset made
 // stale, or nil.
 func staleOf(mems []*Mem) error {
@@ -177,6 +225,17 @@ func checkRange(op string, m *Mem, off, n int) error {
 
 // CopyHost copies between m's elements [off, off+n) and Go memory b.
 func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
+	return CopyHostContext(context.Background(), op, m, off, b, toDevice)
+}
+
+// CopyHostContext is CopyHost that gives up when ctx is done while it
+// waits for m's pending work (or for the engine), before the copy starts:
+// then it has copied nothing, and b and m are as they were. Once the copy
+// has started it completes. ctx done at the call gives up at once.
+func CopyHostContext(ctx context.Context, op string, m *Mem, off int, b []byte, toDevice bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := m.Check(op); err != nil {
 		return err
 	}
@@ -187,6 +246,9 @@ func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	if len(b) == 0 {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return notStarted(ctx, op)
+	}
 	e, err := ownEngine(op, m)
 	if err != nil {
 		return err
@@ -195,9 +257,9 @@ func CopyHost(op string, m *Mem, off int, b []byte, toDevice bool) error {
 	defer hostref.UnpinHost(id)
 	addr := uint64(m.Addr() + uintptr(off*m.esize))
 	if toDevice {
-		return e.run(op, aql.CopyWork{Dst: addr, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), m)
+		return e.run(ctx, op, aql.CopyWork{Dst: addr, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), m)
 	}
-	return e.run(op, aql.CopyWork{Dst: id, Src: addr, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), m)
+	return e.run(ctx, op, aql.CopyWork{Dst: id, Src: addr, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), m)
 }
 
 // CopyMem copies n elements from src[srcOff:] to dst[dstOff:]. Memory of
@@ -236,7 +298,7 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 		if err != nil {
 			return gpu.Wrap(op, err)
 		}
-		return e.run(op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), dst, src)
+		return e.run(context.Background(), op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), dst, src)
 	}
 	// Across devices: stage through host memory.
 	stage := make([]byte, bytes)
@@ -263,5 +325,5 @@ func FillMem(m *Mem, off, n int, pattern uint64, es int) error {
 		return err
 	}
 	addr := uint64(m.Addr() + uintptr(off*es))
-	return e.run(op, aql.FillWork{Dst: addr, Pattern: pattern, Count: uint64(n), ElemSize: uint64(es)}.Call(), m)
+	return e.run(context.Background(), op, aql.FillWork{Dst: addr, Pattern: pattern, Count: uint64(n), ElemSize: uint64(es)}.Call(), m)
 }

@@ -26,6 +26,9 @@ type Fence struct {
 	// The stream that submitted the packet (nil for the synchronous
 	// engine's): a failure it already reported is not reported again.
 	stream *Stream
+	// shared: an IPC event's signal (NewSharedFence), destroyed with the
+	// last holder instead of pooled.
+	shared bool
 }
 
 // fences pools fences by the kind of signal they hold: rocr's soft signals
@@ -92,8 +95,18 @@ func (f *Fence) Retain() { f.refs.Add(1) }
 // Release drops a holder; the last one returns the fence to the pool.
 func (f *Fence) Release() {
 	if f.refs.Add(-1) == 0 {
-		poolPut(f)
+		f.recycle()
 	}
+}
+
+// recycle returns a fence nobody holds to the pool, or destroys a shared
+// one's signal.
+func (f *Fence) recycle() {
+	if f.shared {
+		_ = f.sig.Destroy()
+		return
+	}
+	poolPut(f)
 }
 
 // Signal is the fence's completion signal.
@@ -170,6 +183,10 @@ func (c *FenceCache) New(q *rocr.Queue) (*Fence, error) {
 // publication.
 func (c *FenceCache) Release(f *Fence) {
 	if f.refs.Add(-1) != 0 {
+		return
+	}
+	if f.shared {
+		f.recycle()
 		return
 	}
 	if c.n < len(c.free) {

@@ -5,8 +5,10 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -59,10 +61,14 @@ func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, ar
 // once, with the strongest access any node makes; the graph's last packet
 // becomes their last user.
 func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
+	if annotate.On() {
+		annotate.Push(op)
+		defer annotate.Pop()
+	}
 	if err := s.Lock(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if err := s.Refuse(op); err != nil {
 		return err // graphs inside graphs are not captured
 	}
@@ -91,8 +97,11 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		return err
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
-	deps := buf[:0]
-	if deps, err = useAll(s, f, uses, deps); err != nil {
+	deps, err := s.joinLegacy(op, buf[:0])
+	if err == nil {
+		deps, err = useAll(s, f, uses, deps)
+	}
+	if err != nil {
 		for _, d := range deps {
 			s.fences.Release(d)
 		}
@@ -126,7 +135,11 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 			s.Push()
 		}
 		e := s.Push()
-		id, err := s.q.ReserveN(uint32(k))
+		err := s.takeAreas(pkts[start:start+k], k)
+		var id uint64
+		if err == nil {
+			id, err = s.q.ReserveN(uint32(k))
+		}
 		if err != nil {
 			for i := 0; i < k; i++ {
 				s.Drop(&s.ring[(s.head+s.count-1)%len(s.ring)])
@@ -145,7 +158,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 				sig = end.Signal().Handle()
 				e.fence = end
 			}
-			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, printf)
+			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, s.pushed(k-i), printf)
 		}
 		s.q.PublishN(id, words[:k])
 	}
@@ -154,10 +167,30 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	return nil
 }
 
-// writePacket writes p's body into slot id (and its kernarg image into
-// the slot's kernarg area, with the stream's printf buffer where the
-// kernel takes one) and returns its header word.
-func (s *Stream) writePacket(id uint64, p *GraphPacket, sig, printf uint64) uint32 {
+// pushed is the entry pushed n pushes ago (1: the last).
+func (s *Stream) pushed(n int) *entry { return &s.ring[(s.head+s.count-n)%len(s.ring)] }
+
+// takeAreas gives each of the k packets just pushed for pkts whose
+// kernarg image is larger than a queue slot a kernarg area, held by its
+// entry.
+func (s *Stream) takeAreas(pkts []GraphPacket, k int) error {
+	for i := range pkts {
+		if p := &pkts[i]; !p.Agent && p.Dispatch.KernargSize > rocr.KernargSlotSize {
+			a, err := s.takeArea(p.Dispatch.KernargSize)
+			if err != nil {
+				return err
+			}
+			s.pushed(k - i).area = a
+		}
+	}
+	return nil
+}
+
+// writePacket writes p's body into slot id and its kernarg image into the
+// slot's kernarg area, or into e's own area where it has one, with the
+// stream's printf buffer where the kernel takes one, and returns its
+// header word.
+func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64, e *entry, printf uint64) uint32 {
 	dst := s.q.Slot(id)
 	if p.Agent {
 		call := p.Call
@@ -169,13 +202,17 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig, printf uint64) uint
 		return uint32(AgentHeader) | uint32(call.Func)<<16 // the type shares the header word
 	}
 	d := &p.Dispatch
+	ka := s.q.Kernarg(id)
+	if e.area.addr != 0 {
+		ka = e.area.addr
+	}
 	var k aql.KernelDispatch
-	d.fill(&k, uint64(s.q.Kernarg(id)), sig)
+	d.fill(&k, uint64(ka), sig)
 	if d.KernargSize > 0 {
-		ka := hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize))
-		copy(ka, p.Kernarg[:d.KernargSize])
-		if at := int(d.Printf) - 1; at >= 0 && at+8 <= len(ka) {
-			binary.LittleEndian.PutUint64(ka[at:], printf)
+		img := hostmem.Bytes(ka, uintptr(d.KernargSize))
+		copy(img, p.Kernarg[:d.KernargSize])
+		if at := int(d.Printf) - 1; at >= 0 && at+8 <= len(img) {
+			binary.LittleEndian.PutUint64(img[at:], printf)
 		}
 	}
 	copyBody(dst, unsafe.Pointer(&k))

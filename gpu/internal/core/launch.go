@@ -14,6 +14,7 @@ type Launch struct {
 	s       *Stream
 	fence   *Fence
 	kernarg [rocr.KernargSlotSize]byte
+	area    kernargArea // the image, when it is larger than kernarg (KernargFor)
 	deps    []*Fence
 	cap     *Capture // the stream captures: Commit records a node
 	uses    []MemUse // what a captured dispatch uses
@@ -35,6 +36,9 @@ type Dispatch struct {
 	// Cooperative marks a launch whose groups are all resident at once
 	// (rocr.DispatchCooperative); the caller checked that they fit.
 	Cooperative bool
+	// Cluster is the thread-block cluster in work-groups (rocr.ClusterBits);
+	// zero for none. The caller checked it against the agent.
+	Cluster [3]uint32
 	// Check, if set, runs once the dispatch completed, when the stream
 	// next releases its finished work (a later submission, Synchronize,
 	// Query); its error becomes the stream's sticky error. It runs with
@@ -63,11 +67,46 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	l.fence = f
 	l.deps = l.deps[:0]
 	l.cap, l.uses = s.captureOf(), l.uses[:0]
+	if l.cap == nil {
+		if l.deps, err = s.joinLegacy(op, l.deps); err != nil {
+			l.Abort()
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
-// Kernarg is the scratch kernarg image, KernargSlotSize bytes.
-func (l *Launch) Kernarg() []byte { return l.kernarg[:] }
+// KernargFor is the kernarg image for a segment of n bytes: the scratch
+// image up to KernargSlotSize, past it one of the stream's kernarg areas
+// (up to MaxKernarg), which the dispatch points at in place of its slot
+// and holds until it completes. The caller checked n against the agent's
+// limit.
+func (l *Launch) KernargFor(n int) ([]byte, error) {
+	if n <= rocr.KernargSlotSize {
+		return l.kernarg[:n], nil
+	}
+	l.dropArea()
+	a, err := l.s.takeArea(n)
+	if err != nil {
+		return nil, err
+	}
+	l.area = a
+	return l.area.bytes(n), nil
+}
+
+// kernargImage is the image KernargFor gave for the dispatch's size.
+func (l *Launch) kernargImage(n int) []byte {
+	if l.area.addr != 0 {
+		return l.area.bytes(n)
+	}
+	return l.kernarg[:n]
+}
+
+// dropArea gives the launch's area back to the stream.
+func (l *Launch) dropArea() {
+	l.s.putArea(l.area)
+	l.area = kernargArea{}
+}
 
 // Stream is the launch's stream.
 func (l *Launch) Stream() *Stream { return l.s }
@@ -106,10 +145,11 @@ func (l *Launch) Name(kernel string) { l.fence.op = kernel }
 func (l *Launch) Abort() {
 	l.endRecording()
 	l.releaseDeps()
+	l.dropArea()
 	l.fence.Cancel()
 	l.s.fences.Release(l.fence)
 	l.fence = nil
-	l.s.mu.Unlock()
+	l.s.unlock()
 }
 
 func (l *Launch) releaseDeps() {
@@ -124,7 +164,7 @@ func (l *Launch) releaseDeps() {
 // and unlocks the stream.
 func (l *Launch) Commit(d *Dispatch) error {
 	s := l.s
-	defer s.mu.Unlock()
+	defer s.unlock()
 	l.endRecording()
 	if l.cap != nil {
 		return l.captureLaunch(l.cap, d)
@@ -143,6 +183,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 		clear(l.deps)
 		l.deps = l.deps[:0]
 		if err != nil {
+			l.dropArea()
 			f.Cancel()
 			s.fences.Release(f)
 			return err
@@ -152,14 +193,20 @@ func (l *Launch) Commit(d *Dispatch) error {
 	id, err := s.q.Reserve()
 	if err != nil {
 		s.Drop(e)
+		l.dropArea()
 		f.Cancel()
 		s.fences.Release(f)
 		return s.queueErr("launch", err)
 	}
-	if d.KernargSize > 0 {
-		copy(hostmem.Bytes(s.q.Kernarg(id), uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
+	ka := s.q.Kernarg(id)
+	switch {
+	case l.area.addr != 0:
+		ka, e.area = l.area.addr, l.area // the entry holds it until the dispatch completes
+		l.area = kernargArea{}
+	case d.KernargSize > 0:
+		copy(hostmem.Bytes(ka, uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
 	}
-	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(s.q.Kernarg(id)), f.Signal().Handle())
+	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(ka), f.Signal().Handle())
 	e.fence = f
 	if d.Check != nil {
 		e.check = d.Check
@@ -185,10 +232,15 @@ func (d *Dispatch) fill(p *aql.KernelDispatch, kernarg, completion uint64) {
 	p.CompletionSignal = completion
 }
 
-// reserved2 is the packet's Reserved2: the cooperative mark or 0.
+// reserved2 is the packet's Reserved2: the cooperative mark and the
+// cluster dimensions, or 0.
 func (d *Dispatch) reserved2() uint64 {
+	var r uint64
 	if d.Cooperative {
-		return rocr.DispatchCooperative
+		r = rocr.DispatchCooperative
 	}
-	return 0
+	if d.Cluster != ([3]uint32{}) {
+		r |= rocr.ClusterBits(d.Cluster)
+	}
+	return r
 }

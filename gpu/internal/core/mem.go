@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -54,9 +55,19 @@ type Mem struct {
 	home    *gpu.Device // the device whose pool holds the memory
 	gen     uint64      // home's reset count at allocation
 	mu      sync.Mutex  // guards deps and orders Use against Free
-	deps    deps
-	freed   atomic.Bool
-	pool    *MemPool // stream-ordered memory: Free returns it there
+	// deps is allocated apart from the Mem, so the backstop (backstop.go)
+	// can wait for the work it records once the Mem is unreachable.
+	deps *deps
+	// backstop releases the memory if it becomes unreachable unfreed;
+	// Free stops it.
+	backstop runtime.Cleanup
+	freed    atomic.Bool
+	pool     *MemPool // stream-ordered memory: Free returns it there
+	// graph: memory of a graph's alloc node, which Free and FreeAsync
+	// end an allocation of without returning (GraphAlloc).
+	graph *GraphAlloc
+	// opened: memory another process shared (InitOpened).
+	opened bool
 	// empty marks memory made with no elements, as hipMalloc(0) makes a
 	// null pointer: no allocation, address 0, and every call takes it as
 	// empty.
@@ -256,6 +267,9 @@ func (m *Mem) Free() error {
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
 	}
+	if m.graph != nil {
+		return m.graph.free("free")
+	}
 	// Under the lock, so that a launch's Use either recorded its packet
 	// (which Settle then waits for) or sees the buffer freed.
 	m.mu.Lock()
@@ -272,7 +286,8 @@ func (m *Mem) Free() error {
 	}
 	m.freed.Store(true)
 	m.mu.Unlock()
-	live.Remove(m)
+	m.backstop.Stop()
+	live.RemoveWeak(m)
 	_ = m.Settle("free")
 	if m.pool != nil && !m.alloc.Freed() {
 		m.release(nil, 0, true)
@@ -306,6 +321,7 @@ func InitGlobal[T any](m *Mem, dev *gpu.Device, gen uint64, al *rocr.Allocation,
 	}
 	m.alloc, m.elem, m.esize, m.n = al, elem, es, int(al.Size)/es
 	m.home, m.gen, m.global = dev, gen, name
+	m.deps = &deps{}
 	m.dev.Store(dev)
 	return nil
 }
@@ -370,9 +386,11 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	}
 	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
 	m.home, m.gen = dev, gen
+	m.deps = &deps{}
 	m.dev.Store(dev)
 	al.SetLabel(m.String())
-	live.Add(dev, m)
+	live.AddWeak(dev, m)
+	m.armBackstop()
 	return nil
 }
 
@@ -478,8 +496,9 @@ func (m *Mem) Made() bool { return m != nil && (m.alloc != nil || m.empty || m.p
 func (m *Mem) setEmpty(dev *gpu.Device, gen uint64, elem reflect.Type, es int, host bool) {
 	m.elem, m.esize, m.n, m.host, m.empty = elem, es, 0, host, true
 	m.home, m.gen = dev, gen
+	m.deps = &deps{}
 	m.dev.Store(dev)
-	live.Add(dev, m)
+	live.AddHeld(dev, m) // nothing to release: no backstop
 }
 
 // restated is an error told in the API's words whose cause, for errors.Is

@@ -229,6 +229,10 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	if err := s.Lock(op); err != nil {
 		return err
 	}
+	if c := s.captureOf(); c != nil && n > 0 {
+		s.mu.Unlock()
+		return p.captureAlloc(c, s, m, elem, n)
+	}
 	if n == 0 {
 		s.mu.Unlock()
 		m.setEmpty(p.dev, gen, elem, es, false)
@@ -265,10 +269,10 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	p.stats.Used += c
 	p.stats.UsedHigh = max(p.stats.UsedHigh, p.stats.Used)
 	p.mu.Unlock()
-	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen}
+	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, deps: &deps{}}
 	m.deps.writer = b.fence // the reference passes to m
 	m.dev.Store(p.dev)
-	live.Add(p.dev, m)
+	live.AddHeld(p.dev, m) // pool memory has no backstop yet
 	return nil
 }
 
@@ -289,6 +293,14 @@ func FreeAsync(m *Mem, s *Stream) error {
 	if err := s.Lock(op); err != nil {
 		return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s not freed", m), Err: err}
 	}
+	if c := s.captureOf(); c != nil && !(m.empty && m.graph == nil) {
+		s.mu.Unlock()
+		return captureFree(c, s, m)
+	}
+	if m.graph != nil {
+		s.mu.Unlock()
+		return m.graph.free(op)
+	}
 	if m.pool == nil {
 		// Memory of no pool: freed after its users, now. Free waits for
 		// them, s's among them, so not under s's lock.
@@ -303,9 +315,9 @@ func FreeAsync(m *Mem, s *Stream) error {
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
 	}
 	var buf [1 + MaxReaders]*Fence
-	deps := m.deps.take(buf[:0])
+	deps := m.depsOf().take(buf[:0])
 	m.mu.Unlock()
-	live.Remove(m)
+	live.RemoveWeak(m)
 	f, err := s.freeFence(op, deps)
 	s.mu.Unlock()
 	for _, d := range deps {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 
@@ -184,7 +185,7 @@ func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte)
 		return gpu.Wrap(op, err)
 	}
 	id := rocr.RegisterRect(r)
-	err = e.run(op, aql.RectWork{ID: id}.Call(), dst.M, srcMem(src))
+	err = e.run(context.Background(), op, aql.RectWork{ID: id}.Call(), dst.M, srcMem(src))
 	_, _ = rocr.TakeRect(id) // the packet did not run if it is still there
 	return err
 }

@@ -39,7 +39,8 @@ type Stream struct {
 	checks atomic.Int32
 	closed bool
 	launch Launch
-	fences FenceCache // used under mu
+	fences FenceCache                 // used under mu
+	areas  [areaClasses][]kernargArea // kernarg areas for reuse, under mu (see kernarg.go)
 
 	isDefault bool
 	// captureDestroyed: the stream was destroyed while a capture begun on
@@ -52,6 +53,18 @@ type Stream struct {
 	seq     uint64      // fences made, for ordered()
 	waited  [8]waitMark // the latest fence of each queue this stream waited for
 	nwaited int
+
+	// The legacy default stream (legacy.go): leg is the device's state,
+	// nil for a non-blocking stream; legHeld how the submission in
+	// progress holds its lock (under mu); legTail the stream's last
+	// packet the legacy stream has not waited for yet (under legTailMu);
+	// legSeen the legacy submission this stream last waited for (under mu).
+	leg       *legacyState
+	legacy    bool
+	legHeld   uint8
+	legSeen   uint64
+	legTailMu sync.Mutex
+	legTail   *Fence
 }
 
 // SetOrder sets how the stream handles dependencies across streams
@@ -77,6 +90,7 @@ type entry struct {
 	ndeps int
 	pin   uint64       // host slice pinned for a copy
 	check func() error // run once the packet completed (Dispatch.Check)
+	area  kernargArea  // the kernarg image of a dispatch past a queue slot
 }
 
 // Init creates the stream's queue of size packets on dev.
@@ -92,6 +106,7 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	if debug.CheckDeps() {
 		s.order = Check
 	}
+	s.joinBlocking()
 	Register(dev, s)
 	return nil
 }
@@ -370,6 +385,7 @@ func (s *Stream) release(e *entry) {
 	if e.pin != 0 {
 		hostref.UnpinHost(e.pin)
 	}
+	s.putArea(e.area)
 	*e = entry{}
 }
 
@@ -391,6 +407,9 @@ func (s *Stream) Submit(body unsafe.Pointer, h aql.Header, e *entry) error {
 
 // SetTail makes f, a fence of a packet just published, the stream's last.
 func (s *Stream) SetTail(f *Fence) {
+	if s.legHeld != legNone {
+		s.recordLegacy(f)
+	}
 	f.Retain()
 	if s.tail != nil {
 		s.fences.Release(s.tail)
@@ -608,6 +627,9 @@ func (s *Stream) Destroy() error {
 	if err := s.Check("stream destroy"); err != nil {
 		return err
 	}
+	if s.legacy {
+		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the legacy stream cannot be destroyed")
+	}
 	if s.isDefault {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
 	}
@@ -656,7 +678,12 @@ func (s *Stream) destroy() (aborted, err error) {
 	}
 	s.freePrintf()
 	s.fences.Flush()
+	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+		s.freeAreas() // an abandoned kernel may still read its area
+	}
 	s.mu.Unlock()
+	s.leaveBlocking()
+	s.releaseLegacyTail()
 	Unregister(s.dev, s)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {
 		return aborted, gpu.Wrap("stream destroy", abandoned)

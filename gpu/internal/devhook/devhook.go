@@ -17,6 +17,9 @@ type Hooks struct {
 	Unregister func(dev any, s Synchronizer)
 	Value      func(dev any, key any, mk func() (any, func() error, error)) (any, error)
 	Lookup     func(dev any, key any) (any, bool) // Value's fast path: no closure to build
+	// LoadOrStore is Value for a value that needs no close and may be
+	// made twice: it never blocks, so it may be called from a Value's mk.
+	LoadOrStore func(dev any, key, v any) (actual any)
 	// Generation counts the device's resets: an object records it when
 	// made and is invalid once it changed.
 	Generation func(dev any) uint64

@@ -12,6 +12,7 @@ type agent struct {
 	id      int
 	pools   []rocr.PoolDriver
 	managed *pool
+	shared  shared // memory shared with other processes (ipc.go)
 }
 
 // The cpu agent's stream priorities, as gpu/stream clamps them: it

@@ -397,6 +397,9 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if k == nil {
 		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
 	}
+	if c := rocr.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
+		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
+	}
 	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
 	grid := [3]int{int(p.GridSizeX), int(p.GridSizeY), int(p.GridSizeZ)}
 	if n := size[0] * size[1] * size[2]; n > 1024 {

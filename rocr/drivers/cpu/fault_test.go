@@ -99,7 +99,9 @@ func (e stuckErr) Error() string {
 	return "stuck"
 }
 
-var stuckGate = make(chan struct{})
+// stuckGate is the gate of the run under way: each run makes its own, so
+// the test repeats under -count.
+var stuckGate chan struct{}
 
 var stuckK = cpu.Define("test_stuck_panic", func(g *cpu.Group, a *struct{}) {
 	panic(stuckErr{stuckGate})
@@ -112,6 +114,7 @@ func TestPanicValueWhoseErrorHangs(t *testing.T) {
 	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
 	require.NoError(t, err)
 	defer q.Destroy()
+	stuckGate = make(chan struct{})
 	defer close(stuckGate)
 	start := time.Now()
 	err = runOne(t, q, stuckK)

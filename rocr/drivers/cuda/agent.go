@@ -83,6 +83,8 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		ComputeMinor:     minor,
 		DriverVersion:    fmt.Sprintf("%d.%d", ver/1000, ver%1000/10),
 		Profiling:        true,
+		MaxKernargSize:   maxKernarg(ver, major),
+		MaxClusterSize:   clusterSize(a, major, attr),
 	}
 	// HSA grids count work-items: the limit is blocks times block size.
 	for k := 0; k < 3; k++ {
@@ -105,6 +107,17 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// maxKernarg is the kernel parameter limit of a device of compute
+// capability major under a driver of version ver (cuDriverGetVersion's
+// 1000*major + 10*minor): 32,764 bytes from CUDA 12.1 on Volta and later,
+// 4 KB before.
+func maxKernarg(ver int32, major int) int {
+	if ver >= 12010 && major >= 7 {
+		return 32764
+	}
+	return rocr.KernargSlotSize
 }
 
 // with runs f on a locked OS thread with the device's context pushed, and

@@ -150,14 +150,29 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			}
 		}
 	}
-	if err := e.complete(p.CompletionSignal); err != nil || p.CompletionSignal == 0 {
+	if err := e.complete(p.CompletionSignal); err != nil || p.CompletionSignal == 0 || !isRecord(p) {
+		// A barrier with dependencies (a stream's wait for an event) is
+		// observed by a Synchronize of its stream, which awaits the
+		// stream or flushes itself: no progress write is needed here.
 		return err
 	}
 	// An event record is there to be waited for or queried: its progress
 	// write goes in now, so a waiter sees it complete when the GPU passes
 	// it, not at the end of the work queued after it (where a waiter's own
 	// flush would land), which would leave the GPU idle until the host
-	// queued more.
-	e.Flush(e.issued.Load())
+	// queued more. The context is current already: no cuCtxSetCurrent.
+	e.ctx()
+	e.flushHere(e.issued.Load())
 	return nil
+}
+
+// isRecord reports a barrier with no dependency: an event record, whose
+// completion signal is there to be observed.
+func isRecord(p *rocr.BarrierPacket) bool {
+	for _, h := range p.DepSignal {
+		if h != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -76,6 +76,24 @@ func (e *executor) Flush(seq uint64) {
 	}
 }
 
+// flushHere is Flush from a packet method: the executor lock is held,
+// the thread is locked and the context current (ctx), so the write needs
+// no cuCtxSetCurrent of its own and goes through the executor's block.
+func (e *executor) flushHere(seq uint64) {
+	if e.flushed.Load() >= seq {
+		return
+	}
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	v := e.issued.Load()
+	if e.flushed.Load() >= seq || v < seq || e.stream == 0 {
+		return
+	}
+	if e.sa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(v), 0) == cudaSuccess {
+		e.flushed.Store(v)
+	}
+}
+
 // awaitArgs are argument blocks for Await, which may run on several
 // goroutines at once and blocks in the driver.
 var awaitArgs = sync.Pool{New: func() any { return new(sysArgs) }}

@@ -25,7 +25,10 @@ const (
 	offStampExtra = 64  // [5]uintptr
 	offStampSize  = 112 // uintptr
 	offStampArgs  = 128 // [3]uint64
-	scratchSize   = 4096
+	// cuLaunchKernelEx's CUlaunchConfig and its two attributes.
+	offLaunchConfig = 256
+	offLaunchAttrs  = 320
+	scratchSize     = 4096
 )
 
 // executor turns one soft queue's packets into work on a CUDA stream. Its

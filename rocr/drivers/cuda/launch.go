@@ -45,8 +45,8 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 	if err := e.stampAround(p.CompletionSignal, false); err != nil {
 		return e.fail(err)
 	}
-	if p.Reserved2&rocr.DispatchCooperative != 0 {
-		if err := e.launchCooperative(k, grid, block, dyn, extra); err != nil {
+	if coop, cluster := p.Reserved2&rocr.DispatchCooperative != 0, rocr.ClusterDims(p.Reserved2); coop || cluster != ([3]uint32{}) {
+		if err := e.launchEx(k, grid, block, dyn, extra, coop, cluster); err != nil {
 			return e.fail(err)
 		}
 	} else if r := e.sa.call(e.api.cuLaunchKernel, k.fn, uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]), uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(dyn), e.stream, 0, extra); r != cudaSuccess {

@@ -104,9 +104,14 @@ type api struct {
 	// Cooperative launch and managed memory (optional): see cooperative.go,
 	// managed.go.
 	cuLaunchKernelEx, cuMemAllocManaged, cuMemGetInfo uintptr
+	cuOccupancyMaxPotentialClusterSize                uintptr
 	cuCtxGetStreamPriorityRange                       uintptr
 	cuMemPrefetchAsync, cuMemAdvise                   uintptr
 	prefetchV2, adviseV2                              bool // the CUmemLocation forms (CUDA 12.2+, the only ones in 13)
+
+	// Memory shared between processes (optional): see ipc.go.
+	cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle uintptr
+	cuMemGetAddressRange                                       uintptr
 
 	// CUDA graphs (optional): see graph.go.
 	cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiate uintptr
@@ -197,6 +202,7 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 	opt(&a.cuMemcpy2DAsync, "cuMemcpy2DAsync_v2")
 	opt(&a.cuMemcpy3DAsync, "cuMemcpy3DAsync_v2")
 	opt(&a.cuLaunchKernelEx, "cuLaunchKernelEx")
+	opt(&a.cuOccupancyMaxPotentialClusterSize, "cuOccupancyMaxPotentialClusterSize")
 	opt(&a.cuMemAllocManaged, "cuMemAllocManaged")
 	opt(&a.cuMemGetInfo, "cuMemGetInfo_v2")
 	opt(&a.cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange")
@@ -210,6 +216,10 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 		opt(&a.cuMemAdvise, "cuMemAdvise")
 	}
 	opt(&a.cuMemsetD2D8Async, "cuMemsetD2D8Async_v2", "cuMemsetD2D8Async")
+	opt(&a.cuIpcGetMemHandle, "cuIpcGetMemHandle")
+	opt(&a.cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2")
+	opt(&a.cuIpcCloseMemHandle, "cuIpcCloseMemHandle")
+	opt(&a.cuMemGetAddressRange, "cuMemGetAddressRange_v2")
 	// The v1 cuStreamBeginCapture (CUDA 10.0) takes no capture mode.
 	opt(&a.cuStreamBeginCapture, "cuStreamBeginCapture_v2")
 	opt(&a.cuStreamEndCapture, "cuStreamEndCapture")

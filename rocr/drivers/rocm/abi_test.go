@@ -31,6 +31,7 @@ func TestABI(t *testing.T) {
 		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE":           svmAttribAgentAccessible,
 		"HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE":  svmAttribAccessibleInPlace,
 		"HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED":        svmGlobalFlagCoarseGrained,
+		"HSA_AMD_SIGNAL_IPC":                            signalAttrIPC,
 		"hsaHostToDevice":                               copyHostToDevice,
 		"hsaDeviceToHost":                               copyDeviceToHost,
 		"hsaDeviceToDevice":                             copyDeviceToDevice,
@@ -39,6 +40,7 @@ func TestABI(t *testing.T) {
 		"offsetof(hsa_pitched_ptr_t, slice)":            16,
 		"sizeof(hsa_amd_svm_attribute_pair_t)":          16,
 		"offsetof(hsa_amd_svm_attribute_pair_t, value)": 8,
+		"sizeof(hsa_amd_ipc_memory_t)":                  ipcHBytes,
 
 		"HSA_AGENT_INFO_NAME":               agentName,
 		"HSA_AGENT_INFO_VENDOR_NAME":        agentVendor,
@@ -207,6 +209,12 @@ var prototypes = map[string]string{
 	"hsa_executable_get_symbol_by_name":         "hsa_status_t(hsa_executable_t, const char*, const hsa_agent_t*, hsa_executable_symbol_t*)",
 	"hsa_executable_symbol_get_info":            "hsa_status_t(hsa_executable_symbol_t, hsa_executable_symbol_info_t, void*)",
 	"hsa_executable_destroy":                    "hsa_status_t(hsa_executable_t)",
+	"hsa_amd_ipc_memory_create":                 "hsa_status_t(void*, size_t, hsa_amd_ipc_memory_t*)",
+	"hsa_amd_ipc_memory_attach":                 "hsa_status_t(const hsa_amd_ipc_memory_t*, size_t, uint32_t, const hsa_agent_t*, void**)",
+	"hsa_amd_ipc_memory_detach":                 "hsa_status_t(void*)",
+	"hsa_amd_signal_create":                     "hsa_status_t(hsa_signal_value_t, uint32_t, const hsa_agent_t*, uint64_t, hsa_signal_t*)",
+	"hsa_amd_ipc_signal_create":                 "hsa_status_t(hsa_signal_t, hsa_amd_ipc_signal_t*)",
+	"hsa_amd_ipc_signal_attach":                 "hsa_status_t(const hsa_amd_ipc_signal_t*, hsa_signal_t*)",
 }
 
 // TestPrototypes checks, with the compiler's type compatibility, that each
@@ -216,7 +224,7 @@ func TestPrototypes(t *testing.T) {
 	t.Parallel()
 	var l lib
 	var exprs []string
-	for _, s := range l.symbols() {
+	for _, s := range append(l.symbols(), l.optional()...) {
 		p, ok := prototypes[s.name]
 		if !ok {
 			t.Errorf("%s: lib calls it but the test has no prototype for it", s.name)

@@ -85,6 +85,15 @@ type hsaAPI interface {
 	SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus
 	SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus
 
+	// Interprocess memory and signals (ipc.go). Optional in the library:
+	// lib answers StatusErrorNotSupported where they are absent.
+	IPCMemoryCreate(ptr uintptr, size uint64) (ipcH, hsaStatus)
+	IPCMemoryAttach(h *ipcH, size uint64, agents []agentH) (uintptr, hsaStatus)
+	IPCMemoryDetach(ptr uintptr) hsaStatus
+	SignalCreateIPC(initial int64) (signalH, hsaStatus) // hsa_amd_signal_create with HSA_AMD_SIGNAL_IPC
+	IPCSignalCreate(s signalH) (ipcH, hsaStatus)
+	IPCSignalAttach(h *ipcH) (signalH, hsaStatus)
+
 	CodeObjectReaderCreateFromMemory(ptr uintptr, size uint64) (readerH, hsaStatus)
 	CodeObjectReaderDestroy(r readerH) hsaStatus
 	ExecutableCreateAlt(profile, rounding uint32) (exeH, hsaStatus)
@@ -113,6 +122,7 @@ const (
 	svmAttribAgentAccessible   = 0x200 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE, hsa_agent_t
 	svmAttribAccessibleInPlace = 0x201 // HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, hsa_agent_t
 	svmGlobalFlagCoarseGrained = 1     // HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED
+	signalAttrIPC              = 2     // HSA_AMD_SIGNAL_IPC
 
 	copyHostToDevice   = 1 // hsaHostToDevice
 	copyDeviceToHost   = 2 // hsaDeviceToHost

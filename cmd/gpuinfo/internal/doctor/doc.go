@@ -9,8 +9,10 @@
 // kernel driver and its version (/sys/module/amdgpu,
 // /proc/driver/nvidia/version), the versions of the kernel and the
 // user-space runtimes side by side, the environment (HIPGO_DRIVER and the
-// *_VISIBLE_DEVICES lists), and the status each hipgo driver gave when the
-// runtime opened. Each gives a Finding: ok, warn or fail, a message and a
+// *_VISIBLE_DEVICES lists), the status each hipgo driver gave when the
+// runtime opened, and NCCL's and RCCL's versions (ncclGetVersion) with
+// whether gpu/collective runs ranks across processes on them (it needs
+// ncclCommInitRankScalable, NCCL 2.23 and later). Each gives a Finding: ok, warn or fail, a message and a
 // hint.
 //
 // The checks read the machine through a System: a filesystem root, an

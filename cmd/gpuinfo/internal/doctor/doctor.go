@@ -213,6 +213,7 @@ func Check(sys System, rt *Runtime) *Report {
 	c.amd()
 	c.nvidia()
 	c.libraries()
+	c.collectives()
 	c.drivers()
 	c.visible()
 	c.verdict()

@@ -28,6 +28,9 @@ type Runtime struct {
 	Status  map[string]error // what each driver's Open returned: nil, or why it did not open
 	Agents  []Agent          // every agent of every driver that opened
 	Err     error            // rocr.Init's error, if it failed
+	// Collectives is what NCCL and RCCL said of themselves (opened, not
+	// initialized); nil where they were not asked.
+	Collectives []Collective
 }
 
 // envVars are the variables Observe clears so that rocr opens every driver
@@ -35,7 +38,8 @@ type Runtime struct {
 var envVars = []string{"HIPGO_DRIVER", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}
 
 // Observe opens the rocr runtime, records its drivers' statuses and agents,
-// and shuts it down. It unsets HIPGO_DRIVER and the *_VISIBLE_DEVICES
+// and shuts it down; it also opens NCCL and RCCL, where they are, for their
+// versions. It unsets HIPGO_DRIVER and the *_VISIBLE_DEVICES
 // variables while it does, restoring them after, so that it sees every driver
 // and every GPU. Drivers are those registered with rocr: the caller imports
 // them (through github.com/hipgo/hipgo/gpu). If the runtime is already open
@@ -47,7 +51,7 @@ func Observe() *Runtime {
 			defer os.Setenv(k, v)
 		}
 	}
-	rt := &Runtime{Drivers: rocr.Drivers()}
+	rt := &Runtime{Drivers: rocr.Drivers(), Collectives: observeCollectives()}
 	if err := rocr.Init(); err != nil {
 		rt.Err = err
 		return rt

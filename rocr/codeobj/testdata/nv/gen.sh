@@ -11,3 +11,6 @@ nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_8
 nvcc -gencode arch=compute_100,code=sm_100 -fatbin -o k100.fatbin k.cu
 nvcc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -Xfatbin -compress-all -fatbin -o kz.fatbin k.cu
 cuobjdump -elf k.cubin | awk '/^\.nv\.info/{p=1} /^\.nv\.(callgraph|compat)/{p=0} p' >k.cubin.nvinfo.txt
+# Kernels past 16 KiB of parameters, which nvcc describes with KPARAM_INFO_V2.
+nvcc -arch=sm_90 -cubin -o big.cubin big.cu
+cuobjdump -elf big.cubin | awk '/^\.nv\.info/{p=1} /^\.nv\.(callgraph|compat)/{p=0} p' >big.cubin.nvinfo.txt

@@ -1,0 +1,164 @@
+package buffer_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/graph"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/kernels"
+)
+
+// collect runs the garbage collector until done reports true, at most
+// 100 times: the backstop runs on the runtime's cleanup goroutine.
+func collect(done func() bool) bool {
+	for i := 0; i < 100; i++ {
+		runtime.GC()
+		core.WaitBackstops()
+		if done() {
+			return true
+		}
+		runtime.Gosched()
+	}
+	return false
+}
+
+// A buffer, host buffer or managed buffer dropped unfreed, with work
+// queued on it, is released by the backstop after that work: the counter
+// moves and the memory returns to the pool.
+func TestBackstopReleasesDroppedMemory(t *testing.T) {
+	dev := cputest.Device(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Destroy()) }()
+	for name, alloc := range map[string]func(t *testing.T){
+		"buffer": func(t *testing.T) {
+			x, err := buffer.New[float32](dev, 1<<16)
+			require.NoError(t, err)
+			require.NoError(t, kernels.FillF32(s, x, 1, x.Len()))
+			for range 20 {
+				require.NoError(t, kernels.Saxpy(s, 1, x, x, x.Len())) // queued when x is dropped
+			}
+		},
+		"host": func(t *testing.T) {
+			_, err := buffer.NewHost[int32](dev, 64)
+			require.NoError(t, err)
+		},
+		"managed": func(t *testing.T) {
+			_, err := buffer.NewManaged[int64](dev, 64)
+			require.NoError(t, err)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, s.Synchronize())
+			before, allocs := core.Backstops(), rocrhook.LiveAllocations()
+			alloc(t)
+			require.Equal(t, allocs+1, rocrhook.LiveAllocations())
+			ok := collect(func() bool { return core.Backstops() > before && rocrhook.LiveAllocations() == allocs })
+			require.True(t, ok, "the dropped %s was not released: %d backstops, %d allocations (want %d)", name, core.Backstops()-before, rocrhook.LiveAllocations(), allocs)
+			assert.Equal(t, before+1, core.Backstops())
+			require.NoError(t, s.Synchronize(), "the work queued on the dropped memory ran")
+		})
+	}
+}
+
+// Memory freed explicitly is not released again by the backstop.
+func TestBackstopSkipsFreedMemory(t *testing.T) {
+	dev := cputest.Device(t)
+	before, allocs := core.Backstops(), rocrhook.LiveAllocations()
+	func() {
+		x, err := buffer.New[float32](dev, 256)
+		require.NoError(t, err)
+		h, err := buffer.NewHost[float32](dev, 256)
+		require.NoError(t, err)
+		require.NoError(t, x.Free())
+		require.NoError(t, h.Free())
+	}()
+	collect(func() bool { return false })
+	assert.Equal(t, before, core.Backstops(), "an explicit Free left a backstop armed")
+	assert.Equal(t, allocs, rocrhook.LiveAllocations())
+	// The freed memory's reuse by a new buffer is not freed under it.
+	y, err := buffer.New[float32](dev, 256)
+	require.NoError(t, err)
+	collect(func() bool { return false })
+	require.NoError(t, y.Fill(2))
+	got, err := y.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, float32(2), got[255])
+	require.NoError(t, y.Free())
+	assert.Equal(t, before, core.Backstops())
+}
+
+// A buffer dropped after Shutdown released it is not freed twice.
+func TestBackstopAfterShutdown(t *testing.T) {
+	dev := cputest.Device(t)
+	before := core.Backstops()
+	func() {
+		_, err := buffer.New[float32](dev, 256)
+		require.NoError(t, err)
+	}()
+	require.NoError(t, gpu.Shutdown())
+	assert.True(t, collect(func() bool { return core.Backstops() > before }))
+	assert.Zero(t, rocrhook.LiveAllocations())
+}
+
+// Graph memory, which its graph owns, is not released by a backstop
+// when its buffer is dropped.
+func TestBackstopSkipsGraphMemory(t *testing.T) {
+	dev := cputest.Device(t)
+	g := graph.New()
+	func() {
+		_, _, err := graph.AddMemAlloc[float32](g, dev, 64) // the buffer dropped, the graph kept
+		require.NoError(t, err)
+	}()
+	before, allocs := core.Backstops(), rocrhook.LiveAllocations()
+	collect(func() bool { return false })
+	assert.Equal(t, before, core.Backstops(), "graph memory was released by a backstop")
+	assert.Equal(t, allocs, rocrhook.LiveAllocations())
+	require.NoError(t, g.Destroy())
+}
+
+// Buffers dropped while others are freed explicitly and the runtime
+// shuts down: every allocation is released once, none twice, and
+// nothing races.
+func TestBackstopRacesShutdownAndFree(t *testing.T) {
+	dev := cputest.Device(t)
+	collect(func() bool { return false })
+	const n = 16
+	kept := make([]*buffer.Buffer[float32], n)
+	for i := range kept {
+		var err error
+		kept[i], err = buffer.New[float32](dev, 256)
+		require.NoError(t, err)
+	}
+	before := core.Backstops()
+	func() {
+		for range n {
+			_, err := buffer.New[float32](dev, 256)
+			require.NoError(t, err)
+		}
+	}()
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); collect(func() bool { return core.Backstops() >= before+n }) }()
+	go func() {
+		defer wg.Done()
+		for _, x := range kept {
+			assert.NoError(t, x.Free())
+		}
+	}()
+	go func() { defer wg.Done(); assert.NoError(t, gpu.Shutdown()) }()
+	wg.Wait()
+	assert.True(t, collect(func() bool { return core.Backstops() >= before+n }))
+	assert.Equal(t, before+n, core.Backstops(), "a freed buffer was released again")
+	assert.Zero(t, rocrhook.LiveAllocations())
+}

@@ -1,0 +1,145 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/hipgo/hipgo/gpu/internal/live"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// The leak backstop: memory that becomes unreachable without Free is
+// released by a cleanup (runtime.AddCleanup) once the work it recorded
+// completes, counted (Backstops) and, on a test's device, reported by
+// gputest. The cleanup's argument holds what the release needs (the
+// allocation, the dependency state, a description) and nothing that
+// points back to the Mem, or the Mem would never be unreachable.
+
+// memLeak is what the backstop of one Mem holds.
+type memLeak struct {
+	al   *rocr.Allocation
+	deps *deps  // the Mem's own: the work that still uses the memory
+	key  any    // the Mem's key in the live registry (a weak pointer)
+	desc string // "buffer of 4 int32 (16 bytes)"
+}
+
+// armBackstop registers m's backstop; m was just allocated (not pool
+// memory, not empty, not a view).
+func (m *Mem) armBackstop() {
+	kind := "buffer"
+	switch {
+	case m.managed:
+		kind = "managed buffer"
+	case m.host:
+		kind = "host buffer"
+	case m.opened:
+		kind = "opened IPC buffer"
+	}
+	l := &memLeak{al: m.alloc, deps: m.deps, key: live.Key(m),
+		desc: fmt.Sprintf("%s of %d %s (%d bytes)", kind, m.n, m.elem, m.Size())}
+	m.backstop = runtime.AddCleanup(m, releaseLeak, l)
+}
+
+// backstops counts the releases waiting for work. A WaitGroup would do,
+// but its Add may not race a Wait that a test makes while cleanups run.
+var backstops struct {
+	mu      sync.Mutex
+	pending int
+	idle    sync.Cond
+}
+
+func init() { backstops.idle.L = &backstops.mu }
+
+// goBackstop runs release on a goroutine of its own, counted for
+// WaitBackstops.
+func goBackstop(release func()) {
+	backstops.mu.Lock()
+	backstops.pending++
+	backstops.mu.Unlock()
+	go func() {
+		defer func() {
+			backstops.mu.Lock()
+			if backstops.pending--; backstops.pending == 0 {
+				backstops.idle.Broadcast()
+			}
+			backstops.mu.Unlock()
+		}()
+		release()
+	}()
+}
+
+// Backstops is the number of objects dropped unfreed and released by the
+// backstop since the process started.
+func Backstops() int64 { return live.Collections() }
+
+// WaitBackstops waits for the backstop releases that wait for work.
+func WaitBackstops() {
+	backstops.mu.Lock()
+	for backstops.pending > 0 {
+		backstops.idle.Wait()
+	}
+	backstops.mu.Unlock()
+}
+
+// releaseLeak is the backstop of a Mem that became unreachable unfreed:
+// nothing can use it any more, so its dependency state is the cleanup's
+// alone. The memory is freed after the work it recorded; a release that
+// would wait runs on a goroutine of its own, so that cleanups queued
+// behind it are not held up.
+func releaseLeak(l *memLeak) {
+	fs := l.deps.take(nil)
+	pending := false
+	for _, f := range fs {
+		if !f.Done() {
+			pending = true
+			break
+		}
+	}
+	if !pending {
+		l.release(fs)
+		return
+	}
+	goBackstop(func() { l.release(fs) })
+}
+
+// release waits for fs, drops them and frees the memory, unless Shutdown
+// or a Device.Reset freed it already. As Free does, it frees memory of a
+// device released since (a test's view): the allocation is the agent's.
+func (l *memLeak) release(fs []*Fence) {
+	for _, f := range fs {
+		_ = f.Wait(0)
+		f.Release()
+	}
+	if !l.al.Freed() {
+		_ = l.al.Free()
+	}
+	live.Collected(l.key, l.desc)
+}
+
+// Uses is the dependency state of a Mem, apart from the Mem: a backstop
+// may hold it without keeping the Mem alive (a module's variable, whose
+// Global points back to its module).
+type Uses struct{ d *deps }
+
+// Uses is m's dependency state.
+func (m *Mem) Uses() Uses {
+	r := m.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Uses{r.depsOf()}
+}
+
+// Wait waits for the work the state recorded and drops it; the Mem it
+// belongs to is unreachable, so nothing records more.
+func (u Uses) Wait() {
+	for _, f := range u.d.take(nil) {
+		_ = f.Wait(0)
+		f.Release()
+	}
+}
+
+// GoBackstop runs release on a goroutine of its own, counted for
+// WaitBackstops: a backstop that waits for work must not hold up the
+// cleanups queued behind it.
+func GoBackstop(release func()) { goBackstop(release) }

@@ -1,0 +1,21 @@
+package rocr_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// The cluster field of Reserved2 keeps its dimensions and leaves the
+// cooperative mark alone.
+func TestClusterBits(t *testing.T) {
+	for _, d := range [][3]uint32{{1, 1, 1}, {8, 1, 1}, {2, 2, 2}, {16, 1, 1}, {1, 4, 2}, {255, 255, 255}} {
+		r := rocr.ClusterBits(d) | rocr.DispatchCooperative
+		assert.Equal(t, d, rocr.ClusterDims(r), "%v", d)
+		assert.Equal(t, rocr.DispatchCooperative, r&rocr.DispatchCooperative)
+	}
+	assert.Equal(t, [3]uint32{}, rocr.ClusterDims(rocr.DispatchCooperative), "no clusters")
+	assert.Zero(t, rocr.ClusterBits([3]uint32{}))
+}

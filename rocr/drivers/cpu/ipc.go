@@ -1,0 +1,372 @@
+package cpu
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Memory shared between processes lives in a memfd per allocation, named
+// with a random nonce and sealed against growing and shrinking (a peer
+// that truncated it would make the exporter's accesses fault). A handle
+// carries the exporter's descriptor number and the nonce. The opening
+// process opens /proc/<pid>/fd/<n> of the exporter, which the kernel
+// allows a process of the same user, and accepts the file only if its
+// name carries the nonce, its seals hold and it is large enough: a
+// guessed or stale handle (an exited exporter, a descriptor number
+// reused) opens nothing. Passing descriptors over a unix socket
+// (SCM_RIGHTS) would need the exporter to serve each opener; reading them
+// through /proc keeps a handle plain bytes, as CUDA's are.
+//
+// The mapping is the memfd's pages, not the exporter's address space:
+// when the exporter frees the memory, or exits, a peer that has it open
+// keeps the pages until it closes them, and nothing else is ever mapped
+// in their place. Later opens of the handle fail.
+
+const (
+	ipcNameTag  = "hipgo-ipc:"
+	ipcNonceLen = 16
+	ipcPayload  = 4 + ipcNonceLen // descriptor, nonce
+	ipcSeals    = unix.F_SEAL_GROW | unix.F_SEAL_SHRINK | unix.F_SEAL_SEAL
+)
+
+// memfd is one shared mapping: an exported allocation (fd open) or one
+// opened from a handle (fd -1: the mapping holds the file).
+type memfd struct {
+	fd    int
+	nonce [ipcNonceLen]byte
+	size  uintptr // mapped bytes, whole pages
+}
+
+// shared tracks the agent's shared mappings by address.
+type shared struct {
+	mu sync.Mutex
+	m  map[uintptr]*memfd
+}
+
+func (s *shared) put(addr uintptr, f *memfd) {
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[uintptr]*memfd{}
+	}
+	s.m[addr] = f
+	s.mu.Unlock()
+}
+
+func (s *shared) take(addr uintptr) *memfd {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.m[addr]
+	delete(s.m, addr)
+	return f
+}
+
+func (s *shared) get(addr uintptr) *memfd {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[addr]
+}
+
+func pageRound(n uint64) uintptr {
+	pg := uint64(unix.Getpagesize())
+	return uintptr((n + pg - 1) / pg * pg)
+}
+
+// newMemfd makes a sealed memfd of size bytes and maps it.
+func newMemfd(size uint64) (uintptr, *memfd, error) {
+	f := &memfd{fd: -1, size: pageRound(size)}
+	if _, err := rand.Read(f.nonce[:]); err != nil {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "nonce: %w", err)
+	}
+	fd, err := unix.MemfdCreate(ipcNameTag+hex.EncodeToString(f.nonce[:]), unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "memfd_create: %w", err)
+	}
+	fail := func(what string, err error) (uintptr, *memfd, error) {
+		_ = unix.Close(fd)
+		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "%s %d bytes: %w", what, f.size, err)
+	}
+	if err := unix.Ftruncate(fd, int64(f.size)); err != nil {
+		return fail("ftruncate", err)
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, ipcSeals); err != nil {
+		return fail("seal", err)
+	}
+	addr, err := mapShared(fd, f.size)
+	if err != nil {
+		return fail("mmap", err)
+	}
+	f.fd = fd
+	return addr, f, nil
+}
+
+func mapShared(fd int, size uintptr) (uintptr, error) {
+	b, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return 0, err
+	}
+	hostmem.AddMapped(int64(size))
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
+}
+
+func unmapShared(addr uintptr, f *memfd) error {
+	err := unix.Munmap(unsafe.Slice((*byte)(hostmem.At(addr)), f.size))
+	if err == nil {
+		hostmem.AddMapped(-int64(f.size))
+	}
+	if f.fd >= 0 {
+		if cerr := unix.Close(f.fd); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return rocr.Errorf(rocr.StatusErrorResourceFree, "ipc free", "%#x: %w", addr, err)
+	}
+	return nil
+}
+
+// openMemfd opens what a handle names: process pid's descriptor fd, which
+// must be a memfd of this driver with the nonce, sealed, of at least size
+// bytes. It maps it and closes the descriptor.
+func openMemfd(op string, payload []byte, pid int, size uint64) (uintptr, *memfd, error) {
+	if len(payload) != ipcPayload {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "cpu payload of %d bytes: want %d", len(payload), ipcPayload)
+	}
+	n := binary.LittleEndian.Uint32(payload)
+	if n > 1<<24 {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "descriptor %d is not one", n)
+	}
+	f := &memfd{fd: -1, size: pageRound(size)}
+	copy(f.nonce[:], payload[4:])
+	path := "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.FormatUint(uint64(n), 10)
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "the memory is gone: process %d exited or freed it", pid)
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "process %d's memory may not be opened here (another user's process?): %w", pid, err)
+	case err != nil:
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "open %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	// What was opened, not what the path named a moment before: the
+	// exporter may have closed and reused the number meanwhile.
+	want := "/memfd:" + ipcNameTag + hex.EncodeToString(f.nonce[:]) + " (deleted)"
+	buf := make([]byte, len(want)+1)
+	k, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || k != len(want) || string(buf[:k]) != want {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "handle does not name shared memory of process %d (wrong nonce, or freed)", pid)
+	}
+	seals, err := unix.FcntlInt(uintptr(fd), unix.F_GET_SEALS, 0)
+	if err != nil || seals&ipcSeals != ipcSeals {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "process %d's memory is not sealed", pid)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size < 0 || uint64(st.Size) < uint64(f.size) {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "handle claims %d bytes: process %d shared fewer", size, pid)
+	}
+	addr, err := mapShared(fd, f.size)
+	if err != nil {
+		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, op, "mmap %d bytes: %w", f.size, err)
+	}
+	return addr, f, nil
+}
+
+func payloadOf(f *memfd) []byte {
+	p := make([]byte, ipcPayload)
+	binary.LittleEndian.PutUint32(p, uint32(f.fd))
+	copy(p[4:], f.nonce[:])
+	return p
+}
+
+// ipcPool is the agent's pool of exportable memory: coarse-grained device
+// memory like its first pool, each allocation a memfd of its own.
+type ipcPool struct {
+	info rocr.PoolInfo
+	a    *agent
+}
+
+func (p *ipcPool) Info() rocr.PoolInfo { return p.info }
+
+func (p *ipcPool) Allocate(size uint64) (uintptr, error) {
+	addr, f, err := newMemfd(size)
+	if err != nil {
+		return 0, err
+	}
+	p.a.shared.put(addr, f)
+	return addr, nil
+}
+
+func (p *ipcPool) Free(ptr uintptr, _ uint64) error {
+	f := p.a.shared.take(ptr)
+	if f == nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "ipc free", "%#x is not shared memory", ptr)
+	}
+	return unmapShared(ptr, f)
+}
+
+// IPCTag implements rocr.IPCMemory.
+func (a *agent) IPCTag() string { return "cpu" }
+
+// IPCPool implements rocr.IPCMemory.
+func (a *agent) IPCPool() (rocr.PoolDriver, error) {
+	info := a.pools[0].Info()
+	info.Granule = uint64(unix.Getpagesize())
+	info.Alignment = info.Granule
+	return &ipcPool{info: info, a: a}, nil
+}
+
+// ExportMemory implements rocr.IPCMemory.
+func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
+	f := a.shared.get(base)
+	if f == nil || f.fd < 0 {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "ipc get mem handle", "%#x is not shared memory of this process", base)
+	}
+	return payloadOf(f), nil
+}
+
+// OpenMemory implements rocr.IPCMemory.
+func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
+	addr, f, err := openMemfd("ipc open mem handle", payload, pid, size)
+	if err != nil {
+		return 0, err
+	}
+	a.shared.put(addr, f)
+	return addr, nil
+}
+
+// CloseMemory implements rocr.IPCMemory.
+func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
+	f := a.shared.take(addr)
+	if f == nil || f.fd >= 0 {
+		if f != nil {
+			a.shared.put(addr, f)
+		}
+		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "ipc close mem handle", "%#x was not opened from a handle", addr)
+	}
+	return unmapShared(addr, f)
+}
+
+// shmSignal is a signal whose value lives in a shared page, which the
+// exporter and the processes that opened it all map. Other processes
+// cannot wake this one, so a waiter polls: it spins briefly, then sleeps
+// in growing steps up to ipcMaxSleep. mu orders every access before
+// Destroy unmaps the page; a destroyed signal reads 0 and ignores writes.
+type shmSignal struct {
+	mu   sync.RWMutex
+	val  *int64 // nil once destroyed
+	addr uintptr
+	f    *memfd
+}
+
+const ipcMaxSleep = 200 * time.Microsecond
+
+func (s *shmSignal) Handle() uint64 { return uint64(s.addr) }
+
+// do runs f on the value unless the signal was destroyed.
+func (s *shmSignal) do(f func(p *int64) int64) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.val == nil {
+		return 0
+	}
+	return f(s.val)
+}
+
+func (s *shmSignal) Load() int64 { return s.do(func(p *int64) int64 { return atomic.LoadInt64(p) }) }
+func (s *shmSignal) Store(v int64) {
+	s.do(func(p *int64) int64 { atomic.StoreInt64(p, v); return 0 })
+}
+func (s *shmSignal) Add(d int64) int64 {
+	return s.do(func(p *int64) int64 { return atomic.AddInt64(p, d) })
+}
+func (s *shmSignal) Exchange(v int64) int64 {
+	return s.do(func(p *int64) int64 { return atomic.SwapInt64(p, v) })
+}
+func (s *shmSignal) CAS(old, new int64) int64 {
+	return s.do(func(p *int64) int64 {
+		for {
+			v := atomic.LoadInt64(p)
+			if v != old || atomic.CompareAndSwapInt64(p, old, new) {
+				return v
+			}
+		}
+	})
+}
+
+func holds(c rocr.Condition, v, cmp int64) bool {
+	switch c {
+	case rocr.CondEQ:
+		return v == cmp
+	case rocr.CondNE:
+		return v != cmp
+	case rocr.CondLT:
+		return v < cmp
+	case rocr.CondGTE:
+		return v >= cmp
+	}
+	return true // an unknown condition would never end a wait
+}
+
+func (s *shmSignal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
+	start := time.Now()
+	sleep := time.Microsecond
+	for i := 0; ; i++ {
+		s.mu.RLock()
+		gone := s.val == nil
+		var v int64
+		if !gone {
+			v = atomic.LoadInt64(s.val)
+		}
+		s.mu.RUnlock()
+		if gone || holds(cond, v, cmp) || timeout > 0 && time.Since(start) >= timeout {
+			return v
+		}
+		if hint == rocr.WaitActive && i < 1000 {
+			runtime.Gosched()
+			continue
+		}
+		time.Sleep(sleep)
+		sleep = min(2*sleep, ipcMaxSleep)
+	}
+}
+
+func (s *shmSignal) Destroy() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.val == nil {
+		return rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
+	}
+	s.val = nil
+	return unmapShared(s.addr, s.f)
+}
+
+// NewIPCSignal implements rocr.IPCSignals.
+func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) {
+	addr, f, err := newMemfd(8)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &shmSignal{val: (*int64)(hostmem.At(addr)), addr: addr, f: f}, payloadOf(f), nil
+}
+
+// OpenIPCSignal implements rocr.IPCSignals.
+func (a *agent) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+	addr, f, err := openMemfd("ipc open event handle", payload, pid, 8)
+	if err != nil {
+		return nil, err
+	}
+	return &shmSignal{val: (*int64)(hostmem.At(addr)), addr: addr, f: f}, nil
+}

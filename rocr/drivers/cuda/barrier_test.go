@@ -1,0 +1,21 @@
+package cuda
+
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/rocr"
+)
+
+// Only a barrier without dependencies (an event record) pushes its
+// progress write at once; a stream's wait for an event leaves it to
+// whoever observes the wait.
+func TestIsRecord(t *testing.T) {
+	var p rocr.BarrierPacket
+	if !isRecord(&p) {
+		t.Error("a barrier without dependencies is an event record")
+	}
+	p.DepSignal[3] = 1
+	if isRecord(&p) {
+		t.Error("a barrier with a dependency is a wait, not a record")
+	}
+}
