@@ -37,6 +37,9 @@ const devFormat = "dev %d rec %d\n"
 
 var devHash = func() uint64 { s := md5.Sum([]byte(devFormat)); return binary.LittleEndian.Uint64(s[:8]) }()
 
+// printfBig is test_printf_big, loaded by loadPrintf.
+var printfBig *module.Function
+
 // printfSeen collects the buffer addresses the kernel was given.
 var printfSeen struct {
 	sync.Mutex
@@ -49,21 +52,39 @@ var printfSeen struct {
 // that does not fit and marking the header), the control dword, the
 // format's hash, each argument in 8 bytes.
 var devicePrintf = cpu.Define("test_printf", func(g *cpu.Group, a *printfArgs) {
+	writeRecords(g, a.Buf, a.N, a.V)
+})
+
+// printfBigArgs is test_printf_big's kernarg: test_printf's with the
+// buffer past a queue slot's kernarg, so the image is a kernarg area.
+type printfBigArgs struct {
+	N, V int32
+	Pad  printfPad
+	Buf  uint64
+}
+
+type printfPad struct{ B [5000]byte }
+
+var devicePrintfBig = cpu.Define("test_printf_big", func(g *cpu.Group, a *printfBigArgs) {
+	writeRecords(g, a.Buf, a.N, a.V)
+})
+
+func writeRecords(g *cpu.Group, buf uint64, n, v int32) {
 	if g.GroupID() != [3]int{} {
 		return
 	}
 	printfSeen.Lock()
-	printfSeen.addrs[a.Buf]++
+	printfSeen.addrs[buf]++
 	printfSeen.Unlock()
-	if a.Buf == 0 {
+	if buf == 0 {
 		g.Fault("no printf buffer")
 		return
 	}
-	base := g.View(uintptr(a.Buf), core.PrintfBufferSize)
+	base := g.View(uintptr(buf), core.PrintfBufferSize)
 	hdr := (*uint32)(base)
 	size := *(*uint32)(unsafe.Add(base, 4))
 	const rec = 4 + 8 + 2*8
-	for i := range a.N {
+	for i := range n {
 		off := atomic.LoadUint32(hdr)
 		for {
 			if off&(1<<31) != 0 || 8+uint64(off)+rec > uint64(size) {
@@ -82,10 +103,10 @@ var devicePrintf = cpu.Define("test_printf", func(g *cpu.Group, a *printfArgs) {
 		r := unsafe.Slice((*byte)(unsafe.Add(base, 8+uintptr(off))), rec)
 		binary.LittleEndian.PutUint32(r, rec<<2|2)
 		binary.LittleEndian.PutUint64(r[4:], devHash)
-		binary.LittleEndian.PutUint64(r[12:], uint64(uint32(a.V)))
+		binary.LittleEndian.PutUint64(r[12:], uint64(uint32(v)))
 		binary.LittleEndian.PutUint64(r[20:], uint64(uint32(i)))
 	}
-})
+}
 
 func atomicOr(p *uint32, v uint32) {
 	for {
@@ -100,12 +121,17 @@ func atomicOr(p *uint32, v uint32) {
 func loadPrintf(t *testing.T) (*gpu.Device, *module.Function) {
 	t.Helper()
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("printf-test", devicePrintf))
+	m, err := module.Load(dev, cpu.NewSet("printf-test", devicePrintf, devicePrintfBig))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Unload() })
 	f, err := m.Function("test_printf")
 	require.NoError(t, err)
 	module.SetPrintfOffset(f, uint32(unsafe.Offsetof(printfArgs{}.Buf)))
+	big, err := m.Function("test_printf_big")
+	require.NoError(t, err)
+	module.SetPrintfOffset(big, uint32(unsafe.Offsetof(printfBigArgs{}.Buf)))
+	t.Cleanup(module.SetKernargLimit(big, 32764))
+	printfBig = big
 	core.AddPrintfFormat(devHash, devFormat) // as loading its code object would
 	printfSeen.Lock()
 	printfSeen.addrs = map[uint64]int{}
@@ -167,6 +193,38 @@ func TestPrintfBuffer(t *testing.T) {
 	assert.Equal(t, lines(9, 1), out)
 	// A kernel without the buffer is untouched.
 	assert.Zero(t, module.SymbolPrintfOffset(dev, helloSymbol(t, "quiet")))
+}
+
+// A kernel whose kernarg image is larger than a queue slot's (a kernarg
+// area) gets the buffer too, launched directly and from a graph.
+func TestPrintfKernargArea(t *testing.T) {
+	dev, _ := loadPrintf(t)
+	big := printfBig
+	s := newStream(t, dev)
+	out := testenv.CaptureStdout(t, func() {
+		require.NoError(t, module.LaunchKernelGGL(big, gpu.D1(1), gpu.D1(1), 0, s, int32(2), int32(6), printfPad{}, uint64(0)))
+		require.NoError(t, s.Synchronize())
+	})
+	assert.Equal(t, lines(6, 2), out)
+	g := graph.New()
+	defer func() { _ = g.Destroy() }()
+	_, err := g.AddKernel(graph.Kernel{Func: big, Grid: gpu.D1(1), Block: gpu.D1(1), Args: []any{int32(1), int32(8), printfPad{}, uint64(0)}})
+	require.NoError(t, err)
+	x, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer func() { _ = x.Destroy() }()
+	out = testenv.CaptureStdout(t, func() {
+		require.NoError(t, x.Launch(s))
+		require.NoError(t, x.Launch(s))
+		require.NoError(t, s.Synchronize())
+	})
+	assert.Equal(t, lines(8, 1)+lines(8, 1), out, "each replay prints")
+	seen := seenAddrs()
+	require.Len(t, seen, 1, "the stream's one buffer")
+	for a, n := range seen {
+		assert.NotZero(t, a)
+		assert.Equal(t, 3, n)
+	}
 }
 
 // Streams have buffers of their own; each one's synchronize prints its

@@ -169,8 +169,10 @@ func (l *Launch) Commit(d *Dispatch) error {
 	if l.cap != nil {
 		return l.captureLaunch(l.cap, d)
 	}
-	if err := s.putPrintf("launch", l.kernarg[:d.KernargSize], d); err != nil {
+	// The image is the scratch one or, past a queue slot, the area.
+	if err := s.putPrintf("launch", l.kernargImage(d.KernargSize), d); err != nil {
 		l.releaseDeps()
+		l.dropArea()
 		l.fence.Cancel()
 		s.fences.Release(l.fence)
 		l.fence = nil

@@ -676,10 +676,12 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.fences.Release(s.tail)
 		s.tail = nil
 	}
-	s.freePrintf()
 	s.fences.Flush()
 	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+		s.freePrintf()
 		s.freeAreas() // an abandoned kernel may still read its area
+	} else {
+		s.printf.Store(nil) // and write its printf buffer
 	}
 	s.mu.Unlock()
 	s.leaveBlocking()
