@@ -387,3 +387,28 @@ func TestPrintfCodeObjects(t *testing.T) {
 	assert.ErrorContains(t, err, "-mprintf-kind=buffered")
 	assert.Equal(t, gpu.ErrorInvalidImage, gpu.CodeOf(err))
 }
+
+// A synchronize racing gpu.Shutdown reads the printf buffer before the
+// runtime frees it or not at all: never after.
+func TestPrintfShutdownRace(t *testing.T) {
+	for round := range 8 {
+		dev, f := loadPrintf(t)
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		const n = 20000
+		var syncErr error
+		out := testenv.CaptureStdout(t, func() {
+			require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, int32(n), int32(round), uint64(0)))
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); syncErr = s.Synchronize() }()
+			go func() { defer wg.Done(); assert.NoError(t, gpu.Shutdown()) }()
+			wg.Wait()
+		})
+		// All of the records or none, whichever came first.
+		if syncErr == nil && out != "" {
+			assert.Equal(t, n, strings.Count(out, fmt.Sprintf("dev %d rec ", round)), "round %d", round)
+		}
+		_ = s.Destroy()
+	}
+}

@@ -126,7 +126,14 @@ func (s *Stream) flushPrintf(ctx context.Context, try bool) {
 		s.mu.Unlock() // work submitted since: its synchronize prints
 		return
 	}
+	// A Shutdown or Reset racing this one frees the buffer only once it
+	// is read; one under way already has made the stream invalid.
+	if !b.al.Hold() {
+		s.mu.Unlock()
+		return
+	}
 	out, msgs := s.drainPrintf(b)
+	b.al.Unhold()
 	s.mu.Unlock()
 	writePrintf(out, msgs)
 }
@@ -176,8 +183,9 @@ func (s *Stream) freePrintf() {
 	if b == nil {
 		return
 	}
-	if Valid(s.dev, s.gen) == nil {
+	if Valid(s.dev, s.gen) == nil && b.al.Hold() {
 		out, msgs := s.drainPrintf(b)
+		b.al.Unhold()
 		writePrintf(out, msgs)
 	}
 	_ = b.al.Free() // after Shutdown the runtime freed it already
