@@ -27,13 +27,25 @@ type Output struct {
 	Malformed int
 	// Unknown is the first unknown format hash, for a message.
 	Unknown uint64
+	// Cut: the rendering reached MaxOutput bytes and the records after
+	// were skipped.
+	Cut bool
 }
+
+// MaxOutput bounds what one Decode renders: widths of up to maxWidth
+// make a record's output hundreds of times its size, and a buggy kernel
+// fills its buffer with such records as easily as with any.
+const MaxOutput = 16 << 20
 
 // Decode appends the rendering of the records in recs (the bytes after
 // the header, as many as the header says were written) to out, looking
 // constant formats up in formats.
 func Decode(recs []byte, formats func(hash uint64) (string, bool), out *Output) {
 	for len(recs) > 0 {
+		if len(out.Stdout)+len(out.Stderr) >= MaxOutput {
+			out.Cut = true
+			return
+		}
 		if len(recs) < 4 {
 			out.Malformed++
 			return

@@ -185,6 +185,26 @@ func TestRenderCapsWidth(t *testing.T) {
 	assert.Len(t, out, maxWidth)
 }
 
+// A buffer of records that each pad to the widest width renders no more
+// than MaxOutput, and says it cut the rest.
+func TestDecodeCapsOutput(t *testing.T) {
+	fs := lookup(map[uint64]string{1: "%4096d%4096d"})
+	r := record(1, "", true, int32(1), int32(2))
+	var buf []byte
+	for len(buf) < 1<<20 {
+		buf = append(buf, r...)
+	}
+	var out Output
+	Decode(buf, fs, &out)
+	assert.True(t, out.Cut)
+	assert.GreaterOrEqual(t, len(out.Stdout), MaxOutput)
+	assert.LessOrEqual(t, len(out.Stdout), MaxOutput+2*maxWidth, "one record past the limit at most")
+	out = Output{}
+	Decode(r, fs, &out)
+	assert.False(t, out.Cut)
+	assert.Len(t, out.Stdout, 2*maxWidth)
+}
+
 // A hostile buffer never panics (a fuzz target for the decoder).
 func FuzzDecode(f *testing.F) {
 	f.Add(record(1, "", true, int32(1), "s", 2.5))

@@ -31,7 +31,7 @@ type printfBuf struct {
 	al *rocr.Allocation
 	// warned: the overflow (or a malformed record) was reported; once a
 	// stream is enough.
-	warnedFull, warnedBad bool
+	warnedFull, warnedBad, warnedCut bool
 }
 
 // printfFormats maps format hashes to the format strings of every
@@ -153,6 +153,10 @@ func (s *Stream) drainPrintf(b *printfBuf) (devprintf.Output, string) {
 	if full && !b.warnedFull {
 		b.warnedFull = true
 		msgs += fmt.Sprintf("hipgo: the printf buffer of stream (queue %d) filled up (%d bytes): records were dropped until the stream synchronized\n", s.q.ID(), PrintfBufferSize)
+	}
+	if out.Cut && !b.warnedCut {
+		b.warnedCut = true
+		msgs += fmt.Sprintf("hipgo: the printf output of stream (queue %d) passed %d bytes at one synchronize: the records after were skipped\n", s.q.ID(), devprintf.MaxOutput)
 	}
 	if out.Malformed > 0 && !b.warnedBad {
 		b.warnedBad = true
