@@ -412,3 +412,43 @@ func TestPrintfShutdownRace(t *testing.T) {
 		_ = s.Destroy()
 	}
 }
+
+// The legacy stream and the default stream print as any stream does,
+// at their synchronize or the device's.
+func TestPrintfLegacyStream(t *testing.T) {
+	dev, f := loadPrintf(t)
+	leg, err := stream.Legacy(dev)
+	require.NoError(t, err)
+	out := testenv.CaptureStdout(t, func() {
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, leg, int32(1), int32(11), uint64(0)))
+		require.NoError(t, leg.Synchronize())
+	})
+	assert.Equal(t, lines(11, 1), out)
+	out = testenv.CaptureStdout(t, func() {
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, leg, int32(1), int32(12), uint64(0)))
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, nil, int32(1), int32(13), uint64(0)))
+		require.NoError(t, dev.Synchronize())
+	})
+	assert.ElementsMatch(t, strings.SplitAfter(lines(12, 1)+lines(13, 1), "\n"), strings.SplitAfter(out, "\n"))
+}
+
+// Destroy racing Synchronize and Query of its stream: the records print
+// once, by whichever came first.
+func TestPrintfDestroyRace(t *testing.T) {
+	dev, f := loadPrintf(t)
+	for round := range 10 {
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		const n = 2000
+		out := testenv.CaptureStdout(t, func() {
+			require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, int32(n), int32(round), uint64(0)))
+			var wg sync.WaitGroup
+			wg.Add(3)
+			go func() { defer wg.Done(); _ = s.Synchronize() }()
+			go func() { defer wg.Done(); _ = s.Query() }()
+			go func() { defer wg.Done(); assert.NoError(t, s.Destroy()) }()
+			wg.Wait()
+		})
+		assert.Equal(t, n, strings.Count(out, fmt.Sprintf("dev %d rec ", round)), "round %d", round)
+	}
+}
