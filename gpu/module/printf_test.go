@@ -452,3 +452,39 @@ func TestPrintfDestroyRace(t *testing.T) {
 		assert.Equal(t, n, strings.Count(out, fmt.Sprintf("dev %d rec ", round)), "round %d", round)
 	}
 }
+
+// Concurrent synchronizes of one stream write its records in the order
+// its kernels wrote them.
+func TestPrintfOrder(t *testing.T) {
+	dev, f := loadPrintf(t)
+	s := newStream(t, dev)
+	const n = 300
+	out := testenv.CaptureStdout(t, func() {
+		var wg sync.WaitGroup
+		var done atomic.Bool
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !done.Load() {
+					_ = s.Synchronize()
+				}
+			}()
+		}
+		for v := range int32(n) {
+			require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, int32(1), v, uint64(0)))
+		}
+		done.Store(true)
+		wg.Wait()
+		require.NoError(t, s.Synchronize())
+	})
+	assert.Equal(t, lines0(n), out)
+}
+
+func lines0(n int) string {
+	var b strings.Builder
+	for v := range n {
+		fmt.Fprintf(&b, "dev %d rec 0\n", v)
+	}
+	return b.String()
+}

@@ -134,9 +134,17 @@ func (s *Stream) flushPrintf(ctx context.Context, try bool) {
 	}
 	out, msgs := s.drainPrintf(b)
 	b.al.Unhold()
+	// Taken before the stream is let go, so that two flushes of one
+	// stream write in the order they drained.
+	printing.Lock()
 	s.mu.Unlock()
 	writePrintf(out, msgs)
+	printing.Unlock()
 }
+
+// printing orders the writes of flushes; it is taken under a stream's
+// lock, never the other way round.
+var printing sync.Mutex
 
 // drainPrintf decodes the buffer and empties it; s is locked and idle.
 func (s *Stream) drainPrintf(b *printfBuf) (devprintf.Output, string) {
@@ -190,7 +198,9 @@ func (s *Stream) freePrintf() {
 	if Valid(s.dev, s.gen) == nil && b.al.Hold() {
 		out, msgs := s.drainPrintf(b)
 		b.al.Unhold()
+		printing.Lock()
 		writePrintf(out, msgs)
+		printing.Unlock()
 	}
 	_ = b.al.Free() // after Shutdown the runtime freed it already
 }
