@@ -19,6 +19,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -487,4 +488,32 @@ func lines0(n int) string {
 		fmt.Fprintf(&b, "dev %d rec 0\n", v)
 	}
 	return b.String()
+}
+
+// A kernel that writes over the buffer's header (its size word, a used
+// count past the end) is not trusted: the host reads no more than the
+// buffer and gives the next kernel the true size again.
+func TestPrintfBadHeader(t *testing.T) {
+	dev, f := loadPrintf(t)
+	s := newStream(t, dev)
+	testenv.CaptureStdout(t, func() {
+		require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, int32(1), int32(1), uint64(0)))
+		require.NoError(t, s.Synchronize())
+	})
+	var addr uint64
+	for a := range seenAddrs() {
+		addr = a
+	}
+	require.NotZero(t, addr)
+	hdr := unsafe.Slice((*uint32)(hostmem.At(uintptr(addr))), 2)
+	atomic.StoreUint32(&hdr[0], core.PrintfBufferSize*4) // used: past the end
+	atomic.StoreUint32(&hdr[1], 1<<31-1)                 // size: a lie
+	var out string
+	errs := testenv.CaptureStderr(t, func() {
+		out = testenv.CaptureStdout(t, func() { require.NoError(t, s.Synchronize()) })
+	})
+	assert.Equal(t, lines(1, 1), out, "the stale record, then zeros")
+	assert.Contains(t, errs, "could not be decoded")
+	assert.Equal(t, uint32(0), atomic.LoadUint32(&hdr[0]))
+	assert.Equal(t, uint32(core.PrintfBufferSize), atomic.LoadUint32(&hdr[1]), "the true size again")
 }

@@ -149,6 +149,9 @@ var printing sync.Mutex
 // drainPrintf decodes the buffer and empties it; s is locked and idle.
 func (s *Stream) drainPrintf(b *printfBuf) (devprintf.Output, string) {
 	var out devprintf.Output
+	// The size word as well: a kernel that wrote over it would have the
+	// next ones write past the buffer.
+	atomic.StoreUint32((*uint32)(hostmem.At(b.al.Base+4)), PrintfBufferSize)
 	count := (*uint32)(hostmem.At(b.al.Base))
 	used, full := devprintf.Header(atomic.LoadUint32(count))
 	if used == 0 && !full {
