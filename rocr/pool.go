@@ -255,6 +255,25 @@ func (a *Allocation) release() error {
 	return err
 }
 
+// Hold keeps a's memory from being released by a ShutDown or a Reset of
+// its agent until Unhold, so that the host can read what a device wrote
+// there while another goroutine shuts the runtime down. It never waits:
+// it reports false, holding nothing, when a is freed or a ShutDown or
+// Reset is under way. A holder must not wait for anything meanwhile.
+func (a *Allocation) Hold() bool {
+	ag := a.pool.agent
+	ag.rt.mu.Lock()
+	defer ag.rt.mu.Unlock()
+	if ag.rt.closing || ag.resetting != nil || a.freed.Load() {
+		return false
+	}
+	ag.creating.Add(1) // what ShutDown and Reset wait for before freeing
+	return true
+}
+
+// Unhold ends a Hold that reported true.
+func (a *Allocation) Unhold() { a.pool.agent.creating.Done() }
+
 // AllowAccess lets agents access a fine-grained allocation
 // (hsa_amd_agents_allow_access).
 func (a *Allocation) AllowAccess(agents ...*Agent) error {

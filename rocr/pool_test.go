@@ -253,3 +253,38 @@ func parseHex(s string, v *uintptr) error {
 	*v = x
 	return nil
 }
+
+// A held allocation outlives a ShutDown that starts meanwhile until it is
+// let go; a freed one, or one whose runtime is closing, cannot be held.
+func TestAllocationHold(t *testing.T) {
+	a := cputest.Agent(t)
+	al := allocate(t, a, rocr.FlagFineGrained, 4096)
+	other := allocate(t, a, rocr.FlagFineGrained, 64)
+	if !al.Hold() {
+		t.Fatal("a live allocation cannot be held")
+	}
+	done := make(chan error, 1)
+	go func() { done <- rocr.ShutDown() }()
+	select {
+	case err := <-done:
+		t.Fatalf("ShutDown returned (%v) while an allocation was held", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if al.Freed() {
+		t.Fatal("a held allocation was freed")
+	}
+	if other.Hold() {
+		t.Error("held while the runtime shuts down")
+		other.Unhold()
+	}
+	al.Unhold()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !al.Freed() || al.Hold() {
+		t.Errorf("after ShutDown: freed %v, and it could be held", al.Freed())
+	}
+	if err := rocr.Init(); err != nil { // for the cleanup's ShutDown
+		t.Fatal(err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 // Unexported plumbing for the package's external tests.
 var (
 	FromCodeObject = fromCodeObject
+	Loadable       = loadable
 	RefinePTX      = refinePTX
 )
 
@@ -45,6 +46,20 @@ func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, err
 		}
 	}
 	return ka, nil
+}
+
+// SetPrintfOffset makes f's kernarg hold the printf buffer's address at
+// byte off, as hidden_printf_buffer does in an AMDGPU kernel's metadata,
+// so a Go kernel on the cpu agent can stand for one that prints.
+func SetPrintfOffset(f *Function, off uint32) { f.printf = off + 1 }
+
+// PrintfOffset is 1 + the kernarg offset of f's hidden printf buffer, 0
+// if it has none.
+func PrintfOffset(f *Function) uint32 { return f.printf }
+
+// SymbolPrintfOffset is PrintfOffset of the function sym makes on dev.
+func SymbolPrintfOffset(dev *gpu.Device, sym rocr.KernelSymbol) uint32 {
+	return newFunction(&Module{dev: dev}, sym).printf
 }
 
 // SetKernargLimit makes f take kernarg segments of up to n bytes, as a

@@ -25,6 +25,7 @@ type Function struct {
 	sym      rocr.KernelSymbol
 	visible  []param
 	hidden   *codeobj.Kernel
+	printf   uint32 // core.Dispatch.Printf: 1 + hidden_printf_buffer's offset, or 0
 	maxBlock int
 	// The device's limits, cached so a launch does not copy Properties.
 	maxDim    [3]int
@@ -198,6 +199,11 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	}
 	if k, ok := sym.Meta.(*codeobj.Kernel); ok {
 		f.hidden = k
+		for _, a := range k.Args {
+			if a.Kind == codeobj.KindHiddenPrintfBuffer && a.Size == 8 {
+				f.printf = a.Offset + 1
+			}
+		}
 	}
 	props := m.dev.Properties()
 	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
@@ -586,6 +592,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	d.GroupSegment = f.sym.GroupSegmentSize + uint32(sharedMem)
 	d.Private = f.sym.PrivateSegmentSize
 	d.KernargSize = int(f.sym.KernargSize)
+	d.Printf = f.printf
 	return d, nil
 }
 

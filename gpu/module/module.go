@@ -187,7 +187,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 			if name == "" {
 				name = "code object"
 			}
-			return fromCodeObject(obj, name), nil
+			return loadable(obj, name)
 		}
 		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
 	}
@@ -201,6 +201,21 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 		return nil, gpu.Errorf(gpu.ErrorNoBinaryForGpu, op, "no code for %s (%s); the module has code for [%s]", want, dev, strings.Join(have, ", "))
 	}
 	return c, nil
+}
+
+// loadable is fromCodeObject for code hipgo can run: a code object
+// whose kernels print through hostcall is refused, since no host thread
+// serves the hostcall buffer (its kernels would fault or hang), and the
+// format strings of buffered printf are recorded for the decoder.
+func loadable(obj *codeobj.CodeObject, name string) (*rocr.Code, error) {
+	if fn, ok := obj.HostcallPrintf(); ok {
+		return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: "module load", Err: gpu.ErrNotSupported,
+			Msg: fmt.Sprintf("%s: its kernels print through hostcall (%s: clang's -mprintf-kind=hostcall, HIP's default), which hipgo does not serve; build with -mprintf-kind=buffered", name, fn)}
+	}
+	for _, f := range obj.Printf {
+		core.AddPrintfFormat(f.Hash, f.Format)
+	}
+	return fromCodeObject(obj, name), nil
 }
 
 // fromCodeObject turns a parsed code object into loadable code with the

@@ -193,7 +193,9 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 }
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
-// returns the stream's sticky error, if any.
+// returns the stream's sticky error, if any. It prints what the stream's
+// AMDGPU kernels wrote with printf (on rocm) to stdout; a Query that finds
+// the work done does too.
 func (s *Stream) Synchronize() error { return s.SynchronizeContext(context.Background()) }
 
 // SynchronizeContext is Synchronize that gives up when ctx is done,

@@ -14,6 +14,17 @@ import (
 // GPU driver's printf), flushed before and after.
 func CaptureStdout(t testing.TB, fn func()) string {
 	t.Helper()
+	return capture(t, 1, fn)
+}
+
+// CaptureStderr is CaptureStdout for file descriptor 2.
+func CaptureStderr(t testing.TB, fn func()) string {
+	t.Helper()
+	return capture(t, 2, fn)
+}
+
+func capture(t testing.TB, fd int, fn func()) string {
+	t.Helper()
 	fflush := func() {}
 	if libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
 		var f func(uintptr) int32
@@ -24,12 +35,12 @@ func CaptureStdout(t testing.TB, fn func()) string {
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
-	saved, err := syscall.Dup(1)
+	saved, err := syscall.Dup(fd)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
 	fflush()
-	if err := syscall.Dup3(int(w.Fd()), 1, 0); err != nil {
+	if err := syscall.Dup3(int(w.Fd()), fd, 0); err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
 	done := make(chan string, 1)
@@ -40,7 +51,7 @@ func CaptureStdout(t testing.TB, fn func()) string {
 	func() {
 		defer func() {
 			fflush()
-			_ = syscall.Dup3(saved, 1, 0)
+			_ = syscall.Dup3(saved, fd, 0)
 			_ = syscall.Close(saved)
 			_ = w.Close()
 		}()

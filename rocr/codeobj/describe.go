@@ -34,6 +34,9 @@ func (o *CodeObject) String() string {
 		if o.MetadataTarget != "" || o.MetadataVersion != [2]int{} {
 			fmt.Fprintf(&sb, "  metadata: amdhsa.version %d.%d, amdhsa.target %s\n", o.MetadataVersion[0], o.MetadataVersion[1], o.MetadataTarget)
 		}
+		for _, f := range o.Printf {
+			fmt.Fprintf(&sb, "  printf %016x %q\n", f.Hash, f.Format)
+		}
 	}
 	if o.BundleEntry != "" {
 		fmt.Fprintf(&sb, "  bundle entry: %s\n", o.BundleEntry)

@@ -540,6 +540,7 @@ func (p *parser) elf(b []byte) (*CodeObject, error) {
 		o.MetadataVersion = md.version
 		o.MetadataTarget = md.target
 		o.Kernels = md.kernels
+		o.Printf = md.printf
 	}
 
 	// Attach descriptors; a .kd symbol without metadata still makes a kernel.

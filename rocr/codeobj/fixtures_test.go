@@ -28,7 +28,7 @@ func TestFixturesUpToDate(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen.sh: %v\n%s", err, b)
 	}
-	for _, name := range []string{"gfx90a_v4.co", "gfx1100_v5.co", "gfx942_v6.co", "bundle.hipfb", "compressed.hipfb", "host.o", "k.ptx"} {
+	for _, name := range []string{"gfx90a_v4.co", "gfx1100_v5.co", "gfx942_v6.co", "bundle.hipfb", "compressed.hipfb", "host.o", "k.ptx", "printf_gfx90a.co", "hostcall_gfx90a.co"} {
 		fresh, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

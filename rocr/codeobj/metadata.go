@@ -15,6 +15,7 @@ type metadata struct {
 	version [2]int
 	target  string
 	kernels []Kernel
+	printf  []PrintfFormat
 }
 
 // The NT_AMDGPU_METADATA note is read in place by a small MessagePack
@@ -329,6 +330,10 @@ func (p *parser) metadata(desc []byte) (*metadata, error) {
 			md.target = v.s
 		case key.kind == mpStr && key.s == "amdhsa.kernels":
 			if md.kernels, err = p.kernels(r); err != nil {
+				return nil, err
+			}
+		case key.kind == mpStr && key.s == "amdhsa.printf":
+			if md.printf, err = p.printfFormats(r); err != nil {
 				return nil, err
 			}
 		default:

@@ -60,6 +60,9 @@ type CodeObject struct {
 	MetadataVersion [2]int // amdhsa.version
 	MetadataTarget  string // amdhsa.target as written
 	Symbols         []Symbol
+	// Printf lists the format strings of the kernels' buffered printf
+	// calls (amdhsa.printf), each with the hash its records carry.
+	Printf []PrintfFormat
 
 	// PTX only.
 	PTXVersion  string // ".version 7.8" gives "7.8"

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -81,6 +82,16 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 			}
 		}
 	}
+	var printf uint64
+	for i := range pkts {
+		if pkts[i].Dispatch.Printf != 0 && !pkts[i].Agent {
+			var err error
+			if printf, err = s.printfAddr(op); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	f, err := s.newFence(op)
 	if err != nil {
 		return err
@@ -147,7 +158,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 				sig = end.Signal().Handle()
 				e.fence = end
 			}
-			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, s.pushed(k-i))
+			words[i] = s.writePacket(id+uint64(i), &pkts[start+i], sig, s.pushed(k-i), printf)
 		}
 		s.q.PublishN(id, words[:k])
 	}
@@ -176,9 +187,10 @@ func (s *Stream) takeAreas(pkts []GraphPacket, k int) error {
 }
 
 // writePacket writes p's body into slot id and its kernarg image into the
-// slot's kernarg area, or into e's own area where it has one, and returns
-// its header word.
-func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64, e *entry) uint32 {
+// slot's kernarg area, or into e's own area where it has one, with the
+// stream's printf buffer where the kernel takes one, and returns its
+// header word.
+func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64, e *entry, printf uint64) uint32 {
 	dst := s.q.Slot(id)
 	if p.Agent {
 		call := p.Call
@@ -197,7 +209,11 @@ func (s *Stream) writePacket(id uint64, p *GraphPacket, sig uint64, e *entry) ui
 	var k aql.KernelDispatch
 	d.fill(&k, uint64(ka), sig)
 	if d.KernargSize > 0 {
-		copy(hostmem.Bytes(ka, uintptr(d.KernargSize)), p.Kernarg[:d.KernargSize])
+		img := hostmem.Bytes(ka, uintptr(d.KernargSize))
+		copy(img, p.Kernarg[:d.KernargSize])
+		if at := int(d.Printf) - 1; at >= 0 && at+8 <= len(img) {
+			binary.LittleEndian.PutUint64(img[at:], printf)
+		}
 	}
 	copyBody(dst, unsafe.Pointer(&k))
 	return uint32(dispatchHeader) | uint32(d.Dims)<<16

@@ -44,6 +44,11 @@ type Dispatch struct {
 	// Query); its error becomes the stream's sticky error. It runs with
 	// the stream locked and must not call it. A captured dispatch drops it.
 	Check func() error
+	// Printf is 1 + the kernarg offset of the kernel's hidden printf
+	// buffer (hidden_printf_buffer), 0 if it has none: the stream that
+	// runs the dispatch writes its printf buffer's address there, a
+	// graph's at each replay.
+	Printf uint32
 }
 
 // BeginLaunch locks the stream for a dispatch. The caller writes the
@@ -163,6 +168,15 @@ func (l *Launch) Commit(d *Dispatch) error {
 	l.endRecording()
 	if l.cap != nil {
 		return l.captureLaunch(l.cap, d)
+	}
+	// The image is the scratch one or, past a queue slot, the area.
+	if err := s.putPrintf("launch", l.kernargImage(d.KernargSize), d); err != nil {
+		l.releaseDeps()
+		l.dropArea()
+		l.fence.Cancel()
+		s.fences.Release(l.fence)
+		l.fence = nil
+		return err
 	}
 	f := l.fence
 	l.fence = nil

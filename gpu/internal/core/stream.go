@@ -47,6 +47,8 @@ type Stream struct {
 	// it was running, which EndCapture reports.
 	captureDestroyed atomic.Bool
 
+	printf atomic.Pointer[printfBuf] // see printf.go; nil until a kernel takes one
+
 	order   Order       // how dependencies across streams are handled
 	seq     uint64      // fences made, for ordered()
 	waited  [8]waitMark // the latest fence of each queue this stream waited for
@@ -526,6 +528,10 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		return gpu.Wrap(op, err) // shut down while we waited
 	}
 	s.runChecks(ctx)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s.flushPrintf(ctx, false)
 	return s.report(op)
 }
 
@@ -611,6 +617,7 @@ func (s *Stream) Query() error {
 	if !done {
 		return gpu.ErrNotReady
 	}
+	s.flushPrintf(context.Background(), true)
 	return s.report(op)
 }
 
@@ -671,7 +678,10 @@ func (s *Stream) destroy() (aborted, err error) {
 	}
 	s.fences.Flush()
 	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+		s.freePrintf()
 		s.freeAreas() // an abandoned kernel may still read its area
+	} else {
+		s.printf.Store(nil) // and write its printf buffer
 	}
 	s.mu.Unlock()
 	s.leaveBlocking()

@@ -24,3 +24,7 @@ $CLANG $HIP --offload-arch=gfx90a --offload-compress -c -o "$OUT/host.o" k.hip
 
 # PTX.
 $CLANG -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc -nocudalib -O2 -S -o "$OUT/k.ptx" k.cu
+
+# printf: buffered (what hipgo serves) and hostcall (HIP's default, refused).
+$CLANG $DEV --offload-arch=gfx90a --no-gpu-bundle-output -mprintf-kind=buffered -o "$OUT/printf_gfx90a.co" printf.hip
+$CLANG $DEV --offload-arch=gfx90a --no-gpu-bundle-output -o "$OUT/hostcall_gfx90a.co" hostcall.hip

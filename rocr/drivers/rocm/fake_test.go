@@ -54,6 +54,10 @@ type fakeHSA struct {
 	prefetches        []fakeSVM
 
 	rects []fakeRect // hsa_amd_memory_async_copy_rect calls
+
+	// kernels stand for the code of kernel objects: the command
+	// processor runs one on each dispatch of its object (AddKernel).
+	kernels map[uint64]func(p *aql.KernelDispatch)
 }
 
 type fakeRect struct {
@@ -148,6 +152,7 @@ func newFake() *fakeHSA {
 		symbols: map[string]fakeSymbol{},
 		syms:    map[symbolH]fakeSymbol{},
 		fail:    map[string]hsaStatus{},
+		kernels: map[uint64]func(*aql.KernelDispatch){},
 		next:    0x1000,
 	}
 	pool := func(seg, flags uint32, size uint64, allowed, all bool) poolH {
@@ -565,6 +570,15 @@ func (q *fakeQueue) process() {
 		q.packets = append(q.packets, pkt)
 		q.pmu.Unlock()
 		done := *(*uint64)(unsafe.Add(slot, 56))
+		if h.Type() == aql.TypeKernelDispatch {
+			p := (*aql.KernelDispatch)(unsafe.Pointer(&pkt))
+			q.f.mu.Lock()
+			run := q.f.kernels[p.KernelObject]
+			q.f.mu.Unlock()
+			if run != nil {
+				run(p)
+			}
+		}
 		if h.Type() == aql.TypeBarrierAnd {
 			b := (*aql.BarrierAnd)(slot)
 			for _, d := range b.DepSignal {
