@@ -49,10 +49,17 @@ func checkResult(t *testing.T, r testing.BenchmarkResult, bytes int64, sleepMicr
 	require.True(t, ok, "gpu-ns/op reported")
 	assert.GreaterOrEqual(t, gpuNs, 0.95*sleepMicros*1e3, "the GPU time covers each kernel")
 	// Launches are asynchronous: only a timed region that ends with the
-	// work done makes ns/op at least the kernels' time. With kernels of
-	// 20 ms and a benchtime of 1 s, the two windows Pace lets run ahead
-	// are most of the work.
-	assert.GreaterOrEqual(t, float64(r.NsPerOp()), 0.95*gpuNs, "ns/op includes the work")
+	// work done makes ns/op more than the launches' microseconds. The
+	// timer starts with the two windows Pace lets run ahead already
+	// queued, so on a loaded machine, where the kernels overrun, ns/op
+	// may read a little under the GPU time (25.2 against 29.3 ms, seen
+	// once under -race on a loaded box); half of it still tells work
+	// from launches. The host's window over the same operations covers
+	// the GPU time exactly.
+	assert.GreaterOrEqual(t, float64(r.NsPerOp()), 0.5*gpuNs, "ns/op includes the work")
+	if w, ok := r.Extra["window-ns/op"]; assert.True(t, ok, "window-ns/op reported") {
+		assert.GreaterOrEqual(t, w, 0.99*gpuNs, "the host's window covers the GPU time")
+	}
 	assert.InDelta(t, float64(bytes)/gpuNs, r.Extra["GB/s"], 1e-9)
 	assert.InDelta(t, 1e6/gpuNs, r.Extra["GFLOP/s"], 1e-9)
 }
