@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"unsafe"
 
@@ -54,6 +55,14 @@ func LaunchKernel(f *Function, grid, block gpu.Dim3, args *Args, sharedMem int, 
 // device ErrInvalidHandle.
 func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
 	return f.launchAny(s, grid, block, sharedMem, args, entry{})
+}
+
+// LaunchArgs is Launch with typed arguments: it checks them against the
+// kernel's signature and the launch against the device's limits, then
+// queues it on s (nil: the default stream). Nothing is queued when a check
+// fails; the error names the kernel and the argument.
+func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+	return f.launchArgs(s, grid, block, sharedMem, args, entry{})
 }
 
 // entry is the HIP entry point a launch follows. HIP's runtime and module
@@ -111,6 +120,20 @@ func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	err := f.launchVals(s, grid, block, sharedMem, &a, e)
 	a.releaseBig() // the kernarg image holds the bytes now
 	return err
+}
+
+func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
+	const op = "launch"
+	if err := f.validAs(op, e.handleCode()); err != nil {
+		return err
+	}
+	if args == nil {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
+	}
+	if args.over {
+		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
+	}
+	return f.launchVals(s, grid, block, sharedMem, args, e)
 }
 
 func (f *Function) launchVals(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
@@ -368,6 +391,30 @@ func (f *Function) argCause(i int, err error) error {
 	return e
 }
 
+// Value adds a value passed by value: a struct or array where the kernel
+// takes a struct by value (`struct Pair { float x; double y; }`), or a
+// scalar of any type, named ones included (type Celsius float32 is passed
+// as a float32). A struct's Go layout must be its C layout (see the
+// package doc); its bytes are copied into a, so v may change afterwards.
+// The type is examined once and cached; ArgStruct avoids boxing v.
+func (a *Args) Value(v any) *Args {
+	if v == nil {
+		return a.add(argVal{lay: nilLayout})
+	}
+	if k, size := scalarKindOf(v); size != 0 {
+		return a.add(argVal{typ: reflect.TypeOf(v), bits: scalarBits(v), kind: k, size: uint16(size)})
+	}
+	return a.addValue(reflect.TypeOf(v), valueData(v))
+}
+
+// ArgStruct adds v, a struct or array passed by value (or a named
+// scalar), to a as Args.Value does, without boxing v: its bytes are
+// copied from the caller's variable. It returns a, so calls chain:
+// module.ArgStruct(args.Ptr(x), pair).Int32(n).
+func ArgStruct[T any](a *Args, v T) *Args {
+	return a.addValue(reflect.TypeFor[T](), unsafe.Pointer(&v))
+}
+
 // scalarKindOf classifies a Go scalar without reflection.
 func scalarKindOf(a any) (scalarKind, int) {
 	switch a.(type) {
@@ -433,6 +480,50 @@ func scalarBits(a any) uint64 {
 	}
 	return 0
 }
+
+// addValue adds the value of type t at p: a named scalar by its bits, a
+// struct or array by a copy of its bytes, or a type that cannot be passed,
+// which the launch reports.
+func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
+	if a == nil {
+		return nil
+	}
+	l := layoutOf(t)
+	switch {
+	case l.err != nil:
+		return a.add(argVal{typ: t, lay: l})
+	case l.scalar != anyScalar:
+		return a.add(argVal{typ: t, kind: l.scalar, size: uint16(l.size), bits: readBits(p, l.size)})
+	case a.used+int(l.size) > len(a.blob):
+		if !a.growBig(int(l.size)) {
+			return a.add(argVal{typ: t, lay: tooManyVal})
+		}
+		v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.big.used), inBig: true}
+		a.big.used += copy(a.big.b[a.big.used:], unsafe.Slice((*byte)(p), l.size))
+		return a.add(v)
+	}
+	v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.used)}
+	a.used += copy(a.blob[a.used:], unsafe.Slice((*byte)(p), l.size))
+	return a.add(v)
+}
+
+// readBits is the scalar of size bytes at p, zero-extended.
+func readBits(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// valueData is the address of the value an interface holds. Only types
+// without pointers reach here, and those an interface holds by pointer to
+// a copy of the value.
+func valueData(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
 
 // pack writes checked argument values into the kernarg image ka at the
 // kernel's offsets (structs by value come from blob) and hands each buffer
