@@ -39,6 +39,20 @@ func LaunchKernel(f *Function, grid, block gpu.Dim3, args *Args, sharedMem int, 
 	return f.launchArgs(s, grid, block, sharedMem, args, entry{runtime: true})
 }
 
+// LaunchCooperativeKernel launches f so that every block of the grid is
+// resident at once (hipLaunchCooperativeKernel, in LaunchKernelGGL's
+// argument order): the kernel may wait at a grid-wide barrier, cpu.Group's
+// GridSync in a Go kernel, cooperative_groups::this_grid().sync() in HIP
+// or CUDA source. A grid of more blocks than the device holds at once
+// (OccupancyMaxActiveBlocksPerMultiprocessor x its compute units) is
+// ErrCooperativeLaunchTooLarge, and nothing is queued.
+//
+// Its errors are LaunchKernelGGL's; those of f.LaunchCooperative[Args] are
+// Launch's (hipModuleLaunchCooperativeKernel).
+func LaunchCooperativeKernel(f *Function, grid, block gpu.Dim3, sharedMem int, s *stream.Stream, args ...any) error {
+	return f.launchAny(s, grid, block, sharedMem, args, entry{runtime: true, coop: true})
+}
+
 // Launch checks the launch against the kernel's signature and the device's
 // limits, then queues it on s (a nil s is the default stream). grid is in
 // blocks, block in threads, as in HIP. Arguments: a buffer.Object
@@ -63,6 +77,17 @@ func (f *Function) Launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 // fails; the error names the kernel and the argument.
 func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
 	return f.launchArgs(s, grid, block, sharedMem, args, entry{})
+}
+
+// LaunchCooperative is Launch as a cooperative launch (see
+// LaunchCooperativeKernel).
+func (f *Function) LaunchCooperative(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args ...any) error {
+	return f.launchAny(s, grid, block, sharedMem, args, entry{coop: true})
+}
+
+// LaunchCooperativeArgs is LaunchArgs as a cooperative launch.
+func (f *Function) LaunchCooperativeArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
+	return f.launchArgs(s, grid, block, sharedMem, args, entry{coop: true})
 }
 
 // entry is the HIP entry point a launch follows. HIP's runtime and module
@@ -288,6 +313,19 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	d.Private = f.sym.PrivateSegmentSize
 	d.KernargSize = int(f.sym.KernargSize)
 	return d, nil
+}
+
+// checkCoResident refuses a cooperative grid larger than the device holds.
+func (f *Function) checkCoResident(grid, block gpu.Dim3, sharedMem int) error {
+	const op = "launch cooperative"
+	limit, err := MaxCooperativeBlocks(f, int(block.Count()), sharedMem)
+	if err != nil {
+		return gpu.Wrap(op, err)
+	}
+	if n := grid.Count(); n > uint64(limit) {
+		return gpu.Errorf(gpu.ErrorCooperativeLaunchTooLarge, op, "kernel %s: grid of %d blocks of %d threads exceeds the %d the device holds at once", f.sym.Name, n, block.Count(), limit)
+	}
+	return nil
 }
 
 // checkArg checks argument i against the kernel's declaration.
