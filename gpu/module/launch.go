@@ -53,6 +53,56 @@ func LaunchCooperativeKernel(f *Function, grid, block gpu.Dim3, sharedMem int, s
 	return f.launchAny(s, grid, block, sharedMem, args, entry{runtime: true, coop: true})
 }
 
+// LaunchConfig is a launch's configuration with its attributes as fields
+// (hipLaunchConfig_t and its hipLaunchAttribute list, CUDA's
+// cudaLaunchConfig_t): what LaunchKernelEx and Function.LaunchEx take.
+// The zero attributes make an ordinary launch.
+type LaunchConfig struct {
+	Grid, Block gpu.Dim3
+	SharedMem   int
+	Stream      *stream.Stream // nil: the device's default stream
+	// Cluster is the thread-block cluster, in blocks
+	// (cudaLaunchAttributeClusterDimension); zero for none. It needs a
+	// device with clusters (Properties.ClusterLaunch: cuda on compute
+	// capability 9.0 and later); each dimension must divide the grid's,
+	// and a cluster holds at most 8 blocks, or 16 once the kernel allows
+	// non-portable sizes (Function.SetNonPortableClusterSizeAllowed).
+	Cluster gpu.Dim3
+	// Cooperative makes every block resident at once
+	// (cudaLaunchAttributeCooperative), as LaunchCooperativeKernel does.
+	Cooperative bool
+}
+
+// LaunchKernelEx launches f with cfg's configuration and attributes
+// (hipLaunchKernelExC, cudaLaunchKernelEx). Its errors are
+// LaunchKernelGGL's; a cluster that does not divide the grid or is too
+// large is ErrInvalidConfiguration, and a cluster on a device without
+// clusters (the cpu agent, rocm, cuda before sm_90) is ErrNotSupported,
+// naming the device (errors.Is matches ErrInvalidConfiguration too).
+// Nothing is queued when a check fails.
+func LaunchKernelEx(cfg *LaunchConfig, f *Function, args ...any) error {
+	if err := f.validAs("launch", gpu.ErrorInvalidDeviceFunction); err != nil {
+		return err
+	}
+	e, err := cfg.entry(true)
+	if err != nil {
+		return err
+	}
+	return f.launchAny(cfg.Stream, cfg.Grid, cfg.Block, cfg.SharedMem, args, e)
+}
+
+// LaunchKernelExArgs is LaunchKernelEx with typed arguments.
+func LaunchKernelExArgs(cfg *LaunchConfig, f *Function, args *Args) error {
+	if err := f.validAs("launch", gpu.ErrorInvalidDeviceFunction); err != nil {
+		return err
+	}
+	e, err := cfg.entry(true)
+	if err != nil {
+		return err
+	}
+	return f.launchArgs(cfg.Stream, cfg.Grid, cfg.Block, cfg.SharedMem, args, e)
+}
+
 // Launch checks the launch against the kernel's signature and the device's
 // limits, then queues it on s (a nil s is the default stream). grid is in
 // blocks, block in threads, as in HIP. Arguments: a buffer.Object
@@ -90,6 +140,20 @@ func (f *Function) LaunchCooperativeArgs(s *stream.Stream, grid, block gpu.Dim3,
 	return f.launchArgs(s, grid, block, sharedMem, args, entry{coop: true})
 }
 
+// LaunchEx is Launch with cfg's configuration and attributes
+// (hipDrvLaunchKernelEx, cuLaunchKernelEx); its errors are Launch's, and
+// a cluster the device cannot take is as LaunchKernelEx says.
+func (f *Function) LaunchEx(cfg *LaunchConfig, args ...any) error {
+	if err := f.validAs("launch", gpu.ErrorInvalidHandle); err != nil {
+		return err
+	}
+	e, err := cfg.entry(false)
+	if err != nil {
+		return err
+	}
+	return f.launchAny(cfg.Stream, cfg.Grid, cfg.Block, cfg.SharedMem, args, e)
+}
+
 // entry is the HIP entry point a launch follows. HIP's runtime and module
 // APIs answer the same mistakes with different codes, and each hipgo call
 // answers as the HIP call it stands for.
@@ -124,6 +188,14 @@ func (e entry) configErr(op, format string, args ...any) error {
 		err.Code, err.Err = gpu.ErrorInvalidValue, gpu.ErrInvalidConfiguration
 	}
 	return err
+}
+
+// entry is the entry point a launch with cfg follows.
+func (cfg *LaunchConfig) entry(runtime bool) (entry, error) {
+	if cfg == nil {
+		return entry{}, gpu.Errorf(gpu.ErrorInvalidValue, "launch", "nil LaunchConfig")
+	}
+	return entry{runtime: runtime, coop: cfg.Cooperative, cluster: cfg.Cluster}, nil
 }
 
 func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args []any, e entry) error {
@@ -313,6 +385,40 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	d.Private = f.sym.PrivateSegmentSize
 	d.KernargSize = int(f.sym.KernargSize)
 	return d, nil
+}
+
+// Cluster size limits in blocks: portable, and what sm_90 allows a kernel
+// that opts in.
+const (
+	maxPortableCluster    = 8
+	maxNonPortableCluster = 16
+)
+
+// checkCluster checks a launch of grid blocks in clusters of c blocks
+// against the device and the kernel.
+func (f *Function) checkCluster(dev *gpu.Device, grid, c gpu.Dim3, e entry) error {
+	const op = "launch"
+	if f.clusterMax == 0 {
+		return &gpu.Error{Code: gpu.ErrorNotSupported, Op: op, Err: gpu.ErrInvalidConfiguration,
+			Msg: "kernel " + f.sym.Name + ": " + dev.String() + " has no thread-block clusters (cuda devices of compute capability 9.0 and later have them)"}
+	}
+	g := [3]uint32{grid.X, grid.Y, grid.Z}
+	for i, n := range [3]uint32{c.X, c.Y, c.Z} {
+		if n == 0 {
+			return e.configErr(op, "kernel %s: cluster %v must be at least 1 in every dimension (or zero in all: no clusters)", f.sym.Name, c)
+		}
+		if g[i]%n != 0 {
+			return e.configErr(op, "kernel %s: grid %v is not a whole number of clusters %v (dimension %d)", f.sym.Name, grid, c, i)
+		}
+	}
+	limit, hint := f.clusterMax, " (Function.SetNonPortableClusterSizeAllowed raises it to 16)"
+	if f.nonPortable.Load() {
+		limit, hint = max(limit, maxNonPortableCluster), ""
+	}
+	if n := c.Count(); n > uint64(limit) {
+		return e.configErr(op, "kernel %s: cluster %v of %d blocks exceeds the %d %s allows%s", f.sym.Name, c, n, limit, dev, hint)
+	}
+	return nil
 }
 
 // checkCoResident refuses a cooperative grid larger than the device holds.
