@@ -18,10 +18,12 @@ import (
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
-// This file is a launch from top to bottom: the entry points (HIP's
-// runtime API, then Function's, the module API), dispatch, which checks,
-// encodes and submits, then the checks and the encoding in the order
-// dispatch calls them.
+// This file is one launch from top to bottom: the entry points (HIP's
+// runtime API, then Function's methods, the module API), the intake of
+// their arguments, dispatch, which checks, encodes and submits, then the
+// checks and the encoding in the order dispatch calls them. The type
+// cache the encoding consults is in launch_cache.go; a graph's kernel
+// node (graph.go) goes through the same checks and encoding.
 
 // LaunchKernelGGL launches f in HIP's argument order:
 // hipLaunchKernelGGL(kernel, gridDim, blockDim, sharedMemBytes, stream, args...).
