@@ -1,17 +1,12 @@
 package module
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"sync"
-	"unsafe"
 
-	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -126,120 +121,6 @@ func (v *argVal) goType() string {
 	return scalarNames[v.kind]
 }
 
-// valueLayout is what a Go type passed by value is to a kernel, found by
-// reflection once per type.
-type valueLayout struct {
-	scalar scalarKind // a named scalar (type Celsius float32): by its underlying type
-	size   uintptr
-	align  uintptr
-	bytes  bool // an array of bytes: raw bytes, matched by size alone
-	err    error
-}
-
-var (
-	layouts    sync.Map // reflect.Type -> *valueLayout
-	nilLayout  = &valueLayout{err: errors.New("nil")}
-	tooManyVal = &valueLayout{err: fmt.Errorf("the launch's structs passed by value exceed the %d bytes of kernel parameters any device takes", core.MaxKernarg)}
-)
-
-func layoutOf(t reflect.Type) *valueLayout {
-	if l, ok := layouts.Load(t); ok {
-		return l.(*valueLayout)
-	}
-	l := &valueLayout{size: t.Size(), align: uintptr(t.Align())}
-	switch k := t.Kind(); {
-	case k == reflect.Bool:
-		l.scalar = kUint8
-	case k == reflect.Int:
-		l.scalar = kInt64
-	case k == reflect.Uint || k == reflect.Uintptr:
-		l.scalar = kUint64
-	case scalarOf(t) != anyScalar:
-		l.scalar = scalarOf(t)
-	case k == reflect.Struct || k == reflect.Array:
-		l.err = rocr.CheckCLayout(t)
-		l.bytes = k == reflect.Array && t.Elem().Size() == 1
-		if l.err == nil && t.Size() > core.MaxKernarg {
-			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of kernel parameters any device takes", t, t.Size(), core.MaxKernarg)
-		}
-	default:
-		l.err = fmt.Errorf("unsupported argument type %s: pass a buffer, a number, or a struct or array of numbers", t)
-	}
-	if l.scalar != anyScalar && l.size > 8 {
-		l.err = fmt.Errorf("unsupported argument type %s", t)
-	}
-	v, _ := layouts.LoadOrStore(t, l)
-	return v.(*valueLayout)
-}
-
-// addValue adds the value of type t at p: a named scalar by its bits, a
-// struct or array by a copy of its bytes, or a type that cannot be passed,
-// which the launch reports.
-func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
-	if a == nil {
-		return nil
-	}
-	l := layoutOf(t)
-	switch {
-	case l.err != nil:
-		return a.add(argVal{typ: t, lay: l})
-	case l.scalar != anyScalar:
-		return a.add(argVal{typ: t, kind: l.scalar, size: uint16(l.size), bits: readBits(p, l.size)})
-	case a.used+int(l.size) > len(a.blob):
-		if !a.growBig(int(l.size)) {
-			return a.add(argVal{typ: t, lay: tooManyVal})
-		}
-		v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.big.used), inBig: true}
-		a.big.used += copy(a.big.b[a.big.used:], unsafe.Slice((*byte)(p), l.size))
-		return a.add(v)
-	}
-	v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.used)}
-	a.used += copy(a.blob[a.used:], unsafe.Slice((*byte)(p), l.size))
-	return a.add(v)
-}
-
-// readBits is the scalar of size bytes at p, zero-extended.
-func readBits(p unsafe.Pointer, size uintptr) uint64 {
-	switch size {
-	case 1:
-		return uint64(*(*uint8)(p))
-	case 2:
-		return uint64(*(*uint16)(p))
-	case 4:
-		return uint64(*(*uint32)(p))
-	}
-	return *(*uint64)(p)
-}
-
-// valueData is the address of the value an interface holds. Only types
-// without pointers reach here, and those an interface holds by pointer to
-// a copy of the value.
-func valueData(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
-
-// Value adds a value passed by value: a struct or array where the kernel
-// takes a struct by value (`struct Pair { float x; double y; }`), or a
-// scalar of any type, named ones included (type Celsius float32 is passed
-// as a float32). A struct's Go layout must be its C layout (see the
-// package doc); its bytes are copied into a, so v may change afterwards.
-// The type is examined once and cached; ArgStruct avoids boxing v.
-func (a *Args) Value(v any) *Args {
-	if v == nil {
-		return a.add(argVal{lay: nilLayout})
-	}
-	if k, size := scalarKindOf(v); size != 0 {
-		return a.add(argVal{typ: reflect.TypeOf(v), bits: scalarBits(v), kind: k, size: uint16(size)})
-	}
-	return a.addValue(reflect.TypeOf(v), valueData(v))
-}
-
-// ArgStruct adds v, a struct or array passed by value (or a named
-// scalar), to a as Args.Value does, without boxing v: its bytes are
-// copied from the caller's variable. It returns a, so calls chain:
-// module.ArgStruct(args.Ptr(x), pair).Int32(n).
-func ArgStruct[T any](a *Args, v T) *Args {
-	return a.addValue(reflect.TypeFor[T](), unsafe.Pointer(&v))
-}
-
 // add appends v. A nil *Args stays nil, which the launch reports.
 func (a *Args) add(v argVal) *Args {
 	if a == nil {
@@ -336,26 +217,4 @@ func (a *Args) Reset() {
 			a.big.used = 0
 		}
 	}
-}
-
-// LaunchArgs is Launch with typed arguments: it checks them against the
-// kernel's signature and the launch against the device's limits, then
-// queues it on s (nil: the default stream). Nothing is queued when a check
-// fails; the error names the kernel and the argument.
-func (f *Function) LaunchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args) error {
-	return f.launchArgs(s, grid, block, sharedMem, args, entry{})
-}
-
-func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
-	const op = "launch"
-	if err := f.validAs(op, e.handleCode()); err != nil {
-		return err
-	}
-	if args == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
-	}
-	if args.over {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
-	}
-	return f.launchVals(s, grid, block, sharedMem, args, e)
 }

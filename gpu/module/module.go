@@ -112,95 +112,122 @@ type libraryKey struct {
 
 // pick finds the code for dev's target in src.
 func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
-	const op = "module load"
-	want := dev.Target()
-	var have []string
-	var open []libraryKey // the Libraries being searched, outermost first
-	var try func(src any, name string) (*rocr.Code, error)
-	try = func(src any, name string) (*rocr.Code, error) {
-		switch s := src.(type) {
-		case nil:
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
-		case coder:
-			c := s.Code()
-			if c == nil {
-				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
-			}
-			have = append(have, c.Target)
-			if c.Target == want {
-				return c, nil
-			}
-			return nil, nil
-		case Library:
-			if len(s) == 0 {
-				return nil, nil
-			}
-			key := libraryKey{&s[0], len(s)}
-			if slices.Contains(open, key) {
-				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "library contains itself")
-			}
-			if len(open) >= maxLibraryDepth {
-				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "libraries nested more than %d deep", maxLibraryDepth)
-			}
-			open = append(open, key)
-			defer func() { open = open[:len(open)-1] }()
-			for _, x := range s {
-				c, err := try(x, name)
-				if c != nil || err != nil {
-					if c != nil && (c.Kind == rocr.CodePTX || c.Kind == rocr.CodeCubin) {
-						refinePTX(c, s)
-					}
-					return c, err
-				}
-			}
-			return nil, nil
-		case named:
-			return try(s.b, s.name)
-		case string:
-			return try([]byte(s), name)
-		case []byte:
-			spec, err := codeobj.Parse(s)
-			if err != nil {
-				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
-			}
-			return try(spec, name)
-		case *codeobj.Spec:
-			if s == nil {
-				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
-			}
-			for i, o := range s.Objects {
-				if o == nil {
-					return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "spec object %d is nil", i)
-				}
-				have = append(have, entryLabel(o))
-			}
-			if !strings.HasPrefix(want, "gfx") && !strings.HasPrefix(want, "sm_") {
-				return nil, nil // the device runs no GPU code object
-			}
-			obj, err := s.Select(want)
-			if err != nil {
-				if errors.Is(err, codeobj.ErrNoMatch) {
-					return nil, nil
-				}
-				return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
-			}
-			if name == "" {
-				name = "code object"
-			}
-			return loadable(obj, name)
-		}
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
-	}
+	p := picker{want: dev.Target()}
 	// Unnamed data has no name for its errors, whose cause (a
 	// codeobj.FormatError) says "code object" already.
-	c, err := try(src, "")
+	c, err := p.try(src, "")
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
-		return nil, gpu.Errorf(gpu.ErrorNoBinaryForGpu, op, "no code for %s (%s); the module has code for [%s]", want, dev, strings.Join(have, ", "))
+		return nil, gpu.Errorf(gpu.ErrorNoBinaryForGpu, "module load", "no code for %s (%s); the module has code for [%s]", p.want, dev, strings.Join(p.have, ", "))
 	}
 	return c, nil
+}
+
+// picker is one search of a source for the code of a target; a source
+// that holds none is nil code and no error.
+type picker struct {
+	want string
+	have []string     // the targets seen, for the error when none matches
+	open []libraryKey // the Libraries being searched, outermost first
+}
+
+// try searches src, named name for its errors, by its kind.
+func (p *picker) try(src any, name string) (*rocr.Code, error) {
+	const op = "module load"
+	switch s := src.(type) {
+	case nil:
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
+	case coder:
+		return p.goCode(s.Code())
+	case Library:
+		return p.library(s, name)
+	case named:
+		return p.try(s.b, s.name)
+	case string:
+		return p.try([]byte(s), name)
+	case []byte:
+		spec, err := codeobj.Parse(s)
+		if err != nil {
+			return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+		}
+		return p.try(spec, name)
+	case *codeobj.Spec:
+		return p.spec(s, name)
+	}
+	return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
+}
+
+// goCode is a Go kernel set's code c where it is for the target.
+func (p *picker) goCode(c *rocr.Code) (*rocr.Code, error) {
+	if c == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "module load", "nil code")
+	}
+	p.have = append(p.have, c.Target)
+	if c.Target == p.want {
+		return c, nil
+	}
+	return nil, nil
+}
+
+// library tries lib's forms in order; PTX or a cubin found there takes
+// what the library's other forms say of its signatures (refinePTX).
+func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
+	const op = "module load"
+	if len(lib) == 0 {
+		return nil, nil
+	}
+	key := libraryKey{&lib[0], len(lib)}
+	if slices.Contains(p.open, key) {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "library contains itself")
+	}
+	if len(p.open) >= maxLibraryDepth {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "libraries nested more than %d deep", maxLibraryDepth)
+	}
+	p.open = append(p.open, key)
+	defer func() { p.open = p.open[:len(p.open)-1] }()
+	for _, x := range lib {
+		c, err := p.try(x, name)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			if c.Kind == rocr.CodePTX || c.Kind == rocr.CodeCubin {
+				refinePTX(c, lib)
+			}
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// spec selects the target's code object from a parsed one.
+func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
+	const op = "module load"
+	if s == nil {
+		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
+	}
+	for i, o := range s.Objects {
+		if o == nil {
+			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "spec object %d is nil", i)
+		}
+		p.have = append(p.have, entryLabel(o))
+	}
+	if !strings.HasPrefix(p.want, "gfx") && !strings.HasPrefix(p.want, "sm_") {
+		return nil, nil // the device runs no GPU code object
+	}
+	obj, err := s.Select(p.want)
+	if errors.Is(err, codeobj.ErrNoMatch) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+	}
+	if name == "" {
+		name = "code object"
+	}
+	return loadable(obj, name)
 }
 
 // loadable is fromCodeObject for code hipgo can run: a code object

@@ -50,3 +50,14 @@ func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared
 	n, err := f.mod.dev.Agent().MaxActiveGroups(&f.sym, blockSize, dynShared)
 	return n, gpu.Wrap(op, err)
 }
+
+// MaxCooperativeBlocks is the largest grid, in blocks of blockSize threads
+// with dynShared bytes of dynamic shared memory, that a cooperative launch
+// of f accepts: the blocks one compute unit holds times the compute units.
+func MaxCooperativeBlocks(f *Function, blockSize, dynShared int) (int, error) {
+	per, err := OccupancyMaxActiveBlocksPerMultiprocessor(f, blockSize, dynShared)
+	if err != nil {
+		return 0, err
+	}
+	return per * f.mod.dev.Agent().Info().ComputeUnits, nil
+}
