@@ -1,7 +1,6 @@
 package buffer_test
 
 import (
-	"runtime"
 	"sync"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -17,20 +17,6 @@ import (
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/kernels"
 )
-
-// collect runs the garbage collector until done reports true, at most
-// 100 times: the backstop runs on the runtime's cleanup goroutine.
-func collect(done func() bool) bool {
-	for i := 0; i < 100; i++ {
-		runtime.GC()
-		core.WaitBackstops()
-		if done() {
-			return true
-		}
-		runtime.Gosched()
-	}
-	return false
-}
 
 // A buffer, host buffer or managed buffer dropped unfreed, with work
 // queued on it, is released by the backstop after that work: the counter
@@ -63,7 +49,7 @@ func TestBackstopReleasesDroppedMemory(t *testing.T) {
 			before, allocs := core.Backstops(), rocrhook.LiveAllocations()
 			alloc(t)
 			require.Equal(t, allocs+1, rocrhook.LiveAllocations())
-			ok := collect(func() bool { return core.Backstops() > before && rocrhook.LiveAllocations() == allocs })
+			ok := gputest.Collect(func() bool { return core.Backstops() > before && rocrhook.LiveAllocations() == allocs })
 			require.True(t, ok, "the dropped %s was not released: %d backstops, %d allocations (want %d)", name, core.Backstops()-before, rocrhook.LiveAllocations(), allocs)
 			assert.Equal(t, before+1, core.Backstops())
 			require.NoError(t, s.Synchronize(), "the work queued on the dropped memory ran")
@@ -83,13 +69,13 @@ func TestBackstopSkipsFreedMemory(t *testing.T) {
 		require.NoError(t, x.Free())
 		require.NoError(t, h.Free())
 	}()
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	assert.Equal(t, before, core.Backstops(), "an explicit Free left a backstop armed")
 	assert.Equal(t, allocs, rocrhook.LiveAllocations())
 	// The freed memory's reuse by a new buffer is not freed under it.
 	y, err := buffer.New[float32](dev, 256)
 	require.NoError(t, err)
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	require.NoError(t, y.Fill(2))
 	got, err := y.ToSlice()
 	require.NoError(t, err)
@@ -107,7 +93,7 @@ func TestBackstopAfterShutdown(t *testing.T) {
 		require.NoError(t, err)
 	}()
 	require.NoError(t, gpu.Shutdown())
-	assert.True(t, collect(func() bool { return core.Backstops() > before }))
+	assert.True(t, gputest.Collect(func() bool { return core.Backstops() > before }))
 	assert.Zero(t, rocrhook.LiveAllocations())
 }
 
@@ -121,7 +107,7 @@ func TestBackstopSkipsGraphMemory(t *testing.T) {
 		require.NoError(t, err)
 	}()
 	before, allocs := core.Backstops(), rocrhook.LiveAllocations()
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	assert.Equal(t, before, core.Backstops(), "graph memory was released by a backstop")
 	assert.Equal(t, allocs, rocrhook.LiveAllocations())
 	require.NoError(t, g.Destroy())
@@ -132,7 +118,7 @@ func TestBackstopSkipsGraphMemory(t *testing.T) {
 // nothing races.
 func TestBackstopRacesShutdownAndFree(t *testing.T) {
 	dev := cputest.Device(t)
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	const n = 16
 	kept := make([]*buffer.Buffer[float32], n)
 	for i := range kept {
@@ -149,7 +135,7 @@ func TestBackstopRacesShutdownAndFree(t *testing.T) {
 	}()
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); collect(func() bool { return core.Backstops() >= before+n }) }()
+	go func() { defer wg.Done(); gputest.Collect(func() bool { return core.Backstops() >= before+n }) }()
 	go func() {
 		defer wg.Done()
 		for _, x := range kept {
@@ -158,7 +144,7 @@ func TestBackstopRacesShutdownAndFree(t *testing.T) {
 	}()
 	go func() { defer wg.Done(); assert.NoError(t, gpu.Shutdown()) }()
 	wg.Wait()
-	assert.True(t, collect(func() bool { return core.Backstops() >= before+n }))
+	assert.True(t, gputest.Collect(func() bool { return core.Backstops() >= before+n }))
 	assert.Equal(t, before+n, core.Backstops(), "a freed buffer was released again")
 	assert.Zero(t, rocrhook.LiveAllocations())
 }

@@ -9,24 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/cputest"
 )
-
-// collect runs the garbage collector until done reports true, at most
-// 100 times: the backstop runs on the runtime's cleanup goroutine.
-func collect(done func() bool) bool {
-	for range 100 {
-		runtime.GC()
-		core.WaitBackstops()
-		if done() {
-			return true
-		}
-		runtime.Gosched()
-	}
-	return false
-}
 
 // settle lets the backstop release what earlier tests dropped, so that a
 // test can count its own releases.
@@ -66,7 +53,7 @@ func TestBackstopReleasesDroppedEvent(t *testing.T) {
 		require.NoError(t, b.WaitEvent(ev))
 		require.NoError(t, b.LaunchHostFunc(note("b")))
 	}()
-	ok := collect(func() bool { return core.Backstops() > before })
+	ok := gputest.Collect(func() bool { return core.Backstops() > before })
 	require.True(t, ok, "the dropped event was not released")
 	assert.Equal(t, before+1, core.Backstops())
 	close(gate)
@@ -85,7 +72,7 @@ func TestBackstopSkipsDestroyedEvent(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, ev.Destroy())
 	}()
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	assert.Equal(t, before, core.Backstops(), "Destroy left the backstop armed")
 }
 
@@ -114,7 +101,7 @@ func TestBackstopRacesShutdownAndDestroy(t *testing.T) {
 	}()
 	var wg gosync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); collect(func() bool { return core.Backstops() >= before+n }) }()
+	go func() { defer wg.Done(); gputest.Collect(func() bool { return core.Backstops() >= before+n }) }()
 	go func() {
 		defer wg.Done()
 		for _, ev := range kept {
@@ -123,6 +110,6 @@ func TestBackstopRacesShutdownAndDestroy(t *testing.T) {
 	}()
 	go func() { defer wg.Done(); assert.NoError(t, gpu.Shutdown()) }()
 	wg.Wait()
-	assert.True(t, collect(func() bool { return core.Backstops() >= before+n }))
+	assert.True(t, gputest.Collect(func() bool { return core.Backstops() >= before+n }))
 	assert.Equal(t, before+n, core.Backstops(), "a destroyed event was released again")
 }
