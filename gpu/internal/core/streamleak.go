@@ -48,12 +48,7 @@ func (r *streamRef) SynchronizeContext(ctx context.Context) error {
 	if s := r.w.Value(); s != nil {
 		return s.SynchronizeContext(ctx)
 	}
-	r.st.mu.Lock()
-	t := r.st.tail
-	if t != nil {
-		t.Retain()
-	}
-	r.st.mu.Unlock()
+	t := r.st.lastPacket()
 	if t == nil {
 		return nil
 	}
@@ -82,17 +77,22 @@ func (r *streamRef) LiveKey() any { return r.key }
 // last packet. It is released once that completes, on a goroutine of its
 // own if it has not.
 func releaseStream(r *streamRef) {
-	r.st.mu.Lock()
-	t := r.st.tail
-	if t != nil {
-		t.Retain()
-	}
-	r.st.mu.Unlock()
+	t := r.st.lastPacket()
 	if t == nil || t.Done() {
 		r.release(t)
 		return
 	}
 	goBackstop(func() { r.release(t) })
+}
+
+// lastPacket is the stream's tail, retained for the caller; nil for none.
+func (s *queueState) lastPacket() *Fence {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tail != nil {
+		s.tail.Retain()
+	}
+	return s.tail
 }
 
 // release waits for t, the stream's last packet, and lets go of what the
