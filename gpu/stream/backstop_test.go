@@ -234,3 +234,38 @@ func TestBackstopStreamsRaceSynchronizeAndShutdown(t *testing.T) {
 	assert.True(t, gputest.Collect(func() bool { return core.Backstops() >= before+n }), "the dropped streams were not released")
 	assert.Equal(t, before+n, core.Backstops(), "a stream was released twice")
 }
+
+// Streams dropped with work pending while the device is reset and other
+// streams are destroyed: each dropped one is released once, and nothing
+// races.
+func TestBackstopStreamsRaceResetAndDestroy(t *testing.T) {
+	dev := cputest.Device(t)
+	const n = 8
+	kept := make([]*stream.Stream, n)
+	for i := range kept {
+		var err error
+		kept[i], err = stream.New(dev)
+		require.NoError(t, err)
+	}
+	settle()
+	before := core.Backstops()
+	gate := make(chan struct{})
+	var ran [n]atomic.Bool
+	for i := range n {
+		dropStream(t, dev, stream.Default, gate, &ran[i])
+	}
+	var wg gosync.WaitGroup
+	wg.Add(4)
+	go func() { defer wg.Done(); gcRounds() }()
+	go func() { defer wg.Done(); close(gate) }()
+	go func() { defer wg.Done(); _ = dev.Reset() }()
+	go func() {
+		defer wg.Done()
+		for _, s := range kept {
+			_ = s.Destroy() // made before the reset, if it came first: an error, destroyed all the same
+		}
+	}()
+	wg.Wait()
+	assert.True(t, gputest.Collect(func() bool { return core.Backstops() >= before+n }), "the dropped streams were not released")
+	assert.Equal(t, before+n, core.Backstops(), "a stream was released twice")
+}
