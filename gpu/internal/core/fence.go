@@ -52,6 +52,7 @@ func poolPut(fs ...*Fence) {
 		fences.free = map[*rocr.Agent][]*Fence{}
 	}
 	for _, f := range fs {
+		f.stream = nil // a pooled fence keeps no stream's queue state alive
 		fences.free[f.kind] = append(fences.free[f.kind], f)
 	}
 	fences.mu.Unlock()
