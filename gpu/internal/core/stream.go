@@ -180,8 +180,13 @@ func (s *Stream) Destroyed() bool {
 	return s.closed
 }
 
-// Queue is the stream's AQL queue.
-func (s *Stream) Queue() *rocr.Queue { return s.q }
+// Queue is the stream's AQL queue; nil for a zero Stream.
+func (s *Stream) Queue() *rocr.Queue {
+	if s.queueState == nil {
+		return nil
+	}
+	return s.q
+}
 
 // Err is the stream's sticky error: the first asynchronous failure.
 func (s *Stream) Err() error {
