@@ -375,7 +375,7 @@ func (d *Device) Reset() error {
 				rs = append(rs, rl)
 			}
 			delete(dev.syncers, s)
-			live.Remove(s)
+			live.Remove(liveKey(s))
 		}
 		dev.mu.Unlock()
 		for _, rl := range rs {
@@ -393,7 +393,17 @@ func (d *Device) register(s synchronizer) {
 	d.mu.Lock()
 	d.syncers[s] = struct{}{}
 	d.mu.Unlock()
-	live.Add(d, s)
+	if _, ok := s.(devhook.Tracked); !ok {
+		live.Add(d, s)
+	}
+}
+
+// liveKey is s's key in the live registry.
+func liveKey(s synchronizer) any {
+	if t, ok := s.(devhook.Tracked); ok {
+		return t.LiveKey()
+	}
+	return s
 }
 
 // unregister removes s.
@@ -401,7 +411,7 @@ func (d *Device) unregister(s synchronizer) {
 	d.mu.Lock()
 	delete(d.syncers, s)
 	d.mu.Unlock()
-	live.Remove(s)
+	live.Remove(liveKey(s))
 }
 
 // Synchronize waits for all work on the device (hipDeviceSynchronize) and

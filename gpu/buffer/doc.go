@@ -51,7 +51,8 @@
 // you allocate (gpu.Shutdown frees everything left). A Buffer, Host,
 // Managed or opened IPC buffer dropped unfreed is released by a backstop
 // (runtime.AddCleanup) after the work it recorded, whenever the garbage
-// collector gets to it; pool memory (NewAsync) and graph memory have none.
+// collector gets to it; pool memory (NewAsync) returns to its pool the
+// same way. Graph memory has none: its graph owns it.
 //
 // Buffers are safe for use from several goroutines; synchronous copies and
 // fills block until the copy is done. The context variants of the copies

@@ -268,6 +268,31 @@ func TestLeakReportNamesCollectedEvent(t *testing.T) {
 	assert.Contains(t, msg, "released by the garbage collector's backstop")
 }
 
+// A stream the test dropped undestroyed, with work queued, is destroyed
+// by the backstop once the work ran, counted, and reported as the test's
+// leak.
+func TestLeakReportNamesCollectedStream(t *testing.T) {
+	r := newRecorder(t, "TestDropsStream")
+	before := gputest.Backstops()
+	r.run(func(tb testing.TB) {
+		dev := gputest.Device(tb)
+		func() {
+			s, err := stream.New(dev) // dropped
+			require.NoError(t, err)
+			require.NoError(t, s.LaunchHostFunc(func() error { return nil }))
+		}()
+		ok := gputest.Collect(func() bool { return gputest.Backstops() > before })
+		require.True(t, ok, "the dropped stream was not destroyed")
+		require.Equal(t, before+1, gputest.Backstops())
+	})
+	r.finish()
+	msg := r.errorText()
+	assert.Contains(t, msg, "TestDropsStream leaked 1 object(s)")
+	assert.Contains(t, msg, "stream (queue ")
+	assert.Contains(t, msg, "made at gputest/device_test.go:")
+	assert.Contains(t, msg, "released by the garbage collector's backstop")
+}
+
 // A module the test dropped unloaded is unloaded by the backstop,
 // counted, and reported as the test's leak.
 func TestLeakReportNamesCollectedModule(t *testing.T) {

@@ -8,9 +8,10 @@
 // recorded. When the test ends (t.Cleanup) the view waits for the test's
 // streams, reports with t.Error whatever the test did not release (naming
 // the test, each object's kind, size and element type, and the line that
-// made it), releases it and closes the view. A buffer, event or module
-// the test dropped unreleased, which the garbage collector's backstop
-// released, is reported the same way; Backstops counts those releases.
+// made it), releases it and closes the view. A buffer, stream, event or
+// module the test dropped unreleased, which the garbage collector's
+// backstop released, is reported the same way; Backstops counts those
+// releases, and Collect waits for them.
 // The runtime stays open for
 // the other tests: never call gpu.Shutdown in tests that use this package.
 // Tests may run in parallel (t.Parallel), on one device or several.

@@ -9,24 +9,11 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
-
-// collect runs the garbage collector until done reports true, at most
-// 100 times: the backstop runs on the runtime's cleanup goroutine.
-func collect(done func() bool) bool {
-	for range 100 {
-		runtime.GC()
-		core.WaitBackstops()
-		if done() {
-			return true
-		}
-		runtime.Gosched()
-	}
-	return false
-}
 
 // A module dropped unloaded, with a launch of its kernel queued behind a
 // host function, is unloaded by the backstop only after that launch: the
@@ -39,7 +26,7 @@ func TestBackstopUnloadsDroppedModule(t *testing.T) {
 	x, err := buffer.FromSlice(dev, []float32{1, 1, 1, 1, 1, 1, 1, 1})
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, x.Free()) }()
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	before := core.Backstops()
 	gate := make(chan struct{})
 	func() {
@@ -59,7 +46,7 @@ func TestBackstopUnloadsDroppedModule(t *testing.T) {
 	}
 	assert.Equal(t, before, core.Backstops(), "the module was unloaded under its queued launch")
 	close(gate)
-	require.True(t, collect(func() bool { return core.Backstops() > before }), "the dropped module was not unloaded")
+	require.True(t, gputest.Collect(func() bool { return core.Backstops() > before }), "the dropped module was not unloaded")
 	assert.Equal(t, before+1, core.Backstops())
 	require.NoError(t, s.Synchronize())
 	out, err := x.ToSlice()
@@ -70,13 +57,13 @@ func TestBackstopUnloadsDroppedModule(t *testing.T) {
 // An unloaded module is not unloaded again by the backstop.
 func TestBackstopSkipsUnloadedModule(t *testing.T) {
 	dev := setup(t)
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	before := core.Backstops()
 	func() {
 		m, err := module.Load(dev, globalSet)
 		require.NoError(t, err)
 		require.NoError(t, m.Unload())
 	}()
-	collect(func() bool { return false })
+	gputest.Collect(func() bool { return false })
 	assert.Equal(t, before, core.Backstops(), "Unload left the backstop armed")
 }

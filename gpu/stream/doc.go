@@ -66,4 +66,11 @@
 // done); Query never blocks. Destroy waits for the stream's work, as long
 // as it moves on (a kernel that does not return is abandoned: see
 // Stream.Destroy).
+//
+// A stream or event dropped undestroyed is released by a backstop
+// (runtime.AddCleanup) whenever the garbage collector gets to it: a
+// stream once the work queued on it completed, as Destroy would. Until
+// then Device.Synchronize waits for that work and the legacy stream
+// orders after it. gpu/gputest reports such streams as a test's leaks;
+// destroy what you make.
 package stream

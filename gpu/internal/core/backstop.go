@@ -22,6 +22,10 @@ type memLeak struct {
 	deps *deps  // the Mem's own: the work that still uses the memory
 	key  any    // the Mem's key in the live registry (a weak pointer)
 	desc string // "buffer of 4 int32 (16 bytes)"
+	// pool: the pool the memory returns to, as a block of class; nil
+	// for memory of no pool.
+	pool  *MemPool
+	class uint64
 }
 
 // armBackstop registers m's backstop; m was just allocated (not pool
@@ -38,6 +42,15 @@ func (m *Mem) armBackstop() {
 	}
 	l := &memLeak{al: m.alloc, deps: m.deps, key: live.Key(m),
 		desc: fmt.Sprintf("%s of %d %s (%d bytes)", kind, m.n, m.elem, m.Size())}
+	m.backstop = runtime.AddCleanup(m, releaseLeak, l)
+}
+
+// armPoolBackstop registers the backstop of m, memory of class c just
+// allocated from a pool: dropped unfreed, it returns to the pool after
+// the work it recorded, as a free on the host would.
+func (m *Mem) armPoolBackstop(c uint64) {
+	l := &memLeak{al: m.alloc, deps: m.deps, key: live.Key(m), pool: m.pool, class: c,
+		desc: fmt.Sprintf("pool buffer of %d %s (%d bytes)", m.n, m.elem, m.Size())}
 	m.backstop = runtime.AddCleanup(m, releaseLeak, l)
 }
 
@@ -103,15 +116,19 @@ func releaseLeak(l *memLeak) {
 	goBackstop(func() { l.release(fs) })
 }
 
-// release waits for fs, drops them and frees the memory, unless Shutdown
-// or a Device.Reset freed it already. As Free does, it frees memory of a
-// device released since (a test's view): the allocation is the agent's.
+// release waits for fs, drops them and frees the memory (pool memory
+// returns to its pool), unless Shutdown or a Device.Reset freed it
+// already. As Free does, it frees memory of a device released since (a
+// test's view): the allocation is the agent's.
 func (l *memLeak) release(fs []*Fence) {
 	for _, f := range fs {
 		_ = f.Wait(0)
 		f.Release()
 	}
-	if !l.al.Freed() {
+	switch {
+	case l.pool != nil:
+		l.pool.giveBack(l.al, l.class, nil, 0, true) // after its users: any stream may have it
+	case !l.al.Freed():
 		_ = l.al.Free()
 	}
 	live.Collected(l.key, l.desc)

@@ -25,7 +25,7 @@ type Fence struct {
 	seq uint64
 	// The stream that submitted the packet (nil for the synchronous
 	// engine's): a failure it already reported is not reported again.
-	stream *Stream
+	stream *queueState
 	// shared: an IPC event's signal (NewSharedFence), destroyed with the
 	// last holder instead of pooled.
 	shared bool
@@ -52,6 +52,7 @@ func poolPut(fs ...*Fence) {
 		fences.free = map[*rocr.Agent][]*Fence{}
 	}
 	for _, f := range fs {
+		f.stream = nil // a pooled fence keeps no stream's queue state alive
 		fences.free[f.kind] = append(fences.free[f.kind], f)
 	}
 	fences.mu.Unlock()

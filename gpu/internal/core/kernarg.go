@@ -68,14 +68,14 @@ func (s *Stream) takeArea(n int) (kernargArea, error) {
 }
 
 // putArea keeps a for reuse; s is locked.
-func (s *Stream) putArea(a kernargArea) {
+func (s *queueState) putArea(a kernargArea) {
 	if a.addr != 0 {
 		s.areas[a.class] = append(s.areas[a.class], a)
 	}
 }
 
 // freeAreas frees the stream's areas once nothing reads them; s is locked.
-func (s *Stream) freeAreas() {
+func (s *queueState) freeAreas() {
 	for c := range s.areas {
 		for _, a := range s.areas[c] {
 			if a.al != nil {

@@ -31,8 +31,10 @@ type legacyState struct {
 	tail *Fence // the legacy stream's last packet, retained; under mu alone
 	n    uint64 // legacy submissions, under mu alone
 
-	set     sync.Mutex // guards streams; taken under mu
-	streams map[*Stream]struct{}
+	// streams: the blocking streams, held weakly (streamleak.go); set
+	// guards it and is taken under mu.
+	set     sync.Mutex
+	streams map[*streamRef]struct{}
 }
 
 type legacyKey struct{}
@@ -43,7 +45,7 @@ func legacyOf(dev *gpu.Device) *legacyState {
 	if v, ok := LookupValue(dev, legacyKey{}); ok {
 		return v.(*legacyState)
 	}
-	return LoadOrStoreValue(dev, legacyKey{}, &legacyState{streams: map[*Stream]struct{}{}}).(*legacyState)
+	return LoadOrStoreValue(dev, legacyKey{}, &legacyState{streams: map[*streamRef]struct{}{}}).(*legacyState)
 }
 
 // How a submission holds its device's legacy lock (Stream.legHeld).
@@ -56,9 +58,9 @@ const (
 // joinBlocking makes s one of its device's blocking streams; from Init.
 func (s *Stream) joinBlocking() {
 	g := legacyOf(s.dev)
-	s.leg = g
+	s.leg, s.ref.leg = g, g
 	g.set.Lock()
-	g.streams[s] = struct{}{}
+	g.streams[s.ref] = struct{}{}
 	g.set.Unlock()
 }
 
@@ -70,8 +72,14 @@ func (s *Stream) leaveBlocking() {
 		return
 	}
 	g.set.Lock()
-	delete(g.streams, s)
+	delete(g.streams, s.ref)
 	g.set.Unlock()
+	s.dropLegacyTail()
+}
+
+// dropLegacyTail drops the packet the legacy stream would have waited
+// for: the stream leaves the blocking streams.
+func (s *queueState) dropLegacyTail() {
 	s.legTailMu.Lock()
 	if s.legTail != nil {
 		s.legTail.Release()
@@ -98,11 +106,14 @@ func (s *Stream) MarkLegacy() {
 	g.active.Store(true)
 	// From here on a submission that takes its stream's lock sees active
 	// and records its packet; one that held the lock before has finished
-	// when the lock is ours, and its packet is the stream's tail.
+	// when the lock is ours, and its packet is the stream's tail. A
+	// stream collected meanwhile is its backstop's.
 	g.set.Lock()
 	ts := make([]*Stream, 0, len(g.streams))
-	for t := range g.streams {
-		ts = append(ts, t)
+	for r := range g.streams {
+		if t := r.w.Value(); t != nil {
+			ts = append(ts, t)
+		}
 	}
 	g.set.Unlock()
 	for _, t := range ts {
@@ -152,8 +163,11 @@ func (s *Stream) joinLegacySlow(op string, deps []*Fence) ([]*Fence, error) {
 	}
 	g.mu.Lock()
 	s.legHeld = legAlone
+	// A stream collected undestroyed counts too, until its backstop
+	// releases it: its packets still run.
 	g.set.Lock()
-	for t := range g.streams {
+	for r := range g.streams {
+		t := r.st
 		t.legTailMu.Lock()
 		f := t.legTail
 		t.legTail = nil // the legacy packet stands for it from now on
@@ -183,7 +197,11 @@ func (g *legacyState) refuseCaptures(op string) error {
 	g.set.Lock()
 	defer g.set.Unlock()
 	var err error
-	for t := range g.streams {
+	for r := range g.streams {
+		t := r.w.Value() // a capturing stream is held by its capture
+		if t == nil {
+			continue
+		}
 		c := t.captureOf()
 		if c == nil {
 			continue

@@ -272,7 +272,8 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, deps: &deps{}}
 	m.deps.writer = b.fence // the reference passes to m
 	m.dev.Store(p.dev)
-	live.AddHeld(p.dev, m) // pool memory has no backstop yet
+	live.AddWeak(p.dev, m)
+	m.armPoolBackstop(c)
 	return nil
 }
 
@@ -314,6 +315,7 @@ func FreeAsync(m *Mem, s *Stream) error {
 		s.mu.Unlock()
 		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
 	}
+	m.backstop.Stop()
 	var buf [1 + MaxReaders]*Fence
 	deps := m.depsOf().take(buf[:0])
 	m.mu.Unlock()
@@ -396,12 +398,17 @@ func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
 // when the memory was transferred to another device (a block must be the
 // pool device's to be handed out again).
 func (m *Mem) release(f *Fence, queue uint64, onHost bool) {
-	p := m.pool
-	c := sizeClass(uint64(m.n * m.esize))
+	m.pool.giveBack(m.alloc, sizeClass(uint64(m.n*m.esize)), f, queue, onHost)
+}
+
+// giveBack returns al, a block of class c, to the pool, with the fence of
+// its free; to the device when the pool is closed or al is another
+// device's now.
+func (p *MemPool) giveBack(al *rocr.Allocation, c uint64, f *Fence, queue uint64, onHost bool) {
 	p.mu.Lock()
 	p.stats.Used -= c
-	if p.closed || m.alloc.Freed() || m.alloc.Owner() != p.dev.Agent() {
-		if !p.closed && !m.alloc.Freed() {
+	if p.closed || al.Freed() || al.Owner() != p.dev.Agent() {
+		if !p.closed && !al.Freed() {
 			p.stats.Reserved -= c
 		}
 		p.mu.Unlock()
@@ -409,13 +416,13 @@ func (m *Mem) release(f *Fence, queue uint64, onHost bool) {
 			_ = f.Wait(0)
 			f.Release()
 		}
-		if !m.alloc.Freed() {
-			_ = m.alloc.Free()
+		if !al.Freed() {
+			_ = al.Free()
 		}
 		return
 	}
 	lp := p.list(c)
-	*lp = append(*lp, block{al: m.alloc, fence: f, queue: queue, onHost: onHost})
+	*lp = append(*lp, block{al: al, fence: f, queue: queue, onHost: onHost})
 	p.put(c, *lp)
 	p.mu.Unlock()
 }

@@ -147,7 +147,7 @@ func (s *Stream) flushPrintf(ctx context.Context, try bool) {
 var printing sync.Mutex
 
 // drainPrintf decodes the buffer and empties it; s is locked and idle.
-func (s *Stream) drainPrintf(b *printfBuf) (devprintf.Output, string) {
+func (s *queueState) drainPrintf(b *printfBuf) (devprintf.Output, string) {
 	var out devprintf.Output
 	// The size word as well: a kernel that wrote over it would have the
 	// next ones write past the buffer.
@@ -191,14 +191,16 @@ func writePrintf(out devprintf.Output, msgs string) {
 	}
 }
 
-// freePrintf prints what is left and frees the buffer with the stream;
-// s is locked and its work done.
-func (s *Stream) freePrintf() {
+// freePrintf prints what is left and frees the buffer with the stream
+// (Destroy, or the backstop of a stream dropped undestroyed); s is locked
+// and its work done. valid: the stream's device was not shut down or
+// reset since, so the buffer is still there to read.
+func (s *queueState) freePrintf(valid bool) {
 	b := s.printf.Swap(nil)
 	if b == nil {
 		return
 	}
-	if Valid(s.dev, s.gen) == nil && b.al.Hold() {
+	if valid && b.al.Hold() {
 		out, msgs := s.drainPrintf(b)
 		b.al.Unhold()
 		printing.Lock()

@@ -19,11 +19,47 @@ import (
 
 // Stream is the submitter behind a gpu/stream.Stream: one AQL queue, the
 // Lock that orders submissions, the tail fence, the in-flight packets and
-// what they hold.
+// what they hold (queueState), and how its packets order against other
+// streams.
 type Stream struct {
+	// queueState is allocated apart from the Stream, so that the backstop
+	// of a stream dropped undestroyed (streamleak.go) can release it without
+	// keeping the Stream reachable.
+	*queueState
 	dev *gpu.Device
 	gen uint64 // dev's reset count when the stream was made
-	q   *rocr.Queue
+
+	launch Launch
+	// ref is the stream as its device's sets hold it: weakly
+	// (streamleak.go); backstop releases it if the Stream becomes
+	// unreachable undestroyed.
+	ref      *streamRef
+	backstop runtime.Cleanup
+
+	isDefault bool
+	// captureDestroyed: the stream was destroyed while a capture begun on
+	// it was running, which EndCapture reports.
+	captureDestroyed atomic.Bool
+
+	order   Order       // how dependencies across streams are handled
+	seq     uint64      // fences made, for ordered()
+	waited  [8]waitMark // the latest fence of each queue this stream waited for
+	nwaited int
+
+	// The legacy default stream (legacy.go): leg is the device's state,
+	// nil for a non-blocking stream; legHeld how the submission in
+	// progress holds its lock (under mu); legSeen the legacy submission
+	// this stream last waited for (under mu).
+	leg     *legacyState
+	legacy  bool
+	legHeld uint8
+	legSeen uint64
+}
+
+// queueState is what a stream's queue and packets hold: everything the
+// backstop releases.
+type queueState struct {
+	q *rocr.Queue
 
 	mu    sync.Mutex
 	tail  *Fence  // last packet submitted; every packet has a fence
@@ -38,31 +74,13 @@ type Stream struct {
 	// (Dispatch.Check), which Synchronize and Query run before they report.
 	checks atomic.Int32
 	closed bool
-	launch Launch
 	fences FenceCache                 // used under mu
 	areas  [areaClasses][]kernargArea // kernarg areas for reuse, under mu (see kernarg.go)
 
-	isDefault bool
-	// captureDestroyed: the stream was destroyed while a capture begun on
-	// it was running, which EndCapture reports.
-	captureDestroyed atomic.Bool
-
 	printf atomic.Pointer[printfBuf] // see printf.go; nil until a kernel takes one
 
-	order   Order       // how dependencies across streams are handled
-	seq     uint64      // fences made, for ordered()
-	waited  [8]waitMark // the latest fence of each queue this stream waited for
-	nwaited int
-
-	// The legacy default stream (legacy.go): leg is the device's state,
-	// nil for a non-blocking stream; legHeld how the submission in
-	// progress holds its lock (under mu); legTail the stream's last
-	// packet the legacy stream has not waited for yet (under legTailMu);
-	// legSeen the legacy submission this stream last waited for (under mu).
-	leg       *legacyState
-	legacy    bool
-	legHeld   uint8
-	legSeen   uint64
+	// legTail is the stream's last packet the legacy stream has not
+	// waited for yet (legacy.go), under legTailMu.
 	legTailMu sync.Mutex
 	legTail   *Fence
 }
@@ -79,7 +97,7 @@ func (s *Stream) newFence(op string) (*Fence, error) {
 		return nil, err
 	}
 	s.seq++
-	f.op, f.seq, f.acc, f.stream = op, s.seq, 0, s
+	f.op, f.seq, f.acc, f.stream = op, s.seq, 0, s.queueState
 	return f, nil
 }
 
@@ -95,9 +113,9 @@ type entry struct {
 
 // Init creates the stream's queue of size packets on dev.
 func (s *Stream) Init(dev *gpu.Device, size uint32) error {
+	s.queueState = &queueState{ring: make([]entry, 2*size)}
 	s.dev, s.gen = dev, Gen(dev)
-	s.ring = make([]entry, 2*size)
-	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.onError)
+	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.queueState.onError)
 	if err != nil {
 		return err
 	}
@@ -106,8 +124,7 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	if debug.CheckDeps() {
 		s.order = Check
 	}
-	s.joinBlocking()
-	Register(dev, s)
+	s.track()
 	return nil
 }
 
@@ -121,10 +138,10 @@ func (s *Stream) DestroyDefault() error {
 	return err
 }
 
-func (s *Stream) onError(_ *rocr.Queue, err error) { s.Fail(err) }
+func (s *queueState) onError(_ *rocr.Queue, err error) { s.Fail(err) }
 
 // Fail makes err the stream's sticky error unless it has one.
-func (s *Stream) Fail(err error) {
+func (s *queueState) Fail(err error) {
 	if err == nil || s.err.Load() != nil {
 		return
 	}
@@ -157,7 +174,7 @@ func (s *Stream) Device() *gpu.Device {
 // Destroyed reports whether the stream was destroyed. Once it reports
 // so, the stream's work is done: Destroy waits for it under the lock.
 func (s *Stream) Destroyed() bool {
-	if s == nil {
+	if s == nil || s.queueState == nil {
 		return false
 	}
 	s.mu.Lock()
@@ -165,8 +182,13 @@ func (s *Stream) Destroyed() bool {
 	return s.closed
 }
 
-// Queue is the stream's AQL queue.
-func (s *Stream) Queue() *rocr.Queue { return s.q }
+// Queue is the stream's AQL queue; nil for a zero Stream.
+func (s *Stream) Queue() *rocr.Queue {
+	if s.queueState == nil {
+		return nil
+	}
+	return s.q
+}
 
 // Err is the stream's sticky error: the first asynchronous failure.
 func (s *Stream) Err() error {
@@ -198,7 +220,7 @@ func (s *Stream) earlier(op string, err error) error {
 
 // Reported reports whether the stream's failure was returned to the
 // program.
-func (s *Stream) Reported() bool { return s.reported.Load() }
+func (s *queueState) Reported() bool { return s.reported.Load() }
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
@@ -228,7 +250,7 @@ func (s *Stream) Check(op string) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
 	}
-	if s.q == nil {
+	if s.queueState == nil || s.q == nil {
 		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream not made by stream.New (a zero Stream)")
 	}
 	return nil
@@ -324,7 +346,7 @@ func (s *Stream) Push() *entry {
 }
 
 // Reap releases completed in-flight packets; wait: wait for all of them.
-func (s *Stream) Reap(wait bool) {
+func (s *queueState) Reap(wait bool) {
 	for s.count > 0 {
 		if !s.reapOne(wait) {
 			return
@@ -334,7 +356,7 @@ func (s *Stream) Reap(wait bool) {
 
 // reapOne releases the oldest run of entries up to and including the first
 // one with a fence, if that fence completed (or after waiting for it).
-func (s *Stream) reapOne(wait bool) bool {
+func (s *queueState) reapOne(wait bool) bool {
 	n := 0
 	var f *Fence
 	for i := 0; i < s.count; i++ {
@@ -367,7 +389,7 @@ func (s *Stream) reapOne(wait bool) bool {
 }
 
 // release lets go of what an in-flight entry holds and clears it.
-func (s *Stream) release(e *entry) {
+func (s *queueState) release(e *entry) {
 	if e.check != nil {
 		s.checks.Add(-1)
 		// A packet dropped unsubmitted or cut short by a destroyed queue
@@ -656,6 +678,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	// is recorded first.
 	aborted = s.abortCapture()
 	s.closed = true
+	s.backstop.Stop()
 	// An abandoned kernel (rocr.ErrAbandoned) is reported, whoever
 	// destroyed the queue.
 	var abandoned error
@@ -678,7 +701,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	}
 	s.fences.Flush()
 	if !errors.Is(abandoned, rocr.ErrAbandoned) {
-		s.freePrintf()
+		s.freePrintf(Valid(s.dev, s.gen) == nil)
 		s.freeAreas() // an abandoned kernel may still read its area
 	} else {
 		s.printf.Store(nil) // and write its printf buffer
@@ -686,7 +709,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	s.mu.Unlock()
 	s.leaveBlocking()
 	s.releaseLegacyTail()
-	Unregister(s.dev, s)
+	Unregister(s.dev, s.ref)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {
 		return aborted, gpu.Wrap("stream destroy", abandoned)
 	}
@@ -725,7 +748,7 @@ func (s *Stream) awaitTail() error {
 // user never destroyed keeps no Go memory alive. Its fences are not
 // returned to the pool: a packet abandoned by Shutdown (a kernel that does
 // not poll for cancellation) may still complete its signal later.
-func (s *Stream) ReleaseAfterShutdown() {
+func (s *queueState) ReleaseAfterShutdown() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := 0; i < s.count; i++ {

@@ -11,6 +11,14 @@ type Synchronizer interface {
 	Synchronize() error
 }
 
+// Tracked is a Synchronizer that its maker records with the live
+// registry itself, weakly (a stream): Register does not record it, and
+// Unregister forgets LiveKey.
+type Tracked interface {
+	Synchronizer
+	LiveKey() any
+}
+
 // Hooks are installed by package gpu from init.
 type Hooks struct {
 	Register   func(dev any, s Synchronizer)
