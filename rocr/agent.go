@@ -4,15 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/hipgo/hipgo/rocr/aql"
-)
-
-// Packet types as the executors see them.
-type (
-	KernelDispatchPacket = aql.KernelDispatch
-	AgentDispatchPacket  = aql.AgentDispatch
-	BarrierPacket        = aql.BarrierAnd
 )
 
 // DeviceType is hsa_device_type_t.

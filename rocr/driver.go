@@ -40,7 +40,7 @@ import (
 //   - Clusters (with AgentInfo.MaxClusterSize above 0): dispatches run in
 //     thread-block clusters. Without it AllowNonPortableClusters and
 //     MaxPotentialClusterSize return ErrNotSupported, and no packet
-//     carries ClusterBits.
+//     carries aql.ClusterBits.
 //   - PeerAccessor: devices map each other's memory. Without it only two
 //     cpu agents have peer access. PeerDisabler undoes EnablePeer; without
 //     it disabling is rocr's bookkeeping only.
@@ -141,12 +141,12 @@ type HardwareQueue struct {
 // queue's processor goroutine.
 type Executor interface {
 	// Dispatch runs or enqueues a kernel dispatch.
-	Dispatch(q *Queue, p *KernelDispatchPacket) error
+	Dispatch(q *Queue, p *aql.KernelDispatch) error
 	// AgentWork runs or enqueues an agent-dispatch packet (a copy, fill
 	// or host callback), decoded and checked by rocr.
 	AgentWork(q *Queue, w *AgentWork) error
 	// Barrier resolves a BARRIER_AND (or=false) or BARRIER_OR packet.
-	Barrier(q *Queue, p *BarrierPacket, or bool) error
+	Barrier(q *Queue, p *aql.BarrierAnd, or bool) error
 	// Close stops the executor when the queue is destroyed.
 	Close() error
 }
@@ -375,7 +375,7 @@ type Occupancy interface {
 
 // Clusters is implemented by agent drivers whose agents launch
 // dispatches in thread-block clusters (sm_90's, through cuLaunchKernelEx):
-// a KERNEL_DISPATCH whose Reserved2 carries ClusterBits. Such an agent
+// a KERNEL_DISPATCH whose Reserved2 carries aql.ClusterBits. Such an agent
 // reports its portable cluster size in AgentInfo.MaxClusterSize; without
 // the interface, or with a MaxClusterSize of 0, the agent has no clusters,
 // Agent.AllowNonPortableClusters and Agent.MaxPotentialClusterSize answer

@@ -8,7 +8,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// A cooperative dispatch (rocr.DispatchCooperative) runs every work-group
+// A cooperative dispatch (aql.DispatchCooperative) runs every work-group
 // on its own goroutine, all at once, so that a group may wait at the grid
 // barrier for the others (GridSync). It holds as many groups as the agent
 // has workers, the occupancy the agent reports (one group per worker);

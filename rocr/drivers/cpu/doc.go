@@ -99,7 +99,7 @@
 // compute unit holds one group of any size the kernel allows whose group
 // memory fits GroupMemory, and the best group size is the kernel's largest.
 //
-// Cooperative dispatches (rocr.DispatchCooperative, module.LaunchCooperative)
+// Cooperative dispatches (aql.DispatchCooperative, module.LaunchCooperative)
 // run every group of the grid at once, each on its own goroutine, up to
 // one group per worker; Group.GridSync is their grid-wide barrier, and
 // what a group wrote before it is ordered before what any group reads

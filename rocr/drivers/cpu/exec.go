@@ -397,7 +397,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	if k == nil {
 		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
 	}
-	if c := rocr.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
+	if c := aql.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
 	}
 	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
@@ -470,7 +470,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		e.arm(j, q.LoadReadIndex(), time.Duration(timeout))
 		defer e.disarm(j)
 	}
-	if p.Reserved2&rocr.DispatchCooperative != 0 {
+	if p.Reserved2&aql.DispatchCooperative != 0 {
 		return e.cooperative(q, j, time.Duration(timeout))
 	}
 	j.barrier = nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // awaitIssue waits on the host until the queue named by dependency s's
@@ -57,7 +58,7 @@ func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 // Barrier resolves BARRIER_AND on the GPU: the stream waits until each
 // dependency's value in signal memory is 0. BARRIER_OR, and dependencies a
 // GPU cannot see, are waited for here on the host.
-func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error {
+func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
 	if or || !e.memops {
 		if err := rocr.WaitBarrier(p, or); err != nil {
 			return e.fail(err)
@@ -127,7 +128,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			}
 			dev := devAddr(s.Addr())
 			if dev == 0 {
-				var one rocr.BarrierPacket
+				var one aql.BarrierAnd
 				one.DepSignal[0] = h
 				if err := rocr.WaitBarrier(&one, false); err != nil {
 					return e.fail(err)
@@ -168,7 +169,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 
 // isRecord reports a barrier with no dependency: an event record, whose
 // completion signal is there to be observed.
-func isRecord(p *rocr.BarrierPacket) bool {
+func isRecord(p *aql.BarrierAnd) bool {
 	for _, h := range p.DepSignal {
 		if h != 0 {
 			return false

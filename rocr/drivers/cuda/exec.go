@@ -185,7 +185,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 		if !e.memops {
 			return false
 		}
-		for _, h := range (*rocr.BarrierPacket)(slot).DepSignal {
+		for _, h := range (*aql.BarrierAnd)(slot).DepSignal {
 			if h == 0 {
 				continue
 			}
@@ -201,7 +201,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 	case aql.TypeAgentDispatch:
 		// A copy from or to pageable host memory returns only once the
 		// copy is staged or done, which may wait for earlier work.
-		p := (*rocr.AgentDispatchPacket)(slot)
+		p := (*aql.AgentDispatch)(slot)
 		switch p.Type {
 		case aql.AgentFill:
 			return true
