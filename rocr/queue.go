@@ -15,15 +15,6 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-// QueueType is hsa_queue_type_t.
-type QueueType uint32
-
-// Queue types, with hsa.h's values.
-const (
-	QueueMulti  QueueType = 0
-	QueueSingle QueueType = 1
-)
-
 // KernargSlotSize is the kernarg space each queue slot owns. A packet in
 // slot i points its kernarg address into slot i's area, so kernargs need no
 // allocation per launch.

@@ -10,39 +10,6 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 )
 
-// Condition is hsa_signal_condition_t.
-type Condition uint32
-
-// Signal conditions, with hsa.h's values.
-const (
-	CondEQ  Condition = 0
-	CondNE  Condition = 1
-	CondLT  Condition = 2
-	CondGTE Condition = 3
-)
-
-// WaitHint is hsa_wait_state_t: spin (active) or yield the thread (blocked).
-type WaitHint uint32
-
-// Wait hints, with hsa.h's values.
-const (
-	WaitBlocked WaitHint = 0
-	WaitActive  WaitHint = 1
-)
-
-// Memory orderings of signal operations. Go's atomics are sequentially
-// consistent, which satisfies relaxed, acquire and release alike; the
-// orderings exist so code reads like the HSA calls it mirrors.
-type Order uint8
-
-// Orderings.
-const (
-	Relaxed Order = iota
-	Acquire
-	Release
-	AcqRel
-)
-
 // signalRecord is the 64-byte signal in mapped memory that a packet's
 // signal handle points at. Its layout follows amd_signal_t where that
 // matters (kind at 0, value at 8, start and end timestamps at 32 and 40), so
@@ -471,7 +438,8 @@ func (s *Signal) unlisten(w *sleeper) {
 	}
 }
 
-func (c Condition) holds(v, cmp int64) bool {
+// holds reports whether v satisfies condition c against cmp.
+func holds(c Condition, v, cmp int64) bool {
 	switch c {
 	case CondEQ:
 		return v == cmp
@@ -514,7 +482,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
 	v := atomic.LoadInt64(&s.rec.value)
-	if cond.holds(v, cmp) {
+	if holds(cond, v, cmp) {
 		s.hb.Load()
 		return v
 	}
@@ -536,7 +504,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	}
 	for i := 0; ; i++ {
 		v = atomic.LoadInt64(&s.rec.value)
-		if cond.holds(v, cmp) {
+		if holds(cond, v, cmp) {
 			return v
 		}
 		if i&15 == 15 {
@@ -568,7 +536,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		s.listen(w)
 		lazy.poll(s)
 		v = atomic.LoadInt64(&s.rec.value)
-		if cond.holds(v, cmp) {
+		if holds(cond, v, cmp) {
 			return v
 		}
 		var wait time.Duration = -1
@@ -602,7 +570,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 // WaitTimed is Wait that reports whether the condition held.
 func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
 	v := s.Wait(cond, cmp, timeout, hint)
-	return v, cond.holds(v, cmp)
+	return v, holds(cond, v, cmp)
 }
 
 // Fail records err as the failure of the work that completes this signal.
