@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // AgentWork is one AGENT_DISPATCH packet as rocr hands it to an agent:
@@ -177,7 +178,7 @@ func (w *AgentWork) RunHost(stream uintptr) (err error) {
 	default:
 		return Errorf(StatusErrorInvalidPacketFormat, "callback", "agent work %#x has no host function", w.Kind)
 	}
-	if IsNilValue(err) {
+	if hsa.IsNilValue(err) {
 		return Errorf(StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
 	}
 	return err

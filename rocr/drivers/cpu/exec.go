@@ -19,6 +19,7 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // workerPool runs work-groups of dispatches on every core. Each queue's
@@ -302,7 +303,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
 			j.stopClaims()
 		case error:
-			if rocr.IsNilValue(e) {
+			if hsa.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				ae.File, ae.Line, _ = j.where(false)
