@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Go cannot stop a goroutine from outside: a Go kernel that never returns
@@ -95,7 +96,7 @@ func (q *Queue) awaitProcessor() error {
 	if e := q.executing.Load(); e != 0 {
 		id := e - 1
 		what := "its kernel"
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(q.Slot(id)).KernelObject)
 		}
 		aerr := Newf(ErrAbandoned, StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)

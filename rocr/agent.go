@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Agent is one device that consumes AQL packets.
 type Agent struct {
-	drv   AgentDriver
+	drv   spi.AgentDriver
 	info  AgentInfo
 	pools []*Pool
 	index int
@@ -34,7 +36,7 @@ func (a *Agent) ISA() string { return a.info.ISA }
 func (a *Agent) Index() int { return a.index }
 
 // Driver returns the driver-side agent, for drivers and tests.
-func (a *Agent) Driver() AgentDriver { return a.drv }
+func (a *Agent) Driver() spi.AgentDriver { return a.drv }
 
 // Pools returns the agent's memory pools.
 func (a *Agent) Pools() []*Pool { return a.pools }

@@ -1,5 +1,7 @@
 package rocr
 
+import "github.com/hipgo/hipgo/rocr/spi"
+
 // AllowNonPortableClusters lets kernel k launch in clusters larger than
 // the agent's portable MaxClusterSize, where the hardware allows (see
 // Clusters).
@@ -27,14 +29,14 @@ func (a *Agent) MaxPotentialClusterSize(k *KernelSymbol, grid, group [3]uint32, 
 	return c.MaxPotentialClusterSize(k, grid, group, dynGroupMem)
 }
 
-func (a *Agent) clusters(op string, k *KernelSymbol) (Clusters, error) {
+func (a *Agent) clusters(op string, k *KernelSymbol) (spi.Clusters, error) {
 	if err := a.check(op); err != nil {
 		return nil, err
 	}
 	if k == nil {
 		return nil, Errorf(StatusErrorInvalidArgument, op, "nil kernel")
 	}
-	c, ok := a.drv.(Clusters)
+	c, ok := a.drv.(spi.Clusters)
 	if !ok || a.info.MaxClusterSize == 0 {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no thread-block clusters", a)
 	}

@@ -2,6 +2,8 @@ package rocr
 
 import (
 	"sync"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // A global is a variable of loaded code: a `__device__` or `__constant__`
@@ -52,7 +54,7 @@ func Global(exe Executable, name string) (*Allocation, error) {
 	if name == "" {
 		return nil, Errorf(StatusErrorInvalidArgument, op, "empty variable name")
 	}
-	f, ok := l.Executable.(GlobalFinder)
+	f, ok := l.Executable.(spi.GlobalFinder)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
 	}

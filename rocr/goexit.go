@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // exited fails packet id, whose kernel or host callback ended the
@@ -16,7 +17,7 @@ func (q *Queue) exited(id uint64) {
 	what := "a host callback"
 	if h.Type() == aql.TypeKernelDispatch {
 		what = "a kernel"
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
 	}

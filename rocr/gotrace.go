@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // While a Go execution trace is recorded (runtime/trace.Start, go test
@@ -54,7 +55,7 @@ func (q *Queue) packetName(slot unsafe.Pointer, h aql.Header) string {
 	switch h.Type() {
 	case aql.TypeKernelDispatch:
 		obj := (*aql.KernelDispatch)(slot).KernelObject
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			return n.KernelName(obj)
 		}
 		return fmt.Sprintf("kernel %#x", obj)

@@ -11,11 +11,12 @@ import (
 	"github.com/tidwall/btree"
 
 	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Pool is an agent's memory pool.
 type Pool struct {
-	drv   PoolDriver
+	drv   spi.PoolDriver
 	info  PoolInfo
 	agent *Agent
 	limit uint64 // GPU_MAX_HEAP_SIZE cap, 0 for none

@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // process is the packet processor of a soft queue: it does what a GPU's
@@ -43,7 +44,7 @@ func (q *Queue) processFrom() {
 		}
 		q.stopped()
 	}()
-	if b, ok := q.exec.(ThreadBinder); ok {
+	if b, ok := q.exec.(spi.ThreadBinder); ok {
 		b.BindThread()
 	}
 	for {
@@ -204,13 +205,13 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 // keeps no Go memory alive.
 func (q *Queue) agentWork(p *aql.AgentDispatch) error {
 	w := &q.work
-	err := w.decode(q.agent, p)
+	err := decodeWork(w, q.agent, p)
 	if err == nil {
 		err = q.exec.AgentWork(q, w)
-	} else if f, ok := q.exec.(PacketFailer); ok {
+	} else if f, ok := q.exec.(spi.PacketFailer); ok {
 		err = f.FailPacket(err)
 	}
-	*w = AgentWork{}
+	*w = spi.AgentWork{}
 	return err
 }
 
@@ -301,7 +302,7 @@ func (q *Queue) logPacket(id uint64, slot unsafe.Pointer, h aql.Header) {
 	line := fmt.Sprintf("hipgo: queue %d (%s) packet %d: %s", q.id, q.agent.info.Name, id, (*aql.Slot)(slot).String())
 	if h.Type() == aql.TypeKernelDispatch {
 		p := (*aql.KernelDispatch)(slot)
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			line += fmt.Sprintf(" kernel=%s", n.KernelName(p.KernelObject))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // KernargSlotSize is the kernarg space each queue slot owns. A packet in
@@ -50,20 +51,20 @@ type Queue struct {
 	// detector does not see. Used only in race builds.
 	published atomic.Uint64
 
-	exec Executor
-	work AgentWork // the agent-dispatch packet being executed (under execMu)
+	exec spi.Executor
+	work spi.AgentWork // the agent-dispatch packet being executed (under execMu)
 	hw   *hwAgentWork
 	// execMu serializes the executor: the processor holds it for each
 	// packet, a submitter that runs its packet inline holds it instead.
 	execMu sync.Mutex
-	inline InlineExecutor
+	inline spi.InlineExecutor
 	// completer: the executor completes signals lazily (Expect).
-	completer *CompleterRef
+	completer *spi.CompleterRef
 	async     bool
 	// lockedThread: the executor locks the processor to its OS thread, so
 	// idle spins must not yield (that would cost a thread switch).
 	lockedThread bool
-	poller       Poller
+	poller       spi.Poller
 	onError      func(*Queue, error)
 
 	// writers counts submitters between Reserve and Publish (Destroy).
@@ -73,7 +74,7 @@ type Queue struct {
 	// the id+1 of the kernel dispatch the processor runs (0: none),
 	// abandoned counts the abandoned ones still running, grace bounds
 	// Destroy's wait for a cancelled kernel.
-	abandoner Abandoner
+	abandoner spi.Abandoner
 	executing atomic.Uint64
 	abandoned atomic.Int64
 	grace     time.Duration
@@ -142,15 +143,22 @@ func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, err
 		return nil, err
 	}
 	q.grace = grace
-	if hw, ok := a.drv.(HardwareQueues); ok {
+	if hw, ok := a.drv.(spi.HardwareQueues); ok {
 		h, err := hw.CreateHardwareQueue(size, typ)
 		if err != nil {
 			return nil, err
 		}
-		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, h.Doorbell, h.Destroy
+		db, ok := h.Doorbell.(*Signal)
+		if !ok {
+			if h.Destroy != nil {
+				_ = h.Destroy()
+			}
+			return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
+		}
+		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, db, h.Destroy
 		q.id = h.ID
 		close(q.done)
-		if b, ok := a.drv.(QueueErrorBinder); ok {
+		if b, ok := a.drv.(spi.QueueErrorBinder); ok {
 			b.BindQueueErrors(h.ID, q.fail)
 		}
 	} else {
@@ -177,22 +185,22 @@ func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, err
 			return nil, err
 		}
 		q.exec = exec
-		if ae, ok := exec.(AsyncExecutor); ok {
+		if ae, ok := exec.(spi.AsyncExecutor); ok {
 			q.async = ae.CompletesSignals()
 		}
-		if tl, ok := exec.(ThreadLocker); ok {
+		if tl, ok := exec.(spi.ThreadLocker); ok {
 			q.lockedThread = tl.LocksThread()
 		}
-		if p, ok := exec.(Poller); ok {
+		if p, ok := exec.(spi.Poller); ok {
 			q.poller = p
 		}
-		if co, ok := exec.(CompleterOf); ok {
+		if co, ok := exec.(spi.CompleterOf); ok {
 			q.completer = co.CompleterRef()
 		}
-		if ab, ok := exec.(Abandoner); ok {
+		if ab, ok := exec.(spi.Abandoner); ok {
 			q.abandoner = ab
 		}
-		if ie, ok := exec.(InlineExecutor); ok && inlineEnabled() {
+		if ie, ok := exec.(spi.InlineExecutor); ok && inlineEnabled() {
 			q.inline = ie
 		}
 		go q.process()

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // ErrSelfWait is a call that would wait for the packet its caller is
@@ -34,8 +36,11 @@ func MarkRunner() *Runner {
 }
 
 // Serve records that the goroutine runs q's packets from now on (nil:
-// none).
-func (e *Runner) Serve(q *Queue) { e.q.Store(q) }
+// none). q is a queue rocr handed the driver.
+func (e *Runner) Serve(q spi.Queue) {
+	rq, _ := q.(*Queue)
+	e.q.Store(rq)
+}
 
 // Close unmarks the goroutine.
 func (e *Runner) Close() { runners.CompareAndDelete(e.id, e) }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // signalRecord is the 64-byte signal in mapped memory that a packet's
@@ -37,7 +38,7 @@ const (
 // misses a store.
 type Signal struct {
 	rec     *signalRecord
-	backend SignalBackend
+	backend spi.SignalBackend
 	handle  uint64
 
 	waiters atomic.Int32
@@ -212,7 +213,7 @@ func newDoorbell(initial int64) *Signal {
 }
 
 // NewSignalWithBackend wraps a driver's signal.
-func NewSignalWithBackend(b SignalBackend) *Signal {
+func NewSignalWithBackend(b spi.SignalBackend) *Signal {
 	s := &Signal{backend: b, handle: b.Handle()}
 	backendSignals.m.Store(s.handle, s)
 	return s

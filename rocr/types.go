@@ -1,6 +1,9 @@
 package rocr
 
-import "github.com/hipgo/hipgo/rocr/hsa"
+import (
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // The value types that the runtime API and the driver interface share are
 // declared in package hsa, with their values and methods; rocr names them
@@ -129,3 +132,9 @@ const (
 	AdviseSetAccessedBy          = hsa.AdviseSetAccessedBy
 	AdviseUnsetAccessedBy        = hsa.AdviseUnsetAccessedBy
 )
+
+// Executable is code loaded onto an agent (Agent.Load; see spi.Executable).
+type Executable = spi.Executable
+
+// Rect is one 2-D or 3-D copy or fill (see spi.Rect and RegisterRect).
+type Rect = spi.Rect

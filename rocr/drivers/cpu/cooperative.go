@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // A cooperative dispatch (aql.DispatchCooperative) runs every work-group
@@ -113,7 +114,7 @@ func (g *Group) GridSync() {
 }
 
 // cooperative runs the dispatch j with every group resident at once.
-func (e *executor) cooperative(q *rocr.Queue, j *job, timeout time.Duration) error {
+func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error {
 	if limit := int64(e.pool.n); j.total > limit {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
 	}

@@ -95,7 +95,7 @@
 // Plain loads and stores of an element that an atomic updates concurrently
 // race too: read it after the kernel completes, or with an atomic.
 //
-// Occupancy (rocr.Occupancy): a worker runs one work-group at a time, so a
+// Occupancy (spi.Occupancy): a worker runs one work-group at a time, so a
 // compute unit holds one group of any size the kernel allows whose group
 // memory fits GroupMemory, and the best group size is the kernel's largest.
 //

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // ISA is the cpu agent's target name.
@@ -22,7 +23,7 @@ func (driver) Name() string  { return "cpu" }
 func (driver) Priority() int { return 0 }
 func (driver) Close() error  { return nil }
 
-func (driver) Open() ([]rocr.AgentDriver, error) {
+func (driver) Open() ([]spi.AgentDriver, error) {
 	n := 1
 	if v := strings.TrimSpace(os.Getenv("HIPGO_CPU_AGENTS")); v != "" {
 		x, err := strconv.Atoi(v)
@@ -33,13 +34,13 @@ func (driver) Open() ([]rocr.AgentDriver, error) {
 	}
 	mem := physicalMemory()
 	host := &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
-	var out []rocr.AgentDriver
+	var out []spi.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
 		// Managed memory is host memory every agent addresses, as all of
 		// this agent's memory is: the race detector watches it.
 		a.managed = &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
-		a.pools = []rocr.PoolDriver{
+		a.pools = []spi.PoolDriver{
 			&pool{heap: &heap{watched: true, device: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
 			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},

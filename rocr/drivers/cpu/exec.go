@@ -20,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // workerPool runs work-groups of dispatches on every core. Each queue's
@@ -142,7 +143,7 @@ type job struct {
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
 	// and its deadline in rocr.Now nanoseconds (0: none).
-	queue    *rocr.Queue
+	queue    spi.Queue
 	deadline uint64
 	canceled atomic.Bool
 
@@ -333,7 +334,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 // executor serves one queue of a cpu agent.
 type executor struct {
 	agent *rocr.Agent
-	q     *rocr.Queue
+	q     spi.Queue
 	pool  *workerPool
 	// job is the dispatch state, reused from one dispatch to the next; an
 	// abandoned dispatch keeps its own and the executor takes a new one.
@@ -348,7 +349,7 @@ type executor struct {
 	staleRunning int
 }
 
-func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
+func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	var timeout time.Duration
 	if v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
@@ -365,13 +366,17 @@ func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		}
 		strict = b
 	}
-	e := &executor{agent: q.Agent(), q: q, pool: startWorkers(), strict: strict}
+	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
+	if !ok {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
+	}
+	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
 	e.job.Store(&job{})
 	return e, nil
 }
 
-// SetKernelTimeout implements rocr.KernelCanceler.
+// SetKernelTimeout implements spi.KernelCanceler.
 func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d)) }
 
 func (e *executor) Close() error {
@@ -393,7 +398,7 @@ func (e *executor) KernelName(obj uint64) string {
 	return fmt.Sprintf("%#x", obj)
 }
 
-func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
+func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	k := kernelByHandle(p.KernelObject)
 	if k == nil {
 		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
@@ -520,7 +525,7 @@ send:
 
 // result is the dispatch's outcome once its groups are done: the first
 // failure, or its cancellation.
-func (j *job) result(q *rocr.Queue, timeout time.Duration) error {
+func (j *job) result(q spi.Queue, timeout time.Duration) error {
 	if p := j.failed.Load(); p != nil {
 		return *p
 	}
@@ -545,7 +550,7 @@ func (e *executor) checkRange(addr, n uintptr) error {
 
 // AgentWork carries out a copy, fill or host callback on the processor
 // goroutine: the agent's memory is host memory.
-func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
+func (e *executor) AgentWork(q spi.Queue, w *spi.AgentWork) error {
 	switch w.Kind {
 	case aql.AgentCopy:
 		if w.Size == 0 {
@@ -592,7 +597,7 @@ func fill(b []byte, pattern uint64, es int) {
 	}
 }
 
-func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
+func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 	return q.WaitBarrier(p, or)
 }
 
@@ -629,11 +634,11 @@ func (e *executor) expire(j *job) {
 	e.q.Abandon(a-1, err)
 }
 
-// Abandon implements rocr.Abandoner: the executor's dispatch state stays
+// Abandon implements spi.Abandoner: the executor's dispatch state stays
 // with the abandoned kernel, the helpers running it are replaced in the
 // pool, and memory freed from now on stays unreleased until the kernel
 // returns (hold).
-func (e *executor) Abandon(q *rocr.Queue) {
+func (e *executor) Abandon(q spi.Queue) {
 	j := e.job.Load()
 	runawayStarted()
 	j.abandon(e.pool)
@@ -644,8 +649,8 @@ func (e *executor) Abandon(q *rocr.Queue) {
 	e.job.Store(&job{})
 }
 
-// Released implements rocr.Abandoner: an abandoned kernel returned.
-func (e *executor) Released(q *rocr.Queue) {
+// Released implements spi.Abandoner: an abandoned kernel returned.
+func (e *executor) Released(q spi.Queue) {
 	e.staleMu.Lock()
 	e.staleRunning--
 	var done []*job

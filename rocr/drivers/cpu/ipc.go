@@ -16,6 +16,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Memory shared between processes lives in a memfd per allocation, named
@@ -217,18 +218,18 @@ func (p *ipcPool) Free(ptr uintptr, _ uint64) error {
 	return unmapShared(ptr, f)
 }
 
-// IPCTag implements rocr.IPCMemory.
+// IPCTag implements spi.IPCMemory.
 func (a *agent) IPCTag() string { return "cpu" }
 
-// IPCPool implements rocr.IPCMemory.
-func (a *agent) IPCPool() (rocr.PoolDriver, error) {
+// IPCPool implements spi.IPCMemory.
+func (a *agent) IPCPool() (spi.PoolDriver, error) {
 	info := a.pools[0].Info()
 	info.Granule = uint64(unix.Getpagesize())
 	info.Alignment = info.Granule
 	return &ipcPool{info: info, a: a}, nil
 }
 
-// ExportMemory implements rocr.IPCMemory.
+// ExportMemory implements spi.IPCMemory.
 func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	f := a.shared.get(base)
 	if f == nil || f.fd < 0 {
@@ -237,7 +238,7 @@ func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	return payloadOf(f), nil
 }
 
-// OpenMemory implements rocr.IPCMemory.
+// OpenMemory implements spi.IPCMemory.
 func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
 	addr, f, err := openMemfd("ipc open mem handle", payload, pid, size)
 	if err != nil {
@@ -247,7 +248,7 @@ func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error
 	return addr, nil
 }
 
-// CloseMemory implements rocr.IPCMemory.
+// CloseMemory implements spi.IPCMemory.
 func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 	f := a.shared.take(addr)
 	if f == nil || f.fd >= 0 {
@@ -353,8 +354,8 @@ func (s *shmSignal) Destroy() error {
 	return unmapShared(s.addr, s.f)
 }
 
-// NewIPCSignal implements rocr.IPCSignals.
-func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) {
+// NewIPCSignal implements spi.IPCSignals.
+func (a *agent) NewIPCSignal() (spi.SignalBackend, []byte, error) {
 	addr, f, err := newMemfd(8)
 	if err != nil {
 		return nil, nil, err
@@ -362,8 +363,8 @@ func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) {
 	return &shmSignal{val: (*int64)(hostmem.At(addr)), addr: addr, f: f}, payloadOf(f), nil
 }
 
-// OpenIPCSignal implements rocr.IPCSignals.
-func (a *agent) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+// OpenIPCSignal implements spi.IPCSignals.
+func (a *agent) OpenIPCSignal(payload []byte, pid int) (spi.SignalBackend, error) {
 	addr, f, err := openMemfd("ipc open event handle", payload, pid, 8)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@
 // calls go through purego's trampoline with arguments that live outside the
 // Go heap.
 //
-// Signals are completed lazily (rocr.Completer). A packet's completion
+// Signals are completed lazily (spi.Completer). A packet's completion
 // signal costs no driver call: the executor numbers it and remembers it.
 // When somebody observes one of those signals (a host wait, a barrier on
 // another queue, or the idle processor every millisecond), the executor
@@ -54,7 +54,7 @@
 // registrations and releases the primary contexts; the executor goroutines
 // are rocr's processors and end with their queues.
 //
-// Occupancy (rocr.Occupancy) is the driver's own calculator,
+// Occupancy (spi.Occupancy) is the driver's own calculator,
 // cuOccupancyMaxPotentialBlockSize and
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Memory shared with other processes is cuMemAlloc memory, as the device
@@ -62,18 +63,18 @@ func (d *device) ipcAPI(op string) error {
 	return nil
 }
 
-// IPCTag implements rocr.IPCMemory.
+// IPCTag implements spi.IPCMemory.
 func (d *device) IPCTag() string { return "cuda" }
 
-// IPCPool implements rocr.IPCMemory.
-func (d *device) IPCPool() (rocr.PoolDriver, error) {
+// IPCPool implements spi.IPCMemory.
+func (d *device) IPCPool() (spi.PoolDriver, error) {
 	if err := d.ipcAPI("ipc malloc"); err != nil {
 		return nil, err
 	}
 	return &ipcPool{devicePool{pool{dev: d, info: d.pools[0].Info()}}}, nil
 }
 
-// ExportMemory implements rocr.IPCMemory.
+// ExportMemory implements spi.IPCMemory.
 func (d *device) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	const op = "ipc get mem handle"
 	if err := d.ipcAPI(op); err != nil {
@@ -92,7 +93,7 @@ func (d *device) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	return h[:], nil
 }
 
-// OpenMemory implements rocr.IPCMemory.
+// OpenMemory implements spi.IPCMemory.
 func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
 	const op = "ipc open mem handle"
 	if err := d.ipcAPI(op); err != nil {
@@ -123,7 +124,7 @@ func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, erro
 	return ptr, err
 }
 
-// CloseMemory implements rocr.IPCMemory.
+// CloseMemory implements spi.IPCMemory.
 func (d *device) CloseMemory(addr uintptr, _ uint64) error {
 	return d.do("ipc close mem handle", "cuIpcCloseMemHandle", d.api.cuIpcCloseMemHandle, addr)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -16,7 +17,7 @@ func (e *executor) KernelName(obj uint64) string {
 	return "unknown"
 }
 
-func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
+func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	e.ctx()
 	k := lookupKernel(p.KernelObject)
 	if k == nil {
