@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -53,7 +54,7 @@ func (q *Queue) Abandon(id uint64, err error) bool {
 	q.abandoned.Add(1)
 	q.abandoner.Abandon(q)
 	slot := q.Slot(id)
-	q.complete(id, slot, aql.Header(atomic.LoadUint32((*uint32)(slot))), Now(), err)
+	q.complete(id, slot, aql.Header(atomic.LoadUint32((*uint32)(slot))), clock.Now(), err)
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 	atomic.StoreUint64(q.readIdx, id+1)
 	// The stranded goroutine holds the executor lock: it is the new

@@ -78,7 +78,7 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 // a range in one live allocation the agent may access.
 func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.CopyEnd, error) {
 	if host {
-		b, err := PinnedBytes(v, n)
+		b, err := pinnedBytes(v, n)
 		if err != nil {
 			return spi.CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
 		}
@@ -93,10 +93,10 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 	return spi.CopyEnd{Addr: uintptr(v)}, nil
 }
 
-// PinnedBytes returns the first n bytes of the slice pinned under id, or
+// pinnedBytes returns the first n bytes of the slice pinned under id, or
 // an error when none is pinned there or it is shorter: what a copy packet's
 // host end must satisfy.
-func PinnedBytes(id, n uint64) ([]byte, error) {
+func pinnedBytes(id, n uint64) ([]byte, error) {
 	b, ok := hostref.HostBuffer(id)
 	if !ok {
 		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
@@ -123,7 +123,7 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg,
 		if addr == 0 {
 			continue
 		}
-		if st, err := CheckPointer(a, addr); err != nil {
+		if st, err := checkPointer(a, addr); err != nil {
 			if args[i].Name != "" {
 				return Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
 			}

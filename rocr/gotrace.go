@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -43,7 +44,7 @@ func (q *Queue) goTraceEnd(r *trace.Region, id uint64, slot unsafe.Pointer, h aq
 		p := (*aql.KernelDispatch)(slot)
 		msg += fmt.Sprintf(" grid=[%d %d %d] block=[%d %d %d]", p.GridSizeX, p.GridSizeY, p.GridSizeZ, p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
 	}
-	msg += fmt.Sprintf(" duration=%v", time.Duration(Now()-start))
+	msg += fmt.Sprintf(" duration=%v", time.Duration(clock.Now()-start))
 	if err != nil {
 		msg += fmt.Sprintf(" error=%q", err.Error())
 	}

@@ -333,10 +333,10 @@ func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	return al, nil
 }
 
-// CheckPointer is CheckRange for a kernel's pointer argument: an address
+// checkPointer is CheckRange for a kernel's pointer argument: an address
 // outside every allocation is an invalid argument of the dispatch; an
 // access the agent may not make keeps its own status (ErrNotOwner).
-func CheckPointer(agent *Agent, addr uintptr) (Status, error) {
+func checkPointer(agent *Agent, addr uintptr) (Status, error) {
 	_, err := CheckRange(agent, addr, 0)
 	if err == nil {
 		return StatusSuccess, nil

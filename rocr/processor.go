@@ -10,6 +10,8 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -26,7 +28,7 @@ func (q *Queue) processFrom() {
 	running := false  // a packet is being executed
 	watched := false  // it is a kernel dispatch that may be abandoned
 	stranded := false // it was abandoned: the queue is another goroutine's
-	ex := MarkRunner()
+	ex := runner.Mark[Queue]()
 	ex.Serve(q)
 	defer func() {
 		ex.Close()
@@ -136,7 +138,7 @@ func completionOf(slot unsafe.Pointer) uint64 { return *(*uint64)(unsafe.Add(slo
 // the packet alone.
 func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bool) bool {
 	var err error
-	start := Now()
+	start := clock.Now()
 	if q.debug {
 		q.logPacket(id, slot, h)
 	}
@@ -175,7 +177,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 // asynchronously, completes its signal with err.
 func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uint64, err error) {
 	if t := tracer.Load(); t != nil {
-		t.record(q, id, slot, h, start, Now(), err)
+		t.record(q, id, slot, h, start, clock.Now(), err)
 	}
 	if err != nil || !q.async {
 		ch := completionOf(slot)
@@ -192,7 +194,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 			q.fail(err)
 		}
 		if sig != nil {
-			sig.SetTimestamps(start, Now())
+			sig.SetTimestamps(start, clock.Now())
 			sig.Fail(err)
 			sig.Sub(1, Release)
 		}

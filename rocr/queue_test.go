@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
 func TestQueueCreateErrors(t *testing.T) {
@@ -391,13 +392,13 @@ func TestDispatchTimestamps(t *testing.T) {
 	q := newQueue(t, a, 4, nil)
 	release, running := gate(400)
 	sig := newSignal(t, 1)
-	before := rocr.Now()
+	before := clock.Now()
 	launch(t, q, kernelGate, &tagArgs{400}, 1, 1, sig)
 	<-running
 	time.Sleep(2 * time.Millisecond)
 	release()
 	wait(t, sig, 10*time.Second)
-	after := rocr.Now()
+	after := clock.Now()
 	start, end := sig.Timestamps()
 	if start == 0 || end < start || start < before || end > after || end-start < uint64(time.Millisecond) {
 		t.Errorf("timestamps %d..%d, submitted at %d, waited at %d", start, end, before, after)

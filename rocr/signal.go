@@ -656,9 +656,3 @@ func (s *Signal) destroy(recycle bool) error {
 
 // Destroyed reports whether Destroy was called.
 func (s *Signal) Destroyed() bool { return s.destroyed.Load() }
-
-var epoch = time.Now()
-
-// Now is the runtime's timestamp clock in nanoseconds
-// (HSA_SYSTEM_INFO_TIMESTAMP with a frequency of 1 GHz).
-func Now() uint64 { return uint64(time.Since(epoch)) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -136,9 +137,9 @@ func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error
 			// As a worker: profiles name the kernel, and a kernel that
 			// waits on its own queue is told so instead of deadlocking.
 			pprof.SetGoroutineLabels(j.k.labels)
-			ex := rocr.MarkRunner()
+			ex := runner.Mark[rocr.Queue]()
 			defer ex.Close()
-			ex.Serve(q)
+			ex.Serve(rocrQueue(q))
 			g := &Group{}
 			defer g.release()
 			j.bind(g)

@@ -20,6 +20,8 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -87,11 +89,11 @@ func (p *workerPool) loop() {
 	// What the kernel SDK keeps on the worker (a lockstep kernel's
 	// coroutines) serves every dispatch it runs, and ends with it.
 	defer g.release()
-	ex := rocr.MarkRunner()
+	ex := runner.Mark[rocr.Queue]()
 	defer ex.Close()
 	for j = range p.ch {
 		if j.claim() {
-			ex.Serve(j.queue)
+			ex.Serve(rocrQueue(j.queue))
 			j.work(g)
 			ex.Serve(nil)
 			if !j.leave() {
@@ -137,12 +139,12 @@ type job struct {
 	pg      Group
 	watch   *time.Timer
 	armed   atomic.Uint64
-	expires atomic.Uint64 // when the armed dispatch is abandoned, in rocr.Now nanoseconds
+	expires atomic.Uint64 // when the armed dispatch is abandoned, in clock.Now nanoseconds
 	bound   atomic.Int64  // its timeout
 	kernel  atomic.Pointer[Kernel]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
-	// and its deadline in rocr.Now nanoseconds (0: none).
+	// and its deadline in clock.Now nanoseconds (0: none).
 	queue    spi.Queue
 	deadline uint64
 	canceled atomic.Bool
@@ -237,7 +239,7 @@ func (j *job) cancelled() bool {
 	if j.canceled.Load() {
 		return true
 	}
-	if (j.queue != nil && j.queue.Destroyed()) || (j.deadline != 0 && rocr.Now() > j.deadline) {
+	if (j.queue != nil && j.queue.Destroyed()) || (j.deadline != 0 && clock.Now() > j.deadline) {
 		j.canceled.Store(true)
 		return true
 	}
@@ -467,7 +469,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	j.deadline = 0
 	timeout := e.timeout.Load()
 	if timeout > 0 {
-		j.deadline = rocr.Now() + uint64(timeout)
+		j.deadline = clock.Now() + uint64(timeout)
 	}
 	if timeout > 0 {
 		// The watchdog: past the timeout and the grace, a kernel that did
@@ -608,7 +610,7 @@ func (e *executor) arm(j *job, id uint64, timeout time.Duration) {
 	d := timeout + e.q.KernelGrace()
 	j.bound.Store(int64(timeout))
 	j.kernel.Store(j.k)
-	j.expires.Store(rocr.Now() + uint64(d))
+	j.expires.Store(clock.Now() + uint64(d))
 	j.armed.Store(id + 1)
 	if j.watch == nil {
 		j.watch = time.AfterFunc(d, func() { e.expire(j) })
@@ -627,7 +629,7 @@ func (e *executor) disarm(j *job) {
 // armed, or none.
 func (e *executor) expire(j *job) {
 	a := j.armed.Load()
-	if a == 0 || rocr.Now() < j.expires.Load() {
+	if a == 0 || clock.Now() < j.expires.Load() {
 		return
 	}
 	err := rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
@@ -662,4 +664,10 @@ func (e *executor) Released(q spi.Queue) {
 		_ = j.closeClaims()
 	}
 	runawayEnded()
+}
+
+// rocrQueue is q as rocr's queue, which the runner marks (nil: none).
+func rocrQueue(q spi.Queue) *rocr.Queue {
+	rq, _ := q.(*rocr.Queue)
+	return rq
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -184,7 +185,7 @@ func completeHost(h uint64) {
 		return
 	}
 	if s, err := rocr.SignalFromHandle(h); err == nil {
-		s.SetTimestamps(rocr.Now(), rocr.Now())
+		s.SetTimestamps(clock.Now(), clock.Now())
 		s.Sub(1, rocr.Release)
 	}
 }

@@ -39,7 +39,7 @@
 //
 // Timestamps: a barrier packet with a completion signal (an event record)
 // launches a one-thread kernel that stores %globaltimer, shifted into
-// rocr.Now's clock by a calibration at queue creation, as the packet's start
+// clock.Now's clock by a calibration at queue creation, as the packet's start
 // and end. With HIPGO_CUDA_PROFILE=1 every packet with a completion signal
 // is bracketed the same way; otherwise kernel and copy packets carry no
 // timestamps, which keeps launches at native cost.
