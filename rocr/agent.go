@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -46,7 +47,7 @@ func (a *Agent) String() string {
 }
 
 // Pool returns the first pool in segment seg whose flags include flags.
-func (a *Agent) Pool(seg Segment, flags GlobalFlag) (*Pool, error) {
+func (a *Agent) Pool(seg hsa.Segment, flags GlobalFlag) (*Pool, error) {
 	for _, p := range a.pools {
 		if p.info.Segment == seg && p.info.Flags&flags == flags {
 			return p, nil

@@ -3,6 +3,7 @@ package rocr
 import (
 	"sync"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -91,7 +92,9 @@ func Global(exe Executable, name string) (*Allocation, error) {
 // memory, so there is nothing to allocate or give back.
 type codeMemory struct{}
 
-func (codeMemory) Info() PoolInfo { return PoolInfo{Segment: SegmentGlobal, Flags: FlagCoarseGrained} }
+func (codeMemory) Info() hsa.PoolInfo {
+	return hsa.PoolInfo{Segment: SegmentGlobal, Flags: FlagCoarseGrained}
+}
 func (codeMemory) Allocate(uint64) (uintptr, error) {
 	return 0, Errorf(StatusErrorInvalidAllocation, "allocate", "a global's memory belongs to its code")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -279,10 +280,10 @@ func (al *Allocation) ExportIPC() (IPCHandle, error) {
 // openedPool is the pool of memory opened from handles: its Free unmaps.
 type openedPool struct {
 	m    spi.IPCMemory
-	info PoolInfo
+	info hsa.PoolInfo
 }
 
-func (p *openedPool) Info() PoolInfo { return p.info }
+func (p *openedPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *openedPool) Allocate(uint64) (uintptr, error) {
 	return 0, Errorf(StatusErrorInvalidAllocation, "allocate", "memory opened from IPC handles is not allocated")

@@ -11,13 +11,14 @@ import (
 	"github.com/tidwall/btree"
 
 	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Pool is an agent's memory pool.
 type Pool struct {
 	drv   spi.PoolDriver
-	info  PoolInfo
+	info  hsa.PoolInfo
 	agent *Agent
 	limit uint64 // GPU_MAX_HEAP_SIZE cap, 0 for none
 	used  atomic.Uint64
@@ -25,7 +26,7 @@ type Pool struct {
 }
 
 // Info returns the pool's attributes.
-func (p *Pool) Info() PoolInfo { return p.info }
+func (p *Pool) Info() hsa.PoolInfo { return p.info }
 
 // Agent is the pool's agent.
 func (p *Pool) Agent() *Agent { return p.agent }
@@ -46,7 +47,7 @@ func (p *Pool) String() string {
 }
 
 // heapLimit reads GPU_MAX_HEAP_SIZE (a percentage) for coarse-grained pools.
-func heapLimit(info PoolInfo) (uint64, error) {
+func heapLimit(info hsa.PoolInfo) (uint64, error) {
 	v := os.Getenv("GPU_MAX_HEAP_SIZE")
 	if v == "" || info.Flags&FlagCoarseGrained == 0 || info.Segment != SegmentGlobal {
 		return 0, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -29,7 +30,7 @@ const KernargSlotSize = 4096
 // QueueMulti queue at once.
 type Queue struct {
 	agent    *Agent
-	typ      QueueType
+	typ      hsa.QueueType
 	size     uint32
 	mask     uint64
 	base     uintptr
@@ -106,18 +107,18 @@ var createQueueHook atomic.Pointer[func()]
 // CreateQueue creates a queue of size slots (a power of two within the
 // agent's limits) on the agent. onError, if not nil, receives asynchronous
 // errors of the queue's packets once the queue has failed.
-func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+func (a *Agent) CreateQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error)) (*Queue, error) {
 	return a.createQueue(size, typ, onError, false)
 }
 
 // CreateReservedQueue is CreateQueue for the queue slot ReserveQueueSlot
 // keeps: it fails only while another queue is in the slot (or, without
 // a reservation, as CreateQueue does).
-func (a *Agent) CreateReservedQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+func (a *Agent) CreateReservedQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error)) (*Queue, error) {
 	return a.createQueue(size, typ, onError, true)
 }
 
-func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
+func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
 	if err := a.check("queue create"); err != nil {
 		return nil, err
 	}
@@ -275,7 +276,7 @@ func (q *Queue) ID() uint64 { return q.id }
 func (q *Queue) Size() uint32 { return q.size }
 
 // Type is the queue type.
-func (q *Queue) Type() QueueType { return q.typ }
+func (q *Queue) Type() hsa.QueueType { return q.typ }
 
 // Doorbell is the queue's doorbell signal.
 func (q *Queue) Doorbell() *Signal { return q.doorbell }

@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
@@ -30,7 +31,7 @@ func TestQueueCreateErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.CreateQueue(16, rocr.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := a.CreateQueue(16, hsa.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
 		t.Errorf("queue type 7: %v", err)
 	}
 	q, err := a.CreateQueue(16, rocr.QueueSingle, nil)
@@ -139,7 +140,7 @@ func TestQueueBackPressure(t *testing.T) {
 // Goroutines submitting to one queue at once: every packet runs exactly once.
 func TestQueueConcurrentProducers(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	for _, typ := range []rocr.QueueType{rocr.QueueMulti} {
+	for _, typ := range []hsa.QueueType{rocr.QueueMulti} {
 		q, err := a.CreateQueue(16, typ, nil)
 		if err != nil {
 			t.Fatal(err)

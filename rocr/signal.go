@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -270,7 +271,7 @@ func (s *Signal) MarkPolled() {
 }
 
 // Load reads the value.
-func (s *Signal) Load(Order) int64 {
+func (s *Signal) Load(hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Load()
 	}
@@ -280,7 +281,7 @@ func (s *Signal) Load(Order) int64 {
 }
 
 // Store writes the value and clears any recorded failure.
-func (s *Signal) Store(v int64, _ Order) {
+func (s *Signal) Store(v int64, _ hsa.Order) {
 	if s.backend != nil {
 		s.failure.Store(nil)
 		s.backend.Store(v)
@@ -296,7 +297,7 @@ func (s *Signal) Store(v int64, _ Order) {
 }
 
 // Add adds d and returns the new value.
-func (s *Signal) Add(d int64, _ Order) int64 {
+func (s *Signal) Add(d int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Add(d)
 	}
@@ -307,16 +308,16 @@ func (s *Signal) Add(d int64, _ Order) int64 {
 }
 
 // Sub subtracts d and returns the new value.
-func (s *Signal) Sub(d int64, o Order) int64 { return s.Add(-d, o) }
+func (s *Signal) Sub(d int64, o hsa.Order) int64 { return s.Add(-d, o) }
 
 // And, Or and Xor apply the bitwise operation and return the new value.
-func (s *Signal) And(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v & m }) }
+func (s *Signal) And(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v & m }) }
 
 // Or applies v|m.
-func (s *Signal) Or(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v | m }) }
+func (s *Signal) Or(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v | m }) }
 
 // Xor applies v^m.
-func (s *Signal) Xor(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v ^ m }) }
+func (s *Signal) Xor(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v ^ m }) }
 
 func (s *Signal) rmw(f func(int64) int64) int64 {
 	for {
@@ -329,7 +330,7 @@ func (s *Signal) rmw(f func(int64) int64) int64 {
 }
 
 // Exchange stores v and returns the previous value.
-func (s *Signal) Exchange(v int64, _ Order) int64 {
+func (s *Signal) Exchange(v int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Exchange(v)
 	}
@@ -340,7 +341,7 @@ func (s *Signal) Exchange(v int64, _ Order) int64 {
 }
 
 // CAS stores new if the value equals old; it returns the value observed.
-func (s *Signal) CAS(old, new int64, _ Order) int64 {
+func (s *Signal) CAS(old, new int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.CAS(old, new)
 	}
@@ -440,7 +441,7 @@ func (s *Signal) unlisten(w *sleeper) {
 }
 
 // holds reports whether v satisfies condition c against cmp.
-func holds(c Condition, v, cmp int64) bool {
+func holds(c hsa.Condition, v, cmp int64) bool {
 	switch c {
 	case CondEQ:
 		return v == cmp
@@ -467,18 +468,18 @@ const (
 // waits forever) and returns the last value observed, as
 // hsa_signal_wait_scacquire does. It never misses a store: a waiter
 // registers before its final check, and every store with waiters wakes them.
-func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, true)
 }
 
 // WaitNoYield is Wait whose spin never yields the processor: for
 // goroutines locked to an OS thread (a GPU driver's queue processor), where
 // runtime.Gosched costs a thread switch.
-func (s *Signal) WaitNoYield(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) WaitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, false)
 }
 
-func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
+func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
 	if s.backend != nil {
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
@@ -569,7 +570,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 }
 
 // WaitTimed is Wait that reports whether the condition held.
-func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
+func (s *Signal) WaitTimed(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
 	v := s.Wait(cond, cmp, timeout, hint)
 	return v, holds(cond, v, cmp)
 }

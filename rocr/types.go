@@ -12,95 +12,17 @@ import (
 // AgentInfo is what an agent reports about itself (see hsa.AgentInfo).
 type AgentInfo = hsa.AgentInfo
 
-// DeviceType is hsa_device_type_t.
-type DeviceType = hsa.DeviceType
-
-// DeviceType values, as hsa declares them.
-const (
-	DeviceCPU = hsa.DeviceCPU
-	DeviceGPU = hsa.DeviceGPU
-	DeviceDSP = hsa.DeviceDSP
-)
-
-// PoolInfo describes a memory pool (see hsa.PoolInfo).
-type PoolInfo = hsa.PoolInfo
-
-// Segment is hsa_amd_segment_t.
-type Segment = hsa.Segment
-
-// Segment values, as hsa declares them.
-const (
-	SegmentGlobal   = hsa.SegmentGlobal
-	SegmentReadOnly = hsa.SegmentReadOnly
-	SegmentPrivate  = hsa.SegmentPrivate
-	SegmentGroup    = hsa.SegmentGroup
-)
-
 // GlobalFlag is hsa_amd_memory_pool_global_flag_t.
 type GlobalFlag = hsa.GlobalFlag
 
-// GlobalFlag values, as hsa declares them.
-const (
-	FlagKernargInit   = hsa.FlagKernargInit
-	FlagFineGrained   = hsa.FlagFineGrained
-	FlagCoarseGrained = hsa.FlagCoarseGrained
-	FlagExtScopeFine  = hsa.FlagExtScopeFine
-)
-
-// QueueType is hsa_queue_type_t.
-type QueueType = hsa.QueueType
-
-// QueueType values, as hsa declares them.
-const (
-	QueueMulti  = hsa.QueueMulti
-	QueueSingle = hsa.QueueSingle
-)
-
-// Condition is hsa_signal_condition_t.
-type Condition = hsa.Condition
-
-// Condition values, as hsa declares them.
-const (
-	CondEQ  = hsa.CondEQ
-	CondNE  = hsa.CondNE
-	CondLT  = hsa.CondLT
-	CondGTE = hsa.CondGTE
-)
-
 // WaitHint is hsa_wait_state_t.
 type WaitHint = hsa.WaitHint
-
-// WaitHint values, as hsa declares them.
-const (
-	WaitBlocked = hsa.WaitBlocked
-	WaitActive  = hsa.WaitActive
-)
-
-// Order is a memory order for signal operations.
-type Order = hsa.Order
-
-// Order values, as hsa declares them.
-const (
-	Relaxed = hsa.Relaxed
-	Acquire = hsa.Acquire
-	Release = hsa.Release
-	AcqRel  = hsa.AcqRel
-)
 
 // Code is one code object to load onto an agent (see hsa.Code).
 type Code = hsa.Code
 
 // CodeKind says what a Code holds.
 type CodeKind = hsa.CodeKind
-
-// CodeKind values, as hsa declares them.
-const (
-	CodeGo     = hsa.CodeGo
-	CodeAMDGPU = hsa.CodeAMDGPU
-	CodePTX    = hsa.CodePTX
-	CodeCubin  = hsa.CodeCubin
-	CodeNone   = hsa.CodeNone
-)
 
 // KernelSymbol is one kernel of loaded code (see hsa.KernelSymbol).
 type KernelSymbol = hsa.KernelSymbol
@@ -111,20 +33,69 @@ type KernelArg = hsa.KernelArg
 // ArgKind classifies a kernel argument.
 type ArgKind = hsa.ArgKind
 
-// ArgKind values, as hsa declares them.
+// Advice is a managed memory hint (hipMemoryAdvise).
+type Advice = hsa.Advice
+
+// Executable is code loaded onto an agent (Agent.Load; see spi.Executable).
+type Executable = spi.Executable
+
+// Rect is one 2-D or 3-D copy or fill (see spi.Rect and RegisterRect).
+type Rect = spi.Rect
+
+// The values of package hsa's enumerations, by their rocr names.
 const (
+	// hsa.DeviceType
+	DeviceCPU = hsa.DeviceCPU
+	DeviceGPU = hsa.DeviceGPU
+	DeviceDSP = hsa.DeviceDSP
+
+	// hsa.Segment
+	SegmentGlobal   = hsa.SegmentGlobal
+	SegmentReadOnly = hsa.SegmentReadOnly
+	SegmentPrivate  = hsa.SegmentPrivate
+	SegmentGroup    = hsa.SegmentGroup
+
+	// hsa.GlobalFlag
+	FlagKernargInit   = hsa.FlagKernargInit
+	FlagFineGrained   = hsa.FlagFineGrained
+	FlagCoarseGrained = hsa.FlagCoarseGrained
+	FlagExtScopeFine  = hsa.FlagExtScopeFine
+
+	// hsa.QueueType
+	QueueMulti  = hsa.QueueMulti
+	QueueSingle = hsa.QueueSingle
+
+	// hsa.Condition
+	CondEQ  = hsa.CondEQ
+	CondNE  = hsa.CondNE
+	CondLT  = hsa.CondLT
+	CondGTE = hsa.CondGTE
+
+	// hsa.WaitHint
+	WaitBlocked = hsa.WaitBlocked
+	WaitActive  = hsa.WaitActive
+
+	// hsa.Order
+	Relaxed = hsa.Relaxed
+	Acquire = hsa.Acquire
+	Release = hsa.Release
+	AcqRel  = hsa.AcqRel
+
+	// hsa.CodeKind
+	CodeGo     = hsa.CodeGo
+	CodeAMDGPU = hsa.CodeAMDGPU
+	CodePTX    = hsa.CodePTX
+	CodeCubin  = hsa.CodeCubin
+	CodeNone   = hsa.CodeNone
+
+	// hsa.ArgKind
 	ArgByValue              = hsa.ArgByValue
 	ArgGlobalBuffer         = hsa.ArgGlobalBuffer
 	ArgDynamicSharedPointer = hsa.ArgDynamicSharedPointer
 	ArgHidden               = hsa.ArgHidden
 	ArgOther                = hsa.ArgOther
-)
 
-// Advice is a managed memory hint (hipMemoryAdvise).
-type Advice = hsa.Advice
-
-// Advice values, as hsa declares them.
-const (
+	// hsa.Advice
 	AdviseSetReadMostly          = hsa.AdviseSetReadMostly
 	AdviseUnsetReadMostly        = hsa.AdviseUnsetReadMostly
 	AdviseSetPreferredLocation   = hsa.AdviseSetPreferredLocation
@@ -132,9 +103,3 @@ const (
 	AdviseSetAccessedBy          = hsa.AdviseSetAccessedBy
 	AdviseUnsetAccessedBy        = hsa.AdviseUnsetAccessedBy
 )
-
-// Executable is code loaded onto an agent (Agent.Load; see spi.Executable).
-type Executable = spi.Executable
-
-// Rect is one 2-D or 3-D copy or fill (see spi.Rect and RegisterRect).
-type Rect = spi.Rect

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -33,18 +34,18 @@ func (driver) Open() ([]spi.AgentDriver, error) {
 		n = x
 	}
 	mem := physicalMemory()
-	host := &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
+	host := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
 	var out []spi.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
 		// Managed memory is host memory every agent addresses, as all of
 		// this agent's memory is: the race detector watches it.
-		a.managed = &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
+		a.managed = &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
 		a.pools = []spi.PoolDriver{
-			&pool{heap: &heap{watched: true, device: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
+			&pool{heap: &heap{watched: true, device: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
-			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},
 		}
 		out = append(out, a)
 	}

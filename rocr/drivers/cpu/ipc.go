@@ -16,6 +16,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -195,11 +196,11 @@ func payloadOf(f *memfd) []byte {
 // ipcPool is the agent's pool of exportable memory: coarse-grained device
 // memory like its first pool, each allocation a memfd of its own.
 type ipcPool struct {
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 	a    *agent
 }
 
-func (p *ipcPool) Info() rocr.PoolInfo { return p.info }
+func (p *ipcPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *ipcPool) Allocate(size uint64) (uintptr, error) {
 	addr, f, err := newMemfd(size)
@@ -307,7 +308,7 @@ func (s *shmSignal) CAS(old, new int64) int64 {
 	})
 }
 
-func holds(c rocr.Condition, v, cmp int64) bool {
+func holds(c hsa.Condition, v, cmp int64) bool {
 	switch c {
 	case rocr.CondEQ:
 		return v == cmp
@@ -321,7 +322,7 @@ func holds(c rocr.Condition, v, cmp int64) bool {
 	return true // an unknown condition would never end a wait
 }
 
-func (s *shmSignal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
+func (s *shmSignal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
 	start := time.Now()
 	sleep := time.Microsecond
 	for i := 0; ; i++ {

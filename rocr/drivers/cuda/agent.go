@@ -12,6 +12,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -97,10 +98,10 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
 	}
 	d.pools = []spi.PoolDriver{
-		&devicePool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
-		&hostPool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
-		&kernargPool{info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-		&groupPool{info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
+		&devicePool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
+		&hostPool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
+		&kernargPool{info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+		&groupPool{info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
 	}
 	if err := d.loadStamp(); err != nil {
 		call(a.cuDevicePrimaryCtxRelease, d.ordinal)

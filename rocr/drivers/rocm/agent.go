@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -50,9 +51,9 @@ func (rt *runtime) discover() ([]*agent, error) {
 		}
 		api.AgentGetInfo(a, agentFeature, unsafe.Pointer(&feat))
 		switch {
-		case rocr.DeviceType(dev) == rocr.DeviceCPU:
+		case hsa.DeviceType(dev) == rocr.DeviceCPU:
 			cpus = append(cpus, a)
-		case rocr.DeviceType(dev) == rocr.DeviceGPU && feat&featureKernelDispatch != 0:
+		case hsa.DeviceType(dev) == rocr.DeviceGPU && feat&featureKernelDispatch != 0:
 			gpus = append(gpus, a)
 		}
 		return hsaSuccess

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -98,7 +99,7 @@ func TestOpenAgentsAndPools(t *testing.T) {
 	pools := ads[0].Pools()
 	type pw struct {
 		h     poolH
-		seg   rocr.Segment
+		seg   hsa.Segment
 		flags rocr.GlobalFlag
 		host  bool
 		allow []agentH

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -12,7 +13,7 @@ import (
 // use (hsa_amd_svm_attributes_set) and migrates to where they are touched.
 type managedPool struct {
 	a    *agent
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 }
 
 // ManagedPool implements spi.ManagedMemory where ROCR reports SVM.
@@ -21,14 +22,14 @@ func (a *agent) ManagedPool() (spi.PoolDriver, error) {
 	if s := a.rt.api.SystemGetInfo(sysSVMSupported, unsafe.Pointer(&ok)); s != hsaSuccess || !ok {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
 	}
-	info := rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
+	info := hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
 	if a.host != nil {
 		info.Size = a.host.info.Size
 	}
 	return &managedPool{a: a, info: info}, nil
 }
 
-func (p *managedPool) Info() rocr.PoolInfo { return p.info }
+func (p *managedPool) Info() hsa.PoolInfo { return p.info }
 
 // Allocate maps the pages and makes them SVM: coarse-grained (coherent at
 // dispatch boundaries, as managed memory is), and accessible to every GPU

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -34,7 +35,7 @@ var hwQueues struct {
 // CreateHardwareQueue is hsa_queue_create with ROCR's default scratch and
 // group limits, profiling on (event timing), and errors routed to the
 // queue's sticky error (BindQueueErrors).
-func (a *agent) CreateHardwareQueue(size uint32, typ rocr.QueueType) (spi.HardwareQueue, error) {
+func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.HardwareQueue, error) {
 	if !a.rt.alive.Load() {
 		return spi.HardwareQueue{}, rocr.Errorf(rocr.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
 	}
