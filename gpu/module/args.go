@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/clayout"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -157,7 +158,7 @@ func layoutOf(t reflect.Type) *valueLayout {
 	case scalarOf(t) != anyScalar:
 		l.scalar = scalarOf(t)
 	case k == reflect.Struct || k == reflect.Array:
-		l.err = rocr.CheckCLayout(t)
+		l.err = clayout.Check(t)
 		l.bytes = k == reflect.Array && t.Elem().Size() == 1
 		if l.err == nil && t.Size() > core.MaxKernarg {
 			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of kernel parameters any device takes", t, t.Size(), core.MaxKernarg)
