@@ -30,9 +30,6 @@ type KernelSymbol = hsa.KernelSymbol
 // KernelArg is one argument in a kernel's kernarg segment.
 type KernelArg = hsa.KernelArg
 
-// ArgKind classifies a kernel argument.
-type ArgKind = hsa.ArgKind
-
 // Advice is a managed memory hint (hipMemoryAdvise).
 type Advice = hsa.Advice
 
