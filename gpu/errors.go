@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // ErrorCode is hipError_t, with HIP's numbers. It is an error itself, so
@@ -160,7 +161,7 @@ func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if rocr.IsNilValue(err) {
+	if hsa.IsNilValue(err) {
 		return &Error{Code: ErrorLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
 	}
 	var ge *Error
@@ -178,7 +179,7 @@ func CodeOf(err error) ErrorCode {
 	switch {
 	case err == nil:
 		return Success
-	case rocr.IsNilValue(err):
+	case hsa.IsNilValue(err):
 		return ErrorLaunchFailure
 	case errors.As(err, &ge):
 		return ge.Code

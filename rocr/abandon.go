@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Go cannot stop a goroutine from outside: a Go kernel that never returns
@@ -52,7 +54,7 @@ func (q *Queue) Abandon(id uint64, err error) bool {
 	q.abandoned.Add(1)
 	q.abandoner.Abandon(q)
 	slot := q.Slot(id)
-	q.complete(id, slot, aql.Header(atomic.LoadUint32((*uint32)(slot))), Now(), err)
+	q.complete(id, slot, aql.Header(atomic.LoadUint32((*uint32)(slot))), clock.Now(), err)
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 	atomic.StoreUint64(q.readIdx, id+1)
 	// The stranded goroutine holds the executor lock: it is the new
@@ -95,7 +97,7 @@ func (q *Queue) awaitProcessor() error {
 	if e := q.executing.Load(); e != 0 {
 		id := e - 1
 		what := "its kernel"
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(q.Slot(id)).KernelObject)
 		}
 		aerr := Newf(ErrAbandoned, StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)

@@ -5,91 +5,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
-
-// Packet types as the executors see them.
-type (
-	KernelDispatchPacket = aql.KernelDispatch
-	AgentDispatchPacket  = aql.AgentDispatch
-	BarrierPacket        = aql.BarrierAnd
-)
-
-// DeviceType is hsa_device_type_t.
-type DeviceType uint32
-
-// Device types, with hsa.h's values.
-const (
-	DeviceCPU DeviceType = 0
-	DeviceGPU DeviceType = 1
-	DeviceDSP DeviceType = 2
-)
-
-func (t DeviceType) String() string {
-	switch t {
-	case DeviceCPU:
-		return "CPU"
-	case DeviceGPU:
-		return "GPU"
-	case DeviceDSP:
-		return "DSP"
-	}
-	return fmt.Sprintf("DeviceType(%d)", uint32(t))
-}
-
-// AgentInfo is what hsa_agent_get_info and its AMD extensions report, plus
-// the fields hipDeviceProp_t needs.
-type AgentInfo struct {
-	Name             string // "cpu0", "NVIDIA H200", "gfx90a"
-	Vendor           string
-	ProductName      string
-	Type             DeviceType
-	ISA              string // target: "go", "sm_90", "gfx90a:sramecc+:xnack-"
-	Wavefront        int
-	ComputeUnits     int
-	MaxWorkGroupSize int
-	MaxWorkGroupDim  [3]int
-	MaxGridSize      [3]uint64 // in work-items
-	// MaxGridBlocks is a limit in blocks per dimension beside the
-	// work-item one, where the device has one (CUDA's maxGridDimY is
-	// 65535 blocks whatever their size); 0 where it has none.
-	MaxGridBlocks   [3]uint64
-	MaxGrid         uint64 // total work-items
-	QueueMinSize    uint32
-	QueueMaxSize    uint32
-	QueuesMax       int // gpu keeps one for its copies: see Agent.ReserveQueueSlot
-	GroupMemSize    int // LDS / shared memory per work-group, bytes
-	MaxDynamicGroup int // dynamic LDS limit, bytes
-	TotalMemory     uint64
-	ClockMHz        int
-	MemoryClockMHz  int
-	MemoryBusWidth  int
-	L2CacheSize     int
-	PCIDomain       int
-	PCIBus          int
-	PCIDevice       int
-	UUID            string
-	Node            int
-	ComputeMajor    int
-	ComputeMinor    int
-	Driver          string // driver name, filled by rocr
-	DriverVersion   string
-	Profiling       bool // packets carry start and end timestamps
-	// MaxKernargSize is the largest kernarg segment a dispatch may carry,
-	// in bytes; 0 means KernargSlotSize. Past KernargSlotSize the packet's
-	// kernarg address points outside the queue's kernarg slots, into an
-	// allocation of the agent's kernarg pool (cuda: 32,764 bytes with a
-	// CUDA 12.1 driver on compute capability 7.0 and later).
-	MaxKernargSize int
-	// MaxClusterSize is the most work-groups in a portable thread-block
-	// cluster (8 on sm_90); 0 where the agent has no clusters (see
-	// Clusters).
-	MaxClusterSize int
-}
 
 // Agent is one device that consumes AQL packets.
 type Agent struct {
-	drv   AgentDriver
+	drv   spi.AgentDriver
 	info  AgentInfo
 	pools []*Pool
 	index int
@@ -115,7 +37,7 @@ func (a *Agent) ISA() string { return a.info.ISA }
 func (a *Agent) Index() int { return a.index }
 
 // Driver returns the driver-side agent, for drivers and tests.
-func (a *Agent) Driver() AgentDriver { return a.drv }
+func (a *Agent) Driver() spi.AgentDriver { return a.drv }
 
 // Pools returns the agent's memory pools.
 func (a *Agent) Pools() []*Pool { return a.pools }
@@ -125,7 +47,7 @@ func (a *Agent) String() string {
 }
 
 // Pool returns the first pool in segment seg whose flags include flags.
-func (a *Agent) Pool(seg Segment, flags GlobalFlag) (*Pool, error) {
+func (a *Agent) Pool(seg hsa.Segment, flags GlobalFlag) (*Pool, error) {
 	for _, p := range a.pools {
 		if p.info.Segment == seg && p.info.Flags&flags == flags {
 			return p, nil

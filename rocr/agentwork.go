@@ -2,64 +2,12 @@ package rocr
 
 import (
 	"math"
-	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
-
-// AgentWork is one AGENT_DISPATCH packet as rocr hands it to an agent:
-// decoded, its registrations taken and its ranges checked, once for every
-// driver. Executors carry it out (Executor.AgentWork); on a hardware queue
-// rocr carries it out itself with the agent's Copier.
-type AgentWork struct {
-	// Kind is the packet's function code: aql.AgentCopy, aql.AgentFill,
-	// aql.AgentRect, aql.AgentCallback or aql.AgentNative.
-	Kind uint16
-	// Dst is the destination of a copy or fill, Src the source of a copy.
-	Dst, Src CopyEnd
-	// Size is the number of bytes a copy or fill writes (0: nothing to do).
-	Size uint64
-	// Pattern, ElemSize and Count describe a fill: Count elements of
-	// ElemSize bytes (1, 2, 4 or 8), each the low bytes of Pattern in
-	// little-endian order.
-	Pattern  uint64
-	ElemSize int
-	Count    uint64
-	// Rect is a 2-D copy or fill (aql.AgentRect).
-	Rect *Rect
-	// Completion is the handle of the packet's completion signal (0: none).
-	Completion uint64
-
-	call   func() error
-	native hostref.NativeFunc
-}
-
-// CopyEnd is one end of a copy: pool memory that the agent may touch, or
-// pinned Go memory (a pageable host buffer) that holds the copy's bytes.
-type CopyEnd struct {
-	Addr uintptr
-	Host []byte
-}
-
-// Ptr is the end's address for a driver call. For Go memory it is valid
-// while the packet's pin holds the slice (until its completion signal).
-func (c CopyEnd) Ptr() uintptr {
-	if c.Host != nil {
-		return uintptr(unsafe.Pointer(unsafe.SliceData(c.Host)))
-	}
-	return c.Addr
-}
-
-// Bytes is the end as a slice of n bytes; pool memory must be host
-// accessible (the cpu agent's).
-func (c CopyEnd) Bytes(n uint64) []byte {
-	if c.Host != nil {
-		return c.Host[:n]
-	}
-	return hostmem.Bytes(c.Addr, uintptr(n))
-}
 
 // maxAgentBytes bounds a fill's extent so that it is a valid slice length.
 const maxAgentBytes = math.MaxInt64
@@ -74,10 +22,10 @@ func takeHost[F any](take func(id uint64) (F, bool), what string, id uint64) (F,
 	return f, nil
 }
 
-// decode fills w from p for agent a. It takes the packet's registrations
+// decodeWork fills w from p for agent a. It takes the packet's registrations
 // (callback, native call, 2-D descriptor), so a packet is decoded once.
-func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
-	*w = AgentWork{Kind: p.Type, Completion: p.CompletionSignal}
+func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
+	*w = spi.AgentWork{Kind: p.Type, Completion: p.CompletionSignal}
 	var err error
 	switch p.Type {
 	case aql.AgentCopy:
@@ -115,12 +63,12 @@ func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
 		if w.Rect, err = TakeRect(aql.DecodeRect(p.Arg).ID); err != nil {
 			return err
 		}
-		return w.Rect.checkRanges(a)
+		return checkRectRanges(w.Rect, a)
 	case aql.AgentCallback:
-		w.call, err = takeHost(hostref.TakeCallback, "callback", aql.DecodeCallback(p.Arg).ID)
+		w.Callback, err = takeHost(hostref.TakeCallback, "callback", aql.DecodeCallback(p.Arg).ID)
 		return err
 	case aql.AgentNative:
-		w.native, err = takeHost(hostref.TakeNative, "native call", aql.DecodeNative(p.Arg).ID)
+		w.Native, err = takeHost(hostref.TakeNative, "native call", aql.DecodeNative(p.Arg).ID)
 		return err
 	}
 	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
@@ -128,27 +76,27 @@ func (w *AgentWork) decode(a *Agent, p *aql.AgentDispatch) error {
 
 // copyEnd checks one end of n bytes: a pinned Go slice at least n long, or
 // a range in one live allocation the agent may access.
-func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (CopyEnd, error) {
+func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.CopyEnd, error) {
 	if host {
-		b, err := PinnedBytes(v, n)
+		b, err := pinnedBytes(v, n)
 		if err != nil {
-			return CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+			return spi.CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
 		}
-		return CopyEnd{Host: b}, nil
+		return spi.CopyEnd{Host: b}, nil
 	}
 	if v == 0 {
-		return CopyEnd{}, Errorf(StatusErrorInvalidArgument, op, "%s: null address", what)
+		return spi.CopyEnd{}, Errorf(StatusErrorInvalidArgument, op, "%s: null address", what)
 	}
 	if _, err := CheckRange(a, uintptr(v), uintptr(n)); err != nil {
-		return CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+		return spi.CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
 	}
-	return CopyEnd{Addr: uintptr(v)}, nil
+	return spi.CopyEnd{Addr: uintptr(v)}, nil
 }
 
-// PinnedBytes returns the first n bytes of the slice pinned under id, or
+// pinnedBytes returns the first n bytes of the slice pinned under id, or
 // an error when none is pinned there or it is shorter: what a copy packet's
 // host end must satisfy.
-func PinnedBytes(id, n uint64) ([]byte, error) {
+func pinnedBytes(id, n uint64) ([]byte, error) {
 	b, ok := hostref.HostBuffer(id)
 	if !ok {
 		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
@@ -157,30 +105,6 @@ func PinnedBytes(id, n uint64) ([]byte, error) {
 		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
 	}
 	return b[:n], nil
-}
-
-// RunHost runs an aql.AgentCallback packet's host function, or an
-// aql.AgentNative call with stream (0 where the agent has no native
-// stream), on the calling goroutine. A panic or a nil error value of a
-// non-nil type fails the packet instead of the process.
-func (w *AgentWork) RunHost(stream uintptr) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = Errorf(StatusErrorException, "callback", "host callback panicked: %v", r)
-		}
-	}()
-	switch {
-	case w.call != nil:
-		err = w.call()
-	case w.native != nil:
-		err = w.native(stream)
-	default:
-		return Errorf(StatusErrorInvalidPacketFormat, "callback", "agent work %#x has no host function", w.Kind)
-	}
-	if IsNilValue(err) {
-		return Errorf(StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
-	}
-	return err
 }
 
 // BufferArg is a kernel argument that holds a global buffer's address.
@@ -199,7 +123,7 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg,
 		if addr == 0 {
 			continue
 		}
-		if st, err := CheckPointer(a, addr); err != nil {
+		if st, err := checkPointer(a, addr); err != nil {
 			if args[i].Name != "" {
 				return Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
 			}
@@ -212,9 +136,9 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg,
 	return nil
 }
 
-// checkRanges validates a 2-D or 3-D descriptor and checks that its pool
+// checkRectRanges validates a 2-D or 3-D descriptor and checks that its pool
 // memory ends lie in allocations agent a may access.
-func (r *Rect) checkRanges(a *Agent) error {
+func checkRectRanges(r *Rect, a *Agent) error {
 	if err := r.Check(); err != nil {
 		return err
 	}

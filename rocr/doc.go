@@ -20,16 +20,20 @@
 // order and hands them to the driver's Executor; a hardware queue (rocm) is
 // the driver's own ring.
 //
-// Drivers implement the interfaces of driver.go; the comment on Driver lists
-// every one, which are optional, and what rocr does without each. Raw
+// Drivers implement the interfaces of package spi, whose documentation
+// lists every one, which are optional, and what rocr does without each;
+// rocr hands them its queues and signals as spi.Queue and spi.Signal. The
+// values rocr and the drivers share (agent and pool info, code, status
+// codes and errors) are package hsa's, and rocr names them too. Raw
 // memory access (internal/hostmem) and the Go values that packets refer to
 // by id (internal/hostref) are shared with drivers and the gpu layer from
 // internal packages; the project's tests reach inside through
 // internal/rocrhook.
 //
-// Errors are *Error values carrying an HSA Status; errors.Is matches them
-// against the Status and against the sentinels (ErrInvalidArgument,
-// ErrOutOfResources, ErrNotOwner, ErrNoAgent, ErrNotSupported, ...).
+// Errors are *Error values (hsa.Error) carrying an HSA Status; errors.Is
+// matches them against the Status and against the sentinels
+// (ErrInvalidArgument, ErrOutOfResources, ErrNotOwner, ErrNoAgent,
+// ErrNotSupported, ...).
 //
 // Concurrency: everything is safe for use from several goroutines. Signal
 // operations are lock-free; Signal.Wait spins briefly, then sleeps until a

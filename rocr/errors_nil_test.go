@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Errorf with a typed-nil cause neither panics nor keeps a cause whose
@@ -20,7 +21,7 @@ func TestErrorfTypedNilCause(t *testing.T) {
 	require.Error(t, err)
 	assert.NotPanics(t, func() { _ = err.Error(); _ = errors.Is(err, fs.ErrNotExist) })
 	assert.ErrorIs(t, err, rocr.ErrKernelFailed)
-	assert.True(t, rocr.IsNilValue(pe))
-	assert.False(t, rocr.IsNilValue(nil))
-	assert.False(t, rocr.IsNilValue(fs.ErrNotExist))
+	assert.True(t, hsa.IsNilValue(pe))
+	assert.False(t, hsa.IsNilValue(nil))
+	assert.False(t, hsa.IsNilValue(fs.ErrNotExist))
 }

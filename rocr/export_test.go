@@ -1,5 +1,7 @@
 package rocr
 
+import "github.com/hipgo/hipgo/rocr/spi"
+
 // Hooks for rocr_test.
 
 // SignalSlabs is the number of mapped signal slabs.
@@ -37,7 +39,7 @@ func TraceBuffered() int {
 
 // SetInline makes q offer its packets to ie for running inline, as a
 // driver's InlineExecutor is offered them, and returns a func that undoes it.
-func SetInline(q *Queue, ie InlineExecutor) (restore func()) {
+func SetInline(q *Queue, ie spi.InlineExecutor) (restore func()) {
 	q.execMu.Lock()
 	old := q.inline
 	q.inline = ie

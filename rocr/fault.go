@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // injected asks the fault hook, if one is set, about packet id.
@@ -48,7 +49,7 @@ func (q *Queue) SetKernelTimeout(d time.Duration) error {
 	if d < 0 {
 		return Errorf(StatusErrorInvalidArgument, "kernel timeout", "negative timeout %v", d)
 	}
-	c, ok := q.exec.(KernelCanceler)
+	c, ok := q.exec.(spi.KernelCanceler)
 	if !ok {
 		return Newf(ErrNotSupported, StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
 	}

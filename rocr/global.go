@@ -2,6 +2,9 @@ package rocr
 
 import (
 	"sync"
+
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // A global is a variable of loaded code: a `__device__` or `__constant__`
@@ -52,7 +55,7 @@ func Global(exe Executable, name string) (*Allocation, error) {
 	if name == "" {
 		return nil, Errorf(StatusErrorInvalidArgument, op, "empty variable name")
 	}
-	f, ok := l.Executable.(GlobalFinder)
+	f, ok := l.Executable.(spi.GlobalFinder)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
 	}
@@ -89,7 +92,9 @@ func Global(exe Executable, name string) (*Allocation, error) {
 // memory, so there is nothing to allocate or give back.
 type codeMemory struct{}
 
-func (codeMemory) Info() PoolInfo { return PoolInfo{Segment: SegmentGlobal, Flags: FlagCoarseGrained} }
+func (codeMemory) Info() hsa.PoolInfo {
+	return hsa.PoolInfo{Segment: SegmentGlobal, Flags: FlagCoarseGrained}
+}
 func (codeMemory) Allocate(uint64) (uintptr, error) {
 	return 0, Errorf(StatusErrorInvalidAllocation, "allocate", "a global's memory belongs to its code")
 }

@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // exited fails packet id, whose kernel or host callback ended the
@@ -16,12 +18,12 @@ func (q *Queue) exited(id uint64) {
 	what := "a host callback"
 	if h.Type() == aql.TypeKernelDispatch {
 		what = "a kernel"
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
 	}
 	err := Errorf(StatusErrorException, "queue", "packet %d of queue %d: %s called runtime.Goexit", id, q.id, what)
-	q.complete(id, slot, h, Now(), err)
+	q.complete(id, slot, h, clock.Now(), err)
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 	atomic.StoreUint64(q.readIdx, id+1)
 }

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // While a Go execution trace is recorded (runtime/trace.Start, go test
@@ -42,7 +44,7 @@ func (q *Queue) goTraceEnd(r *trace.Region, id uint64, slot unsafe.Pointer, h aq
 		p := (*aql.KernelDispatch)(slot)
 		msg += fmt.Sprintf(" grid=[%d %d %d] block=[%d %d %d]", p.GridSizeX, p.GridSizeY, p.GridSizeZ, p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
 	}
-	msg += fmt.Sprintf(" duration=%v", time.Duration(Now()-start))
+	msg += fmt.Sprintf(" duration=%v", time.Duration(clock.Now()-start))
 	if err != nil {
 		msg += fmt.Sprintf(" error=%q", err.Error())
 	}
@@ -54,7 +56,7 @@ func (q *Queue) packetName(slot unsafe.Pointer, h aql.Header) string {
 	switch h.Type() {
 	case aql.TypeKernelDispatch:
 		obj := (*aql.KernelDispatch)(slot).KernelObject
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			return n.KernelName(obj)
 		}
 		return fmt.Sprintf("kernel %#x", obj)

@@ -2,12 +2,14 @@ package rocr
 
 import (
 	"errors"
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/hostmem"
+
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // hwAgentWork carries the AGENT_DISPATCH packets of a hardware queue, whose
@@ -29,7 +31,7 @@ import (
 // work runs in queue order whatever order concurrent submitters took.
 type hwAgentWork struct {
 	q      *Queue
-	copier Copier // nil: copies and fills are not supported
+	copier spi.Copier // nil: copies and fills are not supported
 	mu     sync.Mutex
 	// sigs holds, per slot index of an operation's second packet, that
 	// operation's pre and inner signals. A slot is reused only once the
@@ -41,7 +43,7 @@ type hwAgentWork struct {
 
 // hwOp is one agent operation of a hardware queue.
 type hwOp struct {
-	w          AgentWork
+	w          spi.AgentWork
 	pre, inner *Signal
 }
 
@@ -54,7 +56,7 @@ func (q *Queue) hwWork() *hwAgentWork {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.hw == nil {
-		c, _ := q.agent.drv.(Copier)
+		c, _ := q.agent.drv.(spi.Copier)
 		q.hw = &hwAgentWork{q: q, copier: c, sigs: make([][2]*Signal, q.size)}
 	}
 	return q.hw
@@ -69,7 +71,7 @@ var hwBarrierHeader = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, 
 func (q *Queue) submitAgent(pkt unsafe.Pointer) (uint64, error) {
 	p := *(*aql.AgentDispatch)(pkt)
 	op := &hwOp{}
-	if err := op.w.decode(q.agent, &p); err != nil {
+	if err := decodeWork(&op.w, q.agent, &p); err != nil {
 		discard(pkt, aql.TypeAgentDispatch)
 		return 0, err
 	}
@@ -165,14 +167,14 @@ func (hw *hwAgentWork) begin(op *hwOp) error {
 		return nil
 	case hw.copier == nil, w.Kind == aql.AgentCopy && (w.Dst.Host != nil || w.Src.Host != nil):
 	case w.Kind == aql.AgentCopy:
-		return hw.copier.CopyAsync(w.Dst.Addr, w.Src.Addr, w.Size, []*Signal{op.pre}, op.inner)
+		return hw.copier.CopyAsync(w.Dst.Addr, w.Src.Addr, w.Size, []spi.Signal{op.pre}, op.inner)
 	case w.Kind == aql.AgentFill:
-		return hw.copier.FillAsync(w.Dst.Addr, w.Pattern, w.Count, w.ElemSize, []*Signal{op.pre}, op.inner)
+		return hw.copier.FillAsync(w.Dst.Addr, w.Pattern, w.Count, w.ElemSize, []spi.Signal{op.pre}, op.inner)
 	case w.Kind == aql.AgentRect && !w.Rect.Fill && w.Rect.DstHost == nil && w.Rect.SrcHost == nil && w.Rect.Width > 0 && w.Rect.Height > 0:
 		// One rectangular engine copy where the engine takes it; what it
 		// refuses goes row by row on the host path below.
-		if rc, ok := hw.copier.(RectCopier); ok {
-			if err := rc.CopyRectAsync(w.Rect, []*Signal{op.pre}, op.inner); !errors.Is(err, ErrNotSupported) {
+		if rc, ok := hw.copier.(spi.RectCopier); ok {
+			if err := rc.CopyRectAsync(w.Rect, []spi.Signal{op.pre}, op.inner); !errors.Is(err, ErrNotSupported) {
 				return err
 			}
 		}
@@ -191,7 +193,7 @@ func (hw *hwAgentWork) runHost(op *hwOp) {
 		err = hw.carry(&op.w)
 	}
 	op.inner.Fail(err)
-	op.w = AgentWork{}
+	op.w = spi.AgentWork{}
 	op.inner.Sub(1, Release)
 }
 
@@ -207,7 +209,7 @@ func (hw *hwAgentWork) waitPre(pre *Signal) error {
 }
 
 // carry runs one operation on the host and the copy engine, synchronously.
-func (hw *hwAgentWork) carry(w *AgentWork) error {
+func (hw *hwAgentWork) carry(w *spi.AgentWork) error {
 	switch w.Kind {
 	case aql.AgentCallback, aql.AgentNative:
 		return w.RunHost(0) // no native stream: host work in queue order
@@ -231,7 +233,7 @@ func (hw *hwAgentWork) engine(op string) error {
 // copySync copies n bytes on the copy engine and waits. The engine copies
 // only pool memory, so a Go memory end is staged through the agent's
 // fine-grained host pool.
-func (hw *hwAgentWork) copySync(dst, src CopyEnd, n uint64) error {
+func (hw *hwAgentWork) copySync(dst, src spi.CopyEnd, n uint64) error {
 	if err := hw.engine("copy"); err != nil {
 		return err
 	}
@@ -287,13 +289,13 @@ func (hw *hwAgentWork) rect(r *Rect) error {
 	if r.Width == 0 || r.Height == 0 {
 		return nil
 	}
-	if rc, ok := hw.copier.(RectCopier); ok && !r.Fill && r.DstHost == nil && r.SrcHost == nil {
+	if rc, ok := hw.copier.(spi.RectCopier); ok && !r.Fill && r.DstHost == nil && r.SrcHost == nil {
 		err := hw.wait(func(done *Signal) error { return rc.CopyRectAsync(r, nil, done) })
 		if !errors.Is(err, ErrNotSupported) {
 			return err
 		}
 	}
-	for z := uint64(0); z < r.slices(); z++ {
+	for z := uint64(0); z < max(r.Depth, 1); z++ {
 		if err := hw.rows(r.Slice(z)); err != nil {
 			return err
 		}
@@ -304,9 +306,9 @@ func (hw *hwAgentWork) rect(r *Rect) error {
 // rows carries one slice of a rectangular copy or fill out row by row.
 func (hw *hwAgentWork) rows(r *Rect) error {
 	for y := uint64(0); y < r.Height; y++ {
-		dst := CopyEnd{Addr: uintptr(r.Dst + y*r.DstPitch)}
+		dst := spi.CopyEnd{Addr: uintptr(r.Dst + y*r.DstPitch)}
 		if r.DstHost != nil {
-			dst = CopyEnd{Host: r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width]}
+			dst = spi.CopyEnd{Host: r.DstHost[y*r.DstPitch : y*r.DstPitch+r.Width]}
 		}
 		if r.Fill {
 			err := hw.wait(func(done *Signal) error {
@@ -317,9 +319,9 @@ func (hw *hwAgentWork) rows(r *Rect) error {
 			}
 			continue
 		}
-		src := CopyEnd{Addr: uintptr(r.Src + y*r.SrcPitch)}
+		src := spi.CopyEnd{Addr: uintptr(r.Src + y*r.SrcPitch)}
 		if r.SrcHost != nil {
-			src = CopyEnd{Host: r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width]}
+			src = spi.CopyEnd{Host: r.SrcHost[y*r.SrcPitch : y*r.SrcPitch+r.Width]}
 		}
 		if err := hw.copySync(dst, src, r.Width); err != nil {
 			return err

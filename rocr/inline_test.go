@@ -29,7 +29,7 @@ type offers struct {
 func (o *offers) Inline(h aql.Header, slot unsafe.Pointer) bool {
 	if h.Type() == aql.TypeAgentDispatch {
 		o.n.Add(1)
-		if fn := (*rocr.AgentDispatchPacket)(slot).Type; uint32(fn) != o.want.Load() {
+		if fn := (*aql.AgentDispatch)(slot).Type; uint32(fn) != o.want.Load() {
 			o.wrong.Add(1)
 			o.got.Store(uint32(fn))
 		}

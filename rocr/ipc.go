@@ -6,44 +6,10 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
-
-// IPCMemory is implemented by agent drivers whose memory can be shared with
-// other processes (hipIpcGetMemHandle, hsa_amd_ipc_memory_create). Sharing
-// is opt-in: only memory from IPCPool can be exported, so ordinary
-// allocations keep whatever the driver gives them. Agents whose drivers
-// lack it answer ErrNotSupported.
-//
-// Payloads come from another process: OpenMemory must treat every byte as
-// untrusted, and refuse what does not name memory the exporter made for
-// sharing, of at least size bytes.
-type IPCMemory interface {
-	// IPCTag names the driver in handles ("cpu", "cuda", "rocm"), so a
-	// handle of one driver is refused by another's agents.
-	IPCTag() string
-	// IPCPool is the pool exportable memory is allocated from.
-	IPCPool() (PoolDriver, error)
-	// ExportMemory gives the driver's part of a handle for the allocation
-	// of IPCPool at base of size bytes: at most IPCPayloadSize bytes.
-	ExportMemory(base uintptr, size uint64) ([]byte, error)
-	// OpenMemory maps, in this process, memory that process pid exported
-	// as payload, of size bytes; CloseMemory unmaps it.
-	OpenMemory(payload []byte, pid int, size uint64) (uintptr, error)
-	CloseMemory(addr uintptr, size uint64) error
-}
-
-// IPCSignals is implemented by agent drivers whose signals can be shared
-// with other processes (hipIpcGetEventHandle, hsa_amd_ipc_signal_create).
-// Without it IPC events are ErrNotSupported. A shared signal's backend must
-// work from either process: its value lives in memory both map.
-type IPCSignals interface {
-	// NewIPCSignal makes a shareable signal of initial value 0 and the
-	// driver's part of its handle (at most IPCPayloadSize bytes).
-	NewIPCSignal() (SignalBackend, []byte, error)
-	// OpenIPCSignal opens the signal process pid exported as payload
-	// (untrusted bytes, as for OpenMemory).
-	OpenIPCSignal(payload []byte, pid int) (SignalBackend, error)
-}
 
 // IPC handle layout: a fixed envelope around the driver's payload. Every
 // field is checked when a handle is opened; the payload is then the
@@ -208,7 +174,7 @@ func (h *IPCHandle) check(op string, a *Agent, want IPCKind) (ipcFields, error) 
 		return f, Errorf(StatusErrorInvalidArgument, op, "a %s handle, not a %s handle", f.kind, want)
 	}
 	tag := ""
-	if m, ok := a.drv.(IPCMemory); ok {
+	if m, ok := a.drv.(spi.IPCMemory); ok {
 		tag = m.IPCTag()
 	}
 	if f.tag != tag {
@@ -221,11 +187,11 @@ func (h *IPCHandle) check(op string, a *Agent, want IPCKind) (ipcFields, error) 
 	return f, nil
 }
 
-func (a *Agent) ipcMemory(op string) (IPCMemory, error) {
+func (a *Agent) ipcMemory(op string) (spi.IPCMemory, error) {
 	if err := a.check(op); err != nil {
 		return nil, err
 	}
-	m, ok := a.drv.(IPCMemory)
+	m, ok := a.drv.(spi.IPCMemory)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot share memory between processes", a)
 	}
@@ -313,11 +279,11 @@ func (al *Allocation) ExportIPC() (IPCHandle, error) {
 
 // openedPool is the pool of memory opened from handles: its Free unmaps.
 type openedPool struct {
-	m    IPCMemory
-	info PoolInfo
+	m    spi.IPCMemory
+	info hsa.PoolInfo
 }
 
-func (p *openedPool) Info() PoolInfo { return p.info }
+func (p *openedPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *openedPool) Allocate(uint64) (uintptr, error) {
 	return 0, Errorf(StatusErrorInvalidAllocation, "allocate", "memory opened from IPC handles is not allocated")
@@ -370,8 +336,8 @@ func NewIPCSignal(a *Agent) (*Signal, IPCHandle, error) {
 	if err := a.check(op); err != nil {
 		return nil, IPCHandle{}, err
 	}
-	ss, ok := a.drv.(IPCSignals)
-	m, ok2 := a.drv.(IPCMemory)
+	ss, ok := a.drv.(spi.IPCSignals)
+	m, ok2 := a.drv.(spi.IPCMemory)
 	if !ok || !ok2 {
 		return nil, IPCHandle{}, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}
@@ -394,7 +360,7 @@ func OpenIPCSignal(a *Agent, h IPCHandle) (*Signal, error) {
 	if err := a.check(op); err != nil {
 		return nil, err
 	}
-	ss, ok := a.drv.(IPCSignals)
+	ss, ok := a.drv.(spi.IPCSignals)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}

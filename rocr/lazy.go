@@ -1,10 +1,14 @@
 package rocr
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // lazyState is what a deferred signal knows of its completer.
 type lazyState struct {
-	by  atomic.Pointer[CompleterRef]
+	by  atomic.Pointer[spi.CompleterRef]
 	seq atomic.Uint64
 	// arm counts Stores: a completer holding a signal deferred before the
 	// last re-arm must not decrement the new value (Armed).
@@ -17,16 +21,9 @@ type lazyState struct {
 // decremented by the old packet.
 func (s *Signal) Armed() uint64 { return s.lazy.arm.Load() }
 
-// CompleterRef is a Completer as signals refer to it: an executor makes
-// one for its lifetime, so deferring a signal allocates nothing.
-type CompleterRef struct{ c Completer }
-
-// NewCompleterRef wraps c for Signal.Defer.
-func NewCompleterRef(c Completer) *CompleterRef { return &CompleterRef{c: c} }
-
 // Defer records that c completes s once its progress reaches seq. Waiters
 // then ask c to flush and poll instead of sleeping.
-func (s *Signal) Defer(c *CompleterRef, seq uint64) {
+func (s *Signal) Defer(c *spi.CompleterRef, seq uint64) {
 	s.lazy.seq.Store(seq)
 	s.lazy.by.Store(c)
 	s.MarkPolled()
@@ -38,12 +35,12 @@ func (s *Signal) Undefer() { s.lazy.by.Store(nil) }
 // Deferred returns the completer that completes s and the progress value
 // that completes it, or nil. A zero value means the completer has been
 // named (Queue.Expect) but has not yet queued the packet's work.
-func (s *Signal) Deferred() (Completer, uint64) {
+func (s *Signal) Deferred() (spi.Completer, uint64) {
 	r := s.lazy.by.Load()
 	if r == nil {
 		return nil, 0
 	}
-	return r.c, s.lazy.seq.Load()
+	return r.Completer(), s.lazy.seq.Load()
 }
 
 // Observe lets a deferred signal's completer settle what it knows is done,

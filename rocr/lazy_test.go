@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // awaiter completes its signal when asked to Await (a driver's own stream
@@ -51,7 +52,7 @@ func TestDeferredWaitAwaits(t *testing.T) {
 			require.NoError(t, err)
 			defer s.Destroy()
 			a := &awaiter{s: s, decline: tc.decline}
-			s.Defer(rocr.NewCompleterRef(a), 7)
+			s.Defer(spi.NewCompleterRef(a), 7)
 			if tc.decline || tc.timeout > 0 {
 				time.AfterFunc(5*time.Millisecond, func() { s.Store(0, rocr.Release) })
 			}
@@ -73,7 +74,7 @@ func TestSignalAwait(t *testing.T) {
 	defer s.Destroy()
 	assert.False(t, s.Await(), "not deferred")
 	a := &awaiter{s: s}
-	ref := rocr.NewCompleterRef(a)
+	ref := spi.NewCompleterRef(a)
 	s.Defer(ref, 0) // named, not yet issued
 	assert.False(t, s.Await())
 	assert.Zero(t, a.awaits.Load())

@@ -1,65 +1,10 @@
 package rocr
 
 import (
-	"strconv"
 	"sync"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
-
-// ManagedMemory is implemented by agent drivers that allocate managed
-// memory (hipMallocManaged): memory the host and every agent address at
-// the same address, which the driver migrates or maps where it is used.
-// It has no owning agent, so CheckAccess lets every agent use it, and the
-// host may touch it once the work that uses it is complete. Agents whose
-// drivers lack it answer ErrNotSupported.
-type ManagedMemory interface {
-	// ManagedPool is the pool managed memory is allocated from; its
-	// allocations must refuse what the agent cannot back (on cuda, more
-	// than the device's free memory, which can hang the GPU).
-	ManagedPool() (PoolDriver, error)
-}
-
-// ManagedHints is implemented by drivers that take placement hints for
-// managed memory. Without it rocr treats hints as satisfied: memory the
-// host and the agent share needs no migration (the cpu agent).
-type ManagedHints interface {
-	// Prefetch migrates [addr, addr+size) to agent's memory (to nil: the
-	// host's) in the order of the native stream (0: at once).
-	Prefetch(addr, size uint64, to *Agent, stream uintptr) error
-	// Advise records a usage hint for [addr, addr+size) about agent (nil:
-	// the host).
-	Advise(addr, size uint64, advice Advice, agent *Agent) error
-}
-
-// Advice is a managed memory hint (hipMemoryAdvise; CUDA's CUmem_advise
-// has the same values).
-type Advice int
-
-const (
-	AdviseSetReadMostly          Advice = 1 // copies may be made where it is read
-	AdviseUnsetReadMostly        Advice = 2
-	AdviseSetPreferredLocation   Advice = 3 // keep it in this agent's (or the host's) memory
-	AdviseUnsetPreferredLocation Advice = 4
-	AdviseSetAccessedBy          Advice = 5 // keep it mapped for this agent
-	AdviseUnsetAccessedBy        Advice = 6
-)
-
-func (v Advice) String() string {
-	switch v {
-	case AdviseSetReadMostly:
-		return "set read mostly"
-	case AdviseUnsetReadMostly:
-		return "unset read mostly"
-	case AdviseSetPreferredLocation:
-		return "set preferred location"
-	case AdviseUnsetPreferredLocation:
-		return "unset preferred location"
-	case AdviseSetAccessedBy:
-		return "set accessed by"
-	case AdviseUnsetAccessedBy:
-		return "unset accessed by"
-	}
-	return "advice(" + strconv.Itoa(int(v)) + ")"
-}
 
 // managedPools caches each agent's managed pool.
 var managedPools struct {
@@ -74,7 +19,7 @@ func (a *Agent) ManagedPool() (*Pool, error) {
 	if err := a.check(op); err != nil {
 		return nil, err
 	}
-	mm, ok := a.drv.(ManagedMemory)
+	mm, ok := a.drv.(spi.ManagedMemory)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no managed memory", a)
 	}
@@ -116,8 +61,8 @@ func (a *Agent) Prefetch(addr, size uint64, to *Agent, stream uintptr) error {
 	if err := a.checkManaged(op, addr, size); err != nil {
 		return err
 	}
-	if h, ok := a.drv.(ManagedHints); ok {
-		return h.Prefetch(addr, size, to, stream)
+	if h, ok := a.drv.(spi.ManagedHints); ok {
+		return h.Prefetch(addr, size, to.driverOrHost(), stream)
 	}
 	return nil
 }
@@ -132,8 +77,8 @@ func (a *Agent) Advise(addr, size uint64, advice Advice, agent *Agent) error {
 	if err := a.checkManaged(op, addr, size); err != nil {
 		return err
 	}
-	if h, ok := a.drv.(ManagedHints); ok {
-		return h.Advise(addr, size, advice, agent)
+	if h, ok := a.drv.(spi.ManagedHints); ok {
+		return h.Advise(addr, size, advice, agent.driverOrHost())
 	}
 	return nil
 }
@@ -152,4 +97,13 @@ func (a *Agent) checkManaged(op string, addr, size uint64) error {
 		return Errorf(StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
 	}
 	return nil
+}
+
+// driverOrHost is the agent's driver for a driver's hint, nil for the host
+// (a nil agent).
+func (a *Agent) driverOrHost() spi.AgentDriver {
+	if a == nil {
+		return nil
+	}
+	return a.drv
 }

@@ -1,5 +1,7 @@
 package rocr
 
+import "github.com/hipgo/hipgo/rocr/spi"
+
 // MaxActiveGroups asks the agent's driver how many work-groups of kernel k
 // fit on one compute unit (see Occupancy).
 func (a *Agent) MaxActiveGroups(k *KernelSymbol, groupSize, dynGroupMem int) (int, error) {
@@ -28,14 +30,14 @@ func (a *Agent) MaxPotentialGroupSize(k *KernelSymbol, dynGroupMem, limit int) (
 	return o.MaxPotentialGroupSize(k, dynGroupMem, limit)
 }
 
-func (a *Agent) occupancy(op string, k *KernelSymbol) (Occupancy, error) {
+func (a *Agent) occupancy(op string, k *KernelSymbol) (spi.Occupancy, error) {
 	if err := a.check(op); err != nil {
 		return nil, err
 	}
 	if k == nil {
 		return nil, Errorf(StatusErrorInvalidArgument, op, "nil kernel")
 	}
-	o, ok := a.drv.(Occupancy)
+	o, ok := a.drv.(spi.Occupancy)
 	if !ok {
 		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no occupancy calculator", a)
 	}
@@ -49,7 +51,7 @@ func (a *Agent) StreamPriorityRange() (least, greatest int, err error) {
 	if err := a.check(op); err != nil {
 		return 0, 0, err
 	}
-	p, ok := a.drv.(StreamPriorities)
+	p, ok := a.drv.(spi.StreamPriorities)
 	if !ok {
 		return 0, 0, nil
 	}

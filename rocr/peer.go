@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Peer access errors: enabling access that is on, disabling access that is
@@ -70,7 +72,7 @@ func (a *Agent) canAccessPeer(other *Agent) bool {
 	if a == other || a.info.Driver != other.info.Driver {
 		return false
 	}
-	if p, ok := a.drv.(PeerAccessor); ok {
+	if p, ok := a.drv.(spi.PeerAccessor); ok {
 		return p.CanAccessPeer(other.drv)
 	}
 	return a.info.Type == DeviceCPU && other.info.Type == DeviceCPU
@@ -99,7 +101,7 @@ func (a *Agent) EnablePeer(other *Agent) error {
 	if peerEnabled(a, other) {
 		return Newf(ErrPeerAlreadyEnabled, StatusErrorInvalidArgument, op, "%s already has access to the memory of %s", a, other)
 	}
-	if p, ok := a.drv.(PeerAccessor); ok {
+	if p, ok := a.drv.(spi.PeerAccessor); ok {
 		if err := p.EnablePeer(other.drv); err != nil {
 			return err
 		}
@@ -125,7 +127,7 @@ func (a *Agent) DisablePeer(other *Agent) error {
 	if !peerEnabled(a, other) {
 		return Newf(ErrPeerNotEnabled, StatusErrorInvalidArgument, op, "%s has no peer access to the memory of %s", a, other)
 	}
-	if p, ok := a.drv.(PeerDisabler); ok {
+	if p, ok := a.drv.(spi.PeerDisabler); ok {
 		if err := p.DisablePeer(other.drv); err != nil {
 			return err
 		}

@@ -11,87 +11,14 @@ import (
 	"github.com/tidwall/btree"
 
 	"github.com/hipgo/hipgo/internal/rocrhook"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
-
-// Segment is hsa_amd_segment_t.
-type Segment uint32
-
-// Segments, with hsa_ext_amd.h's values.
-const (
-	SegmentGlobal   Segment = 0
-	SegmentReadOnly Segment = 1
-	SegmentPrivate  Segment = 2
-	SegmentGroup    Segment = 3
-)
-
-func (s Segment) String() string {
-	switch s {
-	case SegmentGlobal:
-		return "global"
-	case SegmentReadOnly:
-		return "readonly"
-	case SegmentPrivate:
-		return "private"
-	case SegmentGroup:
-		return "group"
-	}
-	return fmt.Sprintf("Segment(%d)", uint32(s))
-}
-
-// GlobalFlag is hsa_amd_memory_pool_global_flag_t.
-type GlobalFlag uint32
-
-// Global segment flags, with hsa_ext_amd.h's values.
-const (
-	FlagKernargInit   GlobalFlag = 1
-	FlagFineGrained   GlobalFlag = 2
-	FlagCoarseGrained GlobalFlag = 4
-	FlagExtScopeFine  GlobalFlag = 8
-)
-
-func (f GlobalFlag) String() string {
-	var parts []string
-	if f&FlagKernargInit != 0 {
-		parts = append(parts, "KERNARG_INIT")
-	}
-	if f&FlagFineGrained != 0 {
-		parts = append(parts, "FINE_GRAINED")
-	}
-	if f&FlagCoarseGrained != 0 {
-		parts = append(parts, "COARSE_GRAINED")
-	}
-	if f&FlagExtScopeFine != 0 {
-		parts = append(parts, "EXTENDED_SCOPE_FINE_GRAINED")
-	}
-	if len(parts) == 0 {
-		return "0"
-	}
-	return strings.Join(parts, "|")
-}
-
-// PoolInfo is what hsa_amd_memory_pool_get_info reports.
-type PoolInfo struct {
-	Segment      Segment
-	Flags        GlobalFlag
-	Size         uint64
-	Granule      uint64
-	Alignment    uint64
-	AllocAllowed bool
-	// AccessibleByAll: every agent may access the pool's memory by default
-	// (hsa_amd_memory_pool_get_info ACCESSIBLE_BY_ALL).
-	AccessibleByAll bool
-	// Host: the memory is system memory the host may touch (fine-grained
-	// host pools).
-	Host bool
-	// Managed: memory the host and every agent address, with no owner
-	// (Agent.ManagedPool).
-	Managed bool
-}
 
 // Pool is an agent's memory pool.
 type Pool struct {
-	drv   PoolDriver
-	info  PoolInfo
+	drv   spi.PoolDriver
+	info  hsa.PoolInfo
 	agent *Agent
 	limit uint64 // GPU_MAX_HEAP_SIZE cap, 0 for none
 	used  atomic.Uint64
@@ -99,7 +26,7 @@ type Pool struct {
 }
 
 // Info returns the pool's attributes.
-func (p *Pool) Info() PoolInfo { return p.info }
+func (p *Pool) Info() hsa.PoolInfo { return p.info }
 
 // Agent is the pool's agent.
 func (p *Pool) Agent() *Agent { return p.agent }
@@ -120,7 +47,7 @@ func (p *Pool) String() string {
 }
 
 // heapLimit reads GPU_MAX_HEAP_SIZE (a percentage) for coarse-grained pools.
-func heapLimit(info PoolInfo) (uint64, error) {
+func heapLimit(info hsa.PoolInfo) (uint64, error) {
 	v := os.Getenv("GPU_MAX_HEAP_SIZE")
 	if v == "" || info.Flags&FlagCoarseGrained == 0 || info.Segment != SegmentGlobal {
 		return 0, nil
@@ -426,10 +353,10 @@ func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	return al, nil
 }
 
-// CheckPointer is CheckRange for a kernel's pointer argument: an address
+// checkPointer is CheckRange for a kernel's pointer argument: an address
 // outside every allocation is an invalid argument of the dispatch; an
 // access the agent may not make keeps its own status (ErrNotOwner).
-func CheckPointer(agent *Agent, addr uintptr) (Status, error) {
+func checkPointer(agent *Agent, addr uintptr) (Status, error) {
 	_, err := CheckRange(agent, addr, 0)
 	if err == nil {
 		return StatusSuccess, nil

@@ -10,6 +10,9 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // process is the packet processor of a soft queue: it does what a GPU's
@@ -25,7 +28,7 @@ func (q *Queue) processFrom() {
 	running := false  // a packet is being executed
 	watched := false  // it is a kernel dispatch that may be abandoned
 	stranded := false // it was abandoned: the queue is another goroutine's
-	ex := MarkRunner()
+	ex := runner.Mark[Queue]()
 	ex.Serve(q)
 	defer func() {
 		ex.Close()
@@ -43,7 +46,7 @@ func (q *Queue) processFrom() {
 		}
 		q.stopped()
 	}()
-	if b, ok := q.exec.(ThreadBinder); ok {
+	if b, ok := q.exec.(spi.ThreadBinder); ok {
 		b.BindThread()
 	}
 	for {
@@ -135,7 +138,7 @@ func completionOf(slot unsafe.Pointer) uint64 { return *(*uint64)(unsafe.Add(slo
 // the packet alone.
 func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bool) bool {
 	var err error
-	start := Now()
+	start := clock.Now()
 	if q.debug {
 		q.logPacket(id, slot, h)
 	}
@@ -174,7 +177,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 // asynchronously, completes its signal with err.
 func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uint64, err error) {
 	if t := tracer.Load(); t != nil {
-		t.record(q, id, slot, h, start, Now(), err)
+		t.record(q, id, slot, h, start, clock.Now(), err)
 	}
 	if err != nil || !q.async {
 		ch := completionOf(slot)
@@ -191,7 +194,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 			q.fail(err)
 		}
 		if sig != nil {
-			sig.SetTimestamps(start, Now())
+			sig.SetTimestamps(start, clock.Now())
 			sig.Fail(err)
 			sig.Sub(1, Release)
 		}
@@ -204,13 +207,13 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 // keeps no Go memory alive.
 func (q *Queue) agentWork(p *aql.AgentDispatch) error {
 	w := &q.work
-	err := w.decode(q.agent, p)
+	err := decodeWork(w, q.agent, p)
 	if err == nil {
 		err = q.exec.AgentWork(q, w)
-	} else if f, ok := q.exec.(PacketFailer); ok {
+	} else if f, ok := q.exec.(spi.PacketFailer); ok {
 		err = f.FailPacket(err)
 	}
-	*w = AgentWork{}
+	*w = spi.AgentWork{}
 	return err
 }
 
@@ -301,7 +304,7 @@ func (q *Queue) logPacket(id uint64, slot unsafe.Pointer, h aql.Header) {
 	line := fmt.Sprintf("hipgo: queue %d (%s) packet %d: %s", q.id, q.agent.info.Name, id, (*aql.Slot)(slot).String())
 	if h.Type() == aql.TypeKernelDispatch {
 		p := (*aql.KernelDispatch)(slot)
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			line += fmt.Sprintf(" kernel=%s", n.KernelName(p.KernelObject))
 		}
 	}

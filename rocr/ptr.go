@@ -4,21 +4,23 @@ import (
 	"fmt"
 	"reflect"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Ptr is a device address of T elements as a kernel receives it: 8 bytes in
 // the kernarg segment, like a `T*` kernel parameter.
 type Ptr[T any] uint64
 
-func view(v MemoryView, base, addr, size uintptr) unsafe.Pointer {
-	if bv, ok := v.(BoundedView); ok {
+func view(v spi.MemoryView, base, addr, size uintptr) unsafe.Pointer {
+	if bv, ok := v.(spi.BoundedView); ok {
 		return bv.ViewFrom(base, addr, size)
 	}
 	return v.View(addr, size)
 }
 
 // Slice returns elements [lo, hi) of the memory p points at.
-func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
+func (p Ptr[T]) Slice(v spi.MemoryView, lo, hi int) []T {
 	var zero T
 	sz := unsafe.Sizeof(zero)
 	if hi <= lo {
@@ -33,8 +35,8 @@ func (p Ptr[T]) Slice(v MemoryView, lo, hi int) []T {
 
 // badRange fails the access to elements [lo, hi) through p, a range that
 // is reversed or negative, before any address is computed from it.
-func badRange(v MemoryView, p uintptr, lo, hi int, sz uintptr) {
-	if f, ok := v.(Faulter); ok {
+func badRange(v spi.MemoryView, p uintptr, lo, hi int, sz uintptr) {
+	if f, ok := v.(spi.Faulter); ok {
 		why := fmt.Sprintf("the range is reversed (lo %d > hi %d)", lo, hi)
 		if hi >= lo {
 			why = "the range is negative"
@@ -45,7 +47,7 @@ func badRange(v MemoryView, p uintptr, lo, hi int, sz uintptr) {
 }
 
 // At returns a pointer to element i.
-func (p Ptr[T]) At(v MemoryView, i int) *T {
+func (p Ptr[T]) At(v spi.MemoryView, i int) *T {
 	var zero T
 	sz := unsafe.Sizeof(zero)
 	return (*T)(view(v, uintptr(p), uintptr(p)+uintptr(i)*sz, sz))
@@ -64,10 +66,10 @@ type ConstPtr[T any] uint64
 
 // Slice returns elements [lo, hi) of the memory p points at; the kernel
 // must not write them.
-func (p ConstPtr[T]) Slice(v MemoryView, lo, hi int) []T { return Ptr[T](p).Slice(v, lo, hi) }
+func (p ConstPtr[T]) Slice(v spi.MemoryView, lo, hi int) []T { return Ptr[T](p).Slice(v, lo, hi) }
 
 // At returns a pointer to element i; the kernel must not write through it.
-func (p ConstPtr[T]) At(v MemoryView, i int) *T { return Ptr[T](p).At(v, i) }
+func (p ConstPtr[T]) At(v spi.MemoryView, i int) *T { return Ptr[T](p).At(v, i) }
 
 // Addr is the device address.
 func (p ConstPtr[T]) Addr() uintptr { return uintptr(p) }

@@ -13,15 +13,8 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
-)
-
-// QueueType is hsa_queue_type_t.
-type QueueType uint32
-
-// Queue types, with hsa.h's values.
-const (
-	QueueMulti  QueueType = 0
-	QueueSingle QueueType = 1
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // KernargSlotSize is the kernarg space each queue slot owns. A packet in
@@ -37,7 +30,7 @@ const KernargSlotSize = 4096
 // QueueMulti queue at once.
 type Queue struct {
 	agent    *Agent
-	typ      QueueType
+	typ      hsa.QueueType
 	size     uint32
 	mask     uint64
 	base     uintptr
@@ -59,20 +52,20 @@ type Queue struct {
 	// detector does not see. Used only in race builds.
 	published atomic.Uint64
 
-	exec Executor
-	work AgentWork // the agent-dispatch packet being executed (under execMu)
+	exec spi.Executor
+	work spi.AgentWork // the agent-dispatch packet being executed (under execMu)
 	hw   *hwAgentWork
 	// execMu serializes the executor: the processor holds it for each
 	// packet, a submitter that runs its packet inline holds it instead.
 	execMu sync.Mutex
-	inline InlineExecutor
+	inline spi.InlineExecutor
 	// completer: the executor completes signals lazily (Expect).
-	completer *CompleterRef
+	completer *spi.CompleterRef
 	async     bool
 	// lockedThread: the executor locks the processor to its OS thread, so
 	// idle spins must not yield (that would cost a thread switch).
 	lockedThread bool
-	poller       Poller
+	poller       spi.Poller
 	onError      func(*Queue, error)
 
 	// writers counts submitters between Reserve and Publish (Destroy).
@@ -82,7 +75,7 @@ type Queue struct {
 	// the id+1 of the kernel dispatch the processor runs (0: none),
 	// abandoned counts the abandoned ones still running, grace bounds
 	// Destroy's wait for a cancelled kernel.
-	abandoner Abandoner
+	abandoner spi.Abandoner
 	executing atomic.Uint64
 	abandoned atomic.Int64
 	grace     time.Duration
@@ -114,18 +107,18 @@ var createQueueHook atomic.Pointer[func()]
 // CreateQueue creates a queue of size slots (a power of two within the
 // agent's limits) on the agent. onError, if not nil, receives asynchronous
 // errors of the queue's packets once the queue has failed.
-func (a *Agent) CreateQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+func (a *Agent) CreateQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error)) (*Queue, error) {
 	return a.createQueue(size, typ, onError, false)
 }
 
 // CreateReservedQueue is CreateQueue for the queue slot ReserveQueueSlot
 // keeps: it fails only while another queue is in the slot (or, without
 // a reservation, as CreateQueue does).
-func (a *Agent) CreateReservedQueue(size uint32, typ QueueType, onError func(*Queue, error)) (*Queue, error) {
+func (a *Agent) CreateReservedQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error)) (*Queue, error) {
 	return a.createQueue(size, typ, onError, true)
 }
 
-func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
+func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue, error), reserved bool) (*Queue, error) {
 	if err := a.check("queue create"); err != nil {
 		return nil, err
 	}
@@ -151,15 +144,22 @@ func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, err
 		return nil, err
 	}
 	q.grace = grace
-	if hw, ok := a.drv.(HardwareQueues); ok {
+	if hw, ok := a.drv.(spi.HardwareQueues); ok {
 		h, err := hw.CreateHardwareQueue(size, typ)
 		if err != nil {
 			return nil, err
 		}
-		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, h.Doorbell, h.Destroy
+		db, ok := h.Doorbell.(*Signal)
+		if !ok {
+			if h.Destroy != nil {
+				_ = h.Destroy()
+			}
+			return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
+		}
+		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, db, h.Destroy
 		q.id = h.ID
 		close(q.done)
-		if b, ok := a.drv.(QueueErrorBinder); ok {
+		if b, ok := a.drv.(spi.QueueErrorBinder); ok {
 			b.BindQueueErrors(h.ID, q.fail)
 		}
 	} else {
@@ -186,22 +186,22 @@ func (a *Agent) createQueue(size uint32, typ QueueType, onError func(*Queue, err
 			return nil, err
 		}
 		q.exec = exec
-		if ae, ok := exec.(AsyncExecutor); ok {
+		if ae, ok := exec.(spi.AsyncExecutor); ok {
 			q.async = ae.CompletesSignals()
 		}
-		if tl, ok := exec.(ThreadLocker); ok {
+		if tl, ok := exec.(spi.ThreadLocker); ok {
 			q.lockedThread = tl.LocksThread()
 		}
-		if p, ok := exec.(Poller); ok {
+		if p, ok := exec.(spi.Poller); ok {
 			q.poller = p
 		}
-		if co, ok := exec.(CompleterOf); ok {
+		if co, ok := exec.(spi.CompleterOf); ok {
 			q.completer = co.CompleterRef()
 		}
-		if ab, ok := exec.(Abandoner); ok {
+		if ab, ok := exec.(spi.Abandoner); ok {
 			q.abandoner = ab
 		}
-		if ie, ok := exec.(InlineExecutor); ok && inlineEnabled() {
+		if ie, ok := exec.(spi.InlineExecutor); ok && inlineEnabled() {
 			q.inline = ie
 		}
 		go q.process()
@@ -276,7 +276,7 @@ func (q *Queue) ID() uint64 { return q.id }
 func (q *Queue) Size() uint32 { return q.size }
 
 // Type is the queue type.
-func (q *Queue) Type() QueueType { return q.typ }
+func (q *Queue) Type() hsa.QueueType { return q.typ }
 
 // Doorbell is the queue's doorbell signal.
 func (q *Queue) Doorbell() *Signal { return q.doorbell }

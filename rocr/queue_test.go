@@ -17,6 +17,8 @@ import (
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
 func TestQueueCreateErrors(t *testing.T) {
@@ -29,7 +31,7 @@ func TestQueueCreateErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.CreateQueue(16, rocr.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := a.CreateQueue(16, hsa.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
 		t.Errorf("queue type 7: %v", err)
 	}
 	q, err := a.CreateQueue(16, rocr.QueueSingle, nil)
@@ -138,7 +140,7 @@ func TestQueueBackPressure(t *testing.T) {
 // Goroutines submitting to one queue at once: every packet runs exactly once.
 func TestQueueConcurrentProducers(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	for _, typ := range []rocr.QueueType{rocr.QueueMulti} {
+	for _, typ := range []hsa.QueueType{rocr.QueueMulti} {
 		q, err := a.CreateQueue(16, typ, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -391,13 +393,13 @@ func TestDispatchTimestamps(t *testing.T) {
 	q := newQueue(t, a, 4, nil)
 	release, running := gate(400)
 	sig := newSignal(t, 1)
-	before := rocr.Now()
+	before := clock.Now()
 	launch(t, q, kernelGate, &tagArgs{400}, 1, 1, sig)
 	<-running
 	time.Sleep(2 * time.Millisecond)
 	release()
 	wait(t, sig, 10*time.Second)
-	after := rocr.Now()
+	after := clock.Now()
 	start, end := sig.Timestamps()
 	if start == 0 || end < start || start < before || end > after || end-start < uint64(time.Millisecond) {
 		t.Errorf("timestamps %d..%d, submitted at %d, waited at %d", start, end, before, after)

@@ -8,12 +8,13 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // namedDriver is a driver that only has a name: Register asks for nothing
 // else before it panics.
 type namedDriver struct {
-	rocr.Driver
+	spi.Driver
 	name string
 }
 

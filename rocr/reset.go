@@ -3,6 +3,8 @@ package rocr
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // ErrDeviceLost marks a failure after which the agent's device keeps no
@@ -106,7 +108,7 @@ func (a *Agent) Reset() error {
 		}
 	}
 	rt.releaseDeferred(false)
-	r, rebuild := a.drv.(Resetter)
+	r, rebuild := a.drv.(spi.Resetter)
 	if rebuild {
 		// The driver's reset releases the memory whatever freeing it
 		// said (after a fault, every call into the context fails).

@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // runtime is one Init..ShutDown lifetime.
 type rtState struct {
 	agents  []*Agent
-	drivers []Driver
+	drivers []spi.Driver
 	opened  map[string]error // why each driver did or did not open
 	mu      sync.Mutex
 	queues  map[*Queue]struct{}
@@ -110,7 +112,7 @@ func open() (*rtState, error) {
 		kept: map[*Agent]bool{}, inSlot: map[*Agent]int{}}
 	force := strings.TrimSpace(os.Getenv("HIPGO_DRIVER"))
 	registry.Lock()
-	drivers := append([]Driver(nil), registry.drivers...)
+	drivers := append([]spi.Driver(nil), registry.drivers...)
 	registry.Unlock()
 	var gpus, cpus []*Agent
 	found := false
@@ -158,7 +160,7 @@ func open() (*rtState, error) {
 	return rt, nil
 }
 
-func (rt *rtState) newAgent(d Driver, ad AgentDriver) (*Agent, error) {
+func (rt *rtState) newAgent(d spi.Driver, ad spi.AgentDriver) (*Agent, error) {
 	a := &Agent{drv: ad, info: ad.Info(), rt: rt}
 	a.info.Driver = d.Name()
 	for _, pd := range ad.Pools() {
@@ -216,7 +218,7 @@ func SelectVisibleExcept[T any](items []T, list string, uuid func(T) string, app
 // AppliesVisible reports whether the agent's driver library applied env
 // itself.
 func (a *Agent) AppliesVisible(env string) bool {
-	if f, ok := a.drv.(VisibleFilter); ok {
+	if f, ok := a.drv.(spi.VisibleFilter); ok {
 		return f.AppliesVisible(env)
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func wantNotInit(t *testing.T, what string, err error) {
@@ -174,7 +175,7 @@ func TestCPUAgentInfo(t *testing.T) {
 	}
 
 	type want struct {
-		seg   rocr.Segment
+		seg   hsa.Segment
 		flags rocr.GlobalFlag
 		alloc bool
 	}

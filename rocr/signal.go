@@ -8,39 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-)
-
-// Condition is hsa_signal_condition_t.
-type Condition uint32
-
-// Signal conditions, with hsa.h's values.
-const (
-	CondEQ  Condition = 0
-	CondNE  Condition = 1
-	CondLT  Condition = 2
-	CondGTE Condition = 3
-)
-
-// WaitHint is hsa_wait_state_t: spin (active) or yield the thread (blocked).
-type WaitHint uint32
-
-// Wait hints, with hsa.h's values.
-const (
-	WaitBlocked WaitHint = 0
-	WaitActive  WaitHint = 1
-)
-
-// Memory orderings of signal operations. Go's atomics are sequentially
-// consistent, which satisfies relaxed, acquire and release alike; the
-// orderings exist so code reads like the HSA calls it mirrors.
-type Order uint8
-
-// Orderings.
-const (
-	Relaxed Order = iota
-	Acquire
-	Release
-	AcqRel
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // signalRecord is the 64-byte signal in mapped memory that a packet's
@@ -70,7 +39,7 @@ const (
 // misses a store.
 type Signal struct {
 	rec     *signalRecord
-	backend SignalBackend
+	backend spi.SignalBackend
 	handle  uint64
 
 	waiters atomic.Int32
@@ -245,7 +214,7 @@ func newDoorbell(initial int64) *Signal {
 }
 
 // NewSignalWithBackend wraps a driver's signal.
-func NewSignalWithBackend(b SignalBackend) *Signal {
+func NewSignalWithBackend(b spi.SignalBackend) *Signal {
 	s := &Signal{backend: b, handle: b.Handle()}
 	backendSignals.m.Store(s.handle, s)
 	return s
@@ -302,7 +271,7 @@ func (s *Signal) MarkPolled() {
 }
 
 // Load reads the value.
-func (s *Signal) Load(Order) int64 {
+func (s *Signal) Load(hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Load()
 	}
@@ -312,7 +281,7 @@ func (s *Signal) Load(Order) int64 {
 }
 
 // Store writes the value and clears any recorded failure.
-func (s *Signal) Store(v int64, _ Order) {
+func (s *Signal) Store(v int64, _ hsa.Order) {
 	if s.backend != nil {
 		s.failure.Store(nil)
 		s.backend.Store(v)
@@ -328,7 +297,7 @@ func (s *Signal) Store(v int64, _ Order) {
 }
 
 // Add adds d and returns the new value.
-func (s *Signal) Add(d int64, _ Order) int64 {
+func (s *Signal) Add(d int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Add(d)
 	}
@@ -339,16 +308,16 @@ func (s *Signal) Add(d int64, _ Order) int64 {
 }
 
 // Sub subtracts d and returns the new value.
-func (s *Signal) Sub(d int64, o Order) int64 { return s.Add(-d, o) }
+func (s *Signal) Sub(d int64, o hsa.Order) int64 { return s.Add(-d, o) }
 
 // And, Or and Xor apply the bitwise operation and return the new value.
-func (s *Signal) And(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v & m }) }
+func (s *Signal) And(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v & m }) }
 
 // Or applies v|m.
-func (s *Signal) Or(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v | m }) }
+func (s *Signal) Or(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v | m }) }
 
 // Xor applies v^m.
-func (s *Signal) Xor(m int64, o Order) int64 { return s.rmw(func(v int64) int64 { return v ^ m }) }
+func (s *Signal) Xor(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) int64 { return v ^ m }) }
 
 func (s *Signal) rmw(f func(int64) int64) int64 {
 	for {
@@ -361,7 +330,7 @@ func (s *Signal) rmw(f func(int64) int64) int64 {
 }
 
 // Exchange stores v and returns the previous value.
-func (s *Signal) Exchange(v int64, _ Order) int64 {
+func (s *Signal) Exchange(v int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.Exchange(v)
 	}
@@ -372,7 +341,7 @@ func (s *Signal) Exchange(v int64, _ Order) int64 {
 }
 
 // CAS stores new if the value equals old; it returns the value observed.
-func (s *Signal) CAS(old, new int64, _ Order) int64 {
+func (s *Signal) CAS(old, new int64, _ hsa.Order) int64 {
 	if s.backend != nil {
 		return s.backend.CAS(old, new)
 	}
@@ -471,7 +440,8 @@ func (s *Signal) unlisten(w *sleeper) {
 	}
 }
 
-func (c Condition) holds(v, cmp int64) bool {
+// holds reports whether v satisfies condition c against cmp.
+func holds(c hsa.Condition, v, cmp int64) bool {
 	switch c {
 	case CondEQ:
 		return v == cmp
@@ -498,23 +468,23 @@ const (
 // waits forever) and returns the last value observed, as
 // hsa_signal_wait_scacquire does. It never misses a store: a waiter
 // registers before its final check, and every store with waiters wakes them.
-func (s *Signal) Wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, true)
 }
 
 // WaitNoYield is Wait whose spin never yields the processor: for
 // goroutines locked to an OS thread (a GPU driver's queue processor), where
 // runtime.Gosched costs a thread switch.
-func (s *Signal) WaitNoYield(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) WaitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, false)
 }
 
-func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
+func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
 	if s.backend != nil {
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
 	v := atomic.LoadInt64(&s.rec.value)
-	if cond.holds(v, cmp) {
+	if holds(cond, v, cmp) {
 		s.hb.Load()
 		return v
 	}
@@ -536,7 +506,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 	}
 	for i := 0; ; i++ {
 		v = atomic.LoadInt64(&s.rec.value)
-		if cond.holds(v, cmp) {
+		if holds(cond, v, cmp) {
 			return v
 		}
 		if i&15 == 15 {
@@ -568,7 +538,7 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 		s.listen(w)
 		lazy.poll(s)
 		v = atomic.LoadInt64(&s.rec.value)
-		if cond.holds(v, cmp) {
+		if holds(cond, v, cmp) {
 			return v
 		}
 		var wait time.Duration = -1
@@ -600,9 +570,9 @@ func (s *Signal) wait(cond Condition, cmp int64, timeout time.Duration, hint Wai
 }
 
 // WaitTimed is Wait that reports whether the condition held.
-func (s *Signal) WaitTimed(cond Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
+func (s *Signal) WaitTimed(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
 	v := s.Wait(cond, cmp, timeout, hint)
-	return v, cond.holds(v, cmp)
+	return v, holds(cond, v, cmp)
 }
 
 // Fail records err as the failure of the work that completes this signal.
@@ -687,9 +657,3 @@ func (s *Signal) destroy(recycle bool) error {
 
 // Destroyed reports whether Destroy was called.
 func (s *Signal) Destroyed() bool { return s.destroyed.Load() }
-
-var epoch = time.Now()
-
-// Now is the runtime's timestamp clock in nanoseconds
-// (HSA_SYSTEM_INFO_TIMESTAMP with a frequency of 1 GHz).
-func Now() uint64 { return uint64(time.Since(epoch)) }

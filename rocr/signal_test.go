@@ -11,9 +11,10 @@ import (
 
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
-var orders = []rocr.Order{rocr.Relaxed, rocr.Acquire, rocr.Release, rocr.AcqRel}
+var orders = []hsa.Order{rocr.Relaxed, rocr.Acquire, rocr.Release, rocr.AcqRel}
 var hints = []rocr.WaitHint{rocr.WaitActive, rocr.WaitBlocked}
 
 func TestSignalOperations(t *testing.T) {
@@ -72,7 +73,7 @@ func TestSignalWaitConditions(t *testing.T) {
 	s := newSignal(t, 5)
 	for _, h := range hints {
 		for _, tc := range []struct {
-			cond      rocr.Condition
+			cond      hsa.Condition
 			cmp       int64
 			holds     bool
 			satisfies int64 // a value that makes it hold
@@ -180,7 +181,7 @@ func TestSignalManyWaitersOneStore(t *testing.T) {
 			wg.Add(1)
 			h := hints[r.IntN(2)]
 			cond, cmp := []struct {
-				c rocr.Condition
+				c hsa.Condition
 				v int64
 			}{{rocr.CondEQ, 1}, {rocr.CondNE, 0}, {rocr.CondGTE, 1}}[i%3].c, int64(1-i%3%2)
 			go func() {

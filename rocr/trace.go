@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Tracer records every packet every queue processes, for a timeline in the
@@ -137,7 +138,7 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 		p := (*aql.KernelDispatch)(slot)
 		ev.Cat = "kernel"
 		ev.Name = fmt.Sprintf("%#x", p.KernelObject)
-		if n, ok := q.exec.(KernelNamer); ok {
+		if n, ok := q.exec.(spi.KernelNamer); ok {
 			ev.Name = n.KernelName(p.KernelObject)
 		}
 		ev.Args["grid"] = [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}

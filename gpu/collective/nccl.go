@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // NCCL (cuda) and RCCL (rocm) share their API; the backend calls it
@@ -22,7 +23,7 @@ import (
 // context current), wrapped in ncclGroupStart/ncclGroupEnd when there are
 // several. Calls that take no stream (making and releasing communicators)
 // run on a thread of their own with the device's primary context current,
-// which the cuda driver provides (rocr.ContextRunner); RCCL's run after
+// which the cuda driver provides (spi.ContextRunner); RCCL's run after
 // hipSetDevice.
 //
 // ncclCommInitRank takes the 128-byte ncclUniqueId by value, which purego
@@ -157,7 +158,7 @@ func openNCCL() (*ncclAPI, error) {
 // primary context, which the cuda driver makes current on a thread of
 // their own.
 func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
-	cr, ok := ag.Driver().(rocr.ContextRunner)
+	cr, ok := ag.Driver().(spi.ContextRunner)
 	if !ok {
 		return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
 	}

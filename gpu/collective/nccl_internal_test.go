@@ -2,12 +2,14 @@ package collective
 
 import (
 	"fmt"
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -218,7 +220,7 @@ func TestCUDAContextNeedsContextRunner(t *testing.T) {
 	devs, err := gpu.Devices()
 	require.NoError(t, err)
 	ag := devs[0].Agent()
-	if _, ok := ag.Driver().(rocr.ContextRunner); ok {
+	if _, ok := ag.Driver().(spi.ContextRunner); ok {
 		ran := false
 		require.NoError(t, cudaContext(ag, 0, func() error { ran = true; return nil }))
 		assert.True(t, ran)

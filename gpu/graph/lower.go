@@ -7,15 +7,15 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // lowered is an executable graph recorded by the device's driver as one
 // replayable unit (a CUDA graph on cuda): a launch is one aql.AgentNative
 // packet whose call replays it on the stream's native stream.
 type lowered struct {
-	ch   rocr.Chain
+	ch   spi.Chain
 	refs atomic.Int64 // one for the Exec, one per queued launch
 	run  hostref.NativeFunc
 }
@@ -27,8 +27,8 @@ func (l *lowered) release() {
 }
 
 // recorderOf is the device driver's chain recorder; tests replace it.
-var recorderOf = func(dev *gpu.Device) (rocr.ChainRecorder, bool) {
-	r, ok := dev.Agent().Driver().(rocr.ChainRecorder)
+var recorderOf = func(dev *gpu.Device) (spi.ChainRecorder, bool) {
+	r, ok := dev.Agent().Driver().(spi.ChainRecorder)
 	return r, ok
 }
 
@@ -44,7 +44,7 @@ func lower(dev *gpu.Device, pkts []core.GraphPacket) *lowered {
 	if !ok || len(pkts) == 0 || lowerOff() {
 		return nil
 	}
-	ks := make([]rocr.ChainKernel, len(pkts))
+	ks := make([]spi.ChainKernel, len(pkts))
 	for i := range pkts {
 		p := &pkts[i]
 		if p.Agent {
@@ -54,7 +54,7 @@ func lower(dev *gpu.Device, pkts []core.GraphPacket) *lowered {
 		if d.Cooperative || d.Cluster != ([3]uint32{}) {
 			return nil // a chain launches plain kernels
 		}
-		ks[i] = rocr.ChainKernel{
+		ks[i] = spi.ChainKernel{
 			Object:       d.Object,
 			Grid:         d.Grid,
 			Block:        [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])},

@@ -13,7 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // fakeRecorder records chains whose launches are counted, and says when
@@ -23,7 +23,7 @@ type fakeRecorder struct {
 	fail    bool
 	chains  []*fakeChain
 	lengths []int
-	last    []rocr.ChainKernel
+	last    []spi.ChainKernel
 }
 
 type fakeChain struct {
@@ -33,7 +33,7 @@ type fakeChain struct {
 	late     bool // launched after Close
 }
 
-func (r *fakeRecorder) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
+func (r *fakeRecorder) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fail {
@@ -69,7 +69,7 @@ func (c *fakeChain) state() (int, bool, bool) {
 
 func withRecorder(t *testing.T, r *fakeRecorder) {
 	old := recorderOf
-	recorderOf = func(*gpu.Device) (rocr.ChainRecorder, bool) { return r, true }
+	recorderOf = func(*gpu.Device) (spi.ChainRecorder, bool) { return r, true }
 	t.Cleanup(func() { recorderOf = old })
 }
 

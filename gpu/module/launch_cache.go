@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/clayout"
 )
 
 // The cache that launch.go's encoding of values consults, so that a
@@ -44,7 +44,7 @@ func layoutOf(t reflect.Type) *valueLayout {
 	case scalarOf(t) != anyScalar:
 		l.scalar = scalarOf(t)
 	case k == reflect.Struct || k == reflect.Array:
-		l.err = rocr.CheckCLayout(t)
+		l.err = clayout.Check(t)
 		l.bytes = k == reflect.Array && t.Elem().Size() == 1
 		if l.err == nil && t.Size() > core.MaxKernarg {
 			l.err = fmt.Errorf("%s is %d bytes, over the %d bytes of kernel parameters any device takes", t, t.Size(), core.MaxKernarg)

@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The library's PTX says only ".u64" and ".u32"; its Go kernels say which
@@ -28,7 +29,7 @@ func TestPTXSignatureRefined(t *testing.T) {
 		if k.Name != "vector_add" {
 			continue
 		}
-		want := []rocr.ArgKind{rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgByValue}
+		want := []hsa.ArgKind{rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgByValue}
 		for i, a := range k.Args[:4] {
 			if a.Kind != want[i] {
 				t.Fatalf("arg %d: %v, want %v", i, a.Kind, want[i])

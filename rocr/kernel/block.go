@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Group is what a driver that runs Go kernels hands the SDK for each
@@ -11,7 +12,7 @@ import (
 // a checked view of device memory. The cpu driver's work-groups implement
 // it.
 type Group interface {
-	rocr.MemoryView
+	spi.MemoryView
 	// Dims is the group's id, its size in work-items, the grid's size in
 	// groups and in work-items, in each dimension. The grid's last group
 	// in a dimension may be partial (HSA allows it): its work-items past
@@ -41,7 +42,7 @@ type Block struct {
 	n      int    // work-items
 	ext    [3]int // work-items in each dimension (fewer in a partial group)
 	one    lane
-	mem    rocr.MemoryView
+	mem    spi.MemoryView
 	shared []byte
 	static int
 	x0     int  // blockIdx.x*blockDim.x

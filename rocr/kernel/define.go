@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/clayout"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -73,7 +74,7 @@ func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kerne
 // Signature describes a Go kernel's argument struct t as a kernel symbol:
 // rocr.Ptr[T] (or ConstPtr[T], a read) for a `T*` (8 bytes), a fixed-size
 // scalar or a named type of one, or a struct or array of these passed by
-// value, whose Go layout must be its C layout (rocr.CheckCLayout). An
+// value, whose Go layout must be its C layout (clayout.Check). An
 // error begins with the kernel's quoted name.
 func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: 1}
@@ -104,7 +105,7 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
 			// A struct by value: its Go layout must be its C layout, so the
 			// same argument fits this kernel and its C++ twin.
-			if err := rocr.CheckCLayout(f.Type); err != nil {
+			if err := clayout.Check(f.Type); err != nil {
 				return sym, fmt.Errorf("%q: field %s: %w", name, f.Name, err)
 			}
 			arg.Kind = rocr.ArgByValue
@@ -165,7 +166,7 @@ func Var[T any](name string, v *T) Global {
 	if name == "" {
 		panic("kernel.Var: empty name")
 	}
-	if err := rocr.CheckCLayout(t); err != nil {
+	if err := clayout.Check(t); err != nil {
 		panic(fmt.Sprintf("kernel.Var %q: %v", name, err))
 	}
 	return Global{Name: name, addr: unsafe.Pointer(v), size: t.Size()}

@@ -34,9 +34,9 @@ type Dispatch struct {
 	Private      uint32
 	KernargSize  int
 	// Cooperative marks a launch whose groups are all resident at once
-	// (rocr.DispatchCooperative); the caller checked that they fit.
+	// (aql.DispatchCooperative); the caller checked that they fit.
 	Cooperative bool
-	// Cluster is the thread-block cluster in work-groups (rocr.ClusterBits);
+	// Cluster is the thread-block cluster in work-groups (aql.ClusterBits);
 	// zero for none. The caller checked it against the agent.
 	Cluster [3]uint32
 	// Check, if set, runs once the dispatch completed, when the stream
@@ -239,10 +239,10 @@ func (d *Dispatch) fill(p *aql.KernelDispatch, kernarg, completion uint64) {
 func (d *Dispatch) reserved2() uint64 {
 	var r uint64
 	if d.Cooperative {
-		r = rocr.DispatchCooperative
+		r = aql.DispatchCooperative
 	}
 	if d.Cluster != ([3]uint32{}) {
-		r |= rocr.ClusterBits(d.Cluster)
+		r |= aql.ClusterBits(d.Cluster)
 	}
 	return r
 }

@@ -5,12 +5,13 @@ import (
 	"runtime"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // agent is one software GPU: its pools; its queues are executors.
 type agent struct {
 	id      int
-	pools   []rocr.PoolDriver
+	pools   []spi.PoolDriver
 	managed *pool
 	shared  shared // memory shared with other processes (ipc.go)
 }
@@ -22,13 +23,13 @@ const (
 	PriorityGreatest = -1
 )
 
-// StreamPriorityRange implements rocr.StreamPriorities.
+// StreamPriorityRange implements spi.StreamPriorities.
 func (a *agent) StreamPriorityRange() (least, greatest int, err error) {
 	return PriorityLeast, PriorityGreatest, nil
 }
 
-// ManagedPool implements rocr.ManagedMemory.
-func (a *agent) ManagedPool() (rocr.PoolDriver, error) { return a.managed, nil }
+// ManagedPool implements spi.ManagedMemory.
+func (a *agent) ManagedPool() (spi.PoolDriver, error) { return a.managed, nil }
 
 func (a *agent) Info() rocr.AgentInfo {
 	procs := runtime.GOMAXPROCS(0)
@@ -59,7 +60,7 @@ func (a *agent) Info() rocr.AgentInfo {
 	}
 }
 
-func (a *agent) Pools() []rocr.PoolDriver { return a.pools }
+func (a *agent) Pools() []spi.PoolDriver { return a.pools }
 
 // Close gives the pools' memory back to the system: ShutDown calls it after
 // freeing every allocation.

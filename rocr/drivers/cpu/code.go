@@ -64,7 +64,7 @@ func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupS
 // parameters in order: rocr.Ptr[T] for a `T*` (8 bytes), a fixed-size
 // scalar (int8..int64, uint8..uint64, float32, float64, or a named type of
 // one), or a struct or array of these passed by value (a C struct
-// parameter; rocr.CheckCLayout states the rule). Its Go layout is
+// parameter; clayout.Check states the rule). Its Go layout is
 // the kernarg layout, checked here once, so a launch views the kernarg bytes
 // as *A in place. Define panics on a malformed declaration: it is a
 // programming error found at init time, never on a launch.

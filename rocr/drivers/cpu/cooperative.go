@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
-// A cooperative dispatch (rocr.DispatchCooperative) runs every work-group
+// A cooperative dispatch (aql.DispatchCooperative) runs every work-group
 // on its own goroutine, all at once, so that a group may wait at the grid
 // barrier for the others (GridSync). It holds as many groups as the agent
 // has workers, the occupancy the agent reports (one group per worker);
@@ -113,7 +115,7 @@ func (g *Group) GridSync() {
 }
 
 // cooperative runs the dispatch j with every group resident at once.
-func (e *executor) cooperative(q *rocr.Queue, j *job, timeout time.Duration) error {
+func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error {
 	if limit := int64(e.pool.n); j.total > limit {
 		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
 	}
@@ -135,9 +137,9 @@ func (e *executor) cooperative(q *rocr.Queue, j *job, timeout time.Duration) err
 			// As a worker: profiles name the kernel, and a kernel that
 			// waits on its own queue is told so instead of deadlocking.
 			pprof.SetGoroutineLabels(j.k.labels)
-			ex := rocr.MarkRunner()
+			ex := runner.Mark[rocr.Queue]()
 			defer ex.Close()
-			ex.Serve(q)
+			ex.Serve(rocrQueue(q))
 			g := &Group{}
 			defer g.release()
 			j.bind(g)

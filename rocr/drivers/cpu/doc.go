@@ -95,11 +95,11 @@
 // Plain loads and stores of an element that an atomic updates concurrently
 // race too: read it after the kernel completes, or with an atomic.
 //
-// Occupancy (rocr.Occupancy): a worker runs one work-group at a time, so a
+// Occupancy (spi.Occupancy): a worker runs one work-group at a time, so a
 // compute unit holds one group of any size the kernel allows whose group
 // memory fits GroupMemory, and the best group size is the kernel's largest.
 //
-// Cooperative dispatches (rocr.DispatchCooperative, module.LaunchCooperative)
+// Cooperative dispatches (aql.DispatchCooperative, module.LaunchCooperative)
 // run every group of the grid at once, each on its own goroutine, up to
 // one group per worker; Group.GridSync is their grid-wide barrier, and
 // what a group wrote before it is ordered before what any group reads

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // ISA is the cpu agent's target name.
@@ -22,7 +24,7 @@ func (driver) Name() string  { return "cpu" }
 func (driver) Priority() int { return 0 }
 func (driver) Close() error  { return nil }
 
-func (driver) Open() ([]rocr.AgentDriver, error) {
+func (driver) Open() ([]spi.AgentDriver, error) {
 	n := 1
 	if v := strings.TrimSpace(os.Getenv("HIPGO_CPU_AGENTS")); v != "" {
 		x, err := strconv.Atoi(v)
@@ -32,18 +34,18 @@ func (driver) Open() ([]rocr.AgentDriver, error) {
 		n = x
 	}
 	mem := physicalMemory()
-	host := &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
-	var out []rocr.AgentDriver
+	host := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
+	var out []spi.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
 		// Managed memory is host memory every agent addresses, as all of
 		// this agent's memory is: the race detector watches it.
-		a.managed = &pool{heap: &heap{watched: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
-		a.pools = []rocr.PoolDriver{
-			&pool{heap: &heap{watched: true, device: true}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
+		a.managed = &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
+		a.pools = []spi.PoolDriver{
+			&pool{heap: &heap{watched: true, device: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
-			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-			&pool{heap: &heap{}, info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},
 		}
 		out = append(out, a)
 	}

@@ -19,6 +19,10 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/internal/runner"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // workerPool runs work-groups of dispatches on every core. Each queue's
@@ -85,11 +89,11 @@ func (p *workerPool) loop() {
 	// What the kernel SDK keeps on the worker (a lockstep kernel's
 	// coroutines) serves every dispatch it runs, and ends with it.
 	defer g.release()
-	ex := rocr.MarkRunner()
+	ex := runner.Mark[rocr.Queue]()
 	defer ex.Close()
 	for j = range p.ch {
 		if j.claim() {
-			ex.Serve(j.queue)
+			ex.Serve(rocrQueue(j.queue))
 			j.work(g)
 			ex.Serve(nil)
 			if !j.leave() {
@@ -135,13 +139,13 @@ type job struct {
 	pg      Group
 	watch   *time.Timer
 	armed   atomic.Uint64
-	expires atomic.Uint64 // when the armed dispatch is abandoned, in rocr.Now nanoseconds
+	expires atomic.Uint64 // when the armed dispatch is abandoned, in clock.Now nanoseconds
 	bound   atomic.Int64  // its timeout
 	kernel  atomic.Pointer[Kernel]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
-	// and its deadline in rocr.Now nanoseconds (0: none).
-	queue    *rocr.Queue
+	// and its deadline in clock.Now nanoseconds (0: none).
+	queue    spi.Queue
 	deadline uint64
 	canceled atomic.Bool
 
@@ -235,7 +239,7 @@ func (j *job) cancelled() bool {
 	if j.canceled.Load() {
 		return true
 	}
-	if (j.queue != nil && j.queue.Destroyed()) || (j.deadline != 0 && rocr.Now() > j.deadline) {
+	if (j.queue != nil && j.queue.Destroyed()) || (j.deadline != 0 && clock.Now() > j.deadline) {
 		j.canceled.Store(true)
 		return true
 	}
@@ -302,7 +306,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
 			j.stopClaims()
 		case error:
-			if rocr.IsNilValue(e) {
+			if hsa.IsNilValue(e) {
 				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				ae.File, ae.Line, _ = j.where(false)
@@ -332,7 +336,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 // executor serves one queue of a cpu agent.
 type executor struct {
 	agent *rocr.Agent
-	q     *rocr.Queue
+	q     spi.Queue
 	pool  *workerPool
 	// job is the dispatch state, reused from one dispatch to the next; an
 	// abandoned dispatch keeps its own and the executor takes a new one.
@@ -347,7 +351,7 @@ type executor struct {
 	staleRunning int
 }
 
-func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
+func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	var timeout time.Duration
 	if v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
@@ -364,13 +368,17 @@ func (a *agent) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 		}
 		strict = b
 	}
-	e := &executor{agent: q.Agent(), q: q, pool: startWorkers(), strict: strict}
+	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
+	if !ok {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
+	}
+	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
 	e.job.Store(&job{})
 	return e, nil
 }
 
-// SetKernelTimeout implements rocr.KernelCanceler.
+// SetKernelTimeout implements spi.KernelCanceler.
 func (e *executor) SetKernelTimeout(d time.Duration) { e.timeout.Store(int64(d)) }
 
 func (e *executor) Close() error {
@@ -392,12 +400,12 @@ func (e *executor) KernelName(obj uint64) string {
 	return fmt.Sprintf("%#x", obj)
 }
 
-func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
+func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	k := kernelByHandle(p.KernelObject)
 	if k == nil {
 		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
 	}
-	if c := rocr.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
+	if c := aql.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
 	}
 	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
@@ -461,7 +469,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 	j.deadline = 0
 	timeout := e.timeout.Load()
 	if timeout > 0 {
-		j.deadline = rocr.Now() + uint64(timeout)
+		j.deadline = clock.Now() + uint64(timeout)
 	}
 	if timeout > 0 {
 		// The watchdog: past the timeout and the grace, a kernel that did
@@ -470,7 +478,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *aql.KernelDispatch) error {
 		e.arm(j, q.LoadReadIndex(), time.Duration(timeout))
 		defer e.disarm(j)
 	}
-	if p.Reserved2&rocr.DispatchCooperative != 0 {
+	if p.Reserved2&aql.DispatchCooperative != 0 {
 		return e.cooperative(q, j, time.Duration(timeout))
 	}
 	j.barrier = nil
@@ -519,7 +527,7 @@ send:
 
 // result is the dispatch's outcome once its groups are done: the first
 // failure, or its cancellation.
-func (j *job) result(q *rocr.Queue, timeout time.Duration) error {
+func (j *job) result(q spi.Queue, timeout time.Duration) error {
 	if p := j.failed.Load(); p != nil {
 		return *p
 	}
@@ -544,7 +552,7 @@ func (e *executor) checkRange(addr, n uintptr) error {
 
 // AgentWork carries out a copy, fill or host callback on the processor
 // goroutine: the agent's memory is host memory.
-func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
+func (e *executor) AgentWork(q spi.Queue, w *spi.AgentWork) error {
 	switch w.Kind {
 	case aql.AgentCopy:
 		if w.Size == 0 {
@@ -591,7 +599,7 @@ func fill(b []byte, pattern uint64, es int) {
 	}
 }
 
-func (e *executor) Barrier(q *rocr.Queue, p *aql.BarrierAnd, or bool) error {
+func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 	return q.WaitBarrier(p, or)
 }
 
@@ -602,7 +610,7 @@ func (e *executor) arm(j *job, id uint64, timeout time.Duration) {
 	d := timeout + e.q.KernelGrace()
 	j.bound.Store(int64(timeout))
 	j.kernel.Store(j.k)
-	j.expires.Store(rocr.Now() + uint64(d))
+	j.expires.Store(clock.Now() + uint64(d))
 	j.armed.Store(id + 1)
 	if j.watch == nil {
 		j.watch = time.AfterFunc(d, func() { e.expire(j) })
@@ -621,18 +629,18 @@ func (e *executor) disarm(j *job) {
 // armed, or none.
 func (e *executor) expire(j *job) {
 	a := j.armed.Load()
-	if a == 0 || rocr.Now() < j.expires.Load() {
+	if a == 0 || clock.Now() < j.expires.Load() {
 		return
 	}
 	err := rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
 	e.q.Abandon(a-1, err)
 }
 
-// Abandon implements rocr.Abandoner: the executor's dispatch state stays
+// Abandon implements spi.Abandoner: the executor's dispatch state stays
 // with the abandoned kernel, the helpers running it are replaced in the
 // pool, and memory freed from now on stays unreleased until the kernel
 // returns (hold).
-func (e *executor) Abandon(q *rocr.Queue) {
+func (e *executor) Abandon(q spi.Queue) {
 	j := e.job.Load()
 	runawayStarted()
 	j.abandon(e.pool)
@@ -643,8 +651,8 @@ func (e *executor) Abandon(q *rocr.Queue) {
 	e.job.Store(&job{})
 }
 
-// Released implements rocr.Abandoner: an abandoned kernel returned.
-func (e *executor) Released(q *rocr.Queue) {
+// Released implements spi.Abandoner: an abandoned kernel returned.
+func (e *executor) Released(q spi.Queue) {
 	e.staleMu.Lock()
 	e.staleRunning--
 	var done []*job
@@ -656,4 +664,10 @@ func (e *executor) Released(q *rocr.Queue) {
 		_ = j.closeClaims()
 	}
 	runawayEnded()
+}
+
+// rocrQueue is q as rocr's queue, which the runner marks (nil: none).
+func rocrQueue(q spi.Queue) *rocr.Queue {
+	rq, _ := q.(*rocr.Queue)
+	return rq
 }

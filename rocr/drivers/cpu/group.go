@@ -142,7 +142,7 @@ func untagged(err error) string {
 	return err.Error()
 }
 
-// View implements rocr.MemoryView: it returns the memory at [addr,
+// View implements spi.MemoryView: it returns the memory at [addr,
 // addr+size) after checking that it lies in one live allocation this agent
 // may access, and fails the dispatch otherwise.
 func (g *Group) View(addr, size uintptr) unsafe.Pointer {
@@ -158,13 +158,13 @@ func (g *Group) View(addr, size uintptr) unsafe.Pointer {
 	return g.viewSlow(addr, size)
 }
 
-// Fault implements rocr.Faulter: it fails the dispatch with msg, as a bad
+// Fault implements spi.Faulter: it fails the dispatch with msg, as a bad
 // access does.
 func (g *Group) Fault(msg string) {
 	panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument, Msg: msg})
 }
 
-// ViewFrom implements rocr.BoundedView: View, and the range must lie in
+// ViewFrom implements spi.BoundedView: View, and the range must lie in
 // the allocation that base, the pointer the kernel was given, points into.
 func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 	end := addr + size

@@ -6,7 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/shm"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // shared tracks the agent's shared mappings by address.
@@ -43,11 +45,11 @@ func (s *shared) get(addr uintptr) *shm.File {
 // ipcPool is the agent's pool of exportable memory: coarse-grained device
 // memory like its first pool, each allocation a memfd of its own.
 type ipcPool struct {
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 	a    *agent
 }
 
-func (p *ipcPool) Info() rocr.PoolInfo { return p.info }
+func (p *ipcPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *ipcPool) Allocate(size uint64) (uintptr, error) {
 	addr, f, err := shm.New(size)
@@ -66,18 +68,18 @@ func (p *ipcPool) Free(ptr uintptr, _ uint64) error {
 	return shm.Unmap(ptr, f)
 }
 
-// IPCTag implements rocr.IPCMemory.
+// IPCTag implements spi.IPCMemory.
 func (a *agent) IPCTag() string { return "cpu" }
 
-// IPCPool implements rocr.IPCMemory.
-func (a *agent) IPCPool() (rocr.PoolDriver, error) {
+// IPCPool implements spi.IPCMemory.
+func (a *agent) IPCPool() (spi.PoolDriver, error) {
 	info := a.pools[0].Info()
 	info.Granule = uint64(unix.Getpagesize())
 	info.Alignment = info.Granule
 	return &ipcPool{info: info, a: a}, nil
 }
 
-// ExportMemory implements rocr.IPCMemory.
+// ExportMemory implements spi.IPCMemory.
 func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	f := a.shared.get(base)
 	if f == nil || !f.Exported() {
@@ -86,7 +88,7 @@ func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	return f.Payload(), nil
 }
 
-// OpenMemory implements rocr.IPCMemory.
+// OpenMemory implements spi.IPCMemory.
 func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
 	addr, f, err := shm.Open("ipc open mem handle", payload, pid, size)
 	if err != nil {
@@ -96,7 +98,7 @@ func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error
 	return addr, nil
 }
 
-// CloseMemory implements rocr.IPCMemory.
+// CloseMemory implements spi.IPCMemory.
 func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 	f := a.shared.take(addr)
 	if f == nil || f.Exported() {
@@ -108,10 +110,10 @@ func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 	return shm.Unmap(addr, f)
 }
 
-// NewIPCSignal implements rocr.IPCSignals.
-func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) { return shm.NewSignal() }
+// NewIPCSignal implements spi.IPCSignals.
+func (a *agent) NewIPCSignal() (spi.SignalBackend, []byte, error) { return shm.NewSignal() }
 
-// OpenIPCSignal implements rocr.IPCSignals.
-func (a *agent) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+// OpenIPCSignal implements spi.IPCSignals.
+func (a *agent) OpenIPCSignal(payload []byte, pid int) (spi.SignalBackend, error) {
 	return shm.OpenSignal(payload, pid)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // heap hands out pool memory mapped outside the Go heap (in the Go heap
@@ -108,11 +109,11 @@ func (h *heap) close() error {
 
 // pool is one of the agent's memory pools.
 type pool struct {
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 	heap *heap
 }
 
-func (p *pool) Info() rocr.PoolInfo { return p.info }
+func (p *pool) Info() hsa.PoolInfo { return p.info }
 
 func (p *pool) Allocate(size uint64) (uintptr, error) {
 	ptr, err := p.heap.alloc(size)

@@ -13,7 +13,7 @@ import (
 // it is larger than the kernel's limit or its group memory exceeds
 // GroupMemory.
 
-// MaxActiveGroups implements rocr.Occupancy.
+// MaxActiveGroups implements spi.Occupancy.
 func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
 	if groupSize > maxGroup(k) || int(k.GroupSegmentSize)+dynGroupMem > GroupMemory {
 		return 0, nil
@@ -21,7 +21,7 @@ func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int
 	return 1, nil
 }
 
-// MaxPotentialGroupSize implements rocr.Occupancy.
+// MaxPotentialGroupSize implements spi.Occupancy.
 func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
 	if int(k.GroupSegmentSize)+dynGroupMem > GroupMemory {
 		return 0, 0, nil

@@ -12,6 +12,8 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // device is one CUDA device: an agent.
@@ -20,7 +22,7 @@ type device struct {
 	ordinal  uintptr // CUdevice
 	ctx      uintptr // primary context
 	info     rocr.AgentInfo
-	pools    []rocr.PoolDriver
+	pools    []spi.PoolDriver
 	stamp    *kernel // the timestamp kernel, loaded at Open
 	stampExe *executable
 
@@ -95,11 +97,11 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 	if r := res(purego.SyscallN(a.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), d.ordinal)); r != cudaSuccess {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
 	}
-	d.pools = []rocr.PoolDriver{
-		&devicePool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
-		&hostPool{pool{dev: d, info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
-		&kernargPool{info: rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-		&groupPool{info: rocr.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
+	d.pools = []spi.PoolDriver{
+		&devicePool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
+		&hostPool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
+		&kernargPool{info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+		&groupPool{info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
 	}
 	if err := d.loadStamp(); err != nil {
 		call(a.cuDevicePrimaryCtxRelease, d.ordinal)
@@ -135,7 +137,7 @@ func (d *device) with(f func() error) error {
 	return err
 }
 
-// RunWithContext implements rocr.ContextRunner. The primary context is
+// RunWithContext implements spi.ContextRunner. The primary context is
 // retained for f, so that it outlives a driver Close that f races with.
 func (d *device) RunWithContext(f func() error) error {
 	errc := make(chan error, 1)
@@ -169,9 +171,9 @@ func (d *device) do(op, name string, fn uintptr, args ...uintptr) error {
 	})
 }
 
-func (d *device) Info() rocr.AgentInfo     { return d.info }
-func (d *device) Pools() []rocr.PoolDriver { return d.pools }
-func (d *device) String() string           { return fmt.Sprintf("cuda device %d (%s)", d.ordinal, d.info.Name) }
+func (d *device) Info() rocr.AgentInfo    { return d.info }
+func (d *device) Pools() []spi.PoolDriver { return d.pools }
+func (d *device) String() string          { return fmt.Sprintf("cuda device %d (%s)", d.ordinal, d.info.Name) }
 
 // Close unloads the modules still loaded; the context goes at driver Close.
 func (d *device) Close() error {
@@ -196,6 +198,6 @@ func (d *device) Close() error {
 func (d *device) AppliesVisible(env string) bool { return env == "CUDA_VISIBLE_DEVICES" }
 
 var (
-	_ rocr.VisibleFilter = (*device)(nil)
-	_ rocr.ContextRunner = (*device)(nil)
+	_ spi.VisibleFilter = (*device)(nil)
+	_ spi.ContextRunner = (*device)(nil)
 )

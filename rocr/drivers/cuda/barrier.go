@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // awaitIssue waits on the host until the queue named by dependency s's
 // completer has queued the work that completes s, or s completed. It gives
 // up when this queue is destroyed.
-func (e *executor) awaitIssue(s *rocr.Signal, i int) (rocr.Completer, uint64, error) {
+func (e *executor) awaitIssue(s *rocr.Signal, i int) (spi.Completer, uint64, error) {
 	for n := 0; ; n++ {
 		c, seq := s.Deferred()
 		if c == nil || seq != 0 || s.Load(rocr.Acquire) <= 0 {
@@ -57,7 +59,7 @@ func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 // Barrier resolves BARRIER_AND on the GPU: the stream waits until each
 // dependency's value in signal memory is 0. BARRIER_OR, and dependencies a
 // GPU cannot see, are waited for here on the host.
-func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error {
+func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 	if or || !e.memops {
 		if err := rocr.WaitBarrier(p, or); err != nil {
 			return e.fail(err)
@@ -72,7 +74,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
 			}
 			c, seq := s.Deferred()
-			if c != nil && c != rocr.Completer(e) && seq == 0 {
+			if c != nil && c != spi.Completer(e) && seq == 0 {
 				// Its queue has not queued the work yet: wait until it has
 				// (or the signal completed some other way).
 				if c, seq, err = e.awaitIssue(s, i); err != nil {
@@ -83,7 +85,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 				}
 			}
 			if c != nil {
-				if c == rocr.Completer(e) {
+				if c == spi.Completer(e) {
 					continue // an earlier packet of this stream: in order already
 				}
 				if o, ok := c.(*executor); ok && o.memops && o.progDev != 0 {
@@ -127,7 +129,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 			}
 			dev := devAddr(s.Addr())
 			if dev == 0 {
-				var one rocr.BarrierPacket
+				var one aql.BarrierAnd
 				one.DepSignal[0] = h
 				if err := rocr.WaitBarrier(&one, false); err != nil {
 					return e.fail(err)
@@ -168,7 +170,7 @@ func (e *executor) Barrier(q *rocr.Queue, p *rocr.BarrierPacket, or bool) error 
 
 // isRecord reports a barrier with no dependency: an event record, whose
 // completion signal is there to be observed.
-func isRecord(p *rocr.BarrierPacket) bool {
+func isRecord(p *aql.BarrierAnd) bool {
 	for _, h := range p.DepSignal {
 		if h != 0 {
 			return false

@@ -3,14 +3,14 @@ package cuda
 import (
 	"testing"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 )
 
 // Only a barrier without dependencies (an event record) pushes its
 // progress write at once; a stream's wait for an event leaves it to
 // whoever observes the wait.
 func TestIsRecord(t *testing.T) {
-	var p rocr.BarrierPacket
+	var p aql.BarrierAnd
 	if !isRecord(&p) {
 		t.Error("a barrier without dependencies is an event record")
 	}

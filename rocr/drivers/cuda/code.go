@@ -229,7 +229,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 
 func alignUp(x, a uintptr) uintptr { return (x + a - 1) &^ (a - 1) }
 
-// stampPTX writes %globaltimer, shifted into rocr.Now's clock, to a
+// stampPTX writes %globaltimer, shifted into clock.Now's clock, to a
 // signal's start and end timestamp words (0 skips one).
 const stampPTX = `.version 7.0
 .target sm_50

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // deferred is a completion signal whose packet's work is queued on the
@@ -57,7 +59,7 @@ func (e *executor) complete(h uint64) error {
 }
 
 // Flush queues a write of the progress count that covers seq, unless one
-// is queued already (rocr.Completer). It runs on any goroutine, beside
+// is queued already (spi.Completer). It runs on any goroutine, beside
 // the executor's own calls: the value written is the count of work queued
 // before the write.
 func (e *executor) Flush(seq uint64) {
@@ -105,7 +107,7 @@ var awaitArgs = sync.Pool{New: func() any { return new(sysArgs) }}
 // last completion queued (a Synchronize of the stream's tail): the
 // driver's own wait, as a native program does, instead of a progress write
 // and a poll. For an earlier packet, which the stream may be far past, it
-// declines (rocr.Completer).
+// declines (spi.Completer).
 func (e *executor) Await(seq uint64) bool {
 	v := e.issued.Load()
 	if seq != v || e.settled.Load() >= seq {
@@ -132,11 +134,11 @@ func (e *executor) Await(seq uint64) bool {
 	return true
 }
 
-// CompleterRef is what the executor's signals carry (rocr.CompleterOf).
-func (e *executor) CompleterRef() *rocr.CompleterRef { return e.ref }
+// CompleterRef is what the executor's signals carry (spi.CompleterOf).
+func (e *executor) CompleterRef() *spi.CompleterRef { return e.ref }
 
 // Settle completes the deferred signals whose work the progress count
-// says is done (rocr.Completer).
+// says is done (spi.Completer).
 func (e *executor) Settle() { e.settle() }
 
 func (e *executor) settle() {
@@ -186,7 +188,7 @@ func completeHost(h uint64) {
 		return
 	}
 	if s, err := rocr.SignalFromHandle(h); err == nil {
-		s.SetTimestamps(rocr.Now(), rocr.Now())
+		s.SetTimestamps(clock.Now(), clock.Now())
 		s.Sub(1, rocr.Release)
 	}
 }

@@ -3,11 +3,12 @@ package cuda
 import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // FailPacket settles the stream before a packet that rocr rejects fails,
 // so no completion of earlier work lands after its signal
-// (rocr.PacketFailer).
+// (spi.PacketFailer).
 func (e *executor) FailPacket(err error) error {
 	e.ctx()
 	return e.fail(err)
@@ -15,7 +16,7 @@ func (e *executor) FailPacket(err error) error {
 
 // AgentWork queues a copy or fill on the stream, runs a native call with
 // the stream, or runs a host callback once the stream has drained.
-func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
+func (e *executor) AgentWork(q spi.Queue, w *spi.AgentWork) error {
 	e.ctx()
 	switch w.Kind {
 	case aql.AgentCopy:
@@ -62,7 +63,7 @@ func (e *executor) AgentWork(q *rocr.Queue, w *rocr.AgentWork) error {
 	return e.complete(w.Completion)
 }
 
-func (e *executor) fill(w *rocr.AgentWork) error {
+func (e *executor) fill(w *spi.AgentWork) error {
 	if w.Size == 0 {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cuda"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
 // setup opens the runtime with only the cuda driver and returns its first
@@ -412,7 +413,7 @@ func TestEventTimestamps(t *testing.T) {
 	A, B, C := alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n)
 	e1, e2 := signal(t, 1), signal(t, 1)
 	args := vaddArgs{A: uint64(A.Base), B: uint64(B.Base), C: uint64(C.Base), N: n}
-	before := rocr.Now()
+	before := clock.Now()
 	barrier(q, nil, e1)
 	for i := 0; i < 10; i++ {
 		dispatch(q, vadd, args.bytes(), n, 256, nil)
@@ -421,7 +422,7 @@ func TestEventTimestamps(t *testing.T) {
 	if err := wait(t, e2); err != nil {
 		t.Fatal(err)
 	}
-	after := rocr.Now()
+	after := clock.Now()
 	s1, _ := e1.Timestamps()
 	s2, _ := e2.Timestamps()
 	t.Logf("10 vector_add of 2^24: %v between events (host window %v)", time.Duration(s2-s1), time.Duration(after-before))
@@ -430,7 +431,7 @@ func TestEventTimestamps(t *testing.T) {
 	}
 	// Calibrated into rocr's clock to within a few hundred microseconds.
 	if s1+500_000 < before || s2 > after+500_000 {
-		t.Errorf("timestamps %d..%d not in rocr.Now's clock (host %d..%d)", s1, s2, before, after)
+		t.Errorf("timestamps %d..%d not in clock.Now's clock (host %d..%d)", s1, s2, before, after)
 	}
 }
 

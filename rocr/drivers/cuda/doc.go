@@ -22,7 +22,7 @@
 // calls go through purego's trampoline with arguments that live outside the
 // Go heap.
 //
-// Signals are completed lazily (rocr.Completer). A packet's completion
+// Signals are completed lazily (spi.Completer). A packet's completion
 // signal costs no driver call: the executor numbers it and remembers it.
 // When somebody observes one of those signals (a host wait, a barrier on
 // another queue, or the idle processor every millisecond), the executor
@@ -39,7 +39,7 @@
 //
 // Timestamps: a barrier packet with a completion signal (an event record)
 // launches a one-thread kernel that stores %globaltimer, shifted into
-// rocr.Now's clock by a calibration at queue creation, as the packet's start
+// clock.Now's clock by a calibration at queue creation, as the packet's start
 // and end. With HIPGO_CUDA_PROFILE=1 every packet with a completion signal
 // is bracketed the same way; otherwise kernel and copy packets carry no
 // timestamps, which keeps launches at native cost.
@@ -54,7 +54,7 @@
 // registrations and releases the primary contexts; the executor goroutines
 // are rocr's processors and end with their queues.
 //
-// Occupancy (rocr.Occupancy) is the driver's own calculator,
+// Occupancy (spi.Occupancy) is the driver's own calculator,
 // cuOccupancyMaxPotentialBlockSize and
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
 //

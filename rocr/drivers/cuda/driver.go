@@ -7,6 +7,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Priority orders the driver before cpu (0) and after rocm (30).
@@ -22,7 +23,7 @@ type driver struct {
 func (*driver) Name() string  { return "cuda" }
 func (*driver) Priority() int { return Priority }
 
-func (d *driver) Open() ([]rocr.AgentDriver, error) {
+func (d *driver) Open() ([]spi.AgentDriver, error) {
 	a, err := load()
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func (d *driver) Open() ([]rocr.AgentDriver, error) {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
 	}
 	_, _, _ = purego.SyscallN(a.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver)))
-	var out []rocr.AgentDriver
+	var out []spi.AgentDriver
 	d.devs = nil
 	for i := 0; i < int(n); i++ {
 		dev, err := newDevice(a, i, ver)

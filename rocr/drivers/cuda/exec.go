@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Layout of an executor's scratch page (mapped outside the Go heap, so the
@@ -36,7 +37,7 @@ const (
 // processor goroutine, locked to an OS thread with the device's context
 // current (BindThread), or inline on a submitter between Enter and Leave.
 //
-// Completion signals are lazy (rocr.Completer): a packet's signal is not
+// Completion signals are lazy (spi.Completer): a packet's signal is not
 // written by the GPU. The executor counts the packets that carry one and
 // has the GPU write the count into its progress word only when somebody
 // observes a signal (Flush); the host then completes every signal up to the
@@ -46,10 +47,10 @@ type executor struct {
 	dev     *device
 	api     *api
 	agent   *rocr.Agent
-	queue   *rocr.Queue
+	queue   spi.Queue
 	stream  uintptr
 	scratch uintptr
-	ref     *rocr.CompleterRef
+	ref     *spi.CompleterRef
 
 	// progress is the word the GPU writes: the sequence number of the last
 	// completion whose work is done.
@@ -83,9 +84,13 @@ type executor struct {
 	tsOff   uint64
 }
 
-func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
-	e := &executor{dev: d, api: d.api, agent: q.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
-	e.ref = rocr.NewCompleterRef(e)
+func (d *device) NewExecutor(q spi.Queue) (spi.Executor, error) {
+	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
+	if !ok {
+		return nil, rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
+	}
+	e := &executor{dev: d, api: d.api, agent: rq.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
+	e.ref = spi.NewCompleterRef(e)
 	var err error
 	if e.scratch, err = rocr.MapAnonymous(scratchSize); err != nil {
 		return nil, err
@@ -118,7 +123,7 @@ func (d *device) NewExecutor(q *rocr.Queue) (rocr.Executor, error) {
 }
 
 // CompletesSignals tells the processor that the executor completes every
-// packet's completion signal itself (rocr.AsyncExecutor).
+// packet's completion signal itself (spi.AsyncExecutor).
 func (e *executor) CompletesSignals() bool { return true }
 
 // LocksThread: the processor runs with the context current on its locked
@@ -144,7 +149,7 @@ func (e *executor) probe() {
 }
 
 // BindThread locks the processor goroutine to its thread and makes the
-// context current there (rocr.ThreadBinder).
+// context current there (spi.ThreadBinder).
 func (e *executor) BindThread() {
 	runtime.LockOSThread()
 	e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
@@ -152,7 +157,7 @@ func (e *executor) BindThread() {
 }
 
 // Enter makes the context current on a submitter's thread for a packet run
-// inline (rocr.InlineExecutor); Leave lets the thread go.
+// inline (spi.InlineExecutor); Leave lets the thread go.
 func (e *executor) Enter() {
 	runtime.LockOSThread()
 	e.noCtx = true
@@ -185,7 +190,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 		if !e.memops {
 			return false
 		}
-		for _, h := range (*rocr.BarrierPacket)(slot).DepSignal {
+		for _, h := range (*aql.BarrierAnd)(slot).DepSignal {
 			if h == 0 {
 				continue
 			}
@@ -193,7 +198,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 			if err != nil {
 				return false
 			}
-			if c, seq := s.Deferred(); c != nil && seq == 0 && c != rocr.Completer(e) {
+			if c, seq := s.Deferred(); c != nil && seq == 0 && c != spi.Completer(e) {
 				return false
 			}
 		}
@@ -201,7 +206,7 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 	case aql.TypeAgentDispatch:
 		// A copy from or to pageable host memory returns only once the
 		// copy is staged or done, which may wait for earlier work.
-		p := (*rocr.AgentDispatchPacket)(slot)
+		p := (*aql.AgentDispatch)(slot)
 		switch p.Type {
 		case aql.AgentFill:
 			return true
@@ -254,8 +259,8 @@ func (e *executor) fail(err error) error {
 }
 
 var (
-	_ rocr.Poller         = (*executor)(nil)
-	_ rocr.Completer      = (*executor)(nil)
-	_ rocr.InlineExecutor = (*executor)(nil)
-	_ rocr.ThreadBinder   = (*executor)(nil)
+	_ spi.Poller         = (*executor)(nil)
+	_ spi.Completer      = (*executor)(nil)
+	_ spi.InlineExecutor = (*executor)(nil)
+	_ spi.ThreadBinder   = (*executor)(nil)
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // CUstreamCaptureMode: a relaxed capture leaves other threads' driver
@@ -24,11 +25,11 @@ type chain struct {
 	exec uintptr // CUgraphExec; 0 once closed
 }
 
-// RecordChain implements rocr.ChainRecorder by stream capture: the
+// RecordChain implements spi.ChainRecorder by stream capture: the
 // kernels are launched in order on a private stream in capture mode, and
 // the captured graph is instantiated once. The driver copies each
 // launch's kernarg image into the graph at capture.
-func (d *device) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
+func (d *device) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 	const op = "record chain"
 	a := d.api
 	if a.cuStreamBeginCapture == 0 || a.cuStreamEndCapture == 0 || a.cuGraphInstantiate == 0 || a.cuGraphLaunch == 0 || a.cuGraphExecDestroy == 0 || a.cuGraphDestroy == 0 {
@@ -120,7 +121,7 @@ func (d *device) RecordChain(ks []rocr.ChainKernel) (rocr.Chain, error) {
 	return c, nil
 }
 
-// Launch implements rocr.Chain. It runs on the queue's processor, with
+// Launch implements spi.Chain. It runs on the queue's processor, with
 // the device current.
 func (c *chain) Launch(stream uintptr) error {
 	const op = "chain launch"
@@ -140,7 +141,7 @@ func (c *chain) Launch(stream uintptr) error {
 	return nil
 }
 
-// Close implements rocr.Chain. The driver frees a graph still running
+// Close implements spi.Chain. The driver frees a graph still running
 // when it completes.
 func (c *chain) Close() error {
 	c.mu.Lock()

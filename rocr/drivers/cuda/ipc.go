@@ -9,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/internal/shm"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Memory shared with other processes is cuMemAlloc memory, as the device
@@ -63,18 +64,18 @@ func (d *device) ipcAPI(op string) error {
 	return nil
 }
 
-// IPCTag implements rocr.IPCMemory.
+// IPCTag implements spi.IPCMemory.
 func (d *device) IPCTag() string { return "cuda" }
 
-// IPCPool implements rocr.IPCMemory.
-func (d *device) IPCPool() (rocr.PoolDriver, error) {
+// IPCPool implements spi.IPCMemory.
+func (d *device) IPCPool() (spi.PoolDriver, error) {
 	if err := d.ipcAPI("ipc malloc"); err != nil {
 		return nil, err
 	}
 	return &ipcPool{devicePool{pool{dev: d, info: d.pools[0].Info()}}}, nil
 }
 
-// ExportMemory implements rocr.IPCMemory.
+// ExportMemory implements spi.IPCMemory.
 func (d *device) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	const op = "ipc get mem handle"
 	if err := d.ipcAPI(op); err != nil {
@@ -93,7 +94,7 @@ func (d *device) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	return h[:], nil
 }
 
-// OpenMemory implements rocr.IPCMemory.
+// OpenMemory implements spi.IPCMemory.
 func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
 	const op = "ipc open mem handle"
 	if err := d.ipcAPI(op); err != nil {
@@ -124,7 +125,7 @@ func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, erro
 	return ptr, err
 }
 
-// CloseMemory implements rocr.IPCMemory.
+// CloseMemory implements spi.IPCMemory.
 func (d *device) CloseMemory(addr uintptr, _ uint64) error {
 	return d.do("ipc close mem handle", "cuIpcCloseMemHandle", d.api.cuIpcCloseMemHandle, addr)
 }
@@ -136,10 +137,10 @@ func (d *device) CloseMemory(addr uintptr, _ uint64) error {
 // host. CUDA's cuIpcOpenEventHandle events cannot be waited for by value
 // or completed by the host, so they would not serve.
 
-// NewIPCSignal implements rocr.IPCSignals.
-func (d *device) NewIPCSignal() (rocr.SignalBackend, []byte, error) { return shm.NewSignal() }
+// NewIPCSignal implements spi.IPCSignals.
+func (d *device) NewIPCSignal() (spi.SignalBackend, []byte, error) { return shm.NewSignal() }
 
-// OpenIPCSignal implements rocr.IPCSignals.
-func (d *device) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+// OpenIPCSignal implements spi.IPCSignals.
+func (d *device) OpenIPCSignal(payload []byte, pid int) (spi.SignalBackend, error) {
 	return shm.OpenSignal(payload, pid)
 }

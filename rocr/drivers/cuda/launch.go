@@ -2,7 +2,10 @@ package cuda
 
 import (
 	"fmt"
+
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/hipgo/hipgo/rocr"
 )
@@ -14,7 +17,7 @@ func (e *executor) KernelName(obj uint64) string {
 	return "unknown"
 }
 
-func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
+func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	e.ctx()
 	k := lookupKernel(p.KernelObject)
 	if k == nil {
@@ -45,7 +48,7 @@ func (e *executor) Dispatch(q *rocr.Queue, p *rocr.KernelDispatchPacket) error {
 	if err := e.stampAround(p.CompletionSignal, false); err != nil {
 		return e.fail(err)
 	}
-	if coop, cluster := p.Reserved2&rocr.DispatchCooperative != 0, rocr.ClusterDims(p.Reserved2); coop || cluster != ([3]uint32{}) {
+	if coop, cluster := p.Reserved2&aql.DispatchCooperative != 0, aql.ClusterDims(p.Reserved2); coop || cluster != ([3]uint32{}) {
 		if err := e.launchEx(k, grid, block, dyn, extra, coop, cluster); err != nil {
 			return e.fail(err)
 		}

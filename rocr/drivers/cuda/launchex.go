@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // CUlaunchAttributeID values, and the function attribute that lets a
@@ -90,7 +91,7 @@ func clusterSize(a *api, major int, attr func(int) int) int {
 	return portableClusterSize
 }
 
-// AllowNonPortableClusters implements rocr.Clusters with
+// AllowNonPortableClusters implements spi.Clusters with
 // cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
 func (d *device) AllowNonPortableClusters(ks *rocr.KernelSymbol, allow bool) error {
 	const op = "cluster size"
@@ -108,7 +109,7 @@ func (d *device) AllowNonPortableClusters(ks *rocr.KernelSymbol, allow bool) err
 	return d.do(op, fmt.Sprintf("kernel %s: cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, %d)", k.name, v), d.api.cuFuncSetAttribute, k.fn, funcAttrNonPortableClusterSizeAllowed, v)
 }
 
-// MaxPotentialClusterSize implements rocr.Clusters with
+// MaxPotentialClusterSize implements spi.Clusters with
 // cuOccupancyMaxPotentialClusterSize.
 func (d *device) MaxPotentialClusterSize(ks *rocr.KernelSymbol, grid, group [3]uint32, dynGroupMem int) (int, error) {
 	const op = "cluster size"
@@ -132,4 +133,4 @@ func (d *device) MaxPotentialClusterSize(ks *rocr.KernelSymbol, grid, group [3]u
 	return int(n), err
 }
 
-var _ rocr.Clusters = (*device)(nil)
+var _ spi.Clusters = (*device)(nil)

@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 const (
@@ -19,8 +20,8 @@ const (
 // every device, migrated by the driver where it is touched.
 type managedPool struct{ pool }
 
-// ManagedPool implements rocr.ManagedMemory.
-func (d *device) ManagedPool() (rocr.PoolDriver, error) {
+// ManagedPool implements spi.ManagedMemory.
+func (d *device) ManagedPool() (spi.PoolDriver, error) {
 	if d.api.cuMemAllocManaged == 0 || d.api.cuMemGetInfo == 0 {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "malloc managed", "libcuda lacks cuMemAllocManaged or cuMemGetInfo_v2")
 	}
@@ -58,16 +59,16 @@ func (p *managedPool) Free(ptr uintptr, _ uint64) error {
 // location is agent as a prefetch or advice target: a CUmemLocation
 // passed by value (two ints, one register: type low, id high) for the _v2
 // entry points, a CUdevice (CU_DEVICE_CPU for the host) for the old ones.
-func (d *device) location(op string, agent *rocr.Agent, v2 bool) (uintptr, error) {
+func (d *device) location(op string, agent spi.AgentDriver, v2 bool) (uintptr, error) {
 	if agent == nil {
 		if v2 {
 			return locationHost, nil
 		}
 		return deviceCPU, nil
 	}
-	to, ok := agent.Driver().(*device)
+	to, ok := agent.(*device)
 	if !ok {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent)
+		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent.Info().Name)
 	}
 	if v2 {
 		return locationDevice | uintptr(uint32(to.ordinal))<<32, nil
@@ -75,9 +76,9 @@ func (d *device) location(op string, agent *rocr.Agent, v2 bool) (uintptr, error
 	return to.ordinal, nil
 }
 
-// Prefetch implements rocr.ManagedHints with cuMemPrefetchAsync (the
+// Prefetch implements spi.ManagedHints with cuMemPrefetchAsync (the
 // CUmemLocation form where libcuda has it; CUDA 13 has only that one).
-func (d *device) Prefetch(addr, size uint64, to *rocr.Agent, stream uintptr) error {
+func (d *device) Prefetch(addr, size uint64, to spi.AgentDriver, stream uintptr) error {
 	const op = "prefetch"
 	if d.api.cuMemPrefetchAsync == 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuMemPrefetchAsync")
@@ -100,9 +101,9 @@ func (d *device) Prefetch(addr, size uint64, to *rocr.Agent, stream uintptr) err
 	})
 }
 
-// Advise implements rocr.ManagedHints with cuMemAdvise (the CUmemLocation
+// Advise implements spi.ManagedHints with cuMemAdvise (the CUmemLocation
 // form where libcuda has it); the advice values are CUDA's.
-func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent *rocr.Agent) error {
+func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent spi.AgentDriver) error {
 	const op = "advise"
 	if d.api.cuMemAdvise == 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuMemAdvise")

@@ -6,16 +6,17 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // pool is what the device's pools share: the device and what the pool
 // reports.
 type pool struct {
 	dev  *device
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 }
 
-func (p *pool) Info() rocr.PoolInfo { return p.info }
+func (p *pool) Info() hsa.PoolInfo { return p.info }
 
 // devicePool is the device's memory: coarse-grained, owned by one agent.
 type devicePool struct{ pool }
@@ -56,9 +57,9 @@ func (p *hostPool) Free(ptr uintptr, _ uint64) error {
 
 // kernargPool is plain mapped host memory: cuLaunchKernel copies the
 // kernarg image out of it (CU_LAUNCH_PARAM_BUFFER_POINTER) at launch.
-type kernargPool struct{ info rocr.PoolInfo }
+type kernargPool struct{ info hsa.PoolInfo }
 
-func (p *kernargPool) Info() rocr.PoolInfo { return p.info }
+func (p *kernargPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *kernargPool) Allocate(size uint64) (uintptr, error) {
 	return rocr.MapAnonymous(uintptr(size))
@@ -67,9 +68,9 @@ func (p *kernargPool) Allocate(size uint64) (uintptr, error) {
 func (p *kernargPool) Free(ptr uintptr, size uint64) error { return rocr.Unmap(ptr, uintptr(size)) }
 
 // groupPool describes shared memory per block; it cannot be allocated.
-type groupPool struct{ info rocr.PoolInfo }
+type groupPool struct{ info hsa.PoolInfo }
 
-func (p *groupPool) Info() rocr.PoolInfo { return p.info }
+func (p *groupPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *groupPool) Allocate(uint64) (uintptr, error) {
 	return 0, rocr.Errorf(rocr.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")

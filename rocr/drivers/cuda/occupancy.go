@@ -8,7 +8,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// MaxActiveGroups implements rocr.Occupancy with the driver's occupancy
+// MaxActiveGroups implements spi.Occupancy with the driver's occupancy
 // calculator (cuOccupancyMaxActiveBlocksPerMultiprocessor).
 func (d *device) MaxActiveGroups(ks *rocr.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
 	const op = "occupancy"
@@ -26,7 +26,7 @@ func (d *device) MaxActiveGroups(ks *rocr.KernelSymbol, groupSize, dynGroupMem i
 	return int(n), err
 }
 
-// MaxPotentialGroupSize implements rocr.Occupancy with
+// MaxPotentialGroupSize implements spi.Occupancy with
 // cuOccupancyMaxPotentialBlockSize (a fixed dynamic shared size, so no
 // per-block-size callback).
 func (d *device) MaxPotentialGroupSize(ks *rocr.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
@@ -56,7 +56,7 @@ func (d *device) occupancyKernel(op string, ks *rocr.KernelSymbol) (*kernel, err
 	return k, nil
 }
 
-// StreamPriorityRange implements rocr.StreamPriorities with
+// StreamPriorityRange implements spi.StreamPriorities with
 // cuCtxGetStreamPriorityRange in the device's primary context.
 func (d *device) StreamPriorityRange() (least, greatest int, err error) {
 	if d.api.cuCtxGetStreamPriorityRange == 0 {

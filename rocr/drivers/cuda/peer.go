@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // CUresults of peer access calls that rocr's own bookkeeping already
@@ -17,8 +18,8 @@ const (
 )
 
 // CanAccessPeer asks cuDeviceCanAccessPeer whether d's context can map
-// other's memory (rocr.PeerAccessor).
-func (d *device) CanAccessPeer(other rocr.AgentDriver) bool {
+// other's memory (spi.PeerAccessor).
+func (d *device) CanAccessPeer(other spi.AgentDriver) bool {
 	o, ok := other.(*device)
 	if !ok || o == d || d.api.cuDeviceCanAccessPeer == 0 {
 		return false
@@ -32,7 +33,7 @@ func (d *device) CanAccessPeer(other rocr.AgentDriver) bool {
 // (cuCtxEnablePeerAccess). Every queue of d uses that context, so kernels
 // and copies on d may then use other's allocations; copies between the two
 // stay cuMemcpyAsync, which unified addressing makes a peer copy.
-func (d *device) EnablePeer(other rocr.AgentDriver) error {
+func (d *device) EnablePeer(other spi.AgentDriver) error {
 	o, ok := other.(*device)
 	if !ok || d.api.cuCtxEnablePeerAccess == 0 {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "enable peer access", "%s: no peer access to %v", d, other.Info().Name)
@@ -46,7 +47,7 @@ func (d *device) EnablePeer(other rocr.AgentDriver) error {
 }
 
 // DisablePeer unmaps other's memory from d's context (cuCtxDisablePeerAccess).
-func (d *device) DisablePeer(other rocr.AgentDriver) error {
+func (d *device) DisablePeer(other spi.AgentDriver) error {
 	o, ok := other.(*device)
 	if !ok || d.api.cuCtxDisablePeerAccess == 0 {
 		return nil
@@ -60,6 +61,6 @@ func (d *device) DisablePeer(other rocr.AgentDriver) error {
 }
 
 var (
-	_ rocr.PeerAccessor = (*device)(nil)
-	_ rocr.PeerDisabler = (*device)(nil)
+	_ spi.PeerAccessor = (*device)(nil)
+	_ spi.PeerDisabler = (*device)(nil)
 )

@@ -6,7 +6,9 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Reset rebuilds the device once rocr has destroyed its queues and freed
@@ -53,7 +55,7 @@ func (d *device) Reset() error {
 	return errors.Join(errs...)
 }
 
-var _ rocr.Resetter = (*device)(nil)
+var _ spi.Resetter = (*device)(nil)
 
 // renewContext releases the primary context, resets it and retains a
 // fresh one, on a thread where no context is current: this thread may

@@ -3,23 +3,24 @@ package cuda
 import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
 // calibrate measures the offset between the GPU's %globaltimer and
-// rocr.Now, so GPU-written timestamps read in rocr's clock.
+// clock.Now, so GPU-written timestamps read in rocr's clock.
 func (e *executor) calibrate() error {
 	best, off := ^uint64(0), uint64(0)
 	e.tsOff = 0
 	for i := 0; i < 3; i++ {
 		e.progress.Store(0, rocr.Release)
-		t0 := rocr.Now()
+		t0 := clock.Now()
 		if err := e.stamp(e.progress.Addr(), 0); err != nil {
 			return err
 		}
 		if r := e.sa.call(e.api.cuStreamSynchronize, e.stream); r != cudaSuccess {
 			return cuErr("queue create", "cuStreamSynchronize", r)
 		}
-		t1 := rocr.Now()
+		t1 := clock.Now()
 		if g := uint64(e.progress.Load(rocr.Acquire)); t1-t0 < best && g != 0 {
 			best = t1 - t0
 			off = g - (t0+t1)/2

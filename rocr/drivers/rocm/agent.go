@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // agent is one ROCR GPU agent.
@@ -19,7 +21,7 @@ type agent struct {
 	h     agentH
 	cpu   agentH // the CPU agent whose system pools serve this GPU
 	info  rocr.AgentInfo
-	pools []rocr.PoolDriver
+	pools []spi.PoolDriver
 	host  *pool // fine-grained system pool (hipHostMalloc, staging)
 
 	mu     sync.Mutex
@@ -49,9 +51,9 @@ func (rt *runtime) discover() ([]*agent, error) {
 		}
 		api.AgentGetInfo(a, agentFeature, unsafe.Pointer(&feat))
 		switch {
-		case rocr.DeviceType(dev) == rocr.DeviceCPU:
+		case hsa.DeviceType(dev) == rocr.DeviceCPU:
 			cpus = append(cpus, a)
-		case rocr.DeviceType(dev) == rocr.DeviceGPU && feat&featureKernelDispatch != 0:
+		case hsa.DeviceType(dev) == rocr.DeviceGPU && feat&featureKernelDispatch != 0:
 			gpus = append(gpus, a)
 		}
 		return hsaSuccess
@@ -140,7 +142,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
 	}
 	a.host = host
-	a.pools = []rocr.PoolDriver{device, host}
+	a.pools = []spi.PoolDriver{device, host}
 	if kernarg != host {
 		a.pools = append(a.pools, kernarg)
 	}
@@ -294,15 +296,15 @@ func gfxVersion(name string) (major, minor int) {
 
 func (a *agent) Info() rocr.AgentInfo { return a.info }
 
-// StreamPriorityRange implements rocr.StreamPriorities. HSA has no query
+// StreamPriorityRange implements spi.StreamPriorities. HSA has no query
 // for it: the range is the one hipgo's streams have always had, (0, -1),
 // the least and greatest of HIP's stream priorities on AMD GPUs.
 func (a *agent) StreamPriorityRange() (least, greatest int, err error) { return 0, -1, nil }
-func (a *agent) Pools() []rocr.PoolDriver                              { return a.pools }
+func (a *agent) Pools() []spi.PoolDriver                               { return a.pools }
 
 // NewExecutor is not used: the agent's queues are hardware rings
 // (CreateHardwareQueue) that the GPU's command processor reads.
-func (a *agent) NewExecutor(*rocr.Queue) (rocr.Executor, error) {
+func (a *agent) NewExecutor(spi.Queue) (spi.Executor, error) {
 	return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
 }
 
@@ -322,8 +324,8 @@ func (a *agent) Close() error {
 }
 
 // NewSignal creates a ROCR signal (hsa_signal_create) that the GPU can
-// complete and wait on. It is the agent's rocr.SignalFactory.
-func (a *agent) NewSignal(initial int64) (rocr.SignalBackend, error) {
+// complete and wait on. It is the agent's spi.SignalFactory.
+func (a *agent) NewSignal(initial int64) (spi.SignalBackend, error) {
 	if !a.rt.alive.Load() {
 		return nil, rocr.Errorf(rocr.StatusErrorNotInitialized, "signal create", "the rocm driver is closed")
 	}
@@ -337,14 +339,14 @@ func (a *agent) NewSignal(initial int64) (rocr.SignalBackend, error) {
 }
 
 var (
-	_ rocr.SignalFactory    = (*agent)(nil)
-	_ rocr.Copier           = (*agent)(nil)
-	_ rocr.QueueErrorBinder = (*agent)(nil)
-	_ rocr.HardwareQueues   = (*agent)(nil)
+	_ spi.SignalFactory    = (*agent)(nil)
+	_ spi.Copier           = (*agent)(nil)
+	_ spi.QueueErrorBinder = (*agent)(nil)
+	_ spi.HardwareQueues   = (*agent)(nil)
 )
 
 // AppliesVisible: libhsa-runtime64 applies ROCR_VISIBLE_DEVICES itself, so
 // rocr does not apply the same list again to the agents it reports.
 func (a *agent) AppliesVisible(env string) bool { return env == "ROCR_VISIBLE_DEVICES" }
 
-var _ rocr.VisibleFilter = (*agent)(nil)
+var _ spi.VisibleFilter = (*agent)(nil)

@@ -2,11 +2,12 @@ package rocm
 
 import (
 	"fmt"
-	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/internal/hostref"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/internal/hostref"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

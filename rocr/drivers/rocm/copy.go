@@ -5,13 +5,14 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // A real GPU cannot run hipgo's AGENT_DISPATCH copy and fill packets, so
 // on this agent copies go to ROCR's copy engines (hsa_amd_memory_async_copy,
 // ordered by signals in place of a barrier-AND) and fills to
 // hsa_amd_memory_fill. rocr hands the aql.AgentCopy and aql.AgentFill packets of
-// this agent's queues to CopyAsync and FillAsync (rocr.Copier).
+// this agent's queues to CopyAsync and FillAsync (spi.Copier).
 //
 // Both ends of a copy must lie in allocations of this driver's pools
 // (hipMalloc or hipHostMalloc memory); Go memory must be staged through a
@@ -22,7 +23,7 @@ import (
 
 // CopyAsync copies n bytes from src to dst once every deps signal is 0,
 // then decrements done. A nil done makes the copy synchronous.
-func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []*rocr.Signal, done *rocr.Signal) error {
+func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
 		return rocr.Errorf(rocr.StatusErrorNotInitialized, "copy", "the rocm driver is closed")
 	}
@@ -56,9 +57,9 @@ func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []*rocr.Signal, done 
 // completion is the ROCR signal an engine operation decrements: done's, or
 // for a synchronous operation (done nil) a temporary one, which finish
 // waits for (started: the operation was queued) and destroys.
-func (a *agent) completion(op string, done *rocr.Signal) (h signalH, finish func(started bool), err error) {
+func (a *agent) completion(op string, done spi.Signal) (h signalH, finish func(started bool), err error) {
 	if done != nil {
-		d, err := rocmSignals(op, []*rocr.Signal{done})
+		d, err := rocmSignals(op, []spi.Signal{done})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -88,7 +89,7 @@ func (a *agent) completion(op string, done *rocr.Signal) (h signalH, finish func
 // host memory is written directly, 4-byte-aligned device ranges with a
 // 32-bit repeat go to hsa_amd_memory_fill, and the rest is written into a
 // host staging buffer and copied.
-func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*rocr.Signal, done *rocr.Signal) error {
+func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
 		return rocr.Errorf(rocr.StatusErrorNotInitialized, "fill", "the rocm driver is closed")
 	}
@@ -106,7 +107,7 @@ func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps
 		return err
 	}
 	if done != nil {
-		if _, err := rocmSignals("fill", []*rocr.Signal{done}); err != nil {
+		if _, err := rocmSignals("fill", []spi.Signal{done}); err != nil {
 			return err
 		}
 	}
@@ -115,7 +116,7 @@ func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps
 
 // completeAfter runs f on a goroutine once deps are 0, then records its
 // error (or a dependency's) on done and decrements done.
-func (a *agent) completeAfter(deps []*rocr.Signal, done *rocr.Signal, f func() error) error {
+func (a *agent) completeAfter(deps []spi.Signal, done spi.Signal, f func() error) error {
 	if done == nil {
 		for _, d := range deps {
 			d.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
@@ -224,7 +225,7 @@ func (a *agent) endpoint(op, what string, addr uintptr, n uint64) (agentH, bool,
 
 // rocmSignals returns the ROCR handles of sigs, which must be this
 // driver's signals: ROCR cannot wait on rocr's soft signals.
-func rocmSignals(op string, sigs []*rocr.Signal) ([]signalH, error) {
+func rocmSignals(op string, sigs []spi.Signal) ([]signalH, error) {
 	if len(sigs) == 0 {
 		return nil, nil
 	}

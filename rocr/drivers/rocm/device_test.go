@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // TestDevice runs on a machine with an AMD GPU and ROCm: a hardware queue,
@@ -94,7 +95,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 		src[i] = byte(i * 13)
 	}
 	cdone := newSig(1)
-	if err := sf.CopyAsync(dev.Base, host.Base, n, []*rocr.Signal{done}, cdone); err != nil {
+	if err := sf.CopyAsync(dev.Base, host.Base, n, []spi.Signal{done}, cdone); err != nil {
 		t.Fatal(err)
 	}
 	cdone.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)

@@ -23,7 +23,7 @@
 // hsa_amd_agents_allow_access where ROCR says access is off by default),
 // that CPU agent's kernarg pool, and the group segment (LDS).
 //
-// Queues are hsa_queue_create rings (rocr.HardwareQueues): rocr reserves
+// Queues are hsa_queue_create rings (spi.HardwareQueues): rocr reserves
 // slots by atomic add on amd_queue_t's write_dispatch_id, writes packets
 // with the same rocr/aql code as every agent, publishes the header with one
 // release store and rings the doorbell with hsa_signal_store_screlease.
@@ -33,7 +33,7 @@
 // created once per process, and are handed to BindQueueErrors's function.
 //
 // Signals that the GPU completes must be ROCR's: the agent's NewSignal
-// (hsa_signal_create) returns a rocr.SignalBackend to wrap with
+// (hsa_signal_create) returns a spi.SignalBackend to wrap with
 // rocr.NewSignalWithBackend. rocr.NewSignal's soft signals live in host
 // memory ROCR knows nothing of; packets and copies on this agent must not
 // name them.
@@ -42,7 +42,7 @@
 // offers CopyAsync (hsa_amd_memory_async_copy, ordered by dependency
 // signals, decrementing a completion signal) and FillAsync
 // (hsa_amd_memory_fill, or a staged copy for patterns it cannot express)
-// as rocr.Copier: rocr hands each AGENT_DISPATCH copy and fill of a queue
+// as spi.Copier: rocr hands each AGENT_DISPATCH copy and fill of a queue
 // to them, with a dependency signal the queue sets once the packets ahead
 // are done and a completion signal the queue waits for (rocr/hwagent.go).
 // Both ends must lie in this driver's pool allocations; rocr stages Go
@@ -55,7 +55,7 @@
 // each kernel is found by its "NAME.kd" symbol, and its kernel object and
 // segment sizes are read from ROCR.
 //
-// Occupancy (rocr.Occupancy) is computed, not asked of ROCR, which has no
+// Occupancy (spi.Occupancy) is computed, not asked of ROCR, which has no
 // calculator: from the kernel's code object metadata and descriptor and
 // the agent's target limits, by rocr/internal/amdgpu.
 //
@@ -85,7 +85,7 @@
 //     kernel library's gfx90a code object, managed memory (SVM
 //     attributes, prefetches and hints).
 //
-// Managed memory (rocr.ManagedMemory) is mapped host memory made shared
+// Managed memory (spi.ManagedMemory) is mapped host memory made shared
 // virtual memory with hsa_amd_svm_attributes_set, where ROCR reports SVM
 // (HMM in the kernel); prefetches are hsa_amd_svm_prefetch_async, waited
 // for on the host in stream order.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Name is the driver's name, for HIPGO_DRIVER.
@@ -42,7 +43,7 @@ func (d *driver) Priority() int { return Priority }
 // Open initializes ROCR and returns its GPU agents. When hsa_init fails
 // nothing else in ROCR is called but hsa_status_string, so a machine
 // without an AMD GPU is left as it was.
-func (d *driver) Open() ([]rocr.AgentDriver, error) {
+func (d *driver) Open() ([]spi.AgentDriver, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rt != nil {
@@ -70,7 +71,7 @@ func (d *driver) Open() ([]rocr.AgentDriver, error) {
 	api.ProfilingAsyncCopyEnable(true)
 	rt.agents = agents
 	d.rt = rt
-	out := make([]rocr.AgentDriver, len(agents))
+	out := make([]spi.AgentDriver, len(agents))
 	for i, a := range agents {
 		out[i] = a
 	}

@@ -12,16 +12,18 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // The optional interfaces the gpu layer finds on a rocm agent (see doc.go).
 type (
 	signalFactory interface {
-		NewSignal(initial int64) (rocr.SignalBackend, error)
+		NewSignal(initial int64) (spi.SignalBackend, error)
 	}
 	copier interface {
-		CopyAsync(dst, src uintptr, n uint64, deps []*rocr.Signal, done *rocr.Signal) error
-		FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []*rocr.Signal, done *rocr.Signal) error
+		CopyAsync(dst, src uintptr, n uint64, deps []spi.Signal, done spi.Signal) error
+		FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []spi.Signal, done spi.Signal) error
 	}
 	errorBinder interface {
 		BindQueueErrors(id uint64, fail func(error))
@@ -29,14 +31,14 @@ type (
 )
 
 var (
-	_ rocr.HardwareQueues = (*agent)(nil)
-	_ signalFactory       = (*agent)(nil)
-	_ copier              = (*agent)(nil)
-	_ errorBinder         = (*agent)(nil)
+	_ spi.HardwareQueues = (*agent)(nil)
+	_ signalFactory      = (*agent)(nil)
+	_ copier             = (*agent)(nil)
+	_ errorBinder        = (*agent)(nil)
 )
 
 // openFake opens a driver over f, outside rocr.
-func openFake(t *testing.T, f *fakeHSA) (*driver, []rocr.AgentDriver, error) {
+func openFake(t *testing.T, f *fakeHSA) (*driver, []spi.AgentDriver, error) {
 	t.Helper()
 	d := &driver{open: func() (hsaAPI, error) { return f, nil }}
 	ads, err := d.Open()
@@ -97,7 +99,7 @@ func TestOpenAgentsAndPools(t *testing.T) {
 	pools := ads[0].Pools()
 	type pw struct {
 		h     poolH
-		seg   rocr.Segment
+		seg   hsa.Segment
 		flags rocr.GlobalFlag
 		host  bool
 		allow []agentH
@@ -491,7 +493,7 @@ func TestCopyAndFill(t *testing.T) {
 	}
 
 	dep, done := newSig(1), newSig(1)
-	if err := cp.CopyAsync(dev.Base, host.Base, 4096, []*rocr.Signal{dep}, done); err != nil {
+	if err := cp.CopyAsync(dev.Base, host.Base, 4096, []spi.Signal{dep}, done); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := done.WaitTimed(rocr.CondEQ, 0, 20*time.Millisecond, rocr.WaitBlocked); ok {
@@ -526,10 +528,10 @@ func TestCopyAndFill(t *testing.T) {
 		name     string
 		dst, src uintptr
 		n        uint64
-		deps     []*rocr.Signal
+		deps     []spi.Signal
 		is       error
 	}{
-		{"soft signal", dev.Base, host.Base, 64, []*rocr.Signal{soft}, rocr.ErrInvalidSignal},
+		{"soft signal", dev.Base, host.Base, 64, []spi.Signal{soft}, rocr.ErrInvalidSignal},
 		{"Go memory", uintptr(unsafe.Pointer(&goMem[0])), host.Base, 64, nil, rocr.ErrInvalidAllocation},
 		{"past the end", dev.Base + 4000, host.Base, 200, nil, rocr.ErrInvalidArgument},
 	} {
@@ -567,7 +569,7 @@ func TestCopyAndFill(t *testing.T) {
 	}
 	// Host memory is written by the host, after the dependencies.
 	hdep, hdone := newSig(1), newSig(1)
-	if err := cp.FillAsync(host.Base, 0xbeef, 10, 2, []*rocr.Signal{hdep}, hdone); err != nil {
+	if err := cp.FillAsync(host.Base, 0xbeef, 10, 2, []spi.Signal{hdep}, hdone); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
@@ -602,7 +604,7 @@ func TestFillPropagatesDependencyFailure(t *testing.T) {
 	defer done.Destroy()
 	boom := errors.New("upstream kernel failed")
 	dep.Fail(boom)
-	if err := cp.FillAsync(dev.Base, 1, 64, 4, []*rocr.Signal{dep}, done); err != nil {
+	if err := cp.FillAsync(dev.Base, 1, 64, 4, []spi.Signal{dep}, done); err != nil {
 		t.Fatal(err)
 	}
 	done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)

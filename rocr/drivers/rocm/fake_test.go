@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // fakeHSA is a fake of ROCR's function table: agents, pools, signals and
@@ -482,7 +483,7 @@ func (f *fakeHSA) SignalWait(s signalH, cond uint32, cmp int64, ticks uint64, hi
 	}
 	for {
 		v := atomic.LoadInt64(p)
-		if holds(rocr.Condition(cond), v, cmp) || (!deadline.IsZero() && time.Now().After(deadline)) {
+		if holds(hsa.Condition(cond), v, cmp) || (!deadline.IsZero() && time.Now().After(deadline)) {
 			return v
 		}
 		time.Sleep(20 * time.Microsecond)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Memory shared with other processes is memory of the GPU's
@@ -59,13 +60,13 @@ func (a *agent) alive(op string) error {
 	return nil
 }
 
-// IPCTag implements rocr.IPCMemory.
+// IPCTag implements spi.IPCMemory.
 func (a *agent) IPCTag() string { return "rocm" }
 
-// IPCPool implements rocr.IPCMemory: the device pool itself.
-func (a *agent) IPCPool() (rocr.PoolDriver, error) { return a.devicePool("ipc malloc") }
+// IPCPool implements spi.IPCMemory: the device pool itself.
+func (a *agent) IPCPool() (spi.PoolDriver, error) { return a.devicePool("ipc malloc") }
 
-// ExportMemory implements rocr.IPCMemory.
+// ExportMemory implements spi.IPCMemory.
 func (a *agent) ExportMemory(base uintptr, size uint64) ([]byte, error) {
 	const op = "ipc get mem handle"
 	if err := a.alive(op); err != nil {
@@ -78,7 +79,7 @@ func (a *agent) ExportMemory(base uintptr, size uint64) ([]byte, error) {
 	return h.bytes(), nil
 }
 
-// OpenMemory implements rocr.IPCMemory.
+// OpenMemory implements spi.IPCMemory.
 func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error) {
 	const op = "ipc open mem handle"
 	if err := a.alive(op); err != nil {
@@ -95,7 +96,7 @@ func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error
 	return ptr, nil
 }
 
-// CloseMemory implements rocr.IPCMemory.
+// CloseMemory implements spi.IPCMemory.
 func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 	if !a.rt.alive.Load() {
 		return nil // hsa_shut_down released it
@@ -106,8 +107,8 @@ func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 	return nil
 }
 
-// NewIPCSignal implements rocr.IPCSignals.
-func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) {
+// NewIPCSignal implements spi.IPCSignals.
+func (a *agent) NewIPCSignal() (spi.SignalBackend, []byte, error) {
 	const op = "ipc signal create"
 	if err := a.alive(op); err != nil {
 		return nil, nil, err
@@ -126,8 +127,8 @@ func (a *agent) NewIPCSignal() (rocr.SignalBackend, []byte, error) {
 	return sig, h.bytes(), nil
 }
 
-// OpenIPCSignal implements rocr.IPCSignals.
-func (a *agent) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, error) {
+// OpenIPCSignal implements spi.IPCSignals.
+func (a *agent) OpenIPCSignal(payload []byte, pid int) (spi.SignalBackend, error) {
 	const op = "ipc signal open"
 	if err := a.alive(op); err != nil {
 		return nil, err
@@ -146,6 +147,6 @@ func (a *agent) OpenIPCSignal(payload []byte, pid int) (rocr.SignalBackend, erro
 }
 
 var (
-	_ rocr.IPCMemory  = (*agent)(nil)
-	_ rocr.IPCSignals = (*agent)(nil)
+	_ spi.IPCMemory  = (*agent)(nil)
+	_ spi.IPCSignals = (*agent)(nil)
 )

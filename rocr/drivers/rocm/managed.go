@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // managedPool is shared virtual memory, as HIP's hipMallocManaged makes it
@@ -11,23 +13,23 @@ import (
 // use (hsa_amd_svm_attributes_set) and migrates to where they are touched.
 type managedPool struct {
 	a    *agent
-	info rocr.PoolInfo
+	info hsa.PoolInfo
 }
 
-// ManagedPool implements rocr.ManagedMemory where ROCR reports SVM.
-func (a *agent) ManagedPool() (rocr.PoolDriver, error) {
+// ManagedPool implements spi.ManagedMemory where ROCR reports SVM.
+func (a *agent) ManagedPool() (spi.PoolDriver, error) {
 	var ok bool
 	if s := a.rt.api.SystemGetInfo(sysSVMSupported, unsafe.Pointer(&ok)); s != hsaSuccess || !ok {
 		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
 	}
-	info := rocr.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
+	info := hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
 	if a.host != nil {
 		info.Size = a.host.info.Size
 	}
 	return &managedPool{a: a, info: info}, nil
 }
 
-func (p *managedPool) Info() rocr.PoolInfo { return p.info }
+func (p *managedPool) Info() hsa.PoolInfo { return p.info }
 
 // Allocate maps the pages and makes them SVM: coarse-grained (coherent at
 // dispatch boundaries, as managed memory is), and accessible to every GPU
@@ -58,20 +60,20 @@ func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 func (p *managedPool) Free(ptr uintptr, size uint64) error { return rocr.Unmap(ptr, uintptr(size)) }
 
 // handle is agent's ROCR handle, the CPU agent's for the host (nil).
-func (a *agent) handle(op string, to *rocr.Agent) (agentH, error) {
+func (a *agent) handle(op string, to spi.AgentDriver) (agentH, error) {
 	if to == nil {
 		return a.cpu, nil
 	}
-	g, ok := to.Driver().(*agent)
+	g, ok := to.(*agent)
 	if !ok || g.rt != a.rt {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to)
+		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to.Info().Name)
 	}
 	return g.h, nil
 }
 
-// Prefetch implements rocr.ManagedHints with hsa_amd_svm_prefetch_async,
+// Prefetch implements spi.ManagedHints with hsa_amd_svm_prefetch_async,
 // waited for on the host: ROCm queues run it as host work in stream order.
-func (a *agent) Prefetch(addr, size uint64, to *rocr.Agent, _ uintptr) error {
+func (a *agent) Prefetch(addr, size uint64, to spi.AgentDriver, _ uintptr) error {
 	const op = "prefetch"
 	h, err := a.handle(op, to)
 	if err != nil {
@@ -92,9 +94,9 @@ func (a *agent) Prefetch(addr, size uint64, to *rocr.Agent, _ uintptr) error {
 	return nil
 }
 
-// Advise implements rocr.ManagedHints with SVM attributes: read mostly,
+// Advise implements spi.ManagedHints with SVM attributes: read mostly,
 // the preferred location (handle 0 for none), and access in place.
-func (a *agent) Advise(addr, size uint64, advice rocr.Advice, about *rocr.Agent) error {
+func (a *agent) Advise(addr, size uint64, advice rocr.Advice, about spi.AgentDriver) error {
 	const op = "advise"
 	h, err := a.handle(op, about)
 	if err != nil {

@@ -2,8 +2,10 @@ package rocm
 
 import (
 	"errors"
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,8 +14,8 @@ import (
 )
 
 var (
-	_ rocr.ManagedMemory = (*agent)(nil)
-	_ rocr.ManagedHints  = (*agent)(nil)
+	_ spi.ManagedMemory = (*agent)(nil)
+	_ spi.ManagedHints  = (*agent)(nil)
 )
 
 // Managed memory is mapped host memory made SVM: coarse-grained and

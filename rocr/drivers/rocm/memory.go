@@ -4,13 +4,14 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // pool is a ROCR memory pool (hsa_amd_memory_pool_t).
 type pool struct {
 	rt    *runtime
 	h     poolH
-	info  rocr.PoolInfo
+	info  hsa.PoolInfo
 	allow []agentH // agents to grant access to each allocation
 }
 
@@ -23,7 +24,7 @@ func (p *pool) read() error {
 	if s := api.PoolGetInfo(p.h, poolSegment, unsafe.Pointer(&seg)); s != hsaSuccess {
 		return p.rt.fail(s, "pools", "pool %#x segment", uint64(p.h))
 	}
-	if rocr.Segment(seg) == rocr.SegmentGlobal {
+	if hsa.Segment(seg) == rocr.SegmentGlobal {
 		api.PoolGetInfo(p.h, poolGlobalFlags, unsafe.Pointer(&flags))
 	}
 	api.PoolGetInfo(p.h, poolSize, unsafe.Pointer(&size))
@@ -33,8 +34,8 @@ func (p *pool) read() error {
 		api.PoolGetInfo(p.h, poolAllocAlignment, unsafe.Pointer(&align))
 	}
 	api.PoolGetInfo(p.h, poolAccessibleByAll, unsafe.Pointer(&all))
-	p.info = rocr.PoolInfo{
-		Segment:         rocr.Segment(seg),
+	p.info = hsa.PoolInfo{
+		Segment:         hsa.Segment(seg),
 		Flags:           rocr.GlobalFlag(flags),
 		Size:            size,
 		Granule:         granule,
@@ -45,7 +46,7 @@ func (p *pool) read() error {
 	return nil
 }
 
-func (p *pool) Info() rocr.PoolInfo { return p.info }
+func (p *pool) Info() hsa.PoolInfo { return p.info }
 
 // Allocate is hsa_amd_memory_pool_allocate, followed for system memory by
 // hsa_amd_agents_allow_access for the GPUs that need it.

@@ -4,6 +4,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/internal/amdgpu"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // ROCR has no occupancy calculator (HIP computes it in its own runtime),
@@ -11,7 +12,7 @@ import (
 // target's limits (rocr/internal/amdgpu, which cites the formula's
 // sources). It asks nothing of libhsa-runtime64.
 
-// MaxActiveGroups implements rocr.Occupancy.
+// MaxActiveGroups implements spi.Occupancy.
 func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
 	const op = "occupancy"
 	lim, u, err := a.occupancyUsage(op, k)
@@ -25,7 +26,7 @@ func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int
 	return o.Groups, nil
 }
 
-// MaxPotentialGroupSize implements rocr.Occupancy.
+// MaxPotentialGroupSize implements spi.Occupancy.
 func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
 	const op = "occupancy"
 	lim, u, err := a.occupancyUsage(op, k)
@@ -73,4 +74,4 @@ func (a *agent) holds(k *rocr.KernelSymbol) bool {
 	return false
 }
 
-var _ rocr.Occupancy = (*agent)(nil)
+var _ spi.Occupancy = (*agent)(nil)

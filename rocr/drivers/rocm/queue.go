@@ -6,6 +6,8 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // hwQueue is one hsa_queue_create queue. rocr writes packets straight
@@ -33,9 +35,9 @@ var hwQueues struct {
 // CreateHardwareQueue is hsa_queue_create with ROCR's default scratch and
 // group limits, profiling on (event timing), and errors routed to the
 // queue's sticky error (BindQueueErrors).
-func (a *agent) CreateHardwareQueue(size uint32, typ rocr.QueueType) (rocr.HardwareQueue, error) {
+func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.HardwareQueue, error) {
 	if !a.rt.alive.Load() {
-		return rocr.HardwareQueue{}, rocr.Errorf(rocr.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
+		return spi.HardwareQueue{}, rocr.Errorf(rocr.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
 	}
 	api := a.rt.api
 	hq := &hwQueue{ag: a, key: hwQueues.next.Add(1)}
@@ -46,7 +48,7 @@ func (a *agent) CreateHardwareQueue(size uint32, typ rocr.QueueType) (rocr.Hardw
 		if s == hsaSuccess {
 			s = hsaStatus(rocr.StatusErrorInvalidQueueCreation)
 		}
-		return rocr.HardwareQueue{}, a.rt.fail(s, "queue create", "hsa_queue_create of %d slots on %s", size, a.info.Name)
+		return spi.HardwareQueue{}, a.rt.fail(s, "queue create", "hsa_queue_create of %d slots on %s", size, a.info.Name)
 	}
 	hq.q = q
 	// Profiling only adds timestamps; a queue without them still works.
@@ -57,7 +59,7 @@ func (a *agent) CreateHardwareQueue(size uint32, typ rocr.QueueType) (rocr.Hardw
 	a.mu.Lock()
 	a.queues[hq.id] = hq
 	a.mu.Unlock()
-	return rocr.HardwareQueue{
+	return spi.HardwareQueue{
 		Base:       uintptr(*(*uint64)(hostmem.At(at(hsaQueueBase)))),
 		Size:       *(*uint32)(hostmem.At(at(hsaQueueSize))),
 		WriteIndex: (*uint64)(hostmem.At(at(amdQueueWriteDispatchID))),

@@ -2,14 +2,15 @@ package rocm
 
 import (
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
-// CopyRectAsync implements rocr.RectCopier with one
+// CopyRectAsync implements spi.RectCopier with one
 // hsa_amd_memory_async_copy_rect on the GPU's SDMA engine. ROCR takes
 // 4-byte aligned bases, pitches and slices, 32-bit extents and at least
 // one end in device memory; other copies are ErrNotSupported, and the
 // runtime copies them row by row.
-func (a *agent) CopyRectAsync(r *rocr.Rect, deps []*rocr.Signal, done *rocr.Signal) error {
+func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) error {
 	const op = "copy rect"
 	if !a.rt.alive.Load() {
 		return rocr.Errorf(rocr.StatusErrorNotInitialized, op, "the rocm driver is closed")

@@ -1,8 +1,10 @@
 package rocm
 
 import (
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"testing"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-var _ rocr.RectCopier = (*agent)(nil)
+var _ spi.RectCopier = (*agent)(nil)
 
 // A 3-D box from host memory to device memory and back is one
 // hsa_amd_memory_async_copy_rect each way, with the pitches, slices and
@@ -19,7 +21,7 @@ var _ rocr.RectCopier = (*agent)(nil)
 func TestCopyRect(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
-	cp := ag.Driver().(rocr.RectCopier)
+	cp := ag.Driver().(spi.RectCopier)
 	alloc := func(flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
 		p, err := ag.Pool(rocr.SegmentGlobal, flags)
 		require.NoError(t, err)

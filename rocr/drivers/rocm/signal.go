@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // signal is a ROCR hsa_signal_t behind a rocr.Signal: every operation is
@@ -93,7 +94,7 @@ func (s *signal) Exchange(v int64) int64 {
 // Wait is hsa_signal_wait_scacquire, repeated because ROCR may return
 // early (the spec allows spurious returns), with the timeout converted to
 // timestamp ticks. timeout <= 0 waits until the condition holds.
-func (s *signal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
+func (s *signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
@@ -117,7 +118,7 @@ func (s *signal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hin
 	}
 }
 
-func holds(c rocr.Condition, v, cmp int64) bool {
+func holds(c hsa.Condition, v, cmp int64) bool {
 	switch c {
 	case rocr.CondEQ:
 		return v == cmp

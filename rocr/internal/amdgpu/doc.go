@@ -6,7 +6,7 @@
 // It is a pure function of a kernel's resource use (Usage, read from
 // rocr/codeobj's kernel metadata and descriptor by KernelUsage) and of
 // the target's limits (Limits, a table per gfx processor: Lookup). No
-// device is asked; the rocm driver answers rocr.Occupancy with it.
+// device is asked; the rocm driver answers spi.Occupancy with it.
 //
 // RDNA targets are described in CU mode: a work-group's waves share one
 // CU's two SIMDs, its 64 KiB half of the work-group processor's LDS and

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Memory shared between processes lives in a memfd per allocation, named
@@ -67,15 +67,15 @@ func pageRound(n uint64) uintptr {
 func New(size uint64) (uintptr, *File, error) {
 	f := &File{fd: -1, size: pageRound(size)}
 	if _, err := rand.Read(f.nonce[:]); err != nil {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "nonce: %w", err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "ipc malloc", "nonce: %w", err)
 	}
 	fd, err := unix.MemfdCreate(ipcNameTag+hex.EncodeToString(f.nonce[:]), unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "memfd_create: %w", err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "ipc malloc", "memfd_create: %w", err)
 	}
 	fail := func(what string, err error) (uintptr, *File, error) {
 		_ = unix.Close(fd)
-		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, "ipc malloc", "%s %d bytes: %w", what, f.size, err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "ipc malloc", "%s %d bytes: %w", what, f.size, err)
 	}
 	if err := unix.Ftruncate(fd, int64(f.size)); err != nil {
 		return fail("ftruncate", err)
@@ -111,7 +111,7 @@ func Unmap(addr uintptr, f *File) error {
 		}
 	}
 	if err != nil {
-		return rocr.Errorf(rocr.StatusErrorResourceFree, "ipc free", "%#x: %w", addr, err)
+		return hsa.Errorf(hsa.StatusErrorResourceFree, "ipc free", "%#x: %w", addr, err)
 	}
 	return nil
 }
@@ -121,11 +121,11 @@ func Unmap(addr uintptr, f *File) error {
 // bytes. It maps it and closes the descriptor.
 func Open(op string, payload []byte, pid int, size uint64) (uintptr, *File, error) {
 	if len(payload) != ipcPayload {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "payload of %d bytes: want %d", len(payload), ipcPayload)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "payload of %d bytes: want %d", len(payload), ipcPayload)
 	}
 	n := binary.LittleEndian.Uint32(payload)
 	if n > 1<<24 {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "descriptor %d is not one", n)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "descriptor %d is not one", n)
 	}
 	f := &File{fd: -1, size: pageRound(size)}
 	copy(f.nonce[:], payload[4:])
@@ -133,11 +133,11 @@ func Open(op string, payload []byte, pid int, size uint64) (uintptr, *File, erro
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	switch {
 	case errors.Is(err, unix.ENOENT):
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "the memory is gone: process %d exited or freed it", pid)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "the memory is gone: process %d exited or freed it", pid)
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "process %d's memory may not be opened here (another user's process?): %w", pid, err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "process %d's memory may not be opened here (another user's process?): %w", pid, err)
 	case err != nil:
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "open %s: %w", path, err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "open %s: %w", path, err)
 	}
 	defer unix.Close(fd)
 	// What was opened, not what the path named a moment before: the
@@ -146,19 +146,19 @@ func Open(op string, payload []byte, pid int, size uint64) (uintptr, *File, erro
 	buf := make([]byte, len(want)+1)
 	k, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
 	if err != nil || k != len(want) || string(buf[:k]) != want {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "handle does not name shared memory of process %d (wrong nonce, or freed)", pid)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "handle does not name shared memory of process %d (wrong nonce, or freed)", pid)
 	}
 	seals, err := unix.FcntlInt(uintptr(fd), unix.F_GET_SEALS, 0)
 	if err != nil || seals&ipcSeals != ipcSeals {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "process %d's memory is not sealed", pid)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "process %d's memory is not sealed", pid)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size < 0 || uint64(st.Size) < uint64(f.size) {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "handle claims %d bytes: process %d shared fewer", size, pid)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "handle claims %d bytes: process %d shared fewer", size, pid)
 	}
 	addr, err := mapShared(fd, f.size)
 	if err != nil {
-		return 0, nil, rocr.Errorf(rocr.StatusErrorOutOfResources, op, "mmap %d bytes: %w", f.size, err)
+		return 0, nil, hsa.Errorf(hsa.StatusErrorOutOfResources, op, "mmap %d bytes: %w", f.size, err)
 	}
 	return addr, f, nil
 }
@@ -218,21 +218,21 @@ func (s *Signal) CAS(old, new int64) int64 {
 	})
 }
 
-func holds(c rocr.Condition, v, cmp int64) bool {
+func holds(c hsa.Condition, v, cmp int64) bool {
 	switch c {
-	case rocr.CondEQ:
+	case hsa.CondEQ:
 		return v == cmp
-	case rocr.CondNE:
+	case hsa.CondNE:
 		return v != cmp
-	case rocr.CondLT:
+	case hsa.CondLT:
 		return v < cmp
-	case rocr.CondGTE:
+	case hsa.CondGTE:
 		return v >= cmp
 	}
 	return true // an unknown condition would never end a wait
 }
 
-func (s *Signal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
+func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	start := time.Now()
 	sleep := time.Microsecond
 	for i := 0; ; i++ {
@@ -246,7 +246,7 @@ func (s *Signal) Wait(cond rocr.Condition, cmp int64, timeout time.Duration, hin
 		if gone || holds(cond, v, cmp) || timeout > 0 && time.Since(start) >= timeout {
 			return v
 		}
-		if hint == rocr.WaitActive && i < 1000 {
+		if hint == hsa.WaitActive && i < 1000 {
 			runtime.Gosched()
 			continue
 		}
@@ -259,7 +259,7 @@ func (s *Signal) Destroy() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.val == nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
+		return hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
 	}
 	s.val = nil
 	return Unmap(s.addr, s.f)

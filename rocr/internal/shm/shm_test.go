@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -25,7 +25,7 @@ func TestSignalShared(t *testing.T) {
 	assert.Equal(t, int64(2), o.Add(-1))
 	assert.Equal(t, int64(2), s.Load())
 	assert.Equal(t, int64(2), s.CAS(2, 0))
-	assert.Equal(t, int64(0), o.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive))
+	assert.Equal(t, int64(0), o.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive))
 	require.NoError(t, o.Destroy())
 	assert.Error(t, o.Destroy(), "twice")
 	assert.Equal(t, int64(0), o.Load(), "a destroyed signal reads 0")

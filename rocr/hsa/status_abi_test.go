@@ -1,4 +1,4 @@
-package rocr
+package hsa
 
 import (
 	"slices"

@@ -1,11 +1,14 @@
-package rocr
+// Package clayout checks that a Go type passed by value to a kernel has the
+// layout C gives the same declaration. The Go kernel SDK (rocr/kernel), the
+// cpu driver and gpu/module's argument encoding share the rule.
+package clayout
 
 import (
 	"fmt"
 	"reflect"
 )
 
-// CheckCLayout reports whether a Go type passed by value has the layout C
+// Check reports whether a Go type passed by value has the layout C
 // gives the same declaration: a fixed-size number (int, uint and uintptr
 // included, where they are the size C's long is), bool, complex, or an
 // array or struct of these. Go and C lay such fields out alike (each at
@@ -14,7 +17,7 @@ import (
 // says so. Pointers, strings, slices, interfaces, maps, channels and
 // functions have no C counterpart, nor do zero-size fields, which Go pads
 // differently.
-func CheckCLayout(t reflect.Type) error {
+func Check(t reflect.Type) error {
 	_, err := cLayout(t, t.String())
 	return err
 }

@@ -1,4 +1,4 @@
-package rocr_test
+package clayout_test
 
 import (
 	"reflect"
@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/clayout"
 )
 
-func TestCheckCLayout(t *testing.T) {
+func TestCheck(t *testing.T) {
 	type pair struct {
 		X float32
 		Y float64
@@ -26,10 +26,10 @@ func TestCheckCLayout(t *testing.T) {
 		E struct{}
 	}
 	for _, ok := range []reflect.Type{reflect.TypeFor[pair](), reflect.TypeFor[nested](), reflect.TypeFor[[16]byte](), reflect.TypeFor[struct{ N int }]()} {
-		assert.NoError(t, rocr.CheckCLayout(ok), ok.String())
+		assert.NoError(t, clayout.Check(ok), ok.String())
 	}
 	for typ, want := range map[reflect.Type]string{
-		reflect.TypeFor[trailingEmpty]():           "rocr_test.trailingEmpty.E has type struct {} of size 0",
+		reflect.TypeFor[trailingEmpty]():           "clayout_test.trailingEmpty.E has type struct {} of size 0",
 		reflect.TypeFor[struct{ S []int }]():       "struct { S []int }.S has type []int: pointers, strings",
 		reflect.TypeFor[struct{ M map[int]int }](): "has type map[int]int",
 		reflect.TypeFor[struct{ I any }]():         "has type interface {}",
@@ -42,6 +42,6 @@ func TestCheckCLayout(t *testing.T) {
 			N int32
 		}](): "has type string",
 	} {
-		assert.ErrorContains(t, rocr.CheckCLayout(typ), want, typ.String())
+		assert.ErrorContains(t, clayout.Check(typ), want, typ.String())
 	}
 }

@@ -1,0 +1,11 @@
+// Package hsa holds the value types that hipgo's runtime API (package rocr)
+// and its driver interface (package spi) share: what an agent and a pool
+// report about themselves, code and its kernels' symbols, and the
+// enumerations of hsa.h and hsa_ext_amd.h (device types, segments, pool
+// flags, queue types, signal conditions, wait hints, memory orders,
+// managed-memory advice) with hsa.h's values.
+//
+// Everything here is plain data: no state, no driver, safe to copy and
+// to use from several goroutines. rocr names each type and value too
+// (rocr.AgentInfo is hsa.AgentInfo), so programs need not import it.
+package hsa
