@@ -15,10 +15,16 @@
 // made on it before returns ErrContextIsDestroyed, and the device takes
 // new work (how a program survives a kernel that faulted on a GPU).
 //
-// Errors are *Error values with HIP's hipError_t numbers (ErrorCode); each
-// ErrorCode is a sentinel for errors.Is, and the HSA status underneath is
-// kept (Error.Status). ErrNotOwner is rocr's: coarse-grained memory used by
-// a device that does not own it.
+// Errors are *Error values with HIP's hipError_t numbers (ErrorCode), and
+// the HSA status underneath is kept (Error.Status). Each code has one Go
+// name, HIP's without its prefix: hipErrorInvalidValue is ErrInvalidValue,
+// hipSuccess is Success. That name is the sentinel too, since an ErrorCode
+// is an error: errors.Is(err, gpu.ErrInvalidValue) holds for an *Error of
+// that code, for an error wrapping one and for the bare code that queries
+// return, and gpu.CodeOf(err) == gpu.ErrInvalidValue says the same. An
+// ErrorCode prints as HIP's name ("hipErrorInvalidValue"). ErrNotOwner is
+// the one sentinel that is not a code: rocr's, for coarse-grained memory
+// used by a device that does not own it (its code is ErrInvalidValue).
 //
 // # Layout
 //

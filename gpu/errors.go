@@ -10,76 +10,74 @@ import (
 )
 
 // ErrorCode is hipError_t, with HIP's numbers. It is an error itself, so
-// each code is a sentinel: errors.Is(err, gpu.ErrOutOfMemory).
+// each code is its own sentinel: errors.Is(err, gpu.ErrOutOfMemory), and
+// gpu.CodeOf(err) == gpu.ErrOutOfMemory.
+//
+// Each code has one Go name: HIP's hipErrorX is gpu.ErrX (hipSuccess is
+// gpu.Success). Its Name and Error are HIP's name.
 type ErrorCode int
 
-// HIP error codes that hipgo returns.
+// HIP error codes that hipgo returns. The peer access codes are in
+// peer.go, the stream capture codes in errors_capture.go.
 const (
-	Success                    ErrorCode = 0
-	ErrorInvalidValue          ErrorCode = 1
-	ErrorOutOfMemory           ErrorCode = 2
-	ErrorNotInitialized        ErrorCode = 3
-	ErrorDeinitialized         ErrorCode = 4
-	ErrorInvalidConfiguration  ErrorCode = 9
-	ErrorInvalidSymbol         ErrorCode = 13
-	ErrorInvalidDevicePointer  ErrorCode = 17
-	ErrorInvalidDeviceFunction ErrorCode = 98
-	ErrorNoDevice              ErrorCode = 100
-	ErrorInvalidDevice         ErrorCode = 101
-	ErrorInvalidImage          ErrorCode = 200
-	ErrorNoBinaryForGpu        ErrorCode = 209
-	ErrorFileNotFound          ErrorCode = 301
-	ErrorInvalidHandle         ErrorCode = 400
-	ErrorIllegalState          ErrorCode = 401
-	ErrorNotFound              ErrorCode = 500
-	ErrorNotReady              ErrorCode = 600
-	ErrorIllegalAddress        ErrorCode = 700
-	ErrorLaunchOutOfResources  ErrorCode = 701
-	ErrorLaunchTimeOut         ErrorCode = 702
-	ErrorContextIsDestroyed    ErrorCode = 709
-	ErrorLaunchFailure         ErrorCode = 719
-	ErrorNotPermitted          ErrorCode = 800
-	ErrorNotSupported          ErrorCode = 801
-	ErrorUnknown               ErrorCode = 999
+	Success                      ErrorCode = 0
+	ErrInvalidValue              ErrorCode = 1
+	ErrOutOfMemory               ErrorCode = 2
+	ErrNotInitialized            ErrorCode = 3
+	ErrDeinitialized             ErrorCode = 4
+	ErrInvalidConfiguration      ErrorCode = 9
+	ErrInvalidSymbol             ErrorCode = 13
+	ErrInvalidDevicePointer      ErrorCode = 17
+	ErrInvalidDeviceFunction     ErrorCode = 98
+	ErrNoDevice                  ErrorCode = 100
+	ErrInvalidDevice             ErrorCode = 101
+	ErrInvalidImage              ErrorCode = 200
+	ErrNoBinaryForGpu            ErrorCode = 209
+	ErrFileNotFound              ErrorCode = 301
+	ErrInvalidHandle             ErrorCode = 400
+	ErrIllegalState              ErrorCode = 401
+	ErrNotFound                  ErrorCode = 500
+	ErrNotReady                  ErrorCode = 600
+	ErrIllegalAddress            ErrorCode = 700
+	ErrLaunchOutOfResources      ErrorCode = 701
+	ErrLaunchTimeOut             ErrorCode = 702
+	ErrContextIsDestroyed        ErrorCode = 709
+	ErrLaunchFailure             ErrorCode = 719
+	ErrCooperativeLaunchTooLarge ErrorCode = 720 // a cooperative grid larger than the device holds at once
+	ErrNotPermitted              ErrorCode = 800
+	ErrNotSupported              ErrorCode = 801
+	ErrUnknown                   ErrorCode = 999
 )
 
 var codeNames = map[ErrorCode]string{
-	Success:                    "hipSuccess",
-	ErrorInvalidValue:          "hipErrorInvalidValue",
-	ErrorOutOfMemory:           "hipErrorOutOfMemory",
-	ErrorNotInitialized:        "hipErrorNotInitialized",
-	ErrorDeinitialized:         "hipErrorDeinitialized",
-	ErrorInvalidConfiguration:  "hipErrorInvalidConfiguration",
-	ErrorInvalidSymbol:         "hipErrorInvalidSymbol",
-	ErrorInvalidDevicePointer:  "hipErrorInvalidDevicePointer",
-	ErrorInvalidDeviceFunction: "hipErrorInvalidDeviceFunction",
-	ErrorNoDevice:              "hipErrorNoDevice",
-	ErrorInvalidDevice:         "hipErrorInvalidDevice",
-	ErrorInvalidImage:          "hipErrorInvalidImage",
-	ErrorNoBinaryForGpu:        "hipErrorNoBinaryForGpu",
-	ErrorFileNotFound:          "hipErrorFileNotFound",
-	ErrorInvalidHandle:         "hipErrorInvalidHandle",
-	ErrorIllegalState:          "hipErrorIllegalState",
-	ErrorNotFound:              "hipErrorNotFound",
-	ErrorNotReady:              "hipErrorNotReady",
-	ErrorIllegalAddress:        "hipErrorIllegalAddress",
-	ErrorLaunchOutOfResources:  "hipErrorLaunchOutOfResources",
-	ErrorLaunchTimeOut:         "hipErrorLaunchTimeOut",
-	ErrorContextIsDestroyed:    "hipErrorContextIsDestroyed",
-	ErrorLaunchFailure:         "hipErrorLaunchFailure",
-	ErrorNotPermitted:          "hipErrorNotPermitted",
-	ErrorNotSupported:          "hipErrorNotSupported",
-	ErrorUnknown:               "hipErrorUnknown",
+	Success:                      "hipSuccess",
+	ErrInvalidValue:              "hipErrorInvalidValue",
+	ErrOutOfMemory:               "hipErrorOutOfMemory",
+	ErrNotInitialized:            "hipErrorNotInitialized",
+	ErrDeinitialized:             "hipErrorDeinitialized",
+	ErrInvalidConfiguration:      "hipErrorInvalidConfiguration",
+	ErrInvalidSymbol:             "hipErrorInvalidSymbol",
+	ErrInvalidDevicePointer:      "hipErrorInvalidDevicePointer",
+	ErrInvalidDeviceFunction:     "hipErrorInvalidDeviceFunction",
+	ErrNoDevice:                  "hipErrorNoDevice",
+	ErrInvalidDevice:             "hipErrorInvalidDevice",
+	ErrInvalidImage:              "hipErrorInvalidImage",
+	ErrNoBinaryForGpu:            "hipErrorNoBinaryForGpu",
+	ErrFileNotFound:              "hipErrorFileNotFound",
+	ErrInvalidHandle:             "hipErrorInvalidHandle",
+	ErrIllegalState:              "hipErrorIllegalState",
+	ErrNotFound:                  "hipErrorNotFound",
+	ErrNotReady:                  "hipErrorNotReady",
+	ErrIllegalAddress:            "hipErrorIllegalAddress",
+	ErrLaunchOutOfResources:      "hipErrorLaunchOutOfResources",
+	ErrLaunchTimeOut:             "hipErrorLaunchTimeOut",
+	ErrContextIsDestroyed:        "hipErrorContextIsDestroyed",
+	ErrLaunchFailure:             "hipErrorLaunchFailure",
+	ErrCooperativeLaunchTooLarge: "hipErrorCooperativeLaunchTooLarge",
+	ErrNotPermitted:              "hipErrorNotPermitted",
+	ErrNotSupported:              "hipErrorNotSupported",
+	ErrUnknown:                   "hipErrorUnknown",
 }
-
-// ErrorCooperativeLaunchTooLarge: a cooperative launch's grid exceeds what
-// the device holds at once (module.LaunchCooperative).
-const ErrorCooperativeLaunchTooLarge ErrorCode = 720
-
-// ErrCooperativeLaunchTooLarge is its sentinel.
-var ErrCooperativeLaunchTooLarge error = ErrorCooperativeLaunchTooLarge
-
-func init() { codeNames[ErrorCooperativeLaunchTooLarge] = "hipErrorCooperativeLaunchTooLarge" }
 
 // Name is HIP's name for the code (hipGetErrorName): "hipErrorUnknown"
 // for a code HIP does not name, as hipGetErrorName answers.
@@ -87,7 +85,7 @@ func (c ErrorCode) Name() string {
 	if n, ok := codeNames[c]; ok {
 		return n
 	}
-	return codeNames[ErrorUnknown]
+	return codeNames[ErrUnknown]
 }
 
 // Error is the code's name; a code HIP does not name keeps its number:
@@ -96,32 +94,12 @@ func (c ErrorCode) Error() string {
 	if _, ok := codeNames[c]; ok {
 		return c.Name()
 	}
-	return fmt.Sprintf("%s (%d)", codeNames[ErrorUnknown], int(c))
+	return fmt.Sprintf("%s (%d)", codeNames[ErrUnknown], int(c))
 }
 
-// Sentinels, for errors.Is. ErrNotOwner is rocr's: using coarse-grained
-// memory on an agent that does not own it.
-var (
-	ErrInvalidValue          error = ErrorInvalidValue
-	ErrOutOfMemory           error = ErrorOutOfMemory
-	ErrNotInitialized        error = ErrorNotInitialized
-	ErrInvalidConfiguration  error = ErrorInvalidConfiguration
-	ErrInvalidDeviceFunction error = ErrorInvalidDeviceFunction
-	ErrNoDevice              error = ErrorNoDevice
-	ErrInvalidDevice         error = ErrorInvalidDevice
-	ErrInvalidImage          error = ErrorInvalidImage
-	ErrNoBinaryForGpu        error = ErrorNoBinaryForGpu
-	ErrInvalidHandle         error = ErrorInvalidHandle
-	ErrNotFound              error = ErrorNotFound
-	ErrNotReady              error = ErrorNotReady
-	ErrIllegalAddress        error = ErrorIllegalAddress
-	ErrLaunchFailure         error = ErrorLaunchFailure
-	ErrLaunchTimeOut         error = ErrorLaunchTimeOut
-	ErrNotSupported          error = ErrorNotSupported
-	ErrNotPermitted          error = ErrorNotPermitted
-	ErrContextIsDestroyed    error = ErrorContextIsDestroyed
-	ErrNotOwner                    = rocr.ErrNotOwner
-)
+// ErrNotOwner is rocr's sentinel, not a HIP code: coarse-grained memory
+// used by an agent that does not own it. Its code is ErrInvalidValue.
+var ErrNotOwner = rocr.ErrNotOwner
 
 // Error is a failed hipgo call: the HIP code, the operation, what was
 // wrong, and the underlying cause (often a rocr error carrying the HSA
@@ -156,13 +134,13 @@ func Errorf(c ErrorCode, op, format string, args ...any) error {
 // Wrap turns a rocr error into an *Error with the HIP code that fits it,
 // keeping it as the cause. A nil err gives nil; an *Error is returned as is.
 // A typed-nil err (a nil pointer in a non-nil error, whose methods may
-// panic) is an ErrorLaunchFailure that names its type.
+// panic) is an ErrLaunchFailure that names its type.
 func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if hsa.IsNilValue(err) {
-		return &Error{Code: ErrorLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
+		return &Error{Code: ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
 	}
 	var ge *Error
 	if errors.As(err, &ge) {
@@ -172,7 +150,8 @@ func Wrap(op string, err error) error {
 }
 
 // CodeOf picks the HIP code for an error. A bare ErrorCode, such as the
-// gpu.ErrNotReady that queries return, is its own code.
+// gpu.ErrNotReady that queries return, is its own code; a rocr error gets
+// the code of the first of rocrCodes it matches.
 func CodeOf(err error) ErrorCode {
 	var ge *Error
 	var code ErrorCode
@@ -180,42 +159,45 @@ func CodeOf(err error) ErrorCode {
 	case err == nil:
 		return Success
 	case hsa.IsNilValue(err):
-		return ErrorLaunchFailure
+		return ErrLaunchFailure
 	case errors.As(err, &ge):
 		return ge.Code
 	case errors.As(err, &code):
 		return code
-	// An explicit sentinel comes before the one its status implies:
-	// ErrNotOwner carries HSA_STATUS_ERROR_INVALID_AGENT, which alone
-	// would read as ErrNoAgent.
-	case errors.Is(err, rocr.ErrNotOwner):
-		return ErrorInvalidValue
-	case errors.Is(err, rocr.ErrSelfWait):
-		return ErrorNotPermitted // CUDA's answer to API calls from a host function
-	case errors.Is(err, rocr.ErrNotSupported):
-		return ErrorNotSupported
-	case errors.Is(err, rocr.ErrTimeout):
-		return ErrorLaunchTimeOut
-	case errors.Is(err, rocr.ErrNotInitialized):
-		return ErrorNotInitialized
-	case errors.Is(err, rocr.ErrOutOfResources):
-		return ErrorOutOfMemory
-	case errors.Is(err, rocr.ErrNoAgent):
-		return ErrorNoDevice
-	case errors.Is(err, rocr.StatusErrorMemoryApertureViolation), errors.Is(err, rocr.StatusErrorMemoryFault):
-		return ErrorIllegalAddress // a kernel's access outside its memory
-	case errors.Is(err, rocr.ErrKernelFailed):
-		return ErrorLaunchFailure
-	case errors.Is(err, rocr.ErrInvalidSignal), errors.Is(err, rocr.ErrInvalidQueue):
-		return ErrorInvalidHandle
-	case errors.Is(err, rocr.ErrInvalidCodeObject):
-		return ErrorInvalidImage
-	case errors.Is(err, rocr.ErrInvalidArgument), errors.Is(err, rocr.ErrInvalidAllocation):
-		return ErrorInvalidValue
+	}
+	for _, m := range rocrCodes {
+		if errors.Is(err, m.err) {
+			return m.code
+		}
 	}
 	switch rocr.StatusOf(err) {
 	case rocr.StatusErrorException, rocr.StatusErrorInvalidPacketFormat:
-		return ErrorLaunchFailure
+		return ErrLaunchFailure
 	}
-	return ErrorUnknown
+	return ErrUnknown
+}
+
+// rocrCodes maps rocr's sentinels and statuses onto HIP codes, in order:
+// the first that errors.Is matches wins. An explicit sentinel comes before
+// the one its status implies: ErrNotOwner carries
+// HSA_STATUS_ERROR_INVALID_AGENT, which alone would read as ErrNoAgent.
+var rocrCodes = []struct {
+	err  error
+	code ErrorCode
+}{
+	{rocr.ErrNotOwner, ErrInvalidValue},
+	{rocr.ErrSelfWait, ErrNotPermitted}, // CUDA's answer to API calls from a host function
+	{rocr.ErrNotSupported, ErrNotSupported},
+	{rocr.ErrTimeout, ErrLaunchTimeOut},
+	{rocr.ErrNotInitialized, ErrNotInitialized},
+	{rocr.ErrOutOfResources, ErrOutOfMemory},
+	{rocr.ErrNoAgent, ErrNoDevice},
+	{rocr.StatusErrorMemoryApertureViolation, ErrIllegalAddress}, // a kernel's access outside its memory
+	{rocr.StatusErrorMemoryFault, ErrIllegalAddress},
+	{rocr.ErrKernelFailed, ErrLaunchFailure},
+	{rocr.ErrInvalidSignal, ErrInvalidHandle},
+	{rocr.ErrInvalidQueue, ErrInvalidHandle},
+	{rocr.ErrInvalidCodeObject, ErrInvalidImage},
+	{rocr.ErrInvalidArgument, ErrInvalidValue},
+	{rocr.ErrInvalidAllocation, ErrInvalidValue},
 }
