@@ -86,7 +86,7 @@ func devices() ([]*Device, error) {
 		lib.mu.Unlock()
 		if q := rocr.RunningQueue(); q != nil {
 			// Shutdown waits for this packet: waiting for it would hang.
-			return nil, Errorf(ErrorContextIsDestroyed, "init", "the runtime is being shut down, which waits for this kernel or host function of queue %d", q.ID())
+			return nil, Errorf(ErrContextIsDestroyed, "init", "the runtime is being shut down, which waits for this kernel or host function of queue %d", q.ID())
 		}
 		<-c
 		lib.mu.Lock()
@@ -134,7 +134,7 @@ func devices() ([]*Device, error) {
 	}
 	if len(devs) == 0 {
 		_ = rocr.ShutDown()
-		return nil, Errorf(ErrorNoDevice, "init", "no device")
+		return nil, Errorf(ErrNoDevice, "init", "no device")
 	}
 	lib.devices = devs
 	lib.gen++
@@ -168,7 +168,7 @@ func Shutdown() error {
 	// Shutdown waits for every queue: from one of their packets it would
 	// wait for itself.
 	if q := rocr.RunningQueue(); q != nil {
-		return &Error{Code: ErrorNotPermitted, Op: "shutdown", Msg: fmt.Sprintf("called from a kernel or host function of queue %d, which Shutdown would wait for", q.ID()), Err: rocr.ErrSelfWait}
+		return &Error{Code: ErrNotPermitted, Op: "shutdown", Msg: fmt.Sprintf("called from a kernel or host function of queue %d, which Shutdown would wait for", q.ID()), Err: rocr.ErrSelfWait}
 	}
 	lib.mu.Lock()
 	devs := lib.devices
@@ -251,7 +251,7 @@ func Get(i int) (*Device, error) {
 		return nil, err
 	}
 	if i < 0 || i >= len(devs) {
-		return nil, Errorf(ErrorInvalidDevice, "get device", "ordinal %d out of range [0, %d)", i, len(devs))
+		return nil, Errorf(ErrInvalidDevice, "get device", "ordinal %d out of range [0, %d)", i, len(devs))
 	}
 	return devs[i], nil
 }
@@ -264,7 +264,7 @@ func Default() (*Device, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_DEVICE")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, Errorf(ErrorInvalidDevice, "default device", "HIPGO_DEVICE=%q is not an ordinal", v)
+			return nil, Errorf(ErrInvalidDevice, "default device", "HIPGO_DEVICE=%q is not an ordinal", v)
 		}
 		i = n
 	}
@@ -301,12 +301,12 @@ func (d *Device) String() string {
 // from before a Shutdown).
 func (d *Device) Valid() error {
 	if d == nil {
-		return Errorf(ErrorInvalidDevice, "device", "nil device")
+		return Errorf(ErrInvalidDevice, "device", "nil device")
 	}
 	if !d.closed.Load() && (d.parent == nil || !d.parent.closed.Load()) {
 		return nil
 	}
-	return Errorf(ErrorContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
+	return Errorf(ErrContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
 }
 
 // root is the device a test's view views, or d.
@@ -336,7 +336,7 @@ func (d *Device) Reset() error {
 	}
 	r := d.root()
 	if q := rocr.RunningQueue(); q != nil && q.Agent() == r.agent {
-		return &Error{Code: ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a kernel or host function of queue %d of %s, which the reset would wait for", q.ID(), d), Err: rocr.ErrSelfWait}
+		return &Error{Code: ErrNotPermitted, Op: op, Msg: fmt.Sprintf("called from a kernel or host function of queue %d of %s, which the reset would wait for", q.ID(), d), Err: rocr.ErrSelfWait}
 	}
 	r.resetMu.Lock()
 	defer r.resetMu.Unlock()

@@ -22,6 +22,6 @@ func TestWrapTypedNil(t *testing.T) {
 		assert.ErrorIs(t, got, gpu.ErrLaunchFailure)
 		assert.NotPanics(t, func() { _ = got.Error() })
 		assert.Contains(t, got.Error(), "nil *")
-		assert.Equal(t, gpu.ErrorLaunchFailure, gpu.CodeOf(err))
+		assert.Equal(t, gpu.ErrLaunchFailure, gpu.CodeOf(err))
 	}
 }

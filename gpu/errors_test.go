@@ -21,31 +21,31 @@ func TestErrorCodesMatchHIP(t *testing.T) {
 		name string
 	}{
 		{gpu.Success, 0, "hipSuccess"},
-		{gpu.ErrorInvalidValue, 1, "hipErrorInvalidValue"},
-		{gpu.ErrorOutOfMemory, 2, "hipErrorOutOfMemory"},
-		{gpu.ErrorNotInitialized, 3, "hipErrorNotInitialized"},
-		{gpu.ErrorDeinitialized, 4, "hipErrorDeinitialized"},
-		{gpu.ErrorInvalidConfiguration, 9, "hipErrorInvalidConfiguration"},
-		{gpu.ErrorInvalidSymbol, 13, "hipErrorInvalidSymbol"},
-		{gpu.ErrorInvalidDevicePointer, 17, "hipErrorInvalidDevicePointer"},
-		{gpu.ErrorInvalidDeviceFunction, 98, "hipErrorInvalidDeviceFunction"},
-		{gpu.ErrorNoDevice, 100, "hipErrorNoDevice"},
-		{gpu.ErrorInvalidDevice, 101, "hipErrorInvalidDevice"},
-		{gpu.ErrorInvalidImage, 200, "hipErrorInvalidImage"},
-		{gpu.ErrorNoBinaryForGpu, 209, "hipErrorNoBinaryForGpu"},
-		{gpu.ErrorFileNotFound, 301, "hipErrorFileNotFound"},
-		{gpu.ErrorInvalidHandle, 400, "hipErrorInvalidHandle"},
-		{gpu.ErrorIllegalState, 401, "hipErrorIllegalState"},
-		{gpu.ErrorNotFound, 500, "hipErrorNotFound"},
-		{gpu.ErrorNotReady, 600, "hipErrorNotReady"},
-		{gpu.ErrorIllegalAddress, 700, "hipErrorIllegalAddress"},
-		{gpu.ErrorLaunchOutOfResources, 701, "hipErrorLaunchOutOfResources"},
-		{gpu.ErrorLaunchTimeOut, 702, "hipErrorLaunchTimeOut"},
-		{gpu.ErrorContextIsDestroyed, 709, "hipErrorContextIsDestroyed"},
-		{gpu.ErrorLaunchFailure, 719, "hipErrorLaunchFailure"},
-		{gpu.ErrorCooperativeLaunchTooLarge, 720, "hipErrorCooperativeLaunchTooLarge"},
-		{gpu.ErrorNotSupported, 801, "hipErrorNotSupported"},
-		{gpu.ErrorUnknown, 999, "hipErrorUnknown"},
+		{gpu.ErrInvalidValue, 1, "hipErrorInvalidValue"},
+		{gpu.ErrOutOfMemory, 2, "hipErrorOutOfMemory"},
+		{gpu.ErrNotInitialized, 3, "hipErrorNotInitialized"},
+		{gpu.ErrDeinitialized, 4, "hipErrorDeinitialized"},
+		{gpu.ErrInvalidConfiguration, 9, "hipErrorInvalidConfiguration"},
+		{gpu.ErrInvalidSymbol, 13, "hipErrorInvalidSymbol"},
+		{gpu.ErrInvalidDevicePointer, 17, "hipErrorInvalidDevicePointer"},
+		{gpu.ErrInvalidDeviceFunction, 98, "hipErrorInvalidDeviceFunction"},
+		{gpu.ErrNoDevice, 100, "hipErrorNoDevice"},
+		{gpu.ErrInvalidDevice, 101, "hipErrorInvalidDevice"},
+		{gpu.ErrInvalidImage, 200, "hipErrorInvalidImage"},
+		{gpu.ErrNoBinaryForGpu, 209, "hipErrorNoBinaryForGpu"},
+		{gpu.ErrFileNotFound, 301, "hipErrorFileNotFound"},
+		{gpu.ErrInvalidHandle, 400, "hipErrorInvalidHandle"},
+		{gpu.ErrIllegalState, 401, "hipErrorIllegalState"},
+		{gpu.ErrNotFound, 500, "hipErrorNotFound"},
+		{gpu.ErrNotReady, 600, "hipErrorNotReady"},
+		{gpu.ErrIllegalAddress, 700, "hipErrorIllegalAddress"},
+		{gpu.ErrLaunchOutOfResources, 701, "hipErrorLaunchOutOfResources"},
+		{gpu.ErrLaunchTimeOut, 702, "hipErrorLaunchTimeOut"},
+		{gpu.ErrContextIsDestroyed, 709, "hipErrorContextIsDestroyed"},
+		{gpu.ErrLaunchFailure, 719, "hipErrorLaunchFailure"},
+		{gpu.ErrCooperativeLaunchTooLarge, 720, "hipErrorCooperativeLaunchTooLarge"},
+		{gpu.ErrNotSupported, 801, "hipErrorNotSupported"},
+		{gpu.ErrUnknown, 999, "hipErrorUnknown"},
 	}
 	for _, c := range cases {
 		if int(c.code) != c.num || c.code.Name() != c.name || c.code.Error() != c.name {
@@ -66,37 +66,37 @@ func TestErrorCodesMatchHIP(t *testing.T) {
 
 func TestSentinels(t *testing.T) {
 	sentinels := map[error]gpu.ErrorCode{
-		gpu.ErrInvalidValue:          gpu.ErrorInvalidValue,
-		gpu.ErrOutOfMemory:           gpu.ErrorOutOfMemory,
-		gpu.ErrNotInitialized:        gpu.ErrorNotInitialized,
-		gpu.ErrInvalidConfiguration:  gpu.ErrorInvalidConfiguration,
-		gpu.ErrInvalidDeviceFunction: gpu.ErrorInvalidDeviceFunction,
-		gpu.ErrNoDevice:              gpu.ErrorNoDevice,
-		gpu.ErrInvalidDevice:         gpu.ErrorInvalidDevice,
-		gpu.ErrInvalidImage:          gpu.ErrorInvalidImage,
-		gpu.ErrNoBinaryForGpu:        gpu.ErrorNoBinaryForGpu,
-		gpu.ErrInvalidHandle:         gpu.ErrorInvalidHandle,
-		gpu.ErrNotFound:              gpu.ErrorNotFound,
-		gpu.ErrNotReady:              gpu.ErrorNotReady,
-		gpu.ErrIllegalAddress:        gpu.ErrorIllegalAddress,
-		gpu.ErrLaunchFailure:         gpu.ErrorLaunchFailure,
-		gpu.ErrLaunchTimeOut:         gpu.ErrorLaunchTimeOut,
-		gpu.ErrNotSupported:          gpu.ErrorNotSupported,
-		gpu.ErrContextIsDestroyed:    gpu.ErrorContextIsDestroyed,
+		gpu.ErrInvalidValue:          gpu.ErrInvalidValue,
+		gpu.ErrOutOfMemory:           gpu.ErrOutOfMemory,
+		gpu.ErrNotInitialized:        gpu.ErrNotInitialized,
+		gpu.ErrInvalidConfiguration:  gpu.ErrInvalidConfiguration,
+		gpu.ErrInvalidDeviceFunction: gpu.ErrInvalidDeviceFunction,
+		gpu.ErrNoDevice:              gpu.ErrNoDevice,
+		gpu.ErrInvalidDevice:         gpu.ErrInvalidDevice,
+		gpu.ErrInvalidImage:          gpu.ErrInvalidImage,
+		gpu.ErrNoBinaryForGpu:        gpu.ErrNoBinaryForGpu,
+		gpu.ErrInvalidHandle:         gpu.ErrInvalidHandle,
+		gpu.ErrNotFound:              gpu.ErrNotFound,
+		gpu.ErrNotReady:              gpu.ErrNotReady,
+		gpu.ErrIllegalAddress:        gpu.ErrIllegalAddress,
+		gpu.ErrLaunchFailure:         gpu.ErrLaunchFailure,
+		gpu.ErrLaunchTimeOut:         gpu.ErrLaunchTimeOut,
+		gpu.ErrNotSupported:          gpu.ErrNotSupported,
+		gpu.ErrContextIsDestroyed:    gpu.ErrContextIsDestroyed,
 	}
 	for sentinel, code := range sentinels {
 		err := fmt.Errorf("outer: %w", gpu.Errorf(code, "op", "what"))
 		if !errors.Is(err, sentinel) {
 			t.Errorf("%s does not match its sentinel", code.Name())
 		}
-		if code != gpu.ErrorInvalidValue && errors.Is(err, gpu.ErrInvalidValue) {
+		if code != gpu.ErrInvalidValue && errors.Is(err, gpu.ErrInvalidValue) {
 			t.Errorf("%s matches ErrInvalidValue", code.Name())
 		}
 		if gpu.CodeOf(err) != code {
 			t.Errorf("CodeOf(%v) = %v", err, gpu.CodeOf(err))
 		}
 	}
-	e := gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "%d bytes", 4)
+	e := gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "%d bytes", 4)
 	if e.Error() != "memcpy: 4 bytes (hipErrorInvalidValue)" {
 		t.Errorf("message: %q", e)
 	}
@@ -117,17 +117,17 @@ func TestWrapKeepsStatus(t *testing.T) {
 		status   rocr.Status
 		sentinel error
 	}{
-		{rocr.Errorf(rocr.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrorOutOfMemory, rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
-		{rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrorInvalidValue, rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
-		{rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrorInvalidHandle, rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
-		{rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrorLaunchFailure, rocr.StatusErrorException, rocr.ErrKernelFailed},
-		{rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrorIllegalAddress, rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
-		{rocr.Errorf(rocr.StatusErrorNotInitialized, "agents", "no"), gpu.ErrorNotInitialized, rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
-		{rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrorInvalidImage, rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrorNoDevice, rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrorInvalidValue, rocr.StatusErrorInvalidAgent, gpu.ErrNotOwner},
-		{rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrorNotSupported, rocr.StatusErrorInvalidISA, rocr.ErrNotSupported},
-		{errors.New("plain"), gpu.ErrorUnknown, rocr.StatusError, nil},
+		{rocr.Errorf(rocr.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
+		{rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrInvalidValue, rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
+		{rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrInvalidHandle, rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
+		{rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrLaunchFailure, rocr.StatusErrorException, rocr.ErrKernelFailed},
+		{rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{rocr.Errorf(rocr.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
+		{rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
+		{rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, rocr.StatusErrorInvalidAgent, gpu.ErrNotOwner},
+		{rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, rocr.StatusErrorInvalidISA, rocr.ErrNotSupported},
+		{errors.New("plain"), gpu.ErrUnknown, rocr.StatusError, nil},
 	}
 	for _, c := range cases {
 		err := gpu.Wrap("op", c.err)
@@ -149,10 +149,10 @@ func TestWrapKeepsStatus(t *testing.T) {
 
 // Queries return bare codes (gpu.ErrNotReady): CodeOf and Wrap keep them.
 func TestCodeOfBareCode(t *testing.T) {
-	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(gpu.ErrNotReady))
-	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(fmt.Errorf("wait: %w", gpu.ErrNotReady)))
+	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(gpu.ErrNotReady))
+	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(fmt.Errorf("wait: %w", gpu.ErrNotReady)))
 	err := gpu.Wrap("event query", gpu.ErrNotReady)
 	require.ErrorIs(t, err, gpu.ErrNotReady)
-	assert.Equal(t, gpu.ErrorNotReady, gpu.CodeOf(err))
-	assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, gpu.CodeOf(gpu.ErrStreamCaptureUnsupported))
+	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureUnsupported, gpu.CodeOf(gpu.ErrStreamCaptureUnsupported))
 }

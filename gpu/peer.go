@@ -8,22 +8,15 @@ import (
 
 // HIP's peer access error codes.
 const (
-	ErrorPeerAccessUnsupported    ErrorCode = 217
-	ErrorPeerAccessAlreadyEnabled ErrorCode = 704
-	ErrorPeerAccessNotEnabled     ErrorCode = 705
-)
-
-// Peer access sentinels, for errors.Is.
-var (
-	ErrPeerAccessUnsupported    error = ErrorPeerAccessUnsupported
-	ErrPeerAccessAlreadyEnabled error = ErrorPeerAccessAlreadyEnabled
-	ErrPeerAccessNotEnabled     error = ErrorPeerAccessNotEnabled
+	ErrPeerAccessUnsupported    ErrorCode = 217
+	ErrPeerAccessAlreadyEnabled ErrorCode = 704
+	ErrPeerAccessNotEnabled     ErrorCode = 705
 )
 
 func init() {
-	codeNames[ErrorPeerAccessUnsupported] = "hipErrorPeerAccessUnsupported"
-	codeNames[ErrorPeerAccessAlreadyEnabled] = "hipErrorPeerAccessAlreadyEnabled"
-	codeNames[ErrorPeerAccessNotEnabled] = "hipErrorPeerAccessNotEnabled"
+	codeNames[ErrPeerAccessUnsupported] = "hipErrorPeerAccessUnsupported"
+	codeNames[ErrPeerAccessAlreadyEnabled] = "hipErrorPeerAccessAlreadyEnabled"
+	codeNames[ErrPeerAccessNotEnabled] = "hipErrorPeerAccessNotEnabled"
 }
 
 // checkPeers validates the two devices of a peer call.
@@ -43,11 +36,11 @@ func peerErr(op string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, rocr.ErrPeerAlreadyEnabled):
-		return &Error{Code: ErrorPeerAccessAlreadyEnabled, Op: op, Err: err}
+		return &Error{Code: ErrPeerAccessAlreadyEnabled, Op: op, Err: err}
 	case errors.Is(err, rocr.ErrPeerNotEnabled):
-		return &Error{Code: ErrorPeerAccessNotEnabled, Op: op, Err: err}
+		return &Error{Code: ErrPeerAccessNotEnabled, Op: op, Err: err}
 	case errors.Is(err, rocr.ErrNotSupported):
-		return &Error{Code: ErrorPeerAccessUnsupported, Op: op, Err: err}
+		return &Error{Code: ErrPeerAccessUnsupported, Op: op, Err: err}
 	}
 	return Wrap(op, err)
 }
@@ -77,7 +70,7 @@ func (d *Device) EnablePeerAccess(peer *Device) error {
 		return err
 	}
 	if d == peer {
-		return Errorf(ErrorInvalidDevice, op, "%s cannot be its own peer", d)
+		return Errorf(ErrInvalidDevice, op, "%s cannot be its own peer", d)
 	}
 	return peerErr(op, d.agent.EnablePeer(peer.agent))
 }

@@ -69,9 +69,9 @@ func TestPeerErrorCodes(t *testing.T) {
 		num  int
 		name string
 	}{
-		{gpu.ErrorPeerAccessUnsupported, 217, "hipErrorPeerAccessUnsupported"},
-		{gpu.ErrorPeerAccessAlreadyEnabled, 704, "hipErrorPeerAccessAlreadyEnabled"},
-		{gpu.ErrorPeerAccessNotEnabled, 705, "hipErrorPeerAccessNotEnabled"},
+		{gpu.ErrPeerAccessUnsupported, 217, "hipErrorPeerAccessUnsupported"},
+		{gpu.ErrPeerAccessAlreadyEnabled, 704, "hipErrorPeerAccessAlreadyEnabled"},
+		{gpu.ErrPeerAccessNotEnabled, 705, "hipErrorPeerAccessNotEnabled"},
 	} {
 		if int(c.code) != c.num || c.code.Name() != c.name {
 			t.Errorf("%d %s: got %d %s", c.num, c.name, int(c.code), c.code.Name())

@@ -45,7 +45,7 @@ func openView(dev any, name string) (any, error) {
 func closeView(view any) error {
 	v, _ := view.(*Device)
 	if v == nil || v.parent == nil {
-		return Errorf(ErrorInvalidDevice, "test device close", "not a test device")
+		return Errorf(ErrInvalidDevice, "test device close", "not a test device")
 	}
 	var errs []error
 	for _, f := range v.closers() {

@@ -107,13 +107,13 @@ var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vecto
 // buffer; the kernel sees its length.
 func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a buffer.Array[float32], b buffer.Array[float32], c buffer.Array[float32], n int32) error {
 	if a == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 0 (a): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 0 (a): nil buffer")
 	}
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 1 (b): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 1 (b): nil buffer")
 	}
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 2 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 2 (c): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 1)
 	if err != nil {
@@ -165,10 +165,10 @@ var saxpyKernel = kernel.Define("saxpy", func(b *kernel.Block, a *saxpyArgs) {
 // buffer; the kernel sees its length.
 func LaunchSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x buffer.Array[float32], y buffer.Array[float32], n int32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel saxpy argument 1 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel saxpy argument 1 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel saxpy argument 2 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel saxpy argument 2 (y): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 2)
 	if err != nil {
@@ -218,7 +218,7 @@ var fillF32Kernel = kernel.Define("fill_f32", func(b *kernel.Block, a *fillF32Ar
 // buffer; the kernel sees its length.
 func LaunchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, p buffer.Array[float32], value float32, n int32) error {
 	if p == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel fill_f32 argument 0 (p): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill_f32 argument 0 (p): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 3)
 	if err != nil {
@@ -253,10 +253,10 @@ var reduceSumKernel = kernel.Define("reduce_sum", func(b *kernel.Block, a *reduc
 // buffer; the kernel sees its length.
 func LaunchReduceSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], partial buffer.Array[float32], n int32) error {
 	if in == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_sum argument 0 (in): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_sum argument 0 (in): nil buffer")
 	}
 	if partial == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_sum argument 1 (partial): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_sum argument 1 (partial): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 4)
 	if err != nil {
@@ -292,10 +292,10 @@ var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transp
 // buffer; the kernel sees its length.
 func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], rows int32, cols int32) error {
 	if in == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel transpose argument 0 (in): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel transpose argument 0 (in): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel transpose argument 1 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel transpose argument 1 (out): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 5)
 	if err != nil {
@@ -335,13 +335,13 @@ var sgemmKernel = kernel.Define("sgemm", func(b *kernel.Block, a *sgemmArgs) {
 // buffer; the kernel sees its length.
 func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m int32, n int32, k int32, alpha float32, a buffer.Array[float32], b buffer.Array[float32], beta float32, c buffer.Array[float32]) error {
 	if a == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel sgemm argument 4 (a): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sgemm argument 4 (a): nil buffer")
 	}
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel sgemm argument 5 (b): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sgemm argument 5 (b): nil buffer")
 	}
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel sgemm argument 7 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sgemm argument 7 (c): nil buffer")
 	}
 	ld, checked, err := goLibrary.Prepare(s, 6)
 	if err != nil {

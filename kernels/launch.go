@@ -78,7 +78,7 @@ func Load(dev *gpu.Device) (*Set, error) {
 // checkStream rejects a nil stream before anything else is checked.
 func checkStream(s *stream.Stream) error {
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "launch", "nil stream")
 	}
 	return nil
 }
@@ -94,11 +94,11 @@ const (
 
 func checkLen(op string, n int, bufs ...int) error {
 	if n < 0 || n > 1<<31-1 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "n=%d out of range", n)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "n=%d out of range", n)
 	}
 	for _, l := range bufs {
 		if n > l {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "n=%d exceeds a buffer of %d elements", n, l)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "n=%d exceeds a buffer of %d elements", n, l)
 		}
 	}
 	return nil
@@ -118,7 +118,7 @@ func VectorAdd(s *stream.Stream, a, b, c *buffer.Buffer[float32], n int) error {
 		return err
 	}
 	if a == nil || b == nil || c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "vector_add", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "vector_add", "nil buffer")
 	}
 	if err := checkLen("vector_add", n, a.Len(), b.Len(), c.Len()); err != nil {
 		return err
@@ -135,7 +135,7 @@ func Saxpy(s *stream.Stream, alpha float32, x, y *buffer.Buffer[float32], n int)
 		return err
 	}
 	if x == nil || y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "saxpy", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "saxpy", "nil buffer")
 	}
 	if err := checkLen("saxpy", n, x.Len(), y.Len()); err != nil {
 		return err
@@ -152,7 +152,7 @@ func FillF32(s *stream.Stream, p *buffer.Buffer[float32], value float32, n int) 
 		return err
 	}
 	if p == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "fill_f32", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "fill_f32", "nil buffer")
 	}
 	if err := checkLen("fill_f32", n, p.Len()); err != nil {
 		return err
@@ -171,7 +171,7 @@ func ReduceSum(s *stream.Stream, in, partial *buffer.Buffer[float32], n int) err
 		return err
 	}
 	if in == nil || partial == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "reduce_sum", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "reduce_sum", "nil buffer")
 	}
 	if err := checkLen("reduce_sum", n, in.Len()); err != nil {
 		return err
@@ -184,7 +184,7 @@ func ReduceSum(s *stream.Stream, in, partial *buffer.Buffer[float32], n int) err
 // partials added on the host. It synchronizes s.
 func Sum(s *stream.Stream, in *buffer.Buffer[float32], n int) (float32, error) {
 	if s == nil {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, "sum", "nil stream")
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, "sum", "nil stream")
 	}
 	blocks := min(max(int(gpu.Blocks(n, ReduceBlock)), 1), 1024)
 	partial, err := buffer.New[float32](s.Device(), blocks)
@@ -216,10 +216,10 @@ func Transpose(s *stream.Stream, in, out *buffer.Buffer[float32], rows, cols int
 		return err
 	}
 	if in == nil || out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "transpose", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "transpose", "nil buffer")
 	}
 	if rows <= 0 || cols <= 0 || rows > 1<<30/cols {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "transpose", "bad shape %dx%d", rows, cols)
+		return gpu.Errorf(gpu.ErrInvalidValue, "transpose", "bad shape %dx%d", rows, cols)
 	}
 	if err := checkLen("transpose", rows*cols, in.Len(), out.Len()); err != nil {
 		return err
@@ -235,13 +235,13 @@ func Sgemm(s *stream.Stream, m, n, k int, alpha float32, a, b *buffer.Buffer[flo
 		return err
 	}
 	if a == nil || b == nil || c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "sgemm", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "sgemm", "nil buffer")
 	}
 	if m <= 0 || n <= 0 || k <= 0 || m > 1<<15 || n > 1<<15 || k > 1<<15 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "sgemm", "bad shape m=%d n=%d k=%d", m, n, k)
+		return gpu.Errorf(gpu.ErrInvalidValue, "sgemm", "bad shape m=%d n=%d k=%d", m, n, k)
 	}
 	if a.Len() < m*k || b.Len() < k*n || c.Len() < m*n {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "sgemm", "buffers of %d, %d, %d elements are too small for m=%d n=%d k=%d", a.Len(), b.Len(), c.Len(), m, n, k)
+		return gpu.Errorf(gpu.ErrInvalidValue, "sgemm", "buffers of %d, %d, %d elements are too small for m=%d n=%d k=%d", a.Len(), b.Len(), c.Len(), m, n, k)
 	}
 	grid := gpu.D2(gpu.Blocks(n, GemmTile), gpu.Blocks(m, GemmTile))
 	return LaunchSgemm(s, grid, gpu.D2(GemmTile, GemmTile), 0, int32(m), int32(n), int32(k), alpha, a, b, beta, c)

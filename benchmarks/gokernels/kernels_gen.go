@@ -75,13 +75,13 @@ var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vecto
 // buffer; the kernel sees its length.
 func LaunchVectorAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a buffer.Array[float32], b buffer.Array[float32], c buffer.Array[float32]) error {
 	if a == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 0 (a): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 0 (a): nil buffer")
 	}
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 1 (b): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 1 (b): nil buffer")
 	}
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel vector_add argument 2 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel vector_add argument 2 (c): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 0)
 	if err != nil {
@@ -118,13 +118,13 @@ var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *m
 // buffer; the kernel sees its length.
 func LaunchMatrixMul16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[float32], a buffer.Array[float32], b buffer.Array[float32], wA int32, wB int32) error {
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul16 argument 0 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul16 argument 0 (c): nil buffer")
 	}
 	if a == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul16 argument 1 (a): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul16 argument 1 (a): nil buffer")
 	}
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul16 argument 2 (b): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul16 argument 2 (b): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 1)
 	if err != nil {
@@ -161,13 +161,13 @@ var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *m
 // buffer; the kernel sees its length.
 func LaunchMatrixMul32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[float32], a buffer.Array[float32], b buffer.Array[float32], wA int32, wB int32) error {
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul32 argument 0 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul32 argument 0 (c): nil buffer")
 	}
 	if a == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul32 argument 1 (a): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul32 argument 1 (a): nil buffer")
 	}
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel matrix_mul32 argument 2 (b): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel matrix_mul32 argument 2 (b): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 2)
 	if err != nil {
@@ -206,10 +206,10 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32]) error {
 	if in == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_f32 argument 0 (in): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 0 (in): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 3)
 	if err != nil {
@@ -248,10 +248,10 @@ var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduc
 // buffer; the kernel sees its length.
 func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32]) error {
 	if in == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_i32 argument 0 (in): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 0 (in): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel reduce_i32 argument 1 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 1 (out): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 4)
 	if err != nil {
@@ -286,10 +286,10 @@ var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *
 // buffer; the kernel sees its length.
 func LaunchHistogram256(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, data buffer.Array[uint8], bins buffer.Array[uint32]) error {
 	if data == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel histogram256 argument 0 (data): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram256 argument 0 (data): nil buffer")
 	}
 	if bins == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel histogram256 argument 1 (bins): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram256 argument 1 (bins): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
@@ -325,10 +325,10 @@ var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transp
 // buffer; the kernel sees its length.
 func LaunchTranspose(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], in buffer.Array[float32], rows int32, cols int32) error {
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel transpose argument 0 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel transpose argument 0 (out): nil buffer")
 	}
 	if in == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel transpose argument 1 (in): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel transpose argument 1 (in): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
@@ -367,10 +367,10 @@ var scanBlockKernel = kernel.Define("scan_block", func(b *kernel.Block, a *scanB
 // buffer; the kernel sees its length.
 func LaunchScanBlock(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, data buffer.Array[int32], sums buffer.Array[int32]) error {
 	if data == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel scan_block argument 0 (data): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_block argument 0 (data): nil buffer")
 	}
 	if sums == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel scan_block argument 1 (sums): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_block argument 1 (sums): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
@@ -419,10 +419,10 @@ var uniformAddKernel = kernel.Define("uniform_add", func(b *kernel.Block, a *uni
 // buffer; the kernel sees its length.
 func LaunchUniformAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, data buffer.Array[int32], sums buffer.Array[int32]) error {
 	if data == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel uniform_add argument 0 (data): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_add argument 0 (data): nil buffer")
 	}
 	if sums == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel uniform_add argument 1 (sums): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_add argument 1 (sums): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {

@@ -120,7 +120,7 @@ func generate(cfg config, kernels []*kernel) ([]byte, error) {
 		// A nil buffer is refused here, naming the C parameter.
 		for i, p := range k.kernel.Params {
 			if p.Type.Pointer {
-				pf("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrorInvalidValue, \"launch\", %q)\n\t}\n",
+				pf("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", %q)\n\t}\n",
 					k.Params[i], fmt.Sprintf("kernel %s argument %d (%s, %s): nil buffer", k.Name, i, k.Params[i], p.C))
 			}
 		}
@@ -169,7 +169,7 @@ func writeLoader(pf func(string, ...any), cfg config) {
 	}
 	pf("%s", comment(fmt.Sprintf("%s returns the kernels loaded on s's device from %s, loading them once per device; module.Load picks the form the device runs.", cfg.Loader, what)))
 	pf("func %s(s *stream.Stream) (*%s, error) {\n", cfg.Loader, cfg.Type)
-	pf("\tif s == nil {\n\t\treturn nil, gpu.Errorf(gpu.ErrorInvalidHandle, \"launch\", \"nil stream\")\n\t}\n")
+	pf("\tif s == nil {\n\t\treturn nil, gpu.Errorf(gpu.ErrInvalidHandle, \"launch\", \"nil stream\")\n\t}\n")
 	pf("\treturn module.Shared(s.Device(), %sKey{}, func(dev *gpu.Device) (*module.Module, *%s, error) {\n", low, cfg.Type)
 	pf("\t\tm, err := module.Load(dev, module.Library{%s})\n", strings.Join(lib, ", "))
 	pf("\t\tif err != nil {\n\t\t\treturn nil, nil, err\n\t\t}\n")

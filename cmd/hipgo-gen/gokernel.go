@@ -408,7 +408,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, exported(k.GoName), joinArgs(params))
 		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
-				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrorInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", prm.Name, k.Name, i, prm.Name)
+				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", prm.Name, k.Name, i, prm.Name)
 			}
 		}
 		p("\tld, checked, err := %s.Prepare(s, %d)\n\tif err != nil {\n\t\treturn err\n\t}\n", cfg.Var, ki)

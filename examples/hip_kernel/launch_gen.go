@@ -47,7 +47,7 @@ type functionsKey struct{}
 // device; module.Load picks the form the device runs.
 func loadKernels(s *stream.Stream) (*Functions, error) {
 	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, "launch", "nil stream")
 	}
 	return module.Shared(s.Device(), functionsKey{}, func(dev *gpu.Device) (*module.Module, *Functions, error) {
 		m, err := module.Load(dev, module.Library{cpuKernels, functionsObject0, functionsObject1})
@@ -75,10 +75,10 @@ func LaunchPoly3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer
 		return err
 	}
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel poly3 argument 0 (x, const float *): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel poly3 argument 0 (x, const float *): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel poly3 argument 1 (y, float *): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel poly3 argument 1 (y, float *): nil buffer")
 	}
 	var args module.Args
 	args.ConstPtr(x).Ptr(y).Float32(a).Float32(b).Float32(c).Float32(d).Int32(n)

@@ -57,7 +57,7 @@ var cpuKernels = cpu.NewSet("hip_kernel", poly3)
 // Poly3 computes y[i] = a*x[i]^3 + b*x[i]^2 + c*x[i] + d on s.
 func Poly3(s *stream.Stream, x, y *buffer.Buffer[float32], a, b, c, d float32) error {
 	if x == nil || y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "poly3", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "poly3", "nil buffer")
 	}
 	n := min(x.Len(), y.Len())
 	const block = 256

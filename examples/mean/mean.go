@@ -14,7 +14,7 @@ import (
 // Of returns the mean of the first n elements of x, computed on s.
 func Of(s *stream.Stream, x *buffer.Buffer[float32], n int) (float32, error) {
 	if n <= 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, "mean", "n=%d: want at least one element", n)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, "mean", "n=%d: want at least one element", n)
 	}
 	sum, err := kernels.Sum(s, x, n)
 	if err != nil {

@@ -82,10 +82,10 @@ var poly3Kernel = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
 // buffer; the kernel sees its length.
 func LaunchPoly3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], a float32, b float32, c float32, d float32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel poly3 argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel poly3 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel poly3 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel poly3 argument 1 (y): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 0)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // Poly3 computes y[i] = a*x[i]^3 + b*x[i]^2 + c*x[i] + d on s.
 func Poly3(s *stream.Stream, x, y *buffer.Buffer[float32], a, b, c, d float32) error {
 	if x == nil || y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "poly3", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "poly3", "nil buffer")
 	}
 	const block = 256
 	return LaunchPoly3(s, gpu.D1(gpu.Blocks(y.Len(), block)), gpu.D1(block), 0, x, y, a, b, c, d)

@@ -77,7 +77,7 @@ type backend interface {
 func New(s *stream.Stream) (*Handle, error) {
 	const op = "blas create"
 	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
 	if err := s.Err(); err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func New(s *stream.Stream) (*Handle, error) {
 		}
 		be = b
 	default:
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "no BLAS backend for driver %q of %s", drv, dev)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, op, "no BLAS backend for driver %q of %s", drv, dev)
 	}
 	return &Handle{s: s, be: be, workspace: ws}, nil
 }
@@ -129,7 +129,7 @@ func (h *Handle) Destroy() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "handle already destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "handle already destroyed")
 	}
 	h.destroyed = true
 	if h.submitting > 0 {
@@ -144,9 +144,9 @@ func (h *Handle) Destroy() error {
 	}
 	if err != nil && core.StreamOf(h.s).Destroyed() {
 		if rerr := h.be.release(h.s.Device()); rerr != nil {
-			err = &gpu.Error{Code: gpu.ErrorInvalidHandle, Op: op, Msg: "the handle's stream was destroyed first, and releasing the library's handle without it failed", Err: rerr}
+			err = &gpu.Error{Code: gpu.ErrInvalidHandle, Op: op, Msg: "the handle's stream was destroyed first, and releasing the library's handle without it failed", Err: rerr}
 		} else {
-			err = gpu.Errorf(gpu.ErrorInvalidHandle, op, "the handle's stream was destroyed first; what the handle held was released all the same")
+			err = gpu.Errorf(gpu.ErrInvalidHandle, op, "the handle's stream was destroyed first; what the handle held was released all the same")
 		}
 	} else if err != nil {
 		err = gpu.Wrap(op, err)
@@ -170,7 +170,7 @@ func (h *Handle) submit(c *call) error {
 	h.mu.Lock()
 	if h.destroyed {
 		h.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, c.op, "handle was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, c.op, "handle was destroyed")
 	}
 	h.submitting++
 	h.mu.Unlock()
@@ -227,7 +227,7 @@ func value[T Float](h *Handle, c *call) (T, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.destroyed {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, c.op, "handle was destroyed")
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, c.op, "handle was destroyed")
 	}
 	r, err := scratch[T](h)
 	if err != nil {

@@ -97,7 +97,7 @@ func opName[T Float](op string) string {
 }
 
 func argErr(op, name, format string, args ...any) error {
-	return gpu.Errorf(gpu.ErrorInvalidValue, op, name+": "+format, args...)
+	return gpu.Errorf(gpu.ErrInvalidValue, op, name+": "+format, args...)
 }
 
 func itoa(v int) string { return strconv.Itoa(v) }
@@ -106,10 +106,10 @@ func itoa(v int) string { return strconv.Itoa(v) }
 // make.
 func checkHandle(op string, h *Handle) error {
 	if h == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil handle")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil handle")
 	}
 	if h.be == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "handle not made by blas.New (a zero Handle)")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "handle not made by blas.New (a zero Handle)")
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func loadCublas() (*vendorAPI, error) {
 	cublasLib.once.Do(func() {
 		h, err := vendorlib.CuBLAS.Open()
 		if err != nil {
-			cublasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no cuBLAS: %v", err)
+			cublasLib.err = gpu.Errorf(gpu.ErrNotSupported, "blas create", "no cuBLAS: %v", err)
 			return
 		}
 		cublasLib.api, cublasLib.err = resolve("cuBLAS", h, cublasSymbols, 0, 1, cublasErr)
@@ -71,15 +71,15 @@ func newCublas(dev *gpu.Device) (*vendor, error) {
 
 // cublasStatus_t values the errors name.
 var cublasStatus = map[uintptr]vendorStatus{
-	1:  {"CUBLAS_STATUS_NOT_INITIALIZED", gpu.ErrorNotInitialized},
-	3:  {"CUBLAS_STATUS_ALLOC_FAILED", gpu.ErrorOutOfMemory},
-	7:  {"CUBLAS_STATUS_INVALID_VALUE", gpu.ErrorInvalidValue},
-	8:  {"CUBLAS_STATUS_ARCH_MISMATCH", gpu.ErrorNoBinaryForGpu},
-	11: {"CUBLAS_STATUS_MAPPING_ERROR", gpu.ErrorIllegalAddress},
-	13: {"CUBLAS_STATUS_EXECUTION_FAILED", gpu.ErrorLaunchFailure},
-	14: {"CUBLAS_STATUS_INTERNAL_ERROR", gpu.ErrorUnknown},
-	15: {"CUBLAS_STATUS_NOT_SUPPORTED", gpu.ErrorNotSupported},
-	16: {"CUBLAS_STATUS_LICENSE_ERROR", gpu.ErrorNotSupported},
+	1:  {"CUBLAS_STATUS_NOT_INITIALIZED", gpu.ErrNotInitialized},
+	3:  {"CUBLAS_STATUS_ALLOC_FAILED", gpu.ErrOutOfMemory},
+	7:  {"CUBLAS_STATUS_INVALID_VALUE", gpu.ErrInvalidValue},
+	8:  {"CUBLAS_STATUS_ARCH_MISMATCH", gpu.ErrNoBinaryForGpu},
+	11: {"CUBLAS_STATUS_MAPPING_ERROR", gpu.ErrIllegalAddress},
+	13: {"CUBLAS_STATUS_EXECUTION_FAILED", gpu.ErrLaunchFailure},
+	14: {"CUBLAS_STATUS_INTERNAL_ERROR", gpu.ErrUnknown},
+	15: {"CUBLAS_STATUS_NOT_SUPPORTED", gpu.ErrNotSupported},
+	16: {"CUBLAS_STATUS_LICENSE_ERROR", gpu.ErrNotSupported},
 }
 
 var cublasErr = statusErr(cublasStatus, "cublasStatus")

@@ -13,7 +13,7 @@
 //
 // Every dimension, increment, leading dimension, stride and buffer size is
 // checked before anything is queued; a bad one is a *gpu.Error with
-// gpu.ErrorInvalidValue whose message names the argument.
+// gpu.ErrInvalidValue whose message names the argument.
 //
 // The device's driver picks the backend: gonum's own implementation on
 // the cpu agent (run as stream work on the buffers' memory), cuBLAS on

@@ -41,12 +41,12 @@ func loadRocblas() (*vendorAPI, error) {
 	rocblasLib.once.Do(func() {
 		hip, err := vendorlib.OpenHIP()
 		if err != nil {
-			rocblasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no rocBLAS: %v", err)
+			rocblasLib.err = gpu.Errorf(gpu.ErrNotSupported, "blas create", "no rocBLAS: %v", err)
 			return
 		}
 		h, err := vendorlib.RocBLAS.Open()
 		if err != nil {
-			rocblasLib.err = gpu.Errorf(gpu.ErrorNotSupported, "blas create", "no rocBLAS: %v", err)
+			rocblasLib.err = gpu.Errorf(gpu.ErrNotSupported, "blas create", "no rocBLAS: %v", err)
 			return
 		}
 		a, err := resolve("rocBLAS", h, rocblasSymbols, rocblasOpNone, rocblasOpTranspose, rocblasErr)
@@ -56,7 +56,7 @@ func loadRocblas() (*vendorAPI, error) {
 		}
 		a.after = func() error {
 			if r := a.call(hip.DeviceSynchronize); r != 0 {
-				return gpu.Errorf(gpu.ErrorLaunchFailure, "blas", "hipDeviceSynchronize: hipError %d", r)
+				return gpu.Errorf(gpu.ErrLaunchFailure, "blas", "hipDeviceSynchronize: hipError %d", r)
 			}
 			return nil
 		}
@@ -75,13 +75,13 @@ func newRocblas() (backend, error) {
 
 // rocblas_status values the errors name.
 var rocblasStatus = map[uintptr]vendorStatus{
-	1:  {"rocblas_status_invalid_handle", gpu.ErrorInvalidHandle},
-	2:  {"rocblas_status_not_implemented", gpu.ErrorNotSupported},
-	3:  {"rocblas_status_invalid_pointer", gpu.ErrorInvalidValue},
-	4:  {"rocblas_status_invalid_size", gpu.ErrorInvalidValue},
-	5:  {"rocblas_status_memory_error", gpu.ErrorOutOfMemory},
-	6:  {"rocblas_status_internal_error", gpu.ErrorUnknown},
-	11: {"rocblas_status_invalid_value", gpu.ErrorInvalidValue},
+	1:  {"rocblas_status_invalid_handle", gpu.ErrInvalidHandle},
+	2:  {"rocblas_status_not_implemented", gpu.ErrNotSupported},
+	3:  {"rocblas_status_invalid_pointer", gpu.ErrInvalidValue},
+	4:  {"rocblas_status_invalid_size", gpu.ErrInvalidValue},
+	5:  {"rocblas_status_memory_error", gpu.ErrOutOfMemory},
+	6:  {"rocblas_status_internal_error", gpu.ErrUnknown},
+	11: {"rocblas_status_invalid_value", gpu.ErrInvalidValue},
 }
 
 var rocblasErr = statusErr(rocblasStatus, "rocblas_status")

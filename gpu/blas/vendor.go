@@ -52,7 +52,7 @@ func statusErr(table map[uintptr]vendorStatus, unknown string) func(op, fn strin
 		}
 		s, ok := table[st]
 		if !ok {
-			s = vendorStatus{fmt.Sprintf("%s %d", unknown, st), gpu.ErrorUnknown}
+			s = vendorStatus{fmt.Sprintf("%s %d", unknown, st), gpu.ErrUnknown}
 		}
 		return gpu.Errorf(s.code, op, "%s: %s", fn, s.name)
 	}
@@ -69,7 +69,7 @@ func resolve(lib string, h *vendorlib.Handle, names map[string]string, opN, opT 
 	for k, name := range names {
 		p := h.Sym(name)
 		if p == 0 {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "blas create", "%s (%s) lacks %s", lib, h.Path, name)
+			return nil, gpu.Errorf(gpu.ErrNotSupported, "blas create", "%s (%s) lacks %s", lib, h.Path, name)
 		}
 		a.fns[k] = p
 	}
@@ -184,7 +184,7 @@ func (b *vendor) run(c *call, stream uintptr) error {
 			addr(c.b), i32(c.ldb), uintptr(c.strideB), addr(c.a), i32(c.lda), uintptr(c.strideA), beta,
 			addr(c.c), i32(c.ldc), uintptr(c.strideC), i32(c.batch))
 	}
-	return gpu.Errorf(gpu.ErrorInvalidValue, c.op, "unknown routine")
+	return gpu.Errorf(gpu.ErrInvalidValue, c.op, "unknown routine")
 }
 
 // destroy queues the handle's release after the handle's work.

@@ -156,7 +156,7 @@ func NewAsync[T any](s Stream, n int) (*Buffer[T], error) {
 func NewFromPoolAsync[T any](p *MemPool, s Stream, n int) (*Buffer[T], error) {
 	const op = "malloc from pool async"
 	if p.pool() == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil pool")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil pool")
 	}
 	cs, err := coreStream(op, s)
 	if err != nil {
@@ -192,7 +192,7 @@ func newFromPool[T any](p *core.MemPool, s *core.Stream, n int) (*Buffer[T], err
 func (b *Buffer[T]) FreeAsync(s Stream) error {
 	const op = "free async"
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	cs, err := coreStream(op, s)
 	if err != nil {
@@ -207,7 +207,7 @@ func coreStream(op string, s Stream) (*core.Stream, error) {
 		cs = core.StreamOf(s)
 	}
 	if cs == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream or not a *stream.Stream")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream or not a *stream.Stream")
 	}
 	return cs, nil
 }

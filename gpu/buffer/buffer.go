@@ -53,7 +53,7 @@ func FromSlice[T any](dev *gpu.Device, s []T) (*Buffer[T], error) {
 // Free waits for pending work on the buffer and releases it (hipFree).
 func (b *Buffer[T]) Free() error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
 	}
 	return b.m.Free()
 }
@@ -79,7 +79,7 @@ func (b *Buffer[T]) CopyFromContext(ctx context.Context, src []T) error {
 // CopyFromAtContext is CopyFromAt with CopyFromContext's context.
 func (b *Buffer[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil buffer")
 	}
 	return core.CopyHostContext(ctx, "memcpy host to device", &b.m, off, core.AsBytes(src), true)
 }
@@ -105,7 +105,7 @@ func (b *Buffer[T]) CopyToContext(ctx context.Context, dst []T) error {
 // CopyToAtContext is CopyToAt with CopyToContext's context.
 func (b *Buffer[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil buffer")
 	}
 	return core.CopyHostContext(ctx, "memcpy device to host", &b.m, off, core.AsBytes(dst), false)
 }
@@ -118,7 +118,7 @@ func (b *Buffer[T]) ToSlice() ([]T, error) { return b.ToSliceContext(context.Bac
 // error when it gives up.
 func (b *Buffer[T]) ToSliceContext(ctx context.Context) ([]T, error) {
 	if b == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil buffer")
 	}
 	out := make([]T, b.m.Len())
 	if err := b.CopyToContext(ctx, out); err != nil {
@@ -132,7 +132,7 @@ func (b *Buffer[T]) ToSliceContext(ctx context.Context) ([]T, error) {
 func (b *Buffer[T]) CopyFromBuffer(src Object) error {
 	sm, _ := core.MemOf(src)
 	if b == nil || sm == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil buffer")
 	}
 	return core.CopyMem(&b.m, 0, sm, 0, sm.Len())
 }
@@ -152,7 +152,7 @@ func Copy(dst Object, dstOff int, src Object, srcOff, n int) error {
 // T must be 1, 2, 4 or 8 bytes.
 func (b *Buffer[T]) Fill(v T) error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset", "nil buffer")
 	}
 	pat, es, err := core.Pattern(v)
 	if err != nil {
@@ -164,7 +164,7 @@ func (b *Buffer[T]) Fill(v T) error {
 // Memset sets every byte to c (hipMemset).
 func (b *Buffer[T]) Memset(c byte) error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset", "nil buffer")
 	}
 	return core.FillMem(&b.m, 0, b.m.Size(), uint64(c), 1)
 }
@@ -173,7 +173,7 @@ func (b *Buffer[T]) Memset(c byte) error {
 // (hsa_memory_assign_agent). The buffer's memory does not move.
 func (b *Buffer[T]) Transfer(dev *gpu.Device) error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "transfer", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "transfer", "nil buffer")
 	}
 	return b.m.Transfer(dev)
 }

@@ -351,7 +351,7 @@ func TestOutOfMemory(t *testing.T) {
 		t.Fatalf("allocation over the limit: %v", err)
 	}
 	var ge *gpu.Error
-	if !errors.As(err, &ge) || ge.Status() != rocr.StatusErrorOutOfResources || ge.Code != gpu.ErrorOutOfMemory {
+	if !errors.As(err, &ge) || ge.Status() != rocr.StatusErrorOutOfResources || ge.Code != gpu.ErrOutOfMemory {
 		t.Errorf("error %#v: want code hipErrorOutOfMemory and status HSA_STATUS_ERROR_OUT_OF_RESOURCES", err)
 	}
 	if !errors.Is(err, rocr.ErrOutOfResources) {

@@ -38,7 +38,7 @@ func (h *Host[T]) Slice() []T {
 // Free waits for pending work and releases the memory (hipHostFree).
 func (h *Host[T]) Free() error {
 	if h == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "host free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "host free", "nil buffer")
 	}
 	return h.m.Free()
 }

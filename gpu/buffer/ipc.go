@@ -29,7 +29,7 @@ func NewShareable[T any](dev *gpu.Device, n int) (*Buffer[T], error) {
 // other process goes through interprocess events (stream.EventInterprocess).
 func (b *Buffer[T]) IPCHandle() (gpu.IPCHandle, error) {
 	if b == nil {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidValue, "ipc get mem handle", "nil buffer")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, "ipc get mem handle", "nil buffer")
 	}
 	return b.m.ExportIPC()
 }

@@ -44,7 +44,7 @@ func NewManaged[T any](dev *gpu.Device, n int) (*Managed[T], error) {
 func (m *Managed[T]) Slice() ([]T, error) {
 	const op = "managed slice"
 	if m == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := m.m.Check(op); err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (m *Managed[T]) Slice() ([]T, error) {
 // Free waits for pending work and releases the memory (hipFree).
 func (m *Managed[T]) Free() error {
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
 	}
 	return m.m.Free()
 }
@@ -86,7 +86,7 @@ const (
 func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
 	const op = "mem advise"
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := m.m.Check(op); err != nil {
 		return err

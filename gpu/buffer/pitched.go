@@ -29,16 +29,16 @@ func NewPitched[T any](dev *gpu.Device, width, height int) (*Pitched[T], error) 
 	const op = "malloc pitch"
 	es := int(reflect.TypeFor[T]().Size())
 	if width < 0 || height < 0 || es == 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "width %d, height %d of %d-byte elements", width, height, es)
 	}
 	// As in HIP: a row wider than any pitch is a bad value, too many rows
 	// more memory than a device holds.
 	if width > (1<<40)/es {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "rows of %d elements overflow", width)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "rows of %d elements overflow", width)
 	}
 	pitch := rowPitch(width, es)
 	if height > (1<<62)/pitch {
-		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d rows of %d bytes: more memory than a device holds", height, pitch)
+		return nil, gpu.Errorf(gpu.ErrOutOfMemory, op, "%d rows of %d bytes: more memory than a device holds", height, pitch)
 	}
 	p := &Pitched[T]{width: width, height: height, pitch: pitch}
 	n := pitch / es * height
@@ -78,7 +78,7 @@ func (p *Pitched[T]) Pitch() int {
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched[T]) Free() error {
 	if p == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
 	}
 	return p.m.Free()
 }
@@ -148,7 +148,7 @@ func Copy2D[T any](dst, src View[T], width, height int) error {
 func Memset2D[T any](dst View[T], c byte, width, height int) error {
 	d := dst.end()
 	if d.M == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset 2d", "the destination must be a Buffer, Host or Pitched")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset 2d", "the destination must be a Buffer, Host or Pitched")
 	}
 	return core.CopyRect("memset 2d", &d, nil, width*elemSize[T](), height, c)
 }

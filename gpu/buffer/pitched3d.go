@@ -29,16 +29,16 @@ func NewPitched3D[T any](dev *gpu.Device, ext Extent) (*Pitched3D[T], error) {
 	const op = "malloc 3d"
 	es := elemSize[T]()
 	if ext.Width < 0 || ext.Height < 0 || ext.Depth < 0 || es == 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "extent %+v of %d-byte elements: want sizes >= 0", ext, es)
 	}
 	// As in HIP: a row wider than any pitch is a bad value, too many rows
 	// or slices more memory than a device holds.
 	if ext.Width > (1<<40)/es {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "extent %+v: rows overflow", ext)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "extent %+v: rows overflow", ext)
 	}
 	pitch := rowPitch(ext.Width, es)
 	if ext.Height > 1<<40 || ext.Depth > 1<<40 || (ext.Depth > 0 && ext.Height > (1<<62)/pitch/ext.Depth) {
-		return nil, gpu.Errorf(gpu.ErrorOutOfMemory, op, "extent %+v of %d-byte rows: more memory than a device holds", ext, pitch)
+		return nil, gpu.Errorf(gpu.ErrOutOfMemory, op, "extent %+v of %d-byte rows: more memory than a device holds", ext, pitch)
 	}
 	p := &Pitched3D[T]{ext: ext, pitch: pitch}
 	n := pitch / es * ext.Height * ext.Depth
@@ -78,7 +78,7 @@ func (p *Pitched3D[T]) SlicePitch() int {
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched3D[T]) Free() error {
 	if p == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
 	}
 	return p.m.Free()
 }
@@ -180,7 +180,7 @@ func Copy3D[T any](dst, src Volume[T], ext Extent) error {
 func Memset3D[T any](dst Volume[T], c byte, ext Extent) error {
 	d := dst.end()
 	if d.M == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset 3d", "the destination must be a Buffer, Host, Pitched or Pitched3D")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset 3d", "the destination must be a Buffer, Host, Pitched or Pitched3D")
 	}
 	return core.CopyBox("memset 3d", &d, nil, ext.Width*elemSize[T](), ext.Height, ext.Depth, c)
 }

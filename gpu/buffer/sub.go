@@ -57,7 +57,7 @@ func (v *Sub[T]) base() *core.Mem {
 // not reported here but by the calls that use it.
 func (v *Sub[T]) Err() error {
 	if v == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "view", "nil view")
+		return gpu.Errorf(gpu.ErrInvalidValue, "view", "nil view")
 	}
 	return v.m.ViewErr()
 }
@@ -94,7 +94,7 @@ func (v *Sub[T]) CopyFromContext(ctx context.Context, src []T) error {
 // CopyFromAtContext is CopyFromAt with CopyFromContext's context.
 func (v *Sub[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if v == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil view")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil view")
 	}
 	return core.CopyHostContext(ctx, "memcpy host to device", &v.m, off, core.AsBytes(src), true)
 }
@@ -116,7 +116,7 @@ func (v *Sub[T]) CopyToContext(ctx context.Context, dst []T) error {
 // CopyToAtContext is CopyToAt with CopyToContext's context.
 func (v *Sub[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if v == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil view")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil view")
 	}
 	return core.CopyHostContext(ctx, "memcpy device to host", &v.m, off, core.AsBytes(dst), false)
 }
@@ -124,7 +124,7 @@ func (v *Sub[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 // ToSlice copies the view into a new slice.
 func (v *Sub[T]) ToSlice() ([]T, error) {
 	if v == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "nil view")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil view")
 	}
 	out := make([]T, v.m.Len())
 	if err := v.CopyTo(out); err != nil {
@@ -136,7 +136,7 @@ func (v *Sub[T]) ToSlice() ([]T, error) {
 // Fill sets every element of the view to v; T must be 1, 2, 4 or 8 bytes.
 func (v *Sub[T]) Fill(x T) error {
 	if v == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil view")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset", "nil view")
 	}
 	pat, es, err := core.Pattern(x)
 	if err != nil {
@@ -148,7 +148,7 @@ func (v *Sub[T]) Fill(x T) error {
 // Memset sets every byte of the view to c.
 func (v *Sub[T]) Memset(c byte) error {
 	if v == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memset", "nil view")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memset", "nil view")
 	}
 	return core.FillMem(&v.m, 0, v.m.Size(), uint64(c), 1)
 }

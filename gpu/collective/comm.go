@@ -103,13 +103,13 @@ func (c *Comm) String() string {
 // holds c.mu.
 func (c *Comm) usable(op string) error {
 	if c.be == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "communicator not made by NewRank, NewAll, Join or FromEnv (a zero Comm)")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "communicator not made by NewRank, NewAll, Join or FromEnv (a zero Comm)")
 	}
 	switch c.state {
 	case destroyed:
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "%s was destroyed", c)
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "%s was destroyed", c)
 	case aborted:
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "%s was aborted", c)
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "%s was aborted", c)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (c *Comm) usable(op string) error {
 // streams its work went to.
 func (c *Comm) end(op string, to commState) ([]*stream.Stream, error) {
 	if c == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil communicator")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -46,7 +46,7 @@ func (r *cpuRank) work(ops []*call) (func() error, func(uintptr) error) {
 func (r *cpuRank) destroy() error { return r.tr.leave(errDestroyed) }
 
 func (r *cpuRank) abort() error {
-	return r.tr.stop(gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "rank %d: %v", r.rank, errAborted))
+	return r.tr.stop(gpu.Errorf(gpu.ErrLaunchFailure, "collective", "rank %d: %v", r.rank, errAborted))
 }
 
 // bytesOf is m's memory; the cpu agent's device memory is host memory,
@@ -172,7 +172,7 @@ func (r *cpuRank) collective(k *call) error {
 			need = r.rank == k.peer
 		}
 		if need && len(p) != n {
-			return gpu.Errorf(gpu.ErrorLaunchFailure, k.op, "rank %d sent %d bytes, want %d", j, len(p), n)
+			return gpu.Errorf(gpu.ErrLaunchFailure, k.op, "rank %d sent %d bytes, want %d", j, len(p), n)
 		}
 	}
 	recv := bytesOf(k.recv)

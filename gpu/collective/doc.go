@@ -45,9 +45,9 @@
 // NCCL_NVLS_ENABLE is set to 0 before NCCL starts unless the environment
 // sets it: hipgo does not use NVLink multicast.
 //
-// Errors are *gpu.Error values: ErrorInvalidValue for bad arguments,
-// ErrorInvalidHandle for a nil, destroyed or aborted communicator,
-// ErrorNotSupported where the library is missing. A failure while the
+// Errors are *gpu.Error values: ErrInvalidValue for bad arguments,
+// ErrInvalidHandle for a nil, destroyed or aborted communicator,
+// ErrNotSupported where the library is missing. A failure while the
 // work runs (a peer that left, an aborted rank, NCCL's asynchronous
 // errors) fails the stream like a faulting kernel, and carries NCCL's own
 // message where NCCL reported it.

@@ -34,25 +34,25 @@ func TestBadArguments(t *testing.T) {
 		code gpu.ErrorCode
 		call func() error
 	}{
-		{"nil communicator", gpu.ErrorInvalidHandle, func() error { return collective.AllReduce(nil, s, a, b, collective.Sum) }},
-		{"nil stream", gpu.ErrorInvalidHandle, func() error { return collective.AllReduce(c, nil, a, b, collective.Sum) }},
-		{"nil send", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, s, nilBuf, b, collective.Sum) }},
-		{"nil recv", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, s, a, nil, collective.Sum) }},
-		{"freed buffer", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, s, freed, b, collective.Sum) }},
-		{"stream of another rank", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, r.streams[1], a, b, collective.Sum) }},
-		{"not a reduction", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, s, a, b, collective.Op(9)) }},
-		{"allreduce lengths", gpu.ErrorInvalidValue, func() error { return collective.AllReduce(c, s, a, long, collective.Sum) }},
-		{"broadcast root", gpu.ErrorInvalidValue, func() error { return collective.Broadcast(c, s, a, b, 2) }},
-		{"broadcast root without send", gpu.ErrorInvalidValue, func() error { return collective.Broadcast(c, s, nil, b, 0) }},
-		{"broadcast lengths", gpu.ErrorInvalidValue, func() error { return collective.Broadcast(c, s, a, long, 0) }},
-		{"reduce root", gpu.ErrorInvalidValue, func() error { return collective.Reduce(c, s, a, b, collective.Max, -1) }},
-		{"reduce root without recv", gpu.ErrorInvalidValue, func() error { return collective.Reduce(c, s, a, nil, collective.Max, 0) }},
-		{"allgather lengths", gpu.ErrorInvalidValue, func() error { return collective.AllGather(c, s, a, b) }},
-		{"allgather in place", gpu.ErrorInvalidValue, func() error { return collective.AllGather(c, s, long, long) }},
-		{"reducescatter lengths", gpu.ErrorInvalidValue, func() error { return collective.ReduceScatter(c, s, a, a, collective.Sum) }},
-		{"send peer", gpu.ErrorInvalidValue, func() error { return collective.Send(c, s, a, 5) }},
-		{"recv peer", gpu.ErrorInvalidValue, func() error { return collective.Recv(c, s, a, -1) }},
-		{"recv nil", gpu.ErrorInvalidValue, func() error { return collective.Recv(c, s, nilBuf, 1) }},
+		{"nil communicator", gpu.ErrInvalidHandle, func() error { return collective.AllReduce(nil, s, a, b, collective.Sum) }},
+		{"nil stream", gpu.ErrInvalidHandle, func() error { return collective.AllReduce(c, nil, a, b, collective.Sum) }},
+		{"nil send", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, s, nilBuf, b, collective.Sum) }},
+		{"nil recv", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, s, a, nil, collective.Sum) }},
+		{"freed buffer", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, s, freed, b, collective.Sum) }},
+		{"stream of another rank", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, r.streams[1], a, b, collective.Sum) }},
+		{"not a reduction", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, s, a, b, collective.Op(9)) }},
+		{"allreduce lengths", gpu.ErrInvalidValue, func() error { return collective.AllReduce(c, s, a, long, collective.Sum) }},
+		{"broadcast root", gpu.ErrInvalidValue, func() error { return collective.Broadcast(c, s, a, b, 2) }},
+		{"broadcast root without send", gpu.ErrInvalidValue, func() error { return collective.Broadcast(c, s, nil, b, 0) }},
+		{"broadcast lengths", gpu.ErrInvalidValue, func() error { return collective.Broadcast(c, s, a, long, 0) }},
+		{"reduce root", gpu.ErrInvalidValue, func() error { return collective.Reduce(c, s, a, b, collective.Max, -1) }},
+		{"reduce root without recv", gpu.ErrInvalidValue, func() error { return collective.Reduce(c, s, a, nil, collective.Max, 0) }},
+		{"allgather lengths", gpu.ErrInvalidValue, func() error { return collective.AllGather(c, s, a, b) }},
+		{"allgather in place", gpu.ErrInvalidValue, func() error { return collective.AllGather(c, s, long, long) }},
+		{"reducescatter lengths", gpu.ErrInvalidValue, func() error { return collective.ReduceScatter(c, s, a, a, collective.Sum) }},
+		{"send peer", gpu.ErrInvalidValue, func() error { return collective.Send(c, s, a, 5) }},
+		{"recv peer", gpu.ErrInvalidValue, func() error { return collective.Recv(c, s, a, -1) }},
+		{"recv nil", gpu.ErrInvalidValue, func() error { return collective.Recv(c, s, nilBuf, 1) }},
 	}
 	for _, tc := range cases {
 		err := tc.call()
@@ -68,19 +68,19 @@ func TestBadArguments(t *testing.T) {
 	require.NoError(t, s.Synchronize())
 
 	_, err = collective.NewAll()
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = collective.NewAll(dev, nil)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidDevice)
+	assert.ErrorIs(t, err, gpu.ErrInvalidDevice)
 	_, err = collective.NewAll(dev, dev)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	if driver() == "cpu" { // NCCL cannot tell a made-up ID: it tries to reach it
 		_, err = collective.NewRank(dev, collective.ID{}, 0, 1)
-		assert.ErrorIs(t, err, gpu.ErrorInvalidValue, "an ID not made by NewID")
+		assert.ErrorIs(t, err, gpu.ErrInvalidValue, "an ID not made by NewID")
 	}
 	_, err = collective.NewRank(dev, collective.ID{}, 2, 2)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = collective.Join(dev, nil, 0, 1)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.Equal(t, -1, (*collective.Comm)(nil).Rank())
 	assert.Equal(t, 0, (*collective.Comm)(nil).Size())
 }
@@ -91,13 +91,13 @@ func TestDestroyed(t *testing.T) {
 	a := zeros[int32](t, c.Device(), 3)
 	require.NoError(t, r.comms[1].Destroy())
 	require.NoError(t, c.Destroy())
-	assert.ErrorIs(t, c.Destroy(), gpu.ErrorInvalidHandle, "a second destroy")
-	assert.ErrorIs(t, c.Abort(), gpu.ErrorInvalidHandle, "abort after destroy")
-	assert.ErrorIs(t, collective.AllReduce(c, s, a, a, collective.Sum), gpu.ErrorInvalidHandle)
+	assert.ErrorIs(t, c.Destroy(), gpu.ErrInvalidHandle, "a second destroy")
+	assert.ErrorIs(t, c.Abort(), gpu.ErrInvalidHandle, "abort after destroy")
+	assert.ErrorIs(t, collective.AllReduce(c, s, a, a, collective.Sum), gpu.ErrInvalidHandle)
 	_, err := collective.GroupStart(c)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidHandle)
-	assert.ErrorIs(t, (*collective.Comm)(nil).Destroy(), gpu.ErrorInvalidHandle)
-	assert.ErrorIs(t, (*collective.Comm)(nil).Abort(), gpu.ErrorInvalidHandle)
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+	assert.ErrorIs(t, (*collective.Comm)(nil).Destroy(), gpu.ErrInvalidHandle)
+	assert.ErrorIs(t, (*collective.Comm)(nil).Abort(), gpu.ErrInvalidHandle)
 }
 
 // syncErr waits for s, failing t if that takes long.
@@ -141,7 +141,7 @@ func TestPeerLeaves(t *testing.T) {
 	require.NoError(t, r.comms[2].Destroy())
 	err := syncErr(t, r.streams[0])
 	assert.ErrorContains(t, err, "rank 2: its communicator was destroyed")
-	assert.ErrorIs(t, err, gpu.ErrorLaunchFailure)
+	assert.ErrorIs(t, err, gpu.ErrLaunchFailure)
 }
 
 func TestAbort(t *testing.T) {
@@ -162,7 +162,7 @@ func TestAbort(t *testing.T) {
 	s, err := stream.New(r.comms[0].Device())
 	require.NoError(t, err)
 	defer s.Destroy()
-	assert.ErrorIs(t, collective.AllReduce(r.comms[0], s, a, a, collective.Sum), gpu.ErrorInvalidHandle)
+	assert.ErrorIs(t, collective.AllReduce(r.comms[0], s, a, a, collective.Sum), gpu.ErrInvalidHandle)
 }
 
 func TestGroupErrors(t *testing.T) {
@@ -172,21 +172,21 @@ func TestGroupErrors(t *testing.T) {
 	g, err := collective.GroupStart(c, r.comms[1])
 	require.NoError(t, err)
 	_, err = collective.GroupStart(c)
-	assert.ErrorIs(t, err, gpu.ErrorIllegalState, "a communicator in an open group")
+	assert.ErrorIs(t, err, gpu.ErrIllegalState, "a communicator in an open group")
 	s2, err := stream.New(c.Device())
 	require.NoError(t, err)
 	defer s2.Destroy()
 	require.NoError(t, collective.AllReduce(c, r.streams[0], a, a, collective.Sum))
 	require.NoError(t, collective.AllReduce(c, s2, a, a, collective.Sum))
 	assert.ErrorContains(t, g.End(), "two streams")
-	assert.ErrorIs(t, g.End(), gpu.ErrorIllegalState, "a second End")
-	assert.ErrorIs(t, (*collective.Group)(nil).End(), gpu.ErrorInvalidHandle)
+	assert.ErrorIs(t, g.End(), gpu.ErrIllegalState, "a second End")
+	assert.ErrorIs(t, (*collective.Group)(nil).End(), gpu.ErrInvalidHandle)
 	_, err = collective.GroupStart()
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = collective.GroupStart(c, c)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = collective.GroupStart(c, nil)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidHandle)
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
 	// Nothing from the failed group was queued, and the communicators are
 	// free for a new group.
 	require.NoError(t, r.streams[0].Synchronize())
@@ -235,7 +235,7 @@ func TestDependencies(t *testing.T) {
 	require.NoError(t, collective.AllReduce(r.comms[0], r.streams[0], a, a, collective.Sum))
 	require.NoError(t, collective.AllReduce(r.comms[1], r.streams[1], b, b, collective.Sum))
 	time.Sleep(20 * time.Millisecond)
-	assert.ErrorIs(t, r.streams[1].Query(), gpu.ErrorNotReady, "the collective waits for the copy on another stream")
+	assert.ErrorIs(t, r.streams[1].Query(), gpu.ErrNotReady, "the collective waits for the copy on another stream")
 	close(gate)
 	for _, s := range r.streams {
 		require.NoError(t, syncErr(t, s))
@@ -245,7 +245,7 @@ func TestDependencies(t *testing.T) {
 }
 
 // Destroy and Abort race collectives issued from other goroutines: every
-// call returns nil or ErrorInvalidHandle, and every stream finishes.
+// call returns nil or ErrInvalidHandle, and every stream finishes.
 func TestDestroyRacesCollectives(t *testing.T) {
 	cpuOnly(t)
 	for iter := range 10 {
@@ -262,7 +262,7 @@ func TestDestroyRacesCollectives(t *testing.T) {
 				for range 20 {
 					err := collective.AllReduce(c, r.streams[i], bufs[i], bufs[i], collective.Max)
 					if err != nil {
-						assert.True(t, errors.Is(err, gpu.ErrorInvalidHandle) || r.streams[i].Err() != nil, "iteration %d rank %d: %v", iter, i, err)
+						assert.True(t, errors.Is(err, gpu.ErrInvalidHandle) || r.streams[i].Err() != nil, "iteration %d rank %d: %v", iter, i, err)
 						return
 					}
 				}
@@ -308,7 +308,7 @@ func TestGroupRacesOperations(t *testing.T) {
 		for range 50 {
 			g, err := collective.GroupStart(r.comms...)
 			if err != nil {
-				assert.ErrorIs(t, err, gpu.ErrorIllegalState)
+				assert.ErrorIs(t, err, gpu.ErrIllegalState)
 				continue
 			}
 			assert.NoError(t, g.End())

@@ -33,7 +33,7 @@ func GroupStart(comms ...*Comm) (*Group, error) {
 	seen := map[*Comm]bool{}
 	for i, c := range comms {
 		if c == nil {
-			return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "communicator %d is nil", i)
+			return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "communicator %d is nil", i)
 		}
 		if seen[c] {
 			return nil, argErr(op, "%s is named twice", c)
@@ -45,7 +45,7 @@ func GroupStart(comms ...*Comm) (*Group, error) {
 		c.mu.Lock()
 		err := c.usable(op)
 		if err == nil && c.group != nil {
-			err = gpu.Errorf(gpu.ErrorIllegalState, op, "%s is already in an open group", c)
+			err = gpu.Errorf(gpu.ErrIllegalState, op, "%s is already in an open group", c)
 		}
 		if err != nil {
 			c.mu.Unlock()
@@ -73,7 +73,7 @@ func (g *Group) add(c *Comm, k *call) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ended {
-		return gpu.Errorf(gpu.ErrorIllegalState, k.op, "the group has ended")
+		return gpu.Errorf(gpu.ErrIllegalState, k.op, "the group has ended")
 	}
 	g.ops[c] = append(g.ops[c], k)
 	return nil
@@ -85,7 +85,7 @@ func (g *Group) add(c *Comm, k *call) error {
 func (g *Group) End() error {
 	const op = "collective group end"
 	if g == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil group")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil group")
 	}
 	// Every communicator stays locked until its operations are queued, so
 	// an operation racing End lands after the group's. A communicator is
@@ -105,7 +105,7 @@ func (g *Group) End() error {
 	ops := g.ops
 	g.mu.Unlock()
 	if ended {
-		return gpu.Errorf(gpu.ErrorIllegalState, op, "the group has already ended")
+		return gpu.Errorf(gpu.ErrIllegalState, op, "the group has already ended")
 	}
 	for _, c := range g.comms {
 		if c.group == g {

@@ -28,7 +28,7 @@ func NewID(dev *gpu.Device) (ID, error) {
 	case "cuda", "rocm":
 		return vendorID(drv)
 	default:
-		return ID{}, gpu.Errorf(gpu.ErrorNotSupported, op, "no collectives for driver %q of %s", drv, dev)
+		return ID{}, gpu.Errorf(gpu.ErrNotSupported, op, "no collectives for driver %q of %s", drv, dev)
 	}
 }
 
@@ -50,7 +50,7 @@ func (id ID) WriteTo(w io.Writer) (int64, error) {
 func ReadID(r io.Reader) (ID, error) {
 	var id ID
 	if _, err := io.ReadFull(r, id[:]); err != nil {
-		return ID{}, gpu.Errorf(gpu.ErrorInvalidValue, "collective id", "read the ID: %v", err)
+		return ID{}, gpu.Errorf(gpu.ErrInvalidValue, "collective id", "read the ID: %v", err)
 	}
 	return id, nil
 }
@@ -73,7 +73,7 @@ func NewRank(dev *gpu.Device, id ID, rank, size int) (*Comm, error) {
 	case "cuda", "rocm":
 		be, err = vendorRank(drv, dev, id, rank, size)
 	default:
-		err = gpu.Errorf(gpu.ErrorNotSupported, op, "no collectives for driver %q of %s", drv, dev)
+		err = gpu.Errorf(gpu.ErrNotSupported, op, "no collectives for driver %q of %s", drv, dev)
 	}
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func Join(dev *gpu.Device, rw io.ReadWriter, rank, size int) (*Comm, error) {
 			return nil, err
 		}
 		if _, err := id.WriteTo(rw); err != nil {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "write the ID: %v", err)
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "write the ID: %v", err)
 		}
 	} else if id, err = ReadID(rw); err != nil {
 		return nil, err

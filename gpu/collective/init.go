@@ -9,7 +9,7 @@ func driverOf(dev *gpu.Device) string { return dev.Agent().Info().Driver }
 
 func checkDevice(op string, i int, dev *gpu.Device) error {
 	if dev == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDevice, op, "device %d is nil", i)
+		return gpu.Errorf(gpu.ErrInvalidDevice, op, "device %d is nil", i)
 	}
 	if err := dev.Valid(); err != nil {
 		return gpu.Wrap(op, err)
@@ -35,7 +35,7 @@ func NewAll(devs ...*gpu.Device) ([]*Comm, error) {
 			}
 		}
 		if driverOf(d) != driverOf(devs[0]) {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "%s and %s have different drivers: a communicator spans one kind of device", devs[0], d)
+			return nil, gpu.Errorf(gpu.ErrNotSupported, op, "%s and %s have different drivers: a communicator spans one kind of device", devs[0], d)
 		}
 	}
 	var bes []backend
@@ -50,7 +50,7 @@ func NewAll(devs ...*gpu.Device) ([]*Comm, error) {
 			return nil, err
 		}
 	default:
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "no collectives for driver %q of %s", drv, devs[0])
+		return nil, gpu.Errorf(gpu.ErrNotSupported, op, "no collectives for driver %q of %s", drv, devs[0])
 	}
 	comms := make([]*Comm, len(devs))
 	for i, d := range devs {

@@ -109,7 +109,7 @@ func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
 			return m, nil
 		}
 		if err := b.gone[from]; err != nil {
-			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", from, err)
+			return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "rank %d: %v", from, err)
 		}
 		// A collective needs every rank: one that left before its part
 		// came fails it, even while this rank still waits for another.
@@ -117,7 +117,7 @@ func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
 		// from delivered theirs and may leave.
 		for r := from + 1; coll && r < len(b.gone); r++ {
 			if err := b.gone[r]; err != nil && len(b.q[1][r]) == 0 {
-				return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d: %v", r, err)
+				return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "rank %d: %v", r, err)
 			}
 		}
 		b.cond.Wait()

@@ -46,7 +46,7 @@ type cpuID struct {
 func (c cpuID) encode() (ID, error) {
 	var id ID
 	if len(c.addr) > maxAddr {
-		return id, gpu.Errorf(gpu.ErrorInvalidValue, "collective id", "address %q is too long for an ID", c.addr)
+		return id, gpu.Errorf(gpu.ErrInvalidValue, "collective id", "address %q is too long for an ID", c.addr)
 	}
 	copy(id[:], cpuMagic)
 	copy(id[len(cpuMagic):], c.secret[:])
@@ -94,16 +94,16 @@ func newCPUID() (ID, error) {
 	const op = "collective id"
 	var c cpuID
 	if _, err := rand.Read(c.secret[:]); err != nil {
-		return ID{}, gpu.Errorf(gpu.ErrorUnknown, op, "secret: %v", err)
+		return ID{}, gpu.Errorf(gpu.ErrUnknown, op, "secret: %v", err)
 	}
 	meetings.Lock()
 	defer meetings.Unlock()
 	if len(meetings.m) >= maxMeetings {
-		return ID{}, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d IDs of this process wait for their ranks: join them, or Close those that will not be used", len(meetings.m))
+		return ID{}, gpu.Errorf(gpu.ErrOutOfMemory, op, "%d IDs of this process wait for their ranks: join them, or Close those that will not be used", len(meetings.m))
 	}
 	ln, addr, err := listen()
 	if err != nil {
-		return ID{}, gpu.Errorf(gpu.ErrorNotSupported, op, "listen: %v", err)
+		return ID{}, gpu.Errorf(gpu.ErrNotSupported, op, "listen: %v", err)
 	}
 	c.addr = addr
 	id, err := c.encode()

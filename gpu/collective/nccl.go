@@ -120,7 +120,7 @@ func resolveNCCL(lib, prefix string, h *vendorlib.Handle) (*ncclAPI, error) {
 	for _, s := range ncclSymbols {
 		p := h.Sym(prefix + s)
 		if p == 0 {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "%s (%s) lacks %s%s", lib, h.Path, prefix, s)
+			return nil, gpu.Errorf(gpu.ErrNotSupported, "collective", "%s (%s) lacks %s%s", lib, h.Path, prefix, s)
 		}
 		a.fns[s] = p
 	}
@@ -144,7 +144,7 @@ func openNCCL() (*ncclAPI, error) {
 	}
 	h, err := vendorlib.NCCL.Open()
 	if err != nil {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no NCCL: %v", err)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, "collective", "no NCCL: %v", err)
 	}
 	a, err := resolveNCCL("NCCL", "nccl", h)
 	if err != nil {
@@ -160,12 +160,12 @@ func openNCCL() (*ncclAPI, error) {
 func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
 	cr, ok := ag.Driver().(spi.ContextRunner)
 	if !ok {
-		return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
+		return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
 	}
 	var ferr error
 	ran := false
 	if err := cr.RunWithContext(func() error { ran, ferr = true, f(); return ferr }); !ran {
-		return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "%v", err)
+		return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v", err)
 	}
 	return ferr
 }
@@ -173,11 +173,11 @@ func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
 func openRCCL() (*ncclAPI, error) {
 	hip, err := vendorlib.OpenHIP()
 	if err != nil {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no RCCL: %v", err)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, "collective", "no RCCL: %v", err)
 	}
 	h, err := vendorlib.RCCL.Open()
 	if err != nil {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, "collective", "no RCCL: %v", err)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, "collective", "no RCCL: %v", err)
 	}
 	a, err := resolveNCCL("RCCL", "nccl", h)
 	if err != nil {
@@ -195,7 +195,7 @@ func rcclHIP(a *ncclAPI, setDevice, streamSync uintptr) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		if r := a.call(setDevice, uintptr(node)); r != 0 {
-			return gpu.Errorf(gpu.ErrorInvalidDevice, "collective", "hipSetDevice(%d): hipError %d", node, r)
+			return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "hipSetDevice(%d): hipError %d", node, r)
 		}
 		return f()
 	}
@@ -205,7 +205,7 @@ func rcclHIP(a *ncclAPI, setDevice, streamSync uintptr) {
 				return err
 			}
 			if r := a.call(streamSync, 0); r != 0 {
-				return gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "hipStreamSynchronize: hipError %d", r)
+				return gpu.Errorf(gpu.ErrLaunchFailure, "collective", "hipStreamSynchronize: hipError %d", r)
 			}
 			return nil
 		})
@@ -227,10 +227,10 @@ func (a *ncclAPI) err(op, fn string, r uintptr, comm uintptr) error {
 			msg += ": " + last
 		}
 	}
-	code := gpu.ErrorLaunchFailure
+	code := gpu.ErrLaunchFailure
 	switch r {
 	case 4, 5: // ncclInvalidArgument, ncclInvalidUsage
-		code = gpu.ErrorInvalidValue
+		code = gpu.ErrInvalidValue
 	}
 	return gpu.Errorf(code, op, "%s %s%s: %s (%s)", a.lib, "nccl", fn, msg, name)
 }
@@ -282,7 +282,7 @@ func vendorRank(drv string, dev *gpu.Device, id ID, rank, size int) (backend, er
 	}
 	fn := a.fns["CommInitRankScalable"]
 	if fn == 0 {
-		return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "%s %d lacks ncclCommInitRankScalable (2.23 and later): ncclCommInitRank takes its ID by value, which purego cannot pass; use NewAll in one process", a.lib, a.version)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, op, "%s %d lacks ncclCommInitRankScalable (2.23 and later): ncclCommInitRank takes its ID by value, which purego cannot pass; use NewAll in one process", a.lib, a.version)
 	}
 	node := dev.Agent().Info().Node
 	comm, idp := new(uintptr), new(ID)
@@ -412,7 +412,7 @@ func (r *vendorRankBE) run(ops []*call, stream uintptr) error {
 		return failed
 	}
 	if closed {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, ops[0].op, "the communicator was released")
+		return gpu.Errorf(gpu.ErrInvalidHandle, ops[0].op, "the communicator was released")
 	}
 	if err := r.asyncErr(ops[0].op); err != nil {
 		return err

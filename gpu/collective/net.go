@@ -24,7 +24,7 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 		return nil, err
 	}
 	fail := func(format string, args ...any) (*cpuRank, error) {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "rank %d of %d: "+format, append([]any{rank, size}, args...)...)
+		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "rank %d of %d: "+format, append([]any{rank, size}, args...)...)
 	}
 	if size > maxRanks {
 		return nil, argErr(op, "%d ranks: at most %d", size, maxRanks)
@@ -197,9 +197,9 @@ func (t *tcpTransport) send(to int, m *msg) error {
 		// A peer that left closes its connection: say that, as a wait for
 		// it does, rather than what the socket said.
 		if why := t.box.departed(to, 200*time.Millisecond); why != nil {
-			return gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "rank %d: send to rank %d: rank %d: %v", t.rank, to, to, why)
+			return gpu.Errorf(gpu.ErrLaunchFailure, "collective", "rank %d: send to rank %d: rank %d: %v", t.rank, to, to, why)
 		}
-		return gpu.Errorf(gpu.ErrorLaunchFailure, "collective", "rank %d: send to rank %d: %v", t.rank, to, err)
+		return gpu.Errorf(gpu.ErrLaunchFailure, "collective", "rank %d: send to rank %d: %v", t.rank, to, err)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func (k *call) writes() []*core.Mem {
 func itoa(v int) string { return strconv.Itoa(v) }
 
 func argErr(op, format string, args ...any) error {
-	return gpu.Errorf(gpu.ErrorInvalidValue, op, format, args...)
+	return gpu.Errorf(gpu.ErrInvalidValue, op, format, args...)
 }
 
 // newCall checks what every operation takes: the communicator, the
@@ -78,7 +78,7 @@ func argErr(op, format string, args ...any) error {
 func newCall[T Element](c *Comm, s *stream.Stream, k kind, redop Op) (*call, error) {
 	op := "collective " + k.String()
 	if c == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil communicator")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil communicator")
 	}
 	// A communicator that is gone is the reason, whatever its streams did.
 	c.mu.Lock()
@@ -88,7 +88,7 @@ func newCall[T Element](c *Comm, s *stream.Stream, k kind, redop Op) (*call, err
 		return nil, err
 	}
 	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
 	if err := s.Err(); err != nil {
 		return nil, err

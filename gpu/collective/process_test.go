@@ -161,7 +161,7 @@ func TestTCPFailures(t *testing.T) {
 	for i := range 2 {
 		err := syncErr(t, r.streams[i])
 		assert.ErrorContains(t, err, "rank 2: it left", "rank %d", i)
-		assert.ErrorIs(t, err, gpu.ErrorLaunchFailure, "rank %d", i)
+		assert.ErrorIs(t, err, gpu.ErrLaunchFailure, "rank %d", i)
 	}
 }
 

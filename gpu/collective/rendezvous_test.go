@@ -29,7 +29,7 @@ func TestIDRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, id, back)
 	_, err = collective.ReadID(bytes.NewReader(id[:10]))
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue, "a short ID")
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue, "a short ID")
 	// The ID's meeting point waits for one rank, which joins.
 	c, err := collective.NewRank(dev, id, 0, 1)
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestStore(t *testing.T) {
 	require.NoError(t, cli.Close())
 	require.NoError(t, srv.Close())
 	_, err = collective.NewStore("no port", false)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 }
 
 func TestFromEnvErrors(t *testing.T) {

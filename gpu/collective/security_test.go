@@ -75,7 +75,7 @@ func TestStoreRefusesUnauthenticated(t *testing.T) {
 
 	t.Setenv("HIPGO_COLLECTIVE_SECRET", "another job's secret, 32 bytes!")
 	_, err = collective.NewStore(addr, false)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.ErrorContains(t, err, "secret")
 	t.Setenv("HIPGO_COLLECTIVE_SECRET", "short")
 	_, err = collective.NewStore(addr, false)
@@ -127,7 +127,7 @@ func TestStoreNeedsSecretAcrossHosts(t *testing.T) {
 	t.Setenv("HIPGO_COLLECTIVE_SECRET_FILE", "")
 	t.Setenv("HIPGO_COLLECTIVE_INSECURE", "")
 	_, err := collective.NewStore("192.0.2.1:29500", false)
-	assert.ErrorIs(t, err, gpu.ErrorInvalidValue)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.ErrorContains(t, err, "HIPGO_COLLECTIVE_SECRET")
 	t.Setenv("HIPGO_COLLECTIVE_INSECURE", "1")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
@@ -213,9 +213,9 @@ func TestIdleConnectionDoesNotBlockJoin(t *testing.T) {
 // each with no deadline).
 func TestStoreLimits(t *testing.T) {
 	st, addr := secretStore(t)
-	assert.ErrorIs(t, st.Set("k", make([]byte, 16<<10+1)), gpu.ErrorInvalidValue, "a value over 16 KiB")
+	assert.ErrorIs(t, st.Set("k", make([]byte, 16<<10+1)), gpu.ErrInvalidValue, "a value over 16 KiB")
 	assert.NoError(t, st.Set("k", make([]byte, 16<<10)))
-	assert.ErrorIs(t, st.Set(strings.Repeat("k", 257), nil), gpu.ErrorInvalidValue, "a key over 256 bytes")
+	assert.ErrorIs(t, st.Set(strings.Repeat("k", 257), nil), gpu.ErrInvalidValue, "a key over 256 bytes")
 	for i := 1; i < 256; i++ {
 		require.NoError(t, st.Set("k"+strconv.Itoa(i), []byte{1}))
 	}

@@ -74,12 +74,12 @@ func NewStoreContext(ctx context.Context, addr string, serve bool) (*Store, erro
 	s := &Store{js: js, addr: addr}
 	if serve {
 		if s.key, err = js.get(true); err != nil {
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "make the secret: %v", err)
+			return nil, gpu.Errorf(gpu.ErrNotSupported, op, "make the secret: %v", err)
 		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			js.remove(s.key)
-			return nil, gpu.Errorf(gpu.ErrorNotSupported, op, "serve on %s: %v", addr, err)
+			return nil, gpu.Errorf(gpu.ErrNotSupported, op, "serve on %s: %v", addr, err)
 		}
 		s.ln, s.kv, s.conns = ln, map[string][]byte{}, map[net.Conn]bool{}
 		s.changed, s.done = make(chan struct{}), make(chan struct{})
@@ -103,7 +103,7 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 	const op = "collective store"
 	for {
 		if ctx.Err() != nil {
-			return nil, &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: "reach " + s.addr, Err: ctx.Err()}
+			return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: "reach " + s.addr, Err: ctx.Err()}
 		}
 		key, err := s.key, error(nil)
 		if key == nil {
@@ -123,15 +123,15 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 			}
 			c.Close()
 			if errors.Is(err, errAuth) && s.js.file == "" {
-				return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %v", s.addr, err)
+				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %v", s.addr, err)
 			}
 		}
 		if time.Now().After(deadline) {
 			if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
 				// The caller's deadline passed, a moment before ctx says so.
-				return nil, &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: fmt.Sprintf("reach %s: %v", s.addr, err), Err: context.DeadlineExceeded}
+				return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("reach %s: %v", s.addr, err), Err: context.DeadlineExceeded}
 			}
-			return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "reach %s: %v", s.addr, err)
+			return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "reach %s: %v", s.addr, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -196,7 +196,7 @@ func parseStoreReq(p []byte) (kind byte, key string, vlen int, err error) {
 func (s *Store) request(ctx context.Context, kind byte, key string, value []byte) ([]byte, error) {
 	const op = "collective store"
 	if s == nil || s.addr == "" {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil store")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil store")
 	}
 	if len(key) > storeMaxKey || len(value) > storeMaxValue {
 		return nil, argErr(op, "a key of %d bytes and a value of %d: at most %d and %d", len(key), len(value), storeMaxKey, storeMaxValue)
@@ -219,9 +219,9 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	defer stop()
 	failed := func(err error) error {
 		if ctx.Err() != nil {
-			return &gpu.Error{Code: gpu.ErrorLaunchFailure, Op: op, Msg: strconv.Quote(key), Err: ctx.Err()}
+			return &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: strconv.Quote(key), Err: ctx.Err()}
 		}
-		return gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: %v", key, err)
+		return gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: %v", key, err)
 	}
 	err = l.writeRecord(encodeStoreReq(kind, key, len(value)))
 	if err == nil && len(value) > 0 {
@@ -241,14 +241,14 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	}
 	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
 	if n > max(storeMaxValue, maxWhy) {
-		return nil, gpu.Errorf(gpu.ErrorLaunchFailure, op, "%q: a reply of %d bytes", key, n)
+		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: a reply of %d bytes", key, n)
 	}
 	v := make([]byte, n)
 	if err := l.readInto(v); err != nil {
 		return nil, failed(err)
 	}
 	if status != 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%q: the store says: %s", key, v)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%q: the store says: %s", key, v)
 	}
 	return v, nil
 }

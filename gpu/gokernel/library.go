@@ -111,7 +111,7 @@ func (l *Library) Code() module.Library {
 // code object that fits dev, or else the C++ compiled at run time.
 func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 	if l == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "module load", "nil library")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, "module load", "nil library")
 	}
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap("module load", err)
@@ -186,14 +186,14 @@ func (l *Library) setup(dev *gpu.Device) (any, func() error, error) {
 // slices passed bare) before Launch.
 func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 	if s == nil {
-		return nil, false, gpu.Errorf(gpu.ErrorInvalidHandle, "launch", "nil stream")
+		return nil, false, gpu.Errorf(gpu.ErrInvalidHandle, "launch", "nil stream")
 	}
 	ld, err := l.Load(s.Device())
 	if err != nil {
 		return nil, false, err
 	}
 	if k < 0 || k >= len(ld.fns) {
-		return nil, false, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "launch", "%s: no kernel %d", l.spec.Name, k)
+		return nil, false, gpu.Errorf(gpu.ErrInvalidDeviceFunction, "launch", "%s: no kernel %d", l.spec.Name, k)
 	}
 	return ld, ld.checked[k] != nil && l.Checked(), nil
 }
@@ -252,7 +252,7 @@ func (ld *Loaded) checker(k int) func() error {
 		default:
 			what = fmt.Sprintf("fault of kind %d", kind)
 		}
-		return gpu.Errorf(gpu.ErrorLaunchFailure, "kernel "+name, "%s: %s (checked mode)", where, what)
+		return gpu.Errorf(gpu.ErrLaunchFailure, "kernel "+name, "%s: %s (checked mode)", where, what)
 	}
 }
 

@@ -20,10 +20,10 @@ import (
 //
 // While capturing, Synchronize and Query on a stream of the capture, and
 // copies from or to Go memory on it, fail with
-// gpu.ErrorStreamCaptureUnsupported and invalidate the capture, as do
+// gpu.ErrStreamCaptureUnsupported and invalidate the capture, as do
 // Query and Synchronize on an event recorded in the capture (with
-// gpu.ErrorCapturedEvent); later operations and EndCapture then fail with
-// gpu.ErrorStreamCaptureInvalidated.
+// gpu.ErrCapturedEvent); later operations and EndCapture then fail with
+// gpu.ErrStreamCaptureInvalidated.
 //
 // There are no capture modes: a capture behaves as one begun with
 // hipStreamCaptureModeRelaxed, so allocation and synchronous copies that
@@ -32,7 +32,7 @@ import (
 func BeginCapture(s *stream.Stream) error {
 	const op = "stream begin capture"
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
 	return core.StreamOf(s).BeginCapture(op)
 }
@@ -51,7 +51,7 @@ func IsCapturing(s *stream.Stream) bool {
 func EndCapture(s *stream.Stream) (*Graph, error) {
 	const op = "stream end capture"
 	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
 	cn, err := core.StreamOf(s).EndCapture(op)
 	if err != nil {

@@ -124,30 +124,30 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, graph.BeginCapture(s))
 		require.NoError(t, saxpyOn(s))
 		err := s.Synchronize()
-		assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureUnsupported, codeOf(err), "%v", err)
 		assert.ErrorContains(t, err, "stream synchronize")
 		err = saxpyOn(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err), "%v", err)
 		_, err = graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err), "%v", err)
 		assert.False(t, graph.IsCapturing(s))
 		require.NoError(t, s.Synchronize(), "the stream works after the capture")
 	})
 	t.Run("query", func(t *testing.T) {
 		s := newStream(t, dev)
 		require.NoError(t, graph.BeginCapture(s))
-		assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, codeOf(s.Query()))
+		assert.Equal(t, gpu.ErrStreamCaptureUnsupported, codeOf(s.Query()))
 		_, err := graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 	})
 	t.Run("go memory", func(t *testing.T) {
 		s := newStream(t, dev)
 		require.NoError(t, graph.BeginCapture(s))
 		err := stream.CopyToDevice(s, x, 0, make([]float32, 4))
-		assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureUnsupported, codeOf(err), "%v", err)
 		assert.ErrorContains(t, err, "memcpy")
 		_, err = graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 	})
 	t.Run("graph launch", func(t *testing.T) {
 		g := graph.New()
@@ -158,9 +158,9 @@ func TestCaptureErrors(t *testing.T) {
 		defer e.Destroy()
 		s := newStream(t, dev)
 		require.NoError(t, graph.BeginCapture(s))
-		assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, codeOf(e.Launch(s)))
+		assert.Equal(t, gpu.ErrStreamCaptureUnsupported, codeOf(e.Launch(s)))
 		_, err = graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 	})
 	t.Run("unmatched and unjoined", func(t *testing.T) {
 		s1, s2 := newStream(t, dev), newStream(t, dev)
@@ -171,9 +171,9 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, s2.WaitEvent(ev))
 		require.NoError(t, saxpyOn(s2))
 		_, err := graph.EndCapture(s2)
-		assert.Equal(t, gpu.ErrorStreamCaptureUnmatched, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureUnmatched, codeOf(err), "%v", err)
 		_, err = graph.EndCapture(s1)
-		assert.Equal(t, gpu.ErrorStreamCaptureUnjoined, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureUnjoined, codeOf(err), "%v", err)
 		assert.False(t, graph.IsCapturing(s2))
 	})
 	t.Run("isolation", func(t *testing.T) {
@@ -186,9 +186,9 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, graph.BeginCapture(s1))
 		err := s1.WaitEvent(ev)
 		close(gate)
-		assert.Equal(t, gpu.ErrorStreamCaptureIsolation, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureIsolation, codeOf(err), "%v", err)
 		_, err = graph.EndCapture(s1)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		require.NoError(t, s3.Synchronize())
 	})
 	t.Run("merge", func(t *testing.T) {
@@ -199,21 +199,21 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, graph.BeginCapture(s2))
 		require.NoError(t, s1.Record(ev))
 		err := s2.WaitEvent(ev)
-		assert.Equal(t, gpu.ErrorStreamCaptureMerge, codeOf(err), "%v", err)
+		assert.Equal(t, gpu.ErrStreamCaptureMerge, codeOf(err), "%v", err)
 		_, err = graph.EndCapture(s1)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		_, err = graph.EndCapture(s2)
 		assert.NoError(t, err, "the other capture was not harmed")
 	})
 	t.Run("state", func(t *testing.T) {
 		s := newStream(t, dev)
 		_, err := graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorIllegalState, codeOf(err))
+		assert.Equal(t, gpu.ErrIllegalState, codeOf(err))
 		require.NoError(t, graph.BeginCapture(s))
-		assert.Equal(t, gpu.ErrorIllegalState, codeOf(graph.BeginCapture(s)))
-		assert.Equal(t, gpu.ErrorInvalidHandle, codeOf(graph.BeginCapture(nil)))
+		assert.Equal(t, gpu.ErrIllegalState, codeOf(graph.BeginCapture(s)))
+		assert.Equal(t, gpu.ErrInvalidHandle, codeOf(graph.BeginCapture(nil)))
 		_, err = graph.EndCapture(nil)
-		assert.Equal(t, gpu.ErrorInvalidHandle, codeOf(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, codeOf(err))
 		g, err := graph.EndCapture(s)
 		require.NoError(t, err)
 		assert.Equal(t, 0, g.Len())
@@ -224,13 +224,13 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, graph.BeginCapture(s))
 		err = s.Destroy()
 		require.Error(t, err)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		assert.ErrorContains(t, err, "the stream was destroyed while capturing: its capture ended")
 		assert.False(t, graph.IsCapturing(s))
 		_, err = graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		assert.ErrorContains(t, err, "the capture ended because the stream was destroyed")
-		assert.Equal(t, gpu.ErrorInvalidHandle, codeOf(s.Destroy()), "destroyed once")
+		assert.Equal(t, gpu.ErrInvalidHandle, codeOf(s.Destroy()), "destroyed once")
 	})
 	t.Run("destroy a joined stream while capturing", func(t *testing.T) {
 		s, j := newStream(t, dev), newStream(t, dev)
@@ -242,10 +242,10 @@ func TestCaptureErrors(t *testing.T) {
 		require.NoError(t, j.WaitEvent(fork))
 		require.True(t, graph.IsCapturing(j))
 		err = j.Destroy()
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		assert.ErrorContains(t, err, "destroyed while taking part in a capture")
 		_, err = graph.EndCapture(s)
-		assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err))
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err))
 		assert.ErrorContains(t, err, "a stream of the capture was destroyed")
 	})
 }
@@ -283,7 +283,7 @@ func TestCaptureRacing(t *testing.T) {
 					return
 				}
 				if g.Len() != w+1 {
-					done <- gpu.Errorf(gpu.ErrorUnknown, "test", "worker %d captured %d nodes", w, g.Len())
+					done <- gpu.Errorf(gpu.ErrUnknown, "test", "worker %d captured %d nodes", w, g.Len())
 					return
 				}
 			}
@@ -308,7 +308,7 @@ func TestCaptureRacing(t *testing.T) {
 				return
 			}
 			if v := read(t, z)[0]; v != 10 {
-				done <- gpu.Errorf(gpu.ErrorUnknown, "test", "direct launches gave %v", v)
+				done <- gpu.Errorf(gpu.ErrUnknown, "test", "direct launches gave %v", v)
 				return
 			}
 			done <- nil
@@ -335,9 +335,9 @@ func TestCapturedEventHostWait(t *testing.T) {
 			require.NoError(t, s.Record(ev))
 			err := wait(ev)
 			require.Error(t, err)
-			assert.Equal(t, gpu.ErrorCapturedEvent, codeOf(err), "%v", err)
+			assert.Equal(t, gpu.ErrCapturedEvent, codeOf(err), "%v", err)
 			_, err = graph.EndCapture(s)
-			assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err), "%v", err)
+			assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err), "%v", err)
 			require.NoError(t, wait(ev), "the capture ended: the event is complete")
 		})
 	}

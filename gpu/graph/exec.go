@@ -42,10 +42,10 @@ type Exec struct {
 func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 	const op = "graph instantiate"
 	if g == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
 	}
 	if dev == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidDevice, op, "nil device")
+		return nil, gpu.Errorf(gpu.ErrInvalidDevice, op, "nil device")
 	}
 	if err := dev.Valid(); err != nil {
 		return nil, gpu.Wrap(op, err)
@@ -53,7 +53,7 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 	g.mu.Lock()
 	if g.destroyed {
 		g.mu.Unlock()
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "graph was destroyed")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph was destroyed")
 	}
 	nodes := append([]*Node(nil), g.nodes...)
 	e := &Exec{dev: dev, kernelPkt: map[*Node]int{}}
@@ -98,7 +98,7 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
 		e.nodeUses = append(e.nodeUses, uses)
 	}
 	if err := checkMemOrder(nodes, all); err != nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%v", err)
 	}
 	freed := map[*core.GraphAlloc]bool{}
 	for _, n := range nodes {
@@ -185,7 +185,7 @@ func checkRange(op string, dev *gpu.Device, m *core.Mem, off, n int) error {
 // which may overflow.
 func checkBounds(op, end string, m *core.Mem, off, n int) error {
 	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s%d elements from element %d are outside %s", end, n, off, m)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s%d elements from element %d are outside %s", end, n, off, m)
 	}
 	return nil
 }
@@ -218,10 +218,10 @@ next:
 // Exec, which Graph.Instantiate did not make.
 func (e *Exec) check(op string) error {
 	if e == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil executable graph")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil executable graph")
 	}
 	if e.dev == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph not made by Graph.Instantiate (a zero Exec)")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph not made by Graph.Instantiate (a zero Exec)")
 	}
 	return nil
 }
@@ -245,12 +245,12 @@ func (e *Exec) Launch(s *stream.Stream) error {
 		if err := core.StreamOf(s).Check(op); err != nil {
 			return err // a zero Stream, which has no device
 		}
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph was destroyed")
 	}
 	// Ownership may have moved since Instantiate (Transfer): checked per
 	// launch, as a direct launch checks it.
@@ -290,13 +290,13 @@ func (e *Exec) claim(op string) error {
 	for i, ga := range e.keeps {
 		if !ga.Launched() {
 			e.unclaim(i, 0)
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: the graph allocates it without freeing it, and its last launch's allocation was not freed: free it (Free, FreeAsync or a graph's free node) before launching again", ga)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: the graph allocates it without freeing it, and its last launch's allocation was not freed: free it (Free, FreeAsync or a graph's free node) before launching again", ga)
 		}
 	}
 	for i, ga := range e.frees {
 		if !ga.FreedBy() {
 			e.unclaim(len(e.keeps), i)
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: a free node frees it, but no launch of the graph that allocates it left it allocated", ga)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: a free node frees it, but no launch of the graph that allocates it left it allocated", ga)
 		}
 	}
 	return nil
@@ -321,7 +321,7 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 		return err
 	}
 	if k.Func == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "nil function")
+		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, op, "nil function")
 	}
 	var kn core.KernelNode
 	if err := core.PrepareKernel(k.Func, e.dev, k.Grid, k.Block, k.SharedMem, k.args(), &kn); err != nil {
@@ -330,11 +330,11 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph was destroyed")
 	}
 	i, ok := e.kernelPkt[n]
 	if !ok {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "not a kernel node of this executable graph")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "not a kernel node of this executable graph")
 	}
 	if e.memNodes != nil {
 		// The new launch may reach graph memory where the edges do not
@@ -346,7 +346,7 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 			}
 		}
 		if err := checkMemOrder(e.memNodes, order); err != nil {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%v", err)
 		}
 		e.memOrder = order
 	}
@@ -373,7 +373,7 @@ func (e *Exec) Destroy() error {
 	e.mu.Lock()
 	if e.destroyed {
 		e.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "executable graph already destroyed")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph already destroyed")
 	}
 	e.destroyed = true
 	if e.low != nil {

@@ -93,19 +93,19 @@ func (n *Node) Kind() string {
 // add appends n after checking its dependencies.
 func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
 	if g == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.destroyed {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "graph was destroyed")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph was destroyed")
 	}
 	for i, d := range deps {
 		if d == nil {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "dependency %d is nil", i)
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d is nil", i)
 		}
 		if d.g != g {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
 		}
 	}
 	n.g = g
@@ -118,7 +118,7 @@ func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
 // launch is checked when the graph is instantiated, as a direct launch is.
 func (g *Graph) AddKernel(k Kernel, deps ...*Node) (*Node, error) {
 	if k.Func == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "graph add kernel node", "nil function")
+		return nil, gpu.Errorf(gpu.ErrInvalidDeviceFunction, "graph add kernel node", "nil function")
 	}
 	if k.Typed == nil {
 		k.Args = append([]any(nil), k.Args...) // the caller may reuse its slice
@@ -133,10 +133,10 @@ func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff
 	dm, _ := core.MemOf(dst)
 	sm, _ := core.MemOf(src)
 	if dm == nil || sm == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if dm.Elem() != sm.Elem() {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
 	}
 	// The sizes never change: a range outside them is refused now, not
 	// at Instantiate. Ownership, which may change, is checked there.
@@ -155,10 +155,10 @@ func AddFill[T any](g *Graph, b buffer.Object, v T, deps ...*Node) (*Node, error
 	const op = "graph add memset node"
 	m, _ := core.MemOf(b)
 	if m == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if t := reflect.TypeFor[T](); t != m.Elem() {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "a %s value for %s, which holds %s", t, m, m.Elem())
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a %s value for %s, which holds %s", t, m, m.Elem())
 	}
 	pat, es, err := core.Pattern(v)
 	if err != nil {
@@ -172,7 +172,7 @@ func AddFill[T any](g *Graph, b buffer.Object, v T, deps ...*Node) (*Node, error
 // on the stream the graph ran on.
 func (g *Graph) AddHost(fn func() error, deps ...*Node) (*Node, error) {
 	if fn == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "graph add host node", "nil function")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "graph add host node", "nil function")
 	}
 	return g.add("graph add host node", &Node{kind: kindHost, host: fn}, deps)
 }
@@ -206,12 +206,12 @@ func (n *Node) Dependencies() []*Node {
 // once no executable graph made from it remains.
 func (g *Graph) Destroy() error {
 	if g == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "nil graph")
+		return gpu.Errorf(gpu.ErrInvalidValue, "graph destroy", "nil graph")
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "graph destroy", "graph already destroyed")
+		return gpu.Errorf(gpu.ErrInvalidValue, "graph destroy", "graph already destroyed")
 	}
 	g.destroyed = true
 	for _, n := range g.nodes {

@@ -146,17 +146,17 @@ func TestSetKernelParams(t *testing.T) {
 	bad := saxpy(ks, 5, x, y)
 	bad.Grid = gpu.D1(0)
 	err = e.SetKernelParams(k, bad)
-	assert.Equal(t, gpu.ErrorInvalidConfiguration, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrInvalidConfiguration, codeOf(err), "%v", err)
 	bad = saxpy(ks, 5, x, y)
 	bad.Args[0] = int32(5)
 	err = e.SetKernelParams(k, bad)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err), "%v", err)
 	assert.ErrorContains(t, err, "saxpy")
 
 	other := graph.New()
 	k2, err := other.AddKernel(saxpy(ks, 1, x, y))
 	require.NoError(t, err)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(e.SetKernelParams(k2, saxpy(ks, 1, x, y))))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(e.SetKernelParams(k2, saxpy(ks, 1, x, y))))
 
 	require.NoError(t, e.Launch(s))
 	require.NoError(t, s.Synchronize())
@@ -178,33 +178,33 @@ func TestInstantiateErrors(t *testing.T) {
 			k.Grid = gpu.D1(0)
 			_, err := g.AddKernel(k)
 			return err
-		}, gpu.ErrorInvalidConfiguration},
+		}, gpu.ErrInvalidConfiguration},
 		"huge block": {func(g *graph.Graph) error {
 			k := saxpy(ks, 1, x, y)
 			k.Block = gpu.D1(1 << 20)
 			_, err := g.AddKernel(k)
 			return err
-		}, gpu.ErrorInvalidConfiguration},
+		}, gpu.ErrInvalidConfiguration},
 		"argument count": {func(g *graph.Graph) error {
 			_, err := g.AddKernel(graph.Kernel{Func: ks.Saxpy, Grid: gpu.D1(1), Block: gpu.D1(1), Args: []any{float32(1)}})
 			return err
-		}, gpu.ErrorInvalidValue},
+		}, gpu.ErrInvalidValue},
 		"argument type": {func(g *graph.Graph) error {
 			_, err := g.AddKernel(graph.Kernel{Func: ks.Saxpy, Grid: gpu.D1(1), Block: gpu.D1(1), Args: []any{x, x, y, int32(n)}})
 			return err
-		}, gpu.ErrorInvalidValue},
+		}, gpu.ErrInvalidValue},
 		"copy of a freed buffer": {func(g *graph.Graph) error {
 			b := newBuf(t, dev, 0)
 			_, err := g.AddCopy(y, 0, b, 0, n)
 			require.NoError(t, err)
 			return b.Free()
-		}, gpu.ErrorInvalidValue},
+		}, gpu.ErrInvalidValue},
 		"freed buffer": {func(g *graph.Graph) error {
 			b := newBuf(t, dev, 0)
 			_, err := graph.AddFill(g, b, float32(1))
 			require.NoError(t, err)
 			return b.Free()
-		}, gpu.ErrorInvalidValue},
+		}, gpu.ErrInvalidValue},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -246,7 +246,7 @@ func TestAddCopyRange(t *testing.T) {
 			node, err := g.AddCopy(y, c.dstOff, x, c.srcOff, c.n)
 			assert.Nil(t, node)
 			require.Error(t, err)
-			assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+			assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 			assert.ErrorContains(t, err, "graph add memcpy node: "+c.end+": ")
 			assert.ErrorContains(t, err, "are outside")
 			assert.Zero(t, g.Len(), "nothing was added")
@@ -267,37 +267,37 @@ func TestGraphMisuse(t *testing.T) {
 	a, err := other.AddEmpty()
 	require.NoError(t, err)
 	_, err = g.AddEmpty(a)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "a node of another graph")
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err), "a node of another graph")
 	_, err = g.AddEmpty(nil)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 	_, err = g.AddKernel(graph.Kernel{})
-	assert.Equal(t, gpu.ErrorInvalidDeviceFunction, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidDeviceFunction, codeOf(err))
 	_, err = g.AddHost(nil)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 	_, err = graph.AddFill(g, x, int32(1))
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "the element type")
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err), "the element type")
 	_, err = g.AddCopy(x, 0, nil, 0, 1)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 	_, err = g.Instantiate(nil)
-	assert.Equal(t, gpu.ErrorInvalidDevice, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidDevice, codeOf(err))
 	var nilGraph *graph.Graph
 	_, err = nilGraph.AddEmpty()
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 	var nilExec *graph.Exec
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(nilExec.Launch(nil)))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(nilExec.Launch(nil)))
 
 	e, err := g.Instantiate(dev)
 	require.NoError(t, err, "an empty graph")
 	require.NoError(t, e.Launch(nil))
 	require.NoError(t, e.Destroy())
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(e.Launch(nil)))
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(e.Destroy()))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(e.Launch(nil)))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(e.Destroy()))
 	require.NoError(t, g.Destroy())
 	_, err = g.AddEmpty()
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
 	_, err = g.Instantiate(dev)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err))
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(g.Destroy()))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err))
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(g.Destroy()))
 	_ = ks
 }
 
@@ -397,7 +397,7 @@ func TestRacingLaunches(t *testing.T) {
 			defer s.Destroy()
 			for i := 0; i < each; i++ {
 				if err := e.Launch(s); err != nil {
-					assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "%v", err)
+					assert.Equal(t, gpu.ErrInvalidValue, codeOf(err), "%v", err)
 					fails.Add(1)
 				}
 			}
@@ -455,7 +455,7 @@ func TestLaunchAfterFree(t *testing.T) {
 	defer e.Destroy()
 	require.NoError(t, x.Free())
 	err = e.Launch(nil)
-	assert.Equal(t, gpu.ErrorInvalidValue, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(err), "%v", err)
 	require.NoError(t, dev.Synchronize())
 	assert.Equal(t, float32(0), read(t, y)[0])
 }

@@ -25,16 +25,16 @@ func TestLegacyStreamCapture(t *testing.T) {
 	require.NoError(t, err)
 
 	err = graph.BeginCapture(leg)
-	assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrStreamCaptureUnsupported, codeOf(err), "%v", err)
 	assert.False(t, graph.IsCapturing(leg))
 
 	s := newStream(t, dev)
 	require.NoError(t, graph.BeginCapture(s))
 	require.NoError(t, kernels.LaunchSaxpy(s, grid, block, 0, 1, x, y, n))
 	err = kernels.LaunchSaxpy(leg, grid, block, 0, 1, x, z, n)
-	assert.Equal(t, gpu.ErrorStreamCaptureImplicit, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrStreamCaptureImplicit, codeOf(err), "%v", err)
 	_, err = graph.EndCapture(s)
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, codeOf(err), "%v", err)
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, codeOf(err), "%v", err)
 
 	nb, err := stream.NewWithFlags(dev, stream.NonBlocking, stream.PriorityLow)
 	require.NoError(t, err)

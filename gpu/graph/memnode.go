@@ -29,10 +29,10 @@ import (
 func AddMemAlloc[T any](g *Graph, dev *gpu.Device, n int, deps ...*Node) (*Node, *buffer.Buffer[T], error) {
 	const op = "graph add mem alloc node"
 	if g == nil {
-		return nil, nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+		return nil, nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
 	}
 	if dev == nil {
-		return nil, nil, gpu.Errorf(gpu.ErrorInvalidDevice, op, "nil device")
+		return nil, nil, gpu.Errorf(gpu.ErrInvalidDevice, op, "nil device")
 	}
 	if err := dev.Valid(); err != nil {
 		return nil, nil, gpu.Wrap(op, err)
@@ -64,18 +64,18 @@ func AddMemAlloc[T any](g *Graph, dev *gpu.Device, n int, deps ...*Node) (*Node,
 func (g *Graph) AddMemFree(b buffer.Object, deps ...*Node) (*Node, error) {
 	const op = "graph add mem free node"
 	if g == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil graph")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
 	}
 	m, _ := core.MemOf(b)
 	if m == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := m.Check(op); err != nil {
 		return nil, err
 	}
 	ga := core.GraphAllocOf(m)
 	if ga == nil || ga.Mem() != m {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%s is not the buffer of an alloc node: a graph frees only graph memory, whole", m)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%s is not the buffer of an alloc node: a graph frees only graph memory, whole", m)
 	}
 	return g.add(op, &Node{kind: kindMemFree, mem: ga}, deps)
 }
@@ -93,10 +93,10 @@ type MemParams struct {
 func (n *Node) MemParams() (MemParams, error) {
 	const op = "graph mem node get params"
 	if n == nil {
-		return MemParams{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil node")
+		return MemParams{}, gpu.Errorf(gpu.ErrInvalidValue, op, "nil node")
 	}
 	if n.kind != kindMemAlloc && n.kind != kindMemFree {
-		return MemParams{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "a %s node, not a mem alloc or free node", n.Kind())
+		return MemParams{}, gpu.Errorf(gpu.ErrInvalidValue, op, "a %s node, not a mem alloc or free node", n.Kind())
 	}
 	m := n.mem.Mem()
 	return MemParams{Device: m.Device(), Ptr: m.Addr(), Bytes: m.Size()}, nil

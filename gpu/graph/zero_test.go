@@ -39,14 +39,14 @@ func TestZeroValues(t *testing.T) {
 		code gpu.ErrorCode
 		msg  string
 	}{
-		"Exec.Launch":             {func() error { return e.Launch(s) }, gpu.ErrorInvalidValue, "zero Exec"},
-		"Exec.Launch(nil)":        {func() error { return e.Launch(nil) }, gpu.ErrorInvalidValue, "zero Exec"},
-		"Exec.Launch(zero)":       {func() error { return e.Launch(zs) }, gpu.ErrorInvalidValue, "zero Exec"},
-		"Exec.SetKernelParams":    {func() error { return e.SetKernelParams(nil, saxpy(ks, 2, x, x)) }, gpu.ErrorInvalidValue, "zero Exec"},
-		"Exec.Destroy":            {e.Destroy, gpu.ErrorInvalidValue, "zero Exec"},
-		"Launch on a zero Stream": {func() error { return real.Launch(zs) }, gpu.ErrorInvalidHandle, "zero Stream"},
-		"BeginCapture":            {func() error { return graph.BeginCapture(zs) }, gpu.ErrorInvalidHandle, "zero Stream"},
-		"EndCapture":              {func() error { _, err := graph.EndCapture(zs); return err }, gpu.ErrorInvalidHandle, "zero Stream"},
+		"Exec.Launch":             {func() error { return e.Launch(s) }, gpu.ErrInvalidValue, "zero Exec"},
+		"Exec.Launch(nil)":        {func() error { return e.Launch(nil) }, gpu.ErrInvalidValue, "zero Exec"},
+		"Exec.Launch(zero)":       {func() error { return e.Launch(zs) }, gpu.ErrInvalidValue, "zero Exec"},
+		"Exec.SetKernelParams":    {func() error { return e.SetKernelParams(nil, saxpy(ks, 2, x, x)) }, gpu.ErrInvalidValue, "zero Exec"},
+		"Exec.Destroy":            {e.Destroy, gpu.ErrInvalidValue, "zero Exec"},
+		"Launch on a zero Stream": {func() error { return real.Launch(zs) }, gpu.ErrInvalidHandle, "zero Stream"},
+		"BeginCapture":            {func() error { return graph.BeginCapture(zs) }, gpu.ErrInvalidHandle, "zero Stream"},
+		"EndCapture":              {func() error { _, err := graph.EndCapture(zs); return err }, gpu.ErrInvalidHandle, "zero Stream"},
 	}
 	for name, c := range ops {
 		var err error

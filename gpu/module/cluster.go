@@ -17,7 +17,7 @@ func (f *Function) SetNonPortableClusterSizeAllowed(allow bool) error {
 	f.mod.mu.Lock() // the kernel stays loaded while the driver changes it
 	defer f.mod.mu.Unlock()
 	if f.mod.unloaded.Load() {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
 	}
 	if err := f.mod.dev.Agent().AllowNonPortableClusters(&f.sym, allow); err != nil {
 		return gpu.Wrap(op, err)
@@ -36,15 +36,15 @@ func MaxPotentialClusterSize(f *Function, cfg *LaunchConfig) (int, error) {
 		return 0, err
 	}
 	if cfg == nil {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil LaunchConfig")
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "nil LaunchConfig")
 	}
 	if cfg.SharedMem < 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, cfg.SharedMem)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, cfg.SharedMem)
 	}
 	f.mod.mu.Lock()
 	defer f.mod.mu.Unlock()
 	if f.mod.unloaded.Load() {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
 	}
 	g, b := cfg.Grid, cfg.Block
 	n, err := f.mod.dev.Agent().MaxPotentialClusterSize(&f.sym, [3]uint32{g.X, g.Y, g.Z}, [3]uint32{b.X, b.Y, b.Z}, cfg.SharedMem)

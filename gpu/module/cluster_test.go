@@ -98,10 +98,10 @@ func TestClusterChecks(t *testing.T) {
 		err := module.LaunchKernelEx(cfg(c.grid, c.cluster), f, x, float32(2), int32(64))
 		require.Error(t, err, "grid %v cluster %v", c.grid, c.cluster)
 		assert.ErrorIs(t, err, gpu.ErrInvalidConfiguration)
-		assert.Equal(t, gpu.ErrorInvalidConfiguration, gpu.CodeOf(err), "hipLaunchKernelExC's code")
+		assert.Equal(t, gpu.ErrInvalidConfiguration, gpu.CodeOf(err), "hipLaunchKernelExC's code")
 		assert.ErrorContains(t, err, c.msg)
 		err = f.LaunchEx(cfg(c.grid, c.cluster), x, float32(2), int32(64))
-		assert.Equal(t, gpu.ErrorInvalidValue, gpu.CodeOf(err), "hipDrvLaunchKernelEx's code")
+		assert.Equal(t, gpu.ErrInvalidValue, gpu.CodeOf(err), "hipDrvLaunchKernelEx's code")
 		assert.ErrorIs(t, err, gpu.ErrInvalidConfiguration)
 	}
 	err := module.LaunchKernelEx(cfg(gpu.D1(32), gpu.D1(16)), f, x, float32(2), int32(64))

@@ -216,7 +216,7 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 
 // valid reports a function that is no kernel: nil, or a zero Function,
 // which Module.Function did not make.
-func (f *Function) valid(op string) error { return f.validAs(op, gpu.ErrorInvalidDeviceFunction) }
+func (f *Function) valid(op string) error { return f.validAs(op, gpu.ErrInvalidDeviceFunction) }
 
 func (f *Function) validAs(op string, code gpu.ErrorCode) error {
 	if f == nil {

@@ -31,7 +31,7 @@ type Global[T any] struct {
 // elements of T; the variable's size must be a whole number of T. Each
 // call for one variable gives the same Global, so its dependencies are
 // one; a later call with another T is an error. A name m does not define
-// is gpu.ErrorNotFound.
+// is gpu.ErrNotFound.
 func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 	const op = "module get global"
 	if err := m.check(op); err != nil {
@@ -40,7 +40,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.unloaded.Load() {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	if err := core.Valid(m.dev, m.gen); err != nil {
 		return nil, gpu.Wrap(op, err)
@@ -49,15 +49,15 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 		if t, ok := g.(*Global[T]); ok {
 			return t, nil
 		}
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "%q was taken as %s elements, not as %s", name, globalMem(g).Elem(), reflect.TypeFor[T]())
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%q was taken as %s elements, not as %s", name, globalMem(g).Elem(), reflect.TypeFor[T]())
 	}
 	if name == "" {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "empty variable name")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "empty variable name")
 	}
 	al, err := rocr.Global(m.exe, name)
 	if err != nil {
 		if rocr.StatusOf(err) == rocr.StatusErrorInvalidSymbolName {
-			return nil, &gpu.Error{Code: gpu.ErrorNotFound, Op: op, Msg: "in module for " + m.code.Target, Err: err}
+			return nil, &gpu.Error{Code: gpu.ErrNotFound, Op: op, Msg: "in module for " + m.code.Target, Err: err}
 		}
 		return nil, gpu.Wrap(op, err)
 	}
@@ -140,7 +140,7 @@ func (g *Global[T]) CopyFromContext(ctx context.Context, src []T) error {
 // CopyFromAtContext is CopyFromAt with CopyFromContext's context.
 func (g *Global[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if g == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy to symbol", "nil global")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy to symbol", "nil global")
 	}
 	return core.CopyHostContext(ctx, "memcpy to symbol", &g.m, off, core.AsBytes(src), true)
 }
@@ -165,7 +165,7 @@ func (g *Global[T]) CopyToContext(ctx context.Context, dst []T) error {
 // CopyToAtContext is CopyToAt with CopyToContext's context.
 func (g *Global[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if g == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "memcpy from symbol", "nil global")
+		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy from symbol", "nil global")
 	}
 	return core.CopyHostContext(ctx, "memcpy from symbol", &g.m, off, core.AsBytes(dst), false)
 }
@@ -173,7 +173,7 @@ func (g *Global[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error
 // ToSlice copies the whole variable into a new slice.
 func (g *Global[T]) ToSlice() ([]T, error) {
 	if g == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "memcpy from symbol", "nil global")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "memcpy from symbol", "nil global")
 	}
 	out := make([]T, g.m.Len())
 	if err := g.CopyTo(out); err != nil {

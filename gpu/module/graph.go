@@ -17,7 +17,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	const op = "graph kernel node"
 	f, _ := fn.(*Function)
 	if f == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, op, "want a *module.Function, got %T", fn)
+		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, op, "want a *module.Function, got %T", fn)
 	}
 	if err := f.valid(op); err != nil {
 		return err
@@ -26,10 +26,10 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	switch x := args.(type) {
 	case *Args:
 		if x == nil {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
 		}
 		if x.over {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
 		}
 		a = *x
 	case []any:
@@ -44,7 +44,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 			a.Value(v) // as Launch does: checked against the kernel below
 		}
 	default:
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: arguments are a *module.Args or a []any, got %T", f.sym.Name, args)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: arguments are a *module.Args or a []any, got %T", f.sym.Name, args)
 	}
 	s, err := stream.DefaultStream(dev)
 	if err != nil {
@@ -85,7 +85,7 @@ func (f *Function) live() error {
 		return gpu.Wrap("graph launch", err)
 	}
 	if f.mod.unloaded.Load() {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "graph launch", "kernel %s: its module was unloaded", f.sym.Name)
+		return gpu.Errorf(gpu.ErrInvalidHandle, "graph launch", "kernel %s: its module was unloaded", f.sym.Name)
 	}
 	return nil
 }

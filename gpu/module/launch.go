@@ -83,7 +83,7 @@ type LaunchConfig struct {
 // naming the device (errors.Is matches ErrInvalidConfiguration too).
 // Nothing is queued when a check fails.
 func LaunchKernelEx(cfg *LaunchConfig, f *Function, args ...any) error {
-	if err := f.validAs("launch", gpu.ErrorInvalidDeviceFunction); err != nil {
+	if err := f.validAs("launch", gpu.ErrInvalidDeviceFunction); err != nil {
 		return err
 	}
 	e, err := cfg.entry(true)
@@ -95,7 +95,7 @@ func LaunchKernelEx(cfg *LaunchConfig, f *Function, args ...any) error {
 
 // LaunchKernelExArgs is LaunchKernelEx with typed arguments.
 func LaunchKernelExArgs(cfg *LaunchConfig, f *Function, args *Args) error {
-	if err := f.validAs("launch", gpu.ErrorInvalidDeviceFunction); err != nil {
+	if err := f.validAs("launch", gpu.ErrInvalidDeviceFunction); err != nil {
 		return err
 	}
 	e, err := cfg.entry(true)
@@ -146,7 +146,7 @@ func (f *Function) LaunchCooperativeArgs(s *stream.Stream, grid, block gpu.Dim3,
 // (hipDrvLaunchKernelEx, cuLaunchKernelEx); its errors are Launch's, and
 // a cluster the device cannot take is as LaunchKernelEx says.
 func (f *Function) LaunchEx(cfg *LaunchConfig, args ...any) error {
-	if err := f.validAs("launch", gpu.ErrorInvalidHandle); err != nil {
+	if err := f.validAs("launch", gpu.ErrInvalidHandle); err != nil {
 		return err
 	}
 	e, err := cfg.entry(false)
@@ -174,9 +174,9 @@ type entry struct {
 // module API.
 func (e entry) handleCode() gpu.ErrorCode {
 	if e.runtime {
-		return gpu.ErrorInvalidDeviceFunction
+		return gpu.ErrInvalidDeviceFunction
 	}
-	return gpu.ErrorInvalidHandle
+	return gpu.ErrInvalidHandle
 }
 
 // configErr is a grid or block the device cannot take. The runtime API
@@ -185,9 +185,9 @@ func (e entry) handleCode() gpu.ErrorCode {
 // ErrInvalidConfiguration as the cause, so errors.Is matches
 // gpu.ErrInvalidConfiguration from every entry point.
 func (e entry) configErr(op, format string, args ...any) error {
-	err := &gpu.Error{Code: gpu.ErrorInvalidConfiguration, Op: op, Msg: fmt.Sprintf(format, args...)}
+	err := &gpu.Error{Code: gpu.ErrInvalidConfiguration, Op: op, Msg: fmt.Sprintf(format, args...)}
 	if !e.runtime {
-		err.Code, err.Err = gpu.ErrorInvalidValue, gpu.ErrInvalidConfiguration
+		err.Code, err.Err = gpu.ErrInvalidValue, gpu.ErrInvalidConfiguration
 	}
 	return err
 }
@@ -195,7 +195,7 @@ func (e entry) configErr(op, format string, args ...any) error {
 // entry is the entry point a launch with cfg follows.
 func (cfg *LaunchConfig) entry(runtime bool) (entry, error) {
 	if cfg == nil {
-		return entry{}, gpu.Errorf(gpu.ErrorInvalidValue, "launch", "nil LaunchConfig")
+		return entry{}, gpu.Errorf(gpu.ErrInvalidValue, "launch", "nil LaunchConfig")
 	}
 	return entry{runtime: runtime, coop: cfg.Cooperative, cluster: cfg.Cluster}, nil
 }
@@ -227,10 +227,10 @@ func (f *Function) launchArgs(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 		return err
 	}
 	if args == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: nil Args", f.sym.Name)
 	}
 	if args.over {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: more than %d arguments", f.sym.Name, MaxArgs)
 	}
 	return f.launchVals(s, grid, block, sharedMem, args, e)
 }
@@ -341,7 +341,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		return d, gpu.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
 	}
 	if f.mod.unloaded.Load() {
-		return d, gpu.Errorf(gpu.ErrorInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+		return d, gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
 	}
 	g := [3]uint32{grid.X, grid.Y, grid.Z}
 	b := [3]uint32{block.X, block.Y, block.Z}
@@ -369,17 +369,17 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		return d, e.configErr(op, "kernel %s: block of %d threads exceeds its limit of %d", f.sym.Name, n, f.maxBlock)
 	}
 	if sharedMem < 0 {
-		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)
+		return d, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: negative dynamic shared memory %d", f.sym.Name, sharedMem)
 	}
 	if err := checkDynamicShared(&f.sym, sharedMem); err != nil {
 		return d, err
 	}
 	limit := f.sharedMax
 	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
-		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
+		return d, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
 	}
 	if f.sym.KernargSize > f.kernargMax {
-		return d, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: its parameters take %d bytes, over the %d bytes %s takes", f.sym.Name, f.sym.KernargSize, f.kernargMax, dev)
+		return d, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: its parameters take %d bytes, over the %d bytes %s takes", f.sym.Name, f.sym.KernargSize, f.kernargMax, dev)
 	}
 	d.Dims = max(grid.Dims(), block.Dims())
 	d.Object = f.sym.Object
@@ -402,7 +402,7 @@ const (
 func (f *Function) checkCluster(dev *gpu.Device, grid, c gpu.Dim3, e entry) error {
 	const op = "launch"
 	if f.clusterMax == 0 {
-		return &gpu.Error{Code: gpu.ErrorNotSupported, Op: op, Err: gpu.ErrInvalidConfiguration,
+		return &gpu.Error{Code: gpu.ErrNotSupported, Op: op, Err: gpu.ErrInvalidConfiguration,
 			Msg: "kernel " + f.sym.Name + ": " + dev.String() + " has no thread-block clusters (cuda devices of compute capability 9.0 and later have them)"}
 	}
 	g := [3]uint32{grid.X, grid.Y, grid.Z}
@@ -432,7 +432,7 @@ func checkDynamicShared(sym *rocr.KernelSymbol, sharedMem int) error {
 	if sharedMem > 0 || !usesDynamicShared(sym) {
 		return nil
 	}
-	return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel %s declares dynamic shared memory (extern __shared__) but the launch gives 0 bytes; pass its size as sharedMem", sym.Name)
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel %s declares dynamic shared memory (extern __shared__) but the launch gives 0 bytes; pass its size as sharedMem", sym.Name)
 }
 
 // usesDynamicShared reports whether a kernel reads memory its launch
@@ -458,7 +458,7 @@ func (f *Function) checkCoResident(grid, block gpu.Dim3, sharedMem int) error {
 		return gpu.Wrap(op, err)
 	}
 	if n := grid.Count(); n > uint64(limit) {
-		return gpu.Errorf(gpu.ErrorCooperativeLaunchTooLarge, op, "kernel %s: grid of %d blocks of %d threads exceeds the %d the device holds at once", f.sym.Name, n, block.Count(), limit)
+		return gpu.Errorf(gpu.ErrCooperativeLaunchTooLarge, op, "kernel %s: grid of %d blocks of %d threads exceeds the %d the device holds at once", f.sym.Name, n, block.Count(), limit)
 	}
 	return nil
 }
@@ -469,45 +469,45 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 	p := &f.visible[i]
 	if v.buf {
 		if p.Kind != rocr.ArgGlobalBuffer && p.Kind != rocr.ArgOther {
-			return f.argErr(i, gpu.ErrorInvalidValue, "got a buffer where the kernel takes a value")
+			return f.argErr(i, gpu.ErrInvalidValue, "got a buffer where the kernel takes a value")
 		}
 		m := v.mem
 		if m == nil {
-			return f.argErr(i, gpu.ErrorInvalidValue, "nil buffer")
+			return f.argErr(i, gpu.ErrInvalidValue, "nil buffer")
 		}
 		if err := m.CheckAccess(op, dev); err != nil {
 			return f.argCause(i, err)
 		}
 		if p.Elem != nil && m.Elem() != p.Elem {
-			return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+			return f.argErr(i, gpu.ErrInvalidValue, "%s holds %s", m, m.Elem())
 		}
 		if p.Elem == nil && p.TypeName != "" {
 			if want := scalarFromTypeName(strings.TrimSuffix(strings.TrimSpace(p.TypeName), "*")); want != anyScalar && want != scalarOf(m.Elem()) {
-				return f.argErr(i, gpu.ErrorInvalidValue, "%s holds %s", m, m.Elem())
+				return f.argErr(i, gpu.ErrInvalidValue, "%s holds %s", m, m.Elem())
 			}
 		}
 		return nil
 	}
 	if v.lay != nil && v.lay.err != nil {
-		return f.argErr(i, gpu.ErrorInvalidValue, "%v", v.lay.err)
+		return f.argErr(i, gpu.ErrInvalidValue, "%v", v.lay.err)
 	}
 	if p.Kind == rocr.ArgGlobalBuffer {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a buffer", v.goType())
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s where the kernel takes a buffer", v.goType())
 	}
 	if p.Kind == rocr.ArgDynamicSharedPointer {
-		return f.argErr(i, gpu.ErrorInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
+		return f.argErr(i, gpu.ErrInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
 	}
 	if p.agg && v.lay == nil {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s where the kernel takes a struct by value: pass a struct of its layout or a [%d]byte", v.goType(), p.Size)
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s where the kernel takes a struct by value: pass a struct of its layout or a [%d]byte", v.goType(), p.Size)
 	}
 	if uint32(v.size) != p.Size {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", v.goType(), v.size, p.Size)
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s (%d bytes), the kernel takes %d bytes", v.goType(), v.size, p.Size)
 	}
 	if v.lay != nil {
 		return f.checkAggregate(i, v)
 	}
 	if !p.scalar.accepts(v.kind) {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s", v.goType())
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s", v.goType())
 	}
 	return nil
 }
@@ -518,23 +518,23 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 func (f *Function) checkAggregate(i int, v *argVal) error {
 	p := &f.visible[i]
 	if !p.agg && p.scalar != anyScalar {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s, a struct, where the kernel takes a scalar", v.goType())
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s, a struct, where the kernel takes a scalar", v.goType())
 	}
 	if v.lay.bytes {
 		return nil
 	}
 	if p.agg && p.Value != nil && v.typ != p.Value {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s, the kernel takes %s (or a [%d]byte)", v.goType(), p.Value, p.Size)
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s, the kernel takes %s (or a [%d]byte)", v.goType(), p.Value, p.Size)
 	}
 	align := uint32(v.lay.align)
 	if p.Offset%align != 0 || (p.alignExact && p.Align != 0 && p.Align != align) {
-		return f.argErr(i, gpu.ErrorInvalidValue, "got %s aligned to %d bytes, the kernel's parameter is aligned to %d", v.goType(), align, p.Align)
+		return f.argErr(i, gpu.ErrInvalidValue, "got %s aligned to %d bytes, the kernel's parameter is aligned to %d", v.goType(), align, p.Align)
 	}
 	return nil
 }
 
 func (f *Function) countErr(n int) error {
-	return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), n, f.Signature())
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel %s takes %d arguments, got %d: %s", f.sym.Name, len(f.visible), n, f.Signature())
 }
 
 // argErr is an error about argument i, naming the kernel and the argument.

@@ -62,7 +62,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 	exe, err := dev.Agent().Load(code)
 	if err != nil {
 		if errors.Is(err, rocr.ErrNotSupported) {
-			return nil, &gpu.Error{Code: gpu.ErrorNoBinaryForGpu, Op: op, Msg: fmt.Sprintf("%s has %s code for %s, device %d wants %s", code.Name, code.Kind, code.Target, dev.Ordinal(), dev.Target()), Err: err}
+			return nil, &gpu.Error{Code: gpu.ErrNoBinaryForGpu, Op: op, Msg: fmt.Sprintf("%s has %s code for %s, device %d wants %s", code.Name, code.Kind, code.Target, dev.Ordinal(), dev.Target()), Err: err}
 		}
 		return nil, gpu.Wrap(op, err)
 	}
@@ -75,7 +75,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 func LoadFile(dev *gpu.Device, path string) (*Module, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &gpu.Error{Code: gpu.ErrorFileNotFound, Op: "module load", Msg: path, Err: err}
+		return nil, &gpu.Error{Code: gpu.ErrFileNotFound, Op: "module load", Msg: path, Err: err}
 	}
 	return Load(dev, b)
 }
@@ -87,7 +87,7 @@ func LoadFS(dev *gpu.Device, fsys fs.FS, names ...string) (*Module, error) {
 	for _, n := range names {
 		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
-			return nil, &gpu.Error{Code: gpu.ErrorFileNotFound, Op: "module load", Msg: n, Err: err}
+			return nil, &gpu.Error{Code: gpu.ErrFileNotFound, Op: "module load", Msg: n, Err: err}
 		}
 		lib = append(lib, named{n, b})
 	}
@@ -120,7 +120,7 @@ func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
 		return nil, err
 	}
 	if c == nil {
-		return nil, gpu.Errorf(gpu.ErrorNoBinaryForGpu, "module load", "no code for %s (%s); the module has code for [%s]", p.want, dev, strings.Join(p.have, ", "))
+		return nil, gpu.Errorf(gpu.ErrNoBinaryForGpu, "module load", "no code for %s (%s); the module has code for [%s]", p.want, dev, strings.Join(p.have, ", "))
 	}
 	return c, nil
 }
@@ -138,7 +138,7 @@ func (p *picker) try(src any, name string) (*rocr.Code, error) {
 	const op = "module load"
 	switch s := src.(type) {
 	case nil:
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil code")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil code")
 	case coder:
 		return p.goCode(s.Code())
 	case Library:
@@ -150,19 +150,19 @@ func (p *picker) try(src any, name string) (*rocr.Code, error) {
 	case []byte:
 		spec, err := codeobj.Parse(s)
 		if err != nil {
-			return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+			return nil, &gpu.Error{Code: gpu.ErrInvalidImage, Op: op, Msg: name, Err: err}
 		}
 		return p.try(spec, name)
 	case *codeobj.Spec:
 		return p.spec(s, name)
 	}
-	return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "cannot load a %T", src)
+	return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "cannot load a %T", src)
 }
 
 // goCode is a Go kernel set's code c where it is for the target.
 func (p *picker) goCode(c *rocr.Code) (*rocr.Code, error) {
 	if c == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "module load", "nil code")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "module load", "nil code")
 	}
 	p.have = append(p.have, c.Target)
 	if c.Target == p.want {
@@ -180,10 +180,10 @@ func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
 	}
 	key := libraryKey{&lib[0], len(lib)}
 	if slices.Contains(p.open, key) {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "library contains itself")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "library contains itself")
 	}
 	if len(p.open) >= maxLibraryDepth {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "libraries nested more than %d deep", maxLibraryDepth)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "libraries nested more than %d deep", maxLibraryDepth)
 	}
 	p.open = append(p.open, key)
 	defer func() { p.open = p.open[:len(p.open)-1] }()
@@ -206,11 +206,11 @@ func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
 func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
 	const op = "module load"
 	if s == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil spec")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil spec")
 	}
 	for i, o := range s.Objects {
 		if o == nil {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "spec object %d is nil", i)
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "spec object %d is nil", i)
 		}
 		p.have = append(p.have, entryLabel(o))
 	}
@@ -222,7 +222,7 @@ func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: op, Msg: name, Err: err}
+		return nil, &gpu.Error{Code: gpu.ErrInvalidImage, Op: op, Msg: name, Err: err}
 	}
 	if name == "" {
 		name = "code object"
@@ -236,7 +236,7 @@ func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
 // format strings of buffered printf are recorded for the decoder.
 func loadable(obj *codeobj.CodeObject, name string) (*rocr.Code, error) {
 	if fn, ok := obj.HostcallPrintf(); ok {
-		return nil, &gpu.Error{Code: gpu.ErrorInvalidImage, Op: "module load", Err: gpu.ErrNotSupported,
+		return nil, &gpu.Error{Code: gpu.ErrInvalidImage, Op: "module load", Err: gpu.ErrNotSupported,
 			Msg: fmt.Sprintf("%s: its kernels print through hostcall (%s: clang's -mprintf-kind=hostcall, HIP's default), which hipgo does not serve; build with -mprintf-kind=buffered", name, fn)}
 	}
 	for _, f := range obj.Printf {
@@ -314,10 +314,10 @@ func (m *Module) Device() *gpu.Device {
 // which Load did not make.
 func (m *Module) check(op string) error {
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil module")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil module")
 	}
 	if m.code == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "module not made by module.Load (a zero Module)")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "module not made by module.Load (a zero Module)")
 	}
 	return nil
 }
@@ -360,17 +360,17 @@ func (m *Module) Function(name string) (*Function, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.unloaded.Load() {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	if f, ok := m.funcs[name]; ok {
 		return f, nil
 	}
 	if name == "" {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "empty kernel name") // hipModuleGetFunction's answer
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "empty kernel name") // hipModuleGetFunction's answer
 	}
 	sym, err := rocr.FindKernel(m.exe, name)
 	if err != nil {
-		return nil, &gpu.Error{Code: gpu.ErrorNotFound, Op: op, Msg: fmt.Sprintf("in module for %s", m.code.Target), Err: err}
+		return nil, &gpu.Error{Code: gpu.ErrNotFound, Op: op, Msg: fmt.Sprintf("in module for %s", m.code.Target), Err: err}
 	}
 	f := newFunction(m, *sym)
 	m.funcs[name] = f
@@ -394,7 +394,7 @@ func (m *Module) Unload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.unloaded.Load() {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "module unload", "module already unloaded")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "module unload", "module already unloaded")
 	}
 	m.unloaded.Store(true)
 	m.backstop.Stop()
@@ -488,7 +488,7 @@ func Shared[T any](dev *gpu.Device, key any, setup func(dev *gpu.Device) (*Modul
 			return nil, nil, err
 		}
 		if m == nil {
-			return nil, nil, gpu.Errorf(gpu.ErrorInvalidValue, "module load", "setup returned no module")
+			return nil, nil, gpu.Errorf(gpu.ErrInvalidValue, "module load", "setup returned no module")
 		}
 		return x, m.Unload, nil
 	})

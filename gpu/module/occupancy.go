@@ -19,12 +19,12 @@ func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) 
 		return 0, 0, err
 	}
 	if dynShared < 0 || blockSizeLimit < 0 {
-		return 0, 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: dynamic shared memory %d, block size limit %d: want >= 0", f.Name(), dynShared, blockSizeLimit)
+		return 0, 0, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: dynamic shared memory %d, block size limit %d: want >= 0", f.Name(), dynShared, blockSizeLimit)
 	}
 	f.mod.mu.Lock() // the kernel stays loaded while the driver looks at it
 	defer f.mod.mu.Unlock()
 	if f.mod.unloaded.Load() {
-		return 0, 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
+		return 0, 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	minGridSize, blockSize, err = f.mod.dev.Agent().MaxPotentialGroupSize(&f.sym, dynShared, blockSizeLimit)
 	return minGridSize, blockSize, gpu.Wrap(op, err)
@@ -40,12 +40,12 @@ func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared
 		return 0, err
 	}
 	if blockSize <= 0 || dynShared < 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "kernel %s: block size %d, dynamic shared memory %d: want a positive block and non-negative shared size", f.Name(), blockSize, dynShared)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: block size %d, dynamic shared memory %d: want a positive block and non-negative shared size", f.Name(), blockSize, dynShared)
 	}
 	f.mod.mu.Lock()
 	defer f.mod.mu.Unlock()
 	if f.mod.unloaded.Load() {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "module was unloaded")
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	n, err := f.mod.dev.Agent().MaxActiveGroups(&f.sym, blockSize, dynShared)
 	return n, gpu.Wrap(op, err)

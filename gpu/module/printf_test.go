@@ -386,7 +386,7 @@ func TestPrintfCodeObjects(t *testing.T) {
 	assert.ErrorIs(t, err, gpu.ErrNotSupported)
 	assert.ErrorContains(t, err, "hostcall_gfx90a.co")
 	assert.ErrorContains(t, err, "-mprintf-kind=buffered")
-	assert.Equal(t, gpu.ErrorInvalidImage, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrInvalidImage, gpu.CodeOf(err))
 }
 
 // A synchronize racing gpu.Shutdown reads the printf buffer before the

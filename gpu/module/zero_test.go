@@ -55,20 +55,20 @@ func TestZeroValues(t *testing.T) {
 		code gpu.ErrorCode
 		msg  string
 	}{
-		"Module.Function":                {func() error { _, err := m.Function("test_scale"); return err }, gpu.ErrorInvalidHandle, "zero Module"},
-		"Module.Unload":                  {m.Unload, gpu.ErrorInvalidHandle, "zero Module"},
-		"Function.Launch":                {func() error { return f.Launch(s, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrorInvalidHandle, "zero Function"},
-		"Function.LaunchArgs":            {func() error { return f.LaunchArgs(s, one, one, 0, a) }, gpu.ErrorInvalidHandle, "zero Function"},
-		"Function.LaunchCooperative":     {func() error { return f.LaunchCooperative(s, one, one, 0) }, gpu.ErrorInvalidHandle, "zero Function"},
-		"Function.LaunchCooperativeArgs": {func() error { return f.LaunchCooperativeArgs(s, one, one, 0, a) }, gpu.ErrorInvalidHandle, "zero Function"},
-		"Function.Launch(nil stream)":    {func() error { return f.Launch(nil, one, one, 0) }, gpu.ErrorInvalidHandle, "zero Function"},
-		"LaunchKernelGGL":                {func() error { return module.LaunchKernelGGL(f, one, one, 0, s, x, float32(1), int32(1)) }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"MaxCooperativeBlocks":           {func() error { _, err := module.MaxCooperativeBlocks(f, 1, 0); return err }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"OccupancyMaxPotentialBlockSize": {func() error { _, _, err := module.OccupancyMaxPotentialBlockSize(f, 0, 0); return err }, gpu.ErrorInvalidDeviceFunction, "zero Function"},
+		"Module.Function":                {func() error { _, err := m.Function("test_scale"); return err }, gpu.ErrInvalidHandle, "zero Module"},
+		"Module.Unload":                  {m.Unload, gpu.ErrInvalidHandle, "zero Module"},
+		"Function.Launch":                {func() error { return f.Launch(s, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrInvalidHandle, "zero Function"},
+		"Function.LaunchArgs":            {func() error { return f.LaunchArgs(s, one, one, 0, a) }, gpu.ErrInvalidHandle, "zero Function"},
+		"Function.LaunchCooperative":     {func() error { return f.LaunchCooperative(s, one, one, 0) }, gpu.ErrInvalidHandle, "zero Function"},
+		"Function.LaunchCooperativeArgs": {func() error { return f.LaunchCooperativeArgs(s, one, one, 0, a) }, gpu.ErrInvalidHandle, "zero Function"},
+		"Function.Launch(nil stream)":    {func() error { return f.Launch(nil, one, one, 0) }, gpu.ErrInvalidHandle, "zero Function"},
+		"LaunchKernelGGL":                {func() error { return module.LaunchKernelGGL(f, one, one, 0, s, x, float32(1), int32(1)) }, gpu.ErrInvalidDeviceFunction, "zero Function"},
+		"MaxCooperativeBlocks":           {func() error { _, err := module.MaxCooperativeBlocks(f, 1, 0); return err }, gpu.ErrInvalidDeviceFunction, "zero Function"},
+		"OccupancyMaxPotentialBlockSize": {func() error { _, _, err := module.OccupancyMaxPotentialBlockSize(f, 0, 0); return err }, gpu.ErrInvalidDeviceFunction, "zero Function"},
 		"OccupancyMaxActiveBlocks": {func() error {
 			_, err := module.OccupancyMaxActiveBlocksPerMultiprocessor(f, 1, 0)
 			return err
-		}, gpu.ErrorInvalidDeviceFunction, "zero Function"},
+		}, gpu.ErrInvalidDeviceFunction, "zero Function"},
 		"graph kernel node": {func() error {
 			g := graph.New()
 			defer g.Destroy()
@@ -81,8 +81,8 @@ func TestZeroValues(t *testing.T) {
 				e.Destroy()
 			}
 			return err
-		}, gpu.ErrorInvalidDeviceFunction, "zero Function"},
-		"launch on a zero Stream": {func() error { return rf.Launch(&stream.Stream{}, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrorInvalidHandle, "zero Stream"},
+		}, gpu.ErrInvalidDeviceFunction, "zero Function"},
+		"launch on a zero Stream": {func() error { return rf.Launch(&stream.Stream{}, one, one, 0, x, float32(1), int32(1)) }, gpu.ErrInvalidHandle, "zero Stream"},
 	}
 	for name, c := range ops {
 		var err error

@@ -185,12 +185,12 @@ func (c *compiler) run(req *request) (*output, error) {
 	names, bodies := req.headerLists()
 	if r := c.call(c.fn.create, uintptr(unsafe.Pointer(&prog)), cstr(req.source), cstr(req.name),
 		uintptr(len(names)), carray(bodies), carray(names)); r != 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "compile", "%s", c.result("CreateProgram", r))
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "compile", "%s", c.result("CreateProgram", r))
 	}
 	defer c.call(c.fn.destroy, uintptr(unsafe.Pointer(&prog)))
 	for _, e := range req.names {
 		if r := c.call(c.fn.addName, prog, cstr(e)); r != 0 {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, "compile", "name expression %q: %s", e, c.result("AddNameExpression", r))
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, "compile", "name expression %q: %s", e, c.result("AddNameExpression", r))
 		}
 	}
 	if r := c.call(c.fn.compile, prog, uintptr(len(req.flags)), carray(req.flags)); r != 0 {
@@ -201,7 +201,7 @@ func (c *compiler) run(req *request) (*output, error) {
 		var p uintptr
 		pin.Pin(&p)
 		if r := c.call(c.fn.lowered, prog, cstr(e), uintptr(unsafe.Pointer(&p))); r != 0 || p == 0 {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, "compile", "name expression %q names nothing the program defines: %s", e, c.result("GetLoweredName", r))
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, "compile", "name expression %q names nothing the program defines: %s", e, c.result("GetLoweredName", r))
 		}
 		out.lowered[e] = goString(p)
 	}

@@ -17,7 +17,7 @@ var ErrNoCompiler = errors.New("no runtime compiler")
 
 // errNoCompiler builds a gpu.ErrNotSupported error wrapping ErrNoCompiler.
 func errNoCompilerf(format string, args ...any) error {
-	return &gpu.Error{Code: gpu.ErrorNotSupported, Op: "compile", Msg: fmt.Sprintf(format, args...), Err: ErrNoCompiler}
+	return &gpu.Error{Code: gpu.ErrNotSupported, Op: "compile", Msg: fmt.Sprintf(format, args...), Err: ErrNoCompiler}
 }
 
 // dlopen opens lib's first candidate that loads and has its probe

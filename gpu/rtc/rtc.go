@@ -68,7 +68,7 @@ type Module struct {
 // expressions ("scale<float>").
 func (m *Module) Function(name string) (*module.Function, error) {
 	if m == nil || m.Module == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "module get function", "nil module")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, "module get function", "nil module")
 	}
 	return m.Module.Function(m.Program.Symbol(name))
 }
@@ -143,7 +143,7 @@ func CompileForContext(ctx context.Context, target, source string, opts Options)
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &gpu.Error{Code: gpu.ErrorNotReady, Op: "compile", Msg: "not started", Err: err}
+		return nil, &gpu.Error{Code: gpu.ErrNotReady, Op: "compile", Msg: "not started", Err: err}
 	}
 	if ctx.Done() == nil {
 		return compileFor(target, source, opts)
@@ -161,7 +161,7 @@ func CompileForContext(ctx context.Context, target, source string, opts Options)
 	case r := <-done:
 		return r.p, r.err
 	case <-ctx.Done():
-		return nil, &gpu.Error{Code: gpu.ErrorNotReady, Op: "compile", Msg: "given up; the compile goes on", Err: ctx.Err()}
+		return nil, &gpu.Error{Code: gpu.ErrNotReady, Op: "compile", Msg: "given up; the compile goes on", Err: ctx.Err()}
 	}
 }
 
@@ -173,16 +173,16 @@ func compileFor(target, source string, opts Options) (*Program, error) {
 	}
 	for _, f := range opts.Flags {
 		if isArchFlag(f) {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "flag %q: the target comes from the device (or CompileFor's target)", f)
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "flag %q: the target comes from the device (or CompileFor's target)", f)
 		}
 	}
 	for _, e := range opts.NameExpressions {
 		if strings.TrimSpace(e) == "" {
-			return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "empty name expression")
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "empty name expression")
 		}
 	}
 	if strings.TrimSpace(source) == "" {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "empty source")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "empty source")
 	}
 	if err := checkNUL(source, opts); err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func compileFor(target, source string, opts Options) (*Program, error) {
 		out, err := c.run(req)
 		if err != nil {
 			if _, ok := err.(*CompileError); ok {
-				return nil, &gpu.Error{Code: gpu.ErrorInvalidValue, Op: op, Err: err}
+				return nil, &gpu.Error{Code: gpu.ErrInvalidValue, Op: op, Err: err}
 			}
 			return nil, gpu.Wrap(op, err)
 		}
@@ -222,7 +222,7 @@ func checkNUL(source string, opts Options) error {
 	for what, ss := range texts {
 		for _, s := range ss {
 			if i := strings.IndexByte(s, 0); i >= 0 {
-				return gpu.Errorf(gpu.ErrorInvalidValue, "compile", "%s holds a NUL byte at %d", what, i)
+				return gpu.Errorf(gpu.ErrInvalidValue, "compile", "%s holds a NUL byte at %d", what, i)
 			}
 		}
 	}

@@ -430,7 +430,7 @@ func BenchmarkCacheHit(b *testing.B) {
 func TestCompileErrorMessage(t *testing.T) {
 	for name, log := range map[string]string{"log": "x.cu(1): error: expected a \";\"\n\n", "none": "", "blank": "\n \x00"} {
 		ce := &CompileError{Program: "x.cu", Target: "sm_90", Compiler: "NVRTC 12.4", Msg: "nvrtcCompileProgram: error 6 (NVRTC_ERROR_COMPILATION)", Log: log}
-		err := error(&gpu.Error{Code: gpu.ErrorInvalidValue, Op: "compile", Err: ce})
+		err := error(&gpu.Error{Code: gpu.ErrInvalidValue, Op: "compile", Err: ce})
 		msg := err.Error()
 		assert.NotRegexp(t, `\s \(hipErrorInvalidValue\)$`, msg, name)
 		assert.True(t, strings.HasSuffix(msg, ") (hipErrorInvalidValue)") || strings.HasSuffix(msg, `";" (hipErrorInvalidValue)`), "%s: %q", name, msg)

@@ -36,7 +36,7 @@ func memset(s *Stream, op string, dst core.RectEnd, kinds string, width, height,
 		return err
 	}
 	if dst.M == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the destination must be %s", kinds)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "the destination must be %s", kinds)
 	}
 	return s.core().Box(op, &dst, nil, width, height, depth, c)
 }

@@ -56,7 +56,7 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 		return nil, gpu.Wrap("event create", err)
 	}
 	if flags&^(EventBlockingSync|EventDisableTiming|EventInterprocess) != 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "event create", "unknown flags %#x", uint32(flags))
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "event create", "unknown flags %#x", uint32(flags))
 	}
 	ev := &Event{dev: dev, gen: core.Gen(dev), flags: flags, held: &heldFence{}}
 	if flags&EventInterprocess != 0 {
@@ -70,7 +70,7 @@ func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 
 // errZeroEvent reports an Event that NewEvent did not make.
 func errZeroEvent(op string) error {
-	return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event not made by stream.NewEvent (a zero Event)")
+	return gpu.Errorf(gpu.ErrInvalidHandle, op, "event not made by stream.NewEvent (a zero Event)")
 }
 
 // Flags are the event's flags; EventDefault for a nil event.
@@ -87,7 +87,7 @@ func (ev *Event) checkLocked(op string) error {
 		return errZeroEvent(op)
 	}
 	if ev.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "event was destroyed")
 	}
 	if err := core.Valid(ev.dev, ev.gen); err != nil {
 		return gpu.Wrap(op, err)
@@ -99,7 +99,7 @@ func (ev *Event) checkLocked(op string) error {
 // event was never recorded.
 func (ev *Event) last(op string) (*core.Fence, error) {
 	if ev == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -119,7 +119,7 @@ func (ev *Event) last(op string) (*core.Fence, error) {
 func (s *Stream) Record(ev *Event) error {
 	const op = "event record"
 	if ev == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
 	}
 	ev.mu.Lock()
 	err := ev.checkLocked(op)
@@ -131,7 +131,7 @@ func (s *Stream) Record(ev *Event) error {
 		return err
 	}
 	if d := s.Device(); d != nil && d != ev.dev {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
 	}
 	if ev.shared != nil {
 		return s.recordShared(op, ev)
@@ -196,7 +196,7 @@ func (s *Stream) WaitEvents(evs ...*Event) error {
 // Synchronize waits for the event (hipEventSynchronize) and returns the
 // failure of the work it followed, if any. An event never recorded is
 // complete. An event last recorded in a capture that has not ended
-// (gpu/graph) is gpu.ErrorCapturedEvent, which invalidates the capture, as
+// (gpu/graph) is gpu.ErrCapturedEvent, which invalidates the capture, as
 // in HIP.
 func (ev *Event) Synchronize() error {
 	return ev.SynchronizeContext(context.Background())
@@ -263,13 +263,13 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	}
 	if start.dev != end.dev {
 		// HIP's answer; CUDA's is CUDA_ERROR_INVALID_HANDLE too.
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "events of device %d and device %d: both must be of one device", start.dev.Ordinal(), end.dev.Ordinal())
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "events of device %d and device %d: both must be of one device", start.dev.Ordinal(), end.dev.Ordinal())
 	}
 	if start.flags&EventDisableTiming != 0 || end.flags&EventDisableTiming != 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "an event was created with EventDisableTiming")
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "an event was created with EventDisableTiming")
 	}
 	if f0 == nil || f1 == nil {
-		return 0, gpu.Errorf(gpu.ErrorInvalidHandle, op, "an event was never recorded")
+		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "an event was never recorded")
 	}
 	if !f0.Done() || !f1.Done() {
 		return 0, gpu.ErrNotReady
@@ -291,7 +291,7 @@ func ElapsedMillis(start, end *Event) (float32, error) {
 // done. Any later use of the event is an error.
 func (ev *Event) Destroy() error {
 	if ev == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "nil event")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "event destroy", "nil event")
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -299,7 +299,7 @@ func (ev *Event) Destroy() error {
 		return errZeroEvent("event destroy")
 	}
 	if ev.destroyed {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "event destroy", "event already destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "event destroy", "event already destroyed")
 	}
 	ev.destroyed = true
 	ev.backstop.Stop()

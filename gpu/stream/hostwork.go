@@ -26,7 +26,7 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 		return err
 	}
 	if (w.Host == nil) == (w.Native == nil) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "want exactly one of a host function and a native call")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "want exactly one of a host function and a native call")
 	}
 	uses := make([]core.MemUse, 0, len(w.Reads)+len(w.Writes))
 	for _, m := range w.Reads {

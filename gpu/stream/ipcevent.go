@@ -16,7 +16,7 @@ import (
 func (ev *Event) makeShared() error {
 	const op = "event create"
 	if ev.flags&EventDisableTiming == 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "EventInterprocess needs EventDisableTiming")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "EventInterprocess needs EventDisableTiming")
 	}
 	sig, h, err := rocr.NewIPCSignal(ev.dev.Agent())
 	if err != nil {
@@ -33,7 +33,7 @@ func (ev *Event) makeShared() error {
 func (ev *Event) IPCHandle() (gpu.IPCHandle, error) {
 	const op = "ipc get event handle"
 	if ev == nil {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil event")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -41,10 +41,10 @@ func (ev *Event) IPCHandle() (gpu.IPCHandle, error) {
 		return gpu.IPCHandle{}, err
 	}
 	if ev.shared == nil {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "event was not created with EventInterprocess")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "event was not created with EventInterprocess")
 	}
 	if ev.opened {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "event was opened from a handle: its exporter's handle is the one")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "event was opened from a handle: its exporter's handle is the one")
 	}
 	return ev.handle, nil
 }

@@ -28,7 +28,7 @@ func (s *Stream) checkMem(op string, m *core.Mem, off, n int) error {
 		return err
 	}
 	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.Len())
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.Len())
 	}
 	return nil
 }
@@ -52,7 +52,7 @@ func CopyToHost[T any](s *Stream, dst []T, src buffer.Object, off int) error {
 func copyHost[T any](s *Stream, op string, obj buffer.Object, off int, host []T, toDevice bool) error {
 	m := memOf(obj)
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := checkElem[T](op, m); err != nil {
 		return err
@@ -79,10 +79,10 @@ func (s *Stream) Copy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, 
 	const op = "memcpy async device to device"
 	dm, sm := memOf(dst), memOf(src)
 	if dm == nil || sm == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if dm.Elem() != sm.Elem() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
 	}
 	if err := s.checkMem(op, dm, dstOff, n); err != nil {
 		return err
@@ -104,7 +104,7 @@ func Fill[T any](s *Stream, b buffer.Object, v T) error {
 	const op = "memset async"
 	m := memOf(b)
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := checkElem[T](op, m); err != nil {
 		return err
@@ -124,7 +124,7 @@ func (s *Stream) Memset(b buffer.Object, c byte) error {
 	const op = "memset async"
 	m := memOf(b)
 	if m == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := s.checkMem(op, m, 0, m.Len()); err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Stream) Memset(b buffer.Object, c byte) error {
 func (s *Stream) LaunchHostFunc(fn func() error) error {
 	const op = "launch host func"
 	if fn == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil function")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil function")
 	}
 	id := hostref.RegisterCallback(fn)
 	if err := s.core().Agent(op, aql.CallbackWork{ID: id}.Call(), 0); err != nil {
@@ -152,7 +152,7 @@ func (s *Stream) LaunchHostFunc(fn func() error) error {
 // value, not an error the GPU reports).
 func checkElem[T any](op string, m *core.Mem) error {
 	if t := reflect.TypeFor[T](); t != m.Elem() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "host elements of type %s (%d bytes), %s holds %s (%d-byte elements)", t, t.Size(), m, m.Elem(), m.ElemSize())
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "host elements of type %s (%d bytes), %s holds %s (%d-byte elements)", t, t.Size(), m, m.Elem(), m.ElemSize())
 	}
 	return nil
 }

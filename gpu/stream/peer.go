@@ -25,7 +25,7 @@ func (s *Stream) CopyPeer(dst buffer.Object, dstOff int, src buffer.Object, srcO
 	const op = "memcpy peer async"
 	dm, sm := memOf(dst), memOf(src)
 	if dm == nil || sm == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := s.core().Check(op); err != nil {
 		return err

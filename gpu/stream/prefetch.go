@@ -20,7 +20,7 @@ func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	}
 	mem, _ := core.MemOf(m)
 	if mem == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if err := mem.Check(op); err != nil {
 		return err

@@ -65,7 +65,7 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 		return nil, gpu.Wrap("stream create", err)
 	}
 	if flags&^(NonBlocking|ManualDeps) != 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
 	}
 	least, greatest := dev.StreamPriorityRange()
 	priority = min(max(priority, greatest), least)
@@ -115,8 +115,8 @@ type legacyKey struct{}
 // for its work. An event recorded on it therefore marks the end of all
 // earlier work of the device's blocking streams. It is made on first use;
 // until then no stream pays for it. It cannot capture
-// (gpu.ErrorStreamCaptureUnsupported), and its work while a blocking
-// stream of dev captures fails with gpu.ErrorStreamCaptureImplicit and
+// (gpu.ErrStreamCaptureUnsupported), and its work while a blocking
+// stream of dev captures fails with gpu.ErrStreamCaptureImplicit and
 // invalidates that capture, as in CUDA. Like DefaultStream, only
 // gpu.Shutdown destroys it.
 func Legacy(dev *gpu.Device) (*Stream, error) {
@@ -227,7 +227,7 @@ func (s *Stream) Query() error {
 // every queue, after one grace each, and reports each abandoned kernel. A stream that is
 // capturing (gpu/graph) is destroyed all the same, and its capture ends
 // (or, for a stream that joined another's capture, is invalidated):
-// Destroy then returns gpu.ErrorStreamCaptureInvalidated saying so, as
+// Destroy then returns gpu.ErrStreamCaptureInvalidated saying so, as
 // does a later EndCapture on the stream.
 func (s *Stream) Destroy() error {
 	if err := s.core().Check("stream destroy"); err != nil {

@@ -11,17 +11,17 @@ import (
 // hip-tests catch/unit/errorHandling/hipGetErrorName.cc: Unit_hipGetErrorName_Positive_Basic
 func TestGetErrorNamePositiveBasic(t *testing.T) {
 	for c, name := range map[gpu.ErrorCode]string{
-		gpu.Success:                    "hipSuccess",
-		gpu.ErrorInvalidValue:          "hipErrorInvalidValue",
-		gpu.ErrorOutOfMemory:           "hipErrorOutOfMemory",
-		gpu.ErrorInvalidConfiguration:  "hipErrorInvalidConfiguration",
-		gpu.ErrorInvalidDeviceFunction: "hipErrorInvalidDeviceFunction",
-		gpu.ErrorInvalidImage:          "hipErrorInvalidImage",
-		gpu.ErrorInvalidHandle:         "hipErrorInvalidHandle",
-		gpu.ErrorNotFound:              "hipErrorNotFound",
-		gpu.ErrorNotReady:              "hipErrorNotReady",
-		gpu.ErrorContextIsDestroyed:    "hipErrorContextIsDestroyed",
-		gpu.ErrorUnknown:               "hipErrorUnknown",
+		gpu.Success:                  "hipSuccess",
+		gpu.ErrInvalidValue:          "hipErrorInvalidValue",
+		gpu.ErrOutOfMemory:           "hipErrorOutOfMemory",
+		gpu.ErrInvalidConfiguration:  "hipErrorInvalidConfiguration",
+		gpu.ErrInvalidDeviceFunction: "hipErrorInvalidDeviceFunction",
+		gpu.ErrInvalidImage:          "hipErrorInvalidImage",
+		gpu.ErrInvalidHandle:         "hipErrorInvalidHandle",
+		gpu.ErrNotFound:              "hipErrorNotFound",
+		gpu.ErrNotReady:              "hipErrorNotReady",
+		gpu.ErrContextIsDestroyed:    "hipErrorContextIsDestroyed",
+		gpu.ErrUnknown:               "hipErrorUnknown",
 	} {
 		assert.Equal(t, name, c.Name(), "%d", int(c))
 	}
@@ -37,10 +37,10 @@ func TestGetErrorNameNegativeParameters(t *testing.T) {
 // hipGetErrorString's text is an *Error's message, which ends with the
 // code's name.
 func TestGetErrorStringPositiveBasic(t *testing.T) {
-	err := gpu.Errorf(gpu.ErrorInvalidValue, "memcpy", "bad size")
+	err := gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "bad size")
 	assert.Equal(t, "memcpy: bad size (hipErrorInvalidValue)", err.Error())
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
-	assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+	assert.Equal(t, gpu.ErrInvalidValue, code(err))
 }
 
 // hip-tests catch/unit/errorHandling/hipGetErrorString.cc: Unit_hipGetErrorString_Negative_Parameters

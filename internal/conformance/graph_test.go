@@ -39,7 +39,7 @@ func TestStreamBeginCapture(t *testing.T) {
 		s := newStream(t, dev)
 		require.NoError(t, graph.BeginCapture(s))
 		err := graph.BeginCapture(s)
-		assert.Equal(t, gpu.ErrorIllegalState, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrIllegalState, code(err), "%v", err)
 		g, err := graph.EndCapture(s)
 		require.NoError(t, err)
 		g.Destroy()
@@ -50,7 +50,7 @@ func TestStreamBeginCapture(t *testing.T) {
 		s, err := stream.New(dev)
 		require.NoError(t, err)
 		require.NoError(t, s.Destroy())
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(graph.BeginCapture(s)))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(graph.BeginCapture(s)))
 	})
 }
 
@@ -59,13 +59,13 @@ func TestStreamEndCaptureNegativeParameters(t *testing.T) {
 	dev := device(t)
 	t.Run("End capture on stream where capture has not yet started", func(t *testing.T) {
 		_, err := graph.EndCapture(newStream(t, dev))
-		assert.Equal(t, gpu.ErrorIllegalState, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrIllegalState, code(err), "%v", err)
 	})
 	t.Run("Pass stream as nullptr", func(t *testing.T) {
 		_, err := graph.EndCapture(nil)
 		// Documented difference: HIP's nullptr is the null stream, which
 		// is not capturing (hipErrorIllegalState); a nil *Stream is no stream.
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err), "%v", err)
 	})
 }
 
@@ -87,19 +87,19 @@ func TestGraphAddKernelNodeNegative(t *testing.T) {
 	}
 	t.Run("Pass NodeParams func data member as nullptr", func(t *testing.T) {
 		err := instantiate(graph.Kernel{Grid: gpu.D1(1), Block: gpu.D1(1)})
-		assert.Equal(t, gpu.ErrorInvalidDeviceFunction, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidDeviceFunction, code(err), "%v", err)
 	})
 	t.Run("Try adding kernel node after destroy the already created graph", func(t *testing.T) {
 		g := graph.New()
 		require.NoError(t, g.Destroy())
 		_, err := g.AddKernel(graph.Kernel{Func: nop, Grid: gpu.D1(1), Block: gpu.D1(1)})
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
 	})
 	// A grid of 0 in a kernel node: hipGraphAddKernelNode, like
 	// hipLaunchKernelGGL, says hipErrorInvalidConfiguration.
 	t.Run("zero grid", func(t *testing.T) {
 		err := instantiate(graph.Kernel{Func: nop, Grid: gpu.D1(0), Block: gpu.D1(1)})
-		assert.Equal(t, gpu.ErrorInvalidConfiguration, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidConfiguration, code(err), "%v", err)
 	})
 }
 

@@ -105,7 +105,7 @@ var conformanceFillKernel = kernel.Define("conformance_fill", func(b *kernel.Blo
 // buffer; the kernel sees its length.
 func LaunchConformanceFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], v int32, n int32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel conformance_fill argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel conformance_fill argument 0 (x): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 1)
 	if err != nil {

@@ -17,7 +17,7 @@ func TestMallocNegativeParameters(t *testing.T) {
 	dev := device(t)
 	t.Run("size == max size_t", func(t *testing.T) {
 		_, err := buffer.New[byte](dev, math.MaxInt)
-		assert.Equal(t, gpu.ErrorOutOfMemory, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrOutOfMemory, code(err), "%v", err)
 	})
 }
 
@@ -58,11 +58,11 @@ func TestMallocPitchNegative(t *testing.T) {
 	dev := device(t)
 	t.Run("Max size_t height", func(t *testing.T) {
 		_, err := buffer.NewPitched[byte](dev, 1, math.MaxInt)
-		assert.Equal(t, gpu.ErrorOutOfMemory, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrOutOfMemory, code(err), "%v", err)
 	})
 	t.Run("Max size_t width", func(t *testing.T) { // HT_NVIDIA only in hip-tests
 		_, err := buffer.NewPitched[byte](dev, math.MaxInt, 1)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
 	})
 }
 
@@ -74,10 +74,10 @@ func TestMalloc3DNegative(t *testing.T) {
 		ext  buffer.Extent
 		want gpu.ErrorCode
 	}{
-		{"Max size_t width", buffer.Extent{Width: math.MaxInt, Height: 1, Depth: 1}, gpu.ErrorInvalidValue},
-		{"Max size_t height", buffer.Extent{Width: 1, Height: math.MaxInt, Depth: 1}, gpu.ErrorOutOfMemory},
-		{"Max size_t depth", buffer.Extent{Width: 1, Height: 1, Depth: math.MaxInt}, gpu.ErrorOutOfMemory},
-		{"Max size_t all dimensions", buffer.Extent{Width: math.MaxInt, Height: math.MaxInt, Depth: math.MaxInt}, gpu.ErrorInvalidValue},
+		{"Max size_t width", buffer.Extent{Width: math.MaxInt, Height: 1, Depth: 1}, gpu.ErrInvalidValue},
+		{"Max size_t height", buffer.Extent{Width: 1, Height: math.MaxInt, Depth: 1}, gpu.ErrOutOfMemory},
+		{"Max size_t depth", buffer.Extent{Width: 1, Height: 1, Depth: math.MaxInt}, gpu.ErrOutOfMemory},
+		{"Max size_t all dimensions", buffer.Extent{Width: math.MaxInt, Height: math.MaxInt, Depth: math.MaxInt}, gpu.ErrInvalidValue},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestMemcpyPositiveBasic(t *testing.T) {
 	})
 	// Unit_hipMemcpy_Negative: a copy past the end of an allocation.
 	t.Run("Negative size past the allocation", func(t *testing.T) {
-		assert.Equal(t, gpu.ErrorInvalidValue, code(a.CopyFrom(make([]int32, len(src)+1))))
+		assert.Equal(t, gpu.ErrInvalidValue, code(a.CopyFrom(make([]int32, len(src)+1))))
 	})
 }
 
@@ -177,11 +177,11 @@ func TestMemcpy2D(t *testing.T) {
 	})
 	t.Run("width > spitch", func(t *testing.T) {
 		err := buffer.Copy2D(p.View(), buffer.SliceView(host, 2*4), w, h)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
 	})
 	t.Run("height past the allocation", func(t *testing.T) {
 		err := buffer.Copy2D(p.View(), buffer.SliceView(host, w*4), w, h+1)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
 	})
 }
 

@@ -23,20 +23,20 @@ type launcher struct {
 
 var launchers = []launcher{
 	// hipModuleLaunchKernel
-	{"Function.Launch", gpu.ErrorInvalidValue, gpu.ErrorInvalidHandle,
+	{"Function.Launch", gpu.ErrInvalidValue, gpu.ErrInvalidHandle,
 		func(f *module.Function, s *stream.Stream, grid, block gpu.Dim3, shared int) error {
 			return f.Launch(s, grid, block, shared)
 		}},
-	{"Function.LaunchArgs", gpu.ErrorInvalidValue, gpu.ErrorInvalidHandle,
+	{"Function.LaunchArgs", gpu.ErrInvalidValue, gpu.ErrInvalidHandle,
 		func(f *module.Function, s *stream.Stream, grid, block gpu.Dim3, shared int) error {
 			return f.LaunchArgs(s, grid, block, shared, &module.Args{})
 		}},
 	// hipLaunchKernelGGL, hipLaunchKernel
-	{"LaunchKernelGGL", gpu.ErrorInvalidConfiguration, gpu.ErrorInvalidDeviceFunction,
+	{"LaunchKernelGGL", gpu.ErrInvalidConfiguration, gpu.ErrInvalidDeviceFunction,
 		func(f *module.Function, s *stream.Stream, grid, block gpu.Dim3, shared int) error {
 			return module.LaunchKernelGGL(f, grid, block, shared, s)
 		}},
-	{"LaunchKernel", gpu.ErrorInvalidConfiguration, gpu.ErrorInvalidDeviceFunction,
+	{"LaunchKernel", gpu.ErrInvalidConfiguration, gpu.ErrInvalidDeviceFunction,
 		func(f *module.Function, s *stream.Stream, grid, block gpu.Dim3, shared int) error {
 			return module.LaunchKernel(f, grid, block, &module.Args{}, shared, s)
 		}},
@@ -86,7 +86,7 @@ func TestModuleLaunchKernelNegativeParameters(t *testing.T) {
 			}
 			t.Run("sharedMemBytes > max shared memory per block", func(t *testing.T) {
 				over := max(p.SharedMemPerBlock, p.MaxSharedMemPerBlockOptin) + 1
-				assert.Equal(t, gpu.ErrorInvalidValue, code(l.launch(nop, s, one, one, over)))
+				assert.Equal(t, gpu.ErrInvalidValue, code(l.launch(nop, s, one, one, over)))
 			})
 			t.Run("stream of another device", func(t *testing.T) {
 				_, d1 := twoDevices(t)
@@ -163,15 +163,15 @@ func TestModuleGetFunction(t *testing.T) {
 	t.Run("module == nullptr", func(t *testing.T) {
 		var nm *module.Module
 		_, err := nm.Function("conformance_fill")
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
 	})
 	t.Run("kname == empty string", func(t *testing.T) {
 		_, err := m.Function("")
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
 	})
 	t.Run("kname == non existent kernel", func(t *testing.T) {
 		_, err := m.Function("no_such_kernel")
-		assert.Equal(t, gpu.ErrorNotFound, code(err))
+		assert.Equal(t, gpu.ErrNotFound, code(err))
 	})
 }
 
@@ -181,12 +181,12 @@ func TestModuleLoadData(t *testing.T) {
 	// Unit_hipModuleLoadData_Negative_Parameters: image == nullptr
 	t.Run("image == nullptr", func(t *testing.T) {
 		_, err := module.Load(dev, nil)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
 	})
 	// Unit_hipModuleLoadData_Negative_Image_Is_An_Empty_String
 	t.Run("Image_Is_An_Empty_String", func(t *testing.T) {
 		_, err := module.Load(dev, []byte{0})
-		assert.Equal(t, gpu.ErrorInvalidImage, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidImage, code(err), "%v", err)
 	})
 	// Unit_hipModuleLoadData_Positive_Basic
 	t.Run("Positive_Basic", func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestModuleUnload(t *testing.T) {
 	// Unit_hipModuleUnload_Negative_Module_Is_Nullptr
 	t.Run("Module_Is_Nullptr", func(t *testing.T) {
 		var m *module.Module
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(m.Unload()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(m.Unload()))
 	})
 	// Unit_hipModuleUnload_Negative_Double_Unload: HIP says
 	// hipErrorNotFound. Documented difference: hipgo says
@@ -210,7 +210,7 @@ func TestModuleUnload(t *testing.T) {
 		m, err := module.Load(dev, kernelSet)
 		require.NoError(t, err)
 		require.NoError(t, m.Unload())
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(m.Unload()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(m.Unload()))
 	})
 }
 

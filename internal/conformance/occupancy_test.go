@@ -32,7 +32,7 @@ func TestOccupancyMaxPotentialBlockSize(t *testing.T) {
 	// Unit_hipOccupancyMaxPotentialBlockSize_Negative_Parameters
 	t.Run("Kernel function is NULL", func(t *testing.T) {
 		_, _, err := module.OccupancyMaxPotentialBlockSize(nil, 0, 0)
-		assert.Equal(t, gpu.ErrorInvalidDeviceFunction, code(err))
+		assert.Equal(t, gpu.ErrInvalidDeviceFunction, code(err))
 	})
 }
 
@@ -56,10 +56,10 @@ func TestOccupancyMaxActiveBlocksPerMultiprocessor(t *testing.T) {
 	// Unit_hipOccupancyMaxActiveBlocksPerMultiprocessor_Negative_Parameters
 	t.Run("Kernel function is NULL", func(t *testing.T) {
 		_, err := module.OccupancyMaxActiveBlocksPerMultiprocessor(nil, block, 0)
-		assert.Equal(t, gpu.ErrorInvalidDeviceFunction, code(err))
+		assert.Equal(t, gpu.ErrInvalidDeviceFunction, code(err))
 	})
 	t.Run("Block size is 0", func(t *testing.T) {
 		_, err := module.OccupancyMaxActiveBlocksPerMultiprocessor(fill, 0, 0)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
 	})
 }

@@ -18,11 +18,11 @@ func TestMallocAsyncNegativeParameters(t *testing.T) {
 	s := newStream(t, dev)
 	t.Run("invalid stream handle", func(t *testing.T) {
 		_, err := buffer.NewAsync[byte]((*stream.Stream)(nil), 1024)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err), "%v", err)
 	})
 	t.Run("Size is max size_t", func(t *testing.T) {
 		_, err := buffer.NewAsync[byte](s, math.MaxInt)
-		assert.Equal(t, gpu.ErrorOutOfMemory, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrOutOfMemory, code(err), "%v", err)
 	})
 }
 
@@ -46,19 +46,19 @@ func TestFreeAsyncNegativeParameters(t *testing.T) {
 	s := newStream(t, dev)
 	t.Run("dev_ptr is nullptr", func(t *testing.T) {
 		var b *buffer.Buffer[int32]
-		assert.Equal(t, gpu.ErrorInvalidValue, code(b.FreeAsync(s)))
+		assert.Equal(t, gpu.ErrInvalidValue, code(b.FreeAsync(s)))
 	})
 	t.Run("Invalid stream handle", func(t *testing.T) {
 		b, err := buffer.NewAsync[int32](s, 16)
 		require.NoError(t, err)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(b.FreeAsync((*stream.Stream)(nil))))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(b.FreeAsync((*stream.Stream)(nil))))
 		require.NoError(t, b.FreeAsync(s))
 	})
 	t.Run("Double free", func(t *testing.T) {
 		b, err := buffer.NewAsync[int32](s, 16)
 		require.NoError(t, err)
 		require.NoError(t, b.FreeAsync(s))
-		assert.Equal(t, gpu.ErrorInvalidValue, code(b.FreeAsync(s)))
+		assert.Equal(t, gpu.ErrInvalidValue, code(b.FreeAsync(s)))
 	})
 	require.NoError(t, s.Synchronize())
 }
@@ -110,7 +110,7 @@ func TestMallocManagedBasic(t *testing.T) {
 func TestMallocManagedLarge(t *testing.T) {
 	dev := device(t)
 	_, err := buffer.NewManaged[byte](dev, math.MaxInt)
-	assert.Equal(t, gpu.ErrorOutOfMemory, code(err), "%v", err)
+	assert.Equal(t, gpu.ErrOutOfMemory, code(err), "%v", err)
 }
 
 // hip-tests catch/unit/memory/hipMemAdvise.cc: Unit_hipMemAdvise_Set_Unset_Basic

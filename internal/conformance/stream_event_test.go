@@ -44,7 +44,7 @@ func TestStreamCreateWithPriorityNegTst(t *testing.T) {
 	dev := device(t)
 	t.Run("flag value invalid test", func(t *testing.T) {
 		_, err := stream.NewWithFlags(dev, 0xffff, stream.PriorityLow)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
 	})
 }
 
@@ -114,7 +114,7 @@ func TestStreamQuery(t *testing.T) {
 		require.NoError(t, s.Destroy())
 		// Documented difference: HIP says hipErrorContextIsDestroyed; hipgo
 		// keeps that code for a reset device or a shut-down runtime.
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(s.Query()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(s.Query()))
 	})
 }
 
@@ -140,7 +140,7 @@ func TestStreamSynchronize(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, s.Destroy())
 		// Documented difference: HIP says hipErrorContextIsDestroyed.
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(s.Synchronize()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(s.Synchronize()))
 	})
 }
 
@@ -159,13 +159,13 @@ func TestStreamDestroy(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, s.Destroy())
 		// Documented difference: HIP says hipErrorContextIsDestroyed.
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(s.Destroy()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(s.Destroy()))
 	})
 	// Unit_hipStreamDestroy_Negative_NullStream: hipStreamDestroy(nullptr)
 	// is the null stream's handle; a nil *Stream is no stream.
 	t.Run("Negative_NullStream", func(t *testing.T) {
 		var s *stream.Stream
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(s.Destroy()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(s.Destroy()))
 	})
 	// Unit_hipStreamDestroy_WithPendingWork: the work still completes.
 	t.Run("WithPendingWork", func(t *testing.T) {
@@ -185,12 +185,12 @@ func TestStreamWaitEvent(t *testing.T) {
 	dev := device(t)
 	// Unit_hipStreamWaitEvent_Negative
 	t.Run("Invalid Event", func(t *testing.T) {
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(newStream(t, dev).WaitEvent(nil)))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(newStream(t, dev).WaitEvent(nil)))
 	})
 	// Unit_hipStreamWaitEvent_UninitializedStream_Negative
 	t.Run("UninitializedStream_Negative", func(t *testing.T) {
 		ev := newEvent(t, dev, stream.EventDefault)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code((&stream.Stream{}).WaitEvent(ev)))
+		assert.Equal(t, gpu.ErrInvalidHandle, code((&stream.Stream{}).WaitEvent(ev)))
 	})
 	// Unit_hipStreamWaitEvent_Default and _DifferentStreams: the waiting
 	// stream is not ready until the event's work is done.
@@ -212,7 +212,7 @@ func TestLaunchHostFunc(t *testing.T) {
 	dev := device(t)
 	// Unit_hipLaunchHostFunc_Negative
 	t.Run("Pass nullptr as function", func(t *testing.T) {
-		assert.Equal(t, gpu.ErrorInvalidValue, code(newStream(t, dev).LaunchHostFunc(nil)))
+		assert.Equal(t, gpu.ErrInvalidValue, code(newStream(t, dev).LaunchHostFunc(nil)))
 	})
 	// Unit_hipLaunchHostFunc_basic
 	t.Run("basic", func(t *testing.T) {
@@ -231,9 +231,9 @@ func TestEventElapsedTime(t *testing.T) {
 	t.Run("NullCheck", func(t *testing.T) {
 		ev := newEvent(t, dev, stream.EventDefault)
 		_, err := stream.Elapsed(nil, ev)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
 		_, err = stream.Elapsed(ev, nil)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
 	})
 	// Unit_hipEventElapsedTime_DisableTiming
 	t.Run("DisableTiming", func(t *testing.T) {
@@ -243,7 +243,7 @@ func TestEventElapsedTime(t *testing.T) {
 		require.NoError(t, s.Record(b))
 		require.NoError(t, s.Synchronize())
 		_, err := stream.Elapsed(a, b)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
 	})
 	// Unit_hipEventElapsedTime_DifferentDevices
 	t.Run("DifferentDevices", func(t *testing.T) {
@@ -254,7 +254,7 @@ func TestEventElapsedTime(t *testing.T) {
 		require.NoError(t, a.Synchronize())
 		require.NoError(t, b.Synchronize())
 		_, err := stream.Elapsed(a, b)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err), "%v", err)
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err), "%v", err)
 	})
 	// Unit_hipEventElapsedTime_NotReady_Negative
 	t.Run("NotReady_Negative", func(t *testing.T) {
@@ -264,7 +264,7 @@ func TestEventElapsedTime(t *testing.T) {
 		release := block(t, s)
 		require.NoError(t, s.Record(b))
 		_, err := stream.Elapsed(a, b)
-		assert.Equal(t, gpu.ErrorNotReady, code(err))
+		assert.Equal(t, gpu.ErrNotReady, code(err))
 		release()
 		require.NoError(t, s.Synchronize())
 	})
@@ -283,7 +283,7 @@ func TestEventElapsedTime(t *testing.T) {
 	// A never-recorded event (Unit_hipEventElapsedTime's unrecorded case).
 	t.Run("NotRecorded", func(t *testing.T) {
 		_, err := stream.Elapsed(newEvent(t, dev, stream.EventDefault), newEvent(t, dev, stream.EventDefault))
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(err))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
 	})
 }
 
@@ -291,12 +291,12 @@ func TestEventElapsedTime(t *testing.T) {
 func TestEventRecordNegative(t *testing.T) {
 	dev := device(t)
 	t.Run("Nullptr event", func(t *testing.T) {
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(newStream(t, dev).Record(nil)))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(newStream(t, dev).Record(nil)))
 	})
 	t.Run("Different devices", func(t *testing.T) {
 		d0, d1 := twoDevices(t)
 		ev := newEvent(t, d0, stream.EventDefault)
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(newStream(t, d1).Record(ev)))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(newStream(t, d1).Record(ev)))
 	})
 }
 
@@ -325,14 +325,14 @@ func TestEventDestroy(t *testing.T) {
 	// Unit_hipEventDestroy_Negative
 	t.Run("Invalid Event", func(t *testing.T) {
 		var ev *stream.Event
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(ev.Destroy()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(ev.Destroy()))
 	})
 	t.Run("Destroy twice", func(t *testing.T) {
 		ev, err := stream.NewEvent(dev, stream.EventDefault)
 		require.NoError(t, err)
 		require.NoError(t, ev.Destroy())
 		// Documented difference: HIP says hipErrorContextIsDestroyed.
-		assert.Equal(t, gpu.ErrorInvalidHandle, code(ev.Destroy()))
+		assert.Equal(t, gpu.ErrInvalidHandle, code(ev.Destroy()))
 	})
 	// Unit_hipEventDestroy_Unfinished: destroying an event whose work is
 	// pending succeeds, and the work completes.
@@ -356,7 +356,7 @@ func TestEventQueryDifferentDevice(t *testing.T) {
 	ev := newEvent(t, d1, stream.EventDefault)
 	release := block(t, s)
 	require.NoError(t, s.Record(ev))
-	assert.Equal(t, gpu.ErrorNotReady, code(ev.Query()))
+	assert.Equal(t, gpu.ErrNotReady, code(ev.Query()))
 	release()
 	require.NoError(t, ev.Synchronize())
 	assert.NoError(t, ev.Query())
@@ -380,6 +380,6 @@ func TestEventCreateWithFlags(t *testing.T) {
 	}
 	t.Run("invalid flags", func(t *testing.T) {
 		_, err := stream.NewEvent(dev, 0x4000)
-		assert.Equal(t, gpu.ErrorInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
 	})
 }

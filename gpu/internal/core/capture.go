@@ -71,11 +71,11 @@ func (s *Stream) BeginCapture(op string) error {
 	}
 	defer s.mu.Unlock()
 	if s.legacy {
-		return gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "the legacy stream cannot capture")
+		return gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "the legacy stream cannot capture")
 	}
 	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}}
 	if _, busy := captures.LoadOrStore(s, c); busy {
-		return gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is already capturing")
+		return gpu.Errorf(gpu.ErrIllegalState, op, "the stream is already capturing")
 	}
 	c.streams = append(c.streams, s)
 	capturing.Add(1)
@@ -97,24 +97,24 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 	c := s.captureOf()
 	if c == nil {
 		if s.captureDestroyed.Load() {
-			return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture ended because the stream was destroyed")
+			return nil, gpu.Errorf(gpu.ErrStreamCaptureInvalidated, op, "the capture ended because the stream was destroyed")
 		}
-		return nil, gpu.Errorf(gpu.ErrorIllegalState, op, "the stream is not capturing")
+		return nil, gpu.Errorf(gpu.ErrIllegalState, op, "the stream is not capturing")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.origin != s {
-		return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnmatched, op, "the capture was begun on another stream")
+		return nil, gpu.Errorf(gpu.ErrStreamCaptureUnmatched, op, "the capture was begun on another stream")
 	}
 	c.stop()
 	if c.err != nil {
 		c.dropAllocs()
-		return nil, &gpu.Error{Code: gpu.ErrorStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
+		return nil, &gpu.Error{Code: gpu.ErrStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
 	}
 	for _, t := range c.streams {
 		if t != s && !c.joined[t] {
 			c.dropAllocs()
-			return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
+			return nil, gpu.Errorf(gpu.ErrStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
 		}
 	}
 	return c.nodes, nil
@@ -148,17 +148,17 @@ func (s *Stream) abortCapture() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.fail(gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
+	c.fail(gpu.Errorf(gpu.ErrStreamCaptureInvalidated, "stream destroy", "a stream of the capture was destroyed"))
 	if c.origin == s {
 		c.stop()
 		c.dropAllocs()
 		s.captureDestroyed.Store(true)
-		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while capturing: its capture ended")
+		return gpu.Errorf(gpu.ErrStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while capturing: its capture ended")
 	}
 	if captures.CompareAndDelete(s, c) {
 		capturing.Add(-1)
 	}
-	return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while taking part in a capture: the capture was invalidated")
+	return gpu.Errorf(gpu.ErrStreamCaptureInvalidated, "stream destroy", "the stream was destroyed while taking part in a capture: the capture was invalidated")
 }
 
 // fail invalidates the capture with err unless it already failed; c.mu
@@ -179,7 +179,7 @@ func (s *Stream) Refuse(op string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	err := gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "not permitted while the stream is capturing")
+	err := gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "not permitted while the stream is capturing")
 	c.fail(err)
 	return err
 }
@@ -203,7 +203,7 @@ func RefuseCaptured(op string, f *Fence) error {
 	if c.ended {
 		return nil
 	}
-	err := gpu.Errorf(gpu.ErrorCapturedEvent, op, "the event was recorded in a capture that has not ended")
+	err := gpu.Errorf(gpu.ErrCapturedEvent, op, "the event was recorded in a capture that has not ended")
 	c.fail(err)
 	return err
 }
@@ -212,10 +212,10 @@ func RefuseCaptured(op string, f *Fence) error {
 func (c *Capture) add(s *Stream, n CapturedNode) error {
 	if c.ended {
 		// A stream joined by the capture submitted as it ended.
-		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture the stream took part in ended meanwhile")
+		return gpu.Errorf(gpu.ErrStreamCaptureInvalidated, n.Packet.Name, "the capture the stream took part in ended meanwhile")
 	}
 	if c.err != nil {
-		return gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, n.Packet.Name, "the capture was invalidated by an earlier failure: %v", c.err)
+		return gpu.Errorf(gpu.ErrStreamCaptureInvalidated, n.Packet.Name, "the capture was invalidated by an earlier failure: %v", c.err)
 	}
 	n.Deps = append(n.Deps, c.front[s]...)
 	c.nodes = append(c.nodes, n)
@@ -253,17 +253,17 @@ func (s *Stream) captureAgent(c *Capture, op string, call aql.AgentCall, pin uin
 	switch {
 	case pin != 0:
 		hostref.UnpinHost(pin)
-		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a copy from or to Go memory cannot be captured: the slice is pinned only for one copy")
+		err = gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "a copy from or to Go memory cannot be captured: the slice is pinned only for one copy")
 	case call.Func == aql.AgentCallback:
 		id := aql.DecodeCallback(call.Arg).ID
 		f, ok := hostref.TakeCallback(id)
 		if !ok {
-			err = gpu.Errorf(gpu.ErrorInvalidValue, op, "no callback %d", id)
+			err = gpu.Errorf(gpu.ErrInvalidValue, op, "no callback %d", id)
 		}
 		p.Host, p.Call = f, aql.CallbackWork{}.Call() // registered again at each replay
 	case call.Func == aql.AgentNative:
 		hostref.TakeNative(aql.DecodeNative(call.Arg).ID)
-		err = gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "a native call cannot be captured")
+		err = gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "a native call cannot be captured")
 	}
 	if err != nil {
 		c.fail(err)
@@ -273,7 +273,7 @@ func (s *Stream) captureAgent(c *Capture, op string, call aql.AgentCall, pin uin
 	for _, u := range uses {
 		if u.M != nil {
 			if u.M.Freed() {
-				err := gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", u.M)
+				err := gpu.Errorf(gpu.ErrInvalidValue, op, "%s was freed", u.M)
 				c.fail(err)
 				return err
 			}
@@ -296,7 +296,7 @@ func (s *Stream) captureRecord(c *Capture, op string) (*Fence, error) {
 	if c.err != nil || c.ended {
 		f.Cancel()
 		s.fences.Release(f)
-		return nil, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture ended or was invalidated: %v", c.err)
+		return nil, gpu.Errorf(gpu.ErrStreamCaptureInvalidated, op, "the capture ended or was invalidated: %v", c.err)
 	}
 	f.Retain() // the capture's, so the fence is not reused while it stands for nodes
 	c.events = append(c.events, f)
@@ -334,12 +334,12 @@ func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if own != nil && own != c {
-		err := gpu.Errorf(gpu.ErrorStreamCaptureMerge, op, "the event belongs to another capture")
+		err := gpu.Errorf(gpu.ErrStreamCaptureMerge, op, "the event belongs to another capture")
 		c.fail(err)
 		return true, err
 	}
 	if c.err != nil {
-		return true, gpu.Errorf(gpu.ErrorStreamCaptureInvalidated, op, "the capture was invalidated by an earlier failure: %v", c.err)
+		return true, gpu.Errorf(gpu.ErrStreamCaptureInvalidated, op, "the capture was invalidated by an earlier failure: %v", c.err)
 	}
 	for _, d := range deps {
 		v, ok := captured.Load(d)
@@ -347,7 +347,7 @@ func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
 			if d.Done() {
 				continue // finished before the capture: nothing to wait for
 			}
-			err := gpu.Errorf(gpu.ErrorStreamCaptureIsolation, op, "the event was recorded outside the capture and has not completed")
+			err := gpu.Errorf(gpu.ErrStreamCaptureIsolation, op, "the event was recorded outside the capture and has not completed")
 			c.fail(err)
 			return true, err
 		}
@@ -376,7 +376,7 @@ func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
 // dependency state is left alone until the graph is launched.
 func (l *Launch) captureUse(m *Mem, acc Access) error {
 	if m.Freed() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, l.fence.op, "%s was freed", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, l.fence.op, "%s was freed", m)
 	}
 	l.uses = append(l.uses, MemUse{M: m, Acc: acc})
 	return nil

@@ -17,7 +17,7 @@ func TestCaptureRecords(t *testing.T) {
 	x := newMem(t, dev, 4)
 	require.NoError(t, s.BeginCapture("begin capture"))
 	assert.True(t, s.IsCapturing())
-	assert.Equal(t, gpu.ErrorIllegalState, gpu.CodeOf(s.BeginCapture("begin capture")))
+	assert.Equal(t, gpu.ErrIllegalState, gpu.CodeOf(s.BeginCapture("begin capture")))
 	require.NoError(t, hostOp(s, func() error { return nil }, MemUse{x, Write}))
 	require.NoError(t, launch(s, kernelTag, &tagArgs{Tag: 3}, MemUse{x, Read}))
 	assert.Zero(t, s.Queue().LoadWriteIndex(), "packets submitted while capturing")
@@ -33,7 +33,7 @@ func TestCaptureRecords(t *testing.T) {
 	assert.Len(t, nodes[1].Packet.Kernarg, 8)
 	assert.False(t, s.IsCapturing())
 	_, err = s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorIllegalState, gpu.CodeOf(err), "not capturing")
+	assert.Equal(t, gpu.ErrIllegalState, gpu.CodeOf(err), "not capturing")
 }
 
 // An operation a capture cannot record is refused and invalidates it; a
@@ -44,16 +44,16 @@ func TestCaptureRefuses(t *testing.T) {
 	require.NoError(t, s.BeginCapture("begin capture"))
 	ev, err := s.Record("event record", false)
 	require.NoError(t, err)
-	assert.Equal(t, gpu.ErrorCapturedEvent, gpu.CodeOf(RefuseCaptured("event synchronize", ev)))
+	assert.Equal(t, gpu.ErrCapturedEvent, gpu.CodeOf(RefuseCaptured("event synchronize", ev)))
 	ev.Release()
-	assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, gpu.CodeOf(s.Synchronize()))
+	assert.Equal(t, gpu.ErrStreamCaptureUnsupported, gpu.CodeOf(s.Synchronize()))
 	_, err = s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, gpu.CodeOf(err))
 
 	require.NoError(t, s.BeginCapture("begin capture"))
-	assert.Equal(t, gpu.ErrorStreamCaptureUnsupported, gpu.CodeOf(s.Drain("drain")))
+	assert.Equal(t, gpu.ErrStreamCaptureUnsupported, gpu.CodeOf(s.Drain("drain")))
 	_, err = s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, gpu.CodeOf(err))
 }
 
 // Work forked onto another stream by an event must be joined back; an
@@ -67,9 +67,9 @@ func TestCaptureForkJoin(t *testing.T) {
 	require.NoError(t, side.WaitFences("wait event", []*Fence{fork}))
 	require.NoError(t, hostOp(side, func() error { return nil }))
 	_, err = side.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureUnmatched, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureUnmatched, gpu.CodeOf(err))
 	_, err = s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureUnjoined, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureUnjoined, gpu.CodeOf(err))
 
 	require.NoError(t, s.BeginCapture("begin capture"))
 	fork, err = s.Record("event record", false)
@@ -90,9 +90,9 @@ func TestCaptureForkJoin(t *testing.T) {
 	outside, err := other.Record("event record", false)
 	require.NoError(t, err)
 	require.NoError(t, s.BeginCapture("begin capture"))
-	assert.Equal(t, gpu.ErrorStreamCaptureIsolation, gpu.CodeOf(s.WaitFences("wait event", []*Fence{outside})))
+	assert.Equal(t, gpu.ErrStreamCaptureIsolation, gpu.CodeOf(s.WaitFences("wait event", []*Fence{outside})))
 	_, err = s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, gpu.CodeOf(err))
 	g.open()
 }
 
@@ -101,8 +101,8 @@ func TestCaptureDestroy(t *testing.T) {
 	dev := device(t)
 	s := newStream(t, dev, 16)
 	require.NoError(t, s.BeginCapture("begin capture"))
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, gpu.CodeOf(s.Destroy()))
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, gpu.CodeOf(s.Destroy()))
 	_, err := s.EndCapture("end capture")
-	assert.Equal(t, gpu.ErrorStreamCaptureInvalidated, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrStreamCaptureInvalidated, gpu.CodeOf(err))
 	assert.ErrorContains(t, err, "destroyed")
 }

@@ -99,13 +99,13 @@ func (u *user) need(w *Fence, deps []*Fence) ([]*Fence, error) {
 		if !rocr.Sanitizing() || u.s.ordered(w) {
 			return deps, nil
 		}
-		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
+		return deps, gpu.Errorf(gpu.ErrInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
 			f.name(), f.queue, u.acc, u.m, w.name(), w.queue, w.acc)
 	case Check:
 		if u.s.ordered(w) {
 			return deps, nil
 		}
-		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_CHECK_DEPS)",
+		return deps, gpu.Errorf(gpu.ErrInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_CHECK_DEPS)",
 			f.name(), f.queue, u.acc, u.m, w.name(), w.queue, w.acc)
 	}
 	for _, d := range deps {
@@ -229,7 +229,7 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.freed.Load() {
-		return deps, gpu.Errorf(gpu.ErrorInvalidValue, f.op, "%s was freed", m)
+		return deps, gpu.Errorf(gpu.ErrInvalidValue, f.op, "%s was freed", m)
 	}
 	d := r.depsOf()
 	u := user{s: s, f: f, acc: acc, order: s.order, m: m}
@@ -511,7 +511,7 @@ func ownQueueErr(op string, m *Mem, f *Fence) error {
 	if q == nil || q.ID() != f.queue {
 		return nil
 	}
-	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
+	return &gpu.Error{Code: gpu.ErrNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on queue %d, whose %s on %s it would wait for", f.queue, f.name(), m), Err: rocr.ErrSelfWait}
 }
 
 // depsOf is m's dependency state, made for a Mem that was not allocated

@@ -45,10 +45,10 @@ func Valid(dev *gpu.Device, gen uint64) error {
 	// Reset makes the count odd while it runs: what is made meanwhile
 	// is invalid too.
 	if gen%2 == 1 {
-		return gpu.Errorf(gpu.ErrorContextIsDestroyed, "device", "%s was being reset when this object was made", dev)
+		return gpu.Errorf(gpu.ErrContextIsDestroyed, "device", "%s was being reset when this object was made", dev)
 	}
 	if Gen(dev) != gen {
-		return gpu.Errorf(gpu.ErrorContextIsDestroyed, "device", "%s was reset since this object was made", dev)
+		return gpu.Errorf(gpu.ErrContextIsDestroyed, "device", "%s was reset since this object was made", dev)
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, mems ..
 
 // notStarted is the error of a run that ctx ended before its packet.
 func notStarted(ctx context.Context, op string) error {
-	return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "gave up before the copy started: nothing was copied", Err: ctx.Err()}
+	return &gpu.Error{Code: gpu.ErrNotReady, Op: op, Msg: "gave up before the copy started: nothing was copied", Err: ctx.Err()}
 }
 
 // errNoQueue is submit's answer when a view's engine has no queue and
@@ -215,10 +215,10 @@ func staleOf(mems []*Mem) error {
 // checkRange validates an element range [off, off+n) of m.
 func checkRange(op string, m *Mem, off, n int) error {
 	if off < 0 || n < 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative offset %d or count %d", off, n)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "negative offset %d or count %d", off, n)
 	}
 	if off > m.n || n > m.n-off {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.n)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "elements [%d, %d) outside %s of %d elements", off, off+n, m, m.n)
 	}
 	return nil
 }
@@ -273,7 +273,7 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 		return err
 	}
 	if dst.elem != src.elem {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dst.elem, src.elem)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "element types differ: %s and %s", dst.elem, src.elem)
 	}
 	if err := checkRange(op, dst, dstOff, n); err != nil {
 		return err

@@ -144,7 +144,7 @@ func (f *Fence) Wait(timeout time.Duration) error {
 // thread soon (WaitBlocked).
 func (f *Fence) WaitHint(timeout time.Duration, hint rocr.WaitHint) error {
 	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, timeout, hint); !ok {
-		return gpu.Errorf(gpu.ErrorNotReady, "wait", "timed out after %v", timeout)
+		return gpu.Errorf(gpu.ErrNotReady, "wait", "timed out after %v", timeout)
 	}
 	return f.sig.Err()
 }

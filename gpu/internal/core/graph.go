@@ -47,7 +47,7 @@ func InstallKernelPreparer(f func(fn any, dev *gpu.Device, grid, block gpu.Dim3,
 // PrepareKernel checks and encodes a kernel launch for a graph.
 func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error {
 	if prepareKernel == nil {
-		return gpu.Errorf(gpu.ErrorInvalidDeviceFunction, "graph kernel node", "no kernel support linked in")
+		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, "graph kernel node", "no kernel support linked in")
 	}
 	return prepareKernel(fn, dev, grid, block, shared, args, k)
 }
@@ -78,7 +78,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 	if !s.q.BatchesAgentWork() {
 		for i := range pkts {
 			if pkts[i].Agent {
-				return gpu.Errorf(gpu.ErrorNotSupported, op, "node %s: copies, fills and host functions in graphs need a queue that runs agent packets", pkts[i].Name)
+				return gpu.Errorf(gpu.ErrNotSupported, op, "node %s: copies, fills and host functions in graphs need a queue that runs agent packets", pkts[i].Name)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "the pool's device was released")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "the pool's device was released")
 	}
 	b, ok := p.takeDone(c)
 	if !ok {
@@ -192,7 +192,7 @@ func (ga *GraphAlloc) free(op string) error {
 		return err
 	}
 	if !ga.live.CompareAndSwap(true, false) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s is graph memory that no launch left allocated (never launched, or already freed)", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s is graph memory that no launch left allocated (never launched, or already freed)", m)
 	}
 	return nil
 }
@@ -224,13 +224,13 @@ func captureFree(c *Capture, s *Stream, m *Mem) error {
 	defer c.mu.Unlock()
 	ga := GraphAllocOf(m)
 	if ga == nil || m.parent != nil {
-		err := gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "%s: a capture frees only memory allocated by a graph (NewAsync in a capture, or an alloc node)", m)
+		err := gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "%s: a capture frees only memory allocated by a graph (NewAsync in a capture, or an alloc node)", m)
 		c.fail(err)
 		return err
 	}
 	for _, n := range c.nodes {
 		if n.Free == ga {
-			err := gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed in the capture", m)
+			err := gpu.Errorf(gpu.ErrInvalidValue, op, "%s was already freed in the capture", m)
 			c.fail(err)
 			return err
 		}

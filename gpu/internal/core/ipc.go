@@ -24,10 +24,10 @@ func (m *Mem) ExportIPC() (rocr.IPCHandle, error) {
 		return rocr.IPCHandle{}, err
 	}
 	if m.parent != nil {
-		return rocr.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: share the buffer, and the offset with it", m)
+		return rocr.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "%s: share the buffer, and the offset with it", m)
 	}
 	if m.empty {
-		return rocr.IPCHandle{}, gpu.Errorf(gpu.ErrorInvalidValue, op, "%s has no memory to share", m)
+		return rocr.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "%s has no memory to share", m)
 	}
 	h, err := m.alloc.ExportIPC()
 	return h, gpu.Wrap(op, err)
@@ -48,7 +48,7 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 		return err
 	}
 	if size := h.Size(); size%uint64(es) != 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "handle of %d bytes: not a whole number of %s (%d bytes)", size, elem, es)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "handle of %d bytes: not a whole number of %s (%d bytes)", size, elem, es)
 	}
 	al, err := dev.Agent().OpenIPC(h)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Stream) RecordShared(op string, shared *Fence) (*Fence, error) {
 	}
 	defer s.mu.Unlock()
 	if s.captureOf() != nil {
-		return nil, gpu.Errorf(gpu.ErrorStreamCaptureUnsupported, op, "an interprocess event cannot be recorded in a capture")
+		return nil, gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "an interprocess event cannot be recorded in a capture")
 	}
 	f, err := s.newFence(op)
 	if err != nil {

@@ -40,7 +40,7 @@ func areaSize(class int) uintptr { return 1 << (areaMinShift + class) }
 // takeArea is an area for an image of n bytes; s is locked.
 func (s *Stream) takeArea(n int) (kernargArea, error) {
 	if n > MaxKernarg {
-		return kernargArea{}, gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernarg segment of %d bytes exceeds the %d any device takes", n, MaxKernarg)
+		return kernargArea{}, gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernarg segment of %d bytes exceeds the %d any device takes", n, MaxKernarg)
 	}
 	c := areaClass(n)
 	if free := s.areas[c]; len(free) > 0 {

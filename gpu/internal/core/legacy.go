@@ -206,7 +206,7 @@ func (g *legacyState) refuseCaptures(op string) error {
 		if c == nil {
 			continue
 		}
-		e := gpu.Errorf(gpu.ErrorStreamCaptureImplicit, op, "the legacy stream would synchronize with stream %d, which is capturing", t.q.ID())
+		e := gpu.Errorf(gpu.ErrStreamCaptureImplicit, op, "the legacy stream would synchronize with stream %d, which is capturing", t.q.ID())
 		c.mu.Lock()
 		c.fail(e)
 		c.mu.Unlock()

@@ -118,7 +118,7 @@ func (m *Mem) root() *Mem {
 // on every use.
 func (m *Mem) View(v *Mem, off, n int) {
 	if !m.Made() {
-		v.bad = gpu.Errorf(gpu.ErrorInvalidValue, "view", "view of a nil buffer")
+		v.bad = gpu.Errorf(gpu.ErrInvalidValue, "view", "view of a nil buffer")
 		return
 	}
 	if m.bad != nil {
@@ -126,7 +126,7 @@ func (m *Mem) View(v *Mem, off, n int) {
 		return
 	}
 	if off < 0 || n < 0 || off > m.n || n > m.n-off {
-		v.bad = gpu.Errorf(gpu.ErrorInvalidValue, "view", "elements [%d, %d) of %s, which has %d", off, off+n, m, m.n)
+		v.bad = gpu.Errorf(gpu.ErrInvalidValue, "view", "elements [%d, %d) of %s, which has %d", off, off+n, m, m.n)
 		return
 	}
 	r := m.root()
@@ -220,13 +220,13 @@ func (m *Mem) Check(op string) error {
 		return m.parent.Check(op)
 	}
 	if !m.Made() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if m.freed.Load() {
 		if m.global != "" {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: its module was unloaded", m)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: its module was unloaded", m)
 		}
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was freed", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s was freed", m)
 	}
 	if err := Valid(m.home, m.gen); err != nil {
 		return gpu.Wrap(op, err)
@@ -262,10 +262,10 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 // second Free is an error.
 func (m *Mem) Free() error {
 	if m != nil && (m.parent != nil || m.bad != nil) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s: a view is freed with its buffer", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "%s: a view is freed with its buffer", m)
 	}
 	if !m.Made() {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
 	}
 	if m.graph != nil {
 		return m.graph.free("free")
@@ -275,7 +275,7 @@ func (m *Mem) Free() error {
 	m.mu.Lock()
 	if m.freed.Load() {
 		m.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidValue, "free", "%s was already freed", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, "free", "%s was already freed", m)
 	}
 	// From a host function or kernel whose queue still has work on the
 	// memory, waiting for it would never end; freeing without would
@@ -313,11 +313,11 @@ func InitGlobal[T any](m *Mem, dev *gpu.Device, gen uint64, al *rocr.Allocation,
 	const op = "module get global"
 	elem := reflect.TypeFor[T]()
 	if err := checkElem(elem); err != nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%q: %v", name, err)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%q: %v", name, err)
 	}
 	es := int(elem.Size())
 	if es == 0 || int(al.Size)%es != 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%q is %d bytes: not a whole number of %s (%d bytes)", name, al.Size, elem, es)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%q is %d bytes: not a whole number of %s (%d bytes)", name, al.Size, elem, es)
 	}
 	m.alloc, m.elem, m.esize, m.n = al, elem, es, int(al.Size)/es
 	m.home, m.gen, m.global = dev, gen, name
@@ -420,20 +420,20 @@ func TargetAgent(op string, dev *gpu.Device) (*rocr.Agent, error) {
 // the element size. A count of 0 makes empty memory (see Mem.empty).
 func checkCount(op string, elem reflect.Type, n int) (int, error) {
 	if err := checkElem(elem); err != nil {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%v", err)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "%v", err)
 	}
 	es := int(elem.Size())
 	if es == 0 {
 		// Nothing to allocate: a pool refuses 0 bytes, and a pointer to
 		// no memory is no buffer.
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "element type %s has size 0: want a type that holds data", elem)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "element type %s has size 0: want a type that holds data", elem)
 	}
 	if n < 0 {
-		return 0, gpu.Errorf(gpu.ErrorInvalidValue, op, "%d elements of %s: want a count >= 0", n, elem)
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, op, "%d elements of %s: want a count >= 0", n, elem)
 	}
 	if n > (1<<62)/es {
 		// More than any device holds: HIP's hipMalloc(SIZE_MAX) answer.
-		return 0, gpu.Errorf(gpu.ErrorOutOfMemory, op, "%d elements of %s: more memory than a device holds", n, elem)
+		return 0, gpu.Errorf(gpu.ErrOutOfMemory, op, "%d elements of %s: more memory than a device holds", n, elem)
 	}
 	return es, nil
 }

@@ -220,7 +220,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 		return err
 	}
 	if s.Device() != p.dev {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "stream of %s, pool of %s", s.Device(), p.dev)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "stream of %s, pool of %s", s.Device(), p.dev)
 	}
 	gen := Gen(p.dev) // before the pool's check: a reset after it closes the pool first
 	if err := Valid(p.dev, gen); err != nil {
@@ -243,7 +243,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	if p.closed {
 		p.mu.Unlock()
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "the pool's device was released")
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "the pool's device was released")
 	}
 	b, ok := p.take(c, s)
 	p.mu.Unlock()
@@ -313,7 +313,7 @@ func FreeAsync(m *Mem, s *Stream) error {
 	if !m.freed.CompareAndSwap(false, true) {
 		m.mu.Unlock()
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s was already freed", m)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s was already freed", m)
 	}
 	m.backstop.Stop()
 	var buf [1 + MaxReaders]*Fence

@@ -20,7 +20,7 @@ func Pattern[T any](v T) (uint64, int, error) {
 	case 8:
 		pat = *(*uint64)(unsafe.Pointer(&v))
 	default:
-		return 0, 0, gpu.Errorf(gpu.ErrorInvalidValue, "memset", "fill of %d-byte elements: want 1, 2, 4 or 8 bytes", es)
+		return 0, 0, gpu.Errorf(gpu.ErrInvalidValue, "memset", "fill of %d-byte elements: want 1, 2, 4 or 8 bytes", es)
 	}
 	return pat, es, nil
 }

@@ -96,7 +96,7 @@ func (s *Stream) putPrintf(op string, kernarg []byte, d *Dispatch) error {
 	}
 	at := int(d.Printf - 1)
 	if at+8 > len(kernarg) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "hidden_printf_buffer at byte %d is past the %d-byte kernarg image", at, len(kernarg))
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "hidden_printf_buffer at byte %d is past the %d-byte kernarg image", at, len(kernarg))
 	}
 	addr, err := s.printfAddr(op)
 	if err != nil {

@@ -36,23 +36,23 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 			return err
 		}
 		if e.Elem != nil && e.Elem != e.M.elem {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: elements of type %s, %s holds %s", what, e.Elem, e.M, e.M.elem)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: elements of type %s, %s holds %s", what, e.Elem, e.M, e.M.elem)
 		}
 	}
 	if e.Bad != "" {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: moved by At to %s", what, e.Bad)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: moved by At to %s", what, e.Bad)
 	}
 	if e.Off < 0 || e.Pitch <= 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: offset %d bytes, pitch %d bytes: want an offset >= 0 and a positive pitch", what, e.Off, e.Pitch)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: offset %d bytes, pitch %d bytes: want an offset >= 0 and a positive pitch", what, e.Off, e.Pitch)
 	}
 	if width > e.Pitch {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)
 	}
 	if e.Width > 0 && (e.Col < 0 || e.Col > e.Width) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: column byte %d is outside the row width of %d bytes", what, e.Col, e.Width)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: column byte %d is outside the row width of %d bytes", what, e.Col, e.Width)
 	}
 	if e.Width > 0 && e.Col > e.Width-width {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: columns [%d, %d) bytes cross the row width of %d bytes", what, e.Col, e.Col+width, e.Width)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: columns [%d, %d) bytes cross the row width of %d bytes", what, e.Col, e.Col+width, e.Width)
 	}
 	size := len(e.Host)
 	name := fmt.Sprintf("host memory of %d bytes", size)
@@ -60,33 +60,33 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 		size, name = e.M.Size(), e.M.String()
 	}
 	if height > (1<<62)/e.Pitch {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d rows of pitch %d overflow", what, height, e.Pitch)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %d rows of pitch %d overflow", what, height, e.Pitch)
 	}
 	if e.Off > size {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: origin at byte %d, past the end of %s (%d bytes)", what, e.Off, name, size)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: origin at byte %d, past the end of %s (%d bytes)", what, e.Off, name, size)
 	}
 	if depth > 1 && e.Rows <= 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice height %d rows: want a positive height for %d slices", what, e.Rows, depth)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: slice height %d rows: want a positive height for %d slices", what, e.Rows, depth)
 	}
 	// An end with a slice height (a volume) keeps every copy within it,
 	// one slice deep included.
 	if e.Rows > 0 && (e.Row < 0 || e.Row > e.Rows) {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row %d is outside the slice height of %d rows", what, e.Row, e.Rows)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: row %d is outside the slice height of %d rows", what, e.Row, e.Rows)
 	}
 	if e.Rows > 0 && e.Row > e.Rows-height {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: rows [%d, %d) cross the slice height of %d rows", what, e.Row, e.Row+height, e.Rows)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: rows [%d, %d) cross the slice height of %d rows", what, e.Row, e.Row+height, e.Rows)
 	}
 	if depth > 1 {
 		if e.Rows > (1<<62)/e.Pitch || depth > (1<<62)/(e.Rows*e.Pitch) {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: %d slices of %d rows of pitch %d overflow", what, depth, e.Rows, e.Pitch)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %d slices of %d rows of pitch %d overflow", what, depth, e.Rows, e.Pitch)
 		}
 		if end := e.Off + (depth-1)*e.Rows*e.Pitch + (height-1)*e.Pitch + width; end > size {
-			return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: slice %d row %d ends at byte %d, past the end of %s (%d bytes)", what, depth-1, height-1, end, name, size)
+			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: slice %d row %d ends at byte %d, past the end of %s (%d bytes)", what, depth-1, height-1, end, name, size)
 		}
 		return nil
 	}
 	if end := e.Off + (height-1)*e.Pitch + width; end > size {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "%s: row %d ends at byte %d, past the end of %s (%d bytes)", what, height-1, end, name, size)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: row %d ends at byte %d, past the end of %s (%d bytes)", what, height-1, end, name, size)
 	}
 	return nil
 }
@@ -94,10 +94,10 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 // rect checks both ends and builds the descriptor; src is nil for a fill.
 func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*rocr.Rect, error) {
 	if width < 0 || height < 0 || depth < 0 {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "width %d bytes, height %d rows, depth %d slices: want >= 0", width, height, depth)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "width %d bytes, height %d rows, depth %d slices: want >= 0", width, height, depth)
 	}
 	if dst.M == nil && dst.Host == nil || src != nil && src.M == nil && src.Host == nil {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "nil buffer")
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if width == 0 || height == 0 || depth == 0 {
 		return nil, nil
@@ -124,7 +124,7 @@ func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*
 		r.SrcHeight = uint64(src.Rows)
 	}
 	if dst.M != nil && src.M != nil && dst.M.elem != src.M.elem {
-		return nil, gpu.Errorf(gpu.ErrorInvalidValue, op, "element types differ: %s and %s", dst.M.elem, src.M.elem)
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "element types differ: %s and %s", dst.M.elem, src.M.elem)
 	}
 	r.SrcPitch = uint64(src.Pitch)
 	if src.M != nil {

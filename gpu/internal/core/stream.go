@@ -235,7 +235,7 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 		return err
 	}
 	if d < 0 {
-		return gpu.Errorf(gpu.ErrorInvalidValue, op, "negative timeout %v", d)
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "negative timeout %v", d)
 	}
 	if err := s.Lock(op); err != nil {
 		return err
@@ -248,10 +248,10 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 // stream.New did not make and which has no queue.
 func (s *Stream) Check(op string) error {
 	if s == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "nil stream")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
 	if s.queueState == nil || s.q == nil {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream not made by stream.New (a zero Stream)")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream not made by stream.New (a zero Stream)")
 	}
 	return nil
 }
@@ -281,7 +281,7 @@ func (s *Stream) Lock(op string) error {
 	}
 	if s.closed {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
 	}
 	// A submission refused for a failure of work before it did not fail
 	// itself.
@@ -523,11 +523,11 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		return err
 	}
 	if !s.lockWait(ctx) {
-		return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
+		return &gpu.Error{Code: gpu.ErrNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
 	}
 	if s.closed {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
 	}
 	t := s.tail
 	if t != nil {
@@ -589,7 +589,7 @@ func (s *Stream) waitsForItself(op string, f *Fence, mayBlock bool) error {
 	if rocr.RunningQueue() != s.q {
 		return nil
 	}
-	return &gpu.Error{Code: gpu.ErrorNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on this stream (queue %d), whose own work it would wait for", s.q.ID()), Err: rocr.ErrSelfWait}
+	return &gpu.Error{Code: gpu.ErrNotPermitted, Op: op, Msg: fmt.Sprintf("called from a host function or kernel running on this stream (queue %d), whose own work it would wait for", s.q.ID()), Err: rocr.ErrSelfWait}
 }
 
 // WaitContext waits for f until ctx is done. A context that can never be
@@ -601,7 +601,7 @@ func WaitContext(ctx context.Context, op string, f *Fence, hint rocr.WaitHint) e
 	}
 	for !f.Done() {
 		if err := ctx.Err(); err != nil {
-			return &gpu.Error{Code: gpu.ErrorNotReady, Op: op, Msg: "work still pending", Err: err}
+			return &gpu.Error{Code: gpu.ErrNotReady, Op: op, Msg: "work still pending", Err: err}
 		}
 		_ = f.WaitHint(time.Millisecond, hint)
 	}
@@ -625,7 +625,7 @@ func (s *Stream) Query() error {
 	}
 	if s.closed {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrorInvalidHandle, op, "stream was destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
 	}
 	t := s.tail
 	done := t == nil || t.Query()
@@ -650,10 +650,10 @@ func (s *Stream) Destroy() error {
 		return err
 	}
 	if s.legacy {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the legacy stream cannot be destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "stream destroy", "the legacy stream cannot be destroyed")
 	}
 	if s.isDefault {
-		return gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
+		return gpu.Errorf(gpu.ErrInvalidHandle, "stream destroy", "the default stream cannot be destroyed")
 	}
 	aborted, err := s.destroy()
 	if err != nil {
@@ -668,7 +668,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, gpu.Errorf(gpu.ErrorInvalidHandle, "stream destroy", "stream already destroyed")
+		return nil, gpu.Errorf(gpu.ErrInvalidHandle, "stream destroy", "stream already destroyed")
 	}
 	if err := s.waitsForItself("stream destroy", s.tail, true); err != nil && Valid(s.dev, s.gen) == nil {
 		s.mu.Unlock()

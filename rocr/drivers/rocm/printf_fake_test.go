@@ -249,7 +249,7 @@ func TestPrintfFakeHSAHostcall(t *testing.T) {
 	_, err = module.Load(dev, img)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, gpu.ErrNotSupported)
-	assert.Equal(t, gpu.ErrorInvalidImage, gpu.CodeOf(err))
+	assert.Equal(t, gpu.ErrInvalidImage, gpu.CodeOf(err))
 	assert.ErrorContains(t, err, "hostcall")
 	assert.ErrorContains(t, err, "-mprintf-kind=buffered")
 }

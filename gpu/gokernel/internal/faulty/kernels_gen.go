@@ -74,7 +74,7 @@ var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
 // buffer; the kernel sees its length.
 func LaunchFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], v float32, n int32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel fill argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill argument 0 (x): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 0)
 	if err != nil {
@@ -123,7 +123,7 @@ var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) 
 // buffer; the kernel sees its length.
 func LaunchDivide(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], d int32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel divide argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel divide argument 0 (x): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 1)
 	if err != nil {
@@ -177,10 +177,10 @@ var hornerKernel = kernel.Define("horner", func(b *kernel.Block, a *hornerArgs) 
 // buffer; the kernel sees its length.
 func LaunchHorner(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], a float32, b float32, c float32, d float32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner argument 1 (y): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 2)
 	if err != nil {
@@ -234,10 +234,10 @@ var horner64Kernel = kernel.Define("horner64", func(b *kernel.Block, a *horner64
 // buffer; the kernel sees its length.
 func LaunchHorner64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], a float64, b float64, c float64, d float64) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner64 argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner64 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel horner64 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner64 argument 1 (y): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 3)
 	if err != nil {
@@ -288,13 +288,13 @@ var quotientsKernel = kernel.Define("quotients", func(b *kernel.Block, a *quotie
 // buffer; the kernel sees its length.
 func LaunchQuotients(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], q buffer.Array[int32], r buffer.Array[int32], d int32) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel quotients argument 0 (x): nil buffer")
 	}
 	if q == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 1 (q): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel quotients argument 1 (q): nil buffer")
 	}
 	if r == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel quotients argument 2 (r): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel quotients argument 2 (r): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 4)
 	if err != nil {
@@ -343,13 +343,13 @@ var pointNormsKernel = kernel.Define("point_norms", func(b *kernel.Block, a *poi
 // buffer; the kernel sees its length.
 func LaunchPointNorms(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32]) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel point_norms argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel point_norms argument 1 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel point_norms argument 2 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel point_norms argument 2 (out): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 5)
 	if err != nil {
@@ -395,10 +395,10 @@ var stridedKernel = kernel.Define("strided", func(b *kernel.Block, a *stridedArg
 // buffer; the kernel sees its length.
 func LaunchStrided(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[int64], out buffer.Array[int64]) error {
 	if c == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel strided argument 0 (c): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel strided argument 0 (c): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel strided argument 1 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel strided argument 1 (out): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 6)
 	if err != nil {
@@ -482,7 +482,7 @@ var scaleByCoefKernel = kernel.Define("scale_by_coef", func(b *kernel.Block, a *
 // buffer; the kernel sees its length.
 func LaunchScaleByCoef(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32]) error {
 	if x == nil {
-		return gpu.Errorf(gpu.ErrorInvalidValue, "launch", "kernel scale_by_coef argument 0 (x): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scale_by_coef argument 0 (x): nil buffer")
 	}
 	ld, checked, err := Library.Prepare(s, 8)
 	if err != nil {
