@@ -9,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
@@ -235,4 +236,30 @@ func TestStreamOpsElementTypes(t *testing.T) {
 	got, err := f.ToSlice()
 	require.NoError(t, err)
 	assert.InDelta(t, 1.5, got[3], 0)
+}
+
+// Free of a buffer whose uses the program orders itself waits for every
+// packet that used it, not only the last: a write on another stream that
+// replaced a pending one did not wait for it, so the buffer's state alone
+// would forget it (and the first kernel would find its memory freed).
+func TestManualDepsFree(t *testing.T) {
+	e := setup(t)
+	a, b := e.stream(), e.stream()
+	for _, dropped := range []bool{false, true} {
+		x := newBuf(t, e.dev, 16)
+		x.SetManualDeps(true)
+		// The second kernel touches no element (n = 0), so the two do not
+		// race; the first writes x after 30 ms, when it must still be there.
+		e.launch(a, "stream_test_slow_write", x, int32(1), int32(30), int32(16))
+		e.launch(b, "stream_test_inc", x, int32(0))
+		sync(t, b)
+		if dropped {
+			before := gputest.Backstops()
+			x = nil
+			require.True(t, gputest.Collect(func() bool { return gputest.Backstops() > before }), "the backstop released the buffer")
+		} else {
+			require.NoError(t, x.Free())
+		}
+		require.NoError(t, a.Synchronize(), "the slow write found its buffer (dropped: %v)", dropped)
+	}
 }

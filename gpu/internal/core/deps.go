@@ -50,6 +50,52 @@ type deps struct {
 	depState
 	parts  []part
 	manual bool // the program orders this buffer's uses itself
+	// loose holds, for each other queue, the latest packet that used the
+	// buffer and that a use ordered by the program (Manual, Check)
+	// replaced while it ran: no packet waited for it, so Free, Settle and
+	// the backstop must. One per queue: a queue's packets complete in
+	// order.
+	loose []*Fence
+}
+
+// keepLoose adds to d.loose the packets of other queues than f's that
+// d records and that have not completed, before a use ordered by the
+// program replaces them.
+func (d *deps) keepLoose(f *Fence) {
+	j := 0
+	for _, x := range d.loose {
+		if x.Done() {
+			x.Release()
+			continue
+		}
+		d.loose[j] = x
+		j++
+	}
+	clear(d.loose[j:])
+	d.loose = d.loose[:j]
+	add := func(w *Fence) {
+		if w == nil || w.queue == f.queue || w.Done() {
+			return
+		}
+		for i, x := range d.loose {
+			if x.queue == w.queue {
+				if x.seq < w.seq {
+					w.Retain()
+					x.Release()
+					d.loose[i] = w
+				}
+				return
+			}
+		}
+		w.Retain()
+		d.loose = append(d.loose, w)
+	}
+	d.each(func(st *depState) {
+		add(st.writer)
+		for _, r := range st.readers[:st.n] {
+			add(r)
+		}
+	})
 }
 
 // part is the state of bytes [lo, hi) of a buffer.
@@ -236,6 +282,9 @@ func (m *Mem) Use(s *Stream, f *Fence, acc Access, deps []*Fence) ([]*Fence, err
 	if d.manual && u.order == Auto {
 		u.order = Manual
 	}
+	if u.order != Auto {
+		d.keepLoose(f)
+	}
 	size, whole := r.Size(), m.Size()
 	if d.parts == nil && lo == 0 && whole == size {
 		return d.use(&u, deps)
@@ -382,6 +431,8 @@ func (d *deps) take(fs []*Fence) []*Fence {
 		*st = depState{}
 	})
 	d.depState, d.parts = depState{}, nil
+	fs = append(fs, d.loose...)
+	d.loose = nil
 	return fs
 }
 
@@ -445,6 +496,9 @@ func (d *deps) held(fs []*Fence) []*Fence {
 			add(r)
 		}
 	})
+	for _, f := range d.loose {
+		add(f)
+	}
 	return fs
 }
 
