@@ -440,20 +440,6 @@ func (s *Signal) unlisten(w *sleeper) {
 	}
 }
 
-// holds reports whether v satisfies condition c against cmp.
-func holds(c hsa.Condition, v, cmp int64) bool {
-	switch c {
-	case CondEQ:
-		return v == cmp
-	case CondNE:
-		return v != cmp
-	case CondLT:
-		return v < cmp
-	default:
-		return v >= cmp
-	}
-}
-
 // spin budgets before a waiter sleeps.
 const (
 	activeSpin  = 50 * time.Microsecond
@@ -484,7 +470,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
 	v := atomic.LoadInt64(&s.rec.value)
-	if holds(cond, v, cmp) {
+	if cond.Holds(v, cmp) {
 		s.hb.Load()
 		return v
 	}
@@ -506,7 +492,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 	}
 	for i := 0; ; i++ {
 		v = atomic.LoadInt64(&s.rec.value)
-		if holds(cond, v, cmp) {
+		if cond.Holds(v, cmp) {
 			return v
 		}
 		if i&15 == 15 {
@@ -538,7 +524,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 		s.listen(w)
 		lazy.poll(s)
 		v = atomic.LoadInt64(&s.rec.value)
-		if holds(cond, v, cmp) {
+		if cond.Holds(v, cmp) {
 			return v
 		}
 		var wait time.Duration = -1
@@ -572,7 +558,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 // WaitTimed is Wait that reports whether the condition held.
 func (s *Signal) WaitTimed(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
 	v := s.Wait(cond, cmp, timeout, hint)
-	return v, holds(cond, v, cmp)
+	return v, cond.Holds(v, cmp)
 }
 
 // Fail records err as the failure of the work that completes this signal.

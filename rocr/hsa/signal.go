@@ -20,6 +20,21 @@ const (
 	CondGTE Condition = 3
 )
 
+// Holds reports whether v satisfies the condition against cmp; a value
+// past CondGTE reads as CondGTE.
+func (c Condition) Holds(v, cmp int64) bool {
+	switch c {
+	case CondEQ:
+		return v == cmp
+	case CondNE:
+		return v != cmp
+	case CondLT:
+		return v < cmp
+	default:
+		return v >= cmp
+	}
+}
+
 // WaitHint is hsa_wait_state_t: spin (active) or yield the thread (blocked).
 type WaitHint uint32
 

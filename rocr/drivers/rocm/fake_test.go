@@ -483,7 +483,7 @@ func (f *fakeHSA) SignalWait(s signalH, cond uint32, cmp int64, ticks uint64, hi
 	}
 	for {
 		v := atomic.LoadInt64(p)
-		if holds(hsa.Condition(cond), v, cmp) || (!deadline.IsZero() && time.Now().After(deadline)) {
+		if hsa.Condition(cond).Holds(v, cmp) || (!deadline.IsZero() && time.Now().After(deadline)) {
 			return v
 		}
 		time.Sleep(20 * time.Microsecond)

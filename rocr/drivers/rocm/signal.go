@@ -112,22 +112,9 @@ func (s *signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 			ticks = durationTicks(left, s.rt.freq)
 		}
 		v := s.rt.api.SignalWait(s.h, uint32(cond), cmp, ticks, uint32(hint))
-		if holds(cond, v, cmp) || (timeout > 0 && !time.Now().Before(deadline)) {
+		if cond.Holds(v, cmp) || (timeout > 0 && !time.Now().Before(deadline)) {
 			return v
 		}
-	}
-}
-
-func holds(c hsa.Condition, v, cmp int64) bool {
-	switch c {
-	case rocr.CondEQ:
-		return v == cmp
-	case rocr.CondNE:
-		return v != cmp
-	case rocr.CondLT:
-		return v < cmp
-	default:
-		return v >= cmp
 	}
 }
 

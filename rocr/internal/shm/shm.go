@@ -218,19 +218,9 @@ func (s *Signal) CAS(old, new int64) int64 {
 	})
 }
 
-func holds(c hsa.Condition, v, cmp int64) bool {
-	switch c {
-	case hsa.CondEQ:
-		return v == cmp
-	case hsa.CondNE:
-		return v != cmp
-	case hsa.CondLT:
-		return v < cmp
-	case hsa.CondGTE:
-		return v >= cmp
-	}
-	return true // an unknown condition would never end a wait
-}
+// holds is c.Holds, except that an unknown condition holds: it would
+// never end a wait.
+func holds(c hsa.Condition, v, cmp int64) bool { return c > hsa.CondGTE || c.Holds(v, cmp) }
 
 func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	start := time.Now()
