@@ -15,7 +15,9 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/internal/devhook"
 	"github.com/hipgo/hipgo/gpu/internal/live"
+	"github.com/hipgo/hipgo/internal/visible"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Device is one GPU, or the cpu agent, as HIP presents it.
@@ -106,7 +108,7 @@ func devices() ([]*Device, error) {
 	}
 	var gpus, cpus []*rocr.Agent
 	for _, a := range agents {
-		if a.Info().Type == rocr.DeviceCPU {
+		if a.Info().Type == hsa.DeviceCPU {
 			cpus = append(cpus, a)
 		} else {
 			gpus = append(gpus, a)
@@ -152,9 +154,9 @@ func visibleGPUs[T any](gpus []T, uuid func(T) string, applied func(T, string) b
 		if !ok {
 			continue
 		}
-		out, err := rocr.SelectVisibleExcept(gpus, v, uuid, func(g T) bool { return applied(g, env) })
+		out, err := visible.SelectExcept(gpus, v, uuid, func(g T) bool { return applied(g, env) })
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", env, err)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
 		}
 		return out, nil
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/cputest"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func TestDevices(t *testing.T) {
@@ -240,7 +240,7 @@ func TestInitErrors(t *testing.T) {
 		t.Errorf("HIPGO_DRIVER=no-such-driver: %v", err)
 	}
 	var ge *gpu.Error
-	if !errors.As(err, &ge) || ge.Status() != rocr.StatusErrorInvalidArgument {
+	if !errors.As(err, &ge) || ge.Status() != hsa.StatusErrorInvalidArgument {
 		t.Errorf("status not kept: %#v", err)
 	}
 	t.Setenv("HIPGO_DRIVER", "cpu")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // exportedCodes reads the package's sources for its exported ErrorCode
@@ -139,8 +140,8 @@ func TestErrorsIsEveryCode(t *testing.T) {
 // A rocr error that Wrap gives a code matches both: the code and rocr's
 // sentinel. ErrNotOwner, rocr's, is not a code; its code is ErrInvalidValue.
 func TestErrorsIsRocr(t *testing.T) {
-	err := fmt.Errorf("outer: %w", Wrap("access", rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "owned by another")))
-	for _, target := range []error{ErrInvalidValue, ErrNotOwner, rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent} {
+	err := fmt.Errorf("outer: %w", Wrap("access", rocr.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another")))
+	for _, target := range []error{ErrInvalidValue, ErrNotOwner, rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent} {
 		if !errors.Is(err, target) {
 			t.Errorf("%v does not match %v", err, target)
 		}

@@ -124,7 +124,7 @@ func (e *Error) Is(target error) bool {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Status is the HSA status underneath, if any.
-func (e *Error) Status() rocr.Status { return rocr.StatusOf(e.Err) }
+func (e *Error) Status() rocr.Status { return hsa.StatusOf(e.Err) }
 
 // Errorf returns an *Error with code c.
 func Errorf(c ErrorCode, op, format string, args ...any) error {
@@ -170,8 +170,8 @@ func CodeOf(err error) ErrorCode {
 			return m.code
 		}
 	}
-	switch rocr.StatusOf(err) {
-	case rocr.StatusErrorException, rocr.StatusErrorInvalidPacketFormat:
+	switch hsa.StatusOf(err) {
+	case hsa.StatusErrorException, hsa.StatusErrorInvalidPacketFormat:
 		return ErrLaunchFailure
 	}
 	return ErrUnknown
@@ -192,8 +192,8 @@ var rocrCodes = []struct {
 	{rocr.ErrNotInitialized, ErrNotInitialized},
 	{rocr.ErrOutOfResources, ErrOutOfMemory},
 	{rocr.ErrNoAgent, ErrNoDevice},
-	{rocr.StatusErrorMemoryApertureViolation, ErrIllegalAddress}, // a kernel's access outside its memory
-	{rocr.StatusErrorMemoryFault, ErrIllegalAddress},
+	{hsa.StatusErrorMemoryApertureViolation, ErrIllegalAddress}, // a kernel's access outside its memory
+	{hsa.StatusErrorMemoryFault, ErrIllegalAddress},
 	{rocr.ErrKernelFailed, ErrLaunchFailure},
 	{rocr.ErrInvalidSignal, ErrInvalidHandle},
 	{rocr.ErrInvalidQueue, ErrInvalidHandle},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The codes and names are hipError_t's (hip/hip_runtime_api.h).
@@ -100,17 +101,17 @@ func TestWrapKeepsStatus(t *testing.T) {
 		status   rocr.Status
 		sentinel error
 	}{
-		{rocr.Errorf(rocr.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
-		{rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrInvalidValue, rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
-		{rocr.Errorf(rocr.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrInvalidHandle, rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
-		{rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrLaunchFailure, rocr.StatusErrorException, rocr.ErrKernelFailed},
-		{rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
-		{rocr.Errorf(rocr.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
-		{rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, rocr.StatusErrorInvalidAgent, gpu.ErrNotOwner},
-		{rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, rocr.StatusErrorInvalidISA, rocr.ErrNotSupported},
-		{errors.New("plain"), gpu.ErrUnknown, rocr.StatusError, nil},
+		{rocr.Errorf(hsa.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, hsa.StatusErrorOutOfResources, rocr.ErrOutOfResources},
+		{rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
+		{rocr.Errorf(hsa.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrInvalidHandle, hsa.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
+		{rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrLaunchFailure, hsa.StatusErrorException, rocr.ErrKernelFailed},
+		{rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, hsa.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{rocr.Errorf(hsa.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, hsa.StatusErrorNotInitialized, rocr.ErrNotInitialized},
+		{rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, hsa.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
+		{rocr.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{rocr.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidAgent, gpu.ErrNotOwner},
+		{rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, hsa.StatusErrorInvalidISA, rocr.ErrNotSupported},
+		{errors.New("plain"), gpu.ErrUnknown, hsa.StatusError, nil},
 	}
 	for _, c := range cases {
 		err := gpu.Wrap("op", c.err)

@@ -1,6 +1,9 @@
 package gpu
 
-import "github.com/hipgo/hipgo/rocr"
+import (
+	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
+)
 
 // Properties holds the hipDeviceProp_t fields HIP programs read most.
 type Properties struct {
@@ -55,7 +58,7 @@ func propertiesOf(a *rocr.Agent) Properties {
 		Major:                     in.ComputeMajor,
 		Minor:                     in.ComputeMinor,
 		UUID:                      in.UUID,
-		IsCPU:                     in.Type == rocr.DeviceCPU,
+		IsCPU:                     in.Type == hsa.DeviceCPU,
 		ClusterLaunch:             in.MaxClusterSize > 0,
 	}
 	if in.ProductName != "" {

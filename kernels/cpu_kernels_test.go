@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // cpuEnv is the cpu agent with the kernel set loaded and one queue.
@@ -31,7 +32,7 @@ func newCPUEnv(t testing.TB) *cpuEnv {
 	if e.exe, err = e.ag.Load(CPUSet().Code()); err != nil {
 		t.Fatal(err)
 	}
-	if e.q, err = e.ag.CreateQueue(64, rocr.QueueMulti, nil); err != nil {
+	if e.q, err = e.ag.CreateQueue(64, hsa.QueueMulti, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -46,7 +47,7 @@ func newCPUEnv(t testing.TB) *cpuEnv {
 // its memory as a Go slice.
 func (e *cpuEnv) buf(n int) (rocr.Ptr[float32], []float32) {
 	e.t.Helper()
-	p, err := e.ag.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	p, err := e.ag.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func cpuRun[A any](e *cpuEnv, name string, args *A, l cpuLaunch) error {
 	}
 	defer func() { _ = sig.Destroy() }()
 	cpuDispatch(e, name, args, l, sig)
-	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+	if v, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok {
 		e.t.Fatalf("%s: signal still %d", name, v)
 	}
 	return sig.Err()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -32,7 +33,7 @@ func kernelGrace() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, Errorf(StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_GRACE=%q: want a positive duration such as 3s", v)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_GRACE=%q: want a positive duration such as 3s", v)
 	}
 	return d, nil
 }
@@ -100,7 +101,7 @@ func (q *Queue) awaitProcessor() error {
 		if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(q.Slot(id)).KernelObject)
 		}
-		aerr := Newf(ErrAbandoned, StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
+		aerr := Newf(ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
 		if q.Abandon(id, aerr) {
 			err = aerr
 		}

@@ -53,7 +53,7 @@ func (a *Agent) Pool(seg hsa.Segment, flags GlobalFlag) (*Pool, error) {
 			return p, nil
 		}
 	}
-	return nil, Newf(ErrNotSupported, StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
+	return nil, Newf(ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
 }
 
 // Load loads code onto the agent.
@@ -62,7 +62,7 @@ func (a *Agent) Load(code *Code) (Executable, error) {
 		return nil, err
 	}
 	if code == nil {
-		return nil, Errorf(StatusErrorInvalidArgument, "load", "nil code")
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "load", "nil code")
 	}
 	exe, err := a.drv.Load(code)
 	if err != nil {
@@ -73,13 +73,13 @@ func (a *Agent) Load(code *Code) (Executable, error) {
 
 func (a *Agent) check(op string) error {
 	if a == nil {
-		return Errorf(StatusErrorInvalidAgent, op, "nil agent")
+		return Errorf(hsa.StatusErrorInvalidAgent, op, "nil agent")
 	}
 	if err := checkInit(op); err != nil {
 		return err
 	}
 	if a.rt != currentRuntime() {
-		return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
 	}
 	if err := a.Lost(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

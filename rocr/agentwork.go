@@ -6,6 +6,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -17,7 +18,7 @@ const maxAgentBytes = math.MaxInt64
 func takeHost[F any](take func(id uint64) (F, bool), what string, id uint64) (F, error) {
 	f, ok := take(id)
 	if !ok {
-		return f, Errorf(StatusErrorInvalidArgument, what, "no %s %d", what, id)
+		return f, Errorf(hsa.StatusErrorInvalidArgument, what, "no %s %d", what, id)
 	}
 	return f, nil
 }
@@ -45,14 +46,14 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 		f := aql.DecodeFill(p.Arg)
 		es, count := f.ElemSize, f.Count
 		if es != 1 && es != 2 && es != 4 && es != 8 {
-			return Errorf(StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
+			return Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
 		}
 		w.Pattern, w.ElemSize = f.Pattern, int(es)
 		if count == 0 {
 			return nil
 		}
 		if count > maxAgentBytes/es {
-			return Errorf(StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
+			return Errorf(hsa.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
 		}
 		if w.Dst, err = copyEnd(a, "fill", f.Dst, count*es, false, "destination"); err != nil {
 			return err
@@ -71,7 +72,7 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 		w.Native, err = takeHost(hostref.TakeNative, "native call", aql.DecodeNative(p.Arg).ID)
 		return err
 	}
-	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
+	return Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
 }
 
 // copyEnd checks one end of n bytes: a pinned Go slice at least n long, or
@@ -80,15 +81,15 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 	if host {
 		b, err := pinnedBytes(v, n)
 		if err != nil {
-			return spi.CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+			return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 		}
 		return spi.CopyEnd{Host: b}, nil
 	}
 	if v == 0 {
-		return spi.CopyEnd{}, Errorf(StatusErrorInvalidArgument, op, "%s: null address", what)
+		return spi.CopyEnd{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s: null address", what)
 	}
 	if _, err := CheckRange(a, uintptr(v), uintptr(n)); err != nil {
-		return spi.CopyEnd{}, Errorf(StatusOf(err), op, "%s: %w", what, err)
+		return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 	}
 	return spi.CopyEnd{Addr: uintptr(v)}, nil
 }
@@ -99,10 +100,10 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 func pinnedBytes(id, n uint64) ([]byte, error) {
 	b, ok := hostref.HostBuffer(id)
 	if !ok {
-		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
 	}
 	if uint64(len(b)) < n {
-		return nil, Errorf(StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
 	}
 	return b[:n], nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // withLive allocates live 4 KiB blocks from pool and frees them when the
@@ -61,7 +62,7 @@ func BenchmarkAllocFree4KiB(b *testing.B) {
 	for _, live := range []int{1000, 10000, 200000} {
 		b.Run(itoa(int64(live))+"live", func(b *testing.B) {
 			a := cputest.Agents(b, 1)[0]
-			pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+			pool, err := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 			require.NoError(b, err)
 			withLive(b, pool, live)
 			b.ReportAllocs()
@@ -83,7 +84,7 @@ func BenchmarkAllocFree4KiB(b *testing.B) {
 // dispatch argument, with 200k allocations live.
 func BenchmarkFindAllocation(b *testing.B) {
 	a := cputest.Agents(b, 1)[0]
-	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, err := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	require.NoError(b, err)
 	als := withLive(b, pool, 200000)
 	b.ReportAllocs()
@@ -106,7 +107,7 @@ func TestAllocCostFlat(t *testing.T) {
 		t.Skip("-short: fills 200k allocations")
 	}
 	a := cputest.Agents(t, 1)[0]
-	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, err := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	require.NoError(t, err)
 	// A list kept sorted costs ~200x more at 200k live; a tree, a few
 	// times more from cache misses alone, which the race detector's
@@ -141,7 +142,7 @@ func TestAllocCostFlat(t *testing.T) {
 // allocations and never a freed one.
 func TestAllocLookupRace(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, err := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {

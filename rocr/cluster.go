@@ -1,6 +1,9 @@
 package rocr
 
-import "github.com/hipgo/hipgo/rocr/spi"
+import (
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // AllowNonPortableClusters lets kernel k launch in clusters larger than
 // the agent's portable MaxClusterSize, where the hardware allows (see
@@ -24,7 +27,7 @@ func (a *Agent) MaxPotentialClusterSize(k *KernelSymbol, grid, group [3]uint32, 
 		return 0, err
 	}
 	if dynGroupMem < 0 {
-		return 0, Errorf(StatusErrorInvalidArgument, op, "kernel %s: dynamic group memory %d", k.Name, dynGroupMem)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: dynamic group memory %d", k.Name, dynGroupMem)
 	}
 	return c.MaxPotentialClusterSize(k, grid, group, dynGroupMem)
 }
@@ -34,11 +37,11 @@ func (a *Agent) clusters(op string, k *KernelSymbol) (spi.Clusters, error) {
 		return nil, err
 	}
 	if k == nil {
-		return nil, Errorf(StatusErrorInvalidArgument, op, "nil kernel")
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, op, "nil kernel")
 	}
 	c, ok := a.drv.(spi.Clusters)
 	if !ok || a.info.MaxClusterSize == 0 {
-		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no thread-block clusters", a)
+		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no thread-block clusters", a)
 	}
 	return c, nil
 }

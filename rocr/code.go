@@ -1,5 +1,7 @@
 package rocr
 
+import "github.com/hipgo/hipgo/rocr/hsa"
+
 // FindKernel looks a kernel up by name in an executable.
 func FindKernel(e Executable, name string) (*KernelSymbol, error) {
 	ks := e.Kernels()
@@ -12,5 +14,5 @@ func FindKernel(e Executable, name string) (*KernelSymbol, error) {
 	for _, k := range ks {
 		names = append(names, k.Name)
 	}
-	return nil, Errorf(StatusErrorInvalidSymbolName, "kernel", "no kernel %q (have %v)", name, names)
+	return nil, Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "no kernel %q (have %v)", name, names)
 }

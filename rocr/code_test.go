@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The kinds keep their values (the zero CodeKind is CodeGo); CodeNone,
@@ -13,10 +14,10 @@ import (
 func TestCodeKindString(t *testing.T) {
 	for k, want := range map[rocr.CodeKind]string{
 		0: "go", 1: "amdgpu", 2: "ptx", 3: "cubin",
-		rocr.CodeNone: "none", 4: "CodeKind(4)",
+		hsa.CodeNone: "none", 4: "CodeKind(4)",
 	} {
 		assert.Equal(t, want, k.String())
 	}
-	assert.Equal(t, rocr.CodeGo, rocr.CodeKind(0))
-	assert.NotEqual(t, rocr.CodeGo, rocr.CodeNone)
+	assert.Equal(t, hsa.CodeGo, rocr.CodeKind(0))
+	assert.NotEqual(t, hsa.CodeGo, hsa.CodeNone)
 }

@@ -1,6 +1,10 @@
 package rocr
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/hipgo/hipgo/rocr/hsa"
+)
 
 // A Reset frees its agent's memory while queues of other agents may still
 // hold packets that use it (host memory, managed memory, memory
@@ -61,7 +65,7 @@ func foreignMarks(a *Agent, al *Allocation, qs []*Queue) []queueMark {
 // mark has passed.
 func (al *Allocation) freeAfter(marks []queueMark) error {
 	if !al.freed.CompareAndSwap(false, true) {
-		return Errorf(StatusErrorInvalidAllocation, "free", "%s was already freed", al)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", al)
 	}
 	allocs.remove(al)
 	rt := al.pool.agent.rt

@@ -24,7 +24,9 @@
 // lists every one, which are optional, and what rocr does without each;
 // rocr hands them its queues and signals as spi.Queue and spi.Signal. The
 // values rocr and the drivers share (agent and pool info, code, status
-// codes and errors) are package hsa's, and rocr names them too. Raw
+// codes and errors) are package hsa's. rocr names the types and the
+// sentinel errors; the values of the enumerations (hsa.StatusSuccess,
+// hsa.CondEQ, hsa.SegmentGlobal, ...) are hsa's alone. Raw
 // memory access (internal/hostmem) and the Go values that packets refer to
 // by id (internal/hostref) are shared with drivers and the gpu layer from
 // internal packages; the project's tests reach inside through

@@ -10,53 +10,6 @@ type Status = hsa.Status
 // and a message, and the cause it wraps (see hsa.Error).
 type Error = hsa.Error
 
-// Status codes of hsa.h and hsa_ext_amd.h, as hsa declares them.
-const (
-	StatusSuccess                      = hsa.StatusSuccess
-	StatusInfoBreak                    = hsa.StatusInfoBreak
-	StatusError                        = hsa.StatusError
-	StatusErrorInvalidArgument         = hsa.StatusErrorInvalidArgument
-	StatusErrorInvalidQueueCreation    = hsa.StatusErrorInvalidQueueCreation
-	StatusErrorInvalidAllocation       = hsa.StatusErrorInvalidAllocation
-	StatusErrorInvalidAgent            = hsa.StatusErrorInvalidAgent
-	StatusErrorInvalidRegion           = hsa.StatusErrorInvalidRegion
-	StatusErrorInvalidSignal           = hsa.StatusErrorInvalidSignal
-	StatusErrorInvalidQueue            = hsa.StatusErrorInvalidQueue
-	StatusErrorOutOfResources          = hsa.StatusErrorOutOfResources
-	StatusErrorInvalidPacketFormat     = hsa.StatusErrorInvalidPacketFormat
-	StatusErrorResourceFree            = hsa.StatusErrorResourceFree
-	StatusErrorNotInitialized          = hsa.StatusErrorNotInitialized
-	StatusErrorRefcountOverflow        = hsa.StatusErrorRefcountOverflow
-	StatusErrorIncompatibleArguments   = hsa.StatusErrorIncompatibleArguments
-	StatusErrorInvalidIndex            = hsa.StatusErrorInvalidIndex
-	StatusErrorInvalidISA              = hsa.StatusErrorInvalidISA
-	StatusErrorInvalidCodeObject       = hsa.StatusErrorInvalidCodeObject
-	StatusErrorInvalidExecutable       = hsa.StatusErrorInvalidExecutable
-	StatusErrorFrozenExecutable        = hsa.StatusErrorFrozenExecutable
-	StatusErrorInvalidSymbolName       = hsa.StatusErrorInvalidSymbolName
-	StatusErrorVariableAlreadyDefined  = hsa.StatusErrorVariableAlreadyDefined
-	StatusErrorVariableUndefined       = hsa.StatusErrorVariableUndefined
-	StatusErrorException               = hsa.StatusErrorException
-	StatusErrorInvalidISAName          = hsa.StatusErrorInvalidISAName
-	StatusErrorInvalidCodeSymbol       = hsa.StatusErrorInvalidCodeSymbol
-	StatusErrorInvalidExecutableSymbol = hsa.StatusErrorInvalidExecutableSymbol
-	StatusErrorInvalidFile             = hsa.StatusErrorInvalidFile
-	StatusErrorInvalidCodeObjectReader = hsa.StatusErrorInvalidCodeObjectReader
-	StatusErrorInvalidCache            = hsa.StatusErrorInvalidCache
-	StatusErrorInvalidWavefront        = hsa.StatusErrorInvalidWavefront
-	StatusErrorInvalidSignalGroup      = hsa.StatusErrorInvalidSignalGroup
-	StatusErrorInvalidRuntimeState     = hsa.StatusErrorInvalidRuntimeState
-	StatusErrorFatal                   = hsa.StatusErrorFatal
-	StatusErrorInvalidMemoryPool       = hsa.StatusErrorInvalidMemoryPool
-	StatusErrorMemoryApertureViolation = hsa.StatusErrorMemoryApertureViolation
-	StatusErrorIllegalInstruction      = hsa.StatusErrorIllegalInstruction
-	StatusErrorMemoryFault             = hsa.StatusErrorMemoryFault
-	StatusCUMaskReduced                = hsa.StatusCUMaskReduced
-	StatusErrorOutOfRegisters          = hsa.StatusErrorOutOfRegisters
-	StatusErrorResourceBusy            = hsa.StatusErrorResourceBusy
-	StatusErrorNotSupported            = hsa.StatusErrorNotSupported
-)
-
 // Sentinel errors: errors.Is matches an *Error against the one of its
 // Status's class (see hsa.ErrInvalidArgument).
 var (
@@ -86,10 +39,3 @@ func Errorf(st Status, op, format string, args ...any) error {
 func Newf(sentinel error, st Status, op, format string, args ...any) error {
 	return hsa.Newf(sentinel, st, op, format, args...)
 }
-
-// StatusOf returns the status carried by err, StatusSuccess for nil and
-// StatusError when err carries none.
-func StatusOf(err error) Status { return hsa.StatusOf(err) }
-
-// Statuses lists every status code this package knows, for tests and tools.
-func Statuses() []Status { return hsa.Statuses() }

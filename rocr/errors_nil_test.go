@@ -17,7 +17,7 @@ import (
 func TestErrorfTypedNilCause(t *testing.T) {
 	var pe *fs.PathError
 	var err error
-	require.NotPanics(t, func() { err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel k panicked: %w", pe) })
+	require.NotPanics(t, func() { err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked: %w", pe) })
 	require.Error(t, err)
 	assert.NotPanics(t, func() { _ = err.Error(); _ = errors.Is(err, fs.ErrNotExist) })
 	assert.ErrorIs(t, err, rocr.ErrKernelFailed)

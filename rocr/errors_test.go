@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func TestStatusValuesAndStrings(t *testing.T) {
@@ -16,21 +17,21 @@ func TestStatusValuesAndStrings(t *testing.T) {
 		val  uint32
 		name string
 	}{
-		{rocr.StatusSuccess, 0, "HSA_STATUS_SUCCESS"},
-		{rocr.StatusErrorInvalidArgument, 0x1001, "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
-		{rocr.StatusErrorOutOfResources, 0x1008, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
-		{rocr.StatusErrorInvalidPacketFormat, 0x1009, "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"},
-		{rocr.StatusErrorNotInitialized, 0x100B, "HSA_STATUS_ERROR_NOT_INITIALIZED"},
-		{rocr.StatusErrorFatal, 0x1026, "HSA_STATUS_ERROR_FATAL"},
-		{rocr.StatusErrorInvalidMemoryPool, 40, "HSA_STATUS_ERROR_INVALID_MEMORY_POOL"},
-		{rocr.StatusErrorNotSupported, 47, "HSA_STATUS_ERROR_NOT_SUPPORTED"},
+		{hsa.StatusSuccess, 0, "HSA_STATUS_SUCCESS"},
+		{hsa.StatusErrorInvalidArgument, 0x1001, "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
+		{hsa.StatusErrorOutOfResources, 0x1008, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
+		{hsa.StatusErrorInvalidPacketFormat, 0x1009, "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"},
+		{hsa.StatusErrorNotInitialized, 0x100B, "HSA_STATUS_ERROR_NOT_INITIALIZED"},
+		{hsa.StatusErrorFatal, 0x1026, "HSA_STATUS_ERROR_FATAL"},
+		{hsa.StatusErrorInvalidMemoryPool, 40, "HSA_STATUS_ERROR_INVALID_MEMORY_POOL"},
+		{hsa.StatusErrorNotSupported, 47, "HSA_STATUS_ERROR_NOT_SUPPORTED"},
 	} {
 		if uint32(tc.st) != tc.val || tc.st.Name() != tc.name || !strings.HasPrefix(tc.st.String(), tc.name+": ") || tc.st.Error() != tc.st.String() {
 			t.Errorf("%#x: name %q string %q", uint32(tc.st), tc.st.Name(), tc.st.String())
 		}
 	}
 	names := map[string]rocr.Status{}
-	for _, s := range rocr.Statuses() {
+	for _, s := range hsa.Statuses() {
 		if prev, dup := names[s.Name()]; dup {
 			t.Errorf("%#x and %#x share the name %s", uint32(prev), uint32(s), s.Name())
 		}
@@ -55,21 +56,21 @@ func TestErrorsIs(t *testing.T) {
 		st   rocr.Status
 		want error
 	}{
-		{rocr.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
-		{rocr.StatusErrorInvalidIndex, rocr.ErrInvalidArgument},
-		{rocr.StatusErrorOutOfResources, rocr.ErrOutOfResources},
-		{rocr.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{rocr.StatusErrorNotSupported, rocr.ErrNotSupported},
-		{rocr.StatusErrorNotInitialized, rocr.ErrNotInitialized},
-		{rocr.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
-		{rocr.StatusErrorInvalidQueue, rocr.ErrInvalidQueue},
-		{rocr.StatusErrorInvalidQueueCreation, rocr.ErrInvalidQueue},
-		{rocr.StatusErrorInvalidPacketFormat, rocr.ErrInvalidPacket},
-		{rocr.StatusErrorInvalidAllocation, rocr.ErrInvalidAllocation},
-		{rocr.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{rocr.StatusErrorException, rocr.ErrKernelFailed},
-		{rocr.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
-		{rocr.StatusError, nil},
+		{hsa.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
+		{hsa.StatusErrorInvalidIndex, rocr.ErrInvalidArgument},
+		{hsa.StatusErrorOutOfResources, rocr.ErrOutOfResources},
+		{hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{hsa.StatusErrorNotSupported, rocr.ErrNotSupported},
+		{hsa.StatusErrorNotInitialized, rocr.ErrNotInitialized},
+		{hsa.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
+		{hsa.StatusErrorInvalidQueue, rocr.ErrInvalidQueue},
+		{hsa.StatusErrorInvalidQueueCreation, rocr.ErrInvalidQueue},
+		{hsa.StatusErrorInvalidPacketFormat, rocr.ErrInvalidPacket},
+		{hsa.StatusErrorInvalidAllocation, rocr.ErrInvalidAllocation},
+		{hsa.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
+		{hsa.StatusErrorException, rocr.ErrKernelFailed},
+		{hsa.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{hsa.StatusError, nil},
 	} {
 		err := rocr.Errorf(tc.st, "op", "thing %d", 7)
 		wrapped := fmt.Errorf("outer: %w", err)
@@ -77,8 +78,8 @@ func TestErrorsIs(t *testing.T) {
 			if !errors.Is(e, tc.st) {
 				t.Errorf("%v is not its status %s", e, tc.st.Name())
 			}
-			if rocr.StatusOf(e) != tc.st {
-				t.Errorf("StatusOf(%v) = %s", e, rocr.StatusOf(e).Name())
+			if hsa.StatusOf(e) != tc.st {
+				t.Errorf("StatusOf(%v) = %s", e, hsa.StatusOf(e).Name())
 			}
 			for _, s := range sentinels {
 				if errors.Is(e, s) != (s == tc.want) {
@@ -86,7 +87,7 @@ func TestErrorsIs(t *testing.T) {
 				}
 			}
 		}
-		if errors.Is(err, rocr.StatusErrorFatal) {
+		if errors.Is(err, hsa.StatusErrorFatal) {
 			t.Errorf("%v matches another status", err)
 		}
 		if got, want := err.Error(), "op: thing 7 ("+tc.st.Name()+")"; got != want {
@@ -95,8 +96,8 @@ func TestErrorsIs(t *testing.T) {
 	}
 	// An explicit sentinel, a status and a cause all match.
 	cause := io.ErrUnexpectedEOF
-	err := rocr.Newf(rocr.ErrNotOwner, rocr.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
-	if !errors.Is(err, rocr.ErrNotOwner) || !errors.Is(err, rocr.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
+	err := rocr.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
+	if !errors.Is(err, rocr.ErrNotOwner) || !errors.Is(err, hsa.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
 		t.Errorf("Newf: %v", err)
 	}
 	if got, want := err.Error(), "access: buffer b: unexpected EOF (HSA_STATUS_ERROR_INVALID_AGENT)"; got != want {
@@ -106,24 +107,24 @@ func TestErrorsIs(t *testing.T) {
 	if !errors.As(err, &re) || re.Op != "access" || re.Msg != "buffer b" || re.Err != cause {
 		t.Errorf("fields: %+v", re)
 	}
-	if got := (&rocr.Error{Status: rocr.StatusErrorFatal}).Error(); got != "HSA_STATUS_ERROR_FATAL (HSA_STATUS_ERROR_FATAL)" {
+	if got := (&rocr.Error{Status: hsa.StatusErrorFatal}).Error(); got != "HSA_STATUS_ERROR_FATAL (HSA_STATUS_ERROR_FATAL)" {
 		t.Errorf("empty error: %q", got)
 	}
 }
 
 func TestStatusOf(t *testing.T) {
-	if rocr.StatusOf(nil) != rocr.StatusSuccess {
+	if hsa.StatusOf(nil) != hsa.StatusSuccess {
 		t.Error("StatusOf(nil)")
 	}
-	if rocr.StatusOf(io.EOF) != rocr.StatusError {
+	if hsa.StatusOf(io.EOF) != hsa.StatusError {
 		t.Error("StatusOf(io.EOF)")
 	}
-	inner := rocr.Errorf(rocr.StatusErrorOutOfResources, "a", "b")
-	outer := rocr.Errorf(rocr.StatusErrorInvalidArgument, "c", "d: %w", inner)
-	if rocr.StatusOf(outer) != rocr.StatusErrorInvalidArgument || !errors.Is(outer, rocr.ErrOutOfResources) {
-		t.Errorf("nested: %s %v", rocr.StatusOf(outer).Name(), outer)
+	inner := rocr.Errorf(hsa.StatusErrorOutOfResources, "a", "b")
+	outer := rocr.Errorf(hsa.StatusErrorInvalidArgument, "c", "d: %w", inner)
+	if hsa.StatusOf(outer) != hsa.StatusErrorInvalidArgument || !errors.Is(outer, rocr.ErrOutOfResources) {
+		t.Errorf("nested: %s %v", hsa.StatusOf(outer).Name(), outer)
 	}
-	if rocr.StatusOf(fmt.Errorf("x: %w", rocr.StatusErrorInvalidSignal)) != rocr.StatusErrorInvalidSignal {
+	if hsa.StatusOf(fmt.Errorf("x: %w", hsa.StatusErrorInvalidSignal)) != hsa.StatusErrorInvalidSignal {
 		t.Error("StatusOf a wrapped Status")
 	}
 }

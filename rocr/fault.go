@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -35,7 +36,7 @@ func (q *Queue) injectedSlow(h rocrhook.FaultHook, id uint64, t aql.PacketType) 
 	if err == nil {
 		return nil
 	}
-	return Errorf(StatusOf(err), "queue", "packet %d of queue %d: injected %s fault: %w", id, q.id, op, err)
+	return Errorf(hsa.StatusOf(err), "queue", "packet %d of queue %d: injected %s fault: %w", id, q.id, op, err)
 }
 
 // SetKernelTimeout bounds how long each later kernel dispatch of q may run
@@ -44,14 +45,14 @@ func (q *Queue) injectedSlow(h rocrhook.FaultHook, id uint64, t aql.PacketType) 
 // be stopped return an error wrapping ErrNotSupported.
 func (q *Queue) SetKernelTimeout(d time.Duration) error {
 	if q == nil {
-		return Errorf(StatusErrorInvalidQueue, "kernel timeout", "nil queue")
+		return Errorf(hsa.StatusErrorInvalidQueue, "kernel timeout", "nil queue")
 	}
 	if d < 0 {
-		return Errorf(StatusErrorInvalidArgument, "kernel timeout", "negative timeout %v", d)
+		return Errorf(hsa.StatusErrorInvalidArgument, "kernel timeout", "negative timeout %v", d)
 	}
 	c, ok := q.exec.(spi.KernelCanceler)
 	if !ok {
-		return Newf(ErrNotSupported, StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
+		return Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
 	}
 	c.SetKernelTimeout(d)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -41,11 +42,11 @@ func TestGlobalAllocation(t *testing.T) {
 	assert.NoError(t, al.CheckAccess(ags[0]), "a refused Free or Transfer changes nothing")
 
 	_, err = rocr.Global(exe, "other")
-	assert.Equal(t, rocr.StatusErrorInvalidSymbolName, rocr.StatusOf(err), "%v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidSymbolName, hsa.StatusOf(err), "%v", err)
 	_, err = rocr.Global(exe, "")
-	assert.Equal(t, rocr.StatusErrorInvalidArgument, rocr.StatusOf(err), "%v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidArgument, hsa.StatusOf(err), "%v", err)
 	_, err = rocr.Global(nil, "table")
-	assert.Equal(t, rocr.StatusErrorInvalidExecutable, rocr.StatusOf(err), "%v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidExecutable, hsa.StatusOf(err), "%v", err)
 
 	// A second load shares the Go variable, listed once.
 	exe2, err := ags[0].Load(set.Code())
@@ -56,7 +57,7 @@ func TestGlobalAllocation(t *testing.T) {
 	require.NoError(t, exe.Destroy())
 	assert.Same(t, al, rocr.FindAllocation(al.Base), "listed while a load uses it")
 	_, err = rocr.Global(exe, "table")
-	assert.Equal(t, rocr.StatusErrorInvalidExecutable, rocr.StatusOf(err), "%v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidExecutable, hsa.StatusOf(err), "%v", err)
 	require.NoError(t, exe2.Destroy())
 	assert.Nil(t, rocr.FindAllocation(al.Base))
 

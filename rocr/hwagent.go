@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -117,7 +118,7 @@ func completionSignal(h uint64) (*Signal, error) {
 	}
 	s, err := SignalFromHandle(h)
 	if err != nil {
-		return nil, Errorf(StatusErrorInvalidSignal, "submit", "completion signal: %w", err)
+		return nil, Errorf(hsa.StatusErrorInvalidSignal, "submit", "completion signal: %w", err)
 	}
 	return s, nil
 }
@@ -145,15 +146,15 @@ func (hw *hwAgentWork) start(id uint64, op *hwOp, completion *Signal) error {
 		hw.sigs[i] = pair
 		hw.mu.Unlock()
 	} else {
-		pair[0].Store(1, Relaxed)
-		pair[1].Store(1, Relaxed)
+		pair[0].Store(1, hsa.Relaxed)
+		pair[1].Store(1, hsa.Relaxed)
 	}
 	op.pre, op.inner = pair[0], pair[1]
 	// A failure of the work is the packet's.
 	op.inner.failTo.Store(completion)
 	err := hw.begin(op)
 	if err != nil {
-		op.inner.Store(0, Release) // nothing waits for it
+		op.inner.Store(0, hsa.Release) // nothing waits for it
 	}
 	return err
 }
@@ -163,7 +164,7 @@ func (hw *hwAgentWork) begin(op *hwOp) error {
 	w := &op.w
 	switch {
 	case w.Kind == aql.AgentCopy && w.Size == 0, w.Kind == aql.AgentFill && w.Size == 0:
-		op.inner.Sub(1, Release)
+		op.inner.Sub(1, hsa.Release)
 		return nil
 	case hw.copier == nil, w.Kind == aql.AgentCopy && (w.Dst.Host != nil || w.Src.Host != nil):
 	case w.Kind == aql.AgentCopy:
@@ -194,15 +195,15 @@ func (hw *hwAgentWork) runHost(op *hwOp) {
 	}
 	op.inner.Fail(err)
 	op.w = spi.AgentWork{}
-	op.inner.Sub(1, Release)
+	op.inner.Sub(1, hsa.Release)
 }
 
 // waitPre waits for the CP to pass the operation's first packet; it gives
 // up once the queue is being destroyed.
 func (hw *hwAgentWork) waitPre(pre *Signal) error {
-	for pre.Wait(CondEQ, 0, barrierPoll, WaitBlocked) != 0 {
+	for pre.Wait(hsa.CondEQ, 0, barrierPoll, hsa.WaitBlocked) != 0 {
 		if hw.q.closing.Load() {
-			return Errorf(StatusErrorInvalidQueue, "agent dispatch", "queue %d destroyed before the work ran", hw.q.id)
+			return Errorf(hsa.StatusErrorInvalidQueue, "agent dispatch", "queue %d destroyed before the work ran", hw.q.id)
 		}
 	}
 	return nil
@@ -220,12 +221,12 @@ func (hw *hwAgentWork) carry(w *spi.AgentWork) error {
 	case aql.AgentRect:
 		return hw.rect(w.Rect)
 	}
-	return Errorf(StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind)
+	return Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind)
 }
 
 func (hw *hwAgentWork) engine(op string) error {
 	if hw.copier == nil {
-		return Errorf(StatusErrorInvalidAgent, op, "%s has no copy engine: %w", hw.q.agent, ErrNotSupported)
+		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s has no copy engine: %w", hw.q.agent, ErrNotSupported)
 	}
 	return nil
 }
@@ -239,7 +240,7 @@ func (hw *hwAgentWork) copySync(dst, src spi.CopyEnd, n uint64) error {
 	}
 	d, s := dst.Addr, src.Addr
 	if dst.Host != nil || src.Host != nil {
-		p, err := hw.q.agent.Pool(SegmentGlobal, FlagFineGrained)
+		p, err := hw.q.agent.Pool(hsa.SegmentGlobal, hsa.FlagFineGrained)
 		if err != nil {
 			return err
 		}
@@ -274,7 +275,7 @@ func (hw *hwAgentWork) wait(start func(done *Signal) error) error {
 	if err := start(done); err != nil {
 		return err
 	}
-	done.Wait(CondEQ, 0, 0, WaitBlocked)
+	done.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 	return done.Err()
 }
 
@@ -344,7 +345,7 @@ func (hw *hwAgentWork) release() {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
 	for i, pair := range hw.sigs {
-		if pair[1] != nil && pair[1].Load(Acquire) == 0 {
+		if pair[1] != nil && pair[1].Load(hsa.Acquire) == 0 {
 			_ = pair[0].Destroy()
 			_ = pair[1].Destroy()
 			hw.sigs[i] = [2]*Signal{}

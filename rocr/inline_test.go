@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // offers records what an InlineExecutor is offered (the function code it
@@ -50,7 +51,7 @@ func TestInlineOfferReadsFunctionCode(t *testing.T) {
 	o := &offers{}
 	defer rocr.SetInline(q, o)()
 	const n = 256
-	buf := allocate(t, a, rocr.FlagCoarseGrained, n)
+	buf := allocate(t, a, hsa.FlagCoarseGrained, n)
 	sig := newSignal(t, 1)
 	var called atomic.Int32
 	const rounds = 40
@@ -60,11 +61,11 @@ func TestInlineOfferReadsFunctionCode(t *testing.T) {
 			call = aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { called.Add(1); return nil }), Flags: aql.NativeQueuesOnly}.Call()
 		}
 		o.want.Store(uint32(call.Func))
-		sig.Store(1, rocr.Release)
+		sig.Store(1, hsa.Release)
 		p := call.Packet(sig.Handle())
 		_, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem))
 		require.NoError(t, err)
-		_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+		_, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked)
 		require.True(t, ok, "packet %d", i)
 		require.NoError(t, sig.Err())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -27,7 +28,7 @@ func (a *awaiter) Await(uint64) bool {
 	if a.decline {
 		return false
 	}
-	a.s.Store(0, rocr.Release)
+	a.s.Store(0, hsa.Release)
 	return true
 }
 
@@ -54,9 +55,9 @@ func TestDeferredWaitAwaits(t *testing.T) {
 			a := &awaiter{s: s, decline: tc.decline}
 			s.Defer(spi.NewCompleterRef(a), 7)
 			if tc.decline || tc.timeout > 0 {
-				time.AfterFunc(5*time.Millisecond, func() { s.Store(0, rocr.Release) })
+				time.AfterFunc(5*time.Millisecond, func() { s.Store(0, hsa.Release) })
 			}
-			assert.Equal(t, int64(0), s.Wait(rocr.CondEQ, 0, tc.timeout, rocr.WaitActive))
+			assert.Equal(t, int64(0), s.Wait(hsa.CondEQ, 0, tc.timeout, hsa.WaitActive))
 			assert.Equal(t, tc.awaits, a.awaits.Load())
 			if tc.awaits == 0 || tc.decline {
 				assert.Equal(t, int32(1), a.flushes.Load(), "one flush")
@@ -80,9 +81,9 @@ func TestSignalAwait(t *testing.T) {
 	assert.Zero(t, a.awaits.Load())
 	s.Defer(ref, 3)
 	assert.True(t, s.Await())
-	assert.Equal(t, int64(0), s.Load(rocr.Acquire))
+	assert.Equal(t, int64(0), s.Load(hsa.Acquire))
 	a.decline = true
-	s.Store(1, rocr.Release)
+	s.Store(1, hsa.Release)
 	s.Defer(ref, 4)
 	assert.False(t, s.Await())
 	assert.Equal(t, int32(2), a.awaits.Load())

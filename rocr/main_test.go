@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // TestMain checks that no goroutine outlives the tests: every queue
@@ -28,7 +29,7 @@ func scale(n int) int {
 
 func newQueue(t testing.TB, a *rocr.Agent, size uint32, onError func(*rocr.Queue, error)) *rocr.Queue {
 	t.Helper()
-	q, err := a.CreateQueue(size, rocr.QueueMulti, onError)
+	q, err := a.CreateQueue(size, hsa.QueueMulti, onError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func newSignal(t testing.TB, v int64) *rocr.Signal {
 
 func allocate(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
 	t.Helper()
-	p, err := a.Pool(rocr.SegmentGlobal, flags)
+	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func barrier(t testing.TB, q *rocr.Queue, typ aql.PacketType, deps [5]*rocr.Sign
 // wait waits for sig to reach 0 and fails the test after d.
 func wait(t testing.TB, sig *rocr.Signal, d time.Duration) {
 	t.Helper()
-	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, d, rocr.WaitBlocked); !ok {
+	if v, ok := sig.WaitTimed(hsa.CondEQ, 0, d, hsa.WaitBlocked); !ok {
 		t.Fatalf("signal still %d after %v", v, d)
 	}
 }

@@ -3,6 +3,7 @@ package rocr
 import (
 	"sync"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -21,7 +22,7 @@ func (a *Agent) ManagedPool() (*Pool, error) {
 	}
 	mm, ok := a.drv.(spi.ManagedMemory)
 	if !ok {
-		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no managed memory", a)
+		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no managed memory", a)
 	}
 	managedPools.mu.Lock()
 	defer managedPools.mu.Unlock()
@@ -71,8 +72,8 @@ func (a *Agent) Prefetch(addr, size uint64, to *Agent, stream uintptr) error {
 // agent (nil: the host). Drivers without ManagedHints ignore hints.
 func (a *Agent) Advise(addr, size uint64, advice Advice, agent *Agent) error {
 	const op = "advise"
-	if advice < AdviseSetReadMostly || advice > AdviseUnsetAccessedBy {
-		return Errorf(StatusErrorInvalidArgument, op, "unknown %s", advice)
+	if advice < hsa.AdviseSetReadMostly || advice > hsa.AdviseUnsetAccessedBy {
+		return Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
 	}
 	if err := a.checkManaged(op, addr, size); err != nil {
 		return err
@@ -91,10 +92,10 @@ func (a *Agent) checkManaged(op string, addr, size uint64) error {
 	}
 	al := FindAllocation(uintptr(addr))
 	if al == nil || al.Freed() || !al.pool.info.Managed {
-		return Errorf(StatusErrorInvalidArgument, op, "%#x is not managed memory", addr)
+		return Errorf(hsa.StatusErrorInvalidArgument, op, "%#x is not managed memory", addr)
 	}
 	if size == 0 || addr+size < addr || uintptr(addr+size) > al.Base+al.Size {
-		return Errorf(StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
+		return Errorf(hsa.StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
 	}
 	return nil
 }

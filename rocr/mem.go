@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // MapAnonymous maps size bytes of zeroed, page-aligned memory outside the Go
@@ -16,11 +17,11 @@ import (
 // scans it. Drivers use it for host-side pool memory, rings and signals.
 func MapAnonymous(size uintptr) (uintptr, error) {
 	if size == 0 {
-		return 0, Errorf(StatusErrorInvalidArgument, "map", "size 0")
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, "map", "size 0")
 	}
 	b, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return 0, Errorf(StatusErrorOutOfResources, "map", "mmap %d bytes: %w", size, err)
+		return 0, Errorf(hsa.StatusErrorOutOfResources, "map", "mmap %d bytes: %w", size, err)
 	}
 	hostmem.AddMapped(int64(size))
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), nil
@@ -30,7 +31,7 @@ func MapAnonymous(size uintptr) (uintptr, error) {
 func Unmap(addr, size uintptr) error {
 	b := unsafe.Slice((*byte)(hostmem.At(addr)), size)
 	if err := unix.Munmap(b); err != nil {
-		return Errorf(StatusErrorResourceFree, "unmap", "munmap %#x: %w", addr, err)
+		return Errorf(hsa.StatusErrorResourceFree, "unmap", "munmap %#x: %w", addr, err)
 	}
 	hostmem.AddMapped(-int64(size))
 	return nil

@@ -1,6 +1,9 @@
 package rocr
 
-import "github.com/hipgo/hipgo/rocr/spi"
+import (
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // MaxActiveGroups asks the agent's driver how many work-groups of kernel k
 // fit on one compute unit (see Occupancy).
@@ -11,7 +14,7 @@ func (a *Agent) MaxActiveGroups(k *KernelSymbol, groupSize, dynGroupMem int) (in
 		return 0, err
 	}
 	if groupSize <= 0 || dynGroupMem < 0 {
-		return 0, Errorf(StatusErrorInvalidArgument, op, "kernel %s: group size %d, dynamic group memory %d", k.Name, groupSize, dynGroupMem)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: group size %d, dynamic group memory %d", k.Name, groupSize, dynGroupMem)
 	}
 	return o.MaxActiveGroups(k, groupSize, dynGroupMem)
 }
@@ -25,7 +28,7 @@ func (a *Agent) MaxPotentialGroupSize(k *KernelSymbol, dynGroupMem, limit int) (
 		return 0, 0, err
 	}
 	if dynGroupMem < 0 || limit < 0 {
-		return 0, 0, Errorf(StatusErrorInvalidArgument, op, "kernel %s: dynamic group memory %d, group size limit %d", k.Name, dynGroupMem, limit)
+		return 0, 0, Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: dynamic group memory %d, group size limit %d", k.Name, dynGroupMem, limit)
 	}
 	return o.MaxPotentialGroupSize(k, dynGroupMem, limit)
 }
@@ -35,11 +38,11 @@ func (a *Agent) occupancy(op string, k *KernelSymbol) (spi.Occupancy, error) {
 		return nil, err
 	}
 	if k == nil {
-		return nil, Errorf(StatusErrorInvalidArgument, op, "nil kernel")
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, op, "nil kernel")
 	}
 	o, ok := a.drv.(spi.Occupancy)
 	if !ok {
-		return nil, Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s has no occupancy calculator", a)
+		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no occupancy calculator", a)
 	}
 	return o, nil
 }

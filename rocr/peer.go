@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -75,7 +76,7 @@ func (a *Agent) canAccessPeer(other *Agent) bool {
 	if p, ok := a.drv.(spi.PeerAccessor); ok {
 		return p.CanAccessPeer(other.drv)
 	}
-	return a.info.Type == DeviceCPU && other.info.Type == DeviceCPU
+	return a.info.Type == hsa.DeviceCPU && other.info.Type == hsa.DeviceCPU
 }
 
 // EnablePeer lets a's kernels and copies use coarse-grained memory owned by
@@ -90,16 +91,16 @@ func (a *Agent) EnablePeer(other *Agent) error {
 		return err
 	}
 	if a == other {
-		return Errorf(StatusErrorInvalidAgent, op, "%s cannot be its own peer", a)
+		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s cannot be its own peer", a)
 	}
 	if !a.canAccessPeer(other) {
-		return Newf(ErrNotSupported, StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
+		return Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
 	}
 	peers.mu.Lock()
 	defer peers.mu.Unlock()
 	k := peerKey{a, other}
 	if peerEnabled(a, other) {
-		return Newf(ErrPeerAlreadyEnabled, StatusErrorInvalidArgument, op, "%s already has access to the memory of %s", a, other)
+		return Newf(ErrPeerAlreadyEnabled, hsa.StatusErrorInvalidArgument, op, "%s already has access to the memory of %s", a, other)
 	}
 	if p, ok := a.drv.(spi.PeerAccessor); ok {
 		if err := p.EnablePeer(other.drv); err != nil {
@@ -125,7 +126,7 @@ func (a *Agent) DisablePeer(other *Agent) error {
 	defer peers.mu.Unlock()
 	k := peerKey{a, other}
 	if !peerEnabled(a, other) {
-		return Newf(ErrPeerNotEnabled, StatusErrorInvalidArgument, op, "%s has no peer access to the memory of %s", a, other)
+		return Newf(ErrPeerNotEnabled, hsa.StatusErrorInvalidArgument, op, "%s has no peer access to the memory of %s", a, other)
 	}
 	if p, ok := a.drv.(spi.PeerDisabler); ok {
 		if err := p.DisablePeer(other.drv); err != nil {

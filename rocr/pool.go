@@ -49,18 +49,18 @@ func (p *Pool) String() string {
 // heapLimit reads GPU_MAX_HEAP_SIZE (a percentage) for coarse-grained pools.
 func heapLimit(info hsa.PoolInfo) (uint64, error) {
 	v := os.Getenv("GPU_MAX_HEAP_SIZE")
-	if v == "" || info.Flags&FlagCoarseGrained == 0 || info.Segment != SegmentGlobal {
+	if v == "" || info.Flags&hsa.FlagCoarseGrained == 0 || info.Segment != hsa.SegmentGlobal {
 		return 0, nil
 	}
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 	// Written so that NaN fails it too.
 	if err != nil || !(pct > 0 && pct <= 100) {
-		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
 	}
 	limit := uint64(float64(info.Size) * pct / 100)
 	// A limit of 0 would read as none; below one granule nothing fits.
 	if limit < max(info.Granule, 1) {
-		return 0, Errorf(StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
 	}
 	return limit, nil
 }
@@ -122,23 +122,23 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 // the caller.
 func (p *Pool) allocate(size uint64) (*Allocation, error) {
 	if size == 0 {
-		return nil, Errorf(StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
 	}
 	if !p.info.AllocAllowed {
-		return nil, Errorf(StatusErrorInvalidAllocation, "allocate", "%s does not allow runtime allocation", p)
+		return nil, Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "%s does not allow runtime allocation", p)
 	}
 	g := p.info.Granule
 	if g == 0 {
 		g = 1
 	}
 	if size > p.Limit() {
-		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
+		return nil, Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
 	}
 	rounded := (size + g - 1) / g * g
 	p.agent.rt.releaseDeferred(false)
 	if used := p.used.Add(rounded); used > p.Limit() {
 		p.used.Add(-rounded)
-		return nil, Errorf(StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
+		return nil, Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
 	}
 	ptr, err := p.drv.Allocate(rounded)
 	if err != nil {
@@ -154,13 +154,13 @@ func (p *Pool) allocate(size uint64) (*Allocation, error) {
 // Free returns the allocation to its pool. A second Free is an error.
 func (a *Allocation) Free() error {
 	if a == nil {
-		return Errorf(StatusErrorInvalidAllocation, "free", "nil allocation")
+		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "nil allocation")
 	}
 	if a.global {
-		return Errorf(StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
 	}
 	if !a.freed.CompareAndSwap(false, true) {
-		return Errorf(StatusErrorInvalidAllocation, "free", "%s was already freed", a)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
 	}
 	return a.release()
 }
@@ -205,16 +205,16 @@ func (a *Allocation) Unhold() { a.pool.agent.creating.Done() }
 // (hsa_amd_agents_allow_access).
 func (a *Allocation) AllowAccess(agents ...*Agent) error {
 	if a.freed.Load() {
-		return Errorf(StatusErrorInvalidAllocation, "allow access", "%s was freed", a)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "allow access", "%s was freed", a)
 	}
-	if a.pool.info.Flags&FlagCoarseGrained != 0 && !a.pool.info.Host {
-		return Errorf(StatusErrorInvalidArgument, "allow access", "%s is coarse-grained device memory: transfer it instead", a)
+	if a.pool.info.Flags&hsa.FlagCoarseGrained != 0 && !a.pool.info.Host {
+		return Errorf(hsa.StatusErrorInvalidArgument, "allow access", "%s is coarse-grained device memory: transfer it instead", a)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ag := range agents {
 		if ag == nil {
-			return Errorf(StatusErrorInvalidAgent, "allow access", "nil agent")
+			return Errorf(hsa.StatusErrorInvalidAgent, "allow access", "nil agent")
 		}
 		a.access = append(a.access, ag)
 	}
@@ -229,10 +229,10 @@ func (a *Allocation) Transfer(agent *Agent) error {
 		return err
 	}
 	if a.freed.Load() {
-		return Errorf(StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
 	}
 	if a.global && agent != a.owner.Load() {
-		return Errorf(StatusErrorInvalidArgument, "transfer", "%s belongs to the code loaded on %s", a, a.owner.Load())
+		return Errorf(hsa.StatusErrorInvalidArgument, "transfer", "%s belongs to the code loaded on %s", a, a.owner.Load())
 	}
 	a.owner.Store(agent)
 	return nil
@@ -244,14 +244,14 @@ func (a *Allocation) Transfer(agent *Agent) error {
 // the allocation, the owner and the agent.
 func (a *Allocation) CheckAccess(agent *Agent) error {
 	if a.freed.Load() {
-		return Errorf(StatusErrorInvalidAllocation, "access", "%s was freed", a)
+		return Errorf(hsa.StatusErrorInvalidAllocation, "access", "%s was freed", a)
 	}
 	owner := a.owner.Load()
 	if owner == agent {
 		return nil
 	}
 	info := a.pool.info
-	if info.Managed || info.Flags&FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) || peerEnabled(agent, owner) {
+	if info.Managed || info.Flags&hsa.FlagFineGrained != 0 && (info.AccessibleByAll || info.Host) || peerEnabled(agent, owner) {
 		return nil
 	}
 	a.mu.Lock()
@@ -261,7 +261,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 			return nil
 		}
 	}
-	return Newf(ErrNotOwner, StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
+	return Newf(ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
 }
 
 // allocRegistry finds the allocation holding an address. A B-tree keyed by
@@ -338,17 +338,17 @@ func (r *allocRegistry) all() []*Allocation {
 // address alone. The errors say which rule was broken and where.
 func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	if addr+size < addr {
-		return nil, Errorf(StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
 	}
 	al := FindAllocation(addr)
 	if al == nil {
-		return nil, Errorf(StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
+		return nil, Errorf(hsa.StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
 	}
 	if err := al.CheckAccess(agent); err != nil {
 		return al, err
 	}
 	if size > 0 && addr+size > al.Base+al.Size {
-		return al, Errorf(StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes at %#x)", addr, addr+size, al, al.Size, al.Base)
+		return al, Errorf(hsa.StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes at %#x)", addr, addr+size, al, al.Size, al.Base)
 	}
 	return al, nil
 }
@@ -359,12 +359,12 @@ func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 func checkPointer(agent *Agent, addr uintptr) (Status, error) {
 	_, err := CheckRange(agent, addr, 0)
 	if err == nil {
-		return StatusSuccess, nil
+		return hsa.StatusSuccess, nil
 	}
-	if st := StatusOf(err); st != StatusErrorInvalidAllocation {
+	if st := hsa.StatusOf(err); st != hsa.StatusErrorInvalidAllocation {
 		return st, err
 	}
-	return StatusErrorInvalidArgument, err
+	return hsa.StatusErrorInvalidArgument, err
 }
 
 // FindAllocation returns the live allocation containing addr, or nil.

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Coarse-grained memory belongs to one agent: a dispatch on another agent
@@ -21,7 +22,7 @@ func TestOwnership(t *testing.T) {
 	ags := cputest.Agents(t, 2)
 	a0, a1 := ags[0], ags[1]
 	const n = 256
-	al := allocate(t, a0, rocr.FlagCoarseGrained, 4*n)
+	al := allocate(t, a0, hsa.FlagCoarseGrained, 4*n)
 	al.SetLabel("buffer b0")
 	if al.Owner() != a0 || al.Pool().Agent() != a0 {
 		t.Fatalf("owner %v", al.Owner())
@@ -59,14 +60,14 @@ func TestOwnership(t *testing.T) {
 		t.Fatal("Transfer did not change the owner")
 	}
 	q1b := newQueue(t, a1, 4, nil)
-	sig.Store(1, rocr.Release)
+	sig.Store(1, hsa.Release)
 	launch(t, q1b, kernelFill, &args, n, 64, sig)
 	wait(t, sig, 10*time.Second)
 	if sig.Err() != nil || data[0] != 7 || data[n-1] != 7 {
 		t.Fatalf("after Transfer: %v, data %d %d", sig.Err(), data[0], data[n-1])
 	}
 	q0 := newQueue(t, a0, 4, nil)
-	sig.Store(1, rocr.Release)
+	sig.Store(1, hsa.Release)
 	launch(t, q0, kernelFill, &args, n, 64, sig)
 	wait(t, sig, 10*time.Second)
 	if !errors.Is(sig.Err(), rocr.ErrNotOwner) {
@@ -74,13 +75,13 @@ func TestOwnership(t *testing.T) {
 	}
 	// A kernel that runs past the end of its buffer fails, even where the
 	// next buffer follows it directly; that buffer stays untouched.
-	x := allocate(t, a1, rocr.FlagCoarseGrained, 4*n)
-	y := allocate(t, a1, rocr.FlagCoarseGrained, 4*n)
+	x := allocate(t, a1, hsa.FlagCoarseGrained, 4*n)
+	y := allocate(t, a1, hsa.FlagCoarseGrained, 4*n)
 	if y.Base != x.Base+4*n {
 		t.Logf("allocations not adjacent: %#x %#x", x.Base, y.Base)
 	}
 	q1c := newQueue(t, a1, 4, nil)
-	sig.Store(1, rocr.Release)
+	sig.Store(1, hsa.Release)
 	launch(t, q1c, kernelFill, &fillArgs{rocr.Ptr[uint32](x.Base), 2 * n, 9}, 2*n, 64, sig)
 	wait(t, sig, 10*time.Second)
 	if err := sig.Err(); !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "outside") || strings.Count(err.Error(), "work-group") != 1 {
@@ -93,7 +94,7 @@ func TestOwnership(t *testing.T) {
 
 func TestFineGrainedAccess(t *testing.T) {
 	ags := cputest.Agents(t, 2)
-	fine := allocate(t, ags[0], rocr.FlagFineGrained, 1024)
+	fine := allocate(t, ags[0], hsa.FlagFineGrained, 1024)
 	if err := fine.CheckAccess(ags[1]); err != nil {
 		t.Errorf("fine-grained host memory, another agent: %v", err)
 	}
@@ -113,7 +114,7 @@ func TestFineGrainedAccess(t *testing.T) {
 			t.Errorf("agent %d: %v", i, sig.Err())
 		}
 	}
-	coarse := allocate(t, ags[0], rocr.FlagCoarseGrained, 1024)
+	coarse := allocate(t, ags[0], hsa.FlagCoarseGrained, 1024)
 	if err := coarse.AllowAccess(ags[1]); !errors.Is(err, rocr.ErrInvalidArgument) {
 		t.Errorf("AllowAccess on coarse-grained memory: %v", err)
 	}
@@ -133,7 +134,7 @@ func TestFineGrainedAccess(t *testing.T) {
 
 func TestAllocateAndFree(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	p, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	p, _ := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	if _, err := p.Allocate(0); !errors.Is(err, rocr.ErrInvalidArgument) {
 		t.Errorf("Allocate(0): %v", err)
 	}
@@ -180,9 +181,9 @@ func TestAllocateAndFree(t *testing.T) {
 func TestPoolMemoryOutsideGoHeap(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	page := uintptr(os.Getpagesize())
-	small := allocate(t, a, rocr.FlagCoarseGrained, 100)
-	large := allocate(t, a, rocr.FlagCoarseGrained, 3<<20)
-	fine := allocate(t, a, rocr.FlagFineGrained, 5<<20)
+	small := allocate(t, a, hsa.FlagCoarseGrained, 100)
+	large := allocate(t, a, hsa.FlagCoarseGrained, 3<<20)
+	fine := allocate(t, a, hsa.FlagFineGrained, 5<<20)
 	if large.Base%page != 0 || fine.Base%page != 0 || small.Base%256 != 0 {
 		t.Errorf("alignment: small %#x large %#x fine %#x", small.Base, large.Base, fine.Base)
 	}
@@ -258,8 +259,8 @@ func parseHex(s string, v *uintptr) error {
 // let go; a freed one, or one whose runtime is closing, cannot be held.
 func TestAllocationHold(t *testing.T) {
 	a := cputest.Agent(t)
-	al := allocate(t, a, rocr.FlagFineGrained, 4096)
-	other := allocate(t, a, rocr.FlagFineGrained, 64)
+	al := allocate(t, a, hsa.FlagFineGrained, 4096)
+	other := allocate(t, a, hsa.FlagFineGrained, 64)
 	if !al.Hold() {
 		t.Fatal("a live allocation cannot be held")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -58,7 +59,7 @@ func (q *Queue) processFrom() {
 			q.drain(q.LoadReadIndex())
 			return
 		}
-		db := q.doorbell.Load(Acquire)
+		db := q.doorbell.Load(hsa.Acquire)
 		q.execMu.Lock()
 		// Submitters may have run packets inline: the read index, not a
 		// local count, says which packet is next.
@@ -73,9 +74,9 @@ func (q *Queue) processFrom() {
 					timeout = pollInterval
 				}
 				if q.lockedThread {
-					q.doorbell.WaitNoYield(CondNE, db, timeout, WaitActive)
+					q.doorbell.WaitNoYield(hsa.CondNE, db, timeout, hsa.WaitActive)
 				} else {
-					q.doorbell.Wait(CondNE, db, timeout, WaitActive)
+					q.doorbell.Wait(hsa.CondNE, db, timeout, hsa.WaitActive)
 				}
 				if q.poller != nil && q.Err() == nil {
 					q.execMu.Lock()
@@ -122,8 +123,8 @@ func (q *Queue) drain(id uint64) {
 		discard(slot, aql.Header(atomic.LoadUint32((*uint32)(slot))).Type())
 		h := completionOf(slot)
 		if s, err := SignalFromHandle(h); err == nil {
-			s.Fail(Errorf(StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id))
-			s.Sub(1, Release)
+			s.Fail(Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id))
+			s.Sub(1, hsa.Release)
 		}
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 		atomic.StoreUint64(q.readIdx, id+1)
@@ -143,10 +144,10 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 		q.logPacket(id, slot, h)
 	}
 	if qerr := q.Err(); qerr != nil {
-		err = Errorf(StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
+		err = Errorf(hsa.StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
 		discard(slot, h.Type())
 	} else if verr := aql.Validate((*aql.Slot)(slot)); verr != nil {
-		err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
+		err = Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
 	} else if ferr := q.injected(id, h.Type()); ferr != nil {
 		err = ferr
 		discard(slot, h.Type())
@@ -162,7 +163,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 		case aql.TypeBarrierOr:
 			err = q.exec.Barrier(q, (*aql.BarrierAnd)(slot), true)
 		default:
-			err = Errorf(StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
+			err = Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
 		}
 		q.goTraceEnd(gt, id, slot, h, start, err)
 	}
@@ -185,7 +186,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 		if ch != 0 {
 			var serr error
 			if sig, serr = SignalFromHandle(ch); serr != nil && err == nil {
-				err = Errorf(StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
+				err = Errorf(hsa.StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
 			}
 		}
 		// The queue's error is set, and its callback has run, before
@@ -196,7 +197,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 		if sig != nil {
 			sig.SetTimestamps(start, clock.Now())
 			sig.Fail(err)
-			sig.Sub(1, Release)
+			sig.Sub(1, hsa.Release)
 		}
 	}
 }
@@ -241,7 +242,7 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 		}
 		s, err := SignalFromHandle(h)
 		if err != nil {
-			return Errorf(StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err)
+			return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err)
 		}
 		sigs[n] = s
 		n++
@@ -252,47 +253,47 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 	}
 	destroyed := func() error {
 		if q != nil && q.closing.Load() {
-			return Errorf(StatusErrorInvalidQueue, "barrier", "queue %d destroyed while the barrier waited", q.id)
+			return Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while the barrier waited", q.id)
 		}
 		return nil
 	}
 	if !or {
 		for _, s := range sigs[:n] {
-			hint := WaitActive
-			for s.Wait(CondEQ, 0, timeout, hint) != 0 {
+			hint := hsa.WaitActive
+			for s.Wait(hsa.CondEQ, 0, timeout, hint) != 0 {
 				if s.Destroyed() {
-					return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+					return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 				}
 				if err := destroyed(); err != nil {
 					return err
 				}
-				hint = WaitBlocked
+				hint = hsa.WaitBlocked
 			}
 			if e := s.Err(); e != nil {
-				return Errorf(StatusOf(e), "barrier", "dependency failed: %w", e)
+				return Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
 			}
 		}
 		return nil
 	}
 	if n == 0 {
-		return Errorf(StatusErrorInvalidPacketFormat, "barrier", "BARRIER_OR with no dependency signal can never complete")
+		return Errorf(hsa.StatusErrorInvalidPacketFormat, "barrier", "BARRIER_OR with no dependency signal can never complete")
 	}
 	for {
 		for _, s := range sigs[:n] {
-			if s.Load(Acquire) == 0 {
+			if s.Load(hsa.Acquire) == 0 {
 				if e := s.Err(); e != nil {
-					return Errorf(StatusOf(e), "barrier", "dependency failed: %w", e)
+					return Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
 				}
 				return nil
 			}
 			if s.Destroyed() {
-				return Errorf(StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+				return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 			}
 		}
 		if err := destroyed(); err != nil {
 			return err
 		}
-		sigs[0].Wait(CondEQ, 0, 50*time.Microsecond, WaitBlocked)
+		sigs[0].Wait(hsa.CondEQ, 0, 50*time.Microsecond, hsa.WaitBlocked)
 	}
 }
 

@@ -27,7 +27,7 @@ const KernargSlotSize = 4096
 // the HSA protocol: reserve a slot by atomic add on the write index, wait
 // while the ring is full, write the body, publish the header with one
 // release store, ring the doorbell. Any number of goroutines may submit to a
-// QueueMulti queue at once.
+// hsa.QueueMulti queue at once.
 type Queue struct {
 	agent    *Agent
 	typ      hsa.QueueType
@@ -123,13 +123,13 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 		return nil, err
 	}
 	if size == 0 || bits.OnesCount32(size) != 1 {
-		return nil, Errorf(StatusErrorInvalidArgument, "queue create", "size %d is not a power of two", size)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d is not a power of two", size)
 	}
 	if size < a.info.QueueMinSize || (a.info.QueueMaxSize != 0 && size > a.info.QueueMaxSize) {
-		return nil, Errorf(StatusErrorInvalidArgument, "queue create", "size %d outside %s's limits [%d, %d]", size, a, a.info.QueueMinSize, a.info.QueueMaxSize)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d outside %s's limits [%d, %d]", size, a, a.info.QueueMinSize, a.info.QueueMaxSize)
 	}
-	if typ != QueueMulti && typ != QueueSingle {
-		return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
+	if typ != hsa.QueueMulti && typ != hsa.QueueSingle {
+		return nil, Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
 	}
 	// A ShutDown or Reset that starts meanwhile waits for the queue to be
 	// tracked, so that it destroys it.
@@ -154,7 +154,7 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 			if h.Destroy != nil {
 				_ = h.Destroy()
 			}
-			return nil, Errorf(StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
+			return nil, Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
 		}
 		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, db, h.Destroy
 		q.id = h.ID
@@ -218,7 +218,7 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 
 func (q *Queue) allocKernargs() error {
 	q.kaLen = uintptr(q.size) * KernargSlotSize
-	if p, err := q.agent.Pool(SegmentGlobal, FlagKernargInit); err == nil {
+	if p, err := q.agent.Pool(hsa.SegmentGlobal, hsa.FlagKernargInit); err == nil {
 		al, err := p.allocate(uint64(q.kaLen))
 		if err != nil {
 			return err
@@ -322,12 +322,12 @@ func (q *Queue) Reserve() (uint64, error) {
 	q.writers.Add(1)
 	if q.closing.Load() {
 		q.writers.Add(-1)
-		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
+		return 0, Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
 	// A packet of this queue that fills it would wait for its own end.
 	if q.LoadWriteIndex()-q.LoadReadIndex() >= uint64(q.size) && q.fullForItself() {
 		q.writers.Add(-1)
-		return 0, Errorf(StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
+		return 0, Errorf(hsa.StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
 	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
@@ -360,7 +360,7 @@ func (q *Queue) waitSpace(id uint64) error {
 	for i := 0; ; i++ {
 		// Destroy drains the ring, which frees the slot but not for use.
 		if q.closing.Load() {
-			return Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed while waiting for a free slot", q.id)
+			return Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed while waiting for a free slot", q.id)
 		}
 		if id-q.LoadReadIndex() < uint64(q.size) {
 			return nil
@@ -389,7 +389,7 @@ func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
 	word := uint32(h) | uint32(setup)<<16
 	if q.inline == nil || !q.runInline(id, word) {
 		atomic.StoreUint32(slot, word)
-		q.doorbell.Store(int64(id), Release)
+		q.doorbell.Store(int64(id), hsa.Release)
 	}
 	q.writers.Add(-1)
 }
@@ -454,12 +454,12 @@ func (q *Queue) Submit(pkt unsafe.Pointer, h aql.Header) (uint64, error) {
 // callback returns.
 func (q *Queue) Destroy() error {
 	if q == nil {
-		return Errorf(StatusErrorInvalidQueue, "queue destroy", "nil queue")
+		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "nil queue")
 	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
+		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
 	}
 	q.closed = true
 	q.closing.Store(true)
@@ -477,12 +477,12 @@ func (q *Queue) Destroy() error {
 	published := q.waitWriters()
 	var abandoned error
 	if q.destroy == nil {
-		q.doorbell.Store(-2, Release)
+		q.doorbell.Store(-2, hsa.Release)
 		abandoned = q.awaitProcessor()
 	}
 	q.agent.rt.untrack(q)
 	if !published {
-		return Errorf(StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
+		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
 	}
 	q.release()
 	return abandoned

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/internal/raceflag"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // ReserveN reserves n consecutive packet slots in one step, waiting while
@@ -13,12 +14,12 @@ import (
 // and Publish, so Destroy waits for the whole run to be published.
 func (q *Queue) ReserveN(n uint32) (uint64, error) {
 	if n == 0 || n > q.size {
-		return 0, Errorf(StatusErrorInvalidArgument, "submit", "cannot reserve %d packets in queue %d of %d", n, q.id, q.size)
+		return 0, Errorf(hsa.StatusErrorInvalidArgument, "submit", "cannot reserve %d packets in queue %d of %d", n, q.id, q.size)
 	}
 	q.writers.Add(1)
 	if q.closing.Load() {
 		q.writers.Add(-1)
-		return 0, Errorf(StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
+		return 0, Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
 	id := q.AddWriteIndex(uint64(n))
 	last := id + uint64(n) - 1
@@ -52,7 +53,7 @@ func (q *Queue) PublishN(first uint64, words []uint32) {
 		stored = true
 	}
 	if stored {
-		q.doorbell.Store(int64(first+uint64(len(words))-1), Release)
+		q.doorbell.Store(int64(first+uint64(len(words))-1), hsa.Release)
 	}
 	q.writers.Add(-1)
 }

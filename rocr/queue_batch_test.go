@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Runs of packets reserved at once from several goroutines, beside single
@@ -17,7 +18,7 @@ import (
 // and a run's packets run in order.
 func TestReserveNConcurrent(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(4, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestReserveNConcurrent(t *testing.T) {
 
 func TestReserveNErrors(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(4, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 func TestQueueCreateErrors(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	for _, size := range []uint32{0, 3, 6, 100, 1, 1 << 30} {
-		if q, err := a.CreateQueue(size, rocr.QueueMulti, nil); !errors.Is(err, rocr.ErrInvalidArgument) {
+		if q, err := a.CreateQueue(size, hsa.QueueMulti, nil); !errors.Is(err, rocr.ErrInvalidArgument) {
 			t.Errorf("size %d: %v", size, err)
 			if q != nil {
 				q.Destroy()
@@ -34,11 +34,11 @@ func TestQueueCreateErrors(t *testing.T) {
 	if _, err := a.CreateQueue(16, hsa.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
 		t.Errorf("queue type 7: %v", err)
 	}
-	q, err := a.CreateQueue(16, rocr.QueueSingle, nil)
+	q, err := a.CreateQueue(16, hsa.QueueSingle, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Size() != 16 || q.Type() != rocr.QueueSingle || q.Agent() != a || q.Doorbell() == nil {
+	if q.Size() != 16 || q.Type() != hsa.QueueSingle || q.Agent() != a || q.Doorbell() == nil {
 		t.Errorf("queue: size %d type %d", q.Size(), q.Type())
 	}
 	sig := newSignal(t, 1)
@@ -140,7 +140,7 @@ func TestQueueBackPressure(t *testing.T) {
 // Goroutines submitting to one queue at once: every packet runs exactly once.
 func TestQueueConcurrentProducers(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	for _, typ := range []hsa.QueueType{rocr.QueueMulti} {
+	for _, typ := range []hsa.QueueType{hsa.QueueMulti} {
 		q, err := a.CreateQueue(16, typ, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -184,12 +184,12 @@ func TestQueueBarrierBitInOrder(t *testing.T) {
 	launch(t, q, kernelTag, &tagArgs{7}, 1, 1, s2)
 	<-running
 	time.Sleep(5 * time.Millisecond)
-	if v := s2.Load(rocr.Acquire); v != 1 || len(takeTags()) != 0 {
+	if v := s2.Load(hsa.Acquire); v != 1 || len(takeTags()) != 0 {
 		t.Fatal("the second packet ran before the first completed")
 	}
 	release()
 	wait(t, s2, 10*time.Second)
-	if s1.Load(rocr.Acquire) != 0 {
+	if s1.Load(hsa.Acquire) != 0 {
 		t.Error("second completed, first not")
 	}
 	takeTags()
@@ -207,7 +207,7 @@ func TestBarrierAndAcrossQueues(t *testing.T) {
 	bsig, ksig := newSignal(t, 1), newSignal(t, 1)
 	barrier(t, qb, aql.TypeBarrierAnd, [5]*rocr.Signal{nil, dep, nil}, bsig)
 	launch(t, qb, kernelTag, &tagArgs{42}, 1, 1, ksig)
-	if _, ok := bsig.WaitTimed(rocr.CondEQ, 0, 10*time.Millisecond, rocr.WaitBlocked); ok {
+	if _, ok := bsig.WaitTimed(hsa.CondEQ, 0, 10*time.Millisecond, hsa.WaitBlocked); ok {
 		t.Fatal("BARRIER_AND completed before its dependency")
 	}
 	if len(takeTags()) != 0 {
@@ -215,8 +215,8 @@ func TestBarrierAndAcrossQueues(t *testing.T) {
 	}
 	release()
 	wait(t, ksig, 10*time.Second)
-	if bsig.Load(rocr.Acquire) != 0 || bsig.Err() != nil {
-		t.Errorf("barrier signal %d err %v", bsig.Load(rocr.Acquire), bsig.Err())
+	if bsig.Load(hsa.Acquire) != 0 || bsig.Err() != nil {
+		t.Errorf("barrier signal %d err %v", bsig.Load(hsa.Acquire), bsig.Err())
 	}
 	if tags := takeTags(); fmt.Sprint(tags) != "[42]" {
 		t.Errorf("ran %v", tags)
@@ -233,10 +233,10 @@ func TestBarrierAndAcrossQueues(t *testing.T) {
 	all := newSignal(t, 1)
 	barrier(t, qb, aql.TypeBarrierAnd, deps, all)
 	for i := 4; i >= 0; i-- {
-		if _, ok := all.WaitTimed(rocr.CondEQ, 0, time.Millisecond, rocr.WaitActive); ok {
+		if _, ok := all.WaitTimed(hsa.CondEQ, 0, time.Millisecond, hsa.WaitActive); ok {
 			t.Fatalf("completed with %d dependencies pending", i+1)
 		}
-		deps[i].Store(0, rocr.Release)
+		deps[i].Store(0, hsa.Release)
 	}
 	wait(t, all, 10*time.Second)
 }
@@ -263,10 +263,10 @@ func TestBarrierOr(t *testing.T) {
 	s1, s2 := newSignal(t, 1), newSignal(t, 1)
 	done := newSignal(t, 1)
 	barrier(t, q, aql.TypeBarrierOr, [5]*rocr.Signal{nil, s1, nil, s2}, done)
-	if _, ok := done.WaitTimed(rocr.CondEQ, 0, 10*time.Millisecond, rocr.WaitBlocked); ok {
+	if _, ok := done.WaitTimed(hsa.CondEQ, 0, 10*time.Millisecond, hsa.WaitBlocked); ok {
 		t.Fatal("BARRIER_OR completed with no dependency satisfied (zero handles must not satisfy it)")
 	}
-	s2.Store(0, rocr.Release)
+	s2.Store(0, hsa.Release)
 	wait(t, done, 10*time.Second)
 	if done.Err() != nil || q.Err() != nil {
 		t.Fatal(done.Err(), q.Err())
@@ -278,7 +278,7 @@ func TestBarrierOr(t *testing.T) {
 	z := newSignal(t, 1)
 	barrier(t, q2, aql.TypeBarrierOr, [5]*rocr.Signal{}, z)
 	wait(t, z, 10*time.Second)
-	if err := z.Err(); !errors.Is(err, rocr.ErrInvalidPacket) || rocr.StatusOf(err) != rocr.StatusErrorInvalidPacketFormat {
+	if err := z.Err(); !errors.Is(err, rocr.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
 		t.Errorf("all-zero BARRIER_OR: %v", err)
 	}
 	mu.Lock()
@@ -333,8 +333,8 @@ func TestMalformedPacketStopsQueue(t *testing.T) {
 				t.Fatal("no error callback")
 			}
 			if tc.name != "unknown kernel object" {
-				if !errors.Is(err, rocr.ErrInvalidPacket) || rocr.StatusOf(err) != rocr.StatusErrorInvalidPacketFormat {
-					t.Errorf("callback error %v (%s)", err, rocr.StatusOf(err).Name())
+				if !errors.Is(err, rocr.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
+					t.Errorf("callback error %v (%s)", err, hsa.StatusOf(err).Name())
 				}
 			} else if err == nil {
 				t.Error("no error")
@@ -431,7 +431,7 @@ func TestDebugLog(t *testing.T) {
 
 	t.Setenv("HSA_ENABLE_DEBUG", "1")
 	q = newQueue(t, a, 4, nil)
-	sig.Store(2, rocr.Release)
+	sig.Store(2, hsa.Release)
 	launch(t, q, kernelTag, &tagArgs{2}, 256, 64, sig)
 	barrier(t, q, aql.TypeBarrierAnd, [5]*rocr.Signal{}, sig)
 	wait(t, sig, 10*time.Second)
@@ -459,7 +459,7 @@ func TestDebugLog(t *testing.T) {
 // signal completes with an error.
 func TestDestroyUnblocks(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	q, err := a.CreateQueue(2, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(2, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +507,7 @@ func TestShutDownWithBlockedQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	ags, _ := rocr.Agents()
-	q, err := ags[0].CreateQueue(4, rocr.QueueMulti, nil)
+	q, err := ags[0].CreateQueue(4, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ func TestShutDownWithBlockedQueue(t *testing.T) {
 func TestDestroyFromErrorCallback(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	done := make(chan error, 1)
-	q, err := a.CreateQueue(4, rocr.QueueMulti, func(q *rocr.Queue, _ error) { done <- q.Destroy() })
+	q, err := a.CreateQueue(4, hsa.QueueMulti, func(q *rocr.Queue, _ error) { done <- q.Destroy() })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +556,7 @@ func TestDestroyFromErrorCallback(t *testing.T) {
 // the submitter before it drains the ring.
 func TestDestroyWaitsForReservedPacket(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
-	q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(16, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	// The processor is busy in a barrier when Destroy begins.
 	dep := newSignal(t, 1)
@@ -575,7 +575,7 @@ func TestDestroyWaitsForReservedPacket(t *testing.T) {
 	copy(unsafe.Slice((*byte)(unsafe.Add(q.Slot(id), 4)), aql.PacketSize-4), unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&body), 4)), aql.PacketSize-4))
 	q.Publish(id, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
 	require.NoError(t, <-destroyed)
-	_, ok := done.WaitTimed(rocr.CondLT, 1, 5*time.Second, rocr.WaitBlocked)
+	_, ok := done.WaitTimed(hsa.CondLT, 1, 5*time.Second, hsa.WaitBlocked)
 	require.True(t, ok, "a packet published while its queue was destroyed never completed")
 	assert.ErrorIs(t, done.Err(), rocr.ErrInvalidQueue, "the packet published into a destroyed queue fails")
 }

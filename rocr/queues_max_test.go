@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // An agent's QueuesMax is enforced: one queue more is an error wrapping
@@ -23,11 +24,11 @@ func TestQueuesMaxEnforced(t *testing.T) {
 		}
 	}()
 	for range limit {
-		q, err := a.CreateQueue(2, rocr.QueueSingle, nil)
+		q, err := a.CreateQueue(2, hsa.QueueSingle, nil)
 		require.NoError(t, err)
 		qs = append(qs, q)
 	}
-	q, err := a.CreateQueue(2, rocr.QueueSingle, nil)
+	q, err := a.CreateQueue(2, hsa.QueueSingle, nil)
 	if err == nil {
 		qs = append(qs, q)
 	}
@@ -36,7 +37,7 @@ func TestQueuesMaxEnforced(t *testing.T) {
 	assert.Contains(t, err.Error(), "QueuesMax")
 	require.NoError(t, qs[0].Destroy())
 	qs = qs[1:]
-	q, err = a.CreateQueue(2, rocr.QueueSingle, nil)
+	q, err = a.CreateQueue(2, hsa.QueueSingle, nil)
 	require.NoError(t, err, "a queue after one was destroyed")
 	qs = append(qs, q)
 }
@@ -55,7 +56,7 @@ func TestQueuesMaxReservedSlot(t *testing.T) {
 		}
 	}()
 	for {
-		q, err := a.CreateQueue(2, rocr.QueueSingle, nil)
+		q, err := a.CreateQueue(2, hsa.QueueSingle, nil)
 		if err != nil {
 			require.ErrorIs(t, err, rocr.ErrOutOfResources)
 			assert.Contains(t, err.Error(), "kept for the runtime's copies")
@@ -65,12 +66,12 @@ func TestQueuesMaxReservedSlot(t *testing.T) {
 		require.Less(t, len(qs), limit, "CreateQueue took the reserved slot")
 	}
 	assert.Len(t, qs, limit-1)
-	r, err := a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	r, err := a.CreateReservedQueue(2, hsa.QueueSingle, nil)
 	require.NoError(t, err)
-	_, err = a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	_, err = a.CreateReservedQueue(2, hsa.QueueSingle, nil)
 	require.ErrorIs(t, err, rocr.ErrOutOfResources, "a second queue in the slot")
 	require.NoError(t, r.Destroy())
-	r, err = a.CreateReservedQueue(2, rocr.QueueSingle, nil)
+	r, err = a.CreateReservedQueue(2, hsa.QueueSingle, nil)
 	require.NoError(t, err, "the slot after its queue was destroyed")
 	qs = append(qs, r)
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 var rects struct {
@@ -31,7 +32,7 @@ func TakeRect(id uint64) (*Rect, error) {
 	delete(rects.m, id)
 	rects.mu.Unlock()
 	if !ok {
-		return nil, Errorf(StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
 	}
 	if err := r.Check(); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -15,7 +16,7 @@ var ErrDeviceLost = errors.New("device lost")
 
 // markLost records the failure of queue q that lost the agent's device.
 func (a *Agent) markLost(q *Queue, err error) {
-	lost := Errorf(StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
+	lost := Errorf(hsa.StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
 	a.lost.CompareAndSwap(nil, &lost)
 }
 
@@ -38,10 +39,10 @@ func (a *Agent) Lost() error {
 // stays lost. Code loaded on the agent must be loaded again.
 func (a *Agent) Reset() error {
 	if a == nil {
-		return Errorf(StatusErrorInvalidAgent, "agent reset", "nil agent")
+		return Errorf(hsa.StatusErrorInvalidAgent, "agent reset", "nil agent")
 	}
 	if q := RunningQueue(); q != nil && q.agent == a {
-		return Errorf(StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
+		return Errorf(hsa.StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
 	}
 	// New queues and allocations wait for the reset, and those being made
 	// are waited for: a queue tracked after the lists below would run on
@@ -118,7 +119,7 @@ func (a *Agent) Reset() error {
 			if errors.Is(err, ErrDeviceLost) {
 				// The driver could not recover the device: it stays lost,
 				// every call saying why, rather than half-working.
-				lost := Errorf(StatusOf(err), "device", "%s is lost and a reset could not recover it: %w", a, err)
+				lost := Errorf(hsa.StatusOf(err), "device", "%s is lost and a reset could not recover it: %w", a, err)
 				a.lost.Store(&lost)
 				return err
 			}

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/hipgo/hipgo/internal/visible"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -51,7 +52,7 @@ func checkInit(op string) error {
 	ok := state.refs > 0
 	state.mu.Unlock()
 	if !ok {
-		return Errorf(StatusErrorNotInitialized, op, "call rocr.Init first")
+		return Errorf(hsa.StatusErrorNotInitialized, op, "call rocr.Init first")
 	}
 	return nil
 }
@@ -86,7 +87,7 @@ func ShutDown() error {
 	state.mu.Lock()
 	if state.refs == 0 {
 		state.mu.Unlock()
-		return Errorf(StatusErrorNotInitialized, "shut down", "runtime not initialized")
+		return Errorf(hsa.StatusErrorNotInitialized, "shut down", "runtime not initialized")
 	}
 	state.refs--
 	if state.refs > 0 {
@@ -133,7 +134,7 @@ func open() (*rtState, error) {
 				rt.opened[d.Name()] = err
 				continue
 			}
-			if a.info.Type == DeviceCPU {
+			if a.info.Type == hsa.DeviceCPU {
 				cpus = append(cpus, a)
 			} else {
 				gpus = append(gpus, a)
@@ -141,7 +142,7 @@ func open() (*rtState, error) {
 		}
 	}
 	if force != "" && !found {
-		return nil, Newf(ErrNotSupported, StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
+		return nil, Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
 	}
 	gpus, err := filterVisible(gpus, "ROCR_VISIBLE_DEVICES")
 	if err != nil {
@@ -155,7 +156,7 @@ func open() (*rtState, error) {
 	if len(rt.agents) == 0 {
 		reasons := rt.reasons()
 		rt.closeDrivers()
-		return nil, Newf(ErrNoAgent, StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
+		return nil, Newf(ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
 	}
 	return rt, nil
 }
@@ -192,27 +193,12 @@ func filterVisible(agents []*Agent, env string) ([]*Agent, error) {
 	if !ok {
 		return agents, nil
 	}
-	return SelectVisibleExcept(agents, v, func(a *Agent) string { return a.info.UUID },
+	out, err := visible.SelectExcept(agents, v, func(a *Agent) string { return a.info.UUID },
 		func(a *Agent) bool { return a.AppliesVisible(env) })
-}
-
-// SelectVisibleExcept is SelectVisible for items some of which were already
-// filtered by the same list (applied reports which: a vendor library read
-// the variable itself): those stay, first, and the list indexes the others.
-func SelectVisibleExcept[T any](items []T, list string, uuid func(T) string, applied func(T) bool) ([]T, error) {
-	var own, rest []T
-	for _, it := range items {
-		if applied(it) {
-			own = append(own, it)
-		} else {
-			rest = append(rest, it)
-		}
-	}
-	rest, err := SelectVisible(rest, list, uuid)
 	if err != nil {
-		return nil, err
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
 	}
-	return append(own, rest...), nil
+	return out, nil
 }
 
 // AppliesVisible reports whether the agent's driver library applied env
@@ -222,40 +208,6 @@ func (a *Agent) AppliesVisible(env string) bool {
 		return f.AppliesVisible(env)
 	}
 	return false
-}
-
-// SelectVisible filters items by a visible-devices list such as "1,0" or
-// "GPU-uuid": indexes or UUIDs, in the list's order. An empty list hides
-// everything; the first entry that matches nothing ends the list.
-func SelectVisible[T any](items []T, list string, uuid func(T) string) ([]T, error) {
-	list = strings.TrimSpace(list)
-	out := []T{}
-	if list == "" {
-		return out, nil
-	}
-	seen := map[int]bool{}
-	for _, f := range strings.Split(list, ",") {
-		f = strings.TrimSpace(f)
-		idx := -1
-		if n, err := strconv.Atoi(f); err == nil {
-			idx = n
-		} else {
-			for i, it := range items {
-				if u := uuid(it); u != "" && strings.EqualFold(u, f) {
-					idx = i
-				}
-			}
-		}
-		if idx < 0 || idx >= len(items) {
-			break
-		}
-		if seen[idx] {
-			return nil, Errorf(StatusErrorInvalidArgument, "init", "visible devices %q names device %d twice", list, idx)
-		}
-		seen[idx] = true
-		out = append(out, items[idx])
-	}
-	return out, nil
 }
 
 // Agents lists the agents, GPUs first (in ROCR_VISIBLE_DEVICES order), cpu
@@ -290,14 +242,14 @@ func (rt *rtState) enter(a *Agent, op string) error {
 	defer rt.mu.Unlock()
 	for {
 		if rt.closing {
-			return Errorf(StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+			return Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
 		}
 		if a.resetting == nil {
 			break
 		}
 		if q := RunningQueue(); q != nil && q.agent == a {
 			// The Reset waits for this packet.
-			return Errorf(StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
+			return Errorf(hsa.StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
 		}
 		c := a.resetting
 		rt.mu.Unlock()
@@ -339,12 +291,12 @@ func (rt *rtState) roomFor(a *Agent, inSlot bool) error {
 	}
 	if !rt.kept[a] {
 		if rt.perAgent[a] >= limit {
-			return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
+			return Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
 		}
 		return nil
 	}
 	if rt.perAgent[a]-rt.inSlot[a] >= limit-1 {
-		return Errorf(StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax less the one kept for the runtime's copies: destroy queues (streams) no longer needed", a, limit-1)
+		return Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax less the one kept for the runtime's copies: destroy queues (streams) no longer needed", a, limit-1)
 	}
 	return nil
 }

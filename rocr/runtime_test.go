@@ -15,8 +15,8 @@ import (
 
 func wantNotInit(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, rocr.ErrNotInitialized) || rocr.StatusOf(err) != 0x100B {
-		t.Errorf("%s before Init: %v (status %#x), want ErrNotInitialized (0x100B)", what, err, uint32(rocr.StatusOf(err)))
+	if !errors.Is(err, rocr.ErrNotInitialized) || hsa.StatusOf(err) != 0x100B {
+		t.Errorf("%s before Init: %v (status %#x), want ErrNotInitialized (0x100B)", what, err, uint32(hsa.StatusOf(err)))
 	}
 }
 
@@ -29,12 +29,12 @@ func TestCallsBeforeInit(t *testing.T) {
 	wantNotInit(t, "NewSignal", err)
 	wantNotInit(t, "ShutDown", rocr.ShutDown())
 	var a *rocr.Agent
-	_, err = a.CreateQueue(64, rocr.QueueMulti, nil)
+	_, err = a.CreateQueue(64, hsa.QueueMulti, nil)
 	if err == nil {
 		t.Error("CreateQueue on a nil agent succeeded")
 	}
 	var zero rocr.Agent
-	_, err = zero.CreateQueue(64, rocr.QueueMulti, nil)
+	_, err = zero.CreateQueue(64, hsa.QueueMulti, nil)
 	wantNotInit(t, "CreateQueue", err)
 	_, err = zero.Load(&rocr.Code{})
 	wantNotInit(t, "Load", err)
@@ -94,11 +94,11 @@ func TestUseAfterShutDown(t *testing.T) {
 	}
 	ags, _ := rocr.Agents()
 	a := ags[0]
-	q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(16, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, err := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestUseAfterShutDown(t *testing.T) {
 	if err := al.Free(); !errors.Is(err, rocr.ErrInvalidAllocation) {
 		t.Errorf("Free after ShutDown: %v", err)
 	}
-	_, err = a.CreateQueue(16, rocr.QueueMulti, nil)
+	_, err = a.CreateQueue(16, hsa.QueueMulti, nil)
 	wantNotInit(t, "CreateQueue after ShutDown", err)
 	_, err = pool.Allocate(64)
 	wantNotInit(t, "Allocate after ShutDown", err)
@@ -131,7 +131,7 @@ func TestUseAfterShutDown(t *testing.T) {
 
 	// An agent of an earlier runtime is not usable in a new one.
 	cputest.Agents(t, 1)
-	if _, err := a.CreateQueue(16, rocr.QueueMulti, nil); err == nil || !strings.Contains(err.Error(), "shut down") {
+	if _, err := a.CreateQueue(16, hsa.QueueMulti, nil); err == nil || !strings.Contains(err.Error(), "shut down") {
 		t.Errorf("CreateQueue on a stale agent: %v", err)
 	}
 	if _, err := pool.Allocate(64); err == nil {
@@ -154,7 +154,7 @@ func TestCPUAgentInfo(t *testing.T) {
 	check("Name", in.Name, "cpu0")
 	check("Name()", a.Name(), "cpu0")
 	check("Vendor", in.Vendor, "hipgo")
-	check("Type", in.Type, rocr.DeviceCPU)
+	check("Type", in.Type, hsa.DeviceCPU)
 	check("Type.String", in.Type.String(), "CPU")
 	check("ISA", in.ISA, "go")
 	check("ISA()", a.ISA(), "go")
@@ -180,10 +180,10 @@ func TestCPUAgentInfo(t *testing.T) {
 		alloc bool
 	}
 	wants := []want{
-		{rocr.SegmentGlobal, rocr.FlagCoarseGrained, true},
-		{rocr.SegmentGlobal, rocr.FlagFineGrained, true},
-		{rocr.SegmentGlobal, rocr.FlagKernargInit | rocr.FlagFineGrained, true},
-		{rocr.SegmentGroup, 0, false},
+		{hsa.SegmentGlobal, hsa.FlagCoarseGrained, true},
+		{hsa.SegmentGlobal, hsa.FlagFineGrained, true},
+		{hsa.SegmentGlobal, hsa.FlagKernargInit | hsa.FlagFineGrained, true},
+		{hsa.SegmentGroup, 0, false},
 	}
 	if len(a.Pools()) != len(wants) {
 		t.Fatalf("%d pools, want %d", len(a.Pools()), len(wants))
@@ -208,10 +208,10 @@ func TestCPUAgentInfo(t *testing.T) {
 	if _, err := a.Pools()[3].Allocate(64); !errors.Is(err, rocr.ErrInvalidAllocation) {
 		t.Errorf("Allocate from the group segment: %v", err)
 	}
-	if _, err := a.Pool(rocr.SegmentReadOnly, 0); !errors.Is(err, rocr.ErrNotSupported) {
+	if _, err := a.Pool(hsa.SegmentReadOnly, 0); !errors.Is(err, rocr.ErrNotSupported) {
 		t.Errorf("Pool(readonly): %v", err)
 	}
-	if s := (rocr.FlagKernargInit | rocr.FlagFineGrained).String(); s != "KERNARG_INIT|FINE_GRAINED" {
+	if s := (hsa.FlagKernargInit | hsa.FlagFineGrained).String(); s != "KERNARG_INIT|FINE_GRAINED" {
 		t.Errorf("flags string %q", s)
 	}
 }
@@ -267,57 +267,18 @@ func TestVisibleDevicesLeavesCPUAgents(t *testing.T) {
 	}
 }
 
-func TestSelectVisible(t *testing.T) {
-	items := []string{"a", "b", "c", "d"}
-	uuid := func(s string) string { return "GPU-" + s }
-	for _, tc := range []struct {
-		list string
-		want []string
-		err  bool
-	}{
-		{"", []string{}, false},
-		{"  ", []string{}, false},
-		{"0", []string{"a"}, false},
-		{"1,0", []string{"b", "a"}, false},
-		{"3, 1 ,2", []string{"d", "b", "c"}, false},
-		{"2,9,0", []string{"c"}, false}, // an index past the end ends the list
-		{"-1,0", []string{}, false},     // so does a negative one
-		{"GPU-c,0", []string{"c", "a"}, false},
-		{"gpu-D", []string{"d"}, false}, // UUIDs compare case-insensitively
-		{"GPU-x,1", []string{}, false},  // an unknown UUID ends the list
-		{"1,nope", []string{"b"}, false},
-		{"0,0", nil, true},
-		{"GPU-b,1", nil, true},
-	} {
-		got, err := rocr.SelectVisible(items, tc.list, uuid)
-		if (err != nil) != tc.err {
-			t.Errorf("%q: err %v", tc.list, err)
-			continue
-		}
-		if err != nil {
-			if !errors.Is(err, rocr.ErrInvalidArgument) {
-				t.Errorf("%q: %v is not ErrInvalidArgument", tc.list, err)
-			}
-			continue
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%q: %v, want %v", tc.list, got, tc.want)
-		}
-	}
-}
-
 func TestMaxHeapSize(t *testing.T) {
 	t.Setenv("GPU_MAX_HEAP_SIZE", "1")
 	a := cputest.Agents(t, 1)[0]
-	coarse, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
-	fine, _ := a.Pool(rocr.SegmentGlobal, rocr.FlagFineGrained)
+	coarse, _ := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
+	fine, _ := a.Pool(hsa.SegmentGlobal, hsa.FlagFineGrained)
 	if want := coarse.Info().Size / 100; coarse.Limit() != want {
 		t.Fatalf("limit %d, want 1%% of %d", coarse.Limit(), coarse.Info().Size)
 	}
 	if fine.Limit() != fine.Info().Size {
 		t.Errorf("GPU_MAX_HEAP_SIZE capped the fine-grained pool: %d", fine.Limit())
 	}
-	if _, err := coarse.Allocate(coarse.Limit() + 1); !errors.Is(err, rocr.ErrOutOfResources) || rocr.StatusOf(err) != rocr.StatusErrorOutOfResources {
+	if _, err := coarse.Allocate(coarse.Limit() + 1); !errors.Is(err, rocr.ErrOutOfResources) || hsa.StatusOf(err) != hsa.StatusErrorOutOfResources {
 		t.Errorf("allocate past the limit: %v", err)
 	}
 	half := coarse.Limit()/2 + 4096

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // A ShutDown that starts while a queue is being made destroys that queue
@@ -31,7 +32,7 @@ func TestShutDownWhileCreatingQueue(t *testing.T) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	})
-	q, err := ags[0].CreateQueue(16, rocr.QueueMulti, nil)
+	q, err := ags[0].CreateQueue(16, hsa.QueueMulti, nil)
 	restore()
 	require.NoError(t, <-shut)
 	if err != nil {
@@ -40,7 +41,7 @@ func TestShutDownWhileCreatingQueue(t *testing.T) {
 	if !assert.True(t, q.Destroyed(), "ShutDown left the queue made meanwhile running") {
 		_ = q.Destroy()
 	}
-	_, err = ags[0].CreateQueue(16, rocr.QueueMulti, nil)
+	_, err = ags[0].CreateQueue(16, hsa.QueueMulti, nil)
 	assert.ErrorIs(t, err, rocr.ErrNotInitialized, "a queue after the last ShutDown")
 }
 
@@ -52,7 +53,7 @@ func TestShutDownWhileAllocating(t *testing.T) {
 		require.NoError(t, rocr.Init())
 		ags, err := rocr.Agents()
 		require.NoError(t, err)
-		p, err := ags[0].Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+		p, err := ags[0].Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 		require.NoError(t, err)
 		var wg sync.WaitGroup
 		for g := 0; g < 3; g++ {
@@ -91,7 +92,7 @@ func TestResetWhileCreatingQueue(t *testing.T) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	})
-	q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(16, hsa.QueueMulti, nil)
 	restore()
 	require.NoError(t, <-reset)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestResetWhileCreatingQueue(t *testing.T) {
 		require.NoError(t, q.Destroy())
 	}
 	// The agent takes queues again once the reset is over.
-	q, err = a.CreateQueue(16, rocr.QueueMulti, nil)
+	q, err = a.CreateQueue(16, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	require.NoError(t, q.Destroy())
 }

@@ -157,7 +157,7 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 	defer t.mu.Unlock()
 	if len(t.free) == 0 {
 		if t.next+uint64(signalsPerSlab) > signalCapacity {
-			return nil, nil, Errorf(StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
+			return nil, nil, Errorf(hsa.StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
 		}
 		base, err := MapAnonymous(signalSlabBytes)
 		if err != nil {
@@ -224,22 +224,22 @@ func NewSignalWithBackend(b spi.SignalBackend) *Signal {
 // unknown or destroyed handle is an error wrapping ErrInvalidSignal.
 func SignalFromHandle(h uint64) (*Signal, error) {
 	if h == 0 {
-		return nil, Errorf(StatusErrorInvalidSignal, "signal", "null signal handle")
+		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "null signal handle")
 	}
 	if s := backendSignals.find(h); s != nil {
 		return s, nil
 	}
 	if !signalTable.owns(uintptr(h)) {
-		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
+		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
 	}
 	r := (*signalRecord)(hostmem.At(uintptr(h)))
 	if atomic.LoadInt64(&r.kind) != signalMagic {
-		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
 	}
 	chunk := signalTable.chunks[r.index/tableChunk].Load()
 	s := chunk[r.index%tableChunk].Load()
 	if s == nil || s.destroyed.Load() {
-		return nil, Errorf(StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
 	}
 	return s, nil
 }
@@ -321,9 +321,9 @@ func (s *Signal) Xor(m int64, o hsa.Order) int64 { return s.rmw(func(v int64) in
 
 func (s *Signal) rmw(f func(int64) int64) int64 {
 	for {
-		old := s.Load(Relaxed)
+		old := s.Load(hsa.Relaxed)
 		nv := f(old)
-		if s.CAS(old, nv, AcqRel) == old {
+		if s.CAS(old, nv, hsa.AcqRel) == old {
 			return nv
 		}
 	}
@@ -475,11 +475,11 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 		return v
 	}
 	defer s.hb.Load()
-	lazy := lazyWait{block: timeout <= 0 && hint == WaitActive}
+	lazy := lazyWait{block: timeout <= 0 && hint == hsa.WaitActive}
 	lazy.poll(s)
 	start := time.Now()
 	spin := blockedSpin
-	if hint == WaitActive {
+	if hint == hsa.WaitActive {
 		spin = activeSpin
 		if s.polled.Load() {
 			// A GPU completes this signal without waking anyone: spinning
@@ -619,7 +619,7 @@ func (s *Signal) Destroy() error { return s.destroy(true) }
 // destroy releases the signal; recycle puts its record back for reuse.
 func (s *Signal) destroy(recycle bool) error {
 	if s == nil || !s.destroyed.CompareAndSwap(false, true) {
-		return Errorf(StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
+		return Errorf(hsa.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
 	}
 	if s.backend != nil {
 		backendSignals.remove(s.handle)

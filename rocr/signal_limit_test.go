@@ -9,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // At the signal table's capacity NewSignal returns an error wrapping
@@ -50,8 +51,8 @@ func TestSignalTableLimit(t *testing.T) {
 	usable := make(chan error, 1)
 	go func() {
 		last := sigs[len(sigs)-1]
-		last.Store(7, rocr.Release)
-		if v := last.Load(rocr.Acquire); v != 7 {
+		last.Store(7, hsa.Release)
+		if v := last.Load(hsa.Acquire); v != 7 {
 			t.Errorf("load after the limit = %d, want 7", v)
 		}
 		if err := last.Destroy(); err != nil {
@@ -78,7 +79,7 @@ func TestSignalTableLimit(t *testing.T) {
 func TestQueueDoorbellsRecycled(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	cycle := func() {
-		q, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+		q, err := a.CreateQueue(16, hsa.QueueMulti, nil)
 		require.NoError(t, err)
 		require.NoError(t, q.Destroy())
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
-var orders = []hsa.Order{rocr.Relaxed, rocr.Acquire, rocr.Release, rocr.AcqRel}
-var hints = []rocr.WaitHint{rocr.WaitActive, rocr.WaitBlocked}
+var orders = []hsa.Order{hsa.Relaxed, hsa.Acquire, hsa.Release, hsa.AcqRel}
+var hints = []rocr.WaitHint{hsa.WaitActive, hsa.WaitBlocked}
 
 func TestSignalOperations(t *testing.T) {
 	cputest.Agents(t, 1)
@@ -59,7 +59,7 @@ func TestSignalOperations(t *testing.T) {
 	if s.Err() == nil {
 		t.Fatal("Fail(nil) cleared the failure")
 	}
-	s.Store(1, rocr.Release)
+	s.Store(1, hsa.Release)
 	if s.Err() != nil {
 		t.Errorf("Store kept the failure %v", s.Err())
 	}
@@ -78,16 +78,16 @@ func TestSignalWaitConditions(t *testing.T) {
 			holds     bool
 			satisfies int64 // a value that makes it hold
 		}{
-			{rocr.CondEQ, 5, true, 5},
-			{rocr.CondEQ, 4, false, 4},
-			{rocr.CondNE, 4, true, 4},
-			{rocr.CondNE, 5, false, 6},
-			{rocr.CondLT, 6, true, 0},
-			{rocr.CondLT, 5, false, 4},
-			{rocr.CondGTE, 5, true, 5},
-			{rocr.CondGTE, 6, false, 6},
+			{hsa.CondEQ, 5, true, 5},
+			{hsa.CondEQ, 4, false, 4},
+			{hsa.CondNE, 4, true, 4},
+			{hsa.CondNE, 5, false, 6},
+			{hsa.CondLT, 6, true, 0},
+			{hsa.CondLT, 5, false, 4},
+			{hsa.CondGTE, 5, true, 5},
+			{hsa.CondGTE, 6, false, 6},
 		} {
-			s.Store(5, rocr.Release)
+			s.Store(5, hsa.Release)
 			start := time.Now()
 			const timeout = 3 * time.Millisecond
 			v, ok := s.WaitTimed(tc.cond, tc.cmp, timeout, h)
@@ -105,7 +105,7 @@ func TestSignalWaitConditions(t *testing.T) {
 			done := make(chan int64)
 			go func() { done <- s.Wait(tc.cond, tc.cmp, 0, h) }()
 			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
-			s.Store(tc.satisfies, rocr.Release)
+			s.Store(tc.satisfies, hsa.Release)
 			select {
 			case v := <-done:
 				if v != tc.satisfies {
@@ -144,21 +144,21 @@ func TestSignalPingPong(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(parity), 1))
 			for v := parity; v < 2*n; v += 2 {
 				h := hints[r.IntN(2)]
-				if got := s.Wait(rocr.CondEQ, v, 0, h); got != v {
+				if got := s.Wait(hsa.CondEQ, v, 0, h); got != v {
 					t.Errorf("woke with %d waiting for %d", got, v)
 					return
 				}
 				if r.IntN(2) == 0 {
-					s.Store(v+1, rocr.Release)
+					s.Store(v+1, hsa.Release)
 				} else {
-					s.Add(1, rocr.AcqRel)
+					s.Add(1, hsa.AcqRel)
 				}
 			}
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
-	watchdog(t, done, 60*time.Second, func() string { return "value " + itoa(s.Load(rocr.Relaxed)) })
-	if v := s.Load(rocr.Acquire); v != 2*n {
+	watchdog(t, done, 60*time.Second, func() string { return "value " + itoa(s.Load(hsa.Relaxed)) })
+	if v := s.Load(hsa.Acquire); v != 2*n {
 		t.Errorf("final value %d, want %d", v, 2*n)
 	}
 }
@@ -176,14 +176,14 @@ func TestSignalManyWaitersOneStore(t *testing.T) {
 		storeAfter := r.IntN(waiters + 1)
 		for i := 0; i < waiters; i++ {
 			if i == storeAfter {
-				s.Store(1, rocr.Release)
+				s.Store(1, hsa.Release)
 			}
 			wg.Add(1)
 			h := hints[r.IntN(2)]
 			cond, cmp := []struct {
 				c hsa.Condition
 				v int64
-			}{{rocr.CondEQ, 1}, {rocr.CondNE, 0}, {rocr.CondGTE, 1}}[i%3].c, int64(1-i%3%2)
+			}{{hsa.CondEQ, 1}, {hsa.CondNE, 0}, {hsa.CondGTE, 1}}[i%3].c, int64(1-i%3%2)
 			go func() {
 				defer wg.Done()
 				if v := s.Wait(cond, cmp, 0, h); v == 1 {
@@ -193,7 +193,7 @@ func TestSignalManyWaitersOneStore(t *testing.T) {
 		}
 		if storeAfter == waiters {
 			time.Sleep(time.Duration(r.IntN(100)) * time.Microsecond)
-			s.Store(1, rocr.Release)
+			s.Store(1, hsa.Release)
 		}
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()
@@ -222,10 +222,10 @@ func TestSignalCounterStress(t *testing.T) {
 			defer wg.Done()
 			var v int64
 			if i%4 == 3 {
-				v = s.Wait(rocr.CondNE, 0, 0, h)
+				v = s.Wait(hsa.CondNE, 0, 0, h)
 				target = 1
 			} else {
-				v = s.Wait(rocr.CondGTE, target, 0, h)
+				v = s.Wait(hsa.CondGTE, target, 0, h)
 			}
 			if v < target {
 				t.Errorf("waiter woke at %d before its target %d", v, target)
@@ -239,27 +239,27 @@ func TestSignalCounterStress(t *testing.T) {
 			for j := int64(0); j < per; j++ {
 				switch j % 3 {
 				case 0:
-					s.Add(1, rocr.Release)
+					s.Add(1, hsa.Release)
 				case 1:
-					for old := s.Load(rocr.Relaxed); s.CAS(old, old+1, rocr.AcqRel) != old; old = s.Load(rocr.Relaxed) {
+					for old := s.Load(hsa.Relaxed); s.CAS(old, old+1, hsa.AcqRel) != old; old = s.Load(hsa.Relaxed) {
 					}
 				default:
-					s.Sub(-1, rocr.Release)
+					s.Sub(-1, hsa.Release)
 				}
 			}
 		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	watchdog(t, done, 60*time.Second, func() string { return "value " + itoa(s.Load(rocr.Relaxed)) })
-	if v := s.Load(rocr.Acquire); v != total {
+	watchdog(t, done, 60*time.Second, func() string { return "value " + itoa(s.Load(hsa.Relaxed)) })
+	if v := s.Load(hsa.Acquire); v != total {
 		t.Errorf("counter %d, want %d", v, total)
 	}
 	// LT waits for a decrement.
 	lt := make(chan int64)
-	go func() { lt <- s.Wait(rocr.CondLT, total, 0, rocr.WaitBlocked) }()
+	go func() { lt <- s.Wait(hsa.CondLT, total, 0, hsa.WaitBlocked) }()
 	time.Sleep(time.Millisecond)
-	s.Sub(1, rocr.Release)
+	s.Sub(1, hsa.Release)
 	select {
 	case v := <-lt:
 		if v != total-1 {
@@ -282,7 +282,7 @@ func TestSignalDestroy(t *testing.T) {
 		w := newSignal(t, 1)
 		done := make(chan struct{})
 		go func() {
-			w.Wait(rocr.CondEQ, 0, 0, hint)
+			w.Wait(hsa.CondEQ, 0, 0, hint)
 			close(done)
 		}()
 		time.Sleep(time.Millisecond)
@@ -304,7 +304,7 @@ func TestSignalDestroy(t *testing.T) {
 	if err := s.Destroy(); !errors.Is(err, rocr.ErrInvalidSignal) {
 		t.Errorf("second Destroy: %v", err)
 	}
-	if _, err := rocr.SignalFromHandle(h); !errors.Is(err, rocr.ErrInvalidSignal) || rocr.StatusOf(err) != rocr.StatusErrorInvalidSignal {
+	if _, err := rocr.SignalFromHandle(h); !errors.Is(err, rocr.ErrInvalidSignal) || hsa.StatusOf(err) != hsa.StatusErrorInvalidSignal {
 		t.Errorf("SignalFromHandle of a destroyed signal: %v", err)
 	}
 	for _, bad := range []uint64{0, 1, h + 8, 0xdead_beef_0000, ^uint64(0)} {
@@ -314,7 +314,7 @@ func TestSignalDestroy(t *testing.T) {
 	}
 	// A waiter that starts after Destroy returns too.
 	done := make(chan struct{})
-	go func() { s.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive); close(done) }()
+	go func() { s.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

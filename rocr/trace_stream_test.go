@@ -12,6 +12,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // HIPGO_TRACE streams events to its file as packets complete instead of
@@ -23,7 +24,7 @@ func TestTraceFileStreams(t *testing.T) {
 	require.NoError(t, rocr.Init())
 	ags, err := rocr.Agents()
 	require.NoError(t, err)
-	q, err := ags[0].CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ags[0].CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	n := scale(20000)
 	done, err := rocr.NewSignal(int64(n))
@@ -34,7 +35,7 @@ func TestTraceFileStreams(t *testing.T) {
 		_, err := q.Submit(unsafe.Pointer(&b), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem))
 		require.NoError(t, err)
 	}
-	done.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+	done.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 	assert.Less(t, rocr.TraceBuffered(), 100, "trace events held in memory after %d packets", n)
 	st, err := os.Stat(file)
 	require.NoError(t, err, "nothing written before ShutDown")

@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 type traceArgs struct{ N int32 }
@@ -28,11 +29,11 @@ func TestTraceFile(t *testing.T) {
 	}
 	ags, _ := rocr.Agents()
 	a := ags[0]
-	q1, err := a.CreateQueue(64, rocr.QueueMulti, nil)
+	q1, err := a.CreateQueue(64, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q2, err := a.CreateQueue(64, rocr.QueueMulti, nil)
+	q2, err := a.CreateQueue(64, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestTraceFile(t *testing.T) {
 	}
 	kernel(q2, s3)
 	kernel(q1, s1) // the producer
-	s3.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+	s3.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 	if err := rocr.ShutDown(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,10 @@ import (
 )
 
 // The value types that the runtime API and the driver interface share are
-// declared in package hsa, with their values and methods; rocr names them
-// too, so that a program that only uses the runtime imports only rocr.
+// declared in package hsa, with their values and methods. rocr names the
+// types, so that its signatures read on their own; their values (StatusX,
+// CondEQ, SegmentGlobal, ...) are hsa's alone, as hsa.h's enumerations are
+// the header's and not the runtime's.
 
 // AgentInfo is what an agent reports about itself (see hsa.AgentInfo).
 type AgentInfo = hsa.AgentInfo
@@ -38,65 +40,3 @@ type Executable = spi.Executable
 
 // Rect is one 2-D or 3-D copy or fill (see spi.Rect and RegisterRect).
 type Rect = spi.Rect
-
-// The values of package hsa's enumerations, by their rocr names.
-const (
-	// hsa.DeviceType
-	DeviceCPU = hsa.DeviceCPU
-	DeviceGPU = hsa.DeviceGPU
-	DeviceDSP = hsa.DeviceDSP
-
-	// hsa.Segment
-	SegmentGlobal   = hsa.SegmentGlobal
-	SegmentReadOnly = hsa.SegmentReadOnly
-	SegmentPrivate  = hsa.SegmentPrivate
-	SegmentGroup    = hsa.SegmentGroup
-
-	// hsa.GlobalFlag
-	FlagKernargInit   = hsa.FlagKernargInit
-	FlagFineGrained   = hsa.FlagFineGrained
-	FlagCoarseGrained = hsa.FlagCoarseGrained
-	FlagExtScopeFine  = hsa.FlagExtScopeFine
-
-	// hsa.QueueType
-	QueueMulti  = hsa.QueueMulti
-	QueueSingle = hsa.QueueSingle
-
-	// hsa.Condition
-	CondEQ  = hsa.CondEQ
-	CondNE  = hsa.CondNE
-	CondLT  = hsa.CondLT
-	CondGTE = hsa.CondGTE
-
-	// hsa.WaitHint
-	WaitBlocked = hsa.WaitBlocked
-	WaitActive  = hsa.WaitActive
-
-	// hsa.Order
-	Relaxed = hsa.Relaxed
-	Acquire = hsa.Acquire
-	Release = hsa.Release
-	AcqRel  = hsa.AcqRel
-
-	// hsa.CodeKind
-	CodeGo     = hsa.CodeGo
-	CodeAMDGPU = hsa.CodeAMDGPU
-	CodePTX    = hsa.CodePTX
-	CodeCubin  = hsa.CodeCubin
-	CodeNone   = hsa.CodeNone
-
-	// hsa.ArgKind
-	ArgByValue              = hsa.ArgByValue
-	ArgGlobalBuffer         = hsa.ArgGlobalBuffer
-	ArgDynamicSharedPointer = hsa.ArgDynamicSharedPointer
-	ArgHidden               = hsa.ArgHidden
-	ArgOther                = hsa.ArgOther
-
-	// hsa.Advice
-	AdviseSetReadMostly          = hsa.AdviseSetReadMostly
-	AdviseUnsetReadMostly        = hsa.AdviseUnsetReadMostly
-	AdviseSetPreferredLocation   = hsa.AdviseSetPreferredLocation
-	AdviseUnsetPreferredLocation = hsa.AdviseUnsetPreferredLocation
-	AdviseSetAccessedBy          = hsa.AdviseSetAccessedBy
-	AdviseUnsetAccessedBy        = hsa.AdviseUnsetAccessedBy
-)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // infoReport is what gpuinfo prints; its JSON form is for scripts.
@@ -157,7 +158,7 @@ func (rep *infoReport) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	gpus := 0
 	for _, a := range rep.Agents {
-		if a.DeviceType != rocr.DeviceCPU.String() {
+		if a.DeviceType != hsa.DeviceCPU.String() {
 			gpus++
 		}
 	}

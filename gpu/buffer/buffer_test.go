@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
@@ -338,7 +339,7 @@ func TestElementTypes(t *testing.T) {
 func TestOutOfMemory(t *testing.T) {
 	t.Setenv("GPU_MAX_HEAP_SIZE", "0.001")
 	dev := setup(t)
-	pool, err := dev.Agent().Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, err := dev.Agent().Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestOutOfMemory(t *testing.T) {
 		t.Fatalf("allocation over the limit: %v", err)
 	}
 	var ge *gpu.Error
-	if !errors.As(err, &ge) || ge.Status() != rocr.StatusErrorOutOfResources || ge.Code != gpu.ErrOutOfMemory {
+	if !errors.As(err, &ge) || ge.Status() != hsa.StatusErrorOutOfResources || ge.Code != gpu.ErrOutOfMemory {
 		t.Errorf("error %#v: want code hipErrorOutOfMemory and status HSA_STATUS_ERROR_OUT_OF_RESOURCES", err)
 	}
 	if !errors.Is(err, rocr.ErrOutOfResources) {

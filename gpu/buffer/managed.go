@@ -1,8 +1,10 @@
 package buffer
 
 import (
-	"github.com/hipgo/hipgo/internal/hostmem"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/hsa"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
@@ -72,12 +74,12 @@ type Advice = rocr.Advice
 
 // The hints Advise takes, with HIP's values.
 const (
-	AdviseSetReadMostly          = rocr.AdviseSetReadMostly
-	AdviseUnsetReadMostly        = rocr.AdviseUnsetReadMostly
-	AdviseSetPreferredLocation   = rocr.AdviseSetPreferredLocation
-	AdviseUnsetPreferredLocation = rocr.AdviseUnsetPreferredLocation
-	AdviseSetAccessedBy          = rocr.AdviseSetAccessedBy
-	AdviseUnsetAccessedBy        = rocr.AdviseUnsetAccessedBy
+	AdviseSetReadMostly          = hsa.AdviseSetReadMostly
+	AdviseUnsetReadMostly        = hsa.AdviseUnsetReadMostly
+	AdviseSetPreferredLocation   = hsa.AdviseSetPreferredLocation
+	AdviseUnsetPreferredLocation = hsa.AdviseUnsetPreferredLocation
+	AdviseSetAccessedBy          = hsa.AdviseSetAccessedBy
+	AdviseUnsetAccessedBy        = hsa.AdviseUnsetAccessedBy
 )
 
 // Advise tells the driver how the memory will be used, about dev (nil:

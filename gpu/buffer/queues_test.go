@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // takeQueues creates queues on dev's agent until it refuses one, as
@@ -23,7 +24,7 @@ func takeQueues(t *testing.T, dev *gpu.Device) {
 		}
 	})
 	for {
-		q, err := dev.Agent().CreateQueue(2, rocr.QueueSingle, nil)
+		q, err := dev.Agent().CreateQueue(2, hsa.QueueSingle, nil)
 		if err != nil {
 			require.ErrorIs(t, err, rocr.ErrOutOfResources)
 			return

@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Function is a kernel of a module (hipFunction_t).
@@ -44,7 +45,7 @@ type param struct {
 
 // aggregateParam tells a struct parameter from a scalar one.
 func aggregateParam(a *rocr.KernelArg) (agg, alignExact bool) {
-	if a.Kind != rocr.ArgByValue {
+	if a.Kind != hsa.ArgByValue {
 		return false, false
 	}
 	if a.Value != nil {
@@ -177,7 +178,7 @@ func scalarFromTypeName(tn string) scalarKind {
 func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	f := &Function{mod: m, sym: sym}
 	for _, a := range sym.Args {
-		if a.Kind == rocr.ArgHidden {
+		if a.Kind == hsa.ArgHidden {
 			continue
 		}
 		p := param{KernelArg: a, scalar: scalarOf(a.Value)}
@@ -286,7 +287,7 @@ func (f *Function) Signature() string {
 
 func (p *param) describe() string {
 	switch p.Kind {
-	case rocr.ArgGlobalBuffer:
+	case hsa.ArgGlobalBuffer:
 		if p.Elem != nil {
 			return p.Elem.String() + "*"
 		}
@@ -294,7 +295,7 @@ func (p *param) describe() string {
 			return p.TypeName
 		}
 		return "pointer"
-	case rocr.ArgOther:
+	case hsa.ArgOther:
 		return fmt.Sprintf("pointer or %d-byte value", p.Size)
 	}
 	if p.agg {

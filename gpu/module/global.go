@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Global is a variable of a loaded module, seen as elements of T: a
@@ -56,7 +57,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 	}
 	al, err := rocr.Global(m.exe, name)
 	if err != nil {
-		if rocr.StatusOf(err) == rocr.StatusErrorInvalidSymbolName {
+		if hsa.StatusOf(err) == hsa.StatusErrorInvalidSymbolName {
 			return nil, &gpu.Error{Code: gpu.ErrNotFound, Op: op, Msg: "in module for " + m.code.Target, Err: err}
 		}
 		return nil, gpu.Wrap(op, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // This file is one launch from top to bottom: the entry points (HIP's
@@ -443,7 +444,7 @@ func usesDynamicShared(sym *rocr.KernelSymbol) bool {
 		return true
 	}
 	for _, a := range sym.Args {
-		if a.Kind == rocr.ArgDynamicSharedPointer {
+		if a.Kind == hsa.ArgDynamicSharedPointer {
 			return true
 		}
 	}
@@ -468,7 +469,7 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 	const op = "launch"
 	p := &f.visible[i]
 	if v.buf {
-		if p.Kind != rocr.ArgGlobalBuffer && p.Kind != rocr.ArgOther {
+		if p.Kind != hsa.ArgGlobalBuffer && p.Kind != hsa.ArgOther {
 			return f.argErr(i, gpu.ErrInvalidValue, "got a buffer where the kernel takes a value")
 		}
 		m := v.mem
@@ -491,10 +492,10 @@ func (f *Function) checkArg(dev *gpu.Device, i int, v *argVal) error {
 	if v.lay != nil && v.lay.err != nil {
 		return f.argErr(i, gpu.ErrInvalidValue, "%v", v.lay.err)
 	}
-	if p.Kind == rocr.ArgGlobalBuffer {
+	if p.Kind == hsa.ArgGlobalBuffer {
 		return f.argErr(i, gpu.ErrInvalidValue, "got %s where the kernel takes a buffer", v.goType())
 	}
-	if p.Kind == rocr.ArgDynamicSharedPointer {
+	if p.Kind == hsa.ArgDynamicSharedPointer {
 		return f.argErr(i, gpu.ErrInvalidValue, "dynamic shared memory is sized by the launch's sharedMem, not an argument")
 	}
 	if p.agg && v.lay == nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 type Celsius float32
@@ -61,7 +61,7 @@ func TestArgumentTypesAndMessages(t *testing.T) {
 	assert.EqualError(t, err, "launch: kernel test_scale argument 0 (X, float32*): "+other.String()+" is on device 1, not on device 0: transfer it, copy it, or enable peer access (hipErrorInvalidValue)")
 	var ge *gpu.Error
 	require.True(t, errors.As(err, &ge))
-	assert.Equal(t, rocr.StatusErrorInvalidAgent, ge.Status())
+	assert.Equal(t, hsa.StatusErrorInvalidAgent, ge.Status())
 	require.NoError(t, other.Free())
 
 	// A freed buffer: its code once.

@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Module is code loaded onto one device (hipModule_t).
@@ -193,7 +194,7 @@ func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
 			return nil, err
 		}
 		if c != nil {
-			if c.Kind == rocr.CodePTX || c.Kind == rocr.CodeCubin {
+			if c.Kind == hsa.CodePTX || c.Kind == hsa.CodeCubin {
 				refinePTX(c, lib)
 			}
 			return c, nil
@@ -251,11 +252,11 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 	c := &rocr.Code{Name: name, Target: obj.Target, Data: obj.Image}
 	switch obj.Format {
 	case codeobj.FormatPTX:
-		c.Kind = rocr.CodePTX
+		c.Kind = hsa.CodePTX
 	case codeobj.FormatCubin:
-		c.Kind = rocr.CodeCubin
+		c.Kind = hsa.CodeCubin
 	default:
-		c.Kind = rocr.CodeAMDGPU
+		c.Kind = hsa.CodeAMDGPU
 	}
 	nv := obj.Format == codeobj.FormatPTX || obj.Format == codeobj.FormatCubin
 	for i := range obj.Kernels {
@@ -276,21 +277,21 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 				ReadOnly: a.IsConst || a.Access == "read_only" || a.ActualAccess == "read_only"}
 			switch {
 			case a.Hidden():
-				ka.Kind = rocr.ArgHidden
+				ka.Kind = hsa.ArgHidden
 			case a.Kind == codeobj.KindGlobalBuffer:
-				ka.Kind = rocr.ArgGlobalBuffer
+				ka.Kind = hsa.ArgGlobalBuffer
 			case a.Kind == codeobj.KindDynamicSharedPointer:
-				ka.Kind = rocr.ArgDynamicSharedPointer
+				ka.Kind = hsa.ArgDynamicSharedPointer
 			case a.Kind == codeobj.KindByValue && nv && a.Size == 8 && a.AddressSpace == "":
 				// A PTX .u64/.b64 parameter (or an 8-byte cubin one) is a
 				// pointer or a 64-bit integer; neither says which.
-				ka.Kind = rocr.ArgOther
+				ka.Kind = hsa.ArgOther
 			case a.Kind == codeobj.KindByValue && nv && a.AddressSpace == "global":
-				ka.Kind = rocr.ArgGlobalBuffer
+				ka.Kind = hsa.ArgGlobalBuffer
 			case a.Kind == codeobj.KindByValue:
-				ka.Kind = rocr.ArgByValue
+				ka.Kind = hsa.ArgByValue
 			default:
-				ka.Kind = rocr.ArgOther
+				ka.Kind = hsa.ArgOther
 			}
 			sym.Args = append(sym.Args, ka)
 		}
@@ -330,11 +331,11 @@ func (m *Module) Target() string {
 	return m.code.Target
 }
 
-// Kind is the kind of code loaded; rocr.CodeNone for a nil or zero
+// Kind is the kind of code loaded; hsa.CodeNone for a nil or zero
 // module (not the zero CodeKind, which is CodeGo).
 func (m *Module) Kind() rocr.CodeKind {
 	if m == nil || m.code == nil {
-		return rocr.CodeNone
+		return hsa.CodeNone
 	}
 	return m.code.Kind
 }
@@ -418,7 +419,7 @@ func refinePTX(c *rocr.Code, lib Library) {
 	decl := map[string]*rocr.KernelSymbol{}
 	for _, x := range lib {
 		if cd, ok := x.(coder); ok {
-			if other := cd.Code(); other != nil && other.Kind != rocr.CodePTX && other.Kind != rocr.CodeCubin {
+			if other := cd.Code(); other != nil && other.Kind != hsa.CodePTX && other.Kind != hsa.CodeCubin {
 				for i := range other.Kernels {
 					decl[other.Kernels[i].Name] = &other.Kernels[i]
 				}
@@ -433,14 +434,14 @@ func refinePTX(c *rocr.Code, lib Library) {
 		}
 		var dv []rocr.KernelArg
 		for _, a := range d.Args {
-			if a.Kind != rocr.ArgHidden {
+			if a.Kind != hsa.ArgHidden {
 				dv = append(dv, a)
 			}
 		}
 		j := 0
 		for n := range k.Args {
 			a := &k.Args[n]
-			if a.Kind == rocr.ArgHidden {
+			if a.Kind == hsa.ArgHidden {
 				continue
 			}
 			if j >= len(dv) || dv[j].Offset != a.Offset || dv[j].Size != a.Size {

@@ -9,7 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Every exported method of a nil Module, Function or Args answers a zero
@@ -28,7 +28,7 @@ func TestNilReceivers(t *testing.T) {
 	values := map[string]struct{ got, want func() any }{
 		"Module.Device":     {func() any { return m.Device() }, func() any { return (*gpu.Device)(nil) }},
 		"Module.Target":     {func() any { return m.Target() }, func() any { return "" }},
-		"Module.Kind":       {func() any { return m.Kind() }, func() any { return rocr.CodeNone }},
+		"Module.Kind":       {func() any { return m.Kind() }, func() any { return hsa.CodeNone }},
 		"Module.Kernels":    {func() any { return m.Kernels() }, func() any { return []string(nil) }},
 		"Function.Name":     {func() any { return f.Name() }, func() any { return "" }},
 		"Function.Module":   {func() any { return f.Module() }, func() any { return (*module.Module)(nil) }},

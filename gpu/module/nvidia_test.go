@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // nvDir holds nvcc's output for rocr/codeobj/testdata/nv/k.cu: the
@@ -66,7 +67,7 @@ func TestNVIDIABinaries(t *testing.T) {
 	}
 	s, err := stream.New(dev)
 	require.NoError(t, err)
-	for name, kind := range map[string]rocr.CodeKind{"k.cubin": rocr.CodeCubin, "k.fatbin": rocr.CodeCubin, "k.o": rocr.CodeCubin, "k.ptx": rocr.CodePTX, "k80.fatbin": rocr.CodePTX} {
+	for name, kind := range map[string]rocr.CodeKind{"k.cubin": hsa.CodeCubin, "k.fatbin": hsa.CodeCubin, "k.o": hsa.CodeCubin, "k.ptx": hsa.CodePTX, "k80.fatbin": hsa.CodePTX} {
 		t.Run(name, func(t *testing.T) {
 			m, err := module.LoadFile(dev, filepath.Join(nvDir(), name))
 			require.NoError(t, err)

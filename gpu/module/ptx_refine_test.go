@@ -6,7 +6,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/kernels"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -29,7 +28,7 @@ func TestPTXSignatureRefined(t *testing.T) {
 		if k.Name != "vector_add" {
 			continue
 		}
-		want := []hsa.ArgKind{rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgGlobalBuffer, rocr.ArgByValue}
+		want := []hsa.ArgKind{hsa.ArgGlobalBuffer, hsa.ArgGlobalBuffer, hsa.ArgGlobalBuffer, hsa.ArgByValue}
 		for i, a := range k.Args[:4] {
 			if a.Kind != want[i] {
 				t.Fatalf("arg %d: %v, want %v", i, a.Kind, want[i])

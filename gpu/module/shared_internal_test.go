@@ -8,11 +8,12 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func TestCheckDynamicShared(t *testing.T) {
 	dyn := &rocr.KernelSymbol{Name: "reverse_dyn", Meta: &codeobj.Kernel{UsesDynamicShared: true}}
-	local := &rocr.KernelSymbol{Name: "cl", Args: []rocr.KernelArg{{Kind: rocr.ArgDynamicSharedPointer}}}
+	local := &rocr.KernelSymbol{Name: "cl", Args: []rocr.KernelArg{{Kind: hsa.ArgDynamicSharedPointer}}}
 	plain := &rocr.KernelSymbol{Name: "axpy", Meta: &codeobj.Kernel{}}
 	for _, sym := range []*rocr.KernelSymbol{dyn, local} {
 		err := checkDynamicShared(sym, 0)

@@ -17,6 +17,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Pair is C's `struct Pair { float x; double y; }`: 16 bytes, aligned to 8.
@@ -241,8 +242,8 @@ func TestDefineStructFields(t *testing.T) {
 func TestStructByValueOtherSignatures(t *testing.T) {
 	dev := setup(t)
 	amd := rocr.KernelSymbol{Name: "pair_amd", KernargSize: 24, Args: []rocr.KernelArg{
-		{Name: "p", TypeName: "Pair", Offset: 0, Size: 16, Align: 8, Kind: rocr.ArgByValue, ValueKind: "by_value"},
-		{Name: "n", TypeName: "int", Offset: 16, Size: 4, Align: 4, Kind: rocr.ArgByValue, ValueKind: "by_value"},
+		{Name: "p", TypeName: "Pair", Offset: 0, Size: 16, Align: 8, Kind: hsa.ArgByValue, ValueKind: "by_value"},
+		{Name: "n", TypeName: "int", Offset: 16, Size: 4, Align: 4, Kind: hsa.ArgByValue, ValueKind: "by_value"},
 	}}
 	type quad struct{ A, B, C, D float32 } // aligned to 4: the estimate of 8 is not binding
 	for _, arg := range []any{Pair{X: 1}, quad{}, [16]byte{}} {
@@ -253,15 +254,15 @@ func TestStructByValueOtherSignatures(t *testing.T) {
 	assert.ErrorContains(t, err, "kernel pair_amd argument 0 (p, 16-byte struct): got int64 where the kernel takes a struct by value")
 
 	cubin := rocr.KernelSymbol{Name: "pair_cubin", KernargSize: 24, Args: []rocr.KernelArg{
-		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: rocr.ArgByValue},
-		{Name: "p", Offset: 8, Size: 16, Align: 8, Kind: rocr.ArgByValue},
+		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: hsa.ArgByValue},
+		{Name: "p", Offset: 8, Size: 16, Align: 8, Kind: hsa.ArgByValue},
 	}}
 	ka, err := module.CheckArgs(dev, cubin, int32(3), Pair{X: 2, Y: 4})
 	require.NoError(t, err)
 	assert.Equal(t, math.Float64bits(4), binary.LittleEndian.Uint64(ka[16:]))
 	odd := rocr.KernelSymbol{Name: "odd", KernargSize: 20, Args: []rocr.KernelArg{
-		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: rocr.ArgByValue},
-		{Name: "p", Offset: 4, Size: 16, Align: 4, Kind: rocr.ArgByValue},
+		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: hsa.ArgByValue},
+		{Name: "p", Offset: 4, Size: 16, Align: 4, Kind: hsa.ArgByValue},
 	}}
 	_, err = module.CheckArgs(dev, odd, int32(3), Pair{})
 	assert.ErrorContains(t, err, "got module_test.Pair aligned to 8 bytes, the kernel's parameter is aligned to 4")

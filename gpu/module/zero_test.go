@@ -11,7 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // A Module or Function that Load or Module.Function did not make (a zero
@@ -39,7 +39,7 @@ func TestZeroValues(t *testing.T) {
 	assert.NotPanics(t, func() {
 		values["Module.Device"] = struct{ got, want any }{m.Device(), (*gpu.Device)(nil)}
 		values["Module.Target"] = struct{ got, want any }{m.Target(), ""}
-		values["Module.Kind"] = struct{ got, want any }{m.Kind(), rocr.CodeNone}
+		values["Module.Kind"] = struct{ got, want any }{m.Kind(), hsa.CodeNone}
 		values["Module.Kernels"] = struct{ got, want any }{m.Kernels(), []string(nil)}
 		values["Function.Name"] = struct{ got, want any }{f.Name(), ""}
 		values["Function.Module"] = struct{ got, want any }{f.Module(), (*module.Module)(nil)}

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // BenchmarkLaunchSync is one empty kernel launched and waited for, through
@@ -58,7 +59,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 	})
 	b.Run("rocr", func(b *testing.B) {
 		e := setup(b)
-		q, err := e.dev.Agent().CreateQueue(stream.QueueSize, rocr.QueueMulti, nil)
+		q, err := e.dev.Agent().CreateQueue(stream.QueueSize, hsa.QueueMulti, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			sig.Store(1, rocr.Relaxed)
+			sig.Store(1, hsa.Relaxed)
 			id, err := q.Reserve()
 			if err != nil {
 				b.Fatal(err)
@@ -86,7 +87,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 			p.KernargAddress = uint64(q.Kernarg(id))
 			p.CompletionSignal = sig.Handle()
 			q.Publish(id, h, 1)
-			sig.Wait(rocr.CondLT, 1, 0, rocr.WaitActive)
+			sig.Wait(hsa.CondLT, 1, 0, hsa.WaitActive)
 			if err := sig.Err(); err != nil {
 				b.Fatal(err)
 			}

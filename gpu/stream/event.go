@@ -9,8 +9,8 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // EventFlags are hipEventCreateWithFlags' flags.
@@ -214,9 +214,9 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	if err := core.RefuseCaptured(op, f); err != nil {
 		return err
 	}
-	hint := rocr.WaitActive
+	hint := hsa.WaitActive
 	if ev.flags&EventBlockingSync != 0 {
-		hint = rocr.WaitBlocked
+		hint = hsa.WaitBlocked
 	}
 	if err := core.WaitContext(ctx, op, f, hint); err != nil {
 		return err

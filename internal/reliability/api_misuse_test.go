@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // misuse is one wrong use of the API: run must return an error that
@@ -317,11 +318,11 @@ func misuseCases() []misuse {
 
 		// rocr: queues and signals.
 		{name: "queue size not a power of two", want: rocr.ErrInvalidArgument, words: []string{"queue create", "1000", "power of two"},
-			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1000, rocr.QueueMulti, nil); return err }},
+			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1000, hsa.QueueMulti, nil); return err }},
 		{name: "queue size zero", want: rocr.ErrInvalidArgument, words: []string{"queue create", "size 0"},
-			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(0, rocr.QueueMulti, nil); return err }},
+			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(0, hsa.QueueMulti, nil); return err }},
 		{name: "queue size over the agent's limit", want: rocr.ErrInvalidArgument, words: []string{"queue create", "262144", "limits"},
-			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1<<18, rocr.QueueMulti, nil); return err }},
+			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1<<18, hsa.QueueMulti, nil); return err }},
 		{name: "barrier on a destroyed signal", want: rocr.ErrInvalidSignal, words: []string{"barrier", "dependency 0"},
 			run: barrierOnDestroyedSignal},
 		{name: "handle of a destroyed signal", want: rocr.ErrInvalidSignal, words: []string{"signal"},
@@ -339,7 +340,7 @@ func misuseCases() []misuse {
 			}},
 		{name: "submit to a destroyed queue", want: rocr.ErrInvalidQueue, words: []string{"submit", "destroyed"},
 			run: func(f *fixture) error {
-				q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), rocr.QueueMulti, nil)
+				q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), hsa.QueueMulti, nil)
 				if err != nil {
 					return err
 				}
@@ -352,7 +353,7 @@ func misuseCases() []misuse {
 			}},
 		{name: "pool allocation of zero bytes", want: rocr.ErrInvalidArgument, words: []string{"allocate", "size 0"},
 			run: func(f *fixture) error {
-				p, err := f.dev.Agent().Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+				p, err := f.dev.Agent().Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 				if err != nil {
 					return err
 				}
@@ -397,7 +398,7 @@ func misuseCases() []misuse {
 					return err
 				}
 				wantErr(f.t, rocr.ShutDown(), rocr.ErrNotInitialized, "shut down")
-				_, err := a.CreateQueue(16, rocr.QueueMulti, nil)
+				_, err := a.CreateQueue(16, hsa.QueueMulti, nil)
 				wantErr(f.t, err, rocr.ErrNotInitialized, "queue create")
 				_, err = rocr.Agents()
 				return err
@@ -581,7 +582,7 @@ func misuseCases() []misuse {
 // completion signal completes with it; nothing waits forever.
 func barrierOnDestroyedSignal(f *fixture) error {
 	errs := make(chan error, 1)
-	q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), rocr.QueueMulti, func(_ *rocr.Queue, err error) { errs <- err })
+	q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), hsa.QueueMulti, func(_ *rocr.Queue, err error) { errs <- err })
 	if err != nil {
 		return err
 	}
@@ -605,8 +606,8 @@ func barrierOnDestroyedSignal(f *fixture) error {
 	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)); err != nil {
 		return err
 	}
-	if v := done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); v != 0 {
-		return rocr.Errorf(rocr.StatusErrorFatal, "test", "the barrier's completion signal never completed (value %d)", v)
+	if v := done.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); v != 0 {
+		return rocr.Errorf(hsa.StatusErrorFatal, "test", "the barrier's completion signal never completed (value %d)", v)
 	}
 	select {
 	case cb := <-errs:

@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // TestPTXMatchesGoKernels checks that the PTX forms of the test kernels
@@ -44,7 +45,7 @@ func TestPTXMatchesGoKernels(t *testing.T) {
 			}
 			var want []rocr.KernelArg
 			for _, a := range g.Args {
-				if a.Kind != rocr.ArgHidden {
+				if a.Kind != hsa.ArgHidden {
 					want = append(want, a)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 var errInjected = errors.New("injected driver failure")
@@ -25,7 +26,7 @@ func failNth(t *testing.T, q *rocr.Queue, op rocrhook.FaultOp, n int64, calls *a
 			return nil
 		}
 		if calls.Add(1) == n {
-			return rocr.Errorf(rocr.StatusErrorException, "driver", "%s of packet %d: %w", o, id, errInjected)
+			return rocr.Errorf(hsa.StatusErrorException, "driver", "%s of packet %d: %w", o, id, errInjected)
 		}
 		return nil
 	})
@@ -186,7 +187,7 @@ func TestInjectedCopyFault(t *testing.T) {
 	fail.Store(true)
 	prev := rocrhook.SetFaultHook(func(op rocrhook.FaultOp, q any, id uint64) error {
 		if op == rocrhook.FaultAgentDispatch && fail.CompareAndSwap(true, false) {
-			return rocr.Errorf(rocr.StatusErrorOutOfResources, "driver", "%w", errInjected)
+			return rocr.Errorf(hsa.StatusErrorOutOfResources, "driver", "%w", errInjected)
 		}
 		return nil
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // TestShutdownWithWorkInFlight: runaway kernels queued on several streams
@@ -77,7 +78,7 @@ func TestShutdownWithWorkInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A raw barrier on a signal that nobody completes.
-	q, err := f.dev.Agent().CreateQueue(16, rocr.QueueMulti, nil)
+	q, err := f.dev.Agent().CreateQueue(16, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/clayout"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Kernel is a Go kernel registered for the cpu agent: its name, its
@@ -90,7 +91,7 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 		arg := rocr.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
 		switch {
 		case f.Type.Implements(elemTyperType):
-			arg.Kind = rocr.ArgGlobalBuffer
+			arg.Kind = hsa.ArgGlobalBuffer
 			arg.ValueKind = "global_buffer"
 			arg.Elem = reflect.Zero(f.Type).Interface().(elemTyper).ElemType()
 			arg.TypeName = arg.Elem.String() + "*"
@@ -99,7 +100,7 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 				arg.TypeName = "const " + arg.TypeName
 			}
 		case isScalar(f.Type.Kind()):
-			arg.Kind = rocr.ArgByValue
+			arg.Kind = hsa.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
 		case f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Array:
@@ -108,7 +109,7 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 			if err := clayout.Check(f.Type); err != nil {
 				return sym, fmt.Errorf("%q: field %s: %w", name, f.Name, err)
 			}
-			arg.Kind = rocr.ArgByValue
+			arg.Kind = hsa.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
 		default:
@@ -192,7 +193,7 @@ func (s *Set) Code() *rocr.Code {
 	if s == nil {
 		return nil
 	}
-	c := &rocr.Code{Kind: rocr.CodeGo, Name: s.Name, Target: "go", Go: s}
+	c := &rocr.Code{Kind: hsa.CodeGo, Name: s.Name, Target: "go", Go: s}
 	for _, k := range s.Kernels {
 		if k != nil {
 			c.Kernels = append(c.Kernels, k.sym)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Access is how an operation uses a buffer.
@@ -468,7 +469,7 @@ func (m *Mem) SettleContext(ctx context.Context, op string) error {
 			return err
 		}
 		if ctx.Done() != nil {
-			if err := WaitContext(ctx, op, f, rocr.WaitActive); err != nil {
+			if err := WaitContext(ctx, op, f, hsa.WaitActive); err != nil {
 				return err
 			}
 		}
@@ -552,7 +553,7 @@ func (d *deps) forget(fs []*Fence) {
 // f is not done soon and the calling goroutine runs a packet of f's queue,
 // which is the packet that completes f or one before it.
 func waitsForOwnQueue(op string, m *Mem, f *Fence) error {
-	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+	if _, ok := f.sig.WaitTimed(hsa.CondLT, 1, selfWaitGrace, hsa.WaitActive); ok {
 		return nil
 	}
 	return ownQueueErr(op, m, f)

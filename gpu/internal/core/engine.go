@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // engine runs the synchronous copies and fills of one device: each is an
@@ -83,9 +84,9 @@ func (e *engine) queue() (*rocr.Queue, error) {
 	var q *rocr.Queue
 	var err error
 	if e.reserved {
-		q, err = e.dev.Agent().CreateReservedQueue(64, rocr.QueueSingle, nil)
+		q, err = e.dev.Agent().CreateReservedQueue(64, hsa.QueueSingle, nil)
 	} else {
-		q, err = e.dev.Agent().CreateQueue(64, rocr.QueueSingle, nil)
+		q, err = e.dev.Agent().CreateQueue(64, hsa.QueueSingle, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Fence is the completion signal of one submitted packet, shared by the
@@ -82,7 +83,7 @@ func NewFence(q *rocr.Queue) (*Fence, error) {
 		}
 		f = &Fence{sig: s, kind: kind}
 	} else {
-		f.sig.Store(1, rocr.Relaxed)
+		f.sig.Store(1, hsa.Relaxed)
 	}
 	f.queue, f.stream = q.ID(), nil
 	f.refs.Store(1)
@@ -120,7 +121,7 @@ func (f *Fence) Queue() uint64 { return f.queue }
 // lazily is settled first, without asking the agent for anything.
 func (f *Fence) Done() bool {
 	f.sig.Observe(false)
-	return f.sig.Load(rocr.Acquire) <= 0
+	return f.sig.Load(hsa.Acquire) <= 0
 }
 
 // Query is Done for a caller who wants to know soon (hipStreamQuery,
@@ -128,7 +129,7 @@ func (f *Fence) Done() bool {
 // complete this one.
 func (f *Fence) Query() bool {
 	f.sig.Observe(true)
-	return f.sig.Load(rocr.Acquire) <= 0
+	return f.sig.Load(hsa.Acquire) <= 0
 }
 
 // Err is the packet's failure, if it failed.
@@ -137,13 +138,13 @@ func (f *Fence) Err() error { return f.sig.Err() }
 // Wait blocks until the packet completes (timeout <= 0: forever) and
 // returns its failure.
 func (f *Fence) Wait(timeout time.Duration) error {
-	return f.WaitHint(timeout, rocr.WaitActive)
+	return f.WaitHint(timeout, hsa.WaitActive)
 }
 
 // WaitHint is Wait with a wait hint: spin first (WaitActive) or yield the
 // thread soon (WaitBlocked).
 func (f *Fence) WaitHint(timeout time.Duration, hint rocr.WaitHint) error {
-	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, timeout, hint); !ok {
+	if _, ok := f.sig.WaitTimed(hsa.CondLT, 1, timeout, hint); !ok {
 		return gpu.Errorf(gpu.ErrNotReady, "wait", "timed out after %v", timeout)
 	}
 	return f.sig.Err()
@@ -152,7 +153,7 @@ func (f *Fence) WaitHint(timeout time.Duration, hint rocr.WaitHint) error {
 // Cancel completes a fence whose packet was never published, so that
 // the buffers and streams that already hold it do not wait forever. It
 // must not be called on a fence a queued packet completes.
-func (f *Fence) Cancel() { f.sig.Store(0, rocr.Release) }
+func (f *Fence) Cancel() { f.sig.Store(0, hsa.Release) }
 
 // FenceCache is a small free list of fences for one owner whose calls are
 // serialized (a stream, under its lock): a launch takes the fence that the
@@ -191,7 +192,7 @@ func (c *FenceCache) Release(f *Fence) {
 		return
 	}
 	if c.n < len(c.free) {
-		f.sig.Store(1, rocr.Relaxed)
+		f.sig.Store(1, hsa.Relaxed)
 		c.free[c.n] = f
 		c.n++
 		return

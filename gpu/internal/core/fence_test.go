@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // A recorded fence is pending while the work before it is, and completes
@@ -23,7 +23,7 @@ func TestFenceCompletes(t *testing.T) {
 	defer f.Release()
 	assert.False(t, f.Done())
 	assert.False(t, f.Query())
-	assert.ErrorIs(t, f.WaitHint(1, rocr.WaitActive), gpu.ErrNotReady)
+	assert.ErrorIs(t, f.WaitHint(1, hsa.WaitActive), gpu.ErrNotReady)
 	g.open()
 	require.NoError(t, f.Wait(0))
 	assert.True(t, f.Done())
@@ -60,7 +60,7 @@ func TestFenceOutlivesChurn(t *testing.T) {
 	f, err := NewFence(other.Queue())
 	require.NoError(t, err)
 	assert.Same(t, done, f, "the last fence released is the pool's next")
-	assert.Equal(t, int64(1), f.Signal().Load(rocr.Relaxed), "armed for its packet")
+	assert.Equal(t, int64(1), f.Signal().Load(hsa.Relaxed), "armed for its packet")
 	f.Cancel()
 	f.Release()
 }
@@ -85,7 +85,7 @@ func TestFenceCache(t *testing.T) {
 		c.Release(f)
 	}
 	assert.Equal(t, len(c.free), c.n)
-	assert.Equal(t, int64(1), c.free[0].Signal().Load(rocr.Relaxed), "re-armed")
+	assert.Equal(t, int64(1), c.free[0].Signal().Load(hsa.Relaxed), "re-armed")
 	f, err := c.New(s.Queue())
 	require.NoError(t, err)
 	assert.Same(t, fs[len(fs)-2], f, "the last cached is the next")
@@ -106,7 +106,7 @@ func TestFenceWaitContext(t *testing.T) {
 	defer f.Release()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = WaitContext(ctx, "event synchronize", f, rocr.WaitActive)
+	err = WaitContext(ctx, "event synchronize", f, hsa.WaitActive)
 	assert.ErrorIs(t, err, gpu.ErrNotReady)
 	assert.ErrorIs(t, err, context.Canceled)
 	err = s.SynchronizeContext(ctx)
@@ -114,7 +114,7 @@ func TestFenceWaitContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.False(t, f.Done())
 	go g.open()
-	require.NoError(t, WaitContext(context.Background(), "event synchronize", f, rocr.WaitActive))
+	require.NoError(t, WaitContext(context.Background(), "event synchronize", f, hsa.WaitActive))
 	assert.True(t, f.Done())
 	require.NoError(t, s.SynchronizeContext(ctx), "a context that ended does not fail a wait for work that completed")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // InitShareable allocates n elements of T on dev into m from the agent's
@@ -95,14 +96,14 @@ func (s *Stream) RecordShared(op string, shared *Fence) (*Fence, error) {
 	// One count per record in flight, in any process: a second record
 	// before the first completes keeps the event pending until both have.
 	sig := shared.Signal()
-	sig.Add(1, rocr.Release)
+	sig.Add(1, hsa.Release)
 	var p aql.BarrierAnd
 	p.CompletionSignal = sig.Handle()
 	e := s.Push()
 	shared.Retain()
 	e.deps[0], e.ndeps = shared, 1 // held until the packet is reaped
 	if err := s.Submit(unsafe.Pointer(&p), BarrierHeader, e); err != nil {
-		sig.Sub(1, rocr.Release) // never published: no packet will complete it
+		sig.Sub(1, hsa.Release) // never published: no packet will complete it
 		s.fences.Release(f)
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // MaxKernarg is the largest kernarg segment any agent takes: the 32,764
@@ -50,7 +51,7 @@ func (s *Stream) takeArea(n int) (kernargArea, error) {
 	}
 	size := areaSize(c)
 	a := kernargArea{class: int8(c)}
-	if p, err := s.q.Agent().Pool(rocr.SegmentGlobal, rocr.FlagKernargInit); err == nil {
+	if p, err := s.q.Agent().Pool(hsa.SegmentGlobal, hsa.FlagKernargInit); err == nil {
 		al, err := p.Allocate(uint64(size))
 		if err != nil {
 			return a, gpu.Wrap("launch", err)

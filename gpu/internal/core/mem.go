@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Object is implemented by every kind of device-visible memory: a
@@ -342,9 +343,9 @@ func InitMem[T any](m *Mem, dev *gpu.Device, n int, host bool) error {
 		op = "host malloc"
 	}
 	return initMem[T](m, dev, n, op, host, func() (*rocr.Pool, error) {
-		flags := rocr.FlagCoarseGrained
+		flags := hsa.FlagCoarseGrained
 		if host {
-			flags = rocr.FlagFineGrained
+			flags = hsa.FlagFineGrained
 		}
 		return hostOrDevicePool(dev, flags, host)
 	})
@@ -397,11 +398,11 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 func hostOrDevicePool(dev *gpu.Device, flags rocr.GlobalFlag, host bool) (*rocr.Pool, error) {
 	for _, p := range dev.Agent().Pools() {
 		in := p.Info()
-		if in.Segment == rocr.SegmentGlobal && in.Flags&flags == flags && in.Flags&rocr.FlagKernargInit == 0 && in.Host == host && in.AllocAllowed {
+		if in.Segment == hsa.SegmentGlobal && in.Flags&flags == flags && in.Flags&hsa.FlagKernargInit == 0 && in.Host == host && in.AllocAllowed {
 			return p, nil
 		}
 	}
-	return dev.Agent().Pool(rocr.SegmentGlobal, flags)
+	return dev.Agent().Pool(hsa.SegmentGlobal, flags)
 }
 
 // TargetAgent is dev's agent, where managed memory should live; nil for a

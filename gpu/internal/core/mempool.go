@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // PoolReuse are a memory pool's reuse policies (hipMemPoolReuse*
@@ -96,7 +97,7 @@ func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 		return nil, gpu.Wrap("mem pool create", err)
 	}
 	v, err := DeviceValue(dev, key, func() (any, func() error, error) {
-		rp, err := hostOrDevicePool(dev, rocr.FlagCoarseGrained, false)
+		rp, err := hostOrDevicePool(dev, hsa.FlagCoarseGrained, false)
 		if err != nil {
 			return nil, nil, err
 		}

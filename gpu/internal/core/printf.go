@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/internal/devprintf"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // PrintfBufferSize is the bytes of each stream's printf buffer, header
@@ -66,7 +67,7 @@ func (s *Stream) printfAddr(op string) (uint64, error) {
 	if b := s.printf.Load(); b != nil {
 		return uint64(b.al.Base), nil
 	}
-	pool, err := hostOrDevicePool(s.dev, rocr.FlagFineGrained, true)
+	pool, err := hostOrDevicePool(s.dev, hsa.FlagFineGrained, true)
 	if err != nil {
 		return 0, gpu.Wrap(op, fmt.Errorf("printf buffer: %w", err))
 	}

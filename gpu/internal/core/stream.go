@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Stream is the submitter behind a gpu/stream.Stream: one AQL queue, the
@@ -115,7 +116,7 @@ type entry struct {
 func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	s.queueState = &queueState{ring: make([]entry, 2*size)}
 	s.dev, s.gen = dev, Gen(dev)
-	q, err := dev.Agent().CreateQueue(size, rocr.QueueMulti, s.queueState.onError)
+	q, err := dev.Agent().CreateQueue(size, hsa.QueueMulti, s.queueState.onError)
 	if err != nil {
 		return err
 	}
@@ -539,7 +540,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 			t.Release()
 			return err
 		}
-		if err := WaitContext(ctx, op, t, rocr.WaitActive); err != nil {
+		if err := WaitContext(ctx, op, t, hsa.WaitActive); err != nil {
 			t.Release()
 			return err
 		}
@@ -583,7 +584,7 @@ func (s *Stream) waitsForItself(op string, f *Fence, mayBlock bool) error {
 	if f == nil || mayBlock && f.sig.Await() {
 		return nil
 	}
-	if _, ok := f.sig.WaitTimed(rocr.CondLT, 1, selfWaitGrace, rocr.WaitActive); ok {
+	if _, ok := f.sig.WaitTimed(hsa.CondLT, 1, selfWaitGrace, hsa.WaitActive); ok {
 		return nil
 	}
 	if rocr.RunningQueue() != s.q {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/live"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The backstop of a stream dropped undestroyed. Its device's stream set
@@ -54,7 +54,7 @@ func (r *streamRef) SynchronizeContext(ctx context.Context) error {
 		return nil
 	}
 	defer t.Release()
-	return WaitContext(ctx, "stream synchronize", t, rocr.WaitActive)
+	return WaitContext(ctx, "stream synchronize", t, hsa.WaitActive)
 }
 
 // Destroyed reports whether the stream was destroyed; a stream collected

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -38,7 +39,7 @@ func (a *agent) Info() rocr.AgentInfo {
 		Name:             fmt.Sprintf("cpu%d", a.id),
 		Vendor:           "hipgo",
 		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),
-		Type:             rocr.DeviceCPU,
+		Type:             hsa.DeviceCPU,
 		ISA:              ISA,
 		Wavefront:        1,
 		ComputeUnits:     procs,

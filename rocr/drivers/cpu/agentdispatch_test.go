@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 func submitAgent(t testing.TB, q *rocr.Queue, call aql.AgentCall, sig *rocr.Signal) {
@@ -31,7 +32,7 @@ func submitAgent(t testing.TB, q *rocr.Queue, call aql.AgentCall, sig *rocr.Sign
 // error (a failed packet stops its queue).
 func runAgent(t testing.TB, a *rocr.Agent, call aql.AgentCall) error {
 	t.Helper()
-	q, err := a.CreateQueue(4, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(4, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func runAgent(t testing.TB, a *rocr.Agent, call aql.AgentCall) error {
 	sig, _ := rocr.NewSignal(1)
 	defer sig.Destroy()
 	submitAgent(t, q, call, sig)
-	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+	if v, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok {
 		t.Fatalf("agent dispatch %#x: signal %d", call.Func, v)
 	}
 	if (sig.Err() == nil) != (q.Err() == nil) {
@@ -51,12 +52,12 @@ func runAgent(t testing.TB, a *rocr.Agent, call aql.AgentCall) error {
 func TestAgentCopyFillCallback(t *testing.T) {
 	ag := setup(t)
 	const n = 1024
-	src, dst := alloc(t, ag, rocr.FlagCoarseGrained, n), alloc(t, ag, rocr.FlagFineGrained, n)
+	src, dst := alloc(t, ag, hsa.FlagCoarseGrained, n), alloc(t, ag, hsa.FlagFineGrained, n)
 	s, d := hostmem.Bytes(src.Base, n), hostmem.Bytes(dst.Base, n)
 	for i := range s {
 		s[i] = byte(i)
 	}
-	q, err := ag.CreateQueue(8, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(8, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +66,9 @@ func TestAgentCopyFillCallback(t *testing.T) {
 	defer sig.Destroy()
 	step := func(call aql.AgentCall) {
 		t.Helper()
-		sig.Store(1, rocr.Release)
+		sig.Store(1, hsa.Release)
 		submitAgent(t, q, call, sig)
-		if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok || sig.Err() != nil {
+		if _, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok || sig.Err() != nil {
 			t.Fatalf("agent dispatch %#x %v: %v", call.Func, call.Arg, sig.Err())
 		}
 	}
@@ -125,8 +126,8 @@ func TestAgentCopyFillCallback(t *testing.T) {
 func TestAgentDispatchErrors(t *testing.T) {
 	ag := setup(t)
 	const n = 256
-	buf := alloc(t, ag, rocr.FlagCoarseGrained, n)
-	next := alloc(t, ag, rocr.FlagCoarseGrained, n)
+	buf := alloc(t, ag, hsa.FlagCoarseGrained, n)
+	next := alloc(t, ag, hsa.FlagCoarseGrained, n)
 	b, nb := hostmem.Bytes(buf.Base, n), hostmem.Bytes(next.Base, n)
 	for i := range nb {
 		nb[i] = 0x5a
@@ -183,9 +184,9 @@ func TestAgentDispatchErrors(t *testing.T) {
 func TestAgentCopyOwnership(t *testing.T) {
 	ags := cputest.Agents(t, 2)
 	ag, other := ags[0], ags[1]
-	buf := alloc(t, ag, rocr.FlagCoarseGrained, 64)
+	buf := alloc(t, ag, hsa.FlagCoarseGrained, 64)
 	buf.SetLabel("buffer c")
-	fine := alloc(t, ag, rocr.FlagFineGrained, 64)
+	fine := alloc(t, ag, hsa.FlagFineGrained, 64)
 	err := runAgent(t, other, aql.CopyWork{Dst: uint64(fine.Base), Src: uint64(buf.Base), Bytes: 64}.Call())
 	if !errors.Is(err, rocr.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
 		t.Errorf("copy from another agent's memory: %v", err)
@@ -204,7 +205,7 @@ func TestAgentCopyOwnership(t *testing.T) {
 // A grid whose work-group count overflows is refused, not run for ever.
 func TestDispatchHugeGrid(t *testing.T) {
 	ag := setup(t)
-	q, err := ag.CreateQueue(4, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(4, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestDispatchHugeGrid(t *testing.T) {
 		KernelObject: cputest.Empty.Symbol().Object, CompletionSignal: sig.Handle()}
 	copy(unsafe.Slice((*byte)(unsafe.Add(q.Slot(id), 4)), aql.PacketSize-4), unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&body), 4)), aql.PacketSize-4))
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, 0, 0), 3)
-	if _, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+	if _, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok {
 		t.Fatal("huge grid still running")
 	}
 	if err := sig.Err(); !errors.Is(err, rocr.ErrInvalidArgument) {

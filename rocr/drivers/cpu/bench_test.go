@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Run with: go test -run '^$' -bench . -count 5 ./rocr/drivers/cpu/
@@ -47,7 +48,7 @@ func reportMedian(b *testing.B, samples []time.Duration, unit string) {
 // signal waited for.
 func BenchmarkDispatchWait(b *testing.B) {
 	ag := setup(b)
-	q, err := ag.CreateQueue(256, rocr.QueueSingle, nil)
+	q, err := ag.CreateQueue(256, hsa.QueueSingle, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,9 +61,9 @@ func BenchmarkDispatchWait(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		sig.Store(1, rocr.Relaxed)
+		sig.Store(1, hsa.Relaxed)
 		submitEmpty(b, q, h)
-		sig.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		sig.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive)
 		samples = append(samples, time.Since(t0))
 	}
 	b.StopTimer()
@@ -102,12 +103,12 @@ func BenchmarkChannelRoundTrip(b *testing.B) {
 // (its end timestamp) to B completing the barrier (its end timestamp).
 func BenchmarkBarrierCrossQueue(b *testing.B) {
 	ag := setup(b)
-	qa, err := ag.CreateQueue(256, rocr.QueueSingle, nil)
+	qa, err := ag.CreateQueue(256, hsa.QueueSingle, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer qa.Destroy()
-	qb, err := ag.CreateQueue(256, rocr.QueueSingle, nil)
+	qb, err := ag.CreateQueue(256, hsa.QueueSingle, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,13 +125,13 @@ func BenchmarkBarrierCrossQueue(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		dep.Store(1, rocr.Relaxed)
-		done.Store(1, rocr.Relaxed)
+		dep.Store(1, hsa.Relaxed)
+		done.Store(1, hsa.Relaxed)
 		if _, err := qb.Submit(unsafe.Pointer(&bar), barrierHeader); err != nil {
 			b.Fatal(err)
 		}
 		submitEmpty(b, qa, dep.Handle())
-		done.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+		done.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive)
 		total = append(total, time.Since(t0))
 		_, aEnd := dep.Timestamps()
 		_, bEnd := done.Timestamps()
@@ -148,7 +149,7 @@ func BenchmarkBarrierCrossQueue(b *testing.B) {
 // to one queue; packets/s is what the processor sustains.
 func BenchmarkQueueThroughput4Producers(b *testing.B) {
 	ag := setup(b)
-	q, err := ag.CreateQueue(1024, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(1024, hsa.QueueMulti, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func BenchmarkQueueThroughput4Producers(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	t0 := time.Now()
-	sig.Store(int64(b.N), rocr.Relaxed)
+	sig.Store(int64(b.N), hsa.Relaxed)
 	var wg sync.WaitGroup
 	for p := 0; p < producers; p++ {
 		n := b.N / producers
@@ -175,7 +176,7 @@ func BenchmarkQueueThroughput4Producers(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	sig.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive)
+	sig.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive)
 	el := time.Since(t0)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "packets/s")

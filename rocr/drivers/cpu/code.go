@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -88,7 +89,7 @@ func define(name string, t reflect.Type, run func(*Group, unsafe.Pointer), opts 
 	k := &Kernel{name: name, run: run, sym: sym}
 	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, name))
 	for _, arg := range sym.Args {
-		if arg.Kind == rocr.ArgGlobalBuffer {
+		if arg.Kind == hsa.ArgGlobalBuffer {
 			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
 			k.readOnly = append(k.readOnly, arg.ReadOnly)
 		}
@@ -140,7 +141,7 @@ func (s *Set) Code() *rocr.Code {
 	if s == nil {
 		return nil
 	}
-	c := &rocr.Code{Kind: rocr.CodeGo, Name: s.Name, Target: ISA, Go: s}
+	c := &rocr.Code{Kind: hsa.CodeGo, Name: s.Name, Target: ISA, Go: s}
 	for _, k := range s.Kernels {
 		if k != nil {
 			c.Kernels = append(c.Kernels, k.sym)
@@ -150,15 +151,15 @@ func (s *Set) Code() *rocr.Code {
 }
 
 func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
-	if code.Kind != rocr.CodeGo {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
+	if code.Kind != hsa.CodeGo {
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
 	}
 	var ks []*Kernel
 	var globals []kernel.Global
 	switch set := code.Go.(type) {
 	case *kernel.Set:
 		if set == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 		}
 		var err error
 		if ks, err = sdkKernelsOf(code.Name, set); err != nil {
@@ -167,33 +168,33 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 		globals = set.Globals
 	case *Set:
 		if set == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 		}
 		ks = set.Kernels
 		globals = set.Globals
 	default:
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: not a cpu kernel set", code.Name)
 	}
 	exe := &executable{globals: globals}
 	for i, g := range globals {
 		if g.Name == "" || g.Addr() == 0 {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: global %d was not made by kernel.Var", code.Name, i)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: global %d was not made by kernel.Var", code.Name, i)
 		}
 		for _, o := range globals[:i] {
 			if o.Name == g.Name {
-				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two globals named %q", code.Name, g.Name)
+				return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two globals named %q", code.Name, g.Name)
 			}
 		}
 	}
 	for i, k := range ks {
 		if k == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
 		}
 		// Names are unique within a set, as symbols are within a code
 		// object; other sets may reuse them.
 		for _, o := range ks[:i] {
 			if o != nil && o.name == k.name {
-				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
+				return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.name)
 			}
 		}
 		exe.syms = append(exe.syms, k.sym)
@@ -221,7 +222,7 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	for _, g := range e.globals {
 		names = append(names, g.Name)
 	}
-	return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the set (have %v)", name, names)
+	return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the set (have %v)", name, names)
 }
 
 // sdkKernels are the cpu kernels that run SDK kernels, one per
@@ -242,7 +243,7 @@ func sdkKernelsOf(name string, set *kernel.Set) ([]*Kernel, error) {
 			ck, err := define(sk.Name(), sk.Args(), func(g *Group, p unsafe.Pointer) { sk.Run(g, p) },
 				[]Option{StaticShared(sk.StaticShared()), MaxThreads(sym.MaxFlatWorkGroupSize)})
 			if err != nil {
-				return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: %v", name, err)
+				return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: %v", name, err)
 			}
 			k, _ = sdkKernels.LoadOrStore(sk, ck)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -107,7 +108,7 @@ func (errGridBroken) Error() string { return "grid barrier broken by another wor
 func (g *Group) GridSync() {
 	j := g.job
 	if j == nil || j.barrier == nil {
-		panic(rocr.Errorf(rocr.StatusErrorInvalidArgument, "grid sync", "kernel %s work-group %v: GridSync in a launch that is not cooperative (launch it with module.LaunchCooperative)", g.kernel.name, g.ID))
+		panic(rocr.Errorf(hsa.StatusErrorInvalidArgument, "grid sync", "kernel %s work-group %v: GridSync in a launch that is not cooperative (launch it with module.LaunchCooperative)", g.kernel.name, g.ID))
 	}
 	if !j.barrier.wait(j) {
 		panic(errGridBroken{})
@@ -117,7 +118,7 @@ func (g *Group) GridSync() {
 // cooperative runs the dispatch j with every group resident at once.
 func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error {
 	if limit := int64(e.pool.n); j.total > limit {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
 	}
 	b := newGridBarrier(int(j.total))
 	j.barrier = b

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 type addArgs struct {
@@ -29,7 +30,7 @@ var vadd = cpu.Define("test_vector_add", func(g *cpu.Group, a *addArgs) {
 func setup(t testing.TB) *rocr.Agent { return cputest.Agent(t) }
 
 func alloc(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
-	p, err := a.Pool(rocr.SegmentGlobal, flags)
+	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,19 +68,19 @@ func dispatch(t testing.TB, q *rocr.Queue, k *cpu.Kernel, args unsafe.Pointer, s
 func TestVectorAddThroughQueue(t *testing.T) {
 	ag := setup(t)
 	const n = 1000
-	a, b, c := alloc(t, ag, rocr.FlagCoarseGrained, 4*n), alloc(t, ag, rocr.FlagCoarseGrained, 4*n), alloc(t, ag, rocr.FlagCoarseGrained, 4*n)
+	a, b, c := alloc(t, ag, hsa.FlagCoarseGrained, 4*n), alloc(t, ag, hsa.FlagCoarseGrained, 4*n), alloc(t, ag, hsa.FlagCoarseGrained, 4*n)
 	A, B, C := f32(a, n), f32(b, n), f32(c, n)
 	for i := range A {
 		A[i], B[i] = float32(i), float32(2*i)
 	}
-	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sig, _ := rocr.NewSignal(1)
 	args := addArgs{rocr.Ptr[float32](a.Base), rocr.Ptr[float32](b.Base), rocr.Ptr[float32](c.Base), n}
 	dispatch(t, q, vadd, unsafe.Pointer(&args), unsafe.Sizeof(args), 1024, 64, sig)
-	if v, ok := sig.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); !ok {
+	if v, ok := sig.WaitTimed(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); !ok {
 		t.Fatalf("signal %d", v)
 	}
 	for i := range C {
@@ -92,9 +93,9 @@ func TestVectorAddThroughQueue(t *testing.T) {
 	}
 	// Out of bounds: n larger than the allocation fails the dispatch, not the process.
 	args.N = 2 * n
-	sig.Store(1, rocr.Release)
+	sig.Store(1, hsa.Release)
 	dispatch(t, q, vadd, unsafe.Pointer(&args), unsafe.Sizeof(args), 2048, 64, sig)
-	sig.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	sig.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	if err := sig.Err(); err == nil {
 		t.Fatal("out-of-bounds dispatch succeeded")
 	} else {

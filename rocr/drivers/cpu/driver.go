@@ -29,23 +29,23 @@ func (driver) Open() ([]spi.AgentDriver, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_CPU_AGENTS")); v != "" {
 		x, err := strconv.Atoi(v)
 		if err != nil || x < 1 || x > MaxAgents {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "cpu", "HIPGO_CPU_AGENTS=%q: want a number from 1 to %d", v, MaxAgents)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "cpu", "HIPGO_CPU_AGENTS=%q: want a number from 1 to %d", v, MaxAgents)
 		}
 		n = x
 	}
 	mem := physicalMemory()
-	host := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
+	host := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
 	var out []spi.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
 		// Managed memory is host memory every agent addresses, as all of
 		// this agent's memory is: the race detector watches it.
-		a.managed = &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
+		a.managed = &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
 		a.pools = []spi.PoolDriver{
-			&pool{heap: &heap{watched: true, device: true}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
+			&pool{heap: &heap{watched: true, device: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
 			host,
-			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: GroupMemory}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagKernargInit | hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: hsa.SegmentGroup, Size: GroupMemory}},
 		}
 		out = append(out, a)
 	}

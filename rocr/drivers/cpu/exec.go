@@ -303,19 +303,19 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 		case nil:
 			// recover gives nil only under runtime.Goexit: the goroutine
 			// ends whatever happens here, so stop the job for its owner.
-			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
+			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
 			j.stopClaims()
 		case error:
 			if hsa.IsNilValue(e) {
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
+				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				ae.File, ae.Line, _ = j.where(false)
-				err = rocr.Errorf(rocr.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
+				err = rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
-				err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
+				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 			}
 		default:
-			err = rocr.Errorf(rocr.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
+			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
 		j.failed.CompareAndSwap(nil, &err)
 		ok = false
@@ -356,7 +356,7 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_TIMEOUT=%q: want a duration such as 10s", v)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_TIMEOUT=%q: want a duration such as 10s", v)
 		}
 		timeout = d
 	}
@@ -364,13 +364,13 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_STRICT_PTR")); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
 		}
 		strict = b
 	}
 	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
 	if !ok {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
 	}
 	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
 	e.timeout.Store(int64(timeout))
@@ -403,21 +403,21 @@ func (e *executor) KernelName(obj uint64) string {
 func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	k := kernelByHandle(p.KernelObject)
 	if k == nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
+		return rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
 	}
 	if c := aql.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
 	}
 	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
 	grid := [3]int{int(p.GridSizeX), int(p.GridSizeY), int(p.GridSizeZ)}
 	if n := size[0] * size[1] * size[2]; n > 1024 {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: work-group of %d work-items exceeds 1024", k.name, n)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: work-group of %d work-items exceeds 1024", k.name, n)
 	}
 	if p.GroupSegmentSize > GroupMemory {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes exceeds %d", k.name, p.GroupSegmentSize, GroupMemory)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes exceeds %d", k.name, p.GroupSegmentSize, GroupMemory)
 	}
 	if p.GroupSegmentSize < k.groupMem {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
 	j := e.job.Load()
 	j.strict, j.allowed = e.strict, j.allowed[:0]
@@ -425,7 +425,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
+			return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
 		}
 		kernarg = hostmem.At(uintptr(p.KernargAddress))
 		err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
@@ -449,12 +449,12 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	total := uint64(1)
 	for d := 0; d < 3; d++ {
 		if size[d] == 0 || grid[d] == 0 {
-			return rocr.Errorf(rocr.StatusErrorInvalidPacketFormat, "dispatch", "kernel %s: empty grid %v or work-group %v", k.name, grid, size)
+			return rocr.Errorf(hsa.StatusErrorInvalidPacketFormat, "dispatch", "kernel %s: empty grid %v or work-group %v", k.name, grid, size)
 		}
 		count[d] = (grid[d] + size[d] - 1) / size[d]
 		hi, lo := bits.Mul64(total, uint64(count[d]))
 		if hi != 0 || lo > math.MaxInt64 {
-			return rocr.Errorf(rocr.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v of work-groups %v has too many work-groups", k.name, grid, size)
+			return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v of work-groups %v has too many work-groups", k.name, grid, size)
 		}
 		total = lo
 	}
@@ -533,9 +533,9 @@ func (j *job) result(q spi.Queue, timeout time.Duration) error {
 	}
 	if j.canceled.Load() {
 		if q.Destroyed() {
-			return rocr.Errorf(rocr.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", j.k.name, q.ID())
+			return rocr.Errorf(hsa.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", j.k.name, q.ID())
 		}
-		return rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", j.k.name, timeout)
+		return rocr.Newf(rocr.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", j.k.name, timeout)
 	}
 	return nil
 }
@@ -544,7 +544,7 @@ func (j *job) result(q spi.Queue, timeout time.Duration) error {
 // agent may access.
 func (e *executor) checkRange(addr, n uintptr) error {
 	if addr == 0 {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "access", "null address")
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "access", "null address")
 	}
 	_, err := rocr.CheckRange(e.agent, addr, n)
 	return err
@@ -632,7 +632,7 @@ func (e *executor) expire(j *job) {
 	if a == 0 || clock.Now() < j.expires.Load() {
 		return
 	}
-	err := rocr.Newf(rocr.ErrTimeout, rocr.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
+	err := rocr.Newf(rocr.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
 	e.q.Abandon(a-1, err)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // hostileErr is a panic value whose Error method panics with itself.
@@ -51,7 +52,7 @@ func runOne(t *testing.T, q *rocr.Queue, k *cpu.Kernel) error {
 	defer sig.Destroy()
 	var args struct{}
 	dispatch(t, q, k, unsafe.Pointer(&args), 0, 1, 1, sig)
-	_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+	_, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked)
 	require.True(t, ok, "the dispatch did not complete")
 	return sig.Err()
 }
@@ -60,12 +61,12 @@ func runOne(t *testing.T, q *rocr.Queue, k *cpu.Kernel) error {
 // described by its type, instead of killing the process ("panic while
 // printing panic value").
 func TestPanicValueWhoseErrorPanics(t *testing.T) {
-	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := setup(t).CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	defer q.Destroy()
 	err = runOne(t, q, hostileK)
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, rocr.StatusErrorException), "%v", err)
+	assert.True(t, errors.Is(err, hsa.StatusErrorException), "%v", err)
 	assert.Contains(t, err.Error(), "test_hostile_panic")
 	assert.Contains(t, err.Error(), "cpu_test.hostileErr whose Error or String method panicked")
 	var pe *cpu.PanicError
@@ -76,7 +77,7 @@ func TestPanicValueWhoseErrorPanics(t *testing.T) {
 // A kernel's panic names the kernel function's file:line where it
 // panicked (the call into the helper that panics) and carries the stack.
 func TestPanicCarriesKernelLine(t *testing.T) {
-	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := setup(t).CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	defer q.Destroy()
 	err = runOne(t, q, deepK)
@@ -111,7 +112,7 @@ var stuckK = cpu.Define("test_stuck_panic", func(g *cpu.Group, a *struct{}) {
 // about a second, described by its type, instead of hanging the queue.
 // The method's goroutine ends when the test lets it go.
 func TestPanicValueWhoseErrorHangs(t *testing.T) {
-	q, err := setup(t).CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := setup(t).CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	defer q.Destroy()
 	stuckGate = make(chan struct{})
@@ -128,7 +129,7 @@ func TestPanicValueWhoseErrorHangs(t *testing.T) {
 func TestBadKernelGrace(t *testing.T) {
 	ag := setup(t)
 	t.Setenv("HIPGO_KERNEL_GRACE", "soon")
-	_, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	_, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	require.ErrorIs(t, err, rocr.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), `HIPGO_KERNEL_GRACE="soon"`)
 }
@@ -145,17 +146,17 @@ var overrunK = cpu.Define("test_overrun_line", func(g *cpu.Group, a *struct{ X r
 // it.
 func TestAccessErrorCarriesKernelLine(t *testing.T) {
 	ag := setup(t)
-	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	defer q.Destroy()
-	al := alloc(t, ag, rocr.FlagCoarseGrained, 4)
+	al := alloc(t, ag, hsa.FlagCoarseGrained, 4)
 	defer al.Free()
 	sig, err := rocr.NewSignal(1)
 	require.NoError(t, err)
 	defer sig.Destroy()
 	args := struct{ X rocr.Ptr[int32] }{rocr.Ptr[int32](al.Base)}
 	dispatch(t, q, overrunK, unsafe.Pointer(&args), unsafe.Sizeof(args), 1, 1, sig)
-	_, ok := sig.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked)
+	_, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked)
 	require.True(t, ok)
 	var ae *cpu.AccessError
 	require.ErrorAs(t, sig.Err(), &ae)

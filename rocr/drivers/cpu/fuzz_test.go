@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 type fuzzArgs struct {
@@ -50,7 +51,7 @@ func FuzzProcessor(f *testing.F) {
 	f.Cleanup(func() { rocr.ShutDown() })
 	ags, _ := rocr.Agents()
 	ag := ags[0]
-	pool, _ := ag.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	pool, _ := ag.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	buf, err := pool.Allocate(1024)
 	if err != nil {
 		f.Fatal(err)
@@ -62,7 +63,7 @@ func FuzzProcessor(f *testing.F) {
 		}
 		flags := data[0]
 		data = data[1:]
-		q, err := ag.CreateQueue(4, rocr.QueueMulti, nil)
+		q, err := ag.CreateQueue(4, hsa.QueueMulti, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,17 +130,17 @@ func FuzzProcessor(f *testing.F) {
 		if _, err := q.Submit(unsafe.Pointer(&b), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem)); err != nil {
 			t.Fatal(err)
 		}
-		if v, ok := fin.WaitTimed(rocr.CondEQ, 0, 20*time.Second, rocr.WaitBlocked); !ok {
+		if v, ok := fin.WaitTimed(hsa.CondEQ, 0, 20*time.Second, hsa.WaitBlocked); !ok {
 			t.Fatalf("queue stuck: final signal %d, queue error %v", v, q.Err())
 		}
 		for i, s := range sigs {
-			if v := s.Load(rocr.Acquire); v != 0 {
+			if v := s.Load(hsa.Acquire); v != 0 {
 				t.Errorf("packet %d's signal is %d after the queue moved past it", i, v)
 			}
 		}
 		if err := q.Err(); err != nil {
 			var re *rocr.Error
-			if !errors.As(err, &re) || re.Status == rocr.StatusSuccess {
+			if !errors.As(err, &re) || re.Status == hsa.StatusSuccess {
 				t.Errorf("queue error without a status: %v", err)
 			}
 			if fin.Err() == nil {

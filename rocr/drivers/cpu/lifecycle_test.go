@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // vmSize is the process's mapped address space in bytes.
@@ -43,8 +44,8 @@ func TestInitShutdownKeepsAddressSpace(t *testing.T) {
 		ags, err := rocr.Agents()
 		require.NoError(t, err)
 		for _, a := range ags {
-			for _, flags := range []rocr.GlobalFlag{rocr.FlagCoarseGrained, rocr.FlagFineGrained, rocr.FlagKernargInit} {
-				p, err := a.Pool(rocr.SegmentGlobal, flags)
+			for _, flags := range []rocr.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
+				p, err := a.Pool(hsa.SegmentGlobal, flags)
 				require.NoError(t, err)
 				for _, n := range []uint64{256, 64 << 10, 2 << 20} {
 					al, err := p.Allocate(n)
@@ -53,7 +54,7 @@ func TestInitShutdownKeepsAddressSpace(t *testing.T) {
 					require.NoError(t, al.Free())
 				}
 			}
-			q, err := a.CreateQueue(64, rocr.QueueMulti, nil)
+			q, err := a.CreateQueue(64, hsa.QueueMulti, nil)
 			require.NoError(t, err)
 			require.NoError(t, q.Destroy())
 		}

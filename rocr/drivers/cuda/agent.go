@@ -42,7 +42,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		return int(v)
 	}
 	if attr(attrUnifiedAddressing) == 0 || attr(attrCanMapHostMemory) == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d lacks unified addressing or mapped host memory", i)
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d lacks unified addressing or mapped host memory", i)
 	}
 	var name [256]byte
 	_, _, _ = purego.SyscallN(a.cuDeviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), d.ordinal)
@@ -60,7 +60,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		Name:             n,
 		Vendor:           "NVIDIA",
 		ProductName:      n,
-		Type:             rocr.DeviceGPU,
+		Type:             hsa.DeviceGPU,
 		ISA:              fmt.Sprintf("sm_%d%d", major, minor),
 		Wavefront:        attr(attrWarpSize),
 		ComputeUnits:     attr(attrMultiprocessorCount),
@@ -95,13 +95,13 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 	}
 	d.info.MaxGrid = d.info.MaxGridSize[0]
 	if r := res(purego.SyscallN(a.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), d.ordinal)); r != cudaSuccess {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
 	}
 	d.pools = []spi.PoolDriver{
-		&devicePool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
-		&hostPool{pool{dev: d, info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
-		&kernargPool{info: hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagKernargInit | rocr.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
-		&groupPool{info: hsa.PoolInfo{Segment: rocr.SegmentGroup, Size: uint64(optin)}},
+		&devicePool{pool{dev: d, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
+		&hostPool{pool{dev: d, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}}},
+		&kernargPool{info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagKernargInit | hsa.FlagFineGrained, Size: total, Granule: 4096, Alignment: 4096, AllocAllowed: true, AccessibleByAll: true, Host: true}},
+		&groupPool{info: hsa.PoolInfo{Segment: hsa.SegmentGroup, Size: uint64(optin)}},
 	}
 	if err := d.loadStamp(); err != nil {
 		call(a.cuDevicePrimaryCtxRelease, d.ordinal)

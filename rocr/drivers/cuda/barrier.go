@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -15,11 +16,11 @@ import (
 func (e *executor) awaitIssue(s *rocr.Signal, i int) (spi.Completer, uint64, error) {
 	for n := 0; ; n++ {
 		c, seq := s.Deferred()
-		if c == nil || seq != 0 || s.Load(rocr.Acquire) <= 0 {
+		if c == nil || seq != 0 || s.Load(hsa.Acquire) <= 0 {
 			return c, seq, nil
 		}
 		if e.queue.Destroyed() {
-			return nil, 0, rocr.Errorf(rocr.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
+			return nil, 0, rocr.Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
 		}
 		if n < 1000 {
 			runtime.Gosched()
@@ -71,7 +72,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 			}
 			s, err := e.signal(h)
 			if err != nil {
-				return e.fail(rocr.Errorf(rocr.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
+				return e.fail(rocr.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
 			}
 			c, seq := s.Deferred()
 			if c != nil && c != spi.Completer(e) && seq == 0 {
@@ -120,10 +121,10 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 				e.ctx()
 				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // a flush may have made another context current
 			}
-			if s.Load(rocr.Acquire) == 0 {
+			if s.Load(hsa.Acquire) == 0 {
 				// Already satisfied: its producer's failure, if any, is known.
 				if ferr := s.Err(); ferr != nil {
-					return e.fail(rocr.Errorf(rocr.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
+					return e.fail(rocr.Errorf(hsa.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
 				}
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The four measurements benchmarks/peers repeats with native C and CuPy on
@@ -19,14 +20,14 @@ func BenchmarkCUDA(b *testing.B) {
 	b.Run("launch_sync", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s1.Store(1, rocr.Release)
+			s1.Store(1, hsa.Release)
 			dispatch(q1, empty, nil, 1, 1, s1)
 			await(b, s1)
 		}
 	})
 	b.Run("launch_async", func(b *testing.B) {
 		b.ReportAllocs()
-		s1.Store(1, rocr.Release)
+		s1.Store(1, hsa.Release)
 		for i := 0; i < b.N-1; i++ {
 			dispatch(q1, empty, nil, 1, 1, nil)
 		}
@@ -36,8 +37,8 @@ func BenchmarkCUDA(b *testing.B) {
 	b.Run("cross_queue", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s1.Store(1, rocr.Release)
-			s2.Store(1, rocr.Release)
+			s1.Store(1, hsa.Release)
+			s2.Store(1, hsa.Release)
 			dispatch(q1, empty, nil, 1, 1, s1)
 			barrier(q2, []*rocr.Signal{s1}, nil)
 			dispatch(q2, empty, nil, 1, 1, s2)
@@ -46,7 +47,7 @@ func BenchmarkCUDA(b *testing.B) {
 	})
 	b.Run("vector_add", func(b *testing.B) {
 		const n = 1 << 26
-		A, B, C := alloc(b, a, rocr.FlagCoarseGrained, 4*n), alloc(b, a, rocr.FlagCoarseGrained, 4*n), alloc(b, a, rocr.FlagCoarseGrained, 4*n)
+		A, B, C := alloc(b, a, hsa.FlagCoarseGrained, 4*n), alloc(b, a, hsa.FlagCoarseGrained, 4*n), alloc(b, a, hsa.FlagCoarseGrained, 4*n)
 		defer A.Free()
 		defer B.Free()
 		defer C.Free()
@@ -55,7 +56,7 @@ func BenchmarkCUDA(b *testing.B) {
 		b.SetBytes(3 * 4 * n)
 		b.ReportAllocs()
 		for b.Loop() {
-			s1.Store(1, rocr.Release)
+			s1.Store(1, hsa.Release)
 			dispatch(q1, vadd, kb, n, 256, s1)
 			await(b, s1)
 		}
@@ -70,7 +71,7 @@ func BenchmarkCUDA(b *testing.B) {
 // await waits for a benchmark's signal; a lost completion fails the
 // benchmark instead of hanging it.
 func await(b *testing.B, s *rocr.Signal) {
-	if v, ok := s.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitActive); !ok {
+	if v, ok := s.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitActive); !ok {
 		b.Fatalf("signal still %d after 10s", v)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // kernel is one loaded CUDA function; packets name it by handle.
@@ -84,7 +85,7 @@ type executable struct {
 func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
 
 func (e *executable) Destroy() error {
-	err := rocr.Errorf(rocr.StatusErrorInvalidExecutable, "executable destroy", "already destroyed")
+	err := rocr.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "already destroyed")
 	e.once.Do(func() {
 		for _, h := range e.handles {
 			if k := lookupKernel(h); k != nil {
@@ -104,10 +105,10 @@ func (e *executable) Destroy() error {
 // (cuModuleGetGlobal): its device address and size.
 func (e *executable) Global(name string) (uintptr, uint64, error) {
 	if e.dev.api.cuModuleGetGlobal == 0 {
-		return 0, 0, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "global", "the CUDA driver has no cuModuleGetGlobal_v2")
+		return 0, 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "global", "the CUDA driver has no cuModuleGetGlobal_v2")
 	}
 	if strings.IndexByte(name, 0) >= 0 {
-		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, "global", "%q: a name holds no NUL byte", name)
+		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, "global", "%q: a name holds no NUL byte", name)
 	}
 	cname := append([]byte(name), 0)
 	var addr uintptr
@@ -115,7 +116,7 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	err := e.dev.with(func() error {
 		r := res(purego.SyscallN(e.dev.api.cuModuleGetGlobal, uintptr(unsafe.Pointer(&addr)), uintptr(unsafe.Pointer(&size)), e.module, uintptr(unsafe.Pointer(&cname[0]))))
 		if r == cudaNotFound {
-			return rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the module", name)
+			return rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the module", name)
 		}
 		if r != cudaSuccess {
 			return rocr.Errorf(r.status(), "global", "%q: cuModuleGetGlobal: %v", name, r)
@@ -141,11 +142,11 @@ func (d *device) Load(code *rocr.Code) (rocr.Executable, error) {
 }
 
 func (d *device) load(code *rocr.Code) (*executable, error) {
-	if code.Kind != rocr.CodePTX && code.Kind != rocr.CodeCubin {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX and cubins, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
+	if code.Kind != hsa.CodePTX && code.Kind != hsa.CodeCubin {
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX and cubins, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
 	}
 	if len(code.Kernels) == 0 {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: no kernels listed", code.Name)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: no kernels listed", code.Name)
 	}
 	// The image and the JIT's option block live outside the Go heap: the
 	// option values hold buffer addresses the driver writes to.
@@ -180,7 +181,7 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 				for _, h := range e.handles {
 					dropKernel(h)
 				}
-				return rocr.Errorf(rocr.StatusOf(err), "load", "%s: %w", code.Name, err)
+				return rocr.Errorf(hsa.StatusOf(err), "load", "%s: %w", code.Name, err)
 			}
 			ks.Object = addKernel(k)
 			ks.GroupSegmentSize = k.static
@@ -205,7 +206,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 	name := append([]byte(ks.Name), 0)
 	k := &kernel{name: ks.Name}
 	if r := res(purego.SyscallN(d.api.cuModuleGetFunction, uintptr(unsafe.Pointer(&k.fn)), module, uintptr(unsafe.Pointer(&name[0])))); r != cudaSuccess {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "kernel", "%q: cuModuleGetFunction: %v", ks.Name, r)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "%q: cuModuleGetFunction: %v", ks.Name, r)
 	}
 	attr := func(a int) uint32 {
 		var v int32
@@ -216,11 +217,11 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 	k.maxThreads = attr(funcAttrMaxThreadsPerBlock)
 	k.dynLimit.Store(attr(funcAttrMaxDynamicSharedMem))
 	for _, a := range ks.Args {
-		if a.Kind == rocr.ArgHidden {
+		if a.Kind == hsa.ArgHidden {
 			continue
 		}
 		k.argEnd = max(k.argEnd, a.Offset+a.Size)
-		if a.Kind == rocr.ArgGlobalBuffer && a.Size == 8 {
+		if a.Kind == hsa.ArgGlobalBuffer && a.Size == 8 {
 			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(a.Offset)})
 		}
 	}
@@ -253,7 +254,7 @@ const stampPTX = `.version 7.0
 `
 
 func (d *device) loadStamp() error {
-	code := &rocr.Code{Kind: rocr.CodePTX, Name: "hipgo_stamp", Target: "sm_50", Data: []byte(stampPTX), Kernels: []rocr.KernelSymbol{{
+	code := &rocr.Code{Kind: hsa.CodePTX, Name: "hipgo_stamp", Target: "sm_50", Data: []byte(stampPTX), Kernels: []rocr.KernelSymbol{{
 		Name: "hipgo_stamp",
 		Args: []rocr.KernelArg{{Name: "start", Offset: 0, Size: 8}, {Name: "end", Offset: 8, Size: 8}, {Name: "offset", Offset: 16, Size: 8}},
 	}}}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -35,7 +36,7 @@ func (e *executor) complete(h uint64) error {
 		if err := e.sync(); err != nil {
 			return err
 		}
-		s.Sub(1, rocr.Release)
+		s.Sub(1, hsa.Release)
 		return nil
 	}
 	e.lazyMu.Lock()
@@ -142,7 +143,7 @@ func (e *executor) CompleterRef() *spi.CompleterRef { return e.ref }
 func (e *executor) Settle() { e.settle() }
 
 func (e *executor) settle() {
-	p := uint64(e.progress.Load(rocr.Acquire))
+	p := uint64(e.progress.Load(hsa.Acquire))
 	if p <= e.settled.Load() {
 		return
 	}
@@ -167,7 +168,7 @@ func (e *executor) completeUpTo(p uint64, err error) {
 		if err != nil {
 			s.Fail(err)
 		}
-		s.Sub(1, rocr.Release)
+		s.Sub(1, hsa.Release)
 	}
 	if p > e.settled.Load() {
 		e.settled.Store(p)
@@ -189,7 +190,7 @@ func completeHost(h uint64) {
 	}
 	if s, err := rocr.SignalFromHandle(h); err == nil {
 		s.SetTimestamps(clock.Now(), clock.Now())
-		s.Sub(1, rocr.Release)
+		s.Sub(1, hsa.Release)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cuda"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
@@ -51,7 +52,7 @@ func setupFault(tb testing.TB, faulting bool) *rocr.Agent {
 
 func alloc(tb testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
 	tb.Helper()
-	p, err := a.Pool(rocr.SegmentGlobal, flags)
+	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func alloc(tb testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.
 
 func queue(tb testing.TB, a *rocr.Agent, size uint32) *rocr.Queue {
 	tb.Helper()
-	q, err := a.CreateQueue(size, rocr.QueueMulti, nil)
+	q, err := a.CreateQueue(size, hsa.QueueMulti, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func handle(s *rocr.Signal) uint64 {
 // wait waits for s to reach 0 and returns its failure.
 func wait(tb testing.TB, s *rocr.Signal) error {
 	tb.Helper()
-	if v, ok := s.WaitTimed(rocr.CondEQ, 0, 20*time.Second, rocr.WaitActive); !ok {
+	if v, ok := s.WaitTimed(hsa.CondEQ, 0, 20*time.Second, hsa.WaitActive); !ok {
 		tb.Fatalf("signal still %d after 20s", v)
 	}
 	return s.Err()
@@ -159,12 +160,12 @@ func library(tb testing.TB, a *rocr.Agent) (empty, vadd *rocr.KernelSymbol) {
 	if a.ISA() < "sm_90" {
 		ptx = kernels.PTXsm80
 	}
-	code := &rocr.Code{Kind: rocr.CodePTX, Name: "kernels.ptx", Target: a.ISA(), Data: []byte(ptx), Kernels: []rocr.KernelSymbol{
+	code := &rocr.Code{Kind: hsa.CodePTX, Name: "kernels.ptx", Target: a.ISA(), Data: []byte(ptx), Kernels: []rocr.KernelSymbol{
 		{Name: "empty"},
 		{Name: "vector_add", Args: []rocr.KernelArg{
-			{Name: "a", Offset: 0, Size: 8, Kind: rocr.ArgGlobalBuffer},
-			{Name: "b", Offset: 8, Size: 8, Kind: rocr.ArgGlobalBuffer},
-			{Name: "c", Offset: 16, Size: 8, Kind: rocr.ArgGlobalBuffer},
+			{Name: "a", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer},
+			{Name: "b", Offset: 8, Size: 8, Kind: hsa.ArgGlobalBuffer},
+			{Name: "c", Offset: 16, Size: 8, Kind: hsa.ArgGlobalBuffer},
 			{Name: "n", Offset: 24, Size: 4},
 		}},
 	}}
@@ -196,7 +197,7 @@ func TestAgentProperties(t *testing.T) {
 	a := setup(t)
 	info := a.Info()
 	t.Logf("%+v", info)
-	if info.Type != rocr.DeviceGPU || info.Driver != "cuda" || info.Vendor != "NVIDIA" {
+	if info.Type != hsa.DeviceGPU || info.Driver != "cuda" || info.Vendor != "NVIDIA" {
 		t.Errorf("type %v driver %q vendor %q", info.Type, info.Driver, info.Vendor)
 	}
 	if !strings.HasPrefix(info.ISA, "sm_") || info.ISA != "sm_"+string(rune('0'+info.ComputeMajor))+string(rune('0'+info.ComputeMinor)) {
@@ -214,8 +215,8 @@ func TestAgentProperties(t *testing.T) {
 	if info.ClockMHz <= 0 || info.MemoryBusWidth <= 0 || info.MaxGridSize[0] < 1<<31 || !info.Profiling {
 		t.Errorf("clock %d bus %d grid %v profiling %v", info.ClockMHz, info.MemoryBusWidth, info.MaxGridSize, info.Profiling)
 	}
-	for _, f := range []rocr.GlobalFlag{rocr.FlagCoarseGrained, rocr.FlagFineGrained, rocr.FlagKernargInit} {
-		if _, err := a.Pool(rocr.SegmentGlobal, f); err != nil {
+	for _, f := range []rocr.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
+		if _, err := a.Pool(hsa.SegmentGlobal, f); err != nil {
 			t.Error(err)
 		}
 	}
@@ -236,19 +237,19 @@ func TestCompletionWrite(t *testing.T) {
 			q := queue(t, a, 64)
 			s := signal(t, 1)
 			dispatch(q, empty, nil, 1, 1, s)
-			if v, ok := s.WaitTimed(rocr.CondEQ, 0, 3*time.Second, rocr.WaitActive); !ok {
+			if v, ok := s.WaitTimed(hsa.CondEQ, 0, 3*time.Second, hsa.WaitActive); !ok {
 				t.Fatalf("signal %d after 3s (queue error %v)", v, q.Err())
 			}
 			// Eight completions of one signal in flight at once.
-			s.Store(8, rocr.Release)
+			s.Store(8, hsa.Release)
 			for i := 0; i < 8; i++ {
 				dispatch(q, empty, nil, 1, 1, s)
 			}
-			if v, ok := s.WaitTimed(rocr.CondEQ, 0, 3*time.Second, rocr.WaitActive); !ok {
+			if v, ok := s.WaitTimed(hsa.CondEQ, 0, 3*time.Second, hsa.WaitActive); !ok {
 				t.Fatalf("counted signal %d after 3s", v)
 			}
 			time.Sleep(time.Millisecond)
-			if v := s.Load(rocr.Acquire); v != 0 {
+			if v := s.Load(hsa.Acquire); v != 0 {
 				t.Fatalf("counted signal went on to %d", v)
 			}
 		})
@@ -259,8 +260,8 @@ func TestCopiesAndFills(t *testing.T) {
 	a := setup(t)
 	q := queue(t, a, 64)
 	const n = 1 << 20
-	dev := alloc(t, a, rocr.FlagCoarseGrained, n)
-	pinned := alloc(t, a, rocr.FlagFineGrained, n)
+	dev := alloc(t, a, hsa.FlagCoarseGrained, n)
+	pinned := alloc(t, a, hsa.FlagFineGrained, n)
 	in := make([]byte, n)
 	for i := range in {
 		in[i] = byte(i * 7)
@@ -285,7 +286,7 @@ func TestCopiesAndFills(t *testing.T) {
 		pattern uint64
 	}{{1, 0xab}, {2, 0xbeef}, {4, 0xdeadbeef}, {8, 0x0123456789abcdef}, {8, 0x5555555555555555}} {
 		prev := append([]byte(nil), out...) // the device's bytes before this fill
-		s.Store(1, rocr.Release)
+		s.Store(1, hsa.Release)
 		count := uint64(n/c.es - 3)
 		agentPacket(q, aql.FillWork{Dst: uint64(dev.Base), Pattern: c.pattern, Count: count, ElemSize: c.es}.Call(), s)
 		if err := wait(t, s); err != nil {
@@ -302,7 +303,7 @@ func TestCopiesAndFills(t *testing.T) {
 		}
 	}
 	// A copy past an allocation's end fails the packet, not the process.
-	s.Store(1, rocr.Release)
+	s.Store(1, hsa.Release)
 	agentPacket(q, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: 2 * n}.Call(), s)
 	if err := wait(t, s); err == nil || q.Err() == nil {
 		t.Fatalf("overlong copy: signal error %v, queue error %v", err, q.Err())
@@ -319,7 +320,7 @@ func TestVectorAdd(t *testing.T) {
 	}
 	q := queue(t, a, 64)
 	const n = 1<<20 + 1000
-	A, B, C := alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n)
+	A, B, C := alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n)
 	x, y := make([]float32, n), make([]float32, n)
 	for i := range x {
 		x[i], y[i] = float32(i), float32(2*i)+0.5
@@ -342,7 +343,7 @@ func TestVectorAdd(t *testing.T) {
 	}
 	// One signal decremented by several dispatches of one queue, in flight
 	// together, and re-armed and reused after each wait.
-	s.Store(8, rocr.Release)
+	s.Store(8, hsa.Release)
 	for i := 0; i < 8; i++ {
 		dispatch(q, vadd, args.bytes(), grid, 256, s)
 	}
@@ -350,14 +351,14 @@ func TestVectorAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 100; i++ {
-		s.Store(1, rocr.Release)
+		s.Store(1, hsa.Release)
 		dispatch(q, vadd, args.bytes(), grid, 256, s)
 		if err := wait(t, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A grid that is not whole blocks fails clearly.
-	s.Store(1, rocr.Release)
+	s.Store(1, hsa.Release)
 	dispatch(q, vadd, args.bytes(), grid+1, 256, s)
 	if err := wait(t, s); err == nil || !strings.Contains(err.Error(), "whole number") {
 		t.Fatalf("partial block: %v", err)
@@ -369,7 +370,7 @@ func TestBarrierAcrossQueues(t *testing.T) {
 	_, vadd := library(t, a)
 	q1, q2 := queue(t, a, 64), queue(t, a, 64)
 	const n = 1 << 24
-	A, B, C := alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n)
+	A, B, C := alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n)
 	one := math.Float32bits(1)
 	for _, al := range []*rocr.Allocation{A, B} {
 		agentPacket(q1, aql.FillWork{Dst: uint64(al.Base), Pattern: uint64(one), Count: n, ElemSize: 4}.Call(), nil)
@@ -391,10 +392,10 @@ func TestBarrierAcrossQueues(t *testing.T) {
 	}
 	// q2 still waits on the GPU for a signal the host completes.
 	time.Sleep(20 * time.Millisecond)
-	if v := s2.Load(rocr.Acquire); v != 1 {
+	if v := s2.Load(hsa.Acquire); v != 1 {
 		t.Fatalf("q2 ran past a barrier on an incomplete signal (s2=%d)", v)
 	}
-	hostSig.Store(0, rocr.Release)
+	hostSig.Store(0, hsa.Release)
 	if err := wait(t, s2); err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestEventTimestamps(t *testing.T) {
 	_, vadd := library(t, a)
 	q := queue(t, a, 64)
 	const n = 1 << 24
-	A, B, C := alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n), alloc(t, a, rocr.FlagCoarseGrained, 4*n)
+	A, B, C := alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n), alloc(t, a, hsa.FlagCoarseGrained, 4*n)
 	e1, e2 := signal(t, 1), signal(t, 1)
 	args := vaddArgs{A: uint64(A.Base), B: uint64(B.Base), C: uint64(C.Base), N: n}
 	before := clock.Now()
@@ -438,8 +439,8 @@ func TestEventTimestamps(t *testing.T) {
 func TestHostCallback(t *testing.T) {
 	a := setup(t)
 	q := queue(t, a, 64)
-	dev := alloc(t, a, rocr.FlagCoarseGrained, 1<<20)
-	pinned := alloc(t, a, rocr.FlagFineGrained, 1<<20)
+	dev := alloc(t, a, hsa.FlagCoarseGrained, 1<<20)
+	pinned := alloc(t, a, hsa.FlagFineGrained, 1<<20)
 	agentPacket(q, aql.FillWork{Dst: uint64(dev.Base), Pattern: 0x7f, Count: 1 << 20, ElemSize: 1}.Call(), nil)
 	agentPacket(q, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: 1 << 20}.Call(), nil)
 	var saw byte
@@ -456,17 +457,17 @@ func TestHostCallback(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	a := setup(t)
-	bad := &rocr.Code{Kind: rocr.CodePTX, Name: "bad.ptx", Target: a.ISA(), Data: []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry broken()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n"), Kernels: []rocr.KernelSymbol{{Name: "broken"}}}
+	bad := &rocr.Code{Kind: hsa.CodePTX, Name: "bad.ptx", Target: a.ISA(), Data: []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry broken()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n"), Kernels: []rocr.KernelSymbol{{Name: "broken"}}}
 	_, err := a.Load(bad)
 	if err == nil || !errors.Is(err, rocr.ErrInvalidCodeObject) || !strings.Contains(err.Error(), "JIT log:\n") || !strings.Contains(strings.SplitN(err.Error(), "JIT log:\n", 2)[1], "error") {
 		t.Fatalf("bad PTX: %v", err)
 	}
 	t.Log(err)
-	_, err = a.Load(&rocr.Code{Kind: rocr.CodeAMDGPU, Name: "k.hsaco", Target: "gfx90a"})
+	_, err = a.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "k.hsaco", Target: "gfx90a"})
 	if !errors.Is(err, rocr.ErrNotSupported) {
 		t.Fatalf("AMDGPU code: %v", err)
 	}
-	_, err = a.Load(&rocr.Code{Kind: rocr.CodePTX, Name: "k.ptx", Data: []byte(kernels.PTXsm80), Kernels: []rocr.KernelSymbol{{Name: "no_such_kernel"}}})
+	_, err = a.Load(&rocr.Code{Kind: hsa.CodePTX, Name: "k.ptx", Data: []byte(kernels.PTXsm80), Kernels: []rocr.KernelSymbol{{Name: "no_such_kernel"}}})
 	if !errors.Is(err, rocr.ErrInvalidArgument) {
 		t.Fatalf("missing kernel: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -30,11 +31,11 @@ func (d *driver) Open() ([]spi.AgentDriver, error) {
 	}
 	d.api = a
 	if r := call(a.cuInit, 0); r != cudaSuccess {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuInit: %v", r)
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuInit: %v", r)
 	}
 	var n, ver int32
 	if r := res(purego.SyscallN(a.cuDeviceGetCount, uintptr(unsafe.Pointer(&n)))); r != cudaSuccess || n == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
 	}
 	_, _, _ = purego.SyscallN(a.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver)))
 	var out []spi.AgentDriver

@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -87,7 +88,7 @@ type executor struct {
 func (d *device) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
 	if !ok {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
 	}
 	e := &executor{dev: d, api: d.api, agent: rq.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
 	e.ref = spi.NewCompleterRef(e)
@@ -140,8 +141,8 @@ func (e *executor) probe() {
 	p := e.progress
 	ok := e.sa.call(a.cuStreamWriteValue64, e.stream, e.progDev, 5, 0) == cudaSuccess &&
 		e.sa.call(a.cuStreamWaitValue64, e.stream, e.progDev, 5, streamWaitValueEQ) == cudaSuccess &&
-		e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess && p.Load(rocr.Acquire) == 5
-	p.Store(0, rocr.Release)
+		e.sa.call(a.cuStreamSynchronize, e.stream) == cudaSuccess && p.Load(hsa.Acquire) == 5
+	p.Store(0, hsa.Release)
 	if !ok {
 		return
 	}
@@ -238,7 +239,7 @@ func (e *executor) sync() error {
 			if gave.IsZero() {
 				gave = time.Now()
 			} else if time.Since(gave) > time.Second {
-				return rocr.Errorf(rocr.StatusErrorInvalidQueue, "queue", "queue %d destroyed while its stream still waits on a signal", e.queue.ID())
+				return rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed while its stream still waits on a signal", e.queue.ID())
 			}
 		}
 		if i < 200 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -58,7 +59,7 @@ func (e *executor) launchEx(k *kernel, grid, block [3]uint32, dyn uint32, extra 
 		what = fmt.Sprintf("cluster %v", cluster)
 	}
 	if e.api.cuLaunchKernelEx == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dispatch", "kernel %s: a %s launch needs cuLaunchKernelEx (CUDA 12 or later)", k.name, what)
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: a %s launch needs cuLaunchKernelEx (CUDA 12 or later)", k.name, what)
 	}
 	attrs := (*[2]launchAttribute)(hostmem.At(e.scratch + offLaunchAttrs))
 	n := 0
@@ -97,10 +98,10 @@ func (d *device) AllowNonPortableClusters(ks *rocr.KernelSymbol, allow bool) err
 	const op = "cluster size"
 	k := lookupKernel(ks.Object)
 	if k == nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	if d.api.cuFuncSetAttribute == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuFuncSetAttribute")
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuFuncSetAttribute")
 	}
 	v := uintptr(0)
 	if allow {
@@ -115,10 +116,10 @@ func (d *device) MaxPotentialClusterSize(ks *rocr.KernelSymbol, grid, group [3]u
 	const op = "cluster size"
 	k := lookupKernel(ks.Object)
 	if k == nil {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	if d.api.cuOccupancyMaxPotentialClusterSize == 0 {
-		return 0, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuOccupancyMaxPotentialClusterSize")
+		return 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuOccupancyMaxPotentialClusterSize")
 	}
 	cfg := launchConfig{gridDimX: grid[0], gridDimY: grid[1], gridDimZ: grid[2],
 		blockDimX: group[0], blockDimY: group[1], blockDimZ: group[2], sharedMemBytes: uint32(dynGroupMem)}

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // cuResult is CUresult.
@@ -130,7 +131,7 @@ func load() (*api, error) {
 	lib.once.Do(func() {
 		h, err := vendorlib.CUDA.Open()
 		if err != nil {
-			lib.err = rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
+			lib.err = rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
 			return
 		}
 		lib.err = lib.api.resolve(h)
@@ -228,7 +229,7 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 	opt(&a.cuGraphExecDestroy, "cuGraphExecDestroy")
 	opt(&a.cuGraphDestroy, "cuGraphDestroy")
 	if len(missing) > 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -274,21 +275,21 @@ func (r cuResult) String() string {
 func (r cuResult) status() rocr.Status {
 	switch r {
 	case cudaInvalidValue:
-		return rocr.StatusErrorInvalidArgument
+		return hsa.StatusErrorInvalidArgument
 	case cudaOutOfMemory:
-		return rocr.StatusErrorOutOfResources
+		return hsa.StatusErrorOutOfResources
 	case cudaNoDevice:
-		return rocr.StatusErrorInvalidAgent
+		return hsa.StatusErrorInvalidAgent
 	case cudaNotSupported:
-		return rocr.StatusErrorNotSupported
+		return hsa.StatusErrorNotSupported
 	}
 	if r >= 200 && r < 300 { // image, PTX and JIT errors
-		return rocr.StatusErrorInvalidCodeObject
+		return hsa.StatusErrorInvalidCodeObject
 	}
 	if r >= 700 && r < 800 { // launch failures, illegal address, ...
-		return rocr.StatusErrorException
+		return hsa.StatusErrorException
 	}
-	return rocr.StatusError
+	return hsa.StatusError
 }
 
 // cuErr turns a failed call into an rocr error naming the entry point.

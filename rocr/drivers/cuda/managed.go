@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -23,10 +24,10 @@ type managedPool struct{ pool }
 // ManagedPool implements spi.ManagedMemory.
 func (d *device) ManagedPool() (spi.PoolDriver, error) {
 	if d.api.cuMemAllocManaged == 0 || d.api.cuMemGetInfo == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "malloc managed", "libcuda lacks cuMemAllocManaged or cuMemGetInfo_v2")
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "libcuda lacks cuMemAllocManaged or cuMemGetInfo_v2")
 	}
 	info := d.pools[0].Info()
-	info.Flags = rocr.FlagFineGrained
+	info.Flags = hsa.FlagFineGrained
 	info.Granule, info.Alignment = 4096, 4096
 	return &managedPool{pool{dev: d, info: info}}, nil
 }
@@ -42,7 +43,7 @@ func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 			return cuErr("malloc managed", "cuMemGetInfo", r)
 		}
 		if size > free {
-			return rocr.Errorf(rocr.StatusErrorOutOfResources, "malloc managed", "%d bytes exceed the %d bytes free on %s (of %d): more could hang the GPU", size, free, p.dev, total)
+			return rocr.Errorf(hsa.StatusErrorOutOfResources, "malloc managed", "%d bytes exceed the %d bytes free on %s (of %d): more could hang the GPU", size, free, p.dev, total)
 		}
 		if r := res(purego.SyscallN(p.dev.api.cuMemAllocManaged, uintptr(unsafe.Pointer(&ptr)), uintptr(size), memAttachGlobal)); r != cudaSuccess {
 			return cuErr("malloc managed", "cuMemAllocManaged", r)
@@ -68,7 +69,7 @@ func (d *device) location(op string, agent spi.AgentDriver, v2 bool) (uintptr, e
 	}
 	to, ok := agent.(*device)
 	if !ok {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent.Info().Name)
+		return 0, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent.Info().Name)
 	}
 	if v2 {
 		return locationDevice | uintptr(uint32(to.ordinal))<<32, nil
@@ -81,7 +82,7 @@ func (d *device) location(op string, agent spi.AgentDriver, v2 bool) (uintptr, e
 func (d *device) Prefetch(addr, size uint64, to spi.AgentDriver, stream uintptr) error {
 	const op = "prefetch"
 	if d.api.cuMemPrefetchAsync == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuMemPrefetchAsync")
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemPrefetchAsync")
 	}
 	loc, err := d.location(op, to, d.api.prefetchV2)
 	if err != nil {
@@ -106,7 +107,7 @@ func (d *device) Prefetch(addr, size uint64, to spi.AgentDriver, stream uintptr)
 func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent spi.AgentDriver) error {
 	const op = "advise"
 	if d.api.cuMemAdvise == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks cuMemAdvise")
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemAdvise")
 	}
 	loc, err := d.location(op, agent, d.api.adviseV2)
 	if err != nil {

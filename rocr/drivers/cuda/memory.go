@@ -73,9 +73,9 @@ type groupPool struct{ info hsa.PoolInfo }
 func (p *groupPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *groupPool) Allocate(uint64) (uintptr, error) {
-	return 0, rocr.Errorf(rocr.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")
+	return 0, rocr.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")
 }
 
 func (p *groupPool) Free(uintptr, uint64) error {
-	return rocr.Errorf(rocr.StatusErrorInvalidAllocation, "free", "the group segment is not allocatable")
+	return rocr.Errorf(hsa.StatusErrorInvalidAllocation, "free", "the group segment is not allocatable")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // MaxActiveGroups implements spi.Occupancy with the driver's occupancy
@@ -47,11 +48,11 @@ func (d *device) MaxPotentialGroupSize(ks *rocr.KernelSymbol, dynGroupMem, limit
 
 func (d *device) occupancyKernel(op string, ks *rocr.KernelSymbol) (*kernel, error) {
 	if d.api.cuOccupancyMaxActiveBlocksPerMultiprocessor == 0 || d.api.cuOccupancyMaxPotentialBlockSize == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "libcuda lacks the occupancy calculator")
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks the occupancy calculator")
 	}
 	k := lookupKernel(ks.Object)
 	if k == nil || k.dead.Load() {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	return k, nil
 }

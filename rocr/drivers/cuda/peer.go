@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -36,7 +37,7 @@ func (d *device) CanAccessPeer(other spi.AgentDriver) bool {
 func (d *device) EnablePeer(other spi.AgentDriver) error {
 	o, ok := other.(*device)
 	if !ok || d.api.cuCtxEnablePeerAccess == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "enable peer access", "%s: no peer access to %v", d, other.Info().Name)
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "enable peer access", "%s: no peer access to %v", d, other.Info().Name)
 	}
 	return d.with(func() error {
 		if r := call(d.api.cuCtxEnablePeerAccess, o.ctx, 0); r != cudaSuccess && r != cudaPeerAccessAlreadyEnabled {

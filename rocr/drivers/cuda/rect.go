@@ -6,6 +6,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // CUmemorytype values of a CUDA_MEMCPY2D end.
@@ -110,7 +111,7 @@ func (e *executor) rect2D(r *rocr.Rect) error {
 
 func (e *executor) fillRect(r *rocr.Rect) error {
 	if r.DstHost != nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "memset 2d", "the destination must be device or pinned host memory")
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "memset 2d", "the destination must be device or pinned host memory")
 	}
 	if e.api.cuMemsetD2D8Async != 0 {
 		if rc := e.sa.call(e.api.cuMemsetD2D8Async, uintptr(r.Dst), uintptr(r.DstPitch), uintptr(r.Value), uintptr(r.Width), uintptr(r.Height), e.stream); rc != cudaSuccess {

@@ -8,6 +8,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -68,7 +69,7 @@ func (d *device) renewContext() (uintptr, error) {
 	call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
 	var errs []error
 	if d.api.cuDevicePrimaryCtxReset == 0 {
-		errs = append(errs, rocr.Errorf(rocr.StatusErrorNotSupported, "reset", "libcuda lacks cuDevicePrimaryCtxReset"))
+		errs = append(errs, rocr.Errorf(hsa.StatusErrorNotSupported, "reset", "libcuda lacks cuDevicePrimaryCtxReset"))
 	} else if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
 		errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
 	}

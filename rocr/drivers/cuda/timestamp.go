@@ -2,7 +2,7 @@ package cuda
 
 import (
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 )
 
@@ -16,7 +16,7 @@ func (e *executor) calibrate() error {
 	best, off := ^uint64(0), uint64(0)
 	e.tsOff = 0
 	for i := 0; i < calibrateSamples && (i < 3 || best > calibrateTight); i++ {
-		e.progress.Store(0, rocr.Release)
+		e.progress.Store(0, hsa.Release)
 		t0 := clock.Now()
 		if err := e.stamp(e.progress.Addr(), 0); err != nil {
 			return err
@@ -25,13 +25,13 @@ func (e *executor) calibrate() error {
 			return cuErr("queue create", "cuStreamSynchronize", r)
 		}
 		t1 := clock.Now()
-		if g := uint64(e.progress.Load(rocr.Acquire)); t1-t0 < best && g != 0 {
+		if g := uint64(e.progress.Load(hsa.Acquire)); t1-t0 < best && g != 0 {
 			best = t1 - t0
 			off = g - (t0+t1)/2
 		}
 	}
 	e.tsOff = off
-	e.progress.Store(0, rocr.Release)
+	e.progress.Store(0, hsa.Release)
 	return nil
 }
 

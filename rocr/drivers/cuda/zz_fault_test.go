@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // TestZZKernelFault runs last in this binary: a kernel that reads far past
@@ -15,12 +15,12 @@ func TestZZKernelFault(t *testing.T) {
 	a := setupFault(t, true)
 	_, vadd := library(t, a)
 	q := queue(t, a, 64)
-	A := alloc(t, a, rocr.FlagCoarseGrained, 4096)
+	A := alloc(t, a, hsa.FlagCoarseGrained, 4096)
 	const n = 1 << 30
 	args := vaddArgs{A: uint64(A.Base), B: uint64(A.Base), C: uint64(A.Base), N: n}
 	s := signal(t, 1)
 	dispatch(q, vadd, args.bytes(), n, 256, s)
-	if v, ok := s.WaitTimed(rocr.CondEQ, 0, 20*time.Second, rocr.WaitActive); !ok {
+	if v, ok := s.WaitTimed(hsa.CondEQ, 0, 20*time.Second, hsa.WaitActive); !ok {
 		t.Fatalf("signal still %d after 20s: the fault was not reported", v)
 	}
 	if s.Err() == nil {

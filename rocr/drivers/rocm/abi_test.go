@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/internal/cabitest"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 var abiHeaders = cabitest.Program{Headers: []string{"hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/amd_hsa_queue.h"}}
@@ -82,25 +82,25 @@ func TestABI(t *testing.T) {
 		"HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT":    accessAllowedDefault,
 		"HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT": accessDisallowDefault,
 
-		"HSA_AMD_SEGMENT_GLOBAL":                         int64(rocr.SegmentGlobal),
-		"HSA_AMD_SEGMENT_READONLY":                       int64(rocr.SegmentReadOnly),
-		"HSA_AMD_SEGMENT_PRIVATE":                        int64(rocr.SegmentPrivate),
-		"HSA_AMD_SEGMENT_GROUP":                          int64(rocr.SegmentGroup),
-		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT":   int64(rocr.FlagKernargInit),
-		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED":   int64(rocr.FlagFineGrained),
-		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED": int64(rocr.FlagCoarseGrained),
+		"HSA_AMD_SEGMENT_GLOBAL":                         int64(hsa.SegmentGlobal),
+		"HSA_AMD_SEGMENT_READONLY":                       int64(hsa.SegmentReadOnly),
+		"HSA_AMD_SEGMENT_PRIVATE":                        int64(hsa.SegmentPrivate),
+		"HSA_AMD_SEGMENT_GROUP":                          int64(hsa.SegmentGroup),
+		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT":   int64(hsa.FlagKernargInit),
+		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED":   int64(hsa.FlagFineGrained),
+		"HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED": int64(hsa.FlagCoarseGrained),
 
-		"HSA_DEVICE_TYPE_CPU":                     int64(rocr.DeviceCPU),
-		"HSA_DEVICE_TYPE_GPU":                     int64(rocr.DeviceGPU),
-		"HSA_DEVICE_TYPE_DSP":                     int64(rocr.DeviceDSP),
-		"HSA_QUEUE_TYPE_MULTI":                    int64(rocr.QueueMulti),
-		"HSA_QUEUE_TYPE_SINGLE":                   int64(rocr.QueueSingle),
-		"HSA_SIGNAL_CONDITION_EQ":                 int64(rocr.CondEQ),
-		"HSA_SIGNAL_CONDITION_NE":                 int64(rocr.CondNE),
-		"HSA_SIGNAL_CONDITION_LT":                 int64(rocr.CondLT),
-		"HSA_SIGNAL_CONDITION_GTE":                int64(rocr.CondGTE),
-		"HSA_WAIT_STATE_BLOCKED":                  int64(rocr.WaitBlocked),
-		"HSA_WAIT_STATE_ACTIVE":                   int64(rocr.WaitActive),
+		"HSA_DEVICE_TYPE_CPU":                     int64(hsa.DeviceCPU),
+		"HSA_DEVICE_TYPE_GPU":                     int64(hsa.DeviceGPU),
+		"HSA_DEVICE_TYPE_DSP":                     int64(hsa.DeviceDSP),
+		"HSA_QUEUE_TYPE_MULTI":                    int64(hsa.QueueMulti),
+		"HSA_QUEUE_TYPE_SINGLE":                   int64(hsa.QueueSingle),
+		"HSA_SIGNAL_CONDITION_EQ":                 int64(hsa.CondEQ),
+		"HSA_SIGNAL_CONDITION_NE":                 int64(hsa.CondNE),
+		"HSA_SIGNAL_CONDITION_LT":                 int64(hsa.CondLT),
+		"HSA_SIGNAL_CONDITION_GTE":                int64(hsa.CondGTE),
+		"HSA_WAIT_STATE_BLOCKED":                  int64(hsa.WaitBlocked),
+		"HSA_WAIT_STATE_ACTIVE":                   int64(hsa.WaitActive),
 		"HSA_PROFILE_FULL":                        profileFull,
 		"HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT": roundingDefault,
 

@@ -51,9 +51,9 @@ func (rt *runtime) discover() ([]*agent, error) {
 		}
 		api.AgentGetInfo(a, agentFeature, unsafe.Pointer(&feat))
 		switch {
-		case hsa.DeviceType(dev) == rocr.DeviceCPU:
+		case hsa.DeviceType(dev) == hsa.DeviceCPU:
 			cpus = append(cpus, a)
-		case hsa.DeviceType(dev) == rocr.DeviceGPU && feat&featureKernelDispatch != 0:
+		case hsa.DeviceType(dev) == hsa.DeviceGPU && feat&featureKernelDispatch != 0:
 			gpus = append(gpus, a)
 		}
 		return hsaSuccess
@@ -84,22 +84,22 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 	var device, group *pool
 	if err := a.eachPool(a.h, func(p *pool) {
 		switch {
-		case p.info.Segment == rocr.SegmentGlobal && p.info.Flags&rocr.FlagCoarseGrained != 0 && p.info.AllocAllowed && device == nil:
+		case p.info.Segment == hsa.SegmentGlobal && p.info.Flags&hsa.FlagCoarseGrained != 0 && p.info.AllocAllowed && device == nil:
 			device = p
-		case p.info.Segment == rocr.SegmentGroup && group == nil:
+		case p.info.Segment == hsa.SegmentGroup && group == nil:
 			group = p
 		}
 	}); err != nil {
 		return err
 	}
 	if device == nil {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
 	}
 	var host, kernarg *pool
 	for _, c := range cpus {
 		var fine, fineKA, ka *pool
 		if err := a.eachPool(c, func(p *pool) {
-			if p.info.Segment != rocr.SegmentGlobal || !p.info.AllocAllowed {
+			if p.info.Segment != hsa.SegmentGlobal || !p.info.AllocAllowed {
 				return
 			}
 			if a.access(a.h, p.h) == accessNeverAllowed {
@@ -107,7 +107,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 			}
 			p.info.Host = true
 			fl := p.info.Flags
-			if fl&rocr.FlagKernargInit != 0 {
+			if fl&hsa.FlagKernargInit != 0 {
 				if a.access(a.h, p.h) == accessDisallowDefault {
 					p.allow = []agentH{a.h}
 				}
@@ -119,12 +119,12 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 				}
 			}
 			switch {
-			case fl&rocr.FlagFineGrained != 0 && fl&rocr.FlagKernargInit == 0 && fine == nil:
+			case fl&hsa.FlagFineGrained != 0 && fl&hsa.FlagKernargInit == 0 && fine == nil:
 				fine = p
-			case fl&rocr.FlagFineGrained != 0 && fl&rocr.FlagKernargInit != 0 && fineKA == nil:
+			case fl&hsa.FlagFineGrained != 0 && fl&hsa.FlagKernargInit != 0 && fineKA == nil:
 				fineKA = p
 			}
-			if fl&rocr.FlagKernargInit != 0 && ka == nil {
+			if fl&hsa.FlagKernargInit != 0 && ka == nil {
 				ka = p
 			}
 		}); err != nil {
@@ -139,7 +139,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		}
 	}
 	if host == nil {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
 	}
 	a.host = host
 	a.pools = []spi.PoolDriver{device, host}
@@ -210,7 +210,7 @@ func (a *agent) readInfo() rocr.AgentInfo {
 		Name:             a.str(agentName),
 		Vendor:           a.str(agentVendor),
 		ProductName:      a.str(amdProductName),
-		Type:             rocr.DeviceGPU,
+		Type:             hsa.DeviceGPU,
 		ISA:              a.isa(),
 		Wavefront:        int(a.u32(agentWavefrontSize)),
 		ComputeUnits:     int(a.u32(amdComputeUnitCount)),
@@ -244,9 +244,9 @@ func (a *agent) readInfo() rocr.AgentInfo {
 	for _, p := range a.pools {
 		pi := p.Info()
 		switch {
-		case pi.Segment == rocr.SegmentGlobal && pi.Flags&rocr.FlagCoarseGrained != 0 && !pi.Host && in.TotalMemory == 0:
+		case pi.Segment == hsa.SegmentGlobal && pi.Flags&hsa.FlagCoarseGrained != 0 && !pi.Host && in.TotalMemory == 0:
 			in.TotalMemory = pi.Size
-		case pi.Segment == rocr.SegmentGroup:
+		case pi.Segment == hsa.SegmentGroup:
 			in.GroupMemSize = int(pi.Size)
 		}
 	}
@@ -305,7 +305,7 @@ func (a *agent) Pools() []spi.PoolDriver                               { return 
 // NewExecutor is not used: the agent's queues are hardware rings
 // (CreateHardwareQueue) that the GPU's command processor reads.
 func (a *agent) NewExecutor(spi.Queue) (spi.Executor, error) {
-	return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
+	return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
 }
 
 // Close destroys the executables still loaded; rocr has already destroyed
@@ -327,7 +327,7 @@ func (a *agent) Close() error {
 // complete and wait on. It is the agent's spi.SignalFactory.
 func (a *agent) NewSignal(initial int64) (spi.SignalBackend, error) {
 	if !a.rt.alive.Load() {
-		return nil, rocr.Errorf(rocr.StatusErrorNotInitialized, "signal create", "the rocm driver is closed")
+		return nil, rocr.Errorf(hsa.StatusErrorNotInitialized, "signal create", "the rocm driver is closed")
 	}
 	h, s := a.rt.api.SignalCreate(initial)
 	if s != hsaSuccess {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 var agentHeader = aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, aql.ScopeSystem)
@@ -22,7 +23,7 @@ var agentHeader = aql.MakeHeader(aql.TypeAgentDispatch, true, aql.ScopeSystem, a
 func agentWorkSetup(t *testing.T) (*fakeHSA, *rocr.Agent, *rocr.Queue, func(int64) *rocr.Signal) {
 	f := newFake()
 	ag := initFake(t, f)
-	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, q.Destroy()) })
 	sig := func(v int64) *rocr.Signal {
@@ -35,7 +36,7 @@ func agentWorkSetup(t *testing.T) (*fakeHSA, *rocr.Agent, *rocr.Queue, func(int6
 }
 
 func allocIn(t *testing.T, ag *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
-	p, err := ag.Pool(rocr.SegmentGlobal, flags)
+	p, err := ag.Pool(hsa.SegmentGlobal, flags)
 	require.NoError(t, err)
 	al, err := p.Allocate(n)
 	require.NoError(t, err)
@@ -53,8 +54,8 @@ func gate(t *testing.T, q *rocr.Queue, s *rocr.Signal) {
 
 func TestQueueCopyIsAsynchronous(t *testing.T) {
 	f, ag, q, sig := agentWorkSetup(t)
-	dev := allocIn(t, ag, rocr.FlagCoarseGrained, 4096)
-	host := allocIn(t, ag, rocr.FlagFineGrained, 4096)
+	dev := allocIn(t, ag, hsa.FlagCoarseGrained, 4096)
+	host := allocIn(t, ag, hsa.FlagFineGrained, 4096)
 	src := hostmem.Bytes(host.Base, 4096)
 	for i := range src {
 		src[i] = byte(i*5 + 1)
@@ -71,14 +72,14 @@ func TestQueueCopyIsAsynchronous(t *testing.T) {
 	require.NoError(t, err)
 
 	// Submit returned while the work before the copy still holds it.
-	_, ok := done.WaitTimed(rocr.CondEQ, 0, 20*time.Millisecond, rocr.WaitBlocked)
+	_, ok := done.WaitTimed(hsa.CondEQ, 0, 20*time.Millisecond, hsa.WaitBlocked)
 	assert.False(t, ok, "the copy completed before the packets ahead of it")
 	assert.Equal(t, make([]byte, 4096), hostmem.Bytes(dev.Base, 4096), "the copy ran before the packets ahead of it")
 
-	open.Store(0, rocr.Release)
-	_, ok = after.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	open.Store(0, hsa.Release)
+	_, ok = after.WaitTimed(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	require.True(t, ok, "the packet after the copy did not complete")
-	assert.Equal(t, int64(0), done.Load(rocr.Acquire), "the copy's signal completes before the packet after it")
+	assert.Equal(t, int64(0), done.Load(hsa.Acquire), "the copy's signal completes before the packet after it")
 	assert.NoError(t, done.Err())
 	assert.Equal(t, src, hostmem.Bytes(dev.Base, 4096))
 
@@ -93,7 +94,7 @@ func TestQueueCopyIsAsynchronous(t *testing.T) {
 
 func TestQueueHostWorkInOrder(t *testing.T) {
 	_, ag, q, sig := agentWorkSetup(t)
-	dev := allocIn(t, ag, rocr.FlagCoarseGrained, 64)
+	dev := allocIn(t, ag, hsa.FlagCoarseGrained, 64)
 	open, filled, called, copied := sig(1), sig(1), sig(1), sig(1)
 	gate(t, q, open)
 
@@ -115,23 +116,23 @@ func TestQueueHostWorkInOrder(t *testing.T) {
 	_, err = q.Submit(unsafe.Pointer(&cp), agentHeader)
 	require.NoError(t, err)
 
-	_, ok := copied.WaitTimed(rocr.CondEQ, 0, 20*time.Millisecond, rocr.WaitBlocked)
+	_, ok := copied.WaitTimed(hsa.CondEQ, 0, 20*time.Millisecond, hsa.WaitBlocked)
 	assert.False(t, ok, "host work ran before the packets ahead of it")
-	open.Store(0, rocr.Release)
-	_, ok = copied.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	open.Store(0, hsa.Release)
+	_, ok = copied.WaitTimed(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	require.True(t, ok, "the copy to Go memory did not complete")
 	want := []byte{0x44, 0x33, 0x22, 0x11, 0x44, 0x33, 0x22, 0x11}
 	assert.Equal(t, want, seen, "the callback sees the fill before it")
 	assert.Equal(t, want, out, "the copy to Go memory is staged back")
 	for _, s := range []*rocr.Signal{filled, called, copied} {
-		assert.Equal(t, int64(0), s.Load(rocr.Acquire))
+		assert.Equal(t, int64(0), s.Load(hsa.Acquire))
 		assert.NoError(t, s.Err())
 	}
 }
 
 func TestQueueAgentWorkErrors(t *testing.T) {
 	_, ag, q, sig := agentWorkSetup(t)
-	dev := allocIn(t, ag, rocr.FlagCoarseGrained, 64)
+	dev := allocIn(t, ag, hsa.FlagCoarseGrained, 64)
 
 	// Refused before the work starts: the caller sees the error at once.
 	bad := aql.CopyWork{Dst: uint64(dev.Base), Src: uint64(dev.Base), Bytes: 128}.Call().Packet(0)
@@ -151,9 +152,9 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 	fill := aql.FillWork{Dst: uint64(dev.Base), Pattern: 7, Count: 64, ElemSize: 1}.Call().Packet(next.Handle())
 	_, err = q.Submit(unsafe.Pointer(&fill), agentHeader)
 	require.NoError(t, err)
-	_, ok := next.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	_, ok := next.WaitTimed(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	require.True(t, ok)
-	assert.Equal(t, int64(0), failed.Load(rocr.Acquire))
+	assert.Equal(t, int64(0), failed.Load(hsa.Acquire))
 	assert.ErrorContains(t, failed.Err(), "panicked")
 	assert.NoError(t, next.Err())
 	assert.Equal(t, byte(7), hostmem.Bytes(dev.Base, 64)[63])
@@ -165,14 +166,14 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 func TestQueueAgentWorkRacing(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
-	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	require.NoError(t, err)
 	const workers, rounds = 4, 20
 	bufs := make([]*rocr.Allocation, workers)
 	for i := range bufs {
-		bufs[i] = allocIn(t, ag, rocr.FlagCoarseGrained, 8)
+		bufs[i] = allocIn(t, ag, hsa.FlagCoarseGrained, 8)
 	}
-	src := allocIn(t, ag, rocr.FlagFineGrained, 8*rounds)
+	src := allocIn(t, ag, hsa.FlagFineGrained, 8*rounds)
 	for i, b := 0, hostmem.Bytes(src.Base, 8*rounds); i < len(b); i++ {
 		b[i] = byte(i / 8)
 	}
@@ -195,7 +196,7 @@ func TestQueueAgentWorkRacing(t *testing.T) {
 					if _, err := q.Submit(unsafe.Pointer(&cb), agentHeader); err != nil {
 						return err
 					}
-					if _, ok := done.WaitTimed(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); !ok {
+					if _, ok := done.WaitTimed(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); !ok {
 						return assert.AnError
 					}
 					_ = done.Destroy()

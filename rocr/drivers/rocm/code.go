@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // executable is a frozen ROCR executable with one agent code object.
@@ -23,14 +24,14 @@ type executable struct {
 // kernel the code describes is found by its "NAME.kd" symbol and its
 // kernel object, kernarg, group and private segment sizes read.
 func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
-	if code.Kind != rocr.CodeAMDGPU {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorInvalidISA, "load", "%s: %s runs AMDGPU code objects, not %s code for %s", code.Name, a.info.Name, code.Kind, code.Target)
+	if code.Kind != hsa.CodeAMDGPU {
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: %s runs AMDGPU code objects, not %s code for %s", code.Name, a.info.Name, code.Kind, code.Target)
 	}
 	if len(code.Data) == 0 {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidCodeObject, "load", "%s: empty code object", code.Name)
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: empty code object", code.Name)
 	}
 	if !a.rt.alive.Load() {
-		return nil, rocr.Errorf(rocr.StatusErrorNotInitialized, "load", "the rocm driver is closed")
+		return nil, rocr.Errorf(hsa.StatusErrorNotInitialized, "load", "the rocm driver is closed")
 	}
 	api := a.rt.api
 	e := &executable{ag: a, size: uintptr(len(code.Data))}
@@ -66,7 +67,7 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 		var kaSize, kaAlign, group, private uint32
 		if s = api.ExecutableSymbolGetInfo(sym, symKernelObject, unsafe.Pointer(&obj)); s != hsaSuccess || obj == 0 {
 			if s == hsaSuccess {
-				s = hsaStatus(rocr.StatusErrorInvalidExecutableSymbol)
+				s = hsaStatus(hsa.StatusErrorInvalidExecutableSymbol)
 			}
 			return fail(s, "%s: kernel %q: kernel object", code.Name, k.Name)
 		}
@@ -102,12 +103,12 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	_, live := a.exes[e]
 	a.mu.Unlock()
 	if !live || !a.rt.alive.Load() {
-		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidExecutable, "global", "%q: the executable was destroyed", name)
+		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidExecutable, "global", "%q: the executable was destroyed", name)
 	}
 	api := a.rt.api
 	sym, s := api.ExecutableGetSymbolByName(e.exe, name, a.h)
 	if s != hsaSuccess {
-		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "no variable %q in the code object", name)
+		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the code object", name)
 	}
 	var kind uint32
 	var addr uint64
@@ -116,7 +117,7 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 		return 0, 0, a.rt.fail(s, "global", "%q: symbol kind", name)
 	}
 	if kind != symKindVariable {
-		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidSymbolName, "global", "%q is not a variable (symbol kind %d)", name, kind)
+		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "%q is not a variable (symbol kind %d)", name, kind)
 	}
 	if s = api.ExecutableSymbolGetInfo(sym, symVariableAddr, unsafe.Pointer(&addr)); s != hsaSuccess {
 		return 0, 0, a.rt.fail(s, "global", "%q: variable address", name)
@@ -135,7 +136,7 @@ func (e *executable) Destroy() error {
 	delete(a.exes, e)
 	a.mu.Unlock()
 	if !live {
-		return rocr.Errorf(rocr.StatusErrorInvalidExecutable, "executable destroy", "executable already destroyed")
+		return rocr.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "executable already destroyed")
 	}
 	var err error
 	if a.rt.alive.Load() {

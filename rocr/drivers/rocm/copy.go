@@ -5,6 +5,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -25,7 +26,7 @@ import (
 // then decrements done. A nil done makes the copy synchronous.
 func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(rocr.StatusErrorNotInitialized, "copy", "the rocm driver is closed")
+		return rocr.Errorf(hsa.StatusErrorNotInitialized, "copy", "the rocm driver is closed")
 	}
 	dstAgent, _, err := a.endpoint("copy", "destination", dst, n)
 	if err != nil {
@@ -76,7 +77,7 @@ func (a *agent) completion(op string, done spi.Signal) (h signalH, finish func(s
 		}
 		finished = true
 		if started {
-			tmp.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+			tmp.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 		}
 		_ = tmp.Destroy()
 	}, nil
@@ -91,12 +92,12 @@ func (a *agent) completion(op string, done spi.Signal) (h signalH, finish func(s
 // host staging buffer and copied.
 func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(rocr.StatusErrorNotInitialized, "fill", "the rocm driver is closed")
+		return rocr.Errorf(hsa.StatusErrorNotInitialized, "fill", "the rocm driver is closed")
 	}
 	switch elemSize {
 	case 1, 2, 4, 8:
 	default:
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", elemSize)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", elemSize)
 	}
 	n := count * uint64(elemSize)
 	_, host, err := a.endpoint("fill", "destination", dst, n)
@@ -119,14 +120,14 @@ func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps
 func (a *agent) completeAfter(deps []spi.Signal, done spi.Signal, f func() error) error {
 	if done == nil {
 		for _, d := range deps {
-			d.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+			d.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 		}
 		return f()
 	}
 	go func() {
 		var err error
 		for _, d := range deps {
-			d.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+			d.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 			if e := d.Err(); e != nil && err == nil {
 				err = e
 			}
@@ -137,7 +138,7 @@ func (a *agent) completeAfter(deps []spi.Signal, done spi.Signal, f func() error
 		if err != nil {
 			done.Fail(err)
 		}
-		done.Sub(1, rocr.Release)
+		done.Sub(1, hsa.Release)
 	}()
 	return nil
 }
@@ -176,7 +177,7 @@ func (a *agent) fill(dst uintptr, pattern, n uint64, elemSize int, host bool) er
 	if s := a.rt.api.MemoryAsyncCopy(dst, a.h, stage, a.cpu, n, nil, tmp.h); s != hsaSuccess {
 		return a.rt.fail(s, "fill", "staged copy of %d bytes to %#x", n, dst)
 	}
-	tmp.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+	tmp.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 	return nil
 }
 
@@ -207,15 +208,15 @@ func (a *agent) tempSignal() (*signal, error) {
 func (a *agent) endpoint(op, what string, addr uintptr, n uint64) (agentH, bool, error) {
 	al := rocr.FindAllocation(addr)
 	if al == nil || al.Freed() {
-		return 0, false, rocr.Errorf(rocr.StatusErrorInvalidAllocation, op, "%s %#x is not in a pool allocation: stage Go memory through host memory", what, addr)
+		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidAllocation, op, "%s %#x is not in a pool allocation: stage Go memory through host memory", what, addr)
 	}
 	if addr-al.Base+uintptr(n) > al.Size || uintptr(n) > al.Size {
-		return 0, false, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "%s range %#x+%d runs past %s", what, addr, n, al)
+		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "%s range %#x+%d runs past %s", what, addr, n, al)
 	}
 	pool := al.Pool()
 	owner, ok := pool.Agent().Driver().(*agent)
 	if !ok {
-		return 0, false, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s %s belongs to %s, not to a rocm agent", what, al, pool.Agent())
+		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s %s belongs to %s, not to a rocm agent", what, al, pool.Agent())
 	}
 	if pool.Info().Host {
 		return owner.cpu, true, nil
@@ -232,10 +233,10 @@ func rocmSignals(op string, sigs []spi.Signal) ([]signalH, error) {
 	out := make([]signalH, len(sigs))
 	for i, s := range sigs {
 		if s == nil {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidSignal, op, "nil signal")
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidSignal, op, "nil signal")
 		}
 		if _, ok := signals.find(s.Handle()); !ok {
-			return nil, rocr.Errorf(rocr.StatusErrorInvalidSignal, op, "signal %#x is not a ROCR signal: create it through the agent's SignalFactory", s.Handle())
+			return nil, rocr.Errorf(hsa.StatusErrorInvalidSignal, op, "signal %#x is not a ROCR signal: create it through the agent's SignalFactory", s.Handle())
 		}
 		out[i] = signalH(s.Handle())
 	}

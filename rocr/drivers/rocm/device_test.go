@@ -8,6 +8,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -30,7 +31,7 @@ func TestDevice(t *testing.T) {
 		in := ag.Info()
 		t.Logf("%s: %s %s, %d CUs, wave%d, %d MiB, LDS %d KiB, PCI %04x:%02x:%02x, %s", ag, in.ProductName, in.ISA,
 			in.ComputeUnits, in.Wavefront, in.TotalMemory>>20, in.GroupMemSize>>10, in.PCIDomain, in.PCIBus, in.PCIDevice, in.UUID)
-		if in.Type != rocr.DeviceGPU || in.ISA == "" || in.Wavefront == 0 || in.ComputeUnits == 0 || in.TotalMemory == 0 {
+		if in.Type != hsa.DeviceGPU || in.ISA == "" || in.Wavefront == 0 || in.ComputeUnits == 0 || in.TotalMemory == 0 {
 			t.Errorf("%s: incomplete info %+v", ag, in)
 		}
 		t.Run(in.Name, func(t *testing.T) { deviceSmoke(t, ag) })
@@ -48,7 +49,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 		t.Cleanup(func() { _ = s.Destroy() })
 		return s
 	}
-	q, err := ag.CreateQueue(max(256, ag.Info().QueueMinSize), rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(max(256, ag.Info().QueueMinSize), hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +64,11 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 	b.DepSignal[0] = dep.Handle()
 	b.CompletionSignal = done.Handle()
 	q.Publish(id, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
-	if _, ok := done.WaitTimed(rocr.CondEQ, 0, 50*time.Millisecond, rocr.WaitBlocked); ok {
+	if _, ok := done.WaitTimed(hsa.CondEQ, 0, 50*time.Millisecond, hsa.WaitBlocked); ok {
 		t.Fatal("barrier completed before its dependency")
 	}
-	dep.Store(0, rocr.Release)
-	if _, ok := done.WaitTimed(rocr.CondEQ, 0, 10*time.Second, rocr.WaitBlocked); !ok {
+	dep.Store(0, hsa.Release)
+	if _, ok := done.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok {
 		t.Fatal("the GPU did not complete the barrier-AND packet")
 	}
 	if s, e := done.Timestamps(); e < s || e == 0 {
@@ -78,8 +79,8 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 	}
 
 	const n = 1 << 20
-	devPool, _ := ag.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
-	hostPool, _ := ag.Pool(rocr.SegmentGlobal, rocr.FlagFineGrained)
+	devPool, _ := ag.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
+	hostPool, _ := ag.Pool(hsa.SegmentGlobal, hsa.FlagFineGrained)
 	dev, err := devPool.Allocate(n)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 	if err := sf.CopyAsync(dev.Base, host.Base, n, []spi.Signal{done}, cdone); err != nil {
 		t.Fatal(err)
 	}
-	cdone.Wait(rocr.CondEQ, 0, 0, rocr.WaitBlocked)
+	cdone.Wait(hsa.CondEQ, 0, 0, hsa.WaitBlocked)
 	if err := sf.FillAsync(dev.Base+8, 0x5a, 16, 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}

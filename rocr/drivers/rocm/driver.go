@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -47,7 +48,7 @@ func (d *driver) Open() ([]spi.AgentDriver, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rt != nil {
-		return nil, rocr.Errorf(rocr.StatusErrorInvalidRuntimeState, "open", "driver already open")
+		return nil, rocr.Errorf(hsa.StatusErrorInvalidRuntimeState, "open", "driver already open")
 	}
 	api, err := d.open()
 	if err != nil {
@@ -60,7 +61,7 @@ func (d *driver) Open() ([]spi.AgentDriver, error) {
 	rt.alive.Store(true)
 	agents, err := rt.discover()
 	if err == nil && len(agents) == 0 {
-		err = rocr.Newf(rocr.ErrNoAgent, rocr.StatusErrorInvalidAgent, "hsa_iterate_agents", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
+		err = rocr.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "hsa_iterate_agents", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
 	}
 	if err != nil {
 		rt.alive.Store(false)

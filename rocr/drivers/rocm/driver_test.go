@@ -83,7 +83,7 @@ func TestOpenAgentsAndPools(t *testing.T) {
 	}
 	in := ads[0].Info()
 	want := rocr.AgentInfo{
-		Name: "gfx90a", Vendor: "AMD", ProductName: "AMD Instinct MI210", Type: rocr.DeviceGPU,
+		Name: "gfx90a", Vendor: "AMD", ProductName: "AMD Instinct MI210", Type: hsa.DeviceGPU,
 		ISA: "gfx90a:sramecc+:xnack-", Wavefront: 64, ComputeUnits: 104, MaxWorkGroupSize: 1024,
 		MaxWorkGroupDim: [3]int{1024, 1024, 1024}, MaxGridSize: [3]uint64{0xffffffff, 0xffffffff, 0xffffffff},
 		MaxGrid: 0xffffffff, QueueMinSize: 64, QueueMaxSize: 131072, QueuesMax: 128,
@@ -105,10 +105,10 @@ func TestOpenAgentsAndPools(t *testing.T) {
 		allow []agentH
 	}
 	wantPools := []pw{
-		{gpu.pools[0], rocr.SegmentGlobal, rocr.FlagCoarseGrained, false, nil},
-		{cpu.pools[0], rocr.SegmentGlobal, rocr.FlagFineGrained, true, []agentH{gpu.h}},
-		{cpu.pools[1], rocr.SegmentGlobal, rocr.FlagFineGrained | rocr.FlagKernargInit, true, []agentH{gpu.h}},
-		{gpu.pools[2], rocr.SegmentGroup, 0, false, nil},
+		{gpu.pools[0], hsa.SegmentGlobal, hsa.FlagCoarseGrained, false, nil},
+		{cpu.pools[0], hsa.SegmentGlobal, hsa.FlagFineGrained, true, []agentH{gpu.h}},
+		{cpu.pools[1], hsa.SegmentGlobal, hsa.FlagFineGrained | hsa.FlagKernargInit, true, []agentH{gpu.h}},
+		{gpu.pools[2], hsa.SegmentGroup, 0, false, nil},
 	}
 	if len(pools) != len(wantPools) {
 		t.Fatalf("%d pools, want %d", len(pools), len(wantPools))
@@ -184,7 +184,7 @@ func TestOpenPoolVariants(t *testing.T) {
 
 func TestOpenInitFailure(t *testing.T) {
 	f := newFake()
-	f.initStatus = hsaStatus(rocr.StatusErrorOutOfResources)
+	f.initStatus = hsaStatus(hsa.StatusErrorOutOfResources)
 	_, _, err := openFake(t, f)
 	if !errors.Is(err, rocr.ErrNoAgent) {
 		t.Fatalf("err = %v, want ErrNoAgent", err)
@@ -192,8 +192,8 @@ func TestOpenInitFailure(t *testing.T) {
 	if !strings.Contains(err.Error(), "no AMD agent: "+fakeStatusText) {
 		t.Errorf("err = %q: want ROCR's status text", err)
 	}
-	if rocr.StatusOf(err) != rocr.StatusErrorOutOfResources {
-		t.Errorf("status %v", rocr.StatusOf(err))
+	if hsa.StatusOf(err) != hsa.StatusErrorOutOfResources {
+		t.Errorf("status %v", hsa.StatusOf(err))
 	}
 	if c := f.callLog(); !slices.Equal(c, []string{"init", "status_string"}) {
 		t.Errorf("calls after a failed hsa_init: %v; want only hsa_status_string", c)
@@ -204,7 +204,7 @@ func TestQueuePackets(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
 	gpu := f.agents[1]
-	q, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,12 +214,12 @@ func TestQueuePackets(t *testing.T) {
 		t.Fatalf("queue id %d is not the HSA queue id", q.ID())
 	}
 	fq := f.queue(hq.q)
-	if fq.size != 64 || fq.typ != uint32(rocr.QueueMulti) || !fq.profile.Load() || fq.key != hq.key {
+	if fq.size != 64 || fq.typ != uint32(hsa.QueueMulti) || !fq.profile.Load() || fq.key != hq.key {
 		t.Fatalf("fake queue %+v", fq)
 	}
 	// Kernargs: a slot per packet in the kernarg pool, visible to the GPU.
 	ka := rocr.FindAllocation(q.Kernarg(0))
-	if ka == nil || ka.Pool().Info().Flags&rocr.FlagKernargInit == 0 || rocr.FindAllocation(q.Kernarg(63)) != ka {
+	if ka == nil || ka.Pool().Info().Flags&hsa.FlagKernargInit == 0 || rocr.FindAllocation(q.Kernarg(63)) != ka {
 		t.Fatalf("kernargs %#x not in one kernarg pool allocation (%v)", q.Kernarg(0), ka)
 	}
 	f.mu.Lock()
@@ -254,7 +254,7 @@ func TestQueuePackets(t *testing.T) {
 	*(*uint64)(hostmem.At(q.Kernarg(id))) = 0x1234
 	p.CompletionSignal = done.Handle()
 	q.Publish(id, aql.MakeHeader(aql.TypeKernelDispatch, true, aql.ScopeSystem, aql.ScopeSystem), 1)
-	if v := done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); v != 0 {
+	if v := done.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); v != 0 {
 		t.Fatalf("completion signal %d after the fake GPU ran the packet", v)
 	}
 
@@ -264,11 +264,11 @@ func TestQueuePackets(t *testing.T) {
 	b.DepSignal[0] = dep.Handle()
 	b.CompletionSignal = done2.Handle()
 	q.Publish(id2, aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem), 0)
-	if v, ok := done2.WaitTimed(rocr.CondEQ, 0, 20*time.Millisecond, rocr.WaitBlocked); ok {
+	if v, ok := done2.WaitTimed(hsa.CondEQ, 0, 20*time.Millisecond, hsa.WaitBlocked); ok {
 		t.Fatalf("barrier completed (%d) before its dependency", v)
 	}
-	dep.Store(0, rocr.Release)
-	if v := done2.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked); v != 0 {
+	dep.Store(0, hsa.Release)
+	if v := done2.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); v != 0 {
 		t.Fatalf("barrier completion %d", v)
 	}
 
@@ -316,7 +316,7 @@ func TestQueueErrors(t *testing.T) {
 	ag := initFake(t, f)
 	a := ag.Driver().(*agent)
 	bind := ag.Driver().(errorBinder)
-	q, err := ag.CreateQueue(64, rocr.QueueSingle, nil)
+	q, err := ag.CreateQueue(64, hsa.QueueSingle, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +325,11 @@ func TestQueueErrors(t *testing.T) {
 	bind.BindQueueErrors(q.ID(), func(err error) { got <- err })
 	hq := a.queues[q.ID()]
 	// ROCR calls back on its own thread with the queue and our data.
-	queueError(hsaStatus(rocr.StatusErrorException), hq.q, hq.key)
-	queueError(hsaStatus(rocr.StatusErrorMemoryFault), hq.q, hq.key)
+	queueError(hsaStatus(hsa.StatusErrorException), hq.q, hq.key)
+	queueError(hsaStatus(hsa.StatusErrorMemoryFault), hq.q, hq.key)
 	select {
 	case err := <-got:
-		if !errors.Is(err, rocr.ErrKernelFailed) || rocr.StatusOf(err) != rocr.StatusErrorException || !strings.Contains(err.Error(), "fake text") {
+		if !errors.Is(err, rocr.ErrKernelFailed) || hsa.StatusOf(err) != hsa.StatusErrorException || !strings.Contains(err.Error(), "fake text") {
 			t.Errorf("queue error %v", err)
 		}
 	case <-time.After(5 * time.Second):
@@ -343,13 +343,13 @@ func TestQueueErrors(t *testing.T) {
 
 	// rocr binds every hardware queue at creation: the error becomes the
 	// queue's sticky error.
-	q2, err := ag.CreateQueue(64, rocr.QueueSingle, nil)
+	q2, err := ag.CreateQueue(64, hsa.QueueSingle, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer q2.Destroy()
 	hq2 := a.queues[q2.ID()]
-	queueError(hsaStatus(rocr.StatusErrorInvalidPacketFormat), hq2.q, hq2.key)
+	queueError(hsaStatus(hsa.StatusErrorInvalidPacketFormat), hq2.q, hq2.key)
 	deadline := time.Now().Add(5 * time.Second)
 	for q2.Err() == nil && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
@@ -358,16 +358,16 @@ func TestQueueErrors(t *testing.T) {
 		t.Errorf("queue error %v", q2.Err())
 	}
 	// Unknown data (a destroyed queue) is ignored.
-	queueError(hsaStatus(rocr.StatusErrorException), 0, 1<<40)
+	queueError(hsaStatus(hsa.StatusErrorException), 0, 1<<40)
 }
 
 func TestQueueCreateFails(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
 	f.mu.Lock()
-	f.fail["QueueCreate"] = hsaStatus(rocr.StatusErrorOutOfResources)
+	f.fail["QueueCreate"] = hsaStatus(hsa.StatusErrorOutOfResources)
 	f.mu.Unlock()
-	_, err := ag.CreateQueue(64, rocr.QueueMulti, nil)
+	_, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
 	if !errors.Is(err, rocr.ErrOutOfResources) || !strings.Contains(err.Error(), "hsa_queue_create") {
 		t.Fatalf("err = %v", err)
 	}
@@ -383,8 +383,8 @@ func TestLoad(t *testing.T) {
 	ag := initFake(t, f)
 	f.symbols["vector_add.kd"] = fakeSymbol{obj: 0x7f12_3456_0000, kaSize: 280, kaAlign: 8, group: 256, priv: 16}
 	elf := []byte("\x7fELF\x02\x01\x01\x40 a code object")
-	args := []rocr.KernelArg{{Name: "a", Offset: 0, Size: 8, Kind: rocr.ArgGlobalBuffer}}
-	code := &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "va.co", Target: "gfx90a", Data: slices.Clone(elf),
+	args := []rocr.KernelArg{{Name: "a", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer}}
+	code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "va.co", Target: "gfx90a", Data: slices.Clone(elf),
 		Kernels: []rocr.KernelSymbol{{Name: "vector_add", KernargSize: 24, KernargAlign: 8, Args: args}}}
 	exe, err := ag.Load(code)
 	if err != nil {
@@ -433,10 +433,10 @@ func TestLoad(t *testing.T) {
 		is   error
 		text string
 	}{
-		{"missing kernel", &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "x.co", Data: elf, Kernels: []rocr.KernelSymbol{{Name: "nope"}}}, rocr.ErrInvalidArgument, `"nope.kd"`},
-		{"not an ELF", &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "x.co", Target: "gfx90a", Data: []byte("junk")}, rocr.ErrInvalidCodeObject, "onto gfx90a"},
-		{"PTX", &rocr.Code{Kind: rocr.CodePTX, Name: "x.ptx", Target: "sm_90", Data: []byte(".version")}, rocr.ErrNotSupported, "not ptx code"},
-		{"empty", &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "x.co"}, rocr.ErrInvalidCodeObject, "empty"},
+		{"missing kernel", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Data: elf, Kernels: []rocr.KernelSymbol{{Name: "nope"}}}, rocr.ErrInvalidArgument, `"nope.kd"`},
+		{"not an ELF", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Target: "gfx90a", Data: []byte("junk")}, rocr.ErrInvalidCodeObject, "onto gfx90a"},
+		{"PTX", &rocr.Code{Kind: hsa.CodePTX, Name: "x.ptx", Target: "sm_90", Data: []byte(".version")}, rocr.ErrNotSupported, "not ptx code"},
+		{"empty", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co"}, rocr.ErrInvalidCodeObject, "empty"},
 	} {
 		_, err := ag.Load(tc.code)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) {
@@ -467,7 +467,7 @@ func TestCopyAndFill(t *testing.T) {
 		return s
 	}
 	alloc := func(flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
-		p, err := ag.Pool(rocr.SegmentGlobal, flags)
+		p, err := ag.Pool(hsa.SegmentGlobal, flags)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +477,7 @@ func TestCopyAndFill(t *testing.T) {
 		}
 		return al
 	}
-	dev, host, back := alloc(rocr.FlagCoarseGrained, 4096), alloc(rocr.FlagFineGrained, 4096), alloc(rocr.FlagFineGrained, 4096)
+	dev, host, back := alloc(hsa.FlagCoarseGrained, 4096), alloc(hsa.FlagFineGrained, 4096), alloc(hsa.FlagFineGrained, 4096)
 	if !host.Pool().Info().Host || dev.Pool().Info().Host {
 		t.Fatal("hipHostMalloc must come from the system pool, hipMalloc from the device pool")
 	}
@@ -496,11 +496,11 @@ func TestCopyAndFill(t *testing.T) {
 	if err := cp.CopyAsync(dev.Base, host.Base, 4096, []spi.Signal{dep}, done); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := done.WaitTimed(rocr.CondEQ, 0, 20*time.Millisecond, rocr.WaitBlocked); ok {
+	if _, ok := done.WaitTimed(hsa.CondEQ, 0, 20*time.Millisecond, hsa.WaitBlocked); ok {
 		t.Fatal("copy ran before its dependency")
 	}
-	dep.Store(0, rocr.Release)
-	done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	dep.Store(0, hsa.Release)
+	done.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	f.mu.Lock()
 	c := f.copies[0]
 	f.mu.Unlock()
@@ -545,7 +545,7 @@ func TestCopyAndFill(t *testing.T) {
 	if err := cp.FillAsync(dev.Base, 0xab, 4096, 1, nil, fdone); err != nil {
 		t.Fatal(err)
 	}
-	fdone.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	fdone.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	f.mu.Lock()
 	fl := f.fills
 	f.mu.Unlock()
@@ -573,12 +573,12 @@ func TestCopyAndFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
-	if src[0] != 0 || hdone.Load(rocr.Acquire) != 1 {
+	if src[0] != 0 || hdone.Load(hsa.Acquire) != 1 {
 		t.Fatal("host fill ran before its dependency")
 	}
 	hdep.Fail(errors.New("upstream kernel failed"))
-	hdep.Store(0, rocr.Release) // Store clears the failure: a successful dependency
-	hdone.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	hdep.Store(0, hsa.Release) // Store clears the failure: a successful dependency
+	hdone.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	if src[0] != 0xef || src[1] != 0xbe || src[19] != 0xbe || src[20] != byte(20*7) || hdone.Err() != nil {
 		t.Errorf("host fill: % x (err %v)", src[:24], hdone.Err())
 	}
@@ -591,7 +591,7 @@ func TestFillPropagatesDependencyFailure(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
 	cp := ag.Driver().(copier)
-	p, _ := ag.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	p, _ := ag.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	dev, err := p.Allocate(256)
 	if err != nil {
 		t.Fatal(err)
@@ -607,7 +607,7 @@ func TestFillPropagatesDependencyFailure(t *testing.T) {
 	if err := cp.FillAsync(dev.Base, 1, 64, 4, []spi.Signal{dep}, done); err != nil {
 		t.Fatal(err)
 	}
-	done.Wait(rocr.CondEQ, 0, 5*time.Second, rocr.WaitBlocked)
+	done.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked)
 	if !errors.Is(done.Err(), boom) {
 		t.Errorf("done.Err() = %v", done.Err())
 	}
@@ -642,7 +642,7 @@ func TestSignalBackend(t *testing.T) {
 	}
 	// Timed wait returns the value at the deadline.
 	start := time.Now()
-	if v := s.Wait(rocr.CondEQ, 0, 30*time.Millisecond, rocr.WaitBlocked); v != 9 || time.Since(start) < 30*time.Millisecond {
+	if v := s.Wait(hsa.CondEQ, 0, 30*time.Millisecond, hsa.WaitBlocked); v != 9 || time.Since(start) < 30*time.Millisecond {
 		t.Errorf("timed wait returned %d after %v", v, time.Since(start))
 	}
 	// Spurious returns from ROCR are waited through.
@@ -653,7 +653,7 @@ func TestSignalBackend(t *testing.T) {
 		woke.Store(true)
 		s.Store(0)
 	}()
-	if v := s.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive); v != 0 || !woke.Load() {
+	if v := s.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive); v != 0 || !woke.Load() {
 		t.Errorf("wait forever returned %d early", v)
 	}
 	if err := s.Destroy(); err != nil {
@@ -666,7 +666,7 @@ func TestSignalBackend(t *testing.T) {
 	b2, _ := a.NewSignal(7)
 	s2 := b2.(*signal)
 	a.rt.alive.Store(false)
-	if s2.Load() != 0 || s2.Add(1) != 0 || s2.Wait(rocr.CondEQ, 1, 0, 0) != 0 || s2.Destroy() != nil {
+	if s2.Load() != 0 || s2.Add(1) != 0 || s2.Wait(hsa.CondEQ, 1, 0, 0) != 0 || s2.Destroy() != nil {
 		t.Error("signal operations after close")
 	}
 	if _, err := a.NewSignal(0); !errors.Is(err, rocr.ErrNotInitialized) {
@@ -689,15 +689,15 @@ func TestShutDownReleasesEverything(t *testing.T) {
 	}
 	as, _ := rocr.Agents()
 	ag := as[0]
-	if _, err := ag.CreateQueue(128, rocr.QueueMulti, nil); err != nil {
+	if _, err := ag.CreateQueue(128, hsa.QueueMulti, nil); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := ag.Pool(rocr.SegmentGlobal, rocr.FlagCoarseGrained)
+	p, _ := ag.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 	if _, err := p.Allocate(1 << 20); err != nil {
 		t.Fatal(err)
 	}
 	f.symbols["k.kd"] = fakeSymbol{obj: 1}
-	if _, err := ag.Load(&rocr.Code{Kind: rocr.CodeAMDGPU, Name: "k", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "k"}}}); err != nil {
+	if _, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "k", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rocr.ShutDown(); err != nil {

@@ -246,7 +246,7 @@ func (f *fakeHSA) SystemGetInfo(attr uint32, out unsafe.Pointer) hsaStatus {
 	case sysSVMAccessDefault:
 		*(*bool)(out) = f.svmDefault
 	default:
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	return hsaSuccess
 }
@@ -264,7 +264,7 @@ func (f *fakeHSA) IterateAgents(fn func(agentH) hsaStatus) hsaStatus {
 func (f *fakeHSA) AgentGetInfo(h agentH, attr uint32, out unsafe.Pointer) hsaStatus {
 	a := f.agent(h)
 	if a == nil {
-		return hsaStatus(rocr.StatusErrorInvalidAgent)
+		return hsaStatus(hsa.StatusErrorInvalidAgent)
 	}
 	switch attr {
 	case agentDevice:
@@ -288,7 +288,7 @@ func (f *fakeHSA) AgentGetInfo(h agentH, attr uint32, out unsafe.Pointer) hsaSta
 	default:
 		v, ok := a.u32[attr]
 		if !ok {
-			return hsaStatus(rocr.StatusErrorInvalidArgument)
+			return hsaStatus(hsa.StatusErrorInvalidArgument)
 		}
 		*(*uint32)(out) = v
 	}
@@ -315,7 +315,7 @@ func (f *fakeHSA) ISAGetInfo(i isaH, attr uint32, out unsafe.Pointer) hsaStatus 
 		copy(b, name)
 		b[len(name)] = 0
 	default:
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	return hsaSuccess
 }
@@ -336,7 +336,7 @@ func (f *fakeHSA) PoolGetInfo(h poolH, attr uint32, out unsafe.Pointer) hsaStatu
 		*(*uint32)(out) = p.seg
 	case poolGlobalFlags:
 		if p.seg != 0 {
-			return hsaStatus(rocr.StatusErrorInvalidArgument)
+			return hsaStatus(hsa.StatusErrorInvalidArgument)
 		}
 		*(*uint32)(out) = p.flags
 	case poolSize:
@@ -350,14 +350,14 @@ func (f *fakeHSA) PoolGetInfo(h poolH, attr uint32, out unsafe.Pointer) hsaStatu
 	case poolAccessibleByAll:
 		*(*bool)(out) = p.all
 	default:
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	return hsaSuccess
 }
 
 func (f *fakeHSA) AgentPoolGetInfo(a agentH, p poolH, attr uint32, out unsafe.Pointer) hsaStatus {
 	if attr != agentPoolAccess {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	ag := f.agent(a)
 	for _, own := range ag.pools {
@@ -375,11 +375,11 @@ func (f *fakeHSA) PoolAllocate(p poolH, size uint64) (uintptr, hsaStatus) {
 		return 0, s
 	}
 	if !f.pools[p].allowed {
-		return 0, hsaStatus(rocr.StatusErrorInvalidAllocation)
+		return 0, hsaStatus(hsa.StatusErrorInvalidAllocation)
 	}
 	ptr, err := rocr.MapAnonymous(uintptr(size))
 	if err != nil {
-		return 0, hsaStatus(rocr.StatusErrorOutOfResources)
+		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
 	f.mu.Lock()
 	f.allocs[ptr] = size
@@ -395,7 +395,7 @@ func (f *fakeHSA) PoolFree(ptr uintptr) hsaStatus {
 	delete(f.allowed, ptr)
 	f.mu.Unlock()
 	if !ok {
-		return hsaStatus(rocr.StatusErrorInvalidAllocation)
+		return hsaStatus(hsa.StatusErrorInvalidAllocation)
 	}
 	f.log("pool_free")
 	_ = rocr.Unmap(ptr, uintptr(size))
@@ -406,7 +406,7 @@ func (f *fakeHSA) AllowAccess(agents []agentH, ptr uintptr) hsaStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.allocs[ptr]; !ok {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	f.allowed[ptr] = append(f.allowed[ptr], agents...)
 	return hsaSuccess
@@ -435,7 +435,7 @@ func (f *fakeHSA) SignalCreate(initial int64) (signalH, hsaStatus) {
 
 func (f *fakeHSA) SignalDestroy(s signalH) hsaStatus {
 	if _, ok := f.signals.LoadAndDelete(s); !ok {
-		return hsaStatus(rocr.StatusErrorInvalidSignal)
+		return hsaStatus(hsa.StatusErrorInvalidSignal)
 	}
 	f.nsignals.Add(-1)
 	return hsaSuccess
@@ -496,11 +496,11 @@ func (f *fakeHSA) QueueCreate(a agentH, size, typ uint32, key uintptr) (uintptr,
 	}
 	amd, err := rocr.MapAnonymous(amdQueueBytes)
 	if err != nil {
-		return 0, hsaStatus(rocr.StatusErrorOutOfResources)
+		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
 	ring, err := rocr.MapAnonymous(uintptr(size) * aql.PacketSize)
 	if err != nil {
-		return 0, hsaStatus(rocr.StatusErrorOutOfResources)
+		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
 	for i := uint32(0); i < size; i++ {
 		*(*uint16)(hostmem.At(ring + uintptr(i)*aql.PacketSize)) = uint16(aql.TypeInvalid)
@@ -529,7 +529,7 @@ func (f *fakeHSA) QueueDestroy(amd uintptr) hsaStatus {
 	delete(f.queues, amd)
 	f.mu.Unlock()
 	if !ok {
-		return hsaStatus(rocr.StatusErrorInvalidQueue)
+		return hsaStatus(hsa.StatusErrorInvalidQueue)
 	}
 	close(q.stop)
 	<-q.done
@@ -606,7 +606,7 @@ func (q *fakeQueue) process() {
 func (f *fakeHSA) ProfilingSetProfilerEnabled(amd uintptr, enable bool) hsaStatus {
 	q := f.queue(amd)
 	if q == nil {
-		return hsaStatus(rocr.StatusErrorInvalidQueue)
+		return hsaStatus(hsa.StatusErrorInvalidQueue)
 	}
 	q.profile.Store(enable)
 	return hsaSuccess
@@ -622,13 +622,13 @@ func (f *fakeHSA) ProfilingGetDispatchTime(a agentH, s signalH) (uint64, uint64,
 	defer f.mu.Unlock()
 	t, ok := f.times[s]
 	if !ok {
-		return 0, 0, hsaStatus(rocr.StatusErrorInvalidSignal)
+		return 0, 0, hsaStatus(hsa.StatusErrorInvalidSignal)
 	}
 	return t[0], t[1], hsaSuccess
 }
 
 func (f *fakeHSA) ProfilingGetAsyncCopyTime(s signalH) (uint64, uint64, hsaStatus) {
-	return 0, 0, hsaStatus(rocr.StatusErrorInvalidSignal)
+	return 0, 0, hsaStatus(hsa.StatusErrorInvalidSignal)
 }
 
 func (f *fakeHSA) MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, srcAgent agentH, size uint64, deps []signalH, done signalH) hsaStatus {
@@ -653,7 +653,7 @@ func (f *fakeHSA) MemoryAsyncCopy(dst uintptr, dstAgent agentH, src uintptr, src
 
 func (f *fakeHSA) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus {
 	if ptr%4 != 0 {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	f.mu.Lock()
 	f.fills = append(f.fills, fakeFill{ptr, value, count})
@@ -672,10 +672,10 @@ func (f *fakeHSA) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent a
 		return s
 	}
 	if (uint64(dst.base)|dst.pitch|dst.slice|uint64(src.base)|src.pitch|src.slice)&3 != 0 || dir == 0 || dir > 3 {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	if a := f.agent(copyAgent); a == nil || a.dev != 1 {
-		return hsaStatus(rocr.StatusErrorInvalidAgent)
+		return hsaStatus(hsa.StatusErrorInvalidAgent)
 	}
 	f.mu.Lock()
 	f.rects = append(f.rects, fakeRect{dst, src, rng, dir, copyAgent})
@@ -703,7 +703,7 @@ func (f *fakeHSA) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribut
 		return s
 	}
 	if f.noSVM || ptr%4096 != 0 || len(attrs) == 0 {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	f.mu.Lock()
 	f.svm = append(f.svm, fakeSVM{ptr: ptr, size: size, attrs: append([]svmAttribute(nil), attrs...)})
@@ -713,7 +713,7 @@ func (f *fakeHSA) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribut
 
 func (f *fakeHSA) SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus {
 	if f.noSVM || f.agent(a) == nil {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	f.mu.Lock()
 	f.prefetches = append(f.prefetches, fakeSVM{ptr: ptr, size: size, to: a})
@@ -753,10 +753,10 @@ func (f *fakeHSA) ExecutableLoadAgentCodeObject(e exeH, a agentH, r readerH) hsa
 	defer f.mu.Unlock()
 	b, ok := f.readers[r]
 	if !ok || f.agent(a) == nil {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	if !bytes.HasPrefix(b, []byte("\x7fELF")) {
-		return hsaStatus(rocr.StatusErrorInvalidCodeObject)
+		return hsaStatus(hsa.StatusErrorInvalidCodeObject)
 	}
 	return hsaSuccess
 }
@@ -772,11 +772,11 @@ func (f *fakeHSA) ExecutableGetSymbolByName(e exeH, name string, a agentH) (symb
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.exes[e] {
-		return 0, hsaStatus(rocr.StatusErrorInvalidExecutable)
+		return 0, hsaStatus(hsa.StatusErrorInvalidExecutable)
 	}
 	sym, ok := f.symbols[name]
 	if !ok {
-		return 0, hsaStatus(rocr.StatusErrorInvalidSymbolName)
+		return 0, hsaStatus(hsa.StatusErrorInvalidSymbolName)
 	}
 	h := symbolH(f.h())
 	f.syms[h] = sym
@@ -788,7 +788,7 @@ func (f *fakeHSA) ExecutableSymbolGetInfo(s symbolH, attr uint32, out unsafe.Poi
 	sym, ok := f.syms[s]
 	f.mu.Unlock()
 	if !ok {
-		return hsaStatus(rocr.StatusErrorInvalidExecutableSymbol)
+		return hsaStatus(hsa.StatusErrorInvalidExecutableSymbol)
 	}
 	switch attr {
 	case symKernelObject:
@@ -808,7 +808,7 @@ func (f *fakeHSA) ExecutableSymbolGetInfo(s symbolH, attr uint32, out unsafe.Poi
 	case symVariableSize:
 		*(*uint32)(out) = sym.size
 	default:
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	return hsaSuccess
 }
@@ -817,7 +817,7 @@ func (f *fakeHSA) ExecutableDestroy(e exeH) hsaStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.exes[e]; !ok {
-		return hsaStatus(rocr.StatusErrorInvalidExecutable)
+		return hsaStatus(hsa.StatusErrorInvalidExecutable)
 	}
 	delete(f.exes, e)
 	f.calls = append(f.calls, "executable_destroy")

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	_ "github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // realLibrary opens the installed ROCR, skipping when it is absent unless
@@ -49,7 +50,7 @@ func TestRealInitFails(t *testing.T) {
 	if !errors.Is(err, rocr.ErrNoAgent) {
 		t.Fatalf("err = %v, want ErrNoAgent", err)
 	}
-	text := api.StatusString(hsaStatus(rocr.StatusOf(err)))
+	text := api.StatusString(hsaStatus(hsa.StatusOf(err)))
 	if !strings.HasPrefix(text, "HSA_STATUS_") || !strings.Contains(err.Error(), "no AMD agent: "+text) {
 		t.Errorf("err = %q: want ROCR's own status string %q", err, text)
 	}

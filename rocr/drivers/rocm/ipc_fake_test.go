@@ -3,6 +3,7 @@ package rocm
 import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The fake's interprocess memory: a handle names an allocation; attaching
@@ -34,7 +35,7 @@ func (f *fakeHSA) IPCMemoryCreate(ptr uintptr, size uint64) (ipcH, hsaStatus) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if n, ok := f.allocs[ptr]; !ok || n < size {
-		return ipcH{}, hsaStatus(rocr.StatusErrorInvalidArgument)
+		return ipcH{}, hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	h := ipcH{0xfa4e, uint32(f.h())}
 	f.ipc().handles[h] = fakeIPC{ptr, size}
@@ -47,11 +48,11 @@ func (f *fakeHSA) IPCMemoryAttach(h *ipcH, size uint64, agents []agentH) (uintpt
 	defer f.mu.Unlock()
 	e, ok := f.ipc().handles[*h]
 	if !ok || size > e.size || len(agents) == 0 {
-		return 0, hsaStatus(rocr.StatusErrorInvalidArgument)
+		return 0, hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	p, err := rocr.MapAnonymous(uintptr(size))
 	if err != nil {
-		return 0, hsaStatus(rocr.StatusErrorOutOfResources)
+		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
 	copy(hostmem.Bytes(p, uintptr(size)), hostmem.Bytes(e.ptr, uintptr(size)))
 	f.ipc().attached[p] = fakeIPC{e.ptr, size}
@@ -64,7 +65,7 @@ func (f *fakeHSA) IPCMemoryDetach(ptr uintptr) hsaStatus {
 	defer f.mu.Unlock()
 	e, ok := f.ipc().attached[ptr]
 	if !ok {
-		return hsaStatus(rocr.StatusErrorInvalidArgument)
+		return hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	delete(f.ipc().attached, ptr)
 	if _, live := f.allocs[e.ptr]; live {
@@ -82,7 +83,7 @@ func (f *fakeHSA) SignalCreateIPC(initial int64) (signalH, hsaStatus) {
 
 func (f *fakeHSA) IPCSignalCreate(s signalH) (ipcH, hsaStatus) {
 	if _, ok := f.signals.Load(s); !ok {
-		return ipcH{}, hsaStatus(rocr.StatusErrorInvalidSignal)
+		return ipcH{}, hsaStatus(hsa.StatusErrorInvalidSignal)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -103,7 +104,7 @@ func (f *fakeHSA) IPCSignalAttach(h *ipcH) (signalH, hsaStatus) {
 	f.mu.Unlock()
 	v, live := f.signals.Load(s)
 	if !ok || !live {
-		return 0, hsaStatus(rocr.StatusErrorInvalidArgument)
+		return 0, hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
 	f.signals.Store(nh, v)
 	f.nsignals.Add(1)

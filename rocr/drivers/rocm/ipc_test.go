@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // asOther makes h look like another process's handle, as the opening
@@ -37,7 +38,7 @@ func TestIPCMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 8192, h.Size())
 	_, err = ag.OpenIPC(h)
-	assert.Equal(t, rocr.StatusErrorInvalidArgument, rocr.StatusOf(err), "a handle of this process: %v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidArgument, hsa.StatusOf(err), "a handle of this process: %v", err)
 
 	op, err := ag.OpenIPC(asOther(h))
 	require.NoError(t, err)
@@ -57,11 +58,11 @@ func TestIPCMemory(t *testing.T) {
 	forged := asOther(h)
 	forged[32] ^= 1
 	_, err = ag.OpenIPC(forged)
-	assert.Equal(t, rocr.StatusErrorInvalidArgument, rocr.StatusOf(err), "forged ROCR handle: %v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidArgument, hsa.StatusOf(err), "forged ROCR handle: %v", err)
 	bigger := asOther(h)
 	binary.LittleEndian.PutUint64(bigger[24:], 1<<20)
 	_, err = ag.OpenIPC(bigger)
-	assert.Equal(t, rocr.StatusErrorInvalidArgument, rocr.StatusOf(err), "more than was shared: %v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidArgument, hsa.StatusOf(err), "more than was shared: %v", err)
 	short := asOther(h)
 	short[11] = 31
 	short[32+31] = 0
@@ -88,14 +89,14 @@ func TestIPCSignal(t *testing.T) {
 	assert.Error(t, err, "a handle of this process")
 	peer, err := rocr.OpenIPCSignal(ag, asOther(h))
 	require.NoError(t, err)
-	sig.Store(5, rocr.Release)
-	assert.EqualValues(t, 5, peer.Load(rocr.Acquire))
-	peer.Sub(5, rocr.Release)
-	assert.EqualValues(t, 0, sig.Wait(rocr.CondEQ, 0, 0, rocr.WaitActive))
+	sig.Store(5, hsa.Release)
+	assert.EqualValues(t, 5, peer.Load(hsa.Acquire))
+	peer.Sub(5, hsa.Release)
+	assert.EqualValues(t, 0, sig.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive))
 	forged := asOther(h)
 	forged[33] ^= 1
 	_, err = rocr.OpenIPCSignal(ag, forged)
-	assert.Equal(t, rocr.StatusErrorInvalidArgument, rocr.StatusOf(err), "forged: %v", err)
+	assert.Equal(t, hsa.StatusErrorInvalidArgument, hsa.StatusOf(err), "forged: %v", err)
 	require.NoError(t, peer.Destroy())
 	require.NoError(t, sig.Destroy())
 	assert.Contains(t, f.calls, "amd_signal_create ipc")

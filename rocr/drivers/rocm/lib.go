@@ -10,6 +10,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // LibraryEnv names the environment variable holding the path of
@@ -107,13 +108,13 @@ func openLibrary() (hsaAPI, error) {
 func loadLibrary(paths []string) (*lib, error) {
 	h, err := vendorlib.ROCm.OpenFrom(paths)
 	if err != nil {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
 	}
 	l := &lib{path: h.Path}
 	for _, s := range l.symbols() {
 		p := h.Sym(s.name)
 		if p == 0 {
-			return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "dlopen",
+			return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen",
 				"%s lacks %s (a ROCm older than 5.0?)", l.path, s.name)
 		}
 		*s.p = p
@@ -150,7 +151,7 @@ func callbacks() {
 		iterCB = purego.NewCallback(func(h uint64, data uintptr) uintptr {
 			f, ok := iterations.m.Load(data)
 			if !ok {
-				return uintptr(rocr.StatusErrorInvalidArgument)
+				return uintptr(hsa.StatusErrorInvalidArgument)
 			}
 			return uintptr(f.(func(uint64) hsaStatus)(h))
 		})
@@ -365,7 +366,7 @@ func (l *lib) MemoryFill(ptr uintptr, value uint32, count uint64) hsaStatus {
 
 func (l *lib) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agentH, dir uint32, deps []signalH, done signalH) hsaStatus {
 	if l.fn.copyRect == 0 {
-		return hsaStatus(rocr.StatusErrorNotSupported)
+		return hsaStatus(hsa.StatusErrorNotSupported)
 	}
 	var off dim3
 	var dp uintptr
@@ -380,7 +381,7 @@ func (l *lib) MemoryAsyncCopyRect(dst, src pitchedPtr, rng dim3, copyAgent agent
 
 func (l *lib) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) hsaStatus {
 	if l.fn.svmSet == 0 || len(attrs) == 0 {
-		return hsaStatus(rocr.StatusErrorNotSupported)
+		return hsaStatus(hsa.StatusErrorNotSupported)
 	}
 	r, _, _ := purego.SyscallN(l.fn.svmSet, ptr, uintptr(size), uintptr(unsafe.Pointer(&attrs[0])), uintptr(len(attrs)))
 	return st(r)
@@ -388,7 +389,7 @@ func (l *lib) SVMAttributesSet(ptr uintptr, size uint64, attrs []svmAttribute) h
 
 func (l *lib) SVMPrefetchAsync(ptr uintptr, size uint64, a agentH, deps []signalH, done signalH) hsaStatus {
 	if l.fn.svmPrefetch == 0 {
-		return hsaStatus(rocr.StatusErrorNotSupported)
+		return hsaStatus(hsa.StatusErrorNotSupported)
 	}
 	var dp uintptr
 	if len(deps) > 0 {
@@ -414,7 +415,7 @@ func (l *lib) optional() []struct {
 	}
 }
 
-func notSupported() hsaStatus { return hsaStatus(rocr.StatusErrorNotSupported) }
+func notSupported() hsaStatus { return hsaStatus(hsa.StatusErrorNotSupported) }
 
 func (l *lib) IPCMemoryCreate(ptr uintptr, size uint64) (ipcH, hsaStatus) {
 	var h ipcH

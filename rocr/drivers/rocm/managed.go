@@ -20,9 +20,9 @@ type managedPool struct {
 func (a *agent) ManagedPool() (spi.PoolDriver, error) {
 	var ok bool
 	if s := a.rt.api.SystemGetInfo(sysSVMSupported, unsafe.Pointer(&ok)); s != hsaSuccess || !ok {
-		return nil, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
+		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
 	}
-	info := hsa.PoolInfo{Segment: rocr.SegmentGlobal, Flags: rocr.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
+	info := hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
 	if a.host != nil {
 		info.Size = a.host.info.Size
 	}
@@ -37,7 +37,7 @@ func (p *managedPool) Info() hsa.PoolInfo { return p.info }
 func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 	rt := p.a.rt
 	if !rt.alive.Load() {
-		return 0, rocr.Errorf(rocr.StatusErrorNotInitialized, "malloc managed", "the rocm driver is closed")
+		return 0, rocr.Errorf(hsa.StatusErrorNotInitialized, "malloc managed", "the rocm driver is closed")
 	}
 	ptr, err := rocr.MapAnonymous(uintptr(size))
 	if err != nil {
@@ -66,7 +66,7 @@ func (a *agent) handle(op string, to spi.AgentDriver) (agentH, error) {
 	}
 	g, ok := to.(*agent)
 	if !ok || g.rt != a.rt {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to.Info().Name)
+		return 0, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to.Info().Name)
 	}
 	return g.h, nil
 }
@@ -88,8 +88,8 @@ func (a *agent) Prefetch(addr, size uint64, to spi.AgentDriver, _ uintptr) error
 	if s := api.SVMPrefetchAsync(uintptr(addr), size, h, nil, done); s != hsaSuccess {
 		return a.rt.fail(s, op, "hsa_amd_svm_prefetch_async of %d bytes at %#x", size, addr)
 	}
-	if v := api.SignalWait(done, uint32(rocr.CondLT), 1, waitForeverTicks, uint32(rocr.WaitBlocked)); v < 0 {
-		return rocr.Errorf(rocr.StatusErrorException, op, "the migration of %d bytes at %#x failed (signal %d)", size, addr, v)
+	if v := api.SignalWait(done, uint32(hsa.CondLT), 1, waitForeverTicks, uint32(hsa.WaitBlocked)); v < 0 {
+		return rocr.Errorf(hsa.StatusErrorException, op, "the migration of %d bytes at %#x failed (signal %d)", size, addr, v)
 	}
 	return nil
 }
@@ -104,20 +104,20 @@ func (a *agent) Advise(addr, size uint64, advice rocr.Advice, about spi.AgentDri
 	}
 	var at svmAttribute
 	switch advice {
-	case rocr.AdviseSetReadMostly:
+	case hsa.AdviseSetReadMostly:
 		at = svmAttribute{svmAttribReadMostly, 1}
-	case rocr.AdviseUnsetReadMostly:
+	case hsa.AdviseUnsetReadMostly:
 		at = svmAttribute{svmAttribReadMostly, 0}
-	case rocr.AdviseSetPreferredLocation:
+	case hsa.AdviseSetPreferredLocation:
 		at = svmAttribute{svmAttribPreferredLocation, uint64(h)}
-	case rocr.AdviseUnsetPreferredLocation:
+	case hsa.AdviseUnsetPreferredLocation:
 		at = svmAttribute{svmAttribPreferredLocation, 0}
-	case rocr.AdviseSetAccessedBy:
+	case hsa.AdviseSetAccessedBy:
 		at = svmAttribute{svmAttribAccessibleInPlace, uint64(h)}
-	case rocr.AdviseUnsetAccessedBy:
+	case hsa.AdviseUnsetAccessedBy:
 		at = svmAttribute{svmAttribAgentAccessible, uint64(h)}
 	default:
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "unknown %s", advice)
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
 	}
 	if s := a.rt.api.SVMAttributesSet(uintptr(addr), size, []svmAttribute{at}); s != hsaSuccess {
 		return a.rt.fail(s, op, "%s: hsa_amd_svm_attributes_set on %d bytes at %#x", advice, size, addr)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
@@ -51,12 +52,12 @@ func TestManagedSVM(t *testing.T) {
 	assert.Equal(t, cpu.h, pre[1].to, "the host is the CPU agent")
 
 	want := map[rocr.Advice]svmAttribute{
-		rocr.AdviseSetReadMostly:          {svmAttribReadMostly, 1},
-		rocr.AdviseUnsetReadMostly:        {svmAttribReadMostly, 0},
-		rocr.AdviseSetPreferredLocation:   {svmAttribPreferredLocation, uint64(gpu.h)},
-		rocr.AdviseUnsetPreferredLocation: {svmAttribPreferredLocation, 0},
-		rocr.AdviseSetAccessedBy:          {svmAttribAccessibleInPlace, uint64(gpu.h)},
-		rocr.AdviseUnsetAccessedBy:        {svmAttribAgentAccessible, uint64(gpu.h)},
+		hsa.AdviseSetReadMostly:          {svmAttribReadMostly, 1},
+		hsa.AdviseUnsetReadMostly:        {svmAttribReadMostly, 0},
+		hsa.AdviseSetPreferredLocation:   {svmAttribPreferredLocation, uint64(gpu.h)},
+		hsa.AdviseUnsetPreferredLocation: {svmAttribPreferredLocation, 0},
+		hsa.AdviseSetAccessedBy:          {svmAttribAccessibleInPlace, uint64(gpu.h)},
+		hsa.AdviseUnsetAccessedBy:        {svmAttribAgentAccessible, uint64(gpu.h)},
 	}
 	for adv, at := range want {
 		f.mu.Lock()
@@ -67,14 +68,14 @@ func TestManagedSVM(t *testing.T) {
 		assert.Equal(t, []svmAttribute{at}, f.svm[0].attrs, "%v", adv)
 		f.mu.Unlock()
 	}
-	err = ag.Advise(uint64(al.Base)+100000, 1, rocr.AdviseSetReadMostly, nil)
+	err = ag.Advise(uint64(al.Base)+100000, 1, hsa.AdviseSetReadMostly, nil)
 	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "outside the allocation")
 	require.NoError(t, al.Free())
 	err = ag.Prefetch(uint64(al.Base), 1, nil, 0)
 	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "freed")
 
 	f.mu.Lock()
-	f.fail["svm_attributes_set"] = hsaStatus(rocr.StatusErrorOutOfResources)
+	f.fail["svm_attributes_set"] = hsaStatus(hsa.StatusErrorOutOfResources)
 	f.mu.Unlock()
 	_, err = p.Allocate(4096)
 	require.Error(t, err)

@@ -24,7 +24,7 @@ func (p *pool) read() error {
 	if s := api.PoolGetInfo(p.h, poolSegment, unsafe.Pointer(&seg)); s != hsaSuccess {
 		return p.rt.fail(s, "pools", "pool %#x segment", uint64(p.h))
 	}
-	if hsa.Segment(seg) == rocr.SegmentGlobal {
+	if hsa.Segment(seg) == hsa.SegmentGlobal {
 		api.PoolGetInfo(p.h, poolGlobalFlags, unsafe.Pointer(&flags))
 	}
 	api.PoolGetInfo(p.h, poolSize, unsafe.Pointer(&size))
@@ -52,7 +52,7 @@ func (p *pool) Info() hsa.PoolInfo { return p.info }
 // hsa_amd_agents_allow_access for the GPUs that need it.
 func (p *pool) Allocate(size uint64) (uintptr, error) {
 	if !p.rt.alive.Load() {
-		return 0, rocr.Errorf(rocr.StatusErrorNotInitialized, "allocate", "the rocm driver is closed")
+		return 0, rocr.Errorf(hsa.StatusErrorNotInitialized, "allocate", "the rocm driver is closed")
 	}
 	ptr, s := p.rt.api.PoolAllocate(p.h, size)
 	if s != hsaSuccess {

@@ -3,6 +3,7 @@ package rocm
 import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/amdgpu"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -21,7 +22,7 @@ func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int
 	}
 	o, err := lim.Occupancy(u, groupSize, dynGroupMem)
 	if err != nil {
-		return 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s: %v", k.Name, err)
+		return 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: %v", k.Name, err)
 	}
 	return o.Groups, nil
 }
@@ -35,7 +36,7 @@ func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit i
 	}
 	minGrid, groupSize, err = lim.MaxPotentialGroupSize(u, dynGroupMem, limit, a.info.ComputeUnits)
 	if err != nil {
-		return 0, 0, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s: %v", k.Name, err)
+		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: %v", k.Name, err)
 	}
 	return minGrid, groupSize, nil
 }
@@ -46,14 +47,14 @@ func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit i
 func (a *agent) occupancyUsage(op string, k *rocr.KernelSymbol) (*amdgpu.Limits, amdgpu.Usage, error) {
 	lim, err := amdgpu.Lookup(a.info.ISA)
 	if err != nil {
-		return nil, amdgpu.Usage{}, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "%s (%s): %v", a.info.Name, a.info.ISA, err)
+		return nil, amdgpu.Usage{}, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s (%s): %v", a.info.Name, a.info.ISA, err)
 	}
 	if !a.holds(k) {
-		return nil, amdgpu.Usage{}, rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", k.Name, a.info.Name)
+		return nil, amdgpu.Usage{}, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", k.Name, a.info.Name)
 	}
 	meta, ok := k.Meta.(*codeobj.Kernel)
 	if !ok || meta == nil {
-		return nil, amdgpu.Usage{}, rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "kernel %s carries no code object metadata to compute occupancy from", k.Name)
+		return nil, amdgpu.Usage{}, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "kernel %s carries no code object metadata to compute occupancy from", k.Name)
 	}
 	u := lim.KernelUsage(meta)
 	u.GroupSegment = max(u.GroupSegment, int(k.GroupSegmentSize))

@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/amdgpu"
 )
 
@@ -24,7 +25,7 @@ func loadKernelLibrary(t *testing.T, f *fakeHSA, ag *rocr.Agent, target string) 
 	require.NoError(t, err)
 	obj, err := spec.Select(target)
 	require.NoError(t, err)
-	code := &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
+	code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
 	f.mu.Lock()
 	for i := range obj.Kernels {
 		k := &obj.Kernels[i]
@@ -81,7 +82,7 @@ func TestOccupancy(t *testing.T) {
 	f.mu.Lock()
 	f.symbols["transpose.kd"] = fakeSymbol{obj: 0x7700_0000, group: 40 << 10}
 	f.mu.Unlock()
-	exe2, err := ag.Load(&rocr.Code{Kind: rocr.CodeAMDGPU, Name: "big", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "transpose", Meta: tr.Meta}}})
+	exe2, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "big", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "transpose", Meta: tr.Meta}}})
 	require.NoError(t, err)
 	n, err = ag.MaxActiveGroups(&exe2.Kernels()[0], 256, 0)
 	require.NoError(t, err)
@@ -172,7 +173,7 @@ func TestOccupancyRace(t *testing.T) {
 	}
 	wg.Go(func() {
 		for range 20 {
-			e, err := ag.Load(&rocr.Code{Kind: rocr.CodeAMDGPU, Name: "other", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "sgemm"}}})
+			e, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "other", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "sgemm"}}})
 			if err != nil {
 				errs <- err
 				return
@@ -234,7 +235,7 @@ func TestDeviceOccupancy(t *testing.T) {
 		if !ok {
 			t.Errorf("%s (%s): no expected occupancy for %s in this test", ag, in.ISA, obj.ID.Processor)
 		}
-		code := &rocr.Code{Kind: rocr.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
+		code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
 		for i := range obj.Kernels {
 			k := &obj.Kernels[i]
 			code.Kernels = append(code.Kernels, rocr.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,

@@ -37,7 +37,7 @@ var hwQueues struct {
 // queue's sticky error (BindQueueErrors).
 func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.HardwareQueue, error) {
 	if !a.rt.alive.Load() {
-		return spi.HardwareQueue{}, rocr.Errorf(rocr.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
+		return spi.HardwareQueue{}, rocr.Errorf(hsa.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
 	}
 	api := a.rt.api
 	hq := &hwQueue{ag: a, key: hwQueues.next.Add(1)}
@@ -46,7 +46,7 @@ func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.Hardwar
 	if s != hsaSuccess || q == 0 {
 		hwQueues.m.Delete(hq.key)
 		if s == hsaSuccess {
-			s = hsaStatus(rocr.StatusErrorInvalidQueueCreation)
+			s = hsaStatus(hsa.StatusErrorInvalidQueueCreation)
 		}
 		return spi.HardwareQueue{}, a.rt.fail(s, "queue create", "hsa_queue_create of %d slots on %s", size, a.info.Name)
 	}

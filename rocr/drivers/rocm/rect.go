@@ -2,6 +2,7 @@ package rocm
 
 import (
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -13,13 +14,13 @@ import (
 func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) error {
 	const op = "copy rect"
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(rocr.StatusErrorNotInitialized, op, "the rocm driver is closed")
+		return rocr.Errorf(hsa.StatusErrorNotInitialized, op, "the rocm driver is closed")
 	}
 	if err := r.Check(); err != nil {
 		return err
 	}
 	if r.Fill || r.DstHost != nil || r.SrcHost != nil {
-		return rocr.Errorf(rocr.StatusErrorInvalidArgument, op, "a rectangular copy takes two pool ends")
+		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "a rectangular copy takes two pool ends")
 	}
 	depth := max(r.Depth, 1)
 	dstRows, srcRows := max(r.DstHeight, r.Height), max(r.SrcHeight, r.Height)
@@ -27,7 +28,7 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) 
 	src := pitchedPtr{uintptr(r.Src), r.SrcPitch, r.SrcPitch * srcRows}
 	if (uint64(dst.base)|dst.pitch|dst.slice|uint64(src.base)|src.pitch|src.slice)&3 != 0 ||
 		r.Width > 1<<32-1 || r.Height > 1<<32-1 || depth > 1<<32-1 {
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "ends or extents outside what the copy engine takes")
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "ends or extents outside what the copy engine takes")
 	}
 	_, dstHost, err := a.endpoint(op, "destination", dst.base, r.DstExtent())
 	if err != nil {
@@ -40,7 +41,7 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) 
 	var dir uint32
 	switch {
 	case dstHost && srcHost:
-		return rocr.Newf(rocr.ErrNotSupported, rocr.StatusErrorNotSupported, op, "both ends are host memory")
+		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "both ends are host memory")
 	case srcHost:
 		dir = copyHostToDevice
 	case dstHost:

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
@@ -23,14 +24,14 @@ func TestCopyRect(t *testing.T) {
 	ag := initFake(t, f)
 	cp := ag.Driver().(spi.RectCopier)
 	alloc := func(flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
-		p, err := ag.Pool(rocr.SegmentGlobal, flags)
+		p, err := ag.Pool(hsa.SegmentGlobal, flags)
 		require.NoError(t, err)
 		al, err := p.Allocate(n)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = al.Free() })
 		return al
 	}
-	host, dev, back := alloc(rocr.FlagFineGrained, 4096), alloc(rocr.FlagCoarseGrained, 4096), alloc(rocr.FlagFineGrained, 4096)
+	host, dev, back := alloc(hsa.FlagFineGrained, 4096), alloc(hsa.FlagCoarseGrained, 4096), alloc(hsa.FlagFineGrained, 4096)
 	src := hostmem.Bytes(host.Base, 4096)
 	for i := range src {
 		src[i] = byte(i)
@@ -69,7 +70,7 @@ func TestCopyRect(t *testing.T) {
 	hh := &rocr.Rect{Dst: uint64(back.Base), Src: uint64(host.Base), DstPitch: 16, SrcPitch: 16, Width: 8, Height: 2}
 	assert.ErrorIs(t, cp.CopyRectAsync(hh, nil, nil), rocr.ErrNotSupported, "host to host")
 	f.mu.Lock()
-	f.fail["copy_rect"] = hsaStatus(rocr.StatusErrorInvalidArgument)
+	f.fail["copy_rect"] = hsaStatus(hsa.StatusErrorInvalidArgument)
 	f.mu.Unlock()
 	err = cp.CopyRectAsync(up, nil, nil)
 	require.ErrorIs(t, err, rocr.ErrNotSupported, "an engine limit falls back to rows")

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hipgo/hipgo/internal/visible"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Agent is one agent the runtime found.
@@ -65,7 +67,7 @@ func Observe() *Runtime {
 	}
 	for _, a := range agents {
 		in := a.Info()
-		rt.Agents = append(rt.Agents, Agent{Driver: in.Driver, Name: agentName(in), ISA: in.ISA, GPU: in.Type != rocr.DeviceCPU, UUID: in.UUID})
+		rt.Agents = append(rt.Agents, Agent{Driver: in.Driver, Name: agentName(in), ISA: in.ISA, GPU: in.Type != hsa.DeviceCPU, UUID: in.UUID})
 	}
 	return rt
 }
@@ -204,7 +206,7 @@ func (c *checker) visibleList(name string, gpus []Agent) []Agent {
 		return gpus
 	}
 	uuid := func(a Agent) string { return a.UUID }
-	got, err := rocr.SelectVisible(gpus, v, uuid)
+	got, err := visible.Select(gpus, v, uuid)
 	if err != nil {
 		c.initFails = true
 		c.add(Fail, name, "name each device once", "%q: %v", v, err)
@@ -223,7 +225,7 @@ func (c *checker) visibleList(name string, gpus []Agent) []Agent {
 	default:
 		bad := ""
 		for _, e := range strings.Split(v, ",") {
-			if one, _ := rocr.SelectVisible(gpus, e, uuid); len(one) == 0 {
+			if one, _ := visible.Select(gpus, e, uuid); len(one) == 0 {
 				bad = strings.TrimSpace(e)
 				break
 			}
