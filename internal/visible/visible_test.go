@@ -12,8 +12,8 @@ func TestSelect(t *testing.T) {
 	items := []string{"a", "b", "c", "d"}
 	uuid := func(s string) string { return "GPU-" + s }
 	for _, tc := range []struct {
-		list string
-		want []string
+		list  string
+		want  []string
 		twice int // the index named twice, or -1
 	}{
 		{"", []string{}, -1},
