@@ -1,0 +1,143 @@
+package testenv
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rocrAPIMax is the most exported identifiers rocr's runtime API may have,
+// counted as exportedIdentifiers counts them (issue 30's target).
+const rocrAPIMax = 200
+
+// exportedIdentifiers lists a package's exported names outside its tests:
+// top-level declarations, methods of exported types and the methods of
+// exported interfaces.
+func exportedIdentifiers(t *testing.T, dir string) []string {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	require.NoError(t, err)
+	var names []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if !d.Name.IsExported() {
+						continue
+					}
+					if d.Recv == nil {
+						names = append(names, d.Name.Name)
+					} else if recv := receiverName(d.Recv.List[0].Type); ast.IsExported(recv) {
+						names = append(names, recv+"."+d.Name.Name)
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							if !s.Name.IsExported() {
+								continue
+							}
+							names = append(names, s.Name.Name)
+							if it, ok := s.Type.(*ast.InterfaceType); ok {
+								for _, m := range it.Methods.List {
+									for _, n := range m.Names {
+										if n.IsExported() {
+											names = append(names, s.Name.Name+"."+n.Name)
+										}
+									}
+								}
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() {
+									names = append(names, n.Name)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// receiverName is the type name of a method's receiver: T, *T, T[P].
+func receiverName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// rocr's API is the runtime, as hsa.h is: the values of its enumerations
+// are package hsa's, the driver interface is package spi's.
+func TestRocrAPISize(t *testing.T) {
+	names := exportedIdentifiers(t, filepath.Join("..", "..", "rocr"))
+	require.NotEmpty(t, names, "no exported name of rocr read: has the layout changed?")
+	assert.LessOrEqual(t, len(names), rocrAPIMax, "rocr exports %d identifiers", len(names))
+	for _, n := range names {
+		assert.False(t, strings.HasPrefix(n, "StatusError"), "rocr re-exports hsa's %s", n)
+	}
+}
+
+// Packets are built by rocr/aql's encoders and vendor libraries are opened
+// by internal/vendorlib: no positional packet literal and no dlopen stand
+// anywhere else outside tests.
+func TestOneEncoderOneVendorLayer(t *testing.T) {
+	root := filepath.Join("..", "..")
+	read := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "gpu-tests") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		read++
+		src := string(b)
+		if strings.Contains(src, "[4]uint64{") && !strings.HasPrefix(rel, "rocr/aql/") {
+			t.Errorf("%s builds a packet from positional words: use rocr/aql's encoder", rel)
+		}
+		// testenv's own libc, for the tests' stdout, is no vendor library.
+		if strings.Contains(src, "purego.Dlopen(") && !strings.HasPrefix(rel, "internal/vendorlib/") && rel != "internal/testenv/stdout.go" {
+			t.Errorf("%s opens a library itself: go through internal/vendorlib", rel)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Greater(t, read, 100, "too few Go files read: has the layout changed?")
+}
