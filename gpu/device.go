@@ -99,12 +99,12 @@ func devices() ([]*Device, error) {
 	}
 	debug.ReadEnv()
 	if err := rocr.Init(); err != nil {
-		return nil, Wrap("init", err)
+		return nil, wrap("init", err)
 	}
 	agents, err := rocr.Agents()
 	if err != nil {
 		_ = rocr.ShutDown()
-		return nil, Wrap("init", err)
+		return nil, wrap("init", err)
 	}
 	var gpus, cpus []*rocr.Agent
 	for _, a := range agents {
@@ -117,7 +117,7 @@ func devices() ([]*Device, error) {
 	gpus, err = visibleGPUs(gpus, func(a *rocr.Agent) string { return a.Info().UUID }, (*rocr.Agent).AppliesVisible)
 	if err != nil {
 		_ = rocr.ShutDown()
-		return nil, Wrap("init", err)
+		return nil, wrap("init", err)
 	}
 	var devs []*Device
 	for _, a := range append(gpus, cpus...) {
@@ -125,7 +125,7 @@ func devices() ([]*Device, error) {
 		// slot, so that the program's streams cannot exhaust it.
 		if err := a.ReserveQueueSlot(); err != nil {
 			_ = rocr.ShutDown()
-			return nil, Wrap("init", err)
+			return nil, wrap("init", err)
 		}
 		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
 		d.props = propertiesOf(a)
@@ -334,7 +334,7 @@ func (d *Device) root() *Device {
 func (d *Device) Reset() error {
 	const op = "device reset"
 	if err := d.Valid(); err != nil {
-		return Wrap(op, err)
+		return wrap(op, err)
 	}
 	r := d.root()
 	if q := rocr.RunningQueue(); q != nil && q.Agent() == r.agent {
@@ -348,7 +348,7 @@ func (d *Device) Reset() error {
 	defer r.gen.Add(1)
 	var errs []error
 	if err := r.agent.Reset(); err != nil {
-		errs = append(errs, Wrap(op, err))
+		errs = append(errs, wrap(op, err))
 	}
 	// The per-device values (default stream, copy engine, loaded
 	// libraries) are made again on first use. Their queues and code are

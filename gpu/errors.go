@@ -131,11 +131,10 @@ func Errorf(c ErrorCode, op, format string, args ...any) error {
 	return &Error{Code: c, Op: op, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Wrap turns a rocr error into an *Error with the HIP code that fits it,
-// keeping it as the cause. A nil err gives nil; an *Error is returned as is.
-// A typed-nil err (a nil pointer in a non-nil error, whose methods may
-// panic) is an ErrLaunchFailure that names its type.
-func Wrap(op string, err error) error {
+// wrap turns a rocr error into an *Error with the HIP code that fits it,
+// keeping it as the cause; it is errs.Wrap for this package, which that
+// package cannot import.
+func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // A typed-nil error (a nil pointer in a non-nil interface) has methods that
@@ -17,7 +18,7 @@ func TestWrapTypedNil(t *testing.T) {
 	var ge *gpu.Error
 	for _, err := range []error{pe, ge} {
 		var got error
-		require.NotPanics(t, func() { got = gpu.Wrap("launch host func", err) })
+		require.NotPanics(t, func() { got = errs.Wrap("launch host func", err) })
 		require.Error(t, got)
 		assert.ErrorIs(t, got, gpu.ErrLaunchFailure)
 		assert.NotPanics(t, func() { _ = got.Error() })

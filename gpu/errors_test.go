@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -84,10 +85,10 @@ func TestErrorText(t *testing.T) {
 	if e.Error() != "memcpy: 4 bytes (hipErrorInvalidValue)" {
 		t.Errorf("message: %q", e)
 	}
-	if gpu.Wrap("x", nil) != nil || gpu.CodeOf(nil) != gpu.Success {
+	if errs.Wrap("x", nil) != nil || gpu.CodeOf(nil) != gpu.Success {
 		t.Error("Wrap or CodeOf of nil")
 	}
-	if gpu.Wrap("outer", e) != e {
+	if errs.Wrap("outer", e) != e {
 		t.Error("Wrap re-wrapped a *gpu.Error")
 	}
 }
@@ -114,7 +115,7 @@ func TestWrapKeepsStatus(t *testing.T) {
 		{errors.New("plain"), gpu.ErrUnknown, hsa.StatusError, nil},
 	}
 	for _, c := range cases {
-		err := gpu.Wrap("op", c.err)
+		err := errs.Wrap("op", c.err)
 		var ge *gpu.Error
 		if !errors.As(err, &ge) {
 			t.Fatalf("%v: not a *gpu.Error", err)
@@ -135,7 +136,7 @@ func TestWrapKeepsStatus(t *testing.T) {
 func TestCodeOfBareCode(t *testing.T) {
 	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(gpu.ErrNotReady))
 	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(fmt.Errorf("wait: %w", gpu.ErrNotReady)))
-	err := gpu.Wrap("event query", gpu.ErrNotReady)
+	err := errs.Wrap("event query", gpu.ErrNotReady)
 	require.ErrorIs(t, err, gpu.ErrNotReady)
 	assert.Equal(t, gpu.ErrNotReady, gpu.CodeOf(err))
 	assert.Equal(t, gpu.ErrStreamCaptureUnsupported, gpu.CodeOf(gpu.ErrStreamCaptureUnsupported))

@@ -24,5 +24,5 @@ const IPCHandleSize = rocr.IPCHandleSize
 // checked when it is opened.
 func ParseIPCHandle(b []byte) (IPCHandle, error) {
 	h, err := rocr.ParseIPCHandle(b)
-	return h, Wrap("ipc handle", err)
+	return h, wrap("ipc handle", err)
 }

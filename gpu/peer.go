@@ -42,7 +42,7 @@ func peerErr(op string, err error) error {
 	case errors.Is(err, rocr.ErrNotSupported):
 		return &Error{Code: ErrPeerAccessUnsupported, Op: op, Err: err}
 	}
-	return Wrap(op, err)
+	return wrap(op, err)
 }
 
 // CanAccessPeer reports whether dev can be given access to peer's device
@@ -56,7 +56,7 @@ func CanAccessPeer(dev, peer *Device) (bool, error) {
 		return false, err
 	}
 	ok, err := dev.agent.CanAccessPeer(peer.agent)
-	return ok, Wrap(op, err)
+	return ok, wrap(op, err)
 }
 
 // EnablePeerAccess lets kernels and copies on d use coarse-grained memory

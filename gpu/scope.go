@@ -26,7 +26,7 @@ func openView(dev any, name string) (any, error) {
 	const op = "test device"
 	p, _ := dev.(*Device)
 	if err := p.Valid(); err != nil {
-		return nil, Wrap(op, err)
+		return nil, wrap(op, err)
 	}
 	if p.parent != nil {
 		p = p.parent

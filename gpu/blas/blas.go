@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -84,7 +85,7 @@ func New(s *stream.Stream) (*Handle, error) {
 	}
 	dev := s.Device()
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	var be backend
 	var ws *buffer.Buffer[byte]
@@ -149,7 +150,7 @@ func (h *Handle) Destroy() error {
 			err = gpu.Errorf(gpu.ErrInvalidHandle, op, "the handle's stream was destroyed first; what the handle held was released all the same")
 		}
 	} else if err != nil {
-		err = gpu.Wrap(op, err)
+		err = errs.Wrap(op, err)
 	}
 	if h.workspace != nil {
 		err = errors.Join(err, h.workspace.Free())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -52,7 +53,7 @@ func (m *Managed[T]) Slice() ([]T, error) {
 		return nil, err
 	}
 	if err := m.m.Settle(op); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	return unsafe.Slice((*T)(hostmem.At(m.m.Addr())), m.m.Len()), nil
 }
@@ -100,5 +101,5 @@ func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
 	if m.m.Len() == 0 {
 		return nil // empty: nothing to advise about
 	}
-	return gpu.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
+	return errs.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
@@ -137,7 +138,7 @@ func (c *Comm) end(op string, to commState) ([]*stream.Stream, error) {
 // release releases the backend.
 func (c *Comm) release(op string, f func() error) error {
 	if err := f(); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }

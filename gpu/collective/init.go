@@ -2,6 +2,7 @@ package collective
 
 import (
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // driverOf is the driver of a device the caller checked.
@@ -12,7 +13,7 @@ func checkDevice(op string, i int, dev *gpu.Device) error {
 		return gpu.Errorf(gpu.ErrInvalidDevice, op, "device %d is nil", i)
 	}
 	if err := dev.Valid(); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }

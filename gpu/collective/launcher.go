@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // Launch is where a launcher put this process: its rank among Size ranks,
@@ -129,7 +130,7 @@ func (l Launch) Device() (*gpu.Device, error) {
 	const op = "collective from env"
 	all, err := gpu.Devices()
 	if err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	var gpus, cpus []*gpu.Device
 	for _, d := range all {

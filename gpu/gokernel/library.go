@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/rtc"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -114,7 +115,7 @@ func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 		return nil, gpu.Errorf(gpu.ErrInvalidHandle, "module load", "nil library")
 	}
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("module load", err)
+		return nil, errs.Wrap("module load", err)
 	}
 	if v, ok := core.LookupValue(dev, l); ok {
 		return v.(*Loaded), nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -48,7 +49,7 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		return nil, gpu.Errorf(gpu.ErrInvalidDevice, op, "nil device")
 	}
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	g.mu.Lock()
 	if g.destroyed {
@@ -325,7 +326,7 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	}
 	var kn core.KernelNode
 	if err := core.PrepareKernel(k.Func, e.dev, k.Grid, k.Block, k.SharedMem, k.args(), &kn); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

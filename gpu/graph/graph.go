@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/module"
 )
 
@@ -162,7 +163,7 @@ func AddFill[T any](g *Graph, b buffer.Object, v T, deps ...*Node) (*Node, error
 	}
 	pat, es, err := core.Pattern(v)
 	if err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	return g.add(op, &Node{kind: kindFill, dst: m, n: m.Len(), pattern: pat, patSize: es}, deps)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // AddMemAlloc adds an alloc node of n elements of T on dev after deps
@@ -35,11 +36,11 @@ func AddMemAlloc[T any](g *Graph, dev *gpu.Device, n int, deps ...*Node) (*Node,
 		return nil, nil, gpu.Errorf(gpu.ErrInvalidDevice, op, "nil device")
 	}
 	if err := dev.Valid(); err != nil {
-		return nil, nil, gpu.Wrap(op, err)
+		return nil, nil, errs.Wrap(op, err)
 	}
 	p, err := core.DefaultMemPool(dev)
 	if err != nil {
-		return nil, nil, gpu.Wrap(op, err)
+		return nil, nil, errs.Wrap(op, err)
 	}
 	b := &buffer.Buffer[T]{}
 	m, _ := core.MemOf(b)

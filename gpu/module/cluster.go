@@ -2,6 +2,7 @@ package module
 
 import (
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // SetNonPortableClusterSizeAllowed lets f launch in clusters of up to 16
@@ -20,7 +21,7 @@ func (f *Function) SetNonPortableClusterSizeAllowed(allow bool) error {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
 	}
 	if err := f.mod.dev.Agent().AllowNonPortableClusters(&f.sym, allow); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	f.nonPortable.Store(allow)
 	return nil
@@ -48,5 +49,5 @@ func MaxPotentialClusterSize(f *Function, cfg *LaunchConfig) (int, error) {
 	}
 	g, b := cfg.Grid, cfg.Block
 	n, err := f.mod.dev.Agent().MaxPotentialClusterSize(&f.sym, [3]uint32{g.X, g.Y, g.Z}, [3]uint32{b.X, b.Y, b.Z}, cfg.SharedMem)
-	return n, gpu.Wrap(op, err)
+	return n, errs.Wrap(op, err)
 }

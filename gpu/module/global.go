@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -44,7 +45,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	if err := core.Valid(m.dev, m.gen); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	if g, ok := m.globals[name]; ok {
 		if t, ok := g.(*Global[T]); ok {
@@ -60,7 +61,7 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 		if hsa.StatusOf(err) == hsa.StatusErrorInvalidSymbolName {
 			return nil, &gpu.Error{Code: gpu.ErrNotFound, Op: op, Msg: "in module for " + m.code.Target, Err: err}
 		}
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	g := &Global[T]{mod: m}
 	if err := core.InitGlobal[T](&g.m, m.dev, m.gen, al, name); err != nil {

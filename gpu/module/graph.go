@@ -3,6 +3,7 @@ package module
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
@@ -72,7 +73,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 	if f.hidden != nil {
 		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(shared)}
 		if err := f.hidden.FillHidden(ka, &hl); err != nil {
-			return gpu.Wrap(op, err)
+			return errs.Wrap(op, err)
 		}
 	}
 	*k = core.KernelNode{Dispatch: d, Kernarg: ka, Uses: uses, Name: f.sym.Name, Live: f.live}
@@ -82,7 +83,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 // live says whether the kernel can still be dispatched.
 func (f *Function) live() error {
 	if err := f.mod.dev.Valid(); err != nil {
-		return gpu.Wrap("graph launch", err)
+		return errs.Wrap("graph launch", err)
 	}
 	if f.mod.unloaded.Load() {
 		return gpu.Errorf(gpu.ErrInvalidHandle, "graph launch", "kernel %s: its module was unloaded", f.sym.Name)

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/rocr"
@@ -307,7 +308,7 @@ func (f *Function) dispatch(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(sharedMem)}
 		if err := f.hidden.FillHidden(ka, &hl); err != nil {
 			l.Abort()
-			return gpu.Wrap(op, err)
+			return errs.Wrap(op, err)
 		}
 	}
 	if err := l.Commit(&d); err != nil {
@@ -339,7 +340,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		return d, gpu.Errorf(e.handleCode(), op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)
 	}
 	if err := core.Valid(dev, f.mod.gen); err != nil {
-		return d, gpu.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
+		return d, errs.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
 	}
 	if f.mod.unloaded.Load() {
 		return d, gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
@@ -456,7 +457,7 @@ func (f *Function) checkCoResident(grid, block gpu.Dim3, sharedMem int) error {
 	const op = "launch cooperative"
 	limit, err := MaxCooperativeBlocks(f, int(block.Count()), sharedMem)
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	if n := grid.Count(); n > uint64(limit) {
 		return gpu.Errorf(gpu.ErrCooperativeLaunchTooLarge, op, "kernel %s: grid of %d blocks of %d threads exceeds the %d the device holds at once", f.sym.Name, n, block.Count(), limit)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -53,7 +54,7 @@ type Library []any
 func Load(dev *gpu.Device, src any) (*Module, error) {
 	const op = "module load"
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	gen := core.Gen(dev) // before the load, which a reset may undo
 	code, err := pick(dev, src)
@@ -65,7 +66,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 		if errors.Is(err, rocr.ErrNotSupported) {
 			return nil, &gpu.Error{Code: gpu.ErrNoBinaryForGpu, Op: op, Msg: fmt.Sprintf("%s has %s code for %s, device %d wants %s", code.Name, code.Kind, code.Target, dev.Ordinal(), dev.Target()), Err: err}
 		}
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	m := &Module{dev: dev, gen: gen, code: code, exe: exe, funcs: map[string]*Function{}}
 	m.track()
@@ -405,9 +406,9 @@ func (m *Module) Unload() error {
 	}
 	err := m.exe.Destroy()
 	if stale := core.Valid(m.dev, m.gen); stale != nil && m.dev.Valid() == nil {
-		return gpu.Wrap("module unload", stale) // the reset unloaded it
+		return errs.Wrap("module unload", stale) // the reset unloaded it
 	}
-	return gpu.Wrap("module unload", err)
+	return errs.Wrap("module unload", err)
 }
 
 // refinePTX completes the signatures of PTX kernels from another form of
@@ -478,7 +479,7 @@ func entryLabel(o *codeobj.CodeObject) string {
 func Shared[T any](dev *gpu.Device, key any, setup func(dev *gpu.Device) (*Module, T, error)) (T, error) {
 	var zero T
 	if err := dev.Valid(); err != nil {
-		return zero, gpu.Wrap("module load", err)
+		return zero, errs.Wrap("module load", err)
 	}
 	if v, ok := core.LookupValue(dev, key); ok {
 		return v.(T), nil

@@ -2,6 +2,7 @@ package module
 
 import (
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // OccupancyMaxPotentialBlockSize returns the block size that maximizes the
@@ -27,7 +28,7 @@ func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) 
 		return 0, 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	minGridSize, blockSize, err = f.mod.dev.Agent().MaxPotentialGroupSize(&f.sym, dynShared, blockSizeLimit)
-	return minGridSize, blockSize, gpu.Wrap(op, err)
+	return minGridSize, blockSize, errs.Wrap(op, err)
 }
 
 // OccupancyMaxActiveBlocksPerMultiprocessor returns how many blocks of
@@ -48,7 +49,7 @@ func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared
 		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
 	}
 	n, err := f.mod.dev.Agent().MaxActiveGroups(&f.sym, blockSize, dynShared)
-	return n, gpu.Wrap(op, err)
+	return n, errs.Wrap(op, err)
 }
 
 // MaxCooperativeBlocks is the largest grid, in blocks of blockSize threads

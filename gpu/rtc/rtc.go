@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/module"
 )
 
@@ -113,7 +114,7 @@ func Compile(dev *gpu.Device, source string, opts Options) (*Module, error) {
 // the next call.
 func CompileContext(ctx context.Context, dev *gpu.Device, source string, opts Options) (*Module, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("compile", err)
+		return nil, errs.Wrap("compile", err)
 	}
 	target := dev.Target()
 	if compilerFor(target) == nil {
@@ -206,7 +207,7 @@ func compileFor(target, source string, opts Options) (*Program, error) {
 			if _, ok := err.(*CompileError); ok {
 				return nil, &gpu.Error{Code: gpu.ErrInvalidValue, Op: op, Err: err}
 			}
-			return nil, gpu.Wrap(op, err)
+			return nil, errs.Wrap(op, err)
 		}
 		return &Program{Target: target, Compiler: c.version, Image: out.image, Lowered: out.lowered, Log: out.log}, nil
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -53,7 +54,7 @@ type Event struct {
 // NewEvent creates an event on dev (hipEventCreateWithFlags).
 func NewEvent(dev *gpu.Device, flags EventFlags) (*Event, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("event create", err)
+		return nil, errs.Wrap("event create", err)
 	}
 	if flags&^(EventBlockingSync|EventDisableTiming|EventInterprocess) != 0 {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, "event create", "unknown flags %#x", uint32(flags))
@@ -90,7 +91,7 @@ func (ev *Event) checkLocked(op string) error {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "event was destroyed")
 	}
 	if err := core.Valid(ev.dev, ev.gen); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }
@@ -221,7 +222,7 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	if err := core.WaitContext(ctx, op, f, hint); err != nil {
 		return err
 	}
-	return gpu.Wrap(op, f.Err())
+	return errs.Wrap(op, f.Err())
 }
 
 // Query reports whether the event completed: nil, gpu.ErrNotReady, or the
@@ -240,7 +241,7 @@ func (ev *Event) Query() error {
 	if !f.Query() {
 		return gpu.ErrNotReady
 	}
-	return gpu.Wrap(op, f.Err())
+	return errs.Wrap(op, f.Err())
 }
 
 // Elapsed is the time between two completed events

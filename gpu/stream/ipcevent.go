@@ -3,6 +3,7 @@ package stream
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 )
 
@@ -20,7 +21,7 @@ func (ev *Event) makeShared() error {
 	}
 	sig, h, err := rocr.NewIPCSignal(ev.dev.Agent())
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	ev.shared, ev.handle = core.NewSharedFence(sig), h
 	ev.held.f = ev.shared
@@ -57,12 +58,12 @@ func (ev *Event) IPCHandle() (gpu.IPCHandle, error) {
 func OpenIPCEvent(dev *gpu.Device, h gpu.IPCHandle) (*Event, error) {
 	const op = "ipc open event handle"
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	ev := &Event{dev: dev, gen: core.Gen(dev), flags: EventInterprocess | EventDisableTiming, opened: true, held: &heldFence{}}
 	sig, err := rocr.OpenIPCSignal(dev.Agent(), h)
 	if err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	ev.shared = core.NewSharedFence(sig)
 	ev.held.f = ev.shared

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 )
 
 // Flags are hipStreamCreateWithFlags' flags.
@@ -62,7 +63,7 @@ func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, P
 // recorded and reported; the cpu agent runs every queue alike.
 func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("stream create", err)
+		return nil, errs.Wrap("stream create", err)
 	}
 	if flags&^(NonBlocking|ManualDeps) != 0 {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, "stream create", "unknown flags %#x", uint32(flags))
@@ -71,7 +72,7 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	priority = min(max(priority, greatest), least)
 	s := &Stream{flags: flags, priority: priority}
 	if err := s.c.Init(dev, QueueSize); err != nil {
-		return nil, gpu.Wrap("stream create", err)
+		return nil, errs.Wrap("stream create", err)
 	}
 	if flags&ManualDeps != 0 {
 		s.c.SetOrder(core.Manual)
@@ -90,7 +91,7 @@ type defaultKey struct{}
 // other streams; use events or WaitEvent for that, or Legacy.
 func DefaultStream(dev *gpu.Device) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("default stream", err)
+		return nil, errs.Wrap("default stream", err)
 	}
 	v, err := core.DeviceValue(dev, defaultKey{}, func() (any, func() error, error) {
 		s, err := New(dev)
@@ -121,7 +122,7 @@ type legacyKey struct{}
 // gpu.Shutdown destroys it.
 func Legacy(dev *gpu.Device) (*Stream, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("legacy stream", err)
+		return nil, errs.Wrap("legacy stream", err)
 	}
 	v, err := core.DeviceValue(dev, legacyKey{}, func() (any, func() error, error) {
 		s, err := New(dev)

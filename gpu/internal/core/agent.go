@@ -3,7 +3,7 @@ package core
 import (
 	"unsafe"
 
-	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -88,7 +88,7 @@ func (s *Stream) Drain(op string) error {
 	}
 	if err := s.drain(); err != nil {
 		s.mu.Unlock()
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
@@ -39,7 +40,7 @@ func ownEngine(op string, m *Mem) (*engine, error) {
 	}
 	e, err := engineOf(dev)
 	if err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	return e, nil
 }
@@ -113,7 +114,7 @@ func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, mems ..
 				if ctx.Err() != nil && errors.Is(err, gpu.ErrNotReady) {
 					return notStarted(ctx, op)
 				}
-				return gpu.Wrap(op, err)
+				return errs.Wrap(op, err)
 			}
 		}
 	}
@@ -121,7 +122,7 @@ func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, mems ..
 	if err == errNoQueue {
 		root, err := engineOf(Root(e.dev))
 		if err != nil {
-			return gpu.Wrap(op, err)
+			return errs.Wrap(op, err)
 		}
 		return root.submit(ctx, op, call, mems)
 	}
@@ -155,14 +156,14 @@ func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems
 		if !e.reserved && errors.Is(err, rocr.ErrOutOfResources) {
 			return errNoQueue
 		}
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	// A Device.Reset since the buffers were checked freed their memory,
 	// which new buffers may hold by now: the queue's creation waited for
 	// it, and a reset that starts from here on destroys the queue and
 	// waits for its packet before it frees anything.
 	if stale := staleOf(mems); stale != nil {
-		return gpu.Wrap(op, stale)
+		return errs.Wrap(op, stale)
 	}
 	f, err := NewFence(q)
 	if err != nil {
@@ -176,10 +177,10 @@ func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems
 	f.Release()
 	if err != nil {
 		if stale := staleOf(mems); stale != nil {
-			return gpu.Wrap(op, stale) // a Device.Reset cancelled it
+			return errs.Wrap(op, stale) // a Device.Reset cancelled it
 		}
 	}
-	return gpu.Wrap(op, err)
+	return errs.Wrap(op, err)
 }
 
 // lock takes the engine, giving up when ctx is done first (another
@@ -297,7 +298,7 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 	if dst.CheckAccess(op, dev) == nil && src.CheckAccess(op, dev) == nil {
 		e, err := engineOf(dev)
 		if err != nil {
-			return gpu.Wrap(op, err)
+			return errs.Wrap(op, err)
 		}
 		return e.run(context.Background(), op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), dst, src)
 	}

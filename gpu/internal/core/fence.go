@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -79,7 +80,7 @@ func NewFence(q *rocr.Queue) (*Fence, error) {
 			s, err = rocr.NewSignal(1)
 		}
 		if err != nil {
-			return nil, gpu.Wrap("fence", err)
+			return nil, errs.Wrap("fence", err)
 		}
 		f = &Fence{sig: s, kind: kind}
 	} else {

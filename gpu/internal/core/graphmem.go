@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 )
 
@@ -49,7 +50,7 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 	}
 	gen := Gen(p.dev)
 	if err := Valid(p.dev, gen); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	ga := &GraphAlloc{m: m}
 	ga.refs.Store(1)
@@ -70,10 +71,10 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 		al, err := p.pool.Allocate(c)
 		if err != nil {
 			if p.trim(0) == 0 {
-				return nil, gpu.Wrap(op, err)
+				return nil, errs.Wrap(op, err)
 			}
 			if al, err = p.pool.Allocate(c); err != nil {
-				return nil, gpu.Wrap(op, err)
+				return nil, errs.Wrap(op, err)
 			}
 		}
 		b = block{al: al}
@@ -203,7 +204,7 @@ func (ga *GraphAlloc) free(op string) error {
 func (p *MemPool) captureAlloc(c *Capture, s *Stream, m *Mem, elem reflect.Type, n int) error {
 	ga, err := p.AllocGraph(m, elem, n)
 	if err != nil {
-		return gpu.Wrap("malloc async", err)
+		return errs.Wrap("malloc async", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -31,7 +32,7 @@ func (m *Mem) ExportIPC() (rocr.IPCHandle, error) {
 		return rocr.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "%s has no memory to share", m)
 	}
 	h, err := m.alloc.ExportIPC()
-	return h, gpu.Wrap(op, err)
+	return h, errs.Wrap(op, err)
 }
 
 // InitOpened makes m the memory another process shared as h, as elements
@@ -40,7 +41,7 @@ func (m *Mem) ExportIPC() (rocr.IPCHandle, error) {
 func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	const op = "ipc open mem handle"
 	if err := dev.Valid(); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	gen := Gen(dev)
 	elem := reflect.TypeFor[T]()
@@ -53,7 +54,7 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	}
 	al, err := dev.Agent().OpenIPC(h)
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	m.alloc, m.elem, m.esize, m.n = al, elem, es, int(al.Size)/es
 	m.home, m.gen = dev, gen

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -54,7 +55,7 @@ func (s *Stream) takeArea(n int) (kernargArea, error) {
 	if p, err := s.q.Agent().Pool(hsa.SegmentGlobal, hsa.FlagKernargInit); err == nil {
 		al, err := p.Allocate(uint64(size))
 		if err != nil {
-			return a, gpu.Wrap("launch", err)
+			return a, errs.Wrap("launch", err)
 		}
 		al.SetLabel(fmt.Sprintf("kernarg area of queue %d", s.q.ID()))
 		a.al, a.addr = al, al.Base
@@ -62,7 +63,7 @@ func (s *Stream) takeArea(n int) (kernargArea, error) {
 	}
 	addr, err := rocr.MapAnonymous(size)
 	if err != nil {
-		return a, gpu.Wrap("launch", err)
+		return a, errs.Wrap("launch", err)
 	}
 	a.addr = addr
 	return a, nil

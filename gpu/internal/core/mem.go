@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -215,7 +216,7 @@ func (m *Mem) String() string {
 // Check reports a nil, freed or stale buffer.
 func (m *Mem) Check(op string) error {
 	if m != nil && m.bad != nil {
-		return gpu.Wrap(op, m.bad)
+		return errs.Wrap(op, m.bad)
 	}
 	if m != nil && m.parent != nil {
 		return m.parent.Check(op)
@@ -230,10 +231,10 @@ func (m *Mem) Check(op string) error {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s was freed", m)
 	}
 	if err := Valid(m.home, m.gen); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	if err := m.Device().Valid(); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }
@@ -254,7 +255,7 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Err: &restated{cause: err,
 				text: fmt.Sprintf("%s is on device %d, not on device %d: transfer it, copy it, or enable peer access", m, m.Device().Ordinal(), dev.Ordinal())}}
 		}
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return nil
 }
@@ -299,9 +300,9 @@ func (m *Mem) Free() error {
 		err = m.alloc.Free()
 	}
 	if stale := Valid(m.home, m.gen); stale != nil && m.home.Valid() == nil {
-		return gpu.Wrap("free", stale) // made before a Device.Reset
+		return errs.Wrap("free", stale) // made before a Device.Reset
 	}
-	return gpu.Wrap("free", err)
+	return errs.Wrap("free", err)
 }
 
 // Freed reports whether Free was called.
@@ -362,11 +363,11 @@ func InitManaged[T any](m *Mem, dev *gpu.Device, n int) error {
 
 func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick func() (*rocr.Pool, error)) error {
 	if err := dev.Valid(); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	gen := Gen(dev) // before the allocation, which a reset may free
 	if err := Valid(dev, gen); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	elem := reflect.TypeFor[T]()
 	es, err := checkCount(op, elem, n)
@@ -379,11 +380,11 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	}
 	pool, err := pick()
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	al, err := pool.Allocate(uint64(n * es))
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	m.alloc, m.elem, m.esize, m.n, m.host = al, elem, es, n, host
 	m.home, m.gen = dev, gen
@@ -412,7 +413,7 @@ func TargetAgent(op string, dev *gpu.Device) (*rocr.Agent, error) {
 		return nil, nil
 	}
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap(op, err)
+		return nil, errs.Wrap(op, err)
 	}
 	return dev.Agent(), nil
 }
@@ -466,14 +467,14 @@ func (m *Mem) Transfer(dev *gpu.Device) error {
 		return err
 	}
 	if err := dev.Valid(); err != nil {
-		return gpu.Wrap("transfer", err)
+		return errs.Wrap("transfer", err)
 	}
 	if err := m.Settle("transfer"); err != nil {
-		return gpu.Wrap("transfer", err)
+		return errs.Wrap("transfer", err)
 	}
 	if m.alloc != nil {
 		if err := m.alloc.Transfer(dev.Agent()); err != nil {
-			return gpu.Wrap("transfer", err)
+			return errs.Wrap("transfer", err)
 		}
 	}
 	m.dev.Store(dev)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -94,7 +95,7 @@ var lastDefault atomic.Pointer[MemPool]
 // of the caller's that names it; a new pointer for a pool of its own).
 func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 	if err := dev.Valid(); err != nil {
-		return nil, gpu.Wrap("mem pool create", err)
+		return nil, errs.Wrap("mem pool create", err)
 	}
 	v, err := DeviceValue(dev, key, func() (any, func() error, error) {
 		rp, err := hostOrDevicePool(dev, hsa.FlagCoarseGrained, false)
@@ -106,7 +107,7 @@ func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 		return p, p.close, nil
 	})
 	if err != nil {
-		return nil, gpu.Wrap("mem pool create", err)
+		return nil, errs.Wrap("mem pool create", err)
 	}
 	return v.(*MemPool), nil
 }
@@ -225,7 +226,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	}
 	gen := Gen(p.dev) // before the pool's check: a reset after it closes the pool first
 	if err := Valid(p.dev, gen); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	if err := s.Lock(op); err != nil {
 		return err
@@ -254,10 +255,10 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 		if err != nil {
 			// Release what the pool holds and completed, then try once more.
 			if p.trim(0) == 0 {
-				return gpu.Wrap(op, err)
+				return errs.Wrap(op, err)
 			}
 			if al, err = p.pool.Allocate(c); err != nil {
-				return gpu.Wrap(op, err)
+				return errs.Wrap(op, err)
 			}
 		}
 		b = block{al: al}

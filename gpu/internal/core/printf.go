@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/devprintf"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
@@ -69,16 +70,16 @@ func (s *Stream) printfAddr(op string) (uint64, error) {
 	}
 	pool, err := hostOrDevicePool(s.dev, hsa.FlagFineGrained, true)
 	if err != nil {
-		return 0, gpu.Wrap(op, fmt.Errorf("printf buffer: %w", err))
+		return 0, errs.Wrap(op, fmt.Errorf("printf buffer: %w", err))
 	}
 	al, err := pool.Allocate(PrintfBufferSize)
 	if err != nil {
-		return 0, gpu.Wrap(op, fmt.Errorf("printf buffer: %w", err))
+		return 0, errs.Wrap(op, fmt.Errorf("printf buffer: %w", err))
 	}
 	if al.CheckAccess(s.dev.Agent()) != nil {
 		if err := al.AllowAccess(s.dev.Agent()); err != nil {
 			_ = al.Free()
-			return 0, gpu.Wrap(op, fmt.Errorf("printf buffer: %w", err))
+			return 0, errs.Wrap(op, fmt.Errorf("printf buffer: %w", err))
 		}
 	}
 	al.SetLabel(fmt.Sprintf("printf buffer of queue %d", s.q.ID()))

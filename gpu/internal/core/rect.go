@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -178,11 +179,11 @@ func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte)
 		return err
 	}
 	if dev == nil { // Go memory at both ends
-		return gpu.Wrap(op, r.Rows(nil))
+		return errs.Wrap(op, r.Rows(nil))
 	}
 	e, err := engineOf(dev)
 	if err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	id := rocr.RegisterRect(r)
 	err = e.run(context.Background(), op, aql.RectWork{ID: id}.Call(), dst.M, srcMem(src))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/debug"
+	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -146,7 +147,7 @@ func (s *queueState) Fail(err error) {
 	if err == nil || s.err.Load() != nil {
 		return
 	}
-	e := gpu.Wrap("stream", err)
+	e := errs.Wrap("stream", err)
 	s.err.CompareAndSwap(nil, &e)
 }
 
@@ -242,7 +243,7 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	return gpu.Wrap(op, s.q.SetKernelTimeout(d))
+	return errs.Wrap(op, s.q.SetKernelTimeout(d))
 }
 
 // Check reports a stream that is no handle: nil, or a zero Stream, which
@@ -264,7 +265,7 @@ func (s *Stream) usable(op string) error {
 		return err
 	}
 	if err := Valid(s.dev, s.gen); err != nil {
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	return s.Refuse(op)
 }
@@ -278,7 +279,7 @@ func (s *Stream) Lock(op string) error {
 	// A runtime shut down is the reason, whatever it did to the stream.
 	if err := Valid(s.dev, s.gen); err != nil {
 		s.mu.Unlock()
-		return gpu.Wrap(op, err)
+		return errs.Wrap(op, err)
 	}
 	if s.closed {
 		s.mu.Unlock()
@@ -326,9 +327,9 @@ func (s *Stream) lockWait(ctx context.Context) bool {
 // shutdown when that is why (hipErrorContextIsDestroyed), else err.
 func (s *Stream) queueErr(op string, err error) error {
 	if derr := Valid(s.dev, s.gen); derr != nil {
-		return gpu.Wrap(op, derr)
+		return errs.Wrap(op, derr)
 	}
-	return gpu.Wrap(op, err)
+	return errs.Wrap(op, err)
 }
 
 // Push records an in-flight packet, waiting for the oldest when the ring
@@ -548,7 +549,7 @@ func (s *Stream) synchronize(ctx context.Context) error {
 		t.Release()
 	}
 	if err := Valid(s.dev, s.gen); err != nil {
-		return gpu.Wrap(op, err) // shut down while we waited
+		return errs.Wrap(op, err) // shut down while we waited
 	}
 	s.runChecks(ctx)
 	if ctx == nil {
@@ -712,17 +713,17 @@ func (s *Stream) destroy() (aborted, err error) {
 	s.releaseLegacyTail()
 	Unregister(s.dev, s.ref)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {
-		return aborted, gpu.Wrap("stream destroy", abandoned)
+		return aborted, errs.Wrap("stream destroy", abandoned)
 	}
 	if s.q.Destroyed() {
 		// The runtime was shut down or the device reset; a stream from
 		// before the reset says so.
 		if err := Valid(s.dev, s.gen); err != nil && s.dev.Valid() == nil && !s.isDefault {
-			return aborted, gpu.Wrap("stream destroy", err)
+			return aborted, errs.Wrap("stream destroy", err)
 		}
 		return aborted, nil
 	}
-	return aborted, gpu.Wrap("stream destroy", s.q.Destroy())
+	return aborted, errs.Wrap("stream destroy", s.q.Destroy())
 }
 
 // awaitTail waits for the stream's work before Destroy, as long as it
