@@ -1,6 +1,7 @@
 package rocr
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -13,6 +14,10 @@ type lazyState struct {
 	// arm counts Stores: a completer holding a signal deferred before the
 	// last re-arm must not decrement the new value (Armed).
 	arm atomic.Uint64
+	// mu orders Store's re-arm against CompleteArmed: without it a
+	// completer that checked the arm count just before a Store would
+	// decrement the new value.
+	mu sync.Mutex
 }
 
 // Armed is the signal's arm count: Store increments it. A completer that
@@ -31,6 +36,34 @@ func (s *Signal) Defer(c *spi.CompleterRef, seq uint64) {
 
 // Undefer forgets the completer; it runs before the completer completes s.
 func (s *Signal) Undefer() { s.lazy.by.Store(nil) }
+
+// CompleteArmed is a deferred completion: unless s was re-armed (Store)
+// since the completer read arm (Armed), it forgets the completer, records
+// err if not nil and decrements s, all at once with respect to Store. It
+// reports whether it completed s.
+func (s *Signal) CompleteArmed(arm uint64, err error) bool {
+	if s.backend != nil {
+		if err != nil {
+			s.Fail(err)
+		}
+		s.backend.Add(-1)
+		return true
+	}
+	s.lazy.mu.Lock()
+	if s.lazy.arm.Load() != arm {
+		s.lazy.mu.Unlock()
+		return false
+	}
+	s.lazy.by.Store(nil)
+	if err != nil {
+		s.Fail(err)
+	}
+	s.hb.Add(1)
+	atomic.AddInt64(&s.rec.value, -1)
+	s.lazy.mu.Unlock()
+	s.notify()
+	return true
+}
 
 // Deferred returns the completer that completes s and the progress value
 // that completes it, or nil. A zero value means the completer has been

@@ -88,3 +88,50 @@ func TestSignalAwait(t *testing.T) {
 	assert.False(t, s.Await())
 	assert.Equal(t, int32(2), a.awaits.Load())
 }
+
+// A deferred completion that races a re-arm (the program's Store of the
+// next round) either lands before it, which the Store overwrites, or is
+// refused: it never decrements the new value. A completion that checked
+// the arm count apart from its decrement took the new round's 1 to 0, and
+// a GPU waiting for that signal to be 0 then saw it pass to -1 and hung.
+func TestCompleteArmedRacesStore(t *testing.T) {
+	require.NoError(t, rocr.Init())
+	defer rocr.ShutDown()
+	s, err := rocr.NewSignal(1)
+	require.NoError(t, err)
+	defer s.Destroy()
+	a := &awaiter{s: s}
+	ref := spi.NewCompleterRef(a)
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	for i := 0; i < rounds; i++ {
+		s.Store(1, hsa.Release)
+		s.Defer(ref, uint64(i+1))
+		arm := s.Armed()
+		start := make(chan struct{})
+		done := make(chan bool)
+		go func() {
+			<-start
+			done <- s.CompleteArmed(arm, nil)
+		}()
+		close(start)
+		s.Store(1, hsa.Release)
+		completed := <-done
+		require.Equal(t, int64(1), s.Load(hsa.Acquire), "round %d: the re-armed value (completion landed: %v)", i, completed)
+	}
+	// Not re-armed: it completes, records the failure and forgets the
+	// completer.
+	s.Defer(ref, 1)
+	assert.True(t, s.CompleteArmed(s.Armed(), rocr.ErrInvalidArgument))
+	assert.Equal(t, int64(0), s.Load(hsa.Acquire))
+	assert.ErrorIs(t, s.Err(), rocr.ErrInvalidArgument)
+	c, _ := s.Deferred()
+	assert.Nil(t, c)
+	// Re-armed: refused, the value untouched.
+	arm := s.Armed()
+	s.Store(1, hsa.Release)
+	assert.False(t, s.CompleteArmed(arm, nil))
+	assert.Equal(t, int64(1), s.Load(hsa.Acquire))
+}

@@ -340,18 +340,31 @@ func (q *Queue) Reserve() (uint64, error) {
 }
 
 // fullForItself reports whether the queue stays full and the caller runs
-// one of its packets. It asks (a few microseconds) only when the queue
-// stayed full while the caller yielded a few times, so back-to-back
-// submissions to a queue its processor drains seldom pay for it.
+// one of its packets. Asking costs a stack trace (a few microseconds), so
+// it asks only once the queue has stayed full for selfWaitAfter while the
+// caller yielded: a queue its processor drains (back-to-back submissions
+// outrunning the GPU) frees a slot long before that, and a packet that
+// waits for its own queue's end waits forever.
 func (q *Queue) fullForItself() bool {
-	for i := 0; i < 8; i++ {
+	var since time.Time
+	for i := 0; ; i++ {
 		if q.closing.Load() || q.LoadWriteIndex()-q.LoadReadIndex() < uint64(q.size) {
 			return false
 		}
+		if i >= 8 {
+			if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) >= selfWaitAfter {
+				return RunningQueue() == q
+			}
+		}
 		runtime.Gosched()
 	}
-	return RunningQueue() == q
 }
+
+// selfWaitAfter is how long a queue stays full before a submitter asks
+// whether it is one of the queue's own packets.
+const selfWaitAfter = 50 * time.Microsecond
 
 // waitSpace waits until slot id is free. A queue destroyed meanwhile never
 // frees it: that is an error, not a hang.
@@ -388,6 +401,15 @@ func (q *Queue) Publish(id uint64, h aql.Header, setup uint16) {
 	}
 	word := uint32(h) | uint32(setup)<<16
 	if q.inline == nil || !q.runInline(id, word) {
+		if q.completer != nil {
+			// The processor will run it: name its completer now, so that
+			// a barrier of another queue that meets the signal first
+			// waits for this queue to issue the work (a GPU-side wait),
+			// not for a host completion nobody would hurry.
+			if s, err := SignalFromHandle(completionOf(unsafe.Pointer(slot))); err == nil {
+				q.Expect(s)
+			}
+		}
 		atomic.StoreUint32(slot, word)
 		q.doorbell.Store(int64(id), hsa.Release)
 	}

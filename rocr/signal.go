@@ -287,12 +287,14 @@ func (s *Signal) Store(v int64, _ hsa.Order) {
 		s.backend.Store(v)
 		return
 	}
+	s.lazy.mu.Lock()
 	s.failure.Store(nil)
 	s.lazy.by.Store(nil) // re-armed: no completer owns it yet
 	s.lazy.arm.Add(1)
 	s.noTS.Store(false)
 	s.hb.Add(1)
 	atomic.StoreInt64(&s.rec.value, v)
+	s.lazy.mu.Unlock()
 	s.notify()
 }
 

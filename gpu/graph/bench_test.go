@@ -3,12 +3,14 @@ package graph_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 )
 
@@ -65,7 +67,7 @@ func BenchmarkInstantiate100(b *testing.B) {
 	}
 }
 
-func emptyChain(b *testing.B, dev *gpu.Device, ks *kernels.Set) *graph.Exec {
+func emptyChain(b testing.TB, dev *gpu.Device, ks *kernels.Set) *graph.Exec {
 	g := graph.New()
 	var prev *graph.Node
 	for k := 0; k < chain; k++ {
@@ -80,4 +82,26 @@ func emptyChain(b *testing.B, dev *gpu.Device, ks *kernels.Set) *graph.Exec {
 	e, err := g.Instantiate(dev)
 	require.NoError(b, err)
 	return e
+}
+
+// A replay of the recorded chain allocates nothing: on the cuda driver it
+// is one cuGraphLaunch, made through a pooled argument block.
+func TestChainReplayAllocs(t *testing.T) {
+	testenv.SkipAllocsUnderRace(t)
+	dev, ks := setup(t)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	e := emptyChain(t, dev, ks)
+	defer e.Destroy()
+	replay := func() {
+		if err := e.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay()
+	assert.Zero(t, testing.AllocsPerRun(100, replay))
 }

@@ -100,9 +100,10 @@ func (e *executor) flushHere(seq uint64) {
 	}
 }
 
-// awaitArgs are argument blocks for Await, which may run on several
-// goroutines at once and blocks in the driver.
-var awaitArgs = sync.Pool{New: func() any { return new(sysArgs) }}
+// spareArgs are argument blocks for the calls that cannot use an
+// executor's own (Await, a chain's launch): they may run on several
+// goroutines at once.
+var spareArgs = sync.Pool{New: func() any { return new(sysArgs) }}
 
 // Await synchronizes the stream on the caller's thread when seq is the
 // last completion queued (a Synchronize of the stream's tail): the
@@ -114,8 +115,8 @@ func (e *executor) Await(seq uint64) bool {
 	if seq != v || e.settled.Load() >= seq {
 		return false
 	}
-	sa := awaitArgs.Get().(*sysArgs)
-	defer awaitArgs.Put(sa)
+	sa := spareArgs.Get().(*sysArgs)
+	defer spareArgs.Put(sa)
 	e.flushMu.Lock()
 	stream := e.stream
 	e.flushMu.Unlock()
@@ -161,14 +162,8 @@ func (e *executor) completeUpTo(p uint64, err error) {
 		*d = deferred{}
 		e.rhead = (e.rhead + 1) % len(e.ring)
 		e.rn--
-		if s.Armed() != arm {
-			continue // re-armed since: this completion is no longer awaited
-		}
-		s.Undefer()
-		if err != nil {
-			s.Fail(err)
-		}
-		s.Sub(1, hsa.Release)
+		// A signal re-armed since is no longer awaited by this completion.
+		s.CompleteArmed(arm, err)
 	}
 	if p > e.settled.Load() {
 		e.settled.Store(p)

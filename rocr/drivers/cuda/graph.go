@@ -136,7 +136,12 @@ func (c *chain) Launch(stream uintptr) error {
 			return rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, op, "kernel %s was unloaded", k.name)
 		}
 	}
-	if r := call(c.dev.api.cuGraphLaunch, c.exec, stream); r != cudaSuccess {
+	// A pooled argument block: call's variadic slice would escape, one
+	// allocation per replay.
+	sa := spareArgs.Get().(*sysArgs)
+	r := sa.call(c.dev.api.cuGraphLaunch, c.exec, stream)
+	spareArgs.Put(sa)
+	if r != cudaSuccess {
 		return cuErr(op, "cuGraphLaunch", r)
 	}
 	return nil
