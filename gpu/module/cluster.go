@@ -17,8 +17,8 @@ func (f *Function) SetNonPortableClusterSizeAllowed(allow bool) error {
 	}
 	f.mod.mu.Lock() // the kernel stays loaded while the driver changes it
 	defer f.mod.mu.Unlock()
-	if f.mod.unloaded.Load() {
-		return gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+	if err := f.gone(op); err != nil {
+		return err
 	}
 	if err := f.mod.dev.Agent().AllowNonPortableClusters(&f.sym, allow); err != nil {
 		return errs.Wrap(op, err)
@@ -44,8 +44,8 @@ func MaxPotentialClusterSize(f *Function, cfg *LaunchConfig) (int, error) {
 	}
 	f.mod.mu.Lock()
 	defer f.mod.mu.Unlock()
-	if f.mod.unloaded.Load() {
-		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+	if err := f.gone(op); err != nil {
+		return 0, err
 	}
 	g, b := cfg.Grid, cfg.Block
 	n, err := f.mod.dev.Agent().MaxPotentialClusterSize(&f.sym, [3]uint32{g.X, g.Y, g.Z}, [3]uint32{b.X, b.Y, b.Z}, cfg.SharedMem)

@@ -41,8 +41,8 @@ func GetGlobal[T any](m *Module, name string) (*Global[T], error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.unloaded.Load() {
-		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
+	if err := m.gone(op); err != nil {
+		return nil, err
 	}
 	if err := core.Valid(m.dev, m.gen); err != nil {
 		return nil, errs.Wrap(op, err)

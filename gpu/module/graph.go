@@ -85,8 +85,5 @@ func (f *Function) live() error {
 	if err := f.mod.dev.Valid(); err != nil {
 		return errs.Wrap("graph launch", err)
 	}
-	if f.mod.unloaded.Load() {
-		return gpu.Errorf(gpu.ErrInvalidHandle, "graph launch", "kernel %s: its module was unloaded", f.sym.Name)
-	}
-	return nil
+	return f.gone("graph launch")
 }

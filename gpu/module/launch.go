@@ -342,8 +342,8 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if err := core.Valid(dev, f.mod.gen); err != nil {
 		return d, errs.Wrap(op, err) // Shutdown and Device.Reset also unload modules: say why
 	}
-	if f.mod.unloaded.Load() {
-		return d, gpu.Errorf(gpu.ErrInvalidHandle, op, "kernel %s: its module was unloaded", f.sym.Name)
+	if err := f.gone(op); err != nil {
+		return d, err
 	}
 	g := [3]uint32{grid.X, grid.Y, grid.Z}
 	b := [3]uint32{block.X, block.Y, block.Z}

@@ -361,8 +361,8 @@ func (m *Module) Function(name string) (*Function, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.unloaded.Load() {
-		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
+	if err := m.gone(op); err != nil {
+		return nil, err
 	}
 	if f, ok := m.funcs[name]; ok {
 		return f, nil
@@ -377,6 +377,30 @@ func (m *Module) Function(name string) (*Function, error) {
 	f := newFunction(m, *sym)
 	m.funcs[name] = f
 	return f, nil
+}
+
+// gone says why m's code can no longer be used, nil while it can: the
+// runtime shut down or the device was reset (either unloads every
+// module, and is the reason whatever the order a racing call saw it in),
+// or m was unloaded.
+func (m *Module) gone(op string) error { return m.goneAs(op, "module was unloaded") }
+
+// gone is the module's gone, naming the kernel.
+func (f *Function) gone(op string) error {
+	if !f.mod.unloaded.Load() {
+		return nil // not formatting the message on the launch path
+	}
+	return f.mod.goneAs(op, "kernel "+f.sym.Name+": its module was unloaded")
+}
+
+func (m *Module) goneAs(op, unloaded string) error {
+	if !m.unloaded.Load() {
+		return nil
+	}
+	if err := core.Valid(m.dev, m.gen); err != nil {
+		return errs.Wrap(op, err)
+	}
+	return gpu.Errorf(gpu.ErrInvalidHandle, op, "%s", unloaded)
 }
 
 // MustFunction is Function that panics; for examples and tests.

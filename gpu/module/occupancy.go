@@ -24,8 +24,8 @@ func OccupancyMaxPotentialBlockSize(f *Function, dynShared, blockSizeLimit int) 
 	}
 	f.mod.mu.Lock() // the kernel stays loaded while the driver looks at it
 	defer f.mod.mu.Unlock()
-	if f.mod.unloaded.Load() {
-		return 0, 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
+	if err := f.gone(op); err != nil {
+		return 0, 0, err
 	}
 	minGridSize, blockSize, err = f.mod.dev.Agent().MaxPotentialGroupSize(&f.sym, dynShared, blockSizeLimit)
 	return minGridSize, blockSize, errs.Wrap(op, err)
@@ -45,8 +45,8 @@ func OccupancyMaxActiveBlocksPerMultiprocessor(f *Function, blockSize, dynShared
 	}
 	f.mod.mu.Lock()
 	defer f.mod.mu.Unlock()
-	if f.mod.unloaded.Load() {
-		return 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "module was unloaded")
+	if err := f.gone(op); err != nil {
+		return 0, err
 	}
 	n, err := f.mod.dev.Agent().MaxActiveGroups(&f.sym, blockSize, dynShared)
 	return n, errs.Wrap(op, err)

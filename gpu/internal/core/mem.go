@@ -225,6 +225,9 @@ func (m *Mem) Check(op string) error {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
 	if m.freed.Load() {
+		if err := Valid(m.home, m.gen); err != nil {
+			return errs.Wrap(op, err) // Shutdown frees every buffer: it is the reason
+		}
 		if m.global != "" {
 			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: its module was unloaded", m)
 		}
@@ -249,6 +252,9 @@ func (m *Mem) CheckAccess(op string, dev *gpu.Device) error {
 		return nil // no memory to reach
 	}
 	if err := m.alloc.CheckAccess(dev.Agent()); err != nil {
+		if err := Valid(m.home, m.gen); err != nil {
+			return errs.Wrap(op, err) // freed by a Shutdown racing this call
+		}
 		if errors.Is(err, gpu.ErrNotOwner) {
 			// The agent's message says the same of agents: say it once,
 			// of devices, and keep the agent's error as the cause.

@@ -276,14 +276,9 @@ func (s *Stream) Lock(op string) error {
 		return err
 	}
 	s.mu.Lock()
-	// A runtime shut down is the reason, whatever it did to the stream.
-	if err := Valid(s.dev, s.gen); err != nil {
+	if err := s.destroyedErr(op); err != nil {
 		s.mu.Unlock()
-		return errs.Wrap(op, err)
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
+		return err
 	}
 	// A submission refused for a failure of work before it did not fail
 	// itself.
@@ -291,6 +286,20 @@ func (s *Stream) Lock(op string) error {
 		s.reported.Store(true)
 		s.mu.Unlock()
 		return s.earlier(op, err)
+	}
+	return nil
+}
+
+// destroyedErr, with s.mu held, says why s takes no more calls: the
+// runtime shut down (which destroys every stream, and is the reason
+// whatever it did to this one), or the stream was destroyed. Nil when
+// neither.
+func (s *Stream) destroyedErr(op string) error {
+	if err := Valid(s.dev, s.gen); err != nil {
+		return errs.Wrap(op, err)
+	}
+	if s.closed {
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
 	}
 	return nil
 }
@@ -527,9 +536,9 @@ func (s *Stream) synchronize(ctx context.Context) error {
 	if !s.lockWait(ctx) {
 		return &gpu.Error{Code: gpu.ErrNotReady, Op: op, Msg: "work still being submitted", Err: ctx.Err()}
 	}
-	if s.closed {
+	if err := s.destroyedErr(op); err != nil {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
+		return err
 	}
 	t := s.tail
 	if t != nil {
@@ -625,9 +634,9 @@ func (s *Stream) Query() error {
 	if !s.tryLock() {
 		return gpu.ErrNotReady
 	}
-	if s.closed {
+	if err := s.destroyedErr(op); err != nil {
 		s.mu.Unlock()
-		return gpu.Errorf(gpu.ErrInvalidHandle, op, "stream was destroyed")
+		return err
 	}
 	t := s.tail
 	done := t == nil || t.Query()
