@@ -35,6 +35,10 @@ func (e *executor) awaitIssue(s *rocr.Signal, i int) (spi.Completer, uint64, err
 // fastest cross-stream edge the driver has. One event serves every
 // waiter: a wait binds to the record current at the call, and a later
 // record only covers more. It reports false when e has no event.
+// Waiting instead on the progress word that an event record writes
+// anyway (one cuStreamWaitValue64, not two calls) gained nothing on the
+// H200 (benchmarks/results/h200-20261203b): that call costs the host
+// more than both of these.
 func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 	e.flushMu.Lock()
 	defer e.flushMu.Unlock()
