@@ -22,7 +22,7 @@ type sealed = core.Sealed
 // coarse-grained pool (hipMalloc). The host cannot touch it except by
 // copying; it belongs to its device until Transfer.
 type Buffer[T any] struct {
-	mem[T] // must stay the first field: see core.MemOf
+	mem[T]
 }
 
 // New allocates n elements of T on dev. n = 0 gives an empty Buffer

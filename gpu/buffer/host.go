@@ -13,7 +13,7 @@ import (
 // copies on any device use it directly. Order host access after device
 // work with a stream or event synchronize, as in HIP.
 type Host[T any] struct {
-	mem[T] // must stay the first field: see core.MemOf
+	mem[T]
 }
 
 // NewHost allocates n elements of T of host memory from dev's fine-grained

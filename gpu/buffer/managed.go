@@ -26,7 +26,7 @@ import (
 // synchronizes before it reads managed memory on the host; the host must
 // not touch the slice while later device work that uses it runs.
 type Managed[T any] struct {
-	mem[T] // must stay the first field: see core.MemOf
+	mem[T]
 }
 
 // NewManaged allocates n elements of T of managed memory through dev's

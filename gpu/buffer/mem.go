@@ -6,15 +6,14 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// mem is what this package's memory types share: the core.Mem. Each type
-// embeds it as its first field, which keeps the Mem first (see
-// core.MemOf).
+// mem is what this package's memory types share: the core.Mem, which
+// core.MemOf finds wherever a type embeds it.
 //
 // The accessors are declared on each type rather than promoted from mem:
 // a promoted method called on a nil *Buffer panics before it runs, and
 // these answer zero values for a nil receiver instead.
 type mem[T any] struct {
-	m core.Mem // must stay the first field: see core.MemOf
+	m core.Mem
 	sealed
 }
 

@@ -16,7 +16,7 @@ const PitchAlign = 256
 // rows start Pitch bytes apart (hipMallocPitch). Like a Buffer it belongs
 // to its device and the host reaches it only by copying (Copy2D).
 type Pitched[T any] struct {
-	mem[T]        // must stay the first field: see core.MemOf
+	mem[T]
 	width, height int
 	pitch         int
 }

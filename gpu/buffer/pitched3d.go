@@ -16,9 +16,9 @@ type Extent struct{ Width, Height, Depth int }
 // (hipMalloc3D). Like a Buffer it belongs to its device and the host
 // reaches it only by copying (Copy3D).
 type Pitched3D[T any] struct {
-	mem[T] // must stay the first field: see core.MemOf
-	ext    Extent
-	pitch  int
+	mem[T]
+	ext   Extent
+	pitch int
 }
 
 // NewPitched3D allocates ext.Depth slices of ext.Height rows of ext.Width

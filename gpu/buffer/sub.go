@@ -20,7 +20,7 @@ import (
 // is freed, and it is never freed itself. A range outside the buffer
 // gives a view whose every use fails with the reason (Err).
 type Sub[T any] struct {
-	mem[T] // must stay the first field: see core.MemOf
+	mem[T]
 }
 
 func sub[T any](m *core.Mem, off, n int) *Sub[T] {

@@ -24,7 +24,7 @@ import (
 // the variable by its name, not through a pointer argument, is ordered
 // with copies to and from it by its stream alone, as in CUDA and HIP.
 type Global[T any] struct {
-	m core.Mem // must stay the first field: see core.MemOf
+	m core.Mem
 	core.Sealed
 	mod *Module
 }
