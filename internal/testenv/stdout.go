@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ebitengine/purego"
+	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
 // CaptureStdout runs fn with file descriptor 1 on a pipe and returns what
@@ -25,12 +25,7 @@ func CaptureStderr(t testing.TB, fn func()) string {
 
 func capture(t testing.TB, fd int, fn func()) string {
 	t.Helper()
-	fflush := func() {}
-	if libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
-		var f func(uintptr) int32
-		purego.RegisterLibFunc(&f, libc, "fflush")
-		fflush = func() { f(0) }
-	}
+	fflush := vendorlib.FlushC()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("testenv: %v", err)

@@ -1,4 +1,4 @@
-package vendorlib
+package vendorlib_test
 
 import (
 	"testing"
