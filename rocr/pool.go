@@ -76,14 +76,22 @@ type Allocation struct {
 	mu     sync.Mutex
 	access []*Agent // agents allowed by AllowAccess
 	freed  atomic.Bool
-	label  atomic.Pointer[string] // SetLabel
+	label  atomic.Pointer[fmt.Stringer] // SetLabel, SetLabeler
 	// global: a variable of loaded code (Global), which no pool made.
 	global bool
 }
 
 // SetLabel names the allocation in errors ("buffer 0x7f.. of 1024
 // float32"). It may race with errors that name it.
-func (a *Allocation) SetLabel(s string) { a.label.Store(&s) }
+func (a *Allocation) SetLabel(s string) { a.SetLabeler(stringLabel(s)) }
+
+// SetLabeler is SetLabel whose text is made only when an error needs it:
+// an allocation's label costs nothing until then.
+func (a *Allocation) SetLabeler(l fmt.Stringer) { a.label.Store(&l) }
+
+type stringLabel string
+
+func (s stringLabel) String() string { return string(s) }
 
 // Pool is the allocation's pool.
 func (a *Allocation) Pool() *Pool { return a.pool }
@@ -96,7 +104,7 @@ func (a *Allocation) Freed() bool { return a.freed.Load() }
 
 func (a *Allocation) String() string {
 	if l := a.label.Load(); l != nil {
-		return *l
+		return (*l).String()
 	}
 	return fmt.Sprintf("allocation %#x (%d bytes)", a.Base, a.Size)
 }

@@ -63,7 +63,7 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	m.dev.Store(dev)
 	al.SetLabel("opened " + m.String())
 	live.AddWeak(dev, m)
-	m.armBackstop() // unmaps it, as Free does
+	m.armBackstop(nil) // unmaps it, as Free does
 	return nil
 }
 

@@ -482,9 +482,10 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	m.home, m.gen = dev, gen
 	m.deps = &deps{}
 	m.dev.Store(dev)
-	al.SetLabel(m.String())
+	lab := m.label()
+	al.SetLabeler(lab)
 	live.AddWeak(dev, m)
-	m.armBackstop()
+	m.armBackstop(lab)
 	return nil
 }
 
