@@ -21,7 +21,8 @@ type Exec struct {
 	mu        sync.RWMutex // Launch reads; updates and Destroy write
 	pkts      []core.GraphPacket
 	nodeUses  [][]core.MemUse // each packet's buffers
-	live      []func() error  // each kernel packet's liveness; nil for others
+	live      []liveCheck     // each kernel packet's liveness; zero for others
+	checks    []func() error  // live's checks, one per kernel (merge)
 	kernelPkt map[*Node]int   // kernel node → packet
 	uses      []core.MemUse   // the graph's buffers, strongest access
 	memUses   []core.MemUse   // the memory of alloc and free nodes, which have no packet
@@ -123,55 +124,55 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
 }
 
 // lower checks n for dev and returns its packet and buffers.
-func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, func() error, error) {
+func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, liveCheck, error) {
 	switch n.kind {
 	case kindKernel:
 		var k core.KernelNode
 		if err := core.PrepareKernel(n.kernel.Func, dev, n.kernel.Grid, n.kernel.Block, n.kernel.SharedMem, n.kernel.args(), &k); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, liveCheck{}, err
 		}
-		return &core.GraphPacket{Dispatch: k.Dispatch, Kernarg: k.Kernarg, Name: k.Name}, k.Uses, k.Live, nil
+		return &core.GraphPacket{Dispatch: k.Dispatch, Kernarg: k.Kernarg, Name: k.Name}, k.Uses, liveCheck{k.Live, k.LiveKey}, nil
 	case kindCopy:
 		const op = "memcpy node"
 		if err := checkRange(op, dev, n.dst, n.dstOff, n.n); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, liveCheck{}, err
 		}
 		if err := checkRange(op, dev, n.src, n.srcOff, n.n); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, liveCheck{}, err
 		}
 		es := n.dst.ElemSize()
 		cp := aql.CopyWork{Dst: uint64(n.dst.Addr()) + uint64(n.dstOff*es), Src: uint64(n.src.Addr()) + uint64(n.srcOff*es), Bytes: uint64(n.n * es)}
 		p := &core.GraphPacket{Agent: true, Call: cp.Call(), Name: op}
-		return p, []core.MemUse{{M: n.dst, Acc: core.Write}, {M: n.src, Acc: core.Read}}, nil, nil
+		return p, []core.MemUse{{M: n.dst, Acc: core.Write}, {M: n.src, Acc: core.Read}}, liveCheck{}, nil
 	case kindFill:
 		const op = "memset node"
 		if err := checkRange(op, dev, n.dst, 0, n.n); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, liveCheck{}, err
 		}
 		fill := aql.FillWork{Dst: uint64(n.dst.Addr()), Pattern: n.pattern, Count: uint64(n.n), ElemSize: uint64(n.patSize)}
 		p := &core.GraphPacket{Agent: true, Call: fill.Call(), Name: op}
-		return p, []core.MemUse{{M: n.dst, Acc: core.Write}}, nil, nil
+		return p, []core.MemUse{{M: n.dst, Acc: core.Write}}, liveCheck{}, nil
 	case kindCaptured:
 		c := &n.captured
 		for _, u := range c.Uses {
 			if err := u.M.CheckAccess(c.Packet.Name, dev); err != nil {
-				return nil, nil, nil, err
+				return nil, nil, liveCheck{}, err
 			}
 		}
 		p := c.Packet
-		return &p, c.Uses, nil, nil
+		return &p, c.Uses, liveCheck{}, nil
 	case kindHost:
-		return &core.GraphPacket{Agent: true, Call: aql.CallbackWork{}.Call(), Host: n.host, Name: "host node"}, nil, nil, nil
+		return &core.GraphPacket{Agent: true, Call: aql.CallbackWork{}.Call(), Host: n.host, Name: "host node"}, nil, liveCheck{}, nil
 	case kindMemAlloc, kindMemFree:
 		m := n.mem.Mem()
 		if err := m.CheckAccess(n.Kind()+" node", dev); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, liveCheck{}, err
 		}
 		// A write: launches that share the memory order after each other,
 		// and work after a launch orders after it.
-		return nil, []core.MemUse{{M: m, Acc: core.Write}}, nil, nil
+		return nil, []core.MemUse{{M: m, Acc: core.Write}}, liveCheck{}, nil
 	}
-	return nil, nil, nil, nil
+	return nil, nil, liveCheck{}, nil
 }
 
 func checkRange(op string, dev *gpu.Device, m *core.Mem, off, n int) error {
@@ -200,6 +201,25 @@ func (e *Exec) merge() {
 		e.mergeUses(us)
 	}
 	e.mergeUses(e.memUses)
+	// A replay asks each kernel once whether it can run, not each node:
+	// 100 nodes of one kernel were 100 checks, about 1.2 µs a replay.
+	e.checks = e.checks[:0]
+	seen := map[any]bool{}
+	for _, l := range e.live {
+		if l.fn == nil || l.key != nil && seen[l.key] {
+			continue
+		}
+		if l.key != nil {
+			seen[l.key] = true
+		}
+		e.checks = append(e.checks, l.fn)
+	}
+}
+
+// liveCheck is a kernel packet's liveness and the kernel it asks about.
+type liveCheck struct {
+	fn  func() error
+	key any
 }
 
 func (e *Exec) mergeUses(us []core.MemUse) {
@@ -260,10 +280,7 @@ func (e *Exec) Launch(s *stream.Stream) error {
 			return err
 		}
 	}
-	for _, live := range e.live {
-		if live == nil {
-			continue
-		}
+	for _, live := range e.checks {
 		if err := live(); err != nil {
 			return err
 		}
@@ -353,7 +370,7 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	}
 	e.pkts[i] = core.GraphPacket{Dispatch: kn.Dispatch, Kernarg: kn.Kernarg, Name: kn.Name}
 	e.nodeUses[i] = kn.Uses
-	e.live[i] = kn.Live
+	e.live[i] = liveCheck{kn.Live, kn.LiveKey}
 	e.merge()
 	if e.low != nil {
 		// Recorded again: launches already queued keep the old recording.
@@ -382,7 +399,7 @@ func (e *Exec) Destroy() error {
 		e.low = nil
 	}
 	allocs := e.allocs
-	e.pkts, e.nodeUses, e.uses, e.live, e.memUses = nil, nil, nil, nil, nil
+	e.pkts, e.nodeUses, e.uses, e.live, e.checks, e.memUses = nil, nil, nil, nil, nil, nil
 	e.allocs, e.keeps, e.frees, e.memNodes, e.memOrder = nil, nil, nil, nil, nil
 	e.mu.Unlock()
 	for _, ga := range allocs {

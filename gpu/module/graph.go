@@ -76,7 +76,7 @@ func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args
 			return errs.Wrap(op, err)
 		}
 	}
-	*k = core.KernelNode{Dispatch: d, Kernarg: ka, Uses: uses, Name: f.sym.Name, Live: f.live}
+	*k = core.KernelNode{Dispatch: d, Kernarg: ka, Uses: uses, Name: f.sym.Name, Live: f.live, LiveKey: f}
 	return nil
 }
 

@@ -26,13 +26,15 @@ type GraphPacket struct {
 // KernelNode is a kernel launch checked and encoded for a graph by
 // gpu/module: the packet's sizes, its kernarg image, the buffers it uses,
 // and Live, which says whether the kernel can still run (its module
-// loaded).
+// loaded). Nodes with the same LiveKey (the kernel) share one Live, which
+// a replay asks once.
 type KernelNode struct {
 	Dispatch Dispatch
 	Kernarg  []byte
 	Uses     []MemUse
 	Name     string
 	Live     func() error
+	LiveKey  any
 }
 
 var prepareKernel func(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error
