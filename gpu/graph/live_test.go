@@ -35,7 +35,11 @@ func addKernel(name string) *cpu.Kernel {
 // can run (nodes of one kernel share the question), and still asks every
 // kernel: unloading the module of the one node among many of another
 // kernel fails the replay, naming it.
+// Its kernels are Go kernels: it runs on the cpu agent whatever the
+// machine has (the check does not depend on the device).
 func TestReplayChecksEveryKernel(t *testing.T) {
+	require.NoError(t, gpu.Shutdown())
+	t.Setenv("HIPGO_DRIVER", "cpu")
 	dev, _ := setup(t)
 	ma, err := module.Load(dev, cpu.NewSet("a", addKernel("add_a")))
 	require.NoError(t, err)
