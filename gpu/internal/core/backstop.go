@@ -31,13 +31,8 @@ type memLeak struct {
 
 // armBackstop registers m's backstop; m was just allocated (not pool
 // memory, not empty, not a view).
+// lab describes m in the leak report.
 func (m *Mem) armBackstop(lab *memLabel) {
-	if lab == nil {
-		lab = m.label()
-	}
-	if m.opened {
-		lab.kind = "opened IPC buffer"
-	}
 	l := &memLeak{al: m.alloc, deps: m.deps, key: live.Key(m), desc: lab}
 	m.backstop = runtime.AddCleanup(m, releaseLeak, l)
 }
@@ -53,19 +48,24 @@ type memLabel struct {
 	size int
 }
 
-// label is m's, as Mem.String words it.
+// label is m's, as Mem.String words an allocated buffer.
 func (m *Mem) label() *memLabel {
-	kind := "buffer"
-	if m.managed {
-		kind = "managed buffer"
-	} else if m.host {
-		kind = "host buffer"
-	}
-	l := &memLabel{kind: kind, n: m.n, elem: m.elem, size: m.Size()}
+	l := &memLabel{kind: m.kindName(), n: m.n, elem: m.elem, size: m.Size()}
 	if m.alloc != nil {
 		l.base = m.alloc.Base
 	}
 	return l
+}
+
+// kindName is the word for m's kind of memory in errors and reports.
+func (m *Mem) kindName() string {
+	switch {
+	case m.managed:
+		return "managed buffer"
+	case m.host:
+		return "host buffer"
+	}
+	return "buffer"
 }
 
 // String is the allocation's label: "buffer 0x7f.. of 4 int32".

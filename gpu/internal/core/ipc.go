@@ -63,7 +63,9 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	m.dev.Store(dev)
 	al.SetLabel("opened " + m.String())
 	live.AddWeak(dev, m)
-	m.armBackstop(nil) // unmaps it, as Free does
+	lab := m.label()
+	lab.kind = "opened IPC buffer"
+	m.armBackstop(lab) // unmaps it, as Free does
 	return nil
 }
 

@@ -275,12 +275,7 @@ func (m *Mem) String() string {
 	if m == nil {
 		return "buffer (nil)"
 	}
-	kind := "buffer"
-	if m.managed {
-		kind = "managed buffer"
-	} else if m.host {
-		kind = "host buffer"
-	}
+	kind := m.kindName()
 	if m.parent != nil {
 		return fmt.Sprintf("view of elements [%d, %d) of %s", m.off/max(m.esize, 1), m.off/max(m.esize, 1)+m.n, m.parent)
 	}
@@ -296,7 +291,7 @@ func (m *Mem) String() string {
 	if m.alloc == nil {
 		return kind + " (nil)"
 	}
-	return fmt.Sprintf("%s %#x of %d %s", kind, m.alloc.Base, m.n, m.elem)
+	return m.label().String()
 }
 
 // Check reports a nil, freed or stale buffer.
@@ -310,17 +305,16 @@ func (m *Mem) Check(op string) error {
 	if !m.Made() {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
 	}
+	// Before freed: Shutdown and Device.Reset free every buffer, and are
+	// the reason whatever a racing call saw first.
+	if err := Valid(m.home, m.gen); err != nil {
+		return errs.Wrap(op, err)
+	}
 	if m.freed.Load() {
-		if err := Valid(m.home, m.gen); err != nil {
-			return errs.Wrap(op, err) // Shutdown frees every buffer: it is the reason
-		}
 		if m.global != "" {
 			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: its module was unloaded", m)
 		}
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s was freed", m)
-	}
-	if err := Valid(m.home, m.gen); err != nil {
-		return errs.Wrap(op, err)
 	}
 	if err := m.Device().Valid(); err != nil {
 		return errs.Wrap(op, err)
