@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"math"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -88,50 +87,31 @@ func (p *Pitched[T]) View() View[T] {
 	if p == nil {
 		return View[T]{}
 	}
-	return View[T]{obj: p, pitch: p.pitch, width: p.width}
+	return View[T](core.MemRegion[T](&p.m, 0, p.pitch, 0, p.width))
 }
 
 // View is one end of a 2-D copy: rows Pitch bytes apart that start at an
 // element of a Go slice, a Buffer, a Host or a Pitched. At moves its
 // origin to a sub-matrix.
-type View[T any] struct {
-	obj   Object // nil for a slice
-	host  []T
-	off   int // first element
-	pitch int // bytes
-	col   int // first column, in elements, for a Pitched
-	width int // a Pitched's row width in elements; 0 when not bounded
-	bad   string
-}
+type View[T any] core.Region[T]
 
 // SliceView is a Go slice as rows pitch bytes apart (a host end of
 // hipMemcpy2D).
-func SliceView[T any](s []T, pitch int) View[T] { return View[T]{host: s, pitch: pitch} }
+func SliceView[T any](s []T, pitch int) View[T] { return View[T](core.HostRegion(s, pitch, 0)) }
 
 // ObjectView is o's memory from element off as rows pitch bytes apart.
 func ObjectView[T any](o Object, off, pitch int) View[T] {
-	return View[T]{obj: o, off: off, pitch: pitch}
+	m, _ := core.MemOf(o)
+	return View[T](core.MemRegion[T](m, off, pitch, 0, 0))
 }
 
 // At moves the view's origin x elements right and y rows down. The pitch
 // must be a multiple of T's size and x and y must be >= 0; the copy
 // reports a view that breaks either, or whose origin lies past its memory.
-func (v View[T]) At(x, y int) View[T] {
-	w := Volume[T]{off: v.off, pitch: v.pitch, col: v.col, bad: v.bad}.At(x, y, 0)
-	v.off, v.col, v.bad = w.off, w.col, w.bad
-	return v
-}
+func (v View[T]) At(x, y int) View[T] { return View[T](core.Region[T](v).At(x, y, 0)) }
 
 // Pitch is the distance between rows in bytes.
-func (v View[T]) Pitch() int { return v.pitch }
-
-// end is the view as core sees it, as a Volume with no slice height.
-func (v View[T]) end() core.RectEnd {
-	return Volume[T]{obj: v.obj, host: v.host, off: v.off, pitch: v.pitch, col: v.col, width: v.width, bad: v.bad}.end()
-}
-
-// RectEnd is the view for the stream package's 2-D copies.
-func RectEnd[T any](v View[T]) core.RectEnd { return v.end() }
+func (v View[T]) Pitch() int { return core.Region[T](v).Pitch() }
 
 // Copy2D copies height rows of width elements from src to dst and returns
 // when they are there (hipMemcpy2D). Each end may be a Go slice, a Host, a
@@ -139,14 +119,14 @@ func RectEnd[T any](v View[T]) core.RectEnd { return v.end() }
 // end's pitch, a last row past an end's memory, or columns past a
 // Pitched's width is an error that names the end and the bound.
 func Copy2D[T any](dst, src View[T], width, height int) error {
-	d, s := dst.end(), src.end()
+	d, s := core.Region[T](dst).End(), core.Region[T](src).End()
 	return core.CopyRect("memcpy 2d", &d, &s, width*elemSize[T](), height, 0)
 }
 
 // Memset2D sets the bytes of height rows of width elements of dst to c
 // (hipMemset2D); dst is device or pinned host memory.
 func Memset2D[T any](dst View[T], c byte, width, height int) error {
-	d := dst.end()
+	d := core.Region[T](dst).End()
 	if d.M == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "memset 2d", "the destination must be a Buffer, Host or Pitched")
 	}
@@ -154,23 +134,6 @@ func Memset2D[T any](dst View[T], c byte, width, height int) error {
 }
 
 func elemSize[T any]() int { return int(reflect.TypeFor[T]().Size()) }
-
-// satAdd and satMul are + and * on counts >= 0 that stop at math.MaxInt:
-// an origin moved past every memory is then reported as past the end
-// of its memory, not as a wrapped address.
-func satAdd(a, b int) int {
-	if b > math.MaxInt-a {
-		return math.MaxInt
-	}
-	return a + b
-}
-
-func satMul(a, b int) int {
-	if a != 0 && b > math.MaxInt/a {
-		return math.MaxInt
-	}
-	return a * b
-}
 
 // rowPitch is the pitch of rows of width elements of es bytes: a multiple
 // of PitchAlign and of es, at least one alignment unit.

@@ -1,8 +1,6 @@
 package buffer
 
 import (
-	"reflect"
-
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 )
@@ -88,81 +86,38 @@ func (p *Pitched3D[T]) Volume() Volume[T] {
 	if p == nil {
 		return Volume[T]{}
 	}
-	return Volume[T]{obj: p, pitch: p.pitch, rows: p.ext.Height, width: p.ext.Width}
+	return Volume[T](core.MemRegion[T](&p.m, 0, p.pitch, p.ext.Height, p.ext.Width))
 }
 
 // Volume is one end of a 3-D copy (a hipPitchedPtr and a hipPos): slices
 // of Rows rows Pitch bytes apart that start at an element of a Go slice, a
 // Buffer, a Host, a Pitched or a Pitched3D. At moves its origin.
-type Volume[T any] struct {
-	obj   Object // nil for a slice
-	host  []T
-	off   int // first element
-	pitch int // bytes
-	rows  int // rows in a slice
-	col   int // first column, in elements
-	row   int // first row in its slice
-	width int // a pitched allocation's row width in elements; 0 when not bounded
-	bad   string
-}
+type Volume[T any] core.Region[T]
 
 // SliceVolume is a Go slice as slices of rows rows, pitch bytes apart (a
 // host end of hipMemcpy3D).
 func SliceVolume[T any](s []T, pitch, rows int) Volume[T] {
-	return Volume[T]{host: s, pitch: pitch, rows: rows}
+	return Volume[T](core.HostRegion(s, pitch, rows))
 }
 
 // ObjectVolume is o's memory from element off as slices of rows rows,
 // pitch bytes apart.
 func ObjectVolume[T any](o Object, off, pitch, rows int) Volume[T] {
-	return Volume[T]{obj: o, off: off, pitch: pitch, rows: rows}
+	m, _ := core.MemOf(o)
+	return Volume[T](core.MemRegion[T](m, off, pitch, rows, 0))
 }
 
 // At moves the volume's origin x elements right, y rows down and z slices
 // back. The pitch must be a multiple of T's size and x, y and z must be
 // >= 0; the copy reports a volume that breaks either, or whose origin lies
 // past its memory.
-func (v Volume[T]) At(x, y, z int) Volume[T] {
-	es := elemSize[T]()
-	switch {
-	case v.bad != "":
-	case x < 0 || y < 0 || z < 0:
-		v.bad = "a negative position"
-	case es == 0 || v.pitch%es != 0:
-		v.bad = "a pitch that is not a multiple of the element size"
-	case v.pitch > 0 && v.off >= 0:
-		v.off = satAdd(satAdd(v.off, satMul(satAdd(satMul(z, v.rows), y), v.pitch/es)), x)
-		v.col = satAdd(v.col, x)
-		v.row = satAdd(v.row, y)
-	}
-	return v
-}
+func (v Volume[T]) At(x, y, z int) Volume[T] { return Volume[T](core.Region[T](v).At(x, y, z)) }
 
 // Pitch is the distance between rows in bytes.
-func (v Volume[T]) Pitch() int { return v.pitch }
+func (v Volume[T]) Pitch() int { return core.Region[T](v).Pitch() }
 
 // Rows is the number of rows in a slice.
-func (v Volume[T]) Rows() int { return v.rows }
-
-func (v Volume[T]) end() core.RectEnd {
-	es := elemSize[T]()
-	e := core.RectEnd{Elem: reflect.TypeFor[T](), Off: satMul(v.off, es), Pitch: v.pitch, Col: satMul(v.col, es), Width: satMul(v.width, es), Rows: v.rows, Row: v.row, Bad: v.bad}
-	if v.off < 0 {
-		e.Off = -1
-	}
-	if v.obj != nil {
-		e.M, _ = core.MemOf(v.obj)
-	} else if v.host != nil {
-		e.Host = core.AsBytes(v.host)
-		if e.Host == nil {
-			e.Host = []byte{} // an empty slice is an empty end, not a nil one
-		}
-	}
-	return e
-}
-
-// BoxEnd is the volume for the stream package's 3-D copies.
-func BoxEnd[T any](v Volume[T]) core.RectEnd { return v.end() }
+func (v Volume[T]) Rows() int { return core.Region[T](v).Rows() }
 
 // Copy3D copies ext.Depth slices of ext.Height rows of ext.Width elements
 // from src to dst and returns when they are there (hipMemcpy3D). Each end
@@ -171,14 +126,14 @@ func BoxEnd[T any](v Volume[T]) core.RectEnd { return v.end() }
 // end's slice height, columns past a pitched allocation's width, or a last
 // row past an end's memory is an error that names the end and the bound.
 func Copy3D[T any](dst, src Volume[T], ext Extent) error {
-	d, s := dst.end(), src.end()
+	d, s := core.Region[T](dst).End(), core.Region[T](src).End()
 	return core.CopyBox("memcpy 3d", &d, &s, ext.Width*elemSize[T](), ext.Height, ext.Depth, 0)
 }
 
 // Memset3D sets the bytes of ext's elements of dst to c (hipMemset3D); dst
 // is device or pinned host memory.
 func Memset3D[T any](dst Volume[T], c byte, ext Extent) error {
-	d := dst.end()
+	d := core.Region[T](dst).End()
 	if d.M == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "memset 3d", "the destination must be a Buffer, Host, Pitched or Pitched3D")
 	}

@@ -17,7 +17,7 @@ func Copy2D[T any](s *Stream, dst, src buffer.View[T], width, height int) error 
 	if err := s.core().Check(op); err != nil {
 		return err
 	}
-	d, sr := buffer.RectEnd(dst), buffer.RectEnd(src)
+	d, sr := core.Region[T](dst).End(), core.Region[T](src).End()
 	var t T
 	return s.core().Rect(op, &d, &sr, width*sizeOf(t), height, 0)
 }
@@ -26,7 +26,7 @@ func Copy2D[T any](s *Stream, dst, src buffer.View[T], width, height int) error 
 // to c on s (hipMemset2DAsync); dst is device or pinned host memory.
 func Memset2D[T any](s *Stream, dst buffer.View[T], c byte, width, height int) error {
 	var t T
-	return memset(s, "memset 2d async", buffer.RectEnd(dst), "a Buffer, Host or Pitched", width*sizeOf(t), height, 1, c)
+	return memset(s, "memset 2d async", core.Region[T](dst).End(), "a Buffer, Host or Pitched", width*sizeOf(t), height, 1, c)
 }
 
 // memset queues a fill of dst's depth slices of height rows of width bytes
@@ -52,7 +52,7 @@ func Copy3D[T any](s *Stream, dst, src buffer.Volume[T], ext buffer.Extent) erro
 	if err := s.core().Check(op); err != nil {
 		return err
 	}
-	d, sr := buffer.BoxEnd(dst), buffer.BoxEnd(src)
+	d, sr := core.Region[T](dst).End(), core.Region[T](src).End()
 	var t T
 	return s.core().Box(op, &d, &sr, ext.Width*sizeOf(t), ext.Height, ext.Depth, 0)
 }
@@ -61,5 +61,5 @@ func Copy3D[T any](s *Stream, dst, src buffer.Volume[T], ext buffer.Extent) erro
 // (hipMemset3DAsync); dst is device or pinned host memory.
 func Memset3D[T any](s *Stream, dst buffer.Volume[T], c byte, ext buffer.Extent) error {
 	var t T
-	return memset(s, "memset 3d async", buffer.BoxEnd(dst), "a Buffer, Host, Pitched or Pitched3D", ext.Width*sizeOf(t), ext.Height, ext.Depth, c)
+	return memset(s, "memset 3d async", core.Region[T](dst).End(), "a Buffer, Host, Pitched or Pitched3D", ext.Width*sizeOf(t), ext.Height, ext.Depth, c)
 }
