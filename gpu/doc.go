@@ -51,9 +51,13 @@
 //	             hostref, errtext, vendorlib, rocrhook): they import no
 //	             rocr or gpu package
 //
-// gpu/module reaches a stream's submitter and a buffer's memory object
-// through core (core.StreamOf, core.MemOf); gpu/stream registers the
-// former from init. Device.Agent stays public: it is the rocr agent behind
+// A public handle is defined on its internal state where a package above
+// needs that state: stream.Stream on core.Stream, buffer.View and
+// buffer.Volume on core.Region. Those packages convert, typed and at no
+// cost, as in (*core.Stream)(s); no hook is installed for them. A buffer's
+// memory object is found by core.MemOf, and the submitter of a stream
+// that package buffer holds as its Stream interface by core.StreamOf.
+// Device.Agent stays public: it is the rocr agent behind
 // a device, for programs that mix this API with the runtime below it (as
 // HIP programs use HSA interop). module.Shared is how a package that ships
 // kernels (kernels, a user's own library) keeps them loaded once per

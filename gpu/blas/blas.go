@@ -143,7 +143,7 @@ func (h *Handle) Destroy() error {
 	if serr := h.s.Synchronize(); err == nil {
 		err = serr
 	}
-	if err != nil && core.StreamOf(h.s).Destroyed() {
+	if err != nil && (*core.Stream)(h.s).Destroyed() {
 		if rerr := h.be.release(h.s.Device()); rerr != nil {
 			err = &gpu.Error{Code: gpu.ErrInvalidHandle, Op: op, Msg: "the handle's stream was destroyed first, and releasing the library's handle without it failed", Err: rerr}
 		} else {

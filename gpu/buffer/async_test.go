@@ -163,6 +163,8 @@ func TestAsyncErrors(t *testing.T) {
 	var nilStream *stream.Stream
 	_, err = buffer.NewAsync[float32](nilStream, 4)
 	assert.ErrorIs(t, err, gpu.ErrInvalidHandle)
+	_, err = buffer.NewAsync[float32](foreignStream{dev}, 4)
+	assert.ErrorIs(t, err, gpu.ErrInvalidHandle, "a Stream that is no *stream.Stream")
 	_, err = buffer.NewFromPoolAsync[float32](nil, s, 4)
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	_, err = buffer.NewAsync[string](s, 4)
@@ -355,3 +357,9 @@ func TestZeroSizeElement(t *testing.T) {
 		}
 	}
 }
+
+// foreignStream has a Stream's methods but is no *stream.Stream.
+type foreignStream struct{ dev *gpu.Device }
+
+func (f foreignStream) Device() *gpu.Device { return f.dev }
+func (foreignStream) Synchronize() error    { return nil }

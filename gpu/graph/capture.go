@@ -34,13 +34,13 @@ func BeginCapture(s *stream.Stream) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
-	return core.StreamOf(s).BeginCapture(op)
+	return (*core.Stream)(s).BeginCapture(op)
 }
 
 // IsCapturing reports whether s takes part in a capture
 // (hipStreamIsCapturing).
 func IsCapturing(s *stream.Stream) bool {
-	return s != nil && core.StreamOf(s).IsCapturing()
+	return s != nil && (*core.Stream)(s).IsCapturing()
 }
 
 // EndCapture ends the capture begun on s and returns the graph of what
@@ -53,7 +53,7 @@ func EndCapture(s *stream.Stream) (*Graph, error) {
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
-	cn, err := core.StreamOf(s).EndCapture(op)
+	cn, err := (*core.Stream)(s).EndCapture(op)
 	if err != nil {
 		return nil, err
 	}

@@ -263,7 +263,7 @@ func (e *Exec) Launch(s *stream.Stream) error {
 		}
 	}
 	if s.Device() != e.dev {
-		if err := core.StreamOf(s).Check(op); err != nil {
+		if err := (*core.Stream)(s).Check(op); err != nil {
 			return err // a zero Stream, which has no device
 		}
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
@@ -290,9 +290,9 @@ func (e *Exec) Launch(s *stream.Stream) error {
 	}
 	var err error
 	if e.low != nil {
-		err = launchLowered(op, core.StreamOf(s), e.low, e.uses)
+		err = launchLowered(op, (*core.Stream)(s), e.low, e.uses)
 	} else {
-		err = core.StreamOf(s).Replay(op, e.pkts, e.uses)
+		err = (*core.Stream)(s).Replay(op, e.pkts, e.uses)
 	}
 	if err != nil {
 		e.unclaim(len(e.keeps), len(e.frees))

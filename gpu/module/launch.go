@@ -289,7 +289,7 @@ func (f *Function) dispatch(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 			return err
 		}
 	}
-	l, err := core.StreamOf(s).BeginLaunch(op)
+	l, err := (*core.Stream)(s).BeginLaunch(op)
 	if err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	var d core.Dispatch
 	dev := s.Device()
 	if dev != f.mod.dev {
-		if err := core.StreamOf(s).Check(op); err != nil {
+		if err := (*core.Stream)(s).Check(op); err != nil {
 			return d, err // a zero Stream, which has no device
 		}
 		return d, gpu.Errorf(e.handleCode(), op, "kernel %s is loaded on %s, the stream is on %s", f.sym.Name, f.mod.dev, dev)

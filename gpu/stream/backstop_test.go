@@ -136,7 +136,7 @@ func dropStream(t *testing.T, dev *gpu.Device, flags stream.Flags, gate <-chan s
 	require.NoError(t, err)
 	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
 	require.NoError(t, s.LaunchHostFunc(func() error { ran.Store(true); return nil }))
-	return core.StreamOf(s).Queue()
+	return (*core.Stream)(s).Queue()
 }
 
 // A stream dropped undestroyed with work pending is destroyed by the

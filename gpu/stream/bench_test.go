@@ -45,7 +45,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			l, err := core.StreamOf(s).BeginLaunch("launch")
+			l, err := (*core.Stream)(s).BeginLaunch("launch")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -34,7 +34,7 @@ func TestStickyFailureSaysEarlier(t *testing.T) {
 	assert.Contains(t, first.Error(), "test_panic")
 	assert.NotContains(t, first.Error(), "failed earlier", "the wait that saw the failure reports it as its own")
 
-	earlier := fmt.Sprintf("stream %d failed earlier: ", core.StreamOf(s).Queue().ID())
+	earlier := fmt.Sprintf("stream %d failed earlier: ", (*core.Stream)(s).Queue().ID())
 	for name, call := range map[string]func() error{
 		"launch":      func() error { return e.tryLaunch(s, "stream_test_inc", x, int32(4)) },
 		"memset":      func() error { return s.Memset(x, 1) },

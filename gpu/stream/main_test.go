@@ -224,4 +224,4 @@ func sync(t testing.TB, s *stream.Stream) {
 }
 
 // written reports the number of packets submitted to s's queue so far.
-func written(s *stream.Stream) uint64 { return core.StreamOf(s).Queue().LoadWriteIndex() }
+func written(s *stream.Stream) uint64 { return (*core.Stream)(s).Queue().LoadWriteIndex() }

@@ -39,20 +39,7 @@ const QueueSize = 1024
 // are safe from several goroutines; work submitted by one goroutine runs in
 // submission order. Make one with New: a zero Stream is no stream, and its
 // methods return gpu.ErrInvalidHandle.
-type Stream struct {
-	c        core.Stream // the submitter; gpu/module reaches it through core.StreamOf
-	flags    Flags
-	priority int
-}
-
-func init() {
-	core.InstallStreamOf(func(s any) *core.Stream {
-		if st, _ := s.(*Stream); st != nil {
-			return &st.c
-		}
-		return nil
-	})
-}
+type Stream core.Stream
 
 // New creates a stream on dev (hipStreamCreate).
 func New(dev *gpu.Device) (*Stream, error) { return NewWithFlags(dev, Default, PriorityLow) }
@@ -70,15 +57,16 @@ func NewWithFlags(dev *gpu.Device, flags Flags, priority int) (*Stream, error) {
 	}
 	least, greatest := dev.StreamPriorityRange()
 	priority = min(max(priority, greatest), least)
-	s := &Stream{flags: flags, priority: priority}
-	if err := s.c.Init(dev, QueueSize); err != nil {
+	s := new(Stream)
+	s.core().SetAttributes(uint32(flags), priority)
+	if err := s.core().Init(dev, QueueSize); err != nil {
 		return nil, errs.Wrap("stream create", err)
 	}
 	if flags&ManualDeps != 0 {
-		s.c.SetOrder(core.Manual)
+		s.core().SetOrder(core.Manual)
 	}
 	if flags&NonBlocking != 0 {
-		s.c.MarkNonBlocking()
+		s.core().MarkNonBlocking()
 	}
 	return s, nil
 }
@@ -98,8 +86,8 @@ func DefaultStream(dev *gpu.Device) (*Stream, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s.c.MarkDefault()
-		return s, s.c.DestroyDefault, nil
+		s.core().MarkDefault()
+		return s, s.core().DestroyDefault, nil
 	})
 	if err != nil {
 		return nil, err
@@ -129,8 +117,8 @@ func Legacy(dev *gpu.Device) (*Stream, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s.c.MarkLegacy()
-		return s, s.c.DestroyDefault, nil
+		s.core().MarkLegacy()
+		return s, s.core().DestroyDefault, nil
 	})
 	if err != nil {
 		return nil, err
@@ -139,14 +127,14 @@ func Legacy(dev *gpu.Device) (*Stream, error) {
 }
 
 // IsLegacy reports whether s is its device's legacy stream (Legacy).
-func (s *Stream) IsLegacy() bool { return s != nil && s.c.IsLegacy() }
+func (s *Stream) IsLegacy() bool { return s != nil && s.core().IsLegacy() }
 
 // Device is the stream's device; nil for a nil stream.
 func (s *Stream) Device() *gpu.Device {
 	if s == nil {
 		return nil
 	}
-	return s.c.Device()
+	return s.core().Device()
 }
 
 // Flags are the stream's flags; Default for a nil stream.
@@ -154,7 +142,8 @@ func (s *Stream) Flags() Flags {
 	if s == nil {
 		return Default
 	}
-	return s.flags
+	f, _ := s.core().Attributes()
+	return Flags(f)
 }
 
 // Priority is the stream's priority; PriorityLow for a nil stream.
@@ -162,7 +151,8 @@ func (s *Stream) Priority() int {
 	if s == nil {
 		return PriorityLow
 	}
-	return s.priority
+	_, p := s.core().Attributes()
+	return p
 }
 
 // Err is the stream's sticky error: the first asynchronous failure. A nil
@@ -172,7 +162,7 @@ func (s *Stream) Err() error {
 	if err := s.core().Check("stream error"); err != nil {
 		return err
 	}
-	return s.c.Err()
+	return s.core().Err()
 }
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
@@ -190,7 +180,7 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 	if err := s.core().Check("stream set kernel timeout"); err != nil {
 		return err
 	}
-	return s.c.SetKernelTimeout(d)
+	return s.core().SetKernelTimeout(d)
 }
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
@@ -206,7 +196,7 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 	if err := s.core().Check("stream synchronize"); err != nil {
 		return err
 	}
-	return s.c.SynchronizeContext(ctx)
+	return s.core().SynchronizeContext(ctx)
 }
 
 // Query reports whether all work on the stream completed: nil, the sticky
@@ -215,7 +205,7 @@ func (s *Stream) Query() error {
 	if err := s.core().Check("stream query"); err != nil {
 		return err
 	}
-	return s.c.Query()
+	return s.core().Query()
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
@@ -234,13 +224,8 @@ func (s *Stream) Destroy() error {
 	if err := s.core().Check("stream destroy"); err != nil {
 		return err
 	}
-	return s.c.Destroy()
+	return s.core().Destroy()
 }
 
 // core is the submitter; nil for a nil stream, which its methods report.
-func (s *Stream) core() *core.Stream {
-	if s == nil {
-		return nil
-	}
-	return &s.c
-}
+func (s *Stream) core() *core.Stream { return (*core.Stream)(s) }

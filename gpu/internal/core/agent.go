@@ -68,7 +68,7 @@ func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse
 
 // drain waits on the host for every packet of the stream; s is locked.
 func (s *Stream) drain() error {
-	s.Reap(true)
+	s.reap(true)
 	if s.tail != nil {
 		return s.tail.Wait(0)
 	}

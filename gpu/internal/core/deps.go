@@ -473,7 +473,7 @@ func (m *Mem) SettleContext(ctx context.Context, op string) error {
 				return err
 			}
 		}
-		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.Reported()) {
+		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.isReported()) {
 			first = err
 		}
 	}

@@ -165,7 +165,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		s.q.PublishN(id, words[:k])
 	}
 	s.SetTail(f)
-	s.Reap(false)
+	s.reap(false)
 	return nil
 }
 

@@ -216,7 +216,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 	}
 	s.q.Publish(id, dispatchHeader, uint16(d.Dims))
 	s.SetTail(f)
-	s.Reap(false) // while the agent runs the dispatch
+	s.reap(false) // while the agent runs the dispatch
 	return nil
 }
 

@@ -356,7 +356,7 @@ func (s *Stream) freeFence(op string, deps []*Fence) (*Fence, error) {
 	if !cross {
 		// Ordered after the stream's last packet already: its fence is the
 		// free's, and no packet is needed (nil: nothing is pending).
-		s.Reap(false)
+		s.reap(false)
 		if s.tail == nil || s.tail.Done() {
 			return nil, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,12 +23,15 @@ import (
 // Stream is the submitter behind a gpu/stream.Stream: one AQL queue, the
 // Lock that orders submissions, the tail fence, the in-flight packets and
 // what they hold (queueState), and how its packets order against other
-// streams.
+// streams. gpu/stream.Stream is defined on it, so the packages above
+// reach a stream's submitter by converting: (*core.Stream)(s). Methods of
+// queueState are unexported, since embedding promotes them to that type.
 type Stream struct {
 	// queueState is allocated apart from the Stream, so that the backstop
 	// of a stream dropped undestroyed (streamleak.go) can release it without
 	// keeping the Stream reachable.
 	*queueState
+	self
 	dev *gpu.Device
 	gen uint64 // dev's reset count when the stream was made
 
@@ -56,7 +60,36 @@ type Stream struct {
 	legacy  bool
 	legHeld uint8
 	legSeen uint64
+
+	// What the program made the stream with, kept for it to report.
+	flags    uint32
+	priority int
 }
+
+// self lets StreamOf find the submitter of a *gpu/stream.Stream held in
+// an interface: embedding promotes its method to that type, which is
+// defined on Stream, and no type outside core can have it.
+type self struct{ s *Stream }
+
+func (x self) submitter() *Stream { return x.s }
+
+// StreamOf is the submitter of s when it is a *gpu/stream.Stream made by
+// New (the buffer package's Stream, which cannot name that type); nil
+// for anything else and for a nil stream. Where the type is known, convert:
+// (*core.Stream)(s).
+func StreamOf(s any) *Stream {
+	h, ok := s.(interface{ submitter() *Stream })
+	if v := reflect.ValueOf(h); !ok || v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return h.submitter()
+}
+
+// SetAttributes records the flags and priority the stream was made with.
+func (s *Stream) SetAttributes(flags uint32, priority int) { s.flags, s.priority = flags, priority }
+
+// Attributes are the flags and priority the stream was made with.
+func (s *Stream) Attributes() (flags uint32, priority int) { return s.flags, s.priority }
 
 // queueState is what a stream's queue and packets hold: everything the
 // backstop releases.
@@ -123,6 +156,7 @@ func (s *Stream) Init(dev *gpu.Device, size uint32) error {
 	}
 	s.q = q
 	s.launch.s = s
+	s.self = self{s}
 	if debug.CheckDeps() {
 		s.order = Check
 	}
@@ -140,10 +174,10 @@ func (s *Stream) DestroyDefault() error {
 	return err
 }
 
-func (s *queueState) onError(_ *rocr.Queue, err error) { s.Fail(err) }
+func (s *queueState) onError(_ *rocr.Queue, err error) { s.fail(err) }
 
-// Fail makes err the stream's sticky error unless it has one.
-func (s *queueState) Fail(err error) {
+// fail makes err the stream's sticky error unless it has one.
+func (s *queueState) fail(err error) {
 	if err == nil || s.err.Load() != nil {
 		return
 	}
@@ -162,7 +196,7 @@ func (s *Stream) FailedBy(f *Fence) {
 	if qerr := s.q.Err(); qerr != nil {
 		err = qerr
 	}
-	s.Fail(err)
+	s.fail(err)
 }
 
 // Device is the stream's device.
@@ -220,9 +254,9 @@ func (s *Stream) earlier(op string, err error) error {
 	return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("stream %d failed earlier", s.q.ID()), Err: err}
 }
 
-// Reported reports whether the stream's failure was returned to the
+// isReported reports whether the stream's failure was returned to the
 // program.
-func (s *queueState) Reported() bool { return s.reported.Load() }
+func (s *queueState) isReported() bool { return s.reported.Load() }
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
@@ -346,7 +380,7 @@ func (s *Stream) queueErr(op string, err error) error {
 // while the agent runs the packet just published.
 func (s *Stream) Push() *entry {
 	if s.count == len(s.ring) {
-		s.Reap(false)
+		s.reap(false)
 	}
 	for s.count == len(s.ring) {
 		s.reapOne(true)
@@ -356,8 +390,8 @@ func (s *Stream) Push() *entry {
 	return e
 }
 
-// Reap releases completed in-flight packets; wait: wait for all of them.
-func (s *queueState) Reap(wait bool) {
+// reap releases completed in-flight packets; wait: wait for all of them.
+func (s *queueState) reap(wait bool) {
 	for s.count > 0 {
 		if !s.reapOne(wait) {
 			return
@@ -406,7 +440,7 @@ func (s *queueState) release(e *entry) {
 		// A packet dropped unsubmitted or cut short by a destroyed queue
 		// ran no kernel whose record could be read.
 		if e.fence != nil && e.fence.Done() && e.fence.Err() == nil {
-			s.Fail(e.check())
+			s.fail(e.check())
 		}
 	}
 	if e.fence != nil {
@@ -434,7 +468,7 @@ func (s *Stream) Submit(body unsafe.Pointer, h aql.Header, e *entry) error {
 	if e.fence != nil {
 		s.SetTail(e.fence)
 	}
-	s.Reap(false)
+	s.reap(false)
 	return nil
 }
 
@@ -575,7 +609,7 @@ func (s *Stream) runChecks(ctx context.Context) {
 	if s.checks.Load() == 0 || !s.lockWait(ctx) {
 		return
 	}
-	s.Reap(false)
+	s.reap(false)
 	s.mu.Unlock()
 }
 
@@ -644,7 +678,7 @@ func (s *Stream) Query() error {
 		s.FailedBy(t)
 	}
 	if done && s.checks.Load() != 0 {
-		s.Reap(false)
+		s.reap(false)
 	}
 	s.mu.Unlock()
 	if !done {
@@ -705,7 +739,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	if s.tail != nil {
 		_ = s.tail.Wait(0)
 	}
-	s.Reap(true)
+	s.reap(true)
 	if s.tail != nil {
 		s.fences.Release(s.tail)
 		s.tail = nil
@@ -754,12 +788,12 @@ func (s *Stream) awaitTail() error {
 	return nil
 }
 
-// ReleaseAfterShutdown lets go of the host slices the stream's packets
+// releaseAfterShutdown lets go of the host slices the stream's packets
 // still pin once gpu.Shutdown has destroyed the queues, so a stream its
 // user never destroyed keeps no Go memory alive. Its fences are not
 // returned to the pool: a packet abandoned by Shutdown (a kernel that does
 // not poll for cancellation) may still complete its signal later.
-func (s *queueState) ReleaseAfterShutdown() {
+func (s *queueState) releaseAfterShutdown() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := 0; i < s.count; i++ {
@@ -770,12 +804,3 @@ func (s *queueState) ReleaseAfterShutdown() {
 		}
 	}
 }
-
-var streamOf func(s any) *Stream
-
-// InstallStreamOf is called by gpu/stream from init: f returns the
-// submitter of a *stream.Stream (nil for anything else).
-func InstallStreamOf(f func(s any) *Stream) { streamOf = f }
-
-// StreamOf is the submitter of a *stream.Stream; nil for a nil stream.
-func StreamOf(s any) *Stream { return streamOf(s) }

@@ -245,7 +245,7 @@ func TestStickyError(t *testing.T) {
 	err = s.Synchronize()
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "failed earlier")
-	assert.True(t, s.Reported())
+	assert.True(t, s.isReported())
 }
 
 // A dispatch that fails (a Go kernel that panics) fails its stream the
@@ -261,4 +261,16 @@ func TestKernelFailureIsTheStreams(t *testing.T) {
 	require.NoError(t, launch(other, kernelTag, &tagArgs{Tag: 7}))
 	require.NoError(t, other.Synchronize())
 	assert.Equal(t, []int{7}, kernelLog.take())
+}
+
+// A submitter is found in an interface only for a stream made by Init;
+// other values, nil pointers included, have none.
+func TestStreamOf(t *testing.T) {
+	dev := device(t)
+	s := newStream(t, dev, 8)
+	assert.Same(t, s, StreamOf(s))
+	assert.Nil(t, StreamOf((*Stream)(nil)))
+	assert.Nil(t, StreamOf(new(Stream)), "a zero Stream is no stream")
+	assert.Nil(t, StreamOf(nil))
+	assert.Nil(t, StreamOf(struct{ Synchronize func() error }{}))
 }

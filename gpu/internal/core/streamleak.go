@@ -67,7 +67,7 @@ func (r *streamRef) Destroyed() bool {
 }
 
 // ReleaseAfterShutdown is the queue state's.
-func (r *streamRef) ReleaseAfterShutdown() { r.st.ReleaseAfterShutdown() }
+func (r *streamRef) ReleaseAfterShutdown() { r.st.releaseAfterShutdown() }
 
 // LiveKey is the Stream's key in the live registry, which track added
 // it under.
@@ -108,7 +108,7 @@ func (r *streamRef) release(t *Fence) {
 	st := r.st
 	st.mu.Lock()
 	st.closed = true
-	st.Reap(true)
+	st.reap(true)
 	if st.tail != nil {
 		st.fences.Release(st.tail)
 		st.tail = nil
