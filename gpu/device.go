@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu/internal/debug"
-	"github.com/hipgo/hipgo/gpu/internal/devhook"
+	"github.com/hipgo/hipgo/gpu/internal/devstate"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/internal/visible"
 	"github.com/hipgo/hipgo/rocr"
@@ -22,48 +20,19 @@ import (
 
 // Device is one GPU, or the cpu agent, as HIP presents it.
 type Device struct {
+	state   // streams, per-device values, resets; a test's view: the device it views
 	agent   *rocr.Agent
 	ordinal int
 	props   Properties
-	prio    [2]int        // least and greatest stream priority
-	closed  atomic.Bool   // set by Shutdown: every call on the device fails
-	gen     atomic.Uint64 // Reset count; objects made before a reset are invalid
-	resetMu sync.Mutex    // one Reset at a time
+	prio    [2]int      // least and greatest stream priority
+	closed  atomic.Bool // set by Shutdown: every call on the device fails
+	resetMu sync.Mutex  // one Reset at a time
 
-	mu      sync.Mutex
-	syncers map[synchronizer]struct{}
-	values  sync.Map
-	vmu     sync.Mutex // serializes Value's constructors
-
-	parent *Device     // a test's view (scope.go): the device it views
-	scope  *live.Scope // a test's view: what is made on it
+	scope *live.Scope // a test's view (scope.go): what is made on it
 }
 
-// synchronizer is what Device.Synchronize waits for: the streams of the
-// device register themselves.
-type synchronizer = devhook.Synchronizer
-
-func init() {
-	devhook.H = devhook.Hooks{
-		Register:   func(dev any, s synchronizer) { dev.(*Device).register(s) },
-		Unregister: func(dev any, s synchronizer) { dev.(*Device).unregister(s) },
-		Value: func(dev any, key any, mk func() (any, func() error, error)) (any, error) {
-			return dev.(*Device).value(key, mk)
-		},
-		Lookup: func(dev any, key any) (any, bool) {
-			if v, ok := dev.(*Device).values.Load(key); ok {
-				return v.(*devValue).v, true
-			}
-			return nil, false
-		},
-		LoadOrStore: func(dev any, key, v any) any {
-			actual, _ := dev.(*Device).values.LoadOrStore(key, &devValue{v: v})
-			return actual.(*devValue).v
-		},
-		Generation: func(dev any) uint64 { return dev.(*Device).root().gen.Load() },
-		Root:       func(dev any) any { return dev.(*Device).root() },
-	}
-}
+// state is embedded under this name so that the field stays unexported.
+type state = devstate.State[Device]
 
 var lib struct {
 	mu      sync.Mutex
@@ -127,7 +96,8 @@ func devices() ([]*Device, error) {
 			_ = rocr.ShutDown()
 			return nil, wrap("init", err)
 		}
-		d := &Device{agent: a, ordinal: len(devs), syncers: map[synchronizer]struct{}{}}
+		d := &Device{agent: a, ordinal: len(devs)}
+		devstate.Init(&d.state, d, nil)
 		d.props = propertiesOf(a)
 		if least, greatest, err := a.StreamPriorityRange(); err == nil {
 			d.prio = [2]int{least, greatest} // else the one priority 0, as a device without priorities
@@ -195,7 +165,7 @@ func Shutdown() error {
 	}()
 	var errs []error
 	for _, d := range devs {
-		for _, f := range d.closers() {
+		for _, f := range devstate.Closers(&d.state) {
 			if err := f(); err != nil {
 				errs = append(errs, err)
 			}
@@ -207,16 +177,10 @@ func Shutdown() error {
 	// The queues are gone: what the streams still hold for their packets
 	// (pinned host slices, fences) can be let go.
 	for _, d := range devs {
-		d.mu.Lock()
-		var rs []shutdownReleaser
-		for s := range d.syncers {
+		for _, s := range devstate.Syncers(&d.state) {
 			if r, ok := s.(shutdownReleaser); ok {
-				rs = append(rs, r)
+				r.ReleaseAfterShutdown()
 			}
-		}
-		d.mu.Unlock()
-		for _, r := range rs {
-			r.ReleaseAfterShutdown()
 		}
 	}
 	return errors.Join(errs...)
@@ -305,19 +269,14 @@ func (d *Device) Valid() error {
 	if d == nil {
 		return Errorf(ErrInvalidDevice, "device", "nil device")
 	}
-	if !d.closed.Load() && (d.parent == nil || !d.parent.closed.Load()) {
+	if !d.closed.Load() && !d.root().closed.Load() {
 		return nil
 	}
 	return Errorf(ErrContextIsDestroyed, "device", "%s belongs to a runtime that was shut down", d)
 }
 
 // root is the device a test's view views, or d.
-func (d *Device) root() *Device {
-	if d.parent != nil {
-		return d.parent
-	}
-	return d
-}
+func (d *Device) root() *Device { return devstate.Device(devstate.Root(&d.state)) }
 
 // Reset returns the device to a fresh state (hipDeviceReset): its work in
 // flight is cancelled, and every buffer, stream, event and module made on
@@ -344,8 +303,7 @@ func (d *Device) Reset() error {
 	defer r.resetMu.Unlock()
 	// From here on every object made before fails its checks; objects
 	// made while the reset runs are stale at its end too.
-	r.gen.Add(1)
-	defer r.gen.Add(1)
+	defer devstate.CountReset(&r.state)()
 	var errs []error
 	if err := r.agent.Reset(); err != nil {
 		errs = append(errs, wrap(op, err))
@@ -354,15 +312,7 @@ func (d *Device) Reset() error {
 	// libraries) are made again on first use. Their queues and code are
 	// gone already: what closing them says is of no interest.
 	for _, dev := range []*Device{d, r} {
-		dev.vmu.Lock()
-		dev.values.Range(func(k, v any) bool {
-			if c := v.(*devValue).close; c != nil {
-				_ = c()
-			}
-			dev.values.Delete(k)
-			return true
-		})
-		dev.vmu.Unlock()
+		devstate.Clear(&dev.state)
 		if dev == r {
 			break
 		}
@@ -370,50 +320,16 @@ func (d *Device) Reset() error {
 	// The queues are gone: the streams made before let go of what their
 	// packets held and stop counting for Synchronize.
 	for _, dev := range []*Device{d, r} {
-		dev.mu.Lock()
-		var rs []shutdownReleaser
-		for s := range dev.syncers {
+		for _, s := range devstate.Release(&dev.state) {
 			if rl, ok := s.(shutdownReleaser); ok {
-				rs = append(rs, rl)
+				rl.ReleaseAfterShutdown()
 			}
-			delete(dev.syncers, s)
-			live.Remove(liveKey(s))
-		}
-		dev.mu.Unlock()
-		for _, rl := range rs {
-			rl.ReleaseAfterShutdown()
 		}
 		if dev == r {
 			break
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// register adds s to what Synchronize waits for.
-func (d *Device) register(s synchronizer) {
-	d.mu.Lock()
-	d.syncers[s] = struct{}{}
-	d.mu.Unlock()
-	if _, ok := s.(devhook.Tracked); !ok {
-		live.Add(d, s)
-	}
-}
-
-// liveKey is s's key in the live registry.
-func liveKey(s synchronizer) any {
-	if t, ok := s.(devhook.Tracked); ok {
-		return t.LiveKey()
-	}
-	return s
-}
-
-// unregister removes s.
-func (d *Device) unregister(s synchronizer) {
-	d.mu.Lock()
-	delete(d.syncers, s)
-	d.mu.Unlock()
-	live.Remove(liveKey(s))
 }
 
 // Synchronize waits for all work on the device (hipDeviceSynchronize) and
@@ -430,11 +346,8 @@ func (d *Device) SynchronizeContext(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d.mu.Lock()
-	ss := slices.Collect(maps.Keys(d.syncers))
-	d.mu.Unlock()
 	var first error
-	for _, s := range ss {
+	for _, s := range devstate.Syncers(&d.state) {
 		var err error
 		if c, ok := s.(interface {
 			SynchronizeContext(context.Context) error
@@ -454,40 +367,4 @@ func (d *Device) SynchronizeContext(ctx context.Context) error {
 		}
 	}
 	return first
-}
-
-// value returns a per-device value, creating it with mk on first use; the
-// packages above gpu keep their per-device state here (the default stream).
-// close, if not nil, runs at Shutdown.
-func (d *Device) value(key any, mk func() (any, func() error, error)) (any, error) {
-	if v, ok := d.values.Load(key); ok {
-		return v.(*devValue).v, nil
-	}
-	d.vmu.Lock()
-	defer d.vmu.Unlock()
-	if v, ok := d.values.Load(key); ok {
-		return v.(*devValue).v, nil
-	}
-	v, c, err := mk()
-	if err != nil {
-		return nil, err
-	}
-	d.values.Store(key, &devValue{v: v, close: c})
-	return v, nil
-}
-
-type devValue struct {
-	v     any
-	close func() error
-}
-
-func (d *Device) closers() []func() error {
-	var out []func() error
-	d.values.Range(func(_, v any) bool {
-		if c := v.(*devValue).close; c != nil {
-			out = append(out, c)
-		}
-		return true
-	})
-	return out
 }

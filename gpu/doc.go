@@ -43,8 +43,9 @@
 //	   |         and agent-work commit), read/write dependency tracking
 //	gpu          Device, Properties, Dim3, errors, device selection
 //	   |
-//	gpu/internal/debug, devhook, live   debug switches, the per-device state
-//	   |         gpu lends the packages above it, leak tracking for gputest
+//	gpu/internal/debug, devstate, live   debug switches, a device's
+//	   |         bookkeeping (its streams, per-device values, resets), which
+//	   |         Device embeds, leak tracking for gputest
 //	rocr         the runtime
 //	   |
 //	internal/    leaf helpers that rocr, its drivers and gpu share (hostmem,
@@ -54,14 +55,15 @@
 // A public handle is defined on its internal state where a package above
 // needs that state: stream.Stream on core.Stream, buffer.View and
 // buffer.Volume on core.Region. Those packages convert, typed and at no
-// cost, as in (*core.Stream)(s); no hook is installed for them. A buffer's
-// memory object is found by core.MemOf, and the submitter of a stream
-// that package buffer holds as its Stream interface by core.StreamOf.
-// Device.Agent stays public: it is the rocr agent behind
-// a device, for programs that mix this API with the runtime below it (as
-// HIP programs use HSA interop). module.Shared is how a package that ships
-// kernels (kernels, a user's own library) keeps them loaded once per
-// device.
+// cost, as in (*core.Stream)(s); no hook is installed for them. A Device
+// embeds its bookkeeping, a devstate.State, which devstate.Of returns
+// from the device. A buffer's memory object is found by core.MemOf, and
+// the submitter of a stream that package buffer holds as its Stream
+// interface by core.StreamOf. Device.Agent stays public: it is the rocr
+// agent behind a device, for programs that mix this API with the runtime
+// below it (as HIP programs use HSA interop). module.Shared is how a
+// package that ships kernels (kernels, a user's own library) keeps them
+// loaded once per device.
 //
 // All functions and methods are safe for use from several goroutines.
 // Device.Synchronize blocks until every stream of the device is idle.

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 
+	"github.com/hipgo/hipgo/gpu/internal/devstate"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 )
 
@@ -28,27 +29,25 @@ func openView(dev any, name string) (any, error) {
 	if err := p.Valid(); err != nil {
 		return nil, wrap(op, err)
 	}
-	if p.parent != nil {
-		p = p.parent
-	}
-	return &Device{
+	p = p.root()
+	v := &Device{
 		agent:   p.agent,
 		ordinal: p.ordinal,
 		props:   p.props,
 		prio:    p.prio,
-		syncers: map[synchronizer]struct{}{},
-		parent:  p,
 		scope:   live.NewScope(name),
-	}, nil
+	}
+	devstate.Init(&v.state, v, &p.state)
+	return v, nil
 }
 
 func closeView(view any) error {
 	v, _ := view.(*Device)
-	if v == nil || v.parent == nil {
+	if v == nil || v.root() == v {
 		return Errorf(ErrInvalidDevice, "test device close", "not a test device")
 	}
 	var errs []error
-	for _, f := range v.closers() {
+	for _, f := range devstate.Closers(&v.state) {
 		errs = append(errs, f())
 	}
 	v.closed.Store(true)

@@ -2,35 +2,37 @@ package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/gpu/internal/devhook"
+	"github.com/hipgo/hipgo/gpu/internal/devstate"
 )
 
 // Register adds s to what dev.Synchronize waits for.
-func Register(dev *gpu.Device, s devhook.Synchronizer) { devhook.H.Register(dev, s) }
+func Register(dev *gpu.Device, s devstate.Synchronizer) { devstate.Register(devstate.Of(dev), s) }
 
 // Unregister removes s.
-func Unregister(dev *gpu.Device, s devhook.Synchronizer) { devhook.H.Unregister(dev, s) }
+func Unregister(dev *gpu.Device, s devstate.Synchronizer) { devstate.Unregister(devstate.Of(dev), s) }
 
 // DeviceValue returns a per-device value, creating it with mk on first
 // use; close, if not nil, runs when the device is released (Shutdown, the
 // end of a test's view).
 func DeviceValue(dev *gpu.Device, key any, mk func() (any, func() error, error)) (any, error) {
-	return devhook.H.Value(dev, key, mk)
+	return devstate.Value(devstate.Of(dev), key, mk)
 }
 
 // LoadOrStoreValue returns dev's value for key, storing v if it has
 // none; it takes no lock, so a DeviceValue's mk may call it.
-func LoadOrStoreValue(dev *gpu.Device, key, v any) any { return devhook.H.LoadOrStore(dev, key, v) }
+func LoadOrStoreValue(dev *gpu.Device, key, v any) any {
+	return devstate.LoadOrStore(devstate.Of(dev), key, v)
+}
 
 // LookupValue returns dev's value for key if DeviceValue made one.
-func LookupValue(dev *gpu.Device, key any) (any, bool) { return devhook.H.Lookup(dev, key) }
+func LookupValue(dev *gpu.Device, key any) (any, bool) { return devstate.Lookup(devstate.Of(dev), key) }
 
 // Gen is dev's reset count, which an object records when it is made.
 func Gen(dev *gpu.Device) uint64 {
 	if dev == nil {
 		return 0
 	}
-	return devhook.H.Generation(dev)
+	return devstate.Generation(devstate.Of(dev))
 }
 
 // Valid is dev.Valid for an object made on dev at generation gen: after
@@ -54,4 +56,4 @@ func Valid(dev *gpu.Device, gen uint64) error {
 }
 
 // Root is the device a test's view views, or dev itself.
-func Root(dev *gpu.Device) *gpu.Device { return devhook.H.Root(dev).(*gpu.Device) }
+func Root(dev *gpu.Device) *gpu.Device { return devstate.Device(devstate.Root(devstate.Of(dev))) }
