@@ -12,7 +12,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/internal/devstate"
-	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/internal/visible"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -27,8 +26,6 @@ type Device struct {
 	prio    [2]int      // least and greatest stream priority
 	closed  atomic.Bool // set by Shutdown: every call on the device fails
 	resetMu sync.Mutex  // one Reset at a time
-
-	scope *live.Scope // a test's view (scope.go): what is made on it
 }
 
 // state is embedded under this name so that the field stays unexported.
@@ -97,7 +94,7 @@ func devices() ([]*Device, error) {
 			return nil, wrap("init", err)
 		}
 		d := &Device{agent: a, ordinal: len(devs)}
-		devstate.Init(&d.state, d, nil)
+		devstate.Init(&d.state, d, &views)
 		d.props = propertiesOf(a)
 		if least, greatest, err := a.StreamPriorityRange(); err == nil {
 			d.prio = [2]int{least, greatest} // else the one priority 0, as a device without priorities

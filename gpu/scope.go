@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/hipgo/hipgo/gpu/internal/devstate"
-	"github.com/hipgo/hipgo/gpu/internal/live"
 )
 
 // A test's view of a device (gpu/gputest) is a Device on the same agent
@@ -12,37 +11,20 @@ import (
 // scope that records what is made on it. Closing it releases only what it
 // holds, so a test ends without shutting down the runtime other tests use.
 
-func init() {
-	live.Install(live.Hooks{ScopeOf: scopeOf, Open: openView, Close: closeView})
-}
+var views = devstate.Views[Device]{Open: openView, Close: closeView}
 
-func scopeOf(dev any) *live.Scope {
-	if d, ok := dev.(*Device); ok && d != nil {
-		return d.scope
-	}
-	return nil
-}
-
-func openView(dev any, name string) (any, error) {
+func openView(p *Device, name string) (*Device, error) {
 	const op = "test device"
-	p, _ := dev.(*Device)
 	if err := p.Valid(); err != nil {
 		return nil, wrap(op, err)
 	}
 	p = p.root()
-	v := &Device{
-		agent:   p.agent,
-		ordinal: p.ordinal,
-		props:   p.props,
-		prio:    p.prio,
-		scope:   live.NewScope(name),
-	}
-	devstate.Init(&v.state, v, &p.state)
+	v := &Device{agent: p.agent, ordinal: p.ordinal, props: p.props, prio: p.prio}
+	devstate.InitView(&v.state, v, &p.state, name)
 	return v, nil
 }
 
-func closeView(view any) error {
-	v, _ := view.(*Device)
+func closeView(v *Device) error {
 	if v == nil || v.root() == v {
 		return Errorf(ErrInvalidDevice, "test device close", "not a test device")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/devstate"
 	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -90,11 +91,10 @@ func unavailable(tb testing.TB, word, format string, args ...any) {
 // open makes tb's view of dev and registers its end.
 func open(tb testing.TB, dev *gpu.Device) *gpu.Device {
 	tb.Helper()
-	v, err := live.Open(dev, tb.Name())
+	view, err := devstate.OpenView(devstate.Of(dev), dev, tb.Name())
 	if err != nil {
 		tb.Fatalf("gputest: %v", err)
 	}
-	view := v.(*gpu.Device)
 	tb.Cleanup(func() { finish(tb, view) })
 	return view
 }
@@ -107,9 +107,9 @@ func finish(tb testing.TB, view *gpu.Device) {
 		// The test may have provoked the failure on purpose: say, don't fail.
 		tb.Logf("gputest: %s: device work ended with: %v", tb.Name(), err)
 	}
-	scope := live.ScopeOf(view)
+	scope := core.Scope(view)
 	settleCollected(scope)
-	if err := live.Close(view); err != nil {
+	if err := devstate.CloseView(devstate.Of(view), view); err != nil {
 		tb.Errorf("gputest: %s: release %s: %v", tb.Name(), view, err)
 	}
 	leaked, collected := scope.Live(), scope.Collected()

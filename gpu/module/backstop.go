@@ -29,7 +29,7 @@ type modLeak struct {
 // backstop: dropped unloaded, it is unloaded once the device's work
 // queued before that completes.
 func (m *Module) track() {
-	live.AddWeak(m.dev, m)
+	live.AddWeak(core.Scope(m.dev), m)
 	names := make([]string, len(m.code.Kernels))
 	for i := range m.code.Kernels {
 		names[i] = m.code.Kernels[i].Name

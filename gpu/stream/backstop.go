@@ -19,7 +19,7 @@ type heldFence struct {
 // Streams that wait for it hold their own references to its fence, so
 // the release never cuts short work that uses it.
 func (ev *Event) track() {
-	live.AddWeak(ev.dev, ev)
+	live.AddWeak(core.Scope(ev.dev), ev)
 	ev.held.key = live.Key(ev)
 	ev.backstop = runtime.AddCleanup(ev, releaseEvent, ev.held)
 }

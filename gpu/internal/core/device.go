@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/devstate"
+	"github.com/hipgo/hipgo/gpu/internal/live"
 )
 
 // Register adds s to what dev.Synchronize waits for.
@@ -57,3 +58,7 @@ func Valid(dev *gpu.Device, gen uint64) error {
 
 // Root is the device a test's view views, or dev itself.
 func Root(dev *gpu.Device) *gpu.Device { return devstate.Device(devstate.Root(devstate.Of(dev))) }
+
+// Scope is the live scope of dev: what is made on it when dev is a test's
+// view (gpu/gputest), nil for any other device.
+func Scope(dev *gpu.Device) *live.Scope { return devstate.Scope(devstate.Of(dev)) }

@@ -90,7 +90,7 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 	}
 	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, graph: ga, deps: &deps{}}
 	m.dev.Store(p.dev)
-	live.AddHeld(p.dev, m) // the graph's: no backstop releases it
+	live.AddHeld(Scope(p.dev), m) // the graph's: no backstop releases it
 	return ga, nil
 }
 

@@ -62,7 +62,7 @@ func InitOpened[T any](m *Mem, dev *gpu.Device, h rocr.IPCHandle) error {
 	m.opened = true
 	m.dev.Store(dev)
 	al.SetLabel("opened " + m.String())
-	live.AddWeak(dev, m)
+	live.AddWeak(Scope(dev), m)
 	lab := m.label()
 	lab.kind = "opened IPC buffer"
 	m.armBackstop(lab) // unmaps it, as Free does

@@ -478,7 +478,7 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	m.dev.Store(dev)
 	lab := m.label()
 	al.SetLabeler(lab)
-	live.AddWeak(dev, m)
+	live.AddWeak(Scope(dev), m)
 	m.armBackstop(lab)
 	return nil
 }
@@ -587,7 +587,7 @@ func (m *Mem) setEmpty(dev *gpu.Device, gen uint64, elem reflect.Type, es int, h
 	m.home, m.gen = dev, gen
 	m.deps = &deps{}
 	m.dev.Store(dev)
-	live.AddHeld(dev, m) // nothing to release: no backstop
+	live.AddHeld(Scope(dev), m) // nothing to release: no backstop
 }
 
 // restated is an error told in the API's words whose cause, for errors.Is

@@ -274,7 +274,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 	*m = Mem{alloc: b.al, elem: elem, esize: es, n: n, pool: p, home: p.dev, gen: gen, deps: &deps{}}
 	m.deps.writer = b.fence // the reference passes to m
 	m.dev.Store(p.dev)
-	live.AddWeak(p.dev, m)
+	live.AddWeak(Scope(p.dev), m)
 	m.armPoolBackstop(c)
 	return nil
 }

@@ -35,7 +35,7 @@ type streamRef struct {
 func (s *Stream) track() {
 	s.ref = &streamRef{w: weak.Make(s), st: s.queueState, dev: s.dev, gen: s.gen, key: live.Key(s)}
 	s.joinBlocking()
-	live.AddWeak(s.dev, s)
+	live.AddWeak(Scope(s.dev), s)
 	Register(s.dev, s.ref)
 	s.backstop = runtime.AddCleanup(s, releaseStream, s.ref)
 }

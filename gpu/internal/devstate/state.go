@@ -8,6 +8,7 @@
 package devstate
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -32,6 +33,8 @@ type Tracked interface {
 type State[D any] struct {
 	dev    *D
 	parent *State[D]     // a test's view: the state of the device it views
+	scope  *live.Scope   // a test's view: what is made on it; nil otherwise
+	views  *Views[D]     // how to open and close a test's view of the device
 	gen    atomic.Uint64 // resets, counted on the root's state
 
 	mu      sync.Mutex
@@ -48,11 +51,55 @@ type value struct {
 
 func (st *State[D]) state() *State[D] { return st }
 
-// Init makes st the state of dev, which embeds it; parent is the state of
-// the device a test's view views, nil for a device of its own.
-func Init[D any](st *State[D], dev *D, parent *State[D]) {
-	st.dev, st.parent = dev, parent
+// Views are how package gpu opens a test's view of a device (gpu/gputest)
+// and releases one: a device on the same agent with its own streams and
+// values, whose objects are recorded in a live scope of their own.
+type Views[D any] struct {
+	Open  func(dev *D, name string) (*D, error)
+	Close func(view *D) error
+}
+
+// Init makes st the state of dev, which embeds it, with views to open
+// test views of it. A view's state is made by InitView.
+func Init[D any](st *State[D], dev *D, views *Views[D]) {
+	st.dev, st.views = dev, views
 	st.syncers = map[Synchronizer]struct{}{}
+}
+
+// InitView makes st the state of view, a test's view named name of the
+// device whose state is parent (or of the device that one views).
+func InitView[D any](st *State[D], view *D, parent *State[D], name string) {
+	Init(st, view, parent.views)
+	st.parent = Root(parent)
+	st.scope = live.NewScope(name)
+}
+
+// OpenView opens a test's view named name of dev, whose state is st.
+func OpenView[D any](st *State[D], dev *D, name string) (*D, error) {
+	if st == nil || st.views == nil {
+		return nil, errNoViews
+	}
+	return st.views.Open(dev, name)
+}
+
+var errNoViews = errors.New("devstate: a nil device, or one that has no test views")
+
+// CloseView releases a view from OpenView: its own default stream, copy
+// queue and per-device values. It does not release what its scope still
+// lists.
+func CloseView[D any](st *State[D], view *D) error {
+	if st == nil || st.views == nil {
+		return errNoViews
+	}
+	return st.views.Close(view)
+}
+
+// Scope is the live scope of st's device: nil unless it is a test's view.
+func Scope[D any](st *State[D]) *live.Scope {
+	if st == nil {
+		return nil
+	}
+	return st.scope
 }
 
 // Of is the state dev embeds; nil for a nil device.
@@ -81,7 +128,7 @@ func Register[D any](st *State[D], s Synchronizer) {
 	st.syncers[s] = struct{}{}
 	st.mu.Unlock()
 	if _, ok := s.(Tracked); !ok {
-		live.Add(st.dev, s)
+		live.Add(st.scope, s)
 	}
 }
 

@@ -18,13 +18,30 @@ type dev struct {
 
 type state = devstate.State[dev]
 
+var views = devstate.Views[dev]{
+	Open: func(p *dev, name string) (*dev, error) {
+		v := &dev{name: name}
+		devstate.InitView(&v.state, v, &p.state, name)
+		return v, nil
+	},
+	Close: func(v *dev) error {
+		if devstate.Root(&v.state) == &v.state {
+			return errors.New("not a view")
+		}
+		return nil
+	},
+}
+
 func newDev(name string, parent *dev) *dev {
-	d := &dev{name: name}
-	var p *state
 	if parent != nil {
-		p = &parent.state
+		v, err := devstate.OpenView(&parent.state, parent, name)
+		if err != nil {
+			panic(err)
+		}
+		return v
 	}
-	devstate.Init(&d.state, d, p)
+	d := &dev{name: name}
+	devstate.Init(&d.state, d, &views)
 	return d
 }
 
@@ -52,6 +69,27 @@ func TestViewCountsItsRootsResets(t *testing.T) {
 	assert.Equal(t, uint64(1), devstate.Generation(devstate.Of(root)), "odd while a reset runs")
 	ended()
 	assert.Equal(t, uint64(2), devstate.Generation(devstate.Of(view)))
+}
+
+func TestViewHasAScopeOfItsOwn(t *testing.T) {
+	root := newDev("root", nil)
+	assert.Nil(t, devstate.Scope(devstate.Of(root)), "a device of its own records nothing")
+	view := newDev("view", root)
+	sc := devstate.Scope(devstate.Of(view))
+	require.NotNil(t, sc)
+	s := &syncer{}
+	devstate.Register(devstate.Of(view), s)
+	assert.Len(t, sc.Live(), 1, "a view records what is made on it")
+	devstate.Unregister(devstate.Of(view), s)
+	assert.Empty(t, sc.Live())
+
+	again := newDev("again", view)
+	assert.Same(t, devstate.Of(root), devstate.Root(devstate.Of(again)), "a view of a view views the root")
+	assert.NoError(t, devstate.CloseView(devstate.Of(view), view))
+	assert.EqualError(t, devstate.CloseView(devstate.Of(root), root), "not a view")
+	_, err := devstate.OpenView[dev](nil, nil, "x")
+	assert.Error(t, err, "a nil device has no views")
+	assert.Error(t, devstate.CloseView[dev](nil, nil))
 }
 
 func TestRegisterAndRelease(t *testing.T) {

@@ -3,10 +3,10 @@
 // made and has not released, and where each was made.
 //
 // Only objects made on a tracked device (a test's view of a device, opened
-// by package gpu for gputest) are recorded; for any other device Add is a
-// nil check and Remove an atomic load, and launches never come here.
-//
-// Package gpu installs the hooks (Install) that reach the unexported parts
-// of gpu.Device; the API packages call Add when they make an object and
-// Remove when they release it. All functions are safe for concurrent use.
+// by package gpu for gputest) are recorded: the view's scope is in its
+// bookkeeping (gpu/internal/devstate), and for any other device it is nil,
+// so Add is a nil check and Remove an atomic load, and launches never come
+// here. The API packages call Add with the scope of the device when they
+// make an object and Remove when they release it. All functions are safe
+// for concurrent use.
 package live

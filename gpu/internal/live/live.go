@@ -54,41 +54,9 @@ var reg struct {
 	tracked atomic.Int64 // len(objs), read without the lock
 }
 
-// Hooks are what package gpu lends the registry and gputest: the scope of
-// a device (nil for an untracked one), a tracked view of a device, and
-// the release of a view. Devices are passed as any because this package
-// cannot import gpu.
-type Hooks struct {
-	ScopeOf func(dev any) *Scope
-	Open    func(dev any, name string) (view any, err error)
-	Close   func(view any) error
-}
-
-var hooks Hooks
-
-// Install sets the hooks; package gpu calls it from init.
-func Install(h Hooks) { hooks = h }
-
-// Open returns a tracked view of dev: a device on the same agent whose
-// objects are recorded in a scope of their own.
-func Open(dev any, name string) (any, error) { return hooks.Open(dev, name) }
-
-// Close releases a view from Open: its own default stream, copy queue and
-// per-device values. It does not release what Live still lists.
-func Close(view any) error { return hooks.Close(view) }
-
-// ScopeOf is the scope of dev, nil when dev is not tracked.
-func ScopeOf(dev any) *Scope {
-	if hooks.ScopeOf == nil {
-		return nil
-	}
-	return hooks.ScopeOf(dev)
-}
-
-// Add records obj as made on dev, if dev is tracked, with the stack of
-// its caller.
-func Add(dev, obj any) {
-	s := ScopeOf(dev)
+// Add records obj in s, the scope of the device it was made on, with the
+// stack of its caller; s nil (an untracked device) records nothing.
+func Add(s *Scope, obj any) {
 	if s == nil {
 		return
 	}
@@ -100,14 +68,13 @@ func Add(dev, obj any) {
 // AddWeak is Add for an object the registry must not keep alive, so that
 // the garbage collector's backstop (runtime.AddCleanup) can release it:
 // the entry holds a weak pointer, which is also its key (Key).
-func AddWeak[T any](dev any, obj *T) { addWeak(dev, obj, false) }
+func AddWeak[T any](s *Scope, obj *T) { addWeak(s, obj, false) }
 
 // AddHeld is AddWeak for an object that has no backstop: the entry holds
 // it as Add does, and its key is the weak pointer RemoveWeak forgets.
-func AddHeld[T any](dev any, obj *T) { addWeak(dev, obj, true) }
+func AddHeld[T any](s *Scope, obj *T) { addWeak(s, obj, true) }
 
-func addWeak[T any](dev any, obj *T, held bool) {
-	s := ScopeOf(dev)
+func addWeak[T any](s *Scope, obj *T, held bool) {
 	if s == nil {
 		return
 	}
