@@ -21,12 +21,23 @@ type Runner[Q any] struct {
 	q  atomic.Pointer[Q]
 }
 
-var runners sync.Map // goroutine id -> *Runner[Q]
+// runners maps a goroutine id to its *Runner[Q]. A map typed by its key,
+// not a sync.Map: boxing an id above 255 into sync.Map's any key was an
+// allocation in every Synchronize that waited past its grace.
+var runners struct {
+	mu sync.RWMutex
+	m  map[uint64]any
+}
 
 // Mark marks the calling goroutine; Close unmarks it.
 func Mark[Q any]() *Runner[Q] {
 	e := &Runner[Q]{id: goid()}
-	runners.Store(e.id, e)
+	runners.mu.Lock()
+	if runners.m == nil {
+		runners.m = map[uint64]any{}
+	}
+	runners.m[e.id] = e
+	runners.mu.Unlock()
 	return e
 }
 
@@ -35,16 +46,22 @@ func Mark[Q any]() *Runner[Q] {
 func (e *Runner[Q]) Serve(q *Q) { e.q.Store(q) }
 
 // Close unmarks the goroutine.
-func (e *Runner[Q]) Close() { runners.CompareAndDelete(e.id, e) }
+func (e *Runner[Q]) Close() {
+	runners.mu.Lock()
+	if v, ok := runners.m[e.id]; ok && v == any(e) {
+		delete(runners.m, e.id)
+	}
+	runners.mu.Unlock()
+}
 
 // Running returns the queue whose packet the calling goroutine is running,
 // or nil. It costs microseconds: call it on a path that is about to block,
 // not on every call.
 func Running[Q any]() *Q {
-	v, ok := runners.Load(goid())
-	if !ok {
-		return nil
-	}
+	id := goid()
+	runners.mu.RLock()
+	v := runners.m[id]
+	runners.mu.RUnlock()
 	r, _ := v.(*Runner[Q])
 	if r == nil {
 		return nil

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onLateGoroutine runs f on a goroutine whose id is above 255, which
+// boxing into an interface would allocate for.
+func onLateGoroutine(f func()) {
+	var wg sync.WaitGroup
+	for range 300 {
+		wg.Go(func() {})
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	<-done
+}
+
+func TestRunningFindsTheMarkedQueue(t *testing.T) {
+	q := new(int)
+	onLateGoroutine(func() {
+		assert.Nil(t, Running[int](), "an unmarked goroutine runs no queue")
+		r := Mark[int]()
+		assert.Nil(t, Running[int](), "marked, it serves no queue yet")
+		r.Serve(q)
+		assert.Same(t, q, Running[int]())
+		assert.Nil(t, Running[string](), "a runner of another queue type")
+		r.Close()
+		assert.Nil(t, Running[int]())
+	})
+	assert.Nil(t, Running[int](), "another goroutine")
+}
+
+// A wait that asks whether it waits for itself allocates nothing.
+func TestRunningAllocatesNothing(t *testing.T) {
+	onLateGoroutine(func() {
+		require.Greater(t, goid(), uint64(255))
+		r := Mark[int]()
+		defer r.Close()
+		r.Serve(new(int))
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Running[int]() }))
+		r.Serve(nil)
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Running[int]() }))
+	})
+}
+
+func TestCloseKeepsALaterMark(t *testing.T) {
+	onLateGoroutine(func() {
+		old := Mark[int]()
+		r := Mark[int]()
+		q := new(int)
+		r.Serve(q)
+		old.Close() // the same goroutine, marked again: the new mark stays
+		assert.Same(t, q, Running[int]())
+		r.Close()
+	})
+}
