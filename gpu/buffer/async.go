@@ -14,25 +14,35 @@ type Stream interface {
 	Synchronize() error
 }
 
-// PoolReuse is a memory pool's reuse policy (hipMemPoolReuse* attributes).
-type PoolReuse = core.PoolReuse
+// PoolReuse is a memory pool's reuse policy (hipMemPoolReuse* attributes),
+// a set of the Reuse bits.
+type PoolReuse uint8
 
 // Reuse policies. Memory freed on a stream is always reused by that
 // stream's later allocations; these say when another stream may reuse it.
 const (
 	// ReuseFollowEventDependencies: a stream that waited for an event
 	// recorded after the free.
-	ReuseFollowEventDependencies = core.ReuseFollowEventDependencies
+	ReuseFollowEventDependencies PoolReuse = 1 << iota
 	// ReuseAllowOpportunistic: any stream, once the free has completed.
-	ReuseAllowOpportunistic = core.ReuseAllowOpportunistic
+	ReuseAllowOpportunistic
 	// ReuseAllowInternalDependencies: accepted for HIP's sake; the pool
 	// never inserts waits of its own.
-	ReuseAllowInternalDependencies = core.ReuseAllowInternalDependencies
+	ReuseAllowInternalDependencies
 )
+
+// The policies are the core pool's, bit for bit: a difference does not
+// compile (a constant index out of range).
+var _ = [1]struct{}{}[ReuseFollowEventDependencies^PoolReuse(core.ReuseFollowEventDependencies)|
+	ReuseAllowOpportunistic^PoolReuse(core.ReuseAllowOpportunistic)|
+	ReuseAllowInternalDependencies^PoolReuse(core.ReuseAllowInternalDependencies)]
 
 // PoolStats are a pool's used and reserved bytes and their high-water
 // marks (hipMemPoolAttrUsedMem*, hipMemPoolAttrReservedMem*).
-type PoolStats = core.PoolStats
+type PoolStats struct {
+	Used, UsedHigh         uint64
+	Reserved, ReservedHigh uint64
+}
 
 // MemPool is a device's pool of stream-ordered memory (hipMemPool_t).
 // Its blocks are the device's coarse-grained memory and follow the same
@@ -99,13 +109,13 @@ func (p *MemPool) Reuse() PoolReuse {
 	if p.pool() == nil {
 		return 0
 	}
-	return p.p.Reuse()
+	return PoolReuse(p.p.Reuse())
 }
 
 // SetReuse sets the reuse policy.
 func (p *MemPool) SetReuse(r PoolReuse) {
 	if p.pool() != nil {
-		p.p.SetReuse(r)
+		p.p.SetReuse(core.PoolReuse(r))
 	}
 }
 
@@ -114,7 +124,7 @@ func (p *MemPool) Stats() PoolStats {
 	if p.pool() == nil {
 		return PoolStats{}
 	}
-	return p.p.Stats()
+	return PoolStats(p.p.Stats())
 }
 
 // ResetHighWater sets the high-water marks to the current usage.

@@ -12,10 +12,14 @@ type Object interface {
 	Len() int
 	Bytes() int
 	Device() *gpu.Device
-	core.Object // only this package's types are Objects
+	object // sealed: only hipgo's memory types are Objects
 }
 
-// sealed marks this package's memory types as core.Objects.
+// object is the sealing method every memory type of hipgo has, by
+// embedding sealed: core finds their memory from it (core.MemOf).
+type object = core.Object
+
+// sealed marks this package's memory types as Objects.
 type sealed = core.Sealed
 
 // Buffer is device memory of n elements of T from the device's

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/rocr"
@@ -25,9 +26,18 @@ import (
 // with copies to and from it by its stream alone, as in CUDA and HIP.
 type Global[T any] struct {
 	m core.Mem
-	core.Sealed
+	//lint:ignore U1000 embedded for its method, which makes a Global a buffer.Object
+	sealed
 	mod *Module
 }
+
+// sealed makes a Global a buffer.Object, under a name that keeps the
+// field unexported.
+//
+//lint:ignore U1000 used by embedding (Global)
+type sealed = core.Sealed
+
+var _ buffer.Object = (*Global[byte])(nil)
 
 // GetGlobal finds the variable name of m (hipModuleGetGlobal) as
 // elements of T; the variable's size must be a whole number of T. Each

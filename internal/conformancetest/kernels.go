@@ -1,4 +1,4 @@
-package conformance
+package conformancetest
 
 //go:generate go run ../../cmd/hipgo-gen -go . -o kernels_gen.go
 

@@ -7,4 +7,4 @@
 // A case where hipgo differs from HIP on purpose asserts hipgo's
 // documented behaviour (README's HIP table says why) and says so in a
 // "documented difference" comment.
-package conformance
+package conformancetest
