@@ -97,7 +97,7 @@ CPU_ONLY ?= rocr_codeobj internal_cabitest cmd_hipgo-gen internal_clangtool \
 gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
 	for n in $(CPU_ONLY); do rm -f $(GPU_OUT)/$$n.test; done
-	tar -cf - $(GPU_OUT) | xz -T2 -6 > gpu-pack/gpu-tests.tar.xz
+	tar -cf - $(GPU_OUT) | xz -T8 -9e > gpu-pack/gpu-tests.tar.xz
 	ls -l gpu-pack/gpu-tests.tar.xz
 
 # The Go kernels' tests and benchmarks for the H200, beside their nvcc

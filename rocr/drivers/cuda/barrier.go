@@ -45,6 +45,9 @@ func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 	if e.event == 0 || e.stream == 0 {
 		return false, nil
 	}
+	if ok, err := e.waitRecord(b, seq); ok || err != nil {
+		return ok, err
+	}
 	if e.evSeq < seq {
 		v := e.issued.Load()
 		if v < seq {
@@ -56,6 +59,26 @@ func (e *executor) waitEvent(b *executor, seq uint64) (bool, error) {
 		e.evSeq = v
 	}
 	if r := b.sa.call(e.api.cuStreamWaitEvent, b.stream, e.event, 0); r != cudaSuccess {
+		return false, cuErr("barrier", "cuStreamWaitEvent", r)
+	}
+	return true, nil
+}
+
+// waitRecord makes b's stream wait for the event record at seq with that
+// record's own event: one cuStreamWaitEvent, as a native program waits for
+// its cudaEvent. It reports false when seq is not a record in flight with
+// an event. The lock keeps the record's slot, so its event is not
+// recorded again before the wait binds to it. The caller holds flushMu.
+func (e *executor) waitRecord(b *executor, seq uint64) (bool, error) {
+	if seq == 0 {
+		return false, nil
+	}
+	e.lazyMu.Lock()
+	defer e.lazyMu.Unlock()
+	if d := &e.ring[(seq-1)%uint64(len(e.ring))]; d.seq != seq || d.ev == 0 {
+		return false, nil
+	}
+	if r := b.sa.call(e.api.cuStreamWaitEvent, b.stream, e.ring[(seq-1)%uint64(len(e.ring))].ev, 0); r != cudaSuccess {
 		return false, cuErr("barrier", "cuStreamWaitEvent", r)
 	}
 	return true, nil
@@ -111,7 +134,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 					// The other queue's progress word (in portable pinned
 					// memory, so another device's too): one GPU wait, no
 					// host round trip.
-					o.Flush(seq)
+					o.flushProgress(seq)
 					if o.dev.ctx != e.dev.ctx {
 						e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // the flush made o's current
 					}
@@ -157,18 +180,23 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 			}
 		}
 	}
-	if err := e.complete(p.CompletionSignal); err != nil || p.CompletionSignal == 0 || !isRecord(p) {
+	record := p.CompletionSignal != 0 && isRecord(p)
+	if record {
+		e.ctx()
+	}
+	evented, err := e.complete(p.CompletionSignal, record)
+	if err != nil || !record || evented {
 		// A barrier with dependencies (a stream's wait for an event) is
 		// observed by a Synchronize of its stream, which awaits the
-		// stream or flushes itself: no progress write is needed here.
+		// stream or flushes itself: no progress write is needed here. A
+		// record with an event of its own is observed through it.
 		return err
 	}
-	// An event record is there to be waited for or queried: its progress
-	// write goes in now, so a waiter sees it complete when the GPU passes
-	// it, not at the end of the work queued after it (where a waiter's own
-	// flush would land), which would leave the GPU idle until the host
-	// queued more. The context is current already: no cuCtxSetCurrent.
-	e.ctx()
+	// An event record is there to be waited for or queried: with no event
+	// of its own, its progress write goes in now, so a waiter sees it
+	// complete when the GPU passes it, not at the end of the work queued
+	// after it (where a waiter's own flush would land), which would leave
+	// the GPU idle until the host queued more.
 	e.flushHere(e.issued.Load())
 	return nil
 }

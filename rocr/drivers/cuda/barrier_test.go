@@ -6,9 +6,9 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
-// Only a barrier without dependencies (an event record) pushes its
-// progress write at once; a stream's wait for an event leaves it to
-// whoever observes the wait.
+// Only a barrier without dependencies (an event record) is made
+// observable at once, by an event of its own or a progress write; a
+// stream's wait for an event leaves it to whoever observes the wait.
 func TestIsRecord(t *testing.T) {
 	var p aql.BarrierAnd
 	if !isRecord(&p) {

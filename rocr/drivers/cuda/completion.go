@@ -3,6 +3,9 @@ package cuda
 import (
 	"runtime"
 	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -11,22 +14,31 @@ import (
 )
 
 // deferred is a completion signal whose packet's work is queued on the
-// stream: the host completes it once the progress counter reaches seq.
+// stream: the host completes it once the progress counter reaches seq, or
+// once ev, the event of a record, has passed.
 type deferred struct {
 	sig *rocr.Signal
 	seq uint64
-	arm uint64 // sig.Armed() when deferred
+	arm uint64  // sig.Armed() when deferred
+	ev  uintptr // an event record's CUDA event (0: none)
 }
+
+// recSlots is how many event records may be in flight on a stream with an
+// event of their own; a record beyond them writes the progress count.
+const recSlots = 32
 
 // complete has the host complete signal h once the work queued so far is
 // done: the signal is deferred to the progress count (no driver call).
-func (e *executor) complete(h uint64) error {
+// For an event record (record), it also records a CUDA event of the
+// record's own at this point of the stream, and reports whether it did:
+// the record is then observed through that event, not a progress write.
+func (e *executor) complete(h uint64, record bool) (bool, error) {
 	if h == 0 {
-		return nil
+		return false, nil
 	}
 	s, err := e.signal(h)
 	if err != nil {
-		return e.fail(err)
+		return false, e.fail(err)
 	}
 	if !e.memops || e.progDev == 0 || s.Addr() == 0 {
 		// No GPU write possible, or a signal with no record here (an
@@ -34,10 +46,10 @@ func (e *executor) complete(h uint64) error {
 		// watches and nothing in this one would settle: wait for the
 		// stream, complete on the host.
 		if err := e.sync(); err != nil {
-			return err
+			return false, err
 		}
 		s.Sub(1, hsa.Release)
-		return nil
+		return false, nil
 	}
 	e.lazyMu.Lock()
 	if e.rn == len(e.ring) {
@@ -45,25 +57,69 @@ func (e *executor) complete(h uint64) error {
 		// catch up, which completes them all.
 		e.lazyMu.Unlock()
 		if err := e.sync(); err != nil {
-			return e.fail(err)
+			return false, e.fail(err)
 		}
 		e.drain(nil)
 		e.lazyMu.Lock()
 	}
+	var ev uintptr
+	if record && e.recN < recSlots && e.event != 0 && e.api.cuEventQuery != 0 {
+		// The slot is free and only this goroutine fills slots, so its
+		// event is recorded outside the lock; its previous record
+		// passed already (it was settled).
+		i := (e.recHead + e.recN) % recSlots
+		e.lazyMu.Unlock()
+		ev = e.recordEvent(i)
+		e.lazyMu.Lock()
+		if ev != 0 {
+			e.recSeq[i] = e.seq + 1
+			e.recN++
+		}
+	}
 	e.seq++
-	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq, arm: s.Armed()}
+	e.ring[(e.rhead+e.rn)%len(e.ring)] = deferred{sig: s, seq: e.seq, arm: s.Armed(), ev: ev}
 	e.rn++
 	e.lazyMu.Unlock()
 	e.issued.Store(e.seq)
+	if ev != 0 {
+		e.lastRec.Store(e.seq)
+	}
 	s.Defer(e.ref, e.seq)
-	return nil
+	return ev != 0, nil
 }
 
-// Flush queues a write of the progress count that covers seq, unless one
-// is queued already (spi.Completer). It runs on any goroutine, beside
-// the executor's own calls: the value written is the count of work queued
-// before the write.
+// recordEvent records slot i's event, creating it on first use, at the
+// current end of the stream, and returns it, or 0 if the driver refused.
+// It runs under the executor lock with the context current.
+func (e *executor) recordEvent(i int) uintptr {
+	if e.recEv[i] == 0 {
+		var ev uintptr
+		if res(purego.SyscallN(e.api.cuEventCreate, uintptr(unsafe.Pointer(&ev)), eventDisableTiming)) != cudaSuccess {
+			return 0
+		}
+		e.recEv[i] = ev
+	}
+	if e.sa.call(e.api.cuEventRecord, e.recEv[i], e.stream) != cudaSuccess {
+		return 0
+	}
+	return e.recEv[i]
+}
+
+// Flush makes seq observable soon (spi.Completer): an event record at or
+// after seq already is (Settle queries its event); otherwise it queues a
+// write of the progress count that covers seq, unless one is queued
+// already. It runs on any goroutine, beside the executor's own calls.
 func (e *executor) Flush(seq uint64) {
+	if e.lastRec.Load() >= seq {
+		return
+	}
+	e.flushProgress(seq)
+}
+
+// flushProgress queues a write of the progress count that covers seq,
+// unless one is queued already: what a GPU waiting on the progress word
+// needs. The value written is the count of work queued before the write.
+func (e *executor) flushProgress(seq uint64) {
 	if e.flushed.Load() >= seq {
 		return
 	}
@@ -144,13 +200,57 @@ func (e *executor) CompleterRef() *spi.CompleterRef { return e.ref }
 func (e *executor) Settle() { e.settle() }
 
 func (e *executor) settle() {
-	p := uint64(e.progress.Load(hsa.Acquire))
-	if p <= e.settled.Load() {
-		return
+	if p := uint64(e.progress.Load(hsa.Acquire)); p > e.settled.Load() {
+		e.lazyMu.Lock()
+		e.completeUpTo(p, nil)
+		e.lazyMu.Unlock()
+	}
+	if e.lastRec.Load() > e.settled.Load() {
+		e.settleRecords()
+	}
+}
+
+// settleRecords completes the work up to each event record, oldest first,
+// whose event the GPU has passed.
+func (e *executor) settleRecords() {
+	sa := spareArgs.Get().(*sysArgs)
+	defer spareArgs.Put(sa)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for {
+		seq := e.passedRecord(sa)
+		if seq == 0 {
+			return
+		}
+		e.lazyMu.Lock()
+		e.completeUpTo(seq, nil)
+		e.lazyMu.Unlock()
+	}
+}
+
+// passedRecord returns the completion of the oldest record in flight if
+// the GPU has passed its event, or 0. flushMu keeps the events alive
+// (destroyStream); a slot settled and recorded again meanwhile answers for
+// a later record, whose passing implies this one's. The caller's thread
+// is locked.
+func (e *executor) passedRecord(sa *sysArgs) uint64 {
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	if e.stream == 0 {
+		return 0
 	}
 	e.lazyMu.Lock()
-	e.completeUpTo(p, nil)
+	if e.recN == 0 {
+		e.lazyMu.Unlock()
+		return 0
+	}
+	seq, ev := e.recSeq[e.recHead], e.recEv[e.recHead]
 	e.lazyMu.Unlock()
+	sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	if sa.call(e.api.cuEventQuery, ev) != cudaSuccess {
+		return 0 // not yet passed, or failed: Poll reports a failure
+	}
+	return seq
 }
 
 // completeUpTo completes deferred signals up to seq p, failed with err if
@@ -164,6 +264,10 @@ func (e *executor) completeUpTo(p uint64, err error) {
 		e.rn--
 		// A signal re-armed since is no longer awaited by this completion.
 		s.CompleteArmed(arm, err)
+	}
+	for e.recN > 0 && e.recSeq[e.recHead] <= p {
+		e.recHead = (e.recHead + 1) % recSlots
+		e.recN--
 	}
 	if p > e.settled.Load() {
 		e.settled.Store(p)

@@ -61,7 +61,8 @@ func (e *executor) AgentWork(q spi.Queue, w *spi.AgentWork) error {
 	if err := e.stampAround(w.Completion, true); err != nil {
 		return e.fail(err)
 	}
-	return e.complete(w.Completion)
+	_, err := e.complete(w.Completion, false)
+	return err
 }
 
 func (e *executor) fill(w *spi.AgentWork) error {

@@ -30,6 +30,11 @@
 // its progress word, and the host completes every remembered signal up to
 // the count the GPU wrote. A launch is therefore one driver call, and a run
 // of launches followed by a synchronize is one launch each plus one write.
+// An event record (a barrier with a completion signal and no dependency)
+// is one cuEventRecord of a CUDA event of its own, as a native record is:
+// a host waiter learns it passed from cuEventQuery, and another stream of
+// the context waits for it with one cuStreamWaitEvent. Beyond 32 records
+// in flight on a stream, a record writes the progress count instead.
 // A BARRIER_AND on a signal deferred by another queue of the same context
 // becomes cuStreamWaitValue64(GEQ) on that queue's progress word, so
 // dependencies never round-trip through the host; dependencies on other

@@ -62,10 +62,21 @@ type executor struct {
 	flushed  atomic.Uint64 // the last value a progress write was queued for
 	settled  atomic.Uint64 // completions done on the host
 
-	lazyMu sync.Mutex // guards ring
+	lazyMu sync.Mutex // guards ring and the records' queue
 	ring   []deferred
 	rhead  int
 	rn     int
+
+	// Event records in flight, oldest first: each holds a CUDA event of
+	// its own (recEv[i] for slot i, created on first use), recorded where
+	// the record stands in the stream. A host waiter learns that a record
+	// passed from cuEventQuery of its event, and another stream waits for
+	// it with cuStreamWaitEvent: no progress write per record.
+	recSeq  [recSlots]uint64
+	recEv   [recSlots]uintptr
+	recHead int
+	recN    int
+	lastRec atomic.Uint64 // the completion of the newest record with an event
 
 	flushMu sync.Mutex
 	fsa     sysArgs // argument block for Flush, which runs on any goroutine

@@ -59,7 +59,8 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	if err := e.stampAround(p.CompletionSignal, true); err != nil {
 		return e.fail(err)
 	}
-	return e.complete(p.CompletionSignal)
+	_, err = e.complete(p.CompletionSignal, false)
+	return err
 }
 
 // allowDynamic raises a kernel's dynamic shared memory limit (needed above

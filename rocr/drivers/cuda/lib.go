@@ -93,6 +93,7 @@ type api struct {
 	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel              uintptr
 	cuStreamWriteValue64, cuStreamWaitValue64, cuStreamBatchMemOp       uintptr // optional
 	cuEventCreate, cuEventRecord, cuEventDestroy, cuStreamWaitEvent     uintptr // optional
+	cuEventQuery                                                        uintptr // optional
 
 	// Peer access (optional): see peer.go.
 	cuDeviceCanAccessPeer, cuCtxEnablePeerAccess, cuCtxDisablePeerAccess uintptr
@@ -195,6 +196,7 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 	opt(&a.cuEventRecord, "cuEventRecord")
 	opt(&a.cuEventDestroy, "cuEventDestroy_v2")
 	opt(&a.cuStreamWaitEvent, "cuStreamWaitEvent")
+	opt(&a.cuEventQuery, "cuEventQuery")
 	opt(&a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer")
 	opt(&a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess")
 	opt(&a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess")

@@ -36,6 +36,12 @@ func (e *executor) destroyStream() error {
 		e.sa.call(e.api.cuEventDestroy, e.event)
 		e.event = 0
 	}
+	for i, ev := range e.recEv {
+		if ev != 0 {
+			e.sa.call(e.api.cuEventDestroy, ev)
+			e.recEv[i] = 0
+		}
+	}
 	e.flushMu.Unlock()
 	return err
 }
