@@ -285,8 +285,9 @@ type VisibleFilter interface {
 // somebody observes one of them (a host wait, a barrier on another queue,
 // an idle queue). The signals themselves are then completed on the host.
 type Completer interface {
-	// Flush makes the deferred signals up to seq complete without further
-	// help: it queues whatever write that takes and returns at once.
+	// Flush makes the deferred signals up to seq complete soon: it queues
+	// whatever write that takes, or marks them for Settle to ask the
+	// driver about, and returns at once.
 	Flush(seq uint64)
 	// Settle completes on the host every deferred signal whose work is
 	// known done. It never blocks.

@@ -106,12 +106,18 @@ func (e *executor) recordEvent(i int) uintptr {
 }
 
 // Flush makes seq observable soon (spi.Completer): an event record at or
-// after seq already is (Settle queries its event); otherwise it queues a
+// after seq already is, once Settle queries its event; otherwise it queues a
 // write of the progress count that covers seq, unless one is queued
 // already. It runs on any goroutine, beside the executor's own calls.
 func (e *executor) Flush(seq uint64) {
 	if e.lastRec.Load() >= seq {
-		return
+		// Settle queries the records' events until seq is done; a settle
+		// nobody asked for (a fence's Done) asks the driver nothing.
+		for {
+			if w := e.wantRec.Load(); w >= seq || e.wantRec.CompareAndSwap(w, seq) {
+				return
+			}
+		}
 	}
 	e.flushProgress(seq)
 }
@@ -205,7 +211,7 @@ func (e *executor) settle() {
 		e.completeUpTo(p, nil)
 		e.lazyMu.Unlock()
 	}
-	if e.lastRec.Load() > e.settled.Load() {
+	if e.wantRec.Load() > e.settled.Load() {
 		e.settleRecords()
 	}
 }

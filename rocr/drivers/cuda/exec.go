@@ -77,6 +77,7 @@ type executor struct {
 	recHead int
 	recN    int
 	lastRec atomic.Uint64 // the completion of the newest record with an event
+	wantRec atomic.Uint64 // the completion a waiter asked for (Flush) that a record covers
 
 	flushMu sync.Mutex
 	fsa     sysArgs // argument block for Flush, which runs on any goroutine
