@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,21 +8,37 @@ import (
 )
 
 // onLateGoroutine runs f on a goroutine whose id is above 255, which
-// boxing into an interface would allocate for.
-func onLateGoroutine(f func()) {
-	var wg sync.WaitGroup
-	for range 300 {
-		wg.Go(func() {})
+// boxing into an interface would allocate for. The runtime reuses the ids
+// of goroutines that ended, so the goroutines tried stay alive until f
+// returns: among 256 live ones, one has an id above 255.
+func onLateGoroutine(t *testing.T, f func()) {
+	t.Helper()
+	release := make(chan struct{})
+	defer close(release)
+	for range 1000 {
+		late := make(chan bool)
+		done := make(chan struct{})
+		go func() {
+			if goid() <= 255 {
+				late <- false
+				<-release
+				return
+			}
+			late <- true
+			defer close(done)
+			f()
+		}()
+		if <-late {
+			<-done
+			return
+		}
 	}
-	wg.Wait()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	<-done
+	t.Fatal("no goroutine id above 255 among 1000 live goroutines")
 }
 
 func TestRunningFindsTheMarkedQueue(t *testing.T) {
 	q := new(int)
-	onLateGoroutine(func() {
+	onLateGoroutine(t, func() {
 		assert.Nil(t, Running[int](), "an unmarked goroutine runs no queue")
 		r := Mark[int]()
 		assert.Nil(t, Running[int](), "marked, it serves no queue yet")
@@ -38,7 +53,7 @@ func TestRunningFindsTheMarkedQueue(t *testing.T) {
 
 // A wait that asks whether it waits for itself allocates nothing.
 func TestRunningAllocatesNothing(t *testing.T) {
-	onLateGoroutine(func() {
+	onLateGoroutine(t, func() {
 		require.Greater(t, goid(), uint64(255))
 		r := Mark[int]()
 		defer r.Close()
@@ -50,7 +65,7 @@ func TestRunningAllocatesNothing(t *testing.T) {
 }
 
 func TestCloseKeepsALaterMark(t *testing.T) {
-	onLateGoroutine(func() {
+	onLateGoroutine(t, func() {
 		old := Mark[int]()
 		r := Mark[int]()
 		q := new(int)
