@@ -56,6 +56,18 @@ func TestOfFindsTheEmbeddedState(t *testing.T) {
 	assert.Same(t, &d.state, st)
 	assert.Same(t, d, devstate.Device(st))
 	assert.Nil(t, devstate.Of[dev](nil))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { st = devstate.Of(d) }), "Of allocates")
+}
+
+var sinkState *state
+
+// BenchmarkOf is the cost of finding a device's state, which every launch
+// pays (core.Valid reads the reset count through it).
+func BenchmarkOf(b *testing.B) {
+	d := newDev("a", nil)
+	for b.Loop() {
+		sinkState = devstate.Of(d)
+	}
 }
 
 func TestViewCountsItsRootsResets(t *testing.T) {
