@@ -162,10 +162,12 @@ func (e *executor) probe() {
 }
 
 // BindThread locks the processor goroutine to its thread and makes the
-// context current there (spi.ThreadBinder).
+// context current there (spi.ThreadBinder). The processor calls it
+// without the executor lock, while a submitter may be running a packet
+// inline through e.sa: the call goes through a block of its own.
 func (e *executor) BindThread() {
 	runtime.LockOSThread()
-	e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	call(e.api.cuCtxSetCurrent, e.dev.ctx)
 	e.bound = true
 }
 
