@@ -159,7 +159,7 @@ func lastLines(s string, n int) string {
 // Fake is the fake library loaded in this process.
 type Fake struct {
 	calls, fault, ran, pending uintptr
-	fail                       uintptr
+	fail, keep                 uintptr
 }
 
 // Open returns the fake this process's cuda driver opened. Outside a
@@ -175,7 +175,7 @@ func Open(tb testing.TB) *Fake {
 		tb.Fatalf("fakecuda: %v", err)
 	}
 	f := &Fake{}
-	for p, name := range map[*uintptr]string{&f.calls: "fakecuda_calls", &f.fail: "fakecuda_fail", &f.fault: "fakecuda_fault", &f.ran: "fakecuda_ran", &f.pending: "fakecuda_pending"} {
+	for p, name := range map[*uintptr]string{&f.calls: "fakecuda_calls", &f.fail: "fakecuda_fail", &f.fault: "fakecuda_fault", &f.ran: "fakecuda_ran", &f.pending: "fakecuda_pending", &f.keep: "fakecuda_keep_faults"} {
 		if *p = h.Sym(name); *p == 0 {
 			tb.Fatalf("fakecuda: %s, opened as libcuda, lacks %s: not the fake", h.Path, name)
 		}
@@ -227,4 +227,15 @@ func (f *Fake) Ran() []string {
 func (f *Fake) Pending() int64 {
 	r, _, _ := purego.SyscallN(f.pending)
 	return int64(r)
+}
+
+// KeepFaults makes a fault outlive a reset of the primary context, as
+// the CUDA driver 580 on an H200 did (benchmarks/peers/reset_probe.c),
+// or, off (the default), a reset clear it, as CUDA documents.
+func (f *Fake) KeepFaults(on bool) {
+	v := uintptr(0)
+	if on {
+		v = 1
+	}
+	purego.SyscallN(f.keep, v)
 }

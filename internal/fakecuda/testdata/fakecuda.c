@@ -85,6 +85,7 @@ static struct {
 
 static int64_t kernels_run, fault_at;
 static int fault_result;
+static int keep_faults; // a reset leaves a fault, as driver 580 does
 
 // enter counts a call of name and returns the failure injected for it, or 0.
 static CUresult enter(const char *name) {
@@ -644,6 +645,8 @@ API(cuDevicePrimaryCtxRetain, ctx **c, CUdevice d) {
 	pthread_mutex_lock(&mu);
 	if (!initialized)
 		RETURN(NOT_INITIALIZED);
+	if (keep_faults && primary.sticky)
+		RETURN(primary.sticky);
 	primary.retained++;
 	*c = &primary;
 	RETURN(OK);
@@ -660,13 +663,29 @@ API(cuDevicePrimaryCtxRelease_v2, CUdevice d) {
 	RETURN(OK);
 }
 
-// A reset clears a fault (CUDA documents it so; some drivers keep it).
+// A reset clears a fault, as CUDA documents, unless fakecuda_keep_faults
+// asked for what driver 580 on an H200 did: keep it for the process.
 API(cuDevicePrimaryCtxReset_v2, CUdevice d) {
 	ENTER("cuDevicePrimaryCtxReset_v2");
 	if (d != 0)
 		return INVALID_DEVICE;
 	pthread_mutex_lock(&mu);
+	if (keep_faults && primary.sticky)
+		RETURN(OK);
+	// The context's streams and memory go: drop their work and records.
+	fault(&primary, OK);
+	for (stream *s = primary.streams; s; s = s->next)
+		s->stop = 1;
+	primary.streams = primary.null_stream = NULL;
+	while (allocs) {
+		alloc *a = allocs;
+		allocs = a->next;
+		if (a->kind != MEM_REGISTERED)
+			free((void *)a->base);
+		free(a);
+	}
 	primary.sticky = 0;
+	pthread_cond_broadcast(&changed);
 	RETURN(OK);
 }
 
@@ -1154,4 +1173,12 @@ int64_t fakecuda_pending(void) {
 		n += (int64_t)(s->queued - s->done);
 	pthread_mutex_unlock(&mu);
 	return n;
+}
+
+// fakecuda_keep_faults makes a fault outlive a reset of the primary
+// context (on), or a reset clear it (off, the default).
+void fakecuda_keep_faults(int on) {
+	pthread_mutex_lock(&mu);
+	keep_faults = on;
+	pthread_mutex_unlock(&mu);
 }
