@@ -63,6 +63,13 @@
 // cuOccupancyMaxPotentialBlockSize and
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, where libcuda has them.
 //
+// # Tests
+//
+// The tests that need a device run on a GPU against libcuda, and in CI
+// against a fake libcuda built from C by internal/fakecuda (TestFakeCUDA
+// runs each again in a process of its own that opens the fake); see
+// docs/testing.md.
+//
 // # Files
 //
 // driver.go, agent.go (a device), memory.go, code.go (modules and
