@@ -5,7 +5,7 @@ GPU_OUT  ?= gpu-tests
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: gokernels-pack run test test-allocs vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: gokernels-pack run test test-allocs test-json vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -21,12 +21,23 @@ test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) -C $(REPORT) test -count=1 ./...
 	$(MAKE) --no-print-directory test-allocs
+	$(MAKE) --no-print-directory test-json
 
 # Every allocation test is named Test...Allocs and skips under -race, whose
 # instrumentation allocates: they run here without it.
 ALLOCS_RUN ?= Allocs$$
 test-allocs:
 	$(GO) test -count=1 -run '$(ALLOCS_RUN)' $(PKGS)
+
+# go test -json, as IDEs and gotestsum run tests, makes os.Stderr
+# os.Stdout; a package whose tests capture what it prints runs under it,
+# so that they keep passing there. The JSON goes to JSON_OUT.
+JSON_PKGS ?= ./gpu/module
+JSON_OUT  ?= test-json.out
+test-json:
+	@$(GO) test -json -count=1 $(JSON_PKGS) > $(JSON_OUT) || { \
+	  grep '"Action":"fail"' $(JSON_OUT); echo "test-json: go test -json failed; its output is in $(JSON_OUT)" >&2; exit 1; }
+	@echo "test-json: $$(grep -c '"Action":"pass"' $(JSON_OUT)) passed under go test -json ($(JSON_PKGS))"
 
 vet:
 	$(GO) vet $(PKGS)

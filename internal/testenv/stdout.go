@@ -17,7 +17,11 @@ func CaptureStdout(t testing.TB, fn func()) string {
 	return capture(t, 1, fn)
 }
 
-// CaptureStderr is CaptureStdout for file descriptor 2.
+// CaptureStderr is CaptureStdout for file descriptor 2. It also points
+// os.Stderr at the pipe while fn runs: under go test -json the testing
+// package makes os.Stderr os.Stdout (file descriptor 1), so that test2json
+// reads both through one pipe, and what Go code writes to os.Stderr
+// would not reach descriptor 2.
 func CaptureStderr(t testing.TB, fn func()) string {
 	t.Helper()
 	return capture(t, 2, fn)
@@ -38,6 +42,10 @@ func capture(t testing.TB, fd int, fn func()) string {
 	if err := syscall.Dup3(int(w.Fd()), fd, 0); err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
+	savedStderr := os.Stderr
+	if fd == 2 && os.Stderr == os.Stdout {
+		os.Stderr = w
+	}
 	done := make(chan string, 1)
 	go func() {
 		b, _ := io.ReadAll(r)
@@ -46,6 +54,7 @@ func capture(t testing.TB, fd int, fn func()) string {
 	func() {
 		defer func() {
 			fflush()
+			os.Stderr = savedStderr
 			_ = syscall.Dup3(saved, fd, 0)
 			_ = syscall.Close(saved)
 			_ = w.Close()

@@ -73,3 +73,22 @@ func TestOptions(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { Main(m) }
+
+// Under go test -json the testing package makes os.Stderr os.Stdout;
+// what Go code writes to os.Stderr is still captured as stderr, not as
+// stdout.
+func TestCaptureStderrUnderJSON(t *testing.T) {
+	saved := os.Stderr
+	os.Stderr = os.Stdout
+	defer func() { os.Stderr = saved }()
+	var out string
+	errs := CaptureStderr(t, func() {
+		out = CaptureStdout(t, func() {
+			fmt.Fprint(os.Stdout, "to stdout")
+			fmt.Fprint(os.Stderr, "to stderr")
+		})
+	})
+	assert.Equal(t, "to stdout", out)
+	assert.Equal(t, "to stderr", errs)
+	assert.Same(t, os.Stdout, os.Stderr, "restored")
+}
