@@ -2,6 +2,7 @@
 GO       ?= go
 PKGS     ?= ./...
 GPU_OUT  ?= gpu-tests
+GPU_PKGS ?= ./...
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
@@ -84,30 +85,44 @@ kernels-check:
 	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest
 	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty internal/conformancetest
 
-# Test binaries of every package for a machine without Go (the H200).
+# Test binaries of every package for a machine without Go (the H200). A
+# package whose test binary does not build fails the target (after every
+# package was tried, each failure with its compiler output); a package
+# with no tests is listed in left-out.txt with the reason, as
+# gpu-tests-pack lists the ones it drops.
 gpu-tests:
 	rm -rf $(GPU_OUT) && mkdir -p $(GPU_OUT)
-	for p in $$($(GO) list ./...); do \
+	@failed=""; for p in $$($(GO) list $(GPU_PKGS)); do \
+	  d=$$(echo $$p | sed 's|^github.com/hipgo/hipgo$$|.|; s|github.com/hipgo/hipgo/||'); \
 	  n=$$(echo $$p | sed 's|github.com/hipgo/hipgo/||; s|/|_|g'); \
-	  CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o $(GPU_OUT)/$$n.test $$p 2>/dev/null || true; \
-	  echo "$$n $$(echo $$p | sed 's|^github.com/hipgo/hipgo$$|.|; s|github.com/hipgo/hipgo/||')" >> $(GPU_OUT)/packages.txt; \
-	done
+	  if ! CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o $(GPU_OUT)/$$n.test $$p > $(GPU_OUT)/build.log 2>&1; then \
+	    echo "gpu-tests: the test binary of $$d does not build:" >&2; cat $(GPU_OUT)/build.log >&2; \
+	    failed="$$failed $$d"; continue; \
+	  fi; \
+	  echo "$$n $$d" >> $(GPU_OUT)/packages.txt; \
+	  [ -f $(GPU_OUT)/$$n.test ] || echo "$$n $$d: no test files" >> $(GPU_OUT)/left-out.txt; \
+	done; rm -f $(GPU_OUT)/build.log; \
+	if [ -n "$$failed" ]; then echo "gpu-tests: test binaries that do not build:$$failed" >&2; exit 1; fi
 	cp kernels/gen/kernels_sm90.ptx $(GPU_OUT)/
 	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o $(GPU_OUT)/vector_add ./examples/vector_add
-	ls $(GPU_OUT)
+	@echo "gpu-tests: $$(ls $(GPU_OUT)/*.test 2>/dev/null | wc -l) test binaries; left out:"; cat $(GPU_OUT)/left-out.txt 2>/dev/null || true
 
 # The test binaries compressed to fit the device tool's 64 MiB transfer;
 # on the H200: OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz
 # Packages that never open a device stay out (CI runs them): with them
-# the pack is over the limit.
+# the pack is over the limit. Each is named in left-out.txt, which the
+# suite copies into its results.
 CPU_ONLY ?= rocr_codeobj internal_cabitest cmd_hipgo-gen internal_clangtool \
 	internal_kernelgen internal_errtext internal_clayout internal_hostref \
 	internal_rocrhook internal_testenv internal_visible internal_devprintf \
-	internal_vendorlib internal_annotate rocr_hsa rocr_aql \
+	internal_vendorlib rocr_hsa rocr_aql \
 	rocr_internal_amdgpu rocr_internal_shm gpu_internal_debug
 gpu-tests-pack: gpu-tests
 	mkdir -p gpu-pack && rm -f gpu-pack/gpu-tests.tar.xz
-	for n in $(CPU_ONLY); do rm -f $(GPU_OUT)/$$n.test; done
+	for n in $(CPU_ONLY); do \
+	  if [ -f $(GPU_OUT)/$$n.test ]; then rm $(GPU_OUT)/$$n.test; \
+	    echo "$$n $$(awk -v n=$$n '$$1 == n { print $$2 }' $(GPU_OUT)/packages.txt): opens no device (CPU_ONLY; CI runs it)" >> $(GPU_OUT)/left-out.txt; fi; \
+	done
 	tar -cf - $(GPU_OUT) | xz -T8 -9e > gpu-pack/gpu-tests.tar.xz
 	ls -l gpu-pack/gpu-tests.tar.xz
 

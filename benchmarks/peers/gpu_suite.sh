@@ -54,6 +54,10 @@ for t in "$G"/${TESTS:-*}.test; do
   cat "/tmp/line-$n.txt" >> "$OUT/tests.txt"
   { echo "=== $n"; cat "/tmp/test-$n.txt"; } >> "$OUT/tests-output.txt"
 done
+# What the pack left out, and why (make gpu-tests, gpu-tests-pack).
+if [ -f "$G/left-out.txt" ]; then
+  { echo "left out of the pack:"; sed 's/^/  /' "$G/left-out.txt"; } >> "$OUT/tests.txt"
+fi
 (cd "$G" && timeout 60 ./vector_add) > "$OUT/api.txt" 2>&1
 
 # Benchmarks: hipgo (rocr level and gpu API), native C, CuPy.

@@ -7,103 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// generateArgs returns the arguments of the hipgo-gen go:generate line in
-// dir/generate.go, so that the test runs exactly what go generate runs.
-func generateArgs(t *testing.T, dir string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "generate.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(string(b)) {
-		rest, ok := strings.CutPrefix(line, "//go:generate ")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) > 3 && f[0] == "go" && f[1] == "run" && strings.HasSuffix(f[2], "cmd/hipgo-gen") {
-			return f[3:]
-		}
-	}
-	t.Fatalf("%s/generate.go has no go:generate line running cmd/hipgo-gen", dir)
-	return nil
-}
-
-// TestKernelsUpToDate regenerates kernels/launch_gen.go and compares it
-// with the committed file: CI fails when a kernel's declaration, the code
-// objects or the generator changed without go generate.
-func TestKernelsUpToDate(t *testing.T) {
-	dir, err := filepath.Abs("../../kernels")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "generate.go")); err != nil {
-		// A test binary run away from its source tree (the GPU machine's
-		// test pack) has no kernels to compare.
-		t.Skipf("kernel sources not here: %v", err)
-	}
-	args := generateArgs(t, dir)
-	var out string
-	for i, a := range args {
-		if a == "-o" && i+1 < len(args) {
-			out = args[i+1]
-			args[i+1] = "-"
-		}
-	}
-	if out == "" {
-		t.Fatalf("the go:generate line has no -o: %q", args)
-	}
-	t.Chdir(dir)
-	var stdout, stderr bytes.Buffer
-	if err := run(args, &stdout, &stderr); err != nil {
-		t.Fatalf("hipgo-gen %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	committed, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(stdout.Bytes(), committed) {
-		t.Errorf("kernels/%s is stale: run go generate ./kernels\n%s", out, firstDiff(stdout.String(), string(committed)))
-	}
-	if !strings.HasPrefix(stdout.String(), header+"\n") {
-		t.Errorf("output does not begin with %q", header)
-	}
-
-	// The same run twice gives the same bytes.
-	var again bytes.Buffer
-	if err := run(args, &again, &stderr); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(stdout.Bytes(), again.Bytes()) {
-		t.Error("output differs between two runs")
-	}
-}
-
-// firstDiff shows the first line where two texts differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n  generated: " + gl + "\n  committed: " + wl
-		}
-	}
-	return ""
-}
 
 // TestRunErrors checks the command's failures: missing flags, an unknown
 // C type, a code object that disagrees with the sources.
