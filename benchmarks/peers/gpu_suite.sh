@@ -2,9 +2,10 @@
 # gpu_suite.sh: on the H200 machine (no Go there), run every package's test
 # binary with the cuda driver forced (LANES at a time, default 4), the
 # vector add, and the benchmarks of hipgo beside native C and CuPy on the
-# same PTX. Eight files come back: tests (the machine, then a line per
+# same PTX. Nine files come back: tests (the machine, then a line per
 # package), tests-output, peers (nvcc, native C, CuPy), hipgo, api (and the
-# vector add), suite (with SUITE), summary, nv-fixtures.tar.gz.
+# vector add), compared (pairs timed in one run), suite (with SUITE),
+# summary, nv-fixtures.tar.gz.
 #
 # Here:   make gpu-tests-pack
 # There:  OUT=out bash benchmarks/peers/gpu_suite.sh gpu-pack/gpu-tests.tar.xz [count]
@@ -59,6 +60,14 @@ if [ -f "$G/left-out.txt" ]; then
   { echo "left out of the pack:"; sed 's/^/  /' "$G/left-out.txt"; } >> "$OUT/tests.txt"
 fi
 (cd "$G" && timeout 60 ./vector_add) > "$OUT/api.txt" 2>&1
+
+# The comparisons that were timed tests once, each pair in one run:
+# stream-ordered vs plain allocation and 2-D vs linear copy (gpu/module),
+# a cache hit of runtime compilation (gpu/rtc).
+{
+  (cd "$ROOT/gpu/module" && timeout 120 "$G/gpu_module.test" -test.run '^$' -test.bench '^Benchmark(AllocAsync|Copy2D)CUDA$' -test.benchtime 0.3s -test.count 3 -test.benchmem)
+  (cd "$ROOT/gpu/rtc" && timeout 60 "$G/gpu_rtc.test" -test.run '^$' -test.bench '^BenchmarkCacheHit$/target=device' -test.count 3 -test.benchmem)
+} > "$OUT/compared.txt" 2>&1
 
 # Benchmarks: hipgo (rocr level and gpu API), native C, CuPy.
 nvcc -O2 -o /tmp/native benchmarks/peers/native_cuda.c -lcuda > "$OUT/peers.txt" 2>&1 &&

@@ -17,7 +17,7 @@ import (
 
 // gpuDevice is the default device where it runs compiled source, and the
 // words of HIPGO_REQUIRE that make a missing GPU or compiler a failure.
-func gpuDevice(t *testing.T) *gpu.Device {
+func gpuDevice(t testing.TB) *gpu.Device {
 	t.Helper()
 	dev := gputest.Device(t)
 	c := compilerFor(dev.Target())
@@ -116,8 +116,9 @@ func TestCompileAndLaunch(t *testing.T) {
 	defer func() { assert.NoError(t, again.Unload()) }()
 	assert.True(t, again.Program.Cached)
 	assert.Equal(t, m.Program.Image, again.Program.Image)
+	// How long a hit takes is BenchmarkCacheHit's to say (target=device
+	// on a GPU), not a test's.
 	t.Logf("cached: CompileFor %v, Compile with module load %v", lookup, load)
-	assert.Less(t, lookup, 50*time.Millisecond, "a cache hit reads one file")
 	_, err = again.Function("scale<float>")
 	assert.NoError(t, err)
 }
