@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/fakecuda"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -39,6 +41,7 @@ var fakeTests = []string{
 	"TestFakeOpenFailures",
 	"TestFakeLaunchFailure",
 	"TestFakeLaunchCalls",
+	"TestFakeCrossQueueWithoutEvents",
 	"TestFakeFaultThenReset",
 	"TestFakeFaultKeptByDriver",
 }
@@ -201,6 +204,46 @@ func TestFakeLaunchCalls(t *testing.T) {
 			assert.Zero(t, f.Pending(), "stream work left after the wait")
 		})
 	}
+}
+
+// Where the driver gives a queue no CUDA event, a barrier on another
+// queue's kernel waits on the GPU for that queue's progress word
+// (cuStreamWaitValue64 GEQ), and still orders the work: each round's copy
+// reads what the other queue's fill wrote just before.
+func TestFakeCrossQueueWithoutEvents(t *testing.T) {
+	f := fakecuda.Open(t)
+	a := setup(t)
+	k := fillKernel(t, a)
+	f.Fail(t, "cuEventCreate", 1, fakecuda.ErrorOutOfMemory) // q1's
+	f.Fail(t, "cuEventCreate", 2, fakecuda.ErrorOutOfMemory) // q2's
+	q1, q2 := queue(t, a, 256), queue(t, a, 256)
+	const n = 1 << 12
+	X := alloc(t, a, hsa.FlagCoarseGrained, 4*n)
+	waits, events := f.Calls("cuStreamWaitValue64_v2"), f.Calls("cuStreamWaitEvent")
+	gate, s1, s2 := signal(t, 1), signal(t, 1), signal(t, 1)
+	got := make([]uint32, n)
+	id := hostref.PinHost(unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), 4*n))
+	defer hostref.UnpinHost(id)
+	const rounds = 20
+	for i := uint32(1); i <= rounds; i++ {
+		gate.Store(1, hsa.Release)
+		s1.Store(1, hsa.Release)
+		s2.Store(1, hsa.Release)
+		// The fill waits for the gate, so the copy is queued before it
+		// runs: only the barrier keeps the copy behind it.
+		barrier(q1, []*rocr.Signal{gate}, nil)
+		fill(q1, k, uint64(X.Base), i, n, s1)
+		barrier(q2, []*rocr.Signal{s1}, nil)
+		agentPacket(q2, aql.CopyWork{Dst: id, Src: uint64(X.Base), Bytes: 4 * n, Flags: aql.CopyDstHost}.Call(), s2)
+		time.Sleep(2 * time.Millisecond)
+		gate.Store(0, hsa.Release)
+		require.NoError(t, wait(t, s2))
+		require.Equal(t, i, got[n-1], "round %d: the copy ran before the fill it waited for", i)
+	}
+	assert.Equal(t, events, f.Calls("cuStreamWaitEvent"), "stream waits on events, with no events")
+	assert.Greater(t, f.Calls("cuStreamWaitValue64_v2")-waits, int64(0), "GPU waits on the progress word")
+	assert.NoError(t, q1.Err())
+	assert.NoError(t, q2.Err())
 }
 
 // faultInFlight queues, behind a gate, kernels on q1 with a signal each,
