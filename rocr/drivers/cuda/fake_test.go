@@ -162,6 +162,16 @@ func TestFakeLaunchFailure(t *testing.T) {
 	dispatch(q2, empty, nil, 1, 1, s)
 	assert.NoError(t, wait(t, s))
 	assert.NoError(t, q2.Err())
+
+	// A copy the driver refuses fails the same way.
+	dev, pinned := alloc(t, a, hsa.FlagCoarseGrained, 4096), alloc(t, a, hsa.FlagFineGrained, 4096)
+	f.Fail(t, "cuMemcpyAsync", 1, fakecuda.ErrorInvalidValue)
+	s.Store(1, hsa.Release)
+	agentPacket(q2, aql.CopyWork{Dst: uint64(pinned.Base), Src: uint64(dev.Base), Bytes: 4096}.Call(), s)
+	err = wait(t, s)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cuMemcpyAsync")
+	assert.Error(t, q2.Err())
 }
 
 // A launch is one driver call, and a run of launches waited for at its
