@@ -32,11 +32,13 @@ test-allocs:
 
 # go test -json, as IDEs and gotestsum run tests, makes os.Stderr
 # os.Stdout; a package whose tests capture what it prints runs under it,
-# so that they keep passing there. The JSON goes to JSON_OUT.
+# so that they keep passing there. The JSON goes to JSON_OUT. It runs under
+# -race, as make test does: the allocation tests, which count every
+# goroutine's allocations, run alone in test-allocs.
 JSON_PKGS ?= ./gpu/module
-JSON_OUT  ?= test-json.out
+JSON_OUT  ?= $(or $(TMPDIR),/tmp)/hipgo-test-json.out
 test-json:
-	@$(GO) test -json -count=1 $(JSON_PKGS) > $(JSON_OUT) || { \
+	@$(GO) test -race -json -count=1 $(JSON_PKGS) > $(JSON_OUT) || { \
 	  grep '"Action":"fail"' $(JSON_OUT); echo "test-json: go test -json failed; its output is in $(JSON_OUT)" >&2; exit 1; }
 	@echo "test-json: $$(grep -c '"Action":"pass"' $(JSON_OUT)) passed under go test -json ($(JSON_PKGS))"
 
