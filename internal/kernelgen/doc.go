@@ -69,6 +69,9 @@
 //	kernel.Shfl, ShflDown, ShflUp, ShflXor    hg_shfl*: 32-bit shuffles, 64-bit values as two halves
 //	kernel.Ballot, Any, All               hg_ballot (a 64-bit mask), hg_any, hg_all
 //	kernel.Atomic* (&s[i], &shared[i], p) hg_atomic_*: __hip_atomic_* / __atomic_* / atomicAdd ... (relaxed, device scope)
+//	kernel.ThreadFence, ThreadFenceBlock/System   hg_fence_device/block/system() (memoryPrelude, where used)
+//	kernel.AtomicLoad/Store(p, ..., o, s)  hg_atomic_load<O, S>(p) ...: PTX ld.acquire.gpu ... / __hip_atomic_load
+//	kernel.Atomic*Scoped(p, ..., o, s)    hg_atomic_add_s<O, S>(p, v) ...: PTX atom.acq_rel.gpu ... / __hip_atomic_*
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...
 //	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)

@@ -32,6 +32,12 @@ func (t *translator) emit() {
 	b.WriteString(prelude)
 	b.WriteString("\n")
 	b.WriteString(t.mathSource())
+	if t.usesMemory {
+		b.WriteString(memoryPrelude)
+	}
+	if t.usesWarp {
+		b.WriteString(warpPrelude)
+	}
 	if len(t.structs) > 0 {
 		b.WriteString("// ---- the package's struct types ----\n\n")
 		for _, n := range t.structs {

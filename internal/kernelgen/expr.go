@@ -657,6 +657,11 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})
 		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
+	case "ThreadFence", "ThreadFenceBlock", "ThreadFenceSystem":
+		e.t.usesMemory = true
+		return map[string]string{"ThreadFence": "hg_fence_device()", "ThreadFenceBlock": "hg_fence_block()", "ThreadFenceSystem": "hg_fence_system()"}[name]
+	case "AtomicLoad", "AtomicStore", "AtomicAddScoped", "AtomicExchScoped", "AtomicCASScoped", "AtomicMinScoped", "AtomicMaxScoped", "AtomicAndScoped", "AtomicOrScoped", "AtomicXorScoped":
+		return e.scopedAtomic(x, name)
 	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
 		return e.mathFn(x, strings.ToLower(name))
 	case "Printf":
@@ -665,6 +670,48 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		e.errorf(x, "kernel."+name, "")
 	}
 	return "0"
+}
+
+// scopedAtomic is an atomic with a memory order and a scope, its last two
+// arguments, which must be constants: hg_atomic_load<O, S>(p),
+// hg_atomic_add_s<O, S>(p, v), ...
+func (e *emitter) scopedAtomic(x *ast.CallExpr, name string) string {
+	e.t.usesMemory = true
+	n := len(x.Args)
+	if n < 3 {
+		e.errorf(x, "kernel."+name, "")
+		return "0"
+	}
+	o, okO := constInt(e.info.Types[x.Args[n-2]].Value)
+	s, okS := constInt(e.info.Types[x.Args[n-1]].Value)
+	if !okO || o < 0 || o > 4 {
+		e.errorf(x.Args[n-2], "a memory order that is not a constant", "pass kernel.Relaxed, Acquire, Release, AcqRel or SeqCst")
+		return "0"
+	}
+	if !okS || s < 0 || s > 2 {
+		e.errorf(x.Args[n-1], "a memory scope that is not a constant", "pass kernel.ScopeBlock, ScopeDevice or ScopeSystem")
+		return "0"
+	}
+	orders := [...]string{"Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"}
+	switch {
+	case name == "AtomicLoad" && (o == 2 || o == 3):
+		e.errorf(x.Args[n-2], "an atomic load with order "+orders[o], "a load is Relaxed, Acquire or SeqCst")
+		return "0"
+	case name == "AtomicStore" && (o == 1 || o == 3):
+		e.errorf(x.Args[n-2], "an atomic store with order "+orders[o], "a store is Relaxed, Release or SeqCst")
+		return "0"
+	}
+	p := e.atomicPtr(x.Args[0])
+	rest := e.args(&ast.CallExpr{Args: x.Args[1 : n-2]})
+	fn := "hg_atomic_load"
+	switch name {
+	case "AtomicLoad":
+	case "AtomicStore":
+		fn = "hg_atomic_store"
+	default:
+		fn = "hg_" + snake(strings.TrimSuffix(name, "Scoped")) + "_s"
+	}
+	return fmt.Sprintf("%s<%d, %d>(%s)", fn, o, s, strings.Join(append([]string{p}, rest...), ", "))
 }
 
 // atomicPtr is an atomic's first argument: &s[i], &shared[i], &(*p) or a

@@ -1,0 +1,33 @@
+package k
+
+import "github.com/hipgo/hipgo/rocr/kernel"
+
+// Publish writes a block's value, then its flag with release order; a
+// reader waits for the flag with acquire order, as a look-back does.
+//
+//hipgo:kernel
+func Publish(t kernel.Thread, vals []int64, flags []uint32, counters []uint64, f []float32) {
+	b := t.BlockIdx().X
+	if t.ThreadIdx().X == 0 {
+		vals[b] = int64(b)
+		kernel.ThreadFence()
+		kernel.AtomicStore(&flags[b], 1, kernel.Release, kernel.ScopeDevice)
+		if b > 0 {
+			for kernel.AtomicLoad(&flags[b-1], kernel.Acquire, kernel.ScopeDevice) == 0 {
+			}
+			_ = kernel.AtomicLoad(&vals[b-1], kernel.Relaxed, kernel.ScopeSystem)
+		}
+		kernel.ThreadFenceBlock()
+		kernel.ThreadFenceSystem()
+		kernel.AtomicAddScoped(&counters[0], 1, kernel.AcqRel, kernel.ScopeDevice)
+		kernel.AtomicCASScoped(&counters[1], 0, 1, kernel.SeqCst, kernel.ScopeSystem)
+		kernel.AtomicExchScoped(&flags[0], 2, kernel.Relaxed, kernel.ScopeBlock)
+		kernel.AtomicMinScoped(&vals[0], -1, kernel.Acquire, kernel.ScopeDevice)
+		kernel.AtomicMaxScoped(&flags[0], 9, kernel.Release, kernel.ScopeDevice)
+		kernel.AtomicAndScoped(&counters[2], 3, kernel.Relaxed, kernel.ScopeDevice)
+		kernel.AtomicOrScoped(&counters[2], 4, kernel.Relaxed, kernel.ScopeDevice)
+		kernel.AtomicXorScoped(&vals[1], 5, kernel.SeqCst, kernel.ScopeDevice)
+		kernel.AtomicStore(&f[0], 1.5, kernel.SeqCst, kernel.ScopeBlock)
+		f[1] = kernel.AtomicLoad(&f[0], kernel.SeqCst, kernel.ScopeDevice)
+	}
+}
