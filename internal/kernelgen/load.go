@@ -222,8 +222,8 @@ type translator struct {
 	structSeen map[*types.Named]bool
 	math       map[string]bool // used math helpers: "exp/32"
 	usesDyn    bool
-	usesMemory bool // fences and ordered, scoped atomics: memoryPrelude
-	usesWarp   bool // masked warp operations and reductions: warpPrelude
+	usesMemory bool                      // fences and ordered, scoped atomics: memoryPrelude
+	usesWarp   bool                      // masked warp operations and reductions: warpPrelude
 	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
 	globalList []*globalVar              // the same, in declaration order
 }
