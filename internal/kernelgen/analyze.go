@@ -123,12 +123,26 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 
 // lockstepOp reports whether the kernel SDK function or Thread method
 // name is a barrier or warp operation, which makes its caller lockstep.
-func lockstepOp(name string) bool {
-	switch name {
-	case "SyncThreads", "SyncWarp", "Shfl", "ShflDown", "ShflUp", "ShflXor", "Ballot", "Any", "All":
-		return true
-	}
-	return false
+func lockstepOp(name string) bool { return name == "SyncThreads" || WarpOp(name) }
+
+// warpOps are the kernel SDK's warp operations: true for those that take
+// a mask, false for the full-warp forms, which must stand where every lane
+// of the warp reaches them (see diverge.go).
+var warpOps = map[string]bool{
+	"SyncWarp": false, "Shfl": false, "ShflDown": false, "ShflUp": false, "ShflXor": false,
+	"Ballot": false, "Any": false, "All": false,
+	"SyncWarpMask": true, "ShflSync": true, "ShflDownSync": true, "ShflUpSync": true, "ShflXorSync": true,
+	"BallotSync": true, "AnySync": true, "AllSync": true,
+	"ReduceAddSync": true, "ReduceMinSync": true, "ReduceMaxSync": true,
+	"ReduceAndSync": true, "ReduceOrSync": true, "ReduceXorSync": true,
+}
+
+// WarpOp reports whether the kernel SDK function or Thread method name is
+// a warp operation: the work-items of a warp exchange values or wait for
+// each other there.
+func WarpOp(name string) bool {
+	_, ok := warpOps[name]
+	return ok
 }
 
 // kernelFunc is the name of the kernel SDK function or Thread method call

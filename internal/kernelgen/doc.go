@@ -68,6 +68,9 @@
 //	kernel.DynamicShared[T](t)            extern __shared__ bytes viewed as hg_dyn_bytes / sizeof(T) elements
 //	kernel.Shfl, ShflDown, ShflUp, ShflXor    hg_shfl*: 32-bit shuffles, 64-bit values as two halves
 //	kernel.Ballot, Any, All               hg_ballot (a 64-bit mask), hg_any, hg_all
+//	kernel.ShflSync ... (mask, width), BallotSync ..., SyncWarpMask   hg_shfl_sync ... (warpPrelude, where used)
+//	kernel.ReduceAddSync ... ReduceXorSync    hg_reduce_add_sync ...: redux.sync on sm_80, else a butterfly or a fold
+//	a warp operation without a mask       refused under lane-dependent control flow (diverge.go)
 //	kernel.Atomic* (&s[i], &shared[i], p) hg_atomic_*: __hip_atomic_* / __atomic_* / atomicAdd ... (relaxed, device scope)
 //	kernel.ThreadFence, ThreadFenceBlock/System   hg_fence_device/block/system() (memoryPrelude, where used)
 //	kernel.AtomicLoad/Store(p, ..., o, s)  hg_atomic_load<O, S>(p) ...: PTX ld.acquire.gpu ... / __hip_atomic_load

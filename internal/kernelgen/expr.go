@@ -653,6 +653,17 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		return fmt.Sprintf("hg_%s(%s, (long long)%s)", snake(name), a[0], parenthesize(a[1]))
 	case "Ballot", "Any", "All":
 		return fmt.Sprintf("hg_%s(%s)", strings.ToLower(name), e.args(x)[0])
+	case "ShflSync", "ShflDownSync", "ShflUpSync", "ShflXorSync":
+		e.t.usesWarp = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s, (long long)%s, (long long)%s)", snake(name), parenthesize(a[0]), a[1], parenthesize(a[2]), parenthesize(a[3]))
+	case "BallotSync", "AnySync", "AllSync", "ReduceAddSync", "ReduceMinSync", "ReduceMaxSync", "ReduceAndSync", "ReduceOrSync", "ReduceXorSync":
+		e.t.usesWarp = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s)", snake(name), parenthesize(a[0]), a[1])
+	case "SyncWarpMask":
+		e.t.usesWarp = true
+		return fmt.Sprintf("hg_sync_warp_mask((unsigned long long)%s)", parenthesize(e.args(x)[0]))
 	case "AtomicAdd", "AtomicSub", "AtomicMin", "AtomicMax", "AtomicExch", "AtomicCAS", "AtomicAnd", "AtomicOr", "AtomicXor":
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})

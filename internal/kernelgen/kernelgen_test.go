@@ -272,6 +272,10 @@ func TestErrors(t *testing.T) {
 		{"globals.go", 19, 9, "package-level variable plain"},
 		{"globals.go", 20, 20, "write to //hipgo:constant variable coefs"},
 		{"orders.go", 7, 31, "a memory order that is not a constant"},
+		{"diverge.go", 10, 7, "kernel.ShflDown without a mask under control flow that may differ between the lanes of a warp"},
+		{"diverge.go", 13, 14, "kernel.Ballot without a mask under control flow that may differ between the lanes of a warp"},
+		{"diverge.go", 23, 7, "a call of warpSum, which makes a warp operation without a mask, under control flow that may differ between the lanes of a warp"},
+		{"diverge.go", 28, 2, "t.SyncWarp without a mask under control flow that may differ between the lanes of a warp"},
 		{"orders.go", 8, 31, "an atomic load with order Release"},
 		{"orders.go", 9, 31, "an atomic store with order Acquire"},
 	} {
@@ -284,6 +288,15 @@ func TestErrors(t *testing.T) {
 		}
 		assert.True(t, found, "no error %s at %s:%d:%d in\n%v", c.construct, c.file, c.line, c.col, err)
 	}
+	// The warp-index idiom, a uniform call and a masked operation pass.
+	n := 0
+	for _, e := range list {
+		if filepath.Base(e.Pos.Filename) == "diverge.go" {
+			n++
+			assert.Contains(t, e.Error(), "every lane of the warp must reach it")
+		}
+	}
+	assert.Equal(t, 4, n, "%v", err)
 }
 
 // TestNames checks that variables keep their Go names where no variable

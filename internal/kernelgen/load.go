@@ -159,6 +159,7 @@ func Translate(pkg *packages.Package) (*Result, error) {
 	t.discoverGlobals()
 	t.discover()
 	t.analyze()
+	t.checkDivergence()
 	t.emit()
 	if len(t.errs) > 0 {
 		sort.SliceStable(t.errs, func(i, j int) bool {

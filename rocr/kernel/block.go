@@ -51,9 +51,7 @@ type Block struct {
 	// lockstep state
 	lanes []lane
 	entry func(Thread)
-	xch   []uint64 // warp exchange, two buffers of one slot per work-item
-	xgen  []uint
-	fresh bool // xgen must be cleared before the next group
+	warps warpState
 
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.

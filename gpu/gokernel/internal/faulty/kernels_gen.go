@@ -32,10 +32,10 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
+	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef"},
-	Files:   []string{"faulty.go", "kernels_gen.go"},
+	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "warp_ops"},
+	Files:   []string{"faulty.go", "kernels_gen.go", "warps.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 
@@ -491,4 +491,69 @@ func LaunchScaleByCoef(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x 
 	var args module.Args
 	args.Ptr(x).Int64(int64(x.Len()))
 	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+}
+
+// warpOpsArgs is the kernarg layout of warp_ops's C++ entry point.
+type warpOpsArgs struct {
+	in    rocr.ConstPtr[int32]
+	fin   rocr.ConstPtr[float32]
+	out   rocr.Ptr[int32]
+	fout  rocr.Ptr[float32]
+	votes rocr.Ptr[uint64]
+}
+
+// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (warps.go:24: warp operation ShflSync).
+var warpOpsKernel = kernel.Define("warp_ops", func(b *kernel.Block, a *warpOpsArgs) {
+	f := kernel.Frame[warpOpsFrame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ConstViewRest(b, a.fin)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.fout)
+	f.p4 = kernel.ViewRest(b, a.votes)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[warpOpsFrame](t)
+		warpOps(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+	})
+}, kernel.Lockstep())
+
+// LaunchWarpOps launches warpOps (warps.go:18) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32], votes buffer.Array[uint64]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 3 (fout): nil buffer")
+	}
+	if votes == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 4 (votes): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 9)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout).Ptr(votes)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len())).Int64(int64(votes.Len()))
+	}
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+}
+
+// warpOpsFrame holds warpOps's arguments for its lockstep work-items.
+type warpOpsFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+	p4 []uint64
 }

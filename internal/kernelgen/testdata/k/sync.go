@@ -31,3 +31,29 @@ func Publish(t kernel.Thread, vals []int64, flags []uint32, counters []uint64, f
 		f[1] = kernel.AtomicLoad(&f[0], kernel.SeqCst, kernel.ScopeDevice)
 	}
 }
+
+// Warps uses the warp operations with a mask and a width, and the warp
+// reductions.
+//
+//hipgo:kernel
+func Warps(t kernel.Thread, x []int32, y []float64, u []uint64, w int) {
+	i := t.GlobalX()
+	lane := t.Lane()
+	v := x[i]
+	if lane < 16 {
+		v = kernel.ShflSync(t, 0xffff, v, lane+1, 8)
+		v += kernel.ShflXorSync(t, 0xffff, v, 1, 16)
+		kernel.SyncWarpMask(t, 0xffff)
+	}
+	v = kernel.ShflUpSync(t, kernel.FullMask, v, 1, w)
+	y[i] = kernel.ShflDownSync(t, kernel.FullMask, y[i], 2, w)
+	u[i] = kernel.BallotSync(t, kernel.FullMask, v > 0)
+	if kernel.AnySync(t, kernel.FullMask, v < 0) && kernel.AllSync(t, kernel.FullMask, v != 3) {
+		v++
+	}
+	x[i] = kernel.ReduceAddSync(t, kernel.FullMask, v) + kernel.ReduceMinSync(t, kernel.FullMask, v) +
+		kernel.ReduceMaxSync(t, kernel.FullMask, v) + kernel.ReduceAndSync(t, kernel.FullMask, v) +
+		kernel.ReduceOrSync(t, kernel.FullMask, v) + kernel.ReduceXorSync(t, kernel.FullMask, v)
+	y[i] = kernel.ReduceAddSync(t, 0xf0f0, y[i]) + kernel.ReduceMaxSync(t, kernel.FullMask, y[i])
+	u[i] += kernel.ReduceAddSync(t, kernel.FullMask, u[i]) + kernel.ReduceXorSync(t, kernel.FullMask, u[i])
+}

@@ -583,6 +583,155 @@ HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
 HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
 #endif
 
+// ---- warp operations with a mask and a width ----
+
+#if defined(HG_AMD)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
+  (void)m;
+  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) {
+  (void)m;
+  __builtin_amdgcn_wave_barrier();
+}
+#elif defined(HG_NVPTX)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
+// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  int seg = (32 - w) << 8;
+  switch (mode) {
+  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
+  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
+#else
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  switch (mode) {
+  case 0: return __shfl_sync((unsigned)m, v, b, w);
+  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
+  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
+  default: return __shfl_xor_sync((unsigned)m, v, b, w);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
+#endif
+HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
+HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
+HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
+HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
+  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
+  return ((unsigned long long)hi << 32) | lo;
+}
+// Lane j's v where ok, else the caller's own; every lane of the mask
+// reads, so each takes part.
+template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
+  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
+  return ok ? got : v;
+}
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
+HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
+  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
+  return ((unsigned long long)hi << 32) | lo;
+}
+template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
+  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
+}
+#define HG_NV_SHFL 1
+#else
+#define HG_NV_SHFL 0
+template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
+#endif
+template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
+  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
+  long long l = hg_lane();
+  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
+}
+template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
+  long long l = hg_lane(), j = l - d;
+  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
+}
+template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
+  long long l = hg_lane(), j = l + d;
+  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
+}
+template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
+  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
+  long long l = hg_lane(), j = l ^ x;
+  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
+}
+#undef HG_NV_SHFL
+
+// ---- warp reductions ----
+
+struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
+struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
+struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
+struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
+struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
+struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
+template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
+  long long ws = hg_warp_size();
+  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
+  if ((m & full) == full) {
+    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
+    return v;
+  }
+  T r = v;
+  bool first = true;
+  for (long long j = 0; j < ws; j++) {
+    if (!((m >> j) & 1)) continue;
+    T x = hg_shfl_sync(m, v, j, ws);
+    r = first ? x : op(r, x);
+    first = false;
+  }
+  return r;
+}
+#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(HG_NVPTX)
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
+#else
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
+#endif
+#endif
+template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
+template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
+template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
+template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
+template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
+template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
+
 // ---- the package's struct types ----
 
 struct point {
@@ -848,5 +997,63 @@ extern "C" __global__ void scale_by_coef(float* x_p, long long x_n) {
 }
 extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_fault* hg_f) {
   scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
+}
+
+#line 18 "warps.go"
+template <bool Checked> __device__ void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long lane = hg_lane();
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 2);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 2);
+  int32_t v = hg_t1;
+  float f = hg_t2;
+#line 22 "warps.go"
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 2);
+  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 2);
+  hg_ref<Checked>(o, 0LL, hg_f, 24, 2) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_ref<Checked>(o, 1LL, hg_f, 25, 2) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_ref<Checked>(o, 2LL, hg_f, 26, 2) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_ref<Checked>(o, 3LL, hg_f, 27, 2) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_ref<Checked>(o, 4LL, hg_f, 28, 2) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_ref<Checked>(o, 5LL, hg_f, 29, 2) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
+  hg_ref<Checked>(o, 6LL, hg_f, 30, 2) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 7LL, hg_f, 31, 2) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 8LL, hg_f, 32, 2) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 9LL, hg_f, 33, 2) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 10LL, hg_f, 34, 2) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(of, 0LL, hg_f, 35, 2) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(of, 1LL, hg_f, 36, 2) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 2) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
+#line 39 "warps.go"
+#line 40 "warps.go"
+  if (lane < 9LL) {
+    hg_ref<Checked>(o, 11LL, hg_f, 41, 2) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 42, 2) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 43, 2) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 2) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
+    if (hg_any_sync((unsigned long long)(511ULL), v < 0)) {
+      hg_ref<Checked>(o, 13LL, hg_f, 46, 2) = 1;
+    }
+  } else {
+#line 50 "warps.go"
+    hg_ref<Checked>(o, 11LL, hg_f, 50, 2) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 51, 2) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 52, 2) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(of, 3LL, hg_f, 53, 2) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 2) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
+    if (hg_all_sync((unsigned long long)(4294966784ULL), v > -1000000)) {
+      hg_ref<Checked>(o, 13LL, hg_f, 56, 2) = 2;
+    }
+  }
+  hg_ref<Checked>(o, 14LL, hg_f, 59, 2) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_sync_warp_mask((unsigned long long)(18446744073709551615ULL));
+  hg_ref<Checked>(o, 15LL, hg_f, 61, 2) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 2), (long long)(31LL), (long long)(32LL)) >> 20LL);
+}
+
+extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p) {
+  warpOps<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), hg_bare(votes_p), nullptr);
+}
+extern "C" __global__ void warp_ops_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p, long long in_n, long long fin_n, long long out_n, long long fout_n, long long votes_n, hg_fault* hg_f) {
+  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), hg_f);
 }
 
