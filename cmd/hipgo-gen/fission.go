@@ -112,8 +112,12 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 				}
 			}
 			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok {
-				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && kernelgen.WarpOp(fn.Name()) {
-					err = fail(n, "warp operation %s", fn.Name())
+				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && kernelgen.NeedsCoroutines(fn.Name()) {
+					what := "warp operation"
+					if !kernelgen.WarpOp(fn.Name()) {
+						what = "block-wide call"
+					}
+					err = fail(n, "%s %s", what, fn.Name())
 				} else if res.Lockstep[fn.Origin()] {
 					err = fail(n, "calls %s, which synchronizes", fn.Name())
 				}

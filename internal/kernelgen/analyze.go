@@ -123,7 +123,14 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 
 // lockstepOp reports whether the kernel SDK function or Thread method
 // name is a barrier or warp operation, which makes its caller lockstep.
-func lockstepOp(name string) bool { return name == "SyncThreads" || WarpOp(name) }
+func lockstepOp(name string) bool {
+	return name == "SyncThreads" || name == "OrderedBlockID" || WarpOp(name)
+}
+
+// NeedsCoroutines reports whether the kernel SDK function or Thread
+// method name synchronizes in a way loop fission does not split at: a
+// warp operation, or a call with barriers inside (OrderedBlockID).
+func NeedsCoroutines(name string) bool { return name == "OrderedBlockID" || WarpOp(name) }
 
 // warpOps are the kernel SDK's warp operations: true for those that take
 // a mask, false for the full-warp forms, which must stand where every lane

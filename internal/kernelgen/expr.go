@@ -668,6 +668,9 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})
 		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
+	case "OrderedBlockID":
+		e.t.usesMemory = true
+		return fmt.Sprintf("hg_ordered_block_id(%s)", e.atomicPtr(x.Args[1]))
 	case "ThreadFence", "ThreadFenceBlock", "ThreadFenceSystem":
 		e.t.usesMemory = true
 		return map[string]string{"ThreadFence": "hg_fence_device()", "ThreadFenceBlock": "hg_fence_block()", "ThreadFenceSystem": "hg_fence_system()"}[name]

@@ -133,5 +133,15 @@ template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T c, T v) { type
 template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return hg_ptx_min<O, S>(p, v); }
 template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return hg_ptx_max<O, S>(p, v); }
 #endif
+// kernel.OrderedBlockID: a ticket per block, in the order the blocks
+// started. The __shared__ cell is the function's own (one per block).
+HG_DEV long long hg_ordered_block_id(unsigned* counter) {
+  __shared__ unsigned hg_ticket;
+  if (hg_tid_x() == 0 && hg_tid_y() == 0 && hg_tid_z() == 0) hg_ticket = hg_atomic_add_s<0, 1>(counter, 1u);
+  hg_sync_threads();
+  unsigned id = hg_ticket;
+  hg_sync_threads();
+  return id;
+}
 
 `

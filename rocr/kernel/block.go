@@ -49,9 +49,10 @@ type Block struct {
 	flat1  bool // a one-dimensional block without static shared memory
 
 	// lockstep state
-	lanes []lane
-	entry func(Thread)
-	warps warpState
+	lanes  []lane
+	entry  func(Thread)
+	warps  warpState
+	ticket int // OrderedBlockID's ticket
 
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.

@@ -97,3 +97,23 @@ func AtomicOrScoped[T Integer](p *T, v T, o Order, s Scope) T { return AtomicOr(
 
 // AtomicXorScoped is AtomicXor with a memory order and a scope.
 func AtomicXorScoped[T Integer](p *T, v T, o Order, s Scope) T { return AtomicXor(p, v) }
+
+// OrderedBlockID is the block's place in the order in which the blocks of
+// the launch started: a ticket taken by the block's first work-item with
+// an atomic add on *counter and handed to every work-item of the block.
+// A block with ticket k knows that the blocks with tickets below k have
+// started, which a single-pass scan's look-back needs and blockIdx does
+// not promise (AMD GPUs dispatch blocks in no promised order). *counter
+// must be zero when the launch starts (a Memset on the same stream
+// before it) and holds the number of blocks after it. Every work-item of
+// the block must call it, as SyncThreads, which it contains twice.
+func OrderedBlockID(t Thread, counter *uint32) int {
+	b := t.l.b
+	if t.l.flat == 0 {
+		b.ticket = int(AtomicAdd(counter, 1))
+	}
+	t.SyncThreads()
+	id := b.ticket
+	t.SyncThreads()
+	return id
+}

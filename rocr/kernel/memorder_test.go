@@ -97,3 +97,67 @@ func TestScopedAtomicsOnTheCPU(t *testing.T) {
 	kernel.ThreadFenceBlock()
 	kernel.ThreadFenceSystem()
 }
+
+type ticketArgs struct {
+	Counter rocr.Ptr[uint32]
+	CN      int64
+	IDs     rocr.Ptr[int32]
+	IDsN    int64
+}
+
+type ticketFrame struct {
+	counter []uint32
+	ids     []int32
+}
+
+// tickets records each block's ordered id, from every work-item, so a
+// work-item that saw another ticket than its block's first shows.
+func tickets(t kernel.Thread, counter []uint32, ids []int32) {
+	id := kernel.OrderedBlockID(t, &counter[0])
+	ids[t.BlockIdx().X*t.BlockDim().X+t.ThreadIdx().X] = int32(id)
+}
+
+var ticketKernel = kernel.Define("tickets", func(b *kernel.Block, a *ticketArgs) {
+	f := kernel.Frame[ticketFrame](b)
+	f.counter, f.ids = kernel.View(b, a.Counter, a.CN), kernel.View(b, a.IDs, a.IDsN)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[ticketFrame](t)
+		tickets(t, f.counter, f.ids)
+	})
+}, kernel.Lockstep())
+
+// Every block gets one ticket, the same in all its work-items, and the
+// tickets are 0 to blocks-1.
+func TestOrderedBlockID(t *testing.T) {
+	dev, s, _ := setup(t)
+	m, err := module.Load(dev, kernel.NewSet("sdk-tickets", ticketKernel))
+	require.NoError(t, err)
+	defer m.Unload()
+	f, err := m.Function("tickets")
+	require.NoError(t, err)
+	const blocks, threads = 200, 64
+	counter, err := buffer.New[uint32](dev, 1)
+	require.NoError(t, err)
+	defer counter.Free()
+	ids, err := buffer.New[int32](dev, blocks*threads)
+	require.NoError(t, err)
+	defer ids.Free()
+	require.NoError(t, counter.Memset(0))
+	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(blocks), gpu.D1(threads), 0, s, counter, int64(1), ids, int64(blocks*threads)))
+	require.NoError(t, s.Synchronize())
+	got, err := ids.ToSlice()
+	require.NoError(t, err)
+	seen := map[int32]bool{}
+	for b := 0; b < blocks; b++ {
+		id := got[b*threads]
+		assert.False(t, seen[id], "ticket %d twice", id)
+		seen[id] = true
+		assert.True(t, id >= 0 && id < blocks, "ticket %d", id)
+		for i := 1; i < threads; i++ {
+			assert.Equal(t, id, got[b*threads+i], "block %d work-item %d", b, i)
+		}
+	}
+	n, err := counter.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, uint32(blocks), n[0])
+}

@@ -57,3 +57,13 @@ func Warps(t kernel.Thread, x []int32, y []float64, u []uint64, w int) {
 	y[i] = kernel.ReduceAddSync(t, 0xf0f0, y[i]) + kernel.ReduceMaxSync(t, kernel.FullMask, y[i])
 	u[i] += kernel.ReduceAddSync(t, kernel.FullMask, u[i]) + kernel.ReduceXorSync(t, kernel.FullMask, u[i])
 }
+
+// Tickets takes each block's ordered id.
+//
+//hipgo:kernel
+func Tickets(t kernel.Thread, counter []uint32, ids []int32) {
+	id := kernel.OrderedBlockID(t, &counter[0])
+	if t.ThreadIdx().X == 0 {
+		ids[t.BlockIdx().X] = int32(id)
+	}
+}
