@@ -368,3 +368,12 @@ func TestCompile(t *testing.T) {
 		})
 	}
 }
+
+// A kernel's file that calls its own generated launcher fails with the
+// way out (issue: "undefined: LaunchBox3" alone said nothing).
+func TestUndefinedLauncherHint(t *testing.T) {
+	testenv.GoTool(t)
+	_, err := Load(filepath.Join("testdata", "undef"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "box.go:13:28: undefined: LaunchBox3 (a file that holds a //hipgo:kernel must type-check without the code hipgo-gen writes: call the generated launchers from another file of the package)")
+}

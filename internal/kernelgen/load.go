@@ -93,8 +93,16 @@ func Load(dir string, generated ...string) (*Result, error) {
 		}
 	}
 	var errs []error
+	hinted := false
 	for _, e := range pkg.Errors {
 		if e.Kind == packages.TypeError && !kernelFiles[errorFile(e.Pos)] {
+			continue
+		}
+		if e.Kind == packages.TypeError && strings.HasPrefix(e.Msg, "undefined: ") && !hinted {
+			// Most often a launcher hipgo-gen has not written yet (or that
+			// the overlay of the generated file hides).
+			hinted = true
+			errs = append(errs, fmt.Errorf("%s: %s (a file that holds a //hipgo:kernel must type-check without the code hipgo-gen writes: call the generated launchers from another file of the package)", e.Pos, e.Msg))
 			continue
 		}
 		// go list's own compile of the package reports the same type
