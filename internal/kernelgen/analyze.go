@@ -108,6 +108,11 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 		}
 	}
 	name := t.kernelFunc(call)
+	if (name == "Store4" || name == "Store2") && len(call.Args) > 0 {
+		if r := t.rootVar(call.Args[0]); r != nil {
+			t.written[r] = true
+		}
+	}
 	switch {
 	case lockstepOp(name):
 		fn.lockstep = true

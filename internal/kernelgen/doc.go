@@ -75,6 +75,7 @@
 //	kernel.ThreadFence, ThreadFenceBlock/System   hg_fence_device/block/system() (memoryPrelude, where used)
 //	kernel.AtomicLoad/Store(p, ..., o, s)  hg_atomic_load<O, S>(p) ...: PTX ld.acquire.gpu ... / __hip_atomic_load
 //	kernel.Atomic*Scoped(p, ..., o, s)    hg_atomic_add_s<O, S>(p, v) ...: PTX atom.acq_rel.gpu ... / __hip_atomic_*
+//	kernel.Load4/Store4, Load2/Store2     hg_ldv<Checked, 4>(s, i, ...): one 16-byte access (vectorPrelude)
 //	kernel.OrderedBlockID(t, &c[0])       hg_ordered_block_id(p): a ticket through a __shared__ cell, two barriers
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...

@@ -38,6 +38,9 @@ func (t *translator) emit() {
 	if t.usesWarp {
 		b.WriteString(warpPrelude)
 	}
+	if t.usesVector {
+		b.WriteString(vectorPrelude)
+	}
 	if len(t.structs) > 0 {
 		b.WriteString("// ---- the package's struct types ----\n\n")
 		for _, n := range t.structs {

@@ -668,6 +668,14 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})
 		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
+	case "Load4", "Load2":
+		e.t.usesVector = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_ldv<Checked, %s>(%s, %s, %s)", name[4:], a[0], a[1], e.loc(x.Lparen))
+	case "Store4", "Store2":
+		e.t.usesVector = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_stv<Checked, %s>(%s, %s, %s, %s)", name[5:], a[0], a[1], a[2], e.loc(x.Lparen))
 	case "OrderedBlockID":
 		e.t.usesMemory = true
 		return fmt.Sprintf("hg_ordered_block_id(%s)", e.atomicPtr(x.Args[1]))

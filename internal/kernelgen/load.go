@@ -233,6 +233,7 @@ type translator struct {
 	usesDyn    bool
 	usesMemory bool                      // fences and ordered, scoped atomics: memoryPrelude
 	usesWarp   bool                      // masked warp operations and reductions: warpPrelude
+	usesVector bool                      // Load4 ...: vectorPrelude
 	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
 	globalList []*globalVar              // the same, in declaration order
 }

@@ -145,3 +145,33 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
 }
 
 `
+
+// vectorPrelude is kernel.Load4/Load2 and Store4/Store2, written where a
+// kernel uses them.
+const vectorPrelude = `// ---- 16-byte vector loads and stores ----
+
+// kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
+// 16-byte access; an index out of range is s[i*N+N-1]'s fault.
+template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec { T v[N]; };
+template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  typedef typename hg_unconst<T>::type U;
+  hg_array<U, N> a;
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return {};
+  }
+  hg_vec<U, N> w = *(const hg_vec<U, N>*)(s.p + i * N);
+  for (int k = 0; k < N; k++) a.v[k] = w.v[k];
+  return a;
+}
+template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return;
+  }
+  hg_vec<T, N> w;
+  for (int k = 0; k < N; k++) w.v[k] = a.v[k];
+  *(hg_vec<T, N>*)(s.p + i * N) = w;
+}
+
+`

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +59,7 @@ type faultCase struct {
 	which, k int
 }
 
-var faultCases = []faultCase{{0, 4}, {0, 5}, {0, -1}, {1, 5}, {1, 9}, {2, 5}, {2, 6}, {2, -2}, {3, 0}, {3, 2}, {4, -1}, {4, 40}, {5, 0}}
+var faultCases = []faultCase{{0, 4}, {0, 5}, {0, -1}, {1, 5}, {1, 9}, {2, 5}, {2, 6}, {2, -2}, {3, 0}, {3, 2}, {4, -1}, {4, 40}, {5, 0}, {6, 0}, {6, 1}, {6, -1}}
 
 // fault is what went wrong, as Go says it and as the checked C++ records
 // it: kind (1 index, 2 divide, 3 slice, 4 shift), the index and length
@@ -102,7 +103,8 @@ func goFaults(t *testing.T) ([]fault, []int32) {
 	var fs []fault
 	var outs []int32
 	for _, c := range faultCases {
-		x, out := []int32{10, 11, 12, 13, 14}, []int32{0}
+		x, out := aligned16(5), []int32{0}
+		copy(x, []int32{10, 11, 12, 13, 14})
 		f := func() (f fault) {
 			defer func() {
 				if r := recover(); r != nil {
@@ -120,6 +122,16 @@ func goFaults(t *testing.T) ([]fault, []int32) {
 		fs, outs = append(fs, f), append(outs, out[0])
 	}
 	return fs, outs
+}
+
+// aligned16 is n int32s starting on a 16-byte boundary, as a buffer does.
+func aligned16(n int) []int32 {
+	mem := make([]int32, n+4)
+	off := int(uintptr(unsafe.Pointer(&mem[0])) % 16 / 4)
+	if off != 0 {
+		off = 4 - off
+	}
+	return mem[off : off+n]
 }
 
 // hostArgs spells the arguments of k's entry point (checked or not) from
@@ -206,7 +218,7 @@ int main() {
   gridDim.x = 1;
   for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     // x sits inside a larger array: a read past it stays in memory.
-    static int mem[16];
+    alignas(16) static int mem[16];
     int* x = mem + 4;
     for (int i = 0; i < 5; i++) x[i] = 10 + i;
     int fo[1] = {0};

@@ -67,3 +67,18 @@ func Tickets(t kernel.Thread, counter []uint32, ids []int32) {
 		ids[t.BlockIdx().X] = int32(id)
 	}
 }
+
+// Copy4 copies 16 bytes a work-item, four floats and two int64s.
+//
+//hipgo:kernel
+func Copy4(t kernel.Thread, x, y []float32, a, b []int64) {
+	i := t.GlobalX()
+	if i < len(y)/4 {
+		v := kernel.Load4(x, i)
+		v[0] += 1
+		kernel.Store4(y, i, v)
+	}
+	if i < len(b)/2 {
+		kernel.Store2(b, i, kernel.Load2(a, i))
+	}
+}

@@ -137,7 +137,8 @@ func Eval(x, y int64, f float64, o []uint64) {
 }
 
 // Faults does, by which, each thing that panics in Go at index or count
-// k: read x[k], write x[k], slice x[k:], divide by k, shift by k.
+// k: read x[k], write x[k], slice x[k:], divide by k, shift by k, take
+// the remainder by k, read x[4k:4k+4] as one vector.
 //
 //hipgo:kernel
 func Faults(t kernel.Thread, x []int32, which, k int, out []int32) {
@@ -154,5 +155,8 @@ func Faults(t kernel.Thread, x []int32, which, k int, out []int32) {
 		out[0] = x[0] << k
 	case 5:
 		out[0] = x[0] % int32(k)
+	case 6:
+		v := kernel.Load4(x, k)
+		out[0] = v[0] + v[3]
 	}
 }
