@@ -83,3 +83,39 @@ func TestChainedBlocksDifferential(t *testing.T) {
 		return got, nil
 	})
 }
+
+// kernel.DynamicShared in device functions: each block's part comes back
+// reversed on every agent.
+func TestDynamicSharedInDeviceFunctionDifferential(t *testing.T) {
+	const block, blocks = 128, 5
+	in := make([]float32, block*blocks)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	gputest.Differential(t, func(dev *gpu.Device) ([]float32, error) {
+		x, err := buffer.FromSlice(dev, in)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Free()
+		s, err := stream.New(dev)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Destroy()
+		if err := faulty.LaunchDynReverse(s, gpu.D1(blocks), gpu.D1(block), 4*block, x); err != nil {
+			return nil, err
+		}
+		if err := s.Synchronize(); err != nil {
+			return nil, err
+		}
+		got, err := x.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range got {
+			assert.InDelta(t, float32(i/block*block+block-1-i%block), v, 0, "on %s: x[%d]", dev, i)
+		}
+		return got, nil
+	})
+}

@@ -30,18 +30,21 @@ func (t *translator) analyze() {
 			}
 		}
 	}
-	// Close lockstep over callees (order has callees first).
+	// Close lockstep and dynamic shared memory over callees (order has
+	// callees first): a device function that calls DynamicShared takes
+	// hg_dyn_bytes from its callers, down from the kernel.
 	for _, fn := range t.order {
+		fn.dynLen = fn.dyn && t.lenUsed[fn.dynVar]
 		for _, c := range fn.callees {
 			fn.lockstep = fn.lockstep || c.lockstep
+			fn.dyn = fn.dyn || c.dyn
+			fn.dynLen = fn.dynLen || c.dynLen
 		}
 	}
 }
 
 func (t *translator) scanFunc(fn *function) {
-	if fn.kernel {
-		fn.dynVar = types.NewVar(fn.decl.Pos(), nil, "hg_dyn_shared", nil)
-	}
+	fn.dynVar = types.NewVar(fn.decl.Pos(), nil, "hg_dyn_shared", nil)
 	ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -117,10 +120,6 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 	case lockstepOp(name):
 		fn.lockstep = true
 	case name == "DynamicShared":
-		if !fn.kernel {
-			t.errorf(call.Pos(), "kernel.DynamicShared in a device function", "call it in the kernel and pass the slice")
-			return
-		}
 		fn.dyn = true
 		t.usesDyn = true
 	}

@@ -66,6 +66,7 @@
 //	t.SyncThreads, t.SyncWarp             hg_sync_threads(), hg_sync_warp()
 //	kernel.Shared[T](t) (kernel top level)    __shared__ T hg_shared_x; T* x = &hg_shared_x;
 //	kernel.DynamicShared[T](t)            extern __shared__ bytes viewed as hg_dyn_bytes / sizeof(T) elements
+//	                                      (a device function that reaches it takes hg_dyn_bytes before hg_f)
 //	kernel.Shfl, ShflDown, ShflUp, ShflXor    hg_shfl*: 32-bit shuffles, 64-bit values as two halves
 //	kernel.Ballot, Any, All               hg_ballot (a 64-bit mask), hg_any, hg_all
 //	kernel.ShflSync ... (mask, width), BallotSync ..., SyncWarpMask   hg_shfl_sync ... (warpPrelude, where used)

@@ -249,9 +249,9 @@ func (e *emitter) function() {
 	}
 	if fn.kernel {
 		e.kernelDesc()
-		if fn.dyn {
-			ps = append(ps, "unsigned int hg_dyn_bytes")
-		}
+	}
+	if fn.dyn {
+		ps = append(ps, "unsigned int hg_dyn_bytes")
 	}
 	ps = append(ps, "hg_fault* hg_f")
 	name := funcCName(fn.obj)
@@ -277,7 +277,7 @@ func (e *emitter) function() {
 func (e *emitter) kernelDesc() {
 	fn := e.fn
 	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
-		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar],
+		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && fn.dynLen,
 		MaxThreads: e.t.maxThreads(fn.decl)}
 	for _, v := range e.params() {
 		p := Param{Name: v.Name(), Type: v.Type()}

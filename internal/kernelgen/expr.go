@@ -641,10 +641,6 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 	case "Shared":
 		e.errorf(x, "kernel.Shared outside a declaration", "write x := kernel.Shared[T](t) at the kernel's top level")
 	case "DynamicShared":
-		if !e.fn.kernel {
-			e.errorf(x, "kernel.DynamicShared in a device function", "")
-			return "0"
-		}
 		elem := e.info.TypeOf(x).(*types.Slice).Elem()
 		ct := e.t.cType(elem, x.Pos())
 		return fmt.Sprintf("hg_make_slice((%s*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(%s)))", ct, ct)
@@ -842,6 +838,9 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 		}
 		ro := i < len(params) && e.t.constSlice(params[i])
 		args = append(args, bare(e.valueFor(e.info.TypeOf(a), ro, a)))
+	}
+	if fn.dyn {
+		args = append(args, "hg_dyn_bytes")
 	}
 	args = append(args, "hg_f")
 	return fmt.Sprintf("%s<%s>(%s)", funcCName(callee), strings.Join(targs, ", "), strings.Join(args, ", "))

@@ -191,6 +191,23 @@ func TestSliceABI(t *testing.T) {
 }
 
 // TestSemantics checks the C++ a few Go operations become.
+// kernel.DynamicShared in a device function: the device functions take
+// hg_dyn_bytes from the kernel, whose entry points take it.
+func TestDynamicSharedInDeviceFunction(t *testing.T) {
+	r := loadK(t)
+	k := kernelOf(t, r, "DynDevice")
+	assert.True(t, k.DynamicShared)
+	assert.True(t, k.DynamicSharedLen, "dynFill reads the length")
+	for _, want := range []string{
+		"__device__ void dynFill(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f)",
+		"dynFill<Checked>(2.0f, hg_dyn_bytes, hg_f);",
+		"hg_dyn_bytes, hg_f);", // dynAt's call
+		"extern \"C\" __global__ void dyn_device(float* out_p, unsigned int hg_dyn_bytes)",
+	} {
+		assert.Contains(t, r.Source, want)
+	}
+}
+
 func TestSemantics(t *testing.T) {
 	r := loadK(t)
 	for _, want := range []string{

@@ -202,7 +202,8 @@ type function struct {
 	// direct properties, before closing over callees
 	lockstep bool
 	dyn      bool
-	dynVar   *types.Var // a kernel's kernel.DynamicShared memory, for the length analysis
+	dynVar   *types.Var // the function's kernel.DynamicShared memory, for the length analysis
+	dynLen   bool       // it, or a callee, reads that memory's length
 	k        *Kernel    // for a kernel: its entry in Result.Kernels
 }
 

@@ -34,3 +34,21 @@ func chainSum(t kernel.Thread, in []int32, counter, flags []uint32, sums, out []
 	out[b] = prev + s
 	kernel.AtomicAddScoped(&counter[1], 1, kernel.Relaxed, kernel.ScopeSystem)
 }
+
+// dynReverse reverses each block's part of x through dynamic shared memory
+// that only its device functions name: one float32 a work-item.
+//
+//hipgo:kernel
+func dynReverse(t kernel.Thread, x []float32) {
+	i := t.GlobalX()
+	stash(t, x[i])
+	t.SyncThreads()
+	x[i] = unstash(t, t.BlockDim().X-1-t.ThreadIdx().X)
+}
+
+func stash(t kernel.Thread, v float32) {
+	s := kernel.DynamicShared[float32](t)
+	s[t.ThreadIdx().X] = v
+}
+
+func unstash(t kernel.Thread, j int) float32 { return kernel.DynamicShared[float32](t)[j] }

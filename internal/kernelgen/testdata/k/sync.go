@@ -82,3 +82,23 @@ func Copy4(t kernel.Thread, x, y []float32, a, b []int64) {
 		kernel.Store2(b, i, kernel.Load2(a, i))
 	}
 }
+
+// dynFill sets the block's dynamic shared memory, a device function.
+func dynFill(t kernel.Thread, v float32) {
+	s := kernel.DynamicShared[float32](t)
+	if i := t.ThreadIdx().X; i < len(s) {
+		s[i] = v * float32(i)
+	}
+}
+
+// dynAt reads it, without its length.
+func dynAt(t kernel.Thread, i int) float32 { return kernel.DynamicShared[float32](t)[i] }
+
+// DynDevice uses dynamic shared memory through device functions only.
+//
+//hipgo:kernel
+func DynDevice(t kernel.Thread, out []float32) {
+	dynFill(t, 2)
+	t.SyncThreads()
+	out[t.GlobalX()] = dynAt(t, t.BlockDim().X-1-t.ThreadIdx().X)
+}

@@ -907,11 +907,27 @@ __constant__ hg_array<float, 4> Coef;
 #line 124 "faulty.go"
 __device__ hg_array<int32_t, 2> Hits;
 
+extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
+
 // ---- device functions ----
 
+template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f);
+template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
 template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
+
+#line 49 "chain.go"
+template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<float> s = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  hg_ref<Checked>(s, (long long)hg_tid_x(), hg_f, 51, 0) = v;
+}
+
+#line 54 "chain.go"
+template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 54 "chain.go"
+  return hg_ld<Checked>(hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), j, hg_f, 54, 0);
+}
 
 #line 55 "faulty.go"
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
@@ -962,6 +978,21 @@ extern "C" __global__ void chain_sum(const int32_t* in_p, uint32_t* counter_p, u
 }
 extern "C" __global__ void chain_sum_checked(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p, long long in_n, long long counter_n, long long flags_n, long long sums_n, long long out_n, hg_fault* hg_f) {
   chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+#line 42 "chain.go"
+template <bool Checked> __device__ void dynReverse(hg_slice<float> x, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  stash<Checked>(hg_ld<Checked>(x, i, hg_f, 44, 0), hg_dyn_bytes, hg_f);
+  hg_sync_threads();
+  hg_ref<Checked>(x, i, hg_f, 46, 0) = unstash<Checked>(hg_sub(hg_sub((long long)hg_bdim_x(), 1LL), (long long)hg_tid_x()), hg_dyn_bytes, hg_f);
+}
+
+extern "C" __global__ void dyn_reverse(float* x_p) {
+  dynReverse<false>(hg_bare(x_p), 0xffffffffu, nullptr);
+}
+extern "C" __global__ void dyn_reverse_checked(float* x_p, unsigned int hg_dyn_bytes, long long x_n, hg_fault* hg_f) {
+  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, hg_f);
 }
 
 #line 13 "faulty.go"
