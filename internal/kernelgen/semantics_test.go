@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,15 +19,13 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
-	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/kernelgen/testdata/sem"
+	sem "github.com/hipgo/hipgo/internal/gosemantics"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
-// The promised semantics, run: testdata/sem's kernels exercise every rule
+// The promised semantics, run: internal/gosemantics's kernels exercise every rule
 // of the subset's integer semantics (wrapping at every width, narrow
 // unsigned types included; shifts at and past the width; division by
 // zero, MinInt / -1; indexes, slice bounds and shift counts out of range
@@ -37,65 +34,21 @@ import (
 // work-item at a time (testdata/host/hg_host.h stands in for CUDA's
 // built-ins). Every agent must give plain Go's results.
 
-// semInputs are the pairs Ops evaluates: every edge of every width
-// against every shift count that matters, and floats in and out of every
-// integer range.
-func semInputs() (xs, ys []int64, fs []float64) {
-	edges := []int64{0, 1, -1, 2, 7, 100, 127, -128, 128, 200, 255, 256, 32767, -32768, 65535, 1 << 20,
-		math.MaxInt32, math.MinInt32, math.MaxUint32, math.MaxInt64, math.MinInt64, 0x123456789abcdef, -0x5555555555555555}
-	counts := []int64{0, 1, -1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 127, -128, -32768, math.MinInt32, math.MinInt64, 255}
-	floats := []float64{0, 3.7, -3.7, 99.5, -99.5, 150.5, 199.9, 255.5, 300, -300, 1e10, -1e10, 1e20, -1e20, math.Inf(1), math.Inf(-1), math.NaN(), 4294967296.5, -2147483649}
-	for i, x := range edges {
-		for j, y := range counts {
-			xs, ys = append(xs, x), append(ys, y)
-			fs = append(fs, floats[(i*len(counts)+j)%len(floats)])
-		}
-	}
-	return xs, ys, fs
-}
-
-// A fault case: which thing Faults does, at k, over x of length 5.
-type faultCase struct {
-	which, k int
-}
-
-var faultCases = []faultCase{{0, 4}, {0, 5}, {0, -1}, {1, 5}, {1, 9}, {2, 5}, {2, 6}, {2, -2}, {3, 0}, {3, 2}, {4, -1}, {4, 40}, {5, 0}, {6, 0}, {6, 1}, {6, -1}}
-
 // fault is what went wrong, as Go says it and as the checked C++ records
-// it: kind (1 index, 2 divide, 3 slice, 4 shift), the index and length
-// (-1 where Go's message gives none).
+// it: kind (sem.FaultIndex ...), the index and the length (-1 where Go's
+// message gives none).
 type fault struct {
 	kind       int
 	index, len int64
 }
 
-var goFault = regexp.MustCompile(`index out of range \[(-?\d+)\](?: with length (\d+))?|slice bounds out of range \[(-?\d+):(\d*)\]|slice bounds out of range \[:(-?\d+)\] with capacity (\d+)|integer divide by zero|negative shift amount`)
-
-// parseFault classifies a Go panic message.
+// parseFault classifies a Go panic message or a launch's error.
 func parseFault(msg string) (fault, bool) {
-	m := goFault.FindStringSubmatch(msg)
-	if m == nil {
-		return fault{}, false
-	}
-	n := func(s string) int64 {
-		if s == "" {
-			return -1 // Go's message does not say
-		}
-		v, _ := strconv.ParseInt(s, 10, 64)
-		return v
-	}
-	switch {
-	case strings.HasPrefix(m[0], "index"):
-		return fault{1, n(m[1]), n(m[2])}, true
-	case m[3] != "":
-		return fault{3, n(m[3]), n(m[4])}, true
-	case m[5] != "":
-		return fault{3, n(m[5]), n(m[6])}, true
-	case strings.HasPrefix(m[0], "integer"):
-		return fault{2, 0, 0}, true
-	}
-	return fault{4, 0, 0}, true
+	k, i, n, ok := sem.ParseFault(msg)
+	return fault{k, i, n}, ok
 }
+
+var faultCases = sem.FaultCases
 
 // goFaults runs each fault case as plain Go: the fault it panics with, or
 // none, and out[0].
@@ -113,11 +66,11 @@ func goFaults(t *testing.T) ([]fault, []int32) {
 					require.True(t, ok, "case %v: unexpected panic %v", c, r)
 				}
 			}()
-			sem.Faults(kernel.Thread{}, x, c.which, c.k, out)
+			sem.Faults(kernel.Thread{}, x, c.Which, c.K, out)
 			return fault{}
 		}()
 		if f.kind == 4 {
-			f.index = int64(c.k)
+			f.index = int64(c.K)
 		}
 		fs, outs = append(fs, f), append(outs, out[0])
 	}
@@ -195,7 +148,7 @@ static unsigned long long out[%[1]d * %[2]d];
 static double fs[%[1]d];
 static const long long cases[][2] = {`, np, sem.N)
 	for _, c := range faultCases {
-		fmt.Fprintf(&h, "{%d, %d}, ", c.which, c.k)
+		fmt.Fprintf(&h, "{%d, %d}, ", c.Which, c.K)
 	}
 	fmt.Fprintf(&h, `};
 
@@ -271,11 +224,11 @@ int main() {
 // The float-to-integer slots: Go and C++ leave an out-of-range
 // conversion to the implementation, so they are compared only where the
 // value fits.
-const semFloatSlots = 56
+const semFloatSlots = sem.FloatSlots
 
 func TestSemanticsRun(t *testing.T) {
 	testenv.GoTool(t)
-	xs, ys, fs := semInputs()
+	xs, ys, fs := sem.Inputs()
 	want := make([]uint64, len(xs)*sem.N)
 	for i := range xs {
 		sem.Eval(xs[i], ys[i], fs[i], want[i*sem.N:(i+1)*sem.N])
@@ -318,7 +271,7 @@ func TestSemanticsRun(t *testing.T) {
 				f, ok := parseFault(errs[i].Error())
 				assert.True(t, ok, "case %v: %v", c, errs[i])
 				if f.kind == 4 {
-					f.index = int64(c.k)
+					f.index = int64(c.K)
 				}
 				assert.Equal(t, wantFaults[i], f, "case %v: %v", c, errs[i])
 			}
@@ -327,7 +280,7 @@ func TestSemanticsRun(t *testing.T) {
 	t.Run("host", func(t *testing.T) {
 		cc, err := clang()
 		testenv.Require(t, "clang", err)
-		r, err := Load(filepath.Join("testdata", "sem"))
+		r, err := Load(filepath.Join("..", "gosemantics"), "kernels_gen.go")
 		require.NoError(t, err)
 		checked, plain, faults, outs := hostRun(t, cc, r, xs, ys, fs)
 		compare("emitted C++, checked", checked, false)
@@ -346,52 +299,10 @@ func TestSemanticsRun(t *testing.T) {
 	})
 }
 
-type semOpsArgs struct {
-	A    rocr.ConstPtr[int64]
-	AN   int64
-	B    rocr.ConstPtr[int64]
-	BN   int64
-	F    rocr.ConstPtr[float64]
-	FN   int64
-	Out  rocr.Ptr[uint64]
-	OutN int64
-}
-
-var semOps = kernel.Define("sem_ops", func(b *kernel.Block, a *semOpsArgs) {
-	x, y, f := kernel.ConstView(b, a.A, a.AN), kernel.ConstView(b, a.B, a.BN), kernel.ConstView(b, a.F, a.FN)
-	out := kernel.View(b, a.Out, a.OutN)
-	for i, n := 0, b.Threads(); i < n; i++ {
-		sem.Ops(b.Thread(i), x, y, f, out)
-	}
-})
-
-type semFaultArgs struct {
-	X     rocr.Ptr[int32]
-	XN    int64
-	Which int64
-	K     int64
-	Out   rocr.Ptr[int32]
-	OutN  int64
-}
-
-var semFaults = kernel.Define("sem_faults", func(b *kernel.Block, a *semFaultArgs) {
-	x, out := kernel.View(b, a.X, a.XN), kernel.View(b, a.Out, a.OutN)
-	for i, n := 0, b.Threads(); i < n; i++ {
-		sem.Faults(b.Thread(i), x, int(a.Which), int(a.K), out)
-	}
-})
-
-// cpuRun runs Ops and each fault case on the cpu agent, as the driver
-// runs Go kernels (the registrations are what hipgo-gen -go writes).
+// cpuRun runs Ops and each fault case on the cpu agent through the
+// package's generated launchers.
 func cpuRun(t *testing.T, xs, ys []int64, fs []float64) ([]uint64, []error) {
 	dev := gputest.DeviceOf(t, "cpu")
-	m, err := module.Load(dev, kernel.NewSet("sem", semOps, semFaults))
-	require.NoError(t, err)
-	defer m.Unload()
-	ops, err := m.Function("sem_ops")
-	require.NoError(t, err)
-	flts, err := m.Function("sem_faults")
-	require.NoError(t, err)
 	np := int64(len(xs))
 	bx, err := buffer.FromSlice(dev, xs)
 	require.NoError(t, err)
@@ -409,7 +320,7 @@ func cpuRun(t *testing.T, xs, ys []int64, fs []float64) ([]uint64, []error) {
 	s, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s.Destroy()
-	require.NoError(t, module.LaunchKernelGGL(ops, gpu.D1(gpu.Blocks(int(np), 64)), gpu.D1(64), 0, s, bx, np, by, np, bf, np, out, np*sem.N))
+	require.NoError(t, sem.LaunchOps(s, gpu.D1(gpu.Blocks(int(np), 64)), gpu.D1(64), 0, bx, by, bf, out))
 	require.NoError(t, s.Synchronize())
 	got, err := out.ToSlice()
 	require.NoError(t, err)
@@ -421,7 +332,7 @@ func cpuRun(t *testing.T, xs, ys []int64, fs []float64) ([]uint64, []error) {
 		require.NoError(t, err)
 		s, err := stream.New(dev) // a failed launch fails its stream
 		require.NoError(t, err)
-		require.NoError(t, module.LaunchKernelGGL(flts, gpu.D1(1), gpu.D1(1), 0, s, x, int64(5), int64(c.which), int64(c.k), o, int64(1)))
+		require.NoError(t, sem.LaunchFaults(s, gpu.D1(1), gpu.D1(1), 0, x, c.Which, c.K, o))
 		errs = append(errs, s.Synchronize())
 		_ = s.Destroy()
 		x.Free()

@@ -1,7 +1,12 @@
-// Package sem holds kernels that exercise every rule of the kernel
-// subset's semantics; internal/kernelgen's TestSemanticsRun runs them as
-// plain Go, on the cpu agent and as the emitted C++ compiled for the host.
-package sem
+// Package gosemantics holds Go kernels that exercise every rule of the
+// kernel subset's semantics (docs/go-kernels.md): internal/kernelgen's
+// TestSemanticsRun runs them as plain Go, on the cpu agent and as the
+// emitted C++ compiled for the host by clang-19; this package's
+// TestSemanticsDifferential runs them on every GPU present (the GPU test
+// pack) against the cpu agent.
+package gosemantics
+
+//go:generate go run ../../cmd/hipgo-gen -go . -o kernels_gen.go -var Library
 
 import "github.com/hipgo/hipgo/rocr/kernel"
 
