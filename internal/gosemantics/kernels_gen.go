@@ -35,7 +35,7 @@ var Library = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("gosemantics", OpsKernel, FaultsKernel),
 	Source:  LibrarySource,
 	Kernels: []string{"ops", "faults"},
-	Files:   []string{"sem.go"},
+	Files:   []string{"cases.go", "kernels_gen.go", "sem.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 

@@ -678,7 +678,7 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 	case "ThreadFence", "ThreadFenceBlock", "ThreadFenceSystem":
 		e.t.usesMemory = true
 		return map[string]string{"ThreadFence": "hg_fence_device()", "ThreadFenceBlock": "hg_fence_block()", "ThreadFenceSystem": "hg_fence_system()"}[name]
-	case "AtomicLoad", "AtomicStore", "AtomicAddScoped", "AtomicExchScoped", "AtomicCASScoped", "AtomicMinScoped", "AtomicMaxScoped", "AtomicAndScoped", "AtomicOrScoped", "AtomicXorScoped":
+	case "AtomicLoad", "AtomicStore", "AtomicAddScoped", "AtomicSubScoped", "AtomicExchScoped", "AtomicCASScoped", "AtomicMinScoped", "AtomicMaxScoped", "AtomicAndScoped", "AtomicOrScoped", "AtomicXorScoped":
 		return e.scopedAtomic(x, name)
 	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
 		return e.mathFn(x, strings.ToLower(name))

@@ -75,6 +75,9 @@ func AtomicStore[T Atomic](p *T, v T, o Order, s Scope) {
 // (atomicAdd_block, atomicAdd_system and cuda::atomic_ref's fetch_add).
 func AtomicAddScoped[T Integer](p *T, v T, o Order, s Scope) T { return AtomicAdd(p, v) }
 
+// AtomicSubScoped is AtomicSub with a memory order and a scope.
+func AtomicSubScoped[T Integer](p *T, v T, o Order, s Scope) T { return AtomicSub(p, v) }
+
 // AtomicExchScoped is AtomicExch with a memory order and a scope.
 func AtomicExchScoped[T Integer](p *T, v T, o Order, s Scope) T { return AtomicExch(p, v) }
 

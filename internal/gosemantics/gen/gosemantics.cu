@@ -611,107 +611,107 @@ template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_
   int8_t a8 = hg_t1;
   int8_t b8 = hg_t2;
 #line 33 "sem.go"
-  hg_ref<Checked>(o, 0LL, hg_f, 33, 0) = (((uint64_t)((int64_t)(hg_add(a8, b8))) ^ ((uint64_t)((int64_t)(hg_sub(a8, b8))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_mul(a8, b8))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_neg(a8))) << 24LL);
+  hg_ref<Checked>(o, 0LL, hg_f, 33, 2) = (((uint64_t)((int64_t)(hg_add(a8, b8))) ^ ((uint64_t)((int64_t)(hg_sub(a8, b8))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_mul(a8, b8))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_neg(a8))) << 24LL);
   int16_t hg_t3 = (int16_t)(x);
   int16_t hg_t4 = (int16_t)(y);
   int16_t a16 = hg_t3;
   int16_t b16 = hg_t4;
 #line 35 "sem.go"
-  hg_ref<Checked>(o, 1LL, hg_f, 35, 0) = (((uint64_t)((int64_t)(hg_add(a16, b16))) ^ ((uint64_t)((int64_t)(hg_sub(a16, b16))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_mul(a16, b16))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_neg(a16))) << 48LL);
+  hg_ref<Checked>(o, 1LL, hg_f, 35, 2) = (((uint64_t)((int64_t)(hg_add(a16, b16))) ^ ((uint64_t)((int64_t)(hg_sub(a16, b16))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_mul(a16, b16))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_neg(a16))) << 48LL);
   int32_t hg_t5 = (int32_t)(x);
   int32_t hg_t6 = (int32_t)(y);
   int32_t a32 = hg_t5;
   int32_t b32 = hg_t6;
 #line 37 "sem.go"
-  hg_ref<Checked>(o, 2LL, hg_f, 37, 0) = (uint64_t)((int64_t)(hg_add(a32, b32)));
-  hg_ref<Checked>(o, 3LL, hg_f, 38, 0) = (uint64_t)((int64_t)(hg_sub(a32, b32)));
-  hg_ref<Checked>(o, 4LL, hg_f, 39, 0) = (uint64_t)((int64_t)(hg_mul(a32, b32)));
-  hg_ref<Checked>(o, 5LL, hg_f, 40, 0) = (uint64_t)((int64_t)(hg_neg(a32)));
-  hg_ref<Checked>(o, 6LL, hg_f, 41, 0) = (uint64_t)(hg_add(x, y));
-  hg_ref<Checked>(o, 7LL, hg_f, 42, 0) = (uint64_t)(hg_sub(x, y));
-  hg_ref<Checked>(o, 8LL, hg_f, 43, 0) = (uint64_t)(hg_mul(x, y));
-  hg_ref<Checked>(o, 9LL, hg_f, 44, 0) = (uint64_t)(hg_neg(x));
+  hg_ref<Checked>(o, 2LL, hg_f, 37, 2) = (uint64_t)((int64_t)(hg_add(a32, b32)));
+  hg_ref<Checked>(o, 3LL, hg_f, 38, 2) = (uint64_t)((int64_t)(hg_sub(a32, b32)));
+  hg_ref<Checked>(o, 4LL, hg_f, 39, 2) = (uint64_t)((int64_t)(hg_mul(a32, b32)));
+  hg_ref<Checked>(o, 5LL, hg_f, 40, 2) = (uint64_t)((int64_t)(hg_neg(a32)));
+  hg_ref<Checked>(o, 6LL, hg_f, 41, 2) = (uint64_t)(hg_add(x, y));
+  hg_ref<Checked>(o, 7LL, hg_f, 42, 2) = (uint64_t)(hg_sub(x, y));
+  hg_ref<Checked>(o, 8LL, hg_f, 43, 2) = (uint64_t)(hg_mul(x, y));
+  hg_ref<Checked>(o, 9LL, hg_f, 44, 2) = (uint64_t)(hg_neg(x));
   long long hg_t7 = (long long)(x);
   long long hg_t8 = (long long)(y);
   long long n = hg_t7;
   long long m = hg_t8;
 #line 46 "sem.go"
-  hg_ref<Checked>(o, 10LL, hg_f, 46, 0) = (uint64_t)(hg_sub(hg_add(hg_mul(n, m), n), m));
+  hg_ref<Checked>(o, 10LL, hg_f, 46, 2) = (uint64_t)(hg_sub(hg_add(hg_mul(n, m), n), m));
 #line 48 "sem.go"
   uint8_t hg_t9 = (uint8_t)(x);
   uint8_t hg_t10 = (uint8_t)(y);
   uint8_t u8 = hg_t9;
   uint8_t v8 = hg_t10;
 #line 49 "sem.go"
-  hg_ref<Checked>(o, 11LL, hg_f, 49, 0) = (uint64_t)(hg_add(u8, v8));
-  hg_ref<Checked>(o, 12LL, hg_f, 50, 0) = (uint64_t)(hg_sub(u8, v8));
-  hg_ref<Checked>(o, 13LL, hg_f, 51, 0) = (uint64_t)(hg_mul(u8, v8));
-  hg_ref<Checked>(o, 14LL, hg_f, 52, 0) = ((uint64_t)(hg_neg(u8)) ^ ((uint64_t)((uint8_t)(~u8)) << 8LL)) ^ ((uint64_t)((uint8_t)(u8 & ~v8)) << 16LL);
+  hg_ref<Checked>(o, 11LL, hg_f, 49, 2) = (uint64_t)(hg_add(u8, v8));
+  hg_ref<Checked>(o, 12LL, hg_f, 50, 2) = (uint64_t)(hg_sub(u8, v8));
+  hg_ref<Checked>(o, 13LL, hg_f, 51, 2) = (uint64_t)(hg_mul(u8, v8));
+  hg_ref<Checked>(o, 14LL, hg_f, 52, 2) = ((uint64_t)(hg_neg(u8)) ^ ((uint64_t)((uint8_t)(~u8)) << 8LL)) ^ ((uint64_t)((uint8_t)(u8 & ~v8)) << 16LL);
   uint16_t hg_t11 = (uint16_t)(x);
   uint16_t hg_t12 = (uint16_t)(y);
   uint16_t u16 = hg_t11;
   uint16_t v16 = hg_t12;
 #line 54 "sem.go"
-  hg_ref<Checked>(o, 15LL, hg_f, 54, 0) = (uint64_t)(hg_add(u16, v16));
-  hg_ref<Checked>(o, 16LL, hg_f, 55, 0) = (uint64_t)(hg_sub(u16, v16));
-  hg_ref<Checked>(o, 17LL, hg_f, 56, 0) = (uint64_t)(hg_mul(u16, v16));
-  hg_ref<Checked>(o, 18LL, hg_f, 57, 0) = (uint64_t)(hg_neg(u16)) ^ ((uint64_t)((uint16_t)(~u16)) << 16LL);
+  hg_ref<Checked>(o, 15LL, hg_f, 54, 2) = (uint64_t)(hg_add(u16, v16));
+  hg_ref<Checked>(o, 16LL, hg_f, 55, 2) = (uint64_t)(hg_sub(u16, v16));
+  hg_ref<Checked>(o, 17LL, hg_f, 56, 2) = (uint64_t)(hg_mul(u16, v16));
+  hg_ref<Checked>(o, 18LL, hg_f, 57, 2) = (uint64_t)(hg_neg(u16)) ^ ((uint64_t)((uint16_t)(~u16)) << 16LL);
   if (hg_add(u8, v8) < u8) {
-    hg_ref<Checked>(o, 19LL, hg_f, 59, 0) = 1ULL;
+    hg_ref<Checked>(o, 19LL, hg_f, 59, 2) = 1ULL;
   }
   if ((uint16_t)(hg_mul(u16, v16) / (uint16_t)2) > (uint16_t)30000) {
-    hg_ref<Checked>(o, 19LL, hg_f, 62, 0) |= 2ULL;
+    hg_ref<Checked>(o, 19LL, hg_f, 62, 2) |= 2ULL;
   }
   uint32_t hg_t13 = (uint32_t)(x);
   uint32_t hg_t14 = (uint32_t)(y);
   uint32_t u32 = hg_t13;
   uint32_t v32 = hg_t14;
 #line 65 "sem.go"
-  hg_ref<Checked>(o, 20LL, hg_f, 65, 0) = (uint64_t)(u32 + v32) ^ ((uint64_t)(u32 - v32) << 32LL);
-  hg_ref<Checked>(o, 21LL, hg_f, 66, 0) = (uint64_t)(u32 * v32);
-  hg_ref<Checked>(o, 22LL, hg_f, 67, 0) = (uint64_t)(x) * (uint64_t)(y);
+  hg_ref<Checked>(o, 20LL, hg_f, 65, 2) = (uint64_t)(u32 + v32) ^ ((uint64_t)(u32 - v32) << 32LL);
+  hg_ref<Checked>(o, 21LL, hg_f, 66, 2) = (uint64_t)(u32 * v32);
+  hg_ref<Checked>(o, 22LL, hg_f, 67, 2) = (uint64_t)(x) * (uint64_t)(y);
 #line 70 "sem.go"
   if (b8 != (int8_t)0) {
-    hg_ref<Checked>(o, 23LL, hg_f, 71, 0) = (uint64_t)((int64_t)(hg_div<Checked>(a8, b8, hg_f, 71, 0))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a8, b8, hg_f, 71, 0))) << 8LL);
+    hg_ref<Checked>(o, 23LL, hg_f, 71, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a8, b8, hg_f, 71, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a8, b8, hg_f, 71, 2))) << 8LL);
   }
   if (b16 != (int16_t)0) {
-    hg_ref<Checked>(o, 24LL, hg_f, 74, 0) = (uint64_t)((int64_t)(hg_div<Checked>(a16, b16, hg_f, 74, 0))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a16, b16, hg_f, 74, 0))) << 16LL);
+    hg_ref<Checked>(o, 24LL, hg_f, 74, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a16, b16, hg_f, 74, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a16, b16, hg_f, 74, 2))) << 16LL);
   }
   if (b32 != 0) {
-    hg_ref<Checked>(o, 25LL, hg_f, 77, 0) = (uint64_t)((int64_t)(hg_div<Checked>(a32, b32, hg_f, 77, 0)));
-    hg_ref<Checked>(o, 26LL, hg_f, 78, 0) = (uint64_t)((int64_t)(hg_rem<Checked>(a32, b32, hg_f, 78, 0)));
+    hg_ref<Checked>(o, 25LL, hg_f, 77, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a32, b32, hg_f, 77, 2)));
+    hg_ref<Checked>(o, 26LL, hg_f, 78, 2) = (uint64_t)((int64_t)(hg_rem<Checked>(a32, b32, hg_f, 78, 2)));
   }
   if (y != 0LL) {
-    hg_ref<Checked>(o, 27LL, hg_f, 81, 0) = (uint64_t)(hg_div<Checked>(x, y, hg_f, 81, 0));
-    hg_ref<Checked>(o, 28LL, hg_f, 82, 0) = (uint64_t)(hg_rem<Checked>(x, y, hg_f, 82, 0));
+    hg_ref<Checked>(o, 27LL, hg_f, 81, 2) = (uint64_t)(hg_div<Checked>(x, y, hg_f, 81, 2));
+    hg_ref<Checked>(o, 28LL, hg_f, 82, 2) = (uint64_t)(hg_rem<Checked>(x, y, hg_f, 82, 2));
   }
   if (((v8 != (uint8_t)0) && (v16 != (uint16_t)0)) && (v32 != 0U)) {
-    hg_ref<Checked>(o, 29LL, hg_f, 85, 0) = (((uint64_t)(hg_div<Checked>(u8, v8, hg_f, 85, 0)) ^ ((uint64_t)(hg_rem<Checked>(u8, v8, hg_f, 85, 0)) << 8LL)) ^ ((uint64_t)(hg_div<Checked>(u16, v16, hg_f, 85, 0)) << 16LL)) ^ ((uint64_t)(hg_rem<Checked>(u16, v16, hg_f, 85, 0)) << 32LL);
-    hg_ref<Checked>(o, 30LL, hg_f, 86, 0) = (uint64_t)(hg_div<Checked>(u32, v32, hg_f, 86, 0)) ^ ((uint64_t)(hg_rem<Checked>(u32, v32, hg_f, 86, 0)) << 32LL);
+    hg_ref<Checked>(o, 29LL, hg_f, 85, 2) = (((uint64_t)(hg_div<Checked>(u8, v8, hg_f, 85, 2)) ^ ((uint64_t)(hg_rem<Checked>(u8, v8, hg_f, 85, 2)) << 8LL)) ^ ((uint64_t)(hg_div<Checked>(u16, v16, hg_f, 85, 2)) << 16LL)) ^ ((uint64_t)(hg_rem<Checked>(u16, v16, hg_f, 85, 2)) << 32LL);
+    hg_ref<Checked>(o, 30LL, hg_f, 86, 2) = (uint64_t)(hg_div<Checked>(u32, v32, hg_f, 86, 2)) ^ ((uint64_t)(hg_rem<Checked>(u32, v32, hg_f, 86, 2)) << 32LL);
   }
-  hg_ref<Checked>(o, 31LL, hg_f, 88, 0) = ((uint64_t)((int64_t)(hg_div<Checked>(a8, (int8_t)-1, hg_f, 88, 0))) ^ ((uint64_t)((int64_t)(hg_div<Checked>(a32, -1, hg_f, 88, 0))) << 8LL)) ^ (uint64_t)(hg_div<Checked>(x, -1LL, hg_f, 88, 0));
-  hg_ref<Checked>(o, 32LL, hg_f, 89, 0) = ((uint64_t)(x / 7LL) ^ ((uint64_t)(x % 7LL) << 1LL)) ^ (uint64_t)((int64_t)(hg_rem<Checked>(a16, (int16_t)-1, hg_f, 89, 0)));
+  hg_ref<Checked>(o, 31LL, hg_f, 88, 2) = ((uint64_t)((int64_t)(hg_div<Checked>(a8, (int8_t)-1, hg_f, 88, 2))) ^ ((uint64_t)((int64_t)(hg_div<Checked>(a32, -1, hg_f, 88, 2))) << 8LL)) ^ (uint64_t)(hg_div<Checked>(x, -1LL, hg_f, 88, 2));
+  hg_ref<Checked>(o, 32LL, hg_f, 89, 2) = ((uint64_t)(x / 7LL) ^ ((uint64_t)(x % 7LL) << 1LL)) ^ (uint64_t)((int64_t)(hg_rem<Checked>(a16, (int16_t)-1, hg_f, 89, 2)));
 #line 92 "sem.go"
   unsigned long long s = (unsigned long long)(y) & 127ULL;
-  hg_ref<Checked>(o, 33LL, hg_f, 93, 0) = (((uint64_t)(hg_shl<Checked>(u8, s, hg_f, 93, 0)) ^ ((uint64_t)(hg_shr<Checked>(u8, s, hg_f, 93, 0)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, s, hg_f, 93, 0))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a8, s, hg_f, 93, 0))) << 24LL);
-  hg_ref<Checked>(o, 34LL, hg_f, 94, 0) = (((uint64_t)(hg_shl<Checked>(u16, s, hg_f, 94, 0)) ^ ((uint64_t)(hg_shr<Checked>(u16, s, hg_f, 94, 0)) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, s, hg_f, 94, 0))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a16, s, hg_f, 94, 0))) << 48LL);
-  hg_ref<Checked>(o, 35LL, hg_f, 95, 0) = (uint64_t)(hg_shl<Checked>(u32, s, hg_f, 95, 0)) ^ ((uint64_t)(hg_shr<Checked>(u32, s, hg_f, 95, 0)) << 32LL);
-  hg_ref<Checked>(o, 36LL, hg_f, 96, 0) = (uint64_t)((int64_t)(hg_shl<Checked>(a32, s, hg_f, 96, 0))) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a32, s, hg_f, 96, 0))) << 32LL);
-  hg_ref<Checked>(o, 37LL, hg_f, 97, 0) = (uint64_t)(hg_shl<Checked>(x, s, hg_f, 97, 0));
-  hg_ref<Checked>(o, 38LL, hg_f, 98, 0) = (uint64_t)(hg_shr<Checked>(x, s, hg_f, 98, 0));
-  hg_ref<Checked>(o, 39LL, hg_f, 99, 0) = hg_shl<Checked>((uint64_t)(x), s, hg_f, 99, 0);
-  hg_ref<Checked>(o, 40LL, hg_f, 100, 0) = hg_shr<Checked>((uint64_t)(x), s, hg_f, 100, 0);
+  hg_ref<Checked>(o, 33LL, hg_f, 93, 2) = (((uint64_t)(hg_shl<Checked>(u8, s, hg_f, 93, 2)) ^ ((uint64_t)(hg_shr<Checked>(u8, s, hg_f, 93, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, s, hg_f, 93, 2))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a8, s, hg_f, 93, 2))) << 24LL);
+  hg_ref<Checked>(o, 34LL, hg_f, 94, 2) = (((uint64_t)(hg_shl<Checked>(u16, s, hg_f, 94, 2)) ^ ((uint64_t)(hg_shr<Checked>(u16, s, hg_f, 94, 2)) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, s, hg_f, 94, 2))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a16, s, hg_f, 94, 2))) << 48LL);
+  hg_ref<Checked>(o, 35LL, hg_f, 95, 2) = (uint64_t)(hg_shl<Checked>(u32, s, hg_f, 95, 2)) ^ ((uint64_t)(hg_shr<Checked>(u32, s, hg_f, 95, 2)) << 32LL);
+  hg_ref<Checked>(o, 36LL, hg_f, 96, 2) = (uint64_t)((int64_t)(hg_shl<Checked>(a32, s, hg_f, 96, 2))) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a32, s, hg_f, 96, 2))) << 32LL);
+  hg_ref<Checked>(o, 37LL, hg_f, 97, 2) = (uint64_t)(hg_shl<Checked>(x, s, hg_f, 97, 2));
+  hg_ref<Checked>(o, 38LL, hg_f, 98, 2) = (uint64_t)(hg_shr<Checked>(x, s, hg_f, 98, 2));
+  hg_ref<Checked>(o, 39LL, hg_f, 99, 2) = hg_shl<Checked>((uint64_t)(x), s, hg_f, 99, 2);
+  hg_ref<Checked>(o, 40LL, hg_f, 100, 2) = hg_shr<Checked>((uint64_t)(x), s, hg_f, 100, 2);
   long long sc = (long long)(y & 7LL);
-  hg_ref<Checked>(o, 41LL, hg_f, 102, 0) = (uint64_t)(hg_shl<Checked>(x, sc, hg_f, 102, 0)) ^ (uint64_t)(hg_shr<Checked>(u8, sc, hg_f, 102, 0));
+  hg_ref<Checked>(o, 41LL, hg_f, 102, 2) = (uint64_t)(hg_shl<Checked>(x, sc, hg_f, 102, 2)) ^ (uint64_t)(hg_shr<Checked>(u8, sc, hg_f, 102, 2));
 #line 106 "sem.go"
-  hg_ref<Checked>(o, 42LL, hg_f, 106, 0) = ((((uint64_t)(hg_shl<Checked>(u8, 7LL, hg_f, 106, 0)) ^ ((uint64_t)(hg_shl<Checked>(u16, 15LL, hg_f, 106, 0)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a32, 31LL, hg_f, 106, 0))) << 24LL)) ^ ((uint64_t)((int64_t)(a32 >> 31LL)) << 40LL)) ^ (uint64_t)(u32 >> 31LL);
-  hg_ref<Checked>(o, 43LL, hg_f, 107, 0) = ((((uint64_t)(hg_shl<Checked>(x, 63LL, hg_f, 107, 0)) ^ (uint64_t)(x >> 63LL)) ^ ((uint64_t)(x) >> 63LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, 7LL, hg_f, 107, 0))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, 15LL, hg_f, 107, 0))) << 16LL);
+  hg_ref<Checked>(o, 42LL, hg_f, 106, 2) = ((((uint64_t)(hg_shl<Checked>(u8, 7LL, hg_f, 106, 2)) ^ ((uint64_t)(hg_shl<Checked>(u16, 15LL, hg_f, 106, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a32, 31LL, hg_f, 106, 2))) << 24LL)) ^ ((uint64_t)((int64_t)(a32 >> 31LL)) << 40LL)) ^ (uint64_t)(u32 >> 31LL);
+  hg_ref<Checked>(o, 43LL, hg_f, 107, 2) = ((((uint64_t)(hg_shl<Checked>(x, 63LL, hg_f, 107, 2)) ^ (uint64_t)(x >> 63LL)) ^ ((uint64_t)(x) >> 63LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, 7LL, hg_f, 107, 2))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, 15LL, hg_f, 107, 2))) << 16LL);
 #line 109 "sem.go"
-  hg_ref<Checked>(o, 44LL, hg_f, 109, 0) = ((uint64_t)((int64_t)((int8_t)(u16))) ^ ((uint64_t)((uint16_t)(a8)) << 8LL)) ^ ((uint64_t)((int64_t)((int16_t)(u32))) << 24LL);
-  hg_ref<Checked>(o, 45LL, hg_f, 110, 0) = (uint64_t)((int64_t)((int32_t)((uint64_t)(x) >> 3LL))) ^ ((uint64_t)((uint32_t)(a16)) << 32LL);
+  hg_ref<Checked>(o, 44LL, hg_f, 109, 2) = ((uint64_t)((int64_t)((int8_t)(u16))) ^ ((uint64_t)((uint16_t)(a8)) << 8LL)) ^ ((uint64_t)((int64_t)((int16_t)(u32))) << 24LL);
+  hg_ref<Checked>(o, 45LL, hg_f, 110, 2) = (uint64_t)((int64_t)((int32_t)((uint64_t)(x) >> 3LL))) ^ ((uint64_t)((uint32_t)(a16)) << 32LL);
 #line 112 "sem.go"
-  hg_ref<Checked>(o, 46LL, hg_f, 112, 0) = (((uint64_t)((int8_t)(a8 & b8)) ^ ((uint64_t)((int64_t)((int16_t)(a16 | b16))) << 8LL)) ^ ((uint64_t)(a32 ^ b32) << 24LL)) ^ (uint64_t)(x & ~y);
-  hg_ref<Checked>(o, 47LL, hg_f, 113, 0) = ((uint64_t)((int8_t)(~a8)) ^ ((uint64_t)((int16_t)(~a16)) << 8LL)) ^ ((uint64_t)(~x) << 24LL);
+  hg_ref<Checked>(o, 46LL, hg_f, 112, 2) = (((uint64_t)((int8_t)(a8 & b8)) ^ ((uint64_t)((int64_t)((int16_t)(a16 | b16))) << 8LL)) ^ ((uint64_t)(a32 ^ b32) << 24LL)) ^ (uint64_t)(x & ~y);
+  hg_ref<Checked>(o, 47LL, hg_f, 113, 2) = ((uint64_t)((int8_t)(~a8)) ^ ((uint64_t)((int16_t)(~a16)) << 8LL)) ^ ((uint64_t)(~x) << 24LL);
 #line 115 "sem.go"
   int8_t c8 = a8;
   c8 = hg_add(c8, (int8_t)100);
@@ -719,26 +719,26 @@ template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_
   c8 = hg_sub(c8, (int8_t)1);
   uint8_t cu = u8;
   cu = hg_sub(cu, (uint8_t)200);
-  cu = hg_shl<Checked>(cu, 3LL, hg_f, 121, 0);
+  cu = hg_shl<Checked>(cu, 3LL, hg_f, 121, 2);
   cu = hg_add(cu, (uint8_t)1);
   int32_t c32 = a32;
   c32 = hg_mul(c32, 1048576);
-  c32 = hg_shr<Checked>(c32, s, hg_f, 125, 0);
-  hg_ref<Checked>(o, 48LL, hg_f, 126, 0) = ((uint64_t)(c8) ^ ((uint64_t)(cu) << 8LL)) ^ ((uint64_t)(c32) << 16LL);
+  c32 = hg_shr<Checked>(c32, s, hg_f, 125, 2);
+  hg_ref<Checked>(o, 48LL, hg_f, 126, 2) = ((uint64_t)(c8) ^ ((uint64_t)(cu) << 8LL)) ^ ((uint64_t)(c32) << 16LL);
 #line 128 "sem.go"
-  hg_ref<Checked>(o, 49LL, hg_f, 128, 0) = ((uint64_t)(hg_min(x, y)) ^ ((uint64_t)(hg_max(u8, v8)) << 1LL)) ^ (uint64_t)((int64_t)(hg_min(hg_min(a8, b8), (int8_t)0)));
+  hg_ref<Checked>(o, 49LL, hg_f, 128, 2) = ((uint64_t)(hg_min(x, y)) ^ ((uint64_t)(hg_max(u8, v8)) << 1LL)) ^ (uint64_t)((int64_t)(hg_min(hg_min(a8, b8), (int8_t)0)));
 #line 131 "sem.go"
   if ((f > -100.0) && (f < 100.0)) {
-    hg_ref<Checked>(o, 50LL, hg_f, 132, 0) = ((uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((int64_t)((int32_t)(f))) << 8LL)) ^ ((uint64_t)((int64_t)(f)) << 40LL);
+    hg_ref<Checked>(o, 50LL, hg_f, 132, 2) = ((uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((int64_t)((int32_t)(f))) << 8LL)) ^ ((uint64_t)((int64_t)(f)) << 40LL);
   }
   if ((f >= 0.0) && (f < 200.0)) {
-    hg_ref<Checked>(o, 51LL, hg_f, 135, 0) = ((uint64_t)((uint8_t)(f)) ^ ((uint64_t)((uint32_t)(f)) << 8LL)) ^ ((uint64_t)(f) << 40LL);
+    hg_ref<Checked>(o, 51LL, hg_f, 135, 2) = ((uint64_t)((uint8_t)(f)) ^ ((uint64_t)((uint32_t)(f)) << 8LL)) ^ ((uint64_t)(f) << 40LL);
   }
-  hg_ref<Checked>(o, 52LL, hg_f, 137, 0) = (uint64_t)((int64_t)((float)(a32))) ^ (uint64_t)((double)(x) / 2.0);
-  hg_ref<Checked>(o, 56LL, hg_f, 138, 0) = (uint64_t)((int64_t)(f));
-  hg_ref<Checked>(o, 57LL, hg_f, 139, 0) = (uint64_t)((int64_t)((int32_t)(f)));
-  hg_ref<Checked>(o, 58LL, hg_f, 140, 0) = (uint64_t)((uint32_t)(f));
-  hg_ref<Checked>(o, 59LL, hg_f, 141, 0) = (uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((uint8_t)(f)) << 8LL);
+  hg_ref<Checked>(o, 52LL, hg_f, 137, 2) = (uint64_t)((int64_t)((float)(a32))) ^ (uint64_t)((double)(x) / 2.0);
+  hg_ref<Checked>(o, 56LL, hg_f, 138, 2) = (uint64_t)((int64_t)(f));
+  hg_ref<Checked>(o, 57LL, hg_f, 139, 2) = (uint64_t)((int64_t)((int32_t)(f)));
+  hg_ref<Checked>(o, 58LL, hg_f, 140, 2) = (uint64_t)((uint32_t)(f));
+  hg_ref<Checked>(o, 59LL, hg_f, 141, 2) = (uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((uint8_t)(f)) << 8LL);
 }
 
 // ---- kernels ----
@@ -747,7 +747,7 @@ template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_
 template <bool Checked> __device__ void Ops(hg_slice<const int64_t> a, hg_slice<const int64_t> b, hg_slice<const double> f, hg_slice<uint64_t> out, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (i < a.n) {
-    Eval<Checked>(hg_ld<Checked>(a, i, hg_f, 23, 0), hg_ld<Checked>(b, i, hg_f, 23, 0), hg_ld<Checked>(f, i, hg_f, 23, 0), hg_sub<Checked>(out, hg_mul(i, 64LL), hg_add(hg_mul(i, 64LL), 64LL), hg_f, 23, 0), hg_f);
+    Eval<Checked>(hg_ld<Checked>(a, i, hg_f, 23, 2), hg_ld<Checked>(b, i, hg_f, 23, 2), hg_ld<Checked>(f, i, hg_f, 23, 2), hg_sub<Checked>(out, hg_mul(i, 64LL), hg_add(hg_mul(i, 64LL), 64LL), hg_f, 23, 2), hg_f);
   }
 }
 
@@ -764,20 +764,20 @@ template <bool Checked> __device__ void Faults(hg_slice<int32_t> x, long long wh
     long long hg_tag2 = which;
 #line 151 "sem.go"
     if (hg_tag2 == 0LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 152, 0) = hg_ld<Checked>(x, k, hg_f, 152, 0);
+      hg_ref<Checked>(out, 0LL, hg_f, 152, 2) = hg_ld<Checked>(x, k, hg_f, 152, 2);
     } else if (hg_tag2 == 1LL) {
-      hg_ref<Checked>(x, k, hg_f, 154, 0) = 7;
+      hg_ref<Checked>(x, k, hg_f, 154, 2) = 7;
     } else if (hg_tag2 == 2LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 156, 0) = (int32_t)(hg_sub<Checked>(x, k, -1, hg_f, 156, 0).n);
+      hg_ref<Checked>(out, 0LL, hg_f, 156, 2) = (int32_t)(hg_sub<Checked>(x, k, -1, hg_f, 156, 2).n);
     } else if (hg_tag2 == 3LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 158, 0) = hg_div<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 158, 0), (int32_t)(k), hg_f, 158, 0);
+      hg_ref<Checked>(out, 0LL, hg_f, 158, 2) = hg_div<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 158, 2), (int32_t)(k), hg_f, 158, 2);
     } else if (hg_tag2 == 4LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 160, 0) = hg_shl<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 160, 0), k, hg_f, 160, 0);
+      hg_ref<Checked>(out, 0LL, hg_f, 160, 2) = hg_shl<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 160, 2), k, hg_f, 160, 2);
     } else if (hg_tag2 == 5LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 162, 0) = hg_rem<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 162, 0), (int32_t)(k), hg_f, 162, 0);
+      hg_ref<Checked>(out, 0LL, hg_f, 162, 2) = hg_rem<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 162, 2), (int32_t)(k), hg_f, 162, 2);
     } else if (hg_tag2 == 6LL) {
-      hg_array<int32_t, 4> v = hg_ldv<Checked, 4>(x, k, hg_f, 164, 0);
-      hg_ref<Checked>(out, 0LL, hg_f, 165, 0) = hg_add(v[0LL], v[3LL]);
+      hg_array<int32_t, 4> v = hg_ldv<Checked, 4>(x, k, hg_f, 164, 2);
+      hg_ref<Checked>(out, 0LL, hg_f, 165, 2) = hg_add(v[0LL], v[3LL]);
     }
   }
 }

@@ -27,6 +27,7 @@ func Publish(t kernel.Thread, vals []int64, flags []uint32, counters []uint64, f
 		kernel.AtomicAndScoped(&counters[2], 3, kernel.Relaxed, kernel.ScopeDevice)
 		kernel.AtomicOrScoped(&counters[2], 4, kernel.Relaxed, kernel.ScopeDevice)
 		kernel.AtomicXorScoped(&vals[1], 5, kernel.SeqCst, kernel.ScopeDevice)
+		kernel.AtomicSubScoped(&flags[1], 5, kernel.AcqRel, kernel.ScopeBlock)
 		kernel.AtomicStore(&f[0], 1.5, kernel.SeqCst, kernel.ScopeBlock)
 		f[1] = kernel.AtomicLoad(&f[0], kernel.SeqCst, kernel.ScopeDevice)
 	}

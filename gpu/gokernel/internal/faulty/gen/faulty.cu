@@ -707,6 +707,7 @@ template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T c, T v) { type
 template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return hg_ptx_min<O, S>(p, v); }
 template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return hg_ptx_max<O, S>(p, v); }
 #endif
+template <int O, int S, class T> HG_DEV T hg_atomic_sub_s(T* p, T v) { return hg_atomic_add_s<O, S>(p, hg_neg(v)); }
 // kernel.OrderedBlockID: a ticket per block, in the order the blocks
 // started. The __shared__ cell is the function's own (one per block).
 HG_DEV long long hg_ordered_block_id(unsigned* counter) {
