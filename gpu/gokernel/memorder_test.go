@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -118,4 +119,19 @@ func TestDynamicSharedInDeviceFunctionDifferential(t *testing.T) {
 		}
 		return got, nil
 	})
+}
+
+// A loaded Go kernel's attributes give its register count on a GPU (the
+// driver's NUM_REGS on NVIDIA, .vgpr_count on AMD) and 0 on the cpu agent.
+func TestLoadedKernelRegisters(t *testing.T) {
+	dev := gputest.Device(t)
+	ld, err := faulty.Library.Load(dev)
+	require.NoError(t, err)
+	f, err := ld.Function("warp_ops")
+	require.NoError(t, err)
+	if dev.Properties().Driver == "cpu" {
+		assert.Zero(t, f.Attributes().NumRegs)
+		return
+	}
+	assert.Positive(t, f.Attributes().NumRegs, "on %s", dev)
 }
