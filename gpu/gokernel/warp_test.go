@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gokernel/internal/faulty"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/internal/testenv"
 )
 
 const warpN = 256 // eight warps of 32
@@ -243,4 +245,38 @@ func TestWarpOperationsDifferential(t *testing.T) {
 		r, err := runWarpOps(dev)
 		return r.votes, err
 	})
+}
+
+// A lockstep launch with masked warp operations and reductions allocates
+// nothing once the worker's coroutines exist.
+func TestWarpLaunchAllocs(t *testing.T) {
+	dev := gputest.DeviceOf(t, "cpu")
+	in, fin := warpInputs()
+	bin, err := buffer.FromSlice(dev, in)
+	require.NoError(t, err)
+	defer bin.Free()
+	bfin, err := buffer.FromSlice(dev, fin)
+	require.NoError(t, err)
+	defer bfin.Free()
+	out, err := buffer.New[int32](dev, warpN*faulty.WarpOuts)
+	require.NoError(t, err)
+	defer out.Free()
+	fout, err := buffer.New[float32](dev, warpN*faulty.WarpFloatOuts)
+	require.NoError(t, err)
+	defer fout.Free()
+	votes, err := buffer.New[uint64](dev, 2*warpN)
+	require.NoError(t, err)
+	defer votes.Free()
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	launch := func() {
+		require.NoError(t, faulty.LaunchWarpOps(s, gpu.D1(2), gpu.D1(warpN/2), 0, bin, bfin, out, fout, votes))
+		require.NoError(t, s.Synchronize())
+	}
+	for range 10 {
+		launch()
+	}
+	testenv.SkipAllocsUnderRace(t)
+	assert.Zero(t, testing.AllocsPerRun(20, launch), "LaunchWarpOps + Synchronize allocations")
 }
