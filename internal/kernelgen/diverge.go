@@ -13,8 +13,9 @@ import (
 // such a call, and a call of a device function that makes one, at its
 // place. The analysis is conservative: a value is warp-uniform when it
 // provably is (constants, the kernel's parameters, t.BlockIdx, BlockDim,
-// GridDim, WarpSize, a vote's result, and variables only ever assigned
-// such values where every lane runs), and by one idiom CUDA code relies
+// GridDim, WarpSize, a vote's result, a device function's parameter that
+// every call passes such a value, and variables only ever assigned such
+// values where every lane runs), and by one idiom CUDA code relies
 // on: t.ThreadIdx().X / t.WarpSize() (the warp's index) and
 // t.ThreadIdx().X < k*t.WarpSize() are taken as uniform, which holds in a
 // block whose x extent is a multiple of the warp size or that is
@@ -36,9 +37,10 @@ type divergence struct {
 	t       *translator
 	fn      *function
 	cls     map[*types.Var]class
-	params  map[*types.Var]bool // a device function's parameters: not uniform
-	loops   map[ast.Node]bool   // loops that some lanes leave early
-	targets []ast.Node          // enclosing loops and switches, innermost last
+	params  map[*types.Var]bool  // a device function's parameters
+	given   map[*types.Var]class // what its calls pass them
+	loops   map[ast.Node]bool    // loops that some lanes leave early
+	targets []ast.Node           // enclosing loops and switches, innermost last
 	labels  map[ast.Node]string
 	changed bool
 	report  bool
@@ -46,28 +48,25 @@ type divergence struct {
 	fullOps map[*function]bool // functions that make a warp operation without a mask
 }
 
-// checkDivergence runs the analysis on every function, callees first.
+// checkDivergence runs the analysis on every function: callers first, to
+// learn what each device function's parameters are given at every call
+// (uniform where every call passes a uniform value), then callees first,
+// to report, each call of a function that makes a mask-less warp
+// operation checked where it stands.
 func (t *translator) checkDivergence() {
+	given := map[*types.Var]class{}
+	for i := len(t.order) - 1; i >= 0; i-- {
+		d := t.divergenceOf(t.order[i], given, nil)
+		ast.Inspect(d.fn.decl.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				d.recordArgs(c)
+			}
+			return true
+		})
+	}
 	full := map[*function]bool{}
 	for _, fn := range t.order {
-		d := &divergence{t: t, fn: fn, cls: map[*types.Var]class{}, params: map[*types.Var]bool{}, loops: map[ast.Node]bool{}, labels: map[ast.Node]string{}, fullOps: full}
-		if !fn.kernel {
-			for _, f := range fn.decl.Type.Params.List {
-				for _, id := range f.Names {
-					if v, ok := t.info.Defs[id].(*types.Var); ok && !isThread(v.Type()) {
-						d.params[v] = true
-					}
-				}
-			}
-		}
-		for i := 0; i < 20; i++ {
-			d.changed, d.retDiv = false, false
-			d.targets = d.targets[:0]
-			d.block(fn.decl.Body.List, false)
-			if !d.changed {
-				break
-			}
-		}
+		d := t.divergenceOf(fn, given, full)
 		d.report, d.retDiv = true, false
 		d.block(fn.decl.Body.List, false)
 		ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
@@ -76,6 +75,81 @@ func (t *translator) checkDivergence() {
 			}
 			return true
 		})
+	}
+}
+
+// divergenceOf is fn's analysis, its variables' classes settled.
+func (t *translator) divergenceOf(fn *function, given map[*types.Var]class, full map[*function]bool) *divergence {
+	d := &divergence{t: t, fn: fn, cls: map[*types.Var]class{}, params: map[*types.Var]bool{}, given: given,
+		loops: map[ast.Node]bool{}, labels: map[ast.Node]string{}, fullOps: full}
+	if !fn.kernel {
+		for _, v := range d.paramVars(fn.decl) {
+			if v != nil {
+				d.params[v] = true
+			}
+		}
+	}
+	for i := 0; i < 20; i++ {
+		d.changed, d.retDiv = false, false
+		d.targets = d.targets[:0]
+		d.block(fn.decl.Body.List, false)
+		if !d.changed {
+			break
+		}
+	}
+	return d
+}
+
+// paramVars are decl's receiver and parameters, in the order a call
+// passes them (the receiver first), nil for a kernel.Thread or a blank.
+func (d *divergence) paramVars(decl *ast.FuncDecl) []*types.Var {
+	var out []*types.Var
+	var lists []*ast.Field
+	if decl.Recv != nil {
+		lists = append(lists, decl.Recv.List...)
+	}
+	lists = append(lists, decl.Type.Params.List...)
+	for _, f := range lists {
+		if len(f.Names) == 0 {
+			out = append(out, nil)
+		}
+		for _, id := range f.Names {
+			v, _ := d.t.info.Defs[id].(*types.Var)
+			if v != nil && isThread(v.Type()) {
+				v = nil
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// recordArgs joins what call passes into the classes of its device
+// function's parameters.
+func (d *divergence) recordArgs(call *ast.CallExpr) {
+	callee := d.t.deviceCallee(call)
+	if callee == nil || d.t.funcs[callee] == nil {
+		return
+	}
+	decl := d.t.funcs[callee].decl
+	args := call.Args
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && decl.Recv != nil {
+		if s := d.t.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+			args = append([]ast.Expr{sel.X}, args...)
+		}
+	}
+	for i, v := range d.paramVars(decl) {
+		if v == nil || i >= len(args) {
+			continue
+		}
+		c := d.class(args[i])
+		if c == clsTid {
+			c = clsLane // the idiom holds for the kernel's own threadIdx only
+		}
+		if old, ok := d.given[v]; ok {
+			c = d.join(old, c, true)
+		}
+		d.given[v] = c
 	}
 }
 
@@ -334,7 +408,13 @@ func (d *divergence) class(x ast.Expr) class {
 		if !ok {
 			return clsUniform
 		}
-		if d.params[v] || v.Parent() == d.t.pkg.Types.Scope() {
+		if d.params[v] {
+			if c, ok := d.given[v]; ok {
+				return c
+			}
+			return clsLane
+		}
+		if v.Parent() == d.t.pkg.Types.Scope() {
 			return clsLane
 		}
 		if c, ok := d.cls[v]; ok {

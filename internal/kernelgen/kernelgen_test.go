@@ -293,6 +293,7 @@ func TestErrors(t *testing.T) {
 		{"diverge.go", 13, 14, "kernel.Ballot without a mask under control flow that may differ between the lanes of a warp"},
 		{"diverge.go", 23, 7, "a call of warpSum, which makes a warp operation without a mask, under control flow that may differ between the lanes of a warp"},
 		{"diverge.go", 28, 2, "t.SyncWarp without a mask under control flow that may differ between the lanes of a warp"},
+		{"diverge.go", 56, 7, "kernel.ShflXor without a mask under control flow that may differ between the lanes of a warp"},
 		{"orders.go", 8, 31, "an atomic load with order Release"},
 		{"orders.go", 9, 31, "an atomic store with order Acquire"},
 	} {
@@ -313,7 +314,7 @@ func TestErrors(t *testing.T) {
 			assert.Contains(t, e.Error(), "every lane of the warp must reach it")
 		}
 	}
-	assert.Equal(t, 4, n, "%v", err)
+	assert.Equal(t, 5, n, "%v", err)
 }
 
 // TestNames checks that variables keep their Go names where no variable

@@ -35,3 +35,31 @@ func warpSum(t kernel.Thread, v int32) int32 {
 	}
 	return v
 }
+
+// warpSumTo's loop is bounded by its parameter: uniform where every call
+// passes a uniform width.
+func warpSumTo(t kernel.Thread, v int32, width int) int32 {
+	for off := width / 2; off > 0; off /= 2 {
+		v += kernel.ShflDown(t, v, off)
+	}
+	return v
+}
+
+//hipgo:kernel
+func Widths(t kernel.Thread, x []int32, w int) {
+	i := t.GlobalX()
+	x[i] = warpSumTo(t, x[i], w) + warpSumTo(t, x[i], t.WarpSize())
+}
+
+func laneSum(t kernel.Thread, v int32, n int) int32 {
+	if n > 3 {
+		v = kernel.ShflXor(t, v, 1)
+	}
+	return v
+}
+
+//hipgo:kernel
+func LaneWidths(t kernel.Thread, x []int32) {
+	i := t.GlobalX()
+	x[i] = laneSum(t, x[i], t.Lane())
+}
