@@ -71,8 +71,6 @@ func (e *notFission) Error() string {
 	return fmt.Sprintf("%s:%d: %s", filepath.Base(e.pos.Filename), e.pos.Line, e.why)
 }
 
-var warpOps = map[string]bool{"SyncWarp": true, "Shfl": true, "ShflDown": true, "ShflUp": true, "ShflXor": true, "Ballot": true, "Any": true, "All": true}
-
 // planFission decides whether k can run by loop fission and, if so, how.
 func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, error) {
 	p := &fissionPlan{k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
@@ -114,8 +112,12 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 				}
 			}
 			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok {
-				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && warpOps[fn.Name()] {
-					err = fail(n, "warp operation %s", fn.Name())
+				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && kernelgen.NeedsCoroutines(fn.Name()) {
+					what := "warp operation"
+					if !kernelgen.WarpOp(fn.Name()) {
+						what = "block-wide call"
+					}
+					err = fail(n, "%s %s", what, fn.Name())
 				} else if res.Lockstep[fn.Origin()] {
 					err = fail(n, "calls %s, which synchronizes", fn.Name())
 				}

@@ -244,6 +244,9 @@ func (ld *Loaded) checker(k int) func() error {
 		switch kind {
 		case faultIndex:
 			what = fmt.Sprintf("index out of range [%d] with length %d", idx, n)
+			if idx < 0 {
+				what = fmt.Sprintf("index out of range [%d]", idx) // Go's words
+			}
 		case faultDivide:
 			what = "integer divide by zero"
 		case faultSlice:

@@ -91,3 +91,8 @@ func (f *Function) LaunchArgsWithoutRanges(s *stream.Stream, grid, block gpu.Dim
 	}
 	return f.logged(f.dispatch(s, grid, block, sharedMem, args, entry{}))
 }
+
+// AttributesOf is the attributes of a function of sym on dev.
+func AttributesOf(dev *gpu.Device, sym rocr.KernelSymbol) Attributes {
+	return newFunction(&Module{dev: dev}, sym).Attributes()
+}

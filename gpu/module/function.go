@@ -253,6 +253,10 @@ type Attributes struct {
 	KernargSize        int
 	NumArgs            int
 	Args               []rocr.KernelArg // the arguments a caller passes
+	// NumRegs is the registers one work-item uses (numRegs): the VGPRs of
+	// an AMDGPU kernel, what the CUDA driver reports for a loaded PTX or
+	// cubin function; 0 on the cpu agent and where the code does not say.
+	NumRegs int
 }
 
 // Attributes describes the kernel; zero for a nil function.
@@ -266,6 +270,7 @@ func (f *Function) Attributes() Attributes {
 		PrivateSizeBytes:   int(f.sym.PrivateSegmentSize),
 		KernargSize:        int(f.sym.KernargSize),
 		NumArgs:            len(f.visible),
+		NumRegs:            int(f.sym.Registers),
 	}
 	for _, p := range f.visible {
 		a.Args = append(a.Args, p.KernelArg)

@@ -271,6 +271,7 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 			MaxFlatWorkGroupSize: int(k.MaxFlatWorkgroup),
 			Wavefront:            int(k.WavefrontSize),
 			CodeObjectVersion:    obj.Version,
+			Registers:            k.VGPRCount,
 			Meta:                 k,
 		}
 		for _, a := range k.Args {

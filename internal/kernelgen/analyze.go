@@ -30,18 +30,21 @@ func (t *translator) analyze() {
 			}
 		}
 	}
-	// Close lockstep over callees (order has callees first).
+	// Close lockstep and dynamic shared memory over callees (order has
+	// callees first): a device function that calls DynamicShared takes
+	// hg_dyn_bytes from its callers, down from the kernel.
 	for _, fn := range t.order {
+		fn.dynLen = fn.dyn && t.lenUsed[fn.dynVar]
 		for _, c := range fn.callees {
 			fn.lockstep = fn.lockstep || c.lockstep
+			fn.dyn = fn.dyn || c.dyn
+			fn.dynLen = fn.dynLen || c.dynLen
 		}
 	}
 }
 
 func (t *translator) scanFunc(fn *function) {
-	if fn.kernel {
-		fn.dynVar = types.NewVar(fn.decl.Pos(), nil, "hg_dyn_shared", nil)
-	}
+	fn.dynVar = types.NewVar(fn.decl.Pos(), nil, "hg_dyn_shared", nil)
 	ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -108,14 +111,15 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 		}
 	}
 	name := t.kernelFunc(call)
+	if (name == "Store4" || name == "Store2") && len(call.Args) > 0 {
+		if r := t.rootVar(call.Args[0]); r != nil {
+			t.written[r] = true
+		}
+	}
 	switch {
 	case lockstepOp(name):
 		fn.lockstep = true
 	case name == "DynamicShared":
-		if !fn.kernel {
-			t.errorf(call.Pos(), "kernel.DynamicShared in a device function", "call it in the kernel and pass the slice")
-			return
-		}
 		fn.dyn = true
 		t.usesDyn = true
 	}
@@ -124,11 +128,32 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 // lockstepOp reports whether the kernel SDK function or Thread method
 // name is a barrier or warp operation, which makes its caller lockstep.
 func lockstepOp(name string) bool {
-	switch name {
-	case "SyncThreads", "SyncWarp", "Shfl", "ShflDown", "ShflUp", "ShflXor", "Ballot", "Any", "All":
-		return true
-	}
-	return false
+	return name == "SyncThreads" || name == "OrderedBlockID" || WarpOp(name)
+}
+
+// NeedsCoroutines reports whether the kernel SDK function or Thread
+// method name synchronizes in a way loop fission does not split at: a
+// warp operation, or a call with barriers inside (OrderedBlockID).
+func NeedsCoroutines(name string) bool { return name == "OrderedBlockID" || WarpOp(name) }
+
+// warpOps are the kernel SDK's warp operations: true for those that take
+// a mask, false for the full-warp forms, which must stand where every lane
+// of the warp reaches them (see diverge.go).
+var warpOps = map[string]bool{
+	"SyncWarp": false, "Shfl": false, "ShflDown": false, "ShflUp": false, "ShflXor": false,
+	"Ballot": false, "Any": false, "All": false,
+	"SyncWarpMask": true, "ShflSync": true, "ShflDownSync": true, "ShflUpSync": true, "ShflXorSync": true,
+	"BallotSync": true, "AnySync": true, "AllSync": true,
+	"ReduceAddSync": true, "ReduceMinSync": true, "ReduceMaxSync": true,
+	"ReduceAndSync": true, "ReduceOrSync": true, "ReduceXorSync": true,
+}
+
+// WarpOp reports whether the kernel SDK function or Thread method name is
+// a warp operation: the work-items of a warp exchange values or wait for
+// each other there.
+func WarpOp(name string) bool {
+	_, ok := warpOps[name]
+	return ok
 }
 
 // kernelFunc is the name of the kernel SDK function or Thread method call

@@ -66,9 +66,18 @@
 //	t.SyncThreads, t.SyncWarp             hg_sync_threads(), hg_sync_warp()
 //	kernel.Shared[T](t) (kernel top level)    __shared__ T hg_shared_x; T* x = &hg_shared_x;
 //	kernel.DynamicShared[T](t)            extern __shared__ bytes viewed as hg_dyn_bytes / sizeof(T) elements
+//	                                      (a device function that reaches it takes hg_dyn_bytes before hg_f)
 //	kernel.Shfl, ShflDown, ShflUp, ShflXor    hg_shfl*: 32-bit shuffles, 64-bit values as two halves
 //	kernel.Ballot, Any, All               hg_ballot (a 64-bit mask), hg_any, hg_all
+//	kernel.ShflSync ... (mask, width), BallotSync ..., SyncWarpMask   hg_shfl_sync ... (warpPrelude, where used)
+//	kernel.ReduceAddSync ... ReduceXorSync    hg_reduce_add_sync ...: redux.sync on sm_80, else a butterfly or a fold
+//	a warp operation without a mask       refused under lane-dependent control flow (diverge.go)
 //	kernel.Atomic* (&s[i], &shared[i], p) hg_atomic_*: __hip_atomic_* / __atomic_* / atomicAdd ... (relaxed, device scope)
+//	kernel.ThreadFence, ThreadFenceBlock/System   hg_fence_device/block/system() (memoryPrelude, where used)
+//	kernel.AtomicLoad/Store(p, ..., o, s)  hg_atomic_load<O, S>(p) ...: PTX ld.acquire.gpu ... / __hip_atomic_load
+//	kernel.Atomic*Scoped(p, ..., o, s)    hg_atomic_add_s<O, S>(p, v) ...: PTX atom.acq_rel.gpu ... / __hip_atomic_*
+//	kernel.Load4/Store4, Load2/Store2     hg_ldv<Checked, 4>(s, i, ...): one 16-byte access (vectorPrelude)
+//	kernel.OrderedBlockID(t, &c[0])       hg_ordered_block_id(p): a ticket through a __shared__ cell, two barriers
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...
 //	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)

@@ -32,6 +32,15 @@ func (t *translator) emit() {
 	b.WriteString(prelude)
 	b.WriteString("\n")
 	b.WriteString(t.mathSource())
+	if t.usesMemory {
+		b.WriteString(memoryPrelude)
+	}
+	if t.usesWarp {
+		b.WriteString(warpPrelude)
+	}
+	if t.usesVector {
+		b.WriteString(vectorPrelude)
+	}
 	if len(t.structs) > 0 {
 		b.WriteString("// ---- the package's struct types ----\n\n")
 		for _, n := range t.structs {
@@ -240,9 +249,9 @@ func (e *emitter) function() {
 	}
 	if fn.kernel {
 		e.kernelDesc()
-		if fn.dyn {
-			ps = append(ps, "unsigned int hg_dyn_bytes")
-		}
+	}
+	if fn.dyn {
+		ps = append(ps, "unsigned int hg_dyn_bytes")
 	}
 	ps = append(ps, "hg_fault* hg_f")
 	name := funcCName(fn.obj)
@@ -268,7 +277,7 @@ func (e *emitter) function() {
 func (e *emitter) kernelDesc() {
 	fn := e.fn
 	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
-		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && e.t.lenUsed[fn.dynVar],
+		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && fn.dynLen,
 		MaxThreads: e.t.maxThreads(fn.decl)}
 	for _, v := range e.params() {
 		p := Param{Name: v.Name(), Type: v.Type()}

@@ -641,10 +641,6 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 	case "Shared":
 		e.errorf(x, "kernel.Shared outside a declaration", "write x := kernel.Shared[T](t) at the kernel's top level")
 	case "DynamicShared":
-		if !e.fn.kernel {
-			e.errorf(x, "kernel.DynamicShared in a device function", "")
-			return "0"
-		}
 		elem := e.info.TypeOf(x).(*types.Slice).Elem()
 		ct := e.t.cType(elem, x.Pos())
 		return fmt.Sprintf("hg_make_slice((%s*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(%s)))", ct, ct)
@@ -653,10 +649,37 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		return fmt.Sprintf("hg_%s(%s, (long long)%s)", snake(name), a[0], parenthesize(a[1]))
 	case "Ballot", "Any", "All":
 		return fmt.Sprintf("hg_%s(%s)", strings.ToLower(name), e.args(x)[0])
+	case "ShflSync", "ShflDownSync", "ShflUpSync", "ShflXorSync":
+		e.t.usesWarp = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s, (long long)%s, (long long)%s)", snake(name), parenthesize(a[0]), a[1], parenthesize(a[2]), parenthesize(a[3]))
+	case "BallotSync", "AnySync", "AllSync", "ReduceAddSync", "ReduceMinSync", "ReduceMaxSync", "ReduceAndSync", "ReduceOrSync", "ReduceXorSync":
+		e.t.usesWarp = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s)", snake(name), parenthesize(a[0]), a[1])
+	case "SyncWarpMask":
+		e.t.usesWarp = true
+		return fmt.Sprintf("hg_sync_warp_mask((unsigned long long)%s)", parenthesize(e.args(x)[0]))
 	case "AtomicAdd", "AtomicSub", "AtomicMin", "AtomicMax", "AtomicExch", "AtomicCAS", "AtomicAnd", "AtomicOr", "AtomicXor":
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})
 		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
+	case "Load4", "Load2":
+		e.t.usesVector = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_ldv<Checked, %s>(%s, %s, %s)", name[4:], a[0], a[1], e.loc(x.Lparen))
+	case "Store4", "Store2":
+		e.t.usesVector = true
+		a := e.args(x)
+		return fmt.Sprintf("hg_stv<Checked, %s>(%s, %s, %s, %s)", name[5:], a[0], a[1], a[2], e.loc(x.Lparen))
+	case "OrderedBlockID":
+		e.t.usesMemory = true
+		return fmt.Sprintf("hg_ordered_block_id(%s)", e.atomicPtr(x.Args[1]))
+	case "ThreadFence", "ThreadFenceBlock", "ThreadFenceSystem":
+		e.t.usesMemory = true
+		return map[string]string{"ThreadFence": "hg_fence_device()", "ThreadFenceBlock": "hg_fence_block()", "ThreadFenceSystem": "hg_fence_system()"}[name]
+	case "AtomicLoad", "AtomicStore", "AtomicAddScoped", "AtomicSubScoped", "AtomicExchScoped", "AtomicCASScoped", "AtomicMinScoped", "AtomicMaxScoped", "AtomicAndScoped", "AtomicOrScoped", "AtomicXorScoped":
+		return e.scopedAtomic(x, name)
 	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
 		return e.mathFn(x, strings.ToLower(name))
 	case "Printf":
@@ -665,6 +688,48 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 		e.errorf(x, "kernel."+name, "")
 	}
 	return "0"
+}
+
+// scopedAtomic is an atomic with a memory order and a scope, its last two
+// arguments, which must be constants: hg_atomic_load<O, S>(p),
+// hg_atomic_add_s<O, S>(p, v), ...
+func (e *emitter) scopedAtomic(x *ast.CallExpr, name string) string {
+	e.t.usesMemory = true
+	n := len(x.Args)
+	if n < 3 {
+		e.errorf(x, "kernel."+name, "")
+		return "0"
+	}
+	o, okO := constInt(e.info.Types[x.Args[n-2]].Value)
+	s, okS := constInt(e.info.Types[x.Args[n-1]].Value)
+	if !okO || o < 0 || o > 4 {
+		e.errorf(x.Args[n-2], "a memory order that is not a constant", "pass kernel.Relaxed, Acquire, Release, AcqRel or SeqCst")
+		return "0"
+	}
+	if !okS || s < 0 || s > 2 {
+		e.errorf(x.Args[n-1], "a memory scope that is not a constant", "pass kernel.ScopeBlock, ScopeDevice or ScopeSystem")
+		return "0"
+	}
+	orders := [...]string{"Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"}
+	switch {
+	case name == "AtomicLoad" && (o == 2 || o == 3):
+		e.errorf(x.Args[n-2], "an atomic load with order "+orders[o], "a load is Relaxed, Acquire or SeqCst")
+		return "0"
+	case name == "AtomicStore" && (o == 1 || o == 3):
+		e.errorf(x.Args[n-2], "an atomic store with order "+orders[o], "a store is Relaxed, Release or SeqCst")
+		return "0"
+	}
+	p := e.atomicPtr(x.Args[0])
+	rest := e.args(&ast.CallExpr{Args: x.Args[1 : n-2]})
+	fn := "hg_atomic_load"
+	switch name {
+	case "AtomicLoad":
+	case "AtomicStore":
+		fn = "hg_atomic_store"
+	default:
+		fn = "hg_" + snake(strings.TrimSuffix(name, "Scoped")) + "_s"
+	}
+	return fmt.Sprintf("%s<%d, %d>(%s)", fn, o, s, strings.Join(append([]string{p}, rest...), ", "))
 }
 
 // atomicPtr is an atomic's first argument: &s[i], &shared[i], &(*p) or a
@@ -773,6 +838,9 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 		}
 		ro := i < len(params) && e.t.constSlice(params[i])
 		args = append(args, bare(e.valueFor(e.info.TypeOf(a), ro, a)))
+	}
+	if fn.dyn {
+		args = append(args, "hg_dyn_bytes")
 	}
 	args = append(args, "hg_f")
 	return fmt.Sprintf("%s<%s>(%s)", funcCName(callee), strings.Join(targs, ", "), strings.Join(args, ", "))

@@ -93,8 +93,16 @@ func Load(dir string, generated ...string) (*Result, error) {
 		}
 	}
 	var errs []error
+	hinted := false
 	for _, e := range pkg.Errors {
 		if e.Kind == packages.TypeError && !kernelFiles[errorFile(e.Pos)] {
+			continue
+		}
+		if e.Kind == packages.TypeError && strings.HasPrefix(e.Msg, "undefined: ") && !hinted {
+			// Most often a launcher hipgo-gen has not written yet (or that
+			// the overlay of the generated file hides).
+			hinted = true
+			errs = append(errs, fmt.Errorf("%s: %s (a file that holds a //hipgo:kernel must type-check without the code hipgo-gen writes: call the generated launchers from another file of the package)", e.Pos, e.Msg))
 			continue
 		}
 		// go list's own compile of the package reports the same type
@@ -159,6 +167,7 @@ func Translate(pkg *packages.Package) (*Result, error) {
 	t.discoverGlobals()
 	t.discover()
 	t.analyze()
+	t.checkDivergence()
 	t.emit()
 	if len(t.errs) > 0 {
 		sort.SliceStable(t.errs, func(i, j int) bool {
@@ -193,7 +202,8 @@ type function struct {
 	// direct properties, before closing over callees
 	lockstep bool
 	dyn      bool
-	dynVar   *types.Var // a kernel's kernel.DynamicShared memory, for the length analysis
+	dynVar   *types.Var // the function's kernel.DynamicShared memory, for the length analysis
+	dynLen   bool       // it, or a callee, reads that memory's length
 	k        *Kernel    // for a kernel: its entry in Result.Kernels
 }
 
@@ -222,6 +232,9 @@ type translator struct {
 	structSeen map[*types.Named]bool
 	math       map[string]bool // used math helpers: "exp/32"
 	usesDyn    bool
+	usesMemory bool                      // fences and ordered, scoped atomics: memoryPrelude
+	usesWarp   bool                      // masked warp operations and reductions: warpPrelude
+	usesVector bool                      // Load4 ...: vectorPrelude
 	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
 	globalList []*globalVar              // the same, in declaration order
 }

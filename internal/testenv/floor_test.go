@@ -12,7 +12,7 @@ import (
 
 // aboveFloor are the packages under internal/ that may import rocr and gpu:
 // test helpers named as such and the test suites (README.md, Layout).
-var aboveFloor = map[string]bool{"cputest": true, "reliability": true, "conformancetest": true}
+var aboveFloor = map[string]bool{"cputest": true, "reliability": true, "conformancetest": true, "gosemantics": true}
 
 // The top-level internal/ is one floor of leaf helpers: no package there
 // imports rocr/... or gpu/... outside its tests, but for aboveFloor.

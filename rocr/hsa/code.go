@@ -106,7 +106,11 @@ type KernelSymbol struct {
 	MaxFlatWorkGroupSize int
 	Wavefront            int
 	CodeObjectVersion    int // 4, 5, 6 for AMDGPU; 0 otherwise
-	Args                 []KernelArg
+	// Registers is the registers a work-item uses: the VGPRs of an AMDGPU
+	// kernel (.vgpr_count), NUM_REGS of a loaded CUDA function; 0 where
+	// nothing says (PTX before it is loaded, Go kernels).
+	Registers uint32
+	Args      []KernelArg
 	// Meta is the parsed metadata the loader may need (hidden arguments).
 	Meta any
 }

@@ -49,11 +49,10 @@ type Block struct {
 	flat1  bool // a one-dimensional block without static shared memory
 
 	// lockstep state
-	lanes []lane
-	entry func(Thread)
-	xch   []uint64 // warp exchange, two buffers of one slot per work-item
-	xgen  []uint
-	fresh bool // xgen must be cleared before the next group
+	lanes  []lane
+	entry  func(Thread)
+	warps  warpState
+	ticket int // OrderedBlockID's ticket
 
 	// views are this dispatch's argument views: every group of a
 	// dispatch has the same arguments, so each is checked once per worker.

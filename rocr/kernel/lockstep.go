@@ -20,8 +20,7 @@ type coLane struct {
 	next  func() (int, bool)
 	stop  func()
 	yield func(int) bool
-	state int  // the event it stopped at
-	gen   uint // warp operations done, for the exchange's double buffer
+	state int // the event it stopped at
 	// panicked carries a panic out of the coroutine to the scheduler,
 	// which re-raises it on the driver's goroutine.
 	panicked any
@@ -48,24 +47,17 @@ func (b *Block) Lockstep(fn func(Thread)) {
 	n := b.n
 	b.entry = fn
 	b.grow(n)
-	if n < len(b.lanes) || b.fresh {
-		// A partial group's missing work-items, and a new exchange, must
-		// not look current to a warp operation.
-		for i := range b.xgen {
-			b.xgen[i] = ^uint(0)
-		}
-		b.fresh = n < len(b.lanes)
-	}
+	b.warps.reset()
 	for i := 0; i < n; i++ {
 		l := &b.lanes[i]
 		b.place(l, i)
 		l.co.state = -1
-		l.co.gen = 0
+		b.warps.byFlat[l.flat] = int32(i)
 	}
 	for {
 		for i := 0; i < n; i++ {
 			c := b.lanes[i].co
-			if c.state == evDone || c.state == evBarrier {
+			if c.state != -1 {
 				continue
 			}
 			ev, ok := c.next()
@@ -91,7 +83,13 @@ func (b *Block) Lockstep(fn func(Thread)) {
 			}
 		}
 		if warp {
-			continue // warp operations go on before any barrier opens
+			// Warp operations go on before any barrier opens: each whose
+			// lanes have all arrived completes.
+			if err := b.releaseWarps(); err != nil {
+				b.reset()
+				panic(err)
+			}
+			continue
 		}
 		if !barrier {
 			return
@@ -116,9 +114,7 @@ func (b *Block) grow(n int) {
 	}
 	b.reset()
 	b.lanes = make([]lane, full)
-	b.xch = make([]uint64, 2*full)
-	b.xgen = make([]uint, 2*full)
-	b.fresh = true
+	b.warps.grow(full)
 	for i := range b.lanes {
 		l := &b.lanes[i]
 		c := &coLane{}

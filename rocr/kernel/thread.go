@@ -72,7 +72,7 @@ func (t Thread) Lane() int {
 func (t Thread) SyncThreads() { t.l.sync(evBarrier) }
 
 // SyncWarp waits for the work-items of the warp (__syncwarp).
-func (t Thread) SyncWarp() { t.l.sync(evWarp) }
+func (t Thread) SyncWarp() { post(t.l, 0, FullMask, opSync) }
 
 // CPUWarpSize is the warp width the cpu agent runs warp operations at.
 const CPUWarpSize = 32

@@ -20,6 +20,7 @@ type kernel struct {
 	argEnd     uint32  // end of the last PTX parameter: the only size cuLaunchKernel accepts
 	static     uint32  // static shared memory, bytes
 	maxThreads uint32
+	regs       uint32           // registers per thread (NUM_REGS)
 	dynLimit   atomic.Uint32    // dynamic shared memory the function is configured for
 	buffers    []rocr.BufferArg // global-buffer arguments, for ownership checks
 	dead       atomic.Bool
@@ -186,6 +187,7 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 			ks.Object = addKernel(k)
 			ks.GroupSegmentSize = k.static
 			ks.MaxFlatWorkGroupSize = int(k.maxThreads)
+			ks.Registers = k.regs
 			ks.Wavefront = d.info.Wavefront
 			if ks.KernargSize == 0 {
 				ks.KernargSize = k.argEnd
@@ -214,6 +216,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 		return uint32(v)
 	}
 	k.static = attr(funcAttrSharedSizeBytes)
+	k.regs = attr(funcAttrNumRegs)
 	k.maxThreads = attr(funcAttrMaxThreadsPerBlock)
 	k.dynLimit.Store(attr(funcAttrMaxDynamicSharedMem))
 	for _, a := range ks.Args {

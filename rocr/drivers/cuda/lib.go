@@ -51,6 +51,7 @@ const (
 	funcAttrMaxThreadsPerBlock  = 0
 	funcAttrSharedSizeBytes     = 1
 	funcAttrLocalSizeBytes      = 3
+	funcAttrNumRegs             = 4
 	funcAttrMaxDynamicSharedMem = 8
 )
 

@@ -32,12 +32,101 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
+	Set:     kernel.NewSet("faulty", chainSumKernel, dynReverseKernel, fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
 	Source:  LibrarySource,
-	Kernels: []string{"fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef"},
-	Files:   []string{"faulty.go", "kernels_gen.go"},
+	Kernels: []string{"chain_sum", "dyn_reverse", "fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "warp_ops"},
+	Files:   []string{"chain.go", "faulty.go", "kernels_gen.go", "warps.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
+
+// chainSumArgs is the kernarg layout of chain_sum's C++ entry point.
+type chainSumArgs struct {
+	in      rocr.ConstPtr[int32]
+	counter rocr.Ptr[uint32]
+	flags   rocr.Ptr[uint32]
+	sums    rocr.Ptr[int64]
+	out     rocr.Ptr[int64]
+}
+
+// chainSumKernel runs chainSum on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (chain.go:16: block-wide call OrderedBlockID).
+var chainSumKernel = kernel.Define("chain_sum", func(b *kernel.Block, a *chainSumArgs) {
+	f := kernel.Frame[chainSumFrame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ViewRest(b, a.counter)
+	f.p2 = kernel.ViewRest(b, a.flags)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.out)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[chainSumFrame](t)
+		chainSum(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+	})
+}, kernel.Lockstep())
+
+// LaunchChainSum launches chainSum (chain.go:15) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchChainSum(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], counter buffer.Array[uint32], flags buffer.Array[uint32], sums buffer.Array[int64], out buffer.Array[int64]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel chain_sum argument 0 (in): nil buffer")
+	}
+	if counter == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel chain_sum argument 1 (counter): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel chain_sum argument 2 (flags): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel chain_sum argument 3 (sums): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel chain_sum argument 4 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 0)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(counter).Ptr(flags).Ptr(sums).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(counter.Len())).Int64(int64(flags.Len())).Int64(int64(sums.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+}
+
+// dynReverseArgs is the kernarg layout of dyn_reverse's C++ entry point.
+type dynReverseArgs struct {
+	x rocr.Ptr[float32]
+}
+
+// dynReverseKernel runs dynReverse on the cpu agent by loop fission (dynReverseGroup),
+// without coroutines.
+var _ = dynReverse
+
+var dynReverseKernel = kernel.Define("dyn_reverse", func(b *kernel.Block, a *dynReverseArgs) {
+	dynReverseGroup(b, kernel.ViewRest(b, a.x))
+})
+
+// LaunchDynReverse launches dynReverse (chain.go:42) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchDynReverse(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel dyn_reverse argument 0 (x): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 1)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(x)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(x.Len()))
+	}
+	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+}
 
 // fillArgs is the kernarg layout of fill's C++ entry point.
 type fillArgs struct {
@@ -76,7 +165,7 @@ func LaunchFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill argument 0 (x): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 0)
+	ld, checked, err := Library.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -86,7 +175,7 @@ func LaunchFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len()))
 	}
-	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }
 
 // divideArgs is the kernarg layout of divide's C++ entry point.
@@ -125,13 +214,13 @@ func LaunchDivide(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffe
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel divide argument 0 (x): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 1)
+	ld, checked, err := Library.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.Ptr(x).Int64(int64(x.Len())).Int32(d)
-	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }
 
 // hornerArgs is the kernarg layout of horner's C++ entry point.
@@ -182,13 +271,13 @@ func LaunchHorner(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffe
 	if y == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner argument 1 (y): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 2)
+	ld, checked, err := Library.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(y).Int64(int64(y.Len())).Float32(a).Float32(b).Float32(c).Float32(d)
-	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
 }
 
 // horner64Args is the kernarg layout of horner64's C++ entry point.
@@ -239,13 +328,13 @@ func LaunchHorner64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buf
 	if y == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel horner64 argument 1 (y): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 3)
+	ld, checked, err := Library.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(y).Int64(int64(y.Len())).Float64(a).Float64(b).Float64(c).Float64(d)
-	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
 
 // quotientsArgs is the kernarg layout of quotients's C++ entry point.
@@ -296,13 +385,13 @@ func LaunchQuotients(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if r == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel quotients argument 2 (r): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 4)
+	ld, checked, err := Library.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).Ptr(q).Int64(int64(q.Len())).Ptr(r).Int64(int64(r.Len())).Int32(d)
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // pointNormsArgs is the kernarg layout of point_norms's C++ entry point.
@@ -351,13 +440,13 @@ func LaunchPointNorms(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel point_norms argument 2 (out): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 5)
+	ld, checked, err := Library.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.ConstPtr(x).Int64(int64(x.Len())).ConstPtr(y).Int64(int64(y.Len())).Ptr(out).Int64(int64(out.Len()))
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // stridedArgs is the kernarg layout of strided's C++ entry point.
@@ -400,13 +489,13 @@ func LaunchStrided(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buff
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel strided argument 1 (out): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 6)
+	ld, checked, err := Library.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.ConstPtr(c).Int64(int64(c.Len())).Ptr(out).Int64(int64(out.Len()))
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // helloArgs is the kernarg layout of hello's C++ entry point.
@@ -441,13 +530,13 @@ var helloKernel = kernel.Define("hello", func(b *kernel.Block, a *helloArgs) {
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHello(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, n int32, scale float32) error {
-	ld, checked, err := Library.Prepare(s, 7)
+	ld, checked, err := Library.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.Int32(n).Float32(scale)
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // scaleByCoefArgs is the kernarg layout of scale_by_coef's C++ entry point.
@@ -484,11 +573,115 @@ func LaunchScaleByCoef(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x 
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scale_by_coef argument 0 (x): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 8)
+	ld, checked, err := Library.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
 	var args module.Args
 	args.Ptr(x).Int64(int64(x.Len()))
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+}
+
+// warpOpsArgs is the kernarg layout of warp_ops's C++ entry point.
+type warpOpsArgs struct {
+	in    rocr.ConstPtr[int32]
+	fin   rocr.ConstPtr[float32]
+	out   rocr.Ptr[int32]
+	fout  rocr.Ptr[float32]
+	votes rocr.Ptr[uint64]
+}
+
+// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (warps.go:24: warp operation ShflSync).
+var warpOpsKernel = kernel.Define("warp_ops", func(b *kernel.Block, a *warpOpsArgs) {
+	f := kernel.Frame[warpOpsFrame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ConstViewRest(b, a.fin)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.fout)
+	f.p4 = kernel.ViewRest(b, a.votes)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[warpOpsFrame](t)
+		warpOps(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+	})
+}, kernel.Lockstep())
+
+// LaunchWarpOps launches warpOps (warps.go:18) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32], votes buffer.Array[uint64]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 3 (fout): nil buffer")
+	}
+	if votes == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 4 (votes): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 11)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout).Ptr(votes)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len())).Int64(int64(votes.Len()))
+	}
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+}
+
+// chainSumFrame holds chainSum's arguments for its lockstep work-items.
+type chainSumFrame struct {
+	p0 []int32
+	p1 []uint32
+	p2 []uint32
+	p3 []int64
+	p4 []int64
+}
+
+// warpOpsFrame holds warpOps's arguments for its lockstep work-items.
+type warpOpsFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+	p4 []uint64
+}
+
+// dynReverseLocals holds the per-work-item variables of dynReverse's fissioned group.
+type dynReverseLocals struct {
+	hgI2 []int
+}
+
+// dynReverseGroup runs one work-group of dynReverse (chain.go:42) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func dynReverseGroup(hgB *kernel.Block, x []float32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[dynReverseLocals](hgB)
+	_ = hgF
+	hgI2 := kernel.Locals(&hgF.hgI2, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line chain.go:43
+		hgI2[hgI] = t.GlobalX()
+//line chain.go:44
+		stash(t, x[hgI2[hgI]])
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line chain.go:46
+		x[hgI2[hgI]] = unstash(t, t.BlockDim().X-1-t.ThreadIdx().X)
+	}
 }

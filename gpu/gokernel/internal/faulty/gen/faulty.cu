@@ -583,6 +583,317 @@ HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
 HG_DEV float hg_abs(float a) { return __builtin_fabsf(a); }
 #endif
 
+// ---- memory orders and scopes ----
+
+#if defined(HG_AMD)
+HG_DEV void hg_fence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
+HG_DEV void hg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+HG_DEV void hg_fence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+#define HG_ORD(O) ((O) == 0 ? __ATOMIC_RELAXED : (O) == 1 ? __ATOMIC_ACQUIRE : (O) == 2 ? __ATOMIC_RELEASE : (O) == 3 ? __ATOMIC_ACQ_REL : __ATOMIC_SEQ_CST)
+// A failed compare-exchange only reads: release drops out of its order.
+#define HG_FAIL_ORD(O) ((O) == 2 ? __ATOMIC_RELAXED : (O) == 3 ? __ATOMIC_ACQUIRE : HG_ORD(O))
+#define HG_SCO(S) ((S) == 0 ? __HIP_MEMORY_SCOPE_WORKGROUP : (S) == 1 ? __HIP_MEMORY_SCOPE_AGENT : __HIP_MEMORY_SCOPE_SYSTEM)
+template <int O, int S, class T> HG_DEV T hg_atomic_load(T* p) {
+  typedef typename hg_bits<T>::type B;
+  return hg_from_bits<T>(__hip_atomic_load((B*)p, HG_ORD(O), HG_SCO(S)));
+}
+template <int O, int S, class T> HG_DEV void hg_atomic_store(T* p, T v) {
+  typedef typename hg_bits<T>::type B;
+  __hip_atomic_store((B*)p, hg_to_bits(v), HG_ORD(O), HG_SCO(S));
+}
+template <int O, int S, class T> HG_DEV T hg_atomic_add_s(T* p, T v) { return __hip_atomic_fetch_add(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return __hip_atomic_fetch_min(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return __hip_atomic_fetch_max(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_and_s(T* p, T v) { return __hip_atomic_fetch_and(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_or_s(T* p, T v) { return __hip_atomic_fetch_or(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_xor_s(T* p, T v) { return __hip_atomic_fetch_xor(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_exch_s(T* p, T v) { return __hip_atomic_exchange(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T cmp, T v) {
+  __hip_atomic_compare_exchange_strong(p, &cmp, v, HG_ORD(O), HG_FAIL_ORD(O), HG_SCO(S));
+  return cmp;
+}
+#undef HG_ORD
+#undef HG_FAIL_ORD
+#undef HG_SCO
+#else
+HG_DEV void hg_fence_block() { asm volatile("fence.sc.cta;" ::: "memory"); }
+HG_DEV void hg_fence_device() { asm volatile("fence.sc.gpu;" ::: "memory"); }
+HG_DEV void hg_fence_system() { asm volatile("fence.sc.sys;" ::: "memory"); }
+template <int S> HG_DEV void hg_fence_sc() {
+  if (S == 0) hg_fence_block();
+  else if (S == 1) hg_fence_device();
+  else hg_fence_system();
+}
+// One PTX instruction at the scope S: A ".cta" B, ".gpu" or ".sys".
+#define HG_PTX3(S, A, B, ...)                                                  \
+  do {                                                                         \
+    if ((S) == 0) asm volatile(A ".cta" B : __VA_ARGS__ : "memory");           \
+    else if ((S) == 1) asm volatile(A ".gpu" B : __VA_ARGS__ : "memory");      \
+    else asm volatile(A ".sys" B : __VA_ARGS__ : "memory");                    \
+  } while (0)
+#define HG_PTX_LDST(B, W, C)                                                   \
+  template <int O, int S> HG_DEV B hg_ld_bits(const B* p) {                    \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "ld.relaxed", ".b" W " %0, [%1];", "=" C(r) : "l"(p)); \
+    else HG_PTX3(S, "ld.acquire", ".b" W " %0, [%1];", "=" C(r) : "l"(p));    \
+    return r;                                                                  \
+  }                                                                            \
+  template <int O, int S> HG_DEV void hg_st_bits(B* p, B v) {                  \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 2) HG_PTX3(S, "st.release", ".b" W " [%0], %1;", : "l"(p), C(v)); \
+    else HG_PTX3(S, "st.relaxed", ".b" W " [%0], %1;", : "l"(p), C(v));       \
+  }
+HG_PTX_LDST(unsigned, "32", "r")
+HG_PTX_LDST(unsigned long long, "64", "l")
+#define HG_PTX_RMW(NAME, OP, B, C)                                             \
+  template <int O, int S> HG_DEV B NAME(B* p, B v) {                           \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "atom.relaxed", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else if (O == 1) HG_PTX3(S, "atom.acquire", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else if (O == 2) HG_PTX3(S, "atom.release", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else HG_PTX3(S, "atom.acq_rel", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    return r;                                                                  \
+  }
+HG_PTX_RMW(hg_ptx_add, ".add.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_add, ".add.u64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_and, ".and.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_and, ".and.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_or, ".or.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_or, ".or.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_xor, ".xor.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_xor, ".xor.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_exch, ".exch.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_exch, ".exch.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_min, ".min.s32", int, "r")
+HG_PTX_RMW(hg_ptx_min, ".min.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_min, ".min.s64", long long, "l")
+HG_PTX_RMW(hg_ptx_min, ".min.u64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_max, ".max.s32", int, "r")
+HG_PTX_RMW(hg_ptx_max, ".max.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_max, ".max.s64", long long, "l")
+HG_PTX_RMW(hg_ptx_max, ".max.u64", unsigned long long, "l")
+#define HG_PTX_CAS(B, W, C)                                                    \
+  template <int O, int S> HG_DEV B hg_ptx_cas(B* p, B c, B v) {                \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "atom.relaxed", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else if (O == 1) HG_PTX3(S, "atom.acquire", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else if (O == 2) HG_PTX3(S, "atom.release", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else HG_PTX3(S, "atom.acq_rel", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    return r;                                                                  \
+  }
+HG_PTX_CAS(unsigned, "32", "r")
+HG_PTX_CAS(unsigned long long, "64", "l")
+#undef HG_PTX_LDST
+#undef HG_PTX_RMW
+#undef HG_PTX_CAS
+#undef HG_PTX3
+template <int O, int S, class T> HG_DEV T hg_atomic_load(T* p) {
+  typedef typename hg_bits<T>::type B;
+  return hg_from_bits<T>(hg_ld_bits<O, S>((const B*)p));
+}
+template <int O, int S, class T> HG_DEV void hg_atomic_store(T* p, T v) {
+  typedef typename hg_bits<T>::type B;
+  hg_st_bits<O, S>((B*)p, hg_to_bits(v));
+}
+template <int O, int S, class T> HG_DEV T hg_atomic_add_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_add<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_and_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_and<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_or_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_or<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_xor_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_xor<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_exch_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_exch<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T c, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_cas<O, S>((B*)p, (B)c, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return hg_ptx_min<O, S>(p, v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return hg_ptx_max<O, S>(p, v); }
+#endif
+template <int O, int S, class T> HG_DEV T hg_atomic_sub_s(T* p, T v) { return hg_atomic_add_s<O, S>(p, hg_neg(v)); }
+// kernel.OrderedBlockID: a ticket per block, in the order the blocks
+// started. The __shared__ cell is the function's own (one per block).
+HG_DEV long long hg_ordered_block_id(unsigned* counter) {
+  __shared__ unsigned hg_ticket;
+  if (hg_tid_x() == 0 && hg_tid_y() == 0 && hg_tid_z() == 0) hg_ticket = hg_atomic_add_s<0, 1>(counter, 1u);
+  hg_sync_threads();
+  unsigned id = hg_ticket;
+  hg_sync_threads();
+  return id;
+}
+
+// ---- warp operations with a mask and a width ----
+
+#if defined(HG_AMD)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
+  (void)m;
+  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) {
+  (void)m;
+  __builtin_amdgcn_wave_barrier();
+}
+#elif defined(HG_NVPTX)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
+// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  int seg = (32 - w) << 8;
+  switch (mode) {
+  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
+  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
+#else
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  switch (mode) {
+  case 0: return __shfl_sync((unsigned)m, v, b, w);
+  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
+  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
+  default: return __shfl_xor_sync((unsigned)m, v, b, w);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
+#endif
+HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
+HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
+HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
+HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
+  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
+  return ((unsigned long long)hi << 32) | lo;
+}
+// Lane j's v where ok, else the caller's own; every lane of the mask
+// reads, so each takes part.
+template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
+  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
+  return ok ? got : v;
+}
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
+HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
+  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
+  return ((unsigned long long)hi << 32) | lo;
+}
+template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
+  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
+}
+#define HG_NV_SHFL 1
+#else
+#define HG_NV_SHFL 0
+template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
+#endif
+template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
+  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
+  long long l = hg_lane();
+  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
+}
+template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
+  long long l = hg_lane(), j = l - d;
+  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
+}
+template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
+  long long l = hg_lane(), j = l + d;
+  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
+}
+template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
+  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
+  long long l = hg_lane(), j = l ^ x;
+  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
+}
+#undef HG_NV_SHFL
+
+// ---- warp reductions ----
+
+struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
+struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
+struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
+struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
+struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
+struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
+template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
+  long long ws = hg_warp_size();
+  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
+  if ((m & full) == full) {
+    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
+    return v;
+  }
+  T r = v;
+  bool first = true;
+  for (long long j = 0; j < ws; j++) {
+    if (!((m >> j) & 1)) continue;
+    T x = hg_shfl_sync(m, v, j, ws);
+    r = first ? x : op(r, x);
+    first = false;
+  }
+  return r;
+}
+#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(HG_NVPTX)
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
+#else
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
+#endif
+#endif
+template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
+template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
+template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
+template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
+template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
+template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
+
+// ---- 16-byte vector loads and stores ----
+
+// kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
+// 16-byte access; an index out of range is s[i*N+N-1]'s fault.
+template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec { T v[N]; };
+template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  typedef typename hg_unconst<T>::type U;
+  hg_array<U, N> a;
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return {};
+  }
+  hg_vec<U, N> w = *(const hg_vec<U, N>*)(s.p + i * N);
+  for (int k = 0; k < N; k++) a.v[k] = w.v[k];
+  return a;
+}
+template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return;
+  }
+  hg_vec<T, N> w;
+  for (int k = 0; k < N; k++) w.v[k] = a.v[k];
+  *(hg_vec<T, N>*)(s.p + i * N) = w;
+}
+
 // ---- the package's struct types ----
 
 struct point {
@@ -597,16 +908,32 @@ __constant__ hg_array<float, 4> Coef;
 #line 124 "faulty.go"
 __device__ hg_array<int32_t, 2> Hits;
 
+extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
+
 // ---- device functions ----
 
+template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f);
+template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
 template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
 
+#line 49 "chain.go"
+template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<float> s = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  hg_ref<Checked>(s, (long long)hg_tid_x(), hg_f, 51, 0) = v;
+}
+
+#line 54 "chain.go"
+template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 54 "chain.go"
+  return hg_ld<Checked>(hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), j, hg_f, 54, 0);
+}
+
 #line 55 "faulty.go"
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
 #line 55 "faulty.go"
-  return hg_tuple2<int32_t, int32_t>{hg_div<Checked>(a, b, hg_f, 55, 0), hg_rem<Checked>(a, b, hg_f, 55, 0)};
+  return hg_tuple2<int32_t, int32_t>{hg_div<Checked>(a, b, hg_f, 55, 1), hg_rem<Checked>(a, b, hg_f, 55, 1)};
 }
 
 #line 73 "faulty.go"
@@ -623,6 +950,52 @@ template <bool Checked> __device__ point point_add(point p, point q, hg_fault* h
 
 // ---- kernels ----
 
+#line 15 "chain.go"
+template <bool Checked> __device__ void chainSum(hg_slice<const int32_t> in, hg_slice<uint32_t> counter, hg_slice<uint32_t> flags, hg_slice<int64_t> sums, hg_slice<int64_t> out, hg_fault* hg_f) {
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(counter, 0LL, hg_f, 16, 0));
+  if ((long long)hg_tid_x() != 0LL) {
+    return;
+  }
+  int64_t s = {};
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    hg_array<int32_t, 4> v = hg_ldv<Checked, 4>(in, hg_add(hg_mul(b, 16LL) / 4LL, j), hg_f, 22, 0);
+    s = hg_add(s, hg_add(hg_add(hg_add((int64_t)(v[0LL]), (int64_t)(v[1LL])), (int64_t)(v[2LL])), (int64_t)(v[3LL])));
+  }
+  int64_t prev = {};
+  if (b > 0LL) {
+    while (hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, hg_sub(b, 1LL), hg_f, 27, 0)) == 0U) {
+    }
+    prev = hg_ld<Checked>(sums, hg_sub(b, 1LL), hg_f, 29, 0);
+  }
+  hg_ref<Checked>(sums, b, hg_f, 31, 0) = hg_add(prev, s);
+  hg_fence_device();
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 33, 0), 1U);
+  hg_ref<Checked>(out, b, hg_f, 34, 0) = hg_add(prev, s);
+  hg_atomic_add_s<0, 2>(&hg_ref<Checked>(counter, 1LL, hg_f, 35, 0), 1U);
+}
+
+extern "C" __global__ void chain_sum(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p) {
+  chainSum<false>(hg_bare(in_p), hg_bare(counter_p), hg_bare(flags_p), hg_bare(sums_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void chain_sum_checked(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p, long long in_n, long long counter_n, long long flags_n, long long sums_n, long long out_n, hg_fault* hg_f) {
+  chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+#line 42 "chain.go"
+template <bool Checked> __device__ void dynReverse(hg_slice<float> x, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  stash<Checked>(hg_ld<Checked>(x, i, hg_f, 44, 0), hg_dyn_bytes, hg_f);
+  hg_sync_threads();
+  hg_ref<Checked>(x, i, hg_f, 46, 0) = unstash<Checked>(hg_sub(hg_sub((long long)hg_bdim_x(), 1LL), (long long)hg_tid_x()), hg_dyn_bytes, hg_f);
+}
+
+extern "C" __global__ void dyn_reverse(float* x_p) {
+  dynReverse<false>(hg_bare(x_p), 0xffffffffu, nullptr);
+}
+extern "C" __global__ void dyn_reverse_checked(float* x_p, unsigned int hg_dyn_bytes, long long x_n, hg_fault* hg_f) {
+  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, hg_f);
+}
+
 #line 13 "faulty.go"
 template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t n, hg_fault* hg_f) {
   {
@@ -630,7 +1003,7 @@ template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t
     long long i = hg_global_x();
 #line 14 "faulty.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(x, i, hg_f, 15, 0) = v;
+      hg_ref<Checked>(x, i, hg_f, 15, 1) = v;
     }
   }
 }
@@ -650,8 +1023,8 @@ template <bool Checked> __device__ void divide(hg_slice<int32_t> x, int32_t d, h
 #line 23 "faulty.go"
     if (i < x.n) {
       {
-        int32_t& hg_r1 = hg_ref<Checked>(x, i, hg_f, 24, 0);
-        hg_r1 = hg_div<Checked>(hg_r1, d, hg_f, 24, 0);
+        int32_t& hg_r1 = hg_ref<Checked>(x, i, hg_f, 24, 1);
+        hg_r1 = hg_div<Checked>(hg_r1, d, hg_f, 24, 1);
       }
     }
   }
@@ -671,10 +1044,10 @@ template <bool Checked> __device__ void horner(hg_slice<const float> x, hg_slice
     long long i = hg_global_x();
 #line 34 "faulty.go"
     if ((i < y.n) && (i < x.n)) {
-      float v = hg_ld<Checked>(x, i, hg_f, 35, 0);
+      float v = hg_ld<Checked>(x, i, hg_f, 35, 1);
       float p = hg_fmul_rn(a, v) + b;
       p = hg_fmul_rn(p, v) + c;
-      hg_ref<Checked>(y, i, hg_f, 38, 0) = hg_fmul_rn(p, v) + d;
+      hg_ref<Checked>(y, i, hg_f, 38, 1) = hg_fmul_rn(p, v) + d;
     }
   }
 }
@@ -693,10 +1066,10 @@ template <bool Checked> __device__ void horner64(hg_slice<const double> x, hg_sl
     long long i = hg_global_x();
 #line 46 "faulty.go"
     if ((i < y.n) && (i < x.n)) {
-      double v = hg_ld<Checked>(x, i, hg_f, 47, 0);
+      double v = hg_ld<Checked>(x, i, hg_f, 47, 1);
       double p = hg_dmul_rn(a, v) + b;
       p = hg_dmul_rn(p, v) + c;
-      hg_ref<Checked>(y, i, hg_f, 50, 0) = hg_dmul_rn(p, v) + d;
+      hg_ref<Checked>(y, i, hg_f, 50, 1) = hg_dmul_rn(p, v) + d;
     }
   }
 }
@@ -715,9 +1088,9 @@ template <bool Checked> __device__ void quotients(hg_slice<const int32_t> x, hg_
     long long i = hg_global_x();
 #line 62 "faulty.go"
     if (((i < x.n) && (i < q.n)) && (i < r.n)) {
-      auto hg_m1 = divmod<Checked>(hg_ld<Checked>(x, i, hg_f, 63, 0), d, hg_f);
-      hg_ref<Checked>(q, i, hg_f, 63, 0) = hg_m1.r0;
-      hg_ref<Checked>(r, i, hg_f, 63, 0) = hg_m1.r1;
+      auto hg_m1 = divmod<Checked>(hg_ld<Checked>(x, i, hg_f, 63, 1), d, hg_f);
+      hg_ref<Checked>(q, i, hg_f, 63, 1) = hg_m1.r0;
+      hg_ref<Checked>(r, i, hg_f, 63, 1) = hg_m1.r1;
     }
   }
 }
@@ -736,7 +1109,7 @@ template <bool Checked> __device__ void pointNorms(hg_slice<const float> x, hg_s
     long long i = hg_global_x();
 #line 79 "faulty.go"
     if (((i < out.n) && (i < x.n)) && (i < y.n)) {
-      hg_ref<Checked>(out, i, hg_f, 80, 0) = point_norm1<Checked>(point_add<Checked>(point{hg_ld<Checked>(x, i, hg_f, 80, 0), hg_ld<Checked>(y, i, hg_f, 80, 0)}, point{1.0f, -2.0f}, hg_f), hg_f);
+      hg_ref<Checked>(out, i, hg_f, 80, 1) = point_norm1<Checked>(point_add<Checked>(point{hg_ld<Checked>(x, i, hg_f, 80, 1), hg_ld<Checked>(y, i, hg_f, 80, 1)}, point{1.0f, -2.0f}, hg_f), hg_f);
     }
   }
 }
@@ -755,9 +1128,9 @@ template <bool Checked> __device__ void strided(hg_slice<const int64_t> c, hg_sl
     long long k = hg_global_x();
 #line 91 "faulty.go"
     if ((hg_add(hg_mul(3LL, k), 2LL) < c.n) && (hg_add(hg_mul(2LL, k), 1LL) < out.n)) {
-      int64_t hg_t1 = hg_ld<Checked>(c, hg_mul(3LL, k), hg_f, 92, 0);
-      int64_t hg_t2 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 1LL), hg_f, 92, 0);
-      int64_t hg_t3 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 2LL), hg_f, 92, 0);
+      int64_t hg_t1 = hg_ld<Checked>(c, hg_mul(3LL, k), hg_f, 92, 1);
+      int64_t hg_t2 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 1LL), hg_f, 92, 1);
+      int64_t hg_t3 = hg_ld<Checked>(c, hg_add(hg_mul(3LL, k), 2LL), hg_f, 92, 1);
       int64_t start = hg_t1;
       int64_t bound = hg_t2;
       int64_t step = hg_t3;
@@ -797,8 +1170,8 @@ template <bool Checked> __device__ void strided(hg_slice<const int64_t> c, hg_sl
 #line 101 "faulty.go"
       int64_t hg_t13 = trips;
       int64_t hg_t14 = last;
-      hg_ref<Checked>(out, hg_mul(2LL, k), hg_f, 101, 0) = hg_t13;
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, k), 1LL), hg_f, 101, 0) = hg_t14;
+      hg_ref<Checked>(out, hg_mul(2LL, k), hg_f, 101, 1) = hg_t13;
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, k), 1LL), hg_f, 101, 1) = hg_t14;
     }
   }
 }
@@ -837,8 +1210,8 @@ template <bool Checked> __device__ void scaleByCoef(hg_slice<float> x, hg_fault*
     long long i = hg_global_x();
 #line 130 "faulty.go"
     if (i < x.n) {
-      hg_ref<Checked>(x, i, hg_f, 131, 0) *= hg_ld<Checked>(Coef, i % 4LL, hg_f, 131, 0);
-      hg_atomic_add(&hg_ref<Checked>(Hits, i % 2LL, hg_f, 132, 0), 1);
+      hg_ref<Checked>(x, i, hg_f, 131, 1) *= hg_ld<Checked>(Coef, i % 4LL, hg_f, 131, 1);
+      hg_atomic_add(&hg_ref<Checked>(Hits, i % 2LL, hg_f, 132, 1), 1);
     }
   }
 }
@@ -848,5 +1221,63 @@ extern "C" __global__ void scale_by_coef(float* x_p, long long x_n) {
 }
 extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_fault* hg_f) {
   scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
+}
+
+#line 18 "warps.go"
+template <bool Checked> __device__ void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long lane = hg_lane();
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 3);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 3);
+  int32_t v = hg_t1;
+  float f = hg_t2;
+#line 22 "warps.go"
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 3);
+  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 3);
+  hg_ref<Checked>(o, 0LL, hg_f, 24, 3) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_ref<Checked>(o, 1LL, hg_f, 25, 3) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_ref<Checked>(o, 2LL, hg_f, 26, 3) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_ref<Checked>(o, 3LL, hg_f, 27, 3) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_ref<Checked>(o, 4LL, hg_f, 28, 3) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_ref<Checked>(o, 5LL, hg_f, 29, 3) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
+  hg_ref<Checked>(o, 6LL, hg_f, 30, 3) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 7LL, hg_f, 31, 3) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 8LL, hg_f, 32, 3) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 9LL, hg_f, 33, 3) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 10LL, hg_f, 34, 3) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(of, 0LL, hg_f, 35, 3) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(of, 1LL, hg_f, 36, 3) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 3) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
+#line 39 "warps.go"
+#line 40 "warps.go"
+  if (lane < 9LL) {
+    hg_ref<Checked>(o, 11LL, hg_f, 41, 3) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 42, 3) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 43, 3) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 3) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
+    if (hg_any_sync((unsigned long long)(511ULL), v < 0)) {
+      hg_ref<Checked>(o, 13LL, hg_f, 46, 3) = 1;
+    }
+  } else {
+#line 50 "warps.go"
+    hg_ref<Checked>(o, 11LL, hg_f, 50, 3) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 51, 3) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 52, 3) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(of, 3LL, hg_f, 53, 3) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 3) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
+    if (hg_all_sync((unsigned long long)(4294966784ULL), v > -1000000)) {
+      hg_ref<Checked>(o, 13LL, hg_f, 56, 3) = 2;
+    }
+  }
+  hg_ref<Checked>(o, 14LL, hg_f, 59, 3) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_sync_warp_mask((unsigned long long)(18446744073709551615ULL));
+  hg_ref<Checked>(o, 15LL, hg_f, 61, 3) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 3), (long long)(31LL), (long long)(32LL)) >> 20LL);
+}
+
+extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p) {
+  warpOps<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), hg_bare(votes_p), nullptr);
+}
+extern "C" __global__ void warp_ops_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p, long long in_n, long long fin_n, long long out_n, long long fout_n, long long votes_n, hg_fault* hg_f) {
+  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), hg_f);
 }
 
