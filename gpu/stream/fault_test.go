@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,4 +205,46 @@ func TestRunawayKernelShutdown(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	assert.Zero(t, cpu.Runaways())
+}
+
+// panicSpinK panics in work-group 0 once another work-group runs (or a
+// second passed); every other work-group blocks until the test lets it
+// go, never polling Canceled.
+var (
+	spinning   atomic.Int32
+	panicSpinK = cpu.Define("stream_test_panic_spin", func(g *cpu.Group, a *runawayArgs) {
+		if g.ID[0] == 0 {
+			for i := 0; i < 1000 && spinning.Load() == 0; i++ {
+				time.Sleep(time.Millisecond)
+			}
+			panic("work-group 0 gives up")
+		}
+		spinning.Add(1)
+		<-runawayGate
+	})
+)
+
+// One work-group panics while the others spin without polling Canceled:
+// Synchronize returns the launch's failure a grace later, the spinning
+// work-groups abandoned (the error says so), instead of waiting for them
+// for ever; the stream's next work runs on a new processor.
+func TestPanicWithSpinningGroupsAbandoned(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_TIMEOUT", "")
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	_, release := runaways(t, e)
+	m, err := module.Load(e.dev, cpu.NewSet("panic-spin", panicSpinK))
+	require.NoError(t, err)
+	s := e.stream()
+	x := newBuf(t, e.dev, 1)
+	spinning.Store(0)
+	require.NoError(t, m.MustFunction("stream_test_panic_spin").Launch(s, gpu.D1(8), gpu.D1(1), 0, x))
+	err = within(t, 10*time.Second, release, s.Synchronize)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "work-group 0 gives up")
+	assert.Contains(t, err.Error(), "stream_test_panic_spin")
+	assert.Contains(t, err.Error(), "abandoned")
+	release()
+	require.NoError(t, within(t, 10*time.Second, release, s.Destroy))
 }

@@ -141,6 +141,13 @@
 //     Each returns an error wrapping rocr.ErrAbandoned naming the kernel;
 //     the queue is destroyed all the same.
 //
+//   - A dispatch one of whose work-groups fails (a panic, an access
+//     error) cancels the others: Canceled reports true to them. Those
+//     that have not returned within the queue's grace are abandoned: the
+//     dispatch fails with the first failure and rocr.ErrAbandoned, and
+//     Synchronize returns it instead of waiting for work-groups that
+//     neither return nor poll Canceled.
+//
 // An abandoned kernel goes on running on its goroutine (and on the
 // workers that ran its other work-groups, which the pool replaces) until
 // it returns: nothing can end it. It may still touch any of the agent's

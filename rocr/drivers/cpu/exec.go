@@ -144,8 +144,10 @@ type job struct {
 	kernel  atomic.Pointer[Kernel]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
-	// and its deadline in clock.Now nanoseconds (0: none).
+	// and its deadline in clock.Now nanoseconds (0: none); id is the
+	// dispatch's packet id in queue.
 	queue    spi.Queue
+	id       uint64
 	deadline uint64
 	canceled atomic.Bool
 
@@ -317,7 +319,9 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 		default:
 			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
-		j.failed.CompareAndSwap(nil, &err)
+		if j.failed.CompareAndSwap(nil, &err) {
+			j.failedNow(err)
+		}
 		ok = false
 	}()
 	c0, c1 := int64(j.count[0]), int64(j.count[1])
@@ -331,6 +335,26 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 	}
 	returned = true
 	return true
+}
+
+// failedNow follows the dispatch's first failure, err: the work-groups
+// still running are cancelled (Canceled reports true), and those that
+// have not returned a grace later (HIPGO_KERNEL_GRACE) are abandoned, as
+// a runaway kernel is: the dispatch fails with err and rocr.ErrAbandoned,
+// and the queue goes on without waiting for work-groups that neither
+// return nor poll Canceled. A dispatch that ended by then is left alone
+// (Abandon finds another packet, or none, running).
+func (j *job) failedNow(err error) {
+	j.canceled.Store(true)
+	q, id, name := j.queue, j.id, j.k.name
+	if q == nil {
+		return
+	}
+	grace := q.KernelGrace()
+	time.AfterFunc(grace, func() {
+		aerr := rocr.Newf(rocr.ErrAbandoned, hsa.StatusOf(err), "dispatch", "%w; kernel %s: its other work-groups still ran %v after it failed and were abandoned: their goroutines run on until they return, and the memory they can touch stays allocated until then", err, name, grace)
+		q.Abandon(id, aerr)
+	})
 }
 
 // executor serves one queue of a cpu agent.
@@ -464,7 +488,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return err
 	}
 	j.failed.Store(nil)
-	j.queue = q
+	j.queue, j.id = q, q.LoadReadIndex() // during Dispatch, the packet's id
 	j.canceled.Store(false)
 	j.deadline = 0
 	timeout := e.timeout.Load()
