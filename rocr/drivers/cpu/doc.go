@@ -132,6 +132,7 @@
 //     (gpu.ErrLaunchTimeOut) and rocr.ErrAbandoned. Synchronize returns;
 //     the packets behind it run on a new processor goroutine (and fail,
 //     the queue having failed).
+//
 //   - Without one, Synchronize waits, as on a GPU without a watchdog.
 //     stream.Stream.Destroy waits as long as the stream's work moves on;
 //     a kernel that runs through a whole grace is cancelled (its queue
