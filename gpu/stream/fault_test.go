@@ -248,3 +248,61 @@ func TestPanicWithSpinningGroupsAbandoned(t *testing.T) {
 	release()
 	require.NoError(t, within(t, 10*time.Second, release, s.Destroy))
 }
+
+// A host function that never returns (one that waits for a peer that
+// never comes, as a collective's does) does not hold Destroy or Shutdown
+// for ever: a grace after the queue is destroyed, it is abandoned, and
+// the error says so; the stream's later work fails, and other streams
+// run.
+func TestBlockedHostFuncAbandonedByDestroy(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	returned := make(chan struct{})
+	s := e.stream()
+	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; close(returned); return nil }))
+	e.launch(s, "test_empty")
+	err := returnsWithin(t, 10*time.Second, s.Destroy)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "host function")
+
+	s2 := e.stream()
+	e.launch(s2, "test_empty")
+	sync(t, s2)
+	select {
+	case <-returned:
+		t.Fatal("the host function returned before it was let go")
+	default:
+	}
+}
+
+func TestBlockedHostFuncAbandonedByShutdown(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	s := e.stream()
+	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
+	def, err := stream.DefaultStream(e.dev)
+	require.NoError(t, err)
+	require.NoError(t, def.LaunchHostFunc(func() error { <-gate; return nil }))
+	err = returnsWithin(t, 10*time.Second, gpu.Shutdown)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Equal(t, 2, strings.Count(err.Error(), "host function"), "%v", err)
+}
+
+// returnsWithin runs call and returns its error, or fails the test at
+// once after d, leaving call blocked.
+func returnsWithin(t *testing.T, d time.Duration, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("the call did not return within %v", d)
+		return nil
+	}
+}
