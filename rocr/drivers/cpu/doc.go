@@ -113,12 +113,16 @@
 // kernel, the work-group, the file:line of the kernel function's frame
 // where it panicked (the panic itself, or the call that led to it), and
 // the panic value; Stack gives the goroutine's stack from the panic to
-// the kernel. The value is formatted once, when the dispatch fails: a
-// value whose Error or String method panics, or does not return within a
-// second, is described by its type instead (the method's goroutine is
-// left to finish on its own), so no panic value kills or hangs the
-// process. An error value that formats is wrapped, for errors.Is and
-// errors.As. An access outside what the kernel may touch fails with an
+// the kernel. The value is formatted once, when the dispatch fails, and
+// only when it is a string, a number, or of a type of the standard
+// library or of hipgo: a value of the program's own type is described by
+// its type, and none of its methods is run (an Error method that calls
+// itself overflows the stack, which kills the process whatever
+// recovers); PanicError.Recovered is the value. A value whose Error or
+// String method panics, or does not return within a second, is described
+// by its type too (the method's goroutine is left to finish on its own),
+// so no panic value kills or hangs the process. An error value that
+// formats is wrapped, for errors.Is and errors.As. An access outside what the kernel may touch fails with an
 // *AccessError, which names the kernel function's line that made it too.
 //
 // Go cannot stop a goroutine from outside, so a kernel that never returns
