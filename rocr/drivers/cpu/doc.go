@@ -59,8 +59,12 @@
 // arguments point into, not only against the agent's live allocations: a
 // pointer a kernel computes into a buffer it was not given (one past its
 // argument's end, or read from memory) fails the dispatch with an aperture
-// violation (gpu.ErrIllegalAddress). Accesses that hit the per-group cache
-// of checked ranges cost the same in both modes.
+// violation (gpu.ErrIllegalAddress). A pointer argument that was given a
+// view of a buffer (buffer.Sub, a launch's view) may reach only the
+// view's elements: an access past it, inside the same buffer, fails the
+// dispatch naming the kernel, the argument and the elements (the first
+// eight views of a launch are checked). Accesses that hit the per-group
+// cache of checked ranges cost the same in both modes.
 //
 // # Kernels and kernel sets
 //

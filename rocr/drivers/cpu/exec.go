@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,6 +156,11 @@ type job struct {
 	// one of the kernel's pointer arguments points into (allowed).
 	strict  bool
 	allowed []*rocr.Allocation
+	// argPtrs are the pointer arguments' values, extents the views some
+	// of them were given (rocr.TakeArgExtents): an access through one
+	// must stay in its view.
+	argPtrs []uintptr
+	extents []rocr.ArgExtent
 
 	// barrier is the grid barrier of a cooperative dispatch; nil otherwise.
 	barrier *gridBarrier
@@ -397,6 +403,7 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
 	}
 	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
+	rq.SetBoundArgs(strict) // launches record the views they pass
 	e.timeout.Store(int64(timeout))
 	e.job.Store(&job{})
 	return e, nil
@@ -444,7 +451,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
 	j := e.job.Load()
-	j.strict, j.allowed = e.strict, j.allowed[:0]
+	j.strict, j.allowed, j.argPtrs, j.extents = e.strict, j.allowed[:0], j.argPtrs[:0], j.extents[:0]
 	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
@@ -455,6 +462,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
 			if j.strict {
 				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
+				j.argPtrs = append(j.argPtrs, addr)
 			}
 			if j.sanitize {
 				if a := rocr.FindAllocation(addr); a != nil {
@@ -464,6 +472,12 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		})
 		if err != nil {
 			return err
+		}
+	}
+	if j.strict {
+		j.extents = rocr.TakeArgExtents(p.KernargAddress, j.extents)
+		for x := range j.extents {
+			j.extents[x].Arg = slices.Index(j.argPtrs, j.extents[x].Base)
 		}
 	}
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
