@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,6 +168,63 @@ func BenchmarkCopyToSmall(b *testing.B) {
 	for b.Loop() {
 		if err := buf.CopyTo(dst); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Synchronous copies and fills on several goroutines race kernels on a
+// stream, Free, the stream's Destroy and gpu.Shutdown: each returns (nil
+// or an error), none hangs or crashes, and a host fence left by one that
+// gave up holds nobody.
+func TestSyncCopiesRaceFreeDestroyShutdown(t *testing.T) {
+	dev := setup(t)
+	m := must[*module.Module](t)(module.Load(dev, tornSet))
+	f := m.MustFunction("buffer_test_set_all")
+	const n = 1 << 12
+	for round := range 6 {
+		s := must[*stream.Stream](t)(stream.New(dev))
+		b := must[*buffer.Buffer[int32]](t)(buffer.New[int32](dev, n))
+		var wg sync.WaitGroup
+		for g := range 5 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 30 {
+					switch g {
+					case 0:
+						_ = f.Launch(s, gpu.D1(1), gpu.D1(1), 0, b, int32(n), int32(i))
+					case 1:
+						_, _ = b.ToSlice()
+					case 2:
+						_ = b.Fill(int32(-i))
+					case 3:
+						_ = b.Sub(8, 64).CopyFrom(make([]int32, 64))
+					case 4:
+						if i == 10 {
+							switch round % 3 {
+							case 0:
+								_ = b.Free()
+							case 1:
+								_ = s.Destroy()
+							case 2:
+								_ = gpu.Shutdown()
+							}
+						}
+					}
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: synchronous copies racing Free, Destroy or Shutdown did not return", round)
+		}
+		if round%3 == 2 {
+			dev = setup(t)
+			m = must[*module.Module](t)(module.Load(dev, tornSet))
+			f = m.MustFunction("buffer_test_set_all")
 		}
 	}
 }
