@@ -283,10 +283,13 @@ func TestBlockedHostFuncAbandonedByShutdown(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
 	s := e.stream()
-	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; return nil }))
+	started := make(chan struct{}, 2)
+	require.NoError(t, s.LaunchHostFunc(func() error { started <- struct{}{}; <-gate; return nil }))
 	def, err := stream.DefaultStream(e.dev)
 	require.NoError(t, err)
-	require.NoError(t, def.LaunchHostFunc(func() error { <-gate; return nil }))
+	require.NoError(t, def.LaunchHostFunc(func() error { started <- struct{}{}; <-gate; return nil }))
+	<-started
+	<-started // both run: Shutdown abandons them, it does not drain them
 	err = returnsWithin(t, 10*time.Second, gpu.Shutdown)
 	require.ErrorIs(t, err, rocr.ErrAbandoned)
 	assert.Equal(t, 2, strings.Count(err.Error(), "host function"), "%v", err)
@@ -305,4 +308,20 @@ func returnsWithin(t *testing.T, d time.Duration, call func() error) error {
 		t.Fatalf("the call did not return within %v", d)
 		return nil
 	}
+}
+
+// Device.Reset with a host function that never returns on one of the
+// device's streams returns a grace later and says what it abandoned.
+func TestBlockedHostFuncAbandonedByReset(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	s := e.stream()
+	started := make(chan struct{})
+	require.NoError(t, s.LaunchHostFunc(func() error { close(started); <-gate; return nil }))
+	<-started
+	err := returnsWithin(t, 10*time.Second, e.dev.Reset)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "host function")
 }
