@@ -3,9 +3,11 @@ package rocr
 import (
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
@@ -42,18 +44,37 @@ func kernelGrace() (time.Duration, error) {
 // abandoning it (HIPGO_KERNEL_GRACE when the queue was made).
 func (q *Queue) KernelGrace() time.Duration { return q.grace }
 
-// Abandon gives up on packet id, a kernel dispatch the processor is still
-// running: the packet completes with err (and fails the queue unless it is
-// being destroyed), a new processor goroutine runs the packets after it,
-// and the goroutine left in the kernel ends quietly when the kernel
-// returns. It reports false, and does nothing, if the packet has ended or
-// the executor cannot abandon its kernels.
+// watched reports whether the packet of type typ in slot, which the
+// processor is about to run, may be abandoned: a kernel dispatch on an
+// executor that can abandon kernels, or a host callback (whose function
+// may wait for something that never comes: a collective's peer).
+func (q *Queue) watched(slot unsafe.Pointer, typ aql.PacketType) bool {
+	switch typ {
+	case aql.TypeKernelDispatch:
+		return q.abandoner != nil
+	case aql.TypeAgentDispatch:
+		return (*aql.AgentDispatch)(slot).Type == aql.AgentCallback
+	}
+	return false
+}
+
+// Abandon gives up on packet id, a kernel dispatch or host callback the
+// processor is still running: the packet completes with err (and fails
+// the queue unless it is being destroyed), a new processor goroutine runs
+// the packets after it, and the goroutine left in the kernel or callback
+// ends quietly when it returns. It reports false, and does nothing, if
+// the packet has ended or is not one that can be abandoned (a kernel of
+// an executor that cannot abandon its kernels).
 func (q *Queue) Abandon(id uint64, err error) bool {
-	if q.abandoner == nil || !q.executing.CompareAndSwap(id+1, 0) {
+	if !q.executing.CompareAndSwap(id+1, 0) {
 		return false
 	}
 	q.abandoned.Add(1)
-	q.abandoner.Abandon(q)
+	if q.abandoner != nil {
+		q.abandoner.Abandon(q)
+	}
+	// The stranded goroutine keeps the agent work it decoded, if any.
+	q.work.Store(nil)
 	slot := q.Slot(id)
 	q.complete(id, slot, aql.Header(atomic.LoadUint32((*uint32)(slot))), clock.Now(), err)
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
@@ -74,19 +95,17 @@ func (q *Queue) strand(id uint64) bool {
 	if q.executing.CompareAndSwap(id+1, 0) {
 		return false
 	}
-	q.abandoner.Released(q)
+	if q.abandoner != nil {
+		q.abandoner.Released(q)
+	}
 	q.abandoned.Add(-1)
 	return true
 }
 
 // awaitProcessor waits for the processor of a queue being destroyed to
-// stop. A kernel that still runs after the grace is abandoned, and the
-// error that says so is returned.
+// stop. A kernel or host callback that still runs after the grace is
+// abandoned, and the error that says so is returned.
 func (q *Queue) awaitProcessor() error {
-	if q.abandoner == nil {
-		<-q.done
-		return nil
-	}
 	t := time.NewTimer(q.grace)
 	defer t.Stop()
 	select {
@@ -98,8 +117,11 @@ func (q *Queue) awaitProcessor() error {
 	if e := q.executing.Load(); e != 0 {
 		id := e - 1
 		what := "its kernel"
-		if n, ok := q.exec.(spi.KernelNamer); ok {
-			what = "kernel " + n.KernelName((*aql.KernelDispatch)(q.Slot(id)).KernelObject)
+		slot := q.Slot(id)
+		if aql.Header(atomic.LoadUint32((*uint32)(slot))).Type() == aql.TypeAgentDispatch {
+			what = "its host function (packet " + strconv.FormatUint(id, 10) + ")"
+		} else if n, ok := q.exec.(spi.KernelNamer); ok {
+			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
 		aerr := Newf(ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
 		if q.Abandon(id, aerr) {
@@ -110,12 +132,13 @@ func (q *Queue) awaitProcessor() error {
 	return err
 }
 
-// ErrAbandoned marks the report of a kernel that was given up on while it
-// still ran (Queue.Abandon).
+// ErrAbandoned marks the report of a kernel or host callback that was
+// given up on while it still ran (Queue.Abandon).
 var ErrAbandoned = errors.New("kernel abandoned")
 
-// RunningKernel is the packet id of the kernel dispatch the processor is
-// running; false when it runs none (or the executor cannot abandon one).
+// RunningKernel is the packet id of the kernel dispatch or host callback
+// the processor is running, which Abandon may give up on; false when it
+// runs none (or a kernel the executor cannot abandon).
 func (q *Queue) RunningKernel() (uint64, bool) {
 	e := q.executing.Load()
 	return e - 1, e != 0

@@ -114,7 +114,13 @@ func listGlobal(agent *Agent, name string, addr, size uintptr) (*Allocation, err
 	globals.mu.Lock()
 	defer globals.mu.Unlock()
 	if al := FindAllocation(addr); al != nil {
-		if _, shared := globals.refs[al]; shared && al.Base == addr && al.Size == size && al.Owner() == agent {
+		if _, shared := globals.refs[al]; shared && al.Base == addr && al.Size == size {
+			// The same variable loaded by another agent (a Go variable
+			// every cpu agent's load of the set names): one storage, which
+			// each agent that loaded it may use, as it may its own.
+			if al.Owner() != agent {
+				al.grantAccess(agent)
+			}
 			globals.refs[al]++
 			return al, nil
 		}
@@ -134,6 +140,18 @@ func listGlobal(agent *Agent, name string, addr, size uintptr) (*Allocation, err
 	globals.refs[al] = 1
 	allocs.insert(al)
 	return al, nil
+}
+
+// grantAccess lets agent use the global al, once.
+func (al *Allocation) grantAccess(agent *Agent) {
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	for _, x := range al.access {
+		if x == agent {
+			return
+		}
+	}
+	al.access = append(al.access, agent)
 }
 
 // releaseGlobal drops one use of a global; the last unlists it.

@@ -61,16 +61,21 @@ func TestGlobalAllocation(t *testing.T) {
 	require.NoError(t, exe2.Destroy())
 	assert.Nil(t, rocr.FindAllocation(al.Base))
 
-	// A load on the other agent may not share it: the variable is listed
-	// as the first agent's while that load lives.
+	// A load on the other agent shares it: one Go variable, which every
+	// agent that loaded the set may use; the last load unlists it.
 	exe3, err := ags[0].Load(set.Code())
 	require.NoError(t, err)
-	_, err = rocr.Global(exe3, "table")
+	al3, err := rocr.Global(exe3, "table")
 	require.NoError(t, err)
 	exe4, err := ags[1].Load(set.Code())
 	require.NoError(t, err)
-	_, err = rocr.Global(exe4, "table")
-	assert.Error(t, err)
-	require.NoError(t, exe4.Destroy())
+	al4, err := rocr.Global(exe4, "table")
+	require.NoError(t, err)
+	assert.Same(t, al3, al4)
+	assert.NoError(t, al4.CheckAccess(ags[1]))
+	assert.NoError(t, al4.CheckAccess(ags[0]))
 	require.NoError(t, exe3.Destroy())
+	assert.Same(t, al3, rocr.FindAllocation(al3.Base), "listed while a load uses it")
+	require.NoError(t, exe4.Destroy())
+	assert.Nil(t, rocr.FindAllocation(al3.Base))
 }

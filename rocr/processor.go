@@ -104,7 +104,7 @@ func (q *Queue) processFrom() {
 			q.published.Load()
 		}
 		running = true
-		watched = q.abandoner != nil && aql.Header(word).Type() == aql.TypeKernelDispatch
+		watched = q.watched(slot, aql.Header(word).Type())
 		if watched {
 			q.executing.Store(id + 1)
 		}
@@ -218,7 +218,11 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 // it), so the launch path does not allocate; it is cleared afterwards so it
 // keeps no Go memory alive.
 func (q *Queue) agentWork(p *aql.AgentDispatch) error {
-	w := &q.work
+	w := q.work.Load()
+	if w == nil {
+		w = new(spi.AgentWork)
+		q.work.Store(w)
+	}
 	err := decodeWork(w, q.agent, p)
 	if err == nil {
 		err = q.exec.AgentWork(q, w)

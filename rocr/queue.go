@@ -53,7 +53,10 @@ type Queue struct {
 	published atomic.Uint64
 
 	exec spi.Executor
-	work spi.AgentWork // the agent-dispatch packet being executed (under execMu)
+	// work is the agent-dispatch packet being executed (under execMu);
+	// a host callback abandoned while it runs keeps its own, and the
+	// queue makes another.
+	work atomic.Pointer[spi.AgentWork]
 	hw   *hwAgentWork
 	// execMu serializes the executor: the processor holds it for each
 	// packet, a submitter that runs its packet inline holds it instead.
@@ -71,11 +74,14 @@ type Queue struct {
 	// writers counts submitters between Reserve and Publish (Destroy).
 	writers atomic.Int64
 
-	// A kernel that never returns is abandoned (abandon.go): executing is
-	// the id+1 of the kernel dispatch the processor runs (0: none),
+	// A kernel or host callback that never returns is abandoned
+	// (abandon.go): executing is the id+1 of the kernel dispatch (on an
+	// executor that can abandon kernels) or host callback the processor
+	// runs (0: none),
 	// abandoned counts the abandoned ones still running, grace bounds
 	// Destroy's wait for a cancelled kernel.
 	abandoner spi.Abandoner
+	bound     boundArgs // the executor checks accesses against views (argextent.go)
 	executing atomic.Uint64
 	abandoned atomic.Int64
 	grace     time.Duration

@@ -581,6 +581,13 @@ func (s *Signal) Err() error {
 	if p := s.failure.Load(); p != nil {
 		return *p
 	}
+	if s.backend != nil {
+		// A signal of another process that will never complete (its
+		// exporter exited) fails its waiters.
+		if f, ok := s.backend.(interface{ Failure() error }); ok {
+			return f.Failure()
+		}
+	}
 	return nil
 }
 

@@ -42,8 +42,12 @@
 // readers since (a bounded set). Synchronous copies, Free and Transfer
 // wait for them first; gpu/stream uses them to insert the BARRIER_AND
 // that orders work on two streams sharing a buffer (SetManualDeps opts
-// out). A launch racing Free either is waited for or fails: it never
-// writes into memory a new buffer got.
+// out). A synchronous copy or fill is recorded among them too, as a
+// stream operation is, from whatever goroutine calls it: a kernel that
+// another goroutine launches while the copy runs waits for it, so a read
+// never sees half a launch and a launch never sees half a fill. A launch
+// racing Free either is waited for or fails: it never writes into memory
+// a new buffer got.
 //
 // Lifetimes: Free waits for pending work and releases the memory; a second
 // Free, or any use after it, is an error, never a crash. Memory lives

@@ -81,7 +81,7 @@
 // what the TCP path carries.
 //
 // A Store's secret is HIPGO_COLLECTIVE_SECRET (at least 16 bytes), or
-// the file HIPGO_COLLECTIVE_SECRET_FILE names (0600), which a job script
+// the file HIPGO_COLLECTIVE_SECRET_FILE names (0600, the user's own), which a job script
 // sets for every rank. Without it, a store at a loopback address gets a
 // new secret from the serving rank, in a 0600 file named after the
 // address in $XDG_RUNTIME_DIR/hipgo, else a 0700 os.TempDir()/hipgo-UID,

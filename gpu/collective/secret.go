@@ -116,7 +116,7 @@ func (j jobSecret) remove(secret []byte) {
 }
 
 // readSecretFile reads a secret file: a regular file, not a link, of a
-// few bytes, that only its owner may read.
+// few bytes, the user's own, that only the user may read.
 func readSecretFile(name string) ([]byte, error) {
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -129,6 +129,9 @@ func readSecretFile(name string) ([]byte, error) {
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if err := ownSecretFile(name, st); err != nil {
+		return nil, err
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%s may be read by others (mode %v): chmod 600 it", name, st.Mode().Perm())
@@ -145,6 +148,15 @@ func readSecretFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s holds %d bytes: a secret has at least %d", name, len(b), minSecret)
 	}
 	return b, nil
+}
+
+// ownSecretFile refuses a secret file another user owns: that user chose
+// the secret, and could read it whatever its mode.
+func ownSecretFile(name string, st fs.FileInfo) error {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by this user (uid %d)", name, sys.Uid, os.Geteuid())
+	}
+	return nil
 }
 
 // runtimeDir is a directory only this user can enter: XDG_RUNTIME_DIR's

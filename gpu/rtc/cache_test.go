@@ -253,6 +253,27 @@ func TestKeyFileInCache(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
+// A key file reached through a symbolic link to a directory that
+// resolves into the cache directory is refused as one inside it is.
+func TestKeyFileInCacheThroughLink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "rtc")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.Symlink(dir, filepath.Join(base, "link")))
+	t.Setenv(KeyFileEnv, filepath.Join(base, "link", "sub", "key"))
+	_, err := openCache(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lies in the cache directory")
+	_, err = os.Stat(filepath.Join(dir, "sub", "key"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+
+	// And the cache reached through a link, the key beside it: refused too.
+	t.Setenv(KeyFileEnv, filepath.Join(dir, "key2"))
+	_, err = openCache(filepath.Join(base, "link"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lies in the cache directory")
+}
+
 // A key file is trusted only as a regular file of the user's, 0600 (or
 // tighter) in a directory others cannot write, of the right size;
 // otherwise the cache is not used.

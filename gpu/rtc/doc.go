@@ -39,6 +39,8 @@
 //     is parsed. The key is 32 bytes from crypto/rand, made on first use
 //     in os.UserConfigDir()/hipgo/rtc-cache.key, or where
 //     $HIPGO_RTC_KEY_FILE says. It must lie outside the cache directory
+//     (by name and by where symbolic links lead: a linked directory that
+//     resolves into the cache is refused)
 //     and be a regular file of the user's, not a symbolic link, readable
 //     and writable by no one else, in a directory only the user may write.
 //   - The directories the cache makes are 0700, its files 0600. A cache

@@ -203,8 +203,17 @@ func mkdirPrivate(dir string) error {
 	return checkDir(dir)
 }
 
-// within reports whether path lies in dir, by their names.
+// within reports whether path lies in dir, by their names or by where
+// they lead: a symbolic link on either path (a linked directory that
+// resolves into the cache) does not hide one inside the other.
 func within(path, dir string) bool {
+	if lexicallyWithin(path, dir) {
+		return true
+	}
+	return lexicallyWithin(resolved(path), resolved(dir))
+}
+
+func lexicallyWithin(path, dir string) bool {
 	path, err1 := filepath.Abs(path)
 	dir, err2 := filepath.Abs(dir)
 	if err1 != nil || err2 != nil {
@@ -212,4 +221,23 @@ func within(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolved is p with the symbolic links of its longest existing prefix
+// resolved (the rest may not exist yet).
+func resolved(p string) string {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rest := ""
+	for d := p; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(d) == d {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,4 +205,123 @@ func TestRunawayKernelShutdown(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	assert.Zero(t, cpu.Runaways())
+}
+
+// panicSpinK panics in work-group 0 once another work-group runs (or a
+// second passed); every other work-group blocks until the test lets it
+// go, never polling Canceled.
+var (
+	spinning   atomic.Int32
+	panicSpinK = cpu.Define("stream_test_panic_spin", func(g *cpu.Group, a *runawayArgs) {
+		if g.ID[0] == 0 {
+			for i := 0; i < 1000 && spinning.Load() == 0; i++ {
+				time.Sleep(time.Millisecond)
+			}
+			panic("work-group 0 gives up")
+		}
+		spinning.Add(1)
+		<-runawayGate
+	})
+)
+
+// One work-group panics while the others spin without polling Canceled:
+// Synchronize returns the launch's failure a grace later, the spinning
+// work-groups abandoned (the error says so), instead of waiting for them
+// for ever; the stream's next work runs on a new processor.
+func TestPanicWithSpinningGroupsAbandoned(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_TIMEOUT", "")
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	_, release := runaways(t, e)
+	m, err := module.Load(e.dev, cpu.NewSet("panic-spin", panicSpinK))
+	require.NoError(t, err)
+	s := e.stream()
+	x := newBuf(t, e.dev, 1)
+	spinning.Store(0)
+	require.NoError(t, m.MustFunction("stream_test_panic_spin").Launch(s, gpu.D1(8), gpu.D1(1), 0, x))
+	err = within(t, 10*time.Second, release, s.Synchronize)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "work-group 0 gives up")
+	assert.Contains(t, err.Error(), "stream_test_panic_spin")
+	assert.Contains(t, err.Error(), "abandoned")
+	release()
+	require.NoError(t, within(t, 10*time.Second, release, s.Destroy))
+}
+
+// A host function that never returns (one that waits for a peer that
+// never comes, as a collective's does) does not hold Destroy or Shutdown
+// for ever: a grace after the queue is destroyed, it is abandoned, and
+// the error says so; the stream's later work fails, and other streams
+// run.
+func TestBlockedHostFuncAbandonedByDestroy(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	returned := make(chan struct{})
+	s := e.stream()
+	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; close(returned); return nil }))
+	e.launch(s, "test_empty")
+	err := returnsWithin(t, 10*time.Second, s.Destroy)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "host function")
+
+	s2 := e.stream()
+	e.launch(s2, "test_empty")
+	sync(t, s2)
+	select {
+	case <-returned:
+		t.Fatal("the host function returned before it was let go")
+	default:
+	}
+}
+
+func TestBlockedHostFuncAbandonedByShutdown(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	s := e.stream()
+	started := make(chan struct{}, 2)
+	require.NoError(t, s.LaunchHostFunc(func() error { started <- struct{}{}; <-gate; return nil }))
+	def, err := stream.DefaultStream(e.dev)
+	require.NoError(t, err)
+	require.NoError(t, def.LaunchHostFunc(func() error { started <- struct{}{}; <-gate; return nil }))
+	<-started
+	<-started // both run: Shutdown abandons them, it does not drain them
+	err = returnsWithin(t, 10*time.Second, gpu.Shutdown)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Equal(t, 2, strings.Count(err.Error(), "host function"), "%v", err)
+}
+
+// returnsWithin runs call and returns its error, or fails the test at
+// once after d, leaving call blocked.
+func returnsWithin(t *testing.T, d time.Duration, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("the call did not return within %v", d)
+		return nil
+	}
+}
+
+// Device.Reset with a host function that never returns on one of the
+// device's streams returns a grace later and says what it abandoned.
+func TestBlockedHostFuncAbandonedByReset(t *testing.T) {
+	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
+	e := setup(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	s := e.stream()
+	started := make(chan struct{})
+	require.NoError(t, s.LaunchHostFunc(func() error { close(started); <-gate; return nil }))
+	<-started
+	err := returnsWithin(t, 10*time.Second, e.dev.Reset)
+	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.Contains(t, err.Error(), "host function")
 }

@@ -197,6 +197,21 @@ func TestIPCPeer(t *testing.T) {
 		require.True(t, in.Scan(), "parent closed stdin before %q", want)
 		require.Equal(t, want, in.Text())
 	}
+	if mode == "exportdie" {
+		// Exports an event recorded behind a host function that never
+		// returns, and waits to be killed.
+		ev, err := stream.NewEvent(e.dev, stream.EventInterprocess|stream.EventDisableTiming)
+		require.NoError(t, err)
+		eh, err := ev.IPCHandle()
+		require.NoError(t, err)
+		s := e.stream()
+		never := make(chan struct{})
+		require.NoError(t, s.LaunchHostFunc(func() error { <-never; return nil }))
+		require.NoError(t, s.Record(ev))
+		say("event " + hex.EncodeToString(eh[:]))
+		await("never")
+		return
+	}
 	h := handleFromEnv(t, peerMem)
 	switch mode {
 	case "exchange":
@@ -454,4 +469,43 @@ func TestIPCEventRecordsCount(t *testing.T) {
 	require.NoError(t, ev.Query())
 	sync(t, s1)
 	assert.NoError(t, x.Free())
+}
+
+// An interprocess event whose exporter is killed before the work it
+// recorded completes fails its waiters with an error that says so,
+// instead of leaving them pending for ever: the stream that waits for
+// it, the event's own Synchronize, and Destroy all return.
+func TestIPCEventExporterDied(t *testing.T) {
+	e := setup(t)
+	p := startPeer(t, "exportdie")
+	var eh gpu.IPCHandle
+	for p.out.Scan() {
+		l := p.out.Text()
+		p.lines = append(p.lines, l)
+		if x, ok := strings.CutPrefix(l, "ipc: event "); ok {
+			b, err := hex.DecodeString(x)
+			require.NoError(t, err)
+			eh, err = gpu.ParseIPCHandle(b)
+			require.NoError(t, err)
+			break
+		}
+	}
+	require.NotZero(t, eh, "the peer printed no handle:\n%s", strings.Join(p.lines, "\n"))
+	ev, err := stream.OpenIPCEvent(e.dev, eh)
+	require.NoError(t, err)
+	s := e.stream()
+	require.NoError(t, s.WaitEvent(ev))
+	e.launch(s, "test_empty")
+	require.ErrorIs(t, ev.Query(), gpu.ErrNotReady, "the peer's work never ends")
+
+	require.NoError(t, p.cmd.Process.Kill())
+	_ = p.cmd.Wait()
+	err = returnsWithin(t, 10*time.Second, s.Synchronize)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exited")
+	err = returnsWithin(t, 10*time.Second, ev.Synchronize)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exited")
+	_ = returnsWithin(t, 10*time.Second, s.Destroy)
+	assert.NoError(t, ev.Destroy())
 }

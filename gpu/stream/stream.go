@@ -214,8 +214,13 @@ func (s *Stream) Query() error {
 // returning is cancelled, its queue being destroyed, and abandoned if it
 // has not returned a grace later: Destroy then returns, after about two
 // graces, an error wrapping rocr.ErrAbandoned that names the kernel, the
-// stream being destroyed all the same. gpu.Shutdown does the same for
-// every queue, after one grace each, and reports each abandoned kernel. A stream that is
+// stream being destroyed all the same. A host function (LaunchHostFunc,
+// and a collective's operations, which wait for their peers in one) that
+// does not return is given up on the same way: the error names "its host
+// function", whose goroutine runs on until it returns. Destroy so returns
+// within about two graces whatever is queued. gpu.Shutdown does the same
+// for every queue, after one grace each, and reports each abandoned
+// kernel and host function. A stream that is
 // capturing (gpu/graph) is destroyed all the same, and its capture ends
 // (or, for a stream that joined another's capture, is invalidated):
 // Destroy then returns gpu.ErrStreamCaptureInvalidated saying so, as

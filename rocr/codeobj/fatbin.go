@@ -162,7 +162,7 @@ func (p *parser) unzstdEntry(payload []byte, csize uint32, raw uint64, where str
 			return nil, nil, fmt.Errorf("zstd: %w", err)
 		}
 		return zr, zr.Close, nil
-	})
+	}, nil)
 }
 
 // linkPTX refines each cubin from a PTX entry of the same fat binary.

@@ -13,12 +13,15 @@ import (
 const (
 	onePassRatio = 8
 	onePassSlack = 64 << 10
+	// decodeSlack is what a decoder writing into a buffer may need past
+	// the bytes it decodes (zstd over-allocates a block's worth).
+	decodeSlack = 64
 )
 
 // expand inflates the streams open makes (the same bytes each time) to
 // exactly raw bytes, writing them to sum when it is not nil. raw has
 // passed inflate; compressed is the size of the stored stream.
-func (p *parser) expand(where string, off int64, compressed int, raw uint64, sum hash.Hash, open func() (io.Reader, func(), error)) ([]byte, error) {
+func (p *parser) expand(where string, off int64, compressed int, raw uint64, sum hash.Hash, open func() (io.Reader, func(), error), decodeAll func(dst []byte) ([]byte, error)) ([]byte, error) {
 	if raw > onePassRatio*uint64(compressed)+onePassSlack {
 		r, done, err := open()
 		if err != nil {
@@ -34,6 +37,23 @@ func (p *parser) expand(where string, off int64, compressed int, raw uint64, sum
 			return nil, err
 		}
 		sum = nil // the second pass reads the same bytes
+	}
+	if decodeAll != nil {
+		// The claim is within the limits and, past onePassRatio, made
+		// good: allocate it once (with the decoder's slack), and decode
+		// into it.
+		out, err := decodeAll(make([]byte, 0, raw+decodeSlack))
+		n := uint64(len(out))
+		if err != nil && n <= raw {
+			n = raw + 1 // the decoder stops at its memory limit, the claim
+		}
+		if err := expanded(where, off, n, raw, err); err != nil {
+			return nil, err
+		}
+		if sum != nil {
+			sum.Write(out)
+		}
+		return out, nil
 	}
 	r, done, err := open()
 	if err != nil {

@@ -458,29 +458,139 @@ func (m *Mem) SettleContext(ctx context.Context, op string) error {
 	m.mu.Lock()
 	fs := m.depsOf().held(buf[:0])
 	m.mu.Unlock()
-	defer func() {
-		for _, f := range fs {
-			f.Release()
-		}
-	}()
-	var first error
+	defer releaseAll(fs)
+	first, err := waitFences(ctx, op, m, fs)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.depsOf().forget(fs)
+	m.mu.Unlock()
+	return first
+}
+
+// waitFences waits for fs, fences of m's work. first is the first
+// failure of that work that its stream has not returned already; err,
+// when the wait did not end, is ctx's (see SettleContext) or
+// ErrNotPermitted for a wait for the caller's own queue (see Settle).
+func waitFences(ctx context.Context, op string, m *Mem, fs []*Fence) (first, err error) {
+	// Every fence of the caller's own queue is checked before any wait:
+	// a fence of another queue may wait for one of them.
 	for _, f := range fs {
-		if err := waitsForOwnQueue(op, m, f); err != nil {
-			return err
+		if !f.Done() && ownQueueErr(op, m, f) != nil { // Done first: RunningQueue costs
+			if err := waitsForOwnQueue(op, m, f); err != nil {
+				return nil, err
+			}
 		}
+	}
+	for _, f := range fs {
 		if ctx.Done() != nil {
 			if err := WaitContext(ctx, op, f, hsa.WaitActive); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.isReported()) {
 			first = err
 		}
 	}
-	m.mu.Lock()
-	m.depsOf().forget(fs)
-	m.mu.Unlock()
-	return first
+	return first, nil
+}
+
+func releaseAll(fs []*Fence) {
+	for _, f := range fs {
+		f.Release()
+	}
+}
+
+// useSync records a synchronous operation (a copy or fill that the
+// engine runs) whose host fence (NewHostFence) is f, using each of uses,
+// as a stream operation is recorded: stream work recorded after it waits
+// for f. A buffer's manual dependencies (SetManual) do not apply:
+// synchronous operations always wait for its work.
+//
+// It records nothing, and says why, when a buffer was freed (err), when
+// a buffer holds unfinished work of the queue the caller runs a packet
+// of (a host function: own is that work's fence, retained, for the
+// caller to wait for a moment before it refuses, as waitsForOwnQueue
+// does), or, unless force is set, when a buffer holds any unfinished
+// work (pending: the caller waits for it, as Settle does, and tries
+// again). Forced, it appends to fs, retained, the unfinished work the
+// operation must wait for, as a stream operation's would be.
+func useSync(op string, f *Fence, uses []MemUse, fs []*Fence, force bool) (_ []*Fence, own *Fence, pending bool, _ error) {
+	recording.Lock()
+	defer recording.Unlock()
+	// Every buffer is checked before any is recorded: a refusal leaves
+	// every buffer as it was.
+	for _, mu := range uses {
+		if mu.M == nil {
+			continue
+		}
+		m, r := mu.M, mu.M.root()
+		r.mu.Lock()
+		if r.freed.Load() {
+			r.mu.Unlock()
+			return fs, nil, false, gpu.Errorf(gpu.ErrInvalidValue, op, "%s was freed", m)
+		}
+		d := r.depsOf()
+		d.each(func(st *depState) {
+			for i := -1; i < st.n && own == nil; i++ {
+				w := st.writer
+				if i >= 0 {
+					w = st.readers[i]
+				}
+				if w == nil || w.Done() {
+					continue
+				}
+				pending = true
+				if ownQueueErr(op, m, w) != nil {
+					w.Retain()
+					own = w
+				}
+			}
+		})
+		for _, w := range d.loose {
+			pending = pending || !w.Done()
+		}
+		r.mu.Unlock()
+		if own != nil {
+			return fs, own, true, nil
+		}
+	}
+	if pending && !force {
+		return fs, nil, true, nil
+	}
+	for _, mu := range uses {
+		if mu.M == nil {
+			continue
+		}
+		m, r, lo := mu.M, mu.M.root(), mu.M.off
+		if m.parent == nil {
+			lo = 0
+		}
+		r.mu.Lock()
+		d := r.depsOf()
+		u := user{f: f, acc: mu.Acc, order: Auto, m: m}
+		var err error
+		size, whole := r.Size(), m.Size()
+		if d.parts == nil && lo == 0 && whole == size {
+			fs, err = d.use(&u, fs)
+		} else {
+			fs, err = d.useRange(&u, fs, lo, lo+whole, size)
+		}
+		if err == nil {
+			for _, w := range d.loose {
+				if !w.Done() && !slices.Contains(fs, w) {
+					w.Retain()
+					fs = append(fs, w)
+				}
+			}
+		}
+		r.mu.Unlock()
+		if err != nil { // Auto reports nothing; kept for the signature
+			return fs, nil, false, err
+		}
+	}
+	return fs, nil, false, nil
 }
 
 // held appends the fences d holds to fs, retained, each once.

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -96,37 +97,112 @@ func (e *engine) queue() (*rocr.Queue, error) {
 	return q, nil
 }
 
-// run submits one agent-dispatch packet after the given buffers' pending
-// work and waits for it. ctx may end the wait for that work, and the wait
-// for the engine, but never the packet: once it is submitted it runs to
-// its end and run waits for it, since a copy abandoned midway would go on
+// run submits one agent-dispatch packet after the pending work of the
+// buffers it uses and waits for it. It takes part in the buffers'
+// dependency tracking as a stream operation does, from any goroutine: it
+// waits for their work (Settle), and is then recorded under a host fence
+// (NewHostFence) that completes when its packet has, so that stream work
+// recorded while it runs waits for it: a kernel launched on another
+// goroutine does not write a buffer while it is copied out, nor read one
+// while it is filled. Work recorded between the wait and the record is
+// waited for too. With no work pending, the record is all it adds. ctx may end the wait for that work, and the wait for
+// the engine, but never the packet: once it is submitted it runs to its
+// end and run waits for it, since a copy abandoned midway would go on
 // touching memory (the caller's slice) its caller has taken back. A run
 // that gives up has submitted nothing and touched nothing; its error
 // wraps gpu.ErrNotReady and ctx's error.
-func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, mems ...*Mem) error {
+func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, uses ...MemUse) error {
 	if annotate.On() {
 		annotate.Push(op)
 		defer annotate.Pop()
 	}
-	for _, m := range mems {
-		if m != nil {
-			if err := m.SettleContext(ctx, op); err != nil {
-				if ctx.Err() != nil && errors.Is(err, gpu.ErrNotReady) {
-					return notStarted(ctx, op)
+	f, err := NewHostFence(e.dev.Agent())
+	if err != nil {
+		return errs.Wrap(op, err)
+	}
+	f.op = op
+	var buf [2 * (1 + MaxReaders)]*Fence
+	fs := buf[:0]
+	for try := 0; ; try++ {
+		var own *Fence
+		var pending bool
+		// Forced on the third try: a goroutine that keeps using the
+		// buffers would otherwise hold the operation off for ever.
+		fs, own, pending, err = useSync(op, f, uses, fs, try >= 2)
+		if own != nil {
+			// A host function's own queue's work: refused as Settle
+			// refuses it, unless it completes at once.
+			err := waitsForOwnQueue(op, firstMem(uses), own)
+			own.Release()
+			if err != nil {
+				f.Cancel()
+				f.Release()
+				return err
+			}
+			continue
+		}
+		if err != nil || !pending {
+			break
+		}
+		for _, u := range uses {
+			if u.M != nil {
+				if err := u.M.SettleContext(ctx, op); err != nil {
+					f.Cancel()
+					f.Release()
+					if ctx.Err() != nil && errors.Is(err, gpu.ErrNotReady) {
+						return notStarted(ctx, op)
+					}
+					return errs.Wrap(op, err)
 				}
-				return errs.Wrap(op, err)
 			}
 		}
 	}
-	err := e.submit(ctx, op, call, mems)
+	if err == nil && len(fs) > 0 {
+		var first error
+		if first, err = waitFences(ctx, op, firstMem(uses), fs); err == nil {
+			err = first
+		}
+		if err != nil && ctx.Err() != nil && errors.Is(err, gpu.ErrNotReady) {
+			// f stands for fs now: it completes after them.
+			go func(fs []*Fence) {
+				for _, w := range fs {
+					_ = w.Wait(0)
+					w.Release()
+				}
+				f.Cancel()
+				f.Release()
+			}(slices.Clone(fs))
+			return notStarted(ctx, op)
+		}
+	}
+	defer func() {
+		releaseAll(fs)
+		f.Cancel() // complete: work recorded after the operation may go on
+		f.Release()
+	}()
+	if err != nil {
+		return errs.Wrap(op, err)
+	}
+	err = e.submit(ctx, op, call, uses)
 	if err == errNoQueue {
 		root, err := engineOf(Root(e.dev))
 		if err != nil {
 			return errs.Wrap(op, err)
 		}
-		return root.submit(ctx, op, call, mems)
+		return root.submit(ctx, op, call, uses)
 	}
 	return err
+}
+
+// firstMem is the buffer of the first of uses that names one, for
+// messages.
+func firstMem(uses []MemUse) *Mem {
+	for _, u := range uses {
+		if u.M != nil {
+			return u.M
+		}
+	}
+	return nil
 }
 
 // notStarted is the error of a run that ctx ended before its packet.
@@ -139,7 +215,7 @@ func notStarted(ctx context.Context, op string) error {
 var errNoQueue = errors.New("no queue slot")
 
 // submit runs one packet on the engine's queue and waits for it.
-func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems []*Mem) error {
+func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems []MemUse) error {
 	// One operation at a time, to its end: a packet that fails stops the
 	// queue, and another caller's packet queued behind it would fail with
 	// it; the next operation gets a new queue instead.
@@ -202,8 +278,9 @@ func (e *engine) lock(ctx context.Context) bool {
 
 // staleOf is the error of the first of mems that a Device.Reset made
 // stale, or nil.
-func staleOf(mems []*Mem) error {
-	for _, m := range mems {
+func staleOf(mems []MemUse) error {
+	for _, u := range mems {
+		m := u.M
 		if m == nil {
 			continue
 		}
@@ -259,9 +336,9 @@ func CopyHostContext(ctx context.Context, op string, m *Mem, off int, b []byte, 
 	defer hostref.UnpinHost(id)
 	addr := uint64(m.Addr() + uintptr(off*m.esize))
 	if toDevice {
-		return e.run(ctx, op, aql.CopyWork{Dst: addr, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), m)
+		return e.run(ctx, op, aql.CopyWork{Dst: addr, Src: id, Bytes: uint64(len(b)), Flags: aql.CopySrcHost}.Call(), MemUse{m, Write})
 	}
-	return e.run(ctx, op, aql.CopyWork{Dst: id, Src: addr, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), m)
+	return e.run(ctx, op, aql.CopyWork{Dst: id, Src: addr, Bytes: uint64(len(b)), Flags: aql.CopyDstHost}.Call(), MemUse{m, Read})
 }
 
 // CopyMem copies n elements from src[srcOff:] to dst[dstOff:]. Memory of
@@ -300,7 +377,7 @@ func CopyMem(dst *Mem, dstOff int, src *Mem, srcOff int, n int) error {
 		if err != nil {
 			return errs.Wrap(op, err)
 		}
-		return e.run(context.Background(), op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), dst, src)
+		return e.run(context.Background(), op, aql.CopyWork{Dst: da, Src: sa, Bytes: bytes}.Call(), MemUse{dst, Write}, MemUse{src, Read})
 	}
 	// Across devices: stage through host memory.
 	stage := make([]byte, bytes)
@@ -327,5 +404,5 @@ func FillMem(m *Mem, off, n int, pattern uint64, es int) error {
 		return err
 	}
 	addr := uint64(m.Addr() + uintptr(off*es))
-	return e.run(context.Background(), op, aql.FillWork{Dst: addr, Pattern: pattern, Count: uint64(n), ElemSize: uint64(es)}.Call(), m)
+	return e.run(context.Background(), op, aql.FillWork{Dst: addr, Pattern: pattern, Count: uint64(n), ElemSize: uint64(es)}.Call(), MemUse{m, Write})
 }

@@ -63,7 +63,40 @@ func poolPut(fs ...*Fence) {
 // NewFence returns a fence armed for one packet of queue q (value 1), held
 // once by the caller.
 func NewFence(q *rocr.Queue) (*Fence, error) {
-	kind := signalKind(q.Agent())
+	f, err := takeFence(signalKind(q.Agent()))
+	if err != nil {
+		return nil, err
+	}
+	f.queue = q.ID()
+	q.Expect(f.sig)
+	return f, nil
+}
+
+// hostOps numbers the fences of synchronous operations (NewHostFence)
+// above every queue id: to the dependency tracker each such operation
+// is a queue of its own, so none is skipped as "of the same queue" by
+// another.
+var hostOps atomic.Uint64
+
+const hostOpBit = 1 << 63
+
+// NewHostFence returns a fence, armed and held once, that no packet
+// completes: the host completes it (Cancel) when the operation it stands
+// for ends. A synchronous copy or fill of a device's is recorded in its
+// buffers' dependencies by one, so that stream work recorded after it
+// waits for it as for any packet.
+func NewHostFence(a *rocr.Agent) (*Fence, error) {
+	f, err := takeFence(signalKind(a))
+	if err != nil {
+		return nil, err
+	}
+	f.queue = hostOpBit | hostOps.Add(1)
+	return f, nil
+}
+
+// takeFence is a fence of signal kind kind from the pool or new, armed
+// (value 1), held once, of no queue yet.
+func takeFence(kind *rocr.Agent) (*Fence, error) {
 	fences.mu.Lock()
 	var f *Fence
 	if l := fences.free[kind]; len(l) > 0 {
@@ -86,9 +119,8 @@ func NewFence(q *rocr.Queue) (*Fence, error) {
 	} else {
 		f.sig.Store(1, hsa.Relaxed)
 	}
-	f.queue, f.stream = q.ID(), nil
+	f.stream = nil
 	f.refs.Store(1)
-	q.Expect(f.sig)
 	return f, nil
 }
 

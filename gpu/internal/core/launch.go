@@ -21,6 +21,11 @@ type Launch struct {
 	// recording: Use holds the recording lock, from the first buffer to
 	// Commit or Abort, so the launch's buffers are recorded as one step.
 	recording bool
+	// views are the extents of the views the dispatch was given, on a
+	// queue whose executor checks accesses against them
+	// (rocr.Queue.BoundArgs); past len(ext) the rest go unchecked.
+	ext   [8]rocr.ArgExtent
+	views int
 }
 
 // Dispatch describes a kernel dispatch packet: sizes in work-items as AQL
@@ -66,6 +71,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 	l := &s.launch
 	l.fence = f
 	l.deps = l.deps[:0]
+	l.views = 0
 	l.cap, l.uses = s.captureOf(), l.uses[:0]
 	if l.cap == nil {
 		if l.deps, err = s.joinLegacy(op, l.deps); err != nil {
@@ -119,6 +125,10 @@ func (l *Launch) Stream() *Stream { return l.s }
 func (l *Launch) Use(m *Mem, acc Access) error {
 	if l.cap != nil {
 		return l.captureUse(m, acc)
+	}
+	if m.parent != nil && l.views < len(l.ext) && l.s.q.BoundArgs() {
+		l.ext[l.views] = rocr.ArgExtent{Base: m.Addr(), End: m.Addr() + uintptr(m.Size()), Elem: m.esize}
+		l.views++
 	}
 	if !l.recording {
 		recording.Lock()
@@ -207,6 +217,9 @@ func (l *Launch) Commit(d *Dispatch) error {
 		l.area = kernargArea{}
 	case d.KernargSize > 0:
 		copy(hostmem.Bytes(ka, uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
+	}
+	if l.views > 0 {
+		rocr.SetArgExtents(uint64(ka), l.ext[:l.views])
 	}
 	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(ka), f.Signal().Handle())
 	e.fence = f

@@ -293,6 +293,13 @@ func FreeAsync(m *Mem, s *Stream) error {
 	if err := m.Check(op); err != nil {
 		return err
 	}
+	if m.pool != nil && m.graph == nil && m.pool.dev != nil && s.dev != nil && Root(m.pool.dev) != Root(s.dev) {
+		// The free would return the memory to device m's pool in the
+		// order of another device's queue, which that pool's later
+		// allocations on their own streams do not follow.
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s belongs to device %d's pool, and the stream is device %d's: free it on a stream of device %d (or with Free)",
+			m, m.pool.dev.Ordinal(), s.dev.Ordinal(), m.pool.dev.Ordinal())
+	}
 	if err := s.Lock(op); err != nil {
 		return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("%s not freed", m), Err: err}
 	}

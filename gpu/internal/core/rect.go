@@ -186,7 +186,7 @@ func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte)
 		return errs.Wrap(op, err)
 	}
 	id := rocr.RegisterRect(r)
-	err = e.run(context.Background(), op, aql.RectWork{ID: id}.Call(), dst.M, srcMem(src))
+	err = e.run(context.Background(), op, aql.RectWork{ID: id}.Call(), MemUse{dst.M, Write}, MemUse{srcMem(src), Read})
 	_, _ = rocr.TakeRect(id) // the packet did not run if it is still there
 	return err
 }

@@ -59,8 +59,12 @@
 // arguments point into, not only against the agent's live allocations: a
 // pointer a kernel computes into a buffer it was not given (one past its
 // argument's end, or read from memory) fails the dispatch with an aperture
-// violation (gpu.ErrIllegalAddress). Accesses that hit the per-group cache
-// of checked ranges cost the same in both modes.
+// violation (gpu.ErrIllegalAddress). A pointer argument that was given a
+// view of a buffer (buffer.Sub, a launch's view) may reach only the
+// view's elements: an access past it, inside the same buffer, fails the
+// dispatch naming the kernel, the argument and the elements (the first
+// eight views of a launch are checked). Accesses that hit the per-group
+// cache of checked ranges cost the same in both modes.
 //
 // # Kernels and kernel sets
 //
@@ -113,12 +117,16 @@
 // kernel, the work-group, the file:line of the kernel function's frame
 // where it panicked (the panic itself, or the call that led to it), and
 // the panic value; Stack gives the goroutine's stack from the panic to
-// the kernel. The value is formatted once, when the dispatch fails: a
-// value whose Error or String method panics, or does not return within a
-// second, is described by its type instead (the method's goroutine is
-// left to finish on its own), so no panic value kills or hangs the
-// process. An error value that formats is wrapped, for errors.Is and
-// errors.As. An access outside what the kernel may touch fails with an
+// the kernel. The value is formatted once, when the dispatch fails, and
+// only when it is a string, a number, or of a type of the standard
+// library or of hipgo: a value of the program's own type is described by
+// its type, and none of its methods is run (an Error method that calls
+// itself overflows the stack, which kills the process whatever
+// recovers); PanicError.Recovered is the value. A value whose Error or
+// String method panics, or does not return within a second, is described
+// by its type too (the method's goroutine is left to finish on its own),
+// so no panic value kills or hangs the process. An error value that
+// formats is wrapped, for errors.Is and errors.As. An access outside what the kernel may touch fails with an
 // *AccessError, which names the kernel function's line that made it too.
 //
 // Go cannot stop a goroutine from outside, so a kernel that never returns
@@ -132,6 +140,7 @@
 //     (gpu.ErrLaunchTimeOut) and rocr.ErrAbandoned. Synchronize returns;
 //     the packets behind it run on a new processor goroutine (and fail,
 //     the queue having failed).
+//
 //   - Without one, Synchronize waits, as on a GPU without a watchdog.
 //     stream.Stream.Destroy waits as long as the stream's work moves on;
 //     a kernel that runs through a whole grace is cancelled (its queue
@@ -140,6 +149,13 @@
 //     rocr.ShutDown cancel at once and abandon after one grace per queue.
 //     Each returns an error wrapping rocr.ErrAbandoned naming the kernel;
 //     the queue is destroyed all the same.
+//
+//   - A dispatch one of whose work-groups fails (a panic, an access
+//     error) cancels the others: Canceled reports true to them. Those
+//     that have not returned within the queue's grace are abandoned: the
+//     dispatch fails with the first failure and rocr.ErrAbandoned, and
+//     Synchronize returns it instead of waiting for work-groups that
+//     neither return nor poll Canceled.
 //
 // An abandoned kernel goes on running on its goroutine (and on the
 // workers that ran its other work-groups, which the pool replaces) until

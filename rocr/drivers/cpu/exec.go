@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,8 +145,10 @@ type job struct {
 	kernel  atomic.Pointer[Kernel]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
-	// and its deadline in clock.Now nanoseconds (0: none).
+	// and its deadline in clock.Now nanoseconds (0: none); id is the
+	// dispatch's packet id in queue.
 	queue    spi.Queue
+	id       uint64
 	deadline uint64
 	canceled atomic.Bool
 
@@ -153,6 +156,11 @@ type job struct {
 	// one of the kernel's pointer arguments points into (allowed).
 	strict  bool
 	allowed []*rocr.Allocation
+	// argPtrs are the pointer arguments' values, extents the views some
+	// of them were given (rocr.TakeArgExtents): an access through one
+	// must stay in its view.
+	argPtrs []uintptr
+	extents []rocr.ArgExtent
 
 	// barrier is the grid barrier of a cooperative dispatch; nil otherwise.
 	barrier *gridBarrier
@@ -317,7 +325,9 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 		default:
 			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
-		j.failed.CompareAndSwap(nil, &err)
+		if j.failed.CompareAndSwap(nil, &err) {
+			j.failedNow(err)
+		}
 		ok = false
 	}()
 	c0, c1 := int64(j.count[0]), int64(j.count[1])
@@ -331,6 +341,26 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 	}
 	returned = true
 	return true
+}
+
+// failedNow follows the dispatch's first failure, err: the work-groups
+// still running are cancelled (Canceled reports true), and those that
+// have not returned a grace later (HIPGO_KERNEL_GRACE) are abandoned, as
+// a runaway kernel is: the dispatch fails with err and rocr.ErrAbandoned,
+// and the queue goes on without waiting for work-groups that neither
+// return nor poll Canceled. A dispatch that ended by then is left alone
+// (Abandon finds another packet, or none, running).
+func (j *job) failedNow(err error) {
+	j.canceled.Store(true)
+	q, id, name := j.queue, j.id, j.k.name
+	if q == nil {
+		return
+	}
+	grace := q.KernelGrace()
+	time.AfterFunc(grace, func() {
+		aerr := rocr.Newf(rocr.ErrAbandoned, hsa.StatusOf(err), "dispatch", "%w; kernel %s: its other work-groups still ran %v after it failed and were abandoned: their goroutines run on until they return, and the memory they can touch stays allocated until then", err, name, grace)
+		q.Abandon(id, aerr)
+	})
 }
 
 // executor serves one queue of a cpu agent.
@@ -373,6 +403,7 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
 	}
 	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
+	rq.SetBoundArgs(strict) // launches record the views they pass
 	e.timeout.Store(int64(timeout))
 	e.job.Store(&job{})
 	return e, nil
@@ -420,7 +451,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
 	j := e.job.Load()
-	j.strict, j.allowed = e.strict, j.allowed[:0]
+	j.strict, j.allowed, j.argPtrs, j.extents = e.strict, j.allowed[:0], j.argPtrs[:0], j.extents[:0]
 	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
@@ -431,6 +462,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
 			if j.strict {
 				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
+				j.argPtrs = append(j.argPtrs, addr)
 			}
 			if j.sanitize {
 				if a := rocr.FindAllocation(addr); a != nil {
@@ -440,6 +472,12 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		})
 		if err != nil {
 			return err
+		}
+	}
+	if j.strict {
+		j.extents = rocr.TakeArgExtents(p.KernargAddress, j.extents)
+		for x := range j.extents {
+			j.extents[x].Arg = slices.Index(j.argPtrs, j.extents[x].Base)
 		}
 	}
 	j.k, j.kernarg, j.agent = k, kernarg, e.agent
@@ -464,7 +502,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return err
 	}
 	j.failed.Store(nil)
-	j.queue = q
+	j.queue, j.id = q, q.LoadReadIndex() // during Dispatch, the packet's id
 	j.canceled.Store(false)
 	j.deadline = 0
 	timeout := e.timeout.Load()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -68,10 +69,47 @@ func TestPanicValueWhoseErrorPanics(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, hsa.StatusErrorException), "%v", err)
 	assert.Contains(t, err.Error(), "test_hostile_panic")
-	assert.Contains(t, err.Error(), "cpu_test.hostileErr whose Error or String method panicked")
+	assert.Contains(t, err.Error(), "a cpu_test.hostileErr (hipgo runs no method of a panic value of the program's own type")
 	var pe *cpu.PanicError
 	require.ErrorAs(t, err, &pe)
 	assert.NoError(t, pe.Unwrap(), "a value whose Error panics is not wrapped")
+}
+
+// recursiveErr is a panic value whose Error method calls itself: run, it
+// overflows the goroutine's stack, which no recover survives (soon: each
+// call's frame holds 64 KiB).
+type recursiveErr struct{ depth int }
+
+// recursions counts the calls of recursiveErr.Error.
+var recursions atomic.Int64
+
+func (e recursiveErr) Error() string {
+	recursions.Add(1)
+	var pad [1 << 16]byte
+	pad[e.depth%len(pad)] = byte(e.depth)
+	//lint:ignore SA5007 the endless recursion is what the test is about
+	return recursiveErr{e.depth + 1}.Error() + string(pad[e.depth%len(pad):][:1])
+}
+
+var recursiveK = cpu.Define("test_recursive_panic", func(g *cpu.Group, a *struct{}) {
+	panic(recursiveErr{})
+})
+
+// A panic value whose Error method recurses for ever fails the dispatch,
+// described by its type, and the process lives: hipgo runs no method of
+// a panic value of the program's own type. The value stays reachable.
+func TestPanicValueWhoseErrorRecurses(t *testing.T) {
+	q, err := setup(t).CreateQueue(64, hsa.QueueMulti, nil)
+	require.NoError(t, err)
+	defer q.Destroy()
+	err = runOne(t, q, recursiveK)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test_recursive_panic")
+	assert.Contains(t, err.Error(), "a cpu_test.recursiveErr")
+	var pe *cpu.PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, recursiveErr{}, pe.Recovered)
+	assert.Zero(t, recursions.Load(), "hipgo ran the value's Error method")
 }
 
 // A kernel's panic names the kernel function's file:line where it
@@ -122,7 +160,7 @@ func TestPanicValueWhoseErrorHangs(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "test_stuck_panic")
-	assert.Contains(t, err.Error(), "cpu_test.stuckErr whose Error or String method did not return within 1s")
+	assert.Contains(t, err.Error(), "a cpu_test.stuckErr (hipgo runs no method")
 }
 
 // A malformed HIPGO_KERNEL_GRACE fails the queue's creation, naming it.

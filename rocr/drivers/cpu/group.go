@@ -168,6 +168,9 @@ func (g *Group) Fault(msg string) {
 // the allocation that base, the pointer the kernel was given, points into.
 func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 	end := addr + size
+	if j := g.job; j != nil && len(j.extents) > 0 {
+		g.checkView(j, base, addr, end)
+	}
 	if end >= addr {
 		for i := range g.cache {
 			c := &g.cache[i]
@@ -186,6 +189,24 @@ func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 		return p
 	}
 	return g.viewSlow(addr, size)
+}
+
+// checkView fails an access [addr, end) through pointer base, an
+// argument that was given a view (HIPGO_STRICT_PTR=1), that leaves the
+// view, though it may stay in the view's buffer.
+func (g *Group) checkView(j *job, base, addr, end uintptr) {
+	for _, x := range j.extents {
+		if x.Base != base {
+			continue
+		}
+		if addr >= x.Base && end <= x.End && end >= addr {
+			return
+		}
+		es := uintptr(max(x.Elem, 1))
+		lo, hi := int64(addr-x.Base)/int64(es), (int64(end-x.Base)+int64(es)-1)/int64(es)
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+			Msg: fmt.Sprintf("argument %d: elements [%d, %d) are outside the view of %d elements it was given (HIPGO_STRICT_PTR=1)", x.Arg, lo, hi, (x.End-x.Base)/es)})
+	}
 }
 
 func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {

@@ -21,6 +21,10 @@ type PanicError struct {
 	File  string
 	Line  int
 	Value string // the panic value, or its type where it could not be formatted
+	// Recovered is the panic value itself. hipgo runs none of the methods
+	// of a value of the program's own type (see Value): printing it is the
+	// program's call.
+	Recovered any
 
 	err   error // the panic value when it is an error that formats
 	stack string
@@ -46,16 +50,23 @@ func (e *PanicError) Stack() string { return e.stack }
 // run before the value is described by its type alone.
 const formatGrace = time.Second
 
-// describe formats a panic value. A value whose Error or String method
-// panics, or does not return within formatGrace (its goroutine is left to
-// finish on its own), is described by its type: a hostile value must not
-// take the process down or hang the queue.
+// describe formats a panic value. A hostile value must not take the
+// process down or hang the queue, so the methods of a value of the
+// program's own type are never run: it is described by its type (an
+// Error method that calls itself overflows the goroutine's stack, which
+// kills the process whatever recovers). The standard library's values
+// and hipgo's are formatted on a goroutine of their own: one whose Error
+// or String method panics, or does not return within formatGrace (its
+// goroutine is left to finish on its own), is described by its type too.
 func describe(r any) (text string, ok bool) {
 	switch v := r.(type) {
 	case string:
 		return v, true
 	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr, float32, float64, complex64, complex128:
 		return fmt.Sprint(v), true
+	}
+	if !trustedType(reflect.TypeOf(r)) {
+		return fmt.Sprintf("a %T (hipgo runs no method of a panic value of the program's own type; PanicError.Recovered is the value)", r), false
 	}
 	done := make(chan string, 1)
 	go func() {
@@ -91,12 +102,42 @@ func describe(r any) (text string, ok bool) {
 	}
 }
 
+// trustedType reports whether t (or what it points to) is a type of the
+// standard library or of hipgo's own packages (not their tests), whose
+// Error and String methods end.
+func trustedType(t reflect.Type) bool {
+	if t.Name() == "" { // unnamed: no methods of its own; fmt runs its elements'
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
+			return trustedType(t.Elem())
+		case reflect.Map:
+			return trustedType(t.Key()) && trustedType(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				if !trustedType(t.Field(i).Type) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	path := t.PkgPath()
+	if path == "" {
+		return true // predeclared: int, string, error
+	}
+	first, _, _ := strings.Cut(path, "/")
+	if !strings.Contains(first, ".") {
+		return true // the standard library
+	}
+	return strings.HasPrefix(path, "github.com/hipgo/hipgo/") && !strings.HasSuffix(path, "_test")
+}
+
 // panicError makes the error of a kernel panic with value r. It runs in
 // the deferred function that recovered r, on the panicking stack, so
 // runtime.Callers sees the frames between the panic and the kernel.
 func (j *job) panicError(g *Group, r any) *PanicError {
 	text, ok := describe(r)
-	e := &PanicError{Kernel: j.k.name, Group: g.ID, Value: text}
+	e := &PanicError{Kernel: j.k.name, Group: g.ID, Value: text, Recovered: r}
 	if err, isErr := r.(error); isErr && ok {
 		e.err = err
 	}

@@ -142,7 +142,7 @@ func Open(op string, payload []byte, pid int, size uint64) (uintptr, *File, erro
 	defer unix.Close(fd)
 	// What was opened, not what the path named a moment before: the
 	// exporter may have closed and reused the number meanwhile.
-	want := "/memfd:" + ipcNameTag + hex.EncodeToString(f.nonce[:]) + " (deleted)"
+	want := memfdName(f.nonce)
 	buf := make([]byte, len(want)+1)
 	k, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
 	if err != nil || k != len(want) || string(buf[:k]) != want {
@@ -181,6 +181,59 @@ type Signal struct {
 	val  *int64 // nil once destroyed
 	addr uintptr
 	f    *File
+	// For a signal opened from another process's handle: its exporter's
+	// descriptor (/proc/<pid>/fd/<n>) and what that must name while the
+	// exporter lives and keeps the signal. A pending signal checks it
+	// now and then (peerGone): once the exporter exited or destroyed the
+	// signal, nobody can complete it, and it reads 0 with gone as its
+	// failure, so its waiters end with an error instead of waiting for
+	// ever.
+	peerPath, peerWant string
+	peerPID            int
+	checked            atomic.Int64 // clock of the last check, in ns since start
+	gone               atomic.Pointer[error]
+}
+
+// peerCheck is how often a pending opened signal looks at its exporter.
+const peerCheck = 20 * time.Millisecond
+
+// start is the origin of Signal.checked.
+var start = time.Now()
+
+// peerGone reports whether the exporter of an opened signal exited or
+// destroyed the signal, looking at most once per peerCheck.
+func (s *Signal) peerGone() bool {
+	if s.peerPID == 0 {
+		return false
+	}
+	if s.gone.Load() != nil {
+		return true
+	}
+	now := int64(time.Since(start))
+	last := s.checked.Load()
+	if now-last < int64(peerCheck) || !s.checked.CompareAndSwap(last, now) {
+		return false
+	}
+	buf := make([]byte, len(s.peerWant)+1)
+	k, err := unix.Readlink(s.peerPath, buf)
+	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+		return false // cannot tell: keep waiting
+	}
+	if err == nil && k == len(s.peerWant) && string(buf[:k]) == s.peerWant {
+		return false
+	}
+	gone := hsa.Errorf(hsa.StatusErrorInvalidSignal, "ipc event", "process %d, which exported the event, exited (or destroyed the event) before the work it recorded completed: nothing will complete it", s.peerPID)
+	s.gone.CompareAndSwap(nil, &gone)
+	return true
+}
+
+// Failure is why an opened signal will never be completed (its
+// exporter exited), or nil.
+func (s *Signal) Failure() error {
+	if p := s.gone.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 const ipcMaxSleep = 200 * time.Microsecond
@@ -197,7 +250,13 @@ func (s *Signal) do(f func(p *int64) int64) int64 {
 	return f(s.val)
 }
 
-func (s *Signal) Load() int64 { return s.do(func(p *int64) int64 { return atomic.LoadInt64(p) }) }
+func (s *Signal) Load() int64 {
+	v := s.do(func(p *int64) int64 { return atomic.LoadInt64(p) })
+	if v != 0 && s.peerGone() {
+		return 0
+	}
+	return v
+}
 func (s *Signal) Store(v int64) {
 	s.do(func(p *int64) int64 { atomic.StoreInt64(p, v); return 0 })
 }
@@ -236,6 +295,9 @@ func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 		if gone || holds(cond, v, cmp) || timeout > 0 && time.Since(start) >= timeout {
 			return v
 		}
+		if v != 0 && s.peerGone() {
+			return 0
+		}
 		if hint == hsa.WaitActive && i < 1000 {
 			runtime.Gosched()
 			continue
@@ -271,5 +333,13 @@ func OpenSignal(payload []byte, pid int) (*Signal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Signal{val: (*int64)(hostmem.At(addr)), addr: addr, f: f}, nil
+	n := binary.LittleEndian.Uint32(payload)
+	return &Signal{val: (*int64)(hostmem.At(addr)), addr: addr, f: f, peerPID: pid,
+		peerPath: "/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.FormatUint(uint64(n), 10),
+		peerWant: memfdName(f.nonce)}, nil
+}
+
+// memfdName is what /proc/<pid>/fd/<n> reads for the memfd of nonce.
+func memfdName(nonce [ipcNonceLen]byte) string {
+	return "/memfd:" + ipcNameTag + hex.EncodeToString(nonce[:]) + " (deleted)"
 }
