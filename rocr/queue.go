@@ -81,7 +81,6 @@ type Queue struct {
 	// abandoned counts the abandoned ones still running, grace bounds
 	// Destroy's wait for a cancelled kernel.
 	abandoner spi.Abandoner
-	bound     boundArgs // the executor checks accesses against views (argextent.go)
 	executing atomic.Uint64
 	abandoned atomic.Int64
 	grace     time.Duration

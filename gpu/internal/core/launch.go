@@ -4,6 +4,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/argext"
 )
 
 // Launch is a kernel dispatch being assembled on a stream; gpu/module uses
@@ -23,8 +24,8 @@ type Launch struct {
 	recording bool
 	// views are the extents of the views the dispatch was given, on a
 	// queue whose executor checks accesses against them
-	// (rocr.Queue.BoundArgs); past len(ext) the rest go unchecked.
-	ext   [8]rocr.ArgExtent
+	// (argext.Enabled); past len(ext) the rest go unchecked.
+	ext   [8]argext.Extent
 	views int
 }
 
@@ -126,8 +127,8 @@ func (l *Launch) Use(m *Mem, acc Access) error {
 	if l.cap != nil {
 		return l.captureUse(m, acc)
 	}
-	if m.parent != nil && l.views < len(l.ext) && l.s.q.BoundArgs() {
-		l.ext[l.views] = rocr.ArgExtent{Base: m.Addr(), End: m.Addr() + uintptr(m.Size()), Elem: m.esize}
+	if m.parent != nil && l.views < len(l.ext) && argext.Enabled() {
+		l.ext[l.views] = argext.Extent{Base: m.Addr(), End: m.Addr() + uintptr(m.Size()), Elem: m.esize}
 		l.views++
 	}
 	if !l.recording {
@@ -219,7 +220,7 @@ func (l *Launch) Commit(d *Dispatch) error {
 		copy(hostmem.Bytes(ka, uintptr(d.KernargSize)), l.kernarg[:d.KernargSize])
 	}
 	if l.views > 0 {
-		rocr.SetArgExtents(uint64(ka), l.ext[:l.views])
+		argext.Set(uint64(ka), l.ext[:l.views])
 	}
 	d.fill((*aql.KernelDispatch)(s.q.Slot(id)), uint64(ka), f.Signal().Handle())
 	e.fence = f

@@ -20,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/argext"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/internal/runner"
@@ -157,10 +158,10 @@ type job struct {
 	strict  bool
 	allowed []*rocr.Allocation
 	// argPtrs are the pointer arguments' values, extents the views some
-	// of them were given (rocr.TakeArgExtents): an access through one
+	// of them were given (argext.Take): an access through one
 	// must stay in its view.
 	argPtrs []uintptr
-	extents []rocr.ArgExtent
+	extents []argext.Extent
 
 	// barrier is the grid barrier of a cooperative dispatch; nil otherwise.
 	barrier *gridBarrier
@@ -403,7 +404,9 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
 	}
 	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
-	rq.SetBoundArgs(strict) // launches record the views they pass
+	if strict {
+		argext.Enable() // launches record the views they pass
+	}
 	e.timeout.Store(int64(timeout))
 	e.job.Store(&job{})
 	return e, nil
@@ -475,7 +478,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		}
 	}
 	if j.strict {
-		j.extents = rocr.TakeArgExtents(p.KernargAddress, j.extents)
+		j.extents = argext.Take(p.KernargAddress, j.extents)
 		for x := range j.extents {
 			j.extents[x].Arg = slices.Index(j.argPtrs, j.extents[x].Base)
 		}
