@@ -75,6 +75,9 @@ func DefaultMemPool(dev *gpu.Device) (*MemPool, error) {
 	if p := lastDefault.Load(); p != nil && p.dev == dev && !p.dead.Load() {
 		return p, nil // the common case: one device allocating
 	}
+	if err := dev.Valid(); err != nil {
+		return nil, errs.Wrap("device get default mem pool", err)
+	}
 	var p *MemPool
 	if v, ok := LookupValue(dev, memPoolKey{}); ok {
 		p = v.(*MemPool)

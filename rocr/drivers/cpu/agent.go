@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -41,7 +42,7 @@ func (a *agent) Info() rocr.AgentInfo {
 		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),
 		Type:             hsa.DeviceCPU,
 		ISA:              ISA,
-		Wavefront:        1,
+		Wavefront:        kernel.CPUWarpSize, // what a kernel's t.WarpSize() answers
 		ComputeUnits:     procs,
 		MaxWorkGroupSize: 1024,
 		MaxWorkGroupDim:  [3]int{1024, 1024, 1024},
