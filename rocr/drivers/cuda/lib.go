@@ -50,7 +50,11 @@ const (
 	attrMaxSharedPerBlockOptin  = 97
 	funcAttrMaxThreadsPerBlock  = 0
 	funcAttrSharedSizeBytes     = 1
+	funcAttrConstSizeBytes      = 2
 	funcAttrLocalSizeBytes      = 3
+	funcAttrNumRegs             = 4
+	funcAttrPTXVersion          = 5
+	funcAttrBinaryVersion       = 6
 	funcAttrMaxDynamicSharedMem = 8
 )
 
