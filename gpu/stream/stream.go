@@ -205,7 +205,11 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 	if err := s.core().WaitBlocking(ctx, "stream synchronize"); err != nil {
 		return err
 	}
-	return s.core().SynchronizeContext(ctx)
+	err := s.core().SynchronizeContext(ctx)
+	if ctx.Err() == nil {
+		core.TrimPools(s.Device())
+	}
+	return err
 }
 
 // Query reports whether all work on the stream completed: nil, the sticky

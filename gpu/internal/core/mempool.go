@@ -107,6 +107,7 @@ func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 		}
 		p := &MemPool{dev: dev, pool: rp, reuse: ReuseFollowEventDependencies | ReuseAllowOpportunistic | ReuseAllowInternalDependencies, big: map[uint64][]block{}}
 		Register(dev, p)
+		openPools.add(p)
 		return p, p.close, nil
 	})
 	if err != nil {
@@ -122,6 +123,7 @@ func (p *MemPool) Device() *gpu.Device { return p.dev }
 // allocations itself).
 func (p *MemPool) close() error {
 	Unregister(p.dev, p)
+	openPools.remove(p)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
