@@ -185,6 +185,7 @@ var rocrCodes = []struct {
 	code ErrorCode
 }{
 	{rocr.ErrNotOwner, ErrInvalidValue},
+	{rocr.ErrOwnIPCHandle, ErrInvalidContext}, // hipIpcOpenMemHandle of this process's own handle
 	{rocr.ErrSelfWait, ErrNotPermitted}, // CUDA's answer to API calls from a host function
 	{rocr.ErrNotSupported, ErrNotSupported},
 	{rocr.ErrTimeout, ErrLaunchTimeOut},
