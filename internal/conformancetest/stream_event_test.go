@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
@@ -381,5 +382,38 @@ func TestEventCreateWithFlags(t *testing.T) {
 	t.Run("invalid flags", func(t *testing.T) {
 		_, err := stream.NewEvent(dev, 0x4000)
 		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+}
+
+// hip-tests hipIpcOpenMemHandle.cc: Unit_hipIpcOpenMemHandle_Negative_Open_In_Creating_Process
+// and hipIpcGetEventHandle's negative codes (CLR: a null event is
+// hipErrorInvalidValue, an event made without hipEventInterprocess
+// hipErrorInvalidResourceHandle).
+func TestIpcNegative(t *testing.T) {
+	dev := device(t)
+	t.Run("Open_In_Creating_Process", func(t *testing.T) {
+		b, err := buffer.NewShareable[int32](dev, 256)
+		require.NoError(t, err)
+		defer b.Free()
+		h, err := b.IPCHandle()
+		require.NoError(t, err)
+		_, err = buffer.OpenIPC[int32](dev, h)
+		assert.Equal(t, gpu.ErrInvalidContext, code(err), "%v", err)
+	})
+	t.Run("hipIpcGetEventHandle null event", func(t *testing.T) {
+		var ev *stream.Event
+		_, err := ev.IPCHandle()
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
+	})
+	t.Run("hipIpcGetEventHandle event without hipEventInterprocess", func(t *testing.T) {
+		_, err := newEvent(t, dev, stream.EventDisableTiming).IPCHandle()
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err), "%v", err)
+	})
+	t.Run("hipIpcOpenEventHandle in creating process", func(t *testing.T) {
+		ev := newEvent(t, dev, stream.EventInterprocess|stream.EventDisableTiming)
+		h, err := ev.IPCHandle()
+		require.NoError(t, err)
+		_, err = stream.OpenIPCEvent(dev, h)
+		assert.Equal(t, gpu.ErrInvalidContext, code(err), "%v", err)
 	})
 }
