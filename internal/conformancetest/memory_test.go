@@ -249,3 +249,26 @@ func TestMemcpy3DAndMemset3D(t *testing.T) {
 		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
 	})
 }
+
+// hip-tests catch/unit/memory/hipFree.cc: Unit_hipFreeNegativeHost / "hipFree(nullptr)"
+// and hipHostFree.cc: freeing a null pointer succeeds.
+func TestFreeNullptr(t *testing.T) {
+	t.Run("hipFree(nullptr)", func(t *testing.T) {
+		var b *buffer.Buffer[int32]
+		assert.NoError(t, b.Free())
+	})
+	t.Run("hipHostFree(nullptr)", func(t *testing.T) {
+		var h *buffer.Host[int32]
+		assert.NoError(t, h.Free())
+	})
+	t.Run("hipFree(nullptr) managed", func(t *testing.T) {
+		var m *buffer.Managed[int32]
+		assert.NoError(t, m.Free())
+	})
+	t.Run("double hipFree", func(t *testing.T) {
+		b, err := buffer.New[int32](device(t), 4)
+		require.NoError(t, err)
+		require.NoError(t, b.Free())
+		assert.Equal(t, gpu.ErrInvalidValue, code(b.Free()))
+	})
+}
