@@ -19,6 +19,9 @@ type Graph struct {
 	mu        sync.Mutex
 	nodes     []*Node
 	destroyed bool
+	// memExec is the live instantiation of a graph with alloc nodes: as
+	// in HIP and CUDA, such a graph has one at a time.
+	memExec *Exec
 }
 
 type nodeKind uint8
@@ -108,6 +111,11 @@ func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
 		if d.g != g {
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
 		}
+		for j := range i {
+			if deps[j] == d {
+				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependencies %d and %d are the same %s node", j, i, d.Kind())
+			}
+		}
 	}
 	n.g = g
 	n.deps = append([]*Node(nil), deps...)
@@ -146,6 +154,9 @@ func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff
 	}
 	if err := checkBounds(op, "source: ", sm, srcOff, n); err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a copy of 0 elements") // as hipGraphAddMemcpyNode1D of 0 bytes
 	}
 	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
 }

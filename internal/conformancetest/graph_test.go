@@ -136,3 +136,69 @@ func TestGraphLaunch(t *testing.T) {
 		assert.NoError(t, ds.Synchronize())
 	})
 }
+
+// hip-tests catch/unit/graph/hipGraphAddMemAllocNode.cc: a graph with a
+// memory allocation node has one instantiation at a time; a second while
+// the first lives is hipErrorNotSupported, and it instantiates again once
+// the first is destroyed.
+func TestGraphMemAllocNodeInstantiateTwice(t *testing.T) {
+	dev := device(t)
+	g := graph.New()
+	defer g.Destroy()
+	alloc, b, err := graph.AddMemAlloc[int32](g, dev, 64)
+	require.NoError(t, err)
+	_, err = g.AddMemFree(b, alloc)
+	require.NoError(t, err)
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	t.Run("second instantiation", func(t *testing.T) {
+		_, err := g.Instantiate(dev)
+		assert.Equal(t, gpu.ErrNotSupported, code(err), "%v", err)
+	})
+	t.Run("after the first is destroyed", func(t *testing.T) {
+		require.NoError(t, e.Destroy())
+		e2, err := g.Instantiate(dev)
+		require.NoError(t, err)
+		assert.NoError(t, e2.Destroy())
+	})
+	t.Run("a graph without memory nodes instantiates twice", func(t *testing.T) {
+		h := graph.New()
+		defer h.Destroy()
+		_, err := h.AddEmpty()
+		require.NoError(t, err)
+		e1, err := h.Instantiate(dev)
+		require.NoError(t, err)
+		defer e1.Destroy()
+		e2, err := h.Instantiate(dev)
+		require.NoError(t, err)
+		defer e2.Destroy()
+	})
+}
+
+// hip-tests catch/unit/graph/hipGraphAddDependencies.cc and
+// hipGraphAddKernelNode.cc (Negative: a dependency listed twice) and
+// hipGraphAddMemcpyNode1D.cc (Negative: count == 0).
+func TestGraphNodeNegativeParameters(t *testing.T) {
+	dev := device(t)
+	x, y := newBuffer[int32](t, dev, 16), newBuffer[int32](t, dev, 16)
+	g := graph.New()
+	defer g.Destroy()
+	root, err := g.AddEmpty()
+	require.NoError(t, err)
+	t.Run("duplicate dependency", func(t *testing.T) {
+		_, err := g.AddEmpty(root, root)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
+		_, err = g.AddCopy(y, 0, x, 0, 16, root, root)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
+	})
+	t.Run("memcpy node of 0 bytes", func(t *testing.T) {
+		_, err := g.AddCopy(y, 0, x, 0, 0, root)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
+	})
+	t.Run("distinct dependencies", func(t *testing.T) {
+		other, err := g.AddEmpty()
+		require.NoError(t, err)
+		_, err = g.AddCopy(y, 0, x, 0, 16, root, other)
+		assert.NoError(t, err)
+	})
+}
