@@ -186,7 +186,7 @@ var rocrCodes = []struct {
 }{
 	{rocr.ErrNotOwner, ErrInvalidValue},
 	{rocr.ErrOwnIPCHandle, ErrInvalidContext}, // hipIpcOpenMemHandle of this process's own handle
-	{rocr.ErrSelfWait, ErrNotPermitted}, // CUDA's answer to API calls from a host function
+	{rocr.ErrSelfWait, ErrNotPermitted},       // CUDA's answer to API calls from a host function
 	{rocr.ErrNotSupported, ErrNotSupported},
 	{rocr.ErrTimeout, ErrLaunchTimeOut},
 	{rocr.ErrNotInitialized, ErrNotInitialized},

@@ -106,13 +106,13 @@ type KernelSymbol struct {
 	MaxFlatWorkGroupSize int
 	Wavefront            int
 	CodeObjectVersion    int // 4, 5, 6 for AMDGPU; 0 otherwise
+	Args                 []KernelArg
+	// Meta is the parsed metadata the loader may need (hidden arguments).
+	Meta any
 	// What the driver reports of the compiled kernel, where it does
 	// (cuda: cuFuncGetAttribute): registers per thread, the PTX and
 	// binary versions (major*10+minor) and constant memory bytes.
 	Registers, PTXVersion, BinaryVersion, ConstSize int
-	Args                 []KernelArg
-	// Meta is the parsed metadata the loader may need (hidden arguments).
-	Meta any
 }
 
 // Visible returns the arguments a caller passes (not hidden ones).

@@ -59,6 +59,18 @@ func (a *agent) Info() rocr.AgentInfo {
 		Node:             a.id,
 		DriverVersion:    runtime.Version(),
 		Profiling:        true,
+		// A worker runs one work-group at a time (occupancy.go), in the
+		// host's memory: what the device shares with the host is all.
+		MaxThreadsPerCU:         1024,
+		MaxBlocksPerCU:          1,
+		GroupMemPerCU:           GroupMemory,
+		TotalConstMem:           64 << 10,
+		MemPitch:                1<<31 - 1,
+		Cooperative:             true,
+		ConcurrentKernels:       true,
+		ManagedMemory:           true,
+		ConcurrentManagedAccess: true,
+		Integrated:              true,
 	}
 }
 
