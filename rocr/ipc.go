@@ -3,7 +3,6 @@ package rocr
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -183,7 +182,7 @@ func (h *IPCHandle) check(op string, a *Agent, want IPCKind) (ipcFields, error) 
 	}
 	if f.pid == os.Getpid() {
 		// As CUDA and HIP: a process uses its own memory directly.
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself: %w", ErrOwnIPCHandle)
+		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself: %w", hsa.ErrOwnIPCHandle)
 	}
 	return f, nil
 }
@@ -339,10 +338,6 @@ func (a *Agent) OpenIPC(h IPCHandle) (*Allocation, error) {
 	return al, nil
 }
 
-// ErrOwnIPCHandle is a handle opened in the process that made it, which
-// uses its memory or event directly (hipErrorInvalidContext in HIP).
-var ErrOwnIPCHandle = errors.New("an IPC handle of this process")
-
 // openedKey names one mapping of another process's memory.
 type openedKey struct {
 	a       *Agent
@@ -373,14 +368,6 @@ func (al *Allocation) closeOpening() bool {
 		}
 	}
 	return true
-}
-
-// Opens is how many times the allocation, opened from another process's
-// handle, is open in this process; 0 for any other allocation.
-func (al *Allocation) Opens() int {
-	openedIPC.mu.Lock()
-	defer openedIPC.mu.Unlock()
-	return al.opens
 }
 
 // IsIPCOpened reports whether the allocation was opened from another
