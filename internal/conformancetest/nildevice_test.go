@@ -21,6 +21,8 @@ import (
 // Unit_hipGetDeviceProperties_NegTst, hipDeviceGetAttribute.cc:
 // Unit_hipDeviceGetAttribute_NegTst, memory/hipMemPoolApi.cc ... "invalid
 // device"). Calls without an error result answer a zero value, never a panic.
+// (Managed.Advise and stream.Prefetch take a nil device as the host, as
+// HIP's hipCpuDeviceId: they are not in the table.)
 func TestNilDevice(t *testing.T) {
 	dev := device(t) // the runtime is open: nil is the only thing wrong
 	var nilDev *gpu.Device
@@ -30,6 +32,8 @@ func TestNilDevice(t *testing.T) {
 	}{
 		{"gpu.Device.Valid", func() error { return nilDev.Valid() }},
 		{"gpu.PropertiesOf", func() error { _, err := gpu.PropertiesOf(nilDev); return err }},
+		{"gpu.Device.Attribute", func() error { _, err := nilDev.Attribute(gpu.AttrWarpSize); return err }},
+		{"gpu.Device.MemInfo", func() error { _, _, err := nilDev.MemInfo(); return err }},
 		{"gpu.Device.Synchronize", func() error { return nilDev.Synchronize() }},
 		{"gpu.Device.SynchronizeContext", func() error { return nilDev.SynchronizeContext(t.Context()) }},
 		{"gpu.Device.Reset", func() error { return nilDev.Reset() }},
