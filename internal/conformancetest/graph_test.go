@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
@@ -200,5 +201,120 @@ func TestGraphNodeNegativeParameters(t *testing.T) {
 		require.NoError(t, err)
 		_, err = g.AddCopy(y, 0, x, 0, 16, root, other)
 		assert.NoError(t, err)
+	})
+}
+
+// diamond builds fill → (copy a, copy b) → empty over fresh buffers.
+func diamond(t *testing.T, g *graph.Graph, x, y, z *buffer.Buffer[int32]) (fill, ca, cb, join *graph.Node) {
+	t.Helper()
+	var err error
+	fill, err = graph.AddFill(g, x, int32(6))
+	require.NoError(t, err)
+	ca, err = g.AddCopy(y, 0, x, 0, x.Len(), fill)
+	require.NoError(t, err)
+	cb, err = g.AddCopy(z, 0, x, 0, x.Len(), fill)
+	require.NoError(t, err)
+	join, err = g.AddEmpty(ca, cb)
+	require.NoError(t, err)
+	return fill, ca, cb, join
+}
+
+// hip-tests catch/unit/graph/hipGraphGetNodes.cc, hipGraphGetRootNodes.cc,
+// hipGraphGetEdges.cc and hipGraphNodeGetDependentNodes.cc (Positive).
+func TestGraphInspect(t *testing.T) {
+	dev := device(t)
+	x, y, z := newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32)
+	g := graph.New()
+	defer g.Destroy()
+	fill, ca, cb, join := diamond(t, g, x, y, z)
+	t.Run("hipGraphGetNodes", func(t *testing.T) {
+		assert.Equal(t, []*graph.Node{fill, ca, cb, join}, g.Nodes())
+	})
+	t.Run("hipGraphGetRootNodes", func(t *testing.T) {
+		assert.Equal(t, []*graph.Node{fill}, g.RootNodes())
+	})
+	t.Run("hipGraphGetEdges", func(t *testing.T) {
+		from, to := g.Edges()
+		assert.Equal(t, []*graph.Node{fill, fill, ca, cb}, from)
+		assert.Equal(t, []*graph.Node{ca, cb, join, join}, to)
+	})
+	t.Run("hipGraphNodeGetDependentNodes", func(t *testing.T) {
+		assert.Equal(t, []*graph.Node{ca, cb}, fill.Dependents())
+		assert.Empty(t, join.Dependents())
+	})
+	t.Run("hipGraphNodeGetDependencies", func(t *testing.T) {
+		assert.Equal(t, []*graph.Node{ca, cb}, join.Dependencies())
+	})
+	t.Run("empty graph", func(t *testing.T) {
+		assert.Empty(t, graph.New().Nodes())
+		assert.Empty(t, graph.New().RootNodes())
+	})
+}
+
+// hip-tests catch/unit/graph/hipGraphClone.cc: Unit_hipGraphClone_Positive_Basic and _Negative
+func TestGraphClone(t *testing.T) {
+	dev := device(t)
+	x, y, z := newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32)
+	g := graph.New()
+	diamond(t, g, x, y, z)
+	t.Run("Positive_Basic", func(t *testing.T) {
+		c, err := g.Clone()
+		require.NoError(t, err)
+		defer c.Destroy()
+		require.NoError(t, g.Destroy(), "the clone outlives its original")
+		assert.Equal(t, 4, c.Len())
+		from, _ := c.Edges()
+		assert.Len(t, from, 4)
+		for _, n := range c.Nodes() {
+			for _, d := range n.Dependencies() {
+				assert.Contains(t, c.Nodes(), d, "a clone's dependencies are its own nodes")
+			}
+		}
+		e, err := c.Instantiate(dev)
+		require.NoError(t, err)
+		defer e.Destroy()
+		s := newStream(t, dev)
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, s.Synchronize())
+		out, err := z.ToSlice()
+		require.NoError(t, err)
+		assert.Equal(t, int32(6), out[31])
+	})
+	t.Run("captured graph", func(t *testing.T) {
+		s := newStream(t, dev)
+		w := newBuffer[int32](t, dev, 64)
+		require.NoError(t, graph.BeginCapture(s))
+		require.NoError(t, stream.Fill(s, w, int32(3)))
+		ran := 0
+		require.NoError(t, s.LaunchHostFunc(func() error { ran++; return nil }))
+		cg, err := graph.EndCapture(s)
+		require.NoError(t, err)
+		c, err := cg.Clone()
+		require.NoError(t, err)
+		require.NoError(t, cg.Destroy())
+		defer c.Destroy()
+		e, err := c.Instantiate(dev)
+		require.NoError(t, err)
+		defer e.Destroy()
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, s.Synchronize())
+		out, err := w.ToSlice()
+		require.NoError(t, err)
+		assert.Equal(t, int32(3), out[63])
+		assert.Equal(t, 2, ran)
+	})
+	t.Run("Negative: originalGraph == nullptr", func(t *testing.T) {
+		var ng *graph.Graph
+		_, err := ng.Clone()
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+	t.Run("graph with memory nodes", func(t *testing.T) {
+		m := graph.New()
+		defer m.Destroy()
+		_, _, err := graph.AddMemAlloc[int32](m, dev, 16)
+		require.NoError(t, err)
+		_, err = m.Clone()
+		assert.Equal(t, gpu.ErrNotSupported, code(err))
 	})
 }
