@@ -35,9 +35,10 @@ const (
 	kindCaptured
 	kindMemAlloc
 	kindMemFree
+	kindChild // a child graph's end; its nodes are the graph's, hidden
 )
 
-var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free"}
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free", "child graph"}
 
 // Node is one operation of a graph (hipGraphNode_t).
 type Node struct {
@@ -59,6 +60,13 @@ type Node struct {
 
 	// mem: an alloc node's memory, or the memory a free node frees.
 	mem *core.GraphAlloc
+
+	// inner: a node of a child graph (AddChildGraph), which runs as the
+	// graph's own but is not listed among its nodes.
+	inner bool
+	// childDeps: a child graph node's dependencies as given; its deps are
+	// the child's last nodes.
+	childDeps []*Node
 }
 
 // Kernel is a kernel node's launch (hipKernelNodeParams): the function,
@@ -202,13 +210,23 @@ func (g *Graph) Len() int {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.nodes)
+	n := 0
+	for _, x := range g.nodes {
+		if !x.inner {
+			n++
+		}
+	}
+	return n
 }
 
-// Dependencies are the nodes n runs after; none for a nil node.
+// Dependencies are the nodes n runs after; none for a nil node. A child
+// graph node's are those given to AddChildGraph.
 func (n *Node) Dependencies() []*Node {
 	if n == nil {
 		return nil
+	}
+	if n.kind == kindChild {
+		return append([]*Node(nil), n.childDeps...)
 	}
 	return append([]*Node(nil), n.deps...)
 }

@@ -10,14 +10,20 @@ func (g *Graph) Nodes() []*Node {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]*Node(nil), g.nodes...)
+	var out []*Node
+	for _, n := range g.nodes {
+		if !n.inner {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // RootNodes are the nodes without dependencies (hipGraphGetRootNodes).
 func (g *Graph) RootNodes() []*Node {
 	var roots []*Node
 	for _, n := range g.Nodes() {
-		if len(n.deps) == 0 {
+		if len(n.Dependencies()) == 0 {
 			roots = append(roots, n)
 		}
 	}
@@ -28,7 +34,7 @@ func (g *Graph) RootNodes() []*Node {
 // (hipGraphGetEdges).
 func (g *Graph) Edges() (from, to []*Node) {
 	for _, n := range g.Nodes() {
-		for _, d := range n.deps {
+		for _, d := range n.Dependencies() {
 			from, to = append(from, d), append(to, n)
 		}
 	}
@@ -43,7 +49,7 @@ func (n *Node) Dependents() []*Node {
 	}
 	var out []*Node
 	for _, m := range n.g.Nodes() {
-		for _, d := range m.deps {
+		for _, d := range m.Dependencies() {
 			if d == n {
 				out = append(out, m)
 				break
@@ -79,6 +85,12 @@ func (g *Graph) Clone() (*Graph, error) {
 		for j, d := range n.deps {
 			m.deps[j] = of[d] // dependencies come before their dependents
 		}
+		if n.childDeps != nil {
+			m.childDeps = make([]*Node, len(n.childDeps))
+			for j, d := range n.childDeps {
+				m.childDeps[j] = of[d]
+			}
+		}
 		if n.kind == kindKernel && n.kernel.Typed == nil {
 			m.kernel.Args = append([]any(nil), n.kernel.Args...)
 		}
@@ -86,4 +98,69 @@ func (g *Graph) Clone() (*Graph, error) {
 		of[n] = &m
 	}
 	return c, nil
+}
+
+// AddChildGraph adds child's work as one node after deps
+// (hipGraphAddChildGraphNode): a copy of child, taken now, whose nodes run
+// after deps and before the nodes that depend on the returned node. The
+// copy's nodes are not listed among the graph's (Nodes, Len). A child
+// with memory nodes is refused (ErrNotSupported), as CUDA refuses it.
+func (g *Graph) AddChildGraph(child *Graph, deps ...*Node) (*Node, error) {
+	const op = "graph add child graph node"
+	if child == nil {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil child graph")
+	}
+	if child == g {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a graph cannot be its own child")
+	}
+	c, err := child.Clone()
+	if err != nil {
+		return nil, err
+	}
+	// The copy's nodes join g: each root after deps, the child node after
+	// each of the copy's last nodes.
+	var leaves []*Node
+	hasDependent := map[*Node]bool{}
+	for _, n := range c.nodes {
+		for _, d := range n.deps {
+			hasDependent[d] = true
+		}
+	}
+	for _, n := range c.nodes {
+		if !hasDependent[n] {
+			leaves = append(leaves, n)
+		}
+	}
+	if g == nil {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.destroyed {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph was destroyed")
+	}
+	for i, d := range deps {
+		if d == nil || d.g != g {
+			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d is nil or of another graph", i)
+		}
+		for j := range i {
+			if deps[j] == d {
+				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependencies %d and %d are the same %s node", j, i, d.Kind())
+			}
+		}
+	}
+	for _, n := range c.nodes {
+		n.g, n.inner = g, true
+		if len(n.deps) == 0 {
+			n.deps = append([]*Node(nil), deps...)
+		}
+		g.nodes = append(g.nodes, n)
+	}
+	end := &Node{g: g, kind: kindChild, childDeps: append([]*Node(nil), deps...)}
+	end.deps = leaves
+	if len(c.nodes) == 0 {
+		end.deps = append([]*Node(nil), deps...)
+	}
+	g.nodes = append(g.nodes, end)
+	return end, nil
 }

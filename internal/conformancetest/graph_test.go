@@ -318,3 +318,70 @@ func TestGraphClone(t *testing.T) {
 		assert.Equal(t, gpu.ErrNotSupported, code(err))
 	})
 }
+
+// hip-tests catch/unit/graph/hipGraphAddChildGraphNode.cc: Unit_hipGraphAddChildGraphNode_Functional
+// and _Negative_Parameters (the child's work runs between the node's
+// dependencies and its dependents; a copy of the child is taken).
+func TestGraphAddChildGraphNode(t *testing.T) {
+	dev := device(t)
+	x, y, z := newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32), newBuffer[int32](t, dev, 32)
+	child := graph.New()
+	defer child.Destroy()
+	cfill, err := graph.AddFill(child, y, int32(0))
+	require.NoError(t, err)
+	_, err = child.AddCopy(y, 0, x, 0, 32, cfill)
+	require.NoError(t, err)
+
+	g := graph.New()
+	defer g.Destroy()
+	fill, err := graph.AddFill(g, x, int32(11))
+	require.NoError(t, err)
+	node, err := g.AddChildGraph(child, fill)
+	require.NoError(t, err)
+	last, err := g.AddCopy(z, 0, y, 0, 32, node)
+	require.NoError(t, err)
+	t.Run("Functional", func(t *testing.T) {
+		require.NoError(t, child.Destroy(), "the node holds a copy")
+		child = graph.New()
+		e, err := g.Instantiate(dev)
+		require.NoError(t, err)
+		defer e.Destroy()
+		s := newStream(t, dev)
+		require.NoError(t, e.Launch(s))
+		require.NoError(t, s.Synchronize())
+		out, err := z.ToSlice()
+		require.NoError(t, err)
+		assert.Equal(t, int32(11), out[31], "fill, then the child's copy, then the copy after it")
+	})
+	t.Run("node and its edges", func(t *testing.T) {
+		assert.Equal(t, "child graph", node.Kind())
+		assert.Equal(t, []*graph.Node{fill, node, last}, g.Nodes())
+		assert.Equal(t, 3, g.Len())
+		assert.Equal(t, []*graph.Node{fill}, node.Dependencies())
+		assert.Equal(t, []*graph.Node{node}, fill.Dependents())
+		assert.Equal(t, []*graph.Node{last}, node.Dependents())
+	})
+	t.Run("Negative: childGraph == nullptr", func(t *testing.T) {
+		_, err := g.AddChildGraph(nil)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+	t.Run("Negative: graph == nullptr", func(t *testing.T) {
+		var ng *graph.Graph
+		_, err := ng.AddChildGraph(graph.New())
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+	t.Run("Negative: its own child", func(t *testing.T) {
+		_, err := g.AddChildGraph(g)
+		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+	t.Run("empty child", func(t *testing.T) {
+		h := graph.New()
+		defer h.Destroy()
+		n, err := h.AddChildGraph(graph.New())
+		require.NoError(t, err)
+		assert.Empty(t, n.Dependencies())
+		e, err := h.Instantiate(dev)
+		require.NoError(t, err)
+		assert.NoError(t, e.Destroy())
+	})
+}
