@@ -385,3 +385,59 @@ func TestGraphAddChildGraphNode(t *testing.T) {
 		assert.NoError(t, e.Destroy())
 	})
 }
+
+// hip-tests catch/unit/graph/hipStreamGetCaptureInfo.cc: Unit_hipStreamGetCaptureInfo_BasicFunctional,
+// _UniqueID and _ParamValidation
+func TestStreamGetCaptureInfo(t *testing.T) {
+	dev := device(t)
+	t.Run("BasicFunctional", func(t *testing.T) {
+		s := newStream(t, dev)
+		st, id, err := graph.CaptureInfo(s)
+		require.NoError(t, err)
+		assert.Equal(t, graph.CaptureStatusNone, st)
+		assert.Zero(t, id)
+		require.NoError(t, graph.BeginCapture(s))
+		st, id, err = graph.CaptureInfo(s)
+		require.NoError(t, err)
+		assert.Equal(t, graph.CaptureStatusActive, st)
+		assert.NotZero(t, id)
+		g, err := graph.EndCapture(s)
+		require.NoError(t, err)
+		require.NoError(t, g.Destroy())
+		st, _, err = graph.CaptureInfo(s)
+		require.NoError(t, err)
+		assert.Equal(t, graph.CaptureStatusNone, st)
+	})
+	t.Run("UniqueID", func(t *testing.T) {
+		a, b := newStream(t, dev), newStream(t, dev)
+		require.NoError(t, graph.BeginCapture(a))
+		require.NoError(t, graph.BeginCapture(b))
+		_, ia, err := graph.CaptureInfo(a)
+		require.NoError(t, err)
+		_, ib, err := graph.CaptureInfo(b)
+		require.NoError(t, err)
+		assert.NotEqual(t, ia, ib)
+		for _, s := range []*stream.Stream{a, b} {
+			g, err := graph.EndCapture(s)
+			require.NoError(t, err)
+			require.NoError(t, g.Destroy())
+		}
+	})
+	t.Run("Invalidated", func(t *testing.T) {
+		s := newStream(t, dev)
+		require.NoError(t, graph.BeginCapture(s))
+		require.Error(t, s.Synchronize(), "not permitted while capturing: invalidates the capture")
+		st, _, err := graph.CaptureInfo(s)
+		require.NoError(t, err)
+		assert.Equal(t, graph.CaptureStatusInvalidated, st)
+		_, err = graph.EndCapture(s)
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, code(err))
+	})
+	t.Run("ParamValidation: destroyed stream", func(t *testing.T) {
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		require.NoError(t, s.Destroy())
+		_, _, err = graph.CaptureInfo(s)
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err))
+	})
+}
