@@ -237,26 +237,64 @@ func Default() (*Device, error) {
 // Agent is the rocr agent behind the device, for programs that mix the
 // HIP-level API with the runtime below it (queues, signals and pools of
 // rocr), as HIP programs use HSA interop on ROCm.
-func (d *Device) Agent() *rocr.Agent { return d.agent }
+func (d *Device) Agent() *rocr.Agent {
+	if d == nil {
+		return nil
+	}
+	return d.agent
+}
 
-// Ordinal is the device's index in Devices.
-func (d *Device) Ordinal() int { return d.ordinal }
+// Ordinal is the device's index in Devices; -1 for a nil device.
+func (d *Device) Ordinal() int {
+	if d == nil {
+		return -1
+	}
+	return d.ordinal
+}
 
-// Properties is hipGetDeviceProperties.
-func (d *Device) Properties() Properties { return d.props }
+// Properties is hipGetDeviceProperties; a nil device has none (the zero
+// Properties: PropertiesOf says hipErrorInvalidDevice).
+func (d *Device) Properties() Properties {
+	if d == nil {
+		return Properties{}
+	}
+	return d.props
+}
+
+// PropertiesOf is hipGetDeviceProperties with HIP's error: ErrInvalidDevice
+// for a nil device or one from before a Shutdown.
+func PropertiesOf(d *Device) (Properties, error) {
+	if err := d.Valid(); err != nil {
+		return Properties{}, err
+	}
+	return d.props, nil
+}
 
 // Target is the device's code object target: "gfx90a:xnack-", "sm_90", "go".
-func (d *Device) Target() string { return d.agent.ISA() }
+func (d *Device) Target() string {
+	if d == nil {
+		return ""
+	}
+	return d.agent.ISA()
+}
 
 // StreamPriorityRange is the range of stream priorities
 // (hipDeviceGetStreamPriorityRange): a lower number is a higher priority,
 // so least >= greatest, and stream.NewWithFlags clamps into
 // [greatest, least]. cuda asks the driver (cuCtxGetStreamPriorityRange);
 // the cpu agent and rocm have (0, -1). A device without priorities has
-// (0, 0).
-func (d *Device) StreamPriorityRange() (least, greatest int) { return d.prio[0], d.prio[1] }
+// (0, 0), and so does a nil device.
+func (d *Device) StreamPriorityRange() (least, greatest int) {
+	if d == nil {
+		return 0, 0
+	}
+	return d.prio[0], d.prio[1]
+}
 
 func (d *Device) String() string {
+	if d == nil {
+		return "device <nil>"
+	}
 	return fmt.Sprintf("device %d (%s, %s, %s driver)", d.ordinal, d.props.Name, d.props.GCNArchName, d.props.Driver)
 }
 

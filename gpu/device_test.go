@@ -107,7 +107,7 @@ func TestProperties(t *testing.T) {
 		{"TotalGlobalMem", p.TotalGlobalMem >= 64<<20},
 		{"SharedMemPerBlock", p.SharedMemPerBlock == cpu.GroupMemory},
 		{"MaxSharedMemPerBlockOptin", p.MaxSharedMemPerBlockOptin >= p.SharedMemPerBlock},
-		{"WarpSize", p.WarpSize == 1},
+		{"WarpSize", p.WarpSize == 32},
 		{"MaxThreadsPerBlock", p.MaxThreadsPerBlock == 1024},
 		{"MaxThreadsDim", p.MaxThreadsDim[0] == 1024 && p.MaxThreadsDim[1] >= 1 && p.MaxThreadsDim[2] >= 1},
 		{"MaxGridSize", p.MaxGridSize[0] == math.MaxInt32 && p.MaxGridSize[1] > 0 && p.MaxGridSize[2] > 0},

@@ -185,7 +185,8 @@ var rocrCodes = []struct {
 	code ErrorCode
 }{
 	{rocr.ErrNotOwner, ErrInvalidValue},
-	{rocr.ErrSelfWait, ErrNotPermitted}, // CUDA's answer to API calls from a host function
+	{hsa.ErrOwnIPCHandle, ErrInvalidContext}, // hipIpcOpenMemHandle of this process's own handle
+	{rocr.ErrSelfWait, ErrNotPermitted},      // CUDA's answer to API calls from a host function
 	{rocr.ErrNotSupported, ErrNotSupported},
 	{rocr.ErrTimeout, ErrLaunchTimeOut},
 	{rocr.ErrNotInitialized, ErrNotInitialized},

@@ -24,7 +24,7 @@ func ExampleDefault() {
 	// Output:
 	// target: go
 	// driver: cpu
-	// warp size: 1
+	// warp size: 32
 	// max threads per block: 1024
 }
 

@@ -32,6 +32,24 @@ type Properties struct {
 	// ClusterLaunch: the device launches thread-block clusters
 	// (LaunchConfig.Cluster; cuda on compute capability 9.0 and later).
 	ClusterLaunch bool
+
+	MaxThreadsPerMultiProcessor int
+	MaxBlocksPerMultiProcessor  int
+	SharedMemPerMultiprocessor  int
+	RegsPerBlock                int // 0 on the cpu agent, which has no registers
+	RegsPerMultiprocessor       int
+	TotalConstMem               int
+	MemPitch                    int // the largest pitch a 2-D copy takes, bytes
+	AsyncEngineCount            int
+	ConcurrentKernels           bool
+	CooperativeLaunch           bool // module.LaunchCooperativeKernel works here
+	ManagedMemory               bool // buffer.NewManaged works here
+	ConcurrentManagedAccess     bool // host and device may touch managed memory at once
+	MemoryPoolsSupported        bool // buffer.NewAsync and pools: every hipgo device
+	UnifiedAddressing           bool // one address space with the host: every hipgo device
+	CanMapHostMemory            bool // kernels reach buffer.Host memory: every hipgo device
+	Integrated                  bool // the device's memory is the host's (the cpu agent)
+	ECCEnabled                  bool
 }
 
 func propertiesOf(a *rocr.Agent) Properties {
@@ -60,6 +78,27 @@ func propertiesOf(a *rocr.Agent) Properties {
 		UUID:                      in.UUID,
 		IsCPU:                     in.Type == hsa.DeviceCPU,
 		ClusterLaunch:             in.MaxClusterSize > 0,
+
+		MaxThreadsPerMultiProcessor: in.MaxThreadsPerCU,
+		MaxBlocksPerMultiProcessor:  in.MaxBlocksPerCU,
+		SharedMemPerMultiprocessor:  in.GroupMemPerCU,
+		RegsPerBlock:                in.RegsPerBlock,
+		RegsPerMultiprocessor:       in.RegsPerCU,
+		TotalConstMem:               in.TotalConstMem,
+		MemPitch:                    in.MemPitch,
+		AsyncEngineCount:            in.AsyncEngines,
+		ConcurrentKernels:           in.ConcurrentKernels,
+		CooperativeLaunch:           in.Cooperative,
+		ManagedMemory:               in.ManagedMemory,
+		ConcurrentManagedAccess:     in.ConcurrentManagedAccess,
+		MemoryPoolsSupported:        true,
+		UnifiedAddressing:           true,
+		CanMapHostMemory:            true,
+		Integrated:                  in.Integrated,
+		ECCEnabled:                  in.ECC,
+	}
+	if p.MaxBlocksPerMultiProcessor == 0 && in.MaxWorkGroupSize > 0 {
+		p.MaxBlocksPerMultiProcessor = max(1, p.MaxThreadsPerMultiProcessor/max(in.Wavefront, 1))
 	}
 	if in.ProductName != "" {
 		p.Name = in.ProductName

@@ -182,7 +182,7 @@ func (h *IPCHandle) check(op string, a *Agent, want IPCKind) (ipcFields, error) 
 	}
 	if f.pid == os.Getpid() {
 		// As CUDA and HIP: a process uses its own memory directly.
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself")
+		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself: %w", hsa.ErrOwnIPCHandle)
 	}
 	return f, nil
 }
@@ -313,16 +313,61 @@ func (a *Agent) OpenIPC(h IPCHandle) (*Allocation, error) {
 		return nil, err
 	}
 	defer a.creating.Done()
+	// As HIP: a handle opened again while its mapping is open gives the
+	// same mapping, counted; each Free closes one opening.
+	key := openedKey{a, f.pid, string(f.payload), f.size}
+	openedIPC.mu.Lock()
+	defer openedIPC.mu.Unlock()
+	if al := openedIPC.m[key]; al != nil && !al.Freed() {
+		al.opens++
+		return al, nil
+	}
 	addr, err := m.OpenMemory(f.payload, f.pid, f.size)
 	if err != nil {
 		return nil, err
 	}
 	op2 := &Pool{drv: &openedPool{m: m, info: pool.info}, info: pool.info, agent: a, ipc: ipcOpened}
-	al := &Allocation{Base: addr, Size: uintptr(f.size), pool: op2, cap: f.size}
+	al := &Allocation{Base: addr, Size: uintptr(f.size), pool: op2, cap: f.size, opens: 1}
 	al.owner.Store(a)
 	op2.used.Add(f.size)
 	allocs.insert(al)
+	if openedIPC.m == nil {
+		openedIPC.m = map[openedKey]*Allocation{}
+	}
+	openedIPC.m[key] = al
 	return al, nil
+}
+
+// openedKey names one mapping of another process's memory.
+type openedKey struct {
+	a       *Agent
+	pid     int
+	payload string
+	size    uint64
+}
+
+// openedIPC is every open mapping of another process's memory, by handle.
+var openedIPC struct {
+	mu sync.Mutex
+	m  map[openedKey]*Allocation
+}
+
+// closeOpening drops one opening of al, an allocation OpenIPC returned,
+// and reports whether it was the last, which unmaps it.
+func (al *Allocation) closeOpening() bool {
+	openedIPC.mu.Lock()
+	defer openedIPC.mu.Unlock()
+	if al.opens > 1 {
+		al.opens--
+		return false
+	}
+	al.opens = 0
+	for k, v := range openedIPC.m {
+		if v == al {
+			delete(openedIPC.m, k)
+		}
+	}
+	return true
 }
 
 // IsIPCOpened reports whether the allocation was opened from another

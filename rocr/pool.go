@@ -79,6 +79,9 @@ type Allocation struct {
 	label  atomic.Pointer[fmt.Stringer] // SetLabel, SetLabeler
 	// global: a variable of loaded code (Global), which no pool made.
 	global bool
+	// opens: the openings of memory another process shared (OpenIPC),
+	// under openedIPC.mu.
+	opens int
 }
 
 // SetLabel names the allocation in errors ("buffer 0x7f.. of 1024
@@ -166,6 +169,12 @@ func (a *Allocation) Free() error {
 	}
 	if a.global {
 		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
+	}
+	if a.freed.Load() {
+		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
+	}
+	if a.pool != nil && a.pool.ipc == ipcOpened && !a.closeOpening() {
+		return nil // opened again meanwhile: the mapping stays for the others
 	}
 	if !a.freed.CompareAndSwap(false, true) {
 		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)

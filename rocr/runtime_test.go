@@ -158,7 +158,7 @@ func TestCPUAgentInfo(t *testing.T) {
 	check("Type.String", in.Type.String(), "CPU")
 	check("ISA", in.ISA, "go")
 	check("ISA()", a.ISA(), "go")
-	check("Wavefront", in.Wavefront, 1)
+	check("Wavefront", in.Wavefront, 32) // kernel.CPUWarpSize, t.WarpSize() in a kernel
 	check("ComputeUnits", in.ComputeUnits, runtime.GOMAXPROCS(0))
 	check("MaxWorkGroupSize", in.MaxWorkGroupSize, 1024)
 	check("MaxWorkGroupDim", in.MaxWorkGroupDim, [3]int{1024, 1024, 1024})

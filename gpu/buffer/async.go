@@ -53,7 +53,8 @@ type MemPool struct{ p *core.MemPool }
 
 // DefaultMemPool is dev's default pool, the one NewAsync uses
 // (hipDeviceGetDefaultMemPool). Its release threshold starts at 0: unused
-// memory returns to the device when the device synchronizes.
+// memory returns to the device at every synchronization (a stream's, an
+// event's or the device's), as in HIP and CUDA.
 func DefaultMemPool(dev *gpu.Device) (*MemPool, error) {
 	p, err := core.DefaultMemPool(dev)
 	if err != nil {
@@ -88,8 +89,9 @@ func (p *MemPool) Device() *gpu.Device {
 	return p.p.Device()
 }
 
-// ReleaseThreshold is how many reserved bytes the pool keeps when the
-// device synchronizes (hipMemPoolAttrReleaseThreshold).
+// ReleaseThreshold is how many reserved bytes the pool keeps when a
+// stream, an event or the device synchronizes
+// (hipMemPoolAttrReleaseThreshold).
 func (p *MemPool) ReleaseThreshold() uint64 {
 	if p.pool() == nil {
 		return 0

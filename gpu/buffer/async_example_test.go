@@ -20,6 +20,9 @@ func ExampleNewAsync() {
 	s, _ := stream.New(dev)
 	defer s.Destroy()
 	pool, _ := buffer.DefaultMemPool(dev)
+	// Keep up to 1 MiB of freed memory across synchronizations, so that
+	// each iteration reuses the last one's block.
+	pool.SetReleaseThreshold(1 << 20)
 	for i := range 3 {
 		b, err := buffer.NewAsync[float32](s, 1024)
 		if err != nil {
@@ -35,7 +38,8 @@ func ExampleNewAsync() {
 	}
 	st := pool.Stats()
 	fmt.Println("used", st.Used, "reserved", st.Reserved, "high-water", st.UsedHigh)
-	_ = dev.Synchronize() // returns unused memory above the release threshold (0)
+	pool.SetReleaseThreshold(0)
+	_ = dev.Synchronize() // returns unused memory above the release threshold
 	fmt.Println("reserved after synchronize", pool.Stats().Reserved)
 	// Output:
 	// [0 0]

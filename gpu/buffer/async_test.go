@@ -36,6 +36,12 @@ func TestAsyncReuse(t *testing.T) {
 	s2, err := stream.New(dev)
 	require.NoError(t, err)
 	defer s2.Destroy()
+	// Freed blocks stay in the pool across the synchronizations below (a
+	// threshold of 0 would return them at each).
+	pool, err := buffer.DefaultMemPool(dev)
+	require.NoError(t, err)
+	pool.SetReleaseThreshold(1 << 30)
+	defer pool.SetReleaseThreshold(0)
 
 	release := block(t, s1)
 	defer release() // before the deferred Destroys, which wait for s1's work

@@ -55,9 +55,12 @@ func FromSlice[T any](dev *gpu.Device, s []T) (*Buffer[T], error) {
 }
 
 // Free waits for pending work on the buffer and releases it (hipFree).
+// Freeing a nil buffer does nothing and succeeds, as hipFree(nullptr) and
+// C's free(NULL) do: a deferred Free after a failed New needs no check.
+// A second Free of the same buffer is an error.
 func (b *Buffer[T]) Free() error {
 	if b == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
+		return nil // as hipFree(nullptr)
 	}
 	return b.m.Free()
 }

@@ -35,10 +35,11 @@ func (h *Host[T]) Slice() []T {
 	return unsafe.Slice((*T)(hostmem.At(h.m.Addr())), h.m.Len())
 }
 
-// Free waits for pending work and releases the memory (hipHostFree).
+// Free waits for pending work and releases the memory (hipHostFree); a
+// nil Host frees nothing and succeeds, as hipHostFree(nullptr).
 func (h *Host[T]) Free() error {
 	if h == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "host free", "nil buffer")
+		return nil // as hipHostFree(nullptr)
 	}
 	return h.m.Free()
 }

@@ -61,7 +61,7 @@ func (m *Managed[T]) Slice() ([]T, error) {
 // Free waits for pending work and releases the memory (hipFree).
 func (m *Managed[T]) Free() error {
 	if m == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
+		return nil // as hipFree(nullptr)
 	}
 	return m.m.Free()
 }

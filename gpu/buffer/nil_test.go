@@ -144,6 +144,15 @@ func testReceivers(t *testing.T, b *buffer.Buffer[float32], h *buffer.Host[float
 			return stream.Memset3D(s, p3.Volume(), 0, buffer.Extent{Width: 1, Height: 1, Depth: 1})
 		}
 	}
+	if b == nil {
+		// Freeing nil succeeds, as hipFree(nullptr) and hipHostFree(nullptr).
+		for _, name := range []string{"Buffer.Free", "Host.Free", "Managed.Free", "Pitched.Free", "Pitched3D.Free"} {
+			f := ops[name]
+			require.NotNil(t, f, name)
+			delete(ops, name)
+			assert.NotPanics(t, func() { assert.NoError(t, f(), name) }, name)
+		}
+	}
 	for name, f := range ops {
 		var err error
 		if assert.NotPanics(t, func() { err = f() }, name) {

@@ -77,7 +77,7 @@ func (p *Pitched[T]) Pitch() int {
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched[T]) Free() error {
 	if p == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
+		return nil // as hipFree(nullptr)
 	}
 	return p.m.Free()
 }

@@ -76,7 +76,7 @@ func (p *Pitched3D[T]) SlicePitch() int {
 // Free waits for pending work on the memory and releases it.
 func (p *Pitched3D[T]) Free() error {
 	if p == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "free", "nil buffer")
+		return nil // as hipFree(nullptr)
 	}
 	return p.m.Free()
 }

@@ -43,6 +43,37 @@ func IsCapturing(s *stream.Stream) bool {
 	return s != nil && (*core.Stream)(s).IsCapturing()
 }
 
+// CaptureStatus is hipStreamCaptureStatus.
+type CaptureStatus int
+
+// A stream's capture status.
+const (
+	CaptureStatusNone        CaptureStatus = iota // not capturing
+	CaptureStatusActive                           // capturing
+	CaptureStatusInvalidated                      // capturing, but a failure invalidated the capture: EndCapture will fail
+)
+
+// CaptureInfo is hipStreamGetCaptureInfo: s's capture status and the
+// capture's id, unique in the process (0 when not capturing). A nil or
+// destroyed stream is ErrInvalidHandle.
+func CaptureInfo(s *stream.Stream) (CaptureStatus, uint64, error) {
+	const op = "stream get capture info"
+	if err := (*core.Stream)(s).Check(op); err != nil {
+		return CaptureStatusNone, 0, err
+	}
+	if (*core.Stream)(s).Destroyed() {
+		return CaptureStatusNone, 0, gpu.Errorf(gpu.ErrInvalidHandle, op, "the stream was destroyed")
+	}
+	active, invalidated, id := (*core.Stream)(s).CaptureInfo()
+	switch {
+	case invalidated:
+		return CaptureStatusInvalidated, id, nil
+	case active:
+		return CaptureStatusActive, id, nil
+	}
+	return CaptureStatusNone, 0, nil
+}
+
 // EndCapture ends the capture begun on s and returns the graph of what
 // it recorded (hipStreamEndCapture). Every stream of the capture stops
 // capturing, whether it succeeds or not. Captured kernel nodes keep the

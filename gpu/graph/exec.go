@@ -28,6 +28,9 @@ type Exec struct {
 	memUses   []core.MemUse   // the memory of alloc and free nodes, which have no packet
 	low       *lowered        // the driver's recording of pkts, if it made one
 	destroyed bool
+	// from is the graph with alloc nodes this came from, whose one
+	// instantiation it is until Destroy; nil otherwise.
+	from *Graph
 
 	allocs []*core.GraphAlloc // the alloc nodes' memory, one reference each
 	keeps  []*core.GraphAlloc // allocated and not freed: left allocated by a launch
@@ -65,11 +68,22 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 			e.allocs = append(e.allocs, n.mem)
 		}
 	}
+	if len(e.allocs) > 0 {
+		if g.memExec != nil && !g.memExec.isDestroyed() {
+			g.mu.Unlock()
+			for _, ga := range e.allocs {
+				ga.Release()
+			}
+			return nil, gpu.Errorf(gpu.ErrNotSupported, op, "a graph with memory allocation nodes has one instantiation at a time: destroy the other first")
+		}
+		g.memExec, e.from = e, g
+	}
 	g.mu.Unlock()
 	if err := e.build(op, dev, nodes); err != nil {
 		for _, ga := range e.allocs {
 			ga.Release()
 		}
+		e.forget()
 		return nil, err
 	}
 	e.merge()
@@ -405,5 +419,26 @@ func (e *Exec) Destroy() error {
 	for _, ga := range allocs {
 		ga.Release()
 	}
+	e.forget()
 	return nil
+}
+
+// isDestroyed reports whether Destroy ran.
+func (e *Exec) isDestroyed() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.destroyed
+}
+
+// forget lets the graph e came from be instantiated again.
+func (e *Exec) forget() {
+	g := e.from
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	if g.memExec == e {
+		g.memExec = nil
+	}
+	g.mu.Unlock()
 }

@@ -19,6 +19,9 @@ type Graph struct {
 	mu        sync.Mutex
 	nodes     []*Node
 	destroyed bool
+	// memExec is the live instantiation of a graph with alloc nodes: as
+	// in HIP and CUDA, such a graph has one at a time.
+	memExec *Exec
 }
 
 type nodeKind uint8
@@ -32,9 +35,10 @@ const (
 	kindCaptured
 	kindMemAlloc
 	kindMemFree
+	kindChild // a child graph's end; its nodes are the graph's, hidden
 )
 
-var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free"}
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free", "child graph"}
 
 // Node is one operation of a graph (hipGraphNode_t).
 type Node struct {
@@ -56,6 +60,13 @@ type Node struct {
 
 	// mem: an alloc node's memory, or the memory a free node frees.
 	mem *core.GraphAlloc
+
+	// inner: a node of a child graph (AddChildGraph), which runs as the
+	// graph's own but is not listed among its nodes.
+	inner bool
+	// childDeps: a child graph node's dependencies as given; its deps are
+	// the child's last nodes.
+	childDeps []*Node
 }
 
 // Kernel is a kernel node's launch (hipKernelNodeParams): the function,
@@ -108,6 +119,11 @@ func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
 		if d.g != g {
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
 		}
+		for j := range i {
+			if deps[j] == d {
+				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependencies %d and %d are the same %s node", j, i, d.Kind())
+			}
+		}
 	}
 	n.g = g
 	n.deps = append([]*Node(nil), deps...)
@@ -146,6 +162,9 @@ func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff
 	}
 	if err := checkBounds(op, "source: ", sm, srcOff, n); err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a copy of 0 elements") // as hipGraphAddMemcpyNode1D of 0 bytes
 	}
 	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
 }
@@ -191,13 +210,23 @@ func (g *Graph) Len() int {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.nodes)
+	n := 0
+	for _, x := range g.nodes {
+		if !x.inner {
+			n++
+		}
+	}
+	return n
 }
 
-// Dependencies are the nodes n runs after; none for a nil node.
+// Dependencies are the nodes n runs after; none for a nil node. A child
+// graph node's are those given to AddChildGraph.
 func (n *Node) Dependencies() []*Node {
 	if n == nil {
 		return nil
+	}
+	if n.kind == kindChild {
+		return append([]*Node(nil), n.childDeps...)
 	}
 	return append([]*Node(nil), n.deps...)
 }

@@ -51,3 +51,23 @@ func MaxPotentialClusterSize(f *Function, cfg *LaunchConfig) (int, error) {
 	n, err := f.mod.dev.Agent().MaxPotentialClusterSize(&f.sym, [3]uint32{g.X, g.Y, g.Z}, [3]uint32{b.X, b.Y, b.Z}, cfg.SharedMem)
 	return n, errs.Wrap(op, err)
 }
+
+// SetMaxDynamicSharedMemory lets launches of f ask up to n bytes of
+// dynamic shared memory, past what the device's per-block limit
+// (Properties.SharedMemPerBlock) leaves beside f's static shared memory,
+// up to the opt-in limit (Properties.MaxSharedMemPerBlockOptin)
+// (hipFuncSetAttribute with hipFuncAttributeMaxDynamicSharedMemorySize,
+// cuFuncSetAttribute with MAX_DYNAMIC_SHARED_SIZE_BYTES). A launch asking
+// more than f may have is ErrInvalidValue (a cooperative one
+// ErrCooperativeLaunchTooLarge); so is n below 0 or past the opt-in limit.
+func (f *Function) SetMaxDynamicSharedMemory(n int) error {
+	const op = "function set attribute"
+	if err := f.valid(op); err != nil {
+		return err
+	}
+	if room := f.sharedMax - int(f.sym.GroupSegmentSize); n < 0 || n > room {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: max dynamic shared memory %d outside [0, %d]", f.sym.Name, n, room)
+	}
+	f.dynMax.Store(int64(n))
+	return nil
+}

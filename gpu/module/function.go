@@ -24,7 +24,12 @@ type Function struct {
 	// The device's limits, cached so a launch does not copy Properties.
 	maxDim    [3]int
 	maxGrid   [3]int
-	sharedMax int
+	sharedMax int // the device's opt-in limit of static and dynamic shared memory
+	// sharedBlock is the device's per-block limit (SharedMemPerBlock);
+	// dynMax the dynamic shared memory f may ask beyond it, once raised
+	// (SetMaxDynamicSharedMemory), or 0.
+	sharedBlock int
+	dynMax      atomic.Int64
 	// kernargMax is the largest kernarg segment the device takes.
 	kernargMax uint32
 	// clusterMax is the device's portable cluster size, 0 without
@@ -202,6 +207,7 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	props := m.dev.Properties()
 	f.maxDim, f.maxGrid = props.MaxThreadsDim, props.MaxGridSize
 	f.sharedMax = max(props.SharedMemPerBlock, props.MaxSharedMemPerBlockOptin)
+	f.sharedBlock = props.SharedMemPerBlock
 	f.maxBlock = props.MaxThreadsPerBlock
 	info := m.dev.Agent().Info()
 	f.kernargMax = rocr.KernargSlotSize
@@ -245,37 +251,67 @@ func (f *Function) Module() *Module {
 	return f.mod
 }
 
-// Attributes are hipFuncGetAttributes' fields.
+// Attributes are hipFuncGetAttributes' fields (hipFuncAttributes).
 type Attributes struct {
 	MaxThreadsPerBlock int
 	SharedSizeBytes    int // static group memory
-	PrivateSizeBytes   int
-	KernargSize        int
-	NumArgs            int
-	Args               []rocr.KernelArg // the arguments a caller passes
-	// NumRegs is the registers one work-item uses (numRegs): the VGPRs of
-	// an AMDGPU kernel, what the CUDA driver reports for a loaded PTX or
-	// cubin function; 0 on the cpu agent and where the code does not say.
+	PrivateSizeBytes   int // localSizeBytes: private (scratch) memory per thread
+	// MaxDynamicSharedSizeBytes is the dynamic shared memory a launch may
+	// ask (Function.SetMaxDynamicSharedMemory raises it).
+	MaxDynamicSharedSizeBytes int
+	// NumRegs is the registers a thread uses: the kernel's VGPRs on AMD
+	// (as HIP reports), cuFuncGetAttribute's on cuda, 0 on the cpu agent.
 	NumRegs int
+	// PTXVersion and BinaryVersion are major*10+minor: on cuda the PTX
+	// and SASS versions the driver reports; on AMD, as HIP reports there,
+	// 30 and the code object version; 0 on the cpu agent.
+	PTXVersion, BinaryVersion int
+	ConstSizeBytes            int  // constant memory the kernel declares (cuda; 0 elsewhere, as HIP on AMD)
+	CacheModeCA               bool // compiled with -Xptxas --dlcm=ca; always false, as in HIP
+	KernargSize               int
+	NumArgs                   int
+	Args                      []rocr.KernelArg // the arguments a caller passes
 }
 
-// Attributes describes the kernel; zero for a nil function.
+// Attributes describes the kernel; zero for a nil function (FuncGetAttributes
+// says hipErrorInvalidDeviceFunction).
 func (f *Function) Attributes() Attributes {
 	if f == nil {
 		return Attributes{}
 	}
 	a := Attributes{
-		MaxThreadsPerBlock: f.maxBlock,
-		SharedSizeBytes:    int(f.sym.GroupSegmentSize),
-		PrivateSizeBytes:   int(f.sym.PrivateSegmentSize),
-		KernargSize:        int(f.sym.KernargSize),
-		NumArgs:            len(f.visible),
-		NumRegs:            int(f.sym.Registers),
+		MaxThreadsPerBlock:        f.maxBlock,
+		SharedSizeBytes:           int(f.sym.GroupSegmentSize),
+		PrivateSizeBytes:          int(f.sym.PrivateSegmentSize),
+		MaxDynamicSharedSizeBytes: f.maxDynamicShared(),
+		NumRegs:                   int(f.sym.Registers),
+		PTXVersion:                f.sym.PTXVersion,
+		BinaryVersion:             f.sym.BinaryVersion,
+		ConstSizeBytes:            f.sym.ConstSize,
+		KernargSize:               int(f.sym.KernargSize),
+		NumArgs:                   len(f.visible),
+	}
+	if k, ok := f.sym.Meta.(*codeobj.Kernel); ok && f.sym.CodeObjectVersion > 0 {
+		a.NumRegs, a.PTXVersion, a.BinaryVersion = int(k.VGPRCount), 30, f.sym.CodeObjectVersion
 	}
 	for _, p := range f.visible {
 		a.Args = append(a.Args, p.KernelArg)
 	}
 	return a
+}
+
+// FuncGetAttributes is hipFuncGetAttributes: f's attributes, or
+// ErrInvalidDeviceFunction for a nil function or one whose module was
+// unloaded.
+func FuncGetAttributes(f *Function) (Attributes, error) {
+	const op = "func get attributes"
+	if err := f.valid(op); err != nil {
+		return Attributes{}, err
+	}
+	if err := f.gone(op); err != nil {
+		return Attributes{}, &gpu.Error{Code: gpu.ErrInvalidDeviceFunction, Op: op, Err: err}
+	}
+	return f.Attributes(), nil
 }
 
 // Signature is the kernel's argument list, for messages: "vector_add(float32*, float32*, float32*, int32)".

@@ -376,9 +376,8 @@ func (f *Function) check(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if err := checkDynamicShared(&f.sym, sharedMem); err != nil {
 		return d, err
 	}
-	limit := f.sharedMax
-	if total := int(f.sym.GroupSegmentSize) + sharedMem; total > limit {
-		return d, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: %d bytes of static and %d of dynamic shared memory exceed the device's %d", f.sym.Name, f.sym.GroupSegmentSize, sharedMem, limit)
+	if dyn := f.maxDynamicShared(); sharedMem > dyn {
+		return d, f.sharedErr(op, sharedMem, dyn, e)
 	}
 	if f.sym.KernargSize > f.kernargMax {
 		return d, gpu.Errorf(gpu.ErrInvalidValue, op, "kernel %s: its parameters take %d bytes, over the %d bytes %s takes", f.sym.Name, f.sym.KernargSize, f.kernargMax, dev)
@@ -424,6 +423,32 @@ func (f *Function) checkCluster(dev *gpu.Device, grid, c gpu.Dim3, e entry) erro
 		return e.configErr(op, "kernel %s: cluster %v of %d blocks exceeds the %d %s allows%s", f.sym.Name, c, n, limit, dev, hint)
 	}
 	return nil
+}
+
+// maxDynamicShared is the dynamic shared memory a launch of f may ask
+// (hipFuncAttributeMaxDynamicSharedMemorySize): what the device's
+// per-block limit leaves beside f's static shared memory, or more once
+// SetMaxDynamicSharedMemory raised it. Every driver gets this check: cuda
+// would otherwise raise the kernel's limit itself, which CUDA and HIP
+// leave to the program.
+func (f *Function) maxDynamicShared() int {
+	return max(f.sharedBlock-int(f.sym.GroupSegmentSize), int(f.dynMax.Load()), 0)
+}
+
+// sharedErr is a launch asking more dynamic shared memory than f may
+// have: hipErrorInvalidValue, as hipLaunchKernel and
+// hipModuleLaunchKernel answer it, and for a cooperative launch
+// hipErrorCooperativeLaunchTooLarge, as hipLaunchCooperativeKernel does.
+func (f *Function) sharedErr(op string, sharedMem, dyn int, e entry) error {
+	code := gpu.ErrInvalidValue
+	if e.coop {
+		code = gpu.ErrCooperativeLaunchTooLarge
+	}
+	hint := ""
+	if room := f.sharedMax - int(f.sym.GroupSegmentSize); room > dyn {
+		hint = fmt.Sprintf(" (Function.SetMaxDynamicSharedMemory raises it to at most %d)", room)
+	}
+	return gpu.Errorf(code, op, "kernel %s: %d bytes of dynamic shared memory exceed the %d it may have beside its %d static bytes%s", f.sym.Name, sharedMem, dyn, f.sym.GroupSegmentSize, hint)
 }
 
 // checkDynamicShared refuses, before anything is queued, a launch that

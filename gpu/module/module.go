@@ -75,6 +75,9 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 
 // LoadFile loads a code object file (hipModuleLoad).
 func LoadFile(dev *gpu.Device, path string) (*Module, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, errs.Wrap("module load", err)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &gpu.Error{Code: gpu.ErrFileNotFound, Op: "module load", Msg: path, Err: err}
@@ -85,6 +88,12 @@ func LoadFile(dev *gpu.Device, path string) (*Module, error) {
 // LoadFS loads the first of the named files in fsys that holds code for
 // the device (for go:embed'ed code objects).
 func LoadFS(dev *gpu.Device, fsys fs.FS, names ...string) (*Module, error) {
+	if err := dev.Valid(); err != nil {
+		return nil, errs.Wrap("module load", err)
+	}
+	if fsys == nil {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, "module load", "nil file system")
+	}
 	var lib Library
 	for _, n := range names {
 		b, err := fs.ReadFile(fsys, n)

@@ -222,6 +222,7 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	if err := core.WaitContext(ctx, op, f, hint); err != nil {
 		return err
 	}
+	core.TrimPools(ev.dev)
 	return errs.Wrap(op, f.Err())
 }
 

@@ -34,7 +34,7 @@ func (ev *Event) makeShared() error {
 func (ev *Event) IPCHandle() (gpu.IPCHandle, error) {
 	const op = "ipc get event handle"
 	if ev == nil {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "nil event") // as HIP's hipIpcGetEventHandle(h, nullptr)
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -42,7 +42,7 @@ func (ev *Event) IPCHandle() (gpu.IPCHandle, error) {
 		return gpu.IPCHandle{}, err
 	}
 	if ev.shared == nil {
-		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "event was not created with EventInterprocess")
+		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidHandle, op, "event was not created with EventInterprocess") // hipErrorInvalidResourceHandle, as HIP
 	}
 	if ev.opened {
 		return gpu.IPCHandle{}, gpu.Errorf(gpu.ErrInvalidValue, op, "event was opened from a handle: its exporter's handle is the one")

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -154,5 +155,53 @@ func checkElem[T any](op string, m *core.Mem) error {
 	if t := reflect.TypeFor[T](); t != m.Elem() {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "host elements of type %s (%d bytes), %s holds %s (%d-byte elements)", t, t.Size(), m, m.Elem(), m.ElemSize())
 	}
+	return nil
+}
+
+// AddCallback runs fn on the host when the stream reaches this point, with
+// the stream and its status then: nil, or the failure of the stream's
+// earlier work (hipStreamAddCallback, whose callback receives the
+// stream's hipError_t). On a stream that runs, fn runs in order, as a
+// LaunchHostFunc's function does, and later work waits for it; on a stream
+// whose earlier work failed, which runs nothing more, fn still runs once,
+// with that failure, when the failed work is done. fn must not call the
+// stream's own Synchronize or Destroy (ErrNotPermitted).
+func (s *Stream) AddCallback(fn func(s *Stream, status error)) error {
+	const op = "stream add callback"
+	if fn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil callback")
+	}
+	if err := s.core().Check(op); err != nil {
+		return err
+	}
+	var ran atomic.Bool
+	run := func(status error) {
+		if ran.CompareAndSwap(false, true) {
+			fn(s, status)
+		}
+	}
+	if err := s.LaunchHostFunc(func() error { run(s.core().Err()); return nil }); err != nil {
+		return err
+	}
+	// The failure path: a failed stream discards the callback's packet;
+	// an event after it tells when, and with what failure.
+	ev, err := NewEvent(s.Device(), EventDisableTiming)
+	if err != nil {
+		return err
+	}
+	if err := s.Record(ev); err != nil {
+		_ = ev.Destroy()
+		go run(err)
+		return nil
+	}
+	go func() {
+		if err := ev.Synchronize(); err != nil {
+			if sticky := s.core().Err(); sticky != nil {
+				err = sticky // the failure itself, as the stream reports it
+			}
+			run(err)
+		}
+		_ = ev.Destroy()
+	}()
 	return nil
 }

@@ -184,7 +184,10 @@ func (s *Stream) SetKernelTimeout(d time.Duration) error {
 }
 
 // Synchronize waits for all work on the stream (hipStreamSynchronize) and
-// returns the stream's sticky error, if any. It prints what the stream's
+// returns the stream's sticky error, if any. On the legacy stream (Legacy)
+// it also waits for the work queued before on every blocking stream of
+// the device, DefaultStream included, as hipStreamSynchronize(0) does;
+// their failures are theirs to report. It prints what the stream's
 // AMDGPU kernels wrote with printf (on rocm) to stdout; a Query that finds
 // the work done does too.
 func (s *Stream) Synchronize() error { return s.SynchronizeContext(context.Background()) }
@@ -196,16 +199,34 @@ func (s *Stream) SynchronizeContext(ctx context.Context) error {
 	if err := s.core().Check("stream synchronize"); err != nil {
 		return err
 	}
-	return s.core().SynchronizeContext(ctx)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := s.core().WaitBlocking(ctx, "stream synchronize"); err != nil {
+		return err
+	}
+	err := s.core().SynchronizeContext(ctx)
+	if ctx.Err() == nil {
+		core.TrimPools(s.Device())
+	}
+	return err
 }
 
 // Query reports whether all work on the stream completed: nil, the sticky
-// error, or gpu.ErrNotReady while work is pending (hipStreamQuery).
+// error, or gpu.ErrNotReady while work is pending (hipStreamQuery). On the
+// legacy stream, work pending on any blocking stream of the device counts
+// too, as for hipStreamQuery(0).
 func (s *Stream) Query() error {
 	if err := s.core().Check("stream query"); err != nil {
 		return err
 	}
-	return s.core().Query()
+	if err := s.core().Query(); err != nil {
+		return err
+	}
+	if !s.core().BlockingDone() {
+		return gpu.ErrNotReady
+	}
+	return nil
 }
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).

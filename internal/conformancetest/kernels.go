@@ -18,3 +18,13 @@ func conformanceFill(t kernel.Thread, x []int32, v, n int32) {
 		x[i] = v
 	}
 }
+
+// conformanceWarpSize writes the warp size a kernel sees, which
+// hipDeviceProp_t.warpSize must agree with.
+//
+//hipgo:kernel
+func conformanceWarpSize(t kernel.Thread, out []int32) {
+	if t.GlobalX() == 0 {
+		out[0] = int32(t.WarpSize())
+	}
+}

@@ -32,9 +32,9 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "conformancetest",
-	Set:     kernel.NewSet("conformancetest", conformanceNopKernel, conformanceFillKernel),
+	Set:     kernel.NewSet("conformancetest", conformanceNopKernel, conformanceFillKernel, conformanceWarpSizeKernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"conformance_nop", "conformance_fill"},
+	Kernels: []string{"conformance_nop", "conformance_fill", "conformance_warp_size"},
 	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
@@ -118,4 +118,50 @@ func LaunchConformanceFill(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		args.Int64(int64(x.Len()))
 	}
 	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+}
+
+// conformanceWarpSizeArgs is the kernarg layout of conformance_warp_size's C++ entry point.
+type conformanceWarpSizeArgs struct {
+	out rocr.Ptr[int32]
+}
+
+// conformanceWarpSizeKernel runs conformanceWarpSize on the cpu agent.
+var conformanceWarpSizeKernel = kernel.Define("conformance_warp_size", func(b *kernel.Block, a *conformanceWarpSizeArgs) {
+	v0 := kernel.ViewRest(b, a.out)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				conformanceWarpSize(t.Nth(g-lo), v0)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			conformanceWarpSize(t.Nth(i), v0)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		conformanceWarpSize(b.Thread(i), v0)
+	}
+})
+
+// LaunchConformanceWarpSize launches conformanceWarpSize (kernels.go:26) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchConformanceWarpSize(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int32]) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel conformance_warp_size argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 2)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }

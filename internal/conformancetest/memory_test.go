@@ -177,7 +177,12 @@ func TestMemcpy2D(t *testing.T) {
 	})
 	t.Run("width > spitch", func(t *testing.T) {
 		err := buffer.Copy2D(p.View(), buffer.SliceView(host, 2*4), w, h)
-		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
+	})
+	t.Run("width > dpitch", func(t *testing.T) {
+		out := make([]int32, w*h)
+		err := buffer.Copy2D(buffer.SliceView(out, 2*4), p.View(), w, h)
+		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
 	})
 	t.Run("height past the allocation", func(t *testing.T) {
 		err := buffer.Copy2D(p.View(), buffer.SliceView(host, w*4), w, h+1)
@@ -227,5 +232,43 @@ func TestMemcpy3DAndMemset3D(t *testing.T) {
 		s := newStream(t, dev)
 		require.NoError(t, stream.Copy3D(s, p.Volume(), buffer.SliceVolume(host, 3*4, 2), ext))
 		require.NoError(t, s.Synchronize())
+	})
+	// hip-tests catch/unit/memory/hipMemcpy3D.cc: Unit_hipMemcpy3D_Negative_Parameters
+	// (a pitch below the row's width is hipErrorInvalidPitchValue)
+	t.Run("srcPtr.pitch < width", func(t *testing.T) {
+		err := buffer.Copy3D(p.Volume(), buffer.SliceVolume(host, 2*4, 2), ext)
+		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
+	})
+	t.Run("dstPtr.pitch < width", func(t *testing.T) {
+		out := make([]int32, 12)
+		err := buffer.Copy3D(buffer.SliceVolume(out, 2*4, 2), p.Volume(), ext)
+		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
+	})
+	t.Run("async pitch < width", func(t *testing.T) {
+		err := stream.Copy3D(newStream(t, dev), p.Volume(), buffer.SliceVolume(host, 2*4, 2), ext)
+		assert.Equal(t, gpu.ErrInvalidPitchValue, code(err), "%v", err)
+	})
+}
+
+// hip-tests catch/unit/memory/hipFree.cc: Unit_hipFreeNegativeHost / "hipFree(nullptr)"
+// and hipHostFree.cc: freeing a null pointer succeeds.
+func TestFreeNullptr(t *testing.T) {
+	t.Run("hipFree(nullptr)", func(t *testing.T) {
+		var b *buffer.Buffer[int32]
+		assert.NoError(t, b.Free())
+	})
+	t.Run("hipHostFree(nullptr)", func(t *testing.T) {
+		var h *buffer.Host[int32]
+		assert.NoError(t, h.Free())
+	})
+	t.Run("hipFree(nullptr) managed", func(t *testing.T) {
+		var m *buffer.Managed[int32]
+		assert.NoError(t, m.Free())
+	})
+	t.Run("double hipFree", func(t *testing.T) {
+		b, err := buffer.New[int32](device(t), 4)
+		require.NoError(t, err)
+		require.NoError(t, b.Free())
+		assert.Equal(t, gpu.ErrInvalidValue, code(b.Free()))
 	})
 }

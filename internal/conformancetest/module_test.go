@@ -85,8 +85,10 @@ func TestModuleLaunchKernelNegativeParameters(t *testing.T) {
 				})
 			}
 			t.Run("sharedMemBytes > max shared memory per block", func(t *testing.T) {
-				over := max(p.SharedMemPerBlock, p.MaxSharedMemPerBlockOptin) + 1
-				assert.Equal(t, gpu.ErrInvalidValue, code(l.launch(nop, s, one, one, over)))
+				// hipDeviceAttributeMaxSharedMemoryPerBlock + 1, refused on
+				// every driver (cuda too) until the kernel opts in.
+				err := l.launch(nop, s, one, one, p.SharedMemPerBlock+1)
+				assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
 			})
 			t.Run("stream of another device", func(t *testing.T) {
 				_, d1 := twoDevices(t)
@@ -218,8 +220,38 @@ func TestModuleUnload(t *testing.T) {
 func TestFuncGetAttributes(t *testing.T) {
 	dev := device(t)
 	_, _, fill := functions(t, dev)
-	a := fill.Attributes()
+	a, err := module.FuncGetAttributes(fill)
+	require.NoError(t, err)
+	p := dev.Properties()
 	assert.Positive(t, a.MaxThreadsPerBlock)
-	assert.LessOrEqual(t, a.MaxThreadsPerBlock, dev.Properties().MaxThreadsPerBlock)
+	assert.LessOrEqual(t, a.MaxThreadsPerBlock, p.MaxThreadsPerBlock)
 	assert.Equal(t, 3, a.NumArgs)
+	assert.Equal(t, p.SharedMemPerBlock-a.SharedSizeBytes, a.MaxDynamicSharedSizeBytes)
+	assert.False(t, a.CacheModeCA)
+	if p.IsCPU {
+		assert.Zero(t, a.NumRegs, "the cpu agent has no registers to report")
+		assert.Zero(t, a.PTXVersion)
+	} else {
+		assert.Positive(t, a.NumRegs, "a kernel that stores uses registers")
+		assert.Positive(t, a.PTXVersion)
+		assert.Positive(t, a.BinaryVersion)
+	}
+	assert.GreaterOrEqual(t, a.ConstSizeBytes, 0)
+}
+
+// hip-tests catch/unit/module/hipFuncGetAttributes.cc: Unit_hipFuncGetAttributes_Negative_Parameters
+func TestFuncGetAttributesNegativeParameters(t *testing.T) {
+	dev := device(t)
+	t.Run("func == nullptr", func(t *testing.T) {
+		_, err := module.FuncGetAttributes(nil)
+		assert.Equal(t, gpu.ErrInvalidDeviceFunction, code(err), "%v", err)
+	})
+	t.Run("func of an unloaded module", func(t *testing.T) {
+		m, err := module.Load(dev, kernelSet)
+		require.NoError(t, err)
+		f := m.MustFunction("conformance_nop")
+		require.NoError(t, m.Unload())
+		_, err = module.FuncGetAttributes(f)
+		assert.Equal(t, gpu.ErrInvalidDeviceFunction, code(err), "%v", err)
+	})
 }

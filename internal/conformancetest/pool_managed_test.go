@@ -134,3 +134,43 @@ func TestMemAdviseAndPrefetch(t *testing.T) {
 		assert.NoError(t, s.Synchronize())
 	})
 }
+
+// hip-tests catch/unit/memory/hipMemPoolSetGetAttribute.cc: Unit_hipMemPoolSetGetAttribute_Positive_ReleaseThreshold
+// (hipMemPoolAttrReleaseThreshold 0: freed memory goes back to the system at
+// every synchronization, the stream's, the event's and the device's).
+func TestMemPoolReleaseThresholdZero(t *testing.T) {
+	dev := device(t)
+	freed := func(t *testing.T) (*buffer.MemPool, *stream.Stream) {
+		p, err := buffer.NewMemPool(dev)
+		require.NoError(t, err)
+		require.Zero(t, p.ReleaseThreshold())
+		s := newStream(t, dev)
+		b, err := buffer.NewFromPoolAsync[byte](p, s, 1<<16)
+		require.NoError(t, err)
+		require.NoError(t, b.FreeAsync(s))
+		return p, s
+	}
+	t.Run("hipStreamSynchronize", func(t *testing.T) {
+		p, s := freed(t)
+		require.NoError(t, s.Synchronize())
+		assert.Zero(t, p.Stats().Reserved)
+	})
+	t.Run("hipEventSynchronize", func(t *testing.T) {
+		p, s := freed(t)
+		ev := newEvent(t, dev, stream.EventDefault)
+		require.NoError(t, s.Record(ev))
+		require.NoError(t, ev.Synchronize())
+		assert.Zero(t, p.Stats().Reserved)
+	})
+	t.Run("hipDeviceSynchronize", func(t *testing.T) {
+		p, _ := freed(t)
+		require.NoError(t, dev.Synchronize())
+		assert.Zero(t, p.Stats().Reserved)
+	})
+	t.Run("threshold kept", func(t *testing.T) {
+		p, s := freed(t)
+		p.SetReleaseThreshold(1 << 20)
+		require.NoError(t, s.Synchronize())
+		assert.Equal(t, uint64(1<<16), p.Stats().Reserved, "a threshold above what the pool holds keeps it")
+	})
+}

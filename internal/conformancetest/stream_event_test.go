@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
@@ -381,5 +382,98 @@ func TestEventCreateWithFlags(t *testing.T) {
 	t.Run("invalid flags", func(t *testing.T) {
 		_, err := stream.NewEvent(dev, 0x4000)
 		assert.Equal(t, gpu.ErrInvalidValue, code(err))
+	})
+}
+
+// hip-tests hipIpcOpenMemHandle.cc: Unit_hipIpcOpenMemHandle_Negative_Open_In_Creating_Process
+// and hipIpcGetEventHandle's negative codes (CLR: a null event is
+// hipErrorInvalidValue, an event made without hipEventInterprocess
+// hipErrorInvalidResourceHandle).
+func TestIpcNegative(t *testing.T) {
+	dev := device(t)
+	t.Run("Open_In_Creating_Process", func(t *testing.T) {
+		b, err := buffer.NewShareable[int32](dev, 256)
+		require.NoError(t, err)
+		defer b.Free()
+		h, err := b.IPCHandle()
+		require.NoError(t, err)
+		_, err = buffer.OpenIPC[int32](dev, h)
+		assert.Equal(t, gpu.ErrInvalidContext, code(err), "%v", err)
+	})
+	t.Run("hipIpcGetEventHandle null event", func(t *testing.T) {
+		var ev *stream.Event
+		_, err := ev.IPCHandle()
+		assert.Equal(t, gpu.ErrInvalidValue, code(err), "%v", err)
+	})
+	t.Run("hipIpcGetEventHandle event without hipEventInterprocess", func(t *testing.T) {
+		_, err := newEvent(t, dev, stream.EventDisableTiming).IPCHandle()
+		assert.Equal(t, gpu.ErrInvalidHandle, code(err), "%v", err)
+	})
+	t.Run("hipIpcOpenEventHandle in creating process", func(t *testing.T) {
+		ev := newEvent(t, dev, stream.EventInterprocess|stream.EventDisableTiming)
+		h, err := ev.IPCHandle()
+		require.NoError(t, err)
+		_, err = stream.OpenIPCEvent(dev, h)
+		assert.Equal(t, gpu.ErrInvalidContext, code(err), "%v", err)
+	})
+}
+
+// hip-tests catch/unit/stream/hipStreamAddCallback.cc
+func TestStreamAddCallback(t *testing.T) {
+	dev := device(t)
+	// Unit_hipStreamAddCallback_WithDefaultStream / _WithCreatedStream:
+	// the callback runs after the stream's earlier work, with hipSuccess.
+	t.Run("WithCreatedStream", func(t *testing.T) {
+		s := newStream(t, dev)
+		b := newBuffer[int32](t, dev, 256)
+		require.NoError(t, stream.Fill(s, b, int32(9)))
+		type result struct {
+			s      *stream.Stream
+			status error
+			seen   int32
+		}
+		got := make(chan result, 1)
+		require.NoError(t, s.AddCallback(func(cs *stream.Stream, status error) {
+			out := make([]int32, 1)
+			err := b.CopyToAt(255, out) // the fill before it is done
+			if err != nil {
+				status = err
+			}
+			got <- result{cs, status, out[0]}
+		}))
+		require.NoError(t, s.Synchronize())
+		r := <-got
+		assert.Same(t, s, r.s)
+		assert.NoError(t, r.status)
+		assert.Equal(t, int32(9), r.seen)
+	})
+	t.Run("WithDefaultStream", func(t *testing.T) {
+		s, err := stream.DefaultStream(dev)
+		require.NoError(t, err)
+		done := make(chan error, 1)
+		require.NoError(t, s.AddCallback(func(_ *stream.Stream, status error) { done <- status }))
+		require.NoError(t, s.Synchronize())
+		assert.NoError(t, <-done)
+	})
+	// The callback receives the stream's status: the failure of its
+	// earlier work.
+	t.Run("status of a failed stream", func(t *testing.T) {
+		s := newStream(t, dev)
+		require.NoError(t, s.LaunchHostFunc(func() error { return gpu.Errorf(gpu.ErrLaunchFailure, "test", "earlier work failed") }))
+		done := make(chan error, 1)
+		require.NoError(t, s.AddCallback(func(_ *stream.Stream, status error) { done <- status }))
+		assert.Error(t, s.Synchronize())
+		status := <-done
+		assert.Equal(t, gpu.ErrLaunchFailure, code(status), "%v", status)
+	})
+	// Unit_hipStreamAddCallback_ParamTst: a null callback.
+	t.Run("ParamTst: callback == nullptr", func(t *testing.T) {
+		assert.Equal(t, gpu.ErrInvalidValue, code(newStream(t, dev).AddCallback(nil)))
+	})
+	t.Run("ParamTst: destroyed stream", func(t *testing.T) {
+		s, err := stream.New(dev)
+		require.NoError(t, err)
+		require.NoError(t, s.Destroy())
+		assert.Equal(t, gpu.ErrInvalidHandle, code(s.AddCallback(func(*stream.Stream, error) {})))
 	})
 }

@@ -72,4 +72,21 @@ type AgentInfo struct {
 	// cluster (8 on sm_90); 0 where the agent has no clusters (see
 	// Clusters).
 	MaxClusterSize int
+
+	// The rest of hipDeviceProp_t that programs read, where the driver
+	// knows it (0 or false: none, or unknown).
+	MaxThreadsPerCU         int  // resident work-items per compute unit
+	MaxBlocksPerCU          int  // resident work-groups per compute unit
+	GroupMemPerCU           int  // LDS / shared memory per compute unit, bytes
+	RegsPerBlock            int  // 32-bit registers a work-group may use
+	RegsPerCU               int  // 32-bit registers per compute unit
+	TotalConstMem           int  // constant memory, bytes
+	MemPitch                int  // largest pitch a 2-D copy takes, bytes
+	AsyncEngines            int  // copy engines that overlap kernels
+	Cooperative             bool // cooperative launches (a grid-wide barrier)
+	ConcurrentKernels       bool // kernels of several streams run at once
+	ManagedMemory           bool // managed (unified) memory
+	ConcurrentManagedAccess bool // host and device touch managed memory at once
+	Integrated              bool // shares memory with the host
+	ECC                     bool // error-correcting memory enabled
 }

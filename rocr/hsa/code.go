@@ -113,6 +113,10 @@ type KernelSymbol struct {
 	Args      []KernelArg
 	// Meta is the parsed metadata the loader may need (hidden arguments).
 	Meta any
+	// What the driver reports of the compiled kernel, where it does
+	// (cuda: cuFuncGetAttribute): the PTX and binary versions
+	// (major*10+minor) and constant memory bytes.
+	PTXVersion, BinaryVersion, ConstSize int
 }
 
 // Visible returns the arguments a caller passes (not hidden ones).

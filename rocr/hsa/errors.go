@@ -25,6 +25,9 @@ var (
 	ErrInvalidCodeObject = errors.New("invalid code object")
 	ErrKernelFailed      = errors.New("kernel failed")
 	ErrTimeout           = errors.New("timed out")
+	// ErrOwnIPCHandle: an IPC handle opened in the process that made it,
+	// which uses its memory or event directly (hipErrorInvalidContext).
+	ErrOwnIPCHandle = errors.New("an IPC handle of this process")
 )
 
 // sentinelOf maps a status onto the sentinel that errors.Is matches.

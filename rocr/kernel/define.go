@@ -78,7 +78,7 @@ func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kerne
 // value, whose Go layout must be its C layout (clayout.Check). An
 // error begins with the kernel's quoted name.
 func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
-	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: 1}
+	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: CPUWarpSize}
 	if name == "" {
 		return sym, fmt.Errorf("%q: empty kernel name", name)
 	}

@@ -384,3 +384,11 @@ type ContextRunner interface {
 type StreamPriorities interface {
 	StreamPriorityRange() (least, greatest int, err error)
 }
+
+// MemoryInfo is implemented by agent drivers that know the device memory
+// free now, all users of the device counted (cuMemGetInfo,
+// HSA_AMD_AGENT_INFO_MEMORY_AVAIL). Agents whose drivers lack it report
+// what this runtime's allocations leave of the total (gpu.Device.MemInfo).
+type MemoryInfo interface {
+	MemInfo() (free, total uint64, err error)
+}

@@ -43,6 +43,22 @@ type Capture struct {
 	events  []*Fence
 	err     error // the failure that invalidated the capture
 	ended   bool
+	id      uint64 // unique in the process (hipStreamGetCaptureInfo)
+}
+
+// captureIDs numbers captures.
+var captureIDs atomic.Uint64
+
+// CaptureInfo is s's capture, if any (hipStreamGetCaptureInfo): whether it
+// is active, whether a failure invalidated it, and its id.
+func (s *Stream) CaptureInfo() (active, invalidated bool, id uint64) {
+	c := s.captureOf()
+	if c == nil {
+		return false, false, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return true, c.err != nil, c.id
 }
 
 type capturedEvent struct {
@@ -73,7 +89,7 @@ func (s *Stream) BeginCapture(op string) error {
 	if s.legacy {
 		return gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "the legacy stream cannot capture")
 	}
-	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}}
+	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}, id: captureIDs.Add(1)}
 	if _, busy := captures.LoadOrStore(s, c); busy {
 		return gpu.Errorf(gpu.ErrIllegalState, op, "the stream is already capturing")
 	}

@@ -1,10 +1,12 @@
 package core
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // The legacy default stream (hipStreamLegacy, CUDA's legacy NULL stream):
@@ -265,4 +267,62 @@ func (s *Stream) releaseLegacyTail() {
 		g.tail = nil
 	}
 	g.mu.Unlock()
+}
+
+// blockingTails appends to buf, retained, the unfinished packets of s's
+// device's blocking streams that the legacy stream s has not waited for;
+// nil for any other stream. The caller releases them.
+func (s *Stream) blockingTails(buf []*Fence) []*Fence {
+	g := s.leg
+	if !s.legacy || g == nil {
+		return buf
+	}
+	g.set.Lock()
+	for r := range g.streams {
+		t := r.st
+		t.legTailMu.Lock()
+		if f := t.legTail; f != nil && !f.Done() {
+			f.Retain()
+			buf = append(buf, f)
+		}
+		t.legTailMu.Unlock()
+	}
+	g.set.Unlock()
+	return buf
+}
+
+// WaitBlocking waits, for the legacy stream s, for the work every blocking
+// stream of its device queued before the call (hipStreamSynchronize(0)
+// covers it); for any other stream it returns at once. Those streams'
+// failures are theirs to report.
+func (s *Stream) WaitBlocking(ctx context.Context, op string) error {
+	if s == nil || !s.legacy {
+		return nil
+	}
+	fs := s.blockingTails(nil)
+	var err error
+	for _, f := range fs {
+		if err == nil {
+			err = WaitContext(ctx, op, f, hsa.WaitActive)
+		}
+		f.Release()
+	}
+	return err
+}
+
+// BlockingDone reports, for the legacy stream s, whether every blocking
+// stream of its device finished the work it queued (hipStreamQuery(0));
+// true for any other stream.
+func (s *Stream) BlockingDone() bool {
+	if s == nil || !s.legacy {
+		return true
+	}
+	var buf [8]*Fence
+	fs := s.blockingTails(buf[:0])
+	done := true
+	for _, f := range fs {
+		done = done && f.Query()
+		f.Release()
+	}
+	return done
 }

@@ -75,6 +75,9 @@ func DefaultMemPool(dev *gpu.Device) (*MemPool, error) {
 	if p := lastDefault.Load(); p != nil && p.dev == dev && !p.dead.Load() {
 		return p, nil // the common case: one device allocating
 	}
+	if err := dev.Valid(); err != nil {
+		return nil, errs.Wrap("device get default mem pool", err)
+	}
 	var p *MemPool
 	if v, ok := LookupValue(dev, memPoolKey{}); ok {
 		p = v.(*MemPool)
@@ -104,6 +107,7 @@ func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 		}
 		p := &MemPool{dev: dev, pool: rp, reuse: ReuseFollowEventDependencies | ReuseAllowOpportunistic | ReuseAllowInternalDependencies, big: map[uint64][]block{}}
 		Register(dev, p)
+		openPools.add(p)
 		return p, p.close, nil
 	})
 	if err != nil {
@@ -119,6 +123,7 @@ func (p *MemPool) Device() *gpu.Device { return p.dev }
 // allocations itself).
 func (p *MemPool) close() error {
 	Unregister(p.dev, p)
+	openPools.remove(p)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true

@@ -47,7 +47,10 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: offset %d bytes, pitch %d bytes: want an offset >= 0 and a positive pitch", what, e.Off, e.Pitch)
 	}
 	if width > e.Pitch {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)
+		// hipErrorInvalidPitchValue, as HIP; errors.Is still matches
+		// ErrInvalidValue, which it was before.
+		return &gpu.Error{Code: gpu.ErrInvalidPitchValue, Op: op, Err: gpu.ErrInvalidValue,
+			Msg: fmt.Sprintf("%s: row of %d bytes exceeds the pitch of %d bytes", what, width, e.Pitch)}
 	}
 	if e.Width > 0 && (e.Col < 0 || e.Col > e.Width) {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: column byte %d is outside the row width of %d bytes", what, e.Col, e.Width)

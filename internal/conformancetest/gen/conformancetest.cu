@@ -605,3 +605,17 @@ extern "C" __global__ void conformance_fill_checked(int32_t* x_p, int32_t v, int
   conformanceFill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
 }
 
+#line 26 "kernels.go"
+template <bool Checked> __device__ void conformanceWarpSize(hg_slice<int32_t> out, hg_fault* hg_f) {
+  if (hg_global_x() == 0LL) {
+    hg_ref<Checked>(out, 0LL, hg_f, 28, 1) = (int32_t)(hg_warp_size());
+  }
+}
+
+extern "C" __global__ void conformance_warp_size(int32_t* out_p) {
+  conformanceWarpSize<false>(hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void conformance_warp_size_checked(int32_t* out_p, long long out_n, hg_fault* hg_f) {
+  conformanceWarpSize<true>(hg_make_slice(out_p, out_n), hg_f);
+}
+

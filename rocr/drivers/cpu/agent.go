@@ -6,6 +6,7 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -41,7 +42,7 @@ func (a *agent) Info() rocr.AgentInfo {
 		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),
 		Type:             hsa.DeviceCPU,
 		ISA:              ISA,
-		Wavefront:        1,
+		Wavefront:        kernel.CPUWarpSize, // what a kernel's t.WarpSize() answers
 		ComputeUnits:     procs,
 		MaxWorkGroupSize: 1024,
 		MaxWorkGroupDim:  [3]int{1024, 1024, 1024},
@@ -58,6 +59,18 @@ func (a *agent) Info() rocr.AgentInfo {
 		Node:             a.id,
 		DriverVersion:    runtime.Version(),
 		Profiling:        true,
+		// A worker runs one work-group at a time (occupancy.go), in the
+		// host's memory: what the device shares with the host is all.
+		MaxThreadsPerCU:         1024,
+		MaxBlocksPerCU:          1,
+		GroupMemPerCU:           GroupMemory,
+		TotalConstMem:           64 << 10,
+		MemPitch:                1<<31 - 1,
+		Cooperative:             true,
+		ConcurrentKernels:       true,
+		ManagedMemory:           true,
+		ConcurrentManagedAccess: true,
+		Integrated:              true,
 	}
 }
 

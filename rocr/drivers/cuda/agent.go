@@ -87,6 +87,21 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		Profiling:        true,
 		MaxKernargSize:   maxKernarg(ver, major),
 		MaxClusterSize:   clusterSize(a, major, attr),
+
+		MaxThreadsPerCU:         attr(attrMaxThreadsPerSM),
+		MaxBlocksPerCU:          attr(attrMaxBlocksPerSM),
+		GroupMemPerCU:           attr(attrMaxSharedPerSM),
+		RegsPerBlock:            attr(attrMaxRegistersPerBlock),
+		RegsPerCU:               attr(attrMaxRegistersPerSM),
+		TotalConstMem:           attr(attrTotalConstantMemory),
+		MemPitch:                attr(attrMaxPitch),
+		AsyncEngines:            attr(attrAsyncEngineCount),
+		Cooperative:             attr(attrCooperativeLaunch) != 0,
+		ConcurrentKernels:       attr(attrConcurrentKernels) != 0,
+		ManagedMemory:           attr(attrManagedMemory) != 0,
+		ConcurrentManagedAccess: attr(attrConcurrentManagedAccess) != 0,
+		Integrated:              attr(attrIntegrated) != 0,
+		ECC:                     attr(attrECCEnabled) != 0,
 	}
 	// HSA grids count work-items: the limit is blocks times block size.
 	for k := 0; k < 3; k++ {

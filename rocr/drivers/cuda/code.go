@@ -20,10 +20,12 @@ type kernel struct {
 	argEnd     uint32  // end of the last PTX parameter: the only size cuLaunchKernel accepts
 	static     uint32  // static shared memory, bytes
 	maxThreads uint32
-	regs       uint32           // registers per thread (NUM_REGS)
-	dynLimit   atomic.Uint32    // dynamic shared memory the function is configured for
-	buffers    []rocr.BufferArg // global-buffer arguments, for ownership checks
-	dead       atomic.Bool
+	// cuFuncGetAttribute's NUM_REGS, PTX_VERSION, BINARY_VERSION and
+	// CONST_SIZE_BYTES, for hipFuncGetAttributes.
+	regs, ptx, binary, constSize int
+	dynLimit                     atomic.Uint32    // dynamic shared memory the function is configured for
+	buffers                      []rocr.BufferArg // global-buffer arguments, for ownership checks
+	dead                         atomic.Bool
 }
 
 // Kernel handles carry a tag so a cpu kernel object is not mistaken for one.
@@ -187,8 +189,8 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 			ks.Object = addKernel(k)
 			ks.GroupSegmentSize = k.static
 			ks.MaxFlatWorkGroupSize = int(k.maxThreads)
-			ks.Registers = k.regs
 			ks.Wavefront = d.info.Wavefront
+			ks.Registers, ks.PTXVersion, ks.BinaryVersion, ks.ConstSize = uint32(k.regs), k.ptx, k.binary, k.constSize
 			if ks.KernargSize == 0 {
 				ks.KernargSize = k.argEnd
 			}
@@ -216,9 +218,10 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 		return uint32(v)
 	}
 	k.static = attr(funcAttrSharedSizeBytes)
-	k.regs = attr(funcAttrNumRegs)
 	k.maxThreads = attr(funcAttrMaxThreadsPerBlock)
 	k.dynLimit.Store(attr(funcAttrMaxDynamicSharedMem))
+	k.regs, k.ptx, k.binary = int(attr(funcAttrNumRegs)), int(attr(funcAttrPTXVersion)), int(attr(funcAttrBinaryVersion))
+	k.constSize = int(attr(funcAttrConstSizeBytes))
 	for _, a := range ks.Args {
 		if a.Kind == hsa.ArgHidden {
 			continue

@@ -120,3 +120,18 @@ func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent spi.AgentDr
 		return nil
 	})
 }
+
+// MemInfo implements spi.MemoryInfo (cuMemGetInfo): free and total device
+// memory, every process's allocations counted.
+func (d *device) MemInfo() (free, total uint64, err error) {
+	if d.api.cuMemGetInfo == 0 {
+		return 0, 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "mem get info", "libcuda lacks cuMemGetInfo_v2")
+	}
+	err = d.with(func() error {
+		if r := res(purego.SyscallN(d.api.cuMemGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))); r != cudaSuccess {
+			return cuErr("mem get info", "cuMemGetInfo", r)
+		}
+		return nil
+	})
+	return free, total, err
+}

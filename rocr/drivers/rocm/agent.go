@@ -254,6 +254,19 @@ func (a *agent) readInfo() rocr.AgentInfo {
 		in.GroupMemSize = 64 << 10
 	}
 	in.MaxDynamicGroup = in.GroupMemSize
+	// hipDeviceProp_t's other fields as HIP reports them on AMD GPUs: a
+	// compute unit holds MAX_WAVES_PER_CU waves and one LDS; 64K VGPRs a
+	// work-group; constants and pitches as large as memory allows.
+	in.MaxThreadsPerCU = int(a.u32(amdMaxWavesPerCU)) * in.Wavefront
+	in.GroupMemPerCU = in.GroupMemSize
+	in.RegsPerBlock = 64 << 10
+	in.TotalConstMem = 1<<31 - 1
+	in.MemPitch = int(min(in.TotalMemory, 1<<31-1))
+	in.AsyncEngines = 2
+	in.Cooperative = a.u32(amdCooperativeQueues) != 0
+	in.ConcurrentKernels = true
+	in.ManagedMemory = true
+	in.ConcurrentManagedAccess = strings.Contains(in.ISA, "xnack+")
 	return in
 }
 
@@ -350,3 +363,13 @@ var (
 func (a *agent) AppliesVisible(env string) bool { return env == "ROCR_VISIBLE_DEVICES" }
 
 var _ spi.VisibleFilter = (*agent)(nil)
+
+// MemInfo implements spi.MemoryInfo: the device memory the kernel driver
+// says is available (HSA_AMD_AGENT_INFO_MEMORY_AVAIL); the total is the
+// agent's.
+func (a *agent) MemInfo() (free, total uint64, err error) {
+	if st := a.rt.api.AgentGetInfo(a.h, amdMemoryAvail, unsafe.Pointer(&free)); st != hsaSuccess {
+		return 0, 0, rocr.Errorf(hsa.StatusErrorNotSupported, "mem get info", "HSA_AMD_AGENT_INFO_MEMORY_AVAIL: status %#x", uint32(st))
+	}
+	return free, 0, nil
+}

@@ -145,14 +145,17 @@ const (
 
 	featureKernelDispatch = 1 // HSA_AGENT_FEATURE_KERNEL_DISPATCH
 
-	amdComputeUnitCount = 0xA002 // HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, uint32_t
-	amdMaxClockMHz      = 0xA003 // HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY, uint32_t
-	amdBDFID            = 0xA006 // HSA_AMD_AGENT_INFO_BDFID, uint32_t
-	amdMemoryWidth      = 0xA007 // HSA_AMD_AGENT_INFO_MEMORY_WIDTH, uint32_t
-	amdMemoryMaxMHz     = 0xA008 // HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY, uint32_t
-	amdProductName      = 0xA009 // HSA_AMD_AGENT_INFO_PRODUCT_NAME, char[64]
-	amdDomain           = 0xA00F // HSA_AMD_AGENT_INFO_DOMAIN, uint32_t
-	amdUUID             = 0xA011 // HSA_AMD_AGENT_INFO_UUID, char[21]
+	amdComputeUnitCount  = 0xA002 // HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, uint32_t
+	amdMaxClockMHz       = 0xA003 // HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY, uint32_t
+	amdBDFID             = 0xA006 // HSA_AMD_AGENT_INFO_BDFID, uint32_t
+	amdMemoryWidth       = 0xA007 // HSA_AMD_AGENT_INFO_MEMORY_WIDTH, uint32_t
+	amdMemoryMaxMHz      = 0xA008 // HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY, uint32_t
+	amdProductName       = 0xA009 // HSA_AMD_AGENT_INFO_PRODUCT_NAME, char[64]
+	amdMaxWavesPerCU     = 0xA00A // HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU, uint32_t
+	amdDomain            = 0xA00F // HSA_AMD_AGENT_INFO_DOMAIN, uint32_t
+	amdCooperativeQueues = 0xA010 // HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES, bool
+	amdUUID              = 0xA011 // HSA_AMD_AGENT_INFO_UUID, char[21]
+	amdMemoryAvail       = 0xA015 // HSA_AMD_AGENT_INFO_MEMORY_AVAIL, uint64_t
 
 	isaNameLength = 0 // HSA_ISA_INFO_NAME_LENGTH, uint32_t
 	isaName       = 1 // HSA_ISA_INFO_NAME, char[NAME_LENGTH]

@@ -91,6 +91,9 @@ func TestOpenAgentsAndPools(t *testing.T) {
 		MemoryClockMHz: 1600, MemoryBusWidth: 4096, L2CacheSize: 8 << 20, PCIDomain: 2, PCIBus: 0x2f,
 		PCIDevice: 3, UUID: "GPU-0123456789abcdef", Node: 1, ComputeMajor: 9, ComputeMinor: 0,
 		DriverVersion: "ROCR, HSA 1.1", Profiling: true,
+		// The fake answers neither MAX_WAVES_PER_CU nor COOPERATIVE_QUEUES.
+		GroupMemPerCU: 64 << 10, RegsPerBlock: 64 << 10, TotalConstMem: 1<<31 - 1, MemPitch: 1<<31 - 1,
+		AsyncEngines: 2, ConcurrentKernels: true, ManagedMemory: true,
 	}
 	if in != want {
 		t.Errorf("info\n got %+v\nwant %+v", in, want)
