@@ -63,6 +63,12 @@ func NewStore(addr string, serve bool) (*Store, error) {
 // is done.
 func NewStoreContext(ctx context.Context, addr string, serve bool) (*Store, error) {
 	const op = "collective store"
+	if err := checkTimeoutEnv(op); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, argErr(op, "address %q: %v", addr, err)
@@ -103,7 +109,7 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 	const op = "collective store"
 	for {
 		if ctx.Err() != nil {
-			return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: "reach " + s.addr, Err: ctx.Err()}
+			return nil, waitErr(ctx, op, "reach "+s.addr, deadline, nil)
 		}
 		key, err := s.key, error(nil)
 		if key == nil {
@@ -126,12 +132,8 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %v", s.addr, err)
 			}
 		}
-		if time.Now().After(deadline) {
-			if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
-				// The caller's deadline passed, a moment before ctx says so.
-				return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("reach %s: %v", s.addr, err), Err: context.DeadlineExceeded}
-			}
-			return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "reach %s: %v", s.addr, err)
+		if !time.Now().Before(deadline) {
+			return nil, waitErr(ctx, op, "reach "+s.addr, deadline, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -204,10 +206,7 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	deadline := time.Now().Add(rendezvousTimeout())
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline := rendezvousDeadline(ctx)
 	l, err := s.dial(ctx, deadline)
 	if err != nil {
 		return nil, err
@@ -218,8 +217,8 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	stop := context.AfterFunc(ctx, func() { _ = l.conn.Close() })
 	defer stop()
 	failed := func(err error) error {
-		if ctx.Err() != nil {
-			return &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: strconv.Quote(key), Err: ctx.Err()}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return waitErr(ctx, op, strconv.Quote(key), deadline, err)
 		}
 		return gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: %v", key, err)
 	}
@@ -433,11 +432,16 @@ func (k *storeKey) Read(p []byte) (int, error) {
 // on its Device, meeting the others at the store rank 0 serves.
 func FromEnv() (*Comm, error) { return FromEnvContext(context.Background()) }
 
-// FromEnvContext is FromEnv whose rendezvous gives up when ctx is done,
-// or at ctx's deadline where that comes before HIPGO_COLLECTIVE_TIMEOUT's;
-// the error wraps ctx's. The collective library's own setup, once every
-// rank has the communicator's ID, is not cut short.
+// FromEnvContext is FromEnv whose whole rendezvous (the store, the ID's
+// hand-over and the ranks' meeting) gives up when ctx is done, or at
+// ctx's deadline where that comes before HIPGO_COLLECTIVE_TIMEOUT's; the
+// error wraps ctx's, and a timeout is hipErrorLaunchTimeOut wrapping
+// context.DeadlineExceeded. NCCL's and RCCL's own setup, once every rank
+// has the communicator's ID, is not cut short.
 func FromEnvContext(ctx context.Context) (*Comm, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	l, err := LaunchFromEnv()
 	if err != nil {
 		return nil, err
@@ -453,7 +457,7 @@ func FromEnvContext(ctx context.Context) (*Comm, error) {
 	}
 	// Every rank has read the ID once NewRank returns: the store can go.
 	// The ID's own secret guards the communicator from here on.
-	c, err := Join(dev, st.keyContext(ctx, "hipgo/collective/id"), rank, size)
+	c, err := JoinContext(ctx, dev, st.keyContext(ctx, "hipgo/collective/id"), rank, size)
 	_ = st.Close()
 	return c, err
 }
