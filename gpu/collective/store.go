@@ -129,7 +129,7 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 			}
 			c.Close()
 			if errors.Is(err, errAuth) && s.js.file == "" {
-				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %v", s.addr, err)
+				return nil, &gpu.Error{Code: gpu.ErrInvalidValue, Op: op, Msg: s.addr, Err: err}
 			}
 		}
 		if !time.Now().Before(deadline) {
