@@ -137,7 +137,9 @@ type link struct {
 }
 
 func newLink(conn net.Conn) *link {
-	return &link{conn: conn, r: bufio.NewReaderSize(conn, 1<<16), w: bufio.NewWriterSize(conn, 1<<16)}
+	// A TLS record holds at most 16 KiB: larger buffers would only hold
+	// memory (a store keeps one link per waiting Get).
+	return &link{conn: conn, r: bufio.NewReaderSize(conn, 16<<10), w: bufio.NewWriterSize(conn, 16<<10)}
 }
 
 // checkProofs, when false, skips the named side's check of the other's

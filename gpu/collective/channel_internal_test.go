@@ -265,3 +265,49 @@ func TestTamperedRecordFailsPromptly(t *testing.T) {
 	}
 	require.NoError(t, st.Set("k", []byte("value")), "the store still serves")
 }
+
+// addrConn is a connection from a given address, for the gate.
+type addrConn struct {
+	net.Conn
+	from   net.Addr
+	closed bool
+}
+
+func (c *addrConn) RemoteAddr() net.Addr { return c.from }
+func (c *addrConn) Close() error         { c.closed = true; return nil }
+
+// The gate keeps at most maxPerSource connections of one address and
+// maxPending in all authenticating, evicting the oldest of the source,
+// else the oldest of all, for a new one.
+func TestGateLimits(t *testing.T) {
+	var g gate
+	from := func(ip string) *addrConn {
+		return &addrConn{from: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}}
+	}
+	var a []*addrConn
+	for range maxPerSource + 4 {
+		c := from("192.0.2.1")
+		g.admit(c)
+		a = append(a, c)
+	}
+	for i, c := range a {
+		assert.Equal(t, i < 4, c.closed, "connection %d of one source", i)
+	}
+	var others []*addrConn
+	for i := range maxPending - maxPerSource {
+		c := from("198.51.100." + strconv.Itoa(i%200+1))
+		g.admit(c)
+		others = append(others, c)
+	}
+	for _, c := range others {
+		assert.False(t, c.closed, "a connection within the limits")
+	}
+	last := from("203.0.113.1")
+	p := g.admit(last)
+	assert.True(t, a[4].closed, "the oldest of all made room")
+	assert.Len(t, g.q, maxPending)
+	assert.True(t, g.leave(p))
+	assert.False(t, g.leave(p), "a connection leaves once")
+	g.closeAll()
+	assert.True(t, others[0].closed)
+}

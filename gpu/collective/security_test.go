@@ -248,6 +248,45 @@ func TestIdleConnectionDoesNotBlockJoin(t *testing.T) {
 	}
 }
 
+// Connections that never finish their handshake do not lock honest
+// clients out: 200 idle ones to the store and to the meeting point, more
+// than a listener authenticates at once and held open past the test,
+// delay no Set and no rank (the store's own Set timed out after 12 s and
+// NewRank failed at once with "connection reset by peer": the listeners
+// closed connections past 32 unread while the idle ones kept their place).
+func TestIdleFloodDoesNotStarve(t *testing.T) {
+	cpuOnly(t)
+	defer collective.SetHandshakeTimeout(30 * time.Second)() // the idle ones would keep their place
+	st, addr := secretStore(t)
+	devs := newDevs(t, 2)
+	id, err := collective.NewID(devs[0])
+	require.NoError(t, err)
+	meet := string(id[41 : 41+int(id[40])])
+	for _, a := range []string{addr, meet} {
+		for range 200 {
+			c, err := net.Dial("tcp", a)
+			require.NoError(t, err)
+			defer c.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	assert.NoError(t, st.SetContext(ctx, "k", []byte("v")), "a Set beside 200 idle connections")
+	comms := make([]*collective.Comm, 2)
+	within(t, 20*time.Second, "joining beside 200 idle connections", func() {
+		parallel(2, func(r int) {
+			c, err := collective.NewRankContext(ctx, devs[r], id, r, 2)
+			assert.NoError(t, err, "rank %d", r)
+			comms[r] = c
+		})
+	})
+	for _, c := range comms {
+		if c != nil {
+			assert.NoError(t, c.Destroy())
+		}
+	}
+}
+
 // The store bounds what it holds: value and key sizes, the number of
 // keys, idle connections and waits for keys never set (300 values of
 // 1 MiB were taken, and 500 idle connections or Gets held a goroutine

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
@@ -29,6 +30,7 @@ type Store struct {
 	kv      map[string][]byte
 	changed chan struct{} // closed and replaced on each Set
 	conns   map[net.Conn]bool
+	waits   int // Gets waiting for their key
 	done    chan struct{}
 	closed  bool
 }
@@ -38,7 +40,16 @@ var (
 	storeMaxKey   = 256
 	storeMaxValue = 16 << 10
 	storeMaxKeys  = 256
-	storeMaxConns = 64
+	storeMaxWaits = 1024 // Gets waiting for a key at once
+	storeMaxConns = 1024 + 64
+)
+
+// A reply's status: the value, a refusal with its reason, or busy (the
+// client asks again).
+const (
+	storeOK   byte = 0
+	storeErr  byte = 1
+	storeBusy byte = 2
 )
 
 const (
@@ -207,9 +218,27 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 		ctx = context.Background()
 	}
 	deadline := rendezvousDeadline(ctx)
+	for {
+		v, busy, err := s.requestOnce(ctx, deadline, kind, key, value)
+		if !busy {
+			return v, err
+		}
+		// The store serves as many clients as it may: ask again.
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryPause + time.Duration(rand.Int64N(int64(4*retryPause)))):
+		}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return nil, waitErr(ctx, op, strconv.Quote(key), deadline, errors.New("the store was busy"))
+		}
+	}
+}
+
+func (s *Store) requestOnce(ctx context.Context, deadline time.Time, kind byte, key string, value []byte) (_ []byte, busy bool, _ error) {
+	const op = "collective store"
 	l, err := s.dial(ctx, deadline)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer l.conn.Close()
 	// A done context ends the request where it waits: the connection
@@ -229,27 +258,30 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 		err = l.flush()
 	}
 	if err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
 	st, err := l.readRecord(5)
 	if err == nil && len(st) != 5 {
 		err = errors.New("a truncated reply")
 	}
 	if err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
 	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
 	if n > max(storeMaxValue, maxWhy) {
-		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: a reply of %d bytes", key, n)
+		return nil, false, gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: a reply of %d bytes", key, n)
 	}
 	v := make([]byte, n)
 	if err := l.readInto(v); err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
-	if status != 0 {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%q: the store says: %s", key, v)
+	switch status {
+	case storeOK:
+		return v, false, nil
+	case storeBusy:
+		return nil, true, nil
 	}
-	return v, nil
+	return nil, false, gpu.Errorf(gpu.ErrInvalidValue, op, "%q: the store says: %s", key, v)
 }
 
 // Close closes the connection and, in the server, the store.
@@ -287,7 +319,7 @@ func (s *Store) serve() {
 			if !ok {
 				go func() {
 					_ = a.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-					_ = replyStore(a.l, 1, []byte("too many clients"))
+					_ = replyStore(a.l, storeBusy, nil)
 					a.l.conn.Close()
 				}()
 				continue
@@ -325,7 +357,7 @@ func (s *Store) client(a arrival) {
 	_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	kind, key, vlen, err := parseStoreReq(a.first)
 	if err != nil {
-		_ = replyStore(l, 1, []byte(err.Error()))
+		_ = replyStore(l, storeErr, []byte(err.Error()))
 		return
 	}
 	var reply []byte
@@ -339,7 +371,7 @@ func (s *Store) client(a arrival) {
 		_, had := s.kv[key]
 		if !had && len(s.kv) >= storeMaxKeys {
 			s.smu.Unlock()
-			_ = replyStore(l, 1, []byte(fmt.Sprintf("the store holds %d keys, its limit", storeMaxKeys)))
+			_ = replyStore(l, storeErr, []byte(fmt.Sprintf("the store holds %d keys, its limit", storeMaxKeys)))
 			return
 		}
 		s.kv[key] = v
@@ -347,6 +379,22 @@ func (s *Store) client(a arrival) {
 		s.changed = make(chan struct{})
 		s.smu.Unlock()
 	case storeGet:
+		s.smu.Lock()
+		_, set := s.kv[key]
+		busy := !set && s.waits >= storeMaxWaits
+		if !busy && !set {
+			s.waits++
+			defer func() {
+				s.smu.Lock()
+				s.waits--
+				s.smu.Unlock()
+			}()
+		}
+		s.smu.Unlock()
+		if busy {
+			_ = replyStore(l, storeBusy, nil)
+			return
+		}
 		timer := time.NewTimer(rendezvousTimeout())
 		defer timer.Stop()
 		// A client that hangs up stops the wait (it sends nothing more).
@@ -378,13 +426,13 @@ func (s *Store) client(a arrival) {
 				return
 			case <-timer.C:
 				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-				_ = replyStore(l, 1, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
+				_ = replyStore(l, storeErr, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
 				return
 			}
 		}
 		_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	}
-	_ = replyStore(l, 0, reply)
+	_ = replyStore(l, storeOK, reply)
 }
 
 // Key is key of the store as an io.ReadWriter, for Join: a Write sets
