@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -66,10 +67,11 @@ func decodeCPUID(id ID) (cpuID, error) {
 
 // meeting is an ID's meeting point while it waits for the ranks.
 type meeting struct {
-	ln     net.Listener
-	secret []byte
-	done   chan struct{}
-	once   sync.Once
+	ln       net.Listener
+	secret   []byte
+	done     chan struct{}
+	once     sync.Once
+	timedOut atomic.Bool // closed by the rendezvous timeout
 }
 
 // meetings are this process's meeting points still open, by ID.
@@ -252,7 +254,10 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 // the others keep waiting.
 func (m *meeting) meet(id ID, timeout time.Duration) {
 	defer m.close(id)
-	timer := time.AfterFunc(timeout, func() { m.close(id) })
+	timer := time.AfterFunc(timeout, func() {
+		m.timedOut.Store(true)
+		m.close(id)
+	})
 	defer timer.Stop()
 	links := make(chan arrival)
 	go acceptLinks(m.ln, m.secret, roleMeet, 8+2+maxAddr, m.done, links)
@@ -269,6 +274,14 @@ func (m *meeting) meet(id ID, timeout time.Duration) {
 		select {
 		case a = <-links:
 		case <-m.done:
+			if m.timedOut.Load() {
+				// Tell the ranks that came why they wait no more.
+				why := fmt.Sprintf("%d of %d ranks joined within %v", len(joined), size, timeout)
+				for _, h := range joined {
+					_ = h.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+					_ = writeStatus(h.l, meetTimedOut, why)
+				}
+			}
 			return
 		}
 		l := a.l
@@ -283,7 +296,7 @@ func (m *meeting) meet(id ID, timeout time.Duration) {
 		if err != nil {
 			go func() {
 				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-				_ = writeStatus(l, err.Error())
+				_ = writeStatus(l, meetRefused, err.Error())
 				l.conn.Close()
 			}()
 			continue
@@ -329,12 +342,24 @@ func readString(p []byte, max int) (string, []byte, error) {
 	return string(p[2 : 2+n]), p[2+n:], nil
 }
 
-func writeStatus(l *link, why string) error {
+// The meeting point's word to a joining rank: the table follows, the
+// rank does not fit (why follows), or the rendezvous timed out.
+const (
+	meetOK       byte = 0
+	meetRefused  byte = 1
+	meetTimedOut byte = 2
+)
+
+// errMeetTimedOut is a meeting point's rendezvous timeout, as it told a
+// rank that joined.
+var errMeetTimedOut = errors.New("the meeting point's rendezvous timed out")
+
+func writeStatus(l *link, status byte, why string) error {
 	if len(why) > maxWhy {
 		why = why[:maxWhy]
 	}
 	var st [5]byte
-	st[0] = 1
+	st[0] = status
 	binary.LittleEndian.PutUint32(st[1:], uint32(len(why)))
 	if err := l.writeRecord(st[:]); err != nil {
 		return err
@@ -437,6 +462,9 @@ func meetOnce(ctx context.Context, c cpuID, rank, size int, addr string) (_ []st
 		why := make([]byte, n)
 		if err := l.readInto(why); err != nil {
 			return nil, false, fmt.Errorf("meeting point: %v", err)
+		}
+		if status == meetTimedOut {
+			return nil, false, fmt.Errorf("%w: %s", errMeetTimedOut, why)
 		}
 		return nil, false, argErr("collective init rank", "rank %d of %d: %s", rank, size, why)
 	}

@@ -40,7 +40,12 @@ func newCPURank(ctx context.Context, id ID, rank, size int) (*cpuRank, error) {
 	defer stopLn()
 	fail := func(what string, err error) (*cpuRank, error) {
 		what = fmt.Sprintf("rank %d of %d: %s", rank, size, what)
-		if rctx.Err() != nil {
+		if errors.Is(err, errMeetTimedOut) {
+			// The meeting point's timeout, a moment before this rank's.
+			return nil, &gpu.Error{Code: gpu.ErrLaunchTimeOut, Op: op, Err: context.DeadlineExceeded,
+				Msg: fmt.Sprintf("%s: %v (HIPGO_COLLECTIVE_TIMEOUT of the process that made the ID)", what, err)}
+		}
+		if rctx.Err() != nil || !time.Now().Before(deadline) {
 			return nil, waitErr(ctx, op, what, deadline, err)
 		}
 		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "%s: %v", what, err)
