@@ -39,8 +39,6 @@ import (
 //     (new connections closed past the limit, as before):
 //     TestIdleFloodDoesNotStarve.
 
-var otherSecret = []byte("not the job's secret, 32 bytes..")
-
 // acceptedAttacker reports whether a listener of role, authenticating
 // with secret, hands on a connection from AttackClient.
 func acceptedAttacker(t *testing.T, role string, first []byte) bool {
@@ -88,9 +86,9 @@ func TestAttackerClientEveryListener(t *testing.T) {
 	}
 }
 
-// sentToFake runs a client of role against a FakeServer and returns its
-// error and what the fake received after the client's proof.
-func sentToFake(t *testing.T, role string, echo bool) (error, []byte) {
+// sentToFake runs a client of role against a FakeServer and returns what
+// the fake received after the client's proof, and the client's error.
+func sentToFake(t *testing.T, role string, echo bool) ([]byte, error) {
 	t.Helper()
 	fake, err := NewFakeServer(role, echo)
 	require.NoError(t, err)
@@ -113,14 +111,14 @@ func sentToFake(t *testing.T, role string, echo bool) (error, []byte) {
 		cancel()
 	}
 	fake.Close()
-	return err, fake.Received()
+	return fake.Received(), err
 }
 
 // Every client (a store's, a joining rank's, a peer link's) refuses a
 // server without the secret that accepts it, and sends it nothing.
 func TestAttackerServerEveryClient(t *testing.T) {
 	for role := range firsts {
-		err, got := sentToFake(t, role, false)
+		got, err := sentToFake(t, role, false)
 		assert.ErrorIs(t, err, errAuth, "a %s client", role)
 		assert.Empty(t, got, "what a %s client sent a server without the secret", role)
 	}
@@ -130,7 +128,7 @@ func TestAttackerServerEveryClient(t *testing.T) {
 // that holds the secret: the two sides' proofs differ.
 func TestProofBindsSide(t *testing.T) {
 	for role := range firsts {
-		err, got := sentToFake(t, role, true)
+		got, err := sentToFake(t, role, true)
 		assert.ErrorIs(t, err, errAuth, "a %s client", role)
 		assert.Empty(t, got, "what a %s client sent a server that echoed its proof", role)
 	}
@@ -199,7 +197,7 @@ func TestProofChecksAreNeeded(t *testing.T) {
 	checkProofs.server = true
 	checkProofs.client = false
 	for role := range firsts {
-		_, got := sentToFake(t, role, false)
+		got, _ := sentToFake(t, role, false)
 		assert.NotEmpty(t, got, "without the client's check, a %s client talks to a fake server", role)
 	}
 	checkProofs.client = true
