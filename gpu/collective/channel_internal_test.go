@@ -278,6 +278,9 @@ func (c *addrConn) Close() error         { c.closed = true; return nil }
 // maxPending in all authenticating, evicting the oldest of the source,
 // else the oldest of all, for a new one.
 func TestGateLimits(t *testing.T) {
+	old := evictAge
+	evictAge = 0
+	defer func() { evictAge = old }()
 	var g gate
 	from := func(ip string) *addrConn {
 		return &addrConn{from: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}}
@@ -308,4 +311,20 @@ func TestGateLimits(t *testing.T) {
 	assert.False(t, g.leave(p), "a connection leaves once")
 	g.closeAll()
 	assert.True(t, others[0].closed)
+
+	// Young connections keep their place: the newcomer is closed (its
+	// client connects again).
+	evictAge = time.Hour
+	var young []*addrConn
+	for range maxPerSource {
+		c := from("192.0.2.1")
+		require.NotNil(t, g.admit(c))
+		young = append(young, c)
+	}
+	c := from("192.0.2.1")
+	assert.Nil(t, g.admit(c))
+	assert.True(t, c.closed, "the newcomer")
+	for _, y := range young {
+		assert.False(t, y.closed, "a young connection")
+	}
 }

@@ -116,11 +116,13 @@
 // dropped. A listener authenticates at most 64 connections at once, and
 // at most 16 from one address; a new connection past either limit takes
 // the place of the oldest one still authenticating (of its own address,
-// past that address's limit), which is closed, so connections that never
-// finish their handshake cannot keep an honest client out: one that
-// finishes its handshake in less time than it takes an attacker to open
-// 16 more connections gets through, and clients connect again when a
-// connection is closed during its handshake. A reader allocates at most
+// past that address's limit) once that one has had 100 ms, and is closed
+// itself before then. Connections that never finish their handshake thus
+// cannot keep an honest client out, a burst of honest ones (many ranks of
+// one host) does not close handshakes about to finish, and clients
+// connect again when a connection is closed during its handshake. An
+// attacker that opens connections faster than the listener's handshakes
+// finish still delays clients, up to their rendezvous timeout. A reader allocates at most
 // what the record in progress declares (64 KiB) and TLS authenticates
 // each of its records before handing on a byte. A store holds at most 256
 // keys of at most 256 bytes with values of at most 16 KiB; it lets at

@@ -146,14 +146,22 @@ type arrival struct {
 // authenticating (of its own source, past the source's limit), which is
 // closed: connections that never finish their handshake cannot keep a
 // client that does out, and clients retry a connection closed under them.
+// A connection younger than evictAge is not evicted (the newcomer is
+// closed instead), so that a burst of honest clients, many ranks of one
+// host joining at once, does not close handshakes about to finish.
 type gate struct {
 	mu sync.Mutex
 	q  []*pendingConn // in arrival order
 }
 
+// evictAge is how long a connection authenticates before a newer one
+// may take its place.
+var evictAge = 100 * time.Millisecond
+
 type pendingConn struct {
-	conn net.Conn
-	src  string
+	conn  net.Conn
+	src   string
+	since time.Time
 }
 
 func sourceOf(c net.Conn) string {
@@ -163,8 +171,10 @@ func sourceOf(c net.Conn) string {
 	return c.RemoteAddr().String()
 }
 
+// admit adds c to the connections authenticating, or closes it and
+// returns nil where no place is free.
 func (g *gate) admit(c net.Conn) *pendingConn {
-	p := &pendingConn{conn: c, src: sourceOf(c)}
+	p := &pendingConn{conn: c, src: sourceOf(c), since: time.Now()}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n, oldest := 0, -1
@@ -176,11 +186,19 @@ func (g *gate) admit(c net.Conn) *pendingConn {
 			n++
 		}
 	}
+	victim := -1
 	switch {
 	case n >= maxPerSource:
-		g.evict(oldest)
+		victim = oldest
 	case len(g.q) >= maxPending:
-		g.evict(0)
+		victim = 0
+	}
+	if victim >= 0 {
+		if p.since.Sub(g.q[victim].since) < evictAge {
+			c.Close()
+			return nil
+		}
+		g.evict(victim)
 	}
 	g.q = append(g.q, p)
 	return p
@@ -227,6 +245,9 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 			return
 		}
 		p := g.admit(conn)
+		if p == nil {
+			continue
+		}
 		go func() {
 			l, err := acceptAuth(conn, secret, role)
 			var first []byte
