@@ -188,6 +188,14 @@ func dialAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
 // before anything else is read, then its own proof, all within
 // handshakeTimeout.
 func acceptAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
+	return acceptAuthGated(conn, secret, role, nil)
+}
+
+// acceptAuthGated is acceptAuth that asks admitted, once the client's
+// proof is checked and before the server answers, whether the connection
+// still has its place (a gate may have closed it for a newer one): a
+// client told it is accepted is never closed so.
+func acceptAuthGated(conn net.Conn, secret []byte, role byte, admitted func() bool) (*link, error) {
 	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	defer conn.SetDeadline(time.Time{})
 	cfg, err := serverConfig()
@@ -210,6 +218,9 @@ func acceptAuth(conn net.Conn, secret []byte, role byte) (*link, error) {
 	if checkProofs.server && !hmac.Equal(theirs[:], want) {
 		_, _ = tc.Write([]byte{refused})
 		return nil, errAuth
+	}
+	if admitted != nil && !admitted() {
+		return nil, errors.New("closed for a newer connection")
 	}
 	mine, _ := proof(cs, secret, role, "server")
 	if _, err := tc.Write(append([]byte{accepted}, mine...)); err != nil {

@@ -249,14 +249,23 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 			continue
 		}
 		go func() {
-			l, err := acceptAuth(conn, secret, role)
+			// The connection leaves the gate once its client has proved
+			// the secret, before it is told so.
+			left := false
+			l, err := acceptAuthGated(conn, secret, role, func() bool {
+				left = true
+				return g.leave(p)
+			})
+			if !left {
+				g.leave(p)
+			}
 			var first []byte
 			if err == nil {
 				_ = conn.SetReadDeadline(time.Now().Add(handshakeTimeout()))
 				first, err = l.readRecord(maxFirst)
 				_ = conn.SetReadDeadline(time.Time{})
 			}
-			if !g.leave(p) || err != nil {
+			if err != nil {
 				conn.Close()
 				return
 			}

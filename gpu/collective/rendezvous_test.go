@@ -232,3 +232,31 @@ func TestCollectiveTimeoutVariable(t *testing.T) {
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.ErrorContains(t, err, `HIPGO_COLLECTIVE_TIMEOUT="soon"`)
 }
+
+// More ranks of one host than a listener authenticates from one address
+// at once join: their connections to the meeting point and to rank 0
+// come in a burst from one address, and those past the limit connect
+// again.
+func TestManyRanksOneHost(t *testing.T) {
+	cpuOnly(t)
+	if testing.Short() {
+		t.Skip("joins 24 ranks")
+	}
+	const n = 24
+	dev := newDevs(t, 1)[0]
+	id, err := collective.NewID(dev)
+	require.NoError(t, err)
+	comms := make([]*collective.Comm, n)
+	within(t, 60*time.Second, "24 ranks joining", func() {
+		parallel(n, func(r int) {
+			c, err := collective.NewRank(dev, id, r, n)
+			assert.NoError(t, err, "rank %d", r)
+			comms[r] = c
+		})
+	})
+	for _, c := range comms {
+		if c != nil {
+			assert.NoError(t, c.Destroy())
+		}
+	}
+}
