@@ -37,7 +37,10 @@ import (
 //     retry until their context's deadline instead of saying "secret";
 //   - the listener's eviction of the oldest pending connection removed
 //     (new connections closed past the limit, as before):
-//     TestIdleFloodDoesNotStarve.
+//     TestIdleFloodDoesNotStarve;
+//   - the gate left after the server's answer instead of before it (a
+//     rank told it is accepted could be closed for a newer connection):
+//     TestManyRanksOneHost under -race.
 
 // acceptedAttacker reports whether a listener of role, authenticating
 // with secret, hands on a connection from AttackClient.

@@ -17,8 +17,9 @@ type ID [128]byte
 // listener the ranks meet at, and the ID carries a secret of 256 bits
 // from crypto/rand that every connection of the communicator proves it
 // holds: hand the ID only to the ranks. The listener closes once the
-// ranks have met, on Close, or after the rendezvous timeout (five
-// minutes); a process keeps at most 64 open at once.
+// ranks have met, on Close, or after the rendezvous timeout
+// (HIPGO_COLLECTIVE_TIMEOUT, five minutes by default); a process keeps
+// at most 64 open at once.
 func NewID(dev *gpu.Device) (ID, error) {
 	const op = "collective id"
 	if err := checkDevice(op, 0, dev); err != nil {
