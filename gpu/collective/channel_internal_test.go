@@ -18,10 +18,10 @@ import (
 // named fail; the first two are also run below by
 // TestProofChecksAreNeeded):
 //
-//   - the server's check of the client's proof removed (checkProofs.server):
+//   - the server's check of the client's proof removed (skipServerCheck):
 //     TestStoreRefusesUnauthenticated, TestUnauthenticatedCannotJoin (the
 //     real rank 1 refused), TestAttackerClientEveryListener;
-//   - the client's check of the server's proof removed (checkProofs.client):
+//   - the client's check of the server's proof removed (skipClientCheck):
 //     TestStoreRefusesUnauthenticated, TestUnauthenticatedCannotJoin,
 //     TestAttackerServerEveryClient;
 //   - the proof over a constant instead of the TLS exporter:
@@ -193,17 +193,21 @@ func freeTCPPort(t *testing.T) int {
 // server's check gone an attacking client gets through every listener,
 // and with the client's gone every client talks to a fake server.
 func TestProofChecksAreNeeded(t *testing.T) {
-	checkProofs.server = false
+	defer func() {
+		skipServerCheck.Store(false)
+		skipClientCheck.Store(false)
+	}()
+	skipServerCheck.Store(true)
 	for role, first := range firsts {
 		assert.True(t, acceptedAttacker(t, role, first), "without the server's check, the %s listener takes the attacker", role)
 	}
-	checkProofs.server = true
-	checkProofs.client = false
+	skipServerCheck.Store(false)
+	skipClientCheck.Store(true)
 	for role := range firsts {
 		got, _ := sentToFake(t, role, false)
 		assert.NotEmpty(t, got, "without the client's check, a %s client talks to a fake server", role)
 	}
-	checkProofs.client = true
+	skipClientCheck.Store(false)
 }
 
 // A record tampered with on the way fails the connection at once (it was
