@@ -40,7 +40,53 @@ var (
 )
 
 func (r *cpuRank) work(ops []*call) (func() error, func(uintptr) error) {
-	return func() error { return r.run(ops) }, nil
+	if _, ok := r.tr.(*tcpTransport); !ok {
+		return func() error { return r.run(ops) }, nil
+	}
+	// Peers in other processes may send what these operations take as
+	// soon as they are queued here: the mailbox makes room for it.
+	takes := r.takes(ops)
+	for j, n := range takes {
+		if n > 0 {
+			r.box.expecting(j, n)
+		}
+	}
+	return func() error {
+		defer func() {
+			for j, n := range takes {
+				if n > 0 {
+					r.box.expecting(j, -n)
+				}
+			}
+		}()
+		return r.run(ops)
+	}, nil
+}
+
+// takes is the bytes ops take from each rank.
+func (r *cpuRank) takes(ops []*call) []int64 {
+	t := make([]int64, r.size)
+	for _, k := range ops {
+		n := int64(k.count) * int64(k.esize)
+		switch k.kind {
+		case kRecv:
+			t[k.peer] += n
+		case kAllReduce, kAllGather, kReduceScatter:
+			for j := range t {
+				t[j] += n
+			}
+		case kReduce:
+			if r.rank == k.peer {
+				for j := range t {
+					t[j] += n
+				}
+			}
+		case kBroadcast:
+			t[k.peer] += n
+		}
+	}
+	t[r.rank] = 0
+	return t
 }
 
 func (r *cpuRank) destroy() error { return r.tr.leave(errDestroyed) }
@@ -91,6 +137,9 @@ func (r *cpuRank) run(ops []*call) error {
 			}
 			if want := (header{kind: kSend, dt: k.dt, count: int64(k.count)}); m.h != want {
 				return argErr(k.op, "rank %d receives %d %v from rank %d, which sent %d %v", r.rank, k.count, k.dt, k.peer, m.h.count, m.h.dt)
+			}
+			if n := k.count * k.esize; len(m.data) != n {
+				return gpu.Errorf(gpu.ErrLaunchFailure, k.op, "rank %d receives %d bytes from rank %d, whose header says %d", r.rank, len(m.data), k.peer, n)
 			}
 			copy(bytesOf(k.recv), m.data)
 		}

@@ -16,7 +16,9 @@
 //     joins as the launcher placed the process (LaunchFromEnv: torchrun's
 //     RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE, Open MPI's
 //     OMPI_COMM_WORLD_*, MPICH's PMI_*, Slurm's SLURM_*),
-//     on the GPU of its local rank (the one GPU a launcher left visible),
+//     on the GPU of its local rank (the one GPU a launcher left visible;
+//     without GPUs, the process's cpu agent of that local rank modulo
+//     their number, so that a launcher's smoke test runs anywhere),
 //     meeting at MASTER_ADDR:MASTER_PORT.
 //
 // Elements are int8, uint8, int32, uint32, int64, uint64, float32 and
@@ -66,19 +68,31 @@
 // memory.
 //
 // The ID carries a 256-bit secret from crypto/rand. Every connection
-// (store requests, the meeting point, peer links) starts with a mutual
-// HMAC-SHA256 challenge-response: the client sends a 32-byte nonce, the
-// server its own and a MAC over both, the client its MAC; each side's
-// proof is bound to its role and to the connection (store, meeting point
-// or peer), and nothing else is read before it, within a deadline of 5
-// seconds. After it, every message is sealed per record (at most 64 KiB)
-// with AES-256-GCM under keys derived from the secret and both nonces,
-// numbered so that none can be dropped, replayed or reordered. Per-message
-// authentication was chosen over a per-connection handshake alone because
-// the ranks may span a network where TCP injection is possible, and the
-// encryption keeps the store's values (the ID, secret inside) from
-// anyone watching; AES-GCM runs at several GB/s with AES-NI, well above
-// what the TCP path carries.
+// (store requests, the meeting point, peer links) is TLS 1.3 from
+// crypto/tls, bound to the secret: once the TLS handshake is done, the
+// client sends an HMAC-SHA256 of the session's exported keying material
+// (ConnectionState.ExportKeyingMaterial, RFC 8446 §7.5) under a key
+// derived from the secret with crypto/hkdf for the connection's role
+// (store, meeting point or peer); the server checks it before it reads
+// anything else, then answers with its own proof, made the same way for
+// the server's side, which the client checks before it sends anything
+// else. All of it happens within a deadline of 3 seconds. Records then
+// get TLS's protection: AES-GCM or ChaCha20-Poly1305, numbered, under
+// keys from an ephemeral X25519 exchange, so recorded traffic stays
+// sealed even to one who later learns the secret (forward secrecy).
+//
+// Certificates are ephemeral: each process makes an ed25519 key and a
+// self-signed certificate, and no client verifies it. The proofs take
+// the certificate's place, and that is sound because the exporter's
+// output is unique to one TLS session and known only to its two ends: a
+// man in the middle runs two sessions, one with each side, so a proof it
+// relays from one was made over the other session's keying material and
+// fails; it cannot make one of its own without the secret. TLS's own
+// Finished messages bind the exporter to everything in the handshake,
+// the server's key included. The client proves itself first, so that a
+// listener, which anyone may reach, gives out no proof to a stranger; a
+// client only connects to the address its ID or its store names. Each
+// proof names its side, so a server cannot send a client's proof back.
 //
 // A Store's secret is HIPGO_COLLECTIVE_SECRET (at least 16 bytes), or
 // the file HIPGO_COLLECTIVE_SECRET_FILE names (0600, the user's own), which a job script
@@ -98,20 +112,39 @@
 // loopback address when MASTER_ADDR is loopback or unset, else the
 // interface that owns or routes to MASTER_ADDR.
 //
-// Limits: a connection that has not proved the secret within 5 s is
-// dropped; a listener authenticates at most 32 connections at once
-// (concurrently, so a slow or idle one delays no other) and closes the
-// rest unread; a reader allocates at most what the record in progress
-// declares (64 KiB) before authenticating it, and a peer's message grows
-// with the records that arrived, never with the length announced (at
-// most 1 TiB). A store holds at most 256 keys of at most 256 bytes with
-// values of at most 16 KiB, serves at most 64 clients at once, and a Get
-// waits at most the rendezvous timeout (5 minutes). A rank holds at most
-// 256 messages of each kind (sends, collectives) from a peer in another
-// process that it has not yet received: a peer past that is dropped as
-// departed. An ID's meeting point closes once its ranks met, on
-// ID.Close, or after the rendezvous timeout, and a process keeps at most
-// 64 open.
+// Limits: a connection that has not proved the secret within 3 s is
+// dropped. A listener authenticates at most 64 connections at once, and
+// at most 16 from one address; a new connection past either limit takes
+// the place of the oldest one still authenticating (of its own address,
+// past that address's limit) once that one has had 100 ms, and is closed
+// itself before then. Connections that never finish their handshake thus
+// cannot keep an honest client out, a burst of honest ones (many ranks of
+// one host) does not close handshakes about to finish, and clients
+// connect again when a connection is closed during its handshake. An
+// attacker that opens connections faster than the listener's handshakes
+// finish still delays clients, up to their rendezvous timeout. A reader allocates at most
+// what the record in progress declares (64 KiB) and TLS authenticates
+// each of its records before handing on a byte. A store holds at most 256
+// keys of at most 256 bytes with values of at most 16 KiB; it lets at
+// most 1024 Gets wait for a key and serves at most 1088 requests at once,
+// and tells those past that to ask again, which they do; a Get waits at
+// most the rendezvous timeout. A client that hangs up frees what it held.
+// A rank holds at most 256 messages of each kind (sends, collectives)
+// from a peer in another process that it has not yet received, and at
+// most 16 MiB of them beyond what the operations it has queued take from
+// that peer: a message past that waits, unread, until this rank queues an
+// operation that takes it. A message's length must be what its header's
+// operation carries (count elements of its type), at most 1 TiB; a peer
+// past these limits is dropped as departed. An ID's meeting point closes
+// once its ranks met, on ID.Close, or after the rendezvous timeout
+// (telling the ranks that came), and a process keeps at most 64 open.
+//
+// The rendezvous timeout is HIPGO_COLLECTIVE_TIMEOUT (a Go duration or
+// seconds), five minutes by default; NewRankContext, JoinContext and
+// FromEnvContext give up earlier at their context's deadline. A
+// rendezvous that times out fails with hipErrorLaunchTimeOut, wrapping
+// context.DeadlineExceeded; one whose context is cancelled wraps
+// context.Canceled.
 //
 // All functions are safe from several goroutines. They return once the
 // work is queued; NewAll and NewRank wait for every rank to join, Destroy

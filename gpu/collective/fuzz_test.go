@@ -26,9 +26,9 @@ func (c *fakeConn) SetWriteDeadline(time.Time) error { return nil }
 var fuzzSecret = []byte("0123456789abcdef0123456789abcdef")
 
 // Bytes from a client that does not hold the secret never pass the
-// handshake, whatever they are.
+// handshake, whatever they are (they are a TLS ClientHello at best).
 func FuzzHandshake(f *testing.F) {
-	f.Add([]byte(authMagic + "\x01" + string(make([]byte, nonceLen+macLen))))
+	f.Add([]byte("\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00"))
 	f.Add([]byte("hipgocpu"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, role := range []byte{roleStore, roleMeet, rolePeer} {
@@ -39,12 +39,11 @@ func FuzzHandshake(f *testing.F) {
 	})
 }
 
-// sealed is what a client holding the secret sends after the handshake:
-// msgs as records under the keys of nonces nc and ns.
+// sealed is what a client holding the secret sends after the handshake,
+// as the link frames it (TLS below it is the standard library's).
 func sealed(msgs ...[]byte) []byte {
 	c := &fakeConn{}
-	nc, ns := bytes.Repeat([]byte{1}, nonceLen), bytes.Repeat([]byte{2}, nonceLen)
-	l := newLink(c, fuzzSecret, rolePeer, nc, ns, true)
+	l := newLink(c)
 	for _, m := range msgs {
 		_ = l.writeMsg(m)
 	}
@@ -52,13 +51,12 @@ func sealed(msgs ...[]byte) []byte {
 }
 
 func serverLink(b []byte) *link {
-	nc, ns := bytes.Repeat([]byte{1}, nonceLen), bytes.Repeat([]byte{2}, nonceLen)
-	return newLink(&fakeConn{r: bytes.NewReader(b)}, fuzzSecret, rolePeer, nc, ns, false)
+	return newLink(&fakeConn{r: bytes.NewReader(b)})
 }
 
-// Peer frames: a frame record and the data records that follow, from a
-// peer that holds the secret (the bytes are sealed) or does not (they are
-// not). Nothing is allocated beyond what arrived.
+// Peer frames: a frame record and the data records that follow, framed
+// as the link frames them or raw. Nothing is allocated beyond what
+// arrived.
 func FuzzPeerFrame(f *testing.F) {
 	f.Add(frame{Len: 3}.encode(), []byte("abc"), true)
 	f.Add(frame{Len: 1 << 40}.encode(), []byte("abc"), true)

@@ -125,7 +125,10 @@ func launchFrom(getenv func(string) string) (Launch, error) {
 // first; the cpu agents follow them. A launcher that gives each rank a
 // GPU of its own (CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES per rank)
 // leaves one visible: every rank takes it. Otherwise the rank takes GPU
-// LocalRank, and without GPUs cpu agent LocalRank.
+// LocalRank. Without GPUs the rank takes cpu agent LocalRank modulo the
+// number of cpu agents: each process has cpu agents of its own, so ranks
+// of different processes share none, and a launcher's smoke test on a
+// machine without a GPU needs no HIPGO_CPU_AGENTS.
 func (l Launch) Device() (*gpu.Device, error) {
 	const op = "collective from env"
 	all, err := gpu.Devices()
@@ -147,8 +150,8 @@ func (l Launch) Device() (*gpu.Device, error) {
 		return gpus[l.LocalRank], nil
 	case len(gpus) > 0:
 		return nil, argErr(op, "local rank %d, but %d GPUs are visible", l.LocalRank, len(gpus))
-	case len(cpus) > l.LocalRank:
-		return cpus[l.LocalRank], nil
+	case len(cpus) > 0:
+		return cpus[l.LocalRank%len(cpus)], nil
 	}
-	return nil, argErr(op, "local rank %d, but %d cpu agents (HIPGO_CPU_AGENTS) and no GPU", l.LocalRank, len(cpus))
+	return nil, gpu.Errorf(gpu.ErrNoDevice, op, "no GPU and no cpu agent (HIPGO_CPU_AGENTS=0?)")
 }

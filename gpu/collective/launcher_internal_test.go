@@ -67,9 +67,12 @@ func TestLaunchFromErrors(t *testing.T) {
 	}
 }
 
-// Without GPUs a rank takes the cpu agent of its local rank; a local rank
-// past the devices is an error naming it. Where one GPU is visible (a
-// launcher that gives each rank its own), every rank takes it.
+// Without GPUs a rank takes the cpu agent of its local rank, modulo
+// their number: ranks are processes, each with cpu agents of its own, so
+// LOCAL_RANK=1 on a machine with one cpu agent and no GPU works (it
+// failed, "local rank 1, but 1 cpu agents"). Where one GPU is visible (a
+// launcher that gives each rank its own), every rank takes it; past
+// several GPUs a local rank is an error naming it.
 func TestLaunchDevice(t *testing.T) {
 	d, err := Launch{LocalRank: 1}.Device()
 	require.NoError(t, err)
@@ -77,12 +80,18 @@ func TestLaunchDevice(t *testing.T) {
 		assert.Equal(t, 1, d.Ordinal())
 	}
 	far, err := Launch{LocalRank: 64}.Device()
-	if VisibleGPUs(t) == 1 {
+	switch gpus := VisibleGPUs(t); {
+	case gpus == 1:
 		require.NoError(t, err)
 		assert.Same(t, d, far, "the one visible GPU")
-		return
+	case gpus > 1:
+		assert.ErrorContains(t, err, "local rank 64")
+	default:
+		require.NoError(t, err, "local rank 64 without GPUs")
+		all, err := gpu.Devices()
+		require.NoError(t, err)
+		assert.Same(t, all[64%len(all)], far, "cpu agent 64 modulo %d", len(all))
 	}
-	assert.ErrorContains(t, err, "local rank 64")
 }
 
 // VisibleGPUs is the number of GPUs among gpu.Devices, for this package's

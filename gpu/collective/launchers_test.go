@@ -98,7 +98,22 @@ func TestLaunchers(t *testing.T) {
 	}
 }
 
-func runLaunched(t *testing.T, l launcher, n int) {
+// TestLauncherOneCPUAgent is a launcher's smoke test on a machine without
+// a GPU as a newcomer runs it: torchrun's two ranks, LOCAL_RANK 0 and 1,
+// and the default single cpu agent per process (rank 1 failed, "local
+// rank 1, but 1 cpu agents (HIPGO_CPU_AGENTS) and no GPU").
+func TestLauncherOneCPUAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ranks as processes")
+	}
+	cpuOnly(t)
+	// A rank that fails leaves the other waiting no longer than this.
+	runLaunched(t, launchers["torchrun"], 2, "HIPGO_CPU_AGENTS=1", "HIPGO_COLLECTIVE_TIMEOUT=30s")
+}
+
+// runLaunched starts n ranks under l's variables, with extra variables
+// after them.
+func runLaunched(t *testing.T, l launcher, n int, extra ...string) {
 	port := freePort(t)
 	if l.agentStore {
 		// The agent's store on MASTER_PORT; hipgo's takes the port above,
@@ -123,6 +138,7 @@ func runLaunched(t *testing.T, l launcher, n int) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRankProcess$", "-test.count=1", "-test.v")
 		cmd.Env = append(append(append([]string{}, base...), l.env(r, n, strconv.Itoa(port))...),
 			"HIPGO_COLLECTIVE_CHILD=1", "HIPGO_TEST_LAUNCHER="+l.from)
+		cmd.Env = append(cmd.Env, extra...)
 		out := &bytes.Buffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		require.NoError(t, cmd.Start())

@@ -35,9 +35,10 @@ func (h header) String() string {
 // msg is what one rank hands another: its part of a collective, or the
 // data of a Send.
 type msg struct {
-	coll bool
-	h    header
-	data []byte
+	coll    bool
+	counted bool // its bytes are in the mailbox's held (a peer in another process)
+	h       header
+	data    []byte
 }
 
 // mailbox is one rank's incoming messages, queued by sender and by
@@ -48,10 +49,15 @@ type mailbox struct {
 	q     [2][][]*msg // [0]: sends, [1]: collectives; by sender
 	gone  []error     // why a sender will send no more
 	abort error       // set when this rank was aborted
+	// For peers in other processes: the bytes of the messages queued (or
+	// being read) from each, and the bytes that the operations this rank
+	// has queued and not yet finished take from each.
+	held, expect []int64
+	leaving      bool // the rank left: readers wait for room no more
 }
 
 func newMailbox(size int) *mailbox {
-	b := &mailbox{gone: make([]error, size)}
+	b := &mailbox{gone: make([]error, size), held: make([]int64, size), expect: make([]int64, size)}
 	b.q[0], b.q[1] = make([][]*msg, size), make([][]*msg, size)
 	b.cond.L = &b.mu
 	return b
@@ -75,10 +81,56 @@ func (b *mailbox) put(from int, m *msg) {
 // a rank holds from one peer over TCP before it has taken them.
 var mailboxDepth = 256
 
+// mailboxBytes is how many bytes of messages a rank holds from one peer
+// over TCP beyond what its queued operations take from that peer.
+var mailboxBytes int64 = 16 << 20
+
 var errMailboxFull = errors.New("the mailbox is full")
 
-// putLimited is put for a peer in another process: a peer past
-// mailboxDepth is refused (its reader drops it as departed).
+// reserve waits until a message of n bytes from a peer in another process
+// fits: the bytes held from that peer stay within mailboxBytes, or within
+// what this rank's queued operations take from it where that is more. A
+// message no queued operation takes waits, unread, until one is queued;
+// its bytes are counted from here on. It fails once the rank is aborted
+// or has left.
+func (b *mailbox) reserve(from int, n uint64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for {
+		if b.abort != nil {
+			return b.abort
+		}
+		if b.leaving {
+			return errors.New("this rank left before it took the message")
+		}
+		if room := max(mailboxBytes, b.expect[from]) - b.held[from]; room >= 0 && n <= uint64(room) {
+			b.held[from] += int64(n)
+			return nil
+		}
+		b.cond.Wait()
+	}
+}
+
+// release returns n bytes reserve counted that will not be taken.
+func (b *mailbox) release(from int, n int64) {
+	b.mu.Lock()
+	b.held[from] -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// expecting adds n (negative: takes away) to the bytes this rank's
+// queued operations take from rank from.
+func (b *mailbox) expecting(from int, n int64) {
+	b.mu.Lock()
+	b.expect[from] += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// putLimited is put for a peer in another process, whose n bytes reserve
+// counted: a peer past mailboxDepth is refused (its reader drops it as
+// departed).
 func (b *mailbox) putLimited(from int, m *msg) error {
 	b.mu.Lock()
 	q := &b.q[qi(m.coll)][from]
@@ -106,6 +158,11 @@ func (b *mailbox) take(op string, from int, coll bool) (*msg, error) {
 			m := (*q)[0]
 			(*q)[0] = nil
 			*q = (*q)[1:]
+			if m.counted {
+				// Room for the peer's next message.
+				b.held[from] -= int64(len(m.data))
+				b.cond.Broadcast()
+			}
 			return m, nil
 		}
 		if err := b.gone[from]; err != nil {
@@ -148,6 +205,14 @@ func (b *mailbox) departed(r int, d time.Duration) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// leave ends the readers' waits for room: the rank takes nothing more.
+func (b *mailbox) leave() {
+	b.mu.Lock()
+	b.leaving = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // stop fails every wait of this rank from now on.

@@ -2,11 +2,13 @@ package collective
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,14 +22,11 @@ import (
 // other: one TCP connection per pair of ranks carries their messages.
 // Every connection proves it holds the ID's secret first (auth.go).
 
-// rendezvousLimit bounds how long ranks wait for each other to join,
-// and how long an ID's meeting point waits for them.
-var rendezvousLimit atomic.Int64
-
 // Limits of the meeting points and peer listeners (doc.go states them).
 var (
-	maxMeetings = 64 // meeting points one process keeps open at once
-	maxPending  = 32 // connections a listener authenticates at once
+	maxMeetings  = 64 // meeting points one process keeps open at once
+	maxPending   = 64 // connections a listener authenticates at once
+	maxPerSource = 16 // of them from one address
 )
 
 const (
@@ -68,10 +67,11 @@ func decodeCPUID(id ID) (cpuID, error) {
 
 // meeting is an ID's meeting point while it waits for the ranks.
 type meeting struct {
-	ln     net.Listener
-	secret []byte
-	done   chan struct{}
-	once   sync.Once
+	ln       net.Listener
+	secret   []byte
+	done     chan struct{}
+	once     sync.Once
+	timedOut atomic.Bool // closed by the rendezvous timeout
 }
 
 // meetings are this process's meeting points still open, by ID.
@@ -140,31 +140,129 @@ type arrival struct {
 	first []byte
 }
 
-// acceptLinks authenticates the listener's connections concurrently (at
-// most maxPending at once: more are closed unread), so that a slow or
-// idle one delays no other, and hands on those that prove the secret
-// with their first record (at most maxFirst bytes), read within the
-// handshake's deadline too.
+// gate admits a listener's connections to authentication: at most
+// maxPending at once, and at most maxPerSource from one address. A new
+// connection past either limit takes the place of the oldest one still
+// authenticating (of its own source, past the source's limit), which is
+// closed: connections that never finish their handshake cannot keep a
+// client that does out, and clients retry a connection closed under them.
+// A connection younger than evictAge is not evicted (the newcomer is
+// closed instead), so that a burst of honest clients, many ranks of one
+// host joining at once, does not close handshakes about to finish.
+type gate struct {
+	mu sync.Mutex
+	q  []*pendingConn // in arrival order
+}
+
+// evictAge is how long a connection authenticates before a newer one
+// may take its place.
+var evictAge = 100 * time.Millisecond
+
+type pendingConn struct {
+	conn  net.Conn
+	src   string
+	since time.Time
+}
+
+func sourceOf(c net.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return c.RemoteAddr().String()
+}
+
+// admit adds c to the connections authenticating, or closes it and
+// returns nil where no place is free.
+func (g *gate) admit(c net.Conn) *pendingConn {
+	p := &pendingConn{conn: c, src: sourceOf(c), since: time.Now()}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, oldest := 0, -1
+	for i, q := range g.q {
+		if q.src == p.src {
+			if oldest < 0 {
+				oldest = i
+			}
+			n++
+		}
+	}
+	victim := -1
+	switch {
+	case n >= maxPerSource:
+		victim = oldest
+	case len(g.q) >= maxPending:
+		victim = 0
+	}
+	if victim >= 0 {
+		if p.since.Sub(g.q[victim].since) < evictAge {
+			c.Close()
+			return nil
+		}
+		g.evict(victim)
+	}
+	g.q = append(g.q, p)
+	return p
+}
+
+func (g *gate) evict(i int) {
+	g.q[i].conn.Close()
+	g.q = slices.Delete(g.q, i, i+1)
+}
+
+// leave removes p once its authentication ended; false if it was evicted
+// (its connection is closed).
+func (g *gate) leave(p *pendingConn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := slices.Index(g.q, p)
+	if i < 0 {
+		return false
+	}
+	g.q = slices.Delete(g.q, i, i+1)
+	return true
+}
+
+// closeAll closes the connections still authenticating.
+func (g *gate) closeAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range g.q {
+		p.conn.Close()
+	}
+	g.q = nil
+}
+
+// acceptLinks authenticates the listener's connections concurrently
+// through a gate, so that a slow or idle one delays no other, and hands
+// on those that prove the secret with their first record (at most
+// maxFirst bytes), read within the handshake's deadline too.
 func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <-chan struct{}, out chan<- arrival) {
-	sem := make(chan struct{}, maxPending)
+	var g gate
+	defer g.closeAll()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		select {
-		case sem <- struct{}{}:
-		default:
-			conn.Close()
+		p := g.admit(conn)
+		if p == nil {
 			continue
 		}
 		go func() {
-			defer func() { <-sem }()
-			l, err := acceptAuth(conn, secret, role)
-			var p []byte
+			// The connection leaves the gate once its client has proved
+			// the secret, before it is told so.
+			left := false
+			l, err := acceptAuthGated(conn, secret, role, func() bool {
+				left = true
+				return g.leave(p)
+			})
+			if !left {
+				g.leave(p)
+			}
+			var first []byte
 			if err == nil {
 				_ = conn.SetReadDeadline(time.Now().Add(handshakeTimeout()))
-				p, err = l.readRecord(maxFirst)
+				first, err = l.readRecord(maxFirst)
 				_ = conn.SetReadDeadline(time.Time{})
 			}
 			if err != nil {
@@ -172,7 +270,7 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 				return
 			}
 			select {
-			case out <- arrival{l, bytes.Clone(p)}:
+			case out <- arrival{l, bytes.Clone(first)}:
 			case <-done:
 				conn.Close()
 			}
@@ -186,7 +284,10 @@ func acceptLinks(ln net.Listener, secret []byte, role byte, maxFirst int, done <
 // the others keep waiting.
 func (m *meeting) meet(id ID, timeout time.Duration) {
 	defer m.close(id)
-	timer := time.AfterFunc(timeout, func() { m.close(id) })
+	timer := time.AfterFunc(timeout, func() {
+		m.timedOut.Store(true)
+		m.close(id)
+	})
 	defer timer.Stop()
 	links := make(chan arrival)
 	go acceptLinks(m.ln, m.secret, roleMeet, 8+2+maxAddr, m.done, links)
@@ -203,6 +304,14 @@ func (m *meeting) meet(id ID, timeout time.Duration) {
 		select {
 		case a = <-links:
 		case <-m.done:
+			if m.timedOut.Load() {
+				// Tell the ranks that came why they wait no more.
+				why := fmt.Sprintf("%d of %d ranks joined within %v", len(joined), size, timeout)
+				for _, h := range joined {
+					_ = h.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
+					_ = writeStatus(h.l, meetTimedOut, why)
+				}
+			}
 			return
 		}
 		l := a.l
@@ -217,7 +326,7 @@ func (m *meeting) meet(id ID, timeout time.Duration) {
 		if err != nil {
 			go func() {
 				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-				_ = writeStatus(l, err.Error())
+				_ = writeStatus(l, meetRefused, err.Error())
 				l.conn.Close()
 			}()
 			continue
@@ -263,12 +372,24 @@ func readString(p []byte, max int) (string, []byte, error) {
 	return string(p[2 : 2+n]), p[2+n:], nil
 }
 
-func writeStatus(l *link, why string) error {
+// The meeting point's word to a joining rank: the table follows, the
+// rank does not fit (why follows), or the rendezvous timed out.
+const (
+	meetOK       byte = 0
+	meetRefused  byte = 1
+	meetTimedOut byte = 2
+)
+
+// errMeetTimedOut is a meeting point's rendezvous timeout, as it told a
+// rank that joined.
+var errMeetTimedOut = errors.New("the meeting point's rendezvous timed out")
+
+func writeStatus(l *link, status byte, why string) error {
 	if len(why) > maxWhy {
 		why = why[:maxWhy]
 	}
 	var st [5]byte
-	st[0] = 1
+	st[0] = status
 	binary.LittleEndian.PutUint32(st[1:], uint32(len(why)))
 	if err := l.writeRecord(st[:]); err != nil {
 		return err
@@ -316,49 +437,77 @@ func parseTable(p []byte, size int) ([]string, error) {
 }
 
 // meetRanks tells id's meeting point this rank's address and returns
-// every rank's, once all have joined.
-func meetRanks(c cpuID, rank, size int, addr string, deadline time.Time) ([]string, error) {
-	conn, err := net.DialTimeout("tcp", c.addr, time.Until(deadline))
+// every rank's, once all have joined, or an error once ctx is done. A
+// connection closed during its handshake (a listener makes room for a
+// newer one so) is tried again.
+func meetRanks(ctx context.Context, c cpuID, rank, size int, addr string) ([]string, error) {
+	for {
+		table, again, err := meetOnce(ctx, c, rank, size, addr)
+		if !again || ctx.Err() != nil {
+			return table, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(retryPause):
+		}
+	}
+}
+
+// retryPause is the wait before a handshake closed under a client is
+// tried again.
+const retryPause = 20 * time.Millisecond
+
+func meetOnce(ctx context.Context, c cpuID, rank, size int, addr string) (_ []string, again bool, _ error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return nil, fmt.Errorf("reach the ID's meeting point %s: %v", c.addr, err)
+		return nil, false, fmt.Errorf("reach the ID's meeting point %s: %v", c.addr, err)
 	}
 	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
 	l, err := dialAuth(conn, c.secret[:], roleMeet)
 	if err != nil {
-		return nil, fmt.Errorf("meeting point %s: %w", c.addr, err)
+		return nil, !errors.Is(err, errAuth), fmt.Errorf("meeting point %s: %w", c.addr, err)
 	}
-	_ = conn.SetDeadline(deadline)
+	if d, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(d)
+	}
 	if err := l.writeMsg(encodeHello(rank, size, addr)); err != nil {
-		return nil, fmt.Errorf("meeting point: %v", err)
+		return nil, false, fmt.Errorf("meeting point: %v", err)
 	}
 	st, err := l.readRecord(5)
 	if err == nil && len(st) != 5 {
 		err = errors.New("a truncated reply")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("waiting for the other ranks to join: %v", err)
+		return nil, false, fmt.Errorf("waiting for the other ranks to join: %v", err)
 	}
 	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
 	if status != 0 {
 		if n > maxWhy {
-			return nil, errors.New("the meeting point refused this rank")
+			return nil, false, errors.New("the meeting point refused this rank")
 		}
 		why := make([]byte, n)
 		if err := l.readInto(why); err != nil {
-			return nil, fmt.Errorf("meeting point: %v", err)
+			return nil, false, fmt.Errorf("meeting point: %v", err)
 		}
-		return nil, argErr("collective init rank", "rank %d of %d: %s", rank, size, why)
+		if status == meetTimedOut {
+			return nil, false, fmt.Errorf("%w: %s", errMeetTimedOut, why)
+		}
+		return nil, false, argErr("collective init rank", "rank %d of %d: %s", rank, size, why)
 	}
 	if n > size*(2+maxAddr) {
-		return nil, fmt.Errorf("meeting point: a table of %d bytes for %d ranks", n, size)
+		return nil, false, fmt.Errorf("meeting point: a table of %d bytes for %d ranks", n, size)
 	}
 	b := make([]byte, n)
 	if err := l.readInto(b); err != nil {
-		return nil, fmt.Errorf("meeting point: %v", err)
+		return nil, false, fmt.Errorf("meeting point: %v", err)
 	}
 	table, err := parseTable(b, size)
 	if err != nil {
-		return nil, fmt.Errorf("meeting point: %v", err)
+		return nil, false, fmt.Errorf("meeting point: %v", err)
 	}
-	return table, nil
+	return table, false, nil
 }

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,32 +17,46 @@ import (
 // holds for one grows with what arrived, never with what was announced.
 const maxMessage = 1 << 40
 
-// newCPURank joins a communicator across processes.
-func newCPURank(id ID, rank, size int) (*cpuRank, error) {
+// newCPURank joins a communicator across processes; it gives up when
+// ctx is done or the rendezvous timeout passes.
+func newCPURank(ctx context.Context, id ID, rank, size int) (*cpuRank, error) {
 	const op = "collective init rank"
 	c, err := decodeCPUID(id)
 	if err != nil {
 		return nil, err
-	}
-	fail := func(format string, args ...any) (*cpuRank, error) {
-		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "rank %d of %d: "+format, append([]any{rank, size}, args...)...)
 	}
 	if size > maxRanks {
 		return nil, argErr(op, "%d ranks: at most %d", size, maxRanks)
 	}
 	ln, addr, err := listen()
 	if err != nil {
-		return fail("listen: %v", err)
+		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "rank %d of %d: listen: %v", rank, size, err)
 	}
 	defer ln.Close()
-	deadline := time.Now().Add(rendezvousTimeout())
-	table, err := meetRanks(c, rank, size, addr, deadline)
+	deadline := rendezvousDeadline(ctx)
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	stopLn := context.AfterFunc(rctx, func() { ln.Close() })
+	defer stopLn()
+	fail := func(what string, err error) (*cpuRank, error) {
+		what = fmt.Sprintf("rank %d of %d: %s", rank, size, what)
+		if errors.Is(err, errMeetTimedOut) {
+			// The meeting point's timeout, a moment before this rank's.
+			return nil, &gpu.Error{Code: gpu.ErrLaunchTimeOut, Op: op, Err: context.DeadlineExceeded,
+				Msg: fmt.Sprintf("%s: %v (HIPGO_COLLECTIVE_TIMEOUT of the process that made the ID)", what, err)}
+		}
+		if rctx.Err() != nil || !time.Now().Before(deadline) {
+			return nil, waitErr(ctx, op, what, deadline, err)
+		}
+		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "%s: %v", what, err)
+	}
+	table, err := meetRanks(rctx, c, rank, size, addr)
 	if err != nil {
 		var ge *gpu.Error
 		if errors.As(err, &ge) {
 			return nil, err
 		}
-		return fail("%v", err)
+		return fail("meeting the other ranks", err)
 	}
 
 	// Higher ranks dial, lower ranks accept: each pair connects once.
@@ -63,14 +78,12 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		timer := time.NewTimer(time.Until(deadline))
-		defer timer.Stop()
 		for n := size - 1 - rank; n > 0; {
 			var a arrival
 			select {
 			case a = <-arrivals:
-			case <-timer.C:
-				acceptErr = fmt.Errorf("waiting for %d higher ranks to connect: timed out", n)
+			case <-rctx.Done():
+				acceptErr = fmt.Errorf("waiting for %d higher ranks to connect", n)
 				return
 			}
 			from := -1
@@ -89,7 +102,7 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 	}()
 	var dialErr error
 	for j := 0; j < rank; j++ {
-		l, err := dialPeer(table[j], c.secret[:], rank, deadline)
+		l, err := dialPeer(rctx, table[j], c.secret[:], rank)
 		if err != nil {
 			dialErr = fmt.Errorf("connect to rank %d at %s: %v", j, table[j], err)
 			break
@@ -99,14 +112,14 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 		mu.Unlock()
 	}
 	if dialErr != nil {
-		ln.Close()
+		cancel()
 	}
 	wg.Wait()
 	if dialErr != nil || acceptErr != nil {
 		mu.Lock()
 		closeAll()
 		mu.Unlock()
-		return fail("%v", errors.Join(dialErr, acceptErr))
+		return fail("connecting to the other ranks", errors.Join(dialErr, acceptErr))
 	}
 	box := newMailbox(size)
 	t := &tcpTransport{rank: rank, box: box, links: links, wmu: make([]sync.Mutex, size)}
@@ -118,16 +131,43 @@ func newCPURank(id ID, rank, size int) (*cpuRank, error) {
 	return &cpuRank{rank: rank, size: size, box: box, tr: t}, nil
 }
 
-func dialPeer(addr string, secret []byte, rank int, deadline time.Time) (*link, error) {
-	conn, err := net.DialTimeout("tcp", addr, time.Until(deadline))
+// dialPeer connects to a lower rank and tells it this rank's number. A
+// connection closed during its handshake is tried again until ctx ends.
+func dialPeer(ctx context.Context, addr string, secret []byte, rank int) (*link, error) {
+	for {
+		l, err := dialPeerOnce(ctx, addr, secret, rank)
+		if err == nil || errors.Is(err, errAuth) || !errors.Is(err, errHandshake) || ctx.Err() != nil {
+			return l, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(retryPause):
+		}
+	}
+}
+
+// errHandshake marks a connection lost during its handshake, which the
+// client tries again.
+var errHandshake = errors.New("the connection closed during its handshake")
+
+func dialPeerOnce(ctx context.Context, addr string, secret []byte, rank int) (*link, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	l, err := dialAuth(conn, secret, rolePeer)
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errHandshake, err)
+	} else {
 		var b [4]byte
 		binary.LittleEndian.PutUint32(b[:], uint32(rank))
 		err = l.writeMsg(b[:])
+	}
+	if !stop() && err == nil {
+		err = ctx.Err()
 	}
 	if err != nil {
 		conn.Close()
@@ -162,15 +202,25 @@ func (f frame) encode() []byte {
 	return b
 }
 
-// parseFrame parses a frame's record.
+// parseFrame parses a frame's record. Its length is what its header's
+// operation carries: count elements of its type (or nothing, for a rank
+// that contributes nothing to a collective); a Send carries all of them.
 func parseFrame(p []byte) (frame, error) {
 	var f frame
 	if len(p) != frameLen {
 		return f, fmt.Errorf("a frame of %d bytes", len(p))
 	}
 	_, _ = binary.Decode(p, binary.LittleEndian, &f)
-	if f.Len > maxMessage {
+	es := dataType(f.DT).size()
+	switch {
+	case f.Len > maxMessage:
 		return f, fmt.Errorf("a message of %d bytes (at most %d)", f.Len, uint64(maxMessage))
+	case es == 0:
+		return f, fmt.Errorf("a message of element type %v", dataType(f.DT))
+	case f.Count < 0 || uint64(f.Count) > maxMessage/uint64(es):
+		return f, fmt.Errorf("a message of %d elements", f.Count)
+	case f.Len != uint64(f.Count)*uint64(es) && (f.Len != 0 || kind(f.Kind) == kSend):
+		return f, fmt.Errorf("a message of %d bytes for %d %v", f.Len, f.Count, dataType(f.DT))
 	}
 	return f, nil
 }
@@ -240,11 +290,16 @@ func (t *tcpTransport) read(from int, l *link) {
 		}
 		var data []byte
 		if err == nil {
-			data, err = l.readData(f.Len)
-		}
-		if err == nil {
-			h := header{kind: kind(f.Kind), dt: dataType(f.DT), redop: Op(f.Redop), root: f.Root, count: f.Count}
-			err = t.box.putLimited(from, &msg{coll: f.Coll != 0, h: h, data: data})
+			err = t.box.reserve(from, f.Len)
+			if err == nil {
+				if data, err = l.readData(f.Len); err == nil {
+					h := header{kind: kind(f.Kind), dt: dataType(f.DT), redop: Op(f.Redop), root: f.Root, count: f.Count}
+					err = t.box.putLimited(from, &msg{coll: f.Coll != 0, counted: true, h: h, data: data})
+				}
+				if err != nil {
+					t.box.release(from, int64(f.Len))
+				}
+			}
 		}
 		if err != nil {
 			why := fmt.Errorf("connection lost: %v", err)
@@ -264,13 +319,14 @@ func (t *tcpTransport) read(from int, l *link) {
 // leave half-closes each connection: the peer reads what this rank sent,
 // then sees it leave.
 func (t *tcpTransport) leave(error) error {
+	t.box.leave()
 	for j, l := range t.links {
 		if l == nil {
 			continue
 		}
 		t.wmu[j].Lock()
-		if tc, ok := l.conn.(*net.TCPConn); ok {
-			_ = tc.CloseWrite()
+		if cw, ok := l.conn.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
 		} else {
 			l.conn.Close()
 		}

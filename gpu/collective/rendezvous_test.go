@@ -95,8 +95,8 @@ func TestFromEnvErrors(t *testing.T) {
 		{"RANK=0 WORLD_SIZE=2 MASTER_PORT=1", "MASTER_ADDR is not set"},
 		{"RANK=0 WORLD_SIZE=2 MASTER_PORT=1 MASTER_ADDR=h LOCAL_RANK=99", "99"},
 	} {
-		if tc.want == "99" && collective.VisibleGPUs(t) == 1 {
-			continue // every rank takes the one visible GPU (TestLaunchDevice)
+		if tc.want == "99" && collective.VisibleGPUs(t) <= 1 {
+			continue // every rank takes the one visible GPU, or shares the cpu agents (TestLaunchDevice)
 		}
 		for _, k := range []string{"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"} {
 			t.Setenv(k, "")
@@ -157,5 +157,106 @@ func TestFromEnvContext(t *testing.T) {
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	case <-time.After(30 * time.Second):
 		t.Fatal("FromEnvContext outlived its context by 30 s")
+	}
+}
+
+// launchAlone sets the variables of rank of a two-rank torchrun launch
+// whose other rank never comes.
+func launchAlone(t *testing.T, rank int) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for k, v := range map[string]string{"RANK": strconv.Itoa(rank), "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+		"MASTER_PORT": strconv.Itoa(freePort(t)), "HIPGO_STORE_PORT": "", "TORCHELASTIC_USE_AGENT_STORE": ""} {
+		t.Setenv(k, v)
+	}
+}
+
+// fromEnvWithin runs FromEnvContext and fails the test if it outlives
+// bound.
+func fromEnvWithin(t *testing.T, ctx context.Context, bound time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		c, err := collective.FromEnvContext(ctx)
+		if c != nil {
+			_ = c.Destroy()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(bound):
+		t.Fatalf("FromEnvContext outlived its bound of %v", bound)
+		return nil
+	}
+}
+
+// The context bounds the whole rendezvous: rank 0, which serves the store
+// and makes the ID, gives up at the context's deadline while rank 1
+// never comes (it waited a fixed five minutes in Join), with a timeout
+// error, not hipErrorLaunchFailure.
+func TestFromEnvContextBoundsJoin(t *testing.T) {
+	cpuOnly(t)
+	launchAlone(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := fromEnvWithin(t, ctx, 30*time.Second)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, gpu.ErrLaunchTimeOut)
+	assert.NotErrorIs(t, err, gpu.ErrLaunchFailure)
+
+	// A cancelled context too.
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	err = fromEnvWithin(t, ctx, 30*time.Second)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// HIPGO_COLLECTIVE_TIMEOUT bounds the rendezvous (no code read it): rank
+// 0 alone gives up after it, saying so; a value that is no duration is
+// refused naming the variable.
+func TestCollectiveTimeoutVariable(t *testing.T) {
+	cpuOnly(t)
+	for _, rank := range []int{0, 1} {
+		launchAlone(t, rank)
+		t.Setenv("HIPGO_COLLECTIVE_TIMEOUT", "400ms")
+		err := fromEnvWithin(t, context.Background(), 30*time.Second)
+		require.Error(t, err, "rank %d", rank)
+		assert.ErrorIs(t, err, context.DeadlineExceeded, "rank %d", rank)
+		assert.ErrorIs(t, err, gpu.ErrLaunchTimeOut, "rank %d", rank)
+		assert.ErrorContains(t, err, "HIPGO_COLLECTIVE_TIMEOUT", "rank %d", rank)
+	}
+	t.Setenv("HIPGO_COLLECTIVE_TIMEOUT", "soon")
+	_, err := collective.FromEnv()
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	assert.ErrorContains(t, err, `HIPGO_COLLECTIVE_TIMEOUT="soon"`)
+}
+
+// More ranks of one host than a listener authenticates from one address
+// at once join: their connections to the meeting point and to rank 0
+// come in a burst from one address, and those past the limit connect
+// again.
+func TestManyRanksOneHost(t *testing.T) {
+	cpuOnly(t)
+	if testing.Short() {
+		t.Skip("joins 24 ranks")
+	}
+	const n = 24
+	dev := newDevs(t, 1)[0]
+	id, err := collective.NewID(dev)
+	require.NoError(t, err)
+	comms := make([]*collective.Comm, n)
+	within(t, 60*time.Second, "24 ranks joining", func() {
+		parallel(n, func(r int) {
+			c, err := collective.NewRank(dev, id, r, n)
+			assert.NoError(t, err, "rank %d", r)
+			comms[r] = c
+		})
+	})
+	for _, c := range comms {
+		if c != nil {
+			assert.NoError(t, c.Destroy())
+		}
 	}
 }

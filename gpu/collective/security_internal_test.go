@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
 )
 
 // linkPair is an authenticated link over loopback TCP, both ends.
@@ -43,23 +45,35 @@ func linkPair(t *testing.T, secret []byte, role byte) (client, server *link) {
 
 // A peer holding the ID announces a message of 1 TiB and sends a few
 // bytes: the reader fails that peer instead of allocating 1 TiB (which
-// killed the process with a fatal out-of-memory error).
+// killed the process with a fatal out-of-memory error). Where no queued
+// operation takes that much, the message waits unread and holds nothing;
+// where one does, the buffer grows only with what arrived.
 func TestHugeFrameHeaderDoesNotAllocate(t *testing.T) {
 	for _, n := range []uint64{1 << 40, 1<<40 + 1, 1 << 63} {
-		cl, sv := linkPair(t, []byte("0123456789abcdef"), rolePeer)
-		box := newMailbox(2)
-		tr := &tcpTransport{rank: 0, box: box}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		go tr.read(1, sv)
-		require.NoError(t, cl.writeRecord(frame{Kind: uint8(kSend), Len: n}.encode()))
-		require.NoError(t, cl.writeMsg(make([]byte, 100)))
-		cl.conn.Close()
-		why := box.departed(1, 5*time.Second)
-		runtime.ReadMemStats(&after)
-		require.Error(t, why, "the reader drops the peer (Len %d)", n)
-		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated for a %d-byte announcement", n)
-		assert.Empty(t, box.q[0][1], "no message is delivered")
+		for _, expected := range []bool{false, true} {
+			cl, sv := linkPair(t, []byte("0123456789abcdef"), rolePeer)
+			box := newMailbox(2)
+			if expected {
+				box.expecting(1, int64(min(n, 1<<62)))
+			}
+			tr := &tcpTransport{rank: 0, box: box}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			go tr.read(1, sv)
+			require.NoError(t, cl.writeRecord(frame{Kind: uint8(kSend), DT: uint8(ncclInt8), Count: int64(min(n, 1<<62)), Len: n}.encode()))
+			require.NoError(t, cl.writeMsg(make([]byte, 100)))
+			cl.conn.Close()
+			why := box.departed(1, 500*time.Millisecond)
+			runtime.ReadMemStats(&after)
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated for a %d-byte announcement", n)
+			if why == nil {
+				assert.False(t, expected && n <= maxMessage, "a peer that hung up mid-message was not dropped (Len %d)", n)
+				box.stop(errAborted)
+				why = box.departed(1, 5*time.Second)
+			}
+			require.Error(t, why, "the reader ends (Len %d)", n)
+			assert.Empty(t, box.q[0][1], "no message is delivered")
+		}
 	}
 	// Bytes before the handshake are never read as a frame.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -87,10 +101,9 @@ func TestMailboxLimit(t *testing.T) {
 	box := newMailbox(2)
 	tr := &tcpTransport{rank: 0, box: box}
 	go tr.read(1, sv)
-	data := make([]byte, 64<<10)
-	sent := 0
-	for ; sent < 4096; sent++ {
-		if cl.writeRecord(frame{Kind: uint8(kSend), Len: uint64(len(data))}.encode()) != nil || cl.writeMsg(data) != nil {
+	data := make([]byte, 1<<10)
+	for sent := 0; sent < 4096; sent++ {
+		if cl.writeRecord(frame{Kind: uint8(kSend), Count: int64(len(data)), Len: uint64(len(data))}.encode()) != nil || cl.writeMsg(data) != nil {
 			break
 		}
 	}
@@ -100,6 +113,76 @@ func TestMailboxLimit(t *testing.T) {
 	box.mu.Lock()
 	defer box.mu.Unlock()
 	assert.LessOrEqual(t, len(box.q[0][1]), mailboxDepth)
+}
+
+// The mailbox bounds bytes, not only messages: 64 unsolicited messages of
+// 64 KiB stop at the byte budget (1 MiB here) and wait unread, then
+// arrive once this rank queues what takes them (a peer could make a rank
+// hold 255 MiB below the message limit).
+func TestMailboxBytes(t *testing.T) {
+	old := mailboxBytes
+	mailboxBytes = 1 << 20
+	defer func() { mailboxBytes = old }()
+	cl, sv := linkPair(t, []byte("0123456789abcdef"), rolePeer)
+	box := newMailbox(2)
+	tr := &tcpTransport{rank: 0, box: box}
+	go tr.read(1, sv)
+	const n, size = 64, 64 << 10
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		data := make([]byte, size)
+		for range n {
+			if cl.writeRecord(frame{Kind: uint8(kSend), Count: size, Len: size}.encode()) != nil || cl.writeMsg(data) != nil {
+				return
+			}
+		}
+	}()
+	held := func() (int64, int) {
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		return box.held[1], len(box.q[0][1])
+	}
+	require.Eventually(t, func() bool { _, q := held(); return q == 16 }, 5*time.Second, 5*time.Millisecond, "the first 1 MiB arrives")
+	time.Sleep(100 * time.Millisecond) // time for more to arrive, were it let in
+	b, q := held()
+	assert.LessOrEqual(t, b, int64(1<<20), "bytes held from the peer")
+	assert.Equal(t, 16, q, "messages held from the peer")
+	assert.NoError(t, box.departed(1, 0), "a peer ahead of this rank is not dropped")
+
+	box.expecting(1, n*size) // an operation that takes all of them
+	for range n {
+		m, err := box.take("recv", 1, false)
+		require.NoError(t, err)
+		assert.Len(t, m.data, size)
+	}
+	<-sent
+	b, _ = held()
+	assert.Zero(t, b, "taken messages free their bytes")
+}
+
+// A Send's frame carries exactly count elements: a peer's message shorter
+// than its header says (which a Recv took, leaving stale elements with no
+// error) drops the peer.
+func TestShortMessageRefused(t *testing.T) {
+	cl, sv := linkPair(t, []byte("0123456789abcdef"), rolePeer)
+	box := newMailbox(2)
+	tr := &tcpTransport{rank: 0, box: box}
+	go tr.read(1, sv)
+	require.NoError(t, cl.writeRecord(frame{Kind: uint8(kSend), DT: uint8(ncclFloat32), Count: 4, Len: 8}.encode()))
+	require.NoError(t, cl.writeMsg(make([]byte, 8)))
+	why := box.departed(1, 5*time.Second)
+	require.Error(t, why)
+	assert.ErrorContains(t, why, "a message of 8 bytes for 4 float32")
+	assert.Empty(t, box.q[0][1], "no message is delivered")
+
+	// And the receiver checks the length itself (messages from a rank of
+	// this process come unparsed).
+	box = newMailbox(2)
+	box.put(1, &msg{h: header{kind: kSend, dt: ncclFloat32, count: 4}, data: make([]byte, 8)})
+	r := &cpuRank{rank: 0, size: 2, box: box}
+	err := r.run([]*call{{op: "collective recv", kind: kRecv, peer: 1, dt: ncclFloat32, esize: 4, count: 4}})
+	assert.ErrorContains(t, err, "receives 8 bytes from rank 1, whose header says 16")
 }
 
 // Listeners bind the loopback address on one host, not every interface
@@ -229,10 +312,15 @@ func TestDialAtCallersDeadline(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 
-	// A deadline of the store's own (the rendezvous timeout) is not the
-	// caller's: no context error.
+	assert.ErrorIs(t, err, gpu.ErrLaunchTimeOut)
+	assert.ErrorContains(t, err, "the context's deadline passed")
+
+	// A deadline of the store's own (the rendezvous timeout) is a timeout
+	// too, and says which setting bounds it.
 	deadline = time.Now().Add(100 * time.Millisecond)
 	_, err = s.dial(context.Background(), deadline)
 	require.Error(t, err)
-	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, gpu.ErrLaunchTimeOut)
+	assert.ErrorContains(t, err, "HIPGO_COLLECTIVE_TIMEOUT")
 }

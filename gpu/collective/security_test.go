@@ -2,6 +2,7 @@ package collective_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"io"
 	"net"
@@ -59,7 +60,12 @@ func rawReply(t *testing.T, addr string, req []byte) []byte {
 }
 
 // A client without the secret reads no key and sets none; one with
-// another secret is refused.
+// another secret is refused. Each side's check of the other's proof is
+// what stops the attacker on the other side: a client that speaks the
+// protocol with another secret and goes on whatever the server answered
+// (with the server's check removed, it read the ID and set keys), and a
+// server without the secret that accepts anything (with the client's
+// check removed, the client sent it its request).
 func TestStoreRefusesUnauthenticated(t *testing.T) {
 	defer collective.SetHandshakeTimeout(300 * time.Millisecond)()
 	st, addr := secretStore(t)
@@ -69,12 +75,30 @@ func TestStoreRefusesUnauthenticated(t *testing.T) {
 	assert.NotContains(t, string(got), string(value), "an unauthenticated Get")
 	rawReply(t, addr, oldRequest(1, "hipgo/collective/id", []byte("evil")))
 	rawReply(t, addr, oldRequest(1, "other", []byte("evil")))
+
+	got = collective.AttackClient(addr, "store", collective.StoreRequest("hipgo/collective/id", nil)...)
+	assert.NotContains(t, string(got), string(value), "a Get by a client with another secret")
+	collective.AttackClient(addr, "store", collective.StoreRequest("hipgo/collective/id", []byte("evil"))...)
+	collective.AttackClient(addr, "store", collective.StoreRequest("other", []byte("evil"))...)
 	v, err := st.Get("hipgo/collective/id")
 	require.NoError(t, err)
 	assert.Equal(t, value, v, "an unauthenticated Set")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	v, err = st.GetContext(ctx, "other")
+	assert.Error(t, err, "a key an unauthenticated client set: %q", v)
+
+	fake, err := collective.NewFakeServer("store", false)
+	require.NoError(t, err)
+	_, err = collective.NewStore(fake.Addr, false)
+	fake.Close()
+	assert.ErrorContains(t, err, "secret", "a store without the secret")
+	assert.Empty(t, fake.Received(), "what the client sent a server without the secret")
 
 	t.Setenv("HIPGO_COLLECTIVE_SECRET", "another job's secret, 32 bytes!")
-	_, err = collective.NewStore(addr, false)
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel3()
+	_, err = collective.NewStoreContext(ctx3, addr, false)
 	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 	assert.ErrorContains(t, err, "secret")
 	t.Setenv("HIPGO_COLLECTIVE_SECRET", "short")
@@ -142,7 +166,13 @@ func TestStoreNeedsSecretAcrossHosts(t *testing.T) {
 
 // A client that knows the meeting point's address but not the ID's
 // secret cannot join (it joined as rank 1, got rank 0's broadcast and set
-// its all-reduce); the real ranks join as if it had not come.
+// its all-reduce); the real ranks join as if it had not come. As for the
+// store, each side's check is tested against an attacker on the other
+// side: a client with another secret that goes on whatever the meeting
+// point answered (with the meeting point's check removed, it took the
+// attacker as rank 1 and refused the real one), and a meeting point
+// without the secret (with the rank's check removed, the rank sent it its
+// hello).
 func TestUnauthenticatedCannotJoin(t *testing.T) {
 	cpuOnly(t)
 	devs := newDevs(t, 2)
@@ -151,7 +181,9 @@ func TestUnauthenticatedCannotJoin(t *testing.T) {
 	defer collective.SetHandshakeTimeout(300 * time.Millisecond)()
 	forged := id
 	forged[20] ^= 1 // a secret one bit off
-	_, err = collective.NewRank(devs[1], forged, 1, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err = collective.NewRankContext(ctx, devs[1], forged, 1, 2)
 	require.Error(t, err, "a rank with the wrong secret joined")
 	assert.ErrorContains(t, err, "secret")
 	// The old hello: the 16 bytes after the magic, rank 1 of 2.
@@ -162,6 +194,15 @@ func TestUnauthenticatedCannotJoin(t *testing.T) {
 	addr := string(id[41 : 41+n])
 	got := rawReply(t, addr, append(hello.Bytes(), 0, 0))
 	assert.NotContains(t, string(got), "127.0.0.1", "the meeting point's table went to a stranger")
+	got = collective.AttackClient(addr, "meet", collective.Hello(1, 2, "127.0.0.1:1"))
+	assert.NotContains(t, string(got), "127.0.0.1", "the meeting point's table went to a client with another secret")
+
+	fake, err := collective.NewFakeServer("meet", false)
+	require.NoError(t, err)
+	_, err = collective.NewRank(devs[1], collective.IDAt(id, fake.Addr), 1, 2)
+	fake.Close()
+	assert.ErrorContains(t, err, "secret", "a meeting point without the secret")
+	assert.Empty(t, fake.Received(), "what the rank sent a meeting point without the secret")
 
 	comms := make([]*collective.Comm, 2)
 	within(t, 10*time.Second, "joining", func() {
@@ -196,6 +237,45 @@ func TestIdleConnectionDoesNotBlockJoin(t *testing.T) {
 	within(t, 3*time.Second, "joining beside idle connections", func() {
 		parallel(2, func(r int) {
 			c, err := collective.NewRank(devs[r], id, r, 2)
+			assert.NoError(t, err, "rank %d", r)
+			comms[r] = c
+		})
+	})
+	for _, c := range comms {
+		if c != nil {
+			assert.NoError(t, c.Destroy())
+		}
+	}
+}
+
+// Connections that never finish their handshake do not lock honest
+// clients out: 200 idle ones to the store and to the meeting point, more
+// than a listener authenticates at once and held open past the test,
+// delay no Set and no rank (the store's own Set timed out after 12 s and
+// NewRank failed at once with "connection reset by peer": the listeners
+// closed connections past 32 unread while the idle ones kept their place).
+func TestIdleFloodDoesNotStarve(t *testing.T) {
+	cpuOnly(t)
+	defer collective.SetHandshakeTimeout(30 * time.Second)() // the idle ones would keep their place
+	st, addr := secretStore(t)
+	devs := newDevs(t, 2)
+	id, err := collective.NewID(devs[0])
+	require.NoError(t, err)
+	meet := string(id[41 : 41+int(id[40])])
+	for _, a := range []string{addr, meet} {
+		for range 200 {
+			c, err := net.Dial("tcp", a)
+			require.NoError(t, err)
+			defer c.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	assert.NoError(t, st.SetContext(ctx, "k", []byte("v")), "a Set beside 200 idle connections")
+	comms := make([]*collective.Comm, 2)
+	within(t, 20*time.Second, "joining beside 200 idle connections", func() {
+		parallel(2, func(r int) {
+			c, err := collective.NewRankContext(ctx, devs[r], id, r, 2)
 			assert.NoError(t, err, "rank %d", r)
 			comms[r] = c
 		})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
@@ -29,6 +30,7 @@ type Store struct {
 	kv      map[string][]byte
 	changed chan struct{} // closed and replaced on each Set
 	conns   map[net.Conn]bool
+	waits   int // Gets waiting for their key
 	done    chan struct{}
 	closed  bool
 }
@@ -38,7 +40,16 @@ var (
 	storeMaxKey   = 256
 	storeMaxValue = 16 << 10
 	storeMaxKeys  = 256
-	storeMaxConns = 64
+	storeMaxWaits = 1024 // Gets waiting for a key at once
+	storeMaxConns = 1024 + 64
+)
+
+// A reply's status: the value, a refusal with its reason, or busy (the
+// client asks again).
+const (
+	storeOK   byte = 0
+	storeErr  byte = 1
+	storeBusy byte = 2
 )
 
 const (
@@ -63,6 +74,12 @@ func NewStore(addr string, serve bool) (*Store, error) {
 // is done.
 func NewStoreContext(ctx context.Context, addr string, serve bool) (*Store, error) {
 	const op = "collective store"
+	if err := checkTimeoutEnv(op); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, argErr(op, "address %q: %v", addr, err)
@@ -103,7 +120,7 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 	const op = "collective store"
 	for {
 		if ctx.Err() != nil {
-			return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: "reach " + s.addr, Err: ctx.Err()}
+			return nil, waitErr(ctx, op, "reach "+s.addr, deadline, nil)
 		}
 		key, err := s.key, error(nil)
 		if key == nil {
@@ -123,15 +140,11 @@ func (s *Store) dial(ctx context.Context, deadline time.Time) (*link, error) {
 			}
 			c.Close()
 			if errors.Is(err, errAuth) && s.js.file == "" {
-				return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %v", s.addr, err)
+				return nil, &gpu.Error{Code: gpu.ErrInvalidValue, Op: op, Msg: s.addr, Err: err}
 			}
 		}
-		if time.Now().After(deadline) {
-			if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
-				// The caller's deadline passed, a moment before ctx says so.
-				return nil, &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("reach %s: %v", s.addr, err), Err: context.DeadlineExceeded}
-			}
-			return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "reach %s: %v", s.addr, err)
+		if !time.Now().Before(deadline) {
+			return nil, waitErr(ctx, op, "reach "+s.addr, deadline, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -204,13 +217,28 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	deadline := time.Now().Add(rendezvousTimeout())
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	deadline := rendezvousDeadline(ctx)
+	for {
+		v, busy, err := s.requestOnce(ctx, deadline, kind, key, value)
+		if !busy {
+			return v, err
+		}
+		// The store serves as many clients as it may: ask again.
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryPause + time.Duration(rand.Int64N(int64(4*retryPause)))):
+		}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return nil, waitErr(ctx, op, strconv.Quote(key), deadline, errors.New("the store was busy"))
+		}
 	}
+}
+
+func (s *Store) requestOnce(ctx context.Context, deadline time.Time, kind byte, key string, value []byte) (_ []byte, busy bool, _ error) {
+	const op = "collective store"
 	l, err := s.dial(ctx, deadline)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer l.conn.Close()
 	// A done context ends the request where it waits: the connection
@@ -218,8 +246,8 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 	stop := context.AfterFunc(ctx, func() { _ = l.conn.Close() })
 	defer stop()
 	failed := func(err error) error {
-		if ctx.Err() != nil {
-			return &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: strconv.Quote(key), Err: ctx.Err()}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return waitErr(ctx, op, strconv.Quote(key), deadline, err)
 		}
 		return gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: %v", key, err)
 	}
@@ -230,27 +258,30 @@ func (s *Store) request(ctx context.Context, kind byte, key string, value []byte
 		err = l.flush()
 	}
 	if err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
 	st, err := l.readRecord(5)
 	if err == nil && len(st) != 5 {
 		err = errors.New("a truncated reply")
 	}
 	if err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
 	status, n := st[0], int(binary.LittleEndian.Uint32(st[1:]))
 	if n > max(storeMaxValue, maxWhy) {
-		return nil, gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: a reply of %d bytes", key, n)
+		return nil, false, gpu.Errorf(gpu.ErrLaunchFailure, op, "%q: a reply of %d bytes", key, n)
 	}
 	v := make([]byte, n)
 	if err := l.readInto(v); err != nil {
-		return nil, failed(err)
+		return nil, false, failed(err)
 	}
-	if status != 0 {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "%q: the store says: %s", key, v)
+	switch status {
+	case storeOK:
+		return v, false, nil
+	case storeBusy:
+		return nil, true, nil
 	}
-	return v, nil
+	return nil, false, gpu.Errorf(gpu.ErrInvalidValue, op, "%q: the store says: %s", key, v)
 }
 
 // Close closes the connection and, in the server, the store.
@@ -288,7 +319,7 @@ func (s *Store) serve() {
 			if !ok {
 				go func() {
 					_ = a.l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-					_ = replyStore(a.l, 1, []byte("too many clients"))
+					_ = replyStore(a.l, storeBusy, nil)
 					a.l.conn.Close()
 				}()
 				continue
@@ -326,7 +357,7 @@ func (s *Store) client(a arrival) {
 	_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	kind, key, vlen, err := parseStoreReq(a.first)
 	if err != nil {
-		_ = replyStore(l, 1, []byte(err.Error()))
+		_ = replyStore(l, storeErr, []byte(err.Error()))
 		return
 	}
 	var reply []byte
@@ -340,7 +371,7 @@ func (s *Store) client(a arrival) {
 		_, had := s.kv[key]
 		if !had && len(s.kv) >= storeMaxKeys {
 			s.smu.Unlock()
-			_ = replyStore(l, 1, []byte(fmt.Sprintf("the store holds %d keys, its limit", storeMaxKeys)))
+			_ = replyStore(l, storeErr, []byte(fmt.Sprintf("the store holds %d keys, its limit", storeMaxKeys)))
 			return
 		}
 		s.kv[key] = v
@@ -348,6 +379,22 @@ func (s *Store) client(a arrival) {
 		s.changed = make(chan struct{})
 		s.smu.Unlock()
 	case storeGet:
+		s.smu.Lock()
+		_, set := s.kv[key]
+		busy := !set && s.waits >= storeMaxWaits
+		if !busy && !set {
+			s.waits++
+			defer func() {
+				s.smu.Lock()
+				s.waits--
+				s.smu.Unlock()
+			}()
+		}
+		s.smu.Unlock()
+		if busy {
+			_ = replyStore(l, storeBusy, nil)
+			return
+		}
 		timer := time.NewTimer(rendezvousTimeout())
 		defer timer.Stop()
 		// A client that hangs up stops the wait (it sends nothing more).
@@ -379,13 +426,13 @@ func (s *Store) client(a arrival) {
 				return
 			case <-timer.C:
 				_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
-				_ = replyStore(l, 1, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
+				_ = replyStore(l, storeErr, []byte(fmt.Sprintf("%q was not set within %v", key, rendezvousTimeout())))
 				return
 			}
 		}
 		_ = l.conn.SetDeadline(time.Now().Add(handshakeTimeout()))
 	}
-	_ = replyStore(l, 0, reply)
+	_ = replyStore(l, storeOK, reply)
 }
 
 // Key is key of the store as an io.ReadWriter, for Join: a Write sets
@@ -433,11 +480,16 @@ func (k *storeKey) Read(p []byte) (int, error) {
 // on its Device, meeting the others at the store rank 0 serves.
 func FromEnv() (*Comm, error) { return FromEnvContext(context.Background()) }
 
-// FromEnvContext is FromEnv whose rendezvous gives up when ctx is done,
-// or at ctx's deadline where that comes before HIPGO_COLLECTIVE_TIMEOUT's;
-// the error wraps ctx's. The collective library's own setup, once every
-// rank has the communicator's ID, is not cut short.
+// FromEnvContext is FromEnv whose whole rendezvous (the store, the ID's
+// hand-over and the ranks' meeting) gives up when ctx is done, or at
+// ctx's deadline where that comes before HIPGO_COLLECTIVE_TIMEOUT's; the
+// error wraps ctx's, and a timeout is hipErrorLaunchTimeOut wrapping
+// context.DeadlineExceeded. NCCL's and RCCL's own setup, once every rank
+// has the communicator's ID, is not cut short.
 func FromEnvContext(ctx context.Context) (*Comm, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	l, err := LaunchFromEnv()
 	if err != nil {
 		return nil, err
@@ -453,7 +505,7 @@ func FromEnvContext(ctx context.Context) (*Comm, error) {
 	}
 	// Every rank has read the ID once NewRank returns: the store can go.
 	// The ID's own secret guards the communicator from here on.
-	c, err := Join(dev, st.keyContext(ctx, "hipgo/collective/id"), rank, size)
+	c, err := JoinContext(ctx, dev, st.keyContext(ctx, "hipgo/collective/id"), rank, size)
 	_ = st.Close()
 	return c, err
 }

@@ -37,6 +37,19 @@ func (d dataType) String() string {
 	return "dataType(" + strconv.Itoa(int(d)) + ")"
 }
 
+// size is the bytes of one element, 0 for a type NCCL does not have.
+func (d dataType) size() int {
+	switch d {
+	case ncclInt8, ncclUint8:
+		return 1
+	case ncclInt32, ncclUint32, ncclFloat32:
+		return 4
+	case ncclInt64, ncclUint64, ncclFloat64:
+		return 8
+	}
+	return 0
+}
+
 func dataTypeOf[T Element]() dataType {
 	var zero T
 	switch any(zero).(type) {
