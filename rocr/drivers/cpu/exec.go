@@ -482,14 +482,14 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return e.cooperative(q, j, time.Duration(timeout))
 	}
 	j.barrier = nil
+	if raceflag.Enabled {
+		return e.raceDispatch(q, j, time.Duration(timeout))
+	}
 	helpers := int64(e.pool.n - 1)
 	if j.total-1 < helpers {
 		helpers = j.total - 1
 	}
 	j.chunk = max(1, j.total/(int64(e.pool.n)*8))
-	if raceflag.Enabled {
-		j.chunk = 1 // groups on different goroutines: more races to see
-	}
 	if j.total <= j.chunk {
 		helpers = 0
 	}
