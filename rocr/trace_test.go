@@ -92,8 +92,13 @@ func TestTraceFile(t *testing.T) {
 			} else {
 				consStart = e.TS
 			}
-			if e.Args["grid"] == nil {
-				t.Errorf("kernel event without grid: %+v", e)
+			// In work-items, the AQL packet's grid_size, under a name
+			// that slog's launch record (grid, in blocks) does not use.
+			if g, ok := e.Args["grid_size"].([]any); !ok || len(g) != 3 || g[0] != float64(1) {
+				t.Errorf("kernel event without its grid_size in work-items: %+v", e)
+			}
+			if _, ok := e.Args["grid"]; ok {
+				t.Errorf("kernel event names its grid in work-items \"grid\", the launch record's word for blocks: %+v", e)
 			}
 		case e.Ph == "X" && e.Name == "BARRIER_AND":
 			barriers++
