@@ -495,7 +495,7 @@ func TestVendorLibraries(t *testing.T) {
 func TestFoundInPlaceAndNoFakeroot(t *testing.T) {
 	m := machine{
 		files: map[string]string{
-			"/etc/ld.so.conf":                                 "include /etc/ld.so.conf.d/*.conf\n",
+			"/etc/ld.so.conf": "include /etc/ld.so.conf.d/*.conf\n",
 			"/etc/ld.so.conf.d/fakeroot-x86_64-linux-gnu.conf": "/usr/lib/x86_64-linux-gnu/libfakeroot\n",
 			"/opt/rocm/lib/libamdhip64.so.5":                   "",
 		},
