@@ -1,6 +1,7 @@
 package rocr_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ func TestTraceFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "trace.json")
 	t.Setenv("HIPGO_TRACE", file)
 	t.Setenv("HIPGO_DRIVER", "cpu")
+	kt := rocr.StartKernelTimes()
 	if err := rocr.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +82,18 @@ func TestTraceFile(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &tr); err != nil {
 		t.Fatalf("trace is not JSON: %v", err)
+	}
+	// The per-kernel summary, of the running process and of its trace
+	// file, counts the same dispatches.
+	live := kt.Stop()
+	fromFile, err := rocr.ReadKernelTimes(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range [][]rocr.KernelTime{live, fromFile} {
+		if len(ks) != 1 || ks[0].Name != "trace_test_kernel" || ks[0].Launches != 2 || ks[0].Min > ks[0].Max || ks[0].Total < ks[0].Max {
+			t.Errorf("kernel summary %+v, want trace_test_kernel launched twice", ks)
+		}
 	}
 	var kernels, barriers, flowsS, flowsF int
 	var prodEnd, consStart float64
