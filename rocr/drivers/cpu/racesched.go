@@ -50,11 +50,17 @@ type marked struct {
 
 // raceDispatch runs j's work-groups as RaceWindow describes.
 func (e *executor) raceDispatch(q spi.Queue, j *job, timeout time.Duration) error {
+	if j.total <= RaceWindow {
+		return e.raceAll(q, j, timeout)
+	}
 	cells := (*[RaceWindow]int64)(unsafe.Add(hostmem.At(j.hidden), 8))
 	for c := range cells {
 		atomic.StoreInt64(&cells[c], cellFree)
 	}
-	marks := make(chan marked, RaceWindow)
+	if j.marks == nil {
+		j.marks = make(chan marked, RaceWindow)
+	}
+	marks := j.marks
 	var held [RaceWindow]*runner.Runner[rocr.Queue]
 	var wg sync.WaitGroup
 	next, live, idle := int64(0), 0, 0
@@ -119,4 +125,39 @@ func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<
 	defer g.release()
 	j.bind(g)
 	j.runChunk(g, i, i+1)
+}
+
+// raceAll runs every group of j at once, each on its own goroutine. A
+// group's goroutine stays (and keeps its runner mark) until every group
+// has returned: an id the runtime gave to another goroutine meanwhile is
+// never taken for a runner of j's queue.
+func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
+	runners := make([]*runner.Runner[rocr.Queue], j.total)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range j.total {
+		wg.Add(1)
+		go func() {
+			defer func() { // also under runtime.Goexit in the kernel
+				wg.Done()
+				<-release
+			}()
+			pprof.SetGoroutineLabels(j.k.labels)
+			ex := runner.Mark[rocr.Queue]()
+			ex.Serve(rocrQueue(q))
+			runners[i] = ex
+			g := &Group{}
+			defer g.release()
+			j.bind(g)
+			if !j.cancelled() {
+				j.runChunk(g, i, i+1)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, ex := range runners {
+		ex.Close()
+	}
+	close(release)
+	return j.result(q, timeout)
 }
