@@ -9,8 +9,8 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gokernel/internal/faulty"
-	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/graph"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
