@@ -16,7 +16,7 @@ import (
 // -trace), each packet a soft queue's processor runs is a region of the
 // processor goroutine named like the packet (the kernel's name, "copy",
 // "fill", "host callback", a barrier's type), followed by a log event in
-// category TraceCategory with the queue, packet, grid and duration, so
+// category TraceCategory with the queue, packet, grid size (work-items) and duration, so
 // go tool trace shows device work beside the goroutines that submitted
 // it. Nothing of this runs otherwise: one trace.IsEnabled per packet.
 // HIPGO_TRACE's Perfetto timeline (trace.go) is separate and unchanged.
@@ -42,7 +42,7 @@ func (q *Queue) goTraceEnd(r *trace.Region, id uint64, slot unsafe.Pointer, h aq
 	msg := fmt.Sprintf("%s queue=%d packet=%d", q.packetName(slot, h), q.id, id)
 	if h.Type() == aql.TypeKernelDispatch {
 		p := (*aql.KernelDispatch)(slot)
-		msg += fmt.Sprintf(" grid=[%d %d %d] block=[%d %d %d]", p.GridSizeX, p.GridSizeY, p.GridSizeZ, p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
+		msg += fmt.Sprintf(" grid_size=[%d %d %d] workgroup_size=[%d %d %d]", p.GridSizeX, p.GridSizeY, p.GridSizeZ, p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
 	}
 	msg += fmt.Sprintf(" duration=%v", time.Duration(clock.Now()-start))
 	if err != nil {

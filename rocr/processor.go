@@ -191,6 +191,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 	if t := tracer.Load(); t != nil {
 		t.record(q, id, slot, h, start, clock.Now(), err)
 	}
+	q.timeKernel(slot, h, start)
 	if err != nil || !q.async {
 		ch := completionOf(slot)
 		var sig *Signal

@@ -142,8 +142,8 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 		if n, ok := q.exec.(spi.KernelNamer); ok {
 			ev.Name = n.KernelName(p.KernelObject)
 		}
-		ev.Args["grid"] = [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
-		ev.Args["block"] = [3]uint16{p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ}
+		ev.Args["grid_size"] = [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
+		ev.Args["workgroup_size"] = [3]uint16{p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ}
 		ev.Args["group_segment"] = p.GroupSegmentSize
 		completion = p.CompletionSignal
 	case aql.TypeBarrierAnd, aql.TypeBarrierOr:

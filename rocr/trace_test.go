@@ -1,6 +1,7 @@
 package rocr_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ func TestTraceFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "trace.json")
 	t.Setenv("HIPGO_TRACE", file)
 	t.Setenv("HIPGO_DRIVER", "cpu")
+	kt := rocr.StartKernelTimes()
 	if err := rocr.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +83,18 @@ func TestTraceFile(t *testing.T) {
 	if err := json.Unmarshal(raw, &tr); err != nil {
 		t.Fatalf("trace is not JSON: %v", err)
 	}
+	// The per-kernel summary, of the running process and of its trace
+	// file, counts the same dispatches.
+	live := kt.Stop()
+	fromFile, err := rocr.ReadKernelTimes(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range [][]rocr.KernelTime{live, fromFile} {
+		if len(ks) != 1 || ks[0].Name != "trace_test_kernel" || ks[0].Launches != 2 || ks[0].Min > ks[0].Max || ks[0].Total < ks[0].Max {
+			t.Errorf("kernel summary %+v, want trace_test_kernel launched twice", ks)
+		}
+	}
 	var kernels, barriers, flowsS, flowsF int
 	var prodEnd, consStart float64
 	for _, e := range tr.TraceEvents {
@@ -92,8 +106,13 @@ func TestTraceFile(t *testing.T) {
 			} else {
 				consStart = e.TS
 			}
-			if e.Args["grid"] == nil {
-				t.Errorf("kernel event without grid: %+v", e)
+			// In work-items, the AQL packet's grid_size, under a name
+			// that slog's launch record (grid, in blocks) does not use.
+			if g, ok := e.Args["grid_size"].([]any); !ok || len(g) != 3 || g[0] != float64(1) {
+				t.Errorf("kernel event without its grid_size in work-items: %+v", e)
+			}
+			if _, ok := e.Args["grid"]; ok {
+				t.Errorf("kernel event names its grid in work-items \"grid\", the launch record's word for blocks: %+v", e)
 			}
 		case e.Ph == "X" && e.Name == "BARRIER_AND":
 			barriers++

@@ -6,6 +6,7 @@
 //	gpuinfo [--json]                       every agent of every driver, then the drivers that did not open
 //	gpuinfo doctor [--json]                checks, one line each: ok, warn or fail, with a hint
 //	gpuinfo codeobj [-v] [--json] FILE...  a code object's targets, kernels and argument layouts
+//	gpuinfo trace [--json] FILE            per kernel of a HIPGO_TRACE file: launches, total, mean, min and max time
 //
 // gpuinfo lists each agent rocr.Init opens (index, driver, name, product,
 // vendor, device type, ISA, wavefront size, compute units, work-group and
@@ -27,6 +28,11 @@
 // one table of kernels by target and each kernel's argument layout once for
 // the targets that share it; hidden arguments are summarised in a line
 // (-v lists them, with register counts and kernel descriptors).
+//
+// gpuinfo trace sums the kernel dispatches of a trace file that
+// HIPGO_TRACE (or rocr.Tracer.WriteTo) wrote, as nsys's kernel summary
+// does: kernel, launches, total, mean, min and max time, and each
+// kernel's share of the total (rocr.ReadKernelTimes).
 //
 // The drivers come from importing github.com/hipgo/hipgo/gpu, so a driver
 // added there appears here without a change.

@@ -16,6 +16,7 @@ const usage = `usage:
   gpuinfo [--json]                        list every agent of every driver, then the drivers that did not open
   gpuinfo doctor [--json]                 say why a GPU is or is not used; exit status 1 when none is
   gpuinfo codeobj [-v] [--json] FILE...   print a code object's targets, kernels and argument layouts
+  gpuinfo trace [--json] FILE             per kernel of a HIPGO_TRACE file: launches, total, mean, min and max time
 `
 
 func main() {
@@ -30,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDoctor(args[1:], stdout, stderr)
 		case "codeobj":
 			return runCodeobj(args[1:], stdout, stderr)
+		case "trace":
+			return runTrace(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0

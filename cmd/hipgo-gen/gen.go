@@ -23,6 +23,7 @@ type config struct {
 	Objects []string // for the header: "gen/kernels.hipfb (gfx90a, ...)"
 	Embed   []string // with the generated loader: the code objects it embeds
 	CPU     string   // with the generated loader: the cpu agent's kernels, a package variable
+	Dir     string   // the package's directory, where the Go twins of the kernels lie
 }
 
 // defaultLoader is the loader hipgo-gen writes when -loader names none.

@@ -155,6 +155,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if *cpuSet != "" {
 		return errors.New("-cpu goes with the generated loader; with -loader, your loader loads the cpu agent's kernels")
 	}
+	cfg.Dir = "."
+	if *out != "-" {
+		cfg.Dir = filepath.Dir(*out)
+	}
 	code, err := build(cfg, srcs, objs)
 	if err != nil {
 		return err
@@ -203,6 +207,11 @@ func build(cfg config, srcs, objs []string) ([]byte, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("the sources and the code objects disagree:\n%w", err)
+	}
+	if cfg.CPU != "" {
+		if err := checkTwins(cfg.Dir, ss.kernels); err != nil {
+			return nil, fmt.Errorf("the cpu agent's kernels (-cpu %s) and the sources disagree:\n%w", cfg.CPU, err)
+		}
 	}
 	return generate(cfg, ss.kernels)
 }

@@ -97,6 +97,19 @@ type Loaded struct {
 // Function is the kernel named name (its C name) on this device.
 func (ld *Loaded) Function(name string) (*module.Function, error) { return ld.Module.Function(name) }
 
+// Function is the kernel named name (its C name: the Go name in snake
+// case, vectorAdd → vector_add) of the library as loaded on dev (Load),
+// for what takes a *module.Function rather than a typed launcher: a
+// graph node (graph.Kernel), module.LaunchKernelGGL, LaunchKernelEx or
+// LaunchCooperative. The library owns the module; do not unload it.
+func (l *Library) Function(dev *gpu.Device, name string) (*module.Function, error) {
+	ld, err := l.Load(dev)
+	if err != nil {
+		return nil, err
+	}
+	return ld.Function(name)
+}
+
 // Code is the library's code in every form it was built in (the Go
 // kernels and the code objects), for module.Load: a module the caller
 // owns and unloads, where Load shares one per device. It does not compile

@@ -12,7 +12,10 @@ import (
 type Option func(*Timer)
 
 // Bytes is the memory traffic of one operation (read plus written),
-// reported as GB/s of GPU time.
+// reported as GB/s of GPU time (gpu-ns/op). It also calls b.SetBytes, so
+// the testing package reports MB/s beside ns/op as it does for any
+// benchmark: MB/s is 10^6 bytes a second of the host's time, GB/s 10^9
+// bytes a second of the GPU's.
 func Bytes(n int64) Option { return func(t *Timer) { t.bytes = n } }
 
 // FLOPs is the floating-point operations of one operation, reported as
@@ -87,6 +90,9 @@ func StartTimer(b *testing.B, s *stream.Stream, opts ...Option) *Timer {
 	t := &Timer{b: b, s: s, window: 1}
 	for _, o := range opts {
 		o(t)
+	}
+	if t.bytes > 0 {
+		b.SetBytes(t.bytes)
 	}
 	var err error
 	if t.start, err = stream.NewEvent(s.Device(), stream.EventDefault); err != nil {

@@ -60,6 +60,7 @@ func checkResult(t *testing.T, r testing.BenchmarkResult, bytes int64, sleepMicr
 	if w, ok := r.Extra["window-ns/op"]; assert.True(t, ok, "window-ns/op reported") {
 		assert.GreaterOrEqual(t, w, 0.99*gpuNs, "the host's window covers the GPU time")
 	}
+	assert.Equal(t, bytes, r.Bytes, "Bytes sets b.SetBytes too: MB/s of ns/op beside GB/s of gpu-ns/op")
 	assert.InDelta(t, float64(bytes)/gpuNs, r.Extra["GB/s"], 1e-9)
 	assert.InDelta(t, 1e6/gpuNs, r.Extra["GFLOP/s"], 1e-9)
 }

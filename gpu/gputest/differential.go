@@ -43,7 +43,7 @@ func Abs(eps float64) DiffOption { return func(c *diffConfig) { c.abs = eps } }
 // the same inputs and launches on every device.
 //
 // Without a GPU it runs run on the cpu agent alone, so the test still
-// checks what it asserts there; where HIPGO_REQUIRE names cuda or rocm and
+// checks what it asserts there, and says so in the test's log; where HIPGO_REQUIRE names cuda or rocm and
 // no such GPU is present, it fails.
 func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error), opts ...DiffOption) {
 	tb.Helper()
@@ -87,6 +87,9 @@ func Differential[T Number](tb testing.TB, run func(dev *gpu.Device) ([]T, error
 		if msg := compare(ref, got, cfg); msg != "" {
 			tb.Errorf("gputest: %s differs from the cpu agent: %s", d, msg)
 		}
+	}
+	if len(ran) == 0 {
+		tb.Logf("gputest: no GPU present: %s ran on the cpu agent only, and nothing was compared with it", tb.Name())
 	}
 	for _, drv := range []string{"cuda", "rocm"} {
 		if !ran[drv] && testenv.Required(drv) {

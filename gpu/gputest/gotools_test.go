@@ -110,5 +110,5 @@ func TestKernelsInGoExecutionTrace(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, saxpy, "logs: %q", logs)
-	assert.Regexp(t, `^saxpy queue=\d+ packet=\d+ grid=\[4096 1 1\] block=\[256 1 1\] duration=\S+$`, saxpy)
+	assert.Regexp(t, `^saxpy queue=\d+ packet=\d+ grid_size=\[4096 1 1\] workgroup_size=\[256 1 1\] duration=\S+$`, saxpy)
 }

@@ -1,8 +1,11 @@
 package gputest_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type histogramArgs struct {
@@ -125,4 +129,71 @@ func TestRaceDetectorSeesKernels(t *testing.T) {
 	assert.NoError(t, err, out)
 	assert.NotContains(t, out, "DATA RACE")
 	assert.Contains(t, out, "--- PASS: TestHistogramChild")
+}
+
+type countArgs struct {
+	Count rocr.Ptr[uint32]
+}
+
+// racyCount is the smallest racy histogram: every work-item of every
+// work-group adds one to count[0] with a plain increment.
+var racyCount = kernel.Define("gputest_racy_count", func(b *kernel.Block, a *countArgs) {
+	count := kernel.View(b, a.Count, 1)
+	for range b.Threads() {
+		count[0]++
+	}
+})
+
+var countKernels = kernel.NewSet("gputest-count", racyCount)
+
+// countChild makes TestRacyCountChild run racyCount over the number of
+// work-groups it holds.
+const countChild = "HIPGO_TEST_RACY_COUNT_GROUPS"
+
+func TestRacyCountChild(t *testing.T) {
+	groups, err := strconv.Atoi(os.Getenv(countChild))
+	if err != nil {
+		t.Skip("run by TestRaceDetectorSeesEveryRun")
+	}
+	dev := gputest.DeviceOf(t, "cpu")
+	m, err := module.Load(dev, countKernels)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, m.Unload()) }()
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Destroy()) }()
+	count, err := buffer.New[uint32](dev, 1)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, count.Free()) }()
+	require.NoError(t, count.Fill(0))
+	require.NoError(t, module.LaunchKernelGGL(m.MustFunction("gputest_racy_count"), gpu.D1(uint32(groups)), gpu.D1(4), 0, s, count))
+	require.NoError(t, s.Synchronize())
+}
+
+// Under -race the cpu agent runs each work-group on a goroutine of its
+// own (cpu.RaceWindow): two groups that both do count[0]++ are reported
+// in every run, not in some. Each run is a child process, since the
+// detector reports a pair of stacks once per process.
+func TestRaceDetectorSeesEveryRun(t *testing.T) {
+	if !raceflag.Enabled {
+		t.Skip("the race detector is off: run with -race")
+	}
+	for _, groups := range []int{2, cpu.RaceWindow} {
+		runs := 20
+		if groups > 2 {
+			runs = 5
+		}
+		caught := 0
+		var out []byte
+		for range runs {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRacyCountChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", countChild, groups))
+			var err error
+			out, err = cmd.CombinedOutput()
+			if err != nil && bytes.Contains(out, []byte("WARNING: DATA RACE")) && bytes.Contains(out, []byte("gputest_test.init.func")) {
+				caught++
+			}
+		}
+		assert.Equal(t, runs, caught, "%d groups: races reported in %d of %d runs; the last said:\n%s", groups, caught, runs, out)
+	}
 }

@@ -11,7 +11,7 @@
 // libamdhip64 of ROCm 5; HIPGO_HIPRTC_LIBRARY) on AMD GPUs, giving a code
 // object for the agent's gfx target. Both are opened at run time; without
 // them Compile is ErrNoCompiler (and gpu.ErrNotSupported). The cpu agent
-// has no compiler: its kernels are Go functions (cpu.Define). CompileFor
+// has no compiler: its kernels are Go kernels (rocr/kernel). CompileFor
 // compiles for a named target without a device.
 //
 // A program the compiler refuses is a *CompileError (gpu.ErrInvalidValue)

@@ -103,7 +103,7 @@ func (e *CompileError) Error() string {
 // GPUs, hipRTC on AMD ones) and loads it. A program compiled before, for
 // the same target by the same compiler with the same options, is read
 // from the cache instead. The cpu agent has no compiler: its kernels are
-// Go functions (cpu.Define), loaded with module.Load.
+// Go kernels (rocr/kernel, docs/go-kernels.md).
 func Compile(dev *gpu.Device, source string, opts Options) (*Module, error) {
 	return CompileContext(context.Background(), dev, source, opts)
 }
@@ -118,7 +118,7 @@ func CompileContext(ctx context.Context, dev *gpu.Device, source string, opts Op
 	}
 	target := dev.Target()
 	if compilerFor(target) == nil {
-		return nil, errNoCompilerf("%s (target %q) runs no CUDA or HIP source; write the kernel in Go with cpu.Define (rocr/drivers/cpu) and load it with module.Load", dev, target)
+		return nil, errNoCompilerf("%s (target %q) runs no CUDA or HIP source; write the kernel in Go with the kernel SDK (rocr/kernel: a //hipgo:kernel function that go generate turns into launchers for every agent; docs/go-kernels.md)", dev, target)
 	}
 	p, err := CompileForContext(ctx, target, source, opts)
 	if err != nil {
@@ -170,7 +170,7 @@ func compileFor(target, source string, opts Options) (*Program, error) {
 	const op = "compile"
 	c := compilerFor(target)
 	if c == nil {
-		return nil, errNoCompilerf("no runtime compiler for target %q (want sm_NN or gfxNNN); Go kernels (cpu.Define) run on the cpu agent", target)
+		return nil, errNoCompilerf("no runtime compiler for target %q (want sm_NN or gfxNNN); Go kernels (rocr/kernel) run on the cpu agent", target)
 	}
 	for _, f := range opts.Flags {
 		if isArchFlag(f) {

@@ -246,7 +246,10 @@ func (ev *Event) Query() error {
 }
 
 // Elapsed is the time between two completed events
-// (hipEventElapsedTime), from the packets' timestamps.
+// (hipEventElapsedTime), from the packets' timestamps: end's completion
+// less start's. It is negative when end completed first, which two
+// events on independent streams (or start recorded after end) may do:
+// Elapsed does not order them, and says how they fell.
 func Elapsed(start, end *Event) (time.Duration, error) {
 	const op = "event elapsed time"
 	f0, err := start.last(op)

@@ -54,6 +54,11 @@ func TestEventRecordQueryElapsed(t *testing.T) {
 	if err != nil || ms < 4 || ms > 1000 {
 		t.Errorf("elapsed millis: %v %v", ms, err)
 	}
+	// Elapsed does not order its events: the other way round it is
+	// negative, as between independent streams where end fell first.
+	if back, err := stream.Elapsed(end, start); err != nil || back != -d {
+		t.Errorf("elapsed from end back to start: %v %v, want %v", back, err, -d)
+	}
 
 	// Re-recording moves the event; the old record does not complete it.
 	e.launch(s, "test_sleep", int32(30))

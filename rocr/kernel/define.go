@@ -112,6 +112,8 @@ func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 			arg.Kind = hsa.ArgByValue
 			arg.ValueKind = "by_value"
 			arg.Value = f.Type
+		case f.Type.Kind() == reflect.Int || f.Type.Kind() == reflect.Uint || f.Type.Kind() == reflect.Uintptr:
+			return sym, fmt.Errorf("%q: field %s has type %s, whose size is the platform's: declare the C parameter's size (int32 for a C int, int64 for a long long; uint32, uint64 for unsigned ones); hipgo-gen -cpu checks twins against their C declarations when it generates", name, f.Name, f.Type)
 		default:
 			return sym, fmt.Errorf("%q: field %s has type %s: want rocr.Ptr[T], a fixed-size scalar, or a struct or array of these", name, f.Name, f.Type)
 		}

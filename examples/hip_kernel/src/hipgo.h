@@ -111,4 +111,108 @@ HIPGO_BUILTIN_VAR(__hipgo_gridDim_t, gridDim, __hipgo_gdim_x, __hipgo_gdim_y, __
 
 #undef HIPGO_BUILTIN_VAR
 
+// min and max, as HIP and CUDA declare them for device code: the integer
+// ones compare, the floating-point ones are fminf/fmaxf (a NaN loses to a
+// number).
+#define HIPGO_MINMAX(T)                                                        \
+  HIPGO_DEV T min(T a, T b) { return a < b ? a : b; }                          \
+  HIPGO_DEV T max(T a, T b) { return a > b ? a : b; }
+HIPGO_MINMAX(int)
+HIPGO_MINMAX(unsigned)
+HIPGO_MINMAX(long long)
+HIPGO_MINMAX(unsigned long long)
+#undef HIPGO_MINMAX
+HIPGO_DEV float min(float a, float b) { return __builtin_fminf(a, b); }
+HIPGO_DEV float max(float a, float b) { return __builtin_fmaxf(a, b); }
+HIPGO_DEV double min(double a, double b) { return __builtin_fmin(a, b); }
+HIPGO_DEV double max(double a, double b) { return __builtin_fmax(a, b); }
+
+// Atomics as HIP declares them: relaxed, device (agent) scope, returning
+// the old value. atomicAdd, atomicSub, atomicMax, atomicMin, atomicExch and
+// atomicCAS take int, unsigned, unsigned long long, float and double
+// (atomicMax and atomicMin also long long); atomicAnd, atomicOr and
+// atomicXor the integer types. On AMDGPU they are clang's __hip_atomic
+// builtins, as HIP's headers use; on NVPTX the __atomic builtins, which
+// clang lowers to atom.* at device scope (a compare-and-swap loop for
+// float max and min, which PTX lacks).
+#if defined(__AMDGPU__)
+#define HIPGO_RMW(op, p, v)                                                    \
+  __hip_atomic_fetch_##op(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define HIPGO_XCHG(p, v)                                                       \
+  __hip_atomic_exchange(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define HIPGO_CAS(p, cmp, v)                                                   \
+  __hip_atomic_compare_exchange_strong(p, cmp, v, __ATOMIC_RELAXED,            \
+                                       __ATOMIC_RELAXED,                       \
+                                       __HIP_MEMORY_SCOPE_AGENT)
+#else
+#define HIPGO_RMW(op, p, v) __atomic_fetch_##op(p, v, __ATOMIC_RELAXED)
+#define HIPGO_XCHG(p, v)                                                       \
+  ({                                                                           \
+    __typeof__(v) __in = (v), __out;                                           \
+    __atomic_exchange(p, &__in, &__out, __ATOMIC_RELAXED);                     \
+    __out;                                                                     \
+  })
+#define HIPGO_CAS(p, cmp, v)                                                   \
+  ({                                                                           \
+    __typeof__(v) __in = (v);                                                  \
+    __atomic_compare_exchange(p, cmp, &__in, false, __ATOMIC_RELAXED,          \
+                              __ATOMIC_RELAXED);                               \
+  })
+#endif
+
+#define HIPGO_ATOMIC_COMMON(T)                                                 \
+  HIPGO_DEV T atomicAdd(T *p, T v) { return HIPGO_RMW(add, p, v); }            \
+  HIPGO_DEV T atomicSub(T *p, T v) { return HIPGO_RMW(sub, p, v); }            \
+  HIPGO_DEV T atomicExch(T *p, T v) { return HIPGO_XCHG(p, v); }               \
+  HIPGO_DEV T atomicCAS(T *p, T cmp, T v) {                                    \
+    HIPGO_CAS(p, &cmp, v);                                                     \
+    return cmp;                                                                \
+  }
+#define HIPGO_ATOMIC_INT(T)                                                    \
+  HIPGO_ATOMIC_COMMON(T)                                                       \
+  HIPGO_DEV T atomicMax(T *p, T v) { return HIPGO_RMW(max, p, v); }            \
+  HIPGO_DEV T atomicMin(T *p, T v) { return HIPGO_RMW(min, p, v); }            \
+  HIPGO_DEV T atomicAnd(T *p, T v) { return HIPGO_RMW(and, p, v); }            \
+  HIPGO_DEV T atomicOr(T *p, T v) { return HIPGO_RMW(or, p, v); }              \
+  HIPGO_DEV T atomicXor(T *p, T v) { return HIPGO_RMW(xor, p, v); }
+HIPGO_ATOMIC_INT(int)
+HIPGO_ATOMIC_INT(unsigned)
+HIPGO_ATOMIC_INT(unsigned long long)
+HIPGO_DEV long long atomicMax(long long *p, long long v) { return HIPGO_RMW(max, p, v); }
+HIPGO_DEV long long atomicMin(long long *p, long long v) { return HIPGO_RMW(min, p, v); }
+
+#if defined(__AMDGPU__)
+#define HIPGO_ATOMIC_FLOAT(T, U)                                               \
+  HIPGO_ATOMIC_COMMON(T)                                                       \
+  HIPGO_DEV T atomicMax(T *p, T v) { return HIPGO_RMW(max, p, v); }            \
+  HIPGO_DEV T atomicMin(T *p, T v) { return HIPGO_RMW(min, p, v); }
+#else
+// PTX has no floating-point max or min atomic: a loop of compare-and-swap
+// on the bits, which stops as soon as the stored value wins.
+#define HIPGO_ATOMIC_FLOAT(T, U)                                               \
+  HIPGO_ATOMIC_COMMON(T)                                                       \
+  HIPGO_DEV T __hipgo_atomic_pick(T *p, T v, bool want_max) {                  \
+    U *q = (U *)p;                                                             \
+    U old = __atomic_load_n(q, __ATOMIC_RELAXED);                              \
+    for (;;) {                                                                 \
+      T cur = __builtin_bit_cast(T, old);                                      \
+      T next = want_max ? __builtin_fmax(cur, v) : __builtin_fmin(cur, v);     \
+      if (__builtin_bit_cast(U, next) == old ||                                \
+          HIPGO_CAS(q, &old, __builtin_bit_cast(U, next)))                     \
+        return cur;                                                            \
+    }                                                                          \
+  }                                                                            \
+  HIPGO_DEV T atomicMax(T *p, T v) { return __hipgo_atomic_pick(p, v, true); } \
+  HIPGO_DEV T atomicMin(T *p, T v) { return __hipgo_atomic_pick(p, v, false); }
+#endif
+HIPGO_ATOMIC_FLOAT(float, unsigned)
+HIPGO_ATOMIC_FLOAT(double, unsigned long long)
+
+#undef HIPGO_ATOMIC_FLOAT
+#undef HIPGO_ATOMIC_INT
+#undef HIPGO_ATOMIC_COMMON
+#undef HIPGO_RMW
+#undef HIPGO_XCHG
+#undef HIPGO_CAS
+
 #endif // HIPGO_H

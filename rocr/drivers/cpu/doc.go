@@ -22,19 +22,20 @@
 // host callbacks, a dispatch's start and end, and host waits. So the
 // detector reports, with both stacks:
 //   - work-groups of one dispatch that touch the same memory without
-//     atomics, when they run on different goroutines: the groups of a
-//     dispatch are unordered (they claim work outside the detector's view,
-//     one group at a time), and the queue's processor and the worker pool
-//     run them, so the more groups, the more pairs are checked;
+//     atomics, in every run: under -race each group runs on a goroutine
+//     of its own and nothing the agent does orders one group before
+//     another, so every pair of groups fewer than RaceWindow (128) apart
+//     in the grid is checked, every pair of a grid of up to 128 groups
+//     (RaceWindow says why the window exists);
 //   - kernels on different queues, and copies, with no ordering between
 //     them (ManualDeps streams, or rocr queues without barriers);
 //   - the host touching fine-grained memory a kernel uses, or a buffer
 //     freed while a kernel still runs.
 //
 // It cannot see races between work-items of one group (they run one after
-// another in the group's loop), nor between groups that happened to run
-// on the same goroutine: a race a dispatch shows only once groups land on
-// two goroutines is found in some runs, not all.
+// another in the group's loop, or as coroutines that hand over at each
+// barrier), and, like any run of the detector, it reports a pair of
+// stacks once per process.
 //
 // HIPGO_SANITIZE=1 (or gputest.Sanitize, or rocr.EnableSanitize) turns on
 // the sanitizer. Besides the accesses outside allocations that always fail,
@@ -75,9 +76,9 @@
 //
 // # Data races in kernels
 //
-// Device memory and group memory live outside the Go heap, so the race
-// detector does not see accesses to them: a race there is silent, as on
-// a GPU. Three kinds of access race:
+// Without the race detector a race in device memory is silent, as on a
+// GPU; under go test -race it is reported (the list above says which
+// ones, and the one it cannot see). Three kinds of access race:
 //
 //   - Work-items of one group: the kernel function runs a group's
 //     work-items as loops on one goroutine, so they never race with each

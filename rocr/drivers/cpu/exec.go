@@ -124,7 +124,8 @@ type job struct {
 	chunk   int64
 	shared  int
 	next    atomic.Int64
-	hidden  uintptr // under -race: the claim counter, outside the Go heap
+	hidden  uintptr     // under -race: the claim counter, outside the Go heap
+	marks   chan marked // under -race: raceDispatch's groups' runners
 	failed  atomic.Pointer[error]
 
 	// helpers: bits 0-31 tickets (workers that may still join), 32-61
@@ -523,14 +524,14 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		return e.cooperative(q, j, time.Duration(timeout))
 	}
 	j.barrier = nil
+	if raceflag.Enabled && j.total > 1 { // one group has no other to race with
+		return e.raceDispatch(q, j, time.Duration(timeout))
+	}
 	helpers := int64(e.pool.n - 1)
 	if j.total-1 < helpers {
 		helpers = j.total - 1
 	}
 	j.chunk = max(1, j.total/(int64(e.pool.n)*8))
-	if raceflag.Enabled {
-		j.chunk = 1 // groups on different goroutines: more races to see
-	}
 	if j.total <= j.chunk {
 		helpers = 0
 	}

@@ -100,7 +100,7 @@ func (j *job) stopClaims() {
 func (j *job) resetClaims() error {
 	if raceflag.Enabled {
 		if j.hidden == 0 {
-			p, err := rocr.MapAnonymous(8)
+			p, err := rocr.MapAnonymous(hiddenSize)
 			if err != nil {
 				return err
 			}
@@ -120,5 +120,5 @@ func (j *job) closeClaims() error {
 	}
 	p := j.hidden
 	j.hidden = 0
-	return rocr.Unmap(p, 8)
+	return rocr.Unmap(p, hiddenSize)
 }

@@ -488,3 +488,22 @@ func TestVendorLibraries(t *testing.T) {
 		assert.NotContains(t, []string{"librocblas.so", "librccl.so.1", "libamdhip64.so", "libhiprtc.so.7"}, f.Check)
 	}
 }
+
+// ROCm 5 has hipRTC inside libamdhip64.so.5: the doctor names the file it
+// found, not the library it looked for. And fakeroot's directory, which
+// Debian adds to the loader's path, is no place a GPU library is looked for.
+func TestFoundInPlaceAndNoFakeroot(t *testing.T) {
+	m := machine{
+		files: map[string]string{
+			"/etc/ld.so.conf": "include /etc/ld.so.conf.d/*.conf\n",
+			"/etc/ld.so.conf.d/fakeroot-x86_64-linux-gnu.conf": "/usr/lib/x86_64-linux-gnu/libfakeroot\n",
+			"/opt/rocm/lib/libamdhip64.so.5":                   "",
+		},
+		env: map[string]string{},
+	}
+	r := Check(m.system(t), cpuRuntime())
+	want(t, finding(t, r, "libhiprtc.so.7"), OK, "found libamdhip64.so.5 in its place at /opt/rocm/lib/libamdhip64.so.5")
+	cuda := finding(t, r, "libcuda.so.1")
+	want(t, cuda, Warn, "not found; looked in", "/usr/lib64")
+	assert.NotContains(t, cuda.Msg, "libfakeroot")
+}

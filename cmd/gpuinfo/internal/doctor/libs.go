@@ -50,7 +50,13 @@ func (s *System) loaderDirs() []string {
 			}
 		}
 	}
-	dirs = append(dirs, s.ldSoConf("/etc/ld.so.conf", 0)...)
+	for _, d := range s.ldSoConf("/etc/ld.so.conf", 0) {
+		// Debian's fakeroot package adds its preload library's directory
+		// to the loader's path; nothing of a GPU's lives there.
+		if path.Base(d) != "libfakeroot" {
+			dirs = append(dirs, d)
+		}
+	}
 	if m := multiarch[s.goarch()]; m != "" {
 		dirs = append(dirs, "/lib/"+m, "/usr/lib/"+m)
 	}
@@ -166,6 +172,12 @@ func (c *checker) libraries() {
 	}
 }
 
+// soStem is a library's file name without its .so and version.
+func soStem(name string) string {
+	stem, _, _ := strings.Cut(name, ".so")
+	return stem
+}
+
 var soVersion = regexp.MustCompile(`\.so\.([0-9][0-9A-Za-z.]*)$`)
 
 func (l *Library) found(s *System, p string, loadable bool) {
@@ -186,6 +198,11 @@ func (l *Library) describe() string {
 		return "not found; looked in " + strings.Join(l.Looked, ", ")
 	}
 	msg := "found at " + l.Path
+	if f := path.Base(l.Path); soStem(f) != soStem(l.Name) {
+		// Another library that provides this one's functions
+		// (libamdhip64.so.5 is ROCm 5's hipRTC): name what was found.
+		msg = fmt.Sprintf("found %s in its place at %s", f, l.Path)
+	}
 	if l.Real != l.Path {
 		msg += " -> " + l.Real
 	}
