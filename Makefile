@@ -6,7 +6,7 @@ GPU_PKGS ?= ./...
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: gokernels-pack run test test-allocs test-json vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: gokernels-pack prims-pack run test test-allocs test-json vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -78,14 +78,14 @@ lint: vet
 kernels:
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics ./gpu/prim
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics
-	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty internal/conformancetest internal/gosemantics
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics ./gpu/prim
+	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty internal/conformancetest internal/gosemantics gpu/prim
 
 # Test binaries of every package for a machine without Go (the H200). A
 # package whose test binary does not build fails the target (after every
@@ -140,6 +140,15 @@ gokernels-pack:
 	done
 	cp benchmarks/peers/gokernels.sh benchmarks/peers/gokernels_peer.cu benchmarks/peers/gokernels_summary.py gokernels-pack/
 	tar -cJf gpu-pack/gokernels.tar.xz gokernels-pack
+
+# gpu/prim's tests and benchmarks beside CUB and CuPy, for a GPU machine
+# (benchmarks/peers/prims.sh says what comes back); there:
+# OUT=out bash prims-pack/prims.sh, with CPU_BENCH=1 for the cpu agent too.
+prims-pack:
+	rm -rf prims-pack && mkdir -p prims-pack
+	CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o prims-pack/prim.test ./gpu/prim
+	xz -T2 -6 prims-pack/prim.test
+	cp benchmarks/peers/prims.sh benchmarks/peers/prims_cub.cu benchmarks/peers/prims_cupy.py benchmarks/peers/prims_summary.py prims-pack/
 
 stress:
 	HIPGO_STRESS=large $(GO) test -race -count=1 -run Stress -timeout 60m ./...

@@ -60,7 +60,7 @@ func MemOf(a any) (*Mem, bool) {
 // copied on write, read without a lock. There is one entry per buffer
 // kind and element type a program uses.
 var (
-	memOffsets   atomic.Pointer[map[uintptr]uintptr]
+	memOffsets   atomic.Pointer[map[uintptr]*memSlot]
 	memOffsetsMu sync.Mutex
 )
 
@@ -75,14 +75,16 @@ func memOffset(t uintptr, a any) (uintptr, bool) {
 		return e.off, e.off != ^uintptr(0)
 	}
 	if m := memOffsets.Load(); m != nil {
-		if off, ok := (*m)[t]; ok {
-			slot.Store(&memSlot{t, off})
-			return off, off != ^uintptr(0)
+		if e, ok := (*m)[t]; ok {
+			// The map's own entry: two types that share a slot take turns
+			// in it without allocating.
+			slot.Store(e)
+			return e.off, e.off != ^uintptr(0)
 		}
 	}
-	off, ok := learnMemOffset(t, reflect.TypeOf(a))
-	slot.Store(&memSlot{t, off})
-	return off, ok
+	e := learnMemOffset(t, reflect.TypeOf(a))
+	slot.Store(e)
+	return e.off, e.off != ^uintptr(0)
 }
 
 type memSlot struct{ t, off uintptr }
@@ -92,7 +94,7 @@ var memSlots [64]atomic.Pointer[memSlot]
 // learnMemOffset finds the Mem in pointer type rt's struct and records
 // its offset; a type without one is recorded as none (^0) so the search
 // runs once.
-func learnMemOffset(t uintptr, rt reflect.Type) (uintptr, bool) {
+func learnMemOffset(t uintptr, rt reflect.Type) *memSlot {
 	off, found := uintptr(0), false
 	if rt.Kind() == reflect.Pointer && rt.Elem().Kind() == reflect.Struct {
 		off, found = findMem(rt.Elem())
@@ -100,8 +102,9 @@ func learnMemOffset(t uintptr, rt reflect.Type) (uintptr, bool) {
 	if !found {
 		off = ^uintptr(0)
 	}
+	e := &memSlot{t, off}
 	memOffsetsMu.Lock()
-	next := map[uintptr]uintptr{t: off}
+	next := map[uintptr]*memSlot{t: e}
 	if m := memOffsets.Load(); m != nil {
 		for k, v := range *m {
 			next[k] = v
@@ -109,7 +112,7 @@ func learnMemOffset(t uintptr, rt reflect.Type) (uintptr, bool) {
 	}
 	memOffsets.Store(&next)
 	memOffsetsMu.Unlock()
-	return off, found
+	return e
 }
 
 // findMem is the offset of the first Mem in struct type st, searched

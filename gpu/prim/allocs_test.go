@@ -1,0 +1,50 @@
+package prim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/internal/testenv"
+)
+
+// A call on a small input (one launch, no temporary storage) allocates
+// nothing on the host: a reduction and an argmin of up to 2^16 elements,
+// a scan of up to four GPU tiles (the cpu agent: 2^15 elements), a
+// histogram (a memset and a launch) and a transform of any size.
+func TestSmallCallAllocs(t *testing.T) {
+	prev := goKernels.Checked()
+	goKernels.SetChecked(false)
+	defer goKernels.SetChecked(prev)
+	dev, s := newStream(t)
+	for _, shape := range []bool{false, true} {
+		forceGPUShape = shape
+		for _, n := range []int{1 << 10, 1 << 13} {
+			x := upload(t, dev, make([]float32, n))
+			out := upload(t, dev, make([]float32, n))
+			idx := upload(t, dev, []int64{0})
+			bytes := upload(t, dev, make([]uint8, n))
+			hist := upload(t, dev, make([]uint32, 256))
+			for name, call := range map[string]func() error{
+				"sum":          func() error { return Sum(s, x, out) },
+				"argmin":       func() error { return ArgMin(s, x, out, idx) },
+				"add":          func() error { return Transform2(s, x, x, out, Add) },
+				"scale":        func() error { return Transform(s, x, out, Scale, 2) },
+				"inclusiveSum": func() error { return InclusiveSum(s, x, out) },
+				"histogram":    func() error { return HistogramEven(s, bytes, hist, 0, 256) },
+			} {
+				run := func() {
+					require.NoError(t, call())
+					require.NoError(t, s.Synchronize())
+				}
+				for range 3 {
+					run()
+				}
+				testenv.SkipAllocsUnderRace(t)
+				assert.Zero(t, testing.AllocsPerRun(30, run), "%s of %d (gpu shape %v): allocations per call + Synchronize", name, n, shape)
+			}
+		}
+	}
+	forceGPUShape = false
+}

@@ -1,0 +1,284 @@
+package prim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// benchSizes are the benchmarks' element counts as powers of two:
+// HIPGO_PRIM_SIZES (comma-separated, "20,24,26,28"), else 20, 24, 26.
+func benchSizes() []int {
+	logs := []int{20, 24, 26}
+	if v := os.Getenv("HIPGO_PRIM_SIZES"); v != "" {
+		logs = logs[:0]
+		for f := range strings.SplitSeq(v, ",") {
+			if l, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+				logs = append(logs, l)
+			}
+		}
+	}
+	return logs
+}
+
+func sizeOf[T any]() int64 {
+	var v T
+	return int64(unsafe.Sizeof(v))
+}
+
+// benchData is a device buffer of n random elements, kept for the
+// benchmark.
+func benchData[T Number | Key](b *testing.B, s *stream.Stream, n int, seed uint64) *buffer.Buffer[T] {
+	return upload(b, s.Device(), hostData[T](n, seed))
+}
+
+// hostData is n random elements, made once per type, size and seed: the
+// benchmarks' repeats reuse them.
+func hostData[T Number | Key](n int, seed uint64) []T {
+	type key struct {
+		t    string
+		n    int
+		seed uint64
+	}
+	k := key{fmt.Sprintf("%T", *new(T)), n, seed}
+	hostMu.Lock()
+	defer hostMu.Unlock()
+	if h, ok := hostCache[k]; ok {
+		return h.([]T)
+	}
+	h := random[T](rand.New(rand.NewPCG(seed, 9)), n)
+	hostCache[k] = h
+	return h
+}
+
+var (
+	hostMu    sync.Mutex
+	hostCache = map[any]any{}
+)
+
+func benchEach(b *testing.B, f func(b *testing.B, n int)) {
+	for _, l := range benchSizes() {
+		b.Run(fmt.Sprintf("2^%d", l), func(b *testing.B) { f(b, 1<<l) })
+	}
+}
+
+func BenchmarkTransformAdd(b *testing.B) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		x, y, z := benchData[float32](b, s, n, 1), benchData[float32](b, s, n, 2), benchData[float32](b, s, n, 3)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return Transform2(s, x, y, z, Add) }, gputest.Bytes(12*int64(n)))
+	})
+}
+
+// BenchmarkCopy is the device-to-device copy Transform's target is a
+// fraction of.
+func BenchmarkCopy(b *testing.B) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		x, z := benchData[float32](b, s, n, 1), benchData[float32](b, s, n, 3)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return s.Copy(z, 0, x, 0, n) }, gputest.Bytes(8*int64(n)))
+	})
+}
+
+func benchReduce[T Number](b *testing.B, op string) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		x := benchData[T](b, s, n, 1)
+		out := benchData[T](b, s, 1, 2)
+		idx := benchData[int64](b, s, 1, 3)
+		f := map[string]func() error{
+			"sum":    func() error { return Sum(s, x, out) },
+			"min":    func() error { return Min(s, x, out) },
+			"argmin": func() error { return ArgMin(s, x, out, idx) },
+		}[op]
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, f, gputest.Bytes(sizeOf[T]()*int64(n)))
+	})
+}
+
+func BenchmarkReduce(b *testing.B) {
+	b.Run("sum/float32", func(b *testing.B) { benchReduce[float32](b, "sum") })
+	b.Run("sum/int32", func(b *testing.B) { benchReduce[int32](b, "sum") })
+	b.Run("sum/float64", func(b *testing.B) { benchReduce[float64](b, "sum") })
+	b.Run("min/float32", func(b *testing.B) { benchReduce[float32](b, "min") })
+	b.Run("argmin/float32", func(b *testing.B) { benchReduce[float32](b, "argmin") })
+}
+
+func benchScan[T Number](b *testing.B, exclusive bool) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		x, out := benchData[T](b, s, n, 1), benchData[T](b, s, n, 2)
+		f := func() error { return InclusiveSum(s, x, out) }
+		if exclusive {
+			f = func() error { return ExclusiveSum(s, x, out) }
+		}
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, f, gputest.Bytes(2*sizeOf[T]()*int64(n)))
+	})
+}
+
+func BenchmarkScan(b *testing.B) {
+	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+	b.Run("exclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, true) })
+	b.Run("inclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, false) })
+	b.Run("exclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, true) })
+}
+
+func benchSortKeys[K Key](b *testing.B) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		in, out := benchData[K](b, s, n, 1), benchData[K](b, s, n, 2)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return SortKeys(s, in, out, SortOrder{}) }, gputest.Bytes(2*sizeOf[K]()*int64(n)))
+	})
+}
+
+func BenchmarkSortKeys(b *testing.B) {
+	b.Run("uint32", benchSortKeys[uint32])
+	b.Run("float32", benchSortKeys[float32])
+	b.Run("uint64", benchSortKeys[uint64])
+}
+
+func BenchmarkSortPairs(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("uint32-uint32", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			k, ko := benchData[uint32](b, s, n, 1), benchData[uint32](b, s, n, 2)
+			v, vo := benchData[uint32](b, s, n, 3), benchData[uint32](b, s, n, 4)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return SortPairs(s, k, ko, v, vo, SortOrder{}) }, gputest.Bytes(16*int64(n)))
+		})
+	})
+}
+
+func BenchmarkHistogram(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("uint8-256", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			x, hist := benchData[uint8](b, s, n, 1), benchData[uint32](b, s, 256, 2)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return HistogramEven(s, x, hist, 0, 256) }, gputest.Bytes(int64(n)))
+		})
+	})
+}
+
+// The cpu agent's peers: slices.Sort of the same keys, and a reduction
+// and scan hand-written as a parallel Go loop over GOMAXPROCS goroutines.
+
+func BenchmarkSlicesSort(b *testing.B) {
+	benchEach(b, func(b *testing.B, n int) {
+		h := hostData[uint32](n, 1)
+		w := make([]uint32, n)
+		b.SetBytes(8 * int64(n))
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(w, h)
+			slices.Sort(w)
+		}
+	})
+}
+
+func parallel(n int, f func(lo, hi, w int)) {
+	p := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range p {
+		lo, hi := n*w/p, n*(w+1)/p
+		wg.Go(func() { f(lo, hi, w) })
+	}
+	wg.Wait()
+}
+
+func BenchmarkParallelGoSum(b *testing.B) {
+	benchEach(b, func(b *testing.B, n int) {
+		h := hostData[float32](n, 1)
+		part := make([]float32, runtime.GOMAXPROCS(0))
+		b.SetBytes(4 * int64(n))
+		b.ReportAllocs()
+		var sink float32
+		for b.Loop() {
+			parallel(n, func(lo, hi, w int) {
+				var s float32
+				for _, v := range h[lo:hi] {
+					s += v
+				}
+				part[w] = s
+			})
+			sink = 0
+			for _, v := range part {
+				sink += v
+			}
+		}
+		_ = sink
+	})
+}
+
+func BenchmarkParallelGoScan(b *testing.B) {
+	benchEach(b, func(b *testing.B, n int) {
+		h := hostData[int32](n, 1)
+		out := make([]int32, n)
+		part := make([]int32, runtime.GOMAXPROCS(0))
+		b.SetBytes(8 * int64(n))
+		b.ReportAllocs()
+		for b.Loop() {
+			parallel(n, func(lo, hi, w int) {
+				var s int32
+				for _, v := range h[lo:hi] {
+					s += v
+				}
+				part[w] = s
+			})
+			var run int32
+			for w, v := range part {
+				part[w], run = run, run+v
+			}
+			parallel(n, func(lo, hi, w int) {
+				s := part[w]
+				for i := lo; i < hi; i++ {
+					s += h[i]
+					out[i] = s
+				}
+			})
+		}
+	})
+}
+
+// Small inputs: the host cost of one call, and its allocations.
+func BenchmarkSmall(b *testing.B) {
+	_, s := newStream(b)
+	for _, n := range []int{1 << 10, 1 << 16} {
+		x, out := benchData[float32](b, s, n, 1), benchData[float32](b, s, n, 2)
+		b.Run(fmt.Sprintf("sum/2^%d", bitsLen(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return Sum(s, x, out) })
+		})
+		b.Run(fmt.Sprintf("add/2^%d", bitsLen(n)), func(b *testing.B) {
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return Transform2(s, x, x, out, Add) })
+		})
+	}
+	_ = require.NoError
+}
+
+func bitsLen(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}

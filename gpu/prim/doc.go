@@ -1,0 +1,43 @@
+// Package prim holds device-wide primitives, the layer CUB, hipCUB and
+// rocPRIM are to C++: reductions (Sum, Min, Max, Reduce, ArgMin,
+// ArgMax), prefix sums (InclusiveSum, ExclusiveSum), element-wise
+// transforms (Transform, Transform2), a histogram of even bins
+// (HistogramEven) and a stable LSD radix sort (SortKeys, SortPairs), over
+// buffers and views (Sub) of the built-in numeric types.
+//
+// Each primitive is written once, as Go kernels (kernels.go): generic
+// device functions that internal/gentypes wraps in one //hipgo:kernel per
+// element type, translated by hipgo-gen into the CUDA/HIP C++, PTX and
+// AMDGPU code objects of gen/. The cpu agent runs the same Go functions;
+// its launches use blocks of one work-item over contiguous spans, so the
+// kernels' sequential branches run there, one span per worker, while a
+// GPU runs blocks of 256 (1024) work-items with warp shuffles, ballots
+// and shared memory.
+//
+// A call queues its work on the stream it is given and returns; the
+// results are there once the stream has run it (Synchronize, an event, a
+// later operation on the stream). Nothing is computed on the host and no
+// call blocks. A call checks its arguments first (nil buffers, short
+// outputs, unknown operations, bit ranges) and queues nothing when they
+// are wrong, returning an error wrapping gpu.ErrInvalidValue or
+// gpu.ErrInvalidHandle. Calls on a capturing stream are captured into the
+// graph like any other stream work.
+//
+// Temporary storage comes from the stream's device's default pool
+// (buffer.NewAsync) in the stream's order and is freed (FreeAsync)
+// after the call's last launch, so there is nothing for the caller to
+// size or keep. Small inputs need none: a reduction of up to 2^16
+// elements, a scan of up to four GPU tiles (11264 four-byte elements)
+// and every transform is one launch with no temporary and no allocation
+// on the host.
+//
+// Generics: a primitive is a generic Go function over the element types
+// the package instantiates (Number, Key, Value). Operations are the
+// package's own (Op, UnaryOp, BinaryOp): hipgo-gen instantiates generic
+// device functions, but it does not yet find a user's Go function passed
+// to a primitive and instantiate the kernel for it, so custom operations
+// wait for that.
+//
+// All functions are safe for concurrent use; calls on one stream run in
+// the order they were made.
+package prim

@@ -1,0 +1,72 @@
+package prim
+
+import (
+	"math"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/stream"
+)
+
+// Sample is a sample type of HistogramEven.
+type Sample interface {
+	uint8 | uint16 | int32 | uint32 | float32 | float64
+}
+
+// maxSharedBins is the most bins a block counts in shared memory (16 KiB).
+const maxSharedBins = 4096
+
+// HistogramEven queues hist[b] = how many samples fall in bin b of
+// hist.Len() even bins over [lower, upper)
+// (cub::DeviceHistogram::HistogramEven with hist.Len()+1 levels): sample x
+// is in bin (x-lower)*bins/(upper-lower), computed exactly for integer
+// samples (lower and upper must then be integers) and in float64 for
+// floats; samples outside [lower, upper) and NaNs are not counted. hist
+// is overwritten. At most 4096 bins. 256 bins over bytes are
+// HistogramEven(s, bytes, hist, 0, 256) with a hist of 256.
+func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buffer.Array[uint32], lower, upper float64) error {
+	const name = "prim histogram"
+	if err := checkStream(name, s); err != nil {
+		return err
+	}
+	if err := checkIn(name, "samples", samples); err != nil {
+		return err
+	}
+	if err := checkOut(name, "hist", hist, 1); err != nil {
+		return err
+	}
+	nb := hist.Len()
+	if nb > maxSharedBins {
+		return gpu.Errorf(gpu.ErrInvalidValue, name, "%d bins, at most %d", nb, maxSharedBins)
+	}
+	if !(lower < upper) || math.IsInf(lower, 0) || math.IsInf(upper, 0) {
+		return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v): want finite lower < upper", lower, upper)
+	}
+	var zero T
+	isFloat := false
+	switch any(zero).(type) {
+	case float32, float64:
+		isFloat = true
+	}
+	if !isFloat && (lower != math.Trunc(lower) || upper != math.Trunc(upper) || lower < -1<<53 || upper > 1<<53) {
+		return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) of integer samples: want integers", lower, upper)
+	}
+	scale := float64(nb) / (upper - lower)
+	if err := s.Memset(hist, 0); err != nil {
+		return err
+	}
+	n := samples.Len()
+	if n == 0 {
+		return nil
+	}
+	g := shapeOf(s)
+	grid, block, span := 0, blockSize, 0
+	if g.cpu {
+		grid, span = g.split(n, 1<<15)
+		block = 1
+	} else {
+		grid = max(1, min(ceilDiv(n, blockSize*16), 4*g.sms))
+	}
+	return histogramFor[T]()(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 4*nb, samples, hist,
+		isFloat, lower, upper, scale, int64(lower), int64(upper-lower), span)
+}
