@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kerneltime"
 )
 
 type traceArgs struct{ N int32 }
@@ -25,7 +26,7 @@ func TestTraceFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "trace.json")
 	t.Setenv("HIPGO_TRACE", file)
 	t.Setenv("HIPGO_DRIVER", "cpu")
-	kt := rocr.StartKernelTimes()
+	kt := kerneltime.Start()
 	if err := rocr.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +87,11 @@ func TestTraceFile(t *testing.T) {
 	// The per-kernel summary, of the running process and of its trace
 	// file, counts the same dispatches.
 	live := kt.Stop()
-	fromFile, err := rocr.ReadKernelTimes(bytes.NewReader(raw))
+	fromFile, err := kerneltime.Read(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ks := range [][]rocr.KernelTime{live, fromFile} {
+	for _, ks := range [][]kerneltime.Kernel{live, fromFile} {
 		if len(ks) != 1 || ks[0].Name != "trace_test_kernel" || ks[0].Launches != 2 || ks[0].Min > ks[0].Max || ks[0].Total < ks[0].Max {
 			t.Errorf("kernel summary %+v, want trace_test_kernel launched twice", ks)
 		}

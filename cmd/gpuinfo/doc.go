@@ -32,7 +32,7 @@
 // gpuinfo trace sums the kernel dispatches of a trace file that
 // HIPGO_TRACE (or rocr.Tracer.WriteTo) wrote, as nsys's kernel summary
 // does: kernel, launches, total, mean, min and max time, and each
-// kernel's share of the total (rocr.ReadKernelTimes).
+// kernel's share of the total (kerneltime.Read).
 //
 // The drivers come from importing github.com/hipgo/hipgo/gpu, so a driver
 // added there appears here without a change.

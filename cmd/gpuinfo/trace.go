@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/kerneltime"
 )
 
 // runTrace prints the per-kernel summary of a trace file (HIPGO_TRACE's).
@@ -28,15 +28,15 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer f.Close()
-	ks, err := rocr.ReadKernelTimes(f)
+	ks, err := kerneltime.Read(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpuinfo trace: %s: %v\n", fs.Arg(0), err)
 		return 1
 	}
 	if ks == nil {
-		ks = []rocr.KernelTime{}
+		ks = []kerneltime.Kernel{}
 	}
-	if err := write(stdout, *asJSON, ks, func(w io.Writer) error { return rocr.WriteKernelTimes(w, ks) }); err != nil {
+	if err := write(stdout, *asJSON, ks, func(w io.Writer) error { return kerneltime.Write(w, ks) }); err != nil {
 		fmt.Fprintf(stderr, "gpuinfo trace: %v\n", err)
 		return 1
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/kerneltime"
 )
 
 // Profile runs f and logs, in tb's log, a summary of the kernels the
@@ -12,12 +12,12 @@ import (
 // mean, min and max time, most total time first, as nsys's kernel summary
 // and CUDA.jl's CUDA.@profile print. It returns the same figures. Kernels
 // other goroutines dispatch while f runs are counted too. The times are
-// those of the HIPGO_TRACE timeline (rocr.KernelTimes says what they
+// those of the HIPGO_TRACE timeline (kerneltime.Collector says what they
 // are on each agent); gpuinfo trace FILE prints the same table from a
 // trace file.
-func Profile(tb testing.TB, f func()) []rocr.KernelTime {
+func Profile(tb testing.TB, f func()) []kerneltime.Kernel {
 	tb.Helper()
-	k := rocr.StartKernelTimes()
+	k := kerneltime.Start()
 	defer func() {
 		ks := k.Stop()
 		var b strings.Builder
@@ -25,7 +25,7 @@ func Profile(tb testing.TB, f func()) []rocr.KernelTime {
 			tb.Logf("gputest: profile of %s: no kernels", tb.Name())
 			return
 		}
-		_ = rocr.WriteKernelTimes(&b, ks)
+		_ = kerneltime.Write(&b, ks)
 		tb.Logf("gputest: profile of %s:\n%s", tb.Name(), b.String())
 	}()
 	f()

@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -189,6 +190,11 @@ func (s *Stream) AddCallback(fn func(s *Stream, status error)) error {
 	if err != nil {
 		return err
 	}
+	// The event is the runtime's, destroyed by the goroutine below once
+	// the callback's place in the stream has passed: a leak check that
+	// runs after the program synchronized must not count it as the
+	// program's.
+	live.RemoveWeak(ev)
 	if err := s.Record(ev); err != nil {
 		_ = ev.Destroy()
 		go run(err)
