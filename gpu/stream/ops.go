@@ -182,6 +182,12 @@ func (s *Stream) AddCallback(fn func(s *Stream, status error)) error {
 		}
 	}
 	if err := s.LaunchHostFunc(func() error { run(s.core().Err()); return nil }); err != nil {
+		if failed := s.core().Err(); failed != nil {
+			// Earlier work failed before the callback could be queued:
+			// it runs now, with that failure, as it would have in order.
+			go run(failed)
+			return nil
+		}
 		return err
 	}
 	// The failure path: a failed stream discards the callback's packet;

@@ -466,6 +466,17 @@ func TestStreamAddCallback(t *testing.T) {
 		status := <-done
 		assert.Equal(t, gpu.ErrLaunchFailure, code(status), "%v", status)
 	})
+	// The failure came before the callback was added: it still runs, with
+	// that failure, and adding it is no error.
+	t.Run("status of a stream that failed before", func(t *testing.T) {
+		s := newStream(t, dev)
+		require.NoError(t, s.LaunchHostFunc(func() error { return gpu.Errorf(gpu.ErrLaunchFailure, "test", "earlier work failed") }))
+		require.Error(t, s.Synchronize())
+		done := make(chan error, 1)
+		require.NoError(t, s.AddCallback(func(_ *stream.Stream, status error) { done <- status }))
+		status := <-done
+		assert.Equal(t, gpu.ErrLaunchFailure, code(status), "%v", status)
+	})
 	// Unit_hipStreamAddCallback_ParamTst: a null callback.
 	t.Run("ParamTst: callback == nullptr", func(t *testing.T) {
 		assert.Equal(t, gpu.ErrInvalidValue, code(newStream(t, dev).AddCallback(nil)))
