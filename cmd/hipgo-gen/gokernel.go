@@ -394,13 +394,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		}
 		p("}%s)\n\n", joinArgs(opts))
 
-		// The typed launcher.
+		// The typed launcher. A parameter named like one of its own
+		// identifiers is renamed there (launcherNames).
+		lname := launcherNames(k.Params, cfg.Var)
 		var params []string
-		for _, prm := range k.Params {
+		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
-				params = append(params, fmt.Sprintf("%s buffer.Array[%s]", prm.Name, ts(prm.Type)))
+				params = append(params, fmt.Sprintf("%s buffer.Array[%s]", lname[i], ts(prm.Type)))
 			} else {
-				params = append(params, fmt.Sprintf("%s %s", prm.Name, ts(prm.Type)))
+				params = append(params, fmt.Sprintf("%s %s", lname[i], ts(prm.Type)))
 			}
 		}
 		p("// %s%s launches %s (%s:%d) on s: grid blocks of block threads, with\n// sharedMem bytes of dynamic shared memory. A slice parameter takes a\n// buffer; the kernel sees its length.\n",
@@ -408,33 +410,33 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, exported(k.GoName), joinArgs(params))
 		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
-				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", prm.Name, k.Name, i, prm.Name)
+				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", lname[i], k.Name, i, prm.Name)
 			}
 		}
 		p("\tld, checked, err := %s.Prepare(s, %d)\n\tif err != nil {\n\t\treturn err\n\t}\n", cfg.Var, ki)
 		p("\tvar args module.Args\n\targs")
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				m := "Ptr"
 				if prm.ReadOnly {
 					m = "ConstPtr"
 				}
-				p(".%s(%s)", m, prm.Name)
+				p(".%s(%s)", m, lname[pi])
 				if prm.Len {
-					p(".Int64(int64(%s.Len()))", prm.Name)
+					p(".Int64(int64(%s.Len()))", lname[pi])
 				}
 			case kernelgen.Struct:
-				p(".Value(%s)", prm.Name)
+				p(".Value(%s)", lname[pi])
 			default:
 				m, conv, _ := argsMethod(prm.Type)
 				switch {
 				case conv == "bool":
-					p(".%s(gokernel.Bool(%s))", m, prm.Name)
+					p(".%s(gokernel.Bool(%s))", m, lname[pi])
 				case conv != ts(prm.Type):
-					p(".%s(%s(%s))", m, conv, prm.Name)
+					p(".%s(%s(%s))", m, conv, lname[pi])
 				default:
-					p(".%s(%s)", m, prm.Name)
+					p(".%s(%s)", m, lname[pi])
 				}
 			}
 		}
@@ -450,9 +452,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		if k.DynamicShared && !k.DynamicSharedLen {
 			extra = append(extra, ".Uint32(uint32(sharedMem))")
 		}
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice && !prm.Len {
-				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", prm.Name))
+				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", lname[pi]))
 			}
 		}
 		if len(extra) > 0 {
@@ -487,4 +489,40 @@ func lower(name string) string {
 	r := []rune(name)
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
+}
+
+// launcherIdents are the identifiers a generated launcher uses besides its
+// kernel's parameters: its own parameters and locals, the packages the
+// file imports and the predeclared names it converts with.
+var launcherIdents = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`s grid block sharedMem ld checked err args
+	gpu buffer gokernel module stream rocr kernel embed
+	nil error bool int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64`) {
+		launcherIdents[w] = true
+	}
+}
+
+// launcherNames are the names the launcher gives the kernel's parameters:
+// each its own, unless the launcher takes that name (launcherIdents, the
+// package's kernel set v), then with trailing underscores until it is
+// free.
+func launcherNames(ps []kernelgen.Param, v string) []string {
+	taken := map[string]bool{}
+	for _, p := range ps {
+		taken[p.Name] = true
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		n := p.Name
+		if launcherIdents[n] || n == v {
+			for launcherIdents[n] || n == v || taken[n] {
+				n += "_"
+			}
+			taken[n] = true
+		}
+		out[i] = n
+	}
+	return out
 }

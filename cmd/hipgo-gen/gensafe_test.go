@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/internal/kernelgen"
+	"github.com/hipgo/hipgo/internal/testenv"
+)
+
+// TestGeneratedBuilds generates kernels whose names clash with what the
+// generated Go and C++ use themselves, and builds the result: the Go with
+// go build, the C++ with clang-19 where it is present. The generator
+// either writes code that builds or refuses naming file:line:col.
+func TestGeneratedBuilds(t *testing.T) {
+	testenv.GoTool(t)
+	cases := []struct {
+		name, src string
+		refuse    string // a part of the refusal; "" where the output must build
+	}{
+		{"launcher locals", `
+//hipgo:kernel
+func K(t kernel.Thread, s, grid, block, sharedMem []float32, ld, checked, err, args int32) {
+	if i := t.GlobalX(); i < len(s) {
+		s[i] = grid[i] + block[i] + sharedMem[i] + float32(ld+checked+err+args)
+	}
+}`, ""},
+		{"imported packages", `
+//hipgo:kernel
+func K(t kernel.Thread, gpu, buffer, stream, module []float32, rocr, gokernel, lib int32, int64 uint32) {
+	if i := t.GlobalX(); i < len(gpu) {
+		gpu[i] = buffer[i] + stream[i] + module[i] + float32(rocr+gokernel+lib) + float32(int64)
+	}
+}`, ""},
+		{"renamed beside its new name", `
+//hipgo:kernel
+func K(t kernel.Thread, s, s_ []float32) {
+	if i := t.GlobalX(); i < len(s) {
+		s[i] = s_[i]
+	}
+}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, os.MkdirAll("testdata", 0o755))
+			dir, err := os.MkdirTemp("testdata", "gensafe")
+			require.NoError(t, err)
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			src := "package p\n\nimport \"github.com/hipgo/hipgo/rocr/kernel\"\n" + c.src + "\n"
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
+			res, err := kernelgen.Load(dir)
+			if c.refuse != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.refuse)
+				assert.Contains(t, err.Error(), "k.go:", "the refusal names file:line:col")
+				return
+			}
+			require.NoError(t, err)
+			cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
+			code, err := generateGo(cfg, res, nil)
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "gen"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "gen", "p.cu"), []byte(res.Source), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "kernels_gen.go"), code, 0o644))
+			out, err := exec.Command("go", "vet", "./"+filepath.ToSlash(dir)).CombinedOutput()
+			assert.NoError(t, err, "generated Go does not build:\n%s\n%s", out, code)
+			compileCpp(t, res.Source)
+		})
+	}
+}
+
+// compileCpp compiles a translation unit for gfx90a with clang-19, where
+// clang-19 is present.
+func compileCpp(t *testing.T, source string) {
+	t.Helper()
+	cc, err := exec.LookPath("clang-19")
+	if err != nil {
+		t.Log("clang-19 is not on PATH: the C++ is not compiled")
+		return
+	}
+	f := filepath.Join(t.TempDir(), "k.hip")
+	require.NoError(t, os.WriteFile(f, []byte(source), 0o644))
+	out, err := exec.Command(cc, "-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib",
+		"-O1", "-S", "-o", os.DevNull, f).CombinedOutput()
+	assert.NoError(t, err, "generated C++ does not build:\n%s", strings.TrimSpace(string(out)))
+}
