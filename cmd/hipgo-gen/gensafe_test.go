@@ -45,6 +45,52 @@ func K(t kernel.Thread, s, s_ []float32) {
 		s[i] = s_[i]
 	}
 }`, ""},
+		{"snake-case kernel alone", `
+//hipgo:kernel
+func vector_add(t kernel.Thread, c []float32) {
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = 1
+	}
+}`, ""},
+		{"C++ words", `
+type float4 struct{ x, y float32 }
+
+//hipgo:kernel
+func Main(t kernel.Thread, float, class []float32, delete int32, v float4) {
+	if i := t.GlobalX(); i < len(float) {
+		float[i] = class[i] + float32(delete) + v.x
+	}
+}
+
+//hipgo:kernel
+func Float(t kernel.Thread, c []float32) {}
+
+//hipgo:kernel
+func Class(t kernel.Thread, c []float32) {}
+
+//hipgo:kernel
+func Delete(t kernel.Thread, c []float32) {}`, ""},
+		{"C names collide", `
+//hipgo:kernel
+func vectorAdd(t kernel.Thread, c []float32) {}
+
+//hipgo:kernel
+func vector_add(t kernel.Thread, c []float32) {}`, "vector_add"},
+		{"C name of a checked entry", `
+//hipgo:kernel
+func fill(t kernel.Thread, c []float32) {}
+
+//hipgo:kernel
+func fill_checked(t kernel.Thread, c []float32) {}`, "fill_checked"},
+		{"device function named like an entry", `
+func saxpy_checked(x float32) float32 { return x }
+
+//hipgo:kernel
+func Saxpy(t kernel.Thread, c []float32) {
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = saxpy_checked(c[i])
+	}
+}`, "saxpy_checked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -58,10 +104,14 @@ func K(t kernel.Thread, s, s_ []float32) {
 			if c.refuse != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.refuse)
-				assert.Contains(t, err.Error(), "k.go:", "the refusal names file:line:col")
+				assert.Regexp(t, `k\.go:\d+:\d+`, err.Error(), "the refusal names file:line:col")
+				t.Log(err)
 				return
 			}
 			require.NoError(t, err)
+			// hipRTC and NVRTC declare the vector types; clang with
+			// -nogpuinc does not, so this is checked apart.
+			assert.NotContains(t, res.Source, "struct float4 ")
 			cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
 			code, err := generateGo(cfg, res, nil)
 			require.NoError(t, err)

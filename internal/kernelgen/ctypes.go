@@ -290,6 +290,14 @@ func init() {
 	int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t`) {
 		cKeywords[w] = true
 	}
+	// HIP's and CUDA's vector types (float4, uchar2, ...), which hipRTC
+	// and NVRTC declare before the translation unit.
+	for _, b := range strings.Fields("char uchar short ushort int uint long ulong longlong ulonglong float double") {
+		for n := 1; n <= 4; n++ {
+			cKeywords[fmt.Sprintf("%s%d", b, n)] = true
+		}
+	}
+	cKeywords["dim3"] = true
 }
 
 // cName is the C++ spelling of a Go identifier: itself, unless it is a
