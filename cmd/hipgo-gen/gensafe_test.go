@@ -45,6 +45,21 @@ func K(t kernel.Thread, s, s_ []float32) {
 		s[i] = s_[i]
 	}
 }`, ""},
+		{"package-level names of the imports", `
+var stream, gpu = 1, 2
+
+type buffer struct{ x float32 }
+
+func module() int32 { return 3 }
+
+var hgrocr, rocr, gokernel = 0, 0, 0
+
+//hipgo:kernel
+func K(t kernel.Thread, c []float32, v buffer) {
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = v.x
+	}
+}`, ""},
 		{"snake-case kernel alone", `
 //hipgo:kernel
 func vector_add(t kernel.Thread, c []float32) {

@@ -5,6 +5,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"os"
 	"os/exec"
@@ -464,7 +468,10 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 	}
 	w.Write(tail.Bytes())
 	w.Write(fis.Bytes())
-	src := w.Bytes()
+	src, err := aliasImports(w.Bytes(), packageScope(res))
+	if err != nil {
+		return nil, err
+	}
 	out, err := imports.Process(cfg.Out, src, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("generated Go does not parse: %w", err), errors.New(string(src)))
@@ -525,4 +532,71 @@ func launcherNames(ps []kernelgen.Param, v string) []string {
 		out[i] = n
 	}
 	return out
+}
+
+// packageScope is the scope of the package the kernels are declared in,
+// or nil.
+func packageScope(res *kernelgen.Result) *types.Scope {
+	if res.Info == nil {
+		return nil
+	}
+	for _, k := range res.Kernels {
+		if k.Decl != nil {
+			if obj := res.Info.Defs[k.Decl.Name]; obj != nil && obj.Pkg() != nil {
+				return obj.Pkg().Scope()
+			}
+		}
+	}
+	return nil
+}
+
+// aliasImports renames, in the generated file src, each import whose name
+// the package declares itself (a package-level stream or gpu would clash
+// with it) to hg plus that name. Where nothing clashes src comes back as
+// it is.
+func aliasImports(src []byte, scope *types.Scope) ([]byte, error) {
+	if scope == nil {
+		return src, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("generated Go does not parse: %w", err), errors.New(string(src)))
+	}
+	alias := map[string]string{}
+	for _, im := range f.Imports {
+		if im.Name != nil {
+			continue
+		}
+		path := strings.Trim(im.Path.Value, `"`)
+		name := path[strings.LastIndex(path, "/")+1:]
+		if scope.Lookup(name) == nil {
+			continue
+		}
+		a := "hg" + name
+		for scope.Lookup(a) != nil {
+			a += "_"
+		}
+		alias[name] = a
+		im.Name = ast.NewIdent(a)
+	}
+	if len(alias) == 0 {
+		return src, nil
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		// The generated code refers to an import only as pkg.Name, and
+		// to nothing else of that name through a selector but its own
+		// parameters and locals, which resolve.
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil && alias[id.Name] != "" {
+				id.Name = alias[id.Name]
+			}
+		}
+		return true
+	})
+	var b bytes.Buffer
+	if err := format.Node(&b, fset, f); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
