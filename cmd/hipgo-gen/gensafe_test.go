@@ -60,6 +60,17 @@ func K(t kernel.Thread, c []float32, v buffer) {
 		c[i] = v.x
 	}
 }`, ""},
+		{"letters C++ does not take", `
+type véc struct{ ͺ float32 }
+
+func dévice(ͺ float32) float32 { return ͺ }
+
+//hipgo:kernel
+func Ďábel(t kernel.Thread, é []float32, ͺ int32, v véc) {
+	if i := t.GlobalX(); i < len(é) {
+		é[i] = dévice(float32(ͺ)) + v.ͺ
+	}
+}`, ""},
 		{"snake-case kernel alone", `
 //hipgo:kernel
 func vector_add(t kernel.Thread, c []float32) {
