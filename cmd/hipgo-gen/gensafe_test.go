@@ -118,6 +118,14 @@ func Saxpy(t kernel.Thread, c []float32) {
 	}
 }`, "saxpy_checked"},
 	}
+	// A flat sum of 300 terms nests past clang's 256 brackets.
+	cases = append(cases, struct{ name, src, refuse string }{"deep expression", `
+//hipgo:kernel
+func K(t kernel.Thread, c []float32) {
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = c[i]` + strings.Repeat(" + c[i]", 299) + `
+	}
+}`, "nested past"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, os.MkdirAll("testdata", 0o755))

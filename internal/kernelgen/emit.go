@@ -24,6 +24,7 @@ func (t *translator) emit() {
 		defs.WriteString(e.out.String())
 	}
 	t.checkSymbols()
+	t.checkDepth()
 	if len(t.errs) > 0 {
 		return
 	}
@@ -399,5 +400,47 @@ func (t *translator) checkSymbols() {
 			name = cName(fn.obj.Name())
 		}
 		claim(name, fn, false)
+	}
+}
+
+// maxNesting bounds the nesting of expressions and blocks in a function:
+// its C++ may take two brackets a level (casts), and clang, hipRTC and
+// NVRTC nest at most 256.
+const maxNesting = 100
+
+// checkDepth refuses an expression or block nested past maxNesting (a
+// flat sum of 300 terms) where it first goes past it.
+func (t *translator) checkDepth() {
+	for _, fn := range t.order {
+		if fn.decl.Body == nil {
+			continue
+		}
+		var stack []bool
+		depth, done := 0, false
+		ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
+			if done {
+				return false
+			}
+			if n == nil {
+				if stack[len(stack)-1] {
+					depth--
+				}
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			_, expr := n.(ast.Expr)
+			_, block := n.(*ast.BlockStmt)
+			counts := expr || block
+			if counts {
+				depth++
+			}
+			stack = append(stack, counts)
+			if depth > maxNesting {
+				t.errorf(n.Pos(), "expression nested past 100 levels", "C++ compilers nest at most 256 brackets: split it with local variables")
+				done = true
+				return false
+			}
+			return true
+		})
 	}
 }
