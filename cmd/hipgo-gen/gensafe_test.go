@@ -126,6 +126,14 @@ func K(t kernel.Thread, c []float32) {
 		c[i] = c[i]` + strings.Repeat(" + c[i]", 299) + `
 	}
 }`, "nested past"})
+	cases = append(cases, struct{ name, src, refuse string }{"4 GiB of shared memory", `
+//hipgo:kernel
+func K(t kernel.Thread, c []float32) {
+	s := kernel.Shared[[1 << 30]float32](t)
+	if i := t.GlobalX(); i < len(c) {
+		c[i] = s[i]
+	}
+}`, "kernel.Shared"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, os.MkdirAll("testdata", 0o755))
