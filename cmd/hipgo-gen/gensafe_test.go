@@ -134,6 +134,14 @@ func K(t kernel.Thread, c []float32) {
 		c[i] = s[i]
 	}
 }`, "kernel.Shared"})
+	cases = append(cases, struct{ name, src, refuse string }{"kernarg fields", `
+//hipgo:kernel
+func K(t kernel.Thread, x []float32, xLen, hgDynBytes int32) {
+	d := kernel.DynamicShared[float32](t)
+	if i := t.GlobalX(); i < len(x) && i < len(d) {
+		x[i] = float32(xLen + hgDynBytes)
+	}
+}`, ""})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, os.MkdirAll("testdata", 0o755))

@@ -238,8 +238,28 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 
 	for ki, k := range res.Kernels {
 		argsT := lower(k.GoName) + "Args"
-		p("// %s is the kernarg layout of %s's C++ entry point.\ntype %s struct {\n", argsT, k.Name, argsT)
+		// A slice's length and the dynamic shared bytes take fields of
+		// their own, under names no parameter has.
+		fields := map[string]bool{}
 		for _, prm := range k.Params {
+			fields[prm.Name] = true
+		}
+		freeField := func(n string) string {
+			for fields[n] {
+				n += "_"
+			}
+			fields[n] = true
+			return n
+		}
+		lenField := make([]string, len(k.Params))
+		for i, prm := range k.Params {
+			if prm.Kind == kernelgen.Slice && prm.Len {
+				lenField[i] = freeField(prm.Name + "Len")
+			}
+		}
+		dynField := freeField("hgDynBytes")
+		p("// %s is the kernarg layout of %s's C++ entry point.\ntype %s struct {\n", argsT, k.Name, argsT)
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				ptr := "Ptr"
@@ -248,7 +268,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				}
 				p("\t%s rocr.%s[%s]\n", prm.Name, ptr, ts(prm.Type))
 				if prm.Len {
-					p("\t%sLen int64\n", prm.Name)
+					p("\t%s int64\n", lenField[pi])
 				}
 			case kernelgen.Struct:
 				p("\t%s %s\n", prm.Name, ts(prm.Type))
@@ -264,13 +284,13 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			}
 		}
 		if k.DynamicSharedLen {
-			p("\thgDynBytes uint32\n")
+			p("\t%s uint32\n", dynField)
 		}
 		p("}\n\n")
 
 		// The call of the user's function with the arguments as Go values.
 		var views, call []string
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				fn, rest := "View", "Rest"
@@ -278,7 +298,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 					fn = "ConstView"
 				}
 				if prm.Len {
-					views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%sLen)", fn, prm.Name, prm.Name))
+					views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%s)", fn, prm.Name, lenField[pi]))
 				} else {
 					views = append(views, fmt.Sprintf("kernel.%s%s(b, a.%s)", fn, rest, prm.Name))
 				}
