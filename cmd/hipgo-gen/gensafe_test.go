@@ -142,6 +142,13 @@ func K(t kernel.Thread, x []float32, xLen, hgDynBytes int32) {
 		x[i] = float32(xLen + hgDynBytes)
 	}
 }`, ""})
+	cases = append(cases, struct{ name, src, refuse string }{"generated names", `
+type kArgs int
+
+func LaunchK() {}
+
+//hipgo:kernel
+func K(t kernel.Thread, c []float32) {}`, "kArgs is also the name of kernel K's kernarg layout"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, os.MkdirAll("testdata", 0o755))
@@ -151,6 +158,10 @@ func K(t kernel.Thread, x []float32, xLen, hgDynBytes int32) {
 			src := "package p\n\nimport \"github.com/hipgo/hipgo/rocr/kernel\"\n" + c.src + "\n"
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
 			res, err := kernelgen.Load(dir)
+			cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
+			if err == nil && c.refuse != "" {
+				_, err = generateGo(cfg, res, nil)
+			}
 			if c.refuse != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.refuse)
@@ -162,7 +173,6 @@ func K(t kernel.Thread, x []float32, xLen, hgDynBytes int32) {
 			// hipRTC and NVRTC declare the vector types; clang with
 			// -nogpuinc does not, so this is checked apart.
 			assert.NotContains(t, res.Source, "struct float4 ")
-			cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
 			code, err := generateGo(cfg, res, nil)
 			require.NoError(t, err)
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "gen"), 0o755))

@@ -183,6 +183,9 @@ func argsMethod(t types.Type) (method, conv string, err error) {
 
 // generateGo writes the Go side of a package's kernels.
 func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, error) {
+	if err := checkGoNames(cfg, res, len(objs)); err != nil {
+		return nil, err
+	}
 	var w, tail, fis bytes.Buffer
 	qual := func(p *types.Package) string {
 		if p.Name() == res.Package {
@@ -619,4 +622,45 @@ func aliasImports(src []byte, scope *types.Scope) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// checkGoNames refuses a package that declares, outside the generated
+// file, a name the generated file declares: the kernel set, a kernel's
+// launcher, kernarg layout, frame or cpu function.
+func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
+	scope := packageScope(res)
+	if scope == nil || res.Fset == nil {
+		return nil
+	}
+	names := map[string]string{cfg.Var: "the kernel set", cfg.Var + "Source": "the kernels' C++"}
+	for i := 0; i < objs; i++ {
+		names[fmt.Sprintf("%sObject%d", cfg.Var, i)] = "a code object"
+	}
+	for _, k := range res.Kernels {
+		gen := map[string]string{
+			cfg.Prefix + exported(k.GoName): "launcher", lower(k.GoName) + "Args": "kernarg layout",
+			k.GoName + "Kernel": "cpu function",
+		}
+		if k.Lockstep {
+			gen[lower(k.GoName)+"Frame"] = "lockstep frame"
+			gen[k.GoName+"Group"] = "fission"
+			gen[lower(k.GoName)+"Locals"] = "fission's locals"
+		}
+		for n, what := range gen {
+			names[n] = "kernel " + k.GoName + "'s " + what
+		}
+	}
+	var errs []error
+	for _, n := range scope.Names() {
+		what, ok := names[n]
+		if !ok {
+			continue
+		}
+		pos := res.Fset.PositionFor(scope.Lookup(n).Pos(), false) // not a //line directive's
+		if filepath.Base(pos.Filename) == filepath.Base(cfg.Out) {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s: %s is also the name of %s in the generated %s: rename it", pos, n, what, cfg.Out))
+	}
+	return errors.Join(errs...)
 }
