@@ -149,6 +149,16 @@ func LaunchK() {}
 
 //hipgo:kernel
 func K(t kernel.Thread, c []float32) {}`, "kArgs is also the name of kernel K's kernarg layout"})
+	cases = append(cases, struct{ name, src, refuse string }{"closure locals", `
+type a int32
+
+//hipgo:kernel
+func f(t kernel.Thread, c []float32, x a) {
+	t.SyncThreads()
+}
+
+//hipgo:kernel
+func n(t kernel.Thread, c []float32, x a) {}`, "names a local a in its cpu function"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, os.MkdirAll("testdata", 0o755))

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -651,6 +652,28 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 		}
 	}
 	var errs []error
+	// The cpu functions call the kernel and convert to its parameters'
+	// types inside closures whose own names would hide them.
+	hidden := func(obj types.Object, what string) {
+		n := obj.Name()
+		if !closureLocal(n) || obj.Pkg() == nil || obj.Pkg().Scope() != scope {
+			return
+		}
+		errs = append(errs, fmt.Errorf("%s: %s: the generated %s names a local %s in its cpu function: rename it",
+			res.Fset.PositionFor(obj.Pos(), false), what, cfg.Out, n))
+	}
+	for _, k := range res.Kernels {
+		if k.Decl != nil {
+			if obj := res.Info.Defs[k.Decl.Name]; obj != nil {
+				hidden(obj, "kernel "+k.GoName)
+			}
+		}
+		for _, prm := range k.Params {
+			if nt, ok := prm.Type.(*types.Named); ok {
+				hidden(nt.Obj(), "type "+nt.Obj().Name()+" of kernel "+k.GoName+"'s parameter "+prm.Name)
+			}
+		}
+	}
 	for _, n := range scope.Names() {
 		what, ok := names[n]
 		if !ok {
@@ -663,4 +686,19 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 		errs = append(errs, fmt.Errorf("%s: %s is also the name of %s in the generated %s: rename it", pos, n, what, cfg.Out))
 	}
 	return errors.Join(errs...)
+}
+
+// closureLocal reports whether the cpu function of a generated kernel
+// (kernel.Define's closure) declares n: its parameters, loop variables
+// and argument copies (v0, s1, p2).
+func closureLocal(n string) bool {
+	switch n {
+	case "a", "b", "n", "t", "ok", "lo", "hi", "g", "i", "f":
+		return true
+	}
+	if len(n) > 1 && strings.ContainsRune("vsp", rune(n[0])) {
+		_, err := strconv.Atoi(n[1:])
+		return err == nil
+	}
+	return false
 }
