@@ -45,6 +45,11 @@ func runGo(cfg goConfig) error {
 	if len(res.Kernels) == 0 {
 		return fmt.Errorf("%s: no //hipgo:kernel functions: a kernel is a top-level func with a //hipgo:kernel line in its doc comment, whose first parameter is a kernel.Thread (github.com/hipgo/hipgo/rocr/kernel)", cfg.Dir)
 	}
+	// Before clang's minutes: the Go side's names (generateGo checks
+	// again with the code objects there are).
+	if err := checkGoNames(cfg, res, 0); err != nil {
+		return err
+	}
 	gen := filepath.Join(cfg.Dir, cfg.Gen)
 	if err := os.MkdirAll(gen, 0o755); err != nil {
 		return err
