@@ -381,12 +381,14 @@ func (t *translator) checkSymbols() {
 			// C++ name are overloads (methods, generics).
 			return
 		}
-		at, other := fn, o.fn
+		at, other, of := fn, o.fn, "a C symbol"
 		if !entry {
-			at, other = o.fn, fn
+			at, other, of = o.fn, fn, "the C++ name"
+		} else if !o.entry {
+			of = "the C++ name"
 		}
-		t.errorf(at.decl.Name.Pos(), "kernel name "+at.obj.Name(), "its C symbol %s is also the C++ name of %s (%s): rename one of them",
-			name, other.obj.Name(), t.fset.Position(other.decl.Name.Pos()))
+		t.errorf(at.decl.Name.Pos(), "kernel name "+at.obj.Name(), "its C symbol %s is also %s of %s (%s): rename one of them",
+			name, of, other.obj.Name(), t.fset.Position(other.decl.Name.Pos()))
 	}
 	for _, fn := range t.order {
 		if fn.kernel && fn.k != nil {
