@@ -5,10 +5,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -39,6 +44,11 @@ func runGo(cfg goConfig) error {
 	}
 	if len(res.Kernels) == 0 {
 		return fmt.Errorf("%s: no //hipgo:kernel functions: a kernel is a top-level func with a //hipgo:kernel line in its doc comment, whose first parameter is a kernel.Thread (github.com/hipgo/hipgo/rocr/kernel)", cfg.Dir)
+	}
+	// Before clang's minutes: the Go side's names (generateGo checks
+	// again with the code objects there are).
+	if err := checkGoNames(cfg, res, 0); err != nil {
+		return err
 	}
 	gen := filepath.Join(cfg.Dir, cfg.Gen)
 	if err := os.MkdirAll(gen, 0o755); err != nil {
@@ -179,6 +189,9 @@ func argsMethod(t types.Type) (method, conv string, err error) {
 
 // generateGo writes the Go side of a package's kernels.
 func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, error) {
+	if err := checkGoNames(cfg, res, len(objs)); err != nil {
+		return nil, err
+	}
 	var w, tail, fis bytes.Buffer
 	qual := func(p *types.Package) string {
 		if p.Name() == res.Package {
@@ -234,8 +247,28 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 
 	for ki, k := range res.Kernels {
 		argsT := lower(k.GoName) + "Args"
-		p("// %s is the kernarg layout of %s's C++ entry point.\ntype %s struct {\n", argsT, k.Name, argsT)
+		// A slice's length and the dynamic shared bytes take fields of
+		// their own, under names no parameter has.
+		fields := map[string]bool{}
 		for _, prm := range k.Params {
+			fields[prm.Name] = true
+		}
+		freeField := func(n string) string {
+			for fields[n] {
+				n += "_"
+			}
+			fields[n] = true
+			return n
+		}
+		lenField := make([]string, len(k.Params))
+		for i, prm := range k.Params {
+			if prm.Kind == kernelgen.Slice && prm.Len {
+				lenField[i] = freeField(prm.Name + "Len")
+			}
+		}
+		dynField := freeField("hgDynBytes")
+		p("// %s is the kernarg layout of %s's C++ entry point.\ntype %s struct {\n", argsT, k.Name, argsT)
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				ptr := "Ptr"
@@ -244,7 +277,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				}
 				p("\t%s rocr.%s[%s]\n", prm.Name, ptr, ts(prm.Type))
 				if prm.Len {
-					p("\t%sLen int64\n", prm.Name)
+					p("\t%s int64\n", lenField[pi])
 				}
 			case kernelgen.Struct:
 				p("\t%s %s\n", prm.Name, ts(prm.Type))
@@ -260,13 +293,13 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			}
 		}
 		if k.DynamicSharedLen {
-			p("\thgDynBytes uint32\n")
+			p("\t%s uint32\n", dynField)
 		}
 		p("}\n\n")
 
 		// The call of the user's function with the arguments as Go values.
 		var views, call []string
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				fn, rest := "View", "Rest"
@@ -274,7 +307,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 					fn = "ConstView"
 				}
 				if prm.Len {
-					views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%sLen)", fn, prm.Name, prm.Name))
+					views = append(views, fmt.Sprintf("kernel.%s(b, a.%s, a.%s)", fn, prm.Name, lenField[pi]))
 				} else {
 					views = append(views, fmt.Sprintf("kernel.%s%s(b, a.%s)", fn, rest, prm.Name))
 				}
@@ -394,13 +427,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		}
 		p("}%s)\n\n", joinArgs(opts))
 
-		// The typed launcher.
+		// The typed launcher. A parameter named like one of its own
+		// identifiers is renamed there (launcherNames).
+		lname := launcherNames(k.Params, cfg.Var)
 		var params []string
-		for _, prm := range k.Params {
+		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
-				params = append(params, fmt.Sprintf("%s buffer.Array[%s]", prm.Name, ts(prm.Type)))
+				params = append(params, fmt.Sprintf("%s buffer.Array[%s]", lname[i], ts(prm.Type)))
 			} else {
-				params = append(params, fmt.Sprintf("%s %s", prm.Name, ts(prm.Type)))
+				params = append(params, fmt.Sprintf("%s %s", lname[i], ts(prm.Type)))
 			}
 		}
 		p("// %s%s launches %s (%s:%d) on s: grid blocks of block threads, with\n// sharedMem bytes of dynamic shared memory. A slice parameter takes a\n// buffer; the kernel sees its length.\n",
@@ -408,33 +443,33 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, exported(k.GoName), joinArgs(params))
 		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
-				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", prm.Name, k.Name, i, prm.Name)
+				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", lname[i], k.Name, i, prm.Name)
 			}
 		}
 		p("\tld, checked, err := %s.Prepare(s, %d)\n\tif err != nil {\n\t\treturn err\n\t}\n", cfg.Var, ki)
 		p("\tvar args module.Args\n\targs")
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			switch prm.Kind {
 			case kernelgen.Slice:
 				m := "Ptr"
 				if prm.ReadOnly {
 					m = "ConstPtr"
 				}
-				p(".%s(%s)", m, prm.Name)
+				p(".%s(%s)", m, lname[pi])
 				if prm.Len {
-					p(".Int64(int64(%s.Len()))", prm.Name)
+					p(".Int64(int64(%s.Len()))", lname[pi])
 				}
 			case kernelgen.Struct:
-				p(".Value(%s)", prm.Name)
+				p(".Value(%s)", lname[pi])
 			default:
 				m, conv, _ := argsMethod(prm.Type)
 				switch {
 				case conv == "bool":
-					p(".%s(gokernel.Bool(%s))", m, prm.Name)
+					p(".%s(gokernel.Bool(%s))", m, lname[pi])
 				case conv != ts(prm.Type):
-					p(".%s(%s(%s))", m, conv, prm.Name)
+					p(".%s(%s(%s))", m, conv, lname[pi])
 				default:
-					p(".%s(%s)", m, prm.Name)
+					p(".%s(%s)", m, lname[pi])
 				}
 			}
 		}
@@ -450,9 +485,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		if k.DynamicShared && !k.DynamicSharedLen {
 			extra = append(extra, ".Uint32(uint32(sharedMem))")
 		}
-		for _, prm := range k.Params {
+		for pi, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice && !prm.Len {
-				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", prm.Name))
+				extra = append(extra, fmt.Sprintf(".Int64(int64(%s.Len()))", lname[pi]))
 			}
 		}
 		if len(extra) > 0 {
@@ -462,7 +497,10 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 	}
 	w.Write(tail.Bytes())
 	w.Write(fis.Bytes())
-	src := w.Bytes()
+	src, err := aliasImports(w.Bytes(), packageScope(res))
+	if err != nil {
+		return nil, err
+	}
 	out, err := imports.Process(cfg.Out, src, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("generated Go does not parse: %w", err), errors.New(string(src)))
@@ -487,4 +525,185 @@ func lower(name string) string {
 	r := []rune(name)
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
+}
+
+// launcherIdents are the identifiers a generated launcher uses besides its
+// kernel's parameters: its own parameters and locals, the packages the
+// file imports and the predeclared names it converts with.
+var launcherIdents = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`s grid block sharedMem ld checked err args
+	gpu buffer gokernel module stream rocr kernel embed
+	nil error bool int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 float32 float64`) {
+		launcherIdents[w] = true
+	}
+}
+
+// launcherNames are the names the launcher gives the kernel's parameters:
+// each its own, unless the launcher takes that name (launcherIdents, the
+// package's kernel set v), then with trailing underscores until it is
+// free.
+func launcherNames(ps []kernelgen.Param, v string) []string {
+	taken := map[string]bool{}
+	for _, p := range ps {
+		taken[p.Name] = true
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		n := p.Name
+		if launcherIdents[n] || n == v {
+			for launcherIdents[n] || n == v || taken[n] {
+				n += "_"
+			}
+			taken[n] = true
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// packageScope is the scope of the package the kernels are declared in,
+// or nil.
+func packageScope(res *kernelgen.Result) *types.Scope {
+	if res.Info == nil {
+		return nil
+	}
+	for _, k := range res.Kernels {
+		if k.Decl != nil {
+			if obj := res.Info.Defs[k.Decl.Name]; obj != nil && obj.Pkg() != nil {
+				return obj.Pkg().Scope()
+			}
+		}
+	}
+	return nil
+}
+
+// aliasImports renames, in the generated file src, each import whose name
+// the package declares itself (a package-level stream or gpu would clash
+// with it) to hg plus that name. Where nothing clashes src comes back as
+// it is.
+func aliasImports(src []byte, scope *types.Scope) ([]byte, error) {
+	if scope == nil {
+		return src, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("generated Go does not parse: %w", err), errors.New(string(src)))
+	}
+	alias := map[string]string{}
+	for _, im := range f.Imports {
+		if im.Name != nil {
+			continue
+		}
+		path := strings.Trim(im.Path.Value, `"`)
+		name := path[strings.LastIndex(path, "/")+1:]
+		if scope.Lookup(name) == nil {
+			continue
+		}
+		a := "hg" + name
+		for scope.Lookup(a) != nil {
+			a += "_"
+		}
+		alias[name] = a
+		im.Name = ast.NewIdent(a)
+	}
+	if len(alias) == 0 {
+		return src, nil
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		// The generated code refers to an import only as pkg.Name, and
+		// to nothing else of that name through a selector but its own
+		// parameters and locals, which resolve.
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil && alias[id.Name] != "" {
+				id.Name = alias[id.Name]
+			}
+		}
+		return true
+	})
+	var b bytes.Buffer
+	if err := format.Node(&b, fset, f); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// checkGoNames refuses a package that declares, outside the generated
+// file, a name the generated file declares: the kernel set, a kernel's
+// launcher, kernarg layout, frame or cpu function.
+func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
+	scope := packageScope(res)
+	if scope == nil || res.Fset == nil {
+		return nil
+	}
+	names := map[string]string{cfg.Var: "the kernel set", cfg.Var + "Source": "the kernels' C++"}
+	for i := 0; i < objs; i++ {
+		names[fmt.Sprintf("%sObject%d", cfg.Var, i)] = "a code object"
+	}
+	for _, k := range res.Kernels {
+		gen := map[string]string{
+			cfg.Prefix + exported(k.GoName): "launcher", lower(k.GoName) + "Args": "kernarg layout",
+			k.GoName + "Kernel": "cpu function",
+		}
+		if k.Lockstep {
+			gen[lower(k.GoName)+"Frame"] = "lockstep frame"
+			gen[k.GoName+"Group"] = "fission"
+			gen[lower(k.GoName)+"Locals"] = "fission's locals"
+		}
+		for n, what := range gen {
+			names[n] = "kernel " + k.GoName + "'s " + what
+		}
+	}
+	var errs []error
+	// The cpu functions call the kernel and convert to its parameters'
+	// types inside closures whose own names would hide them.
+	hidden := func(obj types.Object, what string) {
+		n := obj.Name()
+		if !closureLocal(n) || obj.Pkg() == nil || obj.Pkg().Scope() != scope {
+			return
+		}
+		errs = append(errs, fmt.Errorf("%s: %s: the generated %s names a local %s in its cpu function: rename it",
+			res.Fset.PositionFor(obj.Pos(), false), what, cfg.Out, n))
+	}
+	for _, k := range res.Kernels {
+		if k.Decl != nil {
+			if obj := res.Info.Defs[k.Decl.Name]; obj != nil {
+				hidden(obj, "kernel "+k.GoName)
+			}
+		}
+		for _, prm := range k.Params {
+			if nt, ok := prm.Type.(*types.Named); ok {
+				hidden(nt.Obj(), "type "+nt.Obj().Name()+" of kernel "+k.GoName+"'s parameter "+prm.Name)
+			}
+		}
+	}
+	for _, n := range scope.Names() {
+		what, ok := names[n]
+		if !ok {
+			continue
+		}
+		pos := res.Fset.PositionFor(scope.Lookup(n).Pos(), false) // not a //line directive's
+		if filepath.Base(pos.Filename) == filepath.Base(cfg.Out) {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s: %s is also the name of %s in the generated %s: rename it", pos, n, what, cfg.Out))
+	}
+	return errors.Join(errs...)
+}
+
+// closureLocal reports whether the cpu function of a generated kernel
+// (kernel.Define's closure) declares n: its parameters, loop variables
+// and argument copies (v0, s1, p2).
+func closureLocal(n string) bool {
+	switch n {
+	case "a", "b", "n", "t", "ok", "lo", "hi", "g", "i", "f":
+		return true
+	}
+	if len(n) > 1 && strings.ContainsRune("vsp", rune(n[0])) {
+		_, err := strconv.Atoi(n[1:])
+		return err == nil
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // basicC is the C spelling of each fixed-size Go basic type.
@@ -290,11 +291,32 @@ func init() {
 	int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t`) {
 		cKeywords[w] = true
 	}
+	// HIP's and CUDA's vector types (float4, uchar2, ...), which hipRTC
+	// and NVRTC declare before the translation unit.
+	for _, b := range strings.Fields("char uchar short ushort int uint long ulong longlong ulonglong float double") {
+		for n := 1; n <= 4; n++ {
+			cKeywords[fmt.Sprintf("%s%d", b, n)] = true
+		}
+	}
+	cKeywords["dim3"] = true
 }
 
 // cName is the C++ spelling of a Go identifier: itself, unless it is a
 // C++ keyword or takes the prelude's names (hg_, __), then with a trailing _.
+// A letter outside ASCII, which C++ may not take in an identifier where Go
+// does (U+037A), is spelled U and its code point in hex.
 func cName(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		var b strings.Builder
+		for _, r := range s {
+			if r < utf8.RuneSelf {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, "U%06X", r)
+			}
+		}
+		s = b.String()
+	}
 	if cKeywords[s] || strings.HasPrefix(s, "hg_") || strings.HasPrefix(s, "HG_") || strings.HasPrefix(s, "__") {
 		return s + "_"
 	}

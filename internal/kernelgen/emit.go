@@ -23,6 +23,8 @@ func (t *translator) emit() {
 		protos.WriteString(e.proto + ";\n")
 		defs.WriteString(e.out.String())
 	}
+	t.checkSymbols()
+	t.checkDepth()
 	if len(t.errs) > 0 {
 		return
 	}
@@ -276,7 +278,7 @@ func (e *emitter) function() {
 // kernelDesc fills the kernel's Result entry.
 func (e *emitter) kernelDesc() {
 	fn := e.fn
-	k := &Kernel{GoName: fn.obj.Name(), Name: snake(fn.obj.Name()), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
+	k := &Kernel{GoName: fn.obj.Name(), Name: cName(snake(fn.obj.Name())), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
 		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && fn.dynLen,
 		MaxThreads: e.t.maxThreads(fn.decl)}
 	for _, v := range e.params() {
@@ -357,4 +359,90 @@ func (e *emitter) entries() string {
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
+}
+
+// checkSymbols refuses kernels whose C symbols (Name, Name_checked) are
+// another kernel's or a function's C++ name (vectorAdd beside vector_add,
+// fill beside fill_checked): the translation unit would not compile.
+func (t *translator) checkSymbols() {
+	type owner struct {
+		fn    *function
+		entry bool
+	}
+	seen := map[string]owner{}
+	claim := func(name string, fn *function, entry bool) {
+		o, ok := seen[name]
+		if !ok {
+			seen[name] = owner{fn, entry}
+			return
+		}
+		if o.fn == fn || (!o.entry && !entry) {
+			// A kernel's body beside its own entry point; functions of one
+			// C++ name are overloads (methods, generics).
+			return
+		}
+		at, other, of := fn, o.fn, "a C symbol"
+		if !entry {
+			at, other, of = o.fn, fn, "the C++ name"
+		} else if !o.entry {
+			of = "the C++ name"
+		}
+		t.errorf(at.decl.Name.Pos(), "kernel name "+at.obj.Name(), "its C symbol %s is also %s of %s (%s): rename one of them",
+			name, of, other.obj.Name(), t.fset.Position(other.decl.Name.Pos()))
+	}
+	for _, fn := range t.order {
+		if fn.kernel && fn.k != nil {
+			claim(fn.k.Name, fn, true)
+			claim(fn.k.Name+"_checked", fn, true)
+		}
+	}
+	for _, fn := range t.order {
+		name := funcCName(fn.obj)
+		if fn.kernel {
+			name = cName(fn.obj.Name())
+		}
+		claim(name, fn, false)
+	}
+}
+
+// maxNesting bounds the nesting of expressions and blocks in a function:
+// its C++ may take two brackets a level (casts), and clang, hipRTC and
+// NVRTC nest at most 256.
+const maxNesting = 100
+
+// checkDepth refuses an expression or block nested past maxNesting (a
+// flat sum of 300 terms) where it first goes past it.
+func (t *translator) checkDepth() {
+	for _, fn := range t.order {
+		if fn.decl.Body == nil {
+			continue
+		}
+		var stack []bool
+		depth, done := 0, false
+		ast.Inspect(fn.decl.Body, func(n ast.Node) bool {
+			if done {
+				return false
+			}
+			if n == nil {
+				if stack[len(stack)-1] {
+					depth--
+				}
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			_, expr := n.(ast.Expr)
+			_, block := n.(*ast.BlockStmt)
+			counts := expr || block
+			if counts {
+				depth++
+			}
+			stack = append(stack, counts)
+			if depth > maxNesting {
+				t.errorf(n.Pos(), "expression nested past 100 levels", "C++ compilers nest at most 256 brackets: split it with local variables")
+				done = true
+				return false
+			}
+			return true
+		})
+	}
 }

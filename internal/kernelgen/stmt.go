@@ -191,8 +191,16 @@ func (e *emitter) sharedDecl(v *types.Var, init ast.Expr) bool {
 	size, align := e.t.sizes.Sizeof(elem), e.t.sizes.Alignof(elem)
 	off := (int64(e.static) + align - 1) / align * align
 	e.static = int(off + size)
+	if e.static > maxStaticShared {
+		e.errorf(call, fmt.Sprintf("%d bytes of kernel.Shared", e.static),
+			"a kernel's static shared memory is at most %d bytes (CUDA's bound; AMD's LDS is 64 KiB): take the rest as kernel.DynamicShared", maxStaticShared)
+	}
 	return true
 }
+
+// maxStaticShared is the most static shared memory a kernel may declare:
+// CUDA refuses more than 48 KiB of __shared__ variables.
+const maxStaticShared = 48 << 10
 
 func (e *emitter) assign(s *ast.AssignStmt) {
 	switch s.Tok {
