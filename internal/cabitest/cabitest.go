@@ -118,8 +118,10 @@ func (p Program) feature() string {
 	return p.Feature
 }
 
-// compiler is $CC split into words, or the first of cc and gcc found.
-func compiler() ([]string, error) {
+// Compiler is $CC split into words, or the first of cc and gcc found:
+// the C compiler of every test that builds C (these checks, the fake
+// libcuda).
+func Compiler() ([]string, error) {
 	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
 		if _, err := exec.LookPath(cc[0]); err != nil {
 			return nil, fmt.Errorf("the C compiler $CC=%q was not found: %w", cc[0], err)
@@ -160,7 +162,7 @@ func (p Program) prepare(tb testing.TB) string {
 	pr := v.(*probe)
 	dir := tb.TempDir()
 	pr.once.Do(func() {
-		if _, err := compiler(); err != nil {
+		if _, err := Compiler(); err != nil {
 			pr.err = err
 			return
 		}
@@ -181,7 +183,7 @@ func (p Program) prepare(tb testing.TB) string {
 }
 
 func (p Program) cc(dir string, args ...string) ([]byte, error) {
-	cc, err := compiler()
+	cc, err := Compiler()
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,6 @@ package fakecuda
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
+	"github.com/hipgo/hipgo/internal/cabitest"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 )
@@ -62,22 +62,6 @@ const (
 	ErrorLaunchFailed   = 719
 )
 
-// compiler is $CC split into words, or the first of cc and gcc found.
-func compiler() ([]string, error) {
-	if cc := strings.Fields(os.Getenv("CC")); len(cc) > 0 {
-		if _, err := exec.LookPath(cc[0]); err != nil {
-			return nil, fmt.Errorf("the C compiler $CC=%q was not found: %w", cc[0], err)
-		}
-		return cc, nil
-	}
-	for _, name := range []string{"cc", "gcc"} {
-		if _, err := exec.LookPath(name); err == nil {
-			return []string{name}, nil
-		}
-	}
-	return nil, errors.New("no C compiler to build the fake libcuda (install gcc or set CC)")
-}
-
 // Build compiles the fake library into a temporary directory of tb and
 // returns its path. Where there is no C compiler tb skips, or fails where
 // HIPGO_REQUIRE lists fakecuda; a fake that does not compile fails tb.
@@ -89,9 +73,9 @@ func Build(tb testing.TB) string {
 		}
 		return p
 	}
-	cc, err := compiler()
+	cc, err := cabitest.Compiler()
 	if err != nil {
-		testenv.Require(tb, Feature, err)
+		testenv.Require(tb, Feature, fmt.Errorf("build the fake libcuda: %w", err))
 		return ""
 	}
 	dir := tb.TempDir()
