@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 const (
@@ -232,51 +230,23 @@ func (p *parser) decompress(b []byte, base int64) ([]byte, int, error) {
 	if rawSize > 1<<20 && rawSize/uint64(max(len(payload), 1)) > maxRatio {
 		return nil, 0, errorf(where, base+8, "uncompressed size %d from %d bytes exceeds the limit of a %d:1 ratio", rawSize, len(payload), maxRatio)
 	}
-	var open func() (io.Reader, func(), error)
-	var decodeAll func(dst []byte) ([]byte, error)
+	h := md5.New()
+	var out []byte
+	var err error
 	switch method {
 	case 0:
-		open = func() (io.Reader, func(), error) {
+		out, err = p.expand("compressed bundle", base+int64(hdr), len(payload), rawSize, h, func() (io.Reader, func(), error) {
 			zr, err := zlib.NewReader(bytes.NewReader(payload))
 			if err != nil {
 				return nil, nil, fmt.Errorf("zlib: %w", err)
 			}
 			return zr, func() { zr.Close() }, nil
-		}
+		}, nil)
 	case 1:
-		open = func() (io.Reader, func(), error) {
-			zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxMemory(max(rawSize, 1<<20)))
-			if err != nil {
-				return nil, nil, fmt.Errorf("zstd: %w", err)
-			}
-			return zr, zr.Close, nil
-		}
-		// Inflated at once into the buffer of the claimed size, which is
-		// the decoder's history too: a streaming decoder would allocate a
-		// window as large again (the frame's, up to its content size).
-		decodeAll = func(dst []byte) ([]byte, error) {
-			zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxMemory(max(rawSize, 1<<20)))
-			if err != nil {
-				return nil, fmt.Errorf("zstd: %w", err)
-			}
-			defer zr.Close()
-			return zr.DecodeAll(payload, dst)
-		}
-		if rawSize > onePassRatio*uint64(len(payload))+onePassSlack {
-			// The counting pass streams: its decoder's window (the
-			// frame's, up to the claim) counts against the limit as
-			// inflated bytes do.
-			if err := p.inflateWindow(where, base+8, zstdWindow(payload, rawSize)); err != nil {
-				return nil, 0, err
-			}
-		}
+		out, err = p.unzstd("compressed bundle", base+int64(hdr), payload, rawSize, h)
 	default:
 		return nil, 0, errorf(where, base+6, "compression method %d, want 0 (zlib) or 1 (zstd)", method)
 	}
-	h := md5.New()
-	out, err := p.expand("compressed bundle", base+int64(hdr), len(payload), rawSize, h, open, decodeAll)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -284,20 +254,6 @@ func (p *parser) decompress(b []byte, base int64) ([]byte, int, error) {
 		return nil, 0, errorf(where, base+int64(hdr)-8, "hash %#016x, contents hash to %#016x", hash, got)
 	}
 	return out, int(fileSize), nil
-}
-
-// zstdWindow is the window a streaming decoder of the zstd frame at the
-// start of payload holds, up to limit (the decoder's memory limit).
-func zstdWindow(payload []byte, limit uint64) uint64 {
-	var h zstd.Header
-	if err := h.Decode(payload); err != nil {
-		return 0 // the decoder fails on it before it allocates a window
-	}
-	w := h.WindowSize
-	if h.SingleSegment {
-		w = h.FrameContentSize
-	}
-	return min(w, limit)
 }
 
 // parseHostELF finds the device code in a host object or executable: the

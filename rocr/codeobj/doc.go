@@ -41,10 +41,11 @@
 // compilers' code objects use under two. Names share one copy of their
 // string table, metadata strings one copy of the note, PTX tokens one copy
 // of the text. Compressed bundles may expand together to 10 times the
-// input's size, or 64 MiB where that is more (the windows of the zstd
-// decoders that stream a bundle count as the bytes they inflate; a zstd
-// bundle is decoded into the buffer of its claimed size, which is its
-// decoder's history too, so its bytes are allocated once), never past
+// input's size, or 64 MiB where that is more (what the zstd decoders
+// allocate besides their output, the window and block ring of one that
+// streams and each decoder's own buffers, counts as bytes inflated; a
+// zstd bundle is decoded into the buffer of its claimed size, which is
+// its decoder's history too, so its bytes are allocated once), never past
 // Limits.MaxDecompressed (default 256 MiB), and each to at most 10000
 // times its compressed size; a larger claim is refused before anything is
 // inflated, and decompressed bytes count as input for the budget. A claim

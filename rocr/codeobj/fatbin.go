@@ -3,9 +3,6 @@ package codeobj
 import (
 	"bytes"
 	"fmt"
-	"io"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // An NVIDIA fat binary (what nvcc -fatbin writes, and the .nv_fatbin
@@ -155,14 +152,7 @@ func (p *parser) unzstdEntry(payload []byte, csize uint32, raw uint64, where str
 	if err := p.inflate(where, off, raw); err != nil {
 		return nil, err
 	}
-	return p.expand(where, off, len(payload), raw, nil, func() (io.Reader, func(), error) {
-		zr, err := zstd.NewReader(bytes.NewReader(payload), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(max(raw, 1<<20)))
-		if err != nil {
-			return nil, nil, fmt.Errorf("zstd: %w", err)
-		}
-		return zr, zr.Close, nil
-	}, nil)
+	return p.unzstd(where, off, payload, raw, nil)
 }
 
 // linkPTX refines each cubin from a PTX entry of the same fat binary.

@@ -22,7 +22,7 @@ const (
 // exactly raw bytes, writing them to sum when it is not nil. raw has
 // passed inflate; compressed is the size of the stored stream.
 func (p *parser) expand(where string, off int64, compressed int, raw uint64, sum hash.Hash, open func() (io.Reader, func(), error), decodeAll func(dst []byte) ([]byte, error)) ([]byte, error) {
-	if raw > onePassRatio*uint64(compressed)+onePassSlack {
+	if twoPasses(compressed, raw) {
 		r, done, err := open()
 		if err != nil {
 			return nil, errorf(where, off, "%v", err)
@@ -80,6 +80,12 @@ func (p *parser) expand(where string, off int64, compressed int, raw uint64, sum
 		sum.Write(out)
 	}
 	return out, nil
+}
+
+// twoPasses reports whether expand counts a stream of compressed bytes
+// claiming raw before it inflates it into a buffer of the claimed size.
+func twoPasses(compressed int, raw uint64) bool {
+	return raw > onePassRatio*uint64(compressed)+onePassSlack
 }
 
 // expanded says what is wrong with a stream that gave n bytes (n is raw+1

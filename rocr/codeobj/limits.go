@@ -89,16 +89,16 @@ func (p *parser) inflate(where string, off int64, n uint64) error {
 	return nil
 }
 
-// inflateWindow admits a decoder window of n bytes, which counts
+// inflateWindow admits a decoder's window and buffers of n bytes, which count
 // against the limits on decompressed bytes as n decompressed bytes do,
 // without raising the budget of work: a streaming pass holds one as
 // large as what it inflates.
 func (p *parser) inflateWindow(where string, off int64, n uint64) error {
 	if n > uint64(p.lim.MaxDecompressed-p.inflated) {
-		return errorf(where, off, "decoder window of %d bytes over the limit of %d bytes (Limits.MaxDecompressed, %d already inflated)", n, p.lim.MaxDecompressed, p.inflated)
+		return errorf(where, off, "decoder window and buffers of %d bytes over the limit of %d bytes (Limits.MaxDecompressed, %d already inflated)", n, p.lim.MaxDecompressed, p.inflated)
 	}
 	if lim := max(inflateRatio*p.given, inflateFloor); n > uint64(lim-p.inflated) {
-		return errorf(where, off, "decoder window of %d bytes over the limit of %d bytes (%d times the %d bytes of input, at least %d MiB; %d already inflated; Limits.MaxDecompressed %d)",
+		return errorf(where, off, "decoder window and buffers of %d bytes over the limit of %d bytes (%d times the %d bytes of input, at least %d MiB; %d already inflated; Limits.MaxDecompressed %d)",
 			n, lim, inflateRatio, p.given, inflateFloor>>20, p.inflated, p.lim.MaxDecompressed)
 	}
 	p.inflated += int64(n)
