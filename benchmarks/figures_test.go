@@ -1,0 +1,416 @@
+package benchmarks
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A figure the READMEs and docs quote from a results file carries where it
+// comes from in a comment beside it, which this file's test recomputes:
+//
+//	| launch + sync | 9.62 µs | 10.05 µs (1.05×) | <!-- from: results/h200-20261204/run3/r/suite/peers.txt 9.62=us(Native/launch_sync) --> |
+//
+// A comment is "from:", the results files (results/… or
+// benchmarks/results/…, in Go benchmark format; after the first, a bare
+// name is a file in the first one's folder), then figure=expr pairs. The
+// files' samples are pooled, as the report pools them. Several comments
+// may sit on one row. The figure is the text
+// as written beside it, and the expression recomputes it from the file:
+//
+//	us(B), ms(B), ns(B)  the median ns/op of benchmark B, in µs, ms or ns
+//	gbs(B)               the median MB/s of B, in GB/s
+//	gflops(B)            the median GFLOP/s of B
+//	tflops(B)            the median GFLOP/s of B, in TFLOP/s
+//	x(A, B)              the median ns/op of A ÷ that of B (a time ratio)
+//	bx(A, B)             the median MB/s of A ÷ that of B (a bandwidth ratio)
+//
+// B is the benchmark's name as the file writes it, with or without
+// "Benchmark" and the -GOMAXPROCS suffix; it must name one benchmark of the
+// file. A median is over all the file's samples of it (the -count rounds).
+// The figure must appear in the comment's table row (or, outside a table,
+// its paragraph), and the recomputed value, rounded to the figure's
+// decimals, must equal it.
+var fromComment = regexp.MustCompile(`<!--\s*from:\s*(.*?)\s*-->`)
+
+// figureRef is one figure=expr pair of a from: comment.
+type figureRef struct {
+	Figure string // as written, e.g. "9.62"
+	Fn     string
+	Args   []string
+}
+
+var figureExpr = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)=([a-z]+)\(([^()]*)\)$`)
+
+// parseFrom parses the inside of a from: comment: one or more results
+// files, then figure=expr pairs. A file after the first that names no
+// folder lies in the first one's.
+func parseFrom(s string) (files []string, refs []figureRef, err error) {
+	fields := splitTopLevel(s)
+	for len(fields) > 0 && !strings.Contains(fields[0], "=") {
+		f := fields[0]
+		fields = fields[1:]
+		switch {
+		case strings.HasPrefix(f, "results/") || strings.HasPrefix(f, "benchmarks/results/"):
+			_, f, _ = strings.Cut(f, "results/")
+		case len(files) > 0 && !strings.Contains(f, "/"):
+			f = path.Join(path.Dir(files[0]), f)
+		default:
+			return nil, nil, fmt.Errorf("from: %q: a file must be results/… or benchmarks/results/… (or, after the first, a name in its folder)", f)
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 || len(fields) == 0 {
+		return nil, nil, fmt.Errorf("from: %q: want a results file and at least one figure=expr", s)
+	}
+	for _, f := range fields {
+		m := figureExpr.FindStringSubmatch(f)
+		if m == nil {
+			return nil, nil, fmt.Errorf("from: %q: want figure=fn(benchmark[, benchmark])", f)
+		}
+		var args []string
+		for a := range strings.SplitSeq(m[3], ",") {
+			args = append(args, strings.TrimSpace(a))
+		}
+		want := map[string]int{"us": 1, "ms": 1, "ns": 1, "gbs": 1, "gflops": 1, "tflops": 1, "x": 2, "bx": 2}[m[2]]
+		if want == 0 {
+			return nil, nil, fmt.Errorf("from: %q: unknown function %s", f, m[2])
+		}
+		if len(args) != want {
+			return nil, nil, fmt.Errorf("from: %q: %s takes %d benchmark names", f, m[2], want)
+		}
+		refs = append(refs, figureRef{Figure: m[1], Fn: m[2], Args: args})
+	}
+	return files, refs, nil
+}
+
+// splitTopLevel splits s at spaces outside parentheses.
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, -1
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ' ' && depth == 0:
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// benchFile is the samples of one Go benchmark output file: for each
+// benchmark (its name without the -GOMAXPROCS suffix), for each unit, the
+// values of its rounds.
+type benchFile map[string]map[string][]float64
+
+var procSuffix = regexp.MustCompile(`-[0-9]+$`)
+
+func readBenchFile(path string) (benchFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := benchFile{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
+			continue
+		}
+		name := procSuffix.ReplaceAllString(fields[0], "")
+		if out[name] == nil {
+			out[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				break
+			}
+			out[name][fields[i+1]] = append(out[name][fields[i+1]], v)
+		}
+	}
+	return out, sc.Err()
+}
+
+// add pools o's samples into b.
+func (b benchFile) add(o benchFile) {
+	for name, units := range o {
+		if b[name] == nil {
+			b[name] = map[string][]float64{}
+		}
+		for u, v := range units {
+			b[name][u] = append(b[name][u], v...)
+		}
+	}
+}
+
+// median is the median of a benchmark's values in unit.
+func (b benchFile) median(name, unit string) (float64, error) {
+	name = procSuffix.ReplaceAllString(name, "")
+	if !strings.HasPrefix(name, "Benchmark") {
+		name = "Benchmark" + name
+	}
+	units, ok := b[name]
+	if !ok {
+		return 0, fmt.Errorf("no benchmark %s", name)
+	}
+	v := slices.Clone(units[unit])
+	if len(v) == 0 {
+		return 0, fmt.Errorf("%s has no %s", name, unit)
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2, nil
+	}
+	return v[len(v)/2], nil
+}
+
+// eval recomputes a figure from its file.
+func (b benchFile) eval(r figureRef) (float64, error) {
+	m := func(i int, unit string) (float64, error) { return b.median(r.Args[i], unit) }
+	ratio := func(unit string) (float64, error) {
+		a, err := m(0, unit)
+		if err != nil {
+			return 0, err
+		}
+		c, err := m(1, unit)
+		if err != nil {
+			return 0, err
+		}
+		return a / c, nil
+	}
+	scale := map[string]struct {
+		unit string
+		div  float64
+	}{"us": {"ns/op", 1e3}, "ms": {"ns/op", 1e6}, "ns": {"ns/op", 1}, "gbs": {"MB/s", 1e3}, "gflops": {"GFLOP/s", 1}, "tflops": {"GFLOP/s", 1e3}}
+	switch r.Fn {
+	case "x":
+		return ratio("ns/op")
+	case "bx":
+		return ratio("MB/s")
+	}
+	s := scale[r.Fn]
+	v, err := m(0, s.unit)
+	return v / s.div, err
+}
+
+// matches says whether v, rounded to the decimals figure is written
+// with, is figure.
+func matches(figure string, v float64) bool {
+	f, err := strconv.ParseFloat(figure, 64)
+	if err != nil {
+		return false
+	}
+	dec := 0
+	if _, frac, ok := strings.Cut(figure, "."); ok {
+		dec = len(frac)
+	}
+	return math.Abs(v-f) <= 0.5*math.Pow(10, -float64(dec))+1e-9
+}
+
+// scopeOf is the text a comment on line i vouches for: its table row,
+// or outside a table its paragraph, comments removed.
+func scopeOf(lines []string, i int) string {
+	if strings.HasPrefix(strings.TrimSpace(lines[i]), "|") {
+		return fromComment.ReplaceAllString(lines[i], "")
+	}
+	lo, hi := i, i
+	for lo > 0 && strings.TrimSpace(lines[lo-1]) != "" {
+		lo--
+	}
+	for hi+1 < len(lines) && strings.TrimSpace(lines[hi+1]) != "" {
+		hi++
+	}
+	return fromComment.ReplaceAllString(strings.Join(lines[lo:hi+1], "\n"), "")
+}
+
+// containsFigure says whether text has figure as a number of its own, not
+// part of a longer one.
+func containsFigure(text, figure string) bool {
+	re := regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(figure) + `($|[^0-9]|\.[^0-9]|\.$)`)
+	return re.MatchString(text)
+}
+
+// quoted matches a figure with its unit in a table row; a bound (≤, ≥)
+// is a target, not a figure.
+var quoted = regexp.MustCompile(`(≤ |≥ |[0-9.])?([0-9]+(?:\.[0-9]+)?) ?(×|µs|ms|ns|GB/s|GFLOP/s|TFLOP/s)`)
+
+// unsourced returns the figures of a table row that none of its from:
+// comments vouches for.
+func unsourced(row string, vouched map[string]bool) []string {
+	var out []string
+	for _, m := range quoted.FindAllStringSubmatch(fromComment.ReplaceAllString(row, ""), -1) {
+		if m[1] == "" && !vouched[m[2]] {
+			out = append(out, m[2]+m[3])
+		}
+	}
+	return out
+}
+
+// checkFigures recomputes every from: figure of doc, reading results files
+// under dir; it returns the figures checked and what does not hold.
+func checkFigures(doc, text, dir string, files map[string]benchFile) (int, []string) {
+	var bad []string
+	n := 0
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		vouched := map[string]bool{}
+		comments := fromComment.FindAllStringSubmatch(line, -1)
+		for _, m := range comments {
+			at := fmt.Sprintf("%s:%d", doc, i+1)
+			names, refs, err := parseFrom(m[1])
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", at, err))
+				continue
+			}
+			bf := benchFile{}
+			for _, name := range names {
+				one, ok := files[name]
+				if !ok {
+					if one, err = readBenchFile(filepath.Join(dir, name)); err != nil {
+						bad = append(bad, fmt.Sprintf("%s: %v", at, err))
+						break
+					}
+					files[name] = one
+				}
+				bf.add(one)
+			}
+			if err != nil {
+				continue
+			}
+			file := strings.Join(names, " + results/")
+			scope := scopeOf(lines, i)
+			for _, r := range refs {
+				n++
+				vouched[r.Figure] = true
+				v, err := bf.eval(r)
+				switch {
+				case err != nil:
+					bad = append(bad, fmt.Sprintf("%s: %s=%s(%s): %v in results/%s", at, r.Figure, r.Fn, strings.Join(r.Args, ", "), err, file))
+				case !matches(r.Figure, v):
+					bad = append(bad, fmt.Sprintf("%s: %s, but results/%s gives %s(%s) = %.4g", at, r.Figure, file, r.Fn, strings.Join(r.Args, ", "), v))
+				case !containsFigure(scope, r.Figure):
+					bad = append(bad, fmt.Sprintf("%s: %s is not written in the row or paragraph its comment is in", at, r.Figure))
+				}
+			}
+		}
+		if len(comments) > 0 && strings.HasPrefix(strings.TrimSpace(line), "|") {
+			if u := unsourced(line, vouched); len(u) > 0 {
+				bad = append(bad, fmt.Sprintf("%s:%d: %s in a row whose from: comments do not give them", doc, i+1, strings.Join(u, ", ")))
+			}
+		}
+	}
+	return n, bad
+}
+
+// Every figure the READMEs and docs quote with a from: comment is what its
+// results file gives, within the rounding it is written with.
+func TestFiguresRecomputed(t *testing.T) {
+	if _, err := os.Stat("../go.mod"); err != nil {
+		t.Skipf("not in the source tree (%v): the READMEs are not here", err)
+	}
+	files := map[string]benchFile{}
+	n := 0
+	for _, doc := range citedDocs() {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, bad := checkFigures(filepath.Clean(doc), string(b), "results", files)
+		n += k
+		for _, e := range bad {
+			t.Error(e)
+		}
+	}
+	if n == 0 {
+		t.Error("no figure with a from: comment found: has the layout changed?")
+	}
+	t.Logf("%d figures recomputed from %d results files", n, len(files))
+}
+
+// The check fails on a figure its file does not give, on one the row does
+// not write, and on a name the file lacks; it passes what the file gives at
+// the figure's precision.
+func TestCheckFigures(t *testing.T) {
+	dir := t.TempDir()
+	data := "BenchmarkNative/launch_sync\t20000\t9388.4 ns/op\n" +
+		"BenchmarkNative/launch_sync\t20000\t9628.1 ns/op\n" +
+		"BenchmarkNative/launch_sync\t20000\t9616.5 ns/op\n" +
+		"BenchmarkAPI/launch_sync-16 \t 35402\t 10388 ns/op\t 1 B/op\t 0 allocs/op\n" +
+		"BenchmarkAPI/launch_sync-16 \t 35402\t 10617 ns/op\t 0 B/op\t 0 allocs/op\n" +
+		"BenchmarkVec/n=1-16 \t 300\t 242417.5 ns/op\t 3321981.62 MB/s\n"
+	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run", "a.txt"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	from := "<!-- from: results/run/a.txt %s -->"
+	for _, c := range []struct {
+		row  string
+		expr string
+		ok   bool
+	}{
+		{"| 9.62 µs |", "9.62=us(Native/launch_sync)", true}, // median of 3
+		{"| 9.6 µs |", "9.6=us(BenchmarkNative/launch_sync)", true},
+		{"| 9.63 µs |", "9.63=us(Native/launch_sync)", false},
+		{"| 10.50 µs |", "10.50=us(API/launch_sync)", true}, // median of 2: their mean
+		{"| 10.50 µs (1.09×) |", "1.09=x(API/launch_sync-16, Native/launch_sync)", true},
+		{"| 10.50 µs (1.10×) |", "1.10=x(API/launch_sync, Native/launch_sync)", false},
+		{"| 3322 GB/s |", "3322=gbs(Vec/n=1)", true},
+		{"| 3321 GB/s |", "3321=gbs(Vec/n=1)", false},
+		{"| 9.62 µs |", "19.62=us(Native/launch_sync)", false},     // not the figure
+		{"| 19.62 µs |", "9.62=us(Native/launch_sync)", false},     // not written
+		{"| 9.62 µs |", "9.62=us(Native/launch_async)", false},     // no such benchmark
+		{"| 9.62 µs |", "9.62=med(Native/launch_sync)", false},     // no such function
+		{"| 9.62 µs |", "9.62=x(Native/launch_sync)", false},       // one name for two
+		{"| 9.62 µs |", "9.62=us(Native/launch_sync) junk", false}, // not figure=expr
+		{"| 9.62 µs |", "", false},                                 // nothing to check
+	} {
+		text := c.row + " " + fmt.Sprintf(from, c.expr)
+		_, bad := checkFigures("doc.md", text, dir, map[string]benchFile{})
+		if c.ok && len(bad) > 0 {
+			t.Errorf("%q: %v", text, bad)
+		}
+		if !c.ok && len(bad) == 0 {
+			t.Errorf("%q passed", text)
+		}
+	}
+	// Two files pooled, the second named in the first's folder.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "b.txt"), []byte("BenchmarkCuPy/launch_sync\t20000\t10884.8 ns/op\n"), 0o644))
+	_, bad := checkFigures("doc.md", "| 10.88 µs (1.13×) | <!-- from: results/run/a.txt b.txt 10.88=us(CuPy/launch_sync) 1.13=x(CuPy/launch_sync, Native/launch_sync) -->", dir, map[string]benchFile{})
+	assert.Empty(t, bad)
+	// A file that does not exist.
+	if _, bad := checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{}); len(bad) == 0 {
+		t.Error("a missing file passed")
+	}
+}
