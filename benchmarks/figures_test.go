@@ -123,8 +123,8 @@ func splitTopLevel(s string) []string {
 }
 
 // benchFile is the samples of one Go benchmark output file: for each
-// benchmark (its name without the -GOMAXPROCS suffix), for each unit, the
-// values of its rounds.
+// benchmark (its name as written, -GOMAXPROCS suffix included), for each
+// unit, the values of its rounds.
 type benchFile map[string]map[string][]float64
 
 var procSuffix = regexp.MustCompile(`-[0-9]+$`)
@@ -146,7 +146,7 @@ func readBenchFile(path string) (benchFile, error) {
 		if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
 			continue
 		}
-		name := procSuffix.ReplaceAllString(fields[0], "")
+		name := fields[0]
 		if out[name] == nil {
 			out[name] = map[string][]float64{}
 		}
@@ -175,13 +175,27 @@ func (b benchFile) add(o benchFile) {
 
 // median is the median of a benchmark's values in unit.
 func (b benchFile) median(name, unit string) (float64, error) {
-	name = procSuffix.ReplaceAllString(name, "")
 	if !strings.HasPrefix(name, "Benchmark") {
 		name = "Benchmark" + name
 	}
 	units, ok := b[name]
 	if !ok {
-		return 0, fmt.Errorf("no benchmark %s", name)
+		// Without its -GOMAXPROCS suffix, a name must mean one benchmark.
+		var found []string
+		for n := range b {
+			if procSuffix.ReplaceAllString(n, "") == name {
+				found = append(found, n)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return 0, fmt.Errorf("no benchmark %s", name)
+		case 1:
+			units = b[found[0]]
+		default:
+			slices.Sort(found)
+			return 0, fmt.Errorf("%s is %s: name one", name, strings.Join(found, " and "))
+		}
 	}
 	v := slices.Clone(units[unit])
 	if len(v) == 0 {
@@ -405,9 +419,16 @@ func TestCheckFigures(t *testing.T) {
 			t.Errorf("%q passed", text)
 		}
 	}
+	// GOMAXPROCS told apart.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "c.txt"), []byte("BenchmarkL-1\t1\t1000 ns/op\nBenchmarkL-2\t1\t2000 ns/op\n"), 0o644))
+	_, bad := checkFigures("doc.md", "| 1.00 / 2.00 µs | <!-- from: results/run/c.txt 1.00=us(L-1) 2.00=us(L-2) -->", dir, map[string]benchFile{})
+	assert.Empty(t, bad)
+	_, bad = checkFigures("doc.md", "| 1.00 µs | <!-- from: results/run/c.txt 1.00=us(L) -->", dir, map[string]benchFile{})
+	assert.NotEmpty(t, bad, "L is L-1 and L-2")
+
 	// Two files pooled, the second named in the first's folder.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "b.txt"), []byte("BenchmarkCuPy/launch_sync\t20000\t10884.8 ns/op\n"), 0o644))
-	_, bad := checkFigures("doc.md", "| 10.88 µs (1.13×) | <!-- from: results/run/a.txt b.txt 10.88=us(CuPy/launch_sync) 1.13=x(CuPy/launch_sync, Native/launch_sync) -->", dir, map[string]benchFile{})
+	_, bad = checkFigures("doc.md", "| 10.88 µs (1.13×) | <!-- from: results/run/a.txt b.txt 10.88=us(CuPy/launch_sync) 1.13=x(CuPy/launch_sync, Native/launch_sync) -->", dir, map[string]benchFile{})
 	assert.Empty(t, bad)
 	// A file that does not exist.
 	if _, bad := checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{}); len(bad) == 0 {
