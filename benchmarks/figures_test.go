@@ -44,6 +44,9 @@ import (
 // decimals, must equal it.
 var fromComment = regexp.MustCompile(`<!--\s*from:\s*(.*?)\s*-->`)
 
+// inlineCode is a code span: a comment written inside one is an example.
+var inlineCode = regexp.MustCompile("`[^`]*`")
+
 // figureRef is one figure=expr pair of a from: comment.
 type figureRef struct {
 	Figure string // as written, e.g. "9.62"
@@ -298,7 +301,7 @@ func checkFigures(doc, text, dir string, files map[string]benchFile) (int, []str
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
 		vouched := map[string]bool{}
-		comments := fromComment.FindAllStringSubmatch(line, -1)
+		comments := fromComment.FindAllStringSubmatch(inlineCode.ReplaceAllString(line, ""), -1)
 		for _, m := range comments {
 			at := fmt.Sprintf("%s:%d", doc, i+1)
 			names, refs, err := parseFrom(m[1])
@@ -382,12 +385,8 @@ func TestCheckFigures(t *testing.T) {
 		"BenchmarkAPI/launch_sync-16 \t 35402\t 10388 ns/op\t 1 B/op\t 0 allocs/op\n" +
 		"BenchmarkAPI/launch_sync-16 \t 35402\t 10617 ns/op\t 0 B/op\t 0 allocs/op\n" +
 		"BenchmarkVec/n=1-16 \t 300\t 242417.5 ns/op\t 3321981.62 MB/s\n"
-	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "run", "a.txt"), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "run"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "a.txt"), []byte(data), 0o644))
 	from := "<!-- from: results/run/a.txt %s -->"
 	for _, c := range []struct {
 		row  string
@@ -408,15 +407,15 @@ func TestCheckFigures(t *testing.T) {
 		{"| 9.62 µs |", "9.62=med(Native/launch_sync)", false},     // no such function
 		{"| 9.62 µs |", "9.62=x(Native/launch_sync)", false},       // one name for two
 		{"| 9.62 µs |", "9.62=us(Native/launch_sync) junk", false}, // not figure=expr
-		{"| 9.62 µs |", "", false},                                 // nothing to check
+		{"| 9.62 µs |", "", false},
+		{"`<!-- from: results/run/a.txt 9.63=us(Native/launch_sync) -->`", "", false}, // an example, and nothing to check                                 // nothing to check
 	} {
 		text := c.row + " " + fmt.Sprintf(from, c.expr)
 		_, bad := checkFigures("doc.md", text, dir, map[string]benchFile{})
-		if c.ok && len(bad) > 0 {
-			t.Errorf("%q: %v", text, bad)
-		}
-		if !c.ok && len(bad) == 0 {
-			t.Errorf("%q passed", text)
+		if c.ok {
+			assert.Empty(t, bad, text)
+		} else {
+			assert.NotEmpty(t, bad, text)
 		}
 	}
 	// GOMAXPROCS told apart.
@@ -430,8 +429,12 @@ func TestCheckFigures(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "b.txt"), []byte("BenchmarkCuPy/launch_sync\t20000\t10884.8 ns/op\n"), 0o644))
 	_, bad = checkFigures("doc.md", "| 10.88 µs (1.13×) | <!-- from: results/run/a.txt b.txt 10.88=us(CuPy/launch_sync) 1.13=x(CuPy/launch_sync, Native/launch_sync) -->", dir, map[string]benchFile{})
 	assert.Empty(t, bad)
+	// A comment in a code span is an example, not checked.
+	n, bad := checkFigures("doc.md", "`<!-- from: results/run/a.txt 9.63=us(Native/launch_sync) -->`", dir, map[string]benchFile{})
+	assert.Empty(t, bad)
+	assert.Zero(t, n)
+
 	// A file that does not exist.
-	if _, bad := checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{}); len(bad) == 0 {
-		t.Error("a missing file passed")
-	}
+	_, bad = checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{})
+	assert.NotEmpty(t, bad, "a missing file")
 }
