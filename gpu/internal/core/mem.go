@@ -172,6 +172,9 @@ type Mem struct {
 	parent *Mem
 	off    int
 	bad    error
+	// advice: managed memory's hints and last prefetch (memrange.go),
+	// guarded by mu; nil until one is made.
+	advice *RangeAdvice
 }
 
 // The accessors below answer zero values for a nil Mem (a nil *Buffer)
