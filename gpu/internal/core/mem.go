@@ -457,6 +457,9 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	if err := dev.Valid(); err != nil {
 		return errs.Wrap(op, err)
 	}
+	if err := RefuseUnsafe(op); err != nil {
+		return err // a synchronous allocation during a global capture
+	}
 	gen := Gen(dev) // before the allocation, which a reset may free
 	if err := Valid(dev, gen); err != nil {
 		return errs.Wrap(op, err)
