@@ -14,7 +14,8 @@ import (
 // Exec is an instantiated graph (hipGraphExec_t): its launches checked,
 // its packets laid out, ready to be written into any stream of its device
 // as many times as wanted. It is independent of the graph it came from.
-// Launch, SetKernelParams and Destroy are safe from several goroutines.
+// Launch, Update, the Set…Params calls, Upload and Destroy are safe from
+// several goroutines.
 type Exec struct {
 	dev *gpu.Device
 
