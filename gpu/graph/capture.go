@@ -33,9 +33,11 @@ func BeginCapture(s *stream.Stream) error {
 }
 
 // CaptureMode is hipStreamCaptureMode: which calls that may synchronize
-// implicitly (here the synchronous allocations: buffer.New, NewHost,
-// NewManaged, NewPitched, NewPitched3D) a capture forbids while it goes
-// on. A forbidden call fails with gpu.ErrStreamCaptureUnsupported and
+// implicitly (here the synchronous allocations, buffer.New, NewHost,
+// NewManaged, NewPitched, NewPitched3D, and the synchronous copies and
+// fills, hipMemcpy's and hipMemset's equivalents: CopyFrom, CopyTo,
+// ToSlice, CopyFromBuffer, buffer.Copy, Fill, Memset, the 2-D and 3-D
+// copies, module globals' copies) a capture forbids while it goes on. A forbidden call fails with gpu.ErrStreamCaptureUnsupported and
 // invalidates the captures that forbid it.
 //
 // HIP's modes are per thread; Go has no goroutine identity, so "thread"

@@ -201,6 +201,30 @@ func TestStreamBeginCaptureModes(t *testing.T) {
 		<-end
 		return allocErr, endErr
 	}
+	t.Run("global capture, hipMemcpy and hipMemset on the same thread", func(t *testing.T) {
+		s := newStream(t, dev)
+		b := newBuffer[int32](t, dev, 64)
+		c := newBuffer[int32](t, dev, 64)
+		onThread(func() {
+			for name, call := range map[string]func() error{
+				"hipMemcpy host to device":   func() error { return c.CopyFrom(make([]int32, 64)) },
+				"hipMemcpy device to host":   func() error { _, err := c.ToSlice(); return err },
+				"hipMemcpy device to device": func() error { return buffer.Copy(c, 0, b, 0, 64) },
+				"hipMemset":                  func() error { return c.Fill(7) },
+			} {
+				require.NoError(t, graph.BeginCaptureMode(s, graph.CaptureModeGlobal))
+				require.NoError(t, stream.Fill(s, b, int32(1)))
+				assert.Equal(t, gpu.ErrStreamCaptureUnsupported, code(call()), name)
+				_, err := graph.EndCapture(s)
+				assert.Equal(t, gpu.ErrStreamCaptureInvalidated, code(err), name)
+			}
+			require.NoError(t, graph.BeginCaptureMode(s, graph.CaptureModeRelaxed))
+			assert.NoError(t, c.CopyFrom(make([]int32, 64)), "relaxed: permitted")
+			g, err := graph.EndCapture(s)
+			require.NoError(t, err)
+			g.Destroy()
+		})
+	})
 	t.Run("global capture, hipMalloc from another thread in global mode", func(t *testing.T) {
 		allocErr, endErr := crossThread(t, graph.CaptureModeGlobal, graph.CaptureModeGlobal)
 		assert.Equal(t, gpu.ErrStreamCaptureUnsupported, code(allocErr), "%v", allocErr)

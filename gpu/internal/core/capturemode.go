@@ -60,7 +60,7 @@ func threadMode(tid int) CaptureMode {
 }
 
 // RefuseUnsafe is the error of a call that may synchronize implicitly
-// (a synchronous allocation) while a capture forbids it to the calling
+// (a synchronous allocation, copy or fill) while a capture forbids it to the calling
 // thread (hipErrorStreamCaptureUnsupported): one the thread began in
 // global or thread-local mode, or, unless the thread's own mode is
 // thread-local, one any thread began in global mode. A thread in relaxed
