@@ -98,8 +98,78 @@ func (m *Managed[T]) Advise(advice Advice, dev *gpu.Device) error {
 	if err != nil {
 		return err
 	}
-	if m.m.Len() == 0 {
-		return nil // empty: nothing to advise about
+	if m.m.Len() > 0 { // empty: nothing to tell the driver
+		if err := m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to); err != nil {
+			return errs.Wrap(op, err)
+		}
 	}
-	return errs.Wrap(op, m.m.Device().Agent().Advise(uint64(m.m.Addr()), uint64(m.m.Size()), advice, to))
+	m.m.RecordAdvice(advice, dev)
+	return nil
+}
+
+// Device ids in range attributes, with HIP's values.
+const (
+	CPUDeviceID     = core.CPUDeviceID     // hipCpuDeviceId: the host
+	InvalidDeviceID = core.InvalidDeviceID // hipInvalidDeviceId: no device
+)
+
+// RangeAttributes are managed memory's attributes
+// (hipMemRangeGetAttributes): what Advise and stream.Prefetch left.
+// Devices are ordinals (gpu.Device.Ordinal), the host CPUDeviceID.
+type RangeAttributes struct {
+	ReadMostly           bool  // hipMemRangeAttributeReadMostly
+	PreferredLocation    int   // hipMemRangeAttributePreferredLocation; InvalidDeviceID if none
+	AccessedBy           []int // hipMemRangeAttributeAccessedBy, in the order Advise set them
+	LastPrefetchLocation int   // hipMemRangeAttributeLastPrefetchLocation; InvalidDeviceID if never prefetched
+}
+
+// RangeAttribute is hipMemRangeAttribute.
+type RangeAttribute int
+
+// The attributes RangeAttribute answers, with HIP's values.
+const (
+	RangeAttributeReadMostly           RangeAttribute = 1
+	RangeAttributePreferredLocation    RangeAttribute = 2
+	RangeAttributeAccessedBy           RangeAttribute = 3
+	RangeAttributeLastPrefetchLocation RangeAttribute = 4
+)
+
+// RangeAttributes are the memory's attributes (hipMemRangeGetAttributes
+// over the whole allocation: hints apply to whole allocations here, so
+// every part of one has the same attributes).
+func (m *Managed[T]) RangeAttributes() (RangeAttributes, error) {
+	const op = "mem range get attributes"
+	if m == nil {
+		return RangeAttributes{}, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
+	}
+	if err := m.m.Check(op); err != nil {
+		return RangeAttributes{}, err
+	}
+	a := m.m.Advice()
+	return RangeAttributes{ReadMostly: a.ReadMostly, PreferredLocation: a.Preferred, AccessedBy: a.AccessedBy, LastPrefetchLocation: a.LastPrefetch}, nil
+}
+
+// RangeAttribute is one attribute as hipMemRangeGetAttribute writes it:
+// ReadMostly 1 or 0, a location's device id, or AccessedBy's ids. An
+// unknown attribute is ErrInvalidValue.
+func (m *Managed[T]) RangeAttribute(attr RangeAttribute) ([]int, error) {
+	const op = "mem range get attribute"
+	a, err := m.RangeAttributes()
+	if err != nil {
+		return nil, errs.Wrap(op, err)
+	}
+	switch attr {
+	case RangeAttributeReadMostly:
+		if a.ReadMostly {
+			return []int{1}, nil
+		}
+		return []int{0}, nil
+	case RangeAttributePreferredLocation:
+		return []int{a.PreferredLocation}, nil
+	case RangeAttributeAccessedBy:
+		return a.AccessedBy, nil
+	case RangeAttributeLastPrefetchLocation:
+		return []int{a.LastPrefetchLocation}, nil
+	}
+	return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "unknown attribute %d", int(attr))
 }

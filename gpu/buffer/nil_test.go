@@ -127,6 +127,8 @@ func testReceivers(t *testing.T, b *buffer.Buffer[float32], h *buffer.Host[float
 		"Managed.Free":               m.Free,
 		"Managed.Slice":              func() error { _, err := m.Slice(); return err },
 		"Managed.Advise":             func() error { return m.Advise(buffer.AdviseSetReadMostly, dev) },
+		"Managed.RangeAttributes":    func() error { _, err := m.RangeAttributes(); return err },
+		"Managed.RangeAttribute":     func() error { _, err := m.RangeAttribute(buffer.RangeAttributeReadMostly); return err },
 		"Pitched.Free":               p.Free,
 		"Pitched3D.Free":             p3.Free,
 		"NewFromPoolAsync(nil)": func() error {

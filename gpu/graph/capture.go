@@ -25,16 +25,64 @@ import (
 // gpu.ErrCapturedEvent); later operations and EndCapture then fail with
 // gpu.ErrStreamCaptureInvalidated.
 //
-// There are no capture modes: a capture behaves as one begun with
-// hipStreamCaptureModeRelaxed, so allocation and synchronous copies that
-// involve no capturing stream stay permitted, where HIP's global mode
-// refuses them.
+// BeginCapture begins the capture in relaxed mode (CaptureModeRelaxed),
+// so allocation stays permitted everywhere; BeginCaptureMode takes HIP's
+// other modes.
 func BeginCapture(s *stream.Stream) error {
+	return BeginCaptureMode(s, CaptureModeRelaxed)
+}
+
+// CaptureMode is hipStreamCaptureMode: which calls that may synchronize
+// implicitly (here the synchronous allocations, buffer.New, NewHost,
+// NewManaged, NewPitched, NewPitched3D, and the synchronous copies and
+// fills, hipMemcpy's and hipMemset's equivalents: CopyFrom, CopyTo,
+// ToSlice, CopyFromBuffer, buffer.Copy, Fill, Memset, the 2-D and 3-D
+// copies, module globals' copies) a capture forbids while it goes on. A forbidden call fails with gpu.ErrStreamCaptureUnsupported and
+// invalidates the captures that forbid it.
+//
+// HIP's modes are per thread; Go has no goroutine identity, so "thread"
+// is the OS thread, and the thread-local rules mean what HIP says only
+// for a goroutine locked to its thread (runtime.LockOSThread) from
+// BeginCaptureMode to EndCapture, and around ExchangeCaptureMode. Global
+// and relaxed captures need no locking: a global capture forbids the
+// calls to every thread whose own mode is global, the default.
+type CaptureMode int32
+
+// The capture modes, with HIP's values.
+const (
+	// CaptureModeGlobal forbids the calls to the thread that began the
+	// capture and to every thread whose mode is global.
+	CaptureModeGlobal = CaptureMode(core.CaptureModeGlobal)
+	// CaptureModeThreadLocal forbids them to the thread that began it.
+	CaptureModeThreadLocal = CaptureMode(core.CaptureModeThreadLocal)
+	// CaptureModeRelaxed forbids nothing.
+	CaptureModeRelaxed = CaptureMode(core.CaptureModeRelaxed)
+)
+
+func (m CaptureMode) String() string { return core.CaptureMode(m).String() }
+
+// BeginCaptureMode makes s record its operations into a graph instead
+// of running them (hipStreamBeginCapture with mode); see BeginCapture. An
+// unknown mode is ErrInvalidValue.
+func BeginCaptureMode(s *stream.Stream, mode CaptureMode) error {
 	const op = "stream begin capture"
 	if s == nil {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
-	return (*core.Stream)(s).BeginCapture(op)
+	return (*core.Stream)(s).BeginCapture(op, core.CaptureMode(mode))
+}
+
+// ExchangeCaptureMode sets the calling thread's capture mode and returns
+// the mode it had (hipThreadExchangeStreamCaptureMode): a thread in
+// relaxed mode is forbidden nothing, one in thread-local mode only what
+// its own captures forbid. The thread is the OS thread (see CaptureMode):
+// call it from a goroutine locked to its thread, and set the old mode
+// back before unlocking. An unknown mode is ErrInvalidValue.
+func ExchangeCaptureMode(mode CaptureMode) (CaptureMode, error) {
+	if !core.CaptureMode(mode).Valid() {
+		return 0, gpu.Errorf(gpu.ErrInvalidValue, "thread exchange stream capture mode", "capture mode %d", int32(mode))
+	}
+	return CaptureMode(core.ExchangeCaptureMode(core.CaptureMode(mode))), nil
 }
 
 // IsCapturing reports whether s takes part in a capture

@@ -10,12 +10,16 @@
 // (AddMemAlloc), whose buffer later nodes take, and free nodes
 // (AddMemFree). Instantiate checks every
 // launch as a direct launch is checked (signature, ownership, limits) and
-// encodes its kernarg image; SetKernelParams replaces a kernel node's
-// launch in an Exec between launches, checked the same way.
+// encodes its kernarg image; SetKernelParams, SetCopyParams,
+// SetFillParams and SetHostParams replace one node's operation in an Exec
+// between launches, checked the same way, and Update takes every node's
+// parameters from another graph of the same shape (hipGraphExecUpdate).
+// AddDependencies, RemoveDependencies and DestroyNode edit a graph's
+// edges and nodes; the nodes are kept in an order that follows the edges.
 //
 // A launch writes the graph's packets into the stream's queue in one
 // reservation and rings its doorbell once; every packet carries the
-// barrier bit, so the queue runs them in the order they were added, which
+// barrier bit, so the queue runs them in the graph's order, which
 // respects every dependency. Automatic dependencies hold around a launch:
 // it waits for the earlier users of its buffers on other streams, as a
 // direct launch does, and later work on other streams waits for it.
@@ -34,7 +38,7 @@
 // after each launch, as CUDA does: work after the launch may use it,
 // and Free, FreeAsync or a later graph's free node ends the allocation;
 // launching the graph again before that is an error (CUDA's rule without
-// cudaGraphInstantiateFlagAutoFreeOnLaunch). Between a free and the next
+// InstantiateAutoFreeOnLaunch, which InstantiateWithFlags takes). Between a free and the next
 // launch the memory stays reachable, and what it holds is undefined, as
 // in CUDA. Unlike CUDA, where graphs that do not run at once may share
 // physical memory, each graph holds its own for its life.

@@ -14,7 +14,8 @@ import (
 // Exec is an instantiated graph (hipGraphExec_t): its launches checked,
 // its packets laid out, ready to be written into any stream of its device
 // as many times as wanted. It is independent of the graph it came from.
-// Launch, SetKernelParams and Destroy are safe from several goroutines.
+// Launch, Update, the Set…Params calls, Upload and Destroy are safe from
+// several goroutines.
 type Exec struct {
 	dev *gpu.Device
 
@@ -23,10 +24,14 @@ type Exec struct {
 	nodeUses  [][]core.MemUse // each packet's buffers
 	live      []liveCheck     // each kernel packet's liveness; zero for others
 	checks    []func() error  // live's checks, one per kernel (merge)
-	kernelPkt map[*Node]int   // kernel node → packet
-	uses      []core.MemUse   // the graph's buffers, strongest access
-	memUses   []core.MemUse   // the memory of alloc and free nodes, which have no packet
-	low       *lowered        // the driver's recording of pkts, if it made one
+	nodePkt   map[*Node]int   // node with a packet → packet
+	kinds     []nodeKind      // each node's kind, in order (Update)
+	topo      [][]int         // each node's dependencies as indices (Update)
+	flags     InstantiateFlags
+	autoFree  bool          // InstantiateAutoFreeOnLaunch
+	uses      []core.MemUse // the graph's buffers, strongest access
+	memUses   []core.MemUse // the memory of alloc and free nodes, which have no packet
+	low       *lowered      // the driver's recording of pkts, if it made one
 	destroyed bool
 	// from is the graph with alloc nodes this came from, whose one
 	// instantiation it is until Destroy; nil otherwise.
@@ -38,6 +43,7 @@ type Exec struct {
 	// With memory nodes, the nodes and each one's buffers, so that
 	// SetKernelParams checks a new launch's uses against them.
 	memNodes []*Node
+	memDeps  [][]*Node
 	memOrder [][]core.MemUse
 }
 
@@ -45,7 +51,55 @@ type Exec struct {
 // on a stream of dev would be, and lays out its packets
 // (hipGraphInstantiate).
 func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
-	const op = "graph instantiate"
+	return g.instantiate("graph instantiate", dev, 0)
+}
+
+// InstantiateFlags are hipGraphInstantiateFlags.
+type InstantiateFlags uint64
+
+// The flags of hipGraphInstantiateFlags, with HIP's values. HIP's
+// InstantiateWithFlags takes 0, InstantiateAutoFreeOnLaunch or
+// InstantiateUseNodePriority, one at a time; so does hipgo.
+const (
+	// InstantiateAutoFreeOnLaunch: a launch ends the allocation the last
+	// launch left (alloc nodes without a free node) instead of refusing
+	// to run while it is allocated.
+	InstantiateAutoFreeOnLaunch InstantiateFlags = 1
+	// InstantiateUpload: upload at instantiation. Refused, as HIP
+	// refuses it (an Exec's packets are laid out by Instantiate anyway).
+	InstantiateUpload InstantiateFlags = 2
+	// InstantiateDeviceLaunch: launches from kernels. Refused, as HIP
+	// refuses it.
+	InstantiateDeviceLaunch InstantiateFlags = 4
+	// InstantiateUseNodePriority: kernel nodes' priorities. Accepted;
+	// nodes have no priority of their own, so the stream's applies.
+	InstantiateUseNodePriority InstantiateFlags = 8
+)
+
+// InstantiateWithFlags is Instantiate with flags
+// (hipGraphInstantiateWithFlags): 0, InstantiateAutoFreeOnLaunch or
+// InstantiateUseNodePriority; other flags, and combinations, are
+// ErrInvalidValue, as in HIP.
+func (g *Graph) InstantiateWithFlags(dev *gpu.Device, flags InstantiateFlags) (*Exec, error) {
+	const op = "graph instantiate with flags"
+	switch flags {
+	case 0, InstantiateAutoFreeOnLaunch, InstantiateUseNodePriority:
+	default:
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "flags %#x: HIP takes 0, auto-free on launch (1) or use node priority (8)", uint64(flags))
+	}
+	return g.instantiate(op, dev, flags)
+}
+
+// Flags are the flags e was instantiated with (hipGraphExecGetFlags); 0
+// for a nil Exec.
+func (e *Exec) Flags() InstantiateFlags {
+	if e == nil {
+		return 0
+	}
+	return e.flags
+}
+
+func (g *Graph) instantiate(op string, dev *gpu.Device, flags InstantiateFlags) (*Exec, error) {
 	if g == nil {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil graph")
 	}
@@ -60,8 +114,8 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		g.mu.Unlock()
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph was destroyed")
 	}
-	nodes := append([]*Node(nil), g.nodes...)
-	e := &Exec{dev: dev, kernelPkt: map[*Node]int{}}
+	nodes, deps := g.snapshot()
+	e := &Exec{dev: dev, nodePkt: map[*Node]int{}, flags: flags, autoFree: flags&InstantiateAutoFreeOnLaunch != 0}
 	for _, n := range nodes {
 		if n.kind == kindMemAlloc {
 			n.mem.Retain() // the graph's reference stands while g.mu is held
@@ -79,7 +133,7 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 		g.memExec, e.from = e, g
 	}
 	g.mu.Unlock()
-	if err := e.build(op, dev, nodes); err != nil {
+	if err := e.build(op, dev, nodes, deps); err != nil {
 		for _, ga := range e.allocs {
 			ga.Release()
 		}
@@ -91,9 +145,27 @@ func (g *Graph) Instantiate(dev *gpu.Device) (*Exec, error) {
 	return e, nil
 }
 
+// snapshot is the graph's nodes and each one's dependencies, g.mu held:
+// edges may change after it.
+func (g *Graph) snapshot() ([]*Node, [][]*Node) {
+	nodes := append([]*Node(nil), g.nodes...)
+	deps := make([][]*Node, len(nodes))
+	for i, n := range nodes {
+		deps[i] = append([]*Node(nil), n.deps...)
+	}
+	return nodes, deps
+}
+
 // build lowers every node into e and checks the order of graph memory.
-func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
+func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node, deps [][]*Node) error {
 	all := make([][]core.MemUse, len(nodes))
+	index := make(map[*Node]int, len(nodes))
+	e.kinds, e.topo = make([]nodeKind, len(nodes)), make([][]int, len(nodes))
+	for i, n := range nodes {
+		index[n] = i
+		e.kinds[i] = n.kind
+		e.topo[i] = indices(deps[i], index)
+	}
 	for i, n := range nodes {
 		p, uses, live, err := n.lower(dev)
 		if err != nil {
@@ -106,14 +178,12 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
 		if p == nil {
 			continue // empty and memory nodes: the queue's order already joins their dependencies
 		}
-		if n.kind == kindKernel {
-			e.kernelPkt[n] = len(e.pkts)
-		}
+		e.nodePkt[n] = len(e.pkts)
 		e.live = append(e.live, live)
 		e.pkts = append(e.pkts, *p)
 		e.nodeUses = append(e.nodeUses, uses)
 	}
-	if err := checkMemOrder(nodes, all); err != nil {
+	if err := checkMemOrder(nodes, deps, all); err != nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%v", err)
 	}
 	freed := map[*core.GraphAlloc]bool{}
@@ -123,7 +193,7 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node) error {
 		}
 	}
 	if len(e.allocs) > 0 || len(freed) > 0 {
-		e.memNodes, e.memOrder = nodes, all
+		e.memNodes, e.memDeps, e.memOrder = nodes, deps, all
 	}
 	for _, ga := range e.allocs {
 		if !freed[ga] {
@@ -320,7 +390,7 @@ func (e *Exec) Launch(s *stream.Stream) error {
 // graph's memory needs an allocation of it to end.
 func (e *Exec) claim(op string) error {
 	for i, ga := range e.keeps {
-		if !ga.Launched() {
+		if !ga.Launched() && !e.autoFree {
 			e.unclaim(i, 0)
 			return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: the graph allocates it without freeing it, and its last launch's allocation was not freed: free it (Free, FreeAsync or a graph's free node) before launching again", ga)
 		}
@@ -336,6 +406,9 @@ func (e *Exec) claim(op string) error {
 
 // unclaim undoes the first k keeps and f frees of claim.
 func (e *Exec) unclaim(k, f int) {
+	if e.autoFree {
+		k = 0 // the memory may be the last launch's, which stays allocated
+	}
 	for _, ga := range e.keeps[:k] {
 		ga.Unlaunch()
 	}
@@ -355,8 +428,20 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	if k.Func == nil {
 		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, op, "nil function")
 	}
-	var kn core.KernelNode
-	if err := core.PrepareKernel(k.Func, e.dev, k.Grid, k.Block, k.SharedMem, k.args(), &kn); err != nil {
+	if k.Typed == nil {
+		k.Args = append([]any(nil), k.Args...) // the caller may reuse its slice
+	}
+	return e.replace(op, n, &Node{kind: kindKernel, kernel: k})
+}
+
+// replace puts the packet of with, a node of n's kind made for the call,
+// in n's place.
+func (e *Exec) replace(op string, n *Node, with *Node) error {
+	if n == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "nil node")
+	}
+	p, uses, live, err := with.lower(e.dev)
+	if err != nil {
 		return errs.Wrap(op, err)
 	}
 	e.mu.Lock()
@@ -364,34 +449,40 @@ func (e *Exec) SetKernelParams(n *Node, k Kernel) error {
 	if e.destroyed {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph was destroyed")
 	}
-	i, ok := e.kernelPkt[n]
-	if !ok {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "not a kernel node of this executable graph")
+	i, ok := e.nodePkt[n]
+	if !ok || n.kind != with.kind {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "not a %s node of this executable graph", with.Kind())
 	}
 	if e.memNodes != nil {
-		// The new launch may reach graph memory where the edges do not
+		// The new operation may reach graph memory where the edges do not
 		// order it inside the allocation.
 		order := append([][]core.MemUse(nil), e.memOrder...)
 		for j, m := range e.memNodes {
 			if m == n {
-				order[j] = kn.Uses
+				order[j] = uses
 			}
 		}
-		if err := checkMemOrder(e.memNodes, order); err != nil {
+		if err := checkMemOrder(e.memNodes, e.memDeps, order); err != nil {
 			return gpu.Errorf(gpu.ErrInvalidValue, op, "%v", err)
 		}
 		e.memOrder = order
 	}
-	e.pkts[i] = core.GraphPacket{Dispatch: kn.Dispatch, Kernarg: kn.Kernarg, Name: kn.Name}
-	e.nodeUses[i] = kn.Uses
-	e.live[i] = liveCheck{kn.Live, kn.LiveKey}
+	e.pkts[i] = *p
+	e.nodeUses[i] = uses
+	e.live[i] = live
 	e.merge()
-	if e.low != nil {
-		// Recorded again: launches already queued keep the old recording.
-		e.low.release()
-		e.low = lower(e.dev, e.pkts)
-	}
+	e.relower()
 	return nil
+}
+
+// relower records the packets again where the driver recorded them:
+// launches already queued keep the old recording.
+func (e *Exec) relower() {
+	if e.low != nil {
+		e.low.release()
+		e.low = nil
+	}
+	e.low = lower(e.dev, e.pkts)
 }
 
 // Destroy releases the executable graph (hipGraphExecDestroy); launches
@@ -414,7 +505,8 @@ func (e *Exec) Destroy() error {
 	}
 	allocs := e.allocs
 	e.pkts, e.nodeUses, e.uses, e.live, e.checks, e.memUses = nil, nil, nil, nil, nil, nil
-	e.allocs, e.keeps, e.frees, e.memNodes, e.memOrder = nil, nil, nil, nil, nil
+	e.allocs, e.keeps, e.frees, e.memNodes, e.memDeps, e.memOrder = nil, nil, nil, nil, nil, nil
+	e.nodePkt, e.kinds, e.topo = nil, nil, nil
 	e.mu.Unlock()
 	for _, ga := range allocs {
 		ga.Release()

@@ -1,13 +1,11 @@
 package graph
 
 import (
-	"reflect"
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/module"
 )
 
@@ -65,8 +63,12 @@ type Node struct {
 	// graph's own but is not listed among its nodes.
 	inner bool
 	// childDeps: a child graph node's dependencies as given; its deps are
-	// the child's last nodes.
+	// the child's last nodes. entry: the child's first nodes, which
+	// childDeps reach (none for an empty child, whose deps are childDeps).
 	childDeps []*Node
+	entry     []*Node
+	// removed: DestroyNode took the node out of its graph.
+	removed bool
 }
 
 // Kernel is a kernel node's launch (hipKernelNodeParams): the function,
@@ -116,7 +118,7 @@ func (g *Graph) add(op string, n *Node, deps []*Node) (*Node, error) {
 		if d == nil {
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d is nil", i)
 		}
-		if d.g != g {
+		if d.g != g || d.removed || d.inner {
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d (%s) belongs to another graph", i, d.Kind())
 		}
 		for j := range i {
@@ -147,44 +149,22 @@ func (g *Graph) AddKernel(k Kernel, deps ...*Node) (*Node, error) {
 // after deps (hipGraphAddMemcpyNode, device to device).
 func (g *Graph) AddCopy(dst buffer.Object, dstOff int, src buffer.Object, srcOff, n int, deps ...*Node) (*Node, error) {
 	const op = "graph add memcpy node"
-	dm, _ := core.MemOf(dst)
-	sm, _ := core.MemOf(src)
-	if dm == nil || sm == nil {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
-	}
-	if dm.Elem() != sm.Elem() {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "element types differ: %s and %s", dm.Elem(), sm.Elem())
-	}
-	// The sizes never change: a range outside them is refused now, not
-	// at Instantiate. Ownership, which may change, is checked there.
-	if err := checkBounds(op, "destination: ", dm, dstOff, n); err != nil {
+	nd, err := copyNode(op, dst, dstOff, src, srcOff, n)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkBounds(op, "source: ", sm, srcOff, n); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a copy of 0 elements") // as hipGraphAddMemcpyNode1D of 0 bytes
-	}
-	return g.add(op, &Node{kind: kindCopy, dst: dm, src: sm, dstOff: dstOff, srcOff: srcOff, n: n}, deps)
+	return g.add(op, nd, deps)
 }
 
 // AddFill adds a fill of every element of b with v after deps
 // (hipGraphAddMemsetNode); T must be b's element type.
 func AddFill[T any](g *Graph, b buffer.Object, v T, deps ...*Node) (*Node, error) {
 	const op = "graph add memset node"
-	m, _ := core.MemOf(b)
-	if m == nil {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil buffer")
-	}
-	if t := reflect.TypeFor[T](); t != m.Elem() {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "a %s value for %s, which holds %s", t, m, m.Elem())
-	}
-	pat, es, err := core.Pattern(v)
+	nd, err := fillNode[T](op, b, v)
 	if err != nil {
-		return nil, errs.Wrap(op, err)
+		return nil, err
 	}
-	return g.add(op, &Node{kind: kindFill, dst: m, n: m.Len(), pattern: pat, patSize: es}, deps)
+	return g.add(op, nd, deps)
 }
 
 // AddHost adds a call of fn on the host after deps (hipGraphAddHostNode).
@@ -225,6 +205,15 @@ func (n *Node) Dependencies() []*Node {
 	if n == nil {
 		return nil
 	}
+	if n.g != nil {
+		n.g.mu.Lock() // AddDependencies and RemoveDependencies change them
+		defer n.g.mu.Unlock()
+	}
+	return n.depsLocked()
+}
+
+// depsLocked are n's dependencies as the user sees them, g.mu held.
+func (n *Node) depsLocked() []*Node {
 	if n.kind == kindChild {
 		return append([]*Node(nil), n.childDeps...)
 	}

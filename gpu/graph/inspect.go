@@ -91,6 +91,12 @@ func (g *Graph) Clone() (*Graph, error) {
 				m.childDeps[j] = of[d]
 			}
 		}
+		if n.entry != nil {
+			m.entry = make([]*Node, len(n.entry))
+			for j, d := range n.entry {
+				m.entry[j] = of[d] // the child's nodes come before its end
+			}
+		}
 		if n.kind == kindKernel && n.kernel.Typed == nil {
 			m.kernel.Args = append([]any(nil), n.kernel.Args...)
 		}
@@ -140,7 +146,7 @@ func (g *Graph) AddChildGraph(child *Graph, deps ...*Node) (*Node, error) {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph was destroyed")
 	}
 	for i, d := range deps {
-		if d == nil || d.g != g {
+		if d == nil || d.g != g || d.removed || d.inner {
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "dependency %d is nil or of another graph", i)
 		}
 		for j := range i {
@@ -149,14 +155,16 @@ func (g *Graph) AddChildGraph(child *Graph, deps ...*Node) (*Node, error) {
 			}
 		}
 	}
+	var entry []*Node
 	for _, n := range c.nodes {
 		n.g, n.inner = g, true
 		if len(n.deps) == 0 {
 			n.deps = append([]*Node(nil), deps...)
+			entry = append(entry, n)
 		}
 		g.nodes = append(g.nodes, n)
 	}
-	end := &Node{g: g, kind: kindChild, childDeps: append([]*Node(nil), deps...)}
+	end := &Node{g: g, kind: kindChild, childDeps: append([]*Node(nil), deps...), entry: entry}
 	end.deps = leaves
 	if len(c.nodes) == 0 {
 		end.deps = append([]*Node(nil), deps...)

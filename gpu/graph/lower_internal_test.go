@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 
@@ -198,3 +199,54 @@ func TestLoweredMemNodes(t *testing.T) {
 	assert.False(t, late)
 	assert.Error(t, tmp.Free(), "released with its graph")
 }
+
+// Update of a recorded graph records the new parameters as a new chain
+// (a CUDA graph on cuda); the old chain stays open for the launches
+// queued before it, and a refused update records nothing.
+func TestLoweredUpdate(t *testing.T) {
+	rec := &fakeRecorder{}
+	withRecorder(t, rec)
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gpu.Shutdown() })
+	ks, err := kernels.Load(dev)
+	require.NoError(t, err)
+	x, err := buffer.FromSlice(dev, make([]float32, 256))
+	require.NoError(t, err)
+	defer x.Free()
+	build := func(alpha float32) *Graph {
+		g := New()
+		_, err := g.AddKernel(Kernel{Func: ks.Saxpy, Grid: gpu.D1(256), Block: gpu.D1(256), Args: []any{alpha, x, x, int32(256)}})
+		require.NoError(t, err)
+		return g
+	}
+	e, err := build(1).Instantiate(dev)
+	require.NoError(t, err)
+	require.Len(t, rec.chains, 1)
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	hold := make(chan struct{})
+	require.NoError(t, s.LaunchHostFunc(func() error { <-hold; return nil }))
+	require.NoError(t, e.Launch(s))
+	r, _, err := e.Update(build(2))
+	require.NoError(t, err)
+	require.Equal(t, UpdateSuccess, r)
+	require.Len(t, rec.chains, 2, "recorded again")
+	_, closed, _ := rec.chains[0].state()
+	assert.False(t, closed, "the old chain waits for its queued launch")
+	assert.Equal(t, float32(2), float32frombits(rec.last[0].Kernarg[:4]), "the new chain has the new alpha")
+	empty := New()
+	_, _, err = e.Update(empty)
+	assert.Equal(t, gpu.ErrGraphExecUpdateFailure, gpu.CodeOf(err))
+	assert.Len(t, rec.chains, 2, "a refused update records nothing")
+	close(hold)
+	require.NoError(t, s.Synchronize())
+	n, closed, late := rec.chains[0].state()
+	assert.Equal(t, 1, n)
+	assert.True(t, closed)
+	assert.False(t, late)
+	require.NoError(t, e.Destroy())
+}
+
+func float32frombits(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }

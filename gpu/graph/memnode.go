@@ -108,7 +108,7 @@ func (n *Node) MemParams() (MemParams, error) {
 // after the alloc node by the graph's edges, and a node that uses memory
 // a free node frees must be ordered before it. uses are each node's
 // buffers.
-func checkMemOrder(nodes []*Node, uses [][]core.MemUse) error {
+func checkMemOrder(nodes []*Node, deps [][]*Node, uses [][]core.MemUse) error {
 	alloc := map[*core.GraphAlloc]int{}
 	free := map[*core.GraphAlloc]int{}
 	for i, n := range nodes {
@@ -133,7 +133,7 @@ func checkMemOrder(nodes []*Node, uses [][]core.MemUse) error {
 	for i, n := range nodes {
 		index[n] = i
 		b := make([]uint64, words)
-		for _, d := range n.deps {
+		for _, d := range deps[i] {
 			j := index[d]
 			b[j/64] |= 1 << (j % 64)
 			for w := range b {

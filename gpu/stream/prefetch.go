@@ -29,11 +29,14 @@ func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	if err != nil {
 		return err
 	}
-	if mem.Len() == 0 {
-		return nil // empty: nothing to move
+	if mem.Len() > 0 { // empty: nothing to move
+		agent := s.Device().Agent()
+		addr, size := uint64(mem.Addr()), uint64(mem.Size())
+		if err := s.launchHostWork(&hostwork.Work{Op: op, Reads: []*core.Mem{mem},
+			Native: func(stream uintptr) error { return agent.Prefetch(addr, size, to, stream) }}); err != nil {
+			return err
+		}
 	}
-	agent := s.Device().Agent()
-	addr, size := uint64(mem.Addr()), uint64(mem.Size())
-	return s.launchHostWork(&hostwork.Work{Op: op, Reads: []*core.Mem{mem},
-		Native: func(stream uintptr) error { return agent.Prefetch(addr, size, to, stream) }})
+	mem.RecordPrefetch(dev) // hipMemRangeAttributeLastPrefetchLocation
+	return nil
 }

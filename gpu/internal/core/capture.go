@@ -3,6 +3,7 @@ package core
 import (
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -44,6 +45,8 @@ type Capture struct {
 	err     error // the failure that invalidated the capture
 	ended   bool
 	id      uint64 // unique in the process (hipStreamGetCaptureInfo)
+	mode    CaptureMode
+	tid     int // the OS thread that began it (capturemode.go)
 }
 
 // captureIDs numbers captures.
@@ -80,8 +83,12 @@ func (s *Stream) captureOf() *Capture {
 // IsCapturing reports whether s takes part in a capture.
 func (s *Stream) IsCapturing() bool { return s.captureOf() != nil }
 
-// BeginCapture makes s record its operations into a new capture.
-func (s *Stream) BeginCapture(op string) error {
+// BeginCapture makes s record its operations into a new capture begun in
+// mode.
+func (s *Stream) BeginCapture(op string, mode CaptureMode) error {
+	if !mode.Valid() {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "capture mode %d", int32(mode))
+	}
 	if err := s.Lock(op); err != nil {
 		return err
 	}
@@ -89,7 +96,7 @@ func (s *Stream) BeginCapture(op string) error {
 	if s.legacy {
 		return gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "the legacy stream cannot capture")
 	}
-	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}, id: captureIDs.Add(1)}
+	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}, id: captureIDs.Add(1), mode: mode, tid: syscall.Gettid()}
 	if _, busy := captures.LoadOrStore(s, c); busy {
 		return gpu.Errorf(gpu.ErrIllegalState, op, "the stream is already capturing")
 	}

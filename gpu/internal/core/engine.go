@@ -112,6 +112,9 @@ func (e *engine) queue() (*rocr.Queue, error) {
 // that gives up has submitted nothing and touched nothing; its error
 // wraps gpu.ErrNotReady and ctx's error.
 func (e *engine) run(ctx context.Context, op string, call aql.AgentCall, uses ...MemUse) error {
+	if err := RefuseUnsafe(op); err != nil {
+		return err // a synchronous copy or fill during a global capture
+	}
 	if annotate.On() {
 		annotate.Push(op)
 		defer annotate.Pop()

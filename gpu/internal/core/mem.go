@@ -172,6 +172,9 @@ type Mem struct {
 	parent *Mem
 	off    int
 	bad    error
+	// advice: managed memory's hints and last prefetch (memrange.go),
+	// guarded by mu; nil until one is made.
+	advice *RangeAdvice
 }
 
 // The accessors below answer zero values for a nil Mem (a nil *Buffer)
@@ -453,6 +456,9 @@ func InitManaged[T any](m *Mem, dev *gpu.Device, n int) error {
 func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick func() (*rocr.Pool, error)) error {
 	if err := dev.Valid(); err != nil {
 		return errs.Wrap(op, err)
+	}
+	if err := RefuseUnsafe(op); err != nil {
+		return err // a synchronous allocation during a global capture
 	}
 	gen := Gen(dev) // before the allocation, which a reset may free
 	if err := Valid(dev, gen); err != nil {
