@@ -57,3 +57,18 @@ func TestLoadPerDevice(t *testing.T) {
 	assert.NotSame(t, first0, again, "loaded afresh")
 	assert.NotSame(t, first1, again, "loaded afresh")
 }
+
+// BenchmarkLoad is the first step of every typed launch: the library as
+// loaded on the stream's device.
+func BenchmarkLoad(b *testing.B) {
+	dev := cputest.Device(b)
+	if _, err := faulty.Library.Load(dev); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := faulty.Library.Load(dev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

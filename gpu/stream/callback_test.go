@@ -75,3 +75,20 @@ func TestAddCallbackFailureRace(t *testing.T) {
 	assert.Equal(t, int32(adders*each), failed.Load(), "each with the failure")
 	assert.Equal(t, pending, hostref.PendingCallbacks(), "registrations left")
 }
+
+// BenchmarkAddCallback is a callback added and the stream synchronized.
+func BenchmarkAddCallback(b *testing.B) {
+	e := setup(b)
+	s := e.stream()
+	defer s.Destroy()
+	fn := func(*stream.Stream, error) {}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.AddCallback(fn); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
