@@ -63,14 +63,17 @@ func (q *Queue) SetKernelTimeout(d time.Duration) error {
 // pinned for a copy. (Their owners may release them again: both are
 // idempotent.) Without it a failed or destroyed queue would keep them, and
 // the Go memory they reference, alive for ever.
-func discard(slot unsafe.Pointer, t aql.PacketType) {
+//
+// err is why the packet did not run: a failure hook of the callback
+// (hostref.RegisterCallbackOr) runs with it; nil drops the hook too.
+func discard(slot unsafe.Pointer, t aql.PacketType, err error) {
 	if t != aql.TypeAgentDispatch {
 		return
 	}
 	p := (*aql.AgentDispatch)(slot)
 	switch p.Type {
 	case aql.AgentCallback:
-		hostref.TakeCallback(aql.DecodeCallback(p.Arg).ID)
+		hostref.DiscardCallback(aql.DecodeCallback(p.Arg).ID, err)
 	case aql.AgentNative:
 		hostref.TakeNative(aql.DecodeNative(p.Arg).ID)
 	case aql.AgentCopy:

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -46,6 +46,7 @@ type hwAgentWork struct {
 type hwOp struct {
 	w          spi.AgentWork
 	pre, inner *Signal
+	callback   uint64 // the callback's id, for its failure hook
 }
 
 // BatchesAgentWork reports whether AGENT_DISPATCH packets may be written
@@ -72,8 +73,11 @@ var hwBarrierHeader = aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, 
 func (q *Queue) submitAgent(pkt unsafe.Pointer) (uint64, error) {
 	p := *(*aql.AgentDispatch)(pkt)
 	op := &hwOp{}
+	if p.Type == aql.AgentCallback {
+		op.callback = aql.DecodeCallback(p.Arg).ID
+	}
 	if err := decodeWork(&op.w, q.agent, &p); err != nil {
-		discard(pkt, aql.TypeAgentDispatch)
+		discard(pkt, aql.TypeAgentDispatch, nil) // the caller sees err
 		return 0, err
 	}
 	completion, err := completionSignal(p.CompletionSignal)
@@ -90,6 +94,7 @@ func (q *Queue) submitAgent(pkt unsafe.Pointer) (uint64, error) {
 	// until PublishN: the CP must not take a half-written packet.
 	var first, second aql.BarrierAnd
 	if err := hw.start(id+1, op, completion); err != nil {
+		hostref.DiscardCallback(op.callback, nil) // the caller sees err
 		// Two packets that wait for nothing and complete nothing keep the
 		// ring's order; the caller sees the error.
 		q.writeBody(id, unsafe.Pointer(&first))
@@ -192,6 +197,8 @@ func (hw *hwAgentWork) runHost(op *hwOp) {
 	err := hw.waitPre(op.pre)
 	if err == nil {
 		err = hw.carry(&op.w)
+	} else if op.callback != 0 {
+		hostref.FailCallback(op.callback, err) // the callback never ran
 	}
 	op.inner.Fail(err)
 	op.w = spi.AgentWork{}

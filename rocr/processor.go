@@ -131,10 +131,11 @@ func (q *Queue) drain(id uint64) {
 		if aql.Header(atomic.LoadUint32((*uint32)(slot))).Type() == aql.TypeInvalid {
 			continue
 		}
-		discard(slot, aql.Header(atomic.LoadUint32((*uint32)(slot))).Type())
+		derr := Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id)
+		discard(slot, aql.Header(atomic.LoadUint32((*uint32)(slot))).Type(), derr)
 		h := completionOf(slot)
 		if s, err := SignalFromHandle(h); err == nil {
-			s.Fail(Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id))
+			s.Fail(derr)
 			s.Sub(1, hsa.Release)
 		}
 		atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
@@ -156,12 +157,12 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 	}
 	if qerr := q.Err(); qerr != nil {
 		err = Errorf(hsa.StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
-		discard(slot, h.Type())
+		discard(slot, h.Type(), err)
 	} else if verr := aql.Validate((*aql.Slot)(slot)); verr != nil {
 		err = Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
 	} else if ferr := q.injected(id, h.Type()); ferr != nil {
 		err = ferr
-		discard(slot, h.Type())
+		discard(slot, h.Type(), err)
 	} else {
 		gt := q.goTraceBegin(slot, h)
 		switch h.Type() {

@@ -36,6 +36,9 @@ type Spec struct {
 type Library struct {
 	spec    Spec
 	checked atomic.Int32 // modeDefault, modeOn or modeOff
+	// last is the library as last loaded (Load), the common case of one
+	// device launching: it spares each launch the device-value lookup.
+	last atomic.Pointer[Loaded]
 }
 
 const (
@@ -92,6 +95,9 @@ type Loaded struct {
 	mu       sync.Mutex
 	released bool
 	checks   []func() error
+
+	dev  *gpu.Device // the device (or test's view) it was loaded for
+	gone atomic.Bool // released: Library.last no longer names it
 }
 
 // Function is the kernel named name (its C name) on this device.
@@ -130,20 +136,38 @@ func (l *Library) Load(dev *gpu.Device) (*Loaded, error) {
 	if err := dev.Valid(); err != nil {
 		return nil, errs.Wrap("module load", err)
 	}
+	if ld := l.last.Load(); ld != nil && ld.dev == dev && !ld.gone.Load() {
+		return ld, nil
+	}
 	if v, ok := core.LookupValue(dev, l); ok {
-		return v.(*Loaded), nil
+		ld := v.(*Loaded)
+		l.remember(ld)
+		return ld, nil
 	}
 	// The closure allocates only here, on a device's first load.
 	v, err := core.DeviceValue(dev, l, func() (any, func() error, error) { return l.setup(dev) })
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Loaded), nil
+	ld := v.(*Loaded)
+	l.remember(ld)
+	return ld, nil
+}
+
+// remember makes ld the library's last load unless it was released
+// meanwhile: release marks it gone before it clears last, so a load
+// remembered after that is seen gone.
+func (l *Library) remember(ld *Loaded) {
+	if !ld.gone.Load() {
+		l.last.Store(ld)
+	}
 }
 
 // release frees what setup made, when the device (or a test's view of
 // it) is released: the fault records, then the module.
 func (ld *Loaded) release() error {
+	ld.gone.Store(true)
+	ld.lib.last.CompareAndSwap(ld, nil)
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
 	ld.released = true
@@ -169,7 +193,7 @@ func (l *Library) setup(dev *gpu.Device) (any, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ld := &Loaded{Module: m, lib: l}
+	ld := &Loaded{Module: m, lib: l, dev: dev}
 	n := len(l.spec.Kernels)
 	ld.fns, ld.checked = make([]*module.Function, n), make([]*module.Function, n)
 	ld.faults, ld.checks = make([]*buffer.Host[uint32], n), make([]func() error, n)

@@ -7,7 +7,6 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/gpu/internal/live"
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
@@ -175,14 +174,25 @@ func (s *Stream) AddCallback(fn func(s *Stream, status error)) error {
 	if err := s.core().Check(op); err != nil {
 		return err
 	}
+	// One host function: in order it runs fn with the stream's status
+	// (nil: the stream runs); on a failed stream, which discards it, its
+	// failure hook runs fn with the failure once the failed work is done.
 	var ran atomic.Bool
 	run := func(status error) {
 		if ran.CompareAndSwap(false, true) {
 			fn(s, status)
 		}
 	}
-	if err := s.LaunchHostFunc(func() error { run(s.core().Err()); return nil }); err != nil {
-		if failed := s.core().Err(); failed != nil {
+	c := s.core()
+	id := hostref.RegisterCallbackOr(func() error { run(c.Err()); return nil }, func(err error) {
+		if sticky := c.Err(); sticky != nil {
+			err = sticky // the failure itself, as the stream reports it
+		}
+		run(err)
+	})
+	if err := c.Agent(op, aql.CallbackWork{ID: id}.Call(), 0); err != nil {
+		hostref.DiscardCallback(id, nil)
+		if failed := c.Err(); failed != nil {
 			// Earlier work failed before the callback could be queued:
 			// it runs now, with that failure, as it would have in order.
 			go run(failed)
@@ -190,30 +200,5 @@ func (s *Stream) AddCallback(fn func(s *Stream, status error)) error {
 		}
 		return err
 	}
-	// The failure path: a failed stream discards the callback's packet;
-	// an event after it tells when, and with what failure.
-	ev, err := NewEvent(s.Device(), EventDisableTiming)
-	if err != nil {
-		return err
-	}
-	// The event is the runtime's, destroyed by the goroutine below once
-	// the callback's place in the stream has passed: a leak check that
-	// runs after the program synchronized must not count it as the
-	// program's.
-	live.RemoveWeak(ev)
-	if err := s.Record(ev); err != nil {
-		_ = ev.Destroy()
-		go run(err)
-		return nil
-	}
-	go func() {
-		if err := ev.Synchronize(); err != nil {
-			if sticky := s.core().Err(); sticky != nil {
-				err = sticky // the failure itself, as the stream reports it
-			}
-			run(err)
-		}
-		_ = ev.Destroy()
-	}()
 	return nil
 }

@@ -13,8 +13,9 @@ var ids atomic.Uint64
 func NewID() uint64 { return ids.Add(1) }
 
 var callbacks struct {
-	mu sync.Mutex
-	m  map[uint64]func() error
+	mu    sync.Mutex
+	m     map[uint64]func() error
+	hooks map[uint64]func(error) // RegisterCallbackOr's failure hooks
 }
 
 // RegisterCallback stores f for one aql.AgentCallback packet and returns its id.
@@ -38,12 +39,62 @@ func TakeCallback(id uint64) (func() error, bool) {
 	return f, ok
 }
 
+// RegisterCallbackOr is RegisterCallback of f with failed, which runs
+// instead of f, with the failure, when the packet is discarded because its
+// queue failed or was destroyed (DiscardCallback, FailCallback): a host
+// function that learns of the failure of the work before it, at no cost
+// to the packet that runs.
+func RegisterCallbackOr(f func() error, failed func(error)) uint64 {
+	id := NewID()
+	run := func() error {
+		callbacks.mu.Lock()
+		delete(callbacks.hooks, id)
+		callbacks.mu.Unlock()
+		return f()
+	}
+	callbacks.mu.Lock()
+	if callbacks.m == nil {
+		callbacks.m = map[uint64]func() error{}
+	}
+	if callbacks.hooks == nil {
+		callbacks.hooks = map[uint64]func(error){}
+	}
+	callbacks.m[id] = run
+	callbacks.hooks[id] = failed
+	callbacks.mu.Unlock()
+	return id
+}
+
+// DiscardCallback removes the callback with id, which will not run: its
+// packet was dropped with err. A failure hook of RegisterCallbackOr runs
+// with err (on the calling goroutine) unless err is nil, which drops it.
+func DiscardCallback(id uint64, err error) {
+	callbacks.mu.Lock()
+	delete(callbacks.m, id)
+	h := callbacks.hooks[id]
+	delete(callbacks.hooks, id)
+	callbacks.mu.Unlock()
+	if h != nil && err != nil {
+		h(err)
+	}
+}
+
+// FailCallback runs the failure hook of the callback with id, already
+// taken, whose work was dropped with err before it ran.
+func FailCallback(id uint64, err error) { DiscardCallback(id, err) }
+
 // PendingCallbacks is the number of callbacks registered that have neither
 // run nor been discarded.
 func PendingCallbacks() int {
 	callbacks.mu.Lock()
 	defer callbacks.mu.Unlock()
-	return len(callbacks.m)
+	n := len(callbacks.m)
+	for id := range callbacks.hooks {
+		if _, ok := callbacks.m[id]; !ok {
+			n++ // taken by a queue, not run yet
+		}
+	}
+	return n
 }
 
 // NativeFunc is a call an aql.AgentNative packet makes with the agent's native

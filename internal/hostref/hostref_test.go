@@ -51,3 +51,37 @@ func TestRegistries(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, before, PinnedHostBuffers())
 }
+
+// A callback with a failure hook runs either the callback or the hook,
+// once: the hook with the discard's error, never when the callback ran or
+// the discard gave no error.
+func TestCallbackOr(t *testing.T) {
+	errDrop := errors.New("dropped")
+	var ran, hooked []error
+	reg := func() uint64 {
+		return RegisterCallbackOr(func() error { ran = append(ran, nil); return nil }, func(err error) { hooked = append(hooked, err) })
+	}
+	base := PendingCallbacks()
+
+	id := reg()
+	assert.Equal(t, base+1, PendingCallbacks())
+	f, ok := TakeCallback(id)
+	require.True(t, ok)
+	assert.Equal(t, base+1, PendingCallbacks(), "taken, not run: its hook waits")
+	require.NoError(t, f())
+	FailCallback(id, errDrop)
+	assert.Len(t, ran, 1)
+	assert.Empty(t, hooked, "a hook after the callback ran")
+
+	id = reg()
+	DiscardCallback(id, errDrop)
+	DiscardCallback(id, errDrop)
+	assert.Equal(t, []error{errDrop}, hooked, "the hook, once")
+	_, ok = TakeCallback(id)
+	assert.False(t, ok)
+
+	id = reg()
+	DiscardCallback(id, nil)
+	assert.Len(t, hooked, 1, "a discard without an error drops the hook")
+	assert.Equal(t, base, PendingCallbacks())
+}

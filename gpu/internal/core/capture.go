@@ -280,6 +280,7 @@ func (s *Stream) captureAgent(c *Capture, op string, call aql.AgentCall, pin uin
 	case call.Func == aql.AgentCallback:
 		id := aql.DecodeCallback(call.Arg).ID
 		f, ok := hostref.TakeCallback(id)
+		hostref.DiscardCallback(id, nil) // a failure hook: a graph's callback only runs
 		if !ok {
 			err = gpu.Errorf(gpu.ErrInvalidValue, op, "no callback %d", id)
 		}

@@ -81,6 +81,7 @@ func (p *MemPool) AllocGraph(m *Mem, elem reflect.Type, n int) (*GraphAlloc, err
 		p.mu.Lock()
 		p.stats.Reserved += c
 		p.stats.ReservedHigh = max(p.stats.ReservedHigh, p.stats.Reserved)
+		p.mark()
 	}
 	p.stats.Used += c
 	p.stats.UsedHigh = max(p.stats.UsedHigh, p.stats.Used)
@@ -106,6 +107,8 @@ func (p *MemPool) takeDone(c uint64) (block, bool) {
 			l[len(l)-1] = block{}
 			*lp = l[:len(l)-1]
 			p.put(c, *lp)
+			p.cached -= c
+			p.mark()
 			return b, true
 		}
 	}

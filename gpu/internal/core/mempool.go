@@ -54,6 +54,9 @@ type MemPool struct {
 	small     [smallClasses][]block // classes up to 2 MiB, by log2(class)-8
 	big       map[uint64][]block    // larger classes
 	stats     PoolStats
+	cached    uint64 // bytes in the free lists
+	over      bool   // counted in set.pending: see mark
+	set       *devPools
 	closed    bool
 	dead      atomic.Bool // closed, readable without mu
 }
@@ -106,8 +109,9 @@ func NewMemPool(dev *gpu.Device, key any) (*MemPool, error) {
 			return nil, nil, err
 		}
 		p := &MemPool{dev: dev, pool: rp, reuse: ReuseFollowEventDependencies | ReuseAllowOpportunistic | ReuseAllowInternalDependencies, big: map[uint64][]block{}}
+		p.set = poolsOf(dev)
 		Register(dev, p)
-		openPools.add(p)
+		p.set.add(p)
 		return p, p.close, nil
 	})
 	if err != nil {
@@ -123,11 +127,13 @@ func (p *MemPool) Device() *gpu.Device { return p.dev }
 // allocations itself).
 func (p *MemPool) close() error {
 	Unregister(p.dev, p)
-	openPools.remove(p)
+	p.set.remove(p)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
 	p.dead.Store(true)
+	p.cached = 0
+	p.mark()
 	p.each(func(_ uint64, l *[]block) {
 		for _, b := range *l {
 			if b.fence != nil {
@@ -210,6 +216,8 @@ func (p *MemPool) take(c uint64, s *Stream) (block, bool) {
 			l[len(l)-1] = block{}
 			*lp = l[:len(l)-1]
 			p.put(c, *lp)
+			p.cached -= c
+			p.mark()
 			return b, true
 		}
 	}
@@ -270,6 +278,7 @@ func (p *MemPool) AllocAsync(m *Mem, s *Stream, elem reflect.Type, n int) error 
 		p.mu.Lock()
 		p.stats.Reserved += c
 		p.stats.ReservedHigh = max(p.stats.ReservedHigh, p.stats.Reserved)
+		p.mark()
 		p.mu.Unlock()
 	}
 	p.mu.Lock()
@@ -424,6 +433,7 @@ func (p *MemPool) giveBack(al *rocr.Allocation, c uint64, f *Fence, queue uint64
 	if p.closed || al.Freed() || al.Owner() != p.dev.Agent() {
 		if !p.closed && !al.Freed() {
 			p.stats.Reserved -= c
+			p.mark()
 		}
 		p.mu.Unlock()
 		if f != nil {
@@ -438,6 +448,8 @@ func (p *MemPool) giveBack(al *rocr.Allocation, c uint64, f *Fence, queue uint64
 	lp := p.list(c)
 	*lp = append(*lp, block{al: al, fence: f, queue: queue, onHost: onHost})
 	p.put(c, *lp)
+	p.cached += c
+	p.mark()
 	p.mu.Unlock()
 }
 
@@ -457,6 +469,7 @@ func (p *MemPool) trim(keep uint64) uint64 {
 				}
 				out = append(out, b.al)
 				p.stats.Reserved -= c
+				p.cached -= c
 				released += c
 				continue
 			}
@@ -466,6 +479,7 @@ func (p *MemPool) trim(keep uint64) uint64 {
 		clear(l[j:])
 		*lp = l[:j]
 	})
+	p.mark()
 	p.mu.Unlock()
 	for _, al := range out {
 		_ = al.Free()
@@ -489,7 +503,12 @@ func (p *MemPool) Synchronize() error {
 func (p *MemPool) ReleaseThreshold() uint64 { return locked(&p.mu, &p.threshold) }
 
 // SetReleaseThreshold sets ReleaseThreshold.
-func (p *MemPool) SetReleaseThreshold(n uint64) { setLocked(&p.mu, &p.threshold, n) }
+func (p *MemPool) SetReleaseThreshold(n uint64) {
+	p.mu.Lock()
+	p.threshold = n
+	p.mark()
+	p.mu.Unlock()
+}
 
 // Reuse is the pool's reuse policy.
 func (p *MemPool) Reuse() PoolReuse { return locked(&p.mu, &p.reuse) }

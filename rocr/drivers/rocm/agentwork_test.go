@@ -228,3 +228,45 @@ func TestQueueAgentWorkRacing(t *testing.T) {
 	require.NoError(t, q.Destroy())
 	assert.ErrorIs(t, <-stop, rocr.ErrInvalidQueue)
 }
+
+// A callback with a failure hook that a hardware queue never runs (the
+// queue is destroyed while the work before it holds it) runs its hook with
+// why, once; one that runs does not run its hook.
+func TestQueueCallbackFailureHook(t *testing.T) {
+	f := newFake()
+	ag := initFake(t, f)
+	q, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
+	require.NoError(t, err)
+	open, err := rocr.NewSignalFor(ag, 1)
+	require.NoError(t, err)
+	defer func() { _ = open.Destroy() }()
+	pending := hostref.PendingCallbacks()
+
+	ran := make(chan error, 2)
+	hooked := make(chan error, 2)
+	submit := func() {
+		id := hostref.RegisterCallbackOr(func() error { ran <- nil; return nil }, func(err error) { hooked <- err })
+		cb := aql.CallbackWork{ID: id}.Call().Packet(0)
+		_, err := q.Submit(unsafe.Pointer(&cb), agentHeader)
+		require.NoError(t, err)
+	}
+	submit() // runs
+	gate(t, q, open)
+	submit() // held by the gate until the queue is destroyed
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first callback did not run")
+	}
+	require.NoError(t, q.Destroy())
+	select {
+	case err := <-hooked:
+		assert.ErrorIs(t, err, rocr.ErrInvalidQueue, "%v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held callback's hook did not run")
+	}
+	assert.Empty(t, ran, "the held callback ran")
+	assert.Empty(t, hooked, "a hook ran twice, or for the callback that ran")
+	assert.Equal(t, pending, hostref.PendingCallbacks())
+	open.Store(0, hsa.Release)
+}
