@@ -707,9 +707,11 @@ func (p *fissionPlan) orderedLocals() []*types.Var {
 }
 
 // emit writes the group function, name, and its locals' frame type.
-func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Type) string) error {
+// A generic kernel's are generic: tdecl declares the type parameters,
+// "[T Number]", and tuse names them, "[T]" ("" for other kernels).
+func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts func(types.Type) string) error {
 	k := p.k
-	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s struct {\n", frame, k.GoName, frame)
+	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s%s struct {\n", frame, k.GoName, frame, tdecl)
 	for _, v := range p.order {
 		if p.class[v] == varItem {
 			fmt.Fprintf(w, "\t%s []%s\n", p.names[v], ts(v.Type()))
@@ -725,8 +727,8 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Ty
 	}
 	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
 		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
-	fmt.Fprintf(w, "func %s(hgB *kernel.Block%s) {\n", name, joinArgs(params))
-	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s](hgB)\n_ = hgF\n", frame)
+	fmt.Fprintf(w, "func %s%s(hgB *kernel.Block%s) {\n", name, tdecl, joinArgs(params))
+	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
 	for _, v := range p.order {
 		switch p.class[v] {
 		case varItem:
