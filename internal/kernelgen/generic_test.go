@@ -3,9 +3,11 @@ package kernelgen
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +129,79 @@ func TestGenericCompile(t *testing.T) {
 			assert.Contains(t, string(asm), k.Name+"_checked", name)
 		}
 	}
+}
+
+// TestGenericHostRun runs instances of the generic Axpy as the emitted
+// C++ compiled for the host by clang-19 (testdata/host/hg_host.h), one
+// work-item at a time, against plain Go: int32 wraps, float64 to the bit,
+// and the checked int32 instance records Go's index fault.
+func TestGenericHostRun(t *testing.T) {
+	cc, err := clang()
+	testenv.Require(t, "clang", err)
+	testenv.GoTool(t)
+	r, err := Load(filepath.Join("testdata", "generic"))
+	require.NoError(t, err)
+	const n = 64
+	xi, yi := make([]int32, n), make([]int32, n)
+	xf, yf := make([]float64, n), make([]float64, n)
+	for i := range xi {
+		xi[i], yi[i] = int32(i*2654435761%100003)-50000, int32(i*7919%1000)
+		xf[i], yf[i] = float64(xi[i])/3, float64(yi[i])/7
+	}
+	var ai int32 = 70001
+	af := 1.0 / 3
+	list := func(vs []string) string { return strings.Join(vs, ", ") }
+	var si, sf []string
+	for i := range xi {
+		si = append(si, fmt.Sprint(xi[i]), fmt.Sprint(yi[i]))
+		sf = append(sf, fmt.Sprintf("%#x", math.Float64bits(xf[i])), fmt.Sprintf("%#x", math.Float64bits(yf[i])))
+	}
+	dir := t.TempDir()
+	main := fmt.Sprintf(`#include %q
+static int32_t iv[%[2]d * 2] = {%[3]s};
+static const unsigned long long fbits[%[2]d * 2] = {%[4]s};
+static int32_t xi[%[2]d], yi[%[2]d];
+static double xf[%[2]d], yf[%[2]d];
+
+int main() {
+  for (int i = 0; i < %[2]d; i++) {
+    xi[i] = iv[2*i]; yi[i] = iv[2*i+1];
+    memcpy(&xf[i], &fbits[2*i], 8); memcpy(&yf[i], &fbits[2*i+1], 8);
+  }
+  gridDim.x = %[2]d;
+  for (unsigned i = 0; i < %[2]d; i++) {
+    blockIdx.x = i;
+    axpy_int32(%[5]d, xi, yi, %[2]d);
+    axpy_float64(%[6]s, xf, yf, %[2]d);
+  }
+  for (int i = 0; i < %[2]d; i++) {
+    unsigned long long b;
+    memcpy(&b, &yf[i], 8);
+    printf("%%d %%llu\n", yi[i], b);
+  }
+  // x shorter than y: work-item 10 reads x[10] of 10.
+  hg_fault f = {};
+  blockIdx.x = 10;
+  axpy_int32_checked(1, xi, yi, %[2]d, 10, &f);
+  printf("fault %%u %%u %%lld %%lld\n", f.kind, f.line, f.index, f.len);
+  return 0;
+}
+`, filepath.Join(dir, "unit.cu"), n, list(si), list(sf), ai, fmt.Sprintf("hg_f64_from(%#xULL)", math.Float64bits(af)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "unit.cu"), []byte(r.Source), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.cpp"), []byte(main), 0o644))
+	hdr, err := filepath.Abs(filepath.Join("testdata", "host", "hg_host.h"))
+	require.NoError(t, err)
+	bin := filepath.Join(dir, "g")
+	msg, err := exec.Command(cc, "-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-w", "-include", hdr, "-o", bin, filepath.Join(dir, "main.cpp")).CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	out, err := exec.Command(bin).Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, n+1)
+	for i := 0; i < n; i++ {
+		wi := ai*xi[i] + yi[i]
+		wf := af*xf[i] + yf[i]
+		assert.Equal(t, fmt.Sprintf("%d %d", wi, math.Float64bits(wf)), lines[i], "work-item %d", i)
+	}
+	assert.Equal(t, "fault 1 24 10 10", lines[n], "the checked instance records x[10] with length 10 at generic.go:24")
 }
