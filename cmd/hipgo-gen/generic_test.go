@@ -63,6 +63,16 @@ func WarpSum[T kernel.Shuffleable](t kernel.Thread, in, out []T) {
 	out[t.GlobalX()] = v
 }
 
+type Vec struct{ X, Y float32 }
+
+//hipgo:kernel
+//hipgo:instantiate T=Vec,bool,uint8
+func Fill[T any](t kernel.Thread, out []T, v T) {
+	if i := t.GlobalX(); i < len(out) {
+		out[i] = v
+	}
+}
+
 //hipgo:kernel
 //hipgo:instantiate S=int32 D=float32,float64
 func Convert[S, D Number](t kernel.Thread, in []S, out []D, n int) {
@@ -107,6 +117,10 @@ func TestGenericGoSide(t *testing.T) {
 		"func LaunchConvert[S convertSTypes, D convertDTypes](",
 		"switch any((*struct {\n\t\ta0 S\n\t\ta1 D\n\t})(nil)).(type) {",
 		"\"golang.org/x/exp/constraints\"",
+		"type fillTypes interface {\n\tVec | bool | uint8\n}",
+		"args.Ptr(out).Int64(int64(out.Len())).Value(v)",
+		"args.Ptr(out).Int64(int64(out.Len())).Uint8(gokernel.Bool(v))",
+		"case *Vec:\n\t\treturn launchFillVec(s, grid, block, sharedMem, *(*buffer.Array[Vec])(unsafe.Pointer(&out)), *(*Vec)(unsafe.Pointer(&v)))",
 	} {
 		assert.Contains(t, src, want)
 	}
