@@ -138,3 +138,35 @@ func TestGenericGoSide(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, string(out), "uint32 does not satisfy axpyTypes")
 }
+
+// Two instances whose generated Go names meet are refused at
+// file:line:col: A[BFloat] and AB[Float] are both ABFloat.
+func TestGenericNamesMeet(t *testing.T) {
+	testenv.GoTool(t)
+	require.NoError(t, os.MkdirAll("testdata", 0o755))
+	dir, err := os.MkdirTemp("testdata", "generic")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	src := `package p
+
+import "github.com/hipgo/hipgo/rocr/kernel"
+
+type BFloat float32
+
+type Float float32
+
+//hipgo:kernel
+//hipgo:instantiate T=BFloat
+func A[T any](t kernel.Thread, out []T, v T) { out[0] = v }
+
+//hipgo:kernel
+//hipgo:instantiate T=Float
+func AB[T any](t kernel.Thread, out []T, v T) { out[0] = v }
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
+	res, err := kernelgen.Load(dir)
+	require.NoError(t, err)
+	_, err = generateGo(goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
+	require.Error(t, err)
+	assert.Regexp(t, `k\.go:15:6: (ABFloatKernel|aBFloatArgs|launchABFloat) is the name of both kernel ABFloat's`, err.Error())
+}

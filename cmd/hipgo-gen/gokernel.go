@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -677,6 +678,13 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 	for i := 0; i < objs; i++ {
 		names[fmt.Sprintf("%sObject%d", cfg.Var, i)] = "a code object"
 	}
+	type genName struct {
+		decl *ast.FuncDecl
+		what string
+		pos  token.Position
+	}
+	owner := map[string]genName{}
+	var clashes []error
 	for _, k := range res.Kernels {
 		gen := map[string]string{
 			cfg.Prefix + exported(k.GoName): "launcher", lower(k.Ident) + "Args": "kernarg layout",
@@ -696,10 +704,20 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 			gen[lower(k.GoName)+"Locals"] = "fission's locals"
 		}
 		for n, what := range gen {
-			names[n] = "kernel " + k.Ident + "'s " + what
+			what = "kernel " + k.Ident + "'s " + what
+			if o, ok := owner[n]; ok && o.decl != k.Decl {
+				// Two kernels' generated names meet: AB[Float] and
+				// A[BFloat] are both ABFloat.
+				clashes = append(clashes, fmt.Errorf("%s: %s is the name of both %s and %s (%s) in the generated %s: rename one of the kernels or types",
+					k.Pos, n, what, o.what, o.pos, cfg.Out))
+				continue
+			}
+			owner[n] = genName{k.Decl, what, k.Pos}
+			names[n] = what
 		}
 	}
-	var errs []error
+	sort.Slice(clashes, func(i, j int) bool { return clashes[i].Error() < clashes[j].Error() })
+	errs := clashes
 	// The cpu functions call the kernel and convert to its parameters'
 	// types inside closures whose own names would hide them.
 	hidden := func(obj types.Object, what string) {
