@@ -21,8 +21,9 @@ import (
 // runtimes do: each stretch of the body between barriers becomes one loop
 // over the group's work-items, so no work-item needs a stack of its own.
 // It handles barriers at the top level of the body and at the top level
-// of a top-level for loop whose header is uniform across the block; any
-// other kernel with barriers runs as coroutines (kernel.Lockstep).
+// of a for loop whose header is uniform across the block, itself at the
+// top level or at the top level of such a loop (at any depth); any other
+// kernel with barriers runs as coroutines (kernel.Lockstep).
 
 // How a top-level local of a fissioned kernel is kept.
 const (
@@ -354,9 +355,14 @@ func (p *fissionPlan) containsBarrier(n ast.Node) (pos token.Pos) {
 	return pos
 }
 
+// hasTopBarrier reports whether b has a barrier at its top level, or a
+// for loop at its top level that has one (at any depth of such loops).
 func (p *fissionPlan) hasTopBarrier(b *ast.BlockStmt) bool {
 	for _, s := range b.List {
 		if p.isBarrier(s) {
+			return true
+		}
+		if f, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(f.Body) {
 			return true
 		}
 	}
@@ -668,6 +674,20 @@ func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
 	for _, s := range f.Body.List {
 		if p.isBarrier(s) {
 			flush()
+			continue
+		}
+		if inner, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(inner.Body) {
+			// A loop with barriers in a loop with barriers, at any depth:
+			// its header uniform as the outer one's is, its body in
+			// stretches of its own.
+			flush()
+			iu, err := p.barrierLoop(inner)
+			if err != nil {
+				return u, err
+			}
+			u.body = append(u.body, iu)
+			p.nunits++
+			cur = unit{id: p.nunits}
 			continue
 		}
 		if ds, ok := s.(*ast.DeclStmt); ok && ds.Decl.(*ast.GenDecl).Tok != token.VAR {

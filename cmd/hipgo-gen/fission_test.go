@@ -19,13 +19,15 @@ func TestFissionPlan(t *testing.T) {
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
 	want := map[string]string{
-		"topLevel":       "",
-		"uniformLoop":    "",
-		"barrierInIf":    "kernels.go:45: barrier inside a if statement (line 44)",
-		"nonUniformLoop": "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
-		"warpOp":         "kernels.go:66: warp operation ShflDown",
-		"returnInLoop":   "kernels.go:77: return inside a loop with a barrier",
-		"viaDevice":      "kernels.go:88: calls step, which synchronizes",
+		"topLevel":         "",
+		"uniformLoop":      "",
+		"barrierInIf":      "kernels.go:45: barrier inside a if statement (line 44)",
+		"nonUniformLoop":   "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
+		"warpOp":           "kernels.go:66: warp operation ShflDown",
+		"returnInLoop":     "kernels.go:77: return inside a loop with a barrier",
+		"viaDevice":        "kernels.go:88: calls step, which synchronizes",
+		"nestedLoops":      "",
+		"nestedNonUniform": "kernels.go:124: a loop with a barrier whose condition is not uniform across the block",
 	}
 	for i := range res.Kernels {
 		k := &res.Kernels[i]
@@ -50,4 +52,5 @@ func TestFissionPlan(t *testing.T) {
 	assert.Contains(t, string(src), "hgDone[hgI] = true")
 	assert.Contains(t, string(src), "hgI2[hgI] = t.ThreadIdx().X", "i is kept per work-item under a name of its own")
 	assert.Contains(t, string(src), "//line kernels.go:15\n")
+	assert.Contains(t, string(src), "//line kernels.go:106\n\t\tfor k := 1; k < steps; k++ {\n\t\t\tfor hgI := 0; hgI < hgN; hgI++ {\n", "the inner loop runs once per group inside the outer one, a stretch per work-item inside it")
 }

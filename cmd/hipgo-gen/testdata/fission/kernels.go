@@ -92,3 +92,39 @@ func step(t kernel.Thread, x []float32) {
 	x[t.ThreadIdx().X] = 1
 	t.SyncThreads()
 }
+
+// nestedLoops has barriers in a loop inside a loop with barriers.
+//
+//hipgo:kernel
+func nestedLoops(t kernel.Thread, x []float32, rounds, steps int) {
+	s := kernel.Shared[[64]float32](t)
+	tid := t.ThreadIdx().X
+	acc := float32(0)
+	for r := 0; r < rounds; r++ {
+		s[tid] = x[r*64+tid]
+		t.SyncThreads()
+		for k := 1; k < steps; k++ {
+			v := s[(tid+k)%64]
+			t.SyncThreads()
+			s[tid] += v
+			t.SyncThreads()
+		}
+		acc += s[tid]
+		t.SyncThreads()
+	}
+	x[tid] = acc
+}
+
+// nestedNonUniform has an inner loop with a barrier whose bound is the
+// work-item's.
+//
+//hipgo:kernel
+func nestedNonUniform(t kernel.Thread, x []float32) {
+	for r := 0; r < 2; r++ {
+		for k := 0; k < t.ThreadIdx().X; k++ {
+			t.SyncThreads()
+		}
+		t.SyncThreads()
+	}
+	x[0] = 1
+}

@@ -1337,55 +1337,92 @@ extern "C" __global__ void generic_warp_sum_float64_checked(const double* in_p, 
   genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
 }
 
+#line 15 "nested.go"
+template <bool Checked> __device__ void batchedMatMul(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
+  hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
+#line 17 "nested.go"
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_bs;
+  hg_array<hg_array<float, 16>, 16>* bs = &hg_shared_bs;
+#line 18 "nested.go"
+  long long hg_t1 = (long long)hg_tid_x();
+  long long hg_t2 = (long long)hg_tid_y();
+  long long tx = hg_t1;
+  long long ty = hg_t2;
+#line 19 "nested.go"
+  long long row = hg_add(hg_mul((long long)hg_bid_y(), 16LL), ty);
+  long long col = hg_add(hg_mul((long long)hg_bid_x(), 16LL), tx);
+  for (long long b = 0LL; b < batches; b = hg_add(b, 1LL)) {
+    float sum = {};
+    for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
+      hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 24, 4), tx, hg_f, 24, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), k), tx), hg_f, 24, 4);
+      hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 25, 4), tx, hg_f, 25, 4) = hg_ld<Checked>(m, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(hg_add(k, ty), n)), col), hg_f, 25, 4);
+      hg_sync_threads();
+      for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+        sum += hg_fmul_rn(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 28, 4), j, hg_f, 28, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 28, 4), tx, hg_f, 28, 4));
+      }
+      hg_sync_threads();
+    }
+    hg_ref<Checked>(c, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), col), hg_f, 32, 4) = sum;
+  }
+}
+
+extern "C" __global__ void batched_mat_mul(float* c_p, const float* a_p, const float* m_p, long long n, long long batches) {
+  batchedMatMul<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
+}
+extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
+  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+}
+
 #line 18 "warps.go"
 template <bool Checked> __device__ void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
-  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 4);
-  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 4);
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 5);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 5);
   int32_t v = hg_t1;
   float f = hg_t2;
 #line 22 "warps.go"
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 4);
-  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 4);
-  hg_ref<Checked>(o, 0LL, hg_f, 24, 4) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
-  hg_ref<Checked>(o, 1LL, hg_f, 25, 4) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 26, 4) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
-  hg_ref<Checked>(o, 3LL, hg_f, 27, 4) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
-  hg_ref<Checked>(o, 4LL, hg_f, 28, 4) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
-  hg_ref<Checked>(o, 5LL, hg_f, 29, 4) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
-  hg_ref<Checked>(o, 6LL, hg_f, 30, 4) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 7LL, hg_f, 31, 4) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 8LL, hg_f, 32, 4) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 9LL, hg_f, 33, 4) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 10LL, hg_f, 34, 4) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(of, 0LL, hg_f, 35, 4) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(of, 1LL, hg_f, 36, 4) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 4) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 5);
+  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 5);
+  hg_ref<Checked>(o, 0LL, hg_f, 24, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_ref<Checked>(o, 1LL, hg_f, 25, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_ref<Checked>(o, 2LL, hg_f, 26, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_ref<Checked>(o, 3LL, hg_f, 27, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_ref<Checked>(o, 4LL, hg_f, 28, 5) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_ref<Checked>(o, 5LL, hg_f, 29, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
+  hg_ref<Checked>(o, 6LL, hg_f, 30, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 7LL, hg_f, 31, 5) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 8LL, hg_f, 32, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 9LL, hg_f, 33, 5) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 10LL, hg_f, 34, 5) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(of, 0LL, hg_f, 35, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(of, 1LL, hg_f, 36, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 5) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
 #line 39 "warps.go"
 #line 40 "warps.go"
   if (lane < 9LL) {
-    hg_ref<Checked>(o, 11LL, hg_f, 41, 4) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 42, 4) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 43, 4) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 4) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
+    hg_ref<Checked>(o, 11LL, hg_f, 41, 5) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 42, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 43, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 5) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
     if (hg_any_sync((unsigned long long)(511ULL), v < 0)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 46, 4) = 1;
+      hg_ref<Checked>(o, 13LL, hg_f, 46, 5) = 1;
     }
   } else {
 #line 50 "warps.go"
-    hg_ref<Checked>(o, 11LL, hg_f, 50, 4) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 51, 4) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 52, 4) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(of, 3LL, hg_f, 53, 4) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 4) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
+    hg_ref<Checked>(o, 11LL, hg_f, 50, 5) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 51, 5) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 52, 5) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(of, 3LL, hg_f, 53, 5) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 5) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
     if (hg_all_sync((unsigned long long)(4294966784ULL), v > -1000000)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 56, 4) = 2;
+      hg_ref<Checked>(o, 13LL, hg_f, 56, 5) = 2;
     }
   }
-  hg_ref<Checked>(o, 14LL, hg_f, 59, 4) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_ref<Checked>(o, 14LL, hg_f, 59, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
   hg_sync_warp_mask((unsigned long long)(18446744073709551615ULL));
-  hg_ref<Checked>(o, 15LL, hg_f, 61, 4) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 4), (long long)(31LL), (long long)(32LL)) >> 20LL);
+  hg_ref<Checked>(o, 15LL, hg_f, 61, 5) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 5), (long long)(31LL), (long long)(32LL)) >> 20LL);
 }
 
 extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p) {
