@@ -256,6 +256,8 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		why  string
 	}
 	fissions := map[*ast.FuncDecl]*fission{}
+	calleePlans := map[*ast.FuncDecl]*calleePlan{} // device functions that synchronize
+	calleeDone := map[*fissionPlan]bool{}
 	for ki, k := range res.Kernels {
 		argsT := lower(k.Ident) + "Args"
 		callee := k.GoName + typeArgsGo(&k, ts)
@@ -356,7 +358,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			if f == nil {
 				f = &fission{}
 				var err error
-				if f.plan, err = planFission(res, &res.Kernels[ki]); err != nil {
+				if f.plan, err = planFissionWith(res, &res.Kernels[ki], calleePlans); err != nil {
 					f.why = err.Error()
 				} else {
 					decl, use := "", ""
@@ -365,6 +367,19 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 					}
 					if err := f.plan.emit(&fis, k.GoName+"Group", lower(k.GoName)+"Locals", decl, use, ts); err != nil {
 						return nil, fmt.Errorf("kernel %s: %w", k.GoName, err)
+					}
+					for _, c := range f.plan.callees() {
+						if calleeDone[c] {
+							continue
+						}
+						calleeDone[c] = true
+						decl, use := "", ""
+						if sig := originSig(res, c.k); sig != nil {
+							decl, use = typeParamsGo(sig, ts)
+						}
+						if err := c.emit(&fis, calleeGroup(c.k.GoName), calleeLocals(c.k.GoName), decl, use, ts); err != nil {
+							return nil, fmt.Errorf("device function %s: %w", c.k.GoName, err)
+						}
 					}
 				}
 				fissions[k.Decl] = f

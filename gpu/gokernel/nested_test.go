@@ -41,7 +41,15 @@ func batchedMatMulGo(c, a, m []float32, n, batches int) {
 	}
 }
 
-func runBatchedMatMul(dev *gpu.Device, n, batches int) ([]float32, error) {
+// batchLaunch is LaunchBatchedMatMul's or LaunchBatchedMatMulDev's shape.
+type batchLaunch = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[float32], buffer.Array[float32], buffer.Array[float32], int, int) error
+
+var batchKernels = []struct {
+	name   string
+	launch batchLaunch
+}{{"inline", faulty.LaunchBatchedMatMul}, {"device", faulty.LaunchBatchedMatMulDev}}
+
+func runBatchedMatMul(dev *gpu.Device, launch batchLaunch, n, batches int) ([]float32, error) {
 	a, m := batchInputs(n, batches)
 	ba, err := buffer.FromSlice(dev, a)
 	if err != nil {
@@ -64,7 +72,7 @@ func runBatchedMatMul(dev *gpu.Device, n, batches int) ([]float32, error) {
 	}
 	defer s.Destroy()
 	g := uint32(n / faulty.BatchTile)
-	if err := faulty.LaunchBatchedMatMul(s, gpu.D2(g, g), gpu.D2(faulty.BatchTile, faulty.BatchTile), 0, c, ba, bm, n, batches); err != nil {
+	if err := launch(s, gpu.D2(g, g), gpu.D2(faulty.BatchTile, faulty.BatchTile), 0, c, ba, bm, n, batches); err != nil {
 		return nil, err
 	}
 	if err := s.Synchronize(); err != nil {
@@ -73,17 +81,22 @@ func runBatchedMatMul(dev *gpu.Device, n, batches int) ([]float32, error) {
 	return c.ToSlice()
 }
 
-// A kernel with barriers two loops deep, run by loop fission on the cpu
-// agent, gives plain Go's bits; every GPU gives the cpu agent's.
+// A kernel with barriers two loops deep, written inline or with the inner
+// loop in a generic device function, run by loop fission on the cpu agent,
+// gives plain Go's bits; every GPU gives the cpu agent's.
 func TestBarriersTwoLoopsDeep(t *testing.T) {
 	const n, batches = 48, 3
 	a, m := batchInputs(n, batches)
 	want := make([]float32, batches*n*n)
 	batchedMatMulGo(want, a, m, n, batches)
-	got, err := runBatchedMatMul(gputest.DeviceOf(t, "cpu"), n, batches)
-	require.NoError(t, err)
-	assert.Equal(t, want, got)
-	gputest.Differential(t, func(dev *gpu.Device) ([]float32, error) { return runBatchedMatMul(dev, n, batches) })
+	for _, k := range batchKernels {
+		t.Run(k.name, func(t *testing.T) {
+			got, err := runBatchedMatMul(gputest.DeviceOf(t, "cpu"), k.launch, n, batches)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			gputest.Differential(t, func(dev *gpu.Device) ([]float32, error) { return runBatchedMatMul(dev, k.launch, n, batches) })
+		})
+	}
 }
 
 // BenchmarkBarriersTwoLoopsDeep is batchedMatMul on the cpu agent beside
@@ -98,30 +111,32 @@ func BenchmarkBarriersTwoLoopsDeep(b *testing.B) {
 			batchedMatMulGo(c, a, m, n, batches)
 		}
 	})
-	b.Run("agent=cpu", func(b *testing.B) {
-		dev := gputest.DeviceOf(b, "cpu")
-		faulty.Library.SetChecked(false)
-		b.Cleanup(func() { faulty.Library.SetChecked(true) })
-		ba, err := buffer.FromSlice(dev, a)
-		require.NoError(b, err)
-		defer ba.Free()
-		bm, err := buffer.FromSlice(dev, m)
-		require.NoError(b, err)
-		defer bm.Free()
-		c, err := buffer.New[float32](dev, batches*n*n)
-		require.NoError(b, err)
-		defer c.Free()
-		s, err := stream.New(dev)
-		require.NoError(b, err)
-		defer s.Destroy()
-		g := uint32(n / faulty.BatchTile)
-		for b.Loop() {
-			if err := faulty.LaunchBatchedMatMul(s, gpu.D2(g, g), gpu.D2(faulty.BatchTile, faulty.BatchTile), 0, c, ba, bm, n, batches); err != nil {
-				b.Fatal(err)
+	for _, k := range batchKernels {
+		b.Run("agent=cpu/kernel="+k.name, func(b *testing.B) {
+			dev := gputest.DeviceOf(b, "cpu")
+			faulty.Library.SetChecked(false)
+			b.Cleanup(func() { faulty.Library.SetChecked(true) })
+			ba, err := buffer.FromSlice(dev, a)
+			require.NoError(b, err)
+			defer ba.Free()
+			bm, err := buffer.FromSlice(dev, m)
+			require.NoError(b, err)
+			defer bm.Free()
+			c, err := buffer.New[float32](dev, batches*n*n)
+			require.NoError(b, err)
+			defer c.Free()
+			s, err := stream.New(dev)
+			require.NoError(b, err)
+			defer s.Destroy()
+			g := uint32(n / faulty.BatchTile)
+			for b.Loop() {
+				if err := k.launch(s, gpu.D2(g, g), gpu.D2(faulty.BatchTile, faulty.BatchTile), 0, c, ba, bm, n, batches); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Synchronize(); err != nil {
+					b.Fatal(fmt.Errorf("%s: %w", k.name, err))
+				}
 			}
-			if err := s.Synchronize(); err != nil {
-				b.Fatal(fmt.Errorf("batchedMatMul: %w", err))
-			}
-		}
-	})
+		})
+	}
 }

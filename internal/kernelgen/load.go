@@ -195,9 +195,13 @@ func (o Options) Translate(pkg *packages.Package) (*Result, error) {
 	}
 	t.res.Fset, t.res.Info = t.fset, t.info
 	t.res.Lockstep = map[*types.Func]bool{}
+	t.res.Devices = map[*types.Func]*ast.FuncDecl{}
 	for _, fn := range t.order {
 		if fn.lockstep && !fn.kernel {
 			t.res.Lockstep[fn.obj] = true
+		}
+		if !fn.kernel {
+			t.res.Devices[fn.obj] = fn.decl
 		}
 	}
 	return t.res, nil

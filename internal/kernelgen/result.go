@@ -31,6 +31,10 @@ type Result struct {
 	// Lockstep holds every device function (as its origin) that calls
 	// SyncThreads, SyncWarp or a warp operation, itself or through others.
 	Lockstep map[*types.Func]bool
+	// Devices are the device functions the kernels reach (as their
+	// origins), with their declarations: the cpu agent's loop fission
+	// fissions one that synchronizes as a function of its own.
+	Devices map[*types.Func]*ast.FuncDecl
 }
 
 // Kernel is one //hipgo:kernel function.

@@ -33,9 +33,9 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", chainSumKernel, dynReverseKernel, fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, genericAxpyFloat32Kernel, genericAxpyInt32Kernel, genericAxpyFloat64Kernel, genericBlockSumFloat32Kernel, genericBlockSumInt32Kernel, genericBlockSumFloat64Kernel, genericWarpSumFloat32Kernel, genericWarpSumInt32Kernel, genericWarpSumFloat64Kernel, batchedMatMulKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
+	Set:     kernel.NewSet("faulty", chainSumKernel, dynReverseKernel, fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, genericAxpyFloat32Kernel, genericAxpyInt32Kernel, genericAxpyFloat64Kernel, genericBlockSumFloat32Kernel, genericBlockSumInt32Kernel, genericBlockSumFloat64Kernel, genericWarpSumFloat32Kernel, genericWarpSumInt32Kernel, genericWarpSumFloat64Kernel, batchedMatMulKernel, batchedMatMulDevKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
 	Source:  LibrarySource,
-	Kernels: []string{"chain_sum", "dyn_reverse", "fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "generic_axpy_float32", "generic_axpy_int32", "generic_axpy_float64", "generic_block_sum_float32", "generic_block_sum_int32", "generic_block_sum_float64", "generic_warp_sum_float32", "generic_warp_sum_int32", "generic_warp_sum_float64", "batched_mat_mul", "warp_ops"},
+	Kernels: []string{"chain_sum", "dyn_reverse", "fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "generic_axpy_float32", "generic_axpy_int32", "generic_axpy_float64", "generic_block_sum_float32", "generic_block_sum_int32", "generic_block_sum_float64", "generic_warp_sum_float32", "generic_warp_sum_int32", "generic_warp_sum_float64", "batched_mat_mul", "batched_mat_mul_dev", "warp_ops"},
 	Files:   []string{"chain.go", "faulty.go", "generic.go", "kernels_gen.go", "nested.go", "warps.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
@@ -1064,6 +1064,49 @@ func LaunchBatchedMatMul(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
+// batchedMatMulDevArgs is the kernarg layout of batched_mat_mul_dev's C++ entry point.
+type batchedMatMulDevArgs struct {
+	c       rocr.Ptr[float32]
+	a       rocr.ConstPtr[float32]
+	m       rocr.ConstPtr[float32]
+	n       int64
+	batches int64
+}
+
+// batchedMatMulDevKernel runs batchedMatMulDev on the cpu agent by loop fission (batchedMatMulDevGroup),
+// without coroutines.
+var _ = batchedMatMulDev
+
+var batchedMatMulDevKernel = kernel.Define("batched_mat_mul_dev", func(b *kernel.Block, a *batchedMatMulDevArgs) {
+	batchedMatMulDevGroup(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.m), int(a.n), int(a.batches))
+}, kernel.StaticShared(2048))
+
+// LaunchBatchedMatMulDev launches batchedMatMulDev (nested.go:41) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchBatchedMatMulDev(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[float32], a buffer.Array[float32], m buffer.Array[float32], n int, batches int) error {
+	if c == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 0 (c): nil buffer")
+	}
+	if a == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 1 (a): nil buffer")
+	}
+	if m == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 2 (m): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 21)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(c).ConstPtr(a).ConstPtr(m).Int64(int64(n)).Int64(int64(batches))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(c.Len())).Int64(int64(a.Len())).Int64(int64(m.Len()))
+	}
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+}
+
 // warpOpsArgs is the kernarg layout of warp_ops's C++ entry point.
 type warpOpsArgs struct {
 	in    rocr.ConstPtr[int32]
@@ -1107,7 +1150,7 @@ func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if votes == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 4 (votes): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 21)
+	ld, checked, err := Library.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1117,7 +1160,7 @@ func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len())).Int64(int64(votes.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // chainSumFrame holds chainSum's arguments for its lockstep work-items.
@@ -1300,5 +1343,90 @@ func batchedMatMulGroup(hgB *kernel.Block, c []float32, a []float32, m []float32
 //line nested.go:32
 			c[b*n*n+hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
 		}
+	}
+}
+
+// batchedMatMulDevLocals holds the per-work-item variables of batchedMatMulDev's fissioned group.
+type batchedMatMulDevLocals struct {
+}
+
+// batchedMatMulDevGroup runs one work-group of batchedMatMulDev (nested.go:41) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func batchedMatMulDevGroup(hgB *kernel.Block, c []float32, a []float32, m []float32, n int, batches int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[batchedMatMulDevLocals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line nested.go:42
+	as := kernel.Shared[[BatchTile][BatchTile]float32](t)
+//line nested.go:43
+	bs := kernel.Shared[[BatchTile][BatchTile]float32](t)
+//line nested.go:44
+	for b := 0; b < batches; b++ {
+//line nested.go:45
+		hgGroupMatMulTile[float32](hgB, c[b*n*n:], a[b*n*n:], m[b*n*n:], n, as, bs)
+	}
+}
+
+// hgLocalsMatMulTile holds the per-work-item variables of matMulTile's fissioned group.
+type hgLocalsMatMulTile[T float32 | float64] struct {
+	hgTx  []int
+	hgTy  []int
+	hgRow []int
+	hgCol []int
+	hgSum []T
+}
+
+// hgGroupMatMulTile runs one work-group of matMulTile (nested.go:50) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupMatMulTile[T float32 | float64](hgB *kernel.Block, c []T, a []T, m []T, n int, as *[16][16]T, bs *[16][16]T) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[hgLocalsMatMulTile[T]](hgB)
+	_ = hgF
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgRow := kernel.Locals(&hgF.hgRow, hgN)
+	hgCol := kernel.Locals(&hgF.hgCol, hgN)
+	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line nested.go:51
+		hgTx[hgI], hgTy[hgI] = t.ThreadIdx().X, t.ThreadIdx().Y
+//line nested.go:52
+		hgRow[hgI] = t.BlockIdx().Y*BatchTile + hgTy[hgI]
+//line nested.go:53
+		hgCol[hgI] = t.BlockIdx().X*BatchTile + hgTx[hgI]
+//line nested.go:54
+		hgSum[hgI] = *new(T)
+	}
+//line nested.go:55
+	for k := 0; k < n; k += BatchTile {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:56
+			as[hgTy[hgI]][hgTx[hgI]] = a[hgRow[hgI]*n+k+hgTx[hgI]]
+//line nested.go:57
+			bs[hgTy[hgI]][hgTx[hgI]] = m[(k+hgTy[hgI])*n+hgCol[hgI]]
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:59
+			for j := 0; j < BatchTile; j++ {
+				hgSum[hgI] += T(as[hgTy[hgI]][j] * bs[j][hgTx[hgI]])
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line nested.go:64
+		c[hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
 	}
 }

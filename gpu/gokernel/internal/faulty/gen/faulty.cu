@@ -923,6 +923,7 @@ template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dy
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
 template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f);
 
 #line 49 "chain.go"
 template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
@@ -952,6 +953,28 @@ template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f) {
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f) {
 #line 71 "faulty.go"
   return point{p.X + q.X, p.Y + q.Y};
+}
+
+#line 50 "nested.go"
+template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_tid_x();
+  long long hg_t2 = (long long)hg_tid_y();
+  long long tx = hg_t1;
+  long long ty = hg_t2;
+#line 52 "nested.go"
+  long long row = hg_add(hg_mul((long long)hg_bid_y(), 16LL), ty);
+  long long col = hg_add(hg_mul((long long)hg_bid_x(), 16LL), tx);
+  T sum = {};
+  for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
+    hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 56, 4), tx, hg_f, 56, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_mul(row, n), k), tx), hg_f, 56, 4);
+    hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 57, 4), tx, hg_f, 57, 4) = hg_ld<Checked>(m, hg_add(hg_mul(hg_add(k, ty), n), col), hg_f, 57, 4);
+    hg_sync_threads();
+    for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+      sum = hg_add(sum, hg_mul_rn<T>(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 60, 4), j, hg_f, 60, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 60, 4), tx, hg_f, 60, 4)));
+    }
+    hg_sync_threads();
+  }
+  hg_ref<Checked>(c, hg_add(hg_mul(row, n), col), hg_f, 64, 4) = sum;
 }
 
 // ---- kernels ----
@@ -1372,6 +1395,26 @@ extern "C" __global__ void batched_mat_mul(float* c_p, const float* a_p, const f
 }
 extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
   batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+}
+
+#line 41 "nested.go"
+template <bool Checked> __device__ void batchedMatMulDev(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
+  hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
+#line 43 "nested.go"
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_bs;
+  hg_array<hg_array<float, 16>, 16>* bs = &hg_shared_bs;
+#line 44 "nested.go"
+  for (long long b = 0LL; b < batches; b = hg_add(b, 1LL)) {
+    matMulTile<Checked, float>(hg_sub<Checked>(c, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), hg_sub<Checked>(a, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), hg_sub<Checked>(m, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), n, as, bs, hg_f);
+  }
+}
+
+extern "C" __global__ void batched_mat_mul_dev(float* c_p, const float* a_p, const float* m_p, long long n, long long batches) {
+  batchedMatMulDev<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
+}
+extern "C" __global__ void batched_mat_mul_dev_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
+  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
 }
 
 #line 18 "warps.go"
