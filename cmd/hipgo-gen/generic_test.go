@@ -170,3 +170,27 @@ func AB[T any](t kernel.Thread, out []T, v T) { out[0] = v }
 	require.Error(t, err)
 	assert.Regexp(t, `k\.go:15:6: (ABFloatKernel|aBFloatArgs|launchABFloat) is the name of both kernel ABFloat's`, err.Error())
 }
+
+// A type parameter named like the generic launcher's own parameters is
+// refused at its place.
+func TestGenericTypeParamNamedLikeLauncher(t *testing.T) {
+	testenv.GoTool(t)
+	require.NoError(t, os.MkdirAll("testdata", 0o755))
+	dir, err := os.MkdirTemp("testdata", "generic")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	src := `package p
+
+import "github.com/hipgo/hipgo/rocr/kernel"
+
+//hipgo:kernel
+//hipgo:instantiate block=float32
+func K[block any](t kernel.Thread, out []block, v block) { out[0] = v }
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
+	res, err := kernelgen.Load(dir)
+	require.NoError(t, err)
+	_, err = generateGo(goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
+	require.Error(t, err)
+	assert.Regexp(t, `k\.go:7:8: type parameter block of kernel K is also a name its generated launcher uses`, err.Error())
+}

@@ -710,6 +710,12 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 			if sig := originSig(res, &k); sig != nil {
 				for i := 0; i < sig.TypeParams().Len(); i++ {
 					gen[constraintName(&k, sig, i)] = "type arguments"
+					// The generic launcher declares the type parameters
+					// beside its own parameters and imports.
+					if tp := sig.TypeParams().At(i).Obj(); launcherIdents[tp.Name()] || tp.Name() == cfg.Var {
+						clashes = append(clashes, fmt.Errorf("%s: type parameter %s of kernel %s is also a name its generated launcher uses: rename it",
+							res.Fset.PositionFor(tp.Pos(), false), tp.Name(), k.GoName))
+					}
 				}
 			}
 		}
