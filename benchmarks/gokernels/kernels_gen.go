@@ -190,7 +190,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels.go:113: calls reduceBlock, which synchronizes).
+// loop fission does not apply (kernels.go:113: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernel.Frame[reduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -232,7 +232,7 @@ type reduceI32Args struct {
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels.go:120: calls reduceBlock, which synchronizes).
+// loop fission does not apply (kernels.go:120: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernel.Frame[reduceI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)

@@ -21,8 +21,9 @@ import (
 // runtimes do: each stretch of the body between barriers becomes one loop
 // over the group's work-items, so no work-item needs a stack of its own.
 // It handles barriers at the top level of the body and at the top level
-// of a top-level for loop whose header is uniform across the block; any
-// other kernel with barriers runs as coroutines (kernel.Lockstep).
+// of a for loop whose header is uniform across the block, itself at the
+// top level or at the top level of such a loop (at any depth); any other
+// kernel with barriers runs as coroutines (kernel.Lockstep).
 
 // How a top-level local of a fissioned kernel is kept.
 const (
@@ -38,9 +39,16 @@ type unit struct {
 	loop  *ast.ForStmt
 	body  []unit // the loop's stretches
 	id    int
+	// A call of a device function that synchronizes, run for the whole
+	// group by that function's own fission (callee).
+	call     *ast.CallExpr
+	callee   *fissionPlan
+	calleeFn *types.Func
 }
 
 type fissionPlan struct {
+	res     *kernelgen.Result
+	cache   map[*ast.FuncDecl]*calleePlan // the device functions planned so far
 	k       *kernelgen.Kernel
 	fset    *token.FileSet
 	info    *types.Info
@@ -73,7 +81,19 @@ func (e *notFission) Error() string {
 
 // planFission decides whether k can run by loop fission and, if so, how.
 func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, error) {
-	p := &fissionPlan{k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
+	return planFissionWith(res, k, map[*ast.FuncDecl]*calleePlan{})
+}
+
+// calleePlan is a device function's fission, or why it has none.
+type calleePlan struct {
+	plan *fissionPlan
+	err  error
+}
+
+// planFissionWith is planFission with the device functions planned so far
+// (each is planned once: its emission rewrites its body).
+func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.FuncDecl]*calleePlan) (*fissionPlan, error) {
+	p := &fissionPlan{res: res, cache: cache, k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
 		assigned: map[*types.Var]bool{}, uniform: map[*types.Var]bool{}, stretch: map[*types.Var]int{}, convert: map[ast.Stmt]bool{}}
 	d := k.Decl
 	fail := func(n ast.Node, format string, args ...any) error {
@@ -92,9 +112,20 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 			p.tname = "_"
 		}
 	}
-	// Constructs that rule fission out wherever they stand.
+	// Constructs that rule fission out wherever they stand. A call of a
+	// device function that synchronizes may stand as a statement of its
+	// own (callUnit says where).
 	var err error
 	threadOK := map[*ast.Ident]bool{}
+	stmtCalls := map[*ast.CallExpr]bool{}
+	ast.Inspect(d.Body, func(n ast.Node) bool {
+		if es, ok := n.(*ast.ExprStmt); ok {
+			if c, ok := es.X.(*ast.CallExpr); ok {
+				stmtCalls[c] = true
+			}
+		}
+		return true
+	})
 	ast.Inspect(d.Body, func(n ast.Node) bool {
 		if err != nil {
 			return false
@@ -118,7 +149,7 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 						what = "block-wide call"
 					}
 					err = fail(n, "%s %s", what, fn.Name())
-				} else if res.Lockstep[fn.Origin()] {
+				} else if res.Lockstep[fn.Origin()] && !stmtCalls[n] {
 					err = fail(n, "calls %s, which synchronizes", fn.Name())
 				}
 			}
@@ -192,7 +223,17 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 				if p.assigned[v] {
 					return nil, fail(s, "assigns %s, a Shared variable", v.Name())
 				}
+				p.uniform[v] = true // the same memory in every work-item
 			}
+		case p.deviceCallStmt(s) != nil:
+			flush(&p.units)
+			u, err := p.callUnit(s)
+			if err != nil {
+				return nil, err
+			}
+			p.units = append(p.units, u)
+			p.nunits++
+			cur = &unit{id: p.nunits}
 		case isFor(s) && p.hasTopBarrier(s.(*ast.ForStmt).Body):
 			flush(&p.units)
 			u, err := p.barrierLoop(s.(*ast.ForStmt))
@@ -211,6 +252,11 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 		}
 	}
 	flush(&p.units)
+	if p.hasReturn() {
+		if c := firstCall(p.units); c != nil {
+			return nil, fail(c, "a return in a kernel that calls %s, which synchronizes", c.Fun)
+		}
+	}
 
 	// Where each top-level local is used decides how it is kept.
 	span := map[int][2]token.Pos{}
@@ -219,6 +265,9 @@ func planFission(res *kernelgen.Result, k *kernelgen.Kernel) (*fissionPlan, erro
 		for _, u := range us {
 			if u.loop != nil {
 				spans(u.body)
+				continue
+			}
+			if u.call != nil {
 				continue
 			}
 			span[u.id] = [2]token.Pos{u.stmts[0].Pos(), u.stmts[len(u.stmts)-1].End()}
@@ -354,9 +403,14 @@ func (p *fissionPlan) containsBarrier(n ast.Node) (pos token.Pos) {
 	return pos
 }
 
+// hasTopBarrier reports whether b has a barrier at its top level, or a
+// for loop at its top level that has one (at any depth of such loops).
 func (p *fissionPlan) hasTopBarrier(b *ast.BlockStmt) bool {
 	for _, s := range b.List {
-		if p.isBarrier(s) {
+		if p.isBarrier(s) || p.deviceCallStmt(s) != nil {
+			return true
+		}
+		if f, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(f.Body) {
 			return true
 		}
 	}
@@ -481,6 +535,14 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 		if _, arr := p.info.TypeOf(e.X).Underlying().(*types.Array); arr {
 			return p.isUniform(e.X) && p.isUniform(e.Index)
 		}
+	case *ast.SliceExpr:
+		// The same slice of the same memory in every work-item.
+		for _, x := range []ast.Expr{e.Low, e.High, e.Max} {
+			if x != nil && !p.isUniform(x) {
+				return false
+			}
+		}
+		return p.isUniform(e.X)
 	case *ast.CallExpr:
 		if tv := p.info.Types[e.Fun]; tv.IsType() {
 			return len(e.Args) == 1 && p.isUniform(e.Args[0])
@@ -537,6 +599,9 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 		case *ast.CallExpr:
 			if c := p.kernelCall(n); (c == "Shared" || c == "DynamicShared") && err == nil {
 				err = fail(n, "kernel.%s outside a top-level declaration", c)
+			}
+			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok && p.res.Lockstep[fn.Origin()] && err == nil {
+				err = fail(n, "calls %s, which synchronizes, inside a statement", fn.Name())
 			}
 		}
 		return true
@@ -670,6 +735,31 @@ func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
 			flush()
 			continue
 		}
+		if p.deviceCallStmt(s) != nil {
+			flush()
+			cu, err := p.callUnit(s)
+			if err != nil {
+				return u, err
+			}
+			u.body = append(u.body, cu)
+			p.nunits++
+			cur = unit{id: p.nunits}
+			continue
+		}
+		if inner, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(inner.Body) {
+			// A loop with barriers in a loop with barriers, at any depth:
+			// its header uniform as the outer one's is, its body in
+			// stretches of its own.
+			flush()
+			iu, err := p.barrierLoop(inner)
+			if err != nil {
+				return u, err
+			}
+			u.body = append(u.body, iu)
+			p.nunits++
+			cur = unit{id: p.nunits}
+			continue
+		}
 		if ds, ok := s.(*ast.DeclStmt); ok && ds.Decl.(*ast.GenDecl).Tok != token.VAR {
 			return u, fail(s, "a declaration of a constant or type inside a loop with a barrier")
 		}
@@ -707,9 +797,11 @@ func (p *fissionPlan) orderedLocals() []*types.Var {
 }
 
 // emit writes the group function, name, and its locals' frame type.
-func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Type) string) error {
+// A generic kernel's are generic: tdecl declares the type parameters,
+// "[T Number]", and tuse names them, "[T]" ("" for other kernels).
+func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts func(types.Type) string) error {
 	k := p.k
-	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s struct {\n", frame, k.GoName, frame)
+	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s%s struct {\n", frame, k.GoName, frame, tdecl)
 	for _, v := range p.order {
 		if p.class[v] == varItem {
 			fmt.Fprintf(w, "\t%s []%s\n", p.names[v], ts(v.Type()))
@@ -725,8 +817,11 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Ty
 	}
 	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
 		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
-	fmt.Fprintf(w, "func %s(hgB *kernel.Block%s) {\n", name, joinArgs(params))
-	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s](hgB)\n_ = hgF\n", frame)
+	fmt.Fprintf(w, "func %s%s(hgB *kernel.Block%s) {\n", name, tdecl, joinArgs(params))
+	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
+	if !hasStretch(p.units) {
+		fmt.Fprintf(w, "_ = hgN\n") // calls of device functions alone
+	}
 	for _, v := range p.order {
 		switch p.class[v] {
 		case varItem:
@@ -751,6 +846,17 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Ty
 	var units func(us []unit) error
 	units = func(us []unit) error {
 		for _, u := range us {
+			if u.call != nil {
+				var args []string
+				for _, a := range u.call.Args {
+					if isThreadType(p.info.TypeOf(a)) {
+						continue
+					}
+					args = append(args, p.plain(p.rewrite(a, -1)))
+				}
+				fmt.Fprintf(w, "%s\n%s%s(hgB%s)\n", p.lineDirective(u.call.Pos()), calleeGroup(u.calleeFn.Name()), p.callTypeArgs(u.call, ts), joinArgs(args))
+				continue
+			}
 			if u.loop != nil {
 				f := u.loop
 				p.rewrite(f.Init, -1)
@@ -914,4 +1020,142 @@ func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
 		}
 		return true
 	})
+}
+
+// deviceCallStmt is the call s makes, where s is a statement calling a
+// device function that synchronizes, or nil.
+func (p *fissionPlan) deviceCallStmt(s ast.Stmt) *ast.CallExpr {
+	es, ok := s.(*ast.ExprStmt)
+	if !ok {
+		return nil
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	fn, ok := typeutil.Callee(p.info, call).(*types.Func)
+	if !ok || !p.res.Lockstep[fn.Origin()] {
+		return nil
+	}
+	return call
+}
+
+// callUnit is the unit of a statement that calls a device function that
+// synchronizes: the function runs for the whole group by its own fission,
+// where it has one, its arguments are the same in every work-item, and
+// it returns nothing. Between the kernel's stretches and the function's
+// there is no barrier, and none is needed: running one stretch for every
+// work-item before the next is one of the orders a GPU may run them in.
+func (p *fissionPlan) callUnit(s ast.Stmt) (unit, error) {
+	call := p.deviceCallStmt(s)
+	fn := typeutil.Callee(p.info, call).(*types.Func).Origin()
+	fail := func(n ast.Node, format string, args ...any) (unit, error) {
+		return unit{}, &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
+	}
+	sig := fn.Type().(*types.Signature)
+	decl := p.res.Devices[fn]
+	if decl == nil || sig.Recv() != nil || sig.Results().Len() > 0 || sig.Params().Len() == 0 || !isThreadType(sig.Params().At(0).Type()) {
+		return fail(call, "calls %s, which synchronizes and is a method, has results or does not take the kernel.Thread first", fn.Name())
+	}
+	for _, a := range call.Args {
+		if isThreadType(p.info.TypeOf(a)) {
+			continue
+		}
+		if c, ok := a.(*ast.CallExpr); ok && (p.kernelCall(c) == "Shared" || p.kernelCall(c) == "DynamicShared") {
+			continue
+		}
+		if !p.isUniform(a) {
+			return fail(a, "calls %s, which synchronizes, with an argument that is not uniform across the block", fn.Name())
+		}
+	}
+	cp := p.cache[decl]
+	if cp == nil {
+		cp = &calleePlan{}
+		p.cache[decl] = cp // a cycle cannot happen: kernels do not recurse
+		k := &kernelgen.Kernel{GoName: fn.Name(), Decl: decl, Pos: p.fset.Position(decl.Name.Pos())}
+		cp.plan, cp.err = planFissionWith(p.res, k, p.cache)
+	}
+	if cp.err != nil {
+		return fail(call, "calls %s, which synchronizes and has no fission (%v)", fn.Name(), cp.err)
+	}
+	return unit{call: call, callee: cp.plan, calleeFn: fn}, nil
+}
+
+// firstCall is the first call unit of us, or nil.
+func firstCall(us []unit) *ast.CallExpr {
+	for _, u := range us {
+		if u.call != nil {
+			return u.call
+		}
+		if c := firstCall(u.body); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// calleeGroup is the fissioned group function of the device function
+// name, calleeLocals its frame.
+func calleeGroup(name string) string  { return "hgGroup" + upperFirst(name) }
+func calleeLocals(name string) string { return "hgLocals" + upperFirst(name) }
+
+// callTypeArgs are the type arguments of a call of a generic device
+// function, "[float32]", or "".
+func (p *fissionPlan) callTypeArgs(call *ast.CallExpr, ts func(types.Type) string) string {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	id, ok := fun.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	inst, ok := p.info.Instances[id]
+	if !ok || inst.TypeArgs.Len() == 0 {
+		return ""
+	}
+	var s []string
+	for i := 0; i < inst.TypeArgs.Len(); i++ {
+		s = append(s, ts(inst.TypeArgs.At(i)))
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// callees are the device functions whose fission p's call units run,
+// p's own first, each once, callees before their callers' later ones.
+func (p *fissionPlan) callees() []*fissionPlan {
+	var out []*fissionPlan
+	seen := map[*fissionPlan]bool{}
+	var walk func(us []unit)
+	walk = func(us []unit) {
+		for _, u := range us {
+			if u.call != nil && !seen[u.callee] {
+				seen[u.callee] = true
+				out = append(out, u.callee)
+				walk(u.callee.units)
+			}
+			walk(u.body)
+		}
+	}
+	walk(p.units)
+	return out
+}
+
+func isThreadType(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelgen.KernelPkg && n.Obj().Name() == "Thread"
+}
+
+// hasStretch reports whether us hold a stretch of statements, at any
+// depth of loops.
+func hasStretch(us []unit) bool {
+	for _, u := range us {
+		if (u.loop == nil && u.call == nil) || hasStretch(u.body) {
+			return true
+		}
+	}
+	return false
 }

@@ -19,13 +19,19 @@ func TestFissionPlan(t *testing.T) {
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
 	want := map[string]string{
-		"topLevel":       "",
-		"uniformLoop":    "",
-		"barrierInIf":    "kernels.go:45: barrier inside a if statement (line 44)",
-		"nonUniformLoop": "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
-		"warpOp":         "kernels.go:66: warp operation ShflDown",
-		"returnInLoop":   "kernels.go:77: return inside a loop with a barrier",
-		"viaDevice":      "kernels.go:88: calls step, which synchronizes",
+		"topLevel":            "",
+		"uniformLoop":         "",
+		"barrierInIf":         "kernels.go:45: barrier inside a if statement (line 44)",
+		"nonUniformLoop":      "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
+		"warpOp":              "kernels.go:66: warp operation ShflDown",
+		"returnInLoop":        "kernels.go:77: return inside a loop with a barrier",
+		"viaDevice":           "",
+		"viaDeviceInIf":       "kernels.go:137: calls step, which synchronizes, inside a statement",
+		"viaWarpDevice":       "kernels.go:145: calls warpStep, which synchronizes and has no fission (kernels.go:149: warp operation ShflDown)",
+		"viaDeviceNonUniform": "kernels.go:157: calls step, which synchronizes, with an argument that is not uniform across the block",
+		"viaDeviceInLoop":     "",
+		"nestedLoops":         "",
+		"nestedNonUniform":    "kernels.go:124: a loop with a barrier whose condition is not uniform across the block",
 	}
 	for i := range res.Kernels {
 		k := &res.Kernels[i]
@@ -50,4 +56,9 @@ func TestFissionPlan(t *testing.T) {
 	assert.Contains(t, string(src), "hgDone[hgI] = true")
 	assert.Contains(t, string(src), "hgI2[hgI] = t.ThreadIdx().X", "i is kept per work-item under a name of its own")
 	assert.Contains(t, string(src), "//line kernels.go:15\n")
+	assert.Contains(t, string(src), "func viaDeviceGroup(hgB *kernel.Block, x []float32) {")
+	assert.Contains(t, string(src), "//line kernels.go:88\n\thgGroupStep(hgB, x)\n", "a device function that synchronizes runs by its own fission")
+	assert.Contains(t, string(src), "func hgGroupStep(hgB *kernel.Block, x []float32) {")
+	assert.Contains(t, string(src), "hgGroupStage(hgB, x, s, r)")
+	assert.Contains(t, string(src), "//line kernels.go:106\n\t\tfor k := 1; k < steps; k++ {\n\t\t\tfor hgI := 0; hgI < hgN; hgI++ {\n", "the inner loop runs once per group inside the outer one, a stretch per work-item inside it")
 }

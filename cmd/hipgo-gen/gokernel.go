@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -38,7 +39,7 @@ type goConfig struct {
 // runGo is hipgo-gen -go: translate, compile where clang is present, and
 // write the Go side.
 func runGo(cfg goConfig) error {
-	res, err := kernelgen.Load(cfg.Dir, cfg.Out)
+	res, err := kernelgen.Options{Prefix: cfg.Prefix}.Load(cfg.Dir, cfg.Out)
 	if err != nil {
 		return err
 	}
@@ -193,10 +194,14 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		return nil, err
 	}
 	var w, tail, fis bytes.Buffer
+	// Packages a generic kernel's constraint names (constraints.Float)
+	// and unsafe, which its generic launcher uses, are imported where used.
+	extra := map[string]string{}
 	qual := func(p *types.Package) string {
 		if p.Name() == res.Package {
 			return ""
 		}
+		extra[p.Path()] = p.Name()
 		return p.Name()
 	}
 	ts := func(t types.Type) string { return types.TypeString(t, qual) }
@@ -224,7 +229,7 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 	var names, defs []string
 	for _, k := range res.Kernels {
 		names = append(names, fmt.Sprintf("%q", k.Name))
-		defs = append(defs, k.GoName+"Kernel")
+		defs = append(defs, k.Ident+"Kernel")
 	}
 	var files []string
 	for _, f := range res.Files {
@@ -245,8 +250,20 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 	p("\tSource: %sSource,\n\tKernels: []string{%s},\n\tFiles: []string{%s},\n\tObjects: []any{%s},\n})\n\n",
 		cfg.Var, strings.Join(names, ", "), strings.Join(files, ", "), strings.Join(objVars, ", "))
 
+	// A generic kernel's fission, once for all its instances.
+	type fission struct {
+		plan *fissionPlan
+		why  string
+	}
+	fissions := map[*ast.FuncDecl]*fission{}
+	calleePlans := map[*ast.FuncDecl]*calleePlan{} // device functions that synchronize
+	calleeDone := map[*fissionPlan]bool{}
 	for ki, k := range res.Kernels {
-		argsT := lower(k.GoName) + "Args"
+		argsT := lower(k.Ident) + "Args"
+		callee := k.GoName + typeArgsGo(&k, ts)
+		if k.TypeArgs != nil {
+			extra["unsafe"] = "unsafe"
+		}
 		// A slice's length and the dynamic shared bytes take fields of
 		// their own, under names no parameter has.
 		fields := map[string]bool{}
@@ -337,24 +354,51 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		var plan *fissionPlan
 		why := ""
 		if k.Lockstep {
-			var err error
-			if plan, err = planFission(res, &res.Kernels[ki]); err != nil {
-				why = err.Error()
+			f := fissions[k.Decl]
+			if f == nil {
+				f = &fission{}
+				var err error
+				if f.plan, err = planFissionWith(res, &res.Kernels[ki], calleePlans); err != nil {
+					f.why = err.Error()
+				} else {
+					decl, use := "", ""
+					if sig := originSig(res, &k); sig != nil && k.TypeArgs != nil {
+						decl, use = typeParamsGo(sig, ts)
+					}
+					if err := f.plan.emit(&fis, k.GoName+"Group", lower(k.GoName)+"Locals", decl, use, ts); err != nil {
+						return nil, fmt.Errorf("kernel %s: %w", k.GoName, err)
+					}
+					for _, c := range f.plan.callees() {
+						if calleeDone[c] {
+							continue
+						}
+						calleeDone[c] = true
+						decl, use := "", ""
+						if sig := originSig(res, c.k); sig != nil {
+							decl, use = typeParamsGo(sig, ts)
+						}
+						if err := c.emit(&fis, calleeGroup(c.k.GoName), calleeLocals(c.k.GoName), decl, use, ts); err != nil {
+							return nil, fmt.Errorf("device function %s: %w", c.k.GoName, err)
+						}
+					}
+				}
+				fissions[k.Decl] = f
 			}
+			plan, why = f.plan, f.why
 		}
 		switch {
 		case !k.Lockstep:
-			p("// %sKernel runs %s on the cpu agent.\n", k.GoName, k.GoName)
+			p("// %sKernel runs %s on the cpu agent.\n", k.Ident, callee)
 		case plan != nil:
-			p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines.\n", k.GoName, k.GoName, k.GoName)
+			p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines.\n", k.Ident, callee, k.GoName)
 		default:
-			p("// %sKernel runs %s on the cpu agent as coroutines (kernel.Lockstep):\n// loop fission does not apply (%s).\n", k.GoName, k.GoName, why)
+			p("// %sKernel runs %s on the cpu agent as coroutines (kernel.Lockstep):\n// loop fission does not apply (%s).\n", k.Ident, callee, why)
 		}
 		if plan != nil {
 			// The function itself is not called: its translation is the
 			// GPU's code and its fission the cpu agent's.
-			p("var _ = %s\n\n", k.GoName)
-			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
+			p("var _ = %s\n\n", callee)
+			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.Ident, k.Name, argsT)
 			vi := 0
 			for i, prm := range k.Params {
 				if prm.Kind == kernelgen.Slice {
@@ -362,12 +406,9 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 					vi++
 				}
 			}
-			p("\t%sGroup(b%s)\n", k.GoName, joinArgs(call))
-			if err := plan.emit(&fis, k.GoName+"Group", lower(k.GoName)+"Locals", ts); err != nil {
-				return nil, fmt.Errorf("kernel %s: %w", k.GoName, err)
-			}
+			p("\t%sGroup%s(b%s)\n", k.GoName, typeArgsGo(&k, ts), joinArgs(call))
 		} else if !k.Lockstep {
-			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
+			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.Ident, k.Name, argsT)
 			vi := 0
 			var reach []string
 			for i, prm := range k.Params {
@@ -394,14 +435,14 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				// the compiler proves the indexes by GlobalX in range and
 				// drops their bounds checks; other indexes keep theirs.
 				p("\t\tif lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && %s {\n", strings.Join(reach, " && "))
-				p("\t\t\tfor g := lo; g < hi; g++ {\n\t\t\t\t%s(t.Nth(g-lo)%s)\n\t\t\t}\n\t\t\treturn\n\t\t}\n", k.GoName, joinArgs(call))
+				p("\t\t\tfor g := lo; g < hi; g++ {\n\t\t\t\t%s(t.Nth(g-lo)%s)\n\t\t\t}\n\t\t\treturn\n\t\t}\n", callee, joinArgs(call))
 			}
-			p("\t\tfor i := 0; i < n; i++ {\n\t\t\t%s(t.Nth(i)%s)\n\t\t}\n\t\treturn\n\t}\n", k.GoName, joinArgs(call))
-			p("\tfor i := 0; i < n; i++ {\n\t\t%s(b.Thread(i)%s)\n\t}\n", k.GoName, joinArgs(call))
+			p("\t\tfor i := 0; i < n; i++ {\n\t\t\t%s(t.Nth(i)%s)\n\t\t}\n\t\treturn\n\t}\n", callee, joinArgs(call))
+			p("\tfor i := 0; i < n; i++ {\n\t\t%s(b.Thread(i)%s)\n\t}\n", callee, joinArgs(call))
 		} else {
 			opts = append(opts, "kernel.Lockstep()")
-			frameT := lower(k.GoName) + "Frame"
-			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.GoName, k.Name, argsT)
+			frameT := lower(k.Ident) + "Frame"
+			p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.Ident, k.Name, argsT)
 			p("\tf := kernel.Frame[%s](b)\n", frameT)
 			vi := 0
 			var fcall []string
@@ -414,8 +455,8 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				}
 				fcall = append(fcall, fmt.Sprintf("f.p%d", i))
 			}
-			p("\tb.Lockstep(func(t kernel.Thread) {\n\t\tf := kernel.FrameOf[%s](t)\n\t\t%s(t%s)\n\t})\n", frameT, k.GoName, joinArgs(fcall))
-			fmt.Fprintf(&tail, "// %s holds %s's arguments for its lockstep work-items.\ntype %s struct {\n", frameT, k.GoName, frameT)
+			p("\tb.Lockstep(func(t kernel.Thread) {\n\t\tf := kernel.FrameOf[%s](t)\n\t\t%s(t%s)\n\t})\n", frameT, callee, joinArgs(fcall))
+			fmt.Fprintf(&tail, "// %s holds %s's arguments for its lockstep work-items.\ntype %s struct {\n", frameT, callee, frameT)
 			for i, prm := range k.Params {
 				t := ts(prm.Type)
 				if prm.Kind == kernelgen.Slice {
@@ -438,9 +479,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 				params = append(params, fmt.Sprintf("%s %s", lname[i], ts(prm.Type)))
 			}
 		}
-		p("// %s%s launches %s (%s:%d) on s: grid blocks of block threads, with\n// sharedMem bytes of dynamic shared memory. A slice parameter takes a\n// buffer; the kernel sees its length.\n",
-			cfg.Prefix, exported(k.GoName), k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
-		p("func %s%s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", cfg.Prefix, exported(k.GoName), joinArgs(params))
+		launcher := cfg.Prefix + exported(k.GoName)
+		if k.TypeArgs != nil {
+			launcher = instanceLauncher(cfg.Prefix, &k)
+			p("// %s launches %s: %s%s's instance.\n", launcher, callee, cfg.Prefix, exported(k.GoName))
+		} else {
+			p("// %s launches %s (%s:%d) on s: grid blocks of block threads, with\n// sharedMem bytes of dynamic shared memory. A slice parameter takes a\n// buffer; the kernel sees its length.\n",
+				launcher, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
+		}
+		p("func %s(s *stream.Stream, grid, block gpu.Dim3, sharedMem int%s) error {\n", launcher, joinArgs(params))
 		for i, prm := range k.Params {
 			if prm.Kind == kernelgen.Slice {
 				p("\tif %s == nil {\n\t\treturn gpu.Errorf(gpu.ErrInvalidValue, \"launch\", \"kernel %s argument %d (%s): nil buffer\")\n\t}\n", lname[i], k.Name, i, prm.Name)
@@ -494,10 +541,14 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 			p("\tif checked {\n\t\t// The checked entry point's trailing arguments.\n\t\targs%s\n\t}\n", strings.Join(extra, ""))
 		}
 		p("\treturn ld.Launch(s, %d, checked, grid, block, sharedMem, &args)\n}\n\n", ki)
+		if lastInstance(res, ki) {
+			writeGenericLauncher(&w, cfg, res, instancesOf(res, ki), ts)
+		}
 	}
 	w.Write(tail.Bytes())
 	w.Write(fis.Bytes())
-	src, err := aliasImports(w.Bytes(), packageScope(res))
+	src := addImports(w.Bytes(), extra)
+	src, err := aliasImports(src, packageScope(res))
 	if err != nil {
 		return nil, err
 	}
@@ -642,21 +693,52 @@ func checkGoNames(cfg goConfig, res *kernelgen.Result, objs int) error {
 	for i := 0; i < objs; i++ {
 		names[fmt.Sprintf("%sObject%d", cfg.Var, i)] = "a code object"
 	}
+	type genName struct {
+		decl *ast.FuncDecl
+		what string
+		pos  token.Position
+	}
+	owner := map[string]genName{}
+	var clashes []error
 	for _, k := range res.Kernels {
 		gen := map[string]string{
-			cfg.Prefix + exported(k.GoName): "launcher", lower(k.GoName) + "Args": "kernarg layout",
-			k.GoName + "Kernel": "cpu function",
+			cfg.Prefix + exported(k.GoName): "launcher", lower(k.Ident) + "Args": "kernarg layout",
+			k.Ident + "Kernel": "cpu function",
+		}
+		if k.TypeArgs != nil {
+			gen[instanceLauncher(cfg.Prefix, &k)] = "instance's launcher"
+			if sig := originSig(res, &k); sig != nil {
+				for i := 0; i < sig.TypeParams().Len(); i++ {
+					gen[constraintName(&k, sig, i)] = "type arguments"
+					// The generic launcher declares the type parameters
+					// beside its own parameters and imports.
+					if tp := sig.TypeParams().At(i).Obj(); launcherIdents[tp.Name()] || tp.Name() == cfg.Var {
+						clashes = append(clashes, fmt.Errorf("%s: type parameter %s of kernel %s is also a name its generated launcher uses: rename it",
+							res.Fset.PositionFor(tp.Pos(), false), tp.Name(), k.GoName))
+					}
+				}
+			}
 		}
 		if k.Lockstep {
-			gen[lower(k.GoName)+"Frame"] = "lockstep frame"
+			gen[lower(k.Ident)+"Frame"] = "lockstep frame"
 			gen[k.GoName+"Group"] = "fission"
 			gen[lower(k.GoName)+"Locals"] = "fission's locals"
 		}
 		for n, what := range gen {
-			names[n] = "kernel " + k.GoName + "'s " + what
+			what = "kernel " + k.Ident + "'s " + what
+			if o, ok := owner[n]; ok && o.decl != k.Decl {
+				// Two kernels' generated names meet: AB[Float] and
+				// A[BFloat] are both ABFloat.
+				clashes = append(clashes, fmt.Errorf("%s: %s is the name of both %s and %s (%s) in the generated %s: rename one of the kernels or types",
+					k.Pos, n, what, o.what, o.pos, cfg.Out))
+				continue
+			}
+			owner[n] = genName{k.Decl, what, k.Pos}
+			names[n] = what
 		}
 	}
-	var errs []error
+	sort.Slice(clashes, func(i, j int) bool { return clashes[i].Error() < clashes[j].Error() })
+	errs := clashes
 	// The cpu functions call the kernel and convert to its parameters'
 	// types inside closures whose own names would hide them.
 	hidden := func(obj types.Object, what string) {

@@ -50,7 +50,7 @@ type reduceI32Args struct {
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernel.Frame[reduceI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -100,7 +100,7 @@ type argReduceI32Args struct {
 }
 
 // argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a *argReduceI32Args) {
 	f := kernel.Frame[argReduceI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -155,7 +155,7 @@ type scanUpI32Args struct {
 }
 
 // scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scanUpI32Args) {
 	f := kernel.Frame[scanUpI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -204,7 +204,7 @@ type scanI32Args struct {
 }
 
 // scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Args) {
 	f := kernel.Frame[scanI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -376,7 +376,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:60: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:60: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernel.Frame[reduceU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -426,7 +426,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:69: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:69: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernel.Frame[argReduceU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -481,7 +481,7 @@ type scanUpU32Args struct {
 }
 
 // scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:77: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:77: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
 	f := kernel.Frame[scanUpU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -530,7 +530,7 @@ type scanU32Args struct {
 }
 
 // scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:86: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:86: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
 	f := kernel.Frame[scanU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -702,7 +702,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:108: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:108: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernel.Frame[reduceI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -752,7 +752,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:117: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:117: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernel.Frame[argReduceI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -807,7 +807,7 @@ type scanUpI64Args struct {
 }
 
 // scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:125: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:125: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
 	f := kernel.Frame[scanUpI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -856,7 +856,7 @@ type scanI64Args struct {
 }
 
 // scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:134: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:134: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
 	f := kernel.Frame[scanI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1028,7 +1028,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:156: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:156: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernel.Frame[reduceU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1078,7 +1078,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:165: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:165: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernel.Frame[argReduceU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1133,7 +1133,7 @@ type scanUpU64Args struct {
 }
 
 // scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:173: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:173: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
 	f := kernel.Frame[scanUpU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1182,7 +1182,7 @@ type scanU64Args struct {
 }
 
 // scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:182: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:182: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
 	f := kernel.Frame[scanU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1354,7 +1354,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:204: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:204: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernel.Frame[reduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1404,7 +1404,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:213: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:213: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernel.Frame[argReduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1459,7 +1459,7 @@ type scanUpF32Args struct {
 }
 
 // scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:221: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:221: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
 	f := kernel.Frame[scanUpF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1508,7 +1508,7 @@ type scanF32Args struct {
 }
 
 // scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:230: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:230: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
 	f := kernel.Frame[scanF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1680,7 +1680,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:252: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:252: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernel.Frame[reduceF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1730,7 +1730,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:261: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:261: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernel.Frame[argReduceF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1785,7 +1785,7 @@ type scanUpF64Args struct {
 }
 
 // scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:269: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:269: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
 	f := kernel.Frame[scanUpF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1834,7 +1834,7 @@ type scanF64Args struct {
 }
 
 // scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:278: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:278: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
 	f := kernel.Frame[scanF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -2010,24 +2010,13 @@ type histogramU8Args struct {
 	span       int64
 }
 
-// histogramU8Kernel runs histogramU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:300: calls histogramEven, which synchronizes).
+// histogramU8Kernel runs histogramU8 on the cpu agent by loop fission (histogramU8Group),
+// without coroutines.
+var _ = histogramU8
+
 var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *histogramU8Args) {
-	f := kernel.Frame[histogramU8Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramU8Frame](t)
-		histogramU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramU8Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramU8 launches histogramU8 (kernels_types.go:298) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2067,24 +2056,13 @@ type histogramU16Args struct {
 	span       int64
 }
 
-// histogramU16Kernel runs histogramU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:308: calls histogramEven, which synchronizes).
+// histogramU16Kernel runs histogramU16 on the cpu agent by loop fission (histogramU16Group),
+// without coroutines.
+var _ = histogramU16
+
 var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a *histogramU16Args) {
-	f := kernel.Frame[histogramU16Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramU16Frame](t)
-		histogramU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramU16Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramU16 launches histogramU16 (kernels_types.go:306) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2124,24 +2102,13 @@ type histogramI32Args struct {
 	span       int64
 }
 
-// histogramI32Kernel runs histogramI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:316: calls histogramEven, which synchronizes).
+// histogramI32Kernel runs histogramI32 on the cpu agent by loop fission (histogramI32Group),
+// without coroutines.
+var _ = histogramI32
+
 var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a *histogramI32Args) {
-	f := kernel.Frame[histogramI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramI32Frame](t)
-		histogramI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramI32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramI32 launches histogramI32 (kernels_types.go:314) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2181,24 +2148,13 @@ type histogramU32Args struct {
 	span       int64
 }
 
-// histogramU32Kernel runs histogramU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:324: calls histogramEven, which synchronizes).
+// histogramU32Kernel runs histogramU32 on the cpu agent by loop fission (histogramU32Group),
+// without coroutines.
+var _ = histogramU32
+
 var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a *histogramU32Args) {
-	f := kernel.Frame[histogramU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramU32Frame](t)
-		histogramU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramU32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramU32 launches histogramU32 (kernels_types.go:322) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2238,24 +2194,13 @@ type histogramF32Args struct {
 	span       int64
 }
 
-// histogramF32Kernel runs histogramF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:332: calls histogramEven, which synchronizes).
+// histogramF32Kernel runs histogramF32 on the cpu agent by loop fission (histogramF32Group),
+// without coroutines.
+var _ = histogramF32
+
 var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a *histogramF32Args) {
-	f := kernel.Frame[histogramF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramF32Frame](t)
-		histogramF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramF32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramF32 launches histogramF32 (kernels_types.go:330) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2295,24 +2240,13 @@ type histogramF64Args struct {
 	span       int64
 }
 
-// histogramF64Kernel runs histogramF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:340: calls histogramEven, which synchronizes).
+// histogramF64Kernel runs histogramF64 on the cpu agent by loop fission (histogramF64Group),
+// without coroutines.
+var _ = histogramF64
+
 var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a *histogramF64Args) {
-	f := kernel.Frame[histogramF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
-	f.p1 = kernel.View(b, a.hist, a.histLen)
-	f.p2 = a.isFloat != 0
-	f.p3 = a.lowerF
-	f.p4 = a.upperF
-	f.p5 = a.scale
-	f.p6 = a.lowerI
-	f.p7 = a.widthI
-	f.p8 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramF64Frame](t)
-		histogramF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.Lockstep())
+	histogramF64Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+})
 
 // LaunchHistogramF64 launches histogramF64 (kernels_types.go:338) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2348,21 +2282,13 @@ type sortCountI8Args struct {
 	tile    int64
 }
 
-// sortCountI8Kernel runs sortCountI8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:348: calls sortCount, which synchronizes).
+// sortCountI8Kernel runs sortCountI8 on the cpu agent by loop fission (sortCountI8Group),
+// without coroutines.
+var _ = sortCountI8
+
 var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *sortCountI8Args) {
-	f := kernel.Frame[sortCountI8Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountI8Frame](t)
-		sortCountI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountI8Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountI8 launches sortCountI8 (kernels_types.go:346) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2400,7 +2326,7 @@ type sortKeysI8Args struct {
 }
 
 // sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:358: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:358: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
 	f := kernel.Frame[sortKeysI8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2453,21 +2379,13 @@ type sortCountU8Args struct {
 	tile    int64
 }
 
-// sortCountU8Kernel runs sortCountU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:366: calls sortCount, which synchronizes).
+// sortCountU8Kernel runs sortCountU8 on the cpu agent by loop fission (sortCountU8Group),
+// without coroutines.
+var _ = sortCountU8
+
 var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *sortCountU8Args) {
-	f := kernel.Frame[sortCountU8Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountU8Frame](t)
-		sortCountU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountU8Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountU8 launches sortCountU8 (kernels_types.go:364) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2505,7 +2423,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:376: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:376: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernel.Frame[sortKeysU8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2558,21 +2476,13 @@ type sortCountI16Args struct {
 	tile    int64
 }
 
-// sortCountI16Kernel runs sortCountI16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:384: calls sortCount, which synchronizes).
+// sortCountI16Kernel runs sortCountI16 on the cpu agent by loop fission (sortCountI16Group),
+// without coroutines.
+var _ = sortCountI16
+
 var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a *sortCountI16Args) {
-	f := kernel.Frame[sortCountI16Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountI16Frame](t)
-		sortCountI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountI16Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountI16 launches sortCountI16 (kernels_types.go:382) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2610,7 +2520,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:394: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:394: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernel.Frame[sortKeysI16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2663,21 +2573,13 @@ type sortCountU16Args struct {
 	tile    int64
 }
 
-// sortCountU16Kernel runs sortCountU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:402: calls sortCount, which synchronizes).
+// sortCountU16Kernel runs sortCountU16 on the cpu agent by loop fission (sortCountU16Group),
+// without coroutines.
+var _ = sortCountU16
+
 var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a *sortCountU16Args) {
-	f := kernel.Frame[sortCountU16Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountU16Frame](t)
-		sortCountU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountU16Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountU16 launches sortCountU16 (kernels_types.go:400) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2715,7 +2617,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:412: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:412: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernel.Frame[sortKeysU16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2768,21 +2670,13 @@ type sortCountI32Args struct {
 	tile    int64
 }
 
-// sortCountI32Kernel runs sortCountI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:420: calls sortCount, which synchronizes).
+// sortCountI32Kernel runs sortCountI32 on the cpu agent by loop fission (sortCountI32Group),
+// without coroutines.
+var _ = sortCountI32
+
 var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a *sortCountI32Args) {
-	f := kernel.Frame[sortCountI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountI32Frame](t)
-		sortCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountI32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountI32 launches sortCountI32 (kernels_types.go:418) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2820,7 +2714,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:430: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:430: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernel.Frame[sortKeysI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2873,21 +2767,13 @@ type sortCountU32Args struct {
 	tile    int64
 }
 
-// sortCountU32Kernel runs sortCountU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:438: calls sortCount, which synchronizes).
+// sortCountU32Kernel runs sortCountU32 on the cpu agent by loop fission (sortCountU32Group),
+// without coroutines.
+var _ = sortCountU32
+
 var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a *sortCountU32Args) {
-	f := kernel.Frame[sortCountU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountU32Frame](t)
-		sortCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountU32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountU32 launches sortCountU32 (kernels_types.go:436) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2925,7 +2811,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:448: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:448: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernel.Frame[sortKeysU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2978,21 +2864,13 @@ type sortCountI64Args struct {
 	tile    int64
 }
 
-// sortCountI64Kernel runs sortCountI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:456: calls sortCount, which synchronizes).
+// sortCountI64Kernel runs sortCountI64 on the cpu agent by loop fission (sortCountI64Group),
+// without coroutines.
+var _ = sortCountI64
+
 var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a *sortCountI64Args) {
-	f := kernel.Frame[sortCountI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountI64Frame](t)
-		sortCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountI64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountI64 launches sortCountI64 (kernels_types.go:454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3030,7 +2908,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:466: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:466: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernel.Frame[sortKeysI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3083,21 +2961,13 @@ type sortCountU64Args struct {
 	tile    int64
 }
 
-// sortCountU64Kernel runs sortCountU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:474: calls sortCount, which synchronizes).
+// sortCountU64Kernel runs sortCountU64 on the cpu agent by loop fission (sortCountU64Group),
+// without coroutines.
+var _ = sortCountU64
+
 var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a *sortCountU64Args) {
-	f := kernel.Frame[sortCountU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountU64Frame](t)
-		sortCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountU64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountU64 launches sortCountU64 (kernels_types.go:472) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3135,7 +3005,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:484: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:484: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernel.Frame[sortKeysU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3188,21 +3058,13 @@ type sortCountF32Args struct {
 	tile    int64
 }
 
-// sortCountF32Kernel runs sortCountF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:492: calls sortCount, which synchronizes).
+// sortCountF32Kernel runs sortCountF32 on the cpu agent by loop fission (sortCountF32Group),
+// without coroutines.
+var _ = sortCountF32
+
 var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a *sortCountF32Args) {
-	f := kernel.Frame[sortCountF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountF32Frame](t)
-		sortCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountF32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountF32 launches sortCountF32 (kernels_types.go:490) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3240,7 +3102,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:502: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:502: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernel.Frame[sortKeysF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3293,21 +3155,13 @@ type sortCountF64Args struct {
 	tile    int64
 }
 
-// sortCountF64Kernel runs sortCountF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:510: calls sortCount, which synchronizes).
+// sortCountF64Kernel runs sortCountF64 on the cpu agent by loop fission (sortCountF64Group),
+// without coroutines.
+var _ = sortCountF64
+
 var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a *sortCountF64Args) {
-	f := kernel.Frame[sortCountF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
-	f.p1 = kernel.ViewRest(b, a.counts)
-	f.p2 = int(a.shift)
-	f.p3 = int(a.bits)
-	f.p4 = a.desc != 0
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortCountF64Frame](t)
-		sortCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
-}, kernel.StaticShared(1024), kernel.Lockstep())
+	sortCountF64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+}, kernel.StaticShared(1024))
 
 // LaunchSortCountF64 launches sortCountF64 (kernels_types.go:508) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3345,7 +3199,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:520: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:520: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernel.Frame[sortKeysF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3402,7 +3256,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:530: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:530: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernel.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3467,7 +3321,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:540: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:540: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernel.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3532,7 +3386,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:550: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:550: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernel.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3597,7 +3451,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:560: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:560: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernel.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3662,7 +3516,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:570: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:570: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernel.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3727,7 +3581,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:580: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:580: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernel.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3792,7 +3646,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:590: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:590: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernel.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3857,7 +3711,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:600: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:600: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernel.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3922,7 +3776,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:610: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:610: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernel.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3987,7 +3841,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:620: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:620: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernel.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4052,7 +3906,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:630: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:630: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernel.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4117,7 +3971,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:640: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:640: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernel.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4182,7 +4036,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:650: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:650: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernel.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4247,7 +4101,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:660: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:660: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernel.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4312,7 +4166,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:670: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:670: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernel.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4377,7 +4231,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:680: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:680: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernel.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4442,7 +4296,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:690: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:690: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernel.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4507,7 +4361,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:700: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:700: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernel.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4572,7 +4426,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:710: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:710: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernel.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4637,7 +4491,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:720: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:720: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernel.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4702,7 +4556,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:730: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:730: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernel.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4767,7 +4621,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:740: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:740: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernel.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4832,7 +4686,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:750: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:750: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernel.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4897,7 +4751,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:760: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:760: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernel.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4962,7 +4816,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:770: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:770: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernel.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5027,7 +4881,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernel.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5092,7 +4946,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:790: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:790: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernel.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5157,7 +5011,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:800: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:800: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernel.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5222,7 +5076,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernel.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5287,7 +5141,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:820: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:820: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernel.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5352,7 +5206,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:830: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:830: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernel.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5417,7 +5271,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:840: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:840: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernel.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5482,7 +5336,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:850: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:850: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernel.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5547,7 +5401,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:860: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:860: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernel.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5612,7 +5466,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:870: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:870: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernel.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5677,7 +5531,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:880: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:880: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernel.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5961,94 +5815,6 @@ type scanF64Frame struct {
 	p6 int
 }
 
-// histogramU8Frame holds histogramU8's arguments for its lockstep work-items.
-type histogramU8Frame struct {
-	p0 []uint8
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// histogramU16Frame holds histogramU16's arguments for its lockstep work-items.
-type histogramU16Frame struct {
-	p0 []uint16
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// histogramI32Frame holds histogramI32's arguments for its lockstep work-items.
-type histogramI32Frame struct {
-	p0 []int32
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// histogramU32Frame holds histogramU32's arguments for its lockstep work-items.
-type histogramU32Frame struct {
-	p0 []uint32
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// histogramF32Frame holds histogramF32's arguments for its lockstep work-items.
-type histogramF32Frame struct {
-	p0 []float32
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// histogramF64Frame holds histogramF64's arguments for its lockstep work-items.
-type histogramF64Frame struct {
-	p0 []float64
-	p1 []uint32
-	p2 bool
-	p3 float64
-	p4 float64
-	p5 float64
-	p6 int64
-	p7 int64
-	p8 int
-}
-
-// sortCountI8Frame holds sortCountI8's arguments for its lockstep work-items.
-type sortCountI8Frame struct {
-	p0 []int8
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
-}
-
 // sortKeysI8Frame holds sortKeysI8's arguments for its lockstep work-items.
 type sortKeysI8Frame struct {
 	p0 []int8
@@ -6058,16 +5824,6 @@ type sortKeysI8Frame struct {
 	p4 int
 	p5 bool
 	p6 int
-}
-
-// sortCountU8Frame holds sortCountU8's arguments for its lockstep work-items.
-type sortCountU8Frame struct {
-	p0 []uint8
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
 }
 
 // sortKeysU8Frame holds sortKeysU8's arguments for its lockstep work-items.
@@ -6081,16 +5837,6 @@ type sortKeysU8Frame struct {
 	p6 int
 }
 
-// sortCountI16Frame holds sortCountI16's arguments for its lockstep work-items.
-type sortCountI16Frame struct {
-	p0 []int16
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
-}
-
 // sortKeysI16Frame holds sortKeysI16's arguments for its lockstep work-items.
 type sortKeysI16Frame struct {
 	p0 []int16
@@ -6100,16 +5846,6 @@ type sortKeysI16Frame struct {
 	p4 int
 	p5 bool
 	p6 int
-}
-
-// sortCountU16Frame holds sortCountU16's arguments for its lockstep work-items.
-type sortCountU16Frame struct {
-	p0 []uint16
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
 }
 
 // sortKeysU16Frame holds sortKeysU16's arguments for its lockstep work-items.
@@ -6123,16 +5859,6 @@ type sortKeysU16Frame struct {
 	p6 int
 }
 
-// sortCountI32Frame holds sortCountI32's arguments for its lockstep work-items.
-type sortCountI32Frame struct {
-	p0 []int32
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
-}
-
 // sortKeysI32Frame holds sortKeysI32's arguments for its lockstep work-items.
 type sortKeysI32Frame struct {
 	p0 []int32
@@ -6142,16 +5868,6 @@ type sortKeysI32Frame struct {
 	p4 int
 	p5 bool
 	p6 int
-}
-
-// sortCountU32Frame holds sortCountU32's arguments for its lockstep work-items.
-type sortCountU32Frame struct {
-	p0 []uint32
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
 }
 
 // sortKeysU32Frame holds sortKeysU32's arguments for its lockstep work-items.
@@ -6165,16 +5881,6 @@ type sortKeysU32Frame struct {
 	p6 int
 }
 
-// sortCountI64Frame holds sortCountI64's arguments for its lockstep work-items.
-type sortCountI64Frame struct {
-	p0 []int64
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
-}
-
 // sortKeysI64Frame holds sortKeysI64's arguments for its lockstep work-items.
 type sortKeysI64Frame struct {
 	p0 []int64
@@ -6184,16 +5890,6 @@ type sortKeysI64Frame struct {
 	p4 int
 	p5 bool
 	p6 int
-}
-
-// sortCountU64Frame holds sortCountU64's arguments for its lockstep work-items.
-type sortCountU64Frame struct {
-	p0 []uint64
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
 }
 
 // sortKeysU64Frame holds sortKeysU64's arguments for its lockstep work-items.
@@ -6207,16 +5903,6 @@ type sortKeysU64Frame struct {
 	p6 int
 }
 
-// sortCountF32Frame holds sortCountF32's arguments for its lockstep work-items.
-type sortCountF32Frame struct {
-	p0 []float32
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
-}
-
 // sortKeysF32Frame holds sortKeysF32's arguments for its lockstep work-items.
 type sortKeysF32Frame struct {
 	p0 []float32
@@ -6226,16 +5912,6 @@ type sortKeysF32Frame struct {
 	p4 int
 	p5 bool
 	p6 int
-}
-
-// sortCountF64Frame holds sortCountF64's arguments for its lockstep work-items.
-type sortCountF64Frame struct {
-	p0 []float64
-	p1 []uint32
-	p2 int
-	p3 int
-	p4 bool
-	p5 int
 }
 
 // sortKeysF64Frame holds sortKeysF64's arguments for its lockstep work-items.
@@ -6715,4 +6391,453 @@ type sortPairsF64F64Frame struct {
 	p6 int
 	p7 bool
 	p8 int
+}
+
+// histogramU8Locals holds the per-work-item variables of histogramU8's fissioned group.
+type histogramU8Locals struct {
+}
+
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:298) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:299
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:300
+	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// hgLocalsHistogramEven holds the per-work-item variables of histogramEven's fissioned group.
+type hgLocalsHistogramEven[T number] struct {
+	hgNb  []int
+	hgBd  []int
+	hgTid []int
+}
+
+// hgGroupHistogramEven runs one work-group of histogramEven (kernels.go:628) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int, local []uint32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[hgLocalsHistogramEven[T]](hgB)
+	_ = hgF
+	hgNb := kernel.Locals(&hgF.hgNb, hgN)
+	hgBd := kernel.Locals(&hgF.hgBd, hgN)
+	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:629
+		hgNb[hgI] = len(hist)
+//line kernels.go:630
+		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels.go:631
+		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
+			local[i] = 0
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:635
+		n := len(samples)
+//line kernels.go:636
+		lo, hi, step := t.GlobalX(), n, hgBd[hgI]*t.GridDim().X
+//line kernels.go:637
+		if span > 0 {
+			lo = min(t.GlobalX()*span, n)
+			hi = min(lo+span, n)
+			step = 1
+		}
+//line kernels.go:642
+		for i := lo; i < hi; i += step {
+			b := -1
+			if isFloat {
+				if f := float64(samples[i]); f >= lowerF && f < upperF {
+					b = min(int((f-lowerF)*scale), hgNb[hgI]-1)
+				}
+			} else {
+				if d := int64(samples[i]) - lowerI; d >= 0 && d < widthI {
+					b = int(d * int64(hgNb[hgI]) / widthI)
+				}
+			}
+			if b < 0 {
+				continue
+			}
+			if hgBd[hgI] == 1 {
+				local[b]++
+			} else {
+				kernel.AtomicAdd(&local[b], 1)
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:663
+		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
+			if c := local[i]; c != 0 {
+				kernel.AtomicAdd(&hist[i], c)
+			}
+		}
+	}
+}
+
+// histogramU16Locals holds the per-work-item variables of histogramU16's fissioned group.
+type histogramU16Locals struct {
+}
+
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:306) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:307
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:308
+	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// histogramI32Locals holds the per-work-item variables of histogramI32's fissioned group.
+type histogramI32Locals struct {
+}
+
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:314) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:315
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:316
+	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// histogramU32Locals holds the per-work-item variables of histogramU32's fissioned group.
+type histogramU32Locals struct {
+}
+
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:322) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:323
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:324
+	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// histogramF32Locals holds the per-work-item variables of histogramF32's fissioned group.
+type histogramF32Locals struct {
+}
+
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:330) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:331
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:332
+	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// histogramF64Locals holds the per-work-item variables of histogramF64's fissioned group.
+type histogramF64Locals struct {
+}
+
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:338) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[histogramF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:339
+	local := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:340
+	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+}
+
+// sortCountI8Locals holds the per-work-item variables of sortCountI8's fissioned group.
+type sortCountI8Locals struct {
+}
+
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:346) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountI8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:347
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:348
+	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
+}
+
+// hgLocalsSortCount holds the per-work-item variables of sortCount's fissioned group.
+type hgLocalsSortCount[K number] struct {
+	hgBd   []int
+	hgTid  []int
+	hgB2   []int
+	hgNb   []int
+	hgNd   []int
+	hgMask []uint64
+}
+
+// hgGroupSortCount runs one work-group of sortCount (kernels.go:510) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, shift int, bits int, kind int32, width int, desc bool, tile int, bins *[256]uint32) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[hgLocalsSortCount[K]](hgB)
+	_ = hgF
+	hgBd := kernel.Locals(&hgF.hgBd, hgN)
+	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernel.Locals(&hgF.hgB2, hgN)
+	hgNb := kernel.Locals(&hgF.hgNb, hgN)
+	hgNd := kernel.Locals(&hgF.hgNd, hgN)
+	hgMask := kernel.Locals(&hgF.hgMask, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:511
+		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels.go:512
+		hgB2[hgI], hgNb[hgI] = t.BlockIdx().X, t.GridDim().X
+//line kernels.go:513
+		hgNd[hgI] = 1 << bits
+//line kernels.go:514
+		hgMask[hgI] = uint64(hgNd[hgI] - 1)
+//line kernels.go:515
+		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
+			bins[d] = 0
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:519
+		lo := hgB2[hgI] * tile
+//line kernels.go:520
+		hi := min(lo+tile, len(keys))
+//line kernels.go:521
+		if hgBd[hgI] == 1 {
+			for i := lo; i < hi; i++ {
+				bins[(ordered(keys[i], kind, width, desc)>>shift)&hgMask[hgI]]++
+			}
+		} else {
+			for i := lo + hgTid[hgI]; i < hi; i += hgBd[hgI] {
+				kernel.AtomicAdd(&bins[(ordered(keys[i], kind, width, desc)>>shift)&hgMask[hgI]], 1)
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:531
+		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
+			counts[d*hgNb[hgI]+hgB2[hgI]] = bins[d]
+		}
+	}
+}
+
+// sortCountU8Locals holds the per-work-item variables of sortCountU8's fissioned group.
+type sortCountU8Locals struct {
+}
+
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:364) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:365
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:366
+	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
+}
+
+// sortCountI16Locals holds the per-work-item variables of sortCountI16's fissioned group.
+type sortCountI16Locals struct {
+}
+
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:382) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountI16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:383
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:384
+	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
+}
+
+// sortCountU16Locals holds the per-work-item variables of sortCountU16's fissioned group.
+type sortCountU16Locals struct {
+}
+
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:400) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:401
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:402
+	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
+}
+
+// sortCountI32Locals holds the per-work-item variables of sortCountI32's fissioned group.
+type sortCountI32Locals struct {
+}
+
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:418) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:419
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:420
+	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
+}
+
+// sortCountU32Locals holds the per-work-item variables of sortCountU32's fissioned group.
+type sortCountU32Locals struct {
+}
+
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:436) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:437
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:438
+	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
+}
+
+// sortCountI64Locals holds the per-work-item variables of sortCountI64's fissioned group.
+type sortCountI64Locals struct {
+}
+
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:454) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:455
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:456
+	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
+}
+
+// sortCountU64Locals holds the per-work-item variables of sortCountU64's fissioned group.
+type sortCountU64Locals struct {
+}
+
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:472) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:473
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:474
+	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
+}
+
+// sortCountF32Locals holds the per-work-item variables of sortCountF32's fissioned group.
+type sortCountF32Locals struct {
+}
+
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:490) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:491
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:492
+	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
+}
+
+// sortCountF64Locals holds the per-work-item variables of sortCountF64's fissioned group.
+type sortCountF64Locals struct {
+}
+
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:508) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[sortCountF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:509
+	bins := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:510
+	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }

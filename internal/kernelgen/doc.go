@@ -81,6 +81,8 @@
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...
 //	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)
+//	generic kernel (//hipgo:instantiate)   the same template; entry points NAME_float32 ... per instance (instantiate.go)
+//	//hipgo:kernel maxthreads=N minblocks=M   __launch_bounds__(N, M) on both entry points
 //	//hipgo:constant var c [4]float32     __constant__ hg_array<float, 4> c; (//hipgo:device: __device__), read by name
 //
 // Outside the subset, and an error naming the construct at file:line:col:

@@ -17,7 +17,9 @@ func (t *translator) emit() {
 		if fn.kernel {
 			kernels.WriteString(e.out.String())
 			kernels.WriteString(e.entries())
-			t.res.Kernels = append(t.res.Kernels, *fn.k)
+			for _, k := range fn.ks {
+				t.res.Kernels = append(t.res.Kernels, *k)
+			}
 			continue
 		}
 		protos.WriteString(e.proto + ";\n")
@@ -42,6 +44,12 @@ func (t *translator) emit() {
 	}
 	if t.usesVector {
 		b.WriteString(vectorPrelude)
+	}
+	for _, k := range t.res.Kernels {
+		if k.MinBlocks > 0 {
+			b.WriteString(minBlocksPrelude)
+			break
+		}
 	}
 	if len(t.structs) > 0 {
 		b.WriteString("// ---- the package's struct types ----\n\n")
@@ -270,23 +278,55 @@ func (e *emitter) function() {
 	e.indent--
 	e.linef("}")
 	e.linef("")
-	if fn.k != nil {
-		fn.k.StaticShared = e.static
+	for _, k := range fn.ks {
+		if k.TypeArgs == nil {
+			k.StaticShared = e.static
+		} else {
+			k.StaticShared = e.t.instanceShared(fn, k)
+		}
 	}
 }
 
-// kernelDesc fills the kernel's Result entry.
+// kernelDesc fills the kernel's Result entries: one, or one per
+// instance of a generic kernel.
 func (e *emitter) kernelDesc() {
 	fn := e.fn
-	k := &Kernel{GoName: fn.obj.Name(), Name: cName(snake(fn.obj.Name())), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
+	tps := fn.obj.Type().(*types.Signature).TypeParams()
+	if tps.Len() == 0 {
+		fn.k = e.kernelFor(nil, nil)
+		fn.ks = []*Kernel{fn.k}
+		return
+	}
+	for _, in := range fn.insts {
+		m := map[*types.TypeParam]types.Type{}
+		for i := 0; i < tps.Len(); i++ {
+			m[tps.At(i)] = in.targs[i]
+		}
+		fn.ks = append(fn.ks, e.kernelFor(in.targs, m))
+	}
+	if len(fn.ks) > 0 {
+		fn.k = fn.ks[0]
+	}
+}
+
+// kernelFor is the kernel's Result entry for the type arguments targs
+// (nil: not generic), m mapping its type parameters to them.
+func (e *emitter) kernelFor(targs []types.Type, m map[*types.TypeParam]types.Type) *Kernel {
+	fn := e.fn
+	k := &Kernel{GoName: fn.obj.Name(), Name: cName(snake(fn.obj.Name())), Ident: fn.obj.Name(), Pos: e.t.fset.Position(fn.decl.Name.Pos()), Decl: fn.decl,
 		Lockstep: fn.lockstep, DynamicShared: fn.dyn, DynamicSharedLen: fn.dyn && fn.dynLen,
-		MaxThreads: e.t.maxThreads(fn.decl)}
+		MaxThreads: e.t.maxThreads(fn.decl), MinBlocks: e.t.minBlocks(fn.decl)}
+	if targs != nil {
+		k.TypeArgs = targs
+		k.Name, k.Ident = instanceNames(fn.obj.Name(), targs)
+	}
 	for _, v := range e.params() {
-		p := Param{Name: v.Name(), Type: v.Type()}
-		switch u := v.Type().Underlying().(type) {
+		typ := subst(v.Type(), m)
+		p := Param{Name: v.Name(), Type: typ}
+		switch u := typ.Underlying().(type) {
 		case *types.Basic:
 			p.Kind = Scalar
-			p.CType = e.t.cType(v.Type(), v.Pos())
+			p.CType = e.t.cType(typ, v.Pos())
 		case *types.Slice:
 			p.Kind, p.Type = Slice, u.Elem()
 			p.CType = e.t.cType(u.Elem(), v.Pos())
@@ -297,13 +337,13 @@ func (e *emitter) kernelDesc() {
 			}
 		case *types.Struct:
 			p.Kind = Struct
-			p.CType = e.t.cType(v.Type(), v.Pos())
+			p.CType = e.t.cType(typ, v.Pos())
 		default:
-			e.t.errorf(v.Pos(), "kernel parameter of type "+v.Type().String(), "kernel parameters are numbers, bools, slices and structs")
+			e.t.errorf(v.Pos(), "kernel parameter of type "+typ.String(), "kernel parameters are numbers, bools, slices and structs")
 		}
 		k.Params = append(k.Params, p)
 	}
-	fn.k = k
+	return k
 }
 
 // entries are the kernel's two extern "C" entry points (see Param.Len
@@ -311,7 +351,16 @@ func (e *emitter) kernelDesc() {
 // place where the kernel reads it; hg_dyn_bytes; then, in the checked
 // one only, the other slices' lengths and the fault record.
 func (e *emitter) entries() string {
-	k := e.fn.k
+	var b strings.Builder
+	for _, k := range e.fn.ks {
+		b.WriteString(e.entriesOf(k))
+	}
+	return b.String()
+}
+
+// entriesOf are the entry points of k, the kernel or one of its
+// instances.
+func (e *emitter) entriesOf(k *Kernel) string {
 	var ps, args, cps, cargs, lens []string
 	for i, v := range e.params() {
 		p := k.Params[i]
@@ -350,14 +399,21 @@ func (e *emitter) entries() string {
 	cps = append(append(cps, lens...), "hg_fault* hg_f")
 	var b strings.Builder
 	body := cName(k.GoName)
+	targs := ""
+	for _, a := range k.TypeArgs {
+		targs += ", " + e.t.cType(a, e.fn.decl.Name.Pos())
+	}
 	// After the return type: NVRTC refuses the attribute before
 	// extern "C", clang takes it in either place.
 	bounds := ""
-	if k.MaxThreads > 0 {
+	switch {
+	case k.MaxThreads > 0 && k.MinBlocks > 0:
+		bounds = fmt.Sprintf("__launch_bounds__(%d, %d) ", k.MaxThreads, k.MinBlocks)
+	case k.MaxThreads > 0:
 		bounds = fmt.Sprintf("__launch_bounds__(%d) ", k.MaxThreads)
 	}
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, strings.Join(append(cargs, "hg_f"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false%s>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, targs, strings.Join(append(args, "nullptr"), ", "))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true%s>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, targs, strings.Join(append(cargs, "hg_f"), ", "))
 	return b.String()
 }
 
@@ -391,9 +447,9 @@ func (t *translator) checkSymbols() {
 			name, of, other.obj.Name(), t.fset.Position(other.decl.Name.Pos()))
 	}
 	for _, fn := range t.order {
-		if fn.kernel && fn.k != nil {
-			claim(fn.k.Name, fn, true)
-			claim(fn.k.Name+"_checked", fn, true)
+		for _, k := range fn.ks {
+			claim(k.Name, fn, true)
+			claim(k.Name+"_checked", fn, true)
 		}
 	}
 	for _, fn := range t.order {

@@ -67,6 +67,11 @@ const LoadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // kernels are tolerated: the rest of the package may call launchers that
 // do not exist yet.
 func Load(dir string, generated ...string) (*Result, error) {
+	return Options{}.Load(dir, generated...)
+}
+
+// Load is Load with these options.
+func (o Options) Load(dir string, generated ...string) (*Result, error) {
 	overlay := map[string][]byte{}
 	for _, g := range generated {
 		abs, err := filepath.Abs(filepath.Join(dir, g))
@@ -116,7 +121,7 @@ func Load(dir string, generated ...string) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("load %s: %w", dir, errors.Join(errs...))
 	}
-	return Translate(pkg)
+	return o.Translate(pkg)
 }
 
 // packageName is the package clause of the Go file at path, "main" if it
@@ -158,10 +163,16 @@ func errorFile(pos string) string {
 // Translate translates every //hipgo:kernel function of pkg, which must
 // have been loaded with at least LoadMode.
 func Translate(pkg *packages.Package) (*Result, error) {
+	return Options{}.Translate(pkg)
+}
+
+// Translate is Translate with these options.
+func (o Options) Translate(pkg *packages.Package) (*Result, error) {
 	if pkg.Types == nil || pkg.TypesInfo == nil || len(pkg.Syntax) == 0 {
 		return nil, fmt.Errorf("translate %s: package loaded without syntax and types", pkg.PkgPath)
 	}
 	t := newTranslator(pkg)
+	t.opts = o
 	// Every phase runs, so one translation reports every construct
 	// outside the subset.
 	t.discoverGlobals()
@@ -184,9 +195,13 @@ func Translate(pkg *packages.Package) (*Result, error) {
 	}
 	t.res.Fset, t.res.Info = t.fset, t.info
 	t.res.Lockstep = map[*types.Func]bool{}
+	t.res.Devices = map[*types.Func]*ast.FuncDecl{}
 	for _, fn := range t.order {
 		if fn.lockstep && !fn.kernel {
 			t.res.Lockstep[fn.obj] = true
+		}
+		if !fn.kernel {
+			t.res.Devices[fn.obj] = fn.decl
 		}
 	}
 	return t.res, nil
@@ -205,9 +220,16 @@ type function struct {
 	dynVar   *types.Var // the function's kernel.DynamicShared memory, for the length analysis
 	dynLen   bool       // it, or a callee, reads that memory's length
 	k        *Kernel    // for a kernel: its entry in Result.Kernels
+	// For a generic kernel: its instances, and their entries in
+	// Result.Kernels (for any other kernel, ks is k alone).
+	insts []instance
+	ks    []*Kernel
+	// The element types of its kernel.Shared variables, in order.
+	shared []types.Type
 }
 
 type translator struct {
+	opts  Options
 	pkg   *packages.Package
 	info  *types.Info
 	fset  *token.FileSet
@@ -297,20 +319,44 @@ func kernelDirective(d *ast.FuncDecl) (*ast.Comment, bool) {
 // maxThreads reads the directive's maxthreads=N option: the kernel's
 // largest block, __launch_bounds__(N) in the C++; 0 when absent.
 func (t *translator) maxThreads(d *ast.FuncDecl) int {
+	n, _ := t.launchBounds(d)
+	return n
+}
+
+// minBlocks reads the directive's minblocks=M option, the second
+// argument of __launch_bounds__(N, M); 0 when absent.
+func (t *translator) minBlocks(d *ast.FuncDecl) int {
+	_, m := t.launchBounds(d)
+	return m
+}
+
+// launchBounds reads the directive's options: maxthreads=N, 1 <= N <=
+// 1024, and minblocks=M, 1 <= M <= 32, which needs maxthreads.
+func (t *translator) launchBounds(d *ast.FuncDecl) (maxThreads, minBlocks int) {
 	c, ok := kernelDirective(d)
 	if !ok {
-		return 0
+		return 0, 0
 	}
+	const usage = "the options are maxthreads=N, 1 <= N <= 1024 (the largest block: __launch_bounds__(N)) and minblocks=M, 1 <= M <= 32 (__launch_bounds__(N, M))"
+	sawMax := false
 	for _, opt := range strings.Fields(c.Text)[1:] {
-		v, found := strings.CutPrefix(opt, "maxthreads=")
+		name, v, _ := strings.Cut(opt, "=")
+		sawMax = sawMax || name == "maxthreads"
 		n, err := strconv.Atoi(v)
-		if !found || err != nil || n < 1 || n > 1024 {
-			t.errorf(c.Pos(), "kernel directive option", "%q: the options are maxthreads=N, 1 <= N <= 1024", opt)
-			continue
+		switch {
+		case name == "maxthreads" && err == nil && n >= 1 && n <= 1024:
+			maxThreads = n
+		case name == "minblocks" && err == nil && n >= 1 && n <= 32:
+			minBlocks = n
+		default:
+			t.errorf(c.Pos()+token.Pos(strings.Index(c.Text, opt)), "kernel directive option", "%q: %s", opt, usage)
 		}
-		return n
 	}
-	return 0
+	if minBlocks > 0 && maxThreads == 0 && !sawMax {
+		t.errorf(c.Pos(), "kernel directive option minblocks without maxthreads", "%s", usage)
+		minBlocks = 0
+	}
+	return maxThreads, minBlocks
 }
 
 // isThread reports whether typ is kernel.Thread.
@@ -343,9 +389,6 @@ func (t *translator) discover() {
 			case sig.Recv() != nil:
 				t.errorf(fd.Name.Pos(), "method kernel", "a kernel is a package-level function")
 				continue
-			case sig.TypeParams().Len() > 0:
-				t.errorf(fd.Name.Pos(), "generic kernel", "instantiate a generic device function from a kernel per element type")
-				continue
 			case sig.Params().Len() == 0 || !isThread(sig.Params().At(0).Type()):
 				t.errorf(fd.Name.Pos(), "kernel without kernel.Thread", "a kernel's first parameter is a kernel.Thread")
 				continue
@@ -354,6 +397,9 @@ func (t *translator) discover() {
 				continue
 			}
 			fn := &function{obj: obj, decl: fd, kernel: true, file: t.fileIdx[t.fset.File(fd.Pos())]}
+			if sig.TypeParams().Len() > 0 {
+				fn.insts = t.instances(fn)
+			}
 			t.funcs[obj] = fn
 			kernels = append(kernels, fn)
 		}

@@ -31,12 +31,27 @@ type Result struct {
 	// Lockstep holds every device function (as its origin) that calls
 	// SyncThreads, SyncWarp or a warp operation, itself or through others.
 	Lockstep map[*types.Func]bool
+	// Devices are the device functions the kernels reach (as their
+	// origins), with their declarations: the cpu agent's loop fission
+	// fissions one that synchronizes as a function of its own.
+	Devices map[*types.Func]*ast.FuncDecl
 }
 
 // Kernel is one //hipgo:kernel function.
 type Kernel struct {
 	GoName string // the Go function, e.g. Saxpy
 	Name   string // the C symbol, snake_case of GoName: saxpy; the checked variant is Name+"_checked"
+	// TypeArgs are the type arguments of this instance of a generic
+	// kernel, nil for a kernel without type parameters. Each instance is
+	// a Kernel of its own, the instances of one kernel one after another
+	// in Result.Kernels with the same GoName and Decl, a Name of their own
+	// (scale_float32, pair_int32_float64: the type arguments' names in
+	// snake case) and the Params with the type arguments in place.
+	TypeArgs []types.Type
+	// Ident is the Go identifier the generated Go names this kernel by:
+	// GoName, then for an instance its type arguments' names with a
+	// capital (ScaleFloat32).
+	Ident  string
 	Pos    token.Position
 	Decl   *ast.FuncDecl // the kernel's declaration, as loaded
 	Params []Param       // the Go parameters after the kernel.Thread, in order
@@ -53,6 +68,10 @@ type Kernel struct {
 	// MaxThreads is the kernel's largest block, from `//hipgo:kernel
 	// maxthreads=N` (__launch_bounds__(N)); 0: the target's limit.
 	MaxThreads int
+	// MinBlocks is the blocks of MaxThreads work-items the kernel asks to
+	// fit on one multiprocessor at once, from `//hipgo:kernel maxthreads=N
+	// minblocks=M` (__launch_bounds__(N, M)); 0: none asked.
+	MinBlocks int
 	// DynamicSharedLen: the kernel reads the length of a
 	// kernel.DynamicShared slice (len, cap, range, s[lo:], a device
 	// function that does), so the plain entry point takes hg_dyn_bytes

@@ -188,9 +188,12 @@ func (e *emitter) sharedDecl(v *types.Var, init ast.Expr) bool {
 	shared := "hg_shared_" + name
 	e.linef("__shared__ %s %s;", ct, shared)
 	e.linef("%s* %s = &%s;", ct, name, shared)
-	size, align := e.t.sizes.Sizeof(elem), e.t.sizes.Alignof(elem)
-	off := (int64(e.static) + align - 1) / align * align
-	e.static = int(off + size)
+	e.fn.shared = append(e.fn.shared, elem)
+	if mentionsTypeParam(elem) {
+		// Its size is the instance's (instanceShared).
+		return true
+	}
+	e.static = addShared(e.static, elem, e.t.sizes)
 	if e.static > maxStaticShared {
 		e.errorf(call, fmt.Sprintf("%d bytes of kernel.Shared", e.static),
 			"a kernel's static shared memory is at most %d bytes (CUDA's bound; AMD's LDS is 64 KiB): take the rest as kernel.DynamicShared", maxStaticShared)

@@ -92,3 +92,87 @@ func step(t kernel.Thread, x []float32) {
 	x[t.ThreadIdx().X] = 1
 	t.SyncThreads()
 }
+
+// nestedLoops has barriers in a loop inside a loop with barriers.
+//
+//hipgo:kernel
+func nestedLoops(t kernel.Thread, x []float32, rounds, steps int) {
+	s := kernel.Shared[[64]float32](t)
+	tid := t.ThreadIdx().X
+	acc := float32(0)
+	for r := 0; r < rounds; r++ {
+		s[tid] = x[r*64+tid]
+		t.SyncThreads()
+		for k := 1; k < steps; k++ {
+			v := s[(tid+k)%64]
+			t.SyncThreads()
+			s[tid] += v
+			t.SyncThreads()
+		}
+		acc += s[tid]
+		t.SyncThreads()
+	}
+	x[tid] = acc
+}
+
+// nestedNonUniform has an inner loop with a barrier whose bound is the
+// work-item's.
+//
+//hipgo:kernel
+func nestedNonUniform(t kernel.Thread, x []float32) {
+	for r := 0; r < 2; r++ {
+		for k := 0; k < t.ThreadIdx().X; k++ {
+			t.SyncThreads()
+		}
+		t.SyncThreads()
+	}
+	x[0] = 1
+}
+
+// viaDeviceInIf synchronizes in a device function called under an if.
+//
+//hipgo:kernel
+func viaDeviceInIf(t kernel.Thread, x []float32) {
+	if len(x) > 1 {
+		step(t, x)
+	}
+}
+
+// viaWarpDevice calls a device function with a warp operation.
+//
+//hipgo:kernel
+func viaWarpDevice(t kernel.Thread, x []float32) {
+	warpStep(t, x)
+}
+
+func warpStep(t kernel.Thread, x []float32) {
+	x[t.ThreadIdx().X] = kernel.ShflDown(t, x[t.ThreadIdx().X], 1)
+	t.SyncThreads()
+}
+
+// viaDeviceNonUniform passes a per-work-item value.
+//
+//hipgo:kernel
+func viaDeviceNonUniform(t kernel.Thread, x []float32) {
+	step(t, x[t.ThreadIdx().X:])
+}
+
+// viaDeviceInLoop calls a device function that synchronizes in a
+// uniform loop, after a stretch of its own, with shared memory.
+//
+//hipgo:kernel
+func viaDeviceInLoop(t kernel.Thread, x []float32, n int) {
+	s := kernel.Shared[[64]float32](t)
+	for r := 0; r < n; r++ {
+		s[t.ThreadIdx().X] = x[t.ThreadIdx().X]
+		stage(t, x, s, r)
+	}
+}
+
+func stage(t kernel.Thread, x []float32, s *[64]float32, r int) {
+	t.SyncThreads()
+	if t.ThreadIdx().X == r {
+		return
+	}
+	x[t.ThreadIdx().X] = s[63-t.ThreadIdx().X]
+}

@@ -4,6 +4,7 @@ package faulty
 
 import (
 	_ "embed"
+	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -32,10 +33,10 @@ var LibraryObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "faulty",
-	Set:     kernel.NewSet("faulty", chainSumKernel, dynReverseKernel, fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
+	Set:     kernel.NewSet("faulty", chainSumKernel, dynReverseKernel, fillKernel, divideKernel, hornerKernel, horner64Kernel, quotientsKernel, pointNormsKernel, stridedKernel, helloKernel, scaleByCoefKernel, genericAxpyFloat32Kernel, genericAxpyInt32Kernel, genericAxpyFloat64Kernel, genericBlockSumFloat32Kernel, genericBlockSumInt32Kernel, genericBlockSumFloat64Kernel, genericWarpSumFloat32Kernel, genericWarpSumInt32Kernel, genericWarpSumFloat64Kernel, batchedMatMulKernel, batchedMatMulDevKernel, warpOpsKernel).WithGlobals(kernel.Var("Coef", &Coef), kernel.Var("Hits", &Hits)),
 	Source:  LibrarySource,
-	Kernels: []string{"chain_sum", "dyn_reverse", "fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "warp_ops"},
-	Files:   []string{"chain.go", "faulty.go", "kernels_gen.go", "warps.go"},
+	Kernels: []string{"chain_sum", "dyn_reverse", "fill", "divide", "horner", "horner64", "quotients", "point_norms", "strided", "hello", "scale_by_coef", "generic_axpy_float32", "generic_axpy_int32", "generic_axpy_float64", "generic_block_sum_float32", "generic_block_sum_int32", "generic_block_sum_float64", "generic_warp_sum_float32", "generic_warp_sum_int32", "generic_warp_sum_float64", "batched_mat_mul", "batched_mat_mul_dev", "warp_ops"},
+	Files:   []string{"chain.go", "faulty.go", "generic.go", "kernels_gen.go", "nested.go", "warps.go"},
 	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 
@@ -582,6 +583,530 @@ func LaunchScaleByCoef(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x 
 	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
+// genericAxpyFloat32Args is the kernarg layout of generic_axpy_float32's C++ entry point.
+type genericAxpyFloat32Args struct {
+	a    float32
+	x    rocr.ConstPtr[float32]
+	y    rocr.Ptr[float32]
+	yLen int64
+}
+
+// genericAxpyFloat32Kernel runs genericAxpy[float32] on the cpu agent.
+var genericAxpyFloat32Kernel = kernel.Define("generic_axpy_float32", func(b *kernel.Block, a *genericAxpyFloat32Args) {
+	s0 := a.a
+	v1 := kernel.ConstViewRest(b, a.x)
+	v2 := kernel.View(b, a.y, a.yLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				genericAxpy[float32](t.Nth(g-lo), s0, v1, v2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			genericAxpy[float32](t.Nth(i), s0, v1, v2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		genericAxpy[float32](b.Thread(i), s0, v1, v2)
+	}
+})
+
+// launchgenericAxpyFloat32 launches genericAxpy[float32]: LaunchGenericAxpy's instance.
+func launchgenericAxpyFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a float32, x buffer.Array[float32], y buffer.Array[float32]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_float32 argument 1 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_float32 argument 2 (y): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 11)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Float32(a).ConstPtr(x).Ptr(y).Int64(int64(y.Len()))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len()))
+	}
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+}
+
+// genericAxpyInt32Args is the kernarg layout of generic_axpy_int32's C++ entry point.
+type genericAxpyInt32Args struct {
+	a    int32
+	x    rocr.ConstPtr[int32]
+	y    rocr.Ptr[int32]
+	yLen int64
+}
+
+// genericAxpyInt32Kernel runs genericAxpy[int32] on the cpu agent.
+var genericAxpyInt32Kernel = kernel.Define("generic_axpy_int32", func(b *kernel.Block, a *genericAxpyInt32Args) {
+	s0 := a.a
+	v1 := kernel.ConstViewRest(b, a.x)
+	v2 := kernel.View(b, a.y, a.yLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				genericAxpy[int32](t.Nth(g-lo), s0, v1, v2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			genericAxpy[int32](t.Nth(i), s0, v1, v2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		genericAxpy[int32](b.Thread(i), s0, v1, v2)
+	}
+})
+
+// launchgenericAxpyInt32 launches genericAxpy[int32]: LaunchGenericAxpy's instance.
+func launchgenericAxpyInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a int32, x buffer.Array[int32], y buffer.Array[int32]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_int32 argument 1 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_int32 argument 2 (y): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 12)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Int32(a).ConstPtr(x).Ptr(y).Int64(int64(y.Len()))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len()))
+	}
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+}
+
+// genericAxpyFloat64Args is the kernarg layout of generic_axpy_float64's C++ entry point.
+type genericAxpyFloat64Args struct {
+	a    float64
+	x    rocr.ConstPtr[float64]
+	y    rocr.Ptr[float64]
+	yLen int64
+}
+
+// genericAxpyFloat64Kernel runs genericAxpy[float64] on the cpu agent.
+var genericAxpyFloat64Kernel = kernel.Define("generic_axpy_float64", func(b *kernel.Block, a *genericAxpyFloat64Args) {
+	s0 := a.a
+	v1 := kernel.ConstViewRest(b, a.x)
+	v2 := kernel.View(b, a.y, a.yLen)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				genericAxpy[float64](t.Nth(g-lo), s0, v1, v2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			genericAxpy[float64](t.Nth(i), s0, v1, v2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		genericAxpy[float64](b.Thread(i), s0, v1, v2)
+	}
+})
+
+// launchgenericAxpyFloat64 launches genericAxpy[float64]: LaunchGenericAxpy's instance.
+func launchgenericAxpyFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a float64, x buffer.Array[float64], y buffer.Array[float64]) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_float64 argument 1 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_axpy_float64 argument 2 (y): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 13)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Float64(a).ConstPtr(x).Ptr(y).Int64(int64(y.Len()))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len()))
+	}
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+}
+
+// genericAxpyTypes are the type arguments genericAxpy is instantiated for as T.
+type genericAxpyTypes interface {
+	float32 | int32 | float64
+}
+
+// LaunchGenericAxpy launches genericAxpy (generic.go:18) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [float32], [int32], [float64].
+func LaunchGenericAxpy[T genericAxpyTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, a T, x buffer.Array[T], y buffer.Array[T]) error {
+	switch any((*T)(nil)).(type) {
+	case *float32:
+		return launchgenericAxpyFloat32(s, grid, block, sharedMem, *(*float32)(unsafe.Pointer(&a)), *(*buffer.Array[float32])(unsafe.Pointer(&x)), *(*buffer.Array[float32])(unsafe.Pointer(&y)))
+	case *int32:
+		return launchgenericAxpyInt32(s, grid, block, sharedMem, *(*int32)(unsafe.Pointer(&a)), *(*buffer.Array[int32])(unsafe.Pointer(&x)), *(*buffer.Array[int32])(unsafe.Pointer(&y)))
+	case *float64:
+		return launchgenericAxpyFloat64(s, grid, block, sharedMem, *(*float64)(unsafe.Pointer(&a)), *(*buffer.Array[float64])(unsafe.Pointer(&x)), *(*buffer.Array[float64])(unsafe.Pointer(&y)))
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel genericAxpy is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
+// genericBlockSumFloat32Args is the kernarg layout of generic_block_sum_float32's C++ entry point.
+type genericBlockSumFloat32Args struct {
+	in  rocr.ConstPtr[float32]
+	out rocr.Ptr[float32]
+}
+
+// genericBlockSumFloat32Kernel runs genericBlockSum[float32] on the cpu agent by loop fission (genericBlockSumGroup),
+// without coroutines.
+var _ = genericBlockSum[float32]
+
+var genericBlockSumFloat32Kernel = kernel.Define("generic_block_sum_float32", func(b *kernel.Block, a *genericBlockSumFloat32Args) {
+	genericBlockSumGroup[float32](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+}, kernel.MaxThreads(64), kernel.StaticShared(256))
+
+// launchgenericBlockSumFloat32 launches genericBlockSum[float32]: LaunchGenericBlockSum's instance.
+func launchgenericBlockSumFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_float32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_float32 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 14)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+}
+
+// genericBlockSumInt32Args is the kernarg layout of generic_block_sum_int32's C++ entry point.
+type genericBlockSumInt32Args struct {
+	in  rocr.ConstPtr[int32]
+	out rocr.Ptr[int32]
+}
+
+// genericBlockSumInt32Kernel runs genericBlockSum[int32] on the cpu agent by loop fission (genericBlockSumGroup),
+// without coroutines.
+var _ = genericBlockSum[int32]
+
+var genericBlockSumInt32Kernel = kernel.Define("generic_block_sum_int32", func(b *kernel.Block, a *genericBlockSumInt32Args) {
+	genericBlockSumGroup[int32](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+}, kernel.MaxThreads(64), kernel.StaticShared(256))
+
+// launchgenericBlockSumInt32 launches genericBlockSum[int32]: LaunchGenericBlockSum's instance.
+func launchgenericBlockSumInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_int32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_int32 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 15)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+}
+
+// genericBlockSumFloat64Args is the kernarg layout of generic_block_sum_float64's C++ entry point.
+type genericBlockSumFloat64Args struct {
+	in  rocr.ConstPtr[float64]
+	out rocr.Ptr[float64]
+}
+
+// genericBlockSumFloat64Kernel runs genericBlockSum[float64] on the cpu agent by loop fission (genericBlockSumGroup),
+// without coroutines.
+var _ = genericBlockSum[float64]
+
+var genericBlockSumFloat64Kernel = kernel.Define("generic_block_sum_float64", func(b *kernel.Block, a *genericBlockSumFloat64Args) {
+	genericBlockSumGroup[float64](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+}, kernel.MaxThreads(64), kernel.StaticShared(512))
+
+// launchgenericBlockSumFloat64 launches genericBlockSum[float64]: LaunchGenericBlockSum's instance.
+func launchgenericBlockSumFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_float64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_block_sum_float64 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 16)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+}
+
+// genericBlockSumTypes are the type arguments genericBlockSum is instantiated for as T.
+type genericBlockSumTypes interface {
+	float32 | int32 | float64
+}
+
+// LaunchGenericBlockSum launches genericBlockSum (generic.go:30) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [float32], [int32], [float64].
+func LaunchGenericBlockSum[T genericBlockSumTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[T]) error {
+	switch any((*T)(nil)).(type) {
+	case *float32:
+		return launchgenericBlockSumFloat32(s, grid, block, sharedMem, *(*buffer.Array[float32])(unsafe.Pointer(&in)), *(*buffer.Array[float32])(unsafe.Pointer(&out)))
+	case *int32:
+		return launchgenericBlockSumInt32(s, grid, block, sharedMem, *(*buffer.Array[int32])(unsafe.Pointer(&in)), *(*buffer.Array[int32])(unsafe.Pointer(&out)))
+	case *float64:
+		return launchgenericBlockSumFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)))
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel genericBlockSum is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
+// genericWarpSumFloat32Args is the kernarg layout of generic_warp_sum_float32's C++ entry point.
+type genericWarpSumFloat32Args struct {
+	in  rocr.ConstPtr[float32]
+	out rocr.Ptr[float32]
+}
+
+// genericWarpSumFloat32Kernel runs genericWarpSum[float32] on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (generic.go:55: warp operation ShflXor).
+var genericWarpSumFloat32Kernel = kernel.Define("generic_warp_sum_float32", func(b *kernel.Block, a *genericWarpSumFloat32Args) {
+	f := kernel.Frame[genericWarpSumFloat32Frame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ViewRest(b, a.out)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[genericWarpSumFloat32Frame](t)
+		genericWarpSum[float32](t, f.p0, f.p1)
+	})
+}, kernel.Lockstep())
+
+// launchgenericWarpSumFloat32 launches genericWarpSum[float32]: LaunchGenericWarpSum's instance.
+func launchgenericWarpSumFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_float32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_float32 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 17)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+}
+
+// genericWarpSumInt32Args is the kernarg layout of generic_warp_sum_int32's C++ entry point.
+type genericWarpSumInt32Args struct {
+	in  rocr.ConstPtr[int32]
+	out rocr.Ptr[int32]
+}
+
+// genericWarpSumInt32Kernel runs genericWarpSum[int32] on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (generic.go:55: warp operation ShflXor).
+var genericWarpSumInt32Kernel = kernel.Define("generic_warp_sum_int32", func(b *kernel.Block, a *genericWarpSumInt32Args) {
+	f := kernel.Frame[genericWarpSumInt32Frame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ViewRest(b, a.out)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[genericWarpSumInt32Frame](t)
+		genericWarpSum[int32](t, f.p0, f.p1)
+	})
+}, kernel.Lockstep())
+
+// launchgenericWarpSumInt32 launches genericWarpSum[int32]: LaunchGenericWarpSum's instance.
+func launchgenericWarpSumInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_int32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_int32 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 18)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
+// genericWarpSumFloat64Args is the kernarg layout of generic_warp_sum_float64's C++ entry point.
+type genericWarpSumFloat64Args struct {
+	in  rocr.ConstPtr[float64]
+	out rocr.Ptr[float64]
+}
+
+// genericWarpSumFloat64Kernel runs genericWarpSum[float64] on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (generic.go:55: warp operation ShflXor).
+var genericWarpSumFloat64Kernel = kernel.Define("generic_warp_sum_float64", func(b *kernel.Block, a *genericWarpSumFloat64Args) {
+	f := kernel.Frame[genericWarpSumFloat64Frame](b)
+	f.p0 = kernel.ConstViewRest(b, a.in)
+	f.p1 = kernel.ViewRest(b, a.out)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[genericWarpSumFloat64Frame](t)
+		genericWarpSum[float64](t, f.p0, f.p1)
+	})
+}, kernel.Lockstep())
+
+// launchgenericWarpSumFloat64 launches genericWarpSum[float64]: LaunchGenericWarpSum's instance.
+func launchgenericWarpSumFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_float64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic_warp_sum_float64 argument 1 (out): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 19)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Ptr(out)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+}
+
+// genericWarpSumTypes are the type arguments genericWarpSum is instantiated for as T.
+type genericWarpSumTypes interface {
+	float32 | int32 | float64
+}
+
+// LaunchGenericWarpSum launches genericWarpSum (generic.go:51) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [float32], [int32], [float64].
+func LaunchGenericWarpSum[T genericWarpSumTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[T]) error {
+	switch any((*T)(nil)).(type) {
+	case *float32:
+		return launchgenericWarpSumFloat32(s, grid, block, sharedMem, *(*buffer.Array[float32])(unsafe.Pointer(&in)), *(*buffer.Array[float32])(unsafe.Pointer(&out)))
+	case *int32:
+		return launchgenericWarpSumInt32(s, grid, block, sharedMem, *(*buffer.Array[int32])(unsafe.Pointer(&in)), *(*buffer.Array[int32])(unsafe.Pointer(&out)))
+	case *float64:
+		return launchgenericWarpSumFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)))
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel genericWarpSum is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
+// batchedMatMulArgs is the kernarg layout of batched_mat_mul's C++ entry point.
+type batchedMatMulArgs struct {
+	c       rocr.Ptr[float32]
+	a       rocr.ConstPtr[float32]
+	m       rocr.ConstPtr[float32]
+	n       int64
+	batches int64
+}
+
+// batchedMatMulKernel runs batchedMatMul on the cpu agent by loop fission (batchedMatMulGroup),
+// without coroutines.
+var _ = batchedMatMul
+
+var batchedMatMulKernel = kernel.Define("batched_mat_mul", func(b *kernel.Block, a *batchedMatMulArgs) {
+	batchedMatMulGroup(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.m), int(a.n), int(a.batches))
+}, kernel.StaticShared(2048))
+
+// LaunchBatchedMatMul launches batchedMatMul (nested.go:15) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchBatchedMatMul(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[float32], a buffer.Array[float32], m buffer.Array[float32], n int, batches int) error {
+	if c == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul argument 0 (c): nil buffer")
+	}
+	if a == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul argument 1 (a): nil buffer")
+	}
+	if m == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul argument 2 (m): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 20)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(c).ConstPtr(a).ConstPtr(m).Int64(int64(n)).Int64(int64(batches))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(c.Len())).Int64(int64(a.Len())).Int64(int64(m.Len()))
+	}
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+}
+
+// batchedMatMulDevArgs is the kernarg layout of batched_mat_mul_dev's C++ entry point.
+type batchedMatMulDevArgs struct {
+	c       rocr.Ptr[float32]
+	a       rocr.ConstPtr[float32]
+	m       rocr.ConstPtr[float32]
+	n       int64
+	batches int64
+}
+
+// batchedMatMulDevKernel runs batchedMatMulDev on the cpu agent by loop fission (batchedMatMulDevGroup),
+// without coroutines.
+var _ = batchedMatMulDev
+
+var batchedMatMulDevKernel = kernel.Define("batched_mat_mul_dev", func(b *kernel.Block, a *batchedMatMulDevArgs) {
+	batchedMatMulDevGroup(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.m), int(a.n), int(a.batches))
+}, kernel.StaticShared(2048))
+
+// LaunchBatchedMatMulDev launches batchedMatMulDev (nested.go:41) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchBatchedMatMulDev(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, c buffer.Array[float32], a buffer.Array[float32], m buffer.Array[float32], n int, batches int) error {
+	if c == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 0 (c): nil buffer")
+	}
+	if a == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 1 (a): nil buffer")
+	}
+	if m == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel batched_mat_mul_dev argument 2 (m): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 21)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(c).ConstPtr(a).ConstPtr(m).Int64(int64(n)).Int64(int64(batches))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(c.Len())).Int64(int64(a.Len())).Int64(int64(m.Len()))
+	}
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+}
+
 // warpOpsArgs is the kernarg layout of warp_ops's C++ entry point.
 type warpOpsArgs struct {
 	in    rocr.ConstPtr[int32]
@@ -625,7 +1150,7 @@ func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if votes == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_ops argument 4 (votes): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 11)
+	ld, checked, err := Library.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -635,7 +1160,7 @@ func LaunchWarpOps(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len())).Int64(int64(votes.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // chainSumFrame holds chainSum's arguments for its lockstep work-items.
@@ -645,6 +1170,24 @@ type chainSumFrame struct {
 	p2 []uint32
 	p3 []int64
 	p4 []int64
+}
+
+// genericWarpSumFloat32Frame holds genericWarpSum[float32]'s arguments for its lockstep work-items.
+type genericWarpSumFloat32Frame struct {
+	p0 []float32
+	p1 []float32
+}
+
+// genericWarpSumInt32Frame holds genericWarpSum[int32]'s arguments for its lockstep work-items.
+type genericWarpSumInt32Frame struct {
+	p0 []int32
+	p1 []int32
+}
+
+// genericWarpSumFloat64Frame holds genericWarpSum[float64]'s arguments for its lockstep work-items.
+type genericWarpSumFloat64Frame struct {
+	p0 []float64
+	p1 []float64
 }
 
 // warpOpsFrame holds warpOps's arguments for its lockstep work-items.
@@ -683,5 +1226,207 @@ func dynReverseGroup(hgB *kernel.Block, x []float32) {
 		_ = t
 //line chain.go:46
 		x[hgI2[hgI]] = unstash(t, t.BlockDim().X-1-t.ThreadIdx().X)
+	}
+}
+
+// genericBlockSumLocals holds the per-work-item variables of genericBlockSum's fissioned group.
+type genericBlockSumLocals[T Number] struct {
+	hgTid []int
+}
+
+// genericBlockSumGroup runs one work-group of genericBlockSum (generic.go:30) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func genericBlockSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[genericBlockSumLocals[T]](hgB)
+	_ = hgF
+	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line generic.go:31
+	part := kernel.Shared[[GenericBlock]T](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line generic.go:32
+		hgTid[hgI] = t.ThreadIdx().X
+//line generic.go:33
+		part[hgTid[hgI]] = in[t.GlobalX()]
+	}
+//line generic.go:35
+	for s := GenericBlock / 2; s > 0; s /= 2 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line generic.go:36
+			if hgTid[hgI] < s {
+				part[hgTid[hgI]] += part[hgTid[hgI]+s]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line generic.go:41
+		if hgTid[hgI] == 0 {
+			out[t.BlockIdx().X] = part[0]
+		}
+	}
+}
+
+// batchedMatMulLocals holds the per-work-item variables of batchedMatMul's fissioned group.
+type batchedMatMulLocals struct {
+	hgTx  []int
+	hgTy  []int
+	hgRow []int
+	hgCol []int
+	hgSum []float32
+}
+
+// batchedMatMulGroup runs one work-group of batchedMatMul (nested.go:15) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func batchedMatMulGroup(hgB *kernel.Block, c []float32, a []float32, m []float32, n int, batches int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[batchedMatMulLocals](hgB)
+	_ = hgF
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgRow := kernel.Locals(&hgF.hgRow, hgN)
+	hgCol := kernel.Locals(&hgF.hgCol, hgN)
+	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line nested.go:16
+	as := kernel.Shared[[BatchTile][BatchTile]float32](t)
+//line nested.go:17
+	bs := kernel.Shared[[BatchTile][BatchTile]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line nested.go:18
+		hgTx[hgI], hgTy[hgI] = t.ThreadIdx().X, t.ThreadIdx().Y
+//line nested.go:19
+		hgRow[hgI] = t.BlockIdx().Y*BatchTile + hgTy[hgI]
+//line nested.go:20
+		hgCol[hgI] = t.BlockIdx().X*BatchTile + hgTx[hgI]
+	}
+//line nested.go:21
+	for b := 0; b < batches; b++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:22
+			hgSum[hgI] = *new(float32)
+		}
+//line nested.go:23
+		for k := 0; k < n; k += BatchTile {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line nested.go:24
+				as[hgTy[hgI]][hgTx[hgI]] = a[b*n*n+hgRow[hgI]*n+k+hgTx[hgI]]
+//line nested.go:25
+				bs[hgTy[hgI]][hgTx[hgI]] = m[b*n*n+(k+hgTy[hgI])*n+hgCol[hgI]]
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line nested.go:27
+				for j := 0; j < BatchTile; j++ {
+					hgSum[hgI] += float32(as[hgTy[hgI]][j] * bs[j][hgTx[hgI]])
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:32
+			c[b*n*n+hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
+		}
+	}
+}
+
+// batchedMatMulDevLocals holds the per-work-item variables of batchedMatMulDev's fissioned group.
+type batchedMatMulDevLocals struct {
+}
+
+// batchedMatMulDevGroup runs one work-group of batchedMatMulDev (nested.go:41) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func batchedMatMulDevGroup(hgB *kernel.Block, c []float32, a []float32, m []float32, n int, batches int) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[batchedMatMulDevLocals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line nested.go:42
+	as := kernel.Shared[[BatchTile][BatchTile]float32](t)
+//line nested.go:43
+	bs := kernel.Shared[[BatchTile][BatchTile]float32](t)
+//line nested.go:44
+	for b := 0; b < batches; b++ {
+//line nested.go:45
+		hgGroupMatMulTile[float32](hgB, c[b*n*n:], a[b*n*n:], m[b*n*n:], n, as, bs)
+	}
+}
+
+// hgLocalsMatMulTile holds the per-work-item variables of matMulTile's fissioned group.
+type hgLocalsMatMulTile[T float32 | float64] struct {
+	hgTx  []int
+	hgTy  []int
+	hgRow []int
+	hgCol []int
+	hgSum []T
+}
+
+// hgGroupMatMulTile runs one work-group of matMulTile (nested.go:50) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupMatMulTile[T float32 | float64](hgB *kernel.Block, c []T, a []T, m []T, n int, as *[16][16]T, bs *[16][16]T) {
+	hgN := hgB.Threads()
+	hgF := kernel.Frame[hgLocalsMatMulTile[T]](hgB)
+	_ = hgF
+	hgTx := kernel.Locals(&hgF.hgTx, hgN)
+	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgRow := kernel.Locals(&hgF.hgRow, hgN)
+	hgCol := kernel.Locals(&hgF.hgCol, hgN)
+	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line nested.go:51
+		hgTx[hgI], hgTy[hgI] = t.ThreadIdx().X, t.ThreadIdx().Y
+//line nested.go:52
+		hgRow[hgI] = t.BlockIdx().Y*BatchTile + hgTy[hgI]
+//line nested.go:53
+		hgCol[hgI] = t.BlockIdx().X*BatchTile + hgTx[hgI]
+//line nested.go:54
+		hgSum[hgI] = *new(T)
+	}
+//line nested.go:55
+	for k := 0; k < n; k += BatchTile {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:56
+			as[hgTy[hgI]][hgTx[hgI]] = a[hgRow[hgI]*n+k+hgTx[hgI]]
+//line nested.go:57
+			bs[hgTy[hgI]][hgTx[hgI]] = m[(k+hgTy[hgI])*n+hgCol[hgI]]
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line nested.go:59
+			for j := 0; j < BatchTile; j++ {
+				hgSum[hgI] += T(as[hgTy[hgI]][j] * bs[j][hgTx[hgI]])
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line nested.go:64
+		c[hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
 	}
 }

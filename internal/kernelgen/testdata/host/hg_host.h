@@ -12,7 +12,7 @@
 #define __device__
 #define __shared__
 #define __constant__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 
 // No system header: they define int64_t as long, the unit defines it as
 // long long, as Go's int is on every GPU.

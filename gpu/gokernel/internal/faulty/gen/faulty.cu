@@ -894,6 +894,12 @@ template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i,
   *(hg_vec<T, N>*)(s.p + i * N) = w;
 }
 
+// __launch_bounds__(maxThreads, minBlocks)
+#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#undef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#endif
+
 // ---- the package's struct types ----
 
 struct point {
@@ -917,6 +923,7 @@ template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dy
 template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
 template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f);
 
 #line 49 "chain.go"
 template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
@@ -946,6 +953,28 @@ template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f) {
 template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f) {
 #line 71 "faulty.go"
   return point{p.X + q.X, p.Y + q.Y};
+}
+
+#line 50 "nested.go"
+template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_tid_x();
+  long long hg_t2 = (long long)hg_tid_y();
+  long long tx = hg_t1;
+  long long ty = hg_t2;
+#line 52 "nested.go"
+  long long row = hg_add(hg_mul((long long)hg_bid_y(), 16LL), ty);
+  long long col = hg_add(hg_mul((long long)hg_bid_x(), 16LL), tx);
+  T sum = {};
+  for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
+    hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 56, 4), tx, hg_f, 56, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_mul(row, n), k), tx), hg_f, 56, 4);
+    hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 57, 4), tx, hg_f, 57, 4) = hg_ld<Checked>(m, hg_add(hg_mul(hg_add(k, ty), n), col), hg_f, 57, 4);
+    hg_sync_threads();
+    for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+      sum = hg_add(sum, hg_mul_rn<T>(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 60, 4), j, hg_f, 60, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 60, 4), tx, hg_f, 60, 4)));
+    }
+    hg_sync_threads();
+  }
+  hg_ref<Checked>(c, hg_add(hg_mul(row, n), col), hg_f, 64, 4) = sum;
 }
 
 // ---- kernels ----
@@ -1223,55 +1252,220 @@ extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_f
   scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
 }
 
+#line 18 "generic.go"
+template <bool Checked, class T> __device__ void genericAxpy(T a, hg_slice<const T> x, hg_slice<T> y, hg_fault* hg_f) {
+  {
+#line 19 "generic.go"
+    long long i = hg_global_x();
+#line 19 "generic.go"
+    if (i < y.n) {
+      hg_ref<Checked>(y, i, hg_f, 20, 2) = hg_add(hg_mul_rn<T>(a, hg_ld<Checked>(x, i, hg_f, 20, 2)), hg_ld<Checked>(y, i, hg_f, 20, 2));
+    }
+  }
+}
+
+extern "C" __global__ void generic_axpy_float32(float a, const float* x_p, float* y_p, long long y_n) {
+  genericAxpy<false, float>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
+}
+extern "C" __global__ void generic_axpy_float32_checked(float a, const float* x_p, float* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
+  genericAxpy<true, float>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+}
+
+extern "C" __global__ void generic_axpy_int32(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n) {
+  genericAxpy<false, int32_t>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
+}
+extern "C" __global__ void generic_axpy_int32_checked(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
+  genericAxpy<true, int32_t>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+}
+
+extern "C" __global__ void generic_axpy_float64(double a, const double* x_p, double* y_p, long long y_n) {
+  genericAxpy<false, double>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
+}
+extern "C" __global__ void generic_axpy_float64_checked(double a, const double* x_p, double* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
+  genericAxpy<true, double>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+}
+
+#line 30 "generic.go"
+template <bool Checked, class T> __device__ void genericBlockSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
+  __shared__ hg_array<T, 64> hg_shared_part;
+  hg_array<T, 64>* part = &hg_shared_part;
+#line 32 "generic.go"
+  long long tid = (long long)hg_tid_x();
+  hg_ref<Checked>((*part), tid, hg_f, 33, 2) = hg_ld<Checked>(in, hg_global_x(), hg_f, 33, 2);
+  hg_sync_threads();
+  for (long long s = 32LL; s > 0LL; s = s / 2LL) {
+    if (tid < s) {
+      {
+        T& hg_r2 = hg_ref<Checked>((*part), tid, hg_f, 37, 2);
+        hg_r2 = hg_add(hg_r2, hg_ld<Checked>((*part), hg_add(tid, s), hg_f, 37, 2));
+      }
+    }
+#line 39 "generic.go"
+    hg_sync_threads();
+  }
+  if (tid == 0LL) {
+    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 42, 2) = (*part)[0LL];
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32(const float* in_p, float* out_p) {
+  genericBlockSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericBlockSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32(const int32_t* in_p, int32_t* out_p) {
+  genericBlockSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericBlockSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64(const double* in_p, double* out_p) {
+  genericBlockSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericBlockSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+#line 51 "generic.go"
+template <bool Checked, class T> __device__ void genericWarpSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  T v = hg_ld<Checked>(in, i, hg_f, 53, 2);
+  for (long long d = 16LL; d > 0LL; d = d / 2LL) {
+    v = hg_add(v, hg_shfl_xor(v, (long long)(d)));
+  }
+  hg_ref<Checked>(out, i, hg_f, 57, 2) = v;
+}
+
+extern "C" __global__ void generic_warp_sum_float32(const float* in_p, float* out_p) {
+  genericWarpSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void generic_warp_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericWarpSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+extern "C" __global__ void generic_warp_sum_int32(const int32_t* in_p, int32_t* out_p) {
+  genericWarpSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void generic_warp_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericWarpSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+extern "C" __global__ void generic_warp_sum_float64(const double* in_p, double* out_p) {
+  genericWarpSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
+}
+extern "C" __global__ void generic_warp_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
+  genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+}
+
+#line 15 "nested.go"
+template <bool Checked> __device__ void batchedMatMul(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
+  hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
+#line 17 "nested.go"
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_bs;
+  hg_array<hg_array<float, 16>, 16>* bs = &hg_shared_bs;
+#line 18 "nested.go"
+  long long hg_t1 = (long long)hg_tid_x();
+  long long hg_t2 = (long long)hg_tid_y();
+  long long tx = hg_t1;
+  long long ty = hg_t2;
+#line 19 "nested.go"
+  long long row = hg_add(hg_mul((long long)hg_bid_y(), 16LL), ty);
+  long long col = hg_add(hg_mul((long long)hg_bid_x(), 16LL), tx);
+  for (long long b = 0LL; b < batches; b = hg_add(b, 1LL)) {
+    float sum = {};
+    for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
+      hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 24, 4), tx, hg_f, 24, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), k), tx), hg_f, 24, 4);
+      hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 25, 4), tx, hg_f, 25, 4) = hg_ld<Checked>(m, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(hg_add(k, ty), n)), col), hg_f, 25, 4);
+      hg_sync_threads();
+      for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+        sum += hg_fmul_rn(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 28, 4), j, hg_f, 28, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 28, 4), tx, hg_f, 28, 4));
+      }
+      hg_sync_threads();
+    }
+    hg_ref<Checked>(c, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), col), hg_f, 32, 4) = sum;
+  }
+}
+
+extern "C" __global__ void batched_mat_mul(float* c_p, const float* a_p, const float* m_p, long long n, long long batches) {
+  batchedMatMul<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
+}
+extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
+  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+}
+
+#line 41 "nested.go"
+template <bool Checked> __device__ void batchedMatMulDev(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
+  hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
+#line 43 "nested.go"
+  __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_bs;
+  hg_array<hg_array<float, 16>, 16>* bs = &hg_shared_bs;
+#line 44 "nested.go"
+  for (long long b = 0LL; b < batches; b = hg_add(b, 1LL)) {
+    matMulTile<Checked, float>(hg_sub<Checked>(c, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), hg_sub<Checked>(a, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), hg_sub<Checked>(m, hg_mul(hg_mul(b, n), n), -1, hg_f, 45, 4), n, as, bs, hg_f);
+  }
+}
+
+extern "C" __global__ void batched_mat_mul_dev(float* c_p, const float* a_p, const float* m_p, long long n, long long batches) {
+  batchedMatMulDev<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
+}
+extern "C" __global__ void batched_mat_mul_dev_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
+  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+}
+
 #line 18 "warps.go"
 template <bool Checked> __device__ void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
-  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 3);
-  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 3);
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 5);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 21, 5);
   int32_t v = hg_t1;
   float f = hg_t2;
 #line 22 "warps.go"
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 3);
-  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 3);
-  hg_ref<Checked>(o, 0LL, hg_f, 24, 3) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
-  hg_ref<Checked>(o, 1LL, hg_f, 25, 3) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 26, 3) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
-  hg_ref<Checked>(o, 3LL, hg_f, 27, 3) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
-  hg_ref<Checked>(o, 4LL, hg_f, 28, 3) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
-  hg_ref<Checked>(o, 5LL, hg_f, 29, 3) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
-  hg_ref<Checked>(o, 6LL, hg_f, 30, 3) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 7LL, hg_f, 31, 3) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 8LL, hg_f, 32, 3) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 9LL, hg_f, 33, 3) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 10LL, hg_f, 34, 3) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(of, 0LL, hg_f, 35, 3) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(of, 1LL, hg_f, 36, 3) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 3) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 5);
+  hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 5);
+  hg_ref<Checked>(o, 0LL, hg_f, 24, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_ref<Checked>(o, 1LL, hg_f, 25, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_ref<Checked>(o, 2LL, hg_f, 26, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_ref<Checked>(o, 3LL, hg_f, 27, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_ref<Checked>(o, 4LL, hg_f, 28, 5) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_ref<Checked>(o, 5LL, hg_f, 29, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
+  hg_ref<Checked>(o, 6LL, hg_f, 30, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 7LL, hg_f, 31, 5) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 8LL, hg_f, 32, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 9LL, hg_f, 33, 5) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 10LL, hg_f, 34, 5) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(of, 0LL, hg_f, 35, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(of, 1LL, hg_f, 36, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 5) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
 #line 39 "warps.go"
 #line 40 "warps.go"
   if (lane < 9LL) {
-    hg_ref<Checked>(o, 11LL, hg_f, 41, 3) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 42, 3) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 43, 3) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 3) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
+    hg_ref<Checked>(o, 11LL, hg_f, 41, 5) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 42, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 43, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 5) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
     if (hg_any_sync((unsigned long long)(511ULL), v < 0)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 46, 3) = 1;
+      hg_ref<Checked>(o, 13LL, hg_f, 46, 5) = 1;
     }
   } else {
 #line 50 "warps.go"
-    hg_ref<Checked>(o, 11LL, hg_f, 50, 3) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 51, 3) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 52, 3) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(of, 3LL, hg_f, 53, 3) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 3) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
+    hg_ref<Checked>(o, 11LL, hg_f, 50, 5) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_ref<Checked>(o, 12LL, hg_f, 51, 5) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_ref<Checked>(of, 2LL, hg_f, 52, 5) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(of, 3LL, hg_f, 53, 5) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 5) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
     if (hg_all_sync((unsigned long long)(4294966784ULL), v > -1000000)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 56, 3) = 2;
+      hg_ref<Checked>(o, 13LL, hg_f, 56, 5) = 2;
     }
   }
-  hg_ref<Checked>(o, 14LL, hg_f, 59, 3) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_ref<Checked>(o, 14LL, hg_f, 59, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
   hg_sync_warp_mask((unsigned long long)(18446744073709551615ULL));
-  hg_ref<Checked>(o, 15LL, hg_f, 61, 3) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 3), (long long)(31LL), (long long)(32LL)) >> 20LL);
+  hg_ref<Checked>(o, 15LL, hg_f, 61, 5) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 5), (long long)(31LL), (long long)(32LL)) >> 20LL);
 }
 
 extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p) {

@@ -1,0 +1,52 @@
+package badgeneric
+
+import (
+	"go/token"
+
+	"github.com/hipgo/hipgo/rocr/kernel"
+)
+
+//hipgo:kernel
+//hipgo:instantiate T=string
+func Strs[T any](t kernel.Thread, out []T, v T) {
+	out[t.GlobalX()] = v
+}
+
+//hipgo:kernel
+//hipgo:instantiate T=int8 U=float32
+func Atom[T kernel.Atomic](t kernel.Thread, out []T, v T) {
+	kernel.AtomicAdd(&out[0], v)
+}
+
+//hipgo:kernel
+func Lonely[T kernel.Atomic](t kernel.Thread, out []T) {
+	out[0] = 0
+}
+
+//hipgo:kernel
+//hipgo:instantiate T=token.Pos,nope
+func Other[T any](t kernel.Thread, out []T, v T) {
+	out[0] = v
+}
+
+//hipgo:kernel maxthreads=2048 minblocks=2
+func Bounds(t kernel.Thread, out []int32) {
+	out[0] = 1
+}
+
+var _ token.Pos
+
+//hipgo:kernel
+//hipgo:instantiate T=int8
+func Atom2[T kernel.Atomic](t kernel.Thread, out []T, v T) {
+	kernel.AtomicAdd(&out[0], v)
+}
+
+// Big's shared memory fits for float32 and not for float64.
+//
+//hipgo:kernel
+//hipgo:instantiate T=float32,float64
+func Big[T float32 | float64](t kernel.Thread, out []T) {
+	big := kernel.Shared[[8000]T](t)
+	big[0] = out[0]
+}
