@@ -138,6 +138,10 @@ func TestCodeDescriptions(t *testing.T) {
 	assert.True(t, copyInfo.GoMemory(host.Arg))
 	assert.Equal(t, uint64(64), copyInfo.Bytes(dev.Arg))
 	fill, _ := aql.Code(aql.AgentFill)
+	for c, transfer := range map[uint16]bool{aql.AgentCopy: true, aql.AgentFill: true, aql.AgentRect: true, aql.AgentCallback: false, aql.AgentNative: false} {
+		info, _ := aql.Code(c)
+		assert.Equal(t, transfer, info.Transfer, "code %#x", c)
+	}
 	assert.Equal(t, uint64(40), fill.Bytes(aql.FillWork{Count: 10, ElemSize: 4}.Call().Arg))
 	native, _ := aql.Code(aql.AgentNative)
 	assert.True(t, native.Inline(aql.NativeWork{Flags: aql.NativeQueuesOnly}.Call().Arg))

@@ -9,6 +9,9 @@ import "fmt"
 type CodeInfo struct {
 	// Name is the code's name in traces and errors.
 	Name string
+	// Transfer: the code copies or fills memory (what AMD_SERIALIZE_COPY
+	// serializes), rather than running host work.
+	Transfer bool
 	// GoMemory reports whether a packet with these arguments may read or
 	// write Go memory outside every pool: a pinned slice (a copy's host
 	// end) or host work that touches what it likes (callbacks, native
@@ -30,7 +33,8 @@ func noBytes([4]uint64) uint64 { return 0 }
 
 var codes = [...]CodeInfo{
 	AgentCopy - agentFirst: {
-		Name: "copy",
+		Name:     "copy",
+		Transfer: true,
 		GoMemory: func(arg [4]uint64) bool {
 			return DecodeCopy(arg).Flags&(CopyDstHost|CopySrcHost) != 0
 		},
@@ -43,6 +47,7 @@ var codes = [...]CodeInfo{
 	},
 	AgentFill - agentFirst: {
 		Name:     "fill",
+		Transfer: true,
 		GoMemory: never,
 		Inline:   always,
 		Bytes: func(arg [4]uint64) uint64 {
@@ -57,7 +62,7 @@ var codes = [...]CodeInfo{
 		Inline:   func(arg [4]uint64) bool { return DecodeNative(arg).Flags&NativeQueuesOnly != 0 },
 		Bytes:    noBytes,
 	},
-	AgentRect - agentFirst: {Name: "2-d copy", GoMemory: always, Inline: never, Bytes: noBytes},
+	AgentRect - agentFirst: {Name: "2-d copy", Transfer: true, GoMemory: always, Inline: never, Bytes: noBytes},
 }
 
 const agentFirst = AgentCopy
