@@ -60,3 +60,12 @@ func SetCreateQueueHook(h func()) (restore func()) {
 
 // KernargsFreed reports whether q's kernarg area was given back.
 func KernargsFreed(q *Queue) bool { return q.kaAlloc != nil && q.kaAlloc.Freed() }
+
+// RectRegistered reports whether a 2-D copy's descriptor is still held
+// under id.
+func RectRegistered(id uint64) bool {
+	rects.mu.Lock()
+	defer rects.mu.Unlock()
+	_, ok := rects.m[id]
+	return ok
+}

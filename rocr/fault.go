@@ -60,7 +60,7 @@ func (q *Queue) SetKernelTimeout(d time.Duration) error {
 
 // discard releases what a packet that was never handed to its executor
 // holds outside the ring: a host callback's registration, a Go slice
-// pinned for a copy. (Their owners may release them again: both are
+// pinned for a copy, a 2-D copy's descriptor. (Their owners may release them again: both are
 // idempotent.) Without it a failed or destroyed queue would keep them, and
 // the Go memory they reference, alive for ever.
 //
@@ -84,5 +84,10 @@ func discard(slot unsafe.Pointer, t aql.PacketType, err error) {
 		if c.Flags&aql.CopySrcHost != 0 {
 			hostref.UnpinHost(c.Src)
 		}
+	case aql.AgentRect:
+		// The descriptor names the ends; taking it drops them.
+		rects.mu.Lock()
+		delete(rects.m, aql.DecodeRect(p.Arg).ID)
+		rects.mu.Unlock()
 	}
 }

@@ -61,17 +61,8 @@ func (q *Queue) packetName(slot unsafe.Pointer, h aql.Header) string {
 		}
 		return fmt.Sprintf("kernel %#x", obj)
 	case aql.TypeAgentDispatch:
-		switch (*aql.AgentDispatch)(slot).Type {
-		case aql.AgentCopy:
-			return "copy"
-		case aql.AgentFill:
-			return "fill"
-		case aql.AgentCallback:
-			return "host callback"
-		case aql.AgentNative:
-			return "native call"
-		}
-		return "agent dispatch"
+		info, _ := aql.Code((*aql.AgentDispatch)(slot).Type)
+		return info.Name
 	}
 	return h.Type().String()
 }

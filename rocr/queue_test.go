@@ -579,3 +579,24 @@ func TestDestroyWaitsForReservedPacket(t *testing.T) {
 	require.True(t, ok, "a packet published while its queue was destroyed never completed")
 	assert.ErrorIs(t, done.Err(), rocr.ErrInvalidQueue, "the packet published into a destroyed queue fails")
 }
+
+// A 2-D copy whose packet never reaches its executor (the queue is
+// destroyed while it waits behind a barrier) drops its descriptor, and
+// with it the Go memory the descriptor names.
+func TestDestroyDropsRectDescriptor(t *testing.T) {
+	a := cputest.Agents(t, 1)[0]
+	q, err := a.CreateQueue(4, hsa.QueueMulti, nil)
+	require.NoError(t, err)
+	never := newSignal(t, 1)
+	barrier(t, q, aql.TypeBarrierAnd, [5]*rocr.Signal{never}, nil)
+	id := rocr.RegisterRect(&rocr.Rect{})
+	done := newSignal(t, 1)
+	p := aql.RectWork{ID: id}.Call().Packet(done.Handle())
+	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, 0, 0))
+	require.NoError(t, err)
+	require.True(t, rocr.RectRegistered(id))
+	require.NoError(t, q.Destroy())
+	wait(t, done, 10*time.Second)
+	assert.Error(t, done.Err())
+	assert.False(t, rocr.RectRegistered(id), "the descriptor outlives its discarded packet")
+}

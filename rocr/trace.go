@@ -160,20 +160,10 @@ func (t *Tracer) record(q *Queue, id uint64, slot unsafe.Pointer, h aql.Header, 
 	case aql.TypeAgentDispatch:
 		p := (*aql.AgentDispatch)(slot)
 		ev.Cat = "agent"
-		switch p.Type {
-		case aql.AgentCopy:
-			ev.Name = "copy"
-			ev.Args["bytes"] = aql.DecodeCopy(p.Arg).Bytes
-		case aql.AgentFill:
-			ev.Name = "fill"
-			f := aql.DecodeFill(p.Arg)
-			ev.Args["bytes"] = f.Count * f.ElemSize
-		case aql.AgentCallback:
-			ev.Name = "host callback"
-		case aql.AgentNative:
-			ev.Name = "native call"
-		default:
-			ev.Name = fmt.Sprintf("agent dispatch %#x", p.Type)
+		info, _ := aql.Code(p.Type)
+		ev.Name = info.Name
+		if n := info.Bytes(p.Arg); n > 0 {
+			ev.Args["bytes"] = n
 		}
 		completion = p.CompletionSignal
 	default:

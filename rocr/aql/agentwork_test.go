@@ -112,3 +112,43 @@ func FuzzAgentWork(f *testing.F) {
 		}
 	})
 }
+
+// Every function code has its description, with a name of its own; an
+// unknown code is described too, as neither inline nor free of Go memory.
+func TestCodeDescriptions(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for _, c := range aql.Codes() {
+		info, ok := aql.Code(c)
+		require.True(t, ok, "code %#x", c)
+		assert.NotEmpty(t, info.Name, "code %#x", c)
+		assert.False(t, names[info.Name], "name %q twice", info.Name)
+		names[info.Name] = true
+		require.NotNil(t, info.GoMemory, "code %#x", c)
+		require.NotNil(t, info.Inline, "code %#x", c)
+		require.NotNil(t, info.Bytes, "code %#x", c)
+	}
+	assert.Equal(t, []uint16{aql.AgentCopy, aql.AgentFill, aql.AgentCallback, aql.AgentNative, aql.AgentRect}, aql.Codes())
+	dev := aql.CopyWork{Dst: 1, Src: 2, Bytes: 64}.Call()
+	host := aql.CopyWork{Dst: 1, Src: 2, Bytes: 64, Flags: aql.CopySrcHost}.Call()
+	copyInfo, _ := aql.Code(aql.AgentCopy)
+	assert.True(t, copyInfo.Inline(dev.Arg))
+	assert.False(t, copyInfo.Inline(host.Arg), "a pageable copy waits for earlier work")
+	assert.False(t, copyInfo.GoMemory(dev.Arg))
+	assert.True(t, copyInfo.GoMemory(host.Arg))
+	assert.Equal(t, uint64(64), copyInfo.Bytes(dev.Arg))
+	fill, _ := aql.Code(aql.AgentFill)
+	for c, transfer := range map[uint16]bool{aql.AgentCopy: true, aql.AgentFill: true, aql.AgentRect: true, aql.AgentCallback: false, aql.AgentNative: false} {
+		info, _ := aql.Code(c)
+		assert.Equal(t, transfer, info.Transfer, "code %#x", c)
+	}
+	assert.Equal(t, uint64(40), fill.Bytes(aql.FillWork{Count: 10, ElemSize: 4}.Call().Arg))
+	native, _ := aql.Code(aql.AgentNative)
+	assert.True(t, native.Inline(aql.NativeWork{Flags: aql.NativeQueuesOnly}.Call().Arg))
+	assert.False(t, native.Inline(aql.NativeWork{}.Call().Arg))
+	unknown, ok := aql.Code(0x9000)
+	assert.False(t, ok)
+	assert.Equal(t, "agent dispatch 0x9000", unknown.Name)
+	assert.False(t, unknown.Inline([4]uint64{}))
+	assert.True(t, unknown.GoMemory([4]uint64{}))
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"unsafe"
 
+	"github.com/hipgo/hipgo/gpu/internal/debug"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -13,6 +14,37 @@ import (
 // that touches mems, after the barriers their last users need. pin is a
 // host slice pinned for the packet, released when it completes.
 func (s *Stream) Agent(op string, call aql.AgentCall, pin uint64, uses ...MemUse) error {
+	if before, after := debug.Copy(); before || after {
+		if info, _ := aql.Code(call.Func); info.Transfer {
+			return s.agentSerialized(op, call, pin, uses, before, after)
+		}
+	}
+	return s.agent(op, call, pin, uses)
+}
+
+// agentSerialized is Agent under AMD_SERIALIZE_COPY, as HIP has it: the
+// stream is drained before (1) and after (2) the copy or fill, or both (3),
+// so that a failure names the operation that caused it. A capture records
+// the operation as it is.
+func (s *Stream) agentSerialized(op string, call aql.AgentCall, pin uint64, uses []MemUse, before, after bool) error {
+	if s.captureOf() != nil {
+		return s.agent(op, call, pin, uses)
+	}
+	if before {
+		if err := s.Synchronize(); err != nil {
+			if pin != 0 {
+				hostref.UnpinHost(pin)
+			}
+			return err
+		}
+	}
+	if err := s.agent(op, call, pin, uses); err != nil || !after {
+		return err
+	}
+	return s.Synchronize()
+}
+
+func (s *Stream) agent(op string, call aql.AgentCall, pin uint64, uses []MemUse) error {
 	if annotate.On() {
 		annotate.Push(op)
 		defer annotate.Pop()

@@ -219,17 +219,9 @@ func (e *executor) Inline(h aql.Header, slot unsafe.Pointer) bool {
 		}
 		return true
 	case aql.TypeAgentDispatch:
-		// A copy from or to pageable host memory returns only once the
-		// copy is staged or done, which may wait for earlier work.
 		p := (*aql.AgentDispatch)(slot)
-		switch p.Type {
-		case aql.AgentFill:
-			return true
-		case aql.AgentCopy:
-			return aql.DecodeCopy(p.Arg).Flags&(aql.CopyDstHost|aql.CopySrcHost) == 0
-		case aql.AgentNative:
-			return aql.DecodeNative(p.Arg).Flags&aql.NativeQueuesOnly != 0
-		}
+		info, _ := aql.Code(p.Type)
+		return info.Inline(p.Arg)
 	}
 	return false
 }
