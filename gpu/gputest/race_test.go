@@ -32,7 +32,7 @@ type histogramArgs struct {
 
 // racyHistogram counts with plain increments: work-groups that hit the
 // same bin race, as they would on a GPU.
-var racyHistogram = cpu.Define("gputest_racy_histogram", func(g *cpu.Group, a *histogramArgs) {
+var racyHistogram = kernel.Define("gputest_racy_histogram", func(g *kernel.Block, a *histogramArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	data, bins := a.Data.Slice(g, lo, hi), a.Bins.Slice(g, 0, int(a.NBin))
 	for _, v := range data {
@@ -41,7 +41,7 @@ var racyHistogram = cpu.Define("gputest_racy_histogram", func(g *cpu.Group, a *h
 })
 
 // atomicHistogram is the correct one.
-var atomicHistogram = cpu.Define("gputest_atomic_histogram", func(g *cpu.Group, a *histogramArgs) {
+var atomicHistogram = kernel.Define("gputest_atomic_histogram", func(g *kernel.Block, a *histogramArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	data := a.Data.Slice(g, lo, hi)
 	for _, v := range data {
@@ -49,7 +49,7 @@ var atomicHistogram = cpu.Define("gputest_atomic_histogram", func(g *cpu.Group, 
 	}
 })
 
-var histogramKernels = cpu.NewSet("gputest-histogram", racyHistogram, atomicHistogram)
+var histogramKernels = kernel.NewSet("gputest-histogram", racyHistogram, atomicHistogram)
 
 // histogramChild is the environment variable that makes
 // TestHistogramChild run a histogram kernel; the parent test reads what

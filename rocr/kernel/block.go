@@ -4,36 +4,16 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/spi"
+	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
 
-// Group is what a driver that runs Go kernels hands the SDK for each
-// work-group it runs: the group's place in the grid, its group memory and
-// a checked view of device memory. The cpu driver's work-groups implement
-// it.
-type Group interface {
-	spi.MemoryView
-	// Dims is the group's id, its size in work-items, the grid's size in
-	// groups and in work-items, in each dimension. The grid's last group
-	// in a dimension may be partial (HSA allows it): its work-items past
-	// the grid do not exist.
-	Dims() (id, size, count, grid [3]int)
-	// GroupID is Dims' id alone, for the other groups of a dispatch.
-	GroupID() [3]int
-	// Shared is the group segment: static, then dynamic group memory.
-	Shared() []byte
-	// Dispatch is a number no other dispatch has: what the SDK keeps for
-	// one dispatch (its argument views) is reused for its other groups.
-	Dispatch() uint64
-	// Local is a slot the SDK keeps its per-worker state in, from one
-	// dispatch to the next; the driver calls Release on what it holds when
-	// the worker ends.
-	Local() *any
-}
-
-// Block is a work-group as generated code sees it: it makes each
-// work-item's Thread, views kernel arguments as slices, and runs lockstep
-// kernels. User code never needs it; generated registrations do.
+// Block is a work-group: what Define's function runs. A per-group kernel
+// (the Go twin of a C++ kernel) works on the whole group through it: its
+// place in the grid (BlockIdx, Span), its group memory (GroupShared),
+// device memory (Ptr.At and Ptr.Slice take the Block, which checks every
+// access), GridSync and Canceled. Generated code also makes each
+// work-item's Thread from it. A Block is reused by its worker from one
+// work-group to the next; kernels must not keep it.
 type Block struct {
 	name   string
 	id     Dim
@@ -42,11 +22,14 @@ type Block struct {
 	n      int    // work-items
 	ext    [3]int // work-items in each dimension (fewer in a partial group)
 	one    lane
-	mem    spi.MemoryView
+	grp    hook.Group
 	shared []byte
 	static int
 	x0     int  // blockIdx.x*blockDim.x
 	flat1  bool // a one-dimensional block without static shared memory
+	// perItem: the kernel asked for its work-items (generated code), so
+	// a panic's place is the author's per-item function, not Define's.
+	perItem bool
 
 	// lockstep state
 	lanes  []lane
@@ -71,7 +54,7 @@ type frameSlot struct{ key, frame unsafe.Pointer }
 func dim(v [3]int) Dim { return Dim{v[0], v[1], v[2]} }
 
 // block returns g's Block, readied for kernel k.
-func block(g Group, k *Kernel) *Block {
+func block(g hook.Group, k *Kernel) *Block {
 	slot := g.Local()
 	b, _ := (*slot).(*Block)
 	if b == nil {
@@ -81,7 +64,7 @@ func block(g Group, k *Kernel) *Block {
 	if d := g.Dispatch(); d != b.disp || b.kern != k {
 		id, size, count, grid := g.Dims()
 		b.disp, b.nview, b.kern = d, 0, k
-		b.mem, b.name = g, k.name
+		b.grp, b.name = g, k.name
 		b.dim, b.grid, b.total = dim(size), dim(count), grid
 		b.static = int(k.static)
 		b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
@@ -93,6 +76,7 @@ func block(g Group, k *Kernel) *Block {
 	}
 	b.shared = g.Shared()
 	b.one = lane{b: b}
+	b.perItem = false
 	return b
 }
 
@@ -109,7 +93,10 @@ func (b *Block) place0(id [3]int) {
 }
 
 // Threads is the number of work-items in the block.
-func (b *Block) Threads() int { return b.n }
+func (b *Block) Threads() int {
+	b.perItem = true
+	return b.n
+}
 
 // Thread is the i-th work-item of a barrier-free kernel's block, in linear
 // order (x fastest). The Thread it returns is valid until the next call.
@@ -126,10 +113,12 @@ func (b *Block) Thread(i int) Thread {
 // without static shared memory (ok), where First().Nth(i) is work-item i:
 // generated loops then keep the Thread in registers.
 func (b *Block) First() (t Thread, ok bool) {
+	b.perItem = true
 	return Thread{&b.one, 0, b.x0}, b.flat1
 }
 
 func (b *Block) thread(i int) Thread {
+	b.perItem = true
 	b.place(&b.one, i)
 	return b.threadOf(&b.one)
 }
@@ -190,7 +179,7 @@ func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
 	if s, ok := cached[T](b, uintptr(p), n); ok {
 		return s
 	}
-	return keep(b, uintptr(p), n, p.Slice(b.mem, 0, int(n)))
+	return keep(b, uintptr(p), n, p.Slice(b.grp, 0, int(n)))
 }
 
 // ViewRest is a kernel's slice argument whose length the kernel never
@@ -206,10 +195,10 @@ func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
 	a := rocr.FindAllocation(uintptr(p))
 	if a == nil {
 		// Not device memory: View's check names what it is.
-		return p.Slice(b.mem, 0, 1)
+		return p.Slice(b.grp, 0, 1)
 	}
 	var zero T
-	return keep(b, uintptr(p), -1, p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero))))
+	return keep(b, uintptr(p), -1, p.Slice(b.grp, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero))))
 }
 
 // ConstViewRest is ViewRest for a read-only argument.

@@ -45,6 +45,7 @@ type errStopped struct{}
 // arguments through Frame) so that a launch allocates nothing.
 func (b *Block) Lockstep(fn func(Thread)) {
 	n := b.n
+	b.perItem = true
 	b.entry = fn
 	b.grow(n)
 	b.warps.reset()
