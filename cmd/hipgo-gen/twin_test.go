@@ -17,7 +17,6 @@ func twinGo(fields string) string {
 
 import (
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
