@@ -201,15 +201,3 @@ func (j *job) where(fn string, stack bool) (file string, line int, frames string
 	}
 	return file, line, sb.String()
 }
-
-// funcName is the name runtime frames give fn's code.
-func funcName(fn any) string {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return ""
-	}
-	if f := runtime.FuncForPC(v.Pointer()); f != nil {
-		return f.Name()
-	}
-	return ""
-}
