@@ -22,7 +22,7 @@ import (
 // over the group's work-items, so no work-item needs a stack of its own.
 // It handles barriers at the top level of the body and at the top level
 // of a top-level for loop whose header is uniform across the block; any
-// other kernel with barriers runs as coroutines (kernel.Lockstep).
+// other kernel with barriers runs as coroutines (kernelimpl.Lockstep).
 
 // How a top-level local of a fissioned kernel is kept.
 const (
@@ -726,17 +726,17 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame string, ts func(types.Ty
 	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
 		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
 	fmt.Fprintf(w, "func %s(hgB *kernel.Block%s) {\n", name, joinArgs(params))
-	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s](hgB)\n_ = hgF\n", frame)
+	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernelimpl.Frame[%s](hgB)\n_ = hgF\n", frame)
 	for _, v := range p.order {
 		switch p.class[v] {
 		case varItem:
-			fmt.Fprintf(w, "%s := kernel.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
+			fmt.Fprintf(w, "%s := kernelimpl.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
 		case varGroup:
 			fmt.Fprintf(w, "var %s %s\n", p.names[v], ts(v.Type()))
 		}
 	}
 	if p.returns {
-		fmt.Fprintf(w, "hgDone := kernel.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
+		fmt.Fprintf(w, "hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
 	}
 	t := p.tname
 	if t == "" || t == "_" {

@@ -21,6 +21,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 type histogramArgs struct {
@@ -138,7 +139,7 @@ type countArgs struct {
 // racyCount is the smallest racy histogram: every work-item of every
 // work-group adds one to count[0] with a plain increment.
 var racyCount = kernel.Define("gputest_racy_count", func(b *kernel.Block, a *countArgs) {
-	count := kernel.View(b, a.Count, 1)
+	count := kernelimpl.View(b, a.Count, 1)
 	for range b.Threads() {
 		count[0]++
 	}

@@ -3,7 +3,6 @@ package kernel
 import (
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
 
@@ -150,97 +149,42 @@ type argView struct {
 	len  int
 }
 
-// cached finds a view this dispatch made before on this worker.
-func cached[T any](b *Block, p uintptr, n int64) ([]T, bool) {
-	var zero T
+// cached finds a view of elements of size bytes this dispatch made before
+// on this worker.
+func (b *Block) cached(p uintptr, n int64, size uintptr) (unsafe.Pointer, int, bool) {
 	for i := 0; i < b.nview; i++ {
-		if v := &b.views[i]; v.p == p && v.n == n && v.size == unsafe.Sizeof(zero) {
-			return unsafe.Slice((*T)(v.base), v.len), true
+		if v := &b.views[i]; v.p == p && v.n == n && v.size == size {
+			return v.base, v.len, true
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
-func keep[T any](b *Block, p uintptr, n int64, s []T) []T {
-	if b.nview < len(b.views) && len(s) > 0 {
-		var zero T
-		b.views[b.nview] = argView{p, n, unsafe.Sizeof(zero), unsafe.Pointer(&s[0]), len(s)}
+// keep remembers a view for the dispatch's other groups on this worker.
+func (b *Block) keep(p uintptr, n int64, size uintptr, base unsafe.Pointer, length int) {
+	if b.nview < len(b.views) && length > 0 {
+		b.views[b.nview] = argView{p, n, size, base, length}
 		b.nview++
 	}
-	return s
 }
 
-// View is a kernel's slice argument: n elements from p, checked against
-// the allocation p points into once per dispatch and worker.
-func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
-	if n == 0 {
-		return nil
-	}
-	if s, ok := cached[T](b, uintptr(p), n); ok {
-		return s
-	}
-	return keep(b, uintptr(p), n, p.Slice(b.grp, 0, int(n)))
-}
-
-// ViewRest is a kernel's slice argument whose length the kernel never
-// reads, passed as a bare pointer: the elements from p to the end of the
-// allocation p points into, so Go's bounds checks stop at its end.
-func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
-	if p == 0 {
-		return nil
-	}
-	if s, ok := cached[T](b, uintptr(p), -1); ok {
-		return s
-	}
-	a := rocr.FindAllocation(uintptr(p))
-	if a == nil {
-		// Not device memory: View's check names what it is.
-		return p.Slice(b.grp, 0, 1)
-	}
-	var zero T
-	return keep(b, uintptr(p), -1, p.Slice(b.grp, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero))))
-}
-
-// ConstViewRest is ViewRest for a read-only argument.
-func ConstViewRest[T any](b *Block, p rocr.ConstPtr[T]) []T { return ViewRest(b, rocr.Ptr[T](p)) }
-
-// ConstView is View for a read-only argument.
-func ConstView[T any](b *Block, p rocr.ConstPtr[T], n int64) []T {
-	return View(b, rocr.Ptr[T](p), n)
-}
-
-// Frame is a lockstep or fissioned kernel's frame of type F (its
-// arguments, its per-work-item variables), kept by the block for every
-// later work-group and dispatch of the kernel on this worker, whichever
-// kernels run in between, so a launch allocates nothing.
-func Frame[F any](b *Block) *F {
-	key := typeKey[F]()
+// findFrame is the block's frame of the type key names, nil if it has
+// none yet; it becomes the frame of the kernel running now.
+func (b *Block) findFrame(key unsafe.Pointer) unsafe.Pointer {
 	for _, f := range b.frames {
 		if f.key == key {
 			b.frame = f.frame
-			return (*F)(f.frame)
+			return f.frame
 		}
 	}
-	b.frame = unsafe.Pointer(new(F))
-	b.frames = append(b.frames, frameSlot{key, b.frame})
-	return (*F)(b.frame)
+	return nil
 }
 
-// FrameOf is the frame of the block t belongs to.
-func FrameOf[F any](t Thread) *F { return (*F)(t.l.b.frame) }
-
-// typeKey is a unique pointer per type F.
-func typeKey[F any]() unsafe.Pointer {
-	var v any = (*F)(nil)
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
-}
-
-// Locals is a fissioned kernel's variable that lives across a barrier, one
-// element per work-item: *s, kept in the kernel's Frame, grown to n
-// elements, so a launch allocates nothing once the frame has grown.
-func Locals[T any](s *[]T, n int) []T {
-	if cap(*s) < n {
-		*s = make([]T, n)
-	}
-	return (*s)[:n]
+// addFrame keeps frame as the block's frame of the type key names, for
+// every later work-group and dispatch of the kernel on this worker,
+// whichever kernels run in between; it becomes the frame of the kernel
+// running now.
+func (b *Block) addFrame(key, frame unsafe.Pointer) {
+	b.frame = frame
+	b.frames = append(b.frames, frameSlot{key, frame})
 }

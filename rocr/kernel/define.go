@@ -32,6 +32,16 @@ func init() {
 		kk.run(block(g, kk), kernarg)
 	}
 	hook.GroupOf = func(b any) hook.Group { return b.(*Block).grp }
+	hook.SetLockstep = func(k any) { k.(*Kernel).lockstep = true }
+	hook.Cached = func(b any, p uintptr, n int64, size uintptr) (unsafe.Pointer, int, bool) {
+		return b.(*Block).cached(p, n, size)
+	}
+	hook.Keep = func(b any, p uintptr, n int64, size uintptr, base unsafe.Pointer, length int) {
+		b.(*Block).keep(p, n, size, base, length)
+	}
+	hook.FindFrame = func(b any, key unsafe.Pointer) unsafe.Pointer { return b.(*Block).findFrame(key) }
+	hook.AddFrame = func(b any, key, frame unsafe.Pointer) { b.(*Block).addFrame(key, frame) }
+	hook.FrameOfLane = func(l unsafe.Pointer) unsafe.Pointer { return (*lane)(l).b.frame }
 	hook.KernelFunc = func(g hook.Group) string {
 		if b, _ := (*g.Local()).(*Block); b != nil && b.kern != nil && !b.perItem {
 			return b.kern.fn
@@ -87,10 +97,6 @@ func StaticShared(n uint32) Option { return func(k *Kernel) { k.static = n } }
 
 // MaxThreads declares the kernel's largest block (__launch_bounds__).
 func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
-
-// Lockstep marks a kernel that calls SyncThreads or warp operations: its
-// work-items run as coroutines, stopping at each barrier.
-func Lockstep() Option { return func(k *Kernel) { k.lockstep = true } }
 
 // Define registers a Go kernel for the cpu agent. A is a struct whose
 // fields are the kernel's parameters in kernarg order: rocr.Ptr[T] (or

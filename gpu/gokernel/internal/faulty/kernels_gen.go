@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -48,20 +49,20 @@ type chainSumArgs struct {
 	out     rocr.Ptr[int64]
 }
 
-// chainSumKernel runs chainSum on the cpu agent as coroutines (kernel.Lockstep):
+// chainSumKernel runs chainSum on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (chain.go:16: block-wide call OrderedBlockID).
 var chainSumKernel = kernel.Define("chain_sum", func(b *kernel.Block, a *chainSumArgs) {
-	f := kernel.Frame[chainSumFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.counter)
-	f.p2 = kernel.ViewRest(b, a.flags)
-	f.p3 = kernel.ViewRest(b, a.sums)
-	f.p4 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[chainSumFrame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ViewRest(b, a.counter)
+	f.p2 = kernelimpl.ViewRest(b, a.flags)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[chainSumFrame](t)
+		f := kernelimpl.FrameOf[chainSumFrame](t)
 		chainSum(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchChainSum launches chainSum (chain.go:15) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -105,7 +106,7 @@ type dynReverseArgs struct {
 var _ = dynReverse
 
 var dynReverseKernel = kernel.Define("dyn_reverse", func(b *kernel.Block, a *dynReverseArgs) {
-	dynReverseGroup(b, kernel.ViewRest(b, a.x))
+	dynReverseGroup(b, kernelimpl.ViewRest(b, a.x))
 })
 
 // LaunchDynReverse launches dynReverse (chain.go:42) on s: grid blocks of block threads, with
@@ -137,7 +138,7 @@ type fillArgs struct {
 
 // fillKernel runs fill on the cpu agent.
 var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
-	v0 := kernel.ViewRest(b, a.x)
+	v0 := kernelimpl.ViewRest(b, a.x)
 	s1 := a.v
 	s2 := a.n
 	n := b.Threads()
@@ -187,7 +188,7 @@ type divideArgs struct {
 
 // divideKernel runs divide on the cpu agent.
 var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernelimpl.View(b, a.x, a.xLen)
 	s1 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -237,8 +238,8 @@ type hornerArgs struct {
 
 // hornerKernel runs horner on the cpu agent.
 var hornerKernel = kernel.Define("horner", func(b *kernel.Block, a *hornerArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.y, a.yLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.y, a.yLen)
 	s2 := a.a
 	s3 := a.b
 	s4 := a.c
@@ -294,8 +295,8 @@ type horner64Args struct {
 
 // horner64Kernel runs horner64 on the cpu agent.
 var horner64Kernel = kernel.Define("horner64", func(b *kernel.Block, a *horner64Args) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.y, a.yLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.y, a.yLen)
 	s2 := a.a
 	s3 := a.b
 	s4 := a.c
@@ -350,9 +351,9 @@ type quotientsArgs struct {
 
 // quotientsKernel runs quotients on the cpu agent.
 var quotientsKernel = kernel.Define("quotients", func(b *kernel.Block, a *quotientsArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.q, a.qLen)
-	v2 := kernel.View(b, a.r, a.rLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.q, a.qLen)
+	v2 := kernelimpl.View(b, a.r, a.rLen)
 	s3 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -406,9 +407,9 @@ type pointNormsArgs struct {
 
 // pointNormsKernel runs pointNorms on the cpu agent.
 var pointNormsKernel = kernel.Define("point_norms", func(b *kernel.Block, a *pointNormsArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.ConstView(b, a.y, a.yLen)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.ConstView(b, a.y, a.yLen)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
@@ -459,8 +460,8 @@ type stridedArgs struct {
 
 // stridedKernel runs strided on the cpu agent.
 var stridedKernel = kernel.Define("strided", func(b *kernel.Block, a *stridedArgs) {
-	v0 := kernel.ConstView(b, a.c, a.cLen)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstView(b, a.c, a.cLen)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
@@ -547,7 +548,7 @@ type scaleByCoefArgs struct {
 
 // scaleByCoefKernel runs scaleByCoef on the cpu agent.
 var scaleByCoefKernel = kernel.Define("scale_by_coef", func(b *kernel.Block, a *scaleByCoefArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernelimpl.View(b, a.x, a.xLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
@@ -591,20 +592,20 @@ type warpOpsArgs struct {
 	votes rocr.Ptr[uint64]
 }
 
-// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernel.Lockstep):
+// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (warps.go:24: warp operation ShflSync).
 var warpOpsKernel = kernel.Define("warp_ops", func(b *kernel.Block, a *warpOpsArgs) {
-	f := kernel.Frame[warpOpsFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ConstViewRest(b, a.fin)
-	f.p2 = kernel.ViewRest(b, a.out)
-	f.p3 = kernel.ViewRest(b, a.fout)
-	f.p4 = kernel.ViewRest(b, a.votes)
+	f := kernelimpl.Frame[warpOpsFrame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.fout)
+	f.p4 = kernelimpl.ViewRest(b, a.votes)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[warpOpsFrame](t)
+		f := kernelimpl.FrameOf[warpOpsFrame](t)
 		warpOps(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchWarpOps launches warpOps (warps.go:18) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -665,9 +666,9 @@ type dynReverseLocals struct {
 // between barriers is one loop over the group's work-items.
 func dynReverseGroup(hgB *kernel.Block, x []float32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[dynReverseLocals](hgB)
+	hgF := kernelimpl.Frame[dynReverseLocals](hgB)
 	_ = hgF
-	hgI2 := kernel.Locals(&hgF.hgI2, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {

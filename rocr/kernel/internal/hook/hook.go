@@ -29,5 +29,13 @@ var (
 	Lookup  func(obj uint64) any
 	// KernelFunc is the function a per-group kernel running on g was
 	// defined with, "" for one that runs per work-item.
-	KernelFunc func(g Group) string
+	KernelFunc  func(g Group) string
+	SetLockstep func(k any)
+	Cached      func(b any, p uintptr, n int64, size uintptr) (base unsafe.Pointer, length int, ok bool)
+	Keep        func(b any, p uintptr, n int64, size uintptr, base unsafe.Pointer, length int)
+	FindFrame   func(b any, key unsafe.Pointer) unsafe.Pointer
+	AddFrame    func(b any, key, frame unsafe.Pointer)
+	// FrameOfLane is the frame of the block of the lane l points to: a
+	// kernel.Thread's first word.
+	FrameOfLane func(l unsafe.Pointer) unsafe.Pointer
 )
