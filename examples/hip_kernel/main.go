@@ -37,13 +37,13 @@ type poly3Args struct {
 
 // poly3 is the kernel for the cpu agent: each work-group takes its range
 // of elements at once.
-var poly3 = kernel.Define("poly3", func(g *kernel.Block, a *poly3Args) {
-	lo, hi := g.Span(0, int(a.N))
+var poly3 = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
+	lo, hi := b.Span(0, int(a.N))
 	if lo == hi {
 		return
 	}
-	y := a.Y.Slice(g, lo, hi)
-	x := a.X.Slice(g, lo, hi)[:len(y)]
+	y := a.Y.Slice(b, lo, hi)
+	x := a.X.Slice(b, lo, hi)[:len(y)]
 	for i, v := range x {
 		y[i] = ((a.A*v+a.B)*v+a.C)*v + a.D
 	}
