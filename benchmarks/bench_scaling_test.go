@@ -14,7 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // BenchmarkLaunchScaling is the cost of an asynchronous launch against
@@ -114,10 +114,10 @@ type (
 	}
 )
 
-var argsSet = cpu.NewSet("benchmarks-scaling",
-	cpu.Define("scaling_args1", func(g *cpu.Group, a *args1) {}),
-	cpu.Define("scaling_args4", func(g *cpu.Group, a *args4) {}),
-	cpu.Define("scaling_args16", func(g *cpu.Group, a *args16) {}),
+var argsSet = kernel.NewSet("benchmarks-scaling",
+	kernel.Define("scaling_args1", func(g *kernel.Block, a *args1) {}),
+	kernel.Define("scaling_args4", func(g *kernel.Block, a *args4) {}),
+	kernel.Define("scaling_args16", func(g *kernel.Block, a *args16) {}),
 )
 
 // argFunctions loads the argument kernels for e's device: the cpu set on

@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 func TestDevices(t *testing.T) {
@@ -144,7 +145,7 @@ func TestDims(t *testing.T) {
 	}
 }
 
-var kernelSet = cpu.NewSet("gpu-test", cputest.Sleep, cputest.Fail)
+var kernelSet = kernel.NewSet("gpu-test", cputest.Sleep, cputest.Fail)
 
 // Device.Synchronize waits for every stream of the device, the default
 // stream included, and returns a stream's failure.

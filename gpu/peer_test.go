@@ -11,7 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // addTo sets y[i] = x[i] + v for i < n; work-group 0 does it all.
@@ -20,8 +20,8 @@ type addToArgs struct {
 	V, N int32
 }
 
-var addToK = cpu.Define("gpu_peer_test_add_to", func(g *cpu.Group, a *addToArgs) {
-	if g.ID != [3]int{} {
+var addToK = kernel.Define("gpu_peer_test_add_to", func(g *kernel.Block, a *addToArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	y, x := a.Y.Slice(g, 0, int(a.N)), a.X.Slice(g, 0, int(a.N))
@@ -30,7 +30,7 @@ var addToK = cpu.Define("gpu_peer_test_add_to", func(g *cpu.Group, a *addToArgs)
 	}
 })
 
-var peerSet = cpu.NewSet("gpu-peer-test", addToK)
+var peerSet = kernel.NewSet("gpu-peer-test", addToK)
 
 // devicesN opens the runtime with n cpu agents and returns them.
 func devicesN(t *testing.T, n int) []*gpu.Device {

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -80,9 +81,9 @@ type vectorAddArgs struct {
 
 // vectorAddKernel runs vectorAdd on the cpu agent.
 var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vectorAddArgs) {
-	v0 := kernel.ConstViewRest(b, a.a)
-	v1 := kernel.ConstViewRest(b, a.b)
-	v2 := kernel.ViewRest(b, a.c)
+	v0 := kernelimpl.ConstViewRest(b, a.a)
+	v1 := kernelimpl.ConstViewRest(b, a.b)
+	v2 := kernelimpl.ViewRest(b, a.c)
 	s3 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -139,8 +140,8 @@ type saxpyArgs struct {
 // saxpyKernel runs saxpy on the cpu agent.
 var saxpyKernel = kernel.Define("saxpy", func(b *kernel.Block, a *saxpyArgs) {
 	s0 := a.alpha
-	v1 := kernel.ConstViewRest(b, a.x)
-	v2 := kernel.ViewRest(b, a.y)
+	v1 := kernelimpl.ConstViewRest(b, a.x)
+	v2 := kernelimpl.ViewRest(b, a.y)
 	s3 := a.n
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -192,7 +193,7 @@ type fillF32Args struct {
 
 // fillF32Kernel runs fillF32 on the cpu agent.
 var fillF32Kernel = kernel.Define("fill_f32", func(b *kernel.Block, a *fillF32Args) {
-	v0 := kernel.ViewRest(b, a.p)
+	v0 := kernelimpl.ViewRest(b, a.p)
 	s1 := a.value
 	s2 := a.n
 	n := b.Threads()
@@ -245,7 +246,7 @@ type reduceSumArgs struct {
 var _ = reduceSum
 
 var reduceSumKernel = kernel.Define("reduce_sum", func(b *kernel.Block, a *reduceSumArgs) {
-	reduceSumGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.partial), a.n)
+	reduceSumGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.partial), a.n)
 })
 
 // LaunchReduceSum launches reduceSum (kernels.go:58) on s: grid blocks of block threads, with
@@ -284,7 +285,7 @@ type transposeArgs struct {
 var _ = transpose
 
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
-	transposeGroup(b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out), a.rows, a.cols)
+	transposeGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out), a.rows, a.cols)
 }, kernel.MaxThreads(256), kernel.StaticShared(4224))
 
 // LaunchTranspose launches transpose (kernels.go:86) on s: grid blocks of block threads, with
@@ -327,7 +328,7 @@ type sgemmArgs struct {
 var _ = sgemm
 
 var sgemmKernel = kernel.Define("sgemm", func(b *kernel.Block, a *sgemmArgs) {
-	sgemmGroup(b, a.m, a.n, a.k, a.alpha, kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.beta, kernel.ViewRest(b, a.c))
+	sgemmGroup(b, a.m, a.n, a.k, a.alpha, kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.beta, kernelimpl.ViewRest(b, a.c))
 }, kernel.MaxThreads(256), kernel.StaticShared(2048))
 
 // LaunchSgemm launches sgemm (kernels.go:112) on s: grid blocks of block threads, with
@@ -365,9 +366,9 @@ type reduceSumLocals struct {
 // between barriers is one loop over the group's work-items.
 func reduceSumGroup(hgB *kernel.Block, in []float32, partial []float32, n int32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[reduceSumLocals](hgB)
+	hgF := kernelimpl.Frame[reduceSumLocals](hgB)
 	_ = hgF
-	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:59
@@ -421,12 +422,12 @@ type transposeLocals struct {
 // between barriers is one loop over the group's work-items.
 func transposeGroup(hgB *kernel.Block, in []float32, out []float32, rows int32, cols int32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[transposeLocals](hgB)
+	hgF := kernelimpl.Frame[transposeLocals](hgB)
 	_ = hgF
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
-	hgX := kernel.Locals(&hgF.hgX, hgN)
-	hgY := kernel.Locals(&hgF.hgY, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
+	hgX := kernelimpl.Locals(&hgF.hgX, hgN)
+	hgY := kernelimpl.Locals(&hgF.hgY, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:87
@@ -476,13 +477,13 @@ type sgemmLocals struct {
 // between barriers is one loop over the group's work-items.
 func sgemmGroup(hgB *kernel.Block, m int32, n int32, k int32, alpha float32, a []float32, b []float32, beta float32, c []float32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sgemmLocals](hgB)
+	hgF := kernelimpl.Frame[sgemmLocals](hgB)
 	_ = hgF
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
-	hgRow := kernel.Locals(&hgF.hgRow, hgN)
-	hgCol := kernel.Locals(&hgF.hgCol, hgN)
-	hgAcc := kernel.Locals(&hgF.hgAcc, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
+	hgRow := kernelimpl.Locals(&hgF.hgRow, hgN)
+	hgCol := kernelimpl.Locals(&hgF.hgCol, hgN)
+	hgAcc := kernelimpl.Locals(&hgF.hgAcc, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:113

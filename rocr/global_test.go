@@ -8,7 +8,6 @@ import (
 
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
@@ -20,7 +19,7 @@ var table [8]uint32
 // transfer it, and destroying the code unlists it.
 func TestGlobalAllocation(t *testing.T) {
 	ags := cputest.Agents(t, 2)
-	set := &cpu.Set{Name: "rocr-globals", Globals: []kernel.Global{kernel.Var("table", &table)}}
+	set := &kernel.Set{Name: "rocr-globals", Globals: []kernel.Global{kernel.Var("table", &table)}}
 	exe, err := ags[0].Load(set.Code())
 	require.NoError(t, err)
 	al, err := rocr.Global(exe, "table")

@@ -11,8 +11,8 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // TestMain checks that no goroutine outlives the tests: every queue
@@ -72,7 +72,7 @@ func allocate(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *roc
 
 // launch writes a 1-dimensional kernel dispatch of k with the argument
 // struct args into q, in the HSA protocol order.
-func launch[A any](t testing.TB, q *rocr.Queue, k *cpu.Kernel, args *A, grid, block uint32, sig *rocr.Signal) uint64 {
+func launch[A any](t testing.TB, q *rocr.Queue, k *kernel.Kernel, args *A, grid, block uint32, sig *rocr.Signal) uint64 {
 	t.Helper()
 	id, err := q.Reserve()
 	if err != nil {
@@ -82,7 +82,7 @@ func launch[A any](t testing.TB, q *rocr.Queue, k *cpu.Kernel, args *A, grid, bl
 	return id
 }
 
-func writeDispatch[A any](q *rocr.Queue, id uint64, k *cpu.Kernel, args *A, grid, block uint32, sig *rocr.Signal) {
+func writeDispatch[A any](q *rocr.Queue, id uint64, k *kernel.Kernel, args *A, grid, block uint32, sig *rocr.Signal) {
 	ka := q.Kernarg(id)
 	size := unsafe.Sizeof(*args)
 	if size > 0 {
@@ -136,7 +136,7 @@ var tagLog struct {
 	tags []uint64
 }
 
-var kernelTag = cpu.Define("rocr_test_tag", func(g *cpu.Group, a *tagArgs) {
+var kernelTag = kernel.Define("rocr_test_tag", func(g *kernel.Block, a *tagArgs) {
 	tagLog.Lock()
 	tagLog.tags = append(tagLog.tags, a.Tag)
 	tagLog.Unlock()
@@ -154,7 +154,7 @@ func takeTags() []uint64 {
 var counts []int32
 var countsMu sync.Mutex
 
-var kernelCount = cpu.Define("rocr_test_count", func(g *cpu.Group, a *tagArgs) {
+var kernelCount = kernel.Define("rocr_test_count", func(g *kernel.Block, a *tagArgs) {
 	countsMu.Lock()
 	counts[a.Tag]++
 	countsMu.Unlock()
@@ -172,7 +172,7 @@ func gate(tag uint64) (release func(), running <-chan struct{}) {
 	return func() { once.Do(func() { close(g) }) }, s
 }
 
-var kernelGate = cpu.Define("rocr_test_gate", func(g *cpu.Group, a *tagArgs) {
+var kernelGate = kernel.Define("rocr_test_gate", func(g *kernel.Block, a *tagArgs) {
 	if s, ok := started.Load(a.Tag); ok {
 		close(s.(chan struct{}))
 	}
@@ -183,8 +183,8 @@ var kernelGate = cpu.Define("rocr_test_gate", func(g *cpu.Group, a *tagArgs) {
 
 type panicArgs struct{ Group int32 }
 
-var kernelPanic = cpu.Define("rocr_test_panic", func(g *cpu.Group, a *panicArgs) {
-	if g.ID[0] == int(a.Group) {
+var kernelPanic = kernel.Define("rocr_test_panic", func(g *kernel.Block, a *panicArgs) {
+	if g.BlockIdx().X == int(a.Group) {
 		panic("boom")
 	}
 })
@@ -195,7 +195,7 @@ type fillArgs struct {
 	V uint32
 }
 
-var kernelFill = cpu.Define("rocr_test_fill", func(g *cpu.Group, a *fillArgs) {
+var kernelFill = kernel.Define("rocr_test_fill", func(g *kernel.Block, a *fillArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	for i, p := 0, a.P.Slice(g, lo, hi); i < len(p); i++ {
 		p[i] = a.V

@@ -10,14 +10,14 @@ import (
 
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/kerneltime"
 )
 
 type traceArgs struct{ N int32 }
 
-var traceKernel = cpu.Define("trace_test_kernel", func(g *cpu.Group, a *traceArgs) {})
+var traceKernel = kernel.Define("trace_test_kernel", func(g *kernel.Block, a *traceArgs) {})
 
 // TestTraceFile checks HIPGO_TRACE: a Chrome trace with one complete event
 // per packet, a flow from the packet that completed a signal to the barrier

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -49,9 +50,9 @@ type vectorAddArgs struct {
 
 // vectorAddKernel runs vectorAdd on the cpu agent.
 var vectorAddKernel = kernel.Define("vector_add", func(b *kernel.Block, a *vectorAddArgs) {
-	v0 := kernel.ConstViewRest(b, a.a)
-	v1 := kernel.ConstViewRest(b, a.b)
-	v2 := kernel.View(b, a.c, a.cLen)
+	v0 := kernelimpl.ConstViewRest(b, a.a)
+	v1 := kernelimpl.ConstViewRest(b, a.b)
+	v2 := kernelimpl.View(b, a.c, a.cLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
@@ -110,7 +111,7 @@ type matrixMul16Args struct {
 var _ = matrixMul16
 
 var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *matrixMul16Args) {
-	matrixMul16Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
+	matrixMul16Group(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.wA, a.wB)
 }, kernel.StaticShared(2048))
 
 // LaunchMatrixMul16 launches matrixMul16 (kernels.go:28) on s: grid blocks of block threads, with
@@ -153,7 +154,7 @@ type matrixMul32Args struct {
 var _ = matrixMul32
 
 var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *matrixMul32Args) {
-	matrixMul32Group(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.b), a.wA, a.wB)
+	matrixMul32Group(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.wA, a.wB)
 }, kernel.StaticShared(8192))
 
 // LaunchMatrixMul32 launches matrixMul32 (kernels.go:52) on s: grid blocks of block threads, with
@@ -189,17 +190,17 @@ type reduceF32Args struct {
 	out   rocr.Ptr[float32]
 }
 
-// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels.go:113: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
-	f := kernel.Frame[reduceF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceF32Frame](t)
+		f := kernelimpl.FrameOf[reduceF32Frame](t)
 		reduceF32(t, f.p0, f.p1)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchReduceF32 launches reduceF32 (kernels.go:112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -231,17 +232,17 @@ type reduceI32Args struct {
 	out   rocr.Ptr[int32]
 }
 
-// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels.go:120: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
-	f := kernel.Frame[reduceI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceI32Frame](t)
+		f := kernelimpl.FrameOf[reduceI32Frame](t)
 		reduceI32(t, f.p0, f.p1)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchReduceI32 launches reduceI32 (kernels.go:119) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -278,7 +279,7 @@ type histogram256Args struct {
 var _ = histogram256
 
 var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *histogram256Args) {
-	histogram256Group(b, kernel.ConstView(b, a.data, a.dataLen), kernel.ViewRest(b, a.bins))
+	histogram256Group(b, kernelimpl.ConstView(b, a.data, a.dataLen), kernelimpl.ViewRest(b, a.bins))
 }, kernel.StaticShared(1024))
 
 // LaunchHistogram256 launches histogram256 (kernels.go:128) on s: grid blocks of block threads, with
@@ -317,7 +318,7 @@ type transposeArgs struct {
 var _ = transpose
 
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
-	transposeGroup(b, kernel.ViewRest(b, a.out), kernel.ConstViewRest(b, a.in), a.rows, a.cols)
+	transposeGroup(b, kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.in), a.rows, a.cols)
 }, kernel.StaticShared(4224))
 
 // LaunchTranspose launches transpose (kernels.go:150) on s: grid blocks of block threads, with
@@ -350,17 +351,17 @@ type scanBlockArgs struct {
 	sums    rocr.Ptr[int32]
 }
 
-// scanBlockKernel runs scanBlock on the cpu agent as coroutines (kernel.Lockstep):
+// scanBlockKernel runs scanBlock on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels.go:185: warp operation ShflUp).
 var scanBlockKernel = kernel.Define("scan_block", func(b *kernel.Block, a *scanBlockArgs) {
-	f := kernel.Frame[scanBlockFrame](b)
-	f.p0 = kernel.View(b, a.data, a.dataLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanBlockFrame](b)
+	f.p0 = kernelimpl.View(b, a.data, a.dataLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanBlockFrame](t)
+		f := kernelimpl.FrameOf[scanBlockFrame](t)
 		scanBlock(t, f.p0, f.p1)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanBlock launches scanBlock (kernels.go:175) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -394,8 +395,8 @@ type uniformAddArgs struct {
 
 // uniformAddKernel runs uniformAdd on the cpu agent.
 var uniformAddKernel = kernel.Define("uniform_add", func(b *kernel.Block, a *uniformAddArgs) {
-	v0 := kernel.View(b, a.data, a.dataLen)
-	v1 := kernel.ConstViewRest(b, a.sums)
+	v0 := kernelimpl.View(b, a.data, a.dataLen)
+	v1 := kernelimpl.ConstViewRest(b, a.sums)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
@@ -468,16 +469,16 @@ type matrixMul16Locals struct {
 // between barriers is one loop over the group's work-items.
 func matrixMul16Group(hgB *kernel.Block, c []float32, a []float32, b []float32, wA int32, wB int32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[matrixMul16Locals](hgB)
+	hgF := kernelimpl.Frame[matrixMul16Locals](hgB)
 	_ = hgF
-	hgBx := kernel.Locals(&hgF.hgBx, hgN)
-	hgBy := kernel.Locals(&hgF.hgBy, hgN)
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgBx := kernelimpl.Locals(&hgF.hgBx, hgN)
+	hgBy := kernelimpl.Locals(&hgF.hgBy, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
 	var hgABegin int32
 	var hgAEnd int32
 	var hgBBegin int32
-	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	hgSum := kernelimpl.Locals(&hgF.hgSum, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:29
@@ -540,16 +541,16 @@ type matrixMul32Locals struct {
 // between barriers is one loop over the group's work-items.
 func matrixMul32Group(hgB *kernel.Block, c []float32, a []float32, b []float32, wA int32, wB int32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[matrixMul32Locals](hgB)
+	hgF := kernelimpl.Frame[matrixMul32Locals](hgB)
 	_ = hgF
-	hgBx := kernel.Locals(&hgF.hgBx, hgN)
-	hgBy := kernel.Locals(&hgF.hgBy, hgN)
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
+	hgBx := kernelimpl.Locals(&hgF.hgBx, hgN)
+	hgBy := kernelimpl.Locals(&hgF.hgBy, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
 	var hgABegin int32
 	var hgAEnd int32
 	var hgBBegin int32
-	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	hgSum := kernelimpl.Locals(&hgF.hgSum, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:53
@@ -607,7 +608,7 @@ type histogram256Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogram256Group(hgB *kernel.Block, data []uint8, bins []uint32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogram256Locals](hgB)
+	hgF := kernelimpl.Frame[histogram256Locals](hgB)
 	_ = hgF
 	t := hgB.Thread(0)
 	_ = t
@@ -651,10 +652,10 @@ type transposeLocals struct {
 // between barriers is one loop over the group's work-items.
 func transposeGroup(hgB *kernel.Block, out []float32, in []float32, rows int32, cols int32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[transposeLocals](hgB)
+	hgF := kernelimpl.Frame[transposeLocals](hgB)
 	_ = hgF
-	hgX := kernel.Locals(&hgF.hgX, hgN)
-	hgY := kernel.Locals(&hgF.hgY, hgN)
+	hgX := kernelimpl.Locals(&hgF.hgX, hgN)
+	hgY := kernelimpl.Locals(&hgF.hgY, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line kernels.go:151

@@ -23,7 +23,7 @@ import (
 // It handles barriers at the top level of the body and at the top level
 // of a for loop whose header is uniform across the block, itself at the
 // top level or at the top level of such a loop (at any depth); any other
-// kernel with barriers runs as coroutines (kernel.Lockstep).
+// kernel with barriers runs as coroutines (kernelimpl.Lockstep).
 
 // How a top-level local of a fissioned kernel is kept.
 const (
@@ -818,20 +818,20 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts 
 	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
 		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
 	fmt.Fprintf(w, "func %s%s(hgB *kernel.Block%s) {\n", name, tdecl, joinArgs(params))
-	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernel.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
+	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernelimpl.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
 	if !hasStretch(p.units) {
 		fmt.Fprintf(w, "_ = hgN\n") // calls of device functions alone
 	}
 	for _, v := range p.order {
 		switch p.class[v] {
 		case varItem:
-			fmt.Fprintf(w, "%s := kernel.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
+			fmt.Fprintf(w, "%s := kernelimpl.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
 		case varGroup:
 			fmt.Fprintf(w, "var %s %s\n", p.names[v], ts(v.Type()))
 		}
 	}
 	if p.returns {
-		fmt.Fprintf(w, "hgDone := kernel.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
+		fmt.Fprintf(w, "hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
 	}
 	t := p.tname
 	if t == "" || t == "_" {

@@ -28,7 +28,7 @@ func TestGoSideABI(t *testing.T) {
 		// vec_add_n(const float* a_p, const float* b_p, float* c_p, int32_t n)
 		"type vecAddNArgs struct {\n\ta rocr.ConstPtr[float32]\n\tb rocr.ConstPtr[float32]\n\tc rocr.Ptr[float32]\n\tn int32\n}",
 		"\targs.ConstPtr(a).ConstPtr(b).Ptr(c).Int32(n)\n\tif checked {\n\t\t// The checked entry point's trailing arguments.\n\t\targs.Int64(int64(a.Len())).Int64(int64(b.Len())).Int64(int64(c.Len()))\n\t}\n",
-		"kernel.ConstViewRest(b, a.a)",
+		"kernelimpl.ConstViewRest(b, a.a)",
 		// reduce_dyn(const float* in_p, float* out_p, int32_t n), the
 		// checked one with hg_dyn_bytes then in_n, out_n.
 		"type reduceDynArgs struct {\n\tin  rocr.ConstPtr[float32]\n\tout rocr.Ptr[float32]\n\tn   int32\n}",

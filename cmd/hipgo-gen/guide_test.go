@@ -20,7 +20,9 @@ import (
 
 // A guide is what a doc tells a newcomer to do: files to write (a
 // paragraph that begins with the file's name in backquotes and ends with a
-// colon, before a fenced block) and shell blocks to run, in order.
+// colon, before a fenced block) and shell blocks to run, in order: the
+// setup from the published module, the setup from a checkout ($HIPGO),
+// then the build and run.
 type guide struct {
 	files   map[string]string
 	scripts []string // the unlabeled ```sh blocks
@@ -77,15 +79,18 @@ func readGuide(t *testing.T, doc string) guide {
 		}
 	}
 	require.NoError(t, sc.Err())
-	require.Len(t, g.scripts, 2, "%s: a setup block and a build-and-run block", doc)
+	require.Len(t, g.scripts, 3, "%s: a setup block from the published module, one from a checkout, and a build-and-run block", doc)
+	assert.Contains(t, g.scripts[0], "go get github.com/hipgo/hipgo@latest", "%s: the first setup is the published module's", doc)
+	assert.Contains(t, g.scripts[1], "$HIPGO", "%s: the second setup is a checkout's", doc)
 	return g
 }
 
-// follow does what the guide says in a fresh module outside this
-// repository and returns what its program printed. The one departure:
-// the module is not published, so a replace directive points at this
-// tree, and its go.sum holds the sums of hipgo's own dependencies, which
-// the module cache already has; GOPROXY=off keeps the run offline.
+// follow does what the guide says, word for word, in an empty directory
+// outside this repository, from a checkout: this tree is $HIPGO, as the
+// guide's reader sets it. GOPROXY=off keeps the run offline (the module
+// cache already holds hipgo's dependencies: this test's own build needed
+// them), and GOFLAGS=-mod=mod lets go commands update go.mod as they
+// would for the reader.
 func follow(t *testing.T, g guide) string {
 	t.Helper()
 	testenv.GoTool(t)
@@ -95,10 +100,7 @@ func follow(t *testing.T, g guide) string {
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
-	setup := strings.Replace(g.scripts[0], "\ngo get ",
-		"\ngo mod edit -replace github.com/hipgo/hipgo="+shellQuote(root)+"\ncp "+shellQuote(filepath.Join(root, "go.sum"))+" .\ngo get ", 1)
-	require.NotEqual(t, g.scripts[0], setup, "the setup block has no go get line")
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "HIPGO_DRIVER=cpu", "HIPGO_REQUIRE=")
+	env := append(os.Environ(), "HIPGO="+root, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "HIPGO_DRIVER=cpu", "HIPGO_REQUIRE=")
 	tmp := t.TempDir()
 	sh := func(dir, script string) string {
 		cmd := exec.Command("sh", "-ec", script)
@@ -107,7 +109,7 @@ func follow(t *testing.T, g guide) string {
 		require.NoError(t, err, "in %s:\n%s\n%s", dir, script, out)
 		return string(out)
 	}
-	sh(tmp, setup)
+	sh(tmp, g.scripts[1])
 	ents, err := os.ReadDir(tmp)
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "the setup block makes one module directory")
@@ -117,10 +119,15 @@ func follow(t *testing.T, g guide) string {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
-	return sh(mod, g.scripts[1])
+	out := sh(mod, g.scripts[2])
+	// What the guide promises of the module: hipgo from the checkout,
+	// and the generator as a tool.
+	gomod, err := os.ReadFile(filepath.Join(mod, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gomod), "github.com/hipgo/hipgo v0.0.0")
+	assert.Contains(t, string(gomod), "tool github.com/hipgo/hipgo/cmd/hipgo-gen")
+	return out
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // docs/go-kernels.md's guide, from an empty directory to its own Go
 // kernel running on the cpu agent, with nothing copied from this tree.

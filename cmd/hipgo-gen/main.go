@@ -25,7 +25,7 @@
 // hipgo-gen writes one, loadKernels, which embeds the -obj files
 // (//go:embed; they must lie in the package's directory) and, with -cpu,
 // the package's kernels for the cpu agent, which runs no C++ (a variable
-// holding a cpu.NewSet or any other form module.Load takes).
+// holding a kernel.NewSet or any other form module.Load takes).
 //
 // -header FILE writes hipgo.h, the header that lets clang-19 compile HIP
 // and CUDA kernels without a ROCm or CUDA SDK and declares HIPGO_KERNEL,
@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	pkg := fset.String("pkg", os.Getenv("GOPACKAGE"), "package name of the output (default $GOPACKAGE, set by go generate)")
 	out := fset.String("o", "-", "output file, - for standard output")
 	loader := fset.String("loader", "", "the package's func(*stream.Stream) (*T, error) that returns the loaded kernels (default: write loadKernels, which embeds the -obj files)")
-	cpuSet := fset.String("cpu", "", "without -loader: the package's variable holding the kernels for the cpu agent (a cpu.NewSet), which runs no C++")
+	cpuSet := fset.String("cpu", "", "without -loader: the package's variable holding the kernels for the cpu agent (a kernel.NewSet), which runs no C++")
 	headerOut := fset.String("header", "", "write hipgo.h, the header for kernels compiled without a ROCm or CUDA SDK, to this file")
 	typ := fset.String("type", "Functions", "name of the generated struct of *module.Function")
 	prefix := fset.String("prefix", "Launch", "prefix of the launchers' names")

@@ -97,7 +97,7 @@ func isDefine(f ast.Expr) bool {
 }
 
 // argsType is the name of the struct a kernel function's last parameter
-// points to: Args of func(g *cpu.Group, a *Args).
+// points to: Args of func(g *kernel.Block, a *Args).
 func argsType(fn *ast.FuncLit) string {
 	ps := fn.Type.Params.List
 	if len(ps) == 0 {

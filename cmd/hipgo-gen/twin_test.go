@@ -17,14 +17,14 @@ func twinGo(fields string) string {
 
 import (
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type box3Args struct {
 ` + fields + `
 }
 
-var cpuKernels = cpu.NewSet("box", cpu.Define("box3", func(g *cpu.Group, a *box3Args) {}))
+var cpuKernels = kernel.NewSet("box", kernel.Define("box3", func(g *kernel.Block, a *box3Args) {}))
 `
 }
 

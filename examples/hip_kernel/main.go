@@ -23,7 +23,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // poly3Args is the kernarg layout of poly3(const float *x, float *y,
@@ -37,13 +37,13 @@ type poly3Args struct {
 
 // poly3 is the kernel for the cpu agent: each work-group takes its range
 // of elements at once.
-var poly3 = cpu.Define("poly3", func(g *cpu.Group, a *poly3Args) {
-	lo, hi := g.Span(0, int(a.N))
+var poly3 = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
+	lo, hi := b.Span(0, int(a.N))
 	if lo == hi {
 		return
 	}
-	y := a.Y.Slice(g, lo, hi)
-	x := a.X.Slice(g, lo, hi)[:len(y)]
+	y := a.Y.Slice(b, lo, hi)
+	x := a.X.Slice(b, lo, hi)[:len(y)]
 	for i, v := range x {
 		y[i] = ((a.A*v+a.B)*v+a.C)*v + a.D
 	}
@@ -52,7 +52,7 @@ var poly3 = cpu.Define("poly3", func(g *cpu.Group, a *poly3Args) {
 // cpuKernels is the kernel for the cpu agent; the generated loader
 // (launch_gen.go) loads it beside the embedded code objects, and
 // module.Load picks the device's form.
-var cpuKernels = cpu.NewSet("hip_kernel", poly3)
+var cpuKernels = kernel.NewSet("hip_kernel", poly3)
 
 // Poly3 computes y[i] = a*x[i]^3 + b*x[i]^2 + c*x[i] + d on s.
 func Poly3(s *stream.Stream, x, y *buffer.Buffer[float32], a, b, c, d float32) error {

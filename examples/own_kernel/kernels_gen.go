@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -53,8 +54,8 @@ type poly3Args struct {
 
 // poly3Kernel runs poly3 on the cpu agent.
 var poly3Kernel = kernel.Define("poly3", func(b *kernel.Block, a *poly3Args) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.y, a.yLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.y, a.yLen)
 	s2 := a.a
 	s3 := a.b
 	s4 := a.c

@@ -15,7 +15,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // slowFill sleeps, then sets x[0:n] to v: a writer that loses any race.
@@ -26,7 +26,7 @@ type slowFillArgs struct {
 	N  int32
 }
 
-var slowFill = cpu.Define("blas_test_slow_fill", func(g *cpu.Group, a *slowFillArgs) {
+var slowFill = kernel.Define("blas_test_slow_fill", func(g *kernel.Block, a *slowFillArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	x := a.X.Slice(g, 0, int(a.N))
 	for i := range x {
@@ -39,7 +39,7 @@ var slowFill = cpu.Define("blas_test_slow_fill", func(g *cpu.Group, a *slowFillA
 // for the gemm: the automatic dependencies of launches hold for BLAS work.
 func TestOrderedWithKernelsOnOtherStreams(t *testing.T) {
 	dev := gputest.DeviceOf(t, "cpu")
-	mod, err := module.Load(dev, cpu.NewSet("blas-test", slowFill))
+	mod, err := module.Load(dev, kernel.NewSet("blas-test", slowFill))
 	require.NoError(t, err)
 	fill, err := mod.Function("blas_test_slow_fill")
 	require.NoError(t, err)

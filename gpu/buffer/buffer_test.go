@@ -16,8 +16,8 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.Setenv("HIPGO_DRIVER", "cpu")) }
@@ -28,8 +28,8 @@ type addOneArgs struct {
 	N int32
 }
 
-var addOne = cpu.Define("buffer_test_add_one", func(g *cpu.Group, a *addOneArgs) {
-	if g.ID != [3]int{} {
+var addOne = kernel.Define("buffer_test_add_one", func(g *kernel.Block, a *addOneArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	x := a.X.Slice(g, 0, int(a.N))
@@ -38,7 +38,7 @@ var addOne = cpu.Define("buffer_test_add_one", func(g *cpu.Group, a *addOneArgs)
 	}
 })
 
-var kernelSet = cpu.NewSet("buffer-test", addOne, gatedAdd)
+var kernelSet = kernel.NewSet("buffer-test", addOne, gatedAdd)
 
 func setup(t *testing.T) *gpu.Device {
 	t.Helper()

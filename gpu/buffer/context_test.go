@@ -16,7 +16,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // gatedAdd waits until the test opens its gate (giving up after 10 s, so
@@ -24,8 +24,8 @@ import (
 // to x[0:n]: a writer pending for exactly as long as the test says.
 var addGate atomic.Pointer[chan struct{}]
 
-var gatedAdd = cpu.Define("buffer_test_gated_add", func(g *cpu.Group, a *addOneArgs) {
-	if g.ID != [3]int{} {
+var gatedAdd = kernel.Define("buffer_test_gated_add", func(g *kernel.Block, a *addOneArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	select {

@@ -15,7 +15,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // setAll writes v to x[0:n], element by element from work-group 0, so a
@@ -26,8 +26,8 @@ type setAllArgs struct {
 	V int32
 }
 
-var setAll = cpu.Define("buffer_test_set_all", func(g *cpu.Group, a *setAllArgs) {
-	if g.ID != [3]int{} {
+var setAll = kernel.Define("buffer_test_set_all", func(g *kernel.Block, a *setAllArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	x := a.X.Slice(g, 0, int(a.N))
@@ -36,7 +36,7 @@ var setAll = cpu.Define("buffer_test_set_all", func(g *cpu.Group, a *setAllArgs)
 	}
 })
 
-var tornSet = cpu.NewSet("buffer-test-torn", setAll)
+var tornSet = kernel.NewSet("buffer-test-torn", setAll)
 
 // uniform reports the first element of got that differs from got[0].
 func uniform(got []int32) (int, bool) {

@@ -11,18 +11,18 @@ import (
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type sleepArgs struct{ Micros int64 }
 
 // sleepKernel takes a known time per launch, so a benchmark's figures can
 // be checked against it.
-var sleepKernel = cpu.Define("gputest_sleep", func(g *cpu.Group, a *sleepArgs) {
+var sleepKernel = kernel.Define("gputest_sleep", func(g *kernel.Block, a *sleepArgs) {
 	time.Sleep(time.Duration(a.Micros) * time.Microsecond)
 })
 
-var testKernels = cpu.NewSet("gputest-test", sleepKernel, probeKernel)
+var testKernels = kernel.NewSet("gputest-test", sleepKernel, probeKernel)
 
 // sleeper loads the test kernels on a test device and returns a launch of
 // the sleep kernel on a stream of it.

@@ -20,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // probeKernel writes the goroutine profile from inside the kernel, once:
@@ -31,8 +32,8 @@ var (
 
 type probeArgs struct{ N int32 }
 
-var probeKernel = cpu.Define("gputest_probe", func(g *cpu.Group, a *probeArgs) {
-	if g.ID != [3]int{} {
+var probeKernel = kernel.Define("gputest_probe", func(g *kernel.Block, a *probeArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	probeMu.Lock()

@@ -21,6 +21,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 type histogramArgs struct {
@@ -32,7 +33,7 @@ type histogramArgs struct {
 
 // racyHistogram counts with plain increments: work-groups that hit the
 // same bin race, as they would on a GPU.
-var racyHistogram = cpu.Define("gputest_racy_histogram", func(g *cpu.Group, a *histogramArgs) {
+var racyHistogram = kernel.Define("gputest_racy_histogram", func(g *kernel.Block, a *histogramArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	data, bins := a.Data.Slice(g, lo, hi), a.Bins.Slice(g, 0, int(a.NBin))
 	for _, v := range data {
@@ -41,7 +42,7 @@ var racyHistogram = cpu.Define("gputest_racy_histogram", func(g *cpu.Group, a *h
 })
 
 // atomicHistogram is the correct one.
-var atomicHistogram = cpu.Define("gputest_atomic_histogram", func(g *cpu.Group, a *histogramArgs) {
+var atomicHistogram = kernel.Define("gputest_atomic_histogram", func(g *kernel.Block, a *histogramArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	data := a.Data.Slice(g, lo, hi)
 	for _, v := range data {
@@ -49,7 +50,7 @@ var atomicHistogram = cpu.Define("gputest_atomic_histogram", func(g *cpu.Group, 
 	}
 })
 
-var histogramKernels = cpu.NewSet("gputest-histogram", racyHistogram, atomicHistogram)
+var histogramKernels = kernel.NewSet("gputest-histogram", racyHistogram, atomicHistogram)
 
 // histogramChild is the environment variable that makes
 // TestHistogramChild run a histogram kernel; the parent test reads what
@@ -138,7 +139,7 @@ type countArgs struct {
 // racyCount is the smallest racy histogram: every work-item of every
 // work-group adds one to count[0] with a plain increment.
 var racyCount = kernel.Define("gputest_racy_count", func(b *kernel.Block, a *countArgs) {
-	count := kernel.View(b, a.Count, 1)
+	count := kernelimpl.View(b, a.Count, 1)
 	for range b.Threads() {
 		count[0]++
 	}

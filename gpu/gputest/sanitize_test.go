@@ -14,7 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type copyInArgs struct {
@@ -26,13 +26,13 @@ type copyInArgs struct {
 
 // copyIn sleeps Ms milliseconds, then copies Src to Dst: a kernel that
 // reads whatever its input holds.
-var copyIn = cpu.Define("gputest_copy_in", func(g *cpu.Group, a *copyInArgs) {
+var copyIn = kernel.Define("gputest_copy_in", func(g *kernel.Block, a *copyInArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	lo, hi := g.Span(0, int(a.N))
 	copy(a.Dst.Slice(g, lo, hi), a.Src.Slice(g, lo, hi))
 })
 
-var sanitizeKernels = cpu.NewSet("gputest-sanitize", copyIn)
+var sanitizeKernels = kernel.NewSet("gputest-sanitize", copyIn)
 
 func TestSanitizeFindsUninitializedRead(t *testing.T) {
 	gputest.Sanitize(t)

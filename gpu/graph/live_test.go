@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type addArgs struct {
@@ -21,8 +21,8 @@ type addArgs struct {
 	N   int32
 }
 
-func addKernel(name string) *cpu.Kernel {
-	return cpu.Define(name, func(g *cpu.Group, a *addArgs) {
+func addKernel(name string) *kernel.Kernel {
+	return kernel.Define(name, func(g *kernel.Block, a *addArgs) {
 		lo, hi := g.Span(0, int(a.N))
 		out := a.Out.Slice(g, lo, hi)
 		for i := range out {
@@ -41,10 +41,10 @@ func TestReplayChecksEveryKernel(t *testing.T) {
 	require.NoError(t, gpu.Shutdown())
 	t.Setenv("HIPGO_DRIVER", "cpu")
 	dev, _ := setup(t)
-	ma, err := module.Load(dev, cpu.NewSet("a", addKernel("add_a")))
+	ma, err := module.Load(dev, kernel.NewSet("a", addKernel("add_a")))
 	require.NoError(t, err)
 	defer func() { _ = ma.Unload() }()
-	mb, err := module.Load(dev, cpu.NewSet("b", addKernel("add_b")))
+	mb, err := module.Load(dev, kernel.NewSet("b", addKernel("add_b")))
 	require.NoError(t, err)
 	fa, err := ma.Function("add_a")
 	require.NoError(t, err)

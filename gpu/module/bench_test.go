@@ -7,7 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 func BenchmarkLaunchSync(b *testing.B) {
@@ -43,7 +43,7 @@ func BenchmarkLaunchStruct(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := module.Load(dev, cpu.NewSet("pair", pairAxpy))
+	m, _ := module.Load(dev, kernel.NewSet("pair", pairAxpy))
 	f, _ := m.Function("pair_axpy")
 	out, _ := buffer.New[float64](dev, 64)
 	s, _ := stream.New(dev)

@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // coefs is a 2800-byte struct passed by value: past the 1024 bytes an
@@ -26,8 +26,8 @@ type bigArgs struct {
 }
 
 // sumCoefs sets out[0] to the sum of c.V[:n].
-var sumCoefs = cpu.Define("test_sum_coefs", func(g *cpu.Group, a *bigArgs) {
-	if g.GroupID()[0] != 0 {
+var sumCoefs = kernel.Define("test_sum_coefs", func(g *kernel.Block, a *bigArgs) {
+	if g.BlockIdx().X != 0 {
 		return
 	}
 	var s float32
@@ -42,7 +42,7 @@ type tooBigArgs struct {
 	Out rocr.Ptr[float32]
 }
 
-var tooBig = cpu.Define("test_too_big", func(g *cpu.Group, a *tooBigArgs) {})
+var tooBig = kernel.Define("test_too_big", func(g *kernel.Block, a *tooBigArgs) {})
 
 // Kernel parameters past 1 KB, up to the 4 KB HIP and CUDA allow, through
 // every entry point; above it the error names both sizes.
@@ -107,7 +107,7 @@ func TestLargeParametersAllocs(t *testing.T) {
 func loadBigParams(t *testing.T) (*module.Module, *module.Function, *buffer.Buffer[float32], *stream.Stream) {
 	t.Helper()
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("big-params", sumCoefs, tooBig))
+	m, err := module.Load(dev, kernel.NewSet("big-params", sumCoefs, tooBig))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Unload() })
 	f, err := m.Function("test_sum_coefs")

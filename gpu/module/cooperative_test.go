@@ -14,7 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type twoPhaseArgs struct {
@@ -27,10 +27,10 @@ type twoPhaseArgs struct {
 // the part of X that the mirror-image block wrote: Out[i] = X[n-1-i]. A
 // second barrier reuses the first; the third phase adds the first element,
 // written by block 0, to every element.
-var twoPhase = cpu.Define("test_two_phase", func(g *cpu.Group, a *twoPhaseArgs) {
+var twoPhase = kernel.Define("test_two_phase", func(g *kernel.Block, a *twoPhaseArgs) {
 	n := int(a.N)
 	lo, hi := g.Span(0, n)
-	if g.ID[0] == 0 {
+	if g.BlockIdx().X == 0 {
 		switch a.Mode {
 		case 1:
 			panic("group 0 fails before the barrier")
@@ -60,7 +60,7 @@ var twoPhase = cpu.Define("test_two_phase", func(g *cpu.Group, a *twoPhaseArgs) 
 
 func twoPhaseSetup(t *testing.T) (*gpu.Device, *module.Function, int) {
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("coop", twoPhase))
+	m, err := module.Load(dev, kernel.NewSet("coop", twoPhase))
 	require.NoError(t, err)
 	f, err := m.Function("test_two_phase")
 	require.NoError(t, err)
@@ -219,7 +219,7 @@ func TestCooperativeRaces(t *testing.T) {
 
 type syncArgs struct{ Sync int32 }
 
-var gridSyncOnce = cpu.Define("test_grid_sync_once", func(g *cpu.Group, a *syncArgs) {
+var gridSyncOnce = kernel.Define("test_grid_sync_once", func(g *kernel.Block, a *syncArgs) {
 	if a.Sync != 0 {
 		g.GridSync()
 	}
@@ -233,7 +233,7 @@ func BenchmarkCooperativeLaunch(b *testing.B) {
 	defer gpu.Shutdown()
 	dev, err := gpu.Default()
 	require.NoError(b, err)
-	m, err := module.Load(dev, cpu.NewSet("coop-bench", gridSyncOnce))
+	m, err := module.Load(dev, kernel.NewSet("coop-bench", gridSyncOnce))
 	require.NoError(b, err)
 	f, err := m.Function("test_grid_sync_once")
 	require.NoError(b, err)

@@ -12,12 +12,12 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type boomArgs struct{ N int32 }
 
-var boom = cpu.Define("test_boom", func(g *cpu.Group, a *boomArgs) {
+var boom = kernel.Define("test_boom", func(g *kernel.Block, a *boomArgs) {
 	if a.N < 0 {
 		panic("negative n")
 	}
@@ -32,7 +32,7 @@ func TestLaunchBlockingAndLog(t *testing.T) {
 	gpu.SetLogOutput(&log)
 	defer gpu.SetLogOutput(nil)
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("boom", boom))
+	m, err := module.Load(dev, kernel.NewSet("boom", boom))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestSetLogger(t *testing.T) {
 	rec := &testenv.LogRecorder{}
 	gpu.SetLogger(slog.New(rec))
 	t.Cleanup(func() { gpu.SetLogger(nil); debug.ResetLevel() })
-	m, err := module.Load(dev, cpu.NewSet("boom", boom))
+	m, err := module.Load(dev, kernel.NewSet("boom", boom))
 	if err != nil {
 		t.Fatal(err)
 	}

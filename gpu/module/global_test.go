@@ -15,7 +15,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -33,7 +32,7 @@ type coefArgs struct {
 
 // scaleByCoef reads the global coef by name, as a C++ kernel reads a
 // __constant__ array: x[i] *= coef[i%4].
-var scaleByCoef = cpu.Define("test_scale_by_coef", func(g *cpu.Group, a *coefArgs) {
+var scaleByCoef = kernel.Define("test_scale_by_coef", func(g *kernel.Block, a *coefArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	x := a.X.Slice(g, lo, hi)
 	for i := range x {
@@ -41,7 +40,7 @@ var scaleByCoef = cpu.Define("test_scale_by_coef", func(g *cpu.Group, a *coefArg
 	}
 })
 
-var globalSet = &cpu.Set{Name: "globals-test", Kernels: []*cpu.Kernel{scaleByCoef, scale},
+var globalSet = &kernel.Set{Name: "globals-test", Kernels: []*kernel.Kernel{scaleByCoef, scale},
 	Globals: []kernel.Global{kernel.Var("coef", &coef), kernel.Var("hits", &hits)}}
 
 func TestGlobal(t *testing.T) {

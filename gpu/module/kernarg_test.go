@@ -13,7 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Kernels whose parameters are an output and one array by value, which
@@ -38,14 +38,14 @@ type (
 )
 
 var (
-	echo4KK = cpu.Define("test_echo_4k", func(g *cpu.Group, a *echo4KArg) {
+	echo4KK = kernel.Define("test_echo_4k", func(g *kernel.Block, a *echo4KArg) {
 		copy(a.Out.Slice(g, 0, len(a.C.V)), a.C.V[:])
 	})
-	echo4K1K = cpu.Define("test_echo_4k1", func(g *cpu.Group, a *echo4K1Arg) {})
-	echo32KK = cpu.Define("test_echo_32k", func(g *cpu.Group, a *echo32KArg) {
+	echo4K1K = kernel.Define("test_echo_4k1", func(g *kernel.Block, a *echo4K1Arg) {})
+	echo32KK = kernel.Define("test_echo_32k", func(g *kernel.Block, a *echo32KArg) {
 		copy(a.Out.Slice(g, 0, len(a.C.V)), a.C.V[:])
 	})
-	echo32K4K = cpu.Define("test_echo_32k4", func(g *cpu.Group, a *echo32K4Arg) {})
+	echo32K4K = kernel.Define("test_echo_32k4", func(g *kernel.Block, a *echo32K4Arg) {})
 )
 
 // echoSetup loads the echo kernels and gives a function of the set, an
@@ -53,7 +53,7 @@ var (
 func echoSetup[T any](t *testing.T, name string, n int) (*module.Function, *buffer.Buffer[T], *stream.Stream) {
 	t.Helper()
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("echo", echo4KK, echo4K1K, echo32KK, echo32K4K))
+	m, err := module.Load(dev, kernel.NewSet("echo", echo4KK, echo4K1K, echo32KK, echo32K4K))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Unload() })
 	f, err := m.Function(name)

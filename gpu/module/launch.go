@@ -45,8 +45,8 @@ func LaunchKernel(f *Function, grid, block gpu.Dim3, args *Args, sharedMem int, 
 
 // LaunchCooperativeKernel launches f so that every block of the grid is
 // resident at once (hipLaunchCooperativeKernel, in LaunchKernelGGL's
-// argument order): the kernel may wait at a grid-wide barrier, cpu.Group's
-// GridSync in a Go kernel, cooperative_groups::this_grid().sync() in HIP
+// argument order): the kernel may wait at a grid-wide barrier,
+// kernel.Block's GridSync in a Go kernel, cooperative_groups::this_grid().sync() in HIP
 // or CUDA source. A grid of more blocks than the device holds at once
 // (OccupancyMaxActiveBlocksPerMultiprocessor x its compute units) is
 // ErrCooperativeLaunchTooLarge, and nothing is queued.

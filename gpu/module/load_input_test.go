@@ -10,7 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/rocr/codeobj"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // A Library holding itself, directly or through another, is refused
@@ -63,11 +63,11 @@ func TestLoadSpecNilObject(t *testing.T) {
 	}
 }
 
-// A nil cpu.Set, or one holding a nil kernel, is an error, not a panic.
+// A nil kernel.Set, or one holding a nil kernel, is an error, not a panic.
 func TestLoadNilSet(t *testing.T) {
 	dev := setup(t)
-	var none *cpu.Set
-	for _, src := range []any{none, cpu.NewSet("holes", nil), module.Library{cpu.NewSet("holes", set.Kernels[0], nil)}} {
+	var none *kernel.Set
+	for _, src := range []any{none, kernel.NewSet("holes", nil), module.Library{kernel.NewSet("holes", set.Kernels[0], nil)}} {
 		var err error
 		require.NotPanics(t, func() { _, err = module.Load(dev, src) })
 		require.Error(t, err)

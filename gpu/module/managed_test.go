@@ -13,7 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type addArgs struct {
@@ -25,8 +25,8 @@ type addArgs struct {
 }
 
 // managedAdd writes Dst[i] = Src[i] + Add.
-var managedAdd = cpu.Define("test_managed_add", func(g *cpu.Group, a *addArgs) {
-	if g.ID[0] == 0 && a.Sleep > 0 {
+var managedAdd = kernel.Define("test_managed_add", func(g *kernel.Block, a *addArgs) {
+	if g.BlockIdx().X == 0 && a.Sleep > 0 {
 		time.Sleep(time.Duration(a.Sleep) * time.Millisecond)
 	}
 	lo, hi := g.Span(0, int(a.N))
@@ -37,7 +37,7 @@ var managedAdd = cpu.Define("test_managed_add", func(g *cpu.Group, a *addArgs) {
 })
 
 func managedKernel(t *testing.T, dev *gpu.Device) *module.Function {
-	m, err := module.Load(dev, cpu.NewSet("managed", managedAdd))
+	m, err := module.Load(dev, kernel.NewSet("managed", managedAdd))
 	require.NoError(t, err)
 	f, err := m.Function("test_managed_add")
 	require.NoError(t, err)
@@ -263,7 +263,7 @@ func BenchmarkManaged(b *testing.B) {
 			}
 		}
 	})
-	mod, err := module.Load(dev, cpu.NewSet("managed-bench", managedAdd))
+	mod, err := module.Load(dev, kernel.NewSet("managed-bench", managedAdd))
 	require.NoError(b, err)
 	f, err := mod.Function("test_managed_add")
 	require.NoError(b, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type scaleArgs struct {
@@ -23,7 +23,7 @@ type scaleArgs struct {
 	N     int32
 }
 
-var scale = cpu.Define("test_scale", func(g *cpu.Group, a *scaleArgs) {
+var scale = kernel.Define("test_scale", func(g *kernel.Block, a *scaleArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	x := a.X.Slice(g, lo, hi)
 	for i := range x {
@@ -31,7 +31,7 @@ var scale = cpu.Define("test_scale", func(g *cpu.Group, a *scaleArgs) {
 	}
 })
 
-var set = cpu.NewSet("module-test", scale)
+var set = kernel.NewSet("module-test", scale)
 
 func setup(t *testing.T) *gpu.Device { return cputest.Device(t) }
 

@@ -15,11 +15,12 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
-var bigGroup = cpu.Define("test_occupancy_shared", func(g *cpu.Group, a *scaleArgs) {}, cpu.MaxThreads(256), cpu.StaticShared(16<<10))
+var bigGroup = kernel.Define("test_occupancy_shared", func(g *kernel.Block, a *scaleArgs) {}, kernel.MaxThreads(256), kernel.StaticShared(16<<10))
 
-var occSet = cpu.NewSet("module-occupancy-test", scale, bigGroup)
+var occSet = kernel.NewSet("module-occupancy-test", scale, bigGroup)
 
 func TestOccupancyCPU(t *testing.T) {
 	dev := setup(t)

@@ -11,7 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type fillArgs struct {
@@ -21,13 +21,13 @@ type fillArgs struct {
 
 // Two libraries each define "fill" with different behaviour.
 var (
-	fillOnes = cpu.Define("fill", func(g *cpu.Group, a *fillArgs) {
+	fillOnes = kernel.Define("fill", func(g *kernel.Block, a *fillArgs) {
 		lo, hi := g.Span(0, int(a.N))
 		for i := range a.X.Slice(g, lo, hi) {
 			*a.X.At(g, lo+i) = 1
 		}
 	})
-	fillTwos = cpu.Define("fill", func(g *cpu.Group, a *fillArgs) {
+	fillTwos = kernel.Define("fill", func(g *kernel.Block, a *fillArgs) {
 		lo, hi := g.Span(0, int(a.N))
 		x := a.X.Slice(g, lo, hi)
 		for i := range x {
@@ -38,9 +38,9 @@ var (
 
 func TestKernelNamesBelongToTheirSet(t *testing.T) {
 	dev := setup(t)
-	libA, err := module.Load(dev, cpu.NewSet("lib-a", fillOnes))
+	libA, err := module.Load(dev, kernel.NewSet("lib-a", fillOnes))
 	require.NoError(t, err)
-	libB, err := module.Load(dev, cpu.NewSet("lib-b", fillTwos))
+	libB, err := module.Load(dev, kernel.NewSet("lib-b", fillTwos))
 	require.NoError(t, err)
 	const n = 100
 	for _, c := range []struct {
@@ -60,7 +60,7 @@ func TestKernelNamesBelongToTheirSet(t *testing.T) {
 		require.NoError(t, x.Free())
 	}
 	// Within one set a name is one kernel, as in a code object.
-	_, err = module.Load(dev, cpu.NewSet("lib-ab", fillOnes, fillTwos))
+	_, err = module.Load(dev, kernel.NewSet("lib-ab", fillOnes, fillTwos))
 	assert.ErrorContains(t, err, `two kernels named "fill"`)
 }
 
@@ -77,28 +77,28 @@ type histArgs struct {
 // histogram counts In into Bins with a per-group shared histogram flushed
 // by atomic adds, the usual GPU pattern; it also sums, and finds the
 // minimum and maximum, through float and integer atomics.
-var histogram = cpu.Define("test_histogram", func(g *cpu.Group, a *histArgs) {
-	local := cpu.Shared[uint32](g, 0, int(a.NBin))
+var histogram = kernel.Define("test_histogram", func(g *kernel.Block, a *histArgs) {
+	local := kernel.GroupShared[uint32](g, 0, int(a.NBin))
 	clear(local)
 	lo, hi := g.Span(0, int(a.N))
 	var sum float64
 	for _, v := range a.In.Slice(g, lo, hi) {
 		local[v%uint32(a.NBin)]++
 		sum += float64(v)
-		cpu.AtomicMin(g, a.Lo, 0, int64(v))
-		cpu.AtomicMax(g, a.Hi, 0, int64(v))
+		kernel.AtomicMin(a.Lo.At(g, 0), int64(v))
+		kernel.AtomicMax(a.Hi.At(g, 0), int64(v))
 	}
 	for b, c := range local {
 		if c != 0 {
-			cpu.AtomicAdd(g, a.Bins, b, c)
+			kernel.AtomicAdd(a.Bins.At(g, b), c)
 		}
 	}
-	cpu.AtomicAdd(g, a.Sum, 0, sum)
-}, cpu.StaticShared(64*4))
+	kernel.AtomicAdd(a.Sum.At(g, 0), sum)
+}, kernel.StaticShared(64*4))
 
 func TestAtomicHistogram(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("hist", histogram))
+	m, err := module.Load(dev, kernel.NewSet("hist", histogram))
 	require.NoError(t, err)
 	f, err := m.Function("test_histogram")
 	require.NoError(t, err)
@@ -147,21 +147,21 @@ type atomicArgs struct {
 }
 
 // atomicOps runs once (one work-item) and records what each atomic returned.
-var atomicOps = cpu.Define("test_atomic_ops", func(g *cpu.Group, a *atomicArgs) {
+var atomicOps = kernel.Define("test_atomic_ops", func(g *kernel.Block, a *atomicArgs) {
 	old := a.Old.Slice(g, 0, 8)
-	old[0] = int64(cpu.AtomicCAS(g, a.I32, 0, 5, 9))                 // holds 5: swapped
-	old[1] = int64(cpu.AtomicCAS(g, a.I32, 0, 5, 11))                // holds 9: not swapped
-	old[2] = int64(cpu.AtomicExch(g, a.U32, 0, 7))                   // held 3
-	old[3] = int64(cpu.AtomicAdd(g, a.U64, 0, 1<<40))                // held 1
-	old[4] = int64(cpu.AtomicMin(g, a.I32, 0, -4))                   // held 9
-	old[5] = int64(cpu.AtomicAdd(g, a.F32, 0, 0.25) * 100)           // held 1.5
-	old[6] = int64(cpu.AtomicMax(g, a.U32, 0, 2))                    // held 7: stays
-	old[7] = int64(cpu.AtomicExch(g, rocr.Ptr[int32](a.U32), 0, -1)) // a view as int32
+	old[0] = int64(kernel.AtomicCAS(a.I32.At(g, 0), 5, 9))                 // holds 5: swapped
+	old[1] = int64(kernel.AtomicCAS(a.I32.At(g, 0), 5, 11))                // holds 9: not swapped
+	old[2] = int64(kernel.AtomicExch(a.U32.At(g, 0), 7))                   // held 3
+	old[3] = int64(kernel.AtomicAdd(a.U64.At(g, 0), 1<<40))                // held 1
+	old[4] = int64(kernel.AtomicMin(a.I32.At(g, 0), -4))                   // held 9
+	old[5] = int64(kernel.AtomicAdd(a.F32.At(g, 0), 0.25) * 100)           // held 1.5
+	old[6] = int64(kernel.AtomicMax(a.U32.At(g, 0), 2))                    // held 7: stays
+	old[7] = int64(kernel.AtomicExch(rocr.Ptr[int32](a.U32).At(g, 0), -1)) // a view as int32
 })
 
 func TestAtomicOperations(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("atomics", atomicOps))
+	m, err := module.Load(dev, kernel.NewSet("atomics", atomicOps))
 	require.NoError(t, err)
 	f, err := m.Function("test_atomic_ops")
 	require.NoError(t, err)
@@ -192,22 +192,22 @@ type misuseArgs struct {
 
 // misuse makes the mistakes Shared and the atomics refuse: they fail the
 // dispatch with a message, not the process.
-var misuse = cpu.Define("test_shared_atomic_misuse", func(g *cpu.Group, a *misuseArgs) {
+var misuse = kernel.Define("test_shared_atomic_misuse", func(g *kernel.Block, a *misuseArgs) {
 	switch a.Mode {
 	case 0:
-		cpu.Shared[float64](g, 4, 1) // misaligned
+		kernel.GroupShared[float64](g, 4, 1) // misaligned
 	case 1:
-		cpu.Shared[int32](g, 0, 9) // past the 32-byte segment
+		kernel.GroupShared[int32](g, 0, 9) // past the 32-byte segment
 	case 2:
-		cpu.AtomicAdd(g, rocr.Ptr[int32](a.X.Addr()+2), 0, 1) // misaligned word
+		kernel.AtomicAdd(rocr.Ptr[int32](a.X.Addr()+2).At(g, 0), 1) // misaligned word
 	case 3:
-		cpu.AtomicAdd(g, a.X, 4, 1) // past the buffer
+		kernel.AtomicAdd(a.X.At(g, 4), 1) // past the buffer
 	}
-}, cpu.StaticShared(32))
+}, kernel.StaticShared(32))
 
 func TestSharedAndAtomicMisuse(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("misuse", misuse))
+	m, err := module.Load(dev, kernel.NewSet("misuse", misuse))
 	require.NoError(t, err)
 	f, err := m.Function("test_shared_atomic_misuse")
 	require.NoError(t, err)

@@ -23,7 +23,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // printfArgs is the kernarg of test_printf, which stands for an AMDGPU
@@ -52,7 +52,7 @@ var printfSeen struct {
 // printf does: __printf_alloc's atomic reservation (dropping a record
 // that does not fit and marking the header), the control dword, the
 // format's hash, each argument in 8 bytes.
-var devicePrintf = cpu.Define("test_printf", func(g *cpu.Group, a *printfArgs) {
+var devicePrintf = kernel.Define("test_printf", func(g *kernel.Block, a *printfArgs) {
 	writeRecords(g, a.Buf, a.N, a.V)
 })
 
@@ -66,12 +66,12 @@ type printfBigArgs struct {
 
 type printfPad struct{ B [5000]byte }
 
-var devicePrintfBig = cpu.Define("test_printf_big", func(g *cpu.Group, a *printfBigArgs) {
+var devicePrintfBig = kernel.Define("test_printf_big", func(g *kernel.Block, a *printfBigArgs) {
 	writeRecords(g, a.Buf, a.N, a.V)
 })
 
-func writeRecords(g *cpu.Group, buf uint64, n, v int32) {
-	if g.GroupID() != [3]int{} {
+func writeRecords(g *kernel.Block, buf uint64, n, v int32) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	printfSeen.Lock()
@@ -122,7 +122,7 @@ func atomicOr(p *uint32, v uint32) {
 func loadPrintf(t *testing.T) (*gpu.Device, *module.Function) {
 	t.Helper()
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("printf-test", devicePrintf, devicePrintfBig))
+	m, err := module.Load(dev, kernel.NewSet("printf-test", devicePrintf, devicePrintfBig))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Unload() })
 	f, err := m.Function("test_printf")

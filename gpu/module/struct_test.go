@@ -16,8 +16,8 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Pair is C's `struct Pair { float x; double y; }`: 16 bytes, aligned to 8.
@@ -50,7 +50,7 @@ type pairArgs struct {
 }
 
 // pairAxpy is the Go twin of the PTX kernel, for the cpu agent.
-var pairAxpy = cpu.Define("pair_axpy", func(g *cpu.Group, a *pairArgs) {
+var pairAxpy = kernel.Define("pair_axpy", func(g *kernel.Block, a *pairArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	out := a.Out.Slice(g, lo, hi)
 	for i := range out {
@@ -70,7 +70,7 @@ func pairSymbol(t *testing.T) rocr.KernelSymbol {
 
 func TestStructByValueOnCPU(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, module.Library{pairPTX, cpu.NewSet("pair", pairAxpy)})
+	m, err := module.Load(dev, module.Library{pairPTX, kernel.NewSet("pair", pairAxpy)})
 	require.NoError(t, err)
 	f, err := m.Function("pair_axpy")
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestStructByValueOnCPU(t *testing.T) {
 // Typed launches of a struct allocate nothing.
 func TestStructByValueAllocs(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, module.Library{pairPTX, cpu.NewSet("pair", pairAxpy)})
+	m, err := module.Load(dev, module.Library{pairPTX, kernel.NewSet("pair", pairAxpy)})
 	require.NoError(t, err)
 	f, err := m.Function("pair_axpy")
 	require.NoError(t, err)
@@ -219,14 +219,14 @@ func TestStructByValuePTXChecks(t *testing.T) {
 
 func TestDefineStructFields(t *testing.T) {
 	assert.NotPanics(t, func() {
-		cpu.Define("struct_ok", func(*cpu.Group, *struct {
+		kernel.Define("struct_ok", func(*kernel.Block, *struct {
 			P Pair
 			A [3]int32
 		}) {
 		})
 	})
-	assert.PanicsWithError(t, `cpu.Define "struct_ptr": field S: struct { X float32; P *float32 }.P has type *float32: pointers, strings, slices, interfaces, maps, channels and functions cannot be passed by value to a kernel`, func() {
-		cpu.Define("struct_ptr", func(*cpu.Group, *struct {
+	assert.PanicsWithError(t, `kernel.Define "struct_ptr": field S: struct { X float32; P *float32 }.P has type *float32: pointers, strings, slices, interfaces, maps, channels and functions cannot be passed by value to a kernel`, func() {
+		kernel.Define("struct_ptr", func(*kernel.Block, *struct {
 			S struct {
 				X float32
 				P *float32
@@ -272,7 +272,7 @@ func TestStructByValueOtherSignatures(t *testing.T) {
 // one cached layout.
 func TestStructArgsConcurrent(t *testing.T) {
 	dev := setup(t)
-	m, err := module.Load(dev, cpu.NewSet("pair", pairAxpy))
+	m, err := module.Load(dev, kernel.NewSet("pair", pairAxpy))
 	require.NoError(t, err)
 	f, err := m.Function("pair_axpy")
 	require.NoError(t, err)

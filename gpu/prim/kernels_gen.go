@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -49,20 +50,20 @@ type reduceI32Args struct {
 	span  int64
 }
 
-// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
-	f := kernel.Frame[reduceI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceI32Frame](t)
+		f := kernelimpl.FrameOf[reduceI32Frame](t)
 		reduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchReduceI32 launches reduceI32 (kernels_types.go:10) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -99,22 +100,22 @@ type argReduceI32Args struct {
 	span   int64
 }
 
-// argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a *argReduceI32Args) {
-	f := kernel.Frame[argReduceI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceI32Frame](t)
+		f := kernelimpl.FrameOf[argReduceI32Frame](t)
 		argReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(384), kernel.Lockstep())
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchArgReduceI32 launches argReduceI32 (kernels_types.go:18) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -154,19 +155,19 @@ type scanUpI32Args struct {
 	tpb   int64
 }
 
-// scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scanUpI32Args) {
-	f := kernel.Frame[scanUpI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpI32Frame](t)
+		f := kernelimpl.FrameOf[scanUpI32Frame](t)
 		scanUpI32(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpI32 launches scanUpI32 (kernels_types.go:27) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -203,22 +204,22 @@ type scanI32Args struct {
 	tpb       int64
 }
 
-// scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Args) {
-	f := kernel.Frame[scanI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanI32Frame](t)
+		f := kernelimpl.FrameOf[scanI32Frame](t)
 		scanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanI32 launches scanI32 (kernels_types.go:35) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -258,8 +259,8 @@ type unaryI32Args struct {
 
 // unaryI32Kernel runs unaryI32 on the cpu agent.
 var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI32Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -316,9 +317,9 @@ type binaryI32Args struct {
 
 // binaryI32Kernel runs binaryI32 on the cpu agent.
 var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binaryI32Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -375,20 +376,20 @@ type reduceU32Args struct {
 	span  int64
 }
 
-// reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:60: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
-	f := kernel.Frame[reduceU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceU32Frame](t)
+		f := kernelimpl.FrameOf[reduceU32Frame](t)
 		reduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchReduceU32 launches reduceU32 (kernels_types.go:58) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -425,22 +426,22 @@ type argReduceU32Args struct {
 	span   int64
 }
 
-// argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:69: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
-	f := kernel.Frame[argReduceU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceU32Frame](t)
+		f := kernelimpl.FrameOf[argReduceU32Frame](t)
 		argReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(384), kernel.Lockstep())
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:66) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -480,19 +481,19 @@ type scanUpU32Args struct {
 	tpb   int64
 }
 
-// scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:77: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
-	f := kernel.Frame[scanUpU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpU32Frame](t)
+		f := kernelimpl.FrameOf[scanUpU32Frame](t)
 		scanUpU32(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpU32 launches scanUpU32 (kernels_types.go:75) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -529,22 +530,22 @@ type scanU32Args struct {
 	tpb       int64
 }
 
-// scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:86: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
-	f := kernel.Frame[scanU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanU32Frame](t)
+		f := kernelimpl.FrameOf[scanU32Frame](t)
 		scanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanU32 launches scanU32 (kernels_types.go:83) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -584,8 +585,8 @@ type unaryU32Args struct {
 
 // unaryU32Kernel runs unaryU32 on the cpu agent.
 var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU32Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -642,9 +643,9 @@ type binaryU32Args struct {
 
 // binaryU32Kernel runs binaryU32 on the cpu agent.
 var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binaryU32Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -701,20 +702,20 @@ type reduceI64Args struct {
 	span  int64
 }
 
-// reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:108: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
-	f := kernel.Frame[reduceI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceI64Frame](t)
+		f := kernelimpl.FrameOf[reduceI64Frame](t)
 		reduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchReduceI64 launches reduceI64 (kernels_types.go:106) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -751,22 +752,22 @@ type argReduceI64Args struct {
 	span   int64
 }
 
-// argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:117: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
-	f := kernel.Frame[argReduceI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceI64Frame](t)
+		f := kernelimpl.FrameOf[argReduceI64Frame](t)
 		argReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(512), kernel.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
 // LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:114) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -806,19 +807,19 @@ type scanUpI64Args struct {
 	tpb   int64
 }
 
-// scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:125: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
-	f := kernel.Frame[scanUpI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpI64Frame](t)
+		f := kernelimpl.FrameOf[scanUpI64Frame](t)
 		scanUpI64(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpI64 launches scanUpI64 (kernels_types.go:123) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -855,22 +856,22 @@ type scanI64Args struct {
 	tpb       int64
 }
 
-// scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:134: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
-	f := kernel.Frame[scanI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanI64Frame](t)
+		f := kernelimpl.FrameOf[scanI64Frame](t)
 		scanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanI64 launches scanI64 (kernels_types.go:131) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -910,8 +911,8 @@ type unaryI64Args struct {
 
 // unaryI64Kernel runs unaryI64 on the cpu agent.
 var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI64Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -968,9 +969,9 @@ type binaryI64Args struct {
 
 // binaryI64Kernel runs binaryI64 on the cpu agent.
 var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binaryI64Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -1027,20 +1028,20 @@ type reduceU64Args struct {
 	span  int64
 }
 
-// reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:156: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
-	f := kernel.Frame[reduceU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceU64Frame](t)
+		f := kernelimpl.FrameOf[reduceU64Frame](t)
 		reduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchReduceU64 launches reduceU64 (kernels_types.go:154) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1077,22 +1078,22 @@ type argReduceU64Args struct {
 	span   int64
 }
 
-// argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:165: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
-	f := kernel.Frame[argReduceU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceU64Frame](t)
+		f := kernelimpl.FrameOf[argReduceU64Frame](t)
 		argReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(512), kernel.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
 // LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:162) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1132,19 +1133,19 @@ type scanUpU64Args struct {
 	tpb   int64
 }
 
-// scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:173: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
-	f := kernel.Frame[scanUpU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpU64Frame](t)
+		f := kernelimpl.FrameOf[scanUpU64Frame](t)
 		scanUpU64(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpU64 launches scanUpU64 (kernels_types.go:171) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1181,22 +1182,22 @@ type scanU64Args struct {
 	tpb       int64
 }
 
-// scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:182: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
-	f := kernel.Frame[scanU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanU64Frame](t)
+		f := kernelimpl.FrameOf[scanU64Frame](t)
 		scanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanU64 launches scanU64 (kernels_types.go:179) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1236,8 +1237,8 @@ type unaryU64Args struct {
 
 // unaryU64Kernel runs unaryU64 on the cpu agent.
 var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU64Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -1294,9 +1295,9 @@ type binaryU64Args struct {
 
 // binaryU64Kernel runs binaryU64 on the cpu agent.
 var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binaryU64Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -1353,20 +1354,20 @@ type reduceF32Args struct {
 	span  int64
 }
 
-// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:204: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
-	f := kernel.Frame[reduceF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceF32Frame](t)
+		f := kernelimpl.FrameOf[reduceF32Frame](t)
 		reduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchReduceF32 launches reduceF32 (kernels_types.go:202) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1403,22 +1404,22 @@ type argReduceF32Args struct {
 	span   int64
 }
 
-// argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:213: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
-	f := kernel.Frame[argReduceF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceF32Frame](t)
+		f := kernelimpl.FrameOf[argReduceF32Frame](t)
 		argReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(384), kernel.Lockstep())
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:210) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1458,19 +1459,19 @@ type scanUpF32Args struct {
 	tpb   int64
 }
 
-// scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:221: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
-	f := kernel.Frame[scanUpF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpF32Frame](t)
+		f := kernelimpl.FrameOf[scanUpF32Frame](t)
 		scanUpF32(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpF32 launches scanUpF32 (kernels_types.go:219) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1507,22 +1508,22 @@ type scanF32Args struct {
 	tpb       int64
 }
 
-// scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernel.Lockstep):
+// scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:230: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
-	f := kernel.Frame[scanF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanF32Frame](t)
+		f := kernelimpl.FrameOf[scanF32Frame](t)
 		scanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(128), kernel.Lockstep())
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanF32 launches scanF32 (kernels_types.go:227) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1562,8 +1563,8 @@ type unaryF32Args struct {
 
 // unaryF32Kernel runs unaryF32 on the cpu agent.
 var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF32Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -1620,9 +1621,9 @@ type binaryF32Args struct {
 
 // binaryF32Kernel runs binaryF32 on the cpu agent.
 var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binaryF32Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -1679,20 +1680,20 @@ type reduceF64Args struct {
 	span  int64
 }
 
-// reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernel.Lockstep):
+// reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:252: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
-	f := kernel.Frame[reduceF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[reduceF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceF64Frame](t)
+		f := kernelimpl.FrameOf[reduceF64Frame](t)
 		reduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchReduceF64 launches reduceF64 (kernels_types.go:250) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1729,22 +1730,22 @@ type argReduceF64Args struct {
 	span   int64
 }
 
-// argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernel.Lockstep):
+// argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:261: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
-	f := kernel.Frame[argReduceF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ConstViewRest(b, a.inI)
-	f.p2 = kernel.ViewRest(b, a.outV)
-	f.p3 = kernel.ViewRest(b, a.outI)
+	f := kernelimpl.Frame[argReduceF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.inI)
+	f.p2 = kernelimpl.ViewRest(b, a.outV)
+	f.p3 = kernelimpl.ViewRest(b, a.outI)
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[argReduceF64Frame](t)
+		f := kernelimpl.FrameOf[argReduceF64Frame](t)
 		argReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(512), kernel.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
 // LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1784,19 +1785,19 @@ type scanUpF64Args struct {
 	tpb   int64
 }
 
-// scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:269: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
-	f := kernel.Frame[scanUpF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.sums)
+	f := kernelimpl.Frame[scanUpF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.sums)
 	f.p2 = int(a.tile)
 	f.p3 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanUpF64Frame](t)
+		f := kernelimpl.FrameOf[scanUpF64Frame](t)
 		scanUpF64(t, f.p0, f.p1, f.p2, f.p3)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpF64 launches scanUpF64 (kernels_types.go:267) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1833,22 +1834,22 @@ type scanF64Args struct {
 	tpb       int64
 }
 
-// scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernel.Lockstep):
+// scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:278: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
-	f := kernel.Frame[scanF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.in, a.inLen)
-	f.p1 = kernel.ViewRest(b, a.out)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[scanF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = a.useOffs != 0
 	f.p4 = a.exclusive != 0
 	f.p5 = int(a.tile)
 	f.p6 = int(a.tpb)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[scanF64Frame](t)
+		f := kernelimpl.FrameOf[scanF64Frame](t)
 		scanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(256), kernel.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanF64 launches scanF64 (kernels_types.go:275) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1888,8 +1889,8 @@ type unaryF64Args struct {
 
 // unaryF64Kernel runs unaryF64 on the cpu agent.
 var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF64Args) {
-	v0 := kernel.ConstViewRest(b, a.in)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
@@ -1946,9 +1947,9 @@ type binaryF64Args struct {
 
 // binaryF64Kernel runs binaryF64 on the cpu agent.
 var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binaryF64Args) {
-	v0 := kernel.ConstViewRest(b, a.x)
-	v1 := kernel.ConstViewRest(b, a.y)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	v1 := kernelimpl.ConstViewRest(b, a.y)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
 	n := b.Threads()
@@ -2015,7 +2016,7 @@ type histogramU8Args struct {
 var _ = histogramU8
 
 var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *histogramU8Args) {
-	histogramU8Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramU8 launches histogramU8 (kernels_types.go:298) on s: grid blocks of block threads, with
@@ -2061,7 +2062,7 @@ type histogramU16Args struct {
 var _ = histogramU16
 
 var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a *histogramU16Args) {
-	histogramU16Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramU16 launches histogramU16 (kernels_types.go:306) on s: grid blocks of block threads, with
@@ -2107,7 +2108,7 @@ type histogramI32Args struct {
 var _ = histogramI32
 
 var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a *histogramI32Args) {
-	histogramI32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramI32 launches histogramI32 (kernels_types.go:314) on s: grid blocks of block threads, with
@@ -2153,7 +2154,7 @@ type histogramU32Args struct {
 var _ = histogramU32
 
 var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a *histogramU32Args) {
-	histogramU32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramU32 launches histogramU32 (kernels_types.go:322) on s: grid blocks of block threads, with
@@ -2199,7 +2200,7 @@ type histogramF32Args struct {
 var _ = histogramF32
 
 var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a *histogramF32Args) {
-	histogramF32Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramF32 launches histogramF32 (kernels_types.go:330) on s: grid blocks of block threads, with
@@ -2245,7 +2246,7 @@ type histogramF64Args struct {
 var _ = histogramF64
 
 var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a *histogramF64Args) {
-	histogramF64Group(b, kernel.ConstView(b, a.samples, a.samplesLen), kernel.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
+	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
 // LaunchHistogramF64 launches histogramF64 (kernels_types.go:338) on s: grid blocks of block threads, with
@@ -2287,7 +2288,7 @@ type sortCountI8Args struct {
 var _ = sortCountI8
 
 var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *sortCountI8Args) {
-	sortCountI8Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountI8 launches sortCountI8 (kernels_types.go:346) on s: grid blocks of block threads, with
@@ -2325,22 +2326,22 @@ type sortKeysI8Args struct {
 	tile      int64
 }
 
-// sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:358: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
-	f := kernel.Frame[sortKeysI8Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysI8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysI8Frame](t)
+		f := kernelimpl.FrameOf[sortKeysI8Frame](t)
 		sortKeysI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2384,7 +2385,7 @@ type sortCountU8Args struct {
 var _ = sortCountU8
 
 var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *sortCountU8Args) {
-	sortCountU8Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountU8 launches sortCountU8 (kernels_types.go:364) on s: grid blocks of block threads, with
@@ -2422,22 +2423,22 @@ type sortKeysU8Args struct {
 	tile      int64
 }
 
-// sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:376: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
-	f := kernel.Frame[sortKeysU8Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysU8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysU8Frame](t)
+		f := kernelimpl.FrameOf[sortKeysU8Frame](t)
 		sortKeysU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:372) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2481,7 +2482,7 @@ type sortCountI16Args struct {
 var _ = sortCountI16
 
 var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a *sortCountI16Args) {
-	sortCountI16Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountI16 launches sortCountI16 (kernels_types.go:382) on s: grid blocks of block threads, with
@@ -2519,22 +2520,22 @@ type sortKeysI16Args struct {
 	tile      int64
 }
 
-// sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:394: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
-	f := kernel.Frame[sortKeysI16Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysI16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysI16Frame](t)
+		f := kernelimpl.FrameOf[sortKeysI16Frame](t)
 		sortKeysI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:390) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2578,7 +2579,7 @@ type sortCountU16Args struct {
 var _ = sortCountU16
 
 var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a *sortCountU16Args) {
-	sortCountU16Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountU16 launches sortCountU16 (kernels_types.go:400) on s: grid blocks of block threads, with
@@ -2616,22 +2617,22 @@ type sortKeysU16Args struct {
 	tile      int64
 }
 
-// sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:412: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
-	f := kernel.Frame[sortKeysU16Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysU16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysU16Frame](t)
+		f := kernelimpl.FrameOf[sortKeysU16Frame](t)
 		sortKeysU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:408) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2675,7 +2676,7 @@ type sortCountI32Args struct {
 var _ = sortCountI32
 
 var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a *sortCountI32Args) {
-	sortCountI32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountI32 launches sortCountI32 (kernels_types.go:418) on s: grid blocks of block threads, with
@@ -2713,22 +2714,22 @@ type sortKeysI32Args struct {
 	tile      int64
 }
 
-// sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:430: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
-	f := kernel.Frame[sortKeysI32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysI32Frame](t)
+		f := kernelimpl.FrameOf[sortKeysI32Frame](t)
 		sortKeysI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2772,7 +2773,7 @@ type sortCountU32Args struct {
 var _ = sortCountU32
 
 var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a *sortCountU32Args) {
-	sortCountU32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountU32 launches sortCountU32 (kernels_types.go:436) on s: grid blocks of block threads, with
@@ -2810,22 +2811,22 @@ type sortKeysU32Args struct {
 	tile      int64
 }
 
-// sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:448: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
-	f := kernel.Frame[sortKeysU32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysU32Frame](t)
+		f := kernelimpl.FrameOf[sortKeysU32Frame](t)
 		sortKeysU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:444) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2869,7 +2870,7 @@ type sortCountI64Args struct {
 var _ = sortCountI64
 
 var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a *sortCountI64Args) {
-	sortCountI64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountI64 launches sortCountI64 (kernels_types.go:454) on s: grid blocks of block threads, with
@@ -2907,22 +2908,22 @@ type sortKeysI64Args struct {
 	tile      int64
 }
 
-// sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:466: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
-	f := kernel.Frame[sortKeysI64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysI64Frame](t)
+		f := kernelimpl.FrameOf[sortKeysI64Frame](t)
 		sortKeysI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:462) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -2966,7 +2967,7 @@ type sortCountU64Args struct {
 var _ = sortCountU64
 
 var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a *sortCountU64Args) {
-	sortCountU64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountU64 launches sortCountU64 (kernels_types.go:472) on s: grid blocks of block threads, with
@@ -3004,22 +3005,22 @@ type sortKeysU64Args struct {
 	tile      int64
 }
 
-// sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:484: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
-	f := kernel.Frame[sortKeysU64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysU64Frame](t)
+		f := kernelimpl.FrameOf[sortKeysU64Frame](t)
 		sortKeysU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3063,7 +3064,7 @@ type sortCountF32Args struct {
 var _ = sortCountF32
 
 var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a *sortCountF32Args) {
-	sortCountF32Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountF32 launches sortCountF32 (kernels_types.go:490) on s: grid blocks of block threads, with
@@ -3101,22 +3102,22 @@ type sortKeysF32Args struct {
 	tile      int64
 }
 
-// sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:502: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
-	f := kernel.Frame[sortKeysF32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysF32Frame](t)
+		f := kernelimpl.FrameOf[sortKeysF32Frame](t)
 		sortKeysF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:498) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3160,7 +3161,7 @@ type sortCountF64Args struct {
 var _ = sortCountF64
 
 var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a *sortCountF64Args) {
-	sortCountF64Group(b, kernel.ConstView(b, a.keys, a.keysLen), kernel.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
+	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
 // LaunchSortCountF64 launches sortCountF64 (kernels_types.go:508) on s: grid blocks of block threads, with
@@ -3198,22 +3199,22 @@ type sortKeysF64Args struct {
 	tile      int64
 }
 
-// sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:520: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
-	f := kernel.Frame[sortKeysF64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortKeysF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p3 = int(a.shift)
 	f.p4 = int(a.bits)
 	f.p5 = a.desc != 0
 	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortKeysF64Frame](t)
+		f := kernelimpl.FrameOf[sortKeysF64Frame](t)
 		sortKeysF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:516) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3255,24 +3256,24 @@ type sortPairsI32I32Args struct {
 	tile      int64
 }
 
-// sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:530: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
-	f := kernel.Frame[sortPairsI32I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32I32Frame](t)
 		sortPairsI32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3320,24 +3321,24 @@ type sortPairsI32U32Args struct {
 	tile      int64
 }
 
-// sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:540: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
-	f := kernel.Frame[sortPairsI32U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32U32Frame](t)
 		sortPairsI32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:536) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3385,24 +3386,24 @@ type sortPairsI32I64Args struct {
 	tile      int64
 }
 
-// sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:550: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
-	f := kernel.Frame[sortPairsI32I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32I64Frame](t)
 		sortPairsI32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3450,24 +3451,24 @@ type sortPairsI32U64Args struct {
 	tile      int64
 }
 
-// sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:560: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
-	f := kernel.Frame[sortPairsI32U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32U64Frame](t)
 		sortPairsI32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:556) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3515,24 +3516,24 @@ type sortPairsI32F32Args struct {
 	tile      int64
 }
 
-// sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:570: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
-	f := kernel.Frame[sortPairsI32F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32F32Frame](t)
 		sortPairsI32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:566) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3580,24 +3581,24 @@ type sortPairsI32F64Args struct {
 	tile      int64
 }
 
-// sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:580: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
-	f := kernel.Frame[sortPairsI32F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI32F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI32F64Frame](t)
 		sortPairsI32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:576) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3645,24 +3646,24 @@ type sortPairsU32I32Args struct {
 	tile      int64
 }
 
-// sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:590: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
-	f := kernel.Frame[sortPairsU32I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32I32Frame](t)
 		sortPairsU32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:586) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3710,24 +3711,24 @@ type sortPairsU32U32Args struct {
 	tile      int64
 }
 
-// sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:600: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
-	f := kernel.Frame[sortPairsU32U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32U32Frame](t)
 		sortPairsU32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:596) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3775,24 +3776,24 @@ type sortPairsU32I64Args struct {
 	tile      int64
 }
 
-// sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:610: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
-	f := kernel.Frame[sortPairsU32I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32I64Frame](t)
 		sortPairsU32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:606) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3840,24 +3841,24 @@ type sortPairsU32U64Args struct {
 	tile      int64
 }
 
-// sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:620: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
-	f := kernel.Frame[sortPairsU32U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32U64Frame](t)
 		sortPairsU32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:616) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3905,24 +3906,24 @@ type sortPairsU32F32Args struct {
 	tile      int64
 }
 
-// sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:630: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
-	f := kernel.Frame[sortPairsU32F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32F32Frame](t)
 		sortPairsU32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:626) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -3970,24 +3971,24 @@ type sortPairsU32F64Args struct {
 	tile      int64
 }
 
-// sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:640: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
-	f := kernel.Frame[sortPairsU32F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU32F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU32F64Frame](t)
 		sortPairsU32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:636) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4035,24 +4036,24 @@ type sortPairsI64I32Args struct {
 	tile      int64
 }
 
-// sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:650: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
-	f := kernel.Frame[sortPairsI64I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64I32Frame](t)
 		sortPairsI64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:646) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4100,24 +4101,24 @@ type sortPairsI64U32Args struct {
 	tile      int64
 }
 
-// sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:660: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
-	f := kernel.Frame[sortPairsI64U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64U32Frame](t)
 		sortPairsI64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:656) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4165,24 +4166,24 @@ type sortPairsI64I64Args struct {
 	tile      int64
 }
 
-// sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:670: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
-	f := kernel.Frame[sortPairsI64I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64I64Frame](t)
 		sortPairsI64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:666) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4230,24 +4231,24 @@ type sortPairsI64U64Args struct {
 	tile      int64
 }
 
-// sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:680: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
-	f := kernel.Frame[sortPairsI64U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64U64Frame](t)
 		sortPairsI64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:676) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4295,24 +4296,24 @@ type sortPairsI64F32Args struct {
 	tile      int64
 }
 
-// sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:690: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
-	f := kernel.Frame[sortPairsI64F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64F32Frame](t)
 		sortPairsI64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:686) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4360,24 +4361,24 @@ type sortPairsI64F64Args struct {
 	tile      int64
 }
 
-// sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:700: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
-	f := kernel.Frame[sortPairsI64F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsI64F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsI64F64Frame](t)
 		sortPairsI64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:696) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4425,24 +4426,24 @@ type sortPairsU64I32Args struct {
 	tile      int64
 }
 
-// sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:710: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
-	f := kernel.Frame[sortPairsU64I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64I32Frame](t)
 		sortPairsU64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:706) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4490,24 +4491,24 @@ type sortPairsU64U32Args struct {
 	tile      int64
 }
 
-// sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:720: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
-	f := kernel.Frame[sortPairsU64U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64U32Frame](t)
 		sortPairsU64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:716) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4555,24 +4556,24 @@ type sortPairsU64I64Args struct {
 	tile      int64
 }
 
-// sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:730: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
-	f := kernel.Frame[sortPairsU64I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64I64Frame](t)
 		sortPairsU64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:726) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4620,24 +4621,24 @@ type sortPairsU64U64Args struct {
 	tile      int64
 }
 
-// sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:740: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
-	f := kernel.Frame[sortPairsU64U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64U64Frame](t)
 		sortPairsU64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:736) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4685,24 +4686,24 @@ type sortPairsU64F32Args struct {
 	tile      int64
 }
 
-// sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:750: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
-	f := kernel.Frame[sortPairsU64F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64F32Frame](t)
 		sortPairsU64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:746) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4750,24 +4751,24 @@ type sortPairsU64F64Args struct {
 	tile      int64
 }
 
-// sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:760: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
-	f := kernel.Frame[sortPairsU64F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsU64F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsU64F64Frame](t)
 		sortPairsU64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:756) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4815,24 +4816,24 @@ type sortPairsF32I32Args struct {
 	tile      int64
 }
 
-// sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:770: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
-	f := kernel.Frame[sortPairsF32I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32I32Frame](t)
 		sortPairsF32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:766) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4880,24 +4881,24 @@ type sortPairsF32U32Args struct {
 	tile      int64
 }
 
-// sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
-	f := kernel.Frame[sortPairsF32U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32U32Frame](t)
 		sortPairsF32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:776) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4945,24 +4946,24 @@ type sortPairsF32I64Args struct {
 	tile      int64
 }
 
-// sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:790: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
-	f := kernel.Frame[sortPairsF32I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32I64Frame](t)
 		sortPairsF32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:786) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5010,24 +5011,24 @@ type sortPairsF32U64Args struct {
 	tile      int64
 }
 
-// sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:800: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
-	f := kernel.Frame[sortPairsF32U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32U64Frame](t)
 		sortPairsF32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:796) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5075,24 +5076,24 @@ type sortPairsF32F32Args struct {
 	tile      int64
 }
 
-// sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
-	f := kernel.Frame[sortPairsF32F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32F32Frame](t)
 		sortPairsF32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:806) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5140,24 +5141,24 @@ type sortPairsF32F64Args struct {
 	tile      int64
 }
 
-// sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:820: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
-	f := kernel.Frame[sortPairsF32F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF32F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF32F64Frame](t)
 		sortPairsF32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:816) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5205,24 +5206,24 @@ type sortPairsF64I32Args struct {
 	tile      int64
 }
 
-// sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:830: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
-	f := kernel.Frame[sortPairsF64I32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64I32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64I32Frame](t)
 		sortPairsF64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:826) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5270,24 +5271,24 @@ type sortPairsF64U32Args struct {
 	tile      int64
 }
 
-// sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:840: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
-	f := kernel.Frame[sortPairsF64U32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64U32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64U32Frame](t)
 		sortPairsF64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:836) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5335,24 +5336,24 @@ type sortPairsF64I64Args struct {
 	tile      int64
 }
 
-// sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:850: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
-	f := kernel.Frame[sortPairsF64I64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64I64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64I64Frame](t)
 		sortPairsF64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:846) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5400,24 +5401,24 @@ type sortPairsF64U64Args struct {
 	tile      int64
 }
 
-// sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:860: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
-	f := kernel.Frame[sortPairsF64U64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64U64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64U64Frame](t)
 		sortPairsF64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:856) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5465,24 +5466,24 @@ type sortPairsF64F32Args struct {
 	tile      int64
 }
 
-// sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:870: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
-	f := kernel.Frame[sortPairsF64F32Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64F32Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64F32Frame](t)
 		sortPairsF64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:866) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5530,24 +5531,24 @@ type sortPairsF64F64Args struct {
 	tile      int64
 }
 
-// sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernel.Lockstep):
+// sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (kernels_types.go:880: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
-	f := kernel.Frame[sortPairsF64F64Frame](b)
-	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernel.ViewRest(b, a.keysOut)
-	f.p2 = kernel.ConstViewRest(b, a.valsIn)
-	f.p3 = kernel.ViewRest(b, a.valsOut)
-	f.p4 = kernel.ConstViewRest(b, a.offs)
+	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
 	f.p5 = int(a.shift)
 	f.p6 = int(a.bits)
 	f.p7 = a.desc != 0
 	f.p8 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[sortPairsF64F64Frame](t)
+		f := kernelimpl.FrameOf[sortPairsF64F64Frame](t)
 		sortPairsF64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
 	})
-}, kernel.StaticShared(33792), kernel.Lockstep())
+}, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:876) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6401,7 +6402,7 @@ type histogramU8Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramU8Locals](hgB)
+	hgF := kernelimpl.Frame[histogramU8Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6423,11 +6424,11 @@ type hgLocalsHistogramEven[T number] struct {
 // between barriers is one loop over the group's work-items.
 func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int, local []uint32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[hgLocalsHistogramEven[T]](hgB)
+	hgF := kernelimpl.Frame[hgLocalsHistogramEven[T]](hgB)
 	_ = hgF
-	hgNb := kernel.Locals(&hgF.hgNb, hgN)
-	hgBd := kernel.Locals(&hgF.hgBd, hgN)
-	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	hgNb := kernelimpl.Locals(&hgF.hgNb, hgN)
+	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -6497,7 +6498,7 @@ type histogramU16Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramU16Locals](hgB)
+	hgF := kernelimpl.Frame[histogramU16Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6516,7 +6517,7 @@ type histogramI32Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramI32Locals](hgB)
+	hgF := kernelimpl.Frame[histogramI32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6535,7 +6536,7 @@ type histogramU32Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramU32Locals](hgB)
+	hgF := kernelimpl.Frame[histogramU32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6554,7 +6555,7 @@ type histogramF32Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramF32Locals](hgB)
+	hgF := kernelimpl.Frame[histogramF32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6573,7 +6574,7 @@ type histogramF64Locals struct {
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[histogramF64Locals](hgB)
+	hgF := kernelimpl.Frame[histogramF64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6592,7 +6593,7 @@ type sortCountI8Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountI8Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountI8Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6617,14 +6618,14 @@ type hgLocalsSortCount[K number] struct {
 // between barriers is one loop over the group's work-items.
 func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, shift int, bits int, kind int32, width int, desc bool, tile int, bins *[256]uint32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[hgLocalsSortCount[K]](hgB)
+	hgF := kernelimpl.Frame[hgLocalsSortCount[K]](hgB)
 	_ = hgF
-	hgBd := kernel.Locals(&hgF.hgBd, hgN)
-	hgTid := kernel.Locals(&hgF.hgTid, hgN)
-	hgB2 := kernel.Locals(&hgF.hgB2, hgN)
-	hgNb := kernel.Locals(&hgF.hgNb, hgN)
-	hgNd := kernel.Locals(&hgF.hgNd, hgN)
-	hgMask := kernel.Locals(&hgF.hgMask, hgN)
+	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgNb := kernelimpl.Locals(&hgF.hgNb, hgN)
+	hgNd := kernelimpl.Locals(&hgF.hgNd, hgN)
+	hgMask := kernelimpl.Locals(&hgF.hgMask, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -6679,7 +6680,7 @@ type sortCountU8Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountU8Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountU8Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6698,7 +6699,7 @@ type sortCountI16Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountI16Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountI16Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6717,7 +6718,7 @@ type sortCountU16Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountU16Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountU16Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6736,7 +6737,7 @@ type sortCountI32Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountI32Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountI32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6755,7 +6756,7 @@ type sortCountU32Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountU32Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountU32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6774,7 +6775,7 @@ type sortCountI64Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountI64Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountI64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6793,7 +6794,7 @@ type sortCountU64Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountU64Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountU64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6812,7 +6813,7 @@ type sortCountF32Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountF32Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountF32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -6831,7 +6832,7 @@ type sortCountF64Locals struct {
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[sortCountF64Locals](hgB)
+	hgF := kernelimpl.Frame[sortCountF64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)

@@ -10,7 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/rtc"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 const scaleSource = `
@@ -29,7 +29,7 @@ type scaleArgs struct {
 }
 
 // scaleGo is scale<float> for the cpu agent, which has no compiler.
-var scaleGo = cpu.NewSet("example-scale", cpu.Define("scale<float>", func(g *cpu.Group, a *scaleArgs) {
+var scaleGo = kernel.NewSet("example-scale", kernel.Define("scale<float>", func(g *kernel.Block, a *scaleArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	if lo == hi {
 		return

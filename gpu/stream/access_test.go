@@ -11,7 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type sliceArgs struct {
@@ -19,7 +19,7 @@ type sliceArgs struct {
 	Lo, Hi int32
 }
 
-var sliceK = cpu.Define("stream_test_slice", func(g *cpu.Group, a *sliceArgs) {
+var sliceK = kernel.Define("stream_test_slice", func(g *kernel.Block, a *sliceArgs) {
 	_ = a.X.Slice(g, int(a.Lo), int(a.Hi))
 })
 
@@ -27,7 +27,7 @@ var sliceK = cpu.Define("stream_test_slice", func(g *cpu.Group, a *sliceArgs) {
 // dispatch's, and one HIP code.
 func TestBadSliceRangeMessage(t *testing.T) {
 	e := setup(t)
-	m, err := module.Load(e.dev, cpu.NewSet("stream-test-slice", sliceK))
+	m, err := module.Load(e.dev, kernel.NewSet("stream-test-slice", sliceK))
 	require.NoError(t, err)
 	f, err := m.Function("stream_test_slice")
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type scaleArgs struct {
@@ -19,7 +19,7 @@ type scaleArgs struct {
 
 // scale multiplies x by alpha: a Go kernel for the cpu agent, written per
 // work-group.
-var scale = cpu.Define("example_scale", func(g *cpu.Group, a *scaleArgs) {
+var scale = kernel.Define("example_scale", func(g *kernel.Block, a *scaleArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	x := a.X.Slice(g, lo, hi)
 	for i := range x {
@@ -36,7 +36,7 @@ func Example() {
 		return
 	}
 	defer gpu.Shutdown()
-	mod, err := module.Load(dev, cpu.NewSet("example", scale))
+	mod, err := module.Load(dev, kernel.NewSet("example", scale))
 	if err != nil {
 		fmt.Println(err)
 		return

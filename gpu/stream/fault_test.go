@@ -20,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // The call that waited for a failed kernel reports its failure; a later
@@ -62,7 +63,7 @@ type runawayArgs struct{ X rocr.Ptr[int32] }
 
 var (
 	runawayGate = make(chan struct{})
-	runawayK    = cpu.Define("stream_test_runaway", func(g *cpu.Group, a *runawayArgs) {
+	runawayK    = kernel.Define("stream_test_runaway", func(g *kernel.Block, a *runawayArgs) {
 		<-runawayGate
 		*(*int32)(hostmem.At(a.X.Addr())) = 7
 	})
@@ -86,7 +87,7 @@ func runaways(t *testing.T, e *env) (launch func(s *stream.Stream) *buffer.Buffe
 		}
 		assert.Zero(t, cpu.Runaways(), "abandoned kernels still running after they were let go")
 	})
-	m, err := module.Load(e.dev, cpu.NewSet("runaway", runawayK))
+	m, err := module.Load(e.dev, kernel.NewSet("runaway", runawayK))
 	require.NoError(t, err)
 	f := m.MustFunction("stream_test_runaway")
 	launch = func(s *stream.Stream) *buffer.Buffer[int32] {
@@ -212,8 +213,8 @@ func TestRunawayKernelShutdown(t *testing.T) {
 // go, never polling Canceled.
 var (
 	spinning   atomic.Int32
-	panicSpinK = cpu.Define("stream_test_panic_spin", func(g *cpu.Group, a *runawayArgs) {
-		if g.ID[0] == 0 {
+	panicSpinK = kernel.Define("stream_test_panic_spin", func(g *kernel.Block, a *runawayArgs) {
+		if g.BlockIdx().X == 0 {
 			for i := 0; i < 1000 && spinning.Load() == 0; i++ {
 				time.Sleep(time.Millisecond)
 			}
@@ -233,7 +234,7 @@ func TestPanicWithSpinningGroupsAbandoned(t *testing.T) {
 	t.Setenv("HIPGO_KERNEL_GRACE", "100ms")
 	e := setup(t)
 	_, release := runaways(t, e)
-	m, err := module.Load(e.dev, cpu.NewSet("panic-spin", panicSpinK))
+	m, err := module.Load(e.dev, kernel.NewSet("panic-spin", panicSpinK))
 	require.NoError(t, err)
 	s := e.stream()
 	x := newBuf(t, e.dev, 1)

@@ -13,7 +13,7 @@ import (
 	"github.com/hipgo/hipgo/internal/cputest"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Every test runs on the cpu agent, and no goroutine may outlive
@@ -31,7 +31,7 @@ type slowWriteArgs struct {
 	N  int32
 }
 
-var slowWriteK = cpu.Define("stream_test_slow_write", func(g *cpu.Group, a *slowWriteArgs) {
+var slowWriteK = kernel.Define("stream_test_slow_write", func(g *kernel.Block, a *slowWriteArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	x := a.X.Slice(g, 0, int(a.N))
 	for i := range x {
@@ -45,7 +45,7 @@ type copyArgs struct {
 	N        int32
 }
 
-var copyK = cpu.Define("stream_test_copy", func(g *cpu.Group, a *copyArgs) {
+var copyK = kernel.Define("stream_test_copy", func(g *kernel.Block, a *copyArgs) {
 	copy(a.Dst.Slice(g, 0, int(a.N)), a.Src.Slice(g, 0, int(a.N)))
 })
 
@@ -55,8 +55,8 @@ type incArgs struct {
 	N int32
 }
 
-var incK = cpu.Define("stream_test_inc", func(g *cpu.Group, a *incArgs) {
-	if g.ID != [3]int{} {
+var incK = kernel.Define("stream_test_inc", func(g *kernel.Block, a *incArgs) {
+	if g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	x := a.X.Slice(g, 0, int(a.N))
@@ -75,7 +75,7 @@ type flagSetArgs struct {
 	Ms int32
 }
 
-var flagSetK = cpu.Define("stream_test_flag_set", func(g *cpu.Group, a *flagSetArgs) {
+var flagSetK = kernel.Define("stream_test_flag_set", func(g *kernel.Block, a *flagSetArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	flags[a.I].Store(1)
 })
@@ -85,7 +85,7 @@ type flagGetArgs struct {
 	N   int32
 }
 
-var flagGetK = cpu.Define("stream_test_flag_get", func(g *cpu.Group, a *flagGetArgs) {
+var flagGetK = kernel.Define("stream_test_flag_get", func(g *kernel.Block, a *flagGetArgs) {
 	out := a.Out.Slice(g, 0, int(a.N))
 	for i := range out {
 		out[i] = flags[i].Load()
@@ -108,7 +108,7 @@ var (
 
 type rendezvousArgs struct{ I int32 }
 
-var rendezvousK = cpu.Define("stream_test_rendezvous", func(g *cpu.Group, a *rendezvousArgs) {
+var rendezvousK = kernel.Define("stream_test_rendezvous", func(g *kernel.Block, a *rendezvousArgs) {
 	arrived.Add(1)
 	deadline := time.Now().Add(5 * time.Second)
 	for arrived.Load() < 2 && time.Now().Before(deadline) {
@@ -128,7 +128,7 @@ type gatedWriteArgs struct {
 	N int32
 }
 
-var gatedWriteK = cpu.Define("stream_test_gated_write", func(g *cpu.Group, a *gatedWriteArgs) {
+var gatedWriteK = kernel.Define("stream_test_gated_write", func(g *kernel.Block, a *gatedWriteArgs) {
 	select {
 	case <-*gate.Load():
 	case <-time.After(10 * time.Second):
@@ -154,7 +154,7 @@ func closeGate(t testing.TB) (open func()) {
 	return open
 }
 
-var kernelSet = cpu.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK, gatedWriteK, read8K, initArrayK)
+var kernelSet = kernel.NewSet("stream-test", cputest.Sleep, cputest.Empty, slowWriteK, copyK, incK, cputest.Panic, flagSetK, flagGetK, rendezvousK, cputest.Overrun, slowReadK, gatedWriteK, read8K, initArrayK)
 
 // env is one test's runtime: the default device and the test kernels.
 type env struct {

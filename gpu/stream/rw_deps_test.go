@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +25,7 @@ type slowReadArgs struct {
 	N   int32
 }
 
-var slowReadK = cpu.Define("stream_test_slow_read", func(g *cpu.Group, a *slowReadArgs) {
+var slowReadK = kernel.Define("stream_test_slow_read", func(g *kernel.Block, a *slowReadArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	copy(a.Dst.Slice(g, 0, int(a.N)), a.Src.Slice(g, 0, int(a.N)))
 })

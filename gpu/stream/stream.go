@@ -167,7 +167,7 @@ func (s *Stream) Err() error {
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
-// On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
+// On the cpu agent a Go kernel that polls kernel.Block.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
 // sticky like any launch failure, and other streams are not affected. A
 // kernel that has not returned a grace later (HIPGO_KERNEL_GRACE, default

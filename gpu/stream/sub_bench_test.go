@@ -7,7 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // read8K reads eight buffers and does nothing: a launch whose cost is its
@@ -16,7 +16,7 @@ type read8Args struct {
 	A, B, C, D, E, F, G, H rocr.ConstPtr[int32]
 }
 
-var read8K = cpu.Define("stream_test_read8", func(g *cpu.Group, a *read8Args) {})
+var read8K = kernel.Define("stream_test_read8", func(g *kernel.Block, a *read8Args) {})
 
 // initArrayK is CUDA's simpleStreams kernel: x[i] += factor, iters times,
 // over n elements, each group its span.
@@ -27,7 +27,7 @@ type initArrayArgs struct {
 	N      int32
 }
 
-var initArrayK = cpu.Define("stream_test_init_array", func(g *cpu.Group, a *initArrayArgs) {
+var initArrayK = kernel.Define("stream_test_init_array", func(g *kernel.Block, a *initArrayArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	x := a.X.Slice(g, lo, hi)
 	for range a.Iters {

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -79,7 +80,7 @@ type conformanceFillArgs struct {
 
 // conformanceFillKernel runs conformanceFill on the cpu agent.
 var conformanceFillKernel = kernel.Define("conformance_fill", func(b *kernel.Block, a *conformanceFillArgs) {
-	v0 := kernel.ViewRest(b, a.x)
+	v0 := kernelimpl.ViewRest(b, a.x)
 	s1 := a.v
 	s2 := a.n
 	n := b.Threads()
@@ -127,7 +128,7 @@ type conformanceWarpSizeArgs struct {
 
 // conformanceWarpSizeKernel runs conformanceWarpSize on the cpu agent.
 var conformanceWarpSizeKernel = kernel.Define("conformance_warp_size", func(b *kernel.Block, a *conformanceWarpSizeArgs) {
-	v0 := kernel.ViewRest(b, a.out)
+	v0 := kernelimpl.ViewRest(b, a.out)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Agents opens the runtime for tb on the cpu driver alone, with n cpu
@@ -45,12 +45,12 @@ func Agent(tb testing.TB) *rocr.Agent {
 type SleepArgs struct{ Ms int32 }
 
 // Sleep sleeps Ms milliseconds in each work-group.
-var Sleep = cpu.Define("test_sleep", func(g *cpu.Group, a *SleepArgs) {
+var Sleep = kernel.Define("test_sleep", func(g *kernel.Block, a *SleepArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 })
 
 // Fail sleeps Ms milliseconds, then panics: a kernel that fails late.
-var Fail = cpu.Define("test_fail", func(g *cpu.Group, a *SleepArgs) {
+var Fail = kernel.Define("test_fail", func(g *kernel.Block, a *SleepArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	panic("test_fail failed on purpose")
 })
@@ -59,10 +59,10 @@ var Fail = cpu.Define("test_fail", func(g *cpu.Group, a *SleepArgs) {
 type NoArgs struct{}
 
 // Empty does nothing: the cost of a dispatch alone.
-var Empty = cpu.Define("test_empty", func(g *cpu.Group, a *NoArgs) {})
+var Empty = kernel.Define("test_empty", func(g *kernel.Block, a *NoArgs) {})
 
 // Panic panics at once.
-var Panic = cpu.Define("test_panic", func(g *cpu.Group, a *NoArgs) {
+var Panic = kernel.Define("test_panic", func(g *kernel.Block, a *NoArgs) {
 	panic("boom")
 })
 
@@ -74,7 +74,7 @@ type OverrunArgs struct {
 
 // Overrun reads one element past X[0:N], which the checked Slice refuses:
 // the dispatch fails with an illegal address.
-var Overrun = cpu.Define("test_overrun", func(g *cpu.Group, a *OverrunArgs) {
+var Overrun = kernel.Define("test_overrun", func(g *kernel.Block, a *OverrunArgs) {
 	_ = a.X.Slice(g, 0, int(a.N)+1)
 })
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -50,10 +51,10 @@ type opsArgs struct {
 
 // OpsKernel runs Ops on the cpu agent.
 var OpsKernel = kernel.Define("ops", func(b *kernel.Block, a *opsArgs) {
-	v0 := kernel.ConstView(b, a.a, a.aLen)
-	v1 := kernel.ConstViewRest(b, a.b)
-	v2 := kernel.ConstViewRest(b, a.f)
-	v3 := kernel.ViewRest(b, a.out)
+	v0 := kernelimpl.ConstView(b, a.a, a.aLen)
+	v1 := kernelimpl.ConstViewRest(b, a.b)
+	v2 := kernelimpl.ConstViewRest(b, a.f)
+	v3 := kernelimpl.ViewRest(b, a.out)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) && hi <= len(v3) {
@@ -112,10 +113,10 @@ type faultsArgs struct {
 
 // FaultsKernel runs Faults on the cpu agent.
 var FaultsKernel = kernel.Define("faults", func(b *kernel.Block, a *faultsArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernelimpl.View(b, a.x, a.xLen)
 	s1 := int(a.which)
 	s2 := int(a.k)
-	v3 := kernel.ViewRest(b, a.out)
+	v3 := kernelimpl.ViewRest(b, a.out)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) {

@@ -19,7 +19,7 @@ import (
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Test kernels. Names carry a prefix: cpu kernels are registered globally.
@@ -32,7 +32,7 @@ type spinArgs struct {
 	Ms   int32
 }
 
-var spinK = cpu.Define("reliability_spin", func(g *cpu.Group, a *spinArgs) {
+var spinK = kernel.Define("reliability_spin", func(g *kernel.Block, a *spinArgs) {
 	var end time.Time
 	if a.Ms >= 0 {
 		end = time.Now().Add(time.Duration(a.Ms) * time.Millisecond)
@@ -41,14 +41,14 @@ var spinK = cpu.Define("reliability_spin", func(g *cpu.Group, a *spinArgs) {
 	for !g.Canceled() && (a.Ms < 0 && !released() || a.Ms >= 0 && time.Now().Before(end)) {
 		time.Sleep(200 * time.Microsecond)
 	}
-	if a.Done != 0 && g.ID == [3]int{} {
+	if a.Done != 0 && g.BlockIdx() == (kernel.Dim{}) {
 		atomic.StoreInt32(a.Done.At(g, 0), 1)
 	}
 })
 
 type panicArgs struct{ Code int32 }
 
-var panicK = cpu.Define("reliability_panic", func(g *cpu.Group, a *panicArgs) {
+var panicK = kernel.Define("reliability_panic", func(g *kernel.Block, a *panicArgs) {
 	panic("reliability kernel panic " + strconv.Itoa(int(a.Code)))
 })
 
@@ -60,7 +60,7 @@ type overrunArgs struct {
 	V     uint32
 }
 
-var overrunK = cpu.Define("reliability_overrun", func(g *cpu.Group, a *overrunArgs) {
+var overrunK = kernel.Define("reliability_overrun", func(g *kernel.Block, a *overrunArgs) {
 	x := a.X.Slice(g, 0, int(a.N+a.Extra))
 	for i := range x {
 		x[i] = a.V
@@ -74,7 +74,7 @@ type axpbArgs struct {
 	N    int32
 }
 
-var axpbK = cpu.Define("reliability_axpb", func(g *cpu.Group, a *axpbArgs) {
+var axpbK = kernel.Define("reliability_axpb", func(g *kernel.Block, a *axpbArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	if lo == hi {
 		return
@@ -91,7 +91,7 @@ type addArgs struct {
 	N        int32
 }
 
-var addK = cpu.Define("reliability_add", func(g *cpu.Group, a *addArgs) {
+var addK = kernel.Define("reliability_add", func(g *kernel.Block, a *addArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	if lo == hi {
 		return
@@ -111,7 +111,7 @@ type storeArgs struct {
 	Dummy int32
 }
 
-var storeK = cpu.Define("reliability_store", func(g *cpu.Group, a *storeArgs) {
+var storeK = kernel.Define("reliability_store", func(g *kernel.Block, a *storeArgs) {
 	time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 	*a.X.At(g, int(a.I)) = a.V
 })
@@ -122,13 +122,13 @@ type moveArgs struct {
 	Dst, Src int32
 }
 
-var moveK = cpu.Define("reliability_move", func(g *cpu.Group, a *moveArgs) {
+var moveK = kernel.Define("reliability_move", func(g *kernel.Block, a *moveArgs) {
 	*a.X.At(g, int(a.Dst)) = *a.X.At(g, int(a.Src))
 })
 
 type bufU32 = buffer.Buffer[uint32]
 
-var testSet = cpu.NewSet("reliability", spinK, panicK, overrunK, axpbK, addK, storeK, moveK)
+var testSet = kernel.NewSet("reliability", spinK, panicK, overrunK, axpbK, addK, storeK, moveK)
 
 // The same kernels for cuda devices, from testdata/reliability.hip
 // (testdata/gen.sh regenerates them; TestPTXUpToDate checks).

@@ -12,23 +12,23 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/internal/reliability"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // Kernels that leave their work-group in ways Go allows but a kernel should
 // not: a panic with a typed-nil error, and runtime.Goexit.
 type exitArgs struct{ Code int32 }
 
-var nilPanicK = cpu.Define("reliability_nil_panic", func(g *cpu.Group, a *exitArgs) {
+var nilPanicK = kernel.Define("reliability_nil_panic", func(g *kernel.Block, a *exitArgs) {
 	var pe *fs.PathError
 	panic(pe)
 })
 
-var goexitK = cpu.Define("reliability_goexit", func(g *cpu.Group, a *exitArgs) {
+var goexitK = kernel.Define("reliability_goexit", func(g *kernel.Block, a *exitArgs) {
 	runtime.Goexit()
 })
 
-var exitSet = cpu.NewSet("reliability_exit", nilPanicK, goexitK)
+var exitSet = kernel.NewSet("reliability_exit", nilPanicK, goexitK)
 
 // TestKernelExitFault: a kernel that panics with a typed-nil error or calls
 // runtime.Goexit fails its launch with an error naming it, on the queue's

@@ -17,7 +17,7 @@ import (
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // TestDeviceReset: Device.Reset cancels the device's work in flight, frees
@@ -174,7 +174,7 @@ func TestDeviceResetRacing(t *testing.T) {
 
 // loseK fails the way a GPU kernel fault fails a CUDA context: its error
 // wraps rocr.ErrDeviceLost.
-var loseK = cpu.Define("reliability_lose", func(g *cpu.Group, a *selfArgs) {
+var loseK = kernel.Define("reliability_lose", func(g *kernel.Block, a *selfArgs) {
 	panic(fmt.Errorf("simulated context loss: %w", rocr.ErrDeviceLost))
 })
 
@@ -184,7 +184,7 @@ var loseK = cpu.Define("reliability_lose", func(g *cpu.Group, a *selfArgs) {
 func TestDeviceLost(t *testing.T) {
 	f := open(t, 1)
 	dev := f.dev
-	m, err := module.Load(dev, cpu.NewSet("reliability_lose", loseK))
+	m, err := module.Load(dev, kernel.NewSet("reliability_lose", loseK))
 	require.NoError(t, err)
 	s := f.stream(dev)
 	b := fromSlice(t, dev, iota32(4, 1))

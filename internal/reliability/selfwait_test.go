@@ -9,7 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,11 +24,11 @@ var (
 
 type selfArgs struct{ Code int32 }
 
-var selfK = cpu.Define("reliability_self", func(g *cpu.Group, a *selfArgs) {
+var selfK = kernel.Define("reliability_self", func(g *kernel.Block, a *selfArgs) {
 	selfMu.Lock()
 	hook := selfHook
 	selfMu.Unlock()
-	if hook == nil || g.ID != [3]int{} {
+	if hook == nil || g.BlockIdx() != (kernel.Dim{}) {
 		return
 	}
 	err := hook()
@@ -37,9 +37,9 @@ var selfK = cpu.Define("reliability_self", func(g *cpu.Group, a *selfArgs) {
 	selfMu.Unlock()
 })
 
-var noopK = cpu.Define("reliability_noop", func(g *cpu.Group, a *selfArgs) {})
+var noopK = kernel.Define("reliability_noop", func(g *kernel.Block, a *selfArgs) {})
 
-var selfSet = cpu.NewSet("reliability_self", selfK, noopK)
+var selfSet = kernel.NewSet("reliability_self", selfK, noopK)
 
 // runInKernel launches reliability_self on s with hook and returns what
 // the hook returned.

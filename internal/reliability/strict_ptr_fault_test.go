@@ -12,7 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // forge writes V through a pointer it makes itself: X plus Off bytes.
@@ -23,11 +23,11 @@ type forgeArgs struct {
 	_   uint32
 }
 
-var forgeK = cpu.Define("reliability_forge", func(g *cpu.Group, a *forgeArgs) {
+var forgeK = kernel.Define("reliability_forge", func(g *kernel.Block, a *forgeArgs) {
 	*rocr.Ptr[uint32](a.X.Addr()+uintptr(a.Off)).At(g, 0) = a.V
 })
 
-var forgeSet = cpu.NewSet("reliability_forge", forgeK)
+var forgeSet = kernel.NewSet("reliability_forge", forgeK)
 
 // TestStrictPtr: a kernel given buffer 1 that writes into buffer 2 through
 // a pointer it made from its argument is caught with HIPGO_STRICT_PTR=1:

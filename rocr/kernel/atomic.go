@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 )
@@ -15,8 +16,22 @@ type Integer interface {
 	int32 | uint32 | int64 | uint64 | int | uint
 }
 
+// atomicAligned fails an atomic on a misaligned element, which would not be
+// atomic: only memory reached through unsafe (a rocr.Ptr moved off its
+// element size) can be.
+func atomicAligned[T Atomic](p *T) {
+	if uintptr(unsafe.Pointer(p))%unsafe.Sizeof(*p) != 0 {
+		misaligned(p)
+	}
+}
+
+func misaligned[T Atomic](p *T) {
+	panic(fmt.Errorf("atomic on %T at %#x, which is not %d-byte aligned", *new(T), uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)))
+}
+
 // rmw applies op to *p atomically and returns the old value.
 func rmw[T Atomic](p *T, op func(old T) T) T {
+	atomicAligned(p)
 	if unsafe.Sizeof(*p) == 4 {
 		u := (*uint32)(unsafe.Pointer(p))
 		for {
@@ -41,6 +56,7 @@ func rmw[T Atomic](p *T, op func(old T) T) T {
 
 // AtomicAdd adds v to *p and returns the old value (atomicAdd).
 func AtomicAdd[T Atomic](p *T, v T) T {
+	atomicAligned(p)
 	switch q := any(p).(type) {
 	case *int32:
 		return T(atomic.AddInt32(q, int32(v)) - int32(v))
@@ -84,6 +100,7 @@ func AtomicExch[T Atomic](p *T, v T) T { return rmw(p, func(T) T { return v }) }
 // AtomicCAS stores v if *p equals cmp, and returns the old value
 // (atomicCAS). Floats compare by their bits.
 func AtomicCAS[T Atomic](p *T, cmp, v T) T {
+	atomicAligned(p)
 	if unsafe.Sizeof(*p) == 4 {
 		u := (*uint32)(unsafe.Pointer(p))
 		c, n := *(*uint32)(unsafe.Pointer(&cmp)), *(*uint32)(unsafe.Pointer(&v))

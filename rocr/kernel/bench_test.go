@@ -9,7 +9,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/kernels"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -134,7 +133,7 @@ type groupVectorAddArgs struct {
 // before its kernels were Go per work-item: a work-group takes its whole
 // range at once and loops over plain slices. It is the baseline of the
 // per-work-item kernel's target (within 1.25×).
-var groupVectorAdd = cpu.Define("group_vector_add", func(g *cpu.Group, a *groupVectorAddArgs) {
+var groupVectorAdd = kernel.Define("group_vector_add", func(g *kernel.Block, a *groupVectorAddArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	if lo == hi {
 		return
@@ -184,7 +183,7 @@ type groupSaxpyArgs struct {
 }
 
 // groupSaxpy is saxpy in the former group style.
-var groupSaxpy = cpu.Define("group_saxpy", func(g *cpu.Group, a *groupSaxpyArgs) {
+var groupSaxpy = kernel.Define("group_saxpy", func(g *kernel.Block, a *groupSaxpyArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	if lo == hi {
 		return
@@ -206,12 +205,12 @@ type groupReduceArgs struct {
 // stretch between two barriers one loop over the group's work-items, the
 // per-work-item sums in group memory, read in order; each work-item adds
 // its elements in the grid-stride order, as the per-work-item kernel does.
-var groupReduceSum = cpu.Define("group_reduce_sum", func(g *cpu.Group, a *groupReduceArgs) {
-	bs := g.Size[0]
-	sdata := cpu.SharedFloat32(g, 0, bs)
+var groupReduceSum = kernel.Define("group_reduce_sum", func(g *kernel.Block, a *groupReduceArgs) {
+	bs := g.BlockDim().X
+	sdata := kernel.GroupShared[float32](g, 0, bs)
 	n := int(a.N)
-	first := g.ID[0] * bs
-	stride := g.Count[0] * bs
+	first := g.BlockIdx().X * bs
+	stride := g.GridDim().X * bs
 	clear(sdata)
 	if items := g.Items(0); first < n {
 		in := a.In.Slice(g, first, n)
@@ -227,12 +226,12 @@ var groupReduceSum = cpu.Define("group_reduce_sum", func(g *cpu.Group, a *groupR
 			sdata[tid] += sdata[tid+s]
 		}
 	}
-	*a.Partial.At(g, g.ID[0]) = sdata[0]
+	*a.Partial.At(g, g.BlockIdx().X) = sdata[0]
 })
 
 // groupModule loads the group-style fixtures on dev for b.
 func groupModule(b *testing.B, dev *gpu.Device) *module.Module {
-	m, err := module.Load(dev, cpu.NewSet("sdk-bench-group", groupVectorAdd, groupSaxpy, groupReduceSum))
+	m, err := module.Load(dev, kernel.NewSet("sdk-bench-group", groupVectorAdd, groupSaxpy, groupReduceSum))
 	if err != nil {
 		b.Fatal(err)
 	}

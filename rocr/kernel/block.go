@@ -3,37 +3,16 @@ package kernel
 import (
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/spi"
+	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
 
-// Group is what a driver that runs Go kernels hands the SDK for each
-// work-group it runs: the group's place in the grid, its group memory and
-// a checked view of device memory. The cpu driver's work-groups implement
-// it.
-type Group interface {
-	spi.MemoryView
-	// Dims is the group's id, its size in work-items, the grid's size in
-	// groups and in work-items, in each dimension. The grid's last group
-	// in a dimension may be partial (HSA allows it): its work-items past
-	// the grid do not exist.
-	Dims() (id, size, count, grid [3]int)
-	// GroupID is Dims' id alone, for the other groups of a dispatch.
-	GroupID() [3]int
-	// Shared is the group segment: static, then dynamic group memory.
-	Shared() []byte
-	// Dispatch is a number no other dispatch has: what the SDK keeps for
-	// one dispatch (its argument views) is reused for its other groups.
-	Dispatch() uint64
-	// Local is a slot the SDK keeps its per-worker state in, from one
-	// dispatch to the next; the driver calls Release on what it holds when
-	// the worker ends.
-	Local() *any
-}
-
-// Block is a work-group as generated code sees it: it makes each
-// work-item's Thread, views kernel arguments as slices, and runs lockstep
-// kernels. User code never needs it; generated registrations do.
+// Block is a work-group: what Define's function runs. A per-group kernel
+// (the Go twin of a C++ kernel) works on the whole group through it: its
+// place in the grid (BlockIdx, Span), its group memory (GroupShared),
+// device memory (Ptr.At and Ptr.Slice take the Block, which checks every
+// access), GridSync and Canceled. Generated code also makes each
+// work-item's Thread from it. A Block is reused by its worker from one
+// work-group to the next; kernels must not keep it.
 type Block struct {
 	name   string
 	id     Dim
@@ -42,11 +21,14 @@ type Block struct {
 	n      int    // work-items
 	ext    [3]int // work-items in each dimension (fewer in a partial group)
 	one    lane
-	mem    spi.MemoryView
+	grp    hook.Group
 	shared []byte
 	static int
 	x0     int  // blockIdx.x*blockDim.x
 	flat1  bool // a one-dimensional block without static shared memory
+	// perItem: the kernel asked for its work-items (generated code), so
+	// a panic's place is the author's per-item function, not Define's.
+	perItem bool
 
 	// lockstep state
 	lanes  []lane
@@ -71,7 +53,7 @@ type frameSlot struct{ key, frame unsafe.Pointer }
 func dim(v [3]int) Dim { return Dim{v[0], v[1], v[2]} }
 
 // block returns g's Block, readied for kernel k.
-func block(g Group, k *Kernel) *Block {
+func block(g hook.Group, k *Kernel) *Block {
 	slot := g.Local()
 	b, _ := (*slot).(*Block)
 	if b == nil {
@@ -81,7 +63,7 @@ func block(g Group, k *Kernel) *Block {
 	if d := g.Dispatch(); d != b.disp || b.kern != k {
 		id, size, count, grid := g.Dims()
 		b.disp, b.nview, b.kern = d, 0, k
-		b.mem, b.name = g, k.name
+		b.grp, b.name = g, k.name
 		b.dim, b.grid, b.total = dim(size), dim(count), grid
 		b.static = int(k.static)
 		b.flat1 = b.dim.Y == 1 && b.dim.Z == 1 && b.static == 0
@@ -93,6 +75,7 @@ func block(g Group, k *Kernel) *Block {
 	}
 	b.shared = g.Shared()
 	b.one = lane{b: b}
+	b.perItem = false
 	return b
 }
 
@@ -109,7 +92,10 @@ func (b *Block) place0(id [3]int) {
 }
 
 // Threads is the number of work-items in the block.
-func (b *Block) Threads() int { return b.n }
+func (b *Block) Threads() int {
+	b.perItem = true
+	return b.n
+}
 
 // Thread is the i-th work-item of a barrier-free kernel's block, in linear
 // order (x fastest). The Thread it returns is valid until the next call.
@@ -126,10 +112,12 @@ func (b *Block) Thread(i int) Thread {
 // without static shared memory (ok), where First().Nth(i) is work-item i:
 // generated loops then keep the Thread in registers.
 func (b *Block) First() (t Thread, ok bool) {
+	b.perItem = true
 	return Thread{&b.one, 0, b.x0}, b.flat1
 }
 
 func (b *Block) thread(i int) Thread {
+	b.perItem = true
 	b.place(&b.one, i)
 	return b.threadOf(&b.one)
 }
@@ -161,97 +149,42 @@ type argView struct {
 	len  int
 }
 
-// cached finds a view this dispatch made before on this worker.
-func cached[T any](b *Block, p uintptr, n int64) ([]T, bool) {
-	var zero T
+// cached finds a view of elements of size bytes this dispatch made before
+// on this worker.
+func (b *Block) cached(p uintptr, n int64, size uintptr) (unsafe.Pointer, int, bool) {
 	for i := 0; i < b.nview; i++ {
-		if v := &b.views[i]; v.p == p && v.n == n && v.size == unsafe.Sizeof(zero) {
-			return unsafe.Slice((*T)(v.base), v.len), true
+		if v := &b.views[i]; v.p == p && v.n == n && v.size == size {
+			return v.base, v.len, true
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
-func keep[T any](b *Block, p uintptr, n int64, s []T) []T {
-	if b.nview < len(b.views) && len(s) > 0 {
-		var zero T
-		b.views[b.nview] = argView{p, n, unsafe.Sizeof(zero), unsafe.Pointer(&s[0]), len(s)}
+// keep remembers a view for the dispatch's other groups on this worker.
+func (b *Block) keep(p uintptr, n int64, size uintptr, base unsafe.Pointer, length int) {
+	if b.nview < len(b.views) && length > 0 {
+		b.views[b.nview] = argView{p, n, size, base, length}
 		b.nview++
 	}
-	return s
 }
 
-// View is a kernel's slice argument: n elements from p, checked against
-// the allocation p points into once per dispatch and worker.
-func View[T any](b *Block, p rocr.Ptr[T], n int64) []T {
-	if n == 0 {
-		return nil
-	}
-	if s, ok := cached[T](b, uintptr(p), n); ok {
-		return s
-	}
-	return keep(b, uintptr(p), n, p.Slice(b.mem, 0, int(n)))
-}
-
-// ViewRest is a kernel's slice argument whose length the kernel never
-// reads, passed as a bare pointer: the elements from p to the end of the
-// allocation p points into, so Go's bounds checks stop at its end.
-func ViewRest[T any](b *Block, p rocr.Ptr[T]) []T {
-	if p == 0 {
-		return nil
-	}
-	if s, ok := cached[T](b, uintptr(p), -1); ok {
-		return s
-	}
-	a := rocr.FindAllocation(uintptr(p))
-	if a == nil {
-		// Not device memory: View's check names what it is.
-		return p.Slice(b.mem, 0, 1)
-	}
-	var zero T
-	return keep(b, uintptr(p), -1, p.Slice(b.mem, 0, int((a.Base+a.Size-uintptr(p))/unsafe.Sizeof(zero))))
-}
-
-// ConstViewRest is ViewRest for a read-only argument.
-func ConstViewRest[T any](b *Block, p rocr.ConstPtr[T]) []T { return ViewRest(b, rocr.Ptr[T](p)) }
-
-// ConstView is View for a read-only argument.
-func ConstView[T any](b *Block, p rocr.ConstPtr[T], n int64) []T {
-	return View(b, rocr.Ptr[T](p), n)
-}
-
-// Frame is a lockstep or fissioned kernel's frame of type F (its
-// arguments, its per-work-item variables), kept by the block for every
-// later work-group and dispatch of the kernel on this worker, whichever
-// kernels run in between, so a launch allocates nothing.
-func Frame[F any](b *Block) *F {
-	key := typeKey[F]()
+// findFrame is the block's frame of the type key names, nil if it has
+// none yet; it becomes the frame of the kernel running now.
+func (b *Block) findFrame(key unsafe.Pointer) unsafe.Pointer {
 	for _, f := range b.frames {
 		if f.key == key {
 			b.frame = f.frame
-			return (*F)(f.frame)
+			return f.frame
 		}
 	}
-	b.frame = unsafe.Pointer(new(F))
-	b.frames = append(b.frames, frameSlot{key, b.frame})
-	return (*F)(b.frame)
+	return nil
 }
 
-// FrameOf is the frame of the block t belongs to.
-func FrameOf[F any](t Thread) *F { return (*F)(t.l.b.frame) }
-
-// typeKey is a unique pointer per type F.
-func typeKey[F any]() unsafe.Pointer {
-	var v any = (*F)(nil)
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
-}
-
-// Locals is a fissioned kernel's variable that lives across a barrier, one
-// element per work-item: *s, kept in the kernel's Frame, grown to n
-// elements, so a launch allocates nothing once the frame has grown.
-func Locals[T any](s *[]T, n int) []T {
-	if cap(*s) < n {
-		*s = make([]T, n)
-	}
-	return (*s)[:n]
+// addFrame keeps frame as the block's frame of the type key names, for
+// every later work-group and dispatch of the kernel on this worker,
+// whichever kernels run in between; it becomes the frame of the kernel
+// running now.
+func (b *Block) addFrame(key, frame unsafe.Pointer) {
+	b.frame = frame
+	b.frames = append(b.frames, frameSlot{key, frame})
 }

@@ -5,9 +5,13 @@ import (
 	"reflect"
 	"unsafe"
 
+	"runtime"
+	"sync"
+
 	"github.com/hipgo/hipgo/internal/clayout"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
 
 // Kernel is a Go kernel registered for the cpu agent: its name, its
@@ -15,11 +19,67 @@ import (
 // that runs one work-group.
 type Kernel struct {
 	name     string
-	args     reflect.Type
 	run      func(b *Block, kernarg unsafe.Pointer)
+	fn       string // the function Define was given, as stack frames name it
 	sym      rocr.KernelSymbol
 	static   uint32
 	lockstep bool
+}
+
+func init() {
+	hook.Run = func(k any, g hook.Group, kernarg unsafe.Pointer) {
+		kk := k.(*Kernel)
+		kk.run(block(g, kk), kernarg)
+	}
+	hook.GroupOf = func(b any) hook.Group { return b.(*Block).grp }
+	hook.SetLockstep = func(k any) { k.(*Kernel).lockstep = true }
+	hook.Cached = func(b any, p uintptr, n int64, size uintptr) (unsafe.Pointer, int, bool) {
+		return b.(*Block).cached(p, n, size)
+	}
+	hook.Keep = func(b any, p uintptr, n int64, size uintptr, base unsafe.Pointer, length int) {
+		b.(*Block).keep(p, n, size, base, length)
+	}
+	hook.FindFrame = func(b any, key unsafe.Pointer) unsafe.Pointer { return b.(*Block).findFrame(key) }
+	hook.AddFrame = func(b any, key, frame unsafe.Pointer) { b.(*Block).addFrame(key, frame) }
+	hook.FrameOfLane = func(l unsafe.Pointer) unsafe.Pointer { return (*lane)(l).b.frame }
+	hook.KernelFunc = func(g hook.Group) string {
+		if b, _ := (*g.Local()).(*Block); b != nil && b.kern != nil && !b.perItem {
+			return b.kern.fn
+		}
+		return ""
+	}
+	hook.Lookup = func(obj uint64) any {
+		if k := lookup(obj); k != nil {
+			return k
+		}
+		return nil
+	}
+}
+
+// registry numbers every kernel Define made: a kernel's Symbol().Object
+// is its number with objectTag, the kernel object a dispatch packet
+// names. Names are not keyed here: a name belongs to the Set that carries
+// the kernel, so two libraries may each define their own vector_add.
+var registry struct {
+	mu   sync.RWMutex
+	byID []*Kernel // number-1
+}
+
+// objectTag marks Go kernel objects, so a stray number is not taken for one.
+const objectTag = 0x6b00_0000_0000_0000
+
+// lookup is the kernel whose object is obj, nil if none.
+func lookup(obj uint64) *Kernel {
+	if obj&objectTag != objectTag {
+		return nil
+	}
+	i := obj &^ objectTag
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	if i == 0 || i > uint64(len(registry.byID)) {
+		return nil
+	}
+	return registry.byID[i-1]
 }
 
 // Name is the kernel's symbol name.
@@ -27,18 +87,6 @@ func (k *Kernel) Name() string { return k.name }
 
 // Symbol is the kernel's signature as loaders see it.
 func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
-
-// Args is the type whose layout is the kernel's kernarg layout.
-func (k *Kernel) Args() reflect.Type { return k.args }
-
-// StaticShared is the static shared memory the kernel declares, in bytes.
-func (k *Kernel) StaticShared() uint32 { return k.static }
-
-// Run runs one work-group of the kernel: the entry point of a driver that
-// runs Go kernels. kernarg points at the launch's kernarg image.
-func (k *Kernel) Run(g Group, kernarg unsafe.Pointer) {
-	k.run(block(g, k), kernarg)
-}
 
 // Option configures a kernel at Define.
 type Option func(*Kernel)
@@ -50,34 +98,44 @@ func StaticShared(n uint32) Option { return func(k *Kernel) { k.static = n } }
 // MaxThreads declares the kernel's largest block (__launch_bounds__).
 func MaxThreads(n int) Option { return func(k *Kernel) { k.sym.MaxFlatWorkGroupSize = n } }
 
-// Lockstep marks a kernel that calls SyncThreads or warp operations: its
-// work-items run as coroutines, stopping at each barrier.
-func Lockstep() Option { return func(k *Kernel) { k.lockstep = true } }
-
 // Define registers a Go kernel for the cpu agent. A is a struct whose
-// fields are the kernel's parameters in kernarg order (see Signature), and
-// run runs one work-group of it. Generated code calls Define; it panics on
-// a malformed declaration, a programming error found at init time.
+// fields are the kernel's parameters in kernarg order: rocr.Ptr[T] (or
+// ConstPtr[T]) for a `T*`, a fixed-size scalar (int8..int64,
+// uint8..uint64, float32, float64, bool or a named type of one), or a
+// struct or array of these passed by value, whose Go layout must be its
+// C layout (clayout.Check states the rule). run runs one work-group of
+// it: generated code passes a function that runs the group's work-items,
+// a hand-written per-group kernel (the Go twin of a C++ kernel) works on
+// the whole group itself (Block.Span, GroupShared, GridSync). Define
+// panics on a malformed declaration, a programming error found at init
+// time, never on a launch.
 func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kernel {
 	t := reflect.TypeFor[A]()
-	sym, err := Signature(name, t)
+	sym, err := signature(name, t)
 	if err != nil {
 		panic(fmt.Errorf("kernel.Define %w", err))
 	}
-	k := &Kernel{name: name, args: t, sym: sym, run: func(b *Block, p unsafe.Pointer) { run(b, (*A)(p)) }}
+	k := &Kernel{name: name, sym: sym, run: func(b *Block, p unsafe.Pointer) { run(b, (*A)(p)) }}
+	if f := runtime.FuncForPC(reflect.ValueOf(run).Pointer()); f != nil {
+		k.fn = f.Name()
+	}
 	for _, o := range opts {
 		o(k)
 	}
 	k.sym.GroupSegmentSize = k.static
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.byID = append(registry.byID, k)
+	k.sym.Object = uint64(len(registry.byID)) | objectTag
 	return k
 }
 
-// Signature describes a Go kernel's argument struct t as a kernel symbol:
+// signature describes a Go kernel's argument struct t as a kernel symbol:
 // rocr.Ptr[T] (or ConstPtr[T], a read) for a `T*` (8 bytes), a fixed-size
 // scalar or a named type of one, or a struct or array of these passed by
 // value, whose Go layout must be its C layout (clayout.Check). An
 // error begins with the kernel's quoted name.
-func Signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
+func signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: CPUWarpSize}
 	if name == "" {
 		return sym, fmt.Errorf("%q: empty kernel name", name)

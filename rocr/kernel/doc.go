@@ -17,6 +17,12 @@
 // each work-item as a coroutine that stops at every barrier, warps of
 // CPUWarpSize lanes in lockstep.
 //
+// A kernel written for the cpu agent alone, per work-group (the Go twin
+// of a C++ kernel), is a Define whose function works on the whole Block:
+// Span, BlockIdx, GroupShared, GridSync, Canceled, and rocr.Ptr's At and
+// Slice through the Block.
+//
 // The SDK imports no driver: kernel code runs wherever a driver runs Go
-// kernels (the cpu agent) and, translated, on every GPU.
+// kernels (the cpu agent) and, translated, on every GPU. What a driver
+// uses of it is package kernelimpl.
 package kernel

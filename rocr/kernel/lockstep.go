@@ -29,7 +29,7 @@ type coLane struct {
 // sync stops the lockstep work-item at a barrier or warp operation.
 func (l *lane) sync(ev int) {
 	if l.co == nil {
-		panic(fmt.Errorf("kernel %s: a barrier or warp operation in a kernel not defined with kernel.Lockstep()", l.b.name))
+		panic(fmt.Errorf("kernel %s: a barrier or warp operation in a kernel not defined with kernelimpl.Lockstep() (generated code defines it)", l.b.name))
 	}
 	if !l.co.yield(ev) {
 		panic(errStopped{})
@@ -45,6 +45,7 @@ type errStopped struct{}
 // arguments through Frame) so that a launch allocates nothing.
 func (b *Block) Lockstep(fn func(Thread)) {
 	n := b.n
+	b.perItem = true
 	b.entry = fn
 	b.grow(n)
 	b.warps.reset()

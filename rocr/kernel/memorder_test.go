@@ -11,6 +11,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // chain is a look-back in miniature: block b waits, with acquire order,
@@ -41,7 +42,7 @@ type chainArgs struct {
 }
 
 var chainKernel = kernel.Define("chain", func(b *kernel.Block, a *chainArgs) {
-	sums, flags := kernel.View(b, a.Sums, a.SumsN), kernel.View(b, a.Flags, a.FlN)
+	sums, flags := kernelimpl.View(b, a.Sums, a.SumsN), kernelimpl.View(b, a.Flags, a.FlN)
 	for i, n := 0, b.Threads(); i < n; i++ {
 		chain(b.Thread(i), sums, flags)
 	}
@@ -119,13 +120,13 @@ func tickets(t kernel.Thread, counter []uint32, ids []int32) {
 }
 
 var ticketKernel = kernel.Define("tickets", func(b *kernel.Block, a *ticketArgs) {
-	f := kernel.Frame[ticketFrame](b)
-	f.counter, f.ids = kernel.View(b, a.Counter, a.CN), kernel.View(b, a.IDs, a.IDsN)
+	f := kernelimpl.Frame[ticketFrame](b)
+	f.counter, f.ids = kernelimpl.View(b, a.Counter, a.CN), kernelimpl.View(b, a.IDs, a.IDsN)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[ticketFrame](t)
+		f := kernelimpl.FrameOf[ticketFrame](t)
 		tickets(t, f.counter, f.ids)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // Every block gets one ticket, the same in all its work-items, and the
 // tickets are 0 to blocks-1.

@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels below are written as a user writes them, per work-item; the
@@ -33,7 +34,7 @@ type saxpyArgs struct {
 }
 
 var saxpyKernel = kernel.Define("saxpy", func(b *kernel.Block, a *saxpyArgs) {
-	x, y := kernel.ConstView(b, a.X, a.XN), kernel.View(b, a.Y, a.YN)
+	x, y := kernelimpl.ConstView(b, a.X, a.XN), kernelimpl.View(b, a.Y, a.YN)
 	for i, n := 0, b.Threads(); i < n; i++ {
 		saxpy(b.Thread(i), a.Alpha, x, y)
 	}
@@ -78,13 +79,13 @@ type reduceArgs struct {
 type reduceFrame struct{ in, out []float32 }
 
 var reduceKernel = kernel.Define("reduce", func(b *kernel.Block, a *reduceArgs) {
-	f := kernel.Frame[reduceFrame](b)
-	f.in, f.out = kernel.ConstView(b, a.In, a.InN), kernel.View(b, a.Out, a.OutN)
+	f := kernelimpl.Frame[reduceFrame](b)
+	f.in, f.out = kernelimpl.ConstView(b, a.In, a.InN), kernelimpl.View(b, a.Out, a.OutN)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[reduceFrame](t)
+		f := kernelimpl.FrameOf[reduceFrame](t)
 		reduce(t, f.in, f.out)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // histogram counts bytes into 256 bins through shared-memory atomics.
 func histogram(t kernel.Thread, data []uint8, bins []uint32) {
@@ -115,13 +116,13 @@ type histogramFrame struct {
 }
 
 var histogramKernel = kernel.Define("histogram", func(b *kernel.Block, a *histogramArgs) {
-	f := kernel.Frame[histogramFrame](b)
-	f.data, f.bins = kernel.ConstView(b, a.Data, a.DataN), kernel.View(b, a.Bins, a.BinsN)
+	f := kernelimpl.Frame[histogramFrame](b)
+	f.data, f.bins = kernelimpl.ConstView(b, a.Data, a.DataN), kernelimpl.View(b, a.Bins, a.BinsN)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[histogramFrame](t)
+		f := kernelimpl.FrameOf[histogramFrame](t)
 		histogram(t, f.data, f.bins)
 	})
-}, kernel.Lockstep(), kernel.StaticShared(1024))
+}, kernelimpl.Lockstep(), kernel.StaticShared(1024))
 
 func setup(t *testing.T) (*gpu.Device, *stream.Stream, *module.Module) {
 	t.Helper()
@@ -234,7 +235,7 @@ func TestKernelIndexOutOfRangeFailsLaunch(t *testing.T) {
 	err = s.Synchronize()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "index out of range")
-	assert.Contains(t, err.Error(), "sdk_test.go:23", "the line of x[i] in saxpy")
+	assert.Contains(t, err.Error(), "sdk_test.go:24", "the line of x[i] in saxpy")
 }
 
 // A work-item's panic names the kernel's own line, in a barrier-free
@@ -253,7 +254,7 @@ func TestPanicNamesKernelLine(t *testing.T) {
 	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(32), gpu.D1(64), 64*4, s, in, int64(10), small, int64(10), uint32(64*4)))
 	err = s.Synchronize()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "sdk_test.go:65", "the line of out[...] = sum in reduce")
+	assert.Contains(t, err.Error(), "sdk_test.go:66", "the line of out[...] = sum in reduce")
 	assert.Contains(t, err.Error(), "index out of range")
 }
 
@@ -316,10 +317,10 @@ type ballotArgs struct {
 type ballotFrame struct{ out []uint64 }
 
 var ballotKernel = kernel.Define("ballot", func(b *kernel.Block, a *ballotArgs) {
-	f := kernel.Frame[ballotFrame](b)
-	f.out = kernel.View(b, a.Out, a.OutN)
-	b.Lockstep(func(t kernel.Thread) { ballot(t, kernel.FrameOf[ballotFrame](t).out) })
-}, kernel.Lockstep())
+	f := kernelimpl.Frame[ballotFrame](b)
+	f.out = kernelimpl.View(b, a.Out, a.OutN)
+	b.Lockstep(func(t kernel.Thread) { ballot(t, kernelimpl.FrameOf[ballotFrame](t).out) })
+}, kernelimpl.Lockstep())
 
 // Votes see every lane of the warp, and only lanes of the warp.
 func TestBallotAnyAll(t *testing.T) {

@@ -13,7 +13,8 @@ type Dim struct{ X, Y, Z int }
 // takes it as its first parameter and asks it where it is. A Thread is
 // valid only during the call it was passed to; a kernel must not keep it.
 type Thread struct {
-	l  *lane
+	l *lane // the first field: kernelimpl.FrameOf reads it
+
 	x  int // threadIdx.x
 	gx int // blockIdx.x*blockDim.x + threadIdx.x
 }

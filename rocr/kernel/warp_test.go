@@ -12,6 +12,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 type warpArgs struct {
@@ -56,13 +57,13 @@ func misuse(t kernel.Thread, out []int32, c int32) {
 }
 
 var misuseKernel = kernel.Define("misuse", func(b *kernel.Block, a *warpArgs) {
-	f := kernel.Frame[warpFrame](b)
-	f.out, f.c = kernel.View(b, a.Out, a.OutN), a.Case
+	f := kernelimpl.Frame[warpFrame](b)
+	f.out, f.c = kernelimpl.View(b, a.Out, a.OutN), a.Case
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[warpFrame](t)
+		f := kernelimpl.FrameOf[warpFrame](t)
 		misuse(t, f.out, f.c)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // What CUDA leaves undefined fails the launch on the cpu agent with what
 // went wrong, where a GPU would give any value or hang.

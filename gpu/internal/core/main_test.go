@@ -16,7 +16,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/testenv"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // The core's tests run on the cpu agent, built through package gpu as
@@ -151,13 +151,13 @@ type tagArgs struct{ Tag int64 }
 // kernelLog is the log kernelTag appends its tag to.
 var kernelLog runLog
 
-var kernelTag = cpu.Define("core_test_tag", func(g *cpu.Group, a *tagArgs) { kernelLog.add(int(a.Tag)) })
+var kernelTag = kernel.Define("core_test_tag", func(g *kernel.Block, a *tagArgs) { kernelLog.add(int(a.Tag)) })
 
-var kernelPanic = cpu.Define("core_test_panic", func(g *cpu.Group, a *tagArgs) { panic("core test kernel failed on purpose") })
+var kernelPanic = kernel.Define("core_test_panic", func(g *kernel.Block, a *tagArgs) { panic("core test kernel failed on purpose") })
 
 // launch dispatches k as one work-item with args as its kernarg image,
 // using mems as uses says, the way gpu/module launches.
-func launch[A any](s *Stream, k *cpu.Kernel, args *A, uses ...MemUse) error {
+func launch[A any](s *Stream, k *kernel.Kernel, args *A, uses ...MemUse) error {
 	l, err := s.BeginLaunch("launch")
 	if err != nil {
 		return err

@@ -260,7 +260,7 @@ func (s *queueState) isReported() bool { return s.reported.Load() }
 
 // SetKernelTimeout bounds how long each kernel launched on the stream from
 // now on may run (0: no bound; HIPGO_KERNEL_TIMEOUT sets the default).
-// On the cpu agent a Go kernel that polls cpu.Group.Canceled stops when
+// On the cpu agent a Go kernel that polls kernel.Block.Canceled stops when
 // the bound passes; its launch fails with gpu.ErrLaunchTimeOut, which is
 // sticky like any launch failure, and other streams are not affected; one
 // that does not return is abandoned a grace later (rocr.Queue.Abandon).

@@ -105,7 +105,7 @@ func (errGridBroken) Error() string { return "grid barrier broken by another wor
 // (module.LaunchCooperative) may call it; elsewhere it fails the dispatch,
 // as it does when another group fails or the dispatch is cancelled while
 // this one waits. A group that returns no longer counts.
-func (g *Group) GridSync() {
+func (g *group) GridSync() {
 	j := g.job
 	if j == nil || j.barrier == nil {
 		panic(rocr.Errorf(hsa.StatusErrorInvalidArgument, "grid sync", "kernel %s work-group %v: GridSync in a launch that is not cooperative (launch it with module.LaunchCooperative)", g.kernel.name, g.ID))
@@ -141,7 +141,7 @@ func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error
 			ex := runner.Mark[rocr.Queue]()
 			defer ex.Close()
 			ex.Serve(rocrQueue(q))
-			g := &Group{}
+			g := &group{}
 			defer g.release()
 			j.bind(g)
 			ok = j.runChunk(g, i, i+1)

@@ -10,8 +10,8 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type addArgs struct {
@@ -19,7 +19,7 @@ type addArgs struct {
 	N       int32
 }
 
-var vadd = cpu.Define("test_vector_add", func(g *cpu.Group, a *addArgs) {
+var vadd = kernel.Define("test_vector_add", func(g *kernel.Block, a *addArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	A, B, C := a.A.Slice(g, lo, hi), a.B.Slice(g, lo, hi), a.C.Slice(g, lo, hi)
 	for i := range C {
@@ -45,7 +45,7 @@ func f32(al *rocr.Allocation, n int) []float32 {
 	return unsafe.Slice((*float32)(hostmem.At(al.Base)), n)
 }
 
-func dispatch(t testing.TB, q *rocr.Queue, k *cpu.Kernel, args unsafe.Pointer, size uintptr, grid, block uint32, sig *rocr.Signal) {
+func dispatch(t testing.TB, q *rocr.Queue, k *kernel.Kernel, args unsafe.Pointer, size uintptr, grid, block uint32, sig *rocr.Signal) {
 	id, err := q.Reserve()
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,12 @@
 // Each queue gets a packet processor goroutine that behaves as a GPU's
 // command processor: it takes packets in order, resolves barriers, runs
 // kernel dispatches and agent dispatches, and completes their signals.
-// Kernels are Go functions registered with Define under a name and run per
-// work-group on a pool of workers that uses every core; __syncthreads() is
-// written as consecutive loops over the work-items of a group.
+// Kernels are Go kernels (package rocr/kernel: kernel.Define, in kernel
+// sets) run per work-group on a pool of workers that uses every core,
+// through the interface the SDK defines for drivers (kernelimpl.Group,
+// which the agent's work-groups implement). The package exports what a
+// driver does and no kernel SDK: the names it exported for kernels are
+// deprecated (deprecated.go).
 //
 // Memory is mapped outside the Go heap, except under -race (below). The agent enforces HSA's ownership
 // rules strictly: a dispatch that touches coarse-grained memory owned by
@@ -70,7 +73,7 @@
 // # Kernels and kernel sets
 //
 // A kernel's name belongs to the Set that carries it, as a symbol belongs
-// to its code object: two libraries may each Define a "vector_add", and a
+// to its code object: two libraries may each define a "vector_add", and a
 // module loaded from either set launches its own. Within one set names are
 // unique (loading a set with two kernels of one name fails).
 //
@@ -81,15 +84,16 @@
 // ones, and the one it cannot see). Three kinds of access race:
 //
 //   - Work-items of one group: the kernel function runs a group's
-//     work-items as loops on one goroutine, so they never race with each
-//     other; the loops between two __syncthreads() are the barrier. Group
-//     memory (Shared, SharedFloat32) is private to the group.
+//     work-items on one goroutine (as loops, or as coroutines that stop at
+//     each barrier), so they never race with each other. Group memory
+//     (kernel.Shared, kernel.GroupShared) is private to the group.
 //   - Groups of one grid: groups run concurrently on several workers.
 //     Two groups that write the same element of device memory, or one that
 //     writes what another reads, race. Give each group its own range
-//     (Group.Span) or combine with the atomics (AtomicAdd, AtomicCAS,
-//     AtomicExch, AtomicMin, AtomicMax), for instance a per-group
-//     histogram in Shared memory flushed by one AtomicAdd per bin.
+//     (kernel.Block.Span) or combine with the atomics (kernel.AtomicAdd,
+//     AtomicCAS, AtomicExch, AtomicMin, AtomicMax), for instance a
+//     per-group histogram in group memory flushed by one AtomicAdd per
+//     bin.
 //   - Kernel and host (or another kernel): host code that touches a buffer
 //     while a kernel that uses it is in flight races. Order them through
 //     the stream: synchronize, record and wait for an event, or copy on the
@@ -106,7 +110,7 @@
 //
 // Cooperative dispatches (aql.DispatchCooperative, module.LaunchCooperative)
 // run every group of the grid at once, each on its own goroutine, up to
-// one group per worker; Group.GridSync is their grid-wide barrier, and
+// one group per worker; kernel.Block.GridSync is their grid-wide barrier, and
 // what a group wrote before it is ordered before what any group reads
 // after it (the race detector sees the barrier). GridSync in any other
 // dispatch fails it; a group that fails, or a cancelled dispatch, breaks

@@ -24,6 +24,7 @@ import (
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/internal/runner"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -87,7 +88,7 @@ func (p *workerPool) loop() {
 		}
 		p.wg.Done()
 	}()
-	g := &Group{}
+	g := &group{}
 	// What the kernel SDK keeps on the worker (a lockstep kernel's
 	// coroutines) serves every dispatch it runs, and ends with it.
 	defer g.release()
@@ -114,7 +115,7 @@ var dispatches atomic.Uint64
 
 type job struct {
 	seq     uint64 // this dispatch's number
-	k       *Kernel
+	k       *kern
 	kernarg unsafe.Pointer
 	agent   *rocr.Agent
 	size    [3]int
@@ -137,14 +138,14 @@ type job struct {
 	helpers atomic.Uint64
 	left    chan struct{} // the last running helper leaves after the revoke
 
-	// pg is the Group of the queue's processor; watch, the watchdog of a
+	// pg is the group of the queue's processor; watch, the watchdog of a
 	// dispatch with a timeout, armed with its packet id+1.
-	pg      Group
+	pg      group
 	watch   *time.Timer
 	armed   atomic.Uint64
 	expires atomic.Uint64 // when the armed dispatch is abandoned, in clock.Now nanoseconds
 	bound   atomic.Int64  // its timeout
-	kernel  atomic.Pointer[Kernel]
+	kernel  atomic.Pointer[kern]
 
 	// Cooperative cancellation: the dispatch's queue (destroyed: cancel)
 	// and its deadline in clock.Now nanoseconds (0: none); id is the
@@ -264,10 +265,10 @@ func (j *job) cancelled() bool {
 // (or the queue's destruction), and its remaining work-groups do not run.
 // Go cannot stop a goroutine from outside: a kernel that never polls runs
 // on, and is abandoned a grace later (see the package doc).
-func (g *Group) Canceled() bool { return g.job != nil && g.job.cancelled() }
+func (g *group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 // bind readies g to run the job's work-groups.
-func (j *job) bind(g *Group) {
+func (j *job) bind(g *group) {
 	g.agent, g.kernel, g.job, g.dispatch = j.agent, j.k, j, j.seq
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {
@@ -277,7 +278,7 @@ func (j *job) bind(g *Group) {
 	g.resetCache()
 }
 
-func (j *job) work(g *Group) {
+func (j *job) work(g *group) {
 	pprof.SetGoroutineLabels(j.k.labels)
 	defer pprof.SetGoroutineLabels(context.Background())
 	j.bind(g)
@@ -298,7 +299,7 @@ func (j *job) work(g *Group) {
 	}
 }
 
-func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
+func (j *job) runChunk(g *group, lo, hi int64) (ok bool) {
 	returned := false
 	defer func() {
 		r := recover()
@@ -319,7 +320,7 @@ func (j *job) runChunk(g *Group, lo, hi int64) (ok bool) {
 			if hsa.IsNilValue(e) {
 				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
-				ae.File, ae.Line, _ = j.where(false)
+				ae.File, ae.Line, _ = j.where(kernelimpl.KernelFunc(g), false)
 				err = rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
 				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))

@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 // hostileErr is a panic value whose Error method panics with itself.
@@ -23,7 +24,7 @@ type hostileErr struct{}
 
 func (hostileErr) Error() string { panic(hostileErr{}) }
 
-var hostileK = cpu.Define("test_hostile_panic", func(g *cpu.Group, a *struct{}) {
+var hostileK = kernel.Define("test_hostile_panic", func(g *kernel.Block, a *struct{}) {
 	panic(hostileErr{})
 })
 
@@ -40,13 +41,13 @@ func deepPanic(line int) {
 	panic("deep boom")
 }
 
-var deepK = cpu.Define("test_deep_panic", func(g *cpu.Group, a *struct{}) {
+var deepK = kernel.Define("test_deep_panic", func(g *kernel.Block, a *struct{}) {
 	deepPanic(callerLine())
 })
 
 // runOne dispatches k with no arguments as one work-item and returns its
 // signal's error.
-func runOne(t *testing.T, q *rocr.Queue, k *cpu.Kernel) error {
+func runOne(t *testing.T, q *rocr.Queue, k *kernel.Kernel) error {
 	t.Helper()
 	sig, err := rocr.NewSignal(1)
 	require.NoError(t, err)
@@ -91,7 +92,7 @@ func (e recursiveErr) Error() string {
 	return recursiveErr{e.depth + 1}.Error() + string(pad[e.depth%len(pad):][:1])
 }
 
-var recursiveK = cpu.Define("test_recursive_panic", func(g *cpu.Group, a *struct{}) {
+var recursiveK = kernel.Define("test_recursive_panic", func(g *kernel.Block, a *struct{}) {
 	panic(recursiveErr{})
 })
 
@@ -142,7 +143,7 @@ func (e stuckErr) Error() string {
 // the test repeats under -count.
 var stuckGate chan struct{}
 
-var stuckK = cpu.Define("test_stuck_panic", func(g *cpu.Group, a *struct{}) {
+var stuckK = kernel.Define("test_stuck_panic", func(g *kernel.Block, a *struct{}) {
 	panic(stuckErr{stuckGate})
 })
 
@@ -175,7 +176,7 @@ func TestBadKernelGrace(t *testing.T) {
 // overrunLine is the line of overrunK's out-of-bounds access.
 var overrunLine int
 
-var overrunK = cpu.Define("test_overrun_line", func(g *cpu.Group, a *struct{ X rocr.Ptr[int32] }) {
+var overrunK = kernel.Define("test_overrun_line", func(g *kernel.Block, a *struct{ X rocr.Ptr[int32] }) {
 	overrunLine = callerLine() + 1
 	_ = a.X.Slice(g, 0, 2)
 })

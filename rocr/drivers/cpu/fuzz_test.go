@@ -10,8 +10,8 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
-	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
 type fuzzArgs struct {
@@ -19,7 +19,7 @@ type fuzzArgs struct {
 	N int32
 }
 
-var fuzzKernel = cpu.Define("cpu_fuzz_fill", func(g *cpu.Group, a *fuzzArgs) {
+var fuzzKernel = kernel.Define("cpu_fuzz_fill", func(g *kernel.Block, a *fuzzArgs) {
 	lo, hi := g.Span(0, int(a.N))
 	s := a.A.Slice(g, lo, hi)
 	for i := range s {

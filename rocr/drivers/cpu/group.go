@@ -11,10 +11,10 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 )
 
-// Group is the work-group a kernel runs: its id, its size, the grid, its
-// group memory, and a checked view of device memory. A Group is reused by
-// its worker from one work-group to the next; kernels must not keep it.
-type Group struct {
+// group is the work-group a kernel runs (kernelimpl.Group): its id, its
+// size, the grid, its group memory, and a checked view of device memory.
+// A group is reused by its worker from one work-group to the next.
+type group struct {
 	// ID is the work-group's id in each dimension (blockIdx).
 	ID [3]int
 	// Size is the work-group size requested by the dispatch (blockDim).
@@ -26,7 +26,7 @@ type Group struct {
 
 	shared   []byte
 	agent    *rocr.Agent
-	kernel   *Kernel
+	kernel   *kern
 	job      *job // the dispatch, for Canceled
 	cache    [4]viewRange
 	next     int
@@ -34,23 +34,23 @@ type Group struct {
 	dispatch uint64 // the job's number
 }
 
-// Dispatch implements kernel.Group: a number no other dispatch has.
-func (g *Group) Dispatch() uint64 { return g.dispatch }
+// Dispatch implements kernelimpl.Group: a number no other dispatch has.
+func (g *group) Dispatch() uint64 { return g.dispatch }
 
-// Dims implements kernel.Group: the group's id, its size, and the grid's
+// Dims implements kernelimpl.Group: the group's id, its size, and the grid's
 // size in groups and in work-items.
-func (g *Group) Dims() (id, size, count, grid [3]int) { return g.ID, g.Size, g.Count, g.Grid }
+func (g *group) Dims() (id, size, count, grid [3]int) { return g.ID, g.Size, g.Count, g.Grid }
 
-// GroupID implements kernel.Group: the group's id.
-func (g *Group) GroupID() [3]int { return g.ID }
+// GroupID implements kernelimpl.Group: the group's id.
+func (g *group) GroupID() [3]int { return g.ID }
 
-// Local implements kernel.Group.
-func (g *Group) Local() *any { return &g.local }
+// Local implements kernelimpl.Group.
+func (g *group) Local() *any { return &g.local }
 
 // release ends what the SDK keeps running for this worker (a lockstep
 // kernel's coroutines) once the worker is done with a dispatch; the state
 // itself stays for the next, so a dispatch allocates nothing.
-func (g *Group) release() {
+func (g *group) release() {
 	if r, ok := g.local.(interface{ Release() }); ok {
 		r.Release()
 	}
@@ -58,56 +58,10 @@ func (g *Group) release() {
 
 type viewRange struct{ lo, hi uintptr }
 
-// Span returns the range [lo, hi) of global work-item indexes this group
-// covers in dimension dim, clipped to n and to the grid.
-func (g *Group) Span(dim, n int) (lo, hi int) {
-	lo = g.ID[dim] * g.Size[dim]
-	hi = lo + g.Size[dim]
-	if hi > g.Grid[dim] {
-		hi = g.Grid[dim]
-	}
-	if hi > n {
-		hi = n
-	}
-	if lo > hi {
-		lo = hi
-	}
-	return lo, hi
-}
-
-// Items is the number of work-items in this group along dim (smaller than
-// Size for the last, partial group: HSA allows partial work-groups).
-func (g *Group) Items(dim int) int {
-	lo := g.ID[dim] * g.Size[dim]
-	hi := min(lo+g.Size[dim], g.Grid[dim])
-	return hi - lo
-}
-
-// Shared is the group segment: static then dynamic group memory, as many
-// bytes as the dispatch's group segment size.
-func (g *Group) Shared() []byte { return g.shared }
-
-// Shared views group memory from byte offset off as n elements of T (a
-// `__shared__ T x[n]`). off must be a multiple of T's alignment and the
-// view must fit the group segment; otherwise the dispatch fails. T should
-// hold no Go pointers: group memory is outside the Go heap.
-func Shared[T any](g *Group, off, n int) []T {
-	var zero T
-	size, align := int(unsafe.Sizeof(zero)), int(unsafe.Alignof(zero))
-	if off < 0 || n < 0 || (size > 0 && n > (len(g.shared)-off)/size) || off > len(g.shared) {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory [%d, %d) outside the %d-byte group segment", off, off+size*n, len(g.shared))})
-	}
-	if off%align != 0 {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory offset %d is not aligned to %d bytes for %T", off, align, zero)})
-	}
-	if n == 0 || size == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&g.shared[off])), n)
-}
-
-// SharedFloat32 views group memory from byte offset off as n float32s.
-func SharedFloat32(g *Group, off, n int) []float32 { return Shared[float32](g, off, n) }
+// Shared implements kernelimpl.Group: the group segment, static then
+// dynamic group memory, as many bytes as the dispatch's group segment
+// size.
+func (g *group) Shared() []byte { return g.shared }
 
 // AccessError is a kernel's access outside what it may touch.
 type AccessError struct {
@@ -145,7 +99,7 @@ func untagged(err error) string {
 // View implements spi.MemoryView: it returns the memory at [addr,
 // addr+size) after checking that it lies in one live allocation this agent
 // may access, and fails the dispatch otherwise.
-func (g *Group) View(addr, size uintptr) unsafe.Pointer {
+func (g *group) View(addr, size uintptr) unsafe.Pointer {
 	end := addr + size
 	if end >= addr {
 		for i := range g.cache {
@@ -160,13 +114,13 @@ func (g *Group) View(addr, size uintptr) unsafe.Pointer {
 
 // Fault implements spi.Faulter: it fails the dispatch with msg, as a bad
 // access does.
-func (g *Group) Fault(msg string) {
+func (g *group) Fault(msg string) {
 	panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument, Msg: msg})
 }
 
 // ViewFrom implements spi.BoundedView: View, and the range must lie in
 // the allocation that base, the pointer the kernel was given, points into.
-func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
+func (g *group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 	end := addr + size
 	if j := g.job; j != nil && len(j.extents) > 0 {
 		g.checkView(j, base, addr, end)
@@ -194,7 +148,7 @@ func (g *Group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 // checkView fails an access [addr, end) through pointer base, an
 // argument that was given a view (HIPGO_STRICT_PTR=1), that leaves the
 // view, though it may stay in the view's buffer.
-func (g *Group) checkView(j *job, base, addr, end uintptr) {
+func (g *group) checkView(j *job, base, addr, end uintptr) {
 	for _, x := range j.extents {
 		if x.Base != base {
 			continue
@@ -209,7 +163,7 @@ func (g *Group) checkView(j *job, base, addr, end uintptr) {
 	}
 }
 
-func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
+func (g *group) viewSlow(addr, size uintptr) unsafe.Pointer {
 	a, p := g.view(addr, size)
 	// The sanitizer sees every access: nothing is cached.
 	if g.job == nil || !g.job.sanitize {
@@ -220,7 +174,7 @@ func (g *Group) viewSlow(addr, size uintptr) unsafe.Pointer {
 }
 
 // view checks [addr, addr+size) and returns its allocation and memory.
-func (g *Group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
+func (g *group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
 	a, err := rocr.CheckRange(g.agent, addr, size)
 	if err != nil {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: untagged(err), Err: err})
@@ -233,7 +187,7 @@ func (g *Group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
 	return a, hostmem.At(addr)
 }
 
-func (g *Group) resetCache() {
+func (g *group) resetCache() {
 	g.cache = [4]viewRange{}
 	g.next = 0
 }

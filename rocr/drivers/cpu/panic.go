@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // PanicError is a Go kernel's panic: the kernel, the work-group, where in
@@ -135,13 +137,13 @@ func trustedType(t reflect.Type) bool {
 // panicError makes the error of a kernel panic with value r. It runs in
 // the deferred function that recovered r, on the panicking stack, so
 // runtime.Callers sees the frames between the panic and the kernel.
-func (j *job) panicError(g *Group, r any) *PanicError {
+func (j *job) panicError(g *group, r any) *PanicError {
 	text, ok := describe(r)
 	e := &PanicError{Kernel: j.k.name, Group: g.ID, Value: text, Recovered: r}
 	if err, isErr := r.(error); isErr && ok {
 		e.err = err
 	}
-	e.File, e.Line, e.stack = j.where(true)
+	e.File, e.Line, e.stack = j.where(kernelimpl.KernelFunc(g), true)
 	// A panic carried out of a lockstep work-item's coroutine knows where
 	// it happened; the stack here is only the scheduler's.
 	if l, isLoc := r.(interface {
@@ -159,7 +161,10 @@ func (j *job) panicError(g *Group, r any) *PanicError {
 // function's frame (or, where no frame is the kernel function's, the
 // first frame outside the runtime, rocr and this package) and, if stack,
 // formats the frames from the panic down to the kernel's caller.
-func (j *job) where(stack bool) (file string, line int, frames string) {
+func (j *job) where(fn string, stack bool) (file string, line int, frames string) {
+	if strings.HasPrefix(fn, "github.com/hipgo/hipgo/rocr/drivers/cpu.") {
+		fn = "" // the deprecated Define's wrapper: the kernel is below it
+	}
 	var pcs [64]uintptr
 	n := runtime.Callers(3, pcs[:])
 	it := runtime.CallersFrames(pcs[:n])
@@ -178,11 +183,11 @@ func (j *job) where(stack bool) (file string, line int, frames string) {
 		if strings.HasSuffix(f.Function, "rocr/drivers/cpu.(*job).runChunk") {
 			break
 		}
+		if file == "" && fn != "" && f.Function == fn {
+			file, line = f.File, f.Line
+		}
 		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.") {
 			first = f
-		}
-		if file == "" && j.k.fn != "" && f.Function == j.k.fn {
-			file, line = f.File, f.Line
 		}
 		if stack {
 			fmt.Fprintf(&sb, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
@@ -195,16 +200,4 @@ func (j *job) where(stack bool) (file string, line int, frames string) {
 		file, line = first.File, first.Line
 	}
 	return file, line, sb.String()
-}
-
-// funcName is the name runtime frames give fn's code.
-func funcName(fn any) string {
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return ""
-	}
-	if f := runtime.FuncForPC(v.Pointer()); f != nil {
-		return f.Name()
-	}
-	return ""
 }

@@ -121,7 +121,7 @@ func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<
 	ex := runner.Mark[rocr.Queue]()
 	ex.Serve(rocrQueue(q))
 	marks <- marked{cell, ex}
-	g := &Group{}
+	g := &group{}
 	defer g.release()
 	j.bind(g)
 	j.runChunk(g, i, i+1)
@@ -146,7 +146,7 @@ func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
 			ex := runner.Mark[rocr.Queue]()
 			ex.Serve(rocrQueue(q))
 			runners[i] = ex
-			g := &Group{}
+			g := &group{}
 			defer g.release()
 			j.bind(g)
 			if !j.cancelled() {

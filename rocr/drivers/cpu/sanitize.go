@@ -87,7 +87,7 @@ func markRange(addr, n uintptr) {
 
 // sanitizeAccess checks a read through a const pointer argument, or marks
 // a write, of [addr, addr+size) in a through base.
-func (g *Group) sanitizeAccess(a *rocr.Allocation, base, addr, size uintptr) {
+func (g *group) sanitizeAccess(a *rocr.Allocation, base, addr, size uintptr) {
 	s := shadowOf(a)
 	if s == nil || size == 0 {
 		return

@@ -13,6 +13,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
@@ -49,20 +50,20 @@ type chainSumArgs struct {
 	out     rocr.Ptr[int64]
 }
 
-// chainSumKernel runs chainSum on the cpu agent as coroutines (kernel.Lockstep):
+// chainSumKernel runs chainSum on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (chain.go:16: block-wide call OrderedBlockID).
 var chainSumKernel = kernel.Define("chain_sum", func(b *kernel.Block, a *chainSumArgs) {
-	f := kernel.Frame[chainSumFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.counter)
-	f.p2 = kernel.ViewRest(b, a.flags)
-	f.p3 = kernel.ViewRest(b, a.sums)
-	f.p4 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[chainSumFrame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ViewRest(b, a.counter)
+	f.p2 = kernelimpl.ViewRest(b, a.flags)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[chainSumFrame](t)
+		f := kernelimpl.FrameOf[chainSumFrame](t)
 		chainSum(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchChainSum launches chainSum (chain.go:15) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -106,7 +107,7 @@ type dynReverseArgs struct {
 var _ = dynReverse
 
 var dynReverseKernel = kernel.Define("dyn_reverse", func(b *kernel.Block, a *dynReverseArgs) {
-	dynReverseGroup(b, kernel.ViewRest(b, a.x))
+	dynReverseGroup(b, kernelimpl.ViewRest(b, a.x))
 })
 
 // LaunchDynReverse launches dynReverse (chain.go:42) on s: grid blocks of block threads, with
@@ -138,7 +139,7 @@ type fillArgs struct {
 
 // fillKernel runs fill on the cpu agent.
 var fillKernel = kernel.Define("fill", func(b *kernel.Block, a *fillArgs) {
-	v0 := kernel.ViewRest(b, a.x)
+	v0 := kernelimpl.ViewRest(b, a.x)
 	s1 := a.v
 	s2 := a.n
 	n := b.Threads()
@@ -188,7 +189,7 @@ type divideArgs struct {
 
 // divideKernel runs divide on the cpu agent.
 var divideKernel = kernel.Define("divide", func(b *kernel.Block, a *divideArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernelimpl.View(b, a.x, a.xLen)
 	s1 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -238,8 +239,8 @@ type hornerArgs struct {
 
 // hornerKernel runs horner on the cpu agent.
 var hornerKernel = kernel.Define("horner", func(b *kernel.Block, a *hornerArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.y, a.yLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.y, a.yLen)
 	s2 := a.a
 	s3 := a.b
 	s4 := a.c
@@ -295,8 +296,8 @@ type horner64Args struct {
 
 // horner64Kernel runs horner64 on the cpu agent.
 var horner64Kernel = kernel.Define("horner64", func(b *kernel.Block, a *horner64Args) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.y, a.yLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.y, a.yLen)
 	s2 := a.a
 	s3 := a.b
 	s4 := a.c
@@ -351,9 +352,9 @@ type quotientsArgs struct {
 
 // quotientsKernel runs quotients on the cpu agent.
 var quotientsKernel = kernel.Define("quotients", func(b *kernel.Block, a *quotientsArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.View(b, a.q, a.qLen)
-	v2 := kernel.View(b, a.r, a.rLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.View(b, a.q, a.qLen)
+	v2 := kernelimpl.View(b, a.r, a.rLen)
 	s3 := a.d
 	n := b.Threads()
 	if t, ok := b.First(); ok {
@@ -407,9 +408,9 @@ type pointNormsArgs struct {
 
 // pointNormsKernel runs pointNorms on the cpu agent.
 var pointNormsKernel = kernel.Define("point_norms", func(b *kernel.Block, a *pointNormsArgs) {
-	v0 := kernel.ConstView(b, a.x, a.xLen)
-	v1 := kernel.ConstView(b, a.y, a.yLen)
-	v2 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstView(b, a.x, a.xLen)
+	v1 := kernelimpl.ConstView(b, a.y, a.yLen)
+	v2 := kernelimpl.View(b, a.out, a.outLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
@@ -460,8 +461,8 @@ type stridedArgs struct {
 
 // stridedKernel runs strided on the cpu agent.
 var stridedKernel = kernel.Define("strided", func(b *kernel.Block, a *stridedArgs) {
-	v0 := kernel.ConstView(b, a.c, a.cLen)
-	v1 := kernel.View(b, a.out, a.outLen)
+	v0 := kernelimpl.ConstView(b, a.c, a.cLen)
+	v1 := kernelimpl.View(b, a.out, a.outLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
@@ -548,7 +549,7 @@ type scaleByCoefArgs struct {
 
 // scaleByCoefKernel runs scaleByCoef on the cpu agent.
 var scaleByCoefKernel = kernel.Define("scale_by_coef", func(b *kernel.Block, a *scaleByCoefArgs) {
-	v0 := kernel.View(b, a.x, a.xLen)
+	v0 := kernelimpl.View(b, a.x, a.xLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
@@ -594,8 +595,8 @@ type genericAxpyFloat32Args struct {
 // genericAxpyFloat32Kernel runs genericAxpy[float32] on the cpu agent.
 var genericAxpyFloat32Kernel = kernel.Define("generic_axpy_float32", func(b *kernel.Block, a *genericAxpyFloat32Args) {
 	s0 := a.a
-	v1 := kernel.ConstViewRest(b, a.x)
-	v2 := kernel.View(b, a.y, a.yLen)
+	v1 := kernelimpl.ConstViewRest(b, a.x)
+	v2 := kernelimpl.View(b, a.y, a.yLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
@@ -646,8 +647,8 @@ type genericAxpyInt32Args struct {
 // genericAxpyInt32Kernel runs genericAxpy[int32] on the cpu agent.
 var genericAxpyInt32Kernel = kernel.Define("generic_axpy_int32", func(b *kernel.Block, a *genericAxpyInt32Args) {
 	s0 := a.a
-	v1 := kernel.ConstViewRest(b, a.x)
-	v2 := kernel.View(b, a.y, a.yLen)
+	v1 := kernelimpl.ConstViewRest(b, a.x)
+	v2 := kernelimpl.View(b, a.y, a.yLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
@@ -698,8 +699,8 @@ type genericAxpyFloat64Args struct {
 // genericAxpyFloat64Kernel runs genericAxpy[float64] on the cpu agent.
 var genericAxpyFloat64Kernel = kernel.Define("generic_axpy_float64", func(b *kernel.Block, a *genericAxpyFloat64Args) {
 	s0 := a.a
-	v1 := kernel.ConstViewRest(b, a.x)
-	v2 := kernel.View(b, a.y, a.yLen)
+	v1 := kernelimpl.ConstViewRest(b, a.x)
+	v2 := kernelimpl.View(b, a.y, a.yLen)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v1) && hi <= len(v2) {
@@ -770,7 +771,7 @@ type genericBlockSumFloat32Args struct {
 var _ = genericBlockSum[float32]
 
 var genericBlockSumFloat32Kernel = kernel.Define("generic_block_sum_float32", func(b *kernel.Block, a *genericBlockSumFloat32Args) {
-	genericBlockSumGroup[float32](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+	genericBlockSumGroup[float32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernel.MaxThreads(64), kernel.StaticShared(256))
 
 // launchgenericBlockSumFloat32 launches genericBlockSum[float32]: LaunchGenericBlockSum's instance.
@@ -805,7 +806,7 @@ type genericBlockSumInt32Args struct {
 var _ = genericBlockSum[int32]
 
 var genericBlockSumInt32Kernel = kernel.Define("generic_block_sum_int32", func(b *kernel.Block, a *genericBlockSumInt32Args) {
-	genericBlockSumGroup[int32](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+	genericBlockSumGroup[int32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernel.MaxThreads(64), kernel.StaticShared(256))
 
 // launchgenericBlockSumInt32 launches genericBlockSum[int32]: LaunchGenericBlockSum's instance.
@@ -840,7 +841,7 @@ type genericBlockSumFloat64Args struct {
 var _ = genericBlockSum[float64]
 
 var genericBlockSumFloat64Kernel = kernel.Define("generic_block_sum_float64", func(b *kernel.Block, a *genericBlockSumFloat64Args) {
-	genericBlockSumGroup[float64](b, kernel.ConstViewRest(b, a.in), kernel.ViewRest(b, a.out))
+	genericBlockSumGroup[float64](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernel.MaxThreads(64), kernel.StaticShared(512))
 
 // launchgenericBlockSumFloat64 launches genericBlockSum[float64]: LaunchGenericBlockSum's instance.
@@ -890,17 +891,17 @@ type genericWarpSumFloat32Args struct {
 	out rocr.Ptr[float32]
 }
 
-// genericWarpSumFloat32Kernel runs genericWarpSum[float32] on the cpu agent as coroutines (kernel.Lockstep):
+// genericWarpSumFloat32Kernel runs genericWarpSum[float32] on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (generic.go:55: warp operation ShflXor).
 var genericWarpSumFloat32Kernel = kernel.Define("generic_warp_sum_float32", func(b *kernel.Block, a *genericWarpSumFloat32Args) {
-	f := kernel.Frame[genericWarpSumFloat32Frame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[genericWarpSumFloat32Frame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[genericWarpSumFloat32Frame](t)
+		f := kernelimpl.FrameOf[genericWarpSumFloat32Frame](t)
 		genericWarpSum[float32](t, f.p0, f.p1)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // launchgenericWarpSumFloat32 launches genericWarpSum[float32]: LaunchGenericWarpSum's instance.
 func launchgenericWarpSumFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32]) error {
@@ -929,17 +930,17 @@ type genericWarpSumInt32Args struct {
 	out rocr.Ptr[int32]
 }
 
-// genericWarpSumInt32Kernel runs genericWarpSum[int32] on the cpu agent as coroutines (kernel.Lockstep):
+// genericWarpSumInt32Kernel runs genericWarpSum[int32] on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (generic.go:55: warp operation ShflXor).
 var genericWarpSumInt32Kernel = kernel.Define("generic_warp_sum_int32", func(b *kernel.Block, a *genericWarpSumInt32Args) {
-	f := kernel.Frame[genericWarpSumInt32Frame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[genericWarpSumInt32Frame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[genericWarpSumInt32Frame](t)
+		f := kernelimpl.FrameOf[genericWarpSumInt32Frame](t)
 		genericWarpSum[int32](t, f.p0, f.p1)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // launchgenericWarpSumInt32 launches genericWarpSum[int32]: LaunchGenericWarpSum's instance.
 func launchgenericWarpSumInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32]) error {
@@ -968,17 +969,17 @@ type genericWarpSumFloat64Args struct {
 	out rocr.Ptr[float64]
 }
 
-// genericWarpSumFloat64Kernel runs genericWarpSum[float64] on the cpu agent as coroutines (kernel.Lockstep):
+// genericWarpSumFloat64Kernel runs genericWarpSum[float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (generic.go:55: warp operation ShflXor).
 var genericWarpSumFloat64Kernel = kernel.Define("generic_warp_sum_float64", func(b *kernel.Block, a *genericWarpSumFloat64Args) {
-	f := kernel.Frame[genericWarpSumFloat64Frame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ViewRest(b, a.out)
+	f := kernelimpl.Frame[genericWarpSumFloat64Frame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[genericWarpSumFloat64Frame](t)
+		f := kernelimpl.FrameOf[genericWarpSumFloat64Frame](t)
 		genericWarpSum[float64](t, f.p0, f.p1)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // launchgenericWarpSumFloat64 launches genericWarpSum[float64]: LaunchGenericWarpSum's instance.
 func launchgenericWarpSumFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64]) error {
@@ -1035,7 +1036,7 @@ type batchedMatMulArgs struct {
 var _ = batchedMatMul
 
 var batchedMatMulKernel = kernel.Define("batched_mat_mul", func(b *kernel.Block, a *batchedMatMulArgs) {
-	batchedMatMulGroup(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.m), int(a.n), int(a.batches))
+	batchedMatMulGroup(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.m), int(a.n), int(a.batches))
 }, kernel.StaticShared(2048))
 
 // LaunchBatchedMatMul launches batchedMatMul (nested.go:15) on s: grid blocks of block threads, with
@@ -1078,7 +1079,7 @@ type batchedMatMulDevArgs struct {
 var _ = batchedMatMulDev
 
 var batchedMatMulDevKernel = kernel.Define("batched_mat_mul_dev", func(b *kernel.Block, a *batchedMatMulDevArgs) {
-	batchedMatMulDevGroup(b, kernel.ViewRest(b, a.c), kernel.ConstViewRest(b, a.a), kernel.ConstViewRest(b, a.m), int(a.n), int(a.batches))
+	batchedMatMulDevGroup(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.m), int(a.n), int(a.batches))
 }, kernel.StaticShared(2048))
 
 // LaunchBatchedMatMulDev launches batchedMatMulDev (nested.go:41) on s: grid blocks of block threads, with
@@ -1116,20 +1117,20 @@ type warpOpsArgs struct {
 	votes rocr.Ptr[uint64]
 }
 
-// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernel.Lockstep):
+// warpOpsKernel runs warpOps on the cpu agent as coroutines (kernelimpl.Lockstep):
 // loop fission does not apply (warps.go:24: warp operation ShflSync).
 var warpOpsKernel = kernel.Define("warp_ops", func(b *kernel.Block, a *warpOpsArgs) {
-	f := kernel.Frame[warpOpsFrame](b)
-	f.p0 = kernel.ConstViewRest(b, a.in)
-	f.p1 = kernel.ConstViewRest(b, a.fin)
-	f.p2 = kernel.ViewRest(b, a.out)
-	f.p3 = kernel.ViewRest(b, a.fout)
-	f.p4 = kernel.ViewRest(b, a.votes)
+	f := kernelimpl.Frame[warpOpsFrame](b)
+	f.p0 = kernelimpl.ConstViewRest(b, a.in)
+	f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.fout)
+	f.p4 = kernelimpl.ViewRest(b, a.votes)
 	b.Lockstep(func(t kernel.Thread) {
-		f := kernel.FrameOf[warpOpsFrame](t)
+		f := kernelimpl.FrameOf[warpOpsFrame](t)
 		warpOps(t, f.p0, f.p1, f.p2, f.p3, f.p4)
 	})
-}, kernel.Lockstep())
+}, kernelimpl.Lockstep())
 
 // LaunchWarpOps launches warpOps (warps.go:18) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1208,9 +1209,9 @@ type dynReverseLocals struct {
 // between barriers is one loop over the group's work-items.
 func dynReverseGroup(hgB *kernel.Block, x []float32) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[dynReverseLocals](hgB)
+	hgF := kernelimpl.Frame[dynReverseLocals](hgB)
 	_ = hgF
-	hgI2 := kernel.Locals(&hgF.hgI2, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -1238,9 +1239,9 @@ type genericBlockSumLocals[T Number] struct {
 // between barriers is one loop over the group's work-items.
 func genericBlockSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[genericBlockSumLocals[T]](hgB)
+	hgF := kernelimpl.Frame[genericBlockSumLocals[T]](hgB)
 	_ = hgF
-	hgTid := kernel.Locals(&hgF.hgTid, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line generic.go:31
@@ -1287,13 +1288,13 @@ type batchedMatMulLocals struct {
 // between barriers is one loop over the group's work-items.
 func batchedMatMulGroup(hgB *kernel.Block, c []float32, a []float32, m []float32, n int, batches int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[batchedMatMulLocals](hgB)
+	hgF := kernelimpl.Frame[batchedMatMulLocals](hgB)
 	_ = hgF
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
-	hgRow := kernel.Locals(&hgF.hgRow, hgN)
-	hgCol := kernel.Locals(&hgF.hgCol, hgN)
-	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
+	hgRow := kernelimpl.Locals(&hgF.hgRow, hgN)
+	hgCol := kernelimpl.Locals(&hgF.hgCol, hgN)
+	hgSum := kernelimpl.Locals(&hgF.hgSum, hgN)
 	t := hgB.Thread(0)
 	_ = t
 //line nested.go:16
@@ -1354,7 +1355,7 @@ type batchedMatMulDevLocals struct {
 // between barriers is one loop over the group's work-items.
 func batchedMatMulDevGroup(hgB *kernel.Block, c []float32, a []float32, m []float32, n int, batches int) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[batchedMatMulDevLocals](hgB)
+	hgF := kernelimpl.Frame[batchedMatMulDevLocals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -1383,13 +1384,13 @@ type hgLocalsMatMulTile[T float32 | float64] struct {
 // between barriers is one loop over the group's work-items.
 func hgGroupMatMulTile[T float32 | float64](hgB *kernel.Block, c []T, a []T, m []T, n int, as *[16][16]T, bs *[16][16]T) {
 	hgN := hgB.Threads()
-	hgF := kernel.Frame[hgLocalsMatMulTile[T]](hgB)
+	hgF := kernelimpl.Frame[hgLocalsMatMulTile[T]](hgB)
 	_ = hgF
-	hgTx := kernel.Locals(&hgF.hgTx, hgN)
-	hgTy := kernel.Locals(&hgF.hgTy, hgN)
-	hgRow := kernel.Locals(&hgF.hgRow, hgN)
-	hgCol := kernel.Locals(&hgF.hgCol, hgN)
-	hgSum := kernel.Locals(&hgF.hgSum, hgN)
+	hgTx := kernelimpl.Locals(&hgF.hgTx, hgN)
+	hgTy := kernelimpl.Locals(&hgF.hgTy, hgN)
+	hgRow := kernelimpl.Locals(&hgF.hgRow, hgN)
+	hgCol := kernelimpl.Locals(&hgF.hgCol, hgN)
+	hgSum := kernelimpl.Locals(&hgF.hgSum, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {

@@ -2,16 +2,110 @@ package cpu
 
 import (
 	"fmt"
-
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/kernel"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
+
+// The cpu driver's own kernel SDK, kept one release for code written
+// against it: every kernel is now a kernel.Kernel (package kernel), which
+// runs on the cpu agent and whose Block carries what Group did. CHANGELOG
+// lists each old name with its new one. Nothing else in the module uses
+// these names (TestNoDeprecatedSDK).
+
+// Group is a work-group as the deprecated Define's kernels see it.
+//
+// Deprecated: kernels take a *kernel.Block: Span, Items, BlockIdx,
+// BlockDim, GridDim, GridSize, GridSync and Canceled are its methods, and
+// it is the spi.MemoryView Ptr.At and Ptr.Slice take.
+type Group = group
+
+// Kernel is a Go kernel.
+//
+// Deprecated: use kernel.Kernel.
+type Kernel = kernel.Kernel
+
+// Set is a named collection of kernels.
+//
+// Deprecated: use kernel.Set.
+type Set = kernel.Set
+
+// Option configures a kernel at Define.
+//
+// Deprecated: use kernel.Option.
+type Option = kernel.Option
+
+// NewSet groups kernels into a set.
+//
+// Deprecated: use kernel.NewSet.
+func NewSet(name string, ks ...*Kernel) *Set { return kernel.NewSet(name, ks...) }
+
+// StaticShared declares n bytes of static group memory.
+//
+// Deprecated: use kernel.StaticShared.
+func StaticShared(n uint32) Option { return kernel.StaticShared(n) }
+
+// MaxThreads declares the kernel's largest work-group.
+//
+// Deprecated: use kernel.MaxThreads.
+func MaxThreads(n int) Option { return kernel.MaxThreads(n) }
+
+// Define registers a per-group Go kernel.
+//
+// Deprecated: use kernel.Define, whose function takes a *kernel.Block.
+func Define[A any](name string, fn func(g *Group, a *A), opts ...Option) *Kernel {
+	return kernel.Define(name, func(b *kernel.Block, a *A) { fn(kernelimpl.GroupOf(b).(*group), a) }, opts...)
+}
+
+// Span returns the range [lo, hi) of global work-item indexes this group
+// covers in dimension dim, clipped to n and to the grid.
+//
+// Deprecated: use kernel.Block.Span.
+func (g *group) Span(dim, n int) (lo, hi int) {
+	lo = g.ID[dim] * g.Size[dim]
+	hi = min(lo+g.Size[dim], g.Grid[dim], n)
+	return min(lo, hi), hi
+}
+
+// Items is the number of work-items in this group along dim.
+//
+// Deprecated: use kernel.Block.Items.
+func (g *group) Items(dim int) int {
+	lo := g.ID[dim] * g.Size[dim]
+	return min(lo+g.Size[dim], g.Grid[dim]) - lo
+}
+
+// Shared views group memory from byte offset off as n elements of T.
+//
+// Deprecated: use kernel.GroupShared.
+func Shared[T any](g *Group, off, n int) []T {
+	var zero T
+	size, align := int(unsafe.Sizeof(zero)), int(unsafe.Alignof(zero))
+	if off < 0 || n < 0 || (size > 0 && n > (len(g.shared)-off)/size) || off > len(g.shared) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory [%d, %d) outside the %d-byte group segment", off, off+size*n, len(g.shared))})
+	}
+	if off%align != 0 {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: fmt.Sprintf("group memory offset %d is not aligned to %d bytes for %T", off, align, zero)})
+	}
+	if n == 0 || size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&g.shared[off])), n)
+}
+
+// SharedFloat32 views group memory from byte offset off as n float32s.
+//
+// Deprecated: use kernel.GroupShared[float32].
+func SharedFloat32(g *Group, off, n int) []float32 { return Shared[float32](g, off, n) }
 
 // Atomic is the element types the atomics take: HIP's atomicAdd,
 // atomicCAS, atomicExch, atomicMin and atomicMax on int, unsigned int,
 // long long, unsigned long long, float and double.
+//
+// Deprecated: use kernel.Atomic.
 type Atomic interface {
 	~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
 }
@@ -23,6 +117,8 @@ type Atomic interface {
 // dispatch on the agent and to host code that uses sync/atomic on the same
 // word.
 
+// Deprecated: use kernel.AtomicAdd(p.At(b, i), v).
+//
 // AtomicAdd adds v to element i (atomicAdd). Float adds are a
 // compare-and-swap loop, as on GPUs without a native float atomic.
 func AtomicAdd[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
@@ -38,6 +134,8 @@ func AtomicAdd[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 	return fromBits64[T](n - bits64(v))
 }
 
+// Deprecated: use kernel.AtomicCAS(p.At(b, i), expected, desired).
+//
 // AtomicCAS stores desired in element i if it holds expected (atomicCAS),
 // comparing bits, and returns the value it held.
 func AtomicCAS[T Atomic](g *Group, p rocr.Ptr[T], i int, expected, desired T) T {
@@ -64,6 +162,8 @@ func AtomicCAS[T Atomic](g *Group, p rocr.Ptr[T], i int, expected, desired T) T 
 	}
 }
 
+// Deprecated: use kernel.AtomicExch(p.At(b, i), v).
+//
 // AtomicExch stores v in element i (atomicExch).
 func AtomicExch[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 	addr := atomicAddr(g, p, i)
@@ -73,11 +173,15 @@ func AtomicExch[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 	return fromBits64[T](atomic.SwapUint64((*uint64)(addr), bits64(v)))
 }
 
+// Deprecated: use kernel.AtomicMin(p.At(b, i), v).
+//
 // AtomicMin stores min(element i, v) in element i (atomicMin).
 func AtomicMin[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 	return update(atomicAddr(g, p, i), func(old T) T { return min(old, v) })
 }
 
+// Deprecated: use kernel.AtomicMax(p.At(b, i), v).
+//
 // AtomicMax stores max(element i, v) in element i (atomicMax).
 func AtomicMax[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 	return update(atomicAddr(g, p, i), func(old T) T { return max(old, v) })
