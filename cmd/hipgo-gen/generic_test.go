@@ -107,7 +107,7 @@ func TestGenericGoSide(t *testing.T) {
 		"var AxpyInt32Kernel = kernel.Define(\"axpy_int32\", func(b *kernel.Block, a *axpyInt32Args) {",
 		"Axpy[int32](t.Nth(g-lo), s0, v1, v2)",
 		"func BlockSumGroup[T constraints.Integer | constraints.Float](hgB *kernel.Block, in []T, out []T) {",
-		"kernel.Frame[blockSumLocals[T]](hgB)",
+		"kernelimpl.Frame[blockSumLocals[T]](hgB)",
 		"BlockSumGroup[int16](b, ",
 		"}, kernel.MaxThreads(64), kernel.StaticShared(128))",
 		"}, kernel.MaxThreads(64), kernel.StaticShared(512))",
