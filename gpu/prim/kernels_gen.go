@@ -32,12 +32,72 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, unaryI32Kernel, binaryI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, unaryU32Kernel, binaryU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, unaryI64Kernel, binaryI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, unaryU64Kernel, binaryU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, unaryF32Kernel, binaryF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, unaryF64Kernel, binaryF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "unary_i32", "binary_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "unary_u32", "binary_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "unary_i64", "binary_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "unary_u64", "binary_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "unary_f32", "binary_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "unary_f64", "binary_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "sort_count_u8", "sort_keys_u8", "sort_count_i16", "sort_keys_i16", "sort_count_u16", "sort_keys_u16", "sort_count_i32", "sort_keys_i32", "sort_count_u32", "sort_keys_u32", "sort_count_i64", "sort_keys_i64", "sort_count_u64", "sort_keys_u64", "sort_count_f32", "sort_keys_f32", "sort_count_f64", "sort_keys_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "sort.go", "transform.go"},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "segmented.go", "select.go", "sort.go", "transform.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
+
+// runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
+type runLengthsArgs struct {
+	heads  rocr.ConstPtr[int64]
+	num    rocr.ConstPtr[int64]
+	counts rocr.Ptr[int64]
+	n      int64
+	span   int64
+}
+
+// runLengthsKernel runs runLengths on the cpu agent.
+var runLengthsKernel = kernel.Define("run_lengths", func(b *kernel.Block, a *runLengthsArgs) {
+	v0 := kernel.ConstViewRest(b, a.heads)
+	v1 := kernel.ConstViewRest(b, a.num)
+	v2 := kernel.ViewRest(b, a.counts)
+	s3 := int(a.n)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				runLengths(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			runLengths(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		runLengths(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchRunLengths launches runLengths (kernels_select.go:155) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchRunLengths(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, heads buffer.Array[int64], num buffer.Array[int64], counts buffer.Array[int64], n int, span int) error {
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 0 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 1 (num): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 0)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(heads).ConstPtr(num).Ptr(counts).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(heads.Len())).Int64(int64(num.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+}
 
 // reduceI32Args is the kernarg layout of reduce_i32's C++ entry point.
 type reduceI32Args struct {
@@ -74,7 +134,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 0)
+	ld, checked, err := goKernels.Prepare(s, 1)
 	if err != nil {
 		return err
 	}
@@ -84,7 +144,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI32Args is the kernarg layout of arg_reduce_i32's C++ entry point.
@@ -132,7 +192,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 1)
+	ld, checked, err := goKernels.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -142,7 +202,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI32Args is the kernarg layout of scan_up_i32's C++ entry point.
@@ -178,7 +238,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 2)
+	ld, checked, err := goKernels.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
@@ -188,7 +248,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }
 
 // scanI32Args is the kernarg layout of scan_i32's C++ entry point.
@@ -233,7 +293,7 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 3)
+	ld, checked, err := goKernels.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
@@ -243,7 +303,69 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBI32Args is the kernarg layout of scan_lbi32's C++ entry point.
+type scanLBI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	out       rocr.Ptr[int32]
+	agg       rocr.Ptr[int32]
+	incl      rocr.Ptr[int32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:48: calls scanLookBack, which synchronizes).
+var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
+	f := kernel.Frame[scanLBI32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBI32Frame](t)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchScanLBI32 launches scanLBI32 (kernels_types.go:44) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -281,7 +403,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:44) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:54) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int) error {
@@ -291,7 +413,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 4)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -301,7 +423,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -339,7 +461,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:51) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:61) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int) error {
@@ -352,7 +474,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 5)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -362,7 +484,265 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
+type segReduceI32Args struct {
+	in      rocr.ConstPtr[int32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[int32]
+	id      int32
+	op      int32
+	span    int64
+}
+
+// segReduceI32Kernel runs segReduceI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:70: calls segReduce, which synchronizes).
+var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a *segReduceI32Args) {
+	f := kernel.Frame[segReduceI32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceI32Frame](t)
+		segReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernel.Lockstep())
+
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:68) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 8)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Int32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
+type selectCountI32Args struct {
+	in     rocr.ConstPtr[int32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      int32
+	tile   int64
+}
+
+// selectCountI32Kernel runs selectCountI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:78: calls selectCount, which synchronizes).
+var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Block, a *selectCountI32Args) {
+	f := kernel.Frame[selectCountI32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountI32Frame](t)
+		selectCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:76) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 9)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Int32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
+type selectScatterI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         int32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterI32Kernel runs selectScatterI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:87: calls selectScatter, which synchronizes).
+var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.Block, a *selectScatterI32Args) {
+	f := kernel.Frame[selectScatterI32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterI32Frame](t)
+		selectScatterI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:84) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 10)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Int32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+}
+
+// segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
+type segScanI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	sums      rocr.Ptr[int32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[int32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanI32Kernel runs segScanI32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:98: calls segScanTiles, which synchronizes).
+var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *segScanI32Args) {
+	f := kernel.Frame[segScanI32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanI32Frame](t)
+		segScanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernel.Lockstep())
+
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 11)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -376,7 +756,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:60: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:106: calls reduceTo, which synchronizes).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernel.Frame[reduceU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -390,7 +770,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:58) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:104) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -400,7 +780,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -410,7 +790,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -426,7 +806,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:69: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:115: calls argReduceTo, which synchronizes).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernel.Frame[argReduceU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -442,7 +822,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(384), kernel.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:66) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -458,7 +838,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -468,7 +848,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -481,7 +861,7 @@ type scanUpU32Args struct {
 }
 
 // scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:77: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:123: calls tileSum, which synchronizes).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
 	f := kernel.Frame[scanUpU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -494,7 +874,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:75) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:121) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -504,7 +884,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -514,7 +894,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -530,7 +910,7 @@ type scanU32Args struct {
 }
 
 // scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:86: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:132: calls scanTiles, which synchronizes).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
 	f := kernel.Frame[scanU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -546,7 +926,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:83) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:129) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -559,7 +939,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -569,7 +949,69 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
+type scanLBU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	out       rocr.Ptr[uint32]
+	agg       rocr.Ptr[uint32]
+	incl      rocr.Ptr[uint32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:142: calls scanLookBack, which synchronizes).
+var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
+	f := kernel.Frame[scanLBU32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBU32Frame](t)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:138) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 16)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -607,7 +1049,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:92) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:148) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int) error {
@@ -617,7 +1059,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -627,7 +1069,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -665,7 +1107,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:99) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:155) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int) error {
@@ -678,7 +1120,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -688,7 +1130,265 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
+type segReduceU32Args struct {
+	in      rocr.ConstPtr[uint32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[uint32]
+	id      uint32
+	op      int32
+	span    int64
+}
+
+// segReduceU32Kernel runs segReduceU32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:164: calls segReduce, which synchronizes).
+var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a *segReduceU32Args) {
+	f := kernel.Frame[segReduceU32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceU32Frame](t)
+		segReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernel.Lockstep())
+
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:162) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 19)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Uint32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
+type selectCountU32Args struct {
+	in     rocr.ConstPtr[uint32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      uint32
+	tile   int64
+}
+
+// selectCountU32Kernel runs selectCountU32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:172: calls selectCount, which synchronizes).
+var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Block, a *selectCountU32Args) {
+	f := kernel.Frame[selectCountU32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountU32Frame](t)
+		selectCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:170) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 20)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Uint32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
+type selectScatterU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         uint32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterU32Kernel runs selectScatterU32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:181: calls selectScatter, which synchronizes).
+var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.Block, a *selectScatterU32Args) {
+	f := kernel.Frame[selectScatterU32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterU32Frame](t)
+		selectScatterU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:178) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 21)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Uint32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+}
+
+// segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
+type segScanU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	sums      rocr.Ptr[uint32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[uint32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanU32Kernel runs segScanU32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:192: calls segScanTiles, which synchronizes).
+var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *segScanU32Args) {
+	f := kernel.Frame[segScanU32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanU32Frame](t)
+		segScanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernel.Lockstep())
+
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:187) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 22)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -702,7 +1402,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:108: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:200: calls reduceTo, which synchronizes).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernel.Frame[reduceI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -716,7 +1416,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:106) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:198) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -726,7 +1426,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -736,7 +1436,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -752,7 +1452,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:117: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:209: calls argReduceTo, which synchronizes).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernel.Frame[argReduceI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -768,7 +1468,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernel.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:114) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:206) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -784,7 +1484,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -794,7 +1494,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -807,7 +1507,7 @@ type scanUpI64Args struct {
 }
 
 // scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:125: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:217: calls tileSum, which synchronizes).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
 	f := kernel.Frame[scanUpI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -820,7 +1520,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:123) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:215) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -830,7 +1530,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -840,7 +1540,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -856,7 +1556,7 @@ type scanI64Args struct {
 }
 
 // scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:134: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:226: calls scanTiles, which synchronizes).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
 	f := kernel.Frame[scanI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -872,7 +1572,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:131) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:223) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -885,7 +1585,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -895,7 +1595,69 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
+type scanLBI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	out       rocr.Ptr[int64]
+	agg       rocr.Ptr[int64]
+	incl      rocr.Ptr[int64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:236: calls scanLookBack, which synchronizes).
+var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
+	f := kernel.Frame[scanLBI64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBI64Frame](t)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernel.Lockstep())
+
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 27)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -933,7 +1695,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:140) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:242) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int) error {
@@ -943,7 +1705,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -953,7 +1715,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -991,7 +1753,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:147) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:249) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int) error {
@@ -1004,7 +1766,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -1014,7 +1776,265 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
+type segReduceI64Args struct {
+	in      rocr.ConstPtr[int64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[int64]
+	id      int64
+	op      int32
+	span    int64
+}
+
+// segReduceI64Kernel runs segReduceI64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:258: calls segReduce, which synchronizes).
+var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a *segReduceI64Args) {
+	f := kernel.Frame[segReduceI64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceI64Frame](t)
+		segReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:256) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 30)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Int64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
+type selectCountI64Args struct {
+	in     rocr.ConstPtr[int64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      int64
+	tile   int64
+}
+
+// selectCountI64Kernel runs selectCountI64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:266: calls selectCount, which synchronizes).
+var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Block, a *selectCountI64Args) {
+	f := kernel.Frame[selectCountI64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountI64Frame](t)
+		selectCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:264) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 31)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Int64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
+type selectScatterI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         int64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterI64Kernel runs selectScatterI64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:275: calls selectScatter, which synchronizes).
+var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.Block, a *selectScatterI64Args) {
+	f := kernel.Frame[selectScatterI64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterI64Frame](t)
+		selectScatterI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:272) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 32)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Int64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+}
+
+// segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
+type segScanI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	sums      rocr.Ptr[int64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[int64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanI64Kernel runs segScanI64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:286: calls segScanTiles, which synchronizes).
+var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *segScanI64Args) {
+	f := kernel.Frame[segScanI64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanI64Frame](t)
+		segScanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernel.Lockstep())
+
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:281) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 33)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -1028,7 +2048,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:156: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:294: calls reduceTo, which synchronizes).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernel.Frame[reduceU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1042,7 +2062,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:154) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:292) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -1052,7 +2072,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -1062,7 +2082,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -1078,7 +2098,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:165: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:303: calls argReduceTo, which synchronizes).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernel.Frame[argReduceU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1094,7 +2114,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernel.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:162) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:300) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1110,7 +2130,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -1120,7 +2140,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -1133,7 +2153,7 @@ type scanUpU64Args struct {
 }
 
 // scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:173: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:311: calls tileSum, which synchronizes).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
 	f := kernel.Frame[scanUpU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1146,7 +2166,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:171) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:309) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -1156,7 +2176,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -1166,7 +2186,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -1182,7 +2202,7 @@ type scanU64Args struct {
 }
 
 // scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:182: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:320: calls scanTiles, which synchronizes).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
 	f := kernel.Frame[scanU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1198,7 +2218,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:179) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:317) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1211,7 +2231,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -1221,7 +2241,69 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
+type scanLBU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	out       rocr.Ptr[uint64]
+	agg       rocr.Ptr[uint64]
+	incl      rocr.Ptr[uint64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:330: calls scanLookBack, which synchronizes).
+var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
+	f := kernel.Frame[scanLBU64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBU64Frame](t)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernel.Lockstep())
+
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:326) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 38)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -1259,7 +2341,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:188) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:336) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int) error {
@@ -1269,7 +2351,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -1279,7 +2361,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -1317,7 +2399,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:195) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:343) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int) error {
@@ -1330,7 +2412,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -1340,7 +2422,265 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
+type segReduceU64Args struct {
+	in      rocr.ConstPtr[uint64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[uint64]
+	id      uint64
+	op      int32
+	span    int64
+}
+
+// segReduceU64Kernel runs segReduceU64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:352: calls segReduce, which synchronizes).
+var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a *segReduceU64Args) {
+	f := kernel.Frame[segReduceU64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceU64Frame](t)
+		segReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:350) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 41)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Uint64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
+type selectCountU64Args struct {
+	in     rocr.ConstPtr[uint64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      uint64
+	tile   int64
+}
+
+// selectCountU64Kernel runs selectCountU64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:360: calls selectCount, which synchronizes).
+var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Block, a *selectCountU64Args) {
+	f := kernel.Frame[selectCountU64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountU64Frame](t)
+		selectCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:358) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 42)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Uint64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
+type selectScatterU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         uint64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterU64Kernel runs selectScatterU64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:369: calls selectScatter, which synchronizes).
+var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.Block, a *selectScatterU64Args) {
+	f := kernel.Frame[selectScatterU64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterU64Frame](t)
+		selectScatterU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:366) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 43)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Uint64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+}
+
+// segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
+type segScanU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	sums      rocr.Ptr[uint64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[uint64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanU64Kernel runs segScanU64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:380: calls segScanTiles, which synchronizes).
+var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *segScanU64Args) {
+	f := kernel.Frame[segScanU64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanU64Frame](t)
+		segScanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernel.Lockstep())
+
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:375) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 44)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -1354,7 +2694,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:204: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:388: calls reduceTo, which synchronizes).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernel.Frame[reduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1368,7 +2708,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:202) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -1378,7 +2718,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -1388,7 +2728,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -1404,7 +2744,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:213: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:397: calls argReduceTo, which synchronizes).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernel.Frame[argReduceF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1420,7 +2760,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(384), kernel.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:210) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1436,7 +2776,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -1446,7 +2786,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -1459,7 +2799,7 @@ type scanUpF32Args struct {
 }
 
 // scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:221: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:405: calls tileSum, which synchronizes).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
 	f := kernel.Frame[scanUpF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1472,7 +2812,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:219) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:403) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -1482,7 +2822,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -1492,7 +2832,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -1508,7 +2848,7 @@ type scanF32Args struct {
 }
 
 // scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:230: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:414: calls scanTiles, which synchronizes).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
 	f := kernel.Frame[scanF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1524,7 +2864,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	})
 }, kernel.StaticShared(128), kernel.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:227) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:411) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1537,7 +2877,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -1547,7 +2887,69 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
+type scanLBF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	out       rocr.Ptr[float32]
+	agg       rocr.Ptr[float32]
+	incl      rocr.Ptr[float32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:424: calls scanLookBack, which synchronizes).
+var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
+	f := kernel.Frame[scanLBF32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBF32Frame](t)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:420) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 49)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -1585,7 +2987,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:236) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:430) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int) error {
@@ -1595,7 +2997,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -1605,7 +3007,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -1643,7 +3045,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:243) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:437) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int) error {
@@ -1656,7 +3058,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -1666,7 +3068,265 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
+type segReduceF32Args struct {
+	in      rocr.ConstPtr[float32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[float32]
+	id      float32
+	op      int32
+	span    int64
+}
+
+// segReduceF32Kernel runs segReduceF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:446: calls segReduce, which synchronizes).
+var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a *segReduceF32Args) {
+	f := kernel.Frame[segReduceF32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceF32Frame](t)
+		segReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernel.Lockstep())
+
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:444) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 52)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Float32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
+type selectCountF32Args struct {
+	in     rocr.ConstPtr[float32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      float32
+	tile   int64
+}
+
+// selectCountF32Kernel runs selectCountF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:454: calls selectCount, which synchronizes).
+var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Block, a *selectCountF32Args) {
+	f := kernel.Frame[selectCountF32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountF32Frame](t)
+		selectCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:452) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 53)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Float32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
+type selectScatterF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         float32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterF32Kernel runs selectScatterF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:463: calls selectScatter, which synchronizes).
+var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.Block, a *selectScatterF32Args) {
+	f := kernel.Frame[selectScatterF32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterF32Frame](t)
+		selectScatterF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:460) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 54)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Float32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+}
+
+// segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
+type segScanF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	sums      rocr.Ptr[float32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[float32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanF32Kernel runs segScanF32 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:474: calls segScanTiles, which synchronizes).
+var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *segScanF32Args) {
+	f := kernel.Frame[segScanF32Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanF32Frame](t)
+		segScanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernel.Lockstep())
+
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:469) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 55)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -1680,7 +3340,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:252: calls reduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:482: calls reduceTo, which synchronizes).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernel.Frame[reduceF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1694,7 +3354,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:250) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -1704,7 +3364,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -1714,7 +3374,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -1730,7 +3390,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:261: calls argReduceTo, which synchronizes).
+// loop fission does not apply (kernels_types.go:491: calls argReduceTo, which synchronizes).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernel.Frame[argReduceF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1746,7 +3406,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernel.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1762,7 +3422,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -1772,7 +3432,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -1785,7 +3445,7 @@ type scanUpF64Args struct {
 }
 
 // scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:269: calls tileSum, which synchronizes).
+// loop fission does not apply (kernels_types.go:499: calls tileSum, which synchronizes).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
 	f := kernel.Frame[scanUpF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1798,7 +3458,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:267) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:497) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -1808,7 +3468,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -1818,7 +3478,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -1834,7 +3494,7 @@ type scanF64Args struct {
 }
 
 // scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:278: calls scanTiles, which synchronizes).
+// loop fission does not apply (kernels_types.go:508: calls scanTiles, which synchronizes).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
 	f := kernel.Frame[scanF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.in, a.inLen)
@@ -1850,7 +3510,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	})
 }, kernel.StaticShared(256), kernel.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:275) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:505) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1863,7 +3523,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -1873,7 +3533,69 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
+type scanLBF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	out       rocr.Ptr[float64]
+	agg       rocr.Ptr[float64]
+	incl      rocr.Ptr[float64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:518: calls scanLookBack, which synchronizes).
+var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
+	f := kernel.Frame[scanLBF64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ViewRest(b, a.out)
+	f.p2 = kernel.ViewRest(b, a.agg)
+	f.p3 = kernel.ViewRest(b, a.incl)
+	f.p4 = kernel.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[scanLBF64Frame](t)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernel.Lockstep())
+
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:514) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 60)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -1911,7 +3633,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:284) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:524) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int) error {
@@ -1921,7 +3643,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -1931,7 +3653,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -1969,7 +3691,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:291) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:531) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int) error {
@@ -1982,7 +3704,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -1992,7 +3714,265 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
+type segReduceF64Args struct {
+	in      rocr.ConstPtr[float64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[float64]
+	id      float64
+	op      int32
+	span    int64
+}
+
+// segReduceF64Kernel runs segReduceF64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:540: calls segReduce, which synchronizes).
+var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a *segReduceF64Args) {
+	f := kernel.Frame[segReduceF64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segReduceF64Frame](t)
+		segReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:538) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 63)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Float64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
+type selectCountF64Args struct {
+	in     rocr.ConstPtr[float64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      float64
+	tile   int64
+}
+
+// selectCountF64Kernel runs selectCountF64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:548: calls selectCount, which synchronizes).
+var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Block, a *selectCountF64Args) {
+	f := kernel.Frame[selectCountF64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectCountF64Frame](t)
+		selectCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernel.Lockstep())
+
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:546) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 64)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Float64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
+type selectScatterF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         float64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterF64Kernel runs selectScatterF64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:557: calls selectScatter, which synchronizes).
+var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.Block, a *selectScatterF64Args) {
+	f := kernel.Frame[selectScatterF64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.flags)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernel.ConstViewRest(b, a.offs)
+	f.p9 = kernel.ConstViewRest(b, a.counts)
+	f.p10 = kernel.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[selectScatterF64Frame](t)
+		selectScatterF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernel.Lockstep())
+
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:554) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 65)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Float64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+}
+
+// segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
+type segScanF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	sums      rocr.Ptr[float64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[float64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanF64Kernel runs segScanF64 on the cpu agent as coroutines (kernel.Lockstep):
+// loop fission does not apply (kernels_types.go:568: calls segScanTiles, which synchronizes).
+var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *segScanF64Args) {
+	f := kernel.Frame[segScanF64Frame](b)
+	f.p0 = kernel.ConstView(b, a.in, a.inLen)
+	f.p1 = kernel.ConstViewRest(b, a.heads)
+	f.p2 = kernel.ViewRest(b, a.out)
+	f.p3 = kernel.ViewRest(b, a.sums)
+	f.p4 = kernel.ViewRest(b, a.sumHeads)
+	f.p5 = kernel.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernel.FrameOf[segScanF64Frame](t)
+		segScanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernel.Lockstep())
+
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:563) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 66)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -2011,7 +3991,7 @@ type histogramU8Args struct {
 }
 
 // histogramU8Kernel runs histogramU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:300: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:576: calls histogramEven, which synchronizes).
 var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *histogramU8Args) {
 	f := kernel.Frame[histogramU8Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2029,7 +4009,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:298) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2039,7 +4019,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -2049,7 +4029,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -2068,7 +4048,7 @@ type histogramU16Args struct {
 }
 
 // histogramU16Kernel runs histogramU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:308: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:584: calls histogramEven, which synchronizes).
 var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a *histogramU16Args) {
 	f := kernel.Frame[histogramU16Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2086,7 +4066,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:306) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:582) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2096,7 +4076,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -2106,7 +4086,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -2125,7 +4105,7 @@ type histogramI32Args struct {
 }
 
 // histogramI32Kernel runs histogramI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:316: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:592: calls histogramEven, which synchronizes).
 var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a *histogramI32Args) {
 	f := kernel.Frame[histogramI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2143,7 +4123,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:314) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:590) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2153,7 +4133,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -2163,7 +4143,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -2182,7 +4162,7 @@ type histogramU32Args struct {
 }
 
 // histogramU32Kernel runs histogramU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:324: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:600: calls histogramEven, which synchronizes).
 var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a *histogramU32Args) {
 	f := kernel.Frame[histogramU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2200,7 +4180,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:322) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:598) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2210,7 +4190,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -2220,7 +4200,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -2239,7 +4219,7 @@ type histogramF32Args struct {
 }
 
 // histogramF32Kernel runs histogramF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:332: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:608: calls histogramEven, which synchronizes).
 var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a *histogramF32Args) {
 	f := kernel.Frame[histogramF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2257,7 +4237,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:330) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:606) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2267,7 +4247,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -2277,7 +4257,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -2296,7 +4276,7 @@ type histogramF64Args struct {
 }
 
 // histogramF64Kernel runs histogramF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:340: calls histogramEven, which synchronizes).
+// loop fission does not apply (kernels_types.go:616: calls histogramEven, which synchronizes).
 var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a *histogramF64Args) {
 	f := kernel.Frame[histogramF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.samples, a.samplesLen)
@@ -2314,7 +4294,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	})
 }, kernel.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:338) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:614) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2324,7 +4304,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -2334,7 +4314,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -2349,7 +4329,7 @@ type sortCountI8Args struct {
 }
 
 // sortCountI8Kernel runs sortCountI8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:348: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:624: calls sortCount, which synchronizes).
 var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *sortCountI8Args) {
 	f := kernel.Frame[sortCountI8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2364,7 +4344,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:346) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:622) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2374,7 +4354,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -2384,7 +4364,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -2400,7 +4380,7 @@ type sortKeysI8Args struct {
 }
 
 // sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:358: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:634: calls sortScatter, which synchronizes).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
 	f := kernel.Frame[sortKeysI8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2416,7 +4396,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:354) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:630) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2429,7 +4409,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -2439,7 +4419,61 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
+type keyHeadsI8Args struct {
+	keys    rocr.ConstPtr[int8]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI8Kernel runs keyHeadsI8 on the cpu agent.
+var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *keyHeadsI8Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI8(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI8(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI8(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:640) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 75)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -2454,7 +4488,7 @@ type sortCountU8Args struct {
 }
 
 // sortCountU8Kernel runs sortCountU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:366: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:649: calls sortCount, which synchronizes).
 var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *sortCountU8Args) {
 	f := kernel.Frame[sortCountU8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2469,7 +4503,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:364) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:647) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2479,7 +4513,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -2489,7 +4523,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -2505,7 +4539,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:376: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:659: calls sortScatter, which synchronizes).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernel.Frame[sortKeysU8Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2521,7 +4555,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:372) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:655) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2534,7 +4568,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -2544,7 +4578,61 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
+type keyHeadsU8Args struct {
+	keys    rocr.ConstPtr[uint8]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU8Kernel runs keyHeadsU8 on the cpu agent.
+var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *keyHeadsU8Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU8(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU8(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU8(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:665) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 78)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -2559,7 +4647,7 @@ type sortCountI16Args struct {
 }
 
 // sortCountI16Kernel runs sortCountI16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:384: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:674: calls sortCount, which synchronizes).
 var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a *sortCountI16Args) {
 	f := kernel.Frame[sortCountI16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2574,7 +4662,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:382) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:672) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2584,7 +4672,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -2594,7 +4682,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -2610,7 +4698,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:394: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:684: calls sortScatter, which synchronizes).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernel.Frame[sortKeysI16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2626,7 +4714,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:390) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:680) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2639,7 +4727,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -2649,7 +4737,61 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
+type keyHeadsI16Args struct {
+	keys    rocr.ConstPtr[int16]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI16Kernel runs keyHeadsI16 on the cpu agent.
+var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *keyHeadsI16Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI16(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI16(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI16(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:690) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 81)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -2664,7 +4806,7 @@ type sortCountU16Args struct {
 }
 
 // sortCountU16Kernel runs sortCountU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:402: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:699: calls sortCount, which synchronizes).
 var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a *sortCountU16Args) {
 	f := kernel.Frame[sortCountU16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2679,7 +4821,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:400) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:697) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2689,7 +4831,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -2699,7 +4841,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -2715,7 +4857,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:412: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:709: calls sortScatter, which synchronizes).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernel.Frame[sortKeysU16Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2731,7 +4873,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:408) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:705) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2744,7 +4886,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -2754,7 +4896,61 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
+type keyHeadsU16Args struct {
+	keys    rocr.ConstPtr[uint16]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU16Kernel runs keyHeadsU16 on the cpu agent.
+var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *keyHeadsU16Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU16(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU16(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU16(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:715) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 84)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -2769,7 +4965,7 @@ type sortCountI32Args struct {
 }
 
 // sortCountI32Kernel runs sortCountI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:420: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:724: calls sortCount, which synchronizes).
 var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a *sortCountI32Args) {
 	f := kernel.Frame[sortCountI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2784,7 +4980,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:418) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:722) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2794,7 +4990,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -2804,7 +5000,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -2820,7 +5016,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:430: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:734: calls sortScatter, which synchronizes).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernel.Frame[sortKeysI32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2836,7 +5032,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:426) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:730) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2849,7 +5045,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -2859,7 +5055,61 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
+type keyHeadsI32Args struct {
+	keys    rocr.ConstPtr[int32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI32Kernel runs keyHeadsI32 on the cpu agent.
+var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *keyHeadsI32Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:740) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 87)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -2874,7 +5124,7 @@ type sortCountU32Args struct {
 }
 
 // sortCountU32Kernel runs sortCountU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:438: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:749: calls sortCount, which synchronizes).
 var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a *sortCountU32Args) {
 	f := kernel.Frame[sortCountU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2889,7 +5139,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:436) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:747) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2899,7 +5149,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -2909,7 +5159,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -2925,7 +5175,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:448: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:759: calls sortScatter, which synchronizes).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernel.Frame[sortKeysU32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -2941,7 +5191,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:444) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:755) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2954,7 +5204,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -2964,7 +5214,61 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
+type keyHeadsU32Args struct {
+	keys    rocr.ConstPtr[uint32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU32Kernel runs keyHeadsU32 on the cpu agent.
+var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *keyHeadsU32Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:765) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 90)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -2979,7 +5283,7 @@ type sortCountI64Args struct {
 }
 
 // sortCountI64Kernel runs sortCountI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:456: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:774: calls sortCount, which synchronizes).
 var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a *sortCountI64Args) {
 	f := kernel.Frame[sortCountI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -2994,7 +5298,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:454) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:772) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3004,7 +5308,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -3014,7 +5318,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -3030,7 +5334,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:466: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:784: calls sortScatter, which synchronizes).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernel.Frame[sortKeysI64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3046,7 +5350,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:462) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:780) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3059,7 +5363,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -3069,7 +5373,61 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
+type keyHeadsI64Args struct {
+	keys    rocr.ConstPtr[int64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI64Kernel runs keyHeadsI64 on the cpu agent.
+var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *keyHeadsI64Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:790) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 93)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -3084,7 +5442,7 @@ type sortCountU64Args struct {
 }
 
 // sortCountU64Kernel runs sortCountU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:474: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:799: calls sortCount, which synchronizes).
 var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a *sortCountU64Args) {
 	f := kernel.Frame[sortCountU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -3099,7 +5457,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:472) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:797) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3109,7 +5467,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -3119,7 +5477,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -3135,7 +5493,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:484: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:809: calls sortScatter, which synchronizes).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernel.Frame[sortKeysU64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3151,7 +5509,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:805) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3164,7 +5522,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -3174,7 +5532,61 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
+type keyHeadsU64Args struct {
+	keys    rocr.ConstPtr[uint64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU64Kernel runs keyHeadsU64 on the cpu agent.
+var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *keyHeadsU64Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:815) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 96)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -3189,7 +5601,7 @@ type sortCountF32Args struct {
 }
 
 // sortCountF32Kernel runs sortCountF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:492: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:824: calls sortCount, which synchronizes).
 var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a *sortCountF32Args) {
 	f := kernel.Frame[sortCountF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -3204,7 +5616,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:490) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:822) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3214,7 +5626,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -3224,7 +5636,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -3240,7 +5652,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:502: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:834: calls sortScatter, which synchronizes).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernel.Frame[sortKeysF32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3256,7 +5668,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:498) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3269,7 +5681,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -3279,7 +5691,61 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
+type keyHeadsF32Args struct {
+	keys    rocr.ConstPtr[float32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsF32Kernel runs keyHeadsF32 on the cpu agent.
+var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *keyHeadsF32Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsF32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsF32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsF32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:840) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 99)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -3294,7 +5760,7 @@ type sortCountF64Args struct {
 }
 
 // sortCountF64Kernel runs sortCountF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:510: calls sortCount, which synchronizes).
+// loop fission does not apply (kernels_types.go:849: calls sortCount, which synchronizes).
 var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a *sortCountF64Args) {
 	f := kernel.Frame[sortCountF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keys, a.keysLen)
@@ -3309,7 +5775,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(1024), kernel.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:508) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:847) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3319,7 +5785,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -3329,7 +5795,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -3345,7 +5811,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:520: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:859: calls sortScatter, which synchronizes).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernel.Frame[sortKeysF64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3361,7 +5827,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:516) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:855) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3374,7 +5840,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -3384,7 +5850,61 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
+type keyHeadsF64Args struct {
+	keys    rocr.ConstPtr[float64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsF64Kernel runs keyHeadsF64 on the cpu agent.
+var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *keyHeadsF64Args) {
+	v0 := kernel.ConstView(b, a.keys, a.keysLen)
+	v1 := kernel.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsF64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsF64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsF64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:865) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 102)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -3402,7 +5922,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:530: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:876: calls sortScatter, which synchronizes).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernel.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3420,7 +5940,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:526) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:872) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3439,7 +5959,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -3449,7 +5969,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -3467,7 +5987,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:540: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:886: calls sortScatter, which synchronizes).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernel.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3485,7 +6005,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:536) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:882) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3504,7 +6024,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -3514,7 +6034,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -3532,7 +6052,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:550: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:896: calls sortScatter, which synchronizes).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernel.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3550,7 +6070,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:546) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:892) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3569,7 +6089,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -3579,7 +6099,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -3597,7 +6117,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:560: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:906: calls sortScatter, which synchronizes).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernel.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3615,7 +6135,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:556) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:902) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3634,7 +6154,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -3644,7 +6164,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -3662,7 +6182,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:570: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:916: calls sortScatter, which synchronizes).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernel.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3680,7 +6200,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:566) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:912) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3699,7 +6219,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -3709,7 +6229,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -3727,7 +6247,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:580: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:926: calls sortScatter, which synchronizes).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernel.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3745,7 +6265,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:576) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:922) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3764,7 +6284,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -3774,7 +6294,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -3792,7 +6312,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:590: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:936: calls sortScatter, which synchronizes).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernel.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3810,7 +6330,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:586) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:932) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3829,7 +6349,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -3839,7 +6359,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -3857,7 +6377,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:600: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:946: calls sortScatter, which synchronizes).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernel.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3875,7 +6395,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:596) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:942) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3894,7 +6414,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -3904,7 +6424,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -3922,7 +6442,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:610: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:956: calls sortScatter, which synchronizes).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernel.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -3940,7 +6460,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:606) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:952) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3959,7 +6479,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -3969,7 +6489,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -3987,7 +6507,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:620: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:966: calls sortScatter, which synchronizes).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernel.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4005,7 +6525,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:616) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:962) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4024,7 +6544,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -4034,7 +6554,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -4052,7 +6572,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:630: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:976: calls sortScatter, which synchronizes).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernel.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4070,7 +6590,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:626) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:972) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4089,7 +6609,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -4099,7 +6619,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -4117,7 +6637,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:640: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernel.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4135,7 +6655,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:636) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:982) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4154,7 +6674,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -4164,7 +6684,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -4182,7 +6702,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:650: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:996: calls sortScatter, which synchronizes).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernel.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4200,7 +6720,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:646) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:992) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4219,7 +6739,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -4229,7 +6749,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -4247,7 +6767,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:660: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1006: calls sortScatter, which synchronizes).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernel.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4265,7 +6785,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1002) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4284,7 +6804,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -4294,7 +6814,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -4312,7 +6832,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:670: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1016: calls sortScatter, which synchronizes).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernel.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4330,7 +6850,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:666) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1012) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4349,7 +6869,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -4359,7 +6879,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -4377,7 +6897,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:680: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1026: calls sortScatter, which synchronizes).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernel.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4395,7 +6915,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:676) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1022) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4414,7 +6934,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -4424,7 +6944,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -4442,7 +6962,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:690: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1036: calls sortScatter, which synchronizes).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernel.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4460,7 +6980,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:686) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1032) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4479,7 +6999,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -4489,7 +7009,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -4507,7 +7027,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:700: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1046: calls sortScatter, which synchronizes).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernel.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4525,7 +7045,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:696) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1042) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4544,7 +7064,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -4554,7 +7074,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -4572,7 +7092,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:710: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1056: calls sortScatter, which synchronizes).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernel.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4590,7 +7110,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:706) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1052) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4609,7 +7129,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -4619,7 +7139,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -4637,7 +7157,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:720: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1066: calls sortScatter, which synchronizes).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernel.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4655,7 +7175,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:716) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1062) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4674,7 +7194,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -4684,7 +7204,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -4702,7 +7222,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:730: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1076: calls sortScatter, which synchronizes).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernel.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4720,7 +7240,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:726) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1072) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4739,7 +7259,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -4749,7 +7269,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -4767,7 +7287,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:740: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1086: calls sortScatter, which synchronizes).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernel.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4785,7 +7305,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:736) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1082) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4804,7 +7324,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -4814,7 +7334,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -4832,7 +7352,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:750: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1096: calls sortScatter, which synchronizes).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernel.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4850,7 +7370,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:746) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1092) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4869,7 +7389,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -4879,7 +7399,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -4897,7 +7417,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:760: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1106: calls sortScatter, which synchronizes).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernel.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4915,7 +7435,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:756) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1102) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4934,7 +7454,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -4944,7 +7464,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -4962,7 +7482,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:770: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1116: calls sortScatter, which synchronizes).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernel.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -4980,7 +7500,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:766) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4999,7 +7519,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -5009,7 +7529,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -5027,7 +7547,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1126: calls sortScatter, which synchronizes).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernel.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5045,7 +7565,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:776) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1122) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5064,7 +7584,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -5074,7 +7594,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -5092,7 +7612,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:790: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1136: calls sortScatter, which synchronizes).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernel.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5110,7 +7630,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1132) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5129,7 +7649,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -5139,7 +7659,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -5157,7 +7677,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:800: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1146: calls sortScatter, which synchronizes).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernel.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5175,7 +7695,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:796) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1142) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5194,7 +7714,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -5204,7 +7724,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -5222,7 +7742,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1156: calls sortScatter, which synchronizes).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernel.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5240,7 +7760,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:806) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1152) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5259,7 +7779,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -5269,7 +7789,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -5287,7 +7807,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:820: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1166: calls sortScatter, which synchronizes).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernel.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5305,7 +7825,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:816) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1162) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5324,7 +7844,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -5334,7 +7854,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -5352,7 +7872,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:830: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1176: calls sortScatter, which synchronizes).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernel.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5370,7 +7890,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:826) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1172) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5389,7 +7909,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -5399,7 +7919,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -5417,7 +7937,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:840: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1186: calls sortScatter, which synchronizes).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernel.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5435,7 +7955,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:836) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1182) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5454,7 +7974,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -5464,7 +7984,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -5482,7 +8002,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:850: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1196: calls sortScatter, which synchronizes).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernel.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5500,7 +8020,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1192) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5519,7 +8039,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -5529,7 +8049,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -5547,7 +8067,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:860: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1206: calls sortScatter, which synchronizes).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernel.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5565,7 +8085,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:856) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1202) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5584,7 +8104,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -5594,7 +8114,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -5612,7 +8132,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:870: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1216: calls sortScatter, which synchronizes).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernel.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5630,7 +8150,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:866) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1212) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5649,7 +8169,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -5659,7 +8179,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -5677,7 +8197,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernel.Lockstep):
-// loop fission does not apply (kernels_types.go:880: calls sortScatter, which synchronizes).
+// loop fission does not apply (kernels_types.go:1226: calls sortScatter, which synchronizes).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernel.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernel.ConstView(b, a.keysIn, a.keysInLen)
@@ -5695,7 +8215,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernel.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:876) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5714,7 +8234,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -5724,7 +8244,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -5766,6 +8286,69 @@ type scanI32Frame struct {
 	p6 int
 }
 
+// scanLBI32Frame holds scanLBI32's arguments for its lockstep work-items.
+type scanLBI32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
+type segReduceI32Frame struct {
+	p0 []int32
+	p1 []int64
+	p2 []int32
+	p3 int32
+	p4 int32
+	p5 int
+}
+
+// selectCountI32Frame holds selectCountI32's arguments for its lockstep work-items.
+type selectCountI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 int32
+	p5 int
+}
+
+// selectScatterI32Frame holds selectScatterI32's arguments for its lockstep work-items.
+type selectScatterI32Frame struct {
+	p0  []int32
+	p1  []uint8
+	p2  []int32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  int32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanI32Frame holds segScanI32's arguments for its lockstep work-items.
+type segScanI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int32
+	p3 []int32
+	p4 []uint8
+	p5 []int32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceU32Frame holds reduceU32's arguments for its lockstep work-items.
 type reduceU32Frame struct {
 	p0 []uint32
@@ -5803,6 +8386,69 @@ type scanU32Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBU32Frame holds scanLBU32's arguments for its lockstep work-items.
+type scanLBU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
+type segReduceU32Frame struct {
+	p0 []uint32
+	p1 []int64
+	p2 []uint32
+	p3 uint32
+	p4 int32
+	p5 int
+}
+
+// selectCountU32Frame holds selectCountU32's arguments for its lockstep work-items.
+type selectCountU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 uint32
+	p5 int
+}
+
+// selectScatterU32Frame holds selectScatterU32's arguments for its lockstep work-items.
+type selectScatterU32Frame struct {
+	p0  []uint32
+	p1  []uint8
+	p2  []uint32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  uint32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanU32Frame holds segScanU32's arguments for its lockstep work-items.
+type segScanU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 []uint8
+	p5 []uint32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // reduceI64Frame holds reduceI64's arguments for its lockstep work-items.
@@ -5844,6 +8490,69 @@ type scanI64Frame struct {
 	p6 int
 }
 
+// scanLBI64Frame holds scanLBI64's arguments for its lockstep work-items.
+type scanLBI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
+type segReduceI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int64
+	p3 int64
+	p4 int32
+	p5 int
+}
+
+// selectCountI64Frame holds selectCountI64's arguments for its lockstep work-items.
+type selectCountI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 int64
+	p5 int
+}
+
+// selectScatterI64Frame holds selectScatterI64's arguments for its lockstep work-items.
+type selectScatterI64Frame struct {
+	p0  []int64
+	p1  []uint8
+	p2  []int64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  int64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanI64Frame holds segScanI64's arguments for its lockstep work-items.
+type segScanI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 []int64
+	p4 []uint8
+	p5 []int64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceU64Frame holds reduceU64's arguments for its lockstep work-items.
 type reduceU64Frame struct {
 	p0 []uint64
@@ -5881,6 +8590,69 @@ type scanU64Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBU64Frame holds scanLBU64's arguments for its lockstep work-items.
+type scanLBU64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
+type segReduceU64Frame struct {
+	p0 []uint64
+	p1 []int64
+	p2 []uint64
+	p3 uint64
+	p4 int32
+	p5 int
+}
+
+// selectCountU64Frame holds selectCountU64's arguments for its lockstep work-items.
+type selectCountU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 uint64
+	p5 int
+}
+
+// selectScatterU64Frame holds selectScatterU64's arguments for its lockstep work-items.
+type selectScatterU64Frame struct {
+	p0  []uint64
+	p1  []uint8
+	p2  []uint64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  uint64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanU64Frame holds segScanU64's arguments for its lockstep work-items.
+type segScanU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []uint64
+	p3 []uint64
+	p4 []uint8
+	p5 []uint64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // reduceF32Frame holds reduceF32's arguments for its lockstep work-items.
@@ -5922,6 +8694,69 @@ type scanF32Frame struct {
 	p6 int
 }
 
+// scanLBF32Frame holds scanLBF32's arguments for its lockstep work-items.
+type scanLBF32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
+type segReduceF32Frame struct {
+	p0 []float32
+	p1 []int64
+	p2 []float32
+	p3 float32
+	p4 int32
+	p5 int
+}
+
+// selectCountF32Frame holds selectCountF32's arguments for its lockstep work-items.
+type selectCountF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 float32
+	p5 int
+}
+
+// selectScatterF32Frame holds selectScatterF32's arguments for its lockstep work-items.
+type selectScatterF32Frame struct {
+	p0  []float32
+	p1  []uint8
+	p2  []float32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  float32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanF32Frame holds segScanF32's arguments for its lockstep work-items.
+type segScanF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []float32
+	p3 []float32
+	p4 []uint8
+	p5 []float32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceF64Frame holds reduceF64's arguments for its lockstep work-items.
 type reduceF64Frame struct {
 	p0 []float64
@@ -5959,6 +8794,69 @@ type scanF64Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBF64Frame holds scanLBF64's arguments for its lockstep work-items.
+type scanLBF64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
+type segReduceF64Frame struct {
+	p0 []float64
+	p1 []int64
+	p2 []float64
+	p3 float64
+	p4 int32
+	p5 int
+}
+
+// selectCountF64Frame holds selectCountF64's arguments for its lockstep work-items.
+type selectCountF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 float64
+	p5 int
+}
+
+// selectScatterF64Frame holds selectScatterF64's arguments for its lockstep work-items.
+type selectScatterF64Frame struct {
+	p0  []float64
+	p1  []uint8
+	p2  []float64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  float64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanF64Frame holds segScanF64's arguments for its lockstep work-items.
+type segScanF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []float64
+	p3 []float64
+	p4 []uint8
+	p5 []float64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // histogramU8Frame holds histogramU8's arguments for its lockstep work-items.
