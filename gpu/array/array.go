@@ -208,12 +208,12 @@ func (a *Array[T]) Free() error {
 	return a.buf.FreeAsync(a.s)
 }
 
-// Shape is the array's dimensions (a copy).
+// Shape is the array's dimensions (a copy); empty for a 0-d array.
 func (a *Array[T]) Shape() []int {
 	if a == nil {
 		return nil
 	}
-	return append([]int(nil), a.shape...)
+	return append([]int{}, a.shape...)
 }
 
 // Ndim is the number of dimensions.

@@ -448,3 +448,45 @@ func TestChain(t *testing.T) {
 	assert.InDelta(t, want, float64(got), 1e-9*want)
 	assert.Equal(t, cmp.Compare(0, 1), -1)
 }
+
+func TestAxis(t *testing.T) {
+	s := newStream(t)
+	for _, shape := range [][]int{{3, 4}, {2, 3, 5}, {7}, {4, 0}, {0, 3}, {1, 70000}} {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		r := rand.New(rand.NewPCG(9, uint64(n)))
+		h := values[int64](r, n)
+		a := mustFrom(t, s, h, shape...)
+		cols := shape[len(shape)-1]
+		rows := n / max(cols, 1)
+		if cols == 0 {
+			rows = 1
+			for _, d := range shape[:len(shape)-1] {
+				rows *= d
+			}
+		}
+		lo, hi := limitsOf[int64]()
+		sums, mins, maxs := make([]int64, rows), make([]int64, rows), make([]int64, rows)
+		for i := range rows {
+			mins[i], maxs[i] = hi, lo
+			for _, v := range h[i*cols : (i+1)*cols] {
+				sums[i] += v
+				mins[i], maxs[i] = min(mins[i], v), max(maxs[i], v)
+			}
+		}
+		out, err := SumAxis(a)
+		require.NoError(t, err)
+		assert.Equal(t, shape[:len(shape)-1], out.Shape(), "%v", shape)
+		assert.Equal(t, sums, host(t, res(out, nil)), "sum %v", shape)
+		assert.Equal(t, mins, host(t, res(MinAxis(a))), "min %v", shape)
+		assert.Equal(t, maxs, host(t, res(MaxAxis(a))), "max %v", shape)
+	}
+	s0, err := Full(s, float32(1))
+	require.NoError(t, err)
+	defer s0.Free()
+	_, err = SumAxis(s0)
+	var se *ShapeError
+	assert.ErrorAs(t, err, &se)
+}

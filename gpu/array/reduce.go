@@ -144,3 +144,54 @@ func Argsort[T Number](a *Array[T]) (idx *Array[int64], err error) {
 	}
 	return out, nil
 }
+
+// SumAxis is the sums along the last axis (cupy.sum(a, axis=-1)): an
+// array of a's shape without its last dimension, one sum a row, through
+// prim.SegmentedReduce. Other axes need strides, which arrays do not
+// have yet.
+func SumAxis[T Number](a *Array[T]) (*Array[T], error) {
+	return reduceLast("array sum axis", a, prim.OpSum)
+}
+
+// MinAxis is the least element along the last axis (cupy.min(a, axis=-1)).
+func MinAxis[T Number](a *Array[T]) (*Array[T], error) {
+	return reduceLast("array min axis", a, prim.OpMin)
+}
+
+// MaxAxis is the greatest element along the last axis (cupy.max(a, axis=-1)).
+func MaxAxis[T Number](a *Array[T]) (*Array[T], error) {
+	return reduceLast("array max axis", a, prim.OpMax)
+}
+
+// reduceLast reduces the rows of a (its last axis) with a segmented
+// reduction; the rows' offsets are made on the host and copied.
+func reduceLast[T Number](op string, a *Array[T], f prim.Op) (out *Array[T], err error) {
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	if len(a.shape) == 0 {
+		return nil, &ShapeError{Op: op, Shapes: [][]int{a.shape}, Reason: "a 0-d array has no axis"}
+	}
+	cols := a.shape[len(a.shape)-1]
+	rows := 1
+	for _, d := range a.shape[:len(a.shape)-1] {
+		rows *= d
+	}
+	offs := make([]int64, rows+1)
+	for i := range offs {
+		offs[i] = int64(i * cols)
+	}
+	ob, err := buffer.FromSlice(a.s.Device(), offs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, ob.FreeAsync(a.s)) }()
+	out, err = alloc[T](op, a.s, a.shape[:len(a.shape)-1])
+	if err != nil {
+		return nil, err
+	}
+	if err := prim.SegmentedReduce(a.s, a.data, out.data, ob, f); err != nil {
+		return nil, errors.Join(err, out.Free())
+	}
+	return out, nil
+}
