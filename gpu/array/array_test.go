@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/exp/constraints"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/gputest"
@@ -489,4 +490,34 @@ func TestAxis(t *testing.T) {
 	_, err = SumAxis(s0)
 	var se *ShapeError
 	assert.ErrorAs(t, err, &se)
+}
+
+func TestDense(t *testing.T) {
+	s := newStream(t)
+	m := mat.NewDense(3, 4, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	a, err := FromDense(s, m)
+	require.NoError(t, err)
+	defer a.Free()
+	assert.Equal(t, []int{3, 4}, a.Shape())
+	rowSums := host(t, res(SumAxis(a)))
+	assert.Equal(t, []float64{10, 26, 42}, rowSums)
+	d, err := ToDense(a)
+	require.NoError(t, err)
+	assert.True(t, mat.Equal(m, d))
+
+	// A view with a stride: the columns 1 and 2.
+	sub := m.Slice(0, 3, 1, 3).(*mat.Dense)
+	b, err := FromDense(s, sub)
+	require.NoError(t, err)
+	defer b.Free()
+	got, err := b.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, []float64{2, 3, 6, 7, 10, 11}, got)
+
+	_, err = FromDense(s, nil)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
+	flat, err := a.Ravel()
+	require.NoError(t, err)
+	_, err = ToDense(flat)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 }

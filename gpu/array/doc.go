@@ -10,7 +10,9 @@
 // Operations build on gpu/prim: element-wise arithmetic between arrays of
 // one shape and with scalars (Add, Sub, Mul, Div, Minimum, Maximum, Neg,
 // Abs, Square, Scale, AddScalar, ...), reductions over all elements (Sum,
-// Min, Max, ArgMin, ArgMax), Cumsum, Sort and Argsort. Each returns a new
+// Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
+// axis), Cumsum, Sort and Argsort, and copies to and from gonum's
+// mat.Dense (FromDense, ToDense). Each returns a new
 // array allocated from the stream's pool in the stream's order and queues
 // its work on the first operand's stream; nothing blocks except the calls
 // that bring values to the host (ToSlice, CopyTo, Item, At), which wait
