@@ -179,6 +179,85 @@ static void histogram(size_t n) {
   CK(cudaFree(hist));
 }
 
+// segmented: float32 sums of segments of 1024 elements.
+static void segmented(size_t n) {
+  float *in = randomBuf<float>(n, 9, true), *out;
+  size_t ns = n / 1024;
+  std::vector<int64_t> ho(ns + 1);
+  for (size_t i = 0; i <= ns; i++) ho[i] = (int64_t)(i * 1024);
+  int64_t *offs;
+  CK(cudaMalloc(&offs, (ns + 1) * sizeof(int64_t)));
+  CK(cudaMemcpy(offs, ho.data(), (ns + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&out, ns * sizeof(float)));
+  size_t b = 0;
+  CK(cub::DeviceSegmentedReduce::Sum(nullptr, b, in, out, (int64_t)ns, offs, offs + 1));
+  need(b);
+  line("segmented_sum", "float32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceSegmentedReduce::Sum(tmp, bb, in, out, (int64_t)ns, offs, offs + 1); }));
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+  CK(cudaFree(offs));
+}
+
+// runs: int32 values i/run, as the Go benchmarks make them.
+static int32_t *runsBuf(size_t n, size_t run) {
+  std::vector<int32_t> h(n);
+  for (size_t i = 0; i < n; i++) h[i] = (int32_t)(i / run);
+  int32_t *d;
+  CK(cudaMalloc(&d, n * 4));
+  CK(cudaMemcpy(d, h.data(), n * 4, cudaMemcpyHostToDevice));
+  return d;
+}
+
+// selection: DeviceSelect::Flagged, DevicePartition::Flagged (about half
+// the flags set), DeviceSelect::Unique and DeviceRunLengthEncode::Encode
+// (runs of 8), DeviceScan::InclusiveSumByKey (keys in runs of 64).
+static void selection(size_t n) {
+  int32_t *in = randomBuf<int32_t>(n, 10, false), *out;
+  uint8_t *flags = randomBuf<uint8_t>(n, 11, false);
+  CK(cudaMalloc(&out, n * 4));
+  // Flags 0 or 1: the low bit of random bytes.
+  {
+    std::vector<uint8_t> h(n);
+    CK(cudaMemcpy(h.data(), flags, n, cudaMemcpyDeviceToHost));
+    for (auto &f : h) f &= 1;
+    CK(cudaMemcpy(flags, h.data(), n, cudaMemcpyHostToDevice));
+  }
+  int64_t *num;
+  CK(cudaMalloc(&num, sizeof(int64_t)));
+  size_t b = 0;
+  CK(cub::DeviceSelect::Flagged(nullptr, b, in, flags, out, num, (int64_t)n));
+  need(b);
+  line("select_flagged", "int32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceSelect::Flagged(tmp, bb, in, flags, out, num, (int64_t)n); }));
+  b = 0;
+  CK(cub::DevicePartition::Flagged(nullptr, b, in, flags, out, num, (int64_t)n));
+  need(b);
+  line("partition_flagged", "int32", n, timeit([&] { size_t bb = tmpBytes; cub::DevicePartition::Flagged(tmp, bb, in, flags, out, num, (int64_t)n); }));
+  int32_t *runs = runsBuf(n, 8);
+  b = 0;
+  CK(cub::DeviceSelect::Unique(nullptr, b, runs, out, num, (int64_t)n));
+  need(b);
+  line("unique", "int32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceSelect::Unique(tmp, bb, runs, out, num, (int64_t)n); }));
+  int64_t *counts;
+  CK(cudaMalloc(&counts, n * sizeof(int64_t)));
+  b = 0;
+  CK(cub::DeviceRunLengthEncode::Encode(nullptr, b, runs, out, counts, num, (int64_t)n));
+  need(b);
+  line("rle_encode", "int32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceRunLengthEncode::Encode(tmp, bb, runs, out, counts, num, (int64_t)n); }));
+  int32_t *keys = runsBuf(n, 64), *vals = randomBuf<int32_t>(n, 12, true);
+  b = 0;
+  CK(cub::DeviceScan::InclusiveSumByKey(nullptr, b, keys, vals, out, (int64_t)n));
+  need(b);
+  line("inclusive_sum_by_key", "int32-int32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceScan::InclusiveSumByKey(tmp, bb, keys, vals, out, (int64_t)n); }));
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+  CK(cudaFree(flags));
+  CK(cudaFree(num));
+  CK(cudaFree(runs));
+  CK(cudaFree(counts));
+  CK(cudaFree(keys));
+  CK(cudaFree(vals));
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) RUNS = atoi(argv[1]);
   int maxlog = argc > 2 ? atoi(argv[2]) : 26;
@@ -196,6 +275,8 @@ int main(int argc, char **argv) {
     sortKeys<uint64_t>("uint64", n);
     sortPairs(n);
     histogram(n);
+    segmented(n);
+    selection(n);
   }
   return 0;
 }

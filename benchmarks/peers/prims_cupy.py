@@ -47,5 +47,9 @@ for lg in (20, 24, 26, 28):
     line("sort_keys", "uint64", n, t(lambda v: cp.sort(v), rs.randint(0, 2**63, n, dtype=cp.int64).astype(cp.uint64)))
     b = rs.randint(0, 256, n, dtype=cp.int32).astype(cp.uint8)
     line("histogram256", "uint8", n, t(lambda v: cp.histogram(v, bins=256, range=(0, 256)), b))
-    del x, y, z
+    line("segmented_sum", "float32", n, t(lambda v: v.reshape(-1, 1024).sum(axis=1), x))
+    xi = x.astype(cp.int32)
+    fl = (rs.randint(0, 256, n, dtype=cp.int32) & 1).astype(cp.bool_)
+    line("select_flagged", "int32", n, t(lambda v, f: v[f], xi, fl))
+    del x, y, z, xi, fl
     cp.get_default_memory_pool().free_all_blocks()

@@ -23,6 +23,13 @@ names = {
     "SortKeys/uint64": ("sort_keys", "uint64"),
     "SortPairs/uint32-uint32": ("sort_pairs", "uint32-uint32"),
     "Histogram/uint8-256": ("histogram256", "uint8"),
+    "Scan3Pass/inclusive_sum/int32": ("inclusive_sum_3pass", "int32"),
+    "SegmentedReduce/sum/float32": ("segmented_sum", "float32"),
+    "Select/flagged/int32": ("select_flagged", "int32"),
+    "Select/partition_flagged/int32": ("partition_flagged", "int32"),
+    "Select/unique/int32": ("unique", "int32"),
+    "RunLengthEncode/int32": ("rle_encode", "int32"),
+    "ScanByKey/inclusive_sum/int32-int32": ("inclusive_sum_by_key", "int32-int32"),
 }
 hip = {}
 for line in open(sys.argv[1]):

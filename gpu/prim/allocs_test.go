@@ -12,7 +12,8 @@ import (
 // A call on a small input (one launch, no temporary storage) allocates
 // nothing on the host: a reduction and an argmin of up to 2^16 elements,
 // a scan of up to four GPU tiles (the cpu agent: 2^15 elements), a
-// histogram (a memset and a launch) and a transform of any size.
+// histogram (a memset and a launch), a transform of any size, a
+// segmented reduction, and a flagged selection of one tile.
 func TestSmallCallAllocs(t *testing.T) {
 	prev := goKernels.Checked()
 	goKernels.SetChecked(false)
@@ -26,14 +27,20 @@ func TestSmallCallAllocs(t *testing.T) {
 			idx := upload(t, dev, []int64{0})
 			bytes := upload(t, dev, make([]uint8, n))
 			hist := upload(t, dev, make([]uint32, 256))
-			for name, call := range map[string]func() error{
+			offs := upload(t, dev, []int64{0, 7, int64(n / 2), int64(n)})
+			calls := map[string]func() error{
 				"sum":          func() error { return Sum(s, x, out) },
 				"argmin":       func() error { return ArgMin(s, x, out, idx) },
 				"add":          func() error { return Transform2(s, x, x, out, Add) },
 				"scale":        func() error { return Transform(s, x, out, Scale, 2) },
 				"inclusiveSum": func() error { return InclusiveSum(s, x, out) },
 				"histogram":    func() error { return HistogramEven(s, bytes, hist, 0, 256) },
-			} {
+				"segmentedSum": func() error { return SegmentedSum(s, x, out, offs) },
+			}
+			if n <= selectTile {
+				calls["selectFlagged"] = func() error { return SelectFlagged(s, x, bytes, out, idx) }
+			}
+			for name, call := range calls {
 				run := func() {
 					require.NoError(t, call())
 					require.NoError(t, s.Synchronize())

@@ -139,6 +139,99 @@ func BenchmarkScan(b *testing.B) {
 	b.Run("exclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, true) })
 }
 
+// BenchmarkScan3Pass is the GPU's scan as reduce-then-scan (three
+// launches), beside the single-pass look-back BenchmarkScan measures.
+func BenchmarkScan3Pass(b *testing.B) {
+	singlePass = false
+	defer func() { singlePass = true }()
+	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+}
+
+// BenchmarkSegmentedReduce sums segments of 1024 elements.
+func BenchmarkSegmentedReduce(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("sum/float32", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			x := benchData[float32](b, s, n, 1)
+			offs := make([]int64, n/1024+1)
+			for i := range offs {
+				offs[i] = int64(i) * 1024
+			}
+			ob := upload(b, s.Device(), offs)
+			out := benchData[float32](b, s, len(offs)-1, 2)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return SegmentedSum(s, x, out, ob) }, gputest.Bytes(4*int64(n)))
+		})
+	})
+}
+
+// benchFlags is n flags, about half of them set.
+func benchFlags(b *testing.B, s *stream.Stream, n int) *buffer.Buffer[uint8] {
+	h := hostData[uint8](n, 11)
+	f := make([]uint8, n)
+	for i, v := range h {
+		f[i] = v & 1
+	}
+	return upload(b, s.Device(), f)
+}
+
+// runsData is n int32s in runs of 8 (value i/8), the input of Unique and
+// RunLengthEncode, as the CUB peer makes it.
+func runsData(b *testing.B, s *stream.Stream, n, run int) *buffer.Buffer[int32] {
+	h := make([]int32, n)
+	for i := range h {
+		h[i] = int32(i / run)
+	}
+	return upload(b, s.Device(), h)
+}
+
+func BenchmarkSelect(b *testing.B) {
+	_, s := newStream(b)
+	for _, op := range []string{"flagged", "partition_flagged", "unique"} {
+		b.Run(op+"/int32", func(b *testing.B) {
+			benchEach(b, func(b *testing.B, n int) {
+				x, out := benchData[int32](b, s, n, 1), benchData[int32](b, s, n, 2)
+				num := benchData[int64](b, s, 1, 3)
+				fl := benchFlags(b, s, n)
+				f := func() error { return SelectFlagged(s, x, fl, out, num) }
+				switch op {
+				case "partition_flagged":
+					f = func() error { return PartitionFlagged(s, x, fl, out, num) }
+				case "unique":
+					x = runsData(b, s, n, 8)
+					f = func() error { return Unique(s, x, out, num) }
+				}
+				b.ReportAllocs()
+				gputest.Benchmark(b, s, f, gputest.Bytes(5*int64(n)))
+			})
+		})
+	}
+}
+
+func BenchmarkRunLengthEncode(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("int32", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			x, out := runsData(b, s, n, 8), benchData[int32](b, s, n, 2)
+			counts, num := benchData[int64](b, s, n, 3), benchData[int64](b, s, 1, 4)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return RunLengthEncode(s, x, out, counts, num) }, gputest.Bytes(4*int64(n)))
+		})
+	})
+}
+
+// BenchmarkScanByKey: int32 keys in runs of 64, int32 values.
+func BenchmarkScanByKey(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("inclusive_sum/int32-int32", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			k, x, out := runsData(b, s, n, 64), benchData[int32](b, s, n, 1), benchData[int32](b, s, n, 2)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return InclusiveSumByKey(s, k, x, out) }, gputest.Bytes(12*int64(n)))
+		})
+	})
+}
+
 func benchSortKeys[K Key](b *testing.B) {
 	_, s := newStream(b)
 	benchEach(b, func(b *testing.B, n int) {

@@ -10,35 +10,46 @@ import (
 
 // The typed launchers, by the signature they share across element types.
 type (
-	reduceLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int) error
-	argReduceLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int) error
-	scanUpLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int, int) error
-	scanLaunch[T any]         = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], bool, bool, int, int) error
-	unaryLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int) error
-	binaryLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int) error
-	sortCountLaunch[K any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
-	sortKeysLaunch[K any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
-	histogramLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int) error
-	sortPairsLaunch[K, V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
+	reduceLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int) error
+	argReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int) error
+	scanUpLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int, int) error
+	scanLaunch[T any]          = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], bool, bool, int, int) error
+	unaryLaunch[T any]         = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int) error
+	binaryLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int) error
+	sortCountLaunch[K any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
+	sortKeysLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
+	histogramLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int) error
+	scanLBLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
+	segReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
+	selectCountLaunch[T any]   = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error
+	selectScatterLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[int64], bool, bool, int32, T, buffer.Array[int64], buffer.Array[int64], buffer.Array[int64], bool, bool, int) error
+	segScanLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
+	keyHeadsLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
+	sortPairsLaunch[K, V any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
 )
 
 // numLaunchers are a numeric type's launchers; nil for another type.
 type numLaunchers[T any] struct {
-	reduce    reduceLaunch[T]
-	argReduce argReduceLaunch[T]
-	scanUp    scanUpLaunch[T]
-	scan      scanLaunch[T]
-	unary     unaryLaunch[T]
-	binary    binaryLaunch[T]
+	reduce     reduceLaunch[T]
+	argReduce  argReduceLaunch[T]
+	scanUp     scanUpLaunch[T]
+	scan       scanLaunch[T]
+	unary      unaryLaunch[T]
+	binary     binaryLaunch[T]
+	segReduce  segReduceLaunch[T]
+	selCount   selectCountLaunch[T]
+	selScatter selectScatterLaunch[T]
+	segScan    segScanLaunch[T]
+	scanLB     scanLBLaunch[T]
 }
 
 var (
-	numI32 = numLaunchers[int32]{LaunchReduceI32, LaunchArgReduceI32, LaunchScanUpI32, LaunchScanI32, LaunchUnaryI32, LaunchBinaryI32}
-	numU32 = numLaunchers[uint32]{LaunchReduceU32, LaunchArgReduceU32, LaunchScanUpU32, LaunchScanU32, LaunchUnaryU32, LaunchBinaryU32}
-	numI64 = numLaunchers[int64]{LaunchReduceI64, LaunchArgReduceI64, LaunchScanUpI64, LaunchScanI64, LaunchUnaryI64, LaunchBinaryI64}
-	numU64 = numLaunchers[uint64]{LaunchReduceU64, LaunchArgReduceU64, LaunchScanUpU64, LaunchScanU64, LaunchUnaryU64, LaunchBinaryU64}
-	numF32 = numLaunchers[float32]{LaunchReduceF32, LaunchArgReduceF32, LaunchScanUpF32, LaunchScanF32, LaunchUnaryF32, LaunchBinaryF32}
-	numF64 = numLaunchers[float64]{LaunchReduceF64, LaunchArgReduceF64, LaunchScanUpF64, LaunchScanF64, LaunchUnaryF64, LaunchBinaryF64}
+	numI32 = numLaunchers[int32]{LaunchReduceI32, LaunchArgReduceI32, LaunchScanUpI32, LaunchScanI32, LaunchUnaryI32, LaunchBinaryI32, LaunchSegReduceI32, LaunchSelectCountI32, LaunchSelectScatterI32, LaunchSegScanI32, LaunchScanLBI32}
+	numU32 = numLaunchers[uint32]{LaunchReduceU32, LaunchArgReduceU32, LaunchScanUpU32, LaunchScanU32, LaunchUnaryU32, LaunchBinaryU32, LaunchSegReduceU32, LaunchSelectCountU32, LaunchSelectScatterU32, LaunchSegScanU32, LaunchScanLBU32}
+	numI64 = numLaunchers[int64]{LaunchReduceI64, LaunchArgReduceI64, LaunchScanUpI64, LaunchScanI64, LaunchUnaryI64, LaunchBinaryI64, LaunchSegReduceI64, LaunchSelectCountI64, LaunchSelectScatterI64, LaunchSegScanI64, LaunchScanLBI64}
+	numU64 = numLaunchers[uint64]{LaunchReduceU64, LaunchArgReduceU64, LaunchScanUpU64, LaunchScanU64, LaunchUnaryU64, LaunchBinaryU64, LaunchSegReduceU64, LaunchSelectCountU64, LaunchSelectScatterU64, LaunchSegScanU64, LaunchScanLBU64}
+	numF32 = numLaunchers[float32]{LaunchReduceF32, LaunchArgReduceF32, LaunchScanUpF32, LaunchScanF32, LaunchUnaryF32, LaunchBinaryF32, LaunchSegReduceF32, LaunchSelectCountF32, LaunchSelectScatterF32, LaunchSegScanF32, LaunchScanLBF32}
+	numF64 = numLaunchers[float64]{LaunchReduceF64, LaunchArgReduceF64, LaunchScanUpF64, LaunchScanF64, LaunchUnaryF64, LaunchBinaryF64, LaunchSegReduceF64, LaunchSelectCountF64, LaunchSelectScatterF64, LaunchSegScanF64, LaunchScanLBF64}
 )
 
 // numFor is T's launchers, nil where T is no numeric type of the package.
@@ -67,19 +78,20 @@ type keyLaunchers[K any] struct {
 	count sortCountLaunch[K]
 	keys  sortKeysLaunch[K]
 	size  int
+	heads keyHeadsLaunch[K]
 }
 
 var (
-	keyI8  = keyLaunchers[int8]{LaunchSortCountI8, LaunchSortKeysI8, 8}
-	keyU8  = keyLaunchers[uint8]{LaunchSortCountU8, LaunchSortKeysU8, 8}
-	keyI16 = keyLaunchers[int16]{LaunchSortCountI16, LaunchSortKeysI16, 16}
-	keyU16 = keyLaunchers[uint16]{LaunchSortCountU16, LaunchSortKeysU16, 16}
-	keyI32 = keyLaunchers[int32]{LaunchSortCountI32, LaunchSortKeysI32, 32}
-	keyU32 = keyLaunchers[uint32]{LaunchSortCountU32, LaunchSortKeysU32, 32}
-	keyI64 = keyLaunchers[int64]{LaunchSortCountI64, LaunchSortKeysI64, 64}
-	keyU64 = keyLaunchers[uint64]{LaunchSortCountU64, LaunchSortKeysU64, 64}
-	keyF32 = keyLaunchers[float32]{LaunchSortCountF32, LaunchSortKeysF32, 32}
-	keyF64 = keyLaunchers[float64]{LaunchSortCountF64, LaunchSortKeysF64, 64}
+	keyI8  = keyLaunchers[int8]{LaunchSortCountI8, LaunchSortKeysI8, 8, LaunchKeyHeadsI8}
+	keyU8  = keyLaunchers[uint8]{LaunchSortCountU8, LaunchSortKeysU8, 8, LaunchKeyHeadsU8}
+	keyI16 = keyLaunchers[int16]{LaunchSortCountI16, LaunchSortKeysI16, 16, LaunchKeyHeadsI16}
+	keyU16 = keyLaunchers[uint16]{LaunchSortCountU16, LaunchSortKeysU16, 16, LaunchKeyHeadsU16}
+	keyI32 = keyLaunchers[int32]{LaunchSortCountI32, LaunchSortKeysI32, 32, LaunchKeyHeadsI32}
+	keyU32 = keyLaunchers[uint32]{LaunchSortCountU32, LaunchSortKeysU32, 32, LaunchKeyHeadsU32}
+	keyI64 = keyLaunchers[int64]{LaunchSortCountI64, LaunchSortKeysI64, 64, LaunchKeyHeadsI64}
+	keyU64 = keyLaunchers[uint64]{LaunchSortCountU64, LaunchSortKeysU64, 64, LaunchKeyHeadsU64}
+	keyF32 = keyLaunchers[float32]{LaunchSortCountF32, LaunchSortKeysF32, 32, LaunchKeyHeadsF32}
+	keyF64 = keyLaunchers[float64]{LaunchSortCountF64, LaunchSortKeysF64, 64, LaunchKeyHeadsF64}
 )
 
 // keyFor is K's launchers, nil where K is no key type.

@@ -1,9 +1,13 @@
 // Package prim holds device-wide primitives, the layer CUB, hipCUB and
 // rocPRIM are to C++: reductions (Sum, Min, Max, Reduce, ArgMin,
-// ArgMax), prefix sums (InclusiveSum, ExclusiveSum), element-wise
-// transforms (Transform, Transform2), a histogram of even bins
-// (HistogramEven) and a stable LSD radix sort (SortKeys, SortPairs), over
-// buffers and views (Sub) of the built-in numeric types.
+// ArgMax; SegmentedSum, SegmentedMin, SegmentedMax, SegmentedReduce),
+// prefix sums (InclusiveSum, ExclusiveSum; InclusiveSumByKey,
+// ExclusiveSumByKey), element-wise transforms (Transform, Transform2),
+// selections and partitions (SelectFlagged, SelectIf, Unique,
+// PartitionFlagged, PartitionIf), RunLengthEncode, a histogram of even
+// bins (HistogramEven) and a stable LSD radix sort (SortKeys,
+// SortPairs), over buffers and views (Sub) of the built-in numeric
+// types.
 //
 // Each primitive is written once, as Go kernels (kernels.go): generic
 // device functions that internal/gentypes wraps in one //hipgo:kernel per
@@ -29,7 +33,8 @@
 // size or keep. Small inputs need none: a reduction of up to 2^16
 // elements, a scan of up to four GPU tiles (11264 four-byte elements)
 // and every transform is one launch with no temporary and no allocation
-// on the host.
+// on the host. A GPU's larger scan is one launch too, by decoupled
+// look-back (kernels_lookback.go).
 //
 // Generics: a primitive is a generic Go function over the element types
 // the package instantiates (Number, Key, Value). Operations are the

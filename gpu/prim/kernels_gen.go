@@ -33,12 +33,72 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, unaryI32Kernel, binaryI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, unaryU32Kernel, binaryU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, unaryI64Kernel, binaryI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, unaryU64Kernel, binaryU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, unaryF32Kernel, binaryF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, unaryF64Kernel, binaryF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "unary_i32", "binary_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "unary_u32", "binary_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "unary_i64", "binary_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "unary_u64", "binary_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "unary_f32", "binary_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "unary_f64", "binary_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "sort_count_u8", "sort_keys_u8", "sort_count_i16", "sort_keys_i16", "sort_count_u16", "sort_keys_u16", "sort_count_i32", "sort_keys_i32", "sort_count_u32", "sort_keys_u32", "sort_count_i64", "sort_keys_i64", "sort_count_u64", "sort_keys_u64", "sort_count_f32", "sort_keys_f32", "sort_count_f64", "sort_keys_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "sort.go", "transform.go"},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "segmented.go", "select.go", "sort.go", "transform.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
+
+// runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
+type runLengthsArgs struct {
+	heads  rocr.ConstPtr[int64]
+	num    rocr.ConstPtr[int64]
+	counts rocr.Ptr[int64]
+	n      int64
+	span   int64
+}
+
+// runLengthsKernel runs runLengths on the cpu agent.
+var runLengthsKernel = kernel.Define("run_lengths", func(b *kernel.Block, a *runLengthsArgs) {
+	v0 := kernelimpl.ConstViewRest(b, a.heads)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	v2 := kernelimpl.ViewRest(b, a.counts)
+	s3 := int(a.n)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				runLengths(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			runLengths(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		runLengths(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchRunLengths launches runLengths (kernels_select.go:155) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchRunLengths(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, heads buffer.Array[int64], num buffer.Array[int64], counts buffer.Array[int64], n int, span int) error {
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 0 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 1 (num): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel run_lengths argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 0)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(heads).ConstPtr(num).Ptr(counts).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(heads.Len())).Int64(int64(num.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+}
 
 // reduceI32Args is the kernarg layout of reduce_i32's C++ entry point.
 type reduceI32Args struct {
@@ -75,7 +135,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 0)
+	ld, checked, err := goKernels.Prepare(s, 1)
 	if err != nil {
 		return err
 	}
@@ -85,7 +145,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI32Args is the kernarg layout of arg_reduce_i32's C++ entry point.
@@ -133,7 +193,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 1)
+	ld, checked, err := goKernels.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -143,7 +203,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI32Args is the kernarg layout of scan_up_i32's C++ entry point.
@@ -179,7 +239,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 2)
+	ld, checked, err := goKernels.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
@@ -189,7 +249,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }
 
 // scanI32Args is the kernarg layout of scan_i32's C++ entry point.
@@ -234,7 +294,7 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 3)
+	ld, checked, err := goKernels.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
@@ -244,7 +304,69 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBI32Args is the kernarg layout of scan_lbi32's C++ entry point.
+type scanLBI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	out       rocr.Ptr[int32]
+	agg       rocr.Ptr[int32]
+	incl      rocr.Ptr[int32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:48: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
+	f := kernelimpl.Frame[scanLBI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBI32Frame](t)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchScanLBI32 launches scanLBI32 (kernels_types.go:44) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -282,7 +404,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:44) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:54) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int) error {
@@ -292,7 +414,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 4)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -302,7 +424,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -340,7 +462,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:51) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:61) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int) error {
@@ -353,7 +475,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 5)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -363,7 +485,265 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
+type segReduceI32Args struct {
+	in      rocr.ConstPtr[int32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[int32]
+	id      int32
+	op      int32
+	span    int64
+}
+
+// segReduceI32Kernel runs segReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:70: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a *segReduceI32Args) {
+	f := kernelimpl.Frame[segReduceI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceI32Frame](t)
+		segReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
+
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:68) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 8)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Int32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
+type selectCountI32Args struct {
+	in     rocr.ConstPtr[int32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      int32
+	tile   int64
+}
+
+// selectCountI32Kernel runs selectCountI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:78: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Block, a *selectCountI32Args) {
+	f := kernelimpl.Frame[selectCountI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountI32Frame](t)
+		selectCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:76) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 9)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Int32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
+type selectScatterI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         int32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterI32Kernel runs selectScatterI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:87: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.Block, a *selectScatterI32Args) {
+	f := kernelimpl.Frame[selectScatterI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterI32Frame](t)
+		selectScatterI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:84) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 10)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Int32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+}
+
+// segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
+type segScanI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	sums      rocr.Ptr[int32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[int32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanI32Kernel runs segScanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:98: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *segScanI32Args) {
+	f := kernelimpl.Frame[segScanI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanI32Frame](t)
+		segScanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernelimpl.Lockstep())
+
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 11)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -377,7 +757,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:60: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:106: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -391,7 +771,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:58) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:104) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -401,7 +781,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -411,7 +791,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -427,7 +807,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:69: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:115: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -443,7 +823,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:66) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -459,7 +839,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -469,7 +849,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -482,7 +862,7 @@ type scanUpU32Args struct {
 }
 
 // scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:77: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:123: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
 	f := kernelimpl.Frame[scanUpU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -495,7 +875,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:75) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:121) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -505,7 +885,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -515,7 +895,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -531,7 +911,7 @@ type scanU32Args struct {
 }
 
 // scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:86: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:132: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
 	f := kernelimpl.Frame[scanU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -547,7 +927,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:83) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:129) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -560,7 +940,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -570,7 +950,69 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
+type scanLBU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	out       rocr.Ptr[uint32]
+	agg       rocr.Ptr[uint32]
+	incl      rocr.Ptr[uint32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:142: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
+	f := kernelimpl.Frame[scanLBU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBU32Frame](t)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:138) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 16)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -608,7 +1050,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:92) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:148) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int) error {
@@ -618,7 +1060,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -628,7 +1070,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -666,7 +1108,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:99) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:155) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int) error {
@@ -679,7 +1121,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -689,7 +1131,265 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
+type segReduceU32Args struct {
+	in      rocr.ConstPtr[uint32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[uint32]
+	id      uint32
+	op      int32
+	span    int64
+}
+
+// segReduceU32Kernel runs segReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:164: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a *segReduceU32Args) {
+	f := kernelimpl.Frame[segReduceU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceU32Frame](t)
+		segReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
+
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:162) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 19)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Uint32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
+type selectCountU32Args struct {
+	in     rocr.ConstPtr[uint32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      uint32
+	tile   int64
+}
+
+// selectCountU32Kernel runs selectCountU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:172: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Block, a *selectCountU32Args) {
+	f := kernelimpl.Frame[selectCountU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountU32Frame](t)
+		selectCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:170) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 20)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Uint32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
+type selectScatterU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         uint32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterU32Kernel runs selectScatterU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:181: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.Block, a *selectScatterU32Args) {
+	f := kernelimpl.Frame[selectScatterU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterU32Frame](t)
+		selectScatterU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:178) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 21)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Uint32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+}
+
+// segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
+type segScanU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	sums      rocr.Ptr[uint32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[uint32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanU32Kernel runs segScanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:192: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *segScanU32Args) {
+	f := kernelimpl.Frame[segScanU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanU32Frame](t)
+		segScanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernelimpl.Lockstep())
+
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:187) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 22)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -703,7 +1403,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:108: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:200: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -717,7 +1417,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:106) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:198) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -727,7 +1427,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -737,7 +1437,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -753,7 +1453,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:117: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:209: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -769,7 +1469,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:114) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:206) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -785,7 +1485,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -795,7 +1495,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -808,7 +1508,7 @@ type scanUpI64Args struct {
 }
 
 // scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:125: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:217: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
 	f := kernelimpl.Frame[scanUpI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -821,7 +1521,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:123) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:215) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -831,7 +1531,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -841,7 +1541,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -857,7 +1557,7 @@ type scanI64Args struct {
 }
 
 // scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:134: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:226: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
 	f := kernelimpl.Frame[scanI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -873,7 +1573,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:131) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:223) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -886,7 +1586,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -896,7 +1596,69 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
+type scanLBI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	out       rocr.Ptr[int64]
+	agg       rocr.Ptr[int64]
+	incl      rocr.Ptr[int64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:236: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
+	f := kernelimpl.Frame[scanLBI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBI64Frame](t)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
+
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 27)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -934,7 +1696,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:140) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:242) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int) error {
@@ -944,7 +1706,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -954,7 +1716,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -992,7 +1754,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:147) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:249) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int) error {
@@ -1005,7 +1767,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -1015,7 +1777,265 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
+type segReduceI64Args struct {
+	in      rocr.ConstPtr[int64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[int64]
+	id      int64
+	op      int32
+	span    int64
+}
+
+// segReduceI64Kernel runs segReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:258: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a *segReduceI64Args) {
+	f := kernelimpl.Frame[segReduceI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceI64Frame](t)
+		segReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:256) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 30)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Int64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
+type selectCountI64Args struct {
+	in     rocr.ConstPtr[int64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      int64
+	tile   int64
+}
+
+// selectCountI64Kernel runs selectCountI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:266: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Block, a *selectCountI64Args) {
+	f := kernelimpl.Frame[selectCountI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountI64Frame](t)
+		selectCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:264) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 31)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Int64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
+type selectScatterI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         int64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterI64Kernel runs selectScatterI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:275: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.Block, a *selectScatterI64Args) {
+	f := kernelimpl.Frame[selectScatterI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterI64Frame](t)
+		selectScatterI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:272) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 32)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Int64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+}
+
+// segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
+type segScanI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	sums      rocr.Ptr[int64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[int64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanI64Kernel runs segScanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:286: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *segScanI64Args) {
+	f := kernelimpl.Frame[segScanI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanI64Frame](t)
+		segScanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernelimpl.Lockstep())
+
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:281) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 33)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -1029,7 +2049,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:156: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:294: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1043,7 +2063,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:154) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:292) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -1053,7 +2073,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -1063,7 +2083,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -1079,7 +2099,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:165: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:303: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1095,7 +2115,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:162) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:300) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1111,7 +2131,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -1121,7 +2141,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -1134,7 +2154,7 @@ type scanUpU64Args struct {
 }
 
 // scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:173: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:311: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
 	f := kernelimpl.Frame[scanUpU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1147,7 +2167,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:171) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:309) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -1157,7 +2177,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -1167,7 +2187,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -1183,7 +2203,7 @@ type scanU64Args struct {
 }
 
 // scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:182: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:320: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
 	f := kernelimpl.Frame[scanU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1199,7 +2219,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:179) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:317) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1212,7 +2232,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -1222,7 +2242,69 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
+type scanLBU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	out       rocr.Ptr[uint64]
+	agg       rocr.Ptr[uint64]
+	incl      rocr.Ptr[uint64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:330: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
+	f := kernelimpl.Frame[scanLBU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBU64Frame](t)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
+
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:326) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 38)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -1260,7 +2342,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:188) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:336) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int) error {
@@ -1270,7 +2352,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -1280,7 +2362,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -1318,7 +2400,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:195) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:343) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int) error {
@@ -1331,7 +2413,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -1341,7 +2423,265 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
+type segReduceU64Args struct {
+	in      rocr.ConstPtr[uint64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[uint64]
+	id      uint64
+	op      int32
+	span    int64
+}
+
+// segReduceU64Kernel runs segReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:352: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a *segReduceU64Args) {
+	f := kernelimpl.Frame[segReduceU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceU64Frame](t)
+		segReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:350) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 41)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Uint64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
+type selectCountU64Args struct {
+	in     rocr.ConstPtr[uint64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      uint64
+	tile   int64
+}
+
+// selectCountU64Kernel runs selectCountU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:360: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Block, a *selectCountU64Args) {
+	f := kernelimpl.Frame[selectCountU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountU64Frame](t)
+		selectCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:358) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 42)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Uint64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
+type selectScatterU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         uint64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterU64Kernel runs selectScatterU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:369: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.Block, a *selectScatterU64Args) {
+	f := kernelimpl.Frame[selectScatterU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterU64Frame](t)
+		selectScatterU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:366) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 43)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Uint64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+}
+
+// segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
+type segScanU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	sums      rocr.Ptr[uint64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[uint64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanU64Kernel runs segScanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:380: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *segScanU64Args) {
+	f := kernelimpl.Frame[segScanU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanU64Frame](t)
+		segScanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernelimpl.Lockstep())
+
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:375) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 44)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -1355,7 +2695,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:204: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:388: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1369,7 +2709,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:202) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -1379,7 +2719,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -1389,7 +2729,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -1405,7 +2745,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:213: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:397: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1421,7 +2761,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:210) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1437,7 +2777,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -1447,7 +2787,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -1460,7 +2800,7 @@ type scanUpF32Args struct {
 }
 
 // scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:221: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:405: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
 	f := kernelimpl.Frame[scanUpF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1473,7 +2813,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:219) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:403) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -1483,7 +2823,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -1493,7 +2833,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -1509,7 +2849,7 @@ type scanF32Args struct {
 }
 
 // scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:230: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:414: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
 	f := kernelimpl.Frame[scanF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1525,7 +2865,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:227) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:411) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1538,7 +2878,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -1548,7 +2888,69 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
+type scanLBF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	out       rocr.Ptr[float32]
+	agg       rocr.Ptr[float32]
+	incl      rocr.Ptr[float32]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:424: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
+	f := kernelimpl.Frame[scanLBF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBF32Frame](t)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:420) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 49)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -1586,7 +2988,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:236) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:430) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int) error {
@@ -1596,7 +2998,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -1606,7 +3008,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -1644,7 +3046,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:243) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:437) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int) error {
@@ -1657,7 +3059,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -1667,7 +3069,265 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
+type segReduceF32Args struct {
+	in      rocr.ConstPtr[float32]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[float32]
+	id      float32
+	op      int32
+	span    int64
+}
+
+// segReduceF32Kernel runs segReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:446: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a *segReduceF32Args) {
+	f := kernelimpl.Frame[segReduceF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceF32Frame](t)
+		segReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(128), kernelimpl.Lockstep())
+
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:444) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 52)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Float32(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
+type selectCountF32Args struct {
+	in     rocr.ConstPtr[float32]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      float32
+	tile   int64
+}
+
+// selectCountF32Kernel runs selectCountF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:454: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Block, a *selectCountF32Args) {
+	f := kernelimpl.Frame[selectCountF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountF32Frame](t)
+		selectCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:452) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 53)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Float32(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
+type selectScatterF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         float32
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterF32Kernel runs selectScatterF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:463: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.Block, a *selectScatterF32Args) {
+	f := kernelimpl.Frame[selectScatterF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterF32Frame](t)
+		selectScatterF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:460) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 54)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Float32(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+}
+
+// segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
+type segScanF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	sums      rocr.Ptr[float32]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[float32]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanF32Kernel runs segScanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:474: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *segScanF32Args) {
+	f := kernelimpl.Frame[segScanF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanF32Frame](t)
+		segScanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3072), kernelimpl.Lockstep())
+
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:469) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 55)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -1681,7 +3341,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:252: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:482: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1695,7 +3355,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:250) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -1705,7 +3365,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -1715,7 +3375,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -1731,7 +3391,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:261: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:491: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1747,7 +3407,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
@@ -1763,7 +3423,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -1773,7 +3433,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -1786,7 +3446,7 @@ type scanUpF64Args struct {
 }
 
 // scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:269: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:499: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
 	f := kernelimpl.Frame[scanUpF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1799,7 +3459,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:267) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:497) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -1809,7 +3469,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -1819,7 +3479,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -1835,7 +3495,7 @@ type scanF64Args struct {
 }
 
 // scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:278: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:508: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
 	f := kernelimpl.Frame[scanF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1851,7 +3511,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:275) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:505) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1864,7 +3524,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -1874,7 +3534,69 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+}
+
+// scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
+type scanLBF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	out       rocr.Ptr[float64]
+	agg       rocr.Ptr[float64]
+	incl      rocr.Ptr[float64]
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
+	exclusive uint8
+	tile      int64
+}
+
+// scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:518: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
+	f := kernelimpl.Frame[scanLBF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.agg)
+	f.p3 = kernelimpl.ViewRest(b, a.incl)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p5 = a.exclusive != 0
+	f.p6 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[scanLBF64Frame](t)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+	})
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
+
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:514) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 1 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 2 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 60)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -1912,7 +3634,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:284) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:524) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int) error {
@@ -1922,7 +3644,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -1932,7 +3654,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -1970,7 +3692,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:291) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:531) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int) error {
@@ -1983,7 +3705,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -1993,7 +3715,265 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+}
+
+// segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
+type segReduceF64Args struct {
+	in      rocr.ConstPtr[float64]
+	inLen   int64
+	offs    rocr.ConstPtr[int64]
+	offsLen int64
+	out     rocr.Ptr[float64]
+	id      float64
+	op      int32
+	span    int64
+}
+
+// segReduceF64Kernel runs segReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:540: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a *segReduceF64Args) {
+	f := kernelimpl.Frame[segReduceF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = a.id
+	f.p4 = a.op
+	f.p5 = int(a.span)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segReduceF64Frame](t)
+		segReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:538) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 0 (in): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 1 (offs): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 63)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(offs).Int64(int64(offs.Len())).Ptr(out).Float64(id).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+}
+
+// selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
+type selectCountF64Args struct {
+	in     rocr.ConstPtr[float64]
+	inLen  int64
+	flags  rocr.ConstPtr[uint8]
+	counts rocr.Ptr[int64]
+	pred   int32
+	a      float64
+	tile   int64
+}
+
+// selectCountF64Kernel runs selectCountF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:548: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Block, a *selectCountF64Args) {
+	f := kernelimpl.Frame[selectCountF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.counts)
+	f.p3 = a.pred
+	f.p4 = a.a
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectCountF64Frame](t)
+		selectCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:546) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 1 (flags): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 64)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(counts).Int32(pred).Float64(a).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
+	}
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+}
+
+// selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
+type selectScatterF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	outIdx    rocr.Ptr[int64]
+	vals      uint8
+	idx       uint8
+	pred      int32
+	a         float64
+	offs      rocr.ConstPtr[int64]
+	counts    rocr.ConstPtr[int64]
+	num       rocr.Ptr[int64]
+	single    uint8
+	partition uint8
+	tile      int64
+}
+
+// selectScatterF64Kernel runs selectScatterF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:557: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.Block, a *selectScatterF64Args) {
+	f := kernelimpl.Frame[selectScatterF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+	f.p4 = a.vals != 0
+	f.p5 = a.idx != 0
+	f.p6 = a.pred
+	f.p7 = a.a
+	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+	f.p10 = kernelimpl.ViewRest(b, a.num)
+	f.p11 = a.single != 0
+	f.p12 = a.partition != 0
+	f.p13 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectScatterF64Frame](t)
+		selectScatterF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+	})
+}, kernel.StaticShared(384), kernelimpl.Lockstep())
+
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:554) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 2 (out): nil buffer")
+	}
+	if outIdx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 3 (outIdx): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 8 (offs): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 9 (counts): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 65)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(outIdx).Uint8(gokernel.Bool(vals)).Uint8(gokernel.Bool(idx)).Int32(pred).Float64(a).ConstPtr(offs).ConstPtr(counts).Ptr(num).Uint8(gokernel.Bool(single)).Uint8(gokernel.Bool(partition)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+}
+
+// segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
+type segScanF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	sums      rocr.Ptr[float64]
+	sumHeads  rocr.Ptr[uint8]
+	carryIn   rocr.ConstPtr[float64]
+	mode      int32
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// segScanF64Kernel runs segScanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:568: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *segScanF64Args) {
+	f := kernelimpl.Frame[segScanF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.sums)
+	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+	f.p6 = a.mode
+	f.p7 = a.exclusive != 0
+	f.p8 = int(a.tile)
+	f.p9 = int(a.tpb)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanF64Frame](t)
+		segScanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.StaticShared(3200), kernelimpl.Lockstep())
+
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:563) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 2 (out): nil buffer")
+	}
+	if sums == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 3 (sums): nil buffer")
+	}
+	if sumHeads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 4 (sumHeads): nil buffer")
+	}
+	if carryIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 66)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Ptr(out).Ptr(sums).Ptr(sumHeads).ConstPtr(carryIn).Int32(mode).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
+	}
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -2019,7 +3999,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:298) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2029,7 +4009,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -2039,7 +4019,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -2065,7 +4045,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:306) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:582) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2075,7 +4055,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -2085,7 +4065,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -2111,7 +4091,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:314) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:590) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2121,7 +4101,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -2131,7 +4111,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -2157,7 +4137,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:322) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:598) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2167,7 +4147,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -2177,7 +4157,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -2203,7 +4183,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:330) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:606) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2213,7 +4193,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -2223,7 +4203,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -2249,7 +4229,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
 })
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:338) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:614) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
@@ -2259,7 +4239,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -2269,7 +4249,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -2291,7 +4271,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:346) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:622) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2301,7 +4281,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -2311,7 +4291,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -2327,7 +4307,7 @@ type sortKeysI8Args struct {
 }
 
 // sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:358: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:634: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
 	f := kernelimpl.Frame[sortKeysI8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2343,7 +4323,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:354) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:630) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2356,7 +4336,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -2366,7 +4346,61 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
+type keyHeadsI8Args struct {
+	keys    rocr.ConstPtr[int8]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI8Kernel runs keyHeadsI8 on the cpu agent.
+var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *keyHeadsI8Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI8(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI8(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI8(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:640) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 75)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -2388,7 +4422,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:364) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:647) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2398,7 +4432,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -2408,7 +4442,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -2424,7 +4458,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:376: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:659: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernelimpl.Frame[sortKeysU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2440,7 +4474,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:372) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:655) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2453,7 +4487,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -2463,7 +4497,61 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
+type keyHeadsU8Args struct {
+	keys    rocr.ConstPtr[uint8]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU8Kernel runs keyHeadsU8 on the cpu agent.
+var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *keyHeadsU8Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU8(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU8(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU8(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:665) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 78)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -2485,7 +4573,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:382) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:672) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2495,7 +4583,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -2505,7 +4593,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -2521,7 +4609,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:394: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:684: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernelimpl.Frame[sortKeysI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2537,7 +4625,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:390) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:680) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2550,7 +4638,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -2560,7 +4648,61 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
+type keyHeadsI16Args struct {
+	keys    rocr.ConstPtr[int16]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI16Kernel runs keyHeadsI16 on the cpu agent.
+var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *keyHeadsI16Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI16(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI16(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI16(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:690) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 81)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -2582,7 +4724,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:400) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:697) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2592,7 +4734,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -2602,7 +4744,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -2618,7 +4760,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:412: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:709: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernelimpl.Frame[sortKeysU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2634,7 +4776,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:408) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:705) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2647,7 +4789,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -2657,7 +4799,61 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
+type keyHeadsU16Args struct {
+	keys    rocr.ConstPtr[uint16]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU16Kernel runs keyHeadsU16 on the cpu agent.
+var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *keyHeadsU16Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU16(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU16(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU16(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:715) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 84)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -2679,7 +4875,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:418) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:722) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2689,7 +4885,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -2699,7 +4895,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -2715,7 +4911,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:430: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:734: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernelimpl.Frame[sortKeysI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2731,7 +4927,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:426) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:730) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2744,7 +4940,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -2754,7 +4950,61 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
+type keyHeadsI32Args struct {
+	keys    rocr.ConstPtr[int32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI32Kernel runs keyHeadsI32 on the cpu agent.
+var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *keyHeadsI32Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:740) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 87)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -2776,7 +5026,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:436) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:747) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2786,7 +5036,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -2796,7 +5046,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -2812,7 +5062,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:448: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:759: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernelimpl.Frame[sortKeysU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2828,7 +5078,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:444) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:755) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2841,7 +5091,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -2851,7 +5101,61 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
+type keyHeadsU32Args struct {
+	keys    rocr.ConstPtr[uint32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU32Kernel runs keyHeadsU32 on the cpu agent.
+var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *keyHeadsU32Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:765) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 90)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -2873,7 +5177,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:454) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:772) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2883,7 +5187,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -2893,7 +5197,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -2909,7 +5213,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:466: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:784: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernelimpl.Frame[sortKeysI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -2925,7 +5229,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:462) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:780) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2938,7 +5242,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -2948,7 +5252,61 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
+type keyHeadsI64Args struct {
+	keys    rocr.ConstPtr[int64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsI64Kernel runs keyHeadsI64 on the cpu agent.
+var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *keyHeadsI64Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsI64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsI64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsI64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:790) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 93)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -2970,7 +5328,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:472) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:797) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -2980,7 +5338,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -2990,7 +5348,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -3006,7 +5364,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:484: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:809: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernelimpl.Frame[sortKeysU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3022,7 +5380,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:805) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3035,7 +5393,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -3045,7 +5403,61 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
+type keyHeadsU64Args struct {
+	keys    rocr.ConstPtr[uint64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsU64Kernel runs keyHeadsU64 on the cpu agent.
+var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *keyHeadsU64Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsU64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsU64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsU64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:815) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 96)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -3067,7 +5479,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:490) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:822) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3077,7 +5489,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -3087,7 +5499,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -3103,7 +5515,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:502: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:834: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernelimpl.Frame[sortKeysF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3119,7 +5531,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:498) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3132,7 +5544,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -3142,7 +5554,61 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
+type keyHeadsF32Args struct {
+	keys    rocr.ConstPtr[float32]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsF32Kernel runs keyHeadsF32 on the cpu agent.
+var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *keyHeadsF32Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsF32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsF32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsF32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:840) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 99)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -3164,7 +5630,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:508) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:847) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3174,7 +5640,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -3184,7 +5650,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -3200,7 +5666,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:520: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:859: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernelimpl.Frame[sortKeysF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3216,7 +5682,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:516) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:855) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3229,7 +5695,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -3239,7 +5705,61 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+}
+
+// keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
+type keyHeadsF64Args struct {
+	keys    rocr.ConstPtr[float64]
+	keysLen int64
+	flags   rocr.Ptr[uint8]
+	span    int64
+}
+
+// keyHeadsF64Kernel runs keyHeadsF64 on the cpu agent.
+var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *keyHeadsF64Args) {
+	v0 := kernelimpl.ConstView(b, a.keys, a.keysLen)
+	v1 := kernelimpl.ViewRest(b, a.flags)
+	s2 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				keyHeadsF64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			keyHeadsF64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		keyHeadsF64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:865) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 0 (keys): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 102)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(flags).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(flags.Len()))
+	}
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -3257,7 +5777,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:530: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:876: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3275,7 +5795,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:526) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:872) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3294,7 +5814,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -3304,7 +5824,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -3322,7 +5842,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:540: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:886: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3340,7 +5860,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:536) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:882) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3359,7 +5879,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -3369,7 +5889,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -3387,7 +5907,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:550: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:896: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3405,7 +5925,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:546) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:892) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3424,7 +5944,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -3434,7 +5954,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -3452,7 +5972,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:560: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:906: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3470,7 +5990,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:556) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:902) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3489,7 +6009,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -3499,7 +6019,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -3517,7 +6037,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:570: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:916: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3535,7 +6055,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:566) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:912) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3554,7 +6074,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -3564,7 +6084,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -3582,7 +6102,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:580: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:926: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3600,7 +6120,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:576) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:922) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3619,7 +6139,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -3629,7 +6149,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -3647,7 +6167,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:590: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:936: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3665,7 +6185,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:586) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:932) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3684,7 +6204,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -3694,7 +6214,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -3712,7 +6232,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:600: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:946: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3730,7 +6250,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:596) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:942) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3749,7 +6269,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -3759,7 +6279,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -3777,7 +6297,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:610: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:956: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3795,7 +6315,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:606) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:952) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3814,7 +6334,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -3824,7 +6344,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -3842,7 +6362,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:620: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:966: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3860,7 +6380,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:616) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:962) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3879,7 +6399,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -3889,7 +6409,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -3907,7 +6427,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:630: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:976: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3925,7 +6445,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:626) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:972) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -3944,7 +6464,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -3954,7 +6474,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -3972,7 +6492,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:640: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -3990,7 +6510,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:636) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:982) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4009,7 +6529,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -4019,7 +6539,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -4037,7 +6557,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:650: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:996: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4055,7 +6575,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:646) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:992) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4074,7 +6594,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -4084,7 +6604,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -4102,7 +6622,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:660: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1006: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4120,7 +6640,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1002) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4139,7 +6659,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -4149,7 +6669,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -4167,7 +6687,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:670: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1016: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4185,7 +6705,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:666) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1012) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4204,7 +6724,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -4214,7 +6734,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -4232,7 +6752,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:680: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1026: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4250,7 +6770,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:676) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1022) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4269,7 +6789,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -4279,7 +6799,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -4297,7 +6817,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:690: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1036: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4315,7 +6835,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:686) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1032) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4334,7 +6854,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -4344,7 +6864,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -4362,7 +6882,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:700: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1046: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4380,7 +6900,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:696) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1042) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4399,7 +6919,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -4409,7 +6929,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -4427,7 +6947,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:710: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1056: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4445,7 +6965,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:706) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1052) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4464,7 +6984,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -4474,7 +6994,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -4492,7 +7012,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:720: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1066: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4510,7 +7030,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:716) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1062) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4529,7 +7049,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -4539,7 +7059,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -4557,7 +7077,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:730: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1076: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4575,7 +7095,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:726) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1072) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4594,7 +7114,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -4604,7 +7124,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -4622,7 +7142,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:740: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1086: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4640,7 +7160,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:736) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1082) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4659,7 +7179,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -4669,7 +7189,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -4687,7 +7207,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:750: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1096: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4705,7 +7225,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:746) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1092) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4724,7 +7244,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -4734,7 +7254,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -4752,7 +7272,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:760: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1106: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4770,7 +7290,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:756) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1102) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4789,7 +7309,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -4799,7 +7319,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -4817,7 +7337,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:770: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1116: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4835,7 +7355,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:766) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4854,7 +7374,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -4864,7 +7384,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -4882,7 +7402,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1126: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4900,7 +7420,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:776) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1122) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4919,7 +7439,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -4929,7 +7449,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -4947,7 +7467,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:790: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1136: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4965,7 +7485,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1132) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4984,7 +7504,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -4994,7 +7514,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -5012,7 +7532,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:800: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1146: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5030,7 +7550,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:796) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1142) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5049,7 +7569,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -5059,7 +7579,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -5077,7 +7597,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1156: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5095,7 +7615,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:806) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1152) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5114,7 +7634,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -5124,7 +7644,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -5142,7 +7662,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:820: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1166: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5160,7 +7680,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:816) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1162) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5179,7 +7699,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -5189,7 +7709,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -5207,7 +7727,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:830: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1176: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5225,7 +7745,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:826) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1172) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5244,7 +7764,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -5254,7 +7774,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -5272,7 +7792,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:840: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1186: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5290,7 +7810,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:836) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1182) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5309,7 +7829,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -5319,7 +7839,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -5337,7 +7857,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:850: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1196: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5355,7 +7875,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1192) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5374,7 +7894,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -5384,7 +7904,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -5402,7 +7922,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:860: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1206: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5420,7 +7940,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:856) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1202) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5439,7 +7959,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -5449,7 +7969,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -5467,7 +7987,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:870: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1216: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5485,7 +8005,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:866) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1212) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5504,7 +8024,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -5514,7 +8034,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -5532,7 +8052,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:880: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1226: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5550,7 +8070,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:876) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5569,7 +8089,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -5579,7 +8099,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -5621,6 +8141,69 @@ type scanI32Frame struct {
 	p6 int
 }
 
+// scanLBI32Frame holds scanLBI32's arguments for its lockstep work-items.
+type scanLBI32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
+type segReduceI32Frame struct {
+	p0 []int32
+	p1 []int64
+	p2 []int32
+	p3 int32
+	p4 int32
+	p5 int
+}
+
+// selectCountI32Frame holds selectCountI32's arguments for its lockstep work-items.
+type selectCountI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 int32
+	p5 int
+}
+
+// selectScatterI32Frame holds selectScatterI32's arguments for its lockstep work-items.
+type selectScatterI32Frame struct {
+	p0  []int32
+	p1  []uint8
+	p2  []int32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  int32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanI32Frame holds segScanI32's arguments for its lockstep work-items.
+type segScanI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int32
+	p3 []int32
+	p4 []uint8
+	p5 []int32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceU32Frame holds reduceU32's arguments for its lockstep work-items.
 type reduceU32Frame struct {
 	p0 []uint32
@@ -5658,6 +8241,69 @@ type scanU32Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBU32Frame holds scanLBU32's arguments for its lockstep work-items.
+type scanLBU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
+type segReduceU32Frame struct {
+	p0 []uint32
+	p1 []int64
+	p2 []uint32
+	p3 uint32
+	p4 int32
+	p5 int
+}
+
+// selectCountU32Frame holds selectCountU32's arguments for its lockstep work-items.
+type selectCountU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 uint32
+	p5 int
+}
+
+// selectScatterU32Frame holds selectScatterU32's arguments for its lockstep work-items.
+type selectScatterU32Frame struct {
+	p0  []uint32
+	p1  []uint8
+	p2  []uint32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  uint32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanU32Frame holds segScanU32's arguments for its lockstep work-items.
+type segScanU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 []uint8
+	p5 []uint32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // reduceI64Frame holds reduceI64's arguments for its lockstep work-items.
@@ -5699,6 +8345,69 @@ type scanI64Frame struct {
 	p6 int
 }
 
+// scanLBI64Frame holds scanLBI64's arguments for its lockstep work-items.
+type scanLBI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
+type segReduceI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int64
+	p3 int64
+	p4 int32
+	p5 int
+}
+
+// selectCountI64Frame holds selectCountI64's arguments for its lockstep work-items.
+type selectCountI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 int64
+	p5 int
+}
+
+// selectScatterI64Frame holds selectScatterI64's arguments for its lockstep work-items.
+type selectScatterI64Frame struct {
+	p0  []int64
+	p1  []uint8
+	p2  []int64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  int64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanI64Frame holds segScanI64's arguments for its lockstep work-items.
+type segScanI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 []int64
+	p4 []uint8
+	p5 []int64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceU64Frame holds reduceU64's arguments for its lockstep work-items.
 type reduceU64Frame struct {
 	p0 []uint64
@@ -5736,6 +8445,69 @@ type scanU64Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBU64Frame holds scanLBU64's arguments for its lockstep work-items.
+type scanLBU64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
+type segReduceU64Frame struct {
+	p0 []uint64
+	p1 []int64
+	p2 []uint64
+	p3 uint64
+	p4 int32
+	p5 int
+}
+
+// selectCountU64Frame holds selectCountU64's arguments for its lockstep work-items.
+type selectCountU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 uint64
+	p5 int
+}
+
+// selectScatterU64Frame holds selectScatterU64's arguments for its lockstep work-items.
+type selectScatterU64Frame struct {
+	p0  []uint64
+	p1  []uint8
+	p2  []uint64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  uint64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanU64Frame holds segScanU64's arguments for its lockstep work-items.
+type segScanU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []uint64
+	p3 []uint64
+	p4 []uint8
+	p5 []uint64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // reduceF32Frame holds reduceF32's arguments for its lockstep work-items.
@@ -5777,6 +8549,69 @@ type scanF32Frame struct {
 	p6 int
 }
 
+// scanLBF32Frame holds scanLBF32's arguments for its lockstep work-items.
+type scanLBF32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
+type segReduceF32Frame struct {
+	p0 []float32
+	p1 []int64
+	p2 []float32
+	p3 float32
+	p4 int32
+	p5 int
+}
+
+// selectCountF32Frame holds selectCountF32's arguments for its lockstep work-items.
+type selectCountF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 float32
+	p5 int
+}
+
+// selectScatterF32Frame holds selectScatterF32's arguments for its lockstep work-items.
+type selectScatterF32Frame struct {
+	p0  []float32
+	p1  []uint8
+	p2  []float32
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  float32
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanF32Frame holds segScanF32's arguments for its lockstep work-items.
+type segScanF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []float32
+	p3 []float32
+	p4 []uint8
+	p5 []float32
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
+}
+
 // reduceF64Frame holds reduceF64's arguments for its lockstep work-items.
 type reduceF64Frame struct {
 	p0 []float64
@@ -5814,6 +8649,69 @@ type scanF64Frame struct {
 	p4 bool
 	p5 int
 	p6 int
+}
+
+// scanLBF64Frame holds scanLBF64's arguments for its lockstep work-items.
+type scanLBF64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 bool
+	p6 int
+}
+
+// segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
+type segReduceF64Frame struct {
+	p0 []float64
+	p1 []int64
+	p2 []float64
+	p3 float64
+	p4 int32
+	p5 int
+}
+
+// selectCountF64Frame holds selectCountF64's arguments for its lockstep work-items.
+type selectCountF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []int64
+	p3 int32
+	p4 float64
+	p5 int
+}
+
+// selectScatterF64Frame holds selectScatterF64's arguments for its lockstep work-items.
+type selectScatterF64Frame struct {
+	p0  []float64
+	p1  []uint8
+	p2  []float64
+	p3  []int64
+	p4  bool
+	p5  bool
+	p6  int32
+	p7  float64
+	p8  []int64
+	p9  []int64
+	p10 []int64
+	p11 bool
+	p12 bool
+	p13 int
+}
+
+// segScanF64Frame holds segScanF64's arguments for its lockstep work-items.
+type segScanF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []float64
+	p3 []float64
+	p4 []uint8
+	p5 []float64
+	p6 int32
+	p7 bool
+	p8 int
+	p9 int
 }
 
 // sortKeysI8Frame holds sortKeysI8's arguments for its lockstep work-items.
@@ -6398,7 +9296,7 @@ type sortPairsF64F64Frame struct {
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:298) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:574) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6407,9 +9305,9 @@ func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:299
+//line kernels_types.go:575
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:300
+//line kernels_types.go:576
 	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6494,7 +9392,7 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:306) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:582) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6503,9 +9401,9 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:307
+//line kernels_types.go:583
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:308
+//line kernels_types.go:584
 	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6513,7 +9411,7 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:314) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:590) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6522,9 +9420,9 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:315
+//line kernels_types.go:591
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:316
+//line kernels_types.go:592
 	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6532,7 +9430,7 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:322) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:598) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6541,9 +9439,9 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:323
+//line kernels_types.go:599
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:324
+//line kernels_types.go:600
 	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6551,7 +9449,7 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:330) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:606) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6560,9 +9458,9 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:331
+//line kernels_types.go:607
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:332
+//line kernels_types.go:608
 	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6570,7 +9468,7 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:338) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:614) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
 	hgN := hgB.Threads()
@@ -6579,9 +9477,9 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:339
+//line kernels_types.go:615
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:340
+//line kernels_types.go:616
 	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
 }
 
@@ -6589,7 +9487,7 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:346) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:622) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6598,9 +9496,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:347
+//line kernels_types.go:623
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:348
+//line kernels_types.go:624
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -6676,7 +9574,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:364) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:647) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6685,9 +9583,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:365
+//line kernels_types.go:648
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:366
+//line kernels_types.go:649
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -6695,7 +9593,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:382) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:672) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6704,9 +9602,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:383
+//line kernels_types.go:673
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:384
+//line kernels_types.go:674
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -6714,7 +9612,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:400) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:697) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6723,9 +9621,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:401
+//line kernels_types.go:698
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:402
+//line kernels_types.go:699
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -6733,7 +9631,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:418) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:722) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6742,9 +9640,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:419
+//line kernels_types.go:723
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:420
+//line kernels_types.go:724
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -6752,7 +9650,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:436) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:747) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6761,9 +9659,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:437
+//line kernels_types.go:748
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:438
+//line kernels_types.go:749
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -6771,7 +9669,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:454) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:772) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6780,9 +9678,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:455
+//line kernels_types.go:773
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:456
+//line kernels_types.go:774
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -6790,7 +9688,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:472) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:797) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6799,9 +9697,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:473
+//line kernels_types.go:798
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:474
+//line kernels_types.go:799
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -6809,7 +9707,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:490) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:822) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6818,9 +9716,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:491
+//line kernels_types.go:823
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:492
+//line kernels_types.go:824
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -6828,7 +9726,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:508) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:847) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -6837,8 +9735,8 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:509
+//line kernels_types.go:848
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:510
+//line kernels_types.go:849
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }

@@ -38,6 +38,16 @@ func scanI32(t kernel.Thread, in, out, offs []int32, useOffs, exclusive bool, ti
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBI32 is the single-pass scan over int32.
+//
+//hipgo:kernel
+func scanLBI32(t kernel.Thread, in, out, agg, incl []int32, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]int32](t)
+	bcast := kernel.Shared[[32]int32](t)
+	sh := kernel.DynamicShared[int32](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryI32 is Transform over int32.
 //
 //hipgo:kernel
@@ -50,6 +60,42 @@ func unaryI32(t kernel.Thread, in, out []int32, op int32, a int32, span int) {
 //hipgo:kernel
 func binaryI32(t kernel.Thread, x, y, out []int32, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceI32 is SegmentedReduce over int32.
+//
+//hipgo:kernel
+func segReduceI32(t kernel.Thread, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
+	warps := kernel.Shared[[32]int32](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountI32 is a selection's count over int32.
+//
+//hipgo:kernel
+func selectCountI32(t kernel.Thread, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterI32 is a selection's scatter over int32.
+//
+//hipgo:kernel
+func selectScatterI32(t kernel.Thread, in []int32, flags []uint8, out []int32, outIdx []int64, vals, idx bool, pred int32, a int32, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanI32 is a pass of a scan by key over int32 values.
+//
+//hipgo:kernel
+func segScanI32(t kernel.Thread, in []int32, heads []uint8, out, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[int32](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]int32](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // reduceU32 is a pass of Reduce over uint32.
@@ -86,6 +132,16 @@ func scanU32(t kernel.Thread, in, out, offs []uint32, useOffs, exclusive bool, t
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBU32 is the single-pass scan over uint32.
+//
+//hipgo:kernel
+func scanLBU32(t kernel.Thread, in, out, agg, incl []uint32, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]uint32](t)
+	bcast := kernel.Shared[[32]uint32](t)
+	sh := kernel.DynamicShared[uint32](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryU32 is Transform over uint32.
 //
 //hipgo:kernel
@@ -98,6 +154,42 @@ func unaryU32(t kernel.Thread, in, out []uint32, op int32, a uint32, span int) {
 //hipgo:kernel
 func binaryU32(t kernel.Thread, x, y, out []uint32, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceU32 is SegmentedReduce over uint32.
+//
+//hipgo:kernel
+func segReduceU32(t kernel.Thread, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
+	warps := kernel.Shared[[32]uint32](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountU32 is a selection's count over uint32.
+//
+//hipgo:kernel
+func selectCountU32(t kernel.Thread, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterU32 is a selection's scatter over uint32.
+//
+//hipgo:kernel
+func selectScatterU32(t kernel.Thread, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals, idx bool, pred int32, a uint32, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanU32 is a pass of a scan by key over uint32 values.
+//
+//hipgo:kernel
+func segScanU32(t kernel.Thread, in []uint32, heads []uint8, out, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[uint32](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]uint32](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // reduceI64 is a pass of Reduce over int64.
@@ -134,6 +226,16 @@ func scanI64(t kernel.Thread, in, out, offs []int64, useOffs, exclusive bool, ti
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBI64 is the single-pass scan over int64.
+//
+//hipgo:kernel
+func scanLBI64(t kernel.Thread, in, out, agg, incl []int64, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	bcast := kernel.Shared[[32]int64](t)
+	sh := kernel.DynamicShared[int64](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryI64 is Transform over int64.
 //
 //hipgo:kernel
@@ -146,6 +248,42 @@ func unaryI64(t kernel.Thread, in, out []int64, op int32, a int64, span int) {
 //hipgo:kernel
 func binaryI64(t kernel.Thread, x, y, out []int64, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceI64 is SegmentedReduce over int64.
+//
+//hipgo:kernel
+func segReduceI64(t kernel.Thread, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
+	warps := kernel.Shared[[32]int64](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountI64 is a selection's count over int64.
+//
+//hipgo:kernel
+func selectCountI64(t kernel.Thread, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterI64 is a selection's scatter over int64.
+//
+//hipgo:kernel
+func selectScatterI64(t kernel.Thread, in []int64, flags []uint8, out []int64, outIdx []int64, vals, idx bool, pred int32, a int64, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanI64 is a pass of a scan by key over int64 values.
+//
+//hipgo:kernel
+func segScanI64(t kernel.Thread, in []int64, heads []uint8, out, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[int64](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]int64](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // reduceU64 is a pass of Reduce over uint64.
@@ -182,6 +320,16 @@ func scanU64(t kernel.Thread, in, out, offs []uint64, useOffs, exclusive bool, t
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBU64 is the single-pass scan over uint64.
+//
+//hipgo:kernel
+func scanLBU64(t kernel.Thread, in, out, agg, incl []uint64, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]uint64](t)
+	bcast := kernel.Shared[[32]uint64](t)
+	sh := kernel.DynamicShared[uint64](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryU64 is Transform over uint64.
 //
 //hipgo:kernel
@@ -194,6 +342,42 @@ func unaryU64(t kernel.Thread, in, out []uint64, op int32, a uint64, span int) {
 //hipgo:kernel
 func binaryU64(t kernel.Thread, x, y, out []uint64, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceU64 is SegmentedReduce over uint64.
+//
+//hipgo:kernel
+func segReduceU64(t kernel.Thread, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
+	warps := kernel.Shared[[32]uint64](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountU64 is a selection's count over uint64.
+//
+//hipgo:kernel
+func selectCountU64(t kernel.Thread, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterU64 is a selection's scatter over uint64.
+//
+//hipgo:kernel
+func selectScatterU64(t kernel.Thread, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals, idx bool, pred int32, a uint64, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanU64 is a pass of a scan by key over uint64 values.
+//
+//hipgo:kernel
+func segScanU64(t kernel.Thread, in []uint64, heads []uint8, out, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[uint64](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]uint64](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // reduceF32 is a pass of Reduce over float32.
@@ -230,6 +414,16 @@ func scanF32(t kernel.Thread, in, out, offs []float32, useOffs, exclusive bool, 
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBF32 is the single-pass scan over float32.
+//
+//hipgo:kernel
+func scanLBF32(t kernel.Thread, in, out, agg, incl []float32, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]float32](t)
+	bcast := kernel.Shared[[32]float32](t)
+	sh := kernel.DynamicShared[float32](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryF32 is Transform over float32.
 //
 //hipgo:kernel
@@ -242,6 +436,42 @@ func unaryF32(t kernel.Thread, in, out []float32, op int32, a float32, span int)
 //hipgo:kernel
 func binaryF32(t kernel.Thread, x, y, out []float32, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceF32 is SegmentedReduce over float32.
+//
+//hipgo:kernel
+func segReduceF32(t kernel.Thread, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
+	warps := kernel.Shared[[32]float32](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountF32 is a selection's count over float32.
+//
+//hipgo:kernel
+func selectCountF32(t kernel.Thread, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterF32 is a selection's scatter over float32.
+//
+//hipgo:kernel
+func selectScatterF32(t kernel.Thread, in []float32, flags []uint8, out []float32, outIdx []int64, vals, idx bool, pred int32, a float32, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanF32 is a pass of a scan by key over float32 values.
+//
+//hipgo:kernel
+func segScanF32(t kernel.Thread, in []float32, heads []uint8, out, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[float32](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]float32](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // reduceF64 is a pass of Reduce over float64.
@@ -278,6 +508,16 @@ func scanF64(t kernel.Thread, in, out, offs []float64, useOffs, exclusive bool, 
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLBF64 is the single-pass scan over float64.
+//
+//hipgo:kernel
+func scanLBF64(t kernel.Thread, in, out, agg, incl []float64, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]float64](t)
+	bcast := kernel.Shared[[32]float64](t)
+	sh := kernel.DynamicShared[float64](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unaryF64 is Transform over float64.
 //
 //hipgo:kernel
@@ -290,6 +530,42 @@ func unaryF64(t kernel.Thread, in, out []float64, op int32, a float64, span int)
 //hipgo:kernel
 func binaryF64(t kernel.Thread, x, y, out []float64, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduceF64 is SegmentedReduce over float64.
+//
+//hipgo:kernel
+func segReduceF64(t kernel.Thread, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
+	warps := kernel.Shared[[32]float64](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCountF64 is a selection's count over float64.
+//
+//hipgo:kernel
+func selectCountF64(t kernel.Thread, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterF64 is a selection's scatter over float64.
+//
+//hipgo:kernel
+func selectScatterF64(t kernel.Thread, in []float64, flags []uint8, out []float64, outIdx []int64, vals, idx bool, pred int32, a float64, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanF64 is a pass of a scan by key over float64 values.
+//
+//hipgo:kernel
+func segScanF64(t kernel.Thread, in []float64, heads []uint8, out, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[float64](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]float64](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
 // histogramU8 is HistogramEven over uint8 samples.
@@ -358,6 +634,13 @@ func sortKeysI8(t kernel.Thread, keysIn, keysOut []int8, offs []uint32, shift, b
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
 }
 
+// keyHeadsI8 marks the runs of equal int8 keys.
+//
+//hipgo:kernel
+func keyHeadsI8(t kernel.Thread, keys []int8, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
+}
+
 // sortCountU8 is a radix pass's histogram over uint8 keys.
 //
 //hipgo:kernel
@@ -374,6 +657,13 @@ func sortKeysU8(t kernel.Thread, keysIn, keysOut []uint8, offs []uint32, shift, 
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
+}
+
+// keyHeadsU8 marks the runs of equal uint8 keys.
+//
+//hipgo:kernel
+func keyHeadsU8(t kernel.Thread, keys []uint8, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 
 // sortCountI16 is a radix pass's histogram over int16 keys.
@@ -394,6 +684,13 @@ func sortKeysI16(t kernel.Thread, keysIn, keysOut []int16, offs []uint32, shift,
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
 }
 
+// keyHeadsI16 marks the runs of equal int16 keys.
+//
+//hipgo:kernel
+func keyHeadsI16(t kernel.Thread, keys []int16, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
+}
+
 // sortCountU16 is a radix pass's histogram over uint16 keys.
 //
 //hipgo:kernel
@@ -410,6 +707,13 @@ func sortKeysU16(t kernel.Thread, keysIn, keysOut []uint16, offs []uint32, shift
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
+}
+
+// keyHeadsU16 marks the runs of equal uint16 keys.
+//
+//hipgo:kernel
+func keyHeadsU16(t kernel.Thread, keys []uint16, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 
 // sortCountI32 is a radix pass's histogram over int32 keys.
@@ -430,6 +734,13 @@ func sortKeysI32(t kernel.Thread, keysIn, keysOut []int32, offs []uint32, shift,
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
+// keyHeadsI32 marks the runs of equal int32 keys.
+//
+//hipgo:kernel
+func keyHeadsI32(t kernel.Thread, keys []int32, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
+}
+
 // sortCountU32 is a radix pass's histogram over uint32 keys.
 //
 //hipgo:kernel
@@ -446,6 +757,13 @@ func sortKeysU32(t kernel.Thread, keysIn, keysOut []uint32, offs []uint32, shift
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// keyHeadsU32 marks the runs of equal uint32 keys.
+//
+//hipgo:kernel
+func keyHeadsU32(t kernel.Thread, keys []uint32, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 
 // sortCountI64 is a radix pass's histogram over int64 keys.
@@ -466,6 +784,13 @@ func sortKeysI64(t kernel.Thread, keysIn, keysOut []int64, offs []uint32, shift,
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
+// keyHeadsI64 marks the runs of equal int64 keys.
+//
+//hipgo:kernel
+func keyHeadsI64(t kernel.Thread, keys []int64, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
+}
+
 // sortCountU64 is a radix pass's histogram over uint64 keys.
 //
 //hipgo:kernel
@@ -482,6 +807,13 @@ func sortKeysU64(t kernel.Thread, keysIn, keysOut []uint64, offs []uint32, shift
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// keyHeadsU64 marks the runs of equal uint64 keys.
+//
+//hipgo:kernel
+func keyHeadsU64(t kernel.Thread, keys []uint64, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 
 // sortCountF32 is a radix pass's histogram over float32 keys.
@@ -502,6 +834,13 @@ func sortKeysF32(t kernel.Thread, keysIn, keysOut []float32, offs []uint32, shif
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
+// keyHeadsF32 marks the runs of equal float32 keys.
+//
+//hipgo:kernel
+func keyHeadsF32(t kernel.Thread, keys []float32, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
+}
+
 // sortCountF64 is a radix pass's histogram over float64 keys.
 //
 //hipgo:kernel
@@ -518,6 +857,13 @@ func sortKeysF64(t kernel.Thread, keysIn, keysOut []float64, offs []uint32, shif
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// keyHeadsF64 marks the runs of equal float64 keys.
+//
+//hipgo:kernel
+func keyHeadsF64(t kernel.Thread, keys []float64, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 
 // sortPairsI32I32 is a radix pass's scatter of int32 keys with int32 values.

@@ -73,6 +73,9 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 	if p.tmp == 0 {
 		return scanRun(s, numFor[T](), p, in, out, nil, nil, exclusive)
 	}
+	if !p.cpu && singlePass {
+		return scanSinglePass(s, numFor[T](), p, in, out, exclusive)
+	}
 	sums, err := scratch[T](s, p.tmp)
 	if err != nil {
 		return err
@@ -84,6 +87,37 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 	}
 	defer free(s, offs, &err)
 	return scanRun(s, numFor[T](), p, in, out, sums, offs, exclusive)
+}
+
+// singlePass makes a GPU's scans of more than a few tiles one launch
+// with decoupled look-back (kernels_lookback.go) instead of three
+// (reduce, spine, scan); the cpu agent's spans keep the three. A switch
+// for the benchmarks, which measure both.
+var singlePass = true
+
+// scanSinglePass queues the look-back scan: per-tile aggregates and
+// inclusive prefixes, and their states with the ticket counter after
+// them, zeroed on the stream first.
+func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out buffer.Array[T], exclusive bool) (err error) {
+	agg, err := scratch[T](s, p.tiles)
+	if err != nil {
+		return err
+	}
+	defer free(s, agg, &err)
+	incl, err := scratch[T](s, p.tiles)
+	if err != nil {
+		return err
+	}
+	defer free(s, incl, &err)
+	flags, err := scratch[uint32](s, p.tiles+1)
+	if err != nil {
+		return err
+	}
+	defer free(s, flags, &err)
+	if err = s.Memset(flags, 0); err != nil {
+		return err
+	}
+	return l.scanLB(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, out, agg, incl, flags, exclusive, p.tile)
 }
 
 // scanRun queues plan p over in: one launch without temporaries, else
@@ -112,4 +146,90 @@ func scanRun[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out
 		return err
 	}
 	return l.scan(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, out, offs, true, exclusive, p.tile, 1)
+}
+
+// InclusiveSumByKey queues out[i] = the sum of in[j] for j <= i in the
+// run of equal consecutive keys that holds i
+// (cub::DeviceScan::InclusiveSumByKey): a prefix sum that restarts where
+// keys[i] != keys[i-1]. Keys compare with ==, floats too (-0 and +0 are
+// equal, a NaN equals nothing). out may be in.
+func InclusiveSumByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out buffer.Array[V]) error {
+	return scanByKey(s, keys, in, out, false)
+}
+
+// ExclusiveSumByKey is InclusiveSumByKey without in[i] itself: 0 at the
+// start of each run (cub::DeviceScan::ExclusiveSumByKey).
+func ExclusiveSumByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out buffer.Array[V]) error {
+	return scanByKey(s, keys, in, out, true)
+}
+
+// scanByKey marks the runs' heads (one byte per element, from the pool),
+// then runs scan's plan with the segmented operation: the tiles' totals,
+// their inclusive scan (the spine), and the tiles' scans from the total
+// of the tiles before them.
+func scanByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out buffer.Array[V], exclusive bool) (err error) {
+	const name = "prim scan by key"
+	if err := checkStream(name, s); err != nil {
+		return err
+	}
+	if err := checkIn(name, "in", in); err != nil {
+		return err
+	}
+	n := in.Len()
+	if err := checkOut(name, "keys", keys, n); err != nil {
+		return err
+	}
+	if err := checkOut(name, "out", out, n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	g := shapeOf(s)
+	heads, err := scratch[uint8](s, n)
+	if err != nil {
+		return err
+	}
+	defer free(s, heads, &err)
+	grid, block, span := transformShape(g, n)
+	if err = keyFor[K]().heads(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, keys, heads, span); err != nil {
+		return err
+	}
+	var zero V
+	p := planScan(g, n, int(unsafe.Sizeof(zero)))
+	l := numFor[V]()
+	if p.tmp == 0 {
+		if p.cpu {
+			return l.segScan(s, gpu.D1(1), gpu.D1(1), 0, in, heads, out, out, heads, out, segWhole, exclusive, n, 1)
+		}
+		return l.segScan(s, gpu.D1(1), gpu.D1(uint32(p.block)), p.shared, in, heads, out, out, heads, out, segWhole, exclusive, p.tile, p.tiles)
+	}
+	sums, err := scratch[V](s, p.tmp)
+	if err != nil {
+		return err
+	}
+	defer free(s, sums, &err)
+	spine, err := scratch[V](s, p.tmp)
+	if err != nil {
+		return err
+	}
+	defer free(s, spine, &err)
+	sumHeads, err := scratch[uint8](s, p.tmp)
+	if err != nil {
+		return err
+	}
+	defer free(s, sumHeads, &err)
+	tiles, blk := gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block))
+	if err = l.segScan(s, tiles, blk, p.shared, in, heads, out, sums, sumHeads, sums, segUp, exclusive, p.tile, 1); err != nil {
+		return err
+	}
+	if p.cpu {
+		err = l.segScan(s, gpu.D1(1), gpu.D1(1), 0, sums, sumHeads, spine, sums, sumHeads, sums, segWhole, false, p.tiles, 1)
+	} else {
+		err = l.segScan(s, gpu.D1(1), blk, p.shared, sums, sumHeads, spine, sums, sumHeads, sums, segWhole, false, p.tile, p.spin)
+	}
+	if err != nil {
+		return err
+	}
+	return l.segScan(s, tiles, blk, p.shared, in, heads, out, sums, sumHeads, spine, segDown, exclusive, p.tile, 1)
 }

@@ -573,6 +573,142 @@ HG_DEV double hg_atomic_max(double* p, double v) { return hg_atomic_minmax_f(p, 
 template <class T> HG_DEV T hg_atomic_min(T* p, T v) { return hg_atomic_min_int(p, v); }
 template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(p, v); }
 
+// ---- memory orders and scopes ----
+
+#if defined(HG_AMD)
+HG_DEV void hg_fence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
+HG_DEV void hg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+HG_DEV void hg_fence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+#define HG_ORD(O) ((O) == 0 ? __ATOMIC_RELAXED : (O) == 1 ? __ATOMIC_ACQUIRE : (O) == 2 ? __ATOMIC_RELEASE : (O) == 3 ? __ATOMIC_ACQ_REL : __ATOMIC_SEQ_CST)
+// A failed compare-exchange only reads: release drops out of its order.
+#define HG_FAIL_ORD(O) ((O) == 2 ? __ATOMIC_RELAXED : (O) == 3 ? __ATOMIC_ACQUIRE : HG_ORD(O))
+#define HG_SCO(S) ((S) == 0 ? __HIP_MEMORY_SCOPE_WORKGROUP : (S) == 1 ? __HIP_MEMORY_SCOPE_AGENT : __HIP_MEMORY_SCOPE_SYSTEM)
+template <int O, int S, class T> HG_DEV T hg_atomic_load(T* p) {
+  typedef typename hg_bits<T>::type B;
+  return hg_from_bits<T>(__hip_atomic_load((B*)p, HG_ORD(O), HG_SCO(S)));
+}
+template <int O, int S, class T> HG_DEV void hg_atomic_store(T* p, T v) {
+  typedef typename hg_bits<T>::type B;
+  __hip_atomic_store((B*)p, hg_to_bits(v), HG_ORD(O), HG_SCO(S));
+}
+template <int O, int S, class T> HG_DEV T hg_atomic_add_s(T* p, T v) { return __hip_atomic_fetch_add(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return __hip_atomic_fetch_min(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return __hip_atomic_fetch_max(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_and_s(T* p, T v) { return __hip_atomic_fetch_and(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_or_s(T* p, T v) { return __hip_atomic_fetch_or(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_xor_s(T* p, T v) { return __hip_atomic_fetch_xor(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_exch_s(T* p, T v) { return __hip_atomic_exchange(p, v, HG_ORD(O), HG_SCO(S)); }
+template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T cmp, T v) {
+  __hip_atomic_compare_exchange_strong(p, &cmp, v, HG_ORD(O), HG_FAIL_ORD(O), HG_SCO(S));
+  return cmp;
+}
+#undef HG_ORD
+#undef HG_FAIL_ORD
+#undef HG_SCO
+#else
+HG_DEV void hg_fence_block() { asm volatile("fence.sc.cta;" ::: "memory"); }
+HG_DEV void hg_fence_device() { asm volatile("fence.sc.gpu;" ::: "memory"); }
+HG_DEV void hg_fence_system() { asm volatile("fence.sc.sys;" ::: "memory"); }
+template <int S> HG_DEV void hg_fence_sc() {
+  if (S == 0) hg_fence_block();
+  else if (S == 1) hg_fence_device();
+  else hg_fence_system();
+}
+// One PTX instruction at the scope S: A ".cta" B, ".gpu" or ".sys".
+#define HG_PTX3(S, A, B, ...)                                                  \
+  do {                                                                         \
+    if ((S) == 0) asm volatile(A ".cta" B : __VA_ARGS__ : "memory");           \
+    else if ((S) == 1) asm volatile(A ".gpu" B : __VA_ARGS__ : "memory");      \
+    else asm volatile(A ".sys" B : __VA_ARGS__ : "memory");                    \
+  } while (0)
+#define HG_PTX_LDST(B, W, C)                                                   \
+  template <int O, int S> HG_DEV B hg_ld_bits(const B* p) {                    \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "ld.relaxed", ".b" W " %0, [%1];", "=" C(r) : "l"(p)); \
+    else HG_PTX3(S, "ld.acquire", ".b" W " %0, [%1];", "=" C(r) : "l"(p));    \
+    return r;                                                                  \
+  }                                                                            \
+  template <int O, int S> HG_DEV void hg_st_bits(B* p, B v) {                  \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 2) HG_PTX3(S, "st.release", ".b" W " [%0], %1;", : "l"(p), C(v)); \
+    else HG_PTX3(S, "st.relaxed", ".b" W " [%0], %1;", : "l"(p), C(v));       \
+  }
+HG_PTX_LDST(unsigned, "32", "r")
+HG_PTX_LDST(unsigned long long, "64", "l")
+#define HG_PTX_RMW(NAME, OP, B, C)                                             \
+  template <int O, int S> HG_DEV B NAME(B* p, B v) {                           \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "atom.relaxed", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else if (O == 1) HG_PTX3(S, "atom.acquire", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else if (O == 2) HG_PTX3(S, "atom.release", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    else HG_PTX3(S, "atom.acq_rel", OP " %0, [%1], %2;", "=" C(r) : "l"(p), C(v)); \
+    return r;                                                                  \
+  }
+HG_PTX_RMW(hg_ptx_add, ".add.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_add, ".add.u64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_and, ".and.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_and, ".and.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_or, ".or.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_or, ".or.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_xor, ".xor.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_xor, ".xor.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_exch, ".exch.b32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_exch, ".exch.b64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_min, ".min.s32", int, "r")
+HG_PTX_RMW(hg_ptx_min, ".min.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_min, ".min.s64", long long, "l")
+HG_PTX_RMW(hg_ptx_min, ".min.u64", unsigned long long, "l")
+HG_PTX_RMW(hg_ptx_max, ".max.s32", int, "r")
+HG_PTX_RMW(hg_ptx_max, ".max.u32", unsigned, "r")
+HG_PTX_RMW(hg_ptx_max, ".max.s64", long long, "l")
+HG_PTX_RMW(hg_ptx_max, ".max.u64", unsigned long long, "l")
+#define HG_PTX_CAS(B, W, C)                                                    \
+  template <int O, int S> HG_DEV B hg_ptx_cas(B* p, B c, B v) {                \
+    B r;                                                                       \
+    if (O == 4) hg_fence_sc<S>();                                              \
+    if (O == 0) HG_PTX3(S, "atom.relaxed", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else if (O == 1) HG_PTX3(S, "atom.acquire", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else if (O == 2) HG_PTX3(S, "atom.release", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    else HG_PTX3(S, "atom.acq_rel", ".cas.b" W " %0, [%1], %2, %3;", "=" C(r) : "l"(p), C(c), C(v)); \
+    return r;                                                                  \
+  }
+HG_PTX_CAS(unsigned, "32", "r")
+HG_PTX_CAS(unsigned long long, "64", "l")
+#undef HG_PTX_LDST
+#undef HG_PTX_RMW
+#undef HG_PTX_CAS
+#undef HG_PTX3
+template <int O, int S, class T> HG_DEV T hg_atomic_load(T* p) {
+  typedef typename hg_bits<T>::type B;
+  return hg_from_bits<T>(hg_ld_bits<O, S>((const B*)p));
+}
+template <int O, int S, class T> HG_DEV void hg_atomic_store(T* p, T v) {
+  typedef typename hg_bits<T>::type B;
+  hg_st_bits<O, S>((B*)p, hg_to_bits(v));
+}
+template <int O, int S, class T> HG_DEV T hg_atomic_add_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_add<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_and_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_and<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_or_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_or<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_xor_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_xor<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_exch_s(T* p, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_exch<O, S>((B*)p, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_cas_s(T* p, T c, T v) { typedef typename hg_bits<T>::type B; return (T)hg_ptx_cas<O, S>((B*)p, (B)c, (B)v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_min_s(T* p, T v) { return hg_ptx_min<O, S>(p, v); }
+template <int O, int S, class T> HG_DEV T hg_atomic_max_s(T* p, T v) { return hg_ptx_max<O, S>(p, v); }
+#endif
+template <int O, int S, class T> HG_DEV T hg_atomic_sub_s(T* p, T v) { return hg_atomic_add_s<O, S>(p, hg_neg(v)); }
+// kernel.OrderedBlockID: a ticket per block, in the order the blocks
+// started. The __shared__ cell is the function's own (one per block).
+HG_DEV long long hg_ordered_block_id(unsigned* counter) {
+  __shared__ unsigned hg_ticket;
+  if (hg_tid_x() == 0 && hg_tid_y() == 0 && hg_tid_z() == 0) hg_ticket = hg_atomic_add_s<0, 1>(counter, 1u);
+  hg_sync_threads();
+  unsigned id = hg_ticket;
+  hg_sync_threads();
+  return id;
+}
+
 extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
@@ -587,13 +723,23 @@ template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> i
 template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
+template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, hg_slice<uint32_t> local, hg_fault* hg_f);
 template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f);
 template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f);
-template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f);
 template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f);
+template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f);
 
 #line 59 "kernels.go"
 template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f) {
@@ -1149,6 +1295,93 @@ template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in,
   }
 }
 
+#line 24 "kernels_lookback.go"
+template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long nt = hg_sub(flags.n, 1LL);
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 5));
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 29 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 5);
+  long long lo = hg_mul(b, tile);
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = {};
+    {
+#line 33 "kernels_lookback.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 33 "kernels_lookback.go"
+      if (i < n) {
+        x = hg_ld<Checked>(in, i, hg_f, 34, 5);
+      }
+    }
+#line 36 "kernels_lookback.go"
+    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 5) = x;
+  }
+  hg_sync_threads();
+  T sum = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 5));
+  }
+  auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
+  T pre = hg_m5.r0;
+  T total = hg_m5.r1;
+#line 44 "kernels_lookback.go"
+  if (tid == 0LL) {
+    T excl = {};
+    if (b == 0LL) {
+      hg_ref<Checked>(incl, 0LL, hg_f, 47, 5) = total;
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 5), 2U);
+    } else {
+      hg_ref<Checked>(agg, b, hg_f, 51, 5) = total;
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 5), 1U);
+      long long j = hg_sub(b, 1LL);
+      bool done = false;
+      while (!done) {
+        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 5));
+        if (f == 2U) {
+          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 5), excl);
+          done = true;
+        } else if (f == 1U) {
+          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 5), excl);
+          j = hg_sub(j, 1LL);
+        }
+      }
+      hg_ref<Checked>(incl, b, hg_f, 66, 5) = hg_add(excl, total);
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 5), 2U);
+    }
+    (*bcast)[0LL] = excl;
+  }
+  hg_sync_threads();
+  T run = hg_add((*bcast)[0LL], pre);
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 5);
+    if (exclusive) {
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 5) = run;
+      run = hg_add(run, x);
+    } else {
+      run = hg_add(run, x);
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 5) = run;
+    }
+  }
+  hg_sync_threads();
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    {
+#line 86 "kernels_lookback.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 86 "kernels_lookback.go"
+      if (i < n) {
+        hg_ref<Checked>(out, i, hg_f, 87, 5) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 5);
+      }
+    }
+  }
+}
+
 #line 385 "kernels.go"
 template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f) {
   long long n = out.n;
@@ -1429,6 +1662,525 @@ template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_
         }
       }
     }
+  }
+}
+
+#line 41 "kernels_segment.go"
+template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = op;
+#line 43 "kernels_segment.go"
+    if (hg_tag2 == 1) {
+      {
+        hg_slice<const T> hg_s5 = s;
+        for (long long hg_i4 = 0; hg_i4 < hg_s5.n; hg_i4++) {
+          T x = hg_s5.p[hg_i4];
+#line 45 "kernels_segment.go"
+          if (x < acc) {
+            acc = x;
+          }
+        }
+      }
+#line 49 "kernels_segment.go"
+    } else if (hg_tag2 == 2) {
+      {
+        hg_slice<const T> hg_s8 = s;
+        for (long long hg_i7 = 0; hg_i7 < hg_s8.n; hg_i7++) {
+          T x = hg_s8.p[hg_i7];
+#line 51 "kernels_segment.go"
+          if (x > acc) {
+            acc = x;
+          }
+        }
+      }
+#line 55 "kernels_segment.go"
+    } else {
+      acc = hg_add(acc, sumOf<Checked, T>(s, hg_f));
+    }
+  }
+#line 58 "kernels_segment.go"
+  return acc;
+}
+
+#line 12 "kernels_segment.go"
+template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  long long hg_t1 = in.n;
+  long long hg_t2 = hg_sub(offs.n, 1LL);
+  long long n = hg_t1;
+  long long ns = hg_t2;
+#line 14 "kernels_segment.go"
+  long long hg_t3 = (long long)hg_bdim_x();
+  long long hg_t4 = (long long)hg_tid_x();
+  long long bd = hg_t3;
+  long long tid = hg_t4;
+#line 15 "kernels_segment.go"
+  if (bd == 1LL) {
+    long long lo = hg_min(hg_mul(hg_global_x(), span), hg_max(ns, 0LL));
+    long long hi = hg_min(hg_add(lo, span), hg_max(ns, 0LL));
+    for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
+      long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 6), 0LL), (int64_t)(n)));
+      long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 6), (int64_t)(b)), (int64_t)(n)));
+      hg_ref<Checked>(out, g, hg_f, 21, 6) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 6), id, op, hg_f);
+    }
+    return;
+  }
+  for (long long g = (long long)hg_bid_x(); g < ns; g = hg_add(g, (long long)hg_gdim_x())) {
+    long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 26, 6), 0LL), (int64_t)(n)));
+    long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 27, 6), (int64_t)(b)), (int64_t)(n)));
+    T acc = id;
+    {
+      long long hg_i9 = hg_add(b, tid);
+      long long hg_b7 = e;
+      long long hg_st8 = bd;
+      if (hg_st8 > 0LL && hg_b7 <= 0x7fffffffffffffffLL - hg_st8 + 1LL) {
+        unsigned long long hg_n10 = hg_i9 < hg_b7 ? ((unsigned long long)hg_b7 - (unsigned long long)hg_i9 - 1ULL) / (unsigned long long)hg_st8 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k11 = 0; hg_k11 < hg_n10; hg_k11++) {
+          long long i = (long long)((unsigned long long)hg_i9 + hg_k11 * (unsigned long long)hg_st8);
+#line 30 "kernels_segment.go"
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 6), op, hg_f);
+        }
+      } else {
+        for (long long i = hg_i9; i < hg_b7; i = hg_add(i, hg_st8)) {
+#line 30 "kernels_segment.go"
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 6), op, hg_f);
+        }
+      }
+    }
+#line 32 "kernels_segment.go"
+    acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
+    if (tid == 0LL) {
+      hg_ref<Checked>(out, g, hg_f, 34, 6) = acc;
+    }
+    hg_sync_threads();
+  }
+}
+
+#line 23 "kernels_select.go"
+template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = pred;
+#line 25 "kernels_select.go"
+    if (hg_tag2 == 0) {
+      return hg_ld<Checked>(flags, i, hg_f, 26, 7) != (uint8_t)0;
+    } else if (hg_tag2 == 1) {
+      return (i == 0LL) || (hg_ld<Checked>(in, i, hg_f, 28, 7) != hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 28, 7));
+    } else if (hg_tag2 == 2) {
+      return hg_ld<Checked>(in, i, hg_f, 30, 7) < a;
+    } else if (hg_tag2 == 3) {
+      return hg_ld<Checked>(in, i, hg_f, 32, 7) <= a;
+    } else if (hg_tag2 == 4) {
+      return hg_ld<Checked>(in, i, hg_f, 34, 7) > a;
+    } else if (hg_tag2 == 5) {
+      return hg_ld<Checked>(in, i, hg_f, 36, 7) >= a;
+    } else if (hg_tag2 == 6) {
+      return hg_ld<Checked>(in, i, hg_f, 38, 7) == a;
+    }
+  }
+#line 40 "kernels_select.go"
+  return hg_ld<Checked>(in, i, hg_f, 40, 7) != a;
+}
+
+#line 45 "kernels_select.go"
+template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 47 "kernels_select.go"
+  long long lo = hg_min(hg_mul((long long)hg_bid_x(), tile), in.n);
+  long long hi = hg_min(hg_add(lo, tile), in.n);
+  int64_t c = {};
+  {
+    long long hg_i5 = hg_add(lo, tid);
+    long long hg_b3 = hi;
+    long long hg_st4 = bd;
+    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
+      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
+        long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+#line 51 "kernels_select.go"
+        if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
+          c = hg_add(c, 1LL);
+        }
+      }
+    } else {
+      for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
+#line 51 "kernels_select.go"
+        if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
+          c = hg_add(c, 1LL);
+        }
+      }
+    }
+  }
+#line 55 "kernels_select.go"
+  c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
+  if (tid == 0LL) {
+    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 7) = c;
+  }
+}
+
+#line 501 "kernels.go"
+template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f) {
+  x -= (x >> 1LL) & 6148914691236517205ULL;
+  x = (x & 3689348814741910323ULL) + ((x >> 2LL) & 3689348814741910323ULL);
+  x = (x + (x >> 4LL)) & 1085102592571150095ULL;
+  return (long long)((x * 72340172838076673ULL) >> 56LL);
+}
+
+#line 67 "kernels_select.go"
+template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 69 "kernels_select.go"
+  long long hg_t3 = (long long)hg_bid_x();
+  long long hg_t4 = (long long)hg_gdim_x();
+  long long b = hg_t3;
+  long long nb = hg_t4;
+#line 70 "kernels_select.go"
+  long long n = in.n;
+  long long lo = hg_min(hg_mul(b, tile), n);
+  long long hi = hg_min(hg_add(lo, tile), n);
+  int64_t base = {};
+  int64_t total = {};
+#line 74 "kernels_select.go"
+  if (single) {
+    int64_t c = {};
+    {
+      long long hg_i7 = hg_add(lo, tid);
+      long long hg_b5 = hi;
+      long long hg_st6 = bd;
+      if (hg_st6 > 0LL && hg_b5 <= 0x7fffffffffffffffLL - hg_st6 + 1LL) {
+        unsigned long long hg_n8 = hg_i7 < hg_b5 ? ((unsigned long long)hg_b5 - (unsigned long long)hg_i7 - 1ULL) / (unsigned long long)hg_st6 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
+          long long i = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+#line 77 "kernels_select.go"
+          if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
+            c = hg_add(c, 1LL);
+          }
+        }
+      } else {
+        for (long long i = hg_i7; i < hg_b5; i = hg_add(i, hg_st6)) {
+#line 77 "kernels_select.go"
+          if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
+            c = hg_add(c, 1LL);
+          }
+        }
+      }
+    }
+#line 81 "kernels_select.go"
+    total = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
+    if (bd > 1LL) {
+      if (tid == 0LL) {
+        (*warps)[0LL] = total;
+      }
+      hg_sync_threads();
+      total = (*warps)[0LL];
+    }
+  } else {
+    base = hg_ld<Checked>(offs, b, hg_f, 90, 7);
+    total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 7), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 7));
+  }
+  if ((b == 0LL) && (tid == 0LL)) {
+    hg_ref<Checked>(num, 0LL, hg_f, 94, 7) = total;
+  }
+  if (bd == 1LL) {
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
+        if (vals) {
+          hg_ref<Checked>(out, base, hg_f, 100, 7) = hg_ld<Checked>(in, i, hg_f, 100, 7);
+        }
+        if (idx) {
+          hg_ref<Checked>(outIdx, base, hg_f, 103, 7) = (int64_t)(i);
+        }
+        base = hg_add(base, 1LL);
+      } else if (partition) {
+        int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
+        hg_ref<Checked>(out, p, hg_f, 108, 7) = hg_ld<Checked>(in, i, hg_f, 108, 7);
+      }
+    }
+    return;
+  }
+  long long hg_t13 = hg_warp_size();
+  long long hg_t14 = hg_lane();
+  long long ws = hg_t13;
+  long long lane = hg_t14;
+#line 114 "kernels_select.go"
+  long long hg_t15 = hg_div<Checked>(tid, ws, hg_f, 114, 7);
+  long long hg_t16 = hg_div<Checked>(bd, ws, hg_f, 114, 7);
+  long long w = hg_t15;
+  long long nw = hg_t16;
+#line 115 "kernels_select.go"
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 115, 7) - 1ULL;
+  for (long long row = lo; row < hi; row = hg_add(row, bd)) {
+    long long i = hg_add(row, tid);
+    bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
+    uint64_t m = hg_ballot(f);
+    if (lane == 0LL) {
+      hg_ref<Checked>((*wc), w, hg_f, 121, 7) = (int32_t)(popc<Checked>(m, hg_f));
+    }
+    hg_sync_threads();
+    int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
+    int64_t hg_t19 = 0LL;
+    int64_t pre = hg_t18;
+    int64_t all = hg_t19;
+#line 125 "kernels_select.go"
+    for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
+      int64_t c = (int64_t)(hg_ld<Checked>((*wc), x, hg_f, 126, 7));
+      if (x < w) {
+        pre = hg_add(pre, c);
+      }
+      all = hg_add(all, c);
+    }
+    hg_sync_threads();
+    if (i < hi) {
+      int64_t p = hg_add(base, pre);
+      if (f) {
+        if (vals) {
+          hg_ref<Checked>(out, p, hg_f, 137, 7) = hg_ld<Checked>(in, i, hg_f, 137, 7);
+        }
+        if (idx) {
+          hg_ref<Checked>(outIdx, p, hg_f, 140, 7) = (int64_t)(i);
+        }
+      } else if (partition) {
+        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 7) = hg_ld<Checked>(in, i, hg_f, 143, 7);
+      }
+    }
+    base = hg_add(base, all);
+  }
+}
+
+#line 82 "kernels_segment.go"
+template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 84 "kernels_segment.go"
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 6)) {
+    int32_t yf = hg_shfl_up(f, (long long)(d));
+    T yv = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      if (f == 0) {
+        v = hg_add(yv, v);
+      }
+      f |= yf;
+    }
+  }
+  return hg_tuple2<int32_t, T>{f, v};
+}
+
+#line 99 "kernels_segment.go"
+template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 101 "kernels_segment.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 6);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 6);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 102 "kernels_segment.go"
+  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
+  int32_t xf = hg_m5.r0;
+  T xv = hg_m5.r1;
+#line 103 "kernels_segment.go"
+  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
+  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
+  int32_t ef = hg_t6;
+  T ev = hg_t7;
+#line 104 "kernels_segment.go"
+  if (lane == 0LL) {
+    int32_t hg_t8 = 0;
+    T hg_t9 = (T)0LL;
+    ef = hg_t8;
+    ev = hg_t9;
+  }
+#line 107 "kernels_segment.go"
+  if (lane == hg_sub(ws, 1LL)) {
+    int32_t hg_t10 = xf;
+    T hg_t11 = xv;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 6) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 6) = hg_t11;
+  }
+#line 110 "kernels_segment.go"
+  hg_sync_threads();
+  if (w == 0LL) {
+    int32_t sf = {};
+    T sv = {};
+    if (lane < nw) {
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 6);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 6);
+      sf = hg_t12;
+      sv = hg_t13;
+    }
+#line 117 "kernels_segment.go"
+    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
+    sf = hg_m14.r0;
+    sv = hg_m14.r1;
+#line 118 "kernels_segment.go"
+    if (lane < nw) {
+      int32_t hg_t15 = sf;
+      T hg_t16 = sv;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 6) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 6) = hg_t16;
+    }
+  }
+#line 122 "kernels_segment.go"
+  hg_sync_threads();
+  if (w > 0LL) {
+    if (ef == 0) {
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 6), ev);
+    }
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 6);
+  }
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 6), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 6)};
+}
+
+#line 142 "kernels_segment.go"
+template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 145 "kernels_segment.go"
+  long long base = hg_mul(hg_mul(b, tile), tpb);
+  T carry = {};
+  int32_t cf = {};
+  if ((mode == 2) && (b > 0LL)) {
+    carry = hg_ld<Checked>(carryIn, hg_sub(b, 1LL), hg_f, 149, 6);
+  }
+  if (bd == 1LL) {
+    long long lo = hg_min(base, n);
+    long long hi = hg_min(hg_add(base, hg_mul(tile, tpb)), n);
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      T x = hg_ld<Checked>(in, i, hg_f, 155, 6);
+      if (hg_ld<Checked>(heads, i, hg_f, 156, 6) != (uint8_t)0) {
+        carry = (T)0LL;
+        cf = 1;
+      }
+      if (mode == 1) {
+        carry = hg_add(carry, x);
+        continue;
+      }
+      if (exclusive) {
+        hg_ref<Checked>(out, i, hg_f, 165, 6) = carry;
+        carry = hg_add(carry, x);
+      } else {
+        carry = hg_add(carry, x);
+        hg_ref<Checked>(out, i, hg_f, 169, 6) = carry;
+      }
+    }
+    if (mode == 1) {
+      T hg_t5 = carry;
+      uint8_t hg_t6 = (uint8_t)(cf);
+      hg_ref<Checked>(sums, b, hg_f, 173, 6) = hg_t5;
+      hg_ref<Checked>(sumHeads, b, hg_f, 173, 6) = hg_t6;
+    }
+#line 175 "kernels_segment.go"
+    return;
+  }
+  long long items = hg_div<Checked>(tile, bd, hg_f, 177, 6);
+  long long kt = 0LL;
+  if (base < n) {
+    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 180, 6));
+  }
+  for (long long k = 0LL; k < kt; k = hg_add(k, 1LL)) {
+    long long lo = hg_add(base, hg_mul(k, tile));
+    for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+      T x = {};
+      uint8_t h = {};
+      {
+#line 187 "kernels_segment.go"
+        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 187 "kernels_segment.go"
+        if (i < n) {
+          T hg_t9 = hg_ld<Checked>(in, i, hg_f, 188, 6);
+          uint8_t hg_t10 = hg_ld<Checked>(heads, i, hg_f, 188, 6);
+          x = hg_t9;
+          h = hg_t10;
+        }
+      }
+#line 190 "kernels_segment.go"
+      T hg_t11 = x;
+      uint8_t hg_t12 = h;
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 6) = hg_t11;
+      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 6) = hg_t12;
+    }
+#line 192 "kernels_segment.go"
+    hg_sync_threads();
+    int32_t f = {};
+    T v = {};
+    for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 196, 6);
+      if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 197, 6) != (uint8_t)0) {
+        int32_t hg_t14 = 1;
+        T hg_t15 = x;
+        f = hg_t14;
+        v = hg_t15;
+      } else {
+#line 200 "kernels_segment.go"
+        v = hg_add(v, x);
+      }
+    }
+    auto hg_m16 = blockSegScan<Checked, T>(f, v, warpsF, warpsV, hg_f);
+    int32_t pf = hg_m16.r0;
+    T pv = hg_m16.r1;
+    int32_t tf = hg_m16.r2;
+    T tv = hg_m16.r3;
+#line 204 "kernels_segment.go"
+    T run = pv;
+    if (pf == 0) {
+      run = hg_add(carry, pv);
+    }
+    if (mode != 1) {
+      for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+        T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 210, 6);
+        if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 211, 6) != (uint8_t)0) {
+          run = (T)0LL;
+        }
+        if (exclusive) {
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 6) = run;
+          run = hg_add(run, x);
+        } else {
+          run = hg_add(run, x);
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 6) = run;
+        }
+      }
+      hg_sync_threads();
+      for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+        {
+#line 224 "kernels_segment.go"
+          long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 224 "kernels_segment.go"
+          if (i < n) {
+            hg_ref<Checked>(out, i, hg_f, 225, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 6);
+          }
+        }
+      }
+    }
+#line 229 "kernels_segment.go"
+    if (tf != 0) {
+      carry = tv;
+    } else {
+      carry = hg_add(carry, tv);
+    }
+    cf |= tf;
+    hg_sync_threads();
+  }
+  if ((mode == 1) && (tid == 0LL)) {
+    T hg_t19 = carry;
+    uint8_t hg_t20 = (uint8_t)(cf);
+    hg_ref<Checked>(sums, b, hg_f, 238, 6) = hg_t19;
+    hg_ref<Checked>(sumHeads, b, hg_f, 238, 6) = hg_t20;
   }
 }
 
@@ -1714,14 +2466,6 @@ template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> key
   }
 }
 
-#line 501 "kernels.go"
-template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f) {
-  x -= (x >> 1LL) & 6148914691236517205ULL;
-  x = (x & 3689348814741910323ULL) + ((x >> 2LL) & 3689348814741910323ULL);
-  x = (x + (x >> 4LL)) & 1085102592571150095ULL;
-  return (long long)((x * 72340172838076673ULL) >> 56LL);
-}
-
 #line 542 "kernels.go"
 template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f) {
 #line 544 "kernels.go"
@@ -1862,7 +2606,102 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
   }
 }
 
+#line 63 "kernels_segment.go"
+template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  long long n = keys.n;
+  long long hg_t1 = hg_global_x();
+  long long hg_t2 = n;
+  long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+  long long step = hg_t3;
+#line 66 "kernels_segment.go"
+  if (span > 0LL) {
+    lo = hg_min(hg_mul(hg_global_x(), span), n);
+    hi = hg_min(hg_add(lo, span), n);
+    step = 1LL;
+  }
+  {
+    long long hg_i6 = lo;
+    long long hg_b4 = hi;
+    long long hg_st5 = step;
+    if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+      unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+        long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 72 "kernels_segment.go"
+        uint8_t f = {};
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 6) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 6))) {
+          f = (uint8_t)1;
+        }
+        hg_ref<Checked>(flags, i, hg_f, 76, 6) = f;
+      }
+    } else {
+      for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
+#line 72 "kernels_segment.go"
+        uint8_t f = {};
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 6) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 6))) {
+          f = (uint8_t)1;
+        }
+        hg_ref<Checked>(flags, i, hg_f, 76, 6) = f;
+      }
+    }
+  }
+}
+
 // ---- kernels ----
+
+#line 155 "kernels_select.go"
+template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads, hg_slice<const int64_t> num, hg_slice<int64_t> counts, long long n, long long span, hg_fault* hg_f) {
+  long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 7));
+  long long hg_t1 = hg_global_x();
+  long long hg_t2 = r;
+  long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+  long long step = hg_t3;
+#line 158 "kernels_select.go"
+  if (span > 0LL) {
+    lo = hg_min(hg_mul(hg_global_x(), span), r);
+    hi = hg_min(hg_add(lo, span), r);
+    step = 1LL;
+  }
+  {
+    long long hg_i6 = lo;
+    long long hg_b4 = hi;
+    long long hg_st5 = step;
+    if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+      unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+        long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 164 "kernels_select.go"
+        int64_t end = (int64_t)(n);
+        if (hg_add(j, 1LL) < r) {
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 7);
+        }
+        hg_ref<Checked>(counts, j, hg_f, 168, 7) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 7));
+      }
+    } else {
+      for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 164 "kernels_select.go"
+        int64_t end = (int64_t)(n);
+        if (hg_add(j, 1LL) < r) {
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 7);
+        }
+        hg_ref<Checked>(counts, j, hg_f, 168, 7) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 7));
+      }
+    }
+  }
+}
+
+extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span) {
+  runLengths<false>(hg_bare(heads_p), hg_bare(num_p), hg_bare(counts_p), n, span, nullptr);
+}
+extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
+  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+}
 
 #line 10 "kernels_types.go"
 template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
@@ -1929,6 +2768,25 @@ extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n,
 }
 
 #line 44 "kernels_types.go"
+template <bool Checked> __device__ void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 46 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_bcast;
+  hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
+#line 47 "kernels_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 54 "kernels_types.go"
 template <bool Checked> __device__ void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, hg_fault* hg_f) {
   unary<Checked, int32_t>(in, out, op, a, span, hg_f);
 }
@@ -1940,7 +2798,7 @@ extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p
   unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 51 "kernels_types.go"
+#line 61 "kernels_types.go"
 template <bool Checked> __device__ void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, int32_t>(x, y, out, op, span, hg_f);
 }
@@ -1952,11 +2810,81 @@ extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t*
   binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 58 "kernels_types.go"
+#line 68 "kernels_types.go"
+template <bool Checked> __device__ void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 70 "kernels_types.go"
+  segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_i32(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span) {
+  segReduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 76 "kernels_types.go"
+template <bool Checked> __device__ void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 78 "kernels_types.go"
+  selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_i32(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile) {
+  selectCountI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 84 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 86 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 87 "kernels_types.go"
+  selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_i32(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 93 "kernels_types.go"
+template <bool Checked> __device__ void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 96 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 97 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
+  hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 98 "kernels_types.go"
+  segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_i32(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanI32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 104 "kernels_types.go"
 template <bool Checked> __device__ void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 60 "kernels_types.go"
+#line 106 "kernels_types.go"
   reduceTo<Checked, uint32_t>(in, out, id, op, span, warps, hg_f);
 }
 
@@ -1967,14 +2895,14 @@ extern "C" __global__ void reduce_u32_checked(const uint32_t* in_p, long long in
   reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 66 "kernels_types.go"
+#line 112 "kernels_types.go"
 template <bool Checked> __device__ void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 68 "kernels_types.go"
+#line 114 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 69 "kernels_types.go"
+#line 115 "kernels_types.go"
   argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
 }
 
@@ -1985,11 +2913,11 @@ extern "C" __global__ void arg_reduce_u32_checked(const uint32_t* in_p, long lon
   argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
 }
 
-#line 75 "kernels_types.go"
+#line 121 "kernels_types.go"
 template <bool Checked> __device__ void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 77 "kernels_types.go"
+#line 123 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -2000,11 +2928,11 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
   scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 83 "kernels_types.go"
+#line 129 "kernels_types.go"
 template <bool Checked> __device__ void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 85 "kernels_types.go"
+#line 131 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -2016,7 +2944,26 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
   scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 92 "kernels_types.go"
+#line 138 "kernels_types.go"
+template <bool Checked> __device__ void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 140 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
+  hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
+#line 141 "kernels_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 148 "kernels_types.go"
 template <bool Checked> __device__ void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, hg_fault* hg_f) {
   unary<Checked, uint32_t>(in, out, op, a, span, hg_f);
 }
@@ -2028,7 +2975,7 @@ extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out
   unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 99 "kernels_types.go"
+#line 155 "kernels_types.go"
 template <bool Checked> __device__ void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, uint32_t>(x, y, out, op, span, hg_f);
 }
@@ -2040,11 +2987,81 @@ extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_
   binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 106 "kernels_types.go"
+#line 162 "kernels_types.go"
+template <bool Checked> __device__ void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 164 "kernels_types.go"
+  segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_u32(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span) {
+  segReduceU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 170 "kernels_types.go"
+template <bool Checked> __device__ void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 172 "kernels_types.go"
+  selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_u32(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile) {
+  selectCountU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 178 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 180 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 181 "kernels_types.go"
+  selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_u32(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 187 "kernels_types.go"
+template <bool Checked> __device__ void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 190 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 191 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
+  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 192 "kernels_types.go"
+  segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_u32(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanU32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 198 "kernels_types.go"
 template <bool Checked> __device__ void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 108 "kernels_types.go"
+#line 200 "kernels_types.go"
   reduceTo<Checked, int64_t>(in, out, id, op, span, warps, hg_f);
 }
 
@@ -2055,14 +3072,14 @@ extern "C" __global__ void reduce_i64_checked(const int64_t* in_p, long long in_
   reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 114 "kernels_types.go"
+#line 206 "kernels_types.go"
 template <bool Checked> __device__ void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 116 "kernels_types.go"
+#line 208 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 117 "kernels_types.go"
+#line 209 "kernels_types.go"
   argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
 }
 
@@ -2073,11 +3090,11 @@ extern "C" __global__ void arg_reduce_i64_checked(const int64_t* in_p, long long
   argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
 }
 
-#line 123 "kernels_types.go"
+#line 215 "kernels_types.go"
 template <bool Checked> __device__ void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 125 "kernels_types.go"
+#line 217 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -2088,11 +3105,11 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
   scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 131 "kernels_types.go"
+#line 223 "kernels_types.go"
 template <bool Checked> __device__ void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 133 "kernels_types.go"
+#line 225 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -2104,7 +3121,26 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
   scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 140 "kernels_types.go"
+#line 232 "kernels_types.go"
+template <bool Checked> __device__ void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 234 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_bcast;
+  hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
+#line 235 "kernels_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 242 "kernels_types.go"
 template <bool Checked> __device__ void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, hg_fault* hg_f) {
   unary<Checked, int64_t>(in, out, op, a, span, hg_f);
 }
@@ -2116,7 +3152,7 @@ extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p
   unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 147 "kernels_types.go"
+#line 249 "kernels_types.go"
 template <bool Checked> __device__ void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, int64_t>(x, y, out, op, span, hg_f);
 }
@@ -2128,11 +3164,81 @@ extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t*
   binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 154 "kernels_types.go"
+#line 256 "kernels_types.go"
+template <bool Checked> __device__ void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 258 "kernels_types.go"
+  segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_i64(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span) {
+  segReduceI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 264 "kernels_types.go"
+template <bool Checked> __device__ void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 266 "kernels_types.go"
+  selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_i64(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile) {
+  selectCountI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 272 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 274 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 275 "kernels_types.go"
+  selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_i64(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 281 "kernels_types.go"
+template <bool Checked> __device__ void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 284 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 285 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
+  hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 286 "kernels_types.go"
+  segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_i64(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanI64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 292 "kernels_types.go"
 template <bool Checked> __device__ void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 156 "kernels_types.go"
+#line 294 "kernels_types.go"
   reduceTo<Checked, uint64_t>(in, out, id, op, span, warps, hg_f);
 }
 
@@ -2143,14 +3249,14 @@ extern "C" __global__ void reduce_u64_checked(const uint64_t* in_p, long long in
   reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 162 "kernels_types.go"
+#line 300 "kernels_types.go"
 template <bool Checked> __device__ void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 164 "kernels_types.go"
+#line 302 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 165 "kernels_types.go"
+#line 303 "kernels_types.go"
   argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
 }
 
@@ -2161,11 +3267,11 @@ extern "C" __global__ void arg_reduce_u64_checked(const uint64_t* in_p, long lon
   argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
 }
 
-#line 171 "kernels_types.go"
+#line 309 "kernels_types.go"
 template <bool Checked> __device__ void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 173 "kernels_types.go"
+#line 311 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -2176,11 +3282,11 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
   scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 179 "kernels_types.go"
+#line 317 "kernels_types.go"
 template <bool Checked> __device__ void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 181 "kernels_types.go"
+#line 319 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -2192,7 +3298,26 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
   scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 188 "kernels_types.go"
+#line 326 "kernels_types.go"
+template <bool Checked> __device__ void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 32> hg_shared_warps;
+  hg_array<uint64_t, 32>* warps = &hg_shared_warps;
+#line 328 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
+  hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
+#line 329 "kernels_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 336 "kernels_types.go"
 template <bool Checked> __device__ void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, hg_fault* hg_f) {
   unary<Checked, uint64_t>(in, out, op, a, span, hg_f);
 }
@@ -2204,7 +3329,7 @@ extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out
   unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 195 "kernels_types.go"
+#line 343 "kernels_types.go"
 template <bool Checked> __device__ void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, uint64_t>(x, y, out, op, span, hg_f);
 }
@@ -2216,11 +3341,81 @@ extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_
   binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 202 "kernels_types.go"
+#line 350 "kernels_types.go"
+template <bool Checked> __device__ void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 32> hg_shared_warps;
+  hg_array<uint64_t, 32>* warps = &hg_shared_warps;
+#line 352 "kernels_types.go"
+  segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_u64(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span) {
+  segReduceU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 358 "kernels_types.go"
+template <bool Checked> __device__ void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 360 "kernels_types.go"
+  selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_u64(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile) {
+  selectCountU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 366 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 368 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 369 "kernels_types.go"
+  selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_u64(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 375 "kernels_types.go"
+template <bool Checked> __device__ void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 378 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 379 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
+  hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 380 "kernels_types.go"
+  segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_u64(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanU64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 386 "kernels_types.go"
 template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 204 "kernels_types.go"
+#line 388 "kernels_types.go"
   reduceTo<Checked, float>(in, out, id, op, span, warps, hg_f);
 }
 
@@ -2231,14 +3426,14 @@ extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n,
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 210 "kernels_types.go"
+#line 394 "kernels_types.go"
 template <bool Checked> __device__ void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 212 "kernels_types.go"
+#line 396 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 213 "kernels_types.go"
+#line 397 "kernels_types.go"
   argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
 }
 
@@ -2249,11 +3444,11 @@ extern "C" __global__ void arg_reduce_f32_checked(const float* in_p, long long i
   argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
 }
 
-#line 219 "kernels_types.go"
+#line 403 "kernels_types.go"
 template <bool Checked> __device__ void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 221 "kernels_types.go"
+#line 405 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -2264,11 +3459,11 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
   scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 227 "kernels_types.go"
+#line 411 "kernels_types.go"
 template <bool Checked> __device__ void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 229 "kernels_types.go"
+#line 413 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -2280,7 +3475,26 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
   scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 236 "kernels_types.go"
+#line 420 "kernels_types.go"
+template <bool Checked> __device__ void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<float, 32> hg_shared_warps;
+  hg_array<float, 32>* warps = &hg_shared_warps;
+#line 422 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_bcast;
+  hg_array<float, 32>* bcast = &hg_shared_bcast;
+#line 423 "kernels_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 430 "kernels_types.go"
 template <bool Checked> __device__ void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, hg_fault* hg_f) {
   unary<Checked, float>(in, out, op, a, span, hg_f);
 }
@@ -2292,7 +3506,7 @@ extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, lo
   unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 243 "kernels_types.go"
+#line 437 "kernels_types.go"
 template <bool Checked> __device__ void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, float>(x, y, out, op, span, hg_f);
 }
@@ -2304,11 +3518,81 @@ extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p
   binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 250 "kernels_types.go"
+#line 444 "kernels_types.go"
+template <bool Checked> __device__ void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<float, 32> hg_shared_warps;
+  hg_array<float, 32>* warps = &hg_shared_warps;
+#line 446 "kernels_types.go"
+  segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_f32(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span) {
+  segReduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 452 "kernels_types.go"
+template <bool Checked> __device__ void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 454 "kernels_types.go"
+  selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_f32(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile) {
+  selectCountF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 460 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 462 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 463 "kernels_types.go"
+  selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_f32(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 469 "kernels_types.go"
+template <bool Checked> __device__ void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 472 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 473 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_warpsV;
+  hg_array<float, 32>* warpsV = &hg_shared_warpsV;
+#line 474 "kernels_types.go"
+  segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_f32(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanF32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 480 "kernels_types.go"
 template <bool Checked> __device__ void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 252 "kernels_types.go"
+#line 482 "kernels_types.go"
   reduceTo<Checked, double>(in, out, id, op, span, warps, hg_f);
 }
 
@@ -2319,14 +3603,14 @@ extern "C" __global__ void reduce_f64_checked(const double* in_p, long long in_n
   reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 258 "kernels_types.go"
+#line 488 "kernels_types.go"
 template <bool Checked> __device__ void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 260 "kernels_types.go"
+#line 490 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 261 "kernels_types.go"
+#line 491 "kernels_types.go"
   argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
 }
 
@@ -2337,11 +3621,11 @@ extern "C" __global__ void arg_reduce_f64_checked(const double* in_p, long long 
   argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
 }
 
-#line 267 "kernels_types.go"
+#line 497 "kernels_types.go"
 template <bool Checked> __device__ void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 269 "kernels_types.go"
+#line 499 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -2352,11 +3636,11 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
   scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 275 "kernels_types.go"
+#line 505 "kernels_types.go"
 template <bool Checked> __device__ void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 277 "kernels_types.go"
+#line 507 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -2368,7 +3652,26 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
   scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 284 "kernels_types.go"
+#line 514 "kernels_types.go"
+template <bool Checked> __device__ void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<double, 32> hg_shared_warps;
+  hg_array<double, 32>* warps = &hg_shared_warps;
+#line 516 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_bcast;
+  hg_array<double, 32>* bcast = &hg_shared_bcast;
+#line 517 "kernels_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 524 "kernels_types.go"
 template <bool Checked> __device__ void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, hg_fault* hg_f) {
   unary<Checked, double>(in, out, op, a, span, hg_f);
 }
@@ -2380,7 +3683,7 @@ extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, 
   unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
 }
 
-#line 291 "kernels_types.go"
+#line 531 "kernels_types.go"
 template <bool Checked> __device__ void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, hg_fault* hg_f) {
   binary<Checked, double>(x, y, out, op, span, hg_f);
 }
@@ -2392,7 +3695,77 @@ extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y
   binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 298 "kernels_types.go"
+#line 538 "kernels_types.go"
+template <bool Checked> __device__ void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<double, 32> hg_shared_warps;
+  hg_array<double, 32>* warps = &hg_shared_warps;
+#line 540 "kernels_types.go"
+  segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
+}
+
+extern "C" __global__ void seg_reduce_f64(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span) {
+  segReduceF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
+}
+extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
+  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+}
+
+#line 546 "kernels_types.go"
+template <bool Checked> __device__ void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 548 "kernels_types.go"
+  selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
+}
+
+extern "C" __global__ void select_count_f64(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile) {
+  selectCountF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
+}
+extern "C" __global__ void select_count_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
+  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+}
+
+#line 554 "kernels_types.go"
+template <bool Checked> __device__ void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 32> hg_shared_warps;
+  hg_array<int64_t, 32>* warps = &hg_shared_warps;
+#line 556 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_wc;
+  hg_array<int32_t, 32>* wc = &hg_shared_wc;
+#line 557 "kernels_types.go"
+  selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
+}
+
+extern "C" __global__ void select_scatter_f64(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile) {
+  selectScatterF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
+}
+extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
+  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+}
+
+#line 563 "kernels_types.go"
+template <bool Checked> __device__ void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 566 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 567 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_warpsV;
+  hg_array<double, 32>* warpsV = &hg_shared_warpsV;
+#line 568 "kernels_types.go"
+  segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
+}
+
+extern "C" __global__ void seg_scan_f64(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb) {
+  segScanF64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
+  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 574 "kernels_types.go"
 template <bool Checked> __device__ void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2405,7 +3778,7 @@ extern "C" __global__ void histogram_u8_checked(const uint8_t* samples_p, long l
   histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 306 "kernels_types.go"
+#line 582 "kernels_types.go"
 template <bool Checked> __device__ void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2418,7 +3791,7 @@ extern "C" __global__ void histogram_u16_checked(const uint16_t* samples_p, long
   histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 314 "kernels_types.go"
+#line 590 "kernels_types.go"
 template <bool Checked> __device__ void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2431,7 +3804,7 @@ extern "C" __global__ void histogram_i32_checked(const int32_t* samples_p, long 
   histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 322 "kernels_types.go"
+#line 598 "kernels_types.go"
 template <bool Checked> __device__ void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2444,7 +3817,7 @@ extern "C" __global__ void histogram_u32_checked(const uint32_t* samples_p, long
   histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 330 "kernels_types.go"
+#line 606 "kernels_types.go"
 template <bool Checked> __device__ void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2457,7 +3830,7 @@ extern "C" __global__ void histogram_f32_checked(const float* samples_p, long lo
   histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 338 "kernels_types.go"
+#line 614 "kernels_types.go"
 template <bool Checked> __device__ void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
@@ -2470,11 +3843,11 @@ extern "C" __global__ void histogram_f64_checked(const double* samples_p, long l
   histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
 }
 
-#line 346 "kernels_types.go"
+#line 622 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 348 "kernels_types.go"
+#line 624 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -2485,17 +3858,17 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
   sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 354 "kernels_types.go"
+#line 630 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 356 "kernels_types.go"
+#line 632 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 357 "kernels_types.go"
+#line 633 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 358 "kernels_types.go"
+#line 634 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2506,11 +3879,23 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
   sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 364 "kernels_types.go"
+#line 640 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_i8(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 647 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 366 "kernels_types.go"
+#line 649 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -2521,17 +3906,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 372 "kernels_types.go"
+#line 655 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 374 "kernels_types.go"
+#line 657 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 375 "kernels_types.go"
+#line 658 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 376 "kernels_types.go"
+#line 659 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2542,11 +3927,23 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 382 "kernels_types.go"
+#line 665 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_u8(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 672 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 384 "kernels_types.go"
+#line 674 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -2557,17 +3954,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 390 "kernels_types.go"
+#line 680 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 392 "kernels_types.go"
+#line 682 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 393 "kernels_types.go"
+#line 683 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 394 "kernels_types.go"
+#line 684 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2578,11 +3975,23 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 400 "kernels_types.go"
+#line 690 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_i16(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 697 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 402 "kernels_types.go"
+#line 699 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -2593,17 +4002,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 408 "kernels_types.go"
+#line 705 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 410 "kernels_types.go"
+#line 707 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 411 "kernels_types.go"
+#line 708 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 412 "kernels_types.go"
+#line 709 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2614,11 +4023,23 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 418 "kernels_types.go"
+#line 715 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_u16(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 722 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 420 "kernels_types.go"
+#line 724 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -2629,17 +4050,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 426 "kernels_types.go"
+#line 730 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 428 "kernels_types.go"
+#line 732 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 429 "kernels_types.go"
+#line 733 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 430 "kernels_types.go"
+#line 734 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2650,11 +4071,23 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 436 "kernels_types.go"
+#line 740 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_i32(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 747 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 438 "kernels_types.go"
+#line 749 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -2665,17 +4098,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 444 "kernels_types.go"
+#line 755 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 446 "kernels_types.go"
+#line 757 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 447 "kernels_types.go"
+#line 758 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 448 "kernels_types.go"
+#line 759 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2686,11 +4119,23 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 454 "kernels_types.go"
+#line 765 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_u32(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 772 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 456 "kernels_types.go"
+#line 774 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -2701,17 +4146,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 462 "kernels_types.go"
+#line 780 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 464 "kernels_types.go"
+#line 782 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 465 "kernels_types.go"
+#line 783 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 466 "kernels_types.go"
+#line 784 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2722,11 +4167,23 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 472 "kernels_types.go"
+#line 790 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_i64(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 797 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 474 "kernels_types.go"
+#line 799 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -2737,17 +4194,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 480 "kernels_types.go"
+#line 805 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 482 "kernels_types.go"
+#line 807 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 483 "kernels_types.go"
+#line 808 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 484 "kernels_types.go"
+#line 809 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2758,11 +4215,23 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 490 "kernels_types.go"
+#line 815 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_u64(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 822 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 492 "kernels_types.go"
+#line 824 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -2773,17 +4242,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 498 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 500 "kernels_types.go"
+#line 832 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 501 "kernels_types.go"
+#line 833 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 502 "kernels_types.go"
+#line 834 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2794,11 +4263,23 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 508 "kernels_types.go"
+#line 840 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, float>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_f32(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 847 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 510 "kernels_types.go"
+#line 849 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -2809,17 +4290,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 516 "kernels_types.go"
+#line 855 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 518 "kernels_types.go"
+#line 857 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 519 "kernels_types.go"
+#line 858 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 520 "kernels_types.go"
+#line 859 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2830,17 +4311,29 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 526 "kernels_types.go"
+#line 865 "kernels_types.go"
+template <bool Checked> __device__ void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, double>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 872 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 528 "kernels_types.go"
+#line 874 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 529 "kernels_types.go"
+#line 875 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 530 "kernels_types.go"
+#line 876 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2851,17 +4344,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 536 "kernels_types.go"
+#line 882 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 538 "kernels_types.go"
+#line 884 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 539 "kernels_types.go"
+#line 885 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 540 "kernels_types.go"
+#line 886 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2872,17 +4365,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 546 "kernels_types.go"
+#line 892 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 548 "kernels_types.go"
+#line 894 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 549 "kernels_types.go"
+#line 895 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 550 "kernels_types.go"
+#line 896 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2893,17 +4386,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 556 "kernels_types.go"
+#line 902 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 558 "kernels_types.go"
+#line 904 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 559 "kernels_types.go"
+#line 905 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 560 "kernels_types.go"
+#line 906 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2914,17 +4407,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 566 "kernels_types.go"
+#line 912 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 568 "kernels_types.go"
+#line 914 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 569 "kernels_types.go"
+#line 915 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 570 "kernels_types.go"
+#line 916 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2935,17 +4428,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 576 "kernels_types.go"
+#line 922 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 578 "kernels_types.go"
+#line 924 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 579 "kernels_types.go"
+#line 925 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 580 "kernels_types.go"
+#line 926 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2956,17 +4449,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 586 "kernels_types.go"
+#line 932 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 588 "kernels_types.go"
+#line 934 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 589 "kernels_types.go"
+#line 935 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 590 "kernels_types.go"
+#line 936 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2977,17 +4470,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 596 "kernels_types.go"
+#line 942 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 598 "kernels_types.go"
+#line 944 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 599 "kernels_types.go"
+#line 945 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 600 "kernels_types.go"
+#line 946 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -2998,17 +4491,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 606 "kernels_types.go"
+#line 952 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 608 "kernels_types.go"
+#line 954 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 609 "kernels_types.go"
+#line 955 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 610 "kernels_types.go"
+#line 956 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3019,17 +4512,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 616 "kernels_types.go"
+#line 962 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 618 "kernels_types.go"
+#line 964 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 619 "kernels_types.go"
+#line 965 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 620 "kernels_types.go"
+#line 966 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3040,17 +4533,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 626 "kernels_types.go"
+#line 972 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 628 "kernels_types.go"
+#line 974 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 629 "kernels_types.go"
+#line 975 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 630 "kernels_types.go"
+#line 976 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3061,17 +4554,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 636 "kernels_types.go"
+#line 982 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 638 "kernels_types.go"
+#line 984 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 639 "kernels_types.go"
+#line 985 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 640 "kernels_types.go"
+#line 986 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3082,17 +4575,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 646 "kernels_types.go"
+#line 992 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 648 "kernels_types.go"
+#line 994 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 649 "kernels_types.go"
+#line 995 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 650 "kernels_types.go"
+#line 996 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3103,17 +4596,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 656 "kernels_types.go"
+#line 1002 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 658 "kernels_types.go"
+#line 1004 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 659 "kernels_types.go"
+#line 1005 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 660 "kernels_types.go"
+#line 1006 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3124,17 +4617,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 666 "kernels_types.go"
+#line 1012 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 668 "kernels_types.go"
+#line 1014 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 669 "kernels_types.go"
+#line 1015 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 670 "kernels_types.go"
+#line 1016 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3145,17 +4638,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 676 "kernels_types.go"
+#line 1022 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 678 "kernels_types.go"
+#line 1024 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 679 "kernels_types.go"
+#line 1025 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 680 "kernels_types.go"
+#line 1026 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3166,17 +4659,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 686 "kernels_types.go"
+#line 1032 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 688 "kernels_types.go"
+#line 1034 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 689 "kernels_types.go"
+#line 1035 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 690 "kernels_types.go"
+#line 1036 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3187,17 +4680,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 696 "kernels_types.go"
+#line 1042 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 698 "kernels_types.go"
+#line 1044 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 699 "kernels_types.go"
+#line 1045 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 700 "kernels_types.go"
+#line 1046 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3208,17 +4701,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 706 "kernels_types.go"
+#line 1052 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 708 "kernels_types.go"
+#line 1054 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 709 "kernels_types.go"
+#line 1055 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 710 "kernels_types.go"
+#line 1056 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3229,17 +4722,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 716 "kernels_types.go"
+#line 1062 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 718 "kernels_types.go"
+#line 1064 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 719 "kernels_types.go"
+#line 1065 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 720 "kernels_types.go"
+#line 1066 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3250,17 +4743,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 726 "kernels_types.go"
+#line 1072 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 728 "kernels_types.go"
+#line 1074 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 729 "kernels_types.go"
+#line 1075 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 730 "kernels_types.go"
+#line 1076 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3271,17 +4764,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 736 "kernels_types.go"
+#line 1082 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 738 "kernels_types.go"
+#line 1084 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 739 "kernels_types.go"
+#line 1085 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 740 "kernels_types.go"
+#line 1086 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3292,17 +4785,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 746 "kernels_types.go"
+#line 1092 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 748 "kernels_types.go"
+#line 1094 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 749 "kernels_types.go"
+#line 1095 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 750 "kernels_types.go"
+#line 1096 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3313,17 +4806,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 756 "kernels_types.go"
+#line 1102 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 758 "kernels_types.go"
+#line 1104 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 759 "kernels_types.go"
+#line 1105 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 760 "kernels_types.go"
+#line 1106 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3334,17 +4827,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 766 "kernels_types.go"
+#line 1112 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 768 "kernels_types.go"
+#line 1114 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 769 "kernels_types.go"
+#line 1115 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 770 "kernels_types.go"
+#line 1116 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3355,17 +4848,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 776 "kernels_types.go"
+#line 1122 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 778 "kernels_types.go"
+#line 1124 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 779 "kernels_types.go"
+#line 1125 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 780 "kernels_types.go"
+#line 1126 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3376,17 +4869,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 786 "kernels_types.go"
+#line 1132 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 788 "kernels_types.go"
+#line 1134 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 789 "kernels_types.go"
+#line 1135 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 790 "kernels_types.go"
+#line 1136 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3397,17 +4890,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 796 "kernels_types.go"
+#line 1142 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 798 "kernels_types.go"
+#line 1144 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 799 "kernels_types.go"
+#line 1145 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 800 "kernels_types.go"
+#line 1146 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3418,17 +4911,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 806 "kernels_types.go"
+#line 1152 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 808 "kernels_types.go"
+#line 1154 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 809 "kernels_types.go"
+#line 1155 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 810 "kernels_types.go"
+#line 1156 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3439,17 +4932,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 816 "kernels_types.go"
+#line 1162 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 818 "kernels_types.go"
+#line 1164 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 819 "kernels_types.go"
+#line 1165 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 820 "kernels_types.go"
+#line 1166 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3460,17 +4953,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 826 "kernels_types.go"
+#line 1172 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 828 "kernels_types.go"
+#line 1174 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 829 "kernels_types.go"
+#line 1175 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 830 "kernels_types.go"
+#line 1176 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3481,17 +4974,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 836 "kernels_types.go"
+#line 1182 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 838 "kernels_types.go"
+#line 1184 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 839 "kernels_types.go"
+#line 1185 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 840 "kernels_types.go"
+#line 1186 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3502,17 +4995,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 846 "kernels_types.go"
+#line 1192 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 848 "kernels_types.go"
+#line 1194 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 849 "kernels_types.go"
+#line 1195 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 850 "kernels_types.go"
+#line 1196 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3523,17 +5016,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 856 "kernels_types.go"
+#line 1202 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 858 "kernels_types.go"
+#line 1204 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 859 "kernels_types.go"
+#line 1205 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 860 "kernels_types.go"
+#line 1206 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3544,17 +5037,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 866 "kernels_types.go"
+#line 1212 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 868 "kernels_types.go"
+#line 1214 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 869 "kernels_types.go"
+#line 1215 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 870 "kernels_types.go"
+#line 1216 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3565,17 +5058,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 876 "kernels_types.go"
+#line 1222 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 878 "kernels_types.go"
+#line 1224 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 879 "kernels_types.go"
+#line 1225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 880 "kernels_types.go"
+#line 1226 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 

@@ -74,6 +74,16 @@ func scan{{.Sfx}}(t kernel.Thread, in, out, offs []{{.Go}}, useOffs, exclusive b
 	scanTiles(t, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
+// scanLB{{.Sfx}} is the single-pass scan over {{.Go}}.
+//
+//hipgo:kernel
+func scanLB{{.Sfx}}(t kernel.Thread, in, out, agg, incl []{{.Go}}, flags []uint32, exclusive bool, tile int) {
+	warps := kernel.Shared[[32]{{.Go}}](t)
+	bcast := kernel.Shared[[32]{{.Go}}](t)
+	sh := kernel.DynamicShared[{{.Go}}](t)
+	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+}
+
 // unary{{.Sfx}} is Transform over {{.Go}}.
 //
 //hipgo:kernel
@@ -86,6 +96,42 @@ func unary{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, op int32, a {{.Go}}, span
 //hipgo:kernel
 func binary{{.Sfx}}(t kernel.Thread, x, y, out []{{.Go}}, op int32, span int) {
 	binary(t, x, y, out, op, span)
+}
+
+// segReduce{{.Sfx}} is SegmentedReduce over {{.Go}}.
+//
+//hipgo:kernel
+func segReduce{{.Sfx}}(t kernel.Thread, in []{{.Go}}, offs []int64, out []{{.Go}}, id {{.Go}}, op int32, span int) {
+	warps := kernel.Shared[[32]{{.Go}}](t)
+	segReduce(t, in, offs, out, id, op, span, warps)
+}
+
+// selectCount{{.Sfx}} is a selection's count over {{.Go}}.
+//
+//hipgo:kernel
+func selectCount{{.Sfx}}(t kernel.Thread, in []{{.Go}}, flags []uint8, counts []int64, pred int32, a {{.Go}}, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	selectCount(t, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatter{{.Sfx}} is a selection's scatter over {{.Go}}.
+//
+//hipgo:kernel
+func selectScatter{{.Sfx}}(t kernel.Thread, in []{{.Go}}, flags []uint8, out []{{.Go}}, outIdx []int64, vals, idx bool, pred int32, a {{.Go}}, offs, counts, num []int64, single, partition bool, tile int) {
+	warps := kernel.Shared[[32]int64](t)
+	wc := kernel.Shared[[32]int32](t)
+	selectScatter(t, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScan{{.Sfx}} is a pass of a scan by key over {{.Go}} values.
+//
+//hipgo:kernel
+func segScan{{.Sfx}}(t kernel.Thread, in []{{.Go}}, heads []uint8, out, sums []{{.Go}}, sumHeads []uint8, carryIn []{{.Go}}, mode int32, exclusive bool, tile, tpb int) {
+	sh := kernel.DynamicShared[{{.Go}}](t)
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]{{.Go}}](t)
+	segScanTiles(t, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 {{end}}{{range .Hists}}
 // histogram{{.Sfx}} is HistogramEven over {{.Go}} samples.
@@ -112,6 +158,13 @@ func sortKeys{{.Sfx}}(t kernel.Thread, keysIn, keysOut []{{.Go}}, offs []uint32,
 	cnt := kernel.Shared[[4096]uint32](t)
 	off := kernel.Shared[[4096]uint32](t)
 	sortScatter(t, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, {{.Kind}}, {{.Width}}, desc, tile, run, cnt, off)
+}
+
+// keyHeads{{.Sfx}} marks the runs of equal {{.Go}} keys.
+//
+//hipgo:kernel
+func keyHeads{{.Sfx}}(t kernel.Thread, keys []{{.Go}}, flags []uint8, span int) {
+	keyHeads(t, keys, flags, span)
 }
 {{end}}{{range $k := .Nums}}{{range $.Vals}}
 // sortPairs{{$k.Sfx}}{{.Sfx}} is a radix pass's scatter of {{$k.Go}} keys with {{.Go}} values.
@@ -146,6 +199,12 @@ type (
 	sortCountLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	sortKeysLaunch[K any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	histogramLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int) error
+	scanLBLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
+	segReduceLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
+	selectCountLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error
+	selectScatterLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[int64], bool, bool, int32, T, buffer.Array[int64], buffer.Array[int64], buffer.Array[int64], bool, bool, int) error
+	segScanLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
+	keyHeadsLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
 	sortPairsLaunch[K, V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
 )
 
@@ -157,10 +216,15 @@ type numLaunchers[T any] struct {
 	scan      scanLaunch[T]
 	unary     unaryLaunch[T]
 	binary    binaryLaunch[T]
+	segReduce segReduceLaunch[T]
+	selCount  selectCountLaunch[T]
+	selScatter selectScatterLaunch[T]
+	segScan   segScanLaunch[T]
+	scanLB    scanLBLaunch[T]
 }
 
 var ({{range .Nums}}
-	num{{.Sfx}} = numLaunchers[{{.Go}}]{LaunchReduce{{.Sfx}}, LaunchArgReduce{{.Sfx}}, LaunchScanUp{{.Sfx}}, LaunchScan{{.Sfx}}, LaunchUnary{{.Sfx}}, LaunchBinary{{.Sfx}}}{{end}}
+	num{{.Sfx}} = numLaunchers[{{.Go}}]{LaunchReduce{{.Sfx}}, LaunchArgReduce{{.Sfx}}, LaunchScanUp{{.Sfx}}, LaunchScan{{.Sfx}}, LaunchUnary{{.Sfx}}, LaunchBinary{{.Sfx}}, LaunchSegReduce{{.Sfx}}, LaunchSelectCount{{.Sfx}}, LaunchSelectScatter{{.Sfx}}, LaunchSegScan{{.Sfx}}, LaunchScanLB{{.Sfx}}}{{end}}
 )
 
 // numFor is T's launchers, nil where T is no numeric type of the package.
@@ -179,10 +243,11 @@ type keyLaunchers[K any] struct {
 	count sortCountLaunch[K]
 	keys  sortKeysLaunch[K]
 	size  int
+	heads keyHeadsLaunch[K]
 }
 
 var ({{range .All}}
-	key{{.Sfx}} = keyLaunchers[{{.Go}}]{LaunchSortCount{{.Sfx}}, LaunchSortKeys{{.Sfx}}, {{.Width}}}{{end}}
+	key{{.Sfx}} = keyLaunchers[{{.Go}}]{LaunchSortCount{{.Sfx}}, LaunchSortKeys{{.Sfx}}, {{.Width}}, LaunchKeyHeads{{.Sfx}}}{{end}}
 )
 
 // keyFor is K's launchers, nil where K is no key type.

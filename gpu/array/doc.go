@@ -1,0 +1,34 @@
+// Package array is a typed n-dimensional array on a device, the layer
+// CuPy's ndarray and CUDA.jl's CuArray are: an Array[T] is a buffer (or a
+// view of one), a shape, and the stream its operations are queued on.
+//
+// Arrays are C-contiguous (row-major, the last axis varies fastest);
+// Reshape, Ravel and Slice (a range of the first axis) are views that
+// share the memory of the array they come from, with no copy. Strides
+// (transposes, steps) are not supported yet.
+//
+// Operations build on gpu/prim: element-wise arithmetic between arrays of
+// one shape and with scalars (Add, Sub, Mul, Div, Minimum, Maximum, Neg,
+// Abs, Square, Scale, AddScalar, ...), reductions over all elements (Sum,
+// Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
+// axis), Cumsum, Sort and Argsort, and copies to and from gonum's
+// mat.Dense (FromDense, ToDense). Each returns a new
+// array allocated from the stream's pool in the stream's order and queues
+// its work on the first operand's stream; nothing blocks except the calls
+// that bring values to the host (ToSlice, CopyTo, Item, At), which wait
+// for the work that writes the array. An operand on another stream is
+// ordered by its buffer's dependencies, as any buffer is.
+//
+// Every call checks its arguments before it queues anything: a nil or
+// freed array, shapes that differ (a *ShapeError), a device mismatch, an
+// integer division by a zero scalar. Errors wrap gpu.ErrInvalidValue
+// (gpu.ErrNotSupported for what the package cannot do yet); no call
+// panics on bad input. An integer division by a zero element of an array
+// is a kernel fault that fails the stream, as it does in CUDA.
+//
+// Lifetimes: an array from a constructor or an operation owns its memory
+// and Free gives it back (in its stream's order); a view owns nothing,
+// its Free does nothing, and it fails once its base is freed. An Array
+// is not safe for concurrent use by several goroutines while one frees
+// it; otherwise its methods only read it.
+package array

@@ -1,0 +1,146 @@
+package array
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/prim"
+)
+
+// sameShape checks that a and b can be operands of one element-wise
+// operation: both good, one shape, one device.
+func sameShape[T Number](op string, a, b *Array[T]) error {
+	if err := a.check(op); err != nil {
+		return err
+	}
+	if err := b.check(op); err != nil {
+		return err
+	}
+	if !slices.Equal(a.shape, b.shape) {
+		return &ShapeError{Op: op, Shapes: [][]int{a.shape, b.shape}, Reason: "operands of different shapes"}
+	}
+	if a.s.Device() != b.s.Device() {
+		return gpu.Errorf(gpu.ErrInvalidValue, op, "operands on %s and %s", a.s.Device(), b.s.Device())
+	}
+	return nil
+}
+
+func binary[T Number](op string, a, b *Array[T], f prim.BinaryOp) (*Array[T], error) {
+	if err := sameShape(op, a, b); err != nil {
+		return nil, err
+	}
+	out, err := alloc[T](op, a.s, a.shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := prim.Transform2(a.s, a.data, b.data, out.data, f); err != nil {
+		return nil, errors.Join(err, out.Free())
+	}
+	return out, nil
+}
+
+func unary[T Number](op string, a *Array[T], f prim.UnaryOp, x T) (*Array[T], error) {
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	out, err := alloc[T](op, a.s, a.shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := prim.Transform(a.s, a.data, out.data, f, x); err != nil {
+		return nil, errors.Join(err, out.Free())
+	}
+	return out, nil
+}
+
+// withScalar is a binary operation of a and a full array of x, a
+// temporary from the stream's pool.
+func withScalar[T Number](op string, a *Array[T], x T, f prim.BinaryOp) (out *Array[T], err error) {
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	xs, err := Full(a.s, x, a.shape...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, xs.Free()) }()
+	return binary(op, a, xs, f)
+}
+
+// Add is a + b element by element (cupy.add); the shapes must be equal.
+func Add[T Number](a, b *Array[T]) (*Array[T], error) { return binary("array add", a, b, prim.Add) }
+
+// Sub is a - b element by element (cupy.subtract).
+func Sub[T Number](a, b *Array[T]) (*Array[T], error) { return binary("array sub", a, b, prim.Sub) }
+
+// Mul is a * b element by element (cupy.multiply).
+func Mul[T Number](a, b *Array[T]) (*Array[T], error) { return binary("array mul", a, b, prim.Mul) }
+
+// Div is a / b element by element (cupy.divide for floats,
+// cupy.floor_divide's C truncation for integers). An integer element of
+// b that is 0 faults the kernel, and the stream fails.
+func Div[T Number](a, b *Array[T]) (*Array[T], error) { return binary("array div", a, b, prim.Div) }
+
+// Minimum is the smaller of a and b element by element (cupy.minimum).
+func Minimum[T Number](a, b *Array[T]) (*Array[T], error) {
+	return binary("array minimum", a, b, prim.Minimum)
+}
+
+// Maximum is the larger of a and b element by element (cupy.maximum).
+func Maximum[T Number](a, b *Array[T]) (*Array[T], error) {
+	return binary("array maximum", a, b, prim.Maximum)
+}
+
+// Neg is -a (cupy.negative); unsigned integers wrap.
+func Neg[T Number](a *Array[T]) (*Array[T], error) { return unary("array neg", a, prim.Neg, 0) }
+
+// Abs is |a| (cupy.abs); the identity for unsigned integers.
+func Abs[T Number](a *Array[T]) (*Array[T], error) { return unary("array abs", a, prim.Abs, 0) }
+
+// Square is a*a (cupy.square).
+func Square[T Number](a *Array[T]) (*Array[T], error) {
+	return unary("array square", a, prim.Square, 0)
+}
+
+// Scale is x*a (a * x in CuPy).
+func Scale[T Number](a *Array[T], x T) (*Array[T], error) {
+	return unary("array scale", a, prim.Scale, x)
+}
+
+// AddScalar is a + x.
+func AddScalar[T Number](a *Array[T], x T) (*Array[T], error) {
+	return unary("array add scalar", a, prim.AddScalar, x)
+}
+
+// SubScalar is a - x (unsigned integers wrap, as Go's do).
+func SubScalar[T Number](a *Array[T], x T) (*Array[T], error) {
+	return unary("array sub scalar", a, prim.AddScalar, -x)
+}
+
+// DivScalar is a / x, exactly as Div of a full array of x rounds; an
+// integer x of 0 is an error and nothing is queued.
+func DivScalar[T Number](a *Array[T], x T) (*Array[T], error) {
+	const op = "array div scalar"
+	if x == 0 && isInteger[T]() {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "integer division by zero")
+	}
+	return withScalar(op, a, x, prim.Div)
+}
+
+// MinimumScalar is the smaller of each element and x (cupy.minimum(a, x)).
+func MinimumScalar[T Number](a *Array[T], x T) (*Array[T], error) {
+	return withScalar("array minimum scalar", a, x, prim.Minimum)
+}
+
+// MaximumScalar is the larger of each element and x (cupy.maximum(a, x)).
+func MaximumScalar[T Number](a *Array[T], x T) (*Array[T], error) {
+	return withScalar("array maximum scalar", a, x, prim.Maximum)
+}
+
+// isInteger tells integer element types from floats: 1/2 is 0 only for
+// integers.
+func isInteger[T Number]() bool {
+	one := T(1)
+	return one/2 == 0
+}
