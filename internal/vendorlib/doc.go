@@ -2,7 +2,7 @@
 // run time, with purego, and binds their symbols. It is the one table of
 // library names, override variables and search paths: the drivers open
 // CUDA (libcuda.so.1) and ROCm (libhsa-runtime64.so.1) through it, the gpu
-// packages NVRTC and hipRTC (gpu/rtc), cuBLAS and rocBLAS (gpu/blas), NCCL
+// packages NVRTC and hipRTC (gpu/rtc), cuBLAS and rocBLAS (gpu/blas), cuFFT (gpu/fft), NCCL
 // and RCCL (gpu/collective) and the HIP runtime those AMD libraries run on,
 // and the doctor (cmd/gpuinfo/internal/doctor) reports from the same table (All).
 //

@@ -7,7 +7,7 @@ import (
 
 // The vendor libraries, by runtime. The drivers open CUDA and ROCm; the
 // gpu packages open the rest (rtc: NVRTC, HIPRTC; blas: CuBLAS, RocBLAS,
-// HIP; collective: NCCL, RCCL, HIP).
+// HIP; fft: CuFFT; collective: NCCL, RCCL, HIP).
 var (
 	CUDA = &Library{
 		Name: "libcuda.so.1",
@@ -93,6 +93,19 @@ var (
 		Vendor:    "nvidia",
 		Use:       "gpu/blas",
 	}
+	CuFFT = &Library{
+		Name:  "libcufft.so.12",
+		Names: []string{"libcufft.so.11", "libcufft.so"},
+		Env:   "HIPGO_CUFFT_LIBRARY",
+		Dirs: func(Env) []Dir {
+			return loadable([]string{"/usr/local/cuda/lib64", "/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13/lib64", "/usr/local/cuda-12/lib64", "/usr/lib/x86_64-linux-gnu"})
+		},
+		IfPresent: true,
+		Global:    true,
+		Hint:      "install the CUDA toolkit's cuFFT (libcufft, or pip's nvidia-cufft)",
+		Vendor:    "nvidia",
+		Use:       "gpu/fft",
+	}
 	NCCL = &Library{
 		Name:  "libnccl.so.2",
 		Names: []string{"libnccl.so"},
@@ -177,7 +190,7 @@ var (
 )
 
 // All lists every vendor library, for reports.
-var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, NCCL, HIP, RocBLAS, RCCL, ROCTX}
+var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, CuFFT, NCCL, HIP, RocBLAS, RCCL, ROCTX}
 
 func loadable(ds []string) []Dir {
 	out := make([]Dir, len(ds))

@@ -150,7 +150,7 @@ func TestTableHasEveryLibrary(t *testing.T) {
 	want := map[string]string{
 		"HIPGO_CUDA_LIBRARY": "libcuda.so.1", "HIPGO_ROCM_LIBRARY": "libhsa-runtime64.so.1",
 		"HIPGO_NVRTC_LIBRARY": "libnvrtc.so.13", "HIPGO_HIPRTC_LIBRARY": "libhiprtc.so.7",
-		"HIPGO_CUBLAS_LIBRARY": "libcublas.so.13", "HIPGO_NCCL_LIBRARY": "libnccl.so.2",
+		"HIPGO_CUBLAS_LIBRARY": "libcublas.so.13", "HIPGO_CUFFT_LIBRARY": "libcufft.so.12", "HIPGO_NCCL_LIBRARY": "libnccl.so.2",
 		"HIPGO_HIP_LIBRARY": "libamdhip64.so", "HIPGO_ROCBLAS_LIBRARY": "librocblas.so",
 		"HIPGO_RCCL_LIBRARY": "librccl.so.1", "HIPGO_ROCTX_LIBRARY": "librocprofiler-sdk-roctx.so.1",
 	}

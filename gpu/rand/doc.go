@@ -1,0 +1,27 @@
+// Package rand fills buffers with random numbers on any device, as cuRAND
+// and hipRAND do for CUDA and HIP programs: uniform, normal and log-normal
+// float32 and float64 values, and uint32 and uint64 integers of every bit
+// pattern or in a range, from a counter-based Philox4x32-10 generator.
+//
+// The generator is written once as Go kernels (kernels.go), translated by
+// hipgo-gen into the C++, PTX and AMDGPU code objects of gen/; the cpu
+// agent runs the Go functions themselves. Every transform from random
+// words to values uses integer operations and correctly rounded float64
+// +, -, *, / and square roots only (its own log, exp, sin and cos, never
+// a vendor math library, each product rounded on its own), so the same
+// seed and offset give the same numbers, bit for bit, on the cpu agent,
+// NVIDIA and AMD GPUs. docs/random.md gives the stream's layout.
+//
+// A Generator holds a seed and an offset into its stream of 32-bit words,
+// as cuRAND's host API does. A call (Uniform, Normal, LogNormal, Bits,
+// Range) checks its arguments first and queues nothing when they are
+// wrong, returning an error wrapping gpu.ErrInvalidValue or
+// gpu.ErrInvalidHandle; otherwise it queues one launch on the stream it
+// is given, moves the offset past the words it takes, and returns. The
+// values are there once the stream has run it. A call allocates nothing
+// on the host. Calls on a capturing stream are captured into the graph
+// like any other stream work; the graph then replays the same words.
+//
+// Generators and the functions are safe for concurrent use; calls on one
+// stream run in the order they were made.
+package rand

@@ -1,0 +1,9 @@
+package rand
+
+import (
+	"testing"
+
+	"github.com/hipgo/hipgo/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
