@@ -36,6 +36,16 @@ import (
 //	x(A, B)              the median ns/op of A ÷ that of B (a time ratio)
 //	bx(A, B)             the median MB/s of A ÷ that of B (a bandwidth ratio)
 //
+// A name may end in @unit to read another metric of the same kind, in its
+// own scale (see units): us(DispatchWait@median_ns), tflops(Gemm@TFLOP/s),
+// x(vector_add@us, VectorAdd@gpu-ns/op). A file may end in #N to read only
+// its Nth run (the Nth "goos:" header), where a file holds two runs of one
+// benchmark name under different settings.
+//
+// Lines not in Go's format are read by the extractors of lineKinds: the
+// peers' own outputs (nvcc's "vector_add 234.299 us 3437.1 GB/s", CuPy's
+// "cupy matmul float32 n=4096: median 2.677 ms, 51.34 TFLOP/s").
+//
 // B is the benchmark's name as the file writes it, with or without
 // "Benchmark" and the -GOMAXPROCS suffix; it must name one benchmark of the
 // file. A median is over all the file's samples of it (the -count rounds).
@@ -55,6 +65,36 @@ type figureRef struct {
 }
 
 var figureExpr = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)=([a-z]+)\(([^()]*)\)$`)
+
+// fns are the figure functions: the kind of metric each reads, the unit it
+// reads by default, the divisor from that kind's base unit to the figure's,
+// and whether it is a ratio of two benchmarks.
+var fns = map[string]struct {
+	kind, unit string
+	div        float64
+	ratio      bool
+}{
+	"us":     {"time", "ns/op", 1e3, false},
+	"ms":     {"time", "ns/op", 1e6, false},
+	"ns":     {"time", "ns/op", 1, false},
+	"gbs":    {"rate", "MB/s", 1e3, false},
+	"gflops": {"flops", "GFLOP/s", 1, false},
+	"tflops": {"flops", "GFLOP/s", 1e3, false},
+	"x":      {"time", "ns/op", 1, true},
+	"bx":     {"rate", "MB/s", 1, true},
+}
+
+// units are the metrics the files write: their kind and their value in the
+// kind's base unit (ns, MB/s, GFLOP/s).
+var units = map[string]struct {
+	kind string
+	mul  float64
+}{
+	"ns/op": {"time", 1}, "gpu-ns/op": {"time", 1}, "median_ns": {"time", 1}, "resolve_median_ns": {"time", 1},
+	"us": {"time", 1e3}, "us/kernel": {"time", 1e3}, "ms": {"time", 1e6},
+	"MB/s": {"rate", 1}, "GB/s": {"rate", 1e3},
+	"GFLOP/s": {"flops", 1}, "TFLOP/s": {"flops", 1e3},
+}
 
 // parseFrom parses the inside of a from: comment: one or more results
 // files, then figure=expr pairs. A file after the first that names no
@@ -86,12 +126,21 @@ func parseFrom(s string) (files []string, refs []figureRef, err error) {
 		for a := range strings.SplitSeq(m[3], ",") {
 			args = append(args, strings.TrimSpace(a))
 		}
-		want := map[string]int{"us": 1, "ms": 1, "ns": 1, "gbs": 1, "gflops": 1, "tflops": 1, "x": 2, "bx": 2}[m[2]]
-		if want == 0 {
+		fn, ok := fns[m[2]]
+		if !ok {
 			return nil, nil, fmt.Errorf("from: %q: unknown function %s", f, m[2])
+		}
+		want := 1
+		if fn.ratio {
+			want = 2
 		}
 		if len(args) != want {
 			return nil, nil, fmt.Errorf("from: %q: %s takes %d benchmark names", f, m[2], want)
+		}
+		for _, a := range args {
+			if _, u, ok := strings.Cut(a, "@"); ok && (units[u].kind != fn.kind) {
+				return nil, nil, fmt.Errorf("from: %q: %s reads a %s, and %s is not one", f, m[2], fn.kind, u)
+			}
 		}
 		refs = append(refs, figureRef{Figure: m[1], Fn: m[2], Args: args})
 	}
@@ -132,7 +181,69 @@ type benchFile map[string]map[string][]float64
 
 var procSuffix = regexp.MustCompile(`-[0-9]+$`)
 
-func readBenchFile(path string) (benchFile, error) {
+// lineKinds read the lines of a results file: Go's benchmark format, and
+// the peers' outputs that are not in it. Each returns a line's benchmark
+// name and its values by unit, or ok false for a line not of its kind.
+var lineKinds = []struct {
+	name string
+	read func(line string) (name string, vals map[string]float64, ok bool)
+}{
+	{"go", readGoLine},
+	{"nvcc peer", readFields(regexp.MustCompile(`^([a-z][a-z0-9_]*) ([0-9.]+) (us) ([0-9.]+) (GB/s|GFLOP/s)\b`))},
+	{"cupy matmul", readFields(regexp.MustCompile(`^(cupy matmul float(?:32|64) n=[0-9]+): median ([0-9.]+) (ms), ([0-9.]+) (TFLOP/s)$`))},
+}
+
+// readGoLine reads a line of Go's benchmark format.
+func readGoLine(line string) (string, map[string]float64, bool) {
+	fields := strings.Fields(line)
+	if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+		return "", nil, false
+	}
+	if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
+		return "", nil, false
+	}
+	vals := map[string]float64{}
+	for i := 2; i+1 < len(fields); i += 2 {
+		v, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			break
+		}
+		vals[fields[i+1]] = v
+	}
+	return fields[0], vals, true
+}
+
+// readFields reads a line whose first group is the name and whose other
+// groups are value, unit pairs.
+func readFields(re *regexp.Regexp) func(string) (string, map[string]float64, bool) {
+	return func(line string) (string, map[string]float64, bool) {
+		m := re.FindStringSubmatch(line)
+		if m == nil {
+			return "", nil, false
+		}
+		vals := map[string]float64{}
+		for i := 2; i+1 < len(m); i += 2 {
+			v, err := strconv.ParseFloat(m[i], 64)
+			if err != nil {
+				return "", nil, false
+			}
+			vals[m[i+1]] = v
+		}
+		return m[1], vals, true
+	}
+}
+
+// readBenchFile reads a results file; spec is its path, with #N to read
+// only its Nth run (counted at each "goos:" line).
+func readBenchFile(spec string) (benchFile, error) {
+	path, run := spec, 0
+	if p, n, ok := strings.Cut(spec, "#"); ok {
+		var err error
+		if run, err = strconv.Atoi(n); err != nil || run < 1 {
+			return nil, fmt.Errorf("%s: #%s is not a run number", p, n)
+		}
+		path = p
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -141,25 +252,31 @@ func readBenchFile(path string) (benchFile, error) {
 	out := benchFile{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	runs := 0
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "goos:") {
+			runs++
+		}
+		if run > 0 && runs != run {
 			continue
 		}
-		if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
-			continue
-		}
-		name := fields[0]
-		if out[name] == nil {
-			out[name] = map[string][]float64{}
-		}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				break
+		for _, k := range lineKinds {
+			name, vals, ok := k.read(line)
+			if !ok {
+				continue
 			}
-			out[name][fields[i+1]] = append(out[name][fields[i+1]], v)
+			if out[name] == nil {
+				out[name] = map[string][]float64{}
+			}
+			for u, v := range vals {
+				out[name][u] = append(out[name][u], v)
+			}
+			break
 		}
+	}
+	if run > runs {
+		return nil, fmt.Errorf("%s has %d runs, not %d", path, runs, run)
 	}
 	return out, sc.Err()
 }
@@ -178,10 +295,11 @@ func (b benchFile) add(o benchFile) {
 
 // median is the median of a benchmark's values in unit.
 func (b benchFile) median(name, unit string) (float64, error) {
-	if !strings.HasPrefix(name, "Benchmark") {
-		name = "Benchmark" + name
-	}
 	units, ok := b[name]
+	if !ok && !strings.HasPrefix(name, "Benchmark") {
+		name = "Benchmark" + name
+		units, ok = b[name]
+	}
 	if !ok {
 		// Without its -GOMAXPROCS suffix, a name must mean one benchmark.
 		var found []string
@@ -213,31 +331,23 @@ func (b benchFile) median(name, unit string) (float64, error) {
 
 // eval recomputes a figure from its file.
 func (b benchFile) eval(r figureRef) (float64, error) {
-	m := func(i int, unit string) (float64, error) { return b.median(r.Args[i], unit) }
-	ratio := func(unit string) (float64, error) {
-		a, err := m(0, unit)
+	fn := fns[r.Fn]
+	vals := make([]float64, len(r.Args))
+	for i, a := range r.Args {
+		unit := fn.unit
+		if n, u, ok := strings.Cut(a, "@"); ok {
+			a, unit = n, u
+		}
+		v, err := b.median(a, unit)
 		if err != nil {
 			return 0, err
 		}
-		c, err := m(1, unit)
-		if err != nil {
-			return 0, err
-		}
-		return a / c, nil
+		vals[i] = v * units[unit].mul
 	}
-	scale := map[string]struct {
-		unit string
-		div  float64
-	}{"us": {"ns/op", 1e3}, "ms": {"ns/op", 1e6}, "ns": {"ns/op", 1}, "gbs": {"MB/s", 1e3}, "gflops": {"GFLOP/s", 1}, "tflops": {"GFLOP/s", 1e3}}
-	switch r.Fn {
-	case "x":
-		return ratio("ns/op")
-	case "bx":
-		return ratio("MB/s")
+	if fn.ratio {
+		return vals[0] / vals[1], nil
 	}
-	s := scale[r.Fn]
-	v, err := m(0, s.unit)
-	return v / s.div, err
+	return vals[0] / fn.div, nil
 }
 
 // matches says whether v, rounded to the decimals figure is written
@@ -433,6 +543,41 @@ func TestCheckFigures(t *testing.T) {
 	n, bad := checkFigures("doc.md", "`<!-- from: results/run/a.txt 9.63=us(Native/launch_sync) -->`", dir, map[string]benchFile{})
 	assert.Empty(t, bad)
 	assert.Zero(t, n)
+
+	// The peers' outputs, a metric named with @, a run picked with #N.
+	peers := "2026-12-01T23:50:39Z\nvector_add 234.299 us 3437.1 GB/s\nmatrix_mul16 2110.285 us 8141.0 GFLOP/s check 2048\n" +
+		"cupy matmul float32 n=4096: median 2.677 ms, 51.34 TFLOP/s\n" +
+		"goos: linux\nBenchmarkVectorAdd-16 \t 50\t 231906 ns/op\t 3467 GB/s\t 232580 gpu-ns/op\n" +
+		"BenchmarkD \t 9\t 1823 ns/op\t 1152 median_ns\nBenchmarkG-16 \t 1\t 60396 ns/op\t 0.6024 us/kernel\n" +
+		"goos: linux\nBenchmarkG-16 \t 1\t 440480 ns/op\t 4.405 us/kernel\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "p.txt"), []byte(peers), 0o644))
+	for _, c := range []struct {
+		row, expr string
+		ok        bool
+	}{
+		{"| 234.3 µs |", "234.3=us(vector_add@us)", true},
+		{"| 234.3 µs |", "234.3=us(vector_add)", false}, // no ns/op in the peer's line
+		{"| 3.44 GB/s |", "3437=bx(vector_add@GB/s, vector_add@MB/s)", false},
+		{"| 8141 GFLOP/s |", "8141=gflops(matrix_mul16)", true},
+		{"| 51.34 TFLOP/s |", "51.34=tflops(cupy matmul float32 n=4096@TFLOP/s)", true},
+		{"| 2.68 ms |", "2.68=ms(VectorAdd@ms)", false}, // no such metric in Go's line
+		{"| 232.6 µs (1.007×) |", "232.6=us(VectorAdd@gpu-ns/op) 1.007=x(vector_add@us, VectorAdd@gpu-ns/op)", true},
+		{"| 232.6 µs |", "232.6=us(VectorAdd@GB/s)", false}, // not a time
+		{"| 1.15 µs |", "1.15=us(D@median_ns)", true},
+		{"| 0.602 µs |", "0.602=us(G@us/kernel)", false}, // both runs pooled: (0.6024+4.405)/2 is not 0.602
+	} {
+		text := c.row + " " + fmt.Sprintf("<!-- from: results/run/p.txt %s -->", c.expr)
+		_, bad := checkFigures("doc.md", text, dir, map[string]benchFile{})
+		if c.ok {
+			assert.Empty(t, bad, text)
+		} else {
+			assert.NotEmpty(t, bad, text)
+		}
+	}
+	_, bad = checkFigures("doc.md", "| 4.41 µs / 0.602 µs | <!-- from: results/run/p.txt#2 4.41=us(G@us/kernel) --> <!-- from: results/run/p.txt#1 0.602=us(G@us/kernel) -->", dir, map[string]benchFile{})
+	assert.Empty(t, bad, "each run read alone")
+	_, bad = checkFigures("doc.md", "| 4.41 µs | <!-- from: results/run/p.txt#3 4.41=us(G@us/kernel) -->", dir, map[string]benchFile{})
+	assert.NotEmpty(t, bad, "no third run")
 
 	// A file that does not exist.
 	_, bad = checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{})
