@@ -35,6 +35,7 @@ import (
 //	tflops(B)            the median GFLOP/s of B, in TFLOP/s
 //	x(A, B)              the median ns/op of A ÷ that of B (a time ratio)
 //	bx(A, B)             the median MB/s of A ÷ that of B (a bandwidth ratio)
+//	fx(A, B)             the median GFLOP/s of A ÷ that of B (a FLOP rate ratio)
 //
 // A name may end in @unit to read another metric of the same kind, in its
 // own scale (see units): us(DispatchWait@median_ns), tflops(Gemm@TFLOP/s),
@@ -82,6 +83,7 @@ var fns = map[string]struct {
 	"tflops": {"flops", "GFLOP/s", 1e3, false},
 	"x":      {"time", "ns/op", 1, true},
 	"bx":     {"rate", "MB/s", 1, true},
+	"fx":     {"flops", "GFLOP/s", 1, true},
 }
 
 // units are the metrics the files write: their kind and their value in the
@@ -559,6 +561,8 @@ func TestCheckFigures(t *testing.T) {
 		{"| 234.3 µs |", "234.3=us(vector_add)", false}, // no ns/op in the peer's line
 		{"| 3.44 GB/s |", "3437=bx(vector_add@GB/s, vector_add@MB/s)", false},
 		{"| 8141 GFLOP/s |", "8141=gflops(matrix_mul16)", true},
+		{"| 0.98× |", "0.98=fx(matrix_mul16, cupy matmul float32 n=4096@TFLOP/s)", false}, // 0.16
+		{"| 0.16× |", "0.16=fx(matrix_mul16, cupy matmul float32 n=4096@TFLOP/s)", true},
 		{"| 51.34 TFLOP/s |", "51.34=tflops(cupy matmul float32 n=4096@TFLOP/s)", true},
 		{"| 2.68 ms |", "2.68=ms(VectorAdd@ms)", false}, // no such metric in Go's line
 		{"| 232.6 µs (1.007×) |", "232.6=us(VectorAdd@gpu-ns/op) 1.007=x(vector_add@us, VectorAdd@gpu-ns/op)", true},
