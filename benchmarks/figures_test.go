@@ -37,11 +37,15 @@ import (
 //	bx(A, B)             the median MB/s of A ÷ that of B (a bandwidth ratio)
 //	fx(A, B)             the median GFLOP/s of A ÷ that of B (a FLOP rate ratio)
 //
+//	msmin(B), msmax(B)   the least and the greatest ns/op of B, in ms (a range)
+//
 // A name may end in @unit to read another metric of the same kind, in its
 // own scale (see units): us(DispatchWait@median_ns), tflops(Gemm@TFLOP/s),
-// x(vector_add@us, VectorAdd@gpu-ns/op). A file may end in #N to read only
-// its Nth run (the Nth "goos:" header), where a file holds two runs of one
-// benchmark name under different settings.
+// x(vector_add@us, VectorAdd@gpu-ns/op); @unit÷N divides by N (a time per
+// kernel of an N-kernel chain: us(Native/chain100_direct@ns/op÷100)). A
+// name may end in #N to read only the file's Nth run (counted at its
+// "goos:" headers), where a file holds two runs of one benchmark under
+// different settings: us(Chain100/graph#2@us/kernel).
 //
 // Lines not in Go's format are read by the extractors of lineKinds: the
 // peers' own outputs (nvcc's "vector_add 234.299 us 3437.1 GB/s", CuPy's
@@ -74,16 +78,19 @@ var fns = map[string]struct {
 	kind, unit string
 	div        float64
 	ratio      bool
+	pick       func([]float64) float64 // median if nil
 }{
-	"us":     {"time", "ns/op", 1e3, false},
-	"ms":     {"time", "ns/op", 1e6, false},
-	"ns":     {"time", "ns/op", 1, false},
-	"gbs":    {"rate", "MB/s", 1e3, false},
-	"gflops": {"flops", "GFLOP/s", 1, false},
-	"tflops": {"flops", "GFLOP/s", 1e3, false},
-	"x":      {"time", "ns/op", 1, true},
-	"bx":     {"rate", "MB/s", 1, true},
-	"fx":     {"flops", "GFLOP/s", 1, true},
+	"msmin":  {"time", "ns/op", 1e6, false, slices.Min[[]float64]},
+	"msmax":  {"time", "ns/op", 1e6, false, slices.Max[[]float64]},
+	"us":     {"time", "ns/op", 1e3, false, nil},
+	"ms":     {"time", "ns/op", 1e6, false, nil},
+	"ns":     {"time", "ns/op", 1, false, nil},
+	"gbs":    {"rate", "MB/s", 1e3, false, nil},
+	"gflops": {"flops", "GFLOP/s", 1, false, nil},
+	"tflops": {"flops", "GFLOP/s", 1e3, false, nil},
+	"x":      {"time", "ns/op", 1, true, nil},
+	"bx":     {"rate", "MB/s", 1, true, nil},
+	"fx":     {"flops", "GFLOP/s", 1, true, nil},
 }
 
 // units are the metrics the files write: their kind and their value in the
@@ -140,13 +147,32 @@ func parseFrom(s string) (files []string, refs []figureRef, err error) {
 			return nil, nil, fmt.Errorf("from: %q: %s takes %d benchmark names", f, m[2], want)
 		}
 		for _, a := range args {
-			if _, u, ok := strings.Cut(a, "@"); ok && (units[u].kind != fn.kind) {
-				return nil, nil, fmt.Errorf("from: %q: %s reads a %s, and %s is not one", f, m[2], fn.kind, u)
+			if _, u, ok := strings.Cut(a, "@"); ok {
+				if _, err := unitScale(u, fn.kind); err != nil {
+					return nil, nil, fmt.Errorf("from: %q: %s: %v", f, m[2], err)
+				}
 			}
 		}
 		refs = append(refs, figureRef{Figure: m[1], Fn: m[2], Args: args})
 	}
 	return files, refs, nil
+}
+
+// unitScale is the factor from unit (a metric of units, with ÷N or
+// without) to kind's base unit.
+func unitScale(unit, kind string) (float64, error) {
+	n := 1.0
+	if u, d, ok := strings.Cut(unit, "÷"); ok {
+		var err error
+		if n, err = strconv.ParseFloat(d, 64); err != nil || n <= 0 {
+			return 0, fmt.Errorf("%s: ÷%s is not a count", unit, d)
+		}
+		unit = u
+	}
+	if units[unit].kind != kind {
+		return 0, fmt.Errorf("%s is not a %s", unit, kind)
+	}
+	return units[unit].mul / n, nil
 }
 
 // splitTopLevel splits s at spaces outside parentheses.
@@ -235,23 +261,24 @@ func readFields(re *regexp.Regexp) func(string) (string, map[string]float64, boo
 	}
 }
 
-// readBenchFile reads a results file; spec is its path, with #N to read
-// only its Nth run (counted at each "goos:" line).
-func readBenchFile(spec string) (benchFile, error) {
-	path, run := spec, 0
-	if p, n, ok := strings.Cut(spec, "#"); ok {
-		var err error
-		if run, err = strconv.Atoi(n); err != nil || run < 1 {
-			return nil, fmt.Errorf("%s: #%s is not a run number", p, n)
-		}
-		path = p
-	}
+// readBenchFile reads a results file. A benchmark's samples are kept under
+// its name, and under name#N for the file's Nth run (counted at each
+// "goos:" line).
+func readBenchFile(path string) (benchFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	out := benchFile{}
+	put := func(name string, vals map[string]float64) {
+		if out[name] == nil {
+			out[name] = map[string][]float64{}
+		}
+		for u, v := range vals {
+			out[name][u] = append(out[name][u], v)
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	runs := 0
@@ -260,25 +287,17 @@ func readBenchFile(spec string) (benchFile, error) {
 		if strings.HasPrefix(line, "goos:") {
 			runs++
 		}
-		if run > 0 && runs != run {
-			continue
-		}
 		for _, k := range lineKinds {
 			name, vals, ok := k.read(line)
 			if !ok {
 				continue
 			}
-			if out[name] == nil {
-				out[name] = map[string][]float64{}
-			}
-			for u, v := range vals {
-				out[name][u] = append(out[name][u], v)
+			put(name, vals)
+			if runs > 0 {
+				put(name+"#"+strconv.Itoa(runs), vals)
 			}
 			break
 		}
-	}
-	if run > runs {
-		return nil, fmt.Errorf("%s has %d runs, not %d", path, runs, run)
 	}
 	return out, sc.Err()
 }
@@ -295,8 +314,9 @@ func (b benchFile) add(o benchFile) {
 	}
 }
 
-// median is the median of a benchmark's values in unit.
-func (b benchFile) median(name, unit string) (float64, error) {
+// median is the median of a benchmark's values in unit, or what pick
+// picks of them.
+func (b benchFile) median(name, unit string, pick func([]float64) float64) (float64, error) {
 	units, ok := b[name]
 	if !ok && !strings.HasPrefix(name, "Benchmark") {
 		name = "Benchmark" + name
@@ -305,8 +325,10 @@ func (b benchFile) median(name, unit string) (float64, error) {
 	if !ok {
 		// Without its -GOMAXPROCS suffix, a name must mean one benchmark.
 		var found []string
+		base, run, _ := strings.Cut(name, "#")
 		for n := range b {
-			if procSuffix.ReplaceAllString(n, "") == name {
+			nb, nr, _ := strings.Cut(n, "#")
+			if procSuffix.ReplaceAllString(nb, "") == base && nr == run {
 				found = append(found, n)
 			}
 		}
@@ -324,6 +346,9 @@ func (b benchFile) median(name, unit string) (float64, error) {
 	if len(v) == 0 {
 		return 0, fmt.Errorf("%s has no %s", name, unit)
 	}
+	if pick != nil {
+		return pick(v), nil
+	}
 	slices.Sort(v)
 	if n := len(v); n%2 == 0 {
 		return (v[n/2-1] + v[n/2]) / 2, nil
@@ -340,11 +365,15 @@ func (b benchFile) eval(r figureRef) (float64, error) {
 		if n, u, ok := strings.Cut(a, "@"); ok {
 			a, unit = n, u
 		}
-		v, err := b.median(a, unit)
+		mul, err := unitScale(unit, fn.kind)
 		if err != nil {
 			return 0, err
 		}
-		vals[i] = v * units[unit].mul
+		v, err := b.median(a, strings.SplitN(unit, "÷", 2)[0], fn.pick)
+		if err != nil {
+			return 0, err
+		}
+		vals[i] = v * mul
 	}
 	if fn.ratio {
 		return vals[0] / vals[1], nil
@@ -578,10 +607,26 @@ func TestCheckFigures(t *testing.T) {
 			assert.NotEmpty(t, bad, text)
 		}
 	}
-	_, bad = checkFigures("doc.md", "| 4.41 µs / 0.602 µs | <!-- from: results/run/p.txt#2 4.41=us(G@us/kernel) --> <!-- from: results/run/p.txt#1 0.602=us(G@us/kernel) -->", dir, map[string]benchFile{})
-	assert.Empty(t, bad, "each run read alone")
-	_, bad = checkFigures("doc.md", "| 4.41 µs | <!-- from: results/run/p.txt#3 4.41=us(G@us/kernel) -->", dir, map[string]benchFile{})
-	assert.NotEmpty(t, bad, "no third run")
+	for _, c := range []struct {
+		row, expr string
+		ok        bool
+	}{
+		{"| 4.41 µs / 0.602 µs (7.3×) |", "4.41=us(G#2@us/kernel) 0.602=us(G-16#1@us/kernel) 7.3=x(G#2@us/kernel, G#1@us/kernel)", true}, // each run alone
+		{"| 4.41 µs |", "4.41=us(G#3@us/kernel)", false},            // no third run
+		{"| 1.82 µs |", "1.82=us(D#1)", true},                       // D is in the first run
+		{"| 0.60 µs |", "0.60=us(G#1@ns/op÷100)", true},             // per kernel of 100
+		{"| 0.60 µs |", "0.60=us(G#1@ns/op÷0)", false},              // not a count
+		{"| 0.06 / 0.44 ms |", "0.06=msmin(G) 0.44=msmax(G)", true}, // the range of both runs
+		{"| 0.06 ms |", "0.06=msmax(G)", false},
+	} {
+		text := c.row + " " + fmt.Sprintf("<!-- from: results/run/p.txt %s -->", c.expr)
+		_, bad := checkFigures("doc.md", text, dir, map[string]benchFile{})
+		if c.ok {
+			assert.Empty(t, bad, text)
+		} else {
+			assert.NotEmpty(t, bad, text)
+		}
+	}
 
 	// A file that does not exist.
 	_, bad = checkFigures("doc.md", "9.62 <!-- from: results/run/none.txt 9.62=us(A) -->", dir, map[string]benchFile{})
