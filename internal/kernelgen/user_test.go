@@ -90,6 +90,6 @@ int main() {
 		assert.Equal(t, fmt.Sprint(120000+16*i+7), lines[i], "work-item %d", i)
 	}
 	assert.Equal(t, fmt.Sprintf("%d fault 0 0 0 0", 120000+16*5+7), lines[n])
-	assert.Equal(t, fmt.Sprintf("%d fault 1 55 16 16", 120000+16*5), lines[n+1], "row 16 of 16 at user.go:55")
-	assert.Equal(t, fmt.Sprintf("%d fault 1 55 -1 16", 120000+16*5), lines[n+2], "row -1 of 16 at user.go:55")
+	assert.Equal(t, fmt.Sprintf("%d fault 1 61 16 16", 120000+16*5), lines[n+1], "row 16 of 16 at user.go:61")
+	assert.Equal(t, fmt.Sprintf("%d fault 1 61 -1 16", 120000+16*5), lines[n+2], "row -1 of 16 at user.go:61")
 }
