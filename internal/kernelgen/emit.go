@@ -45,6 +45,9 @@ func (t *translator) emit() {
 	if t.usesVector {
 		b.WriteString(vectorPrelude)
 	}
+	if t.usesBigRef {
+		b.WriteString(bigRefPrelude)
+	}
 	for _, k := range t.res.Kernels {
 		if k.MinBlocks > 0 {
 			b.WriteString(minBlocksPrelude)
@@ -270,9 +273,7 @@ func (e *emitter) function() {
 	e.at(d.Pos())
 	e.linef("%s {", e.proto)
 	e.indent++
-	for _, r := range e.results {
-		e.linef("%s %s = {};", e.t.cType(r.Type(), r.Pos()), e.declare(r))
-	}
+	e.namedResults(d.Body)
 	e.top = fn.kernel
 	e.stmts(d.Body.List)
 	e.indent--
@@ -283,6 +284,37 @@ func (e *emitter) function() {
 			k.StaticShared = e.static
 		} else {
 			k.StaticShared = e.t.instanceShared(fn, k)
+		}
+	}
+}
+
+// namedResults declares the function's named results, zero, where the
+// body can read them: every one where a bare return returns them; where
+// none does, only those the body names, and those without the unused
+// attribute only where a bare return reads them, so clang's -Wall
+// (unused, set but not used) has nothing to say of them.
+func (e *emitter) namedResults(body *ast.BlockStmt) {
+	bareRet := false
+	named := map[types.Object]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			bareRet = bareRet || len(n.Results) == 0
+		case *ast.Ident:
+			if o := e.info.Uses[n]; o != nil {
+				named[o] = true
+			}
+		}
+		return true
+	})
+	for _, r := range e.results {
+		switch {
+		case bareRet:
+			e.linef("%s %s = {};", e.t.cType(r.Type(), r.Pos()), e.declare(r))
+		case named[r]:
+			e.linef("__attribute__((unused)) %s %s = {};", e.t.cType(r.Type(), r.Pos()), e.declare(r))
 		}
 	}
 }

@@ -200,6 +200,17 @@ func (e *emitter) readPlace(x ast.Expr) string {
 	return e.lvalue(x)
 }
 
+// scratchCell is the size of the prelude's hg_scratch, the cell a failed
+// checked write through hg_ref goes to.
+const scratchCell = 64 * 8
+
+// bigElem reports whether elem, an element of a slice or array, is larger
+// than the scratch cell, so its place goes through hg_ref_big. An element
+// whose type mentions a type parameter stays with hg_ref.
+func (e *emitter) bigElem(elem types.Type) bool {
+	return elem != nil && !mentionsTypeParam(elem) && e.t.sizes.Sizeof(elem) > scratchCell
+}
+
 func (e *emitter) indexAs(x *ast.IndexExpr, lv, read bool) string {
 	i := e.expr(x.Index)
 	if !isInteger(e.info.TypeOf(x.Index)) {
@@ -209,6 +220,10 @@ func (e *emitter) indexAs(x *ast.IndexExpr, lv, read bool) string {
 	fn := "hg_ld"
 	if lv {
 		fn = "hg_ref"
+	}
+	if fn == "hg_ref" && !read && e.bigElem(e.info.TypeOf(x)) {
+		fn = "hg_ref_big"
+		e.t.usesBigRef = true
 	}
 	var base string
 	switch u := e.info.TypeOf(x.X).Underlying().(type) {

@@ -257,6 +257,7 @@ type translator struct {
 	usesMemory bool                      // fences and ordered, scoped atomics: memoryPrelude
 	usesWarp   bool                      // masked warp operations and reductions: warpPrelude
 	usesVector bool                      // Load4 ...: vectorPrelude
+	usesBigRef bool                      // hg_ref_big: bigRefPrelude
 	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
 	globalList []*globalVar              // the same, in declaration order
 }

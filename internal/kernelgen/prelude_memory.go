@@ -147,6 +147,31 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
 
 `
 
+// bigRefPrelude is hg_ref_big, hg_ref for an element larger than the
+// scratch cell (a row of a 2-D array as the base of a write, s[i][j] =
+// v): a failed index gives a cell of the element's own type, so the
+// write that follows touches nothing in bounds or out of them. Written
+// where a kernel uses it.
+const bigRefPrelude = `// ---- places of elements larger than the scratch cell ----
+
+template <class T> static __device__ __attribute__((unused)) T hg_scratch_big;
+template <bool C, class T> HG_DEV T& hg_ref_big(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return hg_scratch_big<T>;
+  }
+  return s.p[i];
+}
+template <bool C, class T, long long N> HG_DEV T& hg_ref_big(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)N) {
+    hg_fail(f, 1, line, file, i, N);
+    return hg_scratch_big<T>;
+  }
+  return a.v[i];
+}
+
+`
+
 // vectorPrelude is kernel.Load4/Load2 and Store4/Store2, written where a
 // kernel uses them.
 const vectorPrelude = `// ---- 16-byte vector loads and stores ----
