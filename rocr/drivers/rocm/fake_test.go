@@ -585,6 +585,13 @@ func (q *fakeQueue) process() {
 			for _, d := range b.DepSignal {
 				if d != 0 {
 					for atomic.LoadInt64(q.f.value(signalH(d))) != 0 {
+						// hsa_queue_destroy does not wait for a barrier to
+						// resolve: a destroyed queue's CP stops where it is.
+						select {
+						case <-q.stop:
+							return
+						default:
+						}
 						time.Sleep(10 * time.Microsecond)
 					}
 				}
