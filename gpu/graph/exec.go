@@ -331,6 +331,22 @@ func (e *Exec) check(op string) error {
 	return nil
 }
 
+// streamFor is the stream a launch or upload of e uses: s, or the
+// device's default stream where s is nil; a stream of another device is
+// refused.
+func (e *Exec) streamFor(op string, s *stream.Stream) (*stream.Stream, error) {
+	if s == nil {
+		return stream.DefaultStream(e.dev)
+	}
+	if s.Device() != e.dev {
+		if err := (*core.Stream)(s).Check(op); err != nil {
+			return nil, err // a zero Stream, which has no device
+		}
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
+	}
+	return s, nil
+}
+
 // Launch runs the graph on s (a nil s is the device's default stream)
 // after the work queued on s before it and after the earlier users of its
 // buffers on other streams (hipGraphLaunch). Its packets enter the queue
@@ -340,17 +356,9 @@ func (e *Exec) Launch(s *stream.Stream) error {
 	if err := e.check(op); err != nil {
 		return err
 	}
-	if s == nil {
-		var err error
-		if s, err = stream.DefaultStream(e.dev); err != nil {
-			return err
-		}
-	}
-	if s.Device() != e.dev {
-		if err := (*core.Stream)(s).Check(op); err != nil {
-			return err // a zero Stream, which has no device
-		}
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
+	s, err := e.streamFor(op, s)
+	if err != nil {
+		return err
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -372,7 +380,6 @@ func (e *Exec) Launch(s *stream.Stream) error {
 	if err := e.claim(op); err != nil {
 		return err
 	}
-	var err error
 	if e.low != nil {
 		err = launchLowered(op, (*core.Stream)(s), e.low, e.uses)
 	} else {

@@ -162,17 +162,12 @@ func (e *Exec) Upload(s *stream.Stream) error {
 	if err := e.check(op); err != nil {
 		return err
 	}
-	if s == nil {
-		var err error
-		if s, err = stream.DefaultStream(e.dev); err != nil {
-			return err
-		}
+	s, err := e.streamFor(op, s)
+	if err != nil {
+		return err
 	}
 	if err := (*core.Stream)(s).Check(op); err != nil {
 		return err
-	}
-	if s.Device() != e.dev {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "graph instantiated for %s, the stream is on %s", e.dev, s.Device())
 	}
 	if e.isDestroyed() {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "executable graph was destroyed")
