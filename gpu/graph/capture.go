@@ -69,7 +69,16 @@ func BeginCaptureMode(s *stream.Stream, mode CaptureMode) error {
 	if s == nil {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
-	return (*core.Stream)(s).BeginCapture(op, core.CaptureMode(mode))
+	g := New()
+	cg := &captureGraph{g: g, index: map[*Node]int{}, pending: map[int]*Node{}}
+	g.capture = cg
+	if err := (*core.Stream)(s).BeginCapture(op, core.CaptureMode(mode), cg); err != nil {
+		return err
+	}
+	cg.mu.Lock()
+	cg.c = (*core.Stream)(s).Capture()
+	cg.mu.Unlock()
+	return nil
 }
 
 // ExchangeCaptureMode sets the calling thread's capture mode and returns
@@ -132,23 +141,18 @@ func EndCapture(s *stream.Stream) (*Graph, error) {
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrInvalidHandle, op, "nil stream")
 	}
-	cn, err := (*core.Stream)(s).EndCapture(op)
+	cn, owner, err := (*core.Stream)(s).EndCapture(op)
 	if err != nil {
 		return nil, err
 	}
-	g := New()
-	for _, c := range cn {
-		n := &Node{g: g, kind: kindCaptured, captured: c}
-		switch {
-		case c.Alloc != nil:
-			n.kind, n.mem = kindMemAlloc, c.Alloc
-		case c.Free != nil:
-			n.kind, n.mem = kindMemFree, c.Free
-		}
-		for _, d := range c.Deps {
-			n.deps = append(n.deps, g.nodes[d])
-		}
-		g.nodes = append(g.nodes, n)
+	cg := owner.(*captureGraph)
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if k := len(cg.nodes); k < len(cn) {
+		cg.add(k, cn[k:])
 	}
-	return g, nil
+	cg.g.mu.Lock()
+	cg.g.capture = nil // the caller's now
+	cg.g.mu.Unlock()
+	return cg.g, nil
 }

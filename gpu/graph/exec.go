@@ -32,6 +32,7 @@ type Exec struct {
 	uses      []core.MemUse // the graph's buffers, strongest access
 	memUses   []core.MemUse // the memory of alloc and free nodes, which have no packet
 	low       *lowered      // the driver's recording of pkts, if it made one
+	events    []eventOp     // event record and wait nodes, in order
 	destroyed bool
 	// from is the graph with alloc nodes this came from, whose one
 	// instantiation it is until Destroy; nil otherwise.
@@ -141,7 +142,7 @@ func (g *Graph) instantiate(op string, dev *gpu.Device, flags InstantiateFlags) 
 		return nil, err
 	}
 	e.merge()
-	e.low = lower(dev, e.pkts)
+	e.relower()
 	return e, nil
 }
 
@@ -167,6 +168,14 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node, deps [][]*Node) 
 		e.topo[i] = indices(deps[i], index)
 	}
 	for i, n := range nodes {
+		if n.kind == kindEventRecord || n.kind == kindEventWait {
+			ev, err := lowerEvent(n, dev)
+			if err != nil {
+				return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
+			}
+			e.events = append(e.events, eventOp{at: len(e.pkts), wait: n.kind == kindEventWait, ev: ev, node: n})
+			continue
+		}
 		p, uses, live, err := n.lower(dev)
 		if err != nil {
 			return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
@@ -380,9 +389,12 @@ func (e *Exec) Launch(s *stream.Stream) error {
 	if err := e.claim(op); err != nil {
 		return err
 	}
-	if e.low != nil {
+	switch {
+	case len(e.events) > 0:
+		err = e.launchEvents(op, s)
+	case e.low != nil:
 		err = launchLowered(op, (*core.Stream)(s), e.low, e.uses)
-	} else {
+	default:
 		err = (*core.Stream)(s).Replay(op, e.pkts, e.uses)
 	}
 	if err != nil {
@@ -483,13 +495,16 @@ func (e *Exec) replace(op string, n *Node, with *Node) error {
 }
 
 // relower records the packets again where the driver recorded them:
-// launches already queued keep the old recording.
+// launches already queued keep the old recording. A graph with event
+// nodes is replayed in parts around them (launchEvents), never recorded.
 func (e *Exec) relower() {
 	if e.low != nil {
 		e.low.release()
 		e.low = nil
 	}
-	e.low = lower(e.dev, e.pkts)
+	if len(e.events) == 0 {
+		e.low = lower(e.dev, e.pkts)
+	}
 }
 
 // Destroy releases the executable graph (hipGraphExecDestroy); launches
@@ -513,7 +528,7 @@ func (e *Exec) Destroy() error {
 	allocs := e.allocs
 	e.pkts, e.nodeUses, e.uses, e.live, e.checks, e.memUses = nil, nil, nil, nil, nil, nil
 	e.allocs, e.keeps, e.frees, e.memNodes, e.memDeps, e.memOrder = nil, nil, nil, nil, nil, nil
-	e.nodePkt, e.kinds, e.topo = nil, nil, nil
+	e.nodePkt, e.kinds, e.topo, e.events = nil, nil, nil, nil
 	e.mu.Unlock()
 	for _, ga := range allocs {
 		ga.Release()

@@ -7,6 +7,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/gpu/stream"
 )
 
 // Graph is a set of operations and the dependencies between them
@@ -20,6 +21,9 @@ type Graph struct {
 	// memExec is the live instantiation of a graph with alloc nodes: as
 	// in HIP and CUDA, such a graph has one at a time.
 	memExec *Exec
+	// capture: the capture that records into the graph (CaptureGraph);
+	// nil once EndCapture returned it.
+	capture *captureGraph
 }
 
 type nodeKind uint8
@@ -34,9 +38,11 @@ const (
 	kindMemAlloc
 	kindMemFree
 	kindChild // a child graph's end; its nodes are the graph's, hidden
+	kindEventRecord
+	kindEventWait
 )
 
-var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free", "child graph"}
+var kindNames = [...]string{"empty", "kernel", "memcpy", "memset", "host function", "captured", "mem alloc", "mem free", "child graph", "event record", "event wait"}
 
 // Node is one operation of a graph (hipGraphNode_t).
 type Node struct {
@@ -53,6 +59,10 @@ type Node struct {
 	patSize        int
 
 	host func() error
+
+	// event: an event record or wait node's event, under g.mu
+	// (SetRecordedEvent, SetWaitedEvent).
+	event *stream.Event
 
 	captured core.CapturedNode
 
@@ -95,8 +105,8 @@ func (k *Kernel) args() any {
 func New() *Graph { return &Graph{} }
 
 // Kind names the node's operation: "kernel", "memcpy", "memset", "host
-// function", "captured", "mem alloc", "mem free" or "empty"; "" for a
-// nil node.
+// function", "captured", "mem alloc", "mem free", "child graph", "event
+// record", "event wait" or "empty"; "" for a nil node.
 func (n *Node) Kind() string {
 	if n == nil {
 		return ""
@@ -228,13 +238,20 @@ func (g *Graph) Destroy() error {
 		return gpu.Errorf(gpu.ErrInvalidValue, "graph destroy", "nil graph")
 	}
 	g.mu.Lock()
+	cg := g.capture
+	g.mu.Unlock()
+	if cg != nil && cg.live() {
+		return gpu.Errorf(gpu.ErrIllegalState, "graph destroy", "a stream is capturing into the graph: end the capture first")
+	}
+	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.destroyed {
 		return gpu.Errorf(gpu.ErrInvalidValue, "graph destroy", "graph already destroyed")
 	}
 	g.destroyed = true
 	for _, n := range g.nodes {
-		if n.kind == kindMemAlloc {
+		// A capture that failed returned its memory itself.
+		if n.kind == kindMemAlloc && g.capture == nil {
 			n.mem.Release() // executable graphs hold their own reference
 		}
 	}

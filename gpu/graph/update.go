@@ -91,7 +91,19 @@ func (e *Exec) Update(g *Graph) (UpdateResult, *Node, error) {
 	pkts := make([]core.GraphPacket, 0, len(e.pkts))
 	uses := make([][]core.MemUse, 0, len(e.pkts))
 	live := make([]liveCheck, 0, len(e.pkts))
+	events := make([]eventOp, 0, len(e.events))
 	for i, n := range nodes {
+		if n.kind == kindEventRecord || n.kind == kindEventWait {
+			ev, err := lowerEvent(n, e.dev)
+			if err != nil {
+				return fail(UpdateErrorParametersChanged, n, "node %d (%s): %v", i, n.Kind(), err)
+			}
+			// The node of the graph e was made from keeps its place
+			// (SetRecordedEvent and SetWaitedEvent name it).
+			orig := e.events[len(events)].node
+			events = append(events, eventOp{at: len(pkts), wait: n.kind == kindEventWait, ev: ev, node: orig})
+			continue
+		}
 		p, us, l, err := n.lower(e.dev)
 		if err != nil {
 			return fail(UpdateErrorParametersChanged, n, "node %d (%s): %v", i, n.Kind(), err)
@@ -101,7 +113,7 @@ func (e *Exec) Update(g *Graph) (UpdateResult, *Node, error) {
 		}
 		pkts, uses, live = append(pkts, *p), append(uses, us), append(live, l)
 	}
-	e.pkts, e.nodeUses, e.live = pkts, uses, live
+	e.pkts, e.nodeUses, e.live, e.events = pkts, uses, live, events
 	e.merge()
 	e.relower()
 	return UpdateSuccess, nil, nil

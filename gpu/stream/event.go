@@ -82,6 +82,27 @@ func (ev *Event) Flags() EventFlags {
 	return ev.flags
 }
 
+// Device is the device the event was made on; nil for a nil or zero
+// event.
+func (ev *Event) Device() *gpu.Device {
+	if ev == nil {
+		return nil
+	}
+	return ev.dev
+}
+
+// Valid reports a nil, zero or destroyed event (gpu.ErrInvalidHandle),
+// or one whose device was reset.
+func (ev *Event) Valid() error {
+	const op = "event"
+	if ev == nil {
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return ev.checkLocked(op)
+}
+
 // checkLocked reports a zero or destroyed event; ev.mu is held.
 func (ev *Event) checkLocked(op string) error {
 	if ev.dev == nil {

@@ -30,6 +30,9 @@ type CapturedNode struct {
 	// memory (a captured NewAsync or FreeAsync), with no packet. The
 	// capture holds Alloc's memory until the graph takes it.
 	Alloc, Free *GraphAlloc
+	// External stands for a node the caller added to the capture's
+	// graph itself (UpdateDeps): it has no operation here.
+	External bool
 }
 
 // Capture is one capture sequence: the origin stream, the streams that
@@ -47,6 +50,7 @@ type Capture struct {
 	id      uint64 // unique in the process (hipStreamGetCaptureInfo)
 	mode    CaptureMode
 	tid     int // the OS thread that began it (capturemode.go)
+	owner   any // what the caller keeps with the capture (BeginCapture)
 }
 
 // captureIDs numbers captures.
@@ -84,8 +88,8 @@ func (s *Stream) captureOf() *Capture {
 func (s *Stream) IsCapturing() bool { return s.captureOf() != nil }
 
 // BeginCapture makes s record its operations into a new capture begun in
-// mode.
-func (s *Stream) BeginCapture(op string, mode CaptureMode) error {
+// mode; owner is kept with it (Capture.Owner).
+func (s *Stream) BeginCapture(op string, mode CaptureMode, owner any) error {
 	if !mode.Valid() {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "capture mode %d", int32(mode))
 	}
@@ -96,7 +100,7 @@ func (s *Stream) BeginCapture(op string, mode CaptureMode) error {
 	if s.legacy {
 		return gpu.Errorf(gpu.ErrStreamCaptureUnsupported, op, "the legacy stream cannot capture")
 	}
-	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}, id: captureIDs.Add(1), mode: mode, tid: syscall.Gettid()}
+	c := &Capture{origin: s, front: map[*Stream][]int{}, joined: map[*Stream]bool{}, id: captureIDs.Add(1), mode: mode, tid: syscall.Gettid(), owner: owner}
 	if _, busy := captures.LoadOrStore(s, c); busy {
 		return gpu.Errorf(gpu.ErrIllegalState, op, "the stream is already capturing")
 	}
@@ -105,13 +109,22 @@ func (s *Stream) BeginCapture(op string, mode CaptureMode) error {
 	return nil
 }
 
-// EndCapture ends the capture s began and returns its nodes. A capture a
-// failure invalidated is hipErrorStreamCaptureInvalidated; one whose
-// forked streams were not joined back is hipErrorStreamCaptureUnjoined.
-// Either way every stream of the capture stops capturing.
-func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
+// EndCapture ends the capture s began and returns its nodes and its
+// owner. A capture a failure invalidated is
+// hipErrorStreamCaptureInvalidated; one whose forked streams were not
+// joined back is hipErrorStreamCaptureUnjoined. Either way every stream of
+// the capture stops capturing.
+func (s *Stream) EndCapture(op string) ([]CapturedNode, any, error) {
+	nodes, c, err := s.endCapture(op)
+	if c == nil {
+		return nodes, nil, err
+	}
+	return nodes, c.owner, err
+}
+
+func (s *Stream) endCapture(op string) ([]CapturedNode, *Capture, error) {
 	if err := s.Check(op); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The stream's lock first, as its submissions take it: an operation in
 	// progress on s is recorded before the capture ends.
@@ -120,27 +133,27 @@ func (s *Stream) EndCapture(op string) ([]CapturedNode, error) {
 	c := s.captureOf()
 	if c == nil {
 		if s.captureDestroyed.Load() {
-			return nil, gpu.Errorf(gpu.ErrStreamCaptureInvalidated, op, "the capture ended because the stream was destroyed")
+			return nil, nil, gpu.Errorf(gpu.ErrStreamCaptureInvalidated, op, "the capture ended because the stream was destroyed")
 		}
-		return nil, gpu.Errorf(gpu.ErrIllegalState, op, "the stream is not capturing")
+		return nil, nil, gpu.Errorf(gpu.ErrIllegalState, op, "the stream is not capturing")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.origin != s {
-		return nil, gpu.Errorf(gpu.ErrStreamCaptureUnmatched, op, "the capture was begun on another stream")
+		return nil, nil, gpu.Errorf(gpu.ErrStreamCaptureUnmatched, op, "the capture was begun on another stream")
 	}
 	c.stop()
 	if c.err != nil {
 		c.dropAllocs()
-		return nil, &gpu.Error{Code: gpu.ErrStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
+		return nil, c, &gpu.Error{Code: gpu.ErrStreamCaptureInvalidated, Op: op, Msg: "the capture was invalidated", Err: c.err}
 	}
 	for _, t := range c.streams {
 		if t != s && !c.joined[t] {
 			c.dropAllocs()
-			return nil, gpu.Errorf(gpu.ErrStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
+			return nil, c, gpu.Errorf(gpu.ErrStreamCaptureUnjoined, op, "work forked onto stream %d was not joined back into the capturing stream", t.q.ID())
 		}
 	}
-	return c.nodes, nil
+	return c.nodes, c, nil
 }
 
 // stop takes every stream out of the capture and forgets its events; c.mu
