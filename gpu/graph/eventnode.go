@@ -26,9 +26,9 @@ func checkNodeEvent(op string, ev *stream.Event) error {
 
 // AddEventRecord adds a record of ev after deps
 // (hipGraphAddEventRecordNode): each launch records ev once the nodes
-// before it in the graph's order are done, as Stream.Record does. ev must
-// be of the device the graph is instantiated for. A nil, zero or
-// destroyed event is ErrInvalidValue.
+// before it in the graph's order are done, as Stream.Record does; ev may
+// be of another device than the graph's launches, as in HIP. A nil, zero
+// or destroyed event is ErrInvalidValue.
 func (g *Graph) AddEventRecord(ev *stream.Event, deps ...*Node) (*Node, error) {
 	const op = "graph add event record node"
 	if err := checkNodeEvent(op, ev); err != nil {
@@ -115,15 +115,13 @@ type eventOp struct {
 	node *Node // the node of the graph it was made from
 }
 
-// lowerEvent checks event node n for an executable graph on dev.
-func lowerEvent(n *Node, dev *gpu.Device) (*stream.Event, error) {
+// lowerEvent checks event node n for an executable graph. The event may
+// be of any device, as in HIP.
+func lowerEvent(n *Node) (*stream.Event, error) {
 	op := n.Kind() + " node"
 	ev := n.eventOf()
 	if err := checkNodeEvent(op, ev); err != nil {
 		return nil, err
-	}
-	if n.kind == kindEventRecord && ev.Device() != dev {
-		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "the event is of %s, the graph is instantiated for %s", ev.Device(), dev)
 	}
 	return ev, nil
 }
@@ -151,9 +149,6 @@ func (e *Exec) setEvent(op string, k nodeKind, n *Node, ev *stream.Event) error 
 	}
 	if err := checkNodeEvent(op, ev); err != nil {
 		return err
-	}
-	if k == kindEventRecord && ev.Device() != e.dev {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "the event is of %s, the graph is instantiated for %s", ev.Device(), e.dev)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -189,7 +184,7 @@ func (e *Exec) launchEvents(op string, s *stream.Stream) error {
 		if x.wait {
 			err = s.WaitEvent(x.ev)
 		} else {
-			err = s.Record(x.ev)
+			err = core.RecordEventNode(cs, x.ev)
 		}
 		if err != nil {
 			return errs.Wrap(op, err)

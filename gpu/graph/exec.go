@@ -169,7 +169,7 @@ func (e *Exec) build(op string, dev *gpu.Device, nodes []*Node, deps [][]*Node) 
 	}
 	for i, n := range nodes {
 		if n.kind == kindEventRecord || n.kind == kindEventWait {
-			ev, err := lowerEvent(n, dev)
+			ev, err := lowerEvent(n)
 			if err != nil {
 				return &gpu.Error{Code: gpu.CodeOf(err), Op: op, Msg: fmt.Sprintf("node %d (%s)", i, n.Kind()), Err: err}
 			}

@@ -94,7 +94,7 @@ func (e *Exec) Update(g *Graph) (UpdateResult, *Node, error) {
 	events := make([]eventOp, 0, len(e.events))
 	for i, n := range nodes {
 		if n.kind == kindEventRecord || n.kind == kindEventWait {
-			ev, err := lowerEvent(n, e.dev)
+			ev, err := lowerEvent(n)
 			if err != nil {
 				return fail(UpdateErrorParametersChanged, n, "node %d (%s): %v", i, n.Kind(), err)
 			}

@@ -138,8 +138,18 @@ func (ev *Event) last(op string) (*core.Fence, error) {
 // (hipEventRecord): a BARRIER_AND with no dependency whose completion
 // signal is the event's. The stream must be of the event's device, as in
 // HIP and CUDA; any device's stream may wait for the event.
-func (s *Stream) Record(ev *Event) error {
-	const op = "event record"
+func (s *Stream) Record(ev *Event) error { return s.record("event record", ev, false) }
+
+// A graph's event record node records its event on the stream the graph
+// runs on, whatever the event's device, as HIP's does.
+func init() {
+	core.InstallEventRecorder(func(s *core.Stream, ev any) error {
+		return (*Stream)(s).record("graph event record node", ev.(*Event), true)
+	})
+}
+
+// record is Record; anyDevice lets a stream of another device record ev.
+func (s *Stream) record(op string, ev *Event, anyDevice bool) error {
 	if ev == nil {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "nil event")
 	}
@@ -152,7 +162,7 @@ func (s *Stream) Record(ev *Event) error {
 	if err := s.core().Check(op); err != nil {
 		return err
 	}
-	if d := s.Device(); d != nil && d != ev.dev {
+	if d := s.Device(); d != nil && d != ev.dev && !anyDevice {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "event of device %d recorded on a stream of device %d: record it on a stream of device %d", ev.dev.Ordinal(), d.Ordinal(), ev.dev.Ordinal())
 	}
 	if ev.shared != nil {

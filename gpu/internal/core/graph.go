@@ -46,6 +46,21 @@ func InstallKernelPreparer(f func(fn any, dev *gpu.Device, grid, block gpu.Dim3,
 	prepareKernel = f
 }
 
+var recordEventNode func(s *Stream, ev any) error
+
+// InstallEventRecorder is called by gpu/stream from init: f records the
+// event ev (a *stream.Event) on s as an event record node of a graph
+// does, whatever the event's device.
+func InstallEventRecorder(f func(s *Stream, ev any) error) { recordEventNode = f }
+
+// RecordEventNode records ev on s for a graph's event record node.
+func RecordEventNode(s *Stream, ev any) error {
+	if recordEventNode == nil {
+		return gpu.Errorf(gpu.ErrNotSupported, "graph event record node", "no event support linked in")
+	}
+	return recordEventNode(s, ev)
+}
+
 // PrepareKernel checks and encodes a kernel launch for a graph.
 func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error {
 	if prepareKernel == nil {
