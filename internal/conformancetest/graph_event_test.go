@@ -1,6 +1,7 @@
 package conformancetest
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,11 +33,12 @@ func fillNode(t *testing.T, g *graph.Graph, fill *module.Function, b *buffer.Buf
 	return n
 }
 
-// slowNode adds a host node that takes a while, so that work ordered
-// after it shows whether the order was kept.
-func slowNode(t *testing.T, g *graph.Graph, deps ...*graph.Node) *graph.Node {
+// slowNode adds a host node that takes a while and then adds 1 to done:
+// work ordered after it sees it done. (Buffers order themselves in
+// hipgo, so only host state shows whether an event kept the order.)
+func slowNode(t *testing.T, g *graph.Graph, done *atomic.Int32, deps ...*graph.Node) *graph.Node {
 	t.Helper()
-	n, err := g.AddHost(func() error { time.Sleep(20 * time.Millisecond); return nil }, deps...)
+	n, err := g.AddHost(func() error { time.Sleep(20 * time.Millisecond); done.Add(1); return nil }, deps...)
 	require.NoError(t, err)
 	return n
 }
@@ -124,9 +126,9 @@ func addNodePositives(t *testing.T, dev *gpu.Device, add addEventNode) {
 
 // recordGraph is validateAddEventRecordNode's graph: start record → fills
 // of x and y → copies → fill kernel of z after them → copy of z → end
-// record. A slow host node before the kernel makes the end event's
-// ordering observable.
-func recordGraph(t *testing.T, dev *gpu.Device, start, end *stream.Event) (*graph.Graph, *buffer.Buffer[int32]) {
+// record. A slow host node before the end record makes its ordering
+// observable: done counts the launches it finished.
+func recordGraph(t *testing.T, dev *gpu.Device, start, end *stream.Event) (*graph.Graph, *buffer.Buffer[int32], *atomic.Int32) {
 	t.Helper()
 	_, _, fill := functions(t, dev)
 	x, y, z, out := newBuffer[int32](t, dev, 64), newBuffer[int32](t, dev, 64), newBuffer[int32](t, dev, 64), newBuffer[int32](t, dev, 64)
@@ -140,26 +142,27 @@ func recordGraph(t *testing.T, dev *gpu.Device, start, end *stream.Event) (*grap
 	require.NoError(t, err)
 	cy, err := g.AddCopy(y, 0, x, 0, 64, fx, fy)
 	require.NoError(t, err)
-	slow := slowNode(t, g, cy)
-	k := fillNode(t, g, fill, z, 3, slow)
+	k := fillNode(t, g, fill, z, 3, cy)
 	cz, err := g.AddCopy(out, 0, z, 0, 64, k)
 	require.NoError(t, err)
-	_, err = g.AddEventRecord(end, cz)
+	done := new(atomic.Int32)
+	_, err = g.AddEventRecord(end, slowNode(t, g, done, cz))
 	require.NoError(t, err)
-	return g, out
+	return g, out, done
 }
 
 func runRecordGraph(t *testing.T, dev *gpu.Device, flags stream.EventFlags, runs int, timed bool) {
 	start, end := newEvent(t, dev, flags), newEvent(t, dev, flags)
-	g, out := recordGraph(t, dev, start, end)
+	g, out, done := recordGraph(t, dev, start, end)
 	e, err := g.Instantiate(dev)
 	require.NoError(t, err)
 	defer e.Destroy()
 	s := newStream(t, dev)
-	for range runs {
+	for i := range runs {
 		require.NoError(t, e.Launch(s))
 		require.NoError(t, end.Synchronize())
-		assert.Equal(t, int32(3), contents(t, out)[63], "the end event follows the graph's work")
+		assert.Equal(t, int32(i+1), done.Load(), "the end event follows the graph's work")
+		assert.Equal(t, int32(3), contents(t, out)[63])
 		if timed {
 			d, err := stream.Elapsed(start, end)
 			require.NoError(t, err)
@@ -223,8 +226,8 @@ func TestGraphAddEventRecordNode(t *testing.T) {
 }
 
 // waitGraphs is validate_hipGraphAddEventWaitNode_internodedep's two
-// graphs: graph 1 fills x (after a slow host node) and records ev; graph
-// 2 waits for ev and copies x to y.
+// graphs: graph 1 fills x and records ev; graph 2 waits for ev and fills
+// y. The two touch no common buffer, so only the event orders them.
 func waitGraphs(t *testing.T, dev *gpu.Device, ev *stream.Event) (g1, g2 *graph.Graph, y *buffer.Buffer[int32], rec, wait *graph.Node) {
 	t.Helper()
 	_, _, fill := functions(t, dev)
@@ -232,14 +235,43 @@ func waitGraphs(t *testing.T, dev *gpu.Device, ev *stream.Event) (g1, g2 *graph.
 	y = newBuffer[int32](t, dev, 64)
 	g1, g2 = graph.New(), graph.New()
 	t.Cleanup(func() { _ = g1.Destroy(); _ = g2.Destroy() })
-	k := fillNode(t, g1, fill, x, 7, slowNode(t, g1))
-	rec, err := g1.AddEventRecord(ev, k)
+	rec, err := g1.AddEventRecord(ev, fillNode(t, g1, fill, x, 7))
 	require.NoError(t, err)
 	wait, err = g2.AddEventWait(ev)
 	require.NoError(t, err)
-	_, err = g2.AddCopy(y, 0, x, 0, 64, wait)
-	require.NoError(t, err)
+	fillNode(t, g2, fill, y, 7, wait)
 	return g1, g2, y, rec, wait
+}
+
+// gate holds s's later work until release is called: s waits for an
+// event recorded on a third stream after a host function that blocks.
+func gate(t *testing.T, dev *gpu.Device, s *stream.Stream) (release func()) {
+	t.Helper()
+	s3 := newStream(t, dev)
+	ev := newEvent(t, dev, stream.EventDefault)
+	ch := make(chan struct{})
+	require.NoError(t, s3.LaunchHostFunc(func() error { <-ch; return nil }))
+	require.NoError(t, s3.Record(ev))
+	require.NoError(t, s.WaitEvent(ev))
+	return func() { close(ch) }
+}
+
+// launchPair launches e1 on s1, held by a gate, and e2 on s2, and checks
+// that e2's work waits for e1's event.
+func launchPair(t *testing.T, dev *gpu.Device, e1, e2 *graph.Exec, s1, s2 *stream.Stream, y *buffer.Buffer[int32]) {
+	t.Helper()
+	require.NoError(t, y.Memset(0))
+	release := gate(t, dev, s1)
+	require.NoError(t, e1.Launch(s1))
+	require.NoError(t, e2.Launch(s2))
+	if s1 != s2 {
+		time.Sleep(10 * time.Millisecond)
+		assert.Equal(t, gpu.ErrNotReady, code(s2.Query()), "graph 2 waits for graph 1's event")
+	}
+	release()
+	require.NoError(t, s2.Synchronize())
+	assert.Equal(t, int32(7), contents(t, y)[63])
+	require.NoError(t, s1.Synchronize())
 }
 
 func runWaitGraphs(t *testing.T, dev *gpu.Device, flags stream.EventFlags, runs int, oneStream bool) {
@@ -257,12 +289,7 @@ func runWaitGraphs(t *testing.T, dev *gpu.Device, flags stream.EventFlags, runs 
 		s2 = newStream(t, dev)
 	}
 	for range runs {
-		require.NoError(t, y.Memset(0))
-		require.NoError(t, e1.Launch(s1))
-		require.NoError(t, e2.Launch(s2))
-		require.NoError(t, s2.Synchronize())
-		assert.Equal(t, int32(7), contents(t, y)[63], "graph 2 waited for graph 1's event")
-		require.NoError(t, s1.Synchronize())
+		launchPair(t, dev, e1, e2, s1, s2, y)
 	}
 }
 
@@ -505,7 +532,7 @@ func TestGraphExecEventRecordNodeSetEvent(t *testing.T) {
 	dev := device(t)
 	t.Run("Functional", func(t *testing.T) {
 		start, end1, end2 := newEvent(t, dev, stream.EventDefault), newEvent(t, dev, stream.EventDefault), newEvent(t, dev, stream.EventDefault)
-		g, out := recordGraph(t, dev, start, end1)
+		g, out, done := recordGraph(t, dev, start, end1)
 		var endNode *graph.Node
 		for _, n := range g.Nodes() {
 			if ev, err := n.RecordedEvent(); err == nil && ev == end1 {
@@ -519,6 +546,8 @@ func TestGraphExecEventRecordNodeSetEvent(t *testing.T) {
 		require.NoError(t, e.SetRecordedEvent(endNode, end2))
 		s := newStream(t, dev)
 		require.NoError(t, e.Launch(s))
+		require.NoError(t, end2.Synchronize())
+		assert.Equal(t, int32(1), done.Load(), "end2 marks the graph's end")
 		require.NoError(t, s.Synchronize())
 		assert.Equal(t, int32(3), contents(t, out)[63])
 		d, err := stream.Elapsed(start, end2)
@@ -573,18 +602,10 @@ func TestGraphExecEventWaitNodeSetEvent(t *testing.T) {
 		require.NoError(t, err)
 		defer e2.Destroy()
 		s1, s2 := newStream(t, dev), newStream(t, dev)
-		for i, ev := range []*stream.Event{ev1, ev2} {
-			if i > 0 {
-				require.NoError(t, e1.SetRecordedEvent(rec, ev))
-				require.NoError(t, e2.SetWaitedEvent(wait, ev))
-			}
-			require.NoError(t, y.Memset(0))
-			require.NoError(t, e1.Launch(s1))
-			require.NoError(t, e2.Launch(s2))
-			require.NoError(t, s2.Synchronize())
-			assert.Equal(t, int32(7), contents(t, y)[63], "with event %d", i+1)
-			require.NoError(t, s1.Synchronize())
-		}
+		launchPair(t, dev, e1, e2, s1, s2, y)
+		require.NoError(t, e1.SetRecordedEvent(rec, ev2))
+		require.NoError(t, e2.SetWaitedEvent(wait, ev2))
+		launchPair(t, dev, e1, e2, s1, s2, y)
 	})
 	t.Run("VerifyEventNotChanged", func(t *testing.T) {
 		ev1, ev2 := newEvent(t, dev, stream.EventDefault), newEvent(t, dev, stream.EventDefault)
