@@ -7,8 +7,13 @@
 // launches (AddKernel, with LaunchKernelGGL's arguments or a
 // module.Args), copies between buffers (AddCopy), fills (AddFill), host
 // functions (AddHost), empty joins (AddEmpty), and memory: alloc nodes
-// (AddMemAlloc), whose buffer later nodes take, and free nodes
-// (AddMemFree). Instantiate checks every
+// (AddMemAlloc), whose buffer later nodes take, free nodes
+// (AddMemFree), and event records and waits (AddEventRecord,
+// AddEventWait), which a launch runs as the stream's own Record and
+// WaitEvent at their place in the graph's order. A stream capture
+// (BeginCapture) records into a graph that CaptureGraph shows while it
+// goes on, with the nodes the next captured operation will depend on;
+// UpdateCaptureDependencies changes them. Instantiate checks every
 // launch as a direct launch is checked (signature, ownership, limits) and
 // encodes its kernarg image; SetKernelParams, SetCopyParams,
 // SetFillParams and SetHostParams replace one node's operation in an Exec

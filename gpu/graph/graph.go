@@ -232,7 +232,9 @@ func (n *Node) depsLocked() []*Node {
 
 // Destroy releases the graph (hipGraphDestroy). Executable graphs made
 // from it stay valid. The memory of its alloc nodes returns to its pool
-// once no executable graph made from it remains.
+// once no executable graph made from it remains. The graph a capture
+// records into (CaptureGraph) cannot be destroyed before EndCapture
+// (ErrIllegalState).
 func (g *Graph) Destroy() error {
 	if g == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "graph destroy", "nil graph")
