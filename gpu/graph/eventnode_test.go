@@ -182,7 +182,95 @@ func TestEventNodeRaces(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	require.NoError(t, e.Destroy())
-	require.NoError(t, g.Destroy())
 	require.NoError(t, dev.Synchronize())
+
+	// Destroy of the events, the exec and the graph racing launches and
+	// setters: each call works or says what is gone.
+	gone := []gpu.ErrorCode{gpu.ErrInvalidValue, gpu.ErrInvalidHandle}
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := stream.New(dev)
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer s.Destroy()
+			for i := 0; i < 20; i++ {
+				if err := e.Launch(s); err != nil {
+					assert.Contains(t, gone, codeOf(err), "%v", err)
+				}
+				if err := e.SetWaitedEvent(wn, evs[2]); err != nil {
+					assert.Contains(t, gone, codeOf(err), "%v", err)
+				}
+				if _, err := r.RecordedEvent(); err != nil {
+					assert.Contains(t, gone, codeOf(err), "%v", err)
+				}
+			}
+			assert.NoError(t, s.Synchronize())
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, ev := range evs[:3] {
+			assert.NoError(t, ev.Destroy())
+		}
+		assert.NoError(t, e.Destroy())
+		assert.NoError(t, g.Destroy())
+	}()
+	wg.Wait()
+	require.NoError(t, dev.Synchronize())
+	assert.Equal(t, gpu.ErrInvalidValue, codeOf(e.Launch(nil)))
+}
+
+// Each stream of a capture has its own dependencies; nodes added by hand
+// and named in UpdateCaptureDependencies order the next captured
+// operation, and a node destroyed meanwhile orders nothing.
+func TestCaptureGraphFork(t *testing.T) {
+	dev, ks := setup(t)
+	x, y, z := newBuf(t, dev, 1), newBuf(t, dev, 0), newBuf(t, dev, 0)
+	s, s2 := newStream(t, dev), newStream(t, dev)
+	fork, join := newEvent(t, dev), newEvent(t, dev)
+
+	require.NoError(t, graph.BeginCapture(s))
+	require.NoError(t, stream.Fill(s, y, float32(1)))
+	require.NoError(t, s.Record(fork))
+	require.NoError(t, s2.WaitEvent(fork))
+	require.NoError(t, stream.Fill(s2, z, float32(2)))
+	g, d1, err := graph.CaptureGraph(s)
+	require.NoError(t, err)
+	g2, d2, err := graph.CaptureGraph(s2)
+	require.NoError(t, err)
+	assert.Same(t, g, g2, "one capture, one graph")
+	require.Len(t, d1, 1)
+	require.Len(t, d2, 1)
+	assert.Equal(t, []*graph.Node{d1[0]}, d2[0].Dependencies(), "the fork")
+
+	// s2's next operation runs after a node added by hand instead.
+	k, err := g.AddKernel(saxpy(ks, 1, x, z), d2[0])
+	require.NoError(t, err)
+	dead, err := g.AddEmpty()
+	require.NoError(t, err)
+	require.NoError(t, graph.UpdateCaptureDependencies(s2, []*graph.Node{k, dead}, graph.SetCaptureDependencies))
+	require.NoError(t, g.DestroyNode(dead))
+	require.NoError(t, s2.Copy(y, 0, z, 0, n))
+	require.NoError(t, s2.Record(join))
+	require.NoError(t, s.WaitEvent(join))
+	_, last, err := graph.CaptureGraph(s)
+	require.NoError(t, err)
+	require.Len(t, last, 2, "s's fill and s2's copy")
+	assert.Equal(t, []*graph.Node{k}, last[1].Dependencies(), "the copy runs after the node added by hand, not the destroyed one")
+
+	got, err := graph.EndCapture(s)
+	require.NoError(t, err)
+	assert.Same(t, g, got)
+	assert.Equal(t, 4, got.Len(), "two fills, the kernel, the copy")
+	e, err := got.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	require.NoError(t, e.Launch(s))
+	require.NoError(t, s.Synchronize())
+	assert.InDelta(t, 3.0, read(t, y)[0], 1e-6, "z = 2 + 1·x, copied to y")
+	assert.NoError(t, got.Destroy())
 }
