@@ -250,3 +250,51 @@ func TestLoweredUpdate(t *testing.T) {
 }
 
 func float32frombits(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
+
+// Kernels around an event node are not recorded as one driver chain: the
+// launch replays packets around the stream's own record, and an Update or
+// an exec setter keeps it so.
+func TestEventNodesNotLowered(t *testing.T) {
+	rec := &fakeRecorder{}
+	withRecorder(t, rec)
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gpu.Shutdown() })
+	ks, err := kernels.Load(dev)
+	require.NoError(t, err)
+	x, err := buffer.FromSlice(dev, make([]float32, 256))
+	require.NoError(t, err)
+	defer x.Free()
+	ev, err := stream.NewEvent(dev, stream.EventDefault)
+	require.NoError(t, err)
+	defer ev.Destroy()
+	k := Kernel{Func: ks.Saxpy, Grid: gpu.D1(256), Block: gpu.D1(256), Args: []any{float32(1), x, x, int32(256)}}
+	build := func() (*Graph, *Node) {
+		g := New()
+		a, err := g.AddKernel(k)
+		require.NoError(t, err)
+		r, err := g.AddEventRecord(ev, a)
+		require.NoError(t, err)
+		_, err = g.AddKernel(k, r)
+		require.NoError(t, err)
+		return g, r
+	}
+	g, r := build()
+	e, err := g.Instantiate(dev)
+	require.NoError(t, err)
+	defer e.Destroy()
+	assert.False(t, Lowered(e))
+	g2, _ := build()
+	res, _, err := e.Update(g2)
+	require.NoError(t, err)
+	assert.Equal(t, UpdateSuccess, res)
+	require.NoError(t, e.SetRecordedEvent(r, ev))
+	assert.False(t, Lowered(e))
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer s.Destroy()
+	require.NoError(t, e.Launch(s))
+	require.NoError(t, ev.Synchronize())
+	require.NoError(t, s.Synchronize())
+	assert.Empty(t, rec.chains, "nothing recorded")
+}
