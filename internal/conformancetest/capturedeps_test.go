@@ -245,6 +245,22 @@ func TestStreamGetCaptureInfoV2(t *testing.T) {
 		assert.Equal(t, []*graph.Node{first, deps[0]}, got.Nodes(), "the same nodes")
 		assert.NoError(t, got.Destroy())
 	})
+	// Documented difference: HIP's capturehipStreamWaitEvent accepts a
+	// wait for an event recorded outside the capture and drops it;
+	// hipgo, as CUDA, says hipErrorStreamCaptureIsolation.
+	t.Run("wait for an unfinished event recorded outside the capture", func(t *testing.T) {
+		s, other := newStream(t, dev), newStream(t, dev)
+		ev := newEvent(t, dev, stream.EventDefault)
+		hold := make(chan struct{})
+		require.NoError(t, other.LaunchHostFunc(func() error { <-hold; return nil }))
+		require.NoError(t, other.Record(ev))
+		require.NoError(t, graph.BeginCapture(s))
+		err := s.WaitEvent(ev)
+		assert.Equal(t, gpu.ErrStreamCaptureIsolation, code(err), "%v", err)
+		close(hold)
+		_, err = graph.EndCapture(s)
+		assert.Equal(t, gpu.ErrStreamCaptureInvalidated, code(err), "%v", err)
+	})
 	t.Run("ParamValidation: destroyed stream", func(t *testing.T) {
 		s, err := stream.New(dev)
 		require.NoError(t, err)
