@@ -274,3 +274,31 @@ func TestCaptureGraphFork(t *testing.T) {
 	assert.InDelta(t, 3.0, read(t, y)[0], 1e-6, "z = 2 + 1·x, copied to y")
 	assert.NoError(t, got.Destroy())
 }
+
+// A forked stream whose dependencies are several nodes (after a wait for
+// two events, or UpdateCaptureDependencies) is joined back by one event
+// recorded after them.
+func TestCaptureJoinSeveral(t *testing.T) {
+	dev, _ := setup(t)
+	y, z := newBuf(t, dev, 0), newBuf(t, dev, 0)
+	s, s2 := newStream(t, dev), newStream(t, dev)
+	fork, join := newEvent(t, dev), newEvent(t, dev)
+	require.NoError(t, graph.BeginCapture(s))
+	require.NoError(t, stream.Fill(s, y, float32(1)))
+	require.NoError(t, s.Record(fork))
+	require.NoError(t, s2.WaitEvent(fork))
+	require.NoError(t, stream.Fill(s2, z, float32(2)))
+	g, deps, err := graph.CaptureGraph(s2)
+	require.NoError(t, err)
+	extra, err := g.AddEmpty()
+	require.NoError(t, err)
+	require.NoError(t, graph.UpdateCaptureDependencies(s2, []*graph.Node{extra}, graph.AddCaptureDependencies))
+	_, now, err := graph.CaptureGraph(s2)
+	require.NoError(t, err)
+	assert.Equal(t, append(deps, extra), now)
+	require.NoError(t, s2.Record(join))
+	require.NoError(t, s.WaitEvent(join))
+	got, err := graph.EndCapture(s)
+	require.NoError(t, err, "s2 was joined back")
+	assert.NoError(t, got.Destroy())
+}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -391,11 +392,12 @@ func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
 		ev := v.(capturedEvent)
 		c.front[s] = append(c.front[s], ev.nodes...)
 		if s == c.origin {
-			for _, n := range ev.nodes {
-				for t, front := range c.front {
-					if t != s && len(front) == 1 && front[0] == n {
-						c.joined[t] = true
-					}
+			// A stream is joined back when the origin now waits for every
+			// node its next operation would follow (one, or several
+			// after a wait for two events or UpdateDeps).
+			for t, front := range c.front {
+				if t != s && len(front) > 0 && subset(front, ev.nodes) {
+					c.joined[t] = true
 				}
 			}
 		}
@@ -407,6 +409,16 @@ func (s *Stream) captureWait(op string, deps []*Fence) (bool, error) {
 		c.joined[s] = true // nothing forked onto it yet
 	}
 	return true, nil
+}
+
+// subset reports whether every index of a is in b.
+func subset(a, b []int) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // captureUse records a buffer a captured dispatch uses; the buffer's
