@@ -127,3 +127,4 @@ func TestPlanOnTwoStreams(t *testing.T) {
 }
 
 type bufferZ = buffer.Buffer[complex128]
+type bufferC = buffer.Buffer[complex64]

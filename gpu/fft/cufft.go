@@ -71,10 +71,12 @@ var cufftStatus = map[uintptr]struct {
 // cufftSetStream and exec pair one step, and the plan's token orders
 // the executions on the GPU, one after another, whatever their streams.
 type cufftBackend struct {
-	fns    map[string]uintptr
-	exec   uintptr // the kind's cufftExec entry point
-	mu     sync.Mutex
-	handle int32 // cufftHandle; -1 once destroyed
+	fns       map[string]uintptr
+	exec      uintptr // the kind's cufftExec entry point
+	setStream uintptr
+	mu        sync.Mutex
+	handle    int32      // cufftHandle; -1 once destroyed
+	args      [4]uintptr // a call's arguments, under mu
 }
 
 func newCufft(p *Plan) (*cufftBackend, error) {
@@ -82,7 +84,7 @@ func newCufft(p *Plan) (*cufftBackend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cufftBackend{fns: fns, exec: fns[cufftExecs[p.kind]], handle: -1}, nil
+	return &cufftBackend{fns: fns, exec: fns[cufftExecs[p.kind]], setStream: fns["cufftSetStream"], handle: -1}, nil
 }
 
 func (b *cufftBackend) call(op, name string, args ...uintptr) error {
@@ -111,15 +113,20 @@ func (b *cufftBackend) native(e *execution, stream uintptr) error {
 	if b.handle < 0 {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "plan was destroyed")
 	}
-	r, _, _ := purego.SyscallN(b.fns["cufftSetStream"], uintptr(b.handle), stream)
+	// The arguments go through b.args, which lives on the heap already:
+	// a variadic call's own array would escape through SyscallN and be
+	// allocated at every execution.
+	b.args = [4]uintptr{uintptr(b.handle), stream}
+	r, _, _ := purego.SyscallN(b.setStream, b.args[:2]...)
 	if err := cufftErr(op, "cufftSetStream", r); err != nil {
 		return err
 	}
+	b.args = [4]uintptr{uintptr(b.handle), e.in.Addr(), e.out.Addr(), uintptr(int64(e.dir))}
+	n := 3
 	if e.p.kind == C2C || e.p.kind == Z2Z {
-		r, _, _ = purego.SyscallN(b.exec, uintptr(b.handle), e.in.Addr(), e.out.Addr(), uintptr(int64(e.dir)))
-	} else {
-		r, _, _ = purego.SyscallN(b.exec, uintptr(b.handle), e.in.Addr(), e.out.Addr())
+		n = 4
 	}
+	r, _, _ = purego.SyscallN(b.exec, b.args[:n]...)
 	return cufftErr(op, cufftExecs[e.p.kind], r)
 }
 
