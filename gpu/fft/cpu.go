@@ -98,6 +98,7 @@ func newCPU(p *Plan) (*cpuBackend, error) {
 	return b, nil
 }
 
+func (b *cpuBackend) queuesOnly() bool                 { return false }
 func (b *cpuBackend) host() bool                       { return true }
 func (b *cpuBackend) native(*execution, uintptr) error { return nil }
 func (b *cpuBackend) destroy(*Plan) error              { return nil }

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
@@ -13,39 +11,16 @@ import (
 	"github.com/hipgo/hipgo/internal/vendorlib"
 )
 
-// cuFFT's entry points, opened once through the vendor layer.
-var cufftLib struct {
-	once sync.Once
-	fns  map[string]uintptr
-	err  error
-}
-
 var cufftSymbols = []string{
 	"cufftPlanMany", "cufftSetStream", "cufftDestroy",
 	"cufftExecC2C", "cufftExecR2C", "cufftExecC2R",
 	"cufftExecZ2Z", "cufftExecD2Z", "cufftExecZ2D",
 }
 
-func loadCufft() (map[string]uintptr, error) {
-	cufftLib.once.Do(func() {
-		h, err := vendorlib.CuFFT.Open()
-		if err != nil {
-			cufftLib.err = gpu.Errorf(gpu.ErrNotSupported, "fft plan", "no cuFFT: %v", err)
-			return
-		}
-		fns := map[string]uintptr{}
-		for _, name := range cufftSymbols {
-			p := h.Sym(name)
-			if p == 0 {
-				cufftLib.err = gpu.Errorf(gpu.ErrNotSupported, "fft plan", "cuFFT (%s) lacks %s", h.Path, name)
-				return
-			}
-			fns[name] = p
-		}
-		cufftLib.fns = fns
-	})
-	return cufftLib.fns, cufftLib.err
-}
+// openCufft opens cuFFT once; the tests replace it with a fake.
+var openCufft = sync.OnceValues(func() (*vendorLib, error) {
+	return open(vendorlib.CuFFT, "cuFFT", cufftSymbols)
+})
 
 // cufftType values, by Kind.
 var cufftTypes = [...]uintptr{C2C: 0x29, R2C: 0x2a, C2R: 0x2c, Z2Z: 0x69, D2Z: 0x6a, Z2D: 0x6c}
@@ -71,25 +46,25 @@ var cufftStatus = map[uintptr]struct {
 // cufftSetStream and exec pair one step, and the plan's token orders
 // the executions on the GPU, one after another, whatever their streams.
 type cufftBackend struct {
-	fns       map[string]uintptr
+	lib       *vendorLib
 	exec      uintptr // the kind's cufftExec entry point
 	setStream uintptr
 	mu        sync.Mutex
 	handle    int32      // cufftHandle; -1 once destroyed
+	made      int32      // cufftPlanMany's out-parameter
 	args      [4]uintptr // a call's arguments, under mu
 }
 
 func newCufft(p *Plan) (*cufftBackend, error) {
-	fns, err := loadCufft()
+	lib, err := openCufft()
 	if err != nil {
 		return nil, err
 	}
-	return &cufftBackend{fns: fns, exec: fns[cufftExecs[p.kind]], setStream: fns["cufftSetStream"], handle: -1}, nil
+	return &cufftBackend{lib: lib, exec: lib.fns[cufftExecs[p.kind]], setStream: lib.fns["cufftSetStream"], handle: -1}, nil
 }
 
 func (b *cufftBackend) call(op, name string, args ...uintptr) error {
-	r, _, _ := purego.SyscallN(b.fns[name], args...)
-	return cufftErr(op, name, r)
+	return cufftErr(op, name, b.lib.call(name, args...))
 }
 
 func cufftErr(op, name string, r uintptr) error {
@@ -103,6 +78,7 @@ func cufftErr(op, name string, r uintptr) error {
 	return gpu.Errorf(s.code, op, "%s: %s", name, s.name)
 }
 
+func (b *cufftBackend) queuesOnly() bool     { return true }
 func (b *cufftBackend) host() bool           { return false }
 func (b *cufftBackend) run(*execution) error { return nil }
 
@@ -114,10 +90,10 @@ func (b *cufftBackend) native(e *execution, stream uintptr) error {
 		return gpu.Errorf(gpu.ErrInvalidHandle, op, "plan was destroyed")
 	}
 	// The arguments go through b.args, which lives on the heap already:
-	// a variadic call's own array would escape through SyscallN and be
+	// a variadic call's own array would escape through the call and be
 	// allocated at every execution.
 	b.args = [4]uintptr{uintptr(b.handle), stream}
-	r, _, _ := purego.SyscallN(b.setStream, b.args[:2]...)
+	r := b.lib.sys(b.setStream, b.args[:2])
 	if err := cufftErr(op, "cufftSetStream", r); err != nil {
 		return err
 	}
@@ -126,7 +102,7 @@ func (b *cufftBackend) native(e *execution, stream uintptr) error {
 	if e.p.kind == C2C || e.p.kind == Z2Z {
 		n = 4
 	}
-	r, _, _ = purego.SyscallN(b.exec, b.args[:n]...)
+	r = b.lib.sys(b.exec, b.args[:n])
 	return cufftErr(op, cufftExecs[e.p.kind], r)
 }
 
@@ -153,11 +129,12 @@ func (b *cufftBackend) create(p *Plan) error {
 		istride, ostride, idist, odist = l.InStride, l.OutStride, l.InDist, l.OutDist
 	}
 	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(uintptr) error {
-		var h int32
-		err := b.call(op, "cufftPlanMany", uintptr(unsafe.Pointer(&h)), uintptr(len(p.dims)), uintptr(unsafe.Pointer(&n[0])),
+		// The handle is written into b, on the heap: a C library may
+		// write to a Go stack, a Go fake may see it move.
+		err := b.call(op, "cufftPlanMany", uintptr(unsafe.Pointer(&b.made)), uintptr(len(p.dims)), uintptr(unsafe.Pointer(&n[0])),
 			ie, uintptr(istride), uintptr(idist), oe, uintptr(ostride), uintptr(odist), cufftTypes[p.kind], uintptr(p.batch))
 		if err == nil {
-			b.handle = h
+			b.handle = b.made
 		}
 		return err
 	}})

@@ -46,7 +46,7 @@ func (p *Plan) execution(capturing bool) *execution {
 		e.work.Host = e.runHost
 	} else {
 		e.work.Native = e.runNative
-		e.work.QueuesOnly = true
+		e.work.QueuesOnly = p.be.queuesOnly()
 	}
 	return e
 }

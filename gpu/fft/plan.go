@@ -114,10 +114,15 @@ type Plan struct {
 // in the work, as the backend says with host).
 type backend interface {
 	host() bool
+	queuesOnly() bool // a native call only queues work (cuFFT), or waits for it
 	run(e *execution) error
 	native(e *execution, stream uintptr) error
 	destroy(p *Plan) error
 }
+
+// driverOf names the driver whose FFT library a plan of dev uses; the
+// tests run the cuFFT and rocFFT bindings on the cpu agent against fakes.
+var driverOf = func(dev *gpu.Device) string { return dev.Agent().Info().Driver }
 
 // MaxDims is the largest rank a plan takes.
 const MaxDims = 3
@@ -165,7 +170,7 @@ func NewPlanMany(dev *gpu.Device, kind Kind, dims []int, batch int, layout *Layo
 	if err := p.layout(op, layout); err != nil {
 		return nil, err
 	}
-	switch drv := dev.Agent().Info().Driver; drv {
+	switch drv := driverOf(dev); drv {
 	case "cpu":
 		b, err := newCPU(p)
 		if err != nil {
@@ -181,8 +186,14 @@ func NewPlanMany(dev *gpu.Device, kind Kind, dims []int, batch int, layout *Layo
 			return nil, err
 		}
 		p.be = b
+	case "rocm":
+		b, err := newRocfft(p)
+		if err != nil {
+			return nil, err
+		}
+		p.be = b
 	default:
-		return nil, gpu.Errorf(gpu.ErrNotSupported, op, "no FFT backend for driver %q of %s yet (cuFFT on cuda and the cpu agent's gonum only; rocFFT is not bound)", drv, dev)
+		return nil, gpu.Errorf(gpu.ErrNotSupported, op, "no FFT backend for driver %q of %s", drv, dev)
 	}
 	tok, err := buffer.New[byte](dev, 1)
 	if err != nil {
@@ -205,14 +216,6 @@ func (p *Plan) Batch() int { return p.batch }
 
 // Device is the plan's device.
 func (p *Plan) Device() *gpu.Device { return p.dev }
-
-func (p *Plan) fullLen() int {
-	n := 1
-	for _, d := range p.dims {
-		n *= d
-	}
-	return n
-}
 
 // complexShape is the shape of a transform's complex side.
 func (p *Plan) complexShape() []int {
