@@ -4,22 +4,12 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 )
-
-// cuFFT's entry points, opened once through the vendor layer.
-var cufftLib struct {
-	once sync.Once
-	fns  map[string]uintptr
-	err  error
-}
 
 var cufftSymbols = []string{
 	"cufftPlanMany", "cufftSetStream", "cufftDestroy",
@@ -27,26 +17,10 @@ var cufftSymbols = []string{
 	"cufftExecZ2Z", "cufftExecD2Z", "cufftExecZ2D",
 }
 
-func loadCufft() (map[string]uintptr, error) {
-	cufftLib.once.Do(func() {
-		h, err := vendorlib.CuFFT.Open()
-		if err != nil {
-			cufftLib.err = gpu.Errorf(gpu.ErrNotSupported, "fft plan", "no cuFFT: %v", err)
-			return
-		}
-		fns := map[string]uintptr{}
-		for _, name := range cufftSymbols {
-			p := h.Sym(name)
-			if p == 0 {
-				cufftLib.err = gpu.Errorf(gpu.ErrNotSupported, "fft plan", "cuFFT (%s) lacks %s", h.Path, name)
-				return
-			}
-			fns[name] = p
-		}
-		cufftLib.fns = fns
-	})
-	return cufftLib.fns, cufftLib.err
-}
+// openCufft opens cuFFT once; the tests replace it with a fake.
+var openCufft = sync.OnceValues(func() (*vendorLib, error) {
+	return open(vendorlib.CuFFT, "cuFFT", cufftSymbols)
+})
 
 // cufftType values, by Kind.
 var cufftTypes = [...]uintptr{C2C: 0x29, R2C: 0x2a, C2R: 0x2c, Z2Z: 0x69, D2Z: 0x6a, Z2D: 0x6c}
@@ -67,27 +41,33 @@ var cufftStatus = map[uintptr]struct {
 
 // cufftBackend is a plan over cuFFT: the cuFFT plan, made by NewPlan,
 // used on the threads that run the streams' work (where the device's
-// context is current), in stream order.
+// context is current). cuFFT binds a plan to one stream at a time
+// (cufftSetStream) and gives it one work area: mu makes each
+// cufftSetStream and exec pair one step, and the plan's token orders
+// the executions on the GPU, one after another, whatever their streams.
 type cufftBackend struct {
-	fns    map[string]uintptr
-	handle int32    // cufftHandle
-	n      [3]int32 // the dims, for cufftPlanMany
+	lib       *vendorLib
+	exec      uintptr // the kind's cufftExec entry point
+	setStream uintptr
+	mu        sync.Mutex
+	handle    int32      // cufftHandle; -1 once destroyed
+	made      int32      // cufftPlanMany's out-parameter
+	args      [4]uintptr // a call's arguments, under mu
 }
 
 func newCufft(p *Plan) (*cufftBackend, error) {
-	fns, err := loadCufft()
+	lib, err := openCufft()
 	if err != nil {
 		return nil, err
 	}
-	b := &cufftBackend{fns: fns, handle: -1}
-	for i, d := range p.dims {
-		b.n[i] = int32(d)
-	}
-	return b, nil
+	return &cufftBackend{lib: lib, exec: lib.fns[cufftExecs[p.kind]], setStream: lib.fns["cufftSetStream"], handle: -1}, nil
 }
 
 func (b *cufftBackend) call(op, name string, args ...uintptr) error {
-	r, _, _ := purego.SyscallN(b.fns[name], args...)
+	return cufftErr(op, name, b.lib.call(name, args...))
+}
+
+func cufftErr(op, name string, r uintptr) error {
 	if r == 0 {
 		return nil
 	}
@@ -98,18 +78,32 @@ func (b *cufftBackend) call(op, name string, args ...uintptr) error {
 	return gpu.Errorf(s.code, op, "%s: %s", name, s.name)
 }
 
-func (b *cufftBackend) work(p *Plan, in, out *core.Mem, dir Direction) (func() error, hostref.NativeFunc) {
-	const op = "fft exec"
-	return nil, func(native uintptr) error {
-		if err := b.call(op, "cufftSetStream", uintptr(b.handle), native); err != nil {
-			return err
-		}
-		args := []uintptr{uintptr(b.handle), in.Addr(), out.Addr()}
-		if p.kind == C2C || p.kind == Z2Z {
-			args = append(args, uintptr(int64(dir)))
-		}
-		return b.call(op, cufftExecs[p.kind], args...)
+func (b *cufftBackend) queuesOnly() bool     { return true }
+func (b *cufftBackend) host() bool           { return false }
+func (b *cufftBackend) run(*execution) error { return nil }
+
+func (b *cufftBackend) native(e *execution, stream uintptr) error {
+	op := execOps[e.p.kind]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.handle < 0 {
+		return gpu.Errorf(gpu.ErrInvalidHandle, op, "plan was destroyed")
 	}
+	// The arguments go through b.args, which lives on the heap already:
+	// a variadic call's own array would escape through the call and be
+	// allocated at every execution.
+	b.args = [4]uintptr{uintptr(b.handle), stream}
+	r := b.lib.sys(b.setStream, b.args[:2])
+	if err := cufftErr(op, "cufftSetStream", r); err != nil {
+		return err
+	}
+	b.args = [4]uintptr{uintptr(b.handle), e.in.Addr(), e.out.Addr(), uintptr(int64(e.dir))}
+	n := 3
+	if e.p.kind == C2C || e.p.kind == Z2Z {
+		n = 4
+	}
+	r = b.lib.sys(b.exec, b.args[:n])
+	return cufftErr(op, cufftExecs[e.p.kind], r)
 }
 
 // create makes the cuFFT plan on the device's default stream, where its
@@ -121,20 +115,26 @@ func (b *cufftBackend) create(p *Plan) error {
 	if err != nil {
 		return err
 	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(uintptr) error {
-		// The basic layout: null embeds, so strides and distances
-		// follow from n.
-		idist, odist := p.fullLen(), p.fullLen()
-		if p.kind.realIn() {
-			odist = p.halfLen()
-		} else if p.kind.realOut() {
-			idist = p.halfLen()
+	var n, inembed, onembed [MaxDims]int32
+	for i, d := range p.dims {
+		n[i] = int32(d)
+	}
+	var ie, oe uintptr // null embeds: the basic layout
+	istride, ostride, idist, odist := 1, 1, p.in.dist, p.out.dist
+	if l := p.advanced; l != nil {
+		for i := range p.dims {
+			inembed[i], onembed[i] = int32(l.InEmbed[i]), int32(l.OutEmbed[i])
 		}
-		var h int32
-		err := b.call(op, "cufftPlanMany", uintptr(unsafe.Pointer(&h)), uintptr(len(p.dims)), uintptr(unsafe.Pointer(&b.n[0])),
-			0, 1, uintptr(idist), 0, 1, uintptr(odist), cufftTypes[p.kind], uintptr(p.batch))
+		ie, oe = uintptr(unsafe.Pointer(&inembed[0])), uintptr(unsafe.Pointer(&onembed[0]))
+		istride, ostride, idist, odist = l.InStride, l.OutStride, l.InDist, l.OutDist
+	}
+	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(uintptr) error {
+		// The handle is written into b, on the heap: a C library may
+		// write to a Go stack, a Go fake may see it move.
+		err := b.call(op, "cufftPlanMany", uintptr(unsafe.Pointer(&b.made)), uintptr(len(p.dims)), uintptr(unsafe.Pointer(&n[0])),
+			ie, uintptr(istride), uintptr(idist), oe, uintptr(ostride), uintptr(odist), cufftTypes[p.kind], uintptr(p.batch))
 		if err == nil {
-			b.handle = h
+			b.handle = b.made
 		}
 		return err
 	}})
@@ -145,24 +145,27 @@ func (b *cufftBackend) create(p *Plan) error {
 }
 
 // destroy releases the cuFFT plan on the device's default stream, after
-// the work queued before it there, and waits for it.
-func (b *cufftBackend) destroy(dev *gpu.Device) error {
-	s, err := stream.DefaultStream(dev)
+// the executions queued before it on any stream (it writes the plan's
+// token too), and waits for it.
+func (b *cufftBackend) destroy(p *Plan) error {
+	s, err := stream.DefaultStream(p.dev)
 	if err != nil {
 		return err
 	}
-	if err := s.Synchronize(); err != nil {
-		return err
-	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: "fft destroy", Native: func(uintptr) error {
+	w := &hostwork.Work{Op: "fft destroy", Native: func(uintptr) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		if b.handle < 0 {
 			return nil
 		}
 		err := b.call("fft destroy", "cufftDestroy", uintptr(b.handle))
 		b.handle = -1
 		return err
-	}})
-	if err != nil {
+	}}
+	if p.tokenMem != nil {
+		w.Writes = []*core.Mem{p.tokenMem}
+	}
+	if err := hostwork.Launch(s, w); err != nil {
 		return err
 	}
 	return s.Synchronize()

@@ -28,7 +28,13 @@ func (s *Stream) launchHostWork(w *hostwork.Work) error {
 	if (w.Host == nil) == (w.Native == nil) {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "want exactly one of a host function and a native call")
 	}
-	uses := make([]core.MemUse, 0, len(w.Reads)+len(w.Writes))
+	// A few uses fit an array on the stack: the common call allocates
+	// nothing (c.Agent keeps none of the slice).
+	var few [4]core.MemUse
+	uses := few[:0]
+	if n := len(w.Reads) + len(w.Writes); n > len(few) {
+		uses = make([]core.MemUse, 0, n)
+	}
 	for _, m := range w.Reads {
 		uses = append(uses, core.MemUse{M: m, Acc: core.Read})
 	}

@@ -7,7 +7,7 @@ import (
 
 // The vendor libraries, by runtime. The drivers open CUDA and ROCm; the
 // gpu packages open the rest (rtc: NVRTC, HIPRTC; blas: CuBLAS, RocBLAS,
-// HIP; fft: CuFFT; collective: NCCL, RCCL, HIP).
+// HIP; fft: CuFFT, RocFFT, HIP; collective: NCCL, RCCL, HIP).
 var (
 	CUDA = &Library{
 		Name: "libcuda.so.1",
@@ -135,7 +135,7 @@ var (
 		Global: true,
 		Hint:   "install ROCm's HIP runtime (hip-runtime-amd)",
 		Vendor: "amd",
-		Use:    "gpu/blas and gpu/collective (under rocBLAS and RCCL)",
+		Use:    "gpu/blas, gpu/fft and gpu/collective (under rocBLAS, rocFFT and RCCL)",
 	}
 	RocBLAS = &Library{
 		Name:   "librocblas.so",
@@ -144,6 +144,15 @@ var (
 		Hint:   "install ROCm's rocBLAS (rocblas)",
 		Vendor: "amd",
 		Use:    "gpu/blas",
+	}
+	RocFFT = &Library{
+		Name:   "librocfft.so.0",
+		Names:  []string{"librocfft.so"},
+		Env:    "HIPGO_ROCFFT_LIBRARY",
+		Global: true,
+		Hint:   "install ROCm's rocFFT (rocfft)",
+		Vendor: "amd",
+		Use:    "gpu/fft",
 	}
 	RCCL = &Library{
 		Name:   "librccl.so.1",
@@ -190,7 +199,7 @@ var (
 )
 
 // All lists every vendor library, for reports.
-var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, CuFFT, NCCL, HIP, RocBLAS, RCCL, ROCTX}
+var All = []*Library{CUDA, ROCm, NVRTC, HIPRTC, CuBLAS, CuFFT, NCCL, HIP, RocBLAS, RocFFT, RCCL, ROCTX}
 
 func loadable(ds []string) []Dir {
 	out := make([]Dir, len(ds))

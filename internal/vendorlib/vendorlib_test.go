@@ -152,7 +152,8 @@ func TestTableHasEveryLibrary(t *testing.T) {
 		"HIPGO_NVRTC_LIBRARY": "libnvrtc.so.13", "HIPGO_HIPRTC_LIBRARY": "libhiprtc.so.7",
 		"HIPGO_CUBLAS_LIBRARY": "libcublas.so.13", "HIPGO_CUFFT_LIBRARY": "libcufft.so.12", "HIPGO_NCCL_LIBRARY": "libnccl.so.2",
 		"HIPGO_HIP_LIBRARY": "libamdhip64.so", "HIPGO_ROCBLAS_LIBRARY": "librocblas.so",
-		"HIPGO_RCCL_LIBRARY": "librccl.so.1", "HIPGO_ROCTX_LIBRARY": "librocprofiler-sdk-roctx.so.1",
+		"HIPGO_ROCFFT_LIBRARY": "librocfft.so.0",
+		"HIPGO_RCCL_LIBRARY":   "librccl.so.1", "HIPGO_ROCTX_LIBRARY": "librocprofiler-sdk-roctx.so.1",
 	}
 	got := map[string]string{}
 	for _, l := range All {
