@@ -789,9 +789,29 @@ func checkProse(doc string, lines []string, given [][]string, pvalues [][]float6
 		inFence[i] = fenced
 	}
 	isRow := func(i int) bool { return strings.HasPrefix(strings.TrimSpace(lines[i]), "|") }
-	// Rows: a claim needs its significance.
+	// Rows: a figure needs a comment (rows with a from: comment are
+	// checked figure by figure as they are read), and a claim its
+	// significance.
 	for i := range lines {
-		if inFence[i] || !isRow(i) || len(given[i]) == 0 {
+		if inFence[i] || !isRow(i) {
+			continue
+		}
+		if len(given[i]) == 0 && !fromComment.MatchString(inlineCode.ReplaceAllString(lines[i], "")) {
+			vouched := map[string]bool{}
+			for _, m := range notMeasured.FindAllStringSubmatch(lines[i], -1) {
+				for _, f := range figuresIn(m[1]) {
+					vouched[f[0]] = true
+				}
+			}
+			var missing []string
+			for _, f := range figuresIn(htmlComment.ReplaceAllString(inlineCode.ReplaceAllString(lines[i], ""), "")) {
+				if !vouched[f[0]] {
+					missing = append(missing, f[0]+f[1])
+				}
+			}
+			if len(missing) > 0 {
+				bad = append(bad, fmt.Sprintf("%s:%d: %s in a row with no from: comment", doc, i+1, strings.Join(missing, ", ")))
+			}
 			continue
 		}
 		if claim.MatchString(htmlComment.ReplaceAllString(lines[i], "")) && !slices.ContainsFunc(pvalues[i], func(p float64) bool { return p < 0.05 }) {
@@ -1045,6 +1065,8 @@ func TestCheckProse(t *testing.T) {
 		{"A is 2× faster than B (p = 0.03). <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) -->", true},
 		{"C is 2.5× slower than A (p = 0.13). <!-- from: results/run/a.txt 2.5=x(C, A) 0.13=mw(C, A) -->", false},
 		{"| 2× faster | <!-- from: results/run/a.txt 2=x(B, A) -->", false}, // a row too
+		{"| A | 0.10 µs |", false}, // a row with no comment
+		{"| A | 1 ms | <!-- not measured, a setting: 1 ms -->", true},
 		{"| 2× faster (p = 0.03) | <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) -->", true},
 		{"A is faster than B: we think so.", true}, // no number, no file: not a figure
 		// B%N reads one file, [i:j] some samples, xmin/xmax each sample against each.
