@@ -84,9 +84,10 @@ import (
 //
 //	the poll sleeps 1 ms between looks <!-- not measured, a setting: 1 ms -->
 //
-// A row or paragraph that says "faster" or "slower" and cites a results
-// file carries an mw figure below 0.05 there: a claim that one is faster
-// holds only where the samples separate.
+// A table row's figures are checked the same way. In a row or paragraph
+// that cites a results file, a cell or sentence that says "faster" or
+// "slower" writes an mw figure of that file below 0.05: a claim that one
+// is faster holds only where the samples separate.
 var fromComment = regexp.MustCompile(`<!--\s*from:\s*(.*?)\s*-->`)
 
 // inlineCode is a code span: a comment written inside one is an example.
@@ -677,8 +678,8 @@ func checkFigures(doc, text, dir string, files map[string]benchFile) (int, []str
 	var bad []string
 	n := 0
 	lines := strings.Split(text, "\n")
-	given := make([][]string, len(lines))    // figures the line's from: comments give
-	pvalues := make([][]float64, len(lines)) // what its mw figures are
+	given := make([][]string, len(lines))     // figures the line's from: comments give
+	pvalues := make([][]mwFigure, len(lines)) // its mw figures and their values
 	for i, line := range lines {
 		vouched := map[string]bool{}
 		comments := fromComment.FindAllStringSubmatch(inlineCode.ReplaceAllString(line, ""), -1)
@@ -714,7 +715,7 @@ func checkFigures(doc, text, dir string, files map[string]benchFile) (int, []str
 				given[i] = append(given[i], r.Figure)
 				v, err := bf.eval(r, each...)
 				if err == nil && r.Fn == "mw" {
-					pvalues[i] = append(pvalues[i], v)
+					pvalues[i] = append(pvalues[i], mwFigure{r.Figure, v})
 				}
 				switch {
 				case err != nil:
@@ -746,6 +747,31 @@ var htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 // claim is a word that says one thing is quicker than another.
 var claim = regexp.MustCompile(`(?i)\b(faster|slower)\b`)
 
+// mwFigure is an mw figure of a from: comment and the p-value its file gives.
+type mwFigure struct {
+	figure string
+	p      float64
+}
+
+// sentenceEnd ends a sentence: a stop, then a space or the end ("0.05" is
+// no end).
+var sentenceEnd = regexp.MustCompile(`[.!?;](\s+|$)`)
+
+// unseparated returns the claim (faster, slower) text makes unless it
+// writes one of ps's figures whose p-value is below 0.05.
+func unseparated(text string, ps []mwFigure) string {
+	c := claim.FindString(text)
+	if c == "" {
+		return ""
+	}
+	for _, p := range ps {
+		if p.p < 0.05 && containsFigure(text, p.figure) {
+			return ""
+		}
+	}
+	return strings.ToLower(c)
+}
+
 // figuresIn returns the performance figures text writes (number and unit),
 // leaving out bounds (≤ 1.05×, < 1 µs), dimensions (1024×1024) and
 // products (4 × 4).
@@ -769,13 +795,13 @@ func figuresIn(text string) [][2]string {
 	return out
 }
 
-// checkProse checks the paragraphs of a document (table rows are checked
-// with their comments): each performance figure is one a from: comment of
-// the paragraph gives or a not measured comment names, and a paragraph or
-// row that claims faster or slower from a file carries an mw figure below
-// 0.05. given and pvalues are, by line, the figures the from: comments
-// give and their mw values.
-func checkProse(doc string, lines []string, given [][]string, pvalues [][]float64) []string {
+// checkProse checks the paragraphs and rows of a document: each
+// performance figure is one a from: comment of the paragraph gives or a
+// not measured comment names (a row with from: comments is checked figure
+// by figure as it is read), and a sentence or cell that claims faster or
+// slower from a file writes an mw figure below 0.05. given and pvalues
+// are, by line, the figures the from: comments give and their mw values.
+func checkProse(doc string, lines []string, given [][]string, pvalues [][]mwFigure) []string {
 	var bad []string
 	// Fenced blocks are commands and program output, not figures.
 	inFence := make([]bool, len(lines))
@@ -814,8 +840,10 @@ func checkProse(doc string, lines []string, given [][]string, pvalues [][]float6
 			}
 			continue
 		}
-		if claim.MatchString(htmlComment.ReplaceAllString(lines[i], "")) && !slices.ContainsFunc(pvalues[i], func(p float64) bool { return p < 0.05 }) {
-			bad = append(bad, fmt.Sprintf("%s:%d: says %s from a file without an mw figure below 0.05: the samples may not separate", doc, i+1, strings.ToLower(claim.FindString(lines[i]))))
+		for _, cell := range strings.Split(htmlComment.ReplaceAllString(lines[i], ""), "|") {
+			if c := unseparated(cell, pvalues[i]); c != "" {
+				bad = append(bad, fmt.Sprintf("%s:%d: says %s in a cell without an mw figure below 0.05 written in it: the samples may not separate", doc, i+1, c))
+			}
 		}
 	}
 	for lo := 0; lo < len(lines); {
@@ -829,7 +857,7 @@ func checkProse(doc string, lines []string, given [][]string, pvalues [][]float6
 		}
 		para := strings.Join(lines[lo:hi+1], "\n")
 		vouched := map[string]bool{}
-		var ps []float64
+		var ps []mwFigure
 		for i := lo; i <= hi; i++ {
 			for _, f := range given[i] {
 				vouched[f] = true
@@ -859,8 +887,12 @@ func checkProse(doc string, lines []string, given [][]string, pvalues [][]float6
 		for i := lo; i <= hi; i++ {
 			hasFrom = hasFrom || len(given[i]) > 0
 		}
-		if hasFrom && claim.MatchString(prose) && !slices.ContainsFunc(ps, func(p float64) bool { return p < 0.05 }) {
-			bad = append(bad, fmt.Sprintf("%s:%d: says %s from a file without an mw figure below 0.05: the samples may not separate", doc, lo+1, strings.ToLower(claim.FindString(prose))))
+		if hasFrom {
+			for _, sentence := range sentenceEnd.Split(prose, -1) {
+				if c := unseparated(sentence, ps); c != "" {
+					bad = append(bad, fmt.Sprintf("%s:%d: says %s in a sentence without an mw figure below 0.05 written in it: the samples may not separate", doc, lo+1, c))
+				}
+			}
 		}
 		lo = hi + 1
 	}
@@ -1068,6 +1100,9 @@ func TestCheckProse(t *testing.T) {
 		{"| A | 0.10 µs |", false}, // a row with no comment
 		{"| A | 1 ms | <!-- not measured, a setting: 1 ms -->", true},
 		{"| 2× faster (p = 0.03) | <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) -->", true},
+		{"| 2× faster | p = 0.03 | <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) -->", false},              // p in another cell
+		{"A is 2× faster than B. Its p is 0.03. <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) -->", false}, // p in another sentence
+		{"A is 2× faster than B (p = 0.03). C is slower than A (2.5×, p = 0.13). <!-- from: results/run/a.txt 2=x(B, A) 0.03=mw(B, A) 2.5=x(C, A) 0.13=mw(C, A) -->", false},
 		{"A is faster than B: we think so.", true}, // no number, no file: not a figure
 		// B%N reads one file, [i:j] some samples, xmin/xmax each sample against each.
 		{"0.05 µs against 0.10 µs, 0.49×. <!-- from: results/run/b.txt a.txt 0.05=us(A%1) 0.10=us(A%2) 0.49=x(A%1, A%2) -->", true},
