@@ -73,11 +73,9 @@ func runGo(cfg goConfig) error {
 			return fmt.Errorf("%w; or pass -clang off to write the C++ only", err)
 		}
 	}
-	var objs []string
-	for _, f := range []string{cfg.Name + ".hipfb", cfg.Name + "_sm90.ptx", cfg.Name + "_sm80.ptx"} {
-		if _, err := os.Stat(filepath.Join(gen, f)); err == nil {
-			objs = append(objs, f)
-		}
+	objs, err := storeObjects(gen, []string{cfg.Name + ".hipfb", cfg.Name + "_sm90.ptx", cfg.Name + "_sm80.ptx"})
+	if err != nil {
+		return err
 	}
 	if err := checkGoObjects(res, gen, objs); err != nil {
 		return fmt.Errorf("the code objects and the Go side disagree:\n%w", err)
@@ -223,6 +221,15 @@ func generateGo(cfg goConfig, res *kernelgen.Result, objs []string) ([]byte, err
 		}
 		v := fmt.Sprintf("%sObject%d", cfg.Var, i)
 		objVars = append(objVars, v)
+		if raw, ok := strings.CutSuffix(o, zstdSuffix); ok {
+			// Stored compressed: expanded at the first load that needs it.
+			b, err := readObject(filepath.Join(cfg.Dir, cfg.Gen), o)
+			if err != nil {
+				return nil, err
+			}
+			typ, raw = "string", filepath.ToSlash(filepath.Join(cfg.Gen, raw))
+			objVars[i] = fmt.Sprintf("gokernel.Zstd(%q, %s, %d, %q)", raw, v, len(b), objectSum(b))
+		}
 		p("//go:embed %s\nvar %s %s\n\n", filepath.ToSlash(filepath.Join(cfg.Gen, o)), v, typ)
 	}
 

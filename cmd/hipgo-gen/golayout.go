@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"go/types"
-	"os"
-	"path/filepath"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
 	"github.com/hipgo/hipgo/rocr/codeobj"
@@ -64,7 +62,7 @@ func entryLayout(k kernelgen.Kernel, checked bool) []argLayout {
 func checkGoObjects(res *kernelgen.Result, gen string, objs []string) error {
 	var errs []error
 	for _, name := range objs {
-		b, err := os.ReadFile(filepath.Join(gen, name))
+		b, err := readObject(gen, name)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,9 @@ type Spec struct {
 	Kernels []string    // the kernels' C names, in launcher order
 	Files   []string    // the Go files a fault record's file field indexes
 	// Objects are the code objects clang built: AMDGPU offload bundles
-	// ([]byte) and PTX (string), in the order module.Load should try them.
+	// ([]byte) and PTX (string), or either stored compressed
+	// (*Compressed, expanded at the first load that reaches it), in the
+	// order module.Load should try them.
 	Objects []any
 }
 

@@ -41,6 +41,13 @@ type coder interface {
 	Code() *rocr.Code
 }
 
+// expander is a code object made when a load first reaches it: the
+// compressed code objects of generated packages (gokernel.Compressed).
+// Its error is the load's.
+type expander interface {
+	Expand() (any, error)
+}
+
 // Library bundles the forms of one kernel library for different targets:
 // Go kernels, AMDGPU code objects, PTX. Load picks the one for the device.
 type Library []any
@@ -48,7 +55,9 @@ type Library []any
 // Load loads src onto dev (hipModuleLoadData). src is a Go kernel set
 // (anything with a Code() *rocr.Code method), the bytes of an AMDGPU ELF,
 // a clang offload bundle, a compressed bundle, a HIP fat binary, PTX
-// text, an NVIDIA cubin or fat binary (or a host object carrying one), a parsed *codeobj.Spec, or a Library of these; the code object
+// text, an NVIDIA cubin or fat binary (or a host object carrying one), a parsed *codeobj.Spec,
+// a code object made on first use (an Expand() (any, error) method, as
+// gokernel.Compressed has), or a Library of these; the code object
 // that matches the device's target is loaded. No match is
 // gpu.ErrNoBinaryForGpu listing the targets present and the one wanted.
 func Load(dev *gpu.Device, src any) (*Module, error) {
@@ -152,6 +161,12 @@ func (p *picker) try(src any, name string) (*rocr.Code, error) {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil code")
 	case coder:
 		return p.goCode(s.Code())
+	case expander:
+		x, err := s.Expand()
+		if err != nil {
+			return nil, &gpu.Error{Code: gpu.ErrInvalidImage, Op: op, Msg: name, Err: err}
+		}
+		return p.try(x, name)
 	case Library:
 		return p.library(s, name)
 	case named:

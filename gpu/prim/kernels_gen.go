@@ -20,13 +20,13 @@ import (
 //go:embed gen/prim.cu
 var goKernelsSource string
 
-//go:embed gen/prim.hipfb
-var goKernelsObject0 []byte
+//go:embed gen/prim.hipfb.zst
+var goKernelsObject0 string
 
-//go:embed gen/prim_sm90.ptx
+//go:embed gen/prim_sm90.ptx.zst
 var goKernelsObject1 string
 
-//go:embed gen/prim_sm80.ptx
+//go:embed gen/prim_sm80.ptx.zst
 var goKernelsObject2 string
 
 // goKernels is the package's Go kernels in every form: the Go functions for
@@ -37,7 +37,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Source:  goKernelsSource,
 	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
 	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "segmented.go", "select.go", "sort.go", "transform.go"},
-	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
+	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 13150120, "6fbf44efaf49adbad9cc8d944e4c10a2ed1f5bf809ba7d74f1f7941fc1982f6e"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 13908449, "78e5d6166b0560e4410eb151c09d8a7535ab764ed680e9784c19a226176e631d"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 13908449, "91c7348801402863c2f86d199d5503edff8e57da4e83b9fb533069e9e55139cd")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
