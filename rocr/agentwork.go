@@ -109,10 +109,7 @@ func pinnedBytes(id, n uint64) ([]byte, error) {
 }
 
 // BufferArg is a kernel argument that holds a global buffer's address.
-type BufferArg struct {
-	Offset uintptr
-	Name   string // for errors; empty: named by offset
-}
+type BufferArg = spi.BufferArg
 
 // CheckBufferArgs applies the ownership rules to the buffer arguments of
 // one dispatch, as every agent does: each non-null address must lie in an

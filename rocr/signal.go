@@ -159,13 +159,13 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 		if t.next+uint64(signalsPerSlab) > signalCapacity {
 			return nil, nil, Errorf(hsa.StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
 		}
-		base, err := MapAnonymous(signalSlabBytes)
+		base, err := spi.MapAnonymous(signalSlabBytes)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, h := range slabHooks {
 			if err := h(base, signalSlabBytes); err != nil {
-				_ = Unmap(base, signalSlabBytes)
+				_ = spi.Unmap(base, signalSlabBytes)
 				return nil, nil, err
 			}
 		}

@@ -1,11 +1,14 @@
 package testenv
 
 import (
+	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,4 +147,33 @@ func TestOneEncoderOneVendorLayer(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Greater(t, read, 100, "too few Go files read: has the layout changed?")
+}
+
+// The SPI is the whole contract between rocr and its drivers, both ways
+// (database/sql/driver never imports database/sql): no driver package
+// imports rocr; what a driver needs from the runtime reaches it through
+// spi.Host. Tests of a driver may still drive it through rocr.
+func TestDriversSeeOnlyTheSPI(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the import graph with")
+	}
+	cmd := exec.Command(gobin, "list", "-json=ImportPath,Imports", "./rocr/drivers/...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list ./rocr/drivers/...")
+	const rocr = "github.com/hipgo/hipgo/rocr"
+	read := 0
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		read++
+		for _, imp := range p.Imports {
+			assert.NotEqual(t, rocr, imp, "%s imports package rocr: reach the runtime through spi.Host", p.ImportPath)
+		}
+	}
+	assert.GreaterOrEqual(t, read, 3, "fewer driver packages listed than cpu, cuda and rocm: has the layout changed?")
 }
