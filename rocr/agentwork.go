@@ -108,14 +108,11 @@ func pinnedBytes(id, n uint64) ([]byte, error) {
 	return b[:n], nil
 }
 
-// BufferArg is a kernel argument that holds a global buffer's address.
-type BufferArg = spi.BufferArg
-
 // CheckBufferArgs applies the ownership rules to the buffer arguments of
 // one dispatch, as every agent does: each non-null address must lie in an
 // allocation agent a may access. visit, if not nil, sees each address that
 // passed (index into args).
-func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg, visit func(i int, addr uintptr)) error {
+func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.BufferArg, visit func(i int, addr uintptr)) error {
 	for i := range args {
 		addr := *(*uintptr)(hostmem.At(kernarg + args[i].Offset))
 		if addr == 0 {
@@ -136,7 +133,7 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg,
 
 // checkRectRanges validates a 2-D or 3-D descriptor and checks that its pool
 // memory ends lie in allocations agent a may access.
-func checkRectRanges(r *Rect, a *Agent) error {
+func checkRectRanges(r *spi.Rect, a *Agent) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
