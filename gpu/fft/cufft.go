@@ -121,7 +121,7 @@ func (b *cufftBackend) create(p *Plan) error {
 	if err != nil {
 		return err
 	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(uintptr) error {
+	err = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: op, Native: func(uintptr) error {
 		// The basic layout: null embeds, so strides and distances
 		// follow from n.
 		idist, odist := p.fullLen(), p.fullLen()
@@ -154,7 +154,7 @@ func (b *cufftBackend) destroy(dev *gpu.Device) error {
 	if err := s.Synchronize(); err != nil {
 		return err
 	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: "fft destroy", Native: func(uintptr) error {
+	err = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: "fft destroy", Native: func(uintptr) error {
 		if b.handle < 0 {
 			return nil
 		}

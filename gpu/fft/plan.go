@@ -227,7 +227,7 @@ func exec(op string, p *Plan, s *stream.Stream, in, out buffer.Object, want Kind
 	}
 	host, native := p.be.work(p, mi, mo, dir)
 	w := &hostwork.Work{Op: op, Reads: []*core.Mem{mi}, Writes: []*core.Mem{mo}, Host: host, Native: native, QueuesOnly: native != nil}
-	return hostwork.Launch(s, w)
+	return hostwork.Launch((*core.Stream)(s), w)
 }
 
 // memOf is a buffer's memory, checked: not nil, on s's device, at least n

@@ -9,7 +9,7 @@ import (
 )
 
 // Driver provides agents of one kind. Drivers register themselves from an
-// init function with rocr.Register (the database/sql pattern) and are
+// init function with Register (the database/sql pattern) and are
 // opened by rocr.Init.
 type Driver interface {
 	// Name is the driver's name: "cpu", "cuda", "rocm".

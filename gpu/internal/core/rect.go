@@ -1,9 +1,9 @@
 package core
 
 import (
-	"github.com/hipgo/hipgo/rocr/spi"
 	"context"
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
