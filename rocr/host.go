@@ -51,8 +51,8 @@ func (host) CheckRange(q spi.Queue, addr, size uintptr) (spi.Allocation, error) 
 	return describe(al), err
 }
 
-func (host) CheckBufferArgs(q spi.Queue, kernel string, kernarg uintptr, args []spi.BufferArg, visit func(i int, addr uintptr)) error {
-	return CheckBufferArgs(queueAgent(q), kernel, kernarg, args, visit)
+func (host) CheckBufferArgs(q spi.Queue, kernel string, kernarg uintptr, args []spi.BufferArg) error {
+	return CheckBufferArgs(queueAgent(q), kernel, kernarg, args, nil)
 }
 
 func (host) MarkRunner() spi.Runner { return queueRunner{runner.Mark[Queue]()} }

@@ -38,9 +38,9 @@ type Host interface {
 	CheckRange(q Queue, addr, size uintptr) (Allocation, error)
 	// CheckBufferArgs applies the ownership rules to the buffer arguments
 	// of one dispatch on q: each non-null address must lie in an
-	// allocation q's agent may access. visit, if not nil, sees each address
-	// that passed (index into args).
-	CheckBufferArgs(q Queue, kernel string, kernarg uintptr, args []BufferArg, visit func(i int, addr uintptr)) error
+	// allocation q's agent may access. (It takes no visitor: a function
+	// value passed through an interface escapes, an allocation per launch.)
+	CheckBufferArgs(q Queue, kernel string, kernarg uintptr, args []BufferArg) error
 	// MarkRunner marks the calling goroutine as one that runs q's packets
 	// (a cpu worker), so that a wait it makes on its own queue is found.
 	MarkRunner() Runner

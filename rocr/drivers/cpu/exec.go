@@ -456,20 +456,27 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 			return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
 		}
 		kernarg = hostmem.At(uintptr(p.KernargAddress))
-		err := host.CheckBufferArgs(e.q, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
-			if j.strict {
-				a, _ := host.FindAllocation(addr)
-				j.allowed = append(j.allowed, a.Base)
-				j.argPtrs = append(j.argPtrs, addr)
-			}
-			if j.sanitize {
-				if a, ok := host.FindAllocation(addr); ok {
-					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, k.readOnly[i]})
+		if err := host.CheckBufferArgs(e.q, k.name, uintptr(p.KernargAddress), k.buffers); err != nil {
+			return err
+		}
+		if j.strict || j.sanitize {
+			// Every non-null argument passed the check: record each.
+			for i := range k.buffers {
+				addr := *(*uintptr)(hostmem.At(uintptr(p.KernargAddress) + k.buffers[i].Offset))
+				if addr == 0 {
+					continue
+				}
+				if j.strict {
+					a, _ := host.FindAllocation(addr)
+					j.allowed = append(j.allowed, a.Base)
+					j.argPtrs = append(j.argPtrs, addr)
+				}
+				if j.sanitize {
+					if a, ok := host.FindAllocation(addr); ok {
+						j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, k.readOnly[i]})
+					}
 				}
 			}
-		})
-		if err != nil {
-			return err
 		}
 	}
 	if j.strict {

@@ -37,7 +37,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 		if p.KernargAddress == 0 {
 			return e.fail(hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: null kernarg address", k.name))
 		}
-		if err := host.CheckBufferArgs(e.queue, k.name, uintptr(p.KernargAddress), k.buffers, nil); err != nil {
+		if err := host.CheckBufferArgs(e.queue, k.name, uintptr(p.KernargAddress), k.buffers); err != nil {
 			return e.fail(err)
 		}
 		*(*uintptr)(hostmem.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
