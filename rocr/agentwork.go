@@ -88,7 +88,7 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 	if v == 0 {
 		return spi.CopyEnd{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s: null address", what)
 	}
-	if _, err := CheckRange(a, uintptr(v), uintptr(n)); err != nil {
+	if _, err := checkRange(a, uintptr(v), uintptr(n)); err != nil {
 		return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 	}
 	return spi.CopyEnd{Addr: uintptr(v)}, nil
@@ -108,11 +108,10 @@ func pinnedBytes(id, n uint64) ([]byte, error) {
 	return b[:n], nil
 }
 
-// CheckBufferArgs applies the ownership rules to the buffer arguments of
-// one dispatch, as every agent does: each non-null address must lie in an
-// allocation agent a may access. visit, if not nil, sees each address that
-// passed (index into args).
-func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.BufferArg, visit func(i int, addr uintptr)) error {
+// checkBufferArgs applies the ownership rules to the buffer arguments of
+// one dispatch, as every agent does (through spi.Host): each non-null
+// address must lie in an allocation agent a may access.
+func checkBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.BufferArg) error {
 	for i := range args {
 		addr := *(*uintptr)(hostmem.At(kernarg + args[i].Offset))
 		if addr == 0 {
@@ -123,9 +122,6 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.Buffer
 				return Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
 			}
 			return Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", kernel, args[i].Offset, err)
-		}
-		if visit != nil {
-			visit(i, addr)
 		}
 	}
 	return nil

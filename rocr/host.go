@@ -31,9 +31,13 @@ func (host) SignalFromHandle(h uint64) (spi.HostSignal, error) {
 	return s, nil
 }
 
-func (host) OnSignalMemory(f func(base, size uintptr) error) error { return OnSignalMemory(f) }
+func (host) OnSignalMemory(f func(base, size uintptr) error) error { return onSignalMemory(f) }
 
-func (host) WaitBarrier(p *aql.BarrierAnd, or bool) error { return WaitBarrier(p, or) }
+// WaitBarrier resolves a barrier packet on the calling goroutine: for AND
+// every non-zero dependency signal reaches 0; for OR one of them does (a
+// zero handle never satisfies OR). A dependency whose producer failed fails
+// the barrier.
+func (host) WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, nil) }
 
 func (host) FindAllocation(addr uintptr) (spi.Allocation, bool) {
 	al := FindAllocation(addr)
@@ -44,7 +48,7 @@ func (host) FindAllocation(addr uintptr) (spi.Allocation, bool) {
 }
 
 func (host) CheckRange(q spi.Queue, addr, size uintptr) (spi.Allocation, error) {
-	al, err := CheckRange(queueAgent(q), addr, size)
+	al, err := checkRange(queueAgent(q), addr, size)
 	if al == nil {
 		return spi.Allocation{}, err
 	}
@@ -52,7 +56,7 @@ func (host) CheckRange(q spi.Queue, addr, size uintptr) (spi.Allocation, error) 
 }
 
 func (host) CheckBufferArgs(q spi.Queue, kernel string, kernarg uintptr, args []spi.BufferArg) error {
-	return CheckBufferArgs(queueAgent(q), kernel, kernarg, args, nil)
+	return checkBufferArgs(queueAgent(q), kernel, kernarg, args)
 }
 
 func (host) MarkRunner() spi.Runner { return queueRunner{runner.Mark[Queue]()} }

@@ -116,9 +116,9 @@ var signalGen atomic.Uint64
 // can make signal memory visible to their devices.
 var slabHooks []func(base, size uintptr) error
 
-// OnSignalMemory registers f to be called with each signal slab's address
+// onSignalMemory registers f to be called with each signal slab's address
 // range: at once for existing slabs and later for new ones.
-func OnSignalMemory(f func(base, size uintptr) error) error {
+func onSignalMemory(f func(base, size uintptr) error) error {
 	signalTable.mu.Lock()
 	defer signalTable.mu.Unlock()
 	for _, s := range signalTable.slabs {
