@@ -34,7 +34,7 @@
 //
 // Signals that the GPU completes must be ROCR's: the agent's NewSignal
 // (hsa_signal_create) returns a spi.SignalBackend to wrap with
-// rocr.NewSignalWithBackend. rocr.NewSignal's soft signals live in host
+// spi.Host.SignalWithBackend. The runtime's soft signals live in host
 // memory ROCR knows nothing of; packets and copies on this agent must not
 // name them.
 //
