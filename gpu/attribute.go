@@ -1,10 +1,5 @@
 package gpu
 
-import (
-	"github.com/hipgo/hipgo/rocr/hsa"
-	"github.com/hipgo/hipgo/rocr/spi"
-)
-
 // DeviceAttribute names one of hipDeviceAttribute_t's attributes that
 // Device.Attribute answers (hipDeviceGetAttribute). The numbers are
 // hipgo's own; the names are HIP's without the hipDeviceAttribute prefix.
@@ -152,23 +147,9 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 	if err := d.Valid(); err != nil {
 		return 0, 0, wrap(op, err)
 	}
-	total = d.agent.Info().TotalMemory
-	if m, ok := d.agent.Driver().(spi.MemoryInfo); ok {
-		if f, t, err := m.MemInfo(); err == nil {
-			if t == 0 {
-				t = total
-			}
-			return min(f, t), t, nil
-		}
+	free, total, err = d.agent.MemInfo()
+	if err != nil {
+		return 0, 0, wrap(op, err)
 	}
-	var used uint64
-	for _, p := range d.agent.Pools() {
-		if pi := p.Info(); pi.Segment == hsa.SegmentGlobal && pi.Flags&hsa.FlagCoarseGrained != 0 {
-			used += p.Used()
-		}
-	}
-	if p, err := d.agent.IPCPool(); err == nil {
-		used += p.Used()
-	}
-	return total - min(used, total), total, nil
+	return free, total, nil
 }

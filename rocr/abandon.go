@@ -1,7 +1,6 @@
 package rocr
 
 import (
-	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -134,7 +133,7 @@ func (q *Queue) awaitProcessor() error {
 
 // ErrAbandoned marks the report of a kernel or host callback that was
 // given up on while it still ran (Queue.Abandon).
-var ErrAbandoned = errors.New("kernel abandoned")
+var ErrAbandoned = hsa.ErrAbandoned
 
 // RunningKernel is the packet id of the kernel dispatch or host callback
 // the processor is running, which Abandon may give up on; false when it

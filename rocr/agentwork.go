@@ -88,7 +88,7 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 	if v == 0 {
 		return spi.CopyEnd{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s: null address", what)
 	}
-	if _, err := CheckRange(a, uintptr(v), uintptr(n)); err != nil {
+	if _, err := checkRange(a, uintptr(v), uintptr(n)); err != nil {
 		return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 	}
 	return spi.CopyEnd{Addr: uintptr(v)}, nil
@@ -108,17 +108,10 @@ func pinnedBytes(id, n uint64) ([]byte, error) {
 	return b[:n], nil
 }
 
-// BufferArg is a kernel argument that holds a global buffer's address.
-type BufferArg struct {
-	Offset uintptr
-	Name   string // for errors; empty: named by offset
-}
-
-// CheckBufferArgs applies the ownership rules to the buffer arguments of
-// one dispatch, as every agent does: each non-null address must lie in an
-// allocation agent a may access. visit, if not nil, sees each address that
-// passed (index into args).
-func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg, visit func(i int, addr uintptr)) error {
+// checkBufferArgs applies the ownership rules to the buffer arguments of
+// one dispatch, as every agent does (through spi.Host): each non-null
+// address must lie in an allocation agent a may access.
+func checkBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.BufferArg) error {
 	for i := range args {
 		addr := *(*uintptr)(hostmem.At(kernarg + args[i].Offset))
 		if addr == 0 {
@@ -130,16 +123,13 @@ func CheckBufferArgs(a *Agent, kernel string, kernarg uintptr, args []BufferArg,
 			}
 			return Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", kernel, args[i].Offset, err)
 		}
-		if visit != nil {
-			visit(i, addr)
-		}
 	}
 	return nil
 }
 
 // checkRectRanges validates a 2-D or 3-D descriptor and checks that its pool
 // memory ends lie in allocations agent a may access.
-func checkRectRanges(r *Rect, a *Agent) error {
+func checkRectRanges(r *spi.Rect, a *Agent) error {
 	if err := r.Check(); err != nil {
 		return err
 	}

@@ -2,47 +2,22 @@ package rocr
 
 import (
 	"os"
-	"sort"
-	"sync"
 
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 func inlineEnabled() bool { return os.Getenv("HIPGO_INLINE_SUBMIT") != "0" }
 
-var registry struct {
-	sync.Mutex
-	drivers []spi.Driver
-}
-
 // Register makes a driver (the interface of package spi) available to
-// Init. It is meant for init functions.
-// As database/sql.Register does, it panics if d is nil or if a driver of
-// the same name is registered already: two drivers of one name are a
-// program's mistake, which no later call could report.
-func Register(d spi.Driver) {
-	if d == nil {
-		panic("rocr: Register driver is nil")
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	for _, x := range registry.drivers {
-		if x.Name() == d.Name() {
-			panic("rocr: Register called twice for driver " + d.Name())
-		}
-	}
-	registry.drivers = append(registry.drivers, d)
-	sort.SliceStable(registry.drivers, func(i, j int) bool {
-		return registry.drivers[i].Priority() > registry.drivers[j].Priority()
-	})
-}
+// Init. It is spi.Register, for programs that register a driver of their
+// own: it panics if d is nil or if a driver of the same name is
+// registered already, as database/sql.Register does.
+func Register(d spi.Driver) { spi.Register(d) }
 
 // Drivers lists the registered drivers' names, in the order Init opens them.
 func Drivers() []string {
-	registry.Lock()
-	defer registry.Unlock()
 	var out []string
-	for _, d := range registry.drivers {
+	for _, d := range spi.Registered() {
 		out = append(out, d.Name())
 	}
 	return out

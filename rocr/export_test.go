@@ -4,6 +4,9 @@ import "github.com/hipgo/hipgo/rocr/spi"
 
 // Hooks for rocr_test.
 
+// CheckRange is the range check drivers make through spi.Host.
+func CheckRange(a *Agent, addr, size uintptr) (*Allocation, error) { return checkRange(a, addr, size) }
+
 // SignalSlabs is the number of mapped signal slabs.
 func SignalSlabs() int {
 	signalTable.mu.Lock()

@@ -11,7 +11,7 @@ import (
 // variable of a code object, or a variable a Go kernel set declares. Its
 // memory belongs to the code, not to a pool: it is an Allocation that no
 // pool made, listed while the code is loaded, so that packets naming it
-// pass the checks every agent applies (CheckRange), and gone when the
+// pass the checks every agent applies (spi.Host.CheckRange), and gone when the
 // code is destroyed. Its owner is the agent that loaded the code.
 
 // loaded is what Agent.Load returns: the driver's executable and the

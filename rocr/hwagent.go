@@ -290,7 +290,7 @@ func (hw *hwAgentWork) wait(start func(done *Signal) error) error {
 // out: a copy between pool memory as one rectangular copy where the
 // engine takes it (RectCopier), anything else slice by slice and row by
 // row, each row one linear operation.
-func (hw *hwAgentWork) rect(r *Rect) error {
+func (hw *hwAgentWork) rect(r *spi.Rect) error {
 	if err := hw.engine("copy 2d"); err != nil {
 		return err
 	}
@@ -312,7 +312,7 @@ func (hw *hwAgentWork) rect(r *Rect) error {
 }
 
 // rows carries one slice of a rectangular copy or fill out row by row.
-func (hw *hwAgentWork) rows(r *Rect) error {
+func (hw *hwAgentWork) rows(r *spi.Rect) error {
 	for y := uint64(0); y < r.Height; y++ {
 		dst := spi.CopyEnd{Addr: uintptr(r.Dst + y*r.DstPitch)}
 		if r.DstHost != nil {

@@ -70,7 +70,7 @@ func (a *Agent) Prefetch(addr, size uint64, to *Agent, stream uintptr) error {
 
 // Advise records a usage hint for managed memory [addr, addr+size) about
 // agent (nil: the host). Drivers without ManagedHints ignore hints.
-func (a *Agent) Advise(addr, size uint64, advice Advice, agent *Agent) error {
+func (a *Agent) Advise(addr, size uint64, advice hsa.Advice, agent *Agent) error {
 	const op = "advise"
 	if advice < hsa.AdviseSetReadMostly || advice > hsa.AdviseUnsetAccessedBy {
 		return Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)

@@ -349,11 +349,11 @@ func (r *allocRegistry) all() []*Allocation {
 	return out
 }
 
-// CheckRange applies the rules every agent applies to memory a packet
+// checkRange applies the rules every agent applies to memory a packet
 // names: [addr, addr+size) lies in one live allocation, and agent may
 // access it (CheckAccess). It returns the allocation; size 0 checks the
 // address alone. The errors say which rule was broken and where.
-func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
+func checkRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	if addr+size < addr {
 		return nil, Errorf(hsa.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
 	}
@@ -370,11 +370,11 @@ func CheckRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	return al, nil
 }
 
-// checkPointer is CheckRange for a kernel's pointer argument: an address
+// checkPointer is checkRange for a kernel's pointer argument: an address
 // outside every allocation is an invalid argument of the dispatch; an
 // access the agent may not make keeps its own status (ErrNotOwner).
 func checkPointer(agent *Agent, addr uintptr) (Status, error) {
-	_, err := CheckRange(agent, addr, 0)
+	_, err := checkRange(agent, addr, 0)
 	if err == nil {
 		return hsa.StatusSuccess, nil
 	}

@@ -235,15 +235,12 @@ func (q *Queue) agentWork(p *aql.AgentDispatch) error {
 	return err
 }
 
-// WaitBarrier resolves a barrier packet on the calling goroutine: for AND
-// every non-zero dependency signal reaches 0; for OR one of them does (a
-// zero handle never satisfies OR). A dependency whose producer failed fails
-// the barrier.
-func WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, nil) }
-
-// WaitBarrier is the package-level WaitBarrier for a packet of q: it gives
-// up with an error wrapping ErrInvalidQueue once q is being destroyed, so a
-// barrier that never resolves does not block Destroy or ShutDown.
+// WaitBarrier resolves a barrier packet of q on the calling goroutine: for
+// AND every non-zero dependency signal reaches 0; for OR one of them does
+// (a zero handle never satisfies OR); a dependency whose producer failed
+// fails the barrier. It gives up with an error wrapping ErrInvalidQueue
+// once q is being destroyed, so a barrier that never resolves does not
+// block Destroy or ShutDown (spi.Host.WaitBarrier waits outside any queue).
 func (q *Queue) WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, q) }
 
 // barrierPoll is how often a blocked barrier checks whether its queue is

@@ -20,7 +20,7 @@ import (
 // KernargSlotSize is the kernarg space each queue slot owns. A packet in
 // slot i points its kernarg address into slot i's area, so kernargs need no
 // allocation per launch.
-const KernargSlotSize = 4096
+const KernargSlotSize = spi.KernargSlotSize
 
 // Queue is an HSA user-mode queue: a ring of 64-byte packet slots with
 // 64-bit write and read indexes and a doorbell signal. Submission follows
@@ -169,7 +169,7 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 		}
 	} else {
 		q.ringLen = uintptr(size) * aql.PacketSize
-		base, err := MapAnonymous(q.ringLen)
+		base, err := spi.MapAnonymous(q.ringLen)
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,7 @@ func (q *Queue) allocKernargs() error {
 		q.kaAlloc, q.kernarg = al, al.Base
 		return nil
 	}
-	base, err := MapAnonymous(q.kaLen)
+	base, err := spi.MapAnonymous(q.kaLen)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (q *Queue) release() {
 	if q.kaAlloc != nil {
 		_ = q.kaAlloc.Free()
 	} else if q.kernarg != 0 {
-		_ = Unmap(q.kernarg, q.kaLen)
+		_ = spi.Unmap(q.kernarg, q.kaLen)
 	}
 	q.kernarg = 0
 	if q.destroy != nil {
@@ -266,7 +266,7 @@ func (q *Queue) release() {
 		_ = q.doorbell.destroy(false)
 	}
 	if q.base != 0 {
-		_ = Unmap(q.base, q.ringLen)
+		_ = spi.Unmap(q.base, q.ringLen)
 		q.base = 0
 	}
 }

@@ -3,6 +3,7 @@ package rocr_test
 import (
 	"errors"
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -589,7 +590,7 @@ func TestDestroyDropsRectDescriptor(t *testing.T) {
 	require.NoError(t, err)
 	never := newSignal(t, 1)
 	barrier(t, q, aql.TypeBarrierAnd, [5]*rocr.Signal{never}, nil)
-	id := rocr.RegisterRect(&rocr.Rect{})
+	id := rocr.RegisterRect(&spi.Rect{})
 	done := newSignal(t, 1)
 	p := aql.RectWork{ID: id}.Call().Packet(done.Handle())
 	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, 0, 0))

@@ -1,6 +1,7 @@
 package rocr
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"sync"
 
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -9,16 +10,16 @@ import (
 
 var rects struct {
 	mu sync.Mutex
-	m  map[uint64]*Rect
+	m  map[uint64]*spi.Rect
 }
 
 // RegisterRect stores r for one aql.AgentRect packet (aql.RectWork) and
 // returns its id.
-func RegisterRect(r *Rect) uint64 {
+func RegisterRect(r *spi.Rect) uint64 {
 	id := hostref.NewID() // one id space with callbacks
 	rects.mu.Lock()
 	if rects.m == nil {
-		rects.m = map[uint64]*Rect{}
+		rects.m = map[uint64]*spi.Rect{}
 	}
 	rects.m[id] = r
 	rects.mu.Unlock()
@@ -26,7 +27,7 @@ func RegisterRect(r *Rect) uint64 {
 }
 
 // TakeRect removes and returns the descriptor with id, checked.
-func TakeRect(id uint64) (*Rect, error) {
+func TakeRect(id uint64) (*spi.Rect, error) {
 	rects.mu.Lock()
 	r, ok := rects.m[id]
 	delete(rects.m, id)

@@ -12,7 +12,7 @@ import (
 // usable state (a kernel fault ends a CUDA context): drivers wrap it, and
 // from then on every queue, allocation and load on the agent fails with
 // an error that names the failure and says that Reset recovers.
-var ErrDeviceLost = errors.New("device lost")
+var ErrDeviceLost = hsa.ErrDeviceLost
 
 // markLost records the failure of queue q that lost the agent's device.
 func (a *Agent) markLost(q *Queue, err error) {

@@ -112,9 +112,7 @@ func open() (*rtState, error) {
 	rt := &rtState{opened: map[string]error{}, queues: map[*Queue]struct{}{}, perAgent: map[*Agent]int{},
 		kept: map[*Agent]bool{}, inSlot: map[*Agent]int{}}
 	force := strings.TrimSpace(os.Getenv("HIPGO_DRIVER"))
-	registry.Lock()
-	drivers := append([]spi.Driver(nil), registry.drivers...)
-	registry.Unlock()
+	drivers := spi.Registered()
 	var gpus, cpus []*Agent
 	found := false
 	for _, d := range drivers {
@@ -122,7 +120,7 @@ func open() (*rtState, error) {
 			continue
 		}
 		found = true
-		ads, err := d.Open()
+		ads, err := d.Open(theHost)
 		rt.opened[d.Name()] = err
 		if err != nil {
 			continue

@@ -116,9 +116,9 @@ var signalGen atomic.Uint64
 // can make signal memory visible to their devices.
 var slabHooks []func(base, size uintptr) error
 
-// OnSignalMemory registers f to be called with each signal slab's address
+// onSignalMemory registers f to be called with each signal slab's address
 // range: at once for existing slabs and later for new ones.
-func OnSignalMemory(f func(base, size uintptr) error) error {
+func onSignalMemory(f func(base, size uintptr) error) error {
 	signalTable.mu.Lock()
 	defer signalTable.mu.Unlock()
 	for _, s := range signalTable.slabs {
@@ -159,13 +159,13 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 		if t.next+uint64(signalsPerSlab) > signalCapacity {
 			return nil, nil, Errorf(hsa.StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
 		}
-		base, err := MapAnonymous(signalSlabBytes)
+		base, err := spi.MapAnonymous(signalSlabBytes)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, h := range slabHooks {
 			if err := h(base, signalSlabBytes); err != nil {
-				_ = Unmap(base, signalSlabBytes)
+				_ = spi.Unmap(base, signalSlabBytes)
 				return nil, nil, err
 			}
 		}
@@ -456,18 +456,18 @@ const (
 // waits forever) and returns the last value observed, as
 // hsa_signal_wait_scacquire does. It never misses a store: a waiter
 // registers before its final check, and every store with waiters wakes them.
-func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, true)
 }
 
 // WaitNoYield is Wait whose spin never yields the processor: for
 // goroutines locked to an OS thread (a GPU driver's queue processor), where
 // runtime.Gosched costs a thread switch.
-func (s *Signal) WaitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) int64 {
+func (s *Signal) WaitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, false)
 }
 
-func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint, yield bool) int64 {
+func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint, yield bool) int64 {
 	if s.backend != nil {
 		return s.backend.Wait(cond, cmp, timeout, hint)
 	}
@@ -558,7 +558,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 }
 
 // WaitTimed is Wait that reports whether the condition held.
-func (s *Signal) WaitTimed(cond hsa.Condition, cmp int64, timeout time.Duration, hint WaitHint) (int64, bool) {
+func (s *Signal) WaitTimed(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) (int64, bool) {
 	v := s.Wait(cond, cmp, timeout, hint)
 	return v, cond.Holds(v, cmp)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 var orders = []hsa.Order{hsa.Relaxed, hsa.Acquire, hsa.Release, hsa.AcqRel}
-var hints = []rocr.WaitHint{hsa.WaitActive, hsa.WaitBlocked}
+var hints = []hsa.WaitHint{hsa.WaitActive, hsa.WaitBlocked}
 
 func TestSignalOperations(t *testing.T) {
 	cputest.Agents(t, 1)

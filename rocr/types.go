@@ -17,9 +17,6 @@ type AgentInfo = hsa.AgentInfo
 // GlobalFlag is hsa_amd_memory_pool_global_flag_t.
 type GlobalFlag = hsa.GlobalFlag
 
-// WaitHint is hsa_wait_state_t.
-type WaitHint = hsa.WaitHint
-
 // Code is one code object to load onto an agent (see hsa.Code).
 type Code = hsa.Code
 
@@ -32,11 +29,5 @@ type KernelSymbol = hsa.KernelSymbol
 // KernelArg is one argument in a kernel's kernarg segment.
 type KernelArg = hsa.KernelArg
 
-// Advice is a managed memory hint (hipMemoryAdvise).
-type Advice = hsa.Advice
-
 // Executable is code loaded onto an agent (Agent.Load; see spi.Executable).
 type Executable = spi.Executable
-
-// Rect is one 2-D or 3-D copy or fill (see spi.Rect and RegisterRect).
-type Rect = spi.Rect

@@ -193,7 +193,7 @@ func (h *Handle) queue(c *call) error {
 		// each call (vendor.api.after).
 		w.QueuesOnly = v.api.after == nil
 	}
-	return hostwork.Launch(h.s, w)
+	return hostwork.Launch((*core.Stream)(h.s), w)
 }
 
 // scratch returns the handle's one-element buffer of T, allocating it on

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostref"
@@ -189,7 +190,7 @@ func (b *vendor) run(c *call, stream uintptr) error {
 
 // destroy queues the handle's release after the handle's work.
 func (b *vendor) destroy(s *stream.Stream) error {
-	return hostwork.Launch(s, &hostwork.Work{Op: "blas destroy", Native: func(uintptr) error {
+	return hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: "blas destroy", Native: func(uintptr) error {
 		if b.handle == 0 {
 			return nil
 		}
@@ -209,7 +210,7 @@ func (b *vendor) release(dev *gpu.Device) error {
 	if err != nil {
 		return err
 	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(native uintptr) error {
+	err = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: op, Native: func(native uintptr) error {
 		if b.handle == 0 {
 			return nil
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Managed is managed memory (hipMallocManaged): one address that the host
@@ -71,7 +70,7 @@ func (m *Managed[T]) Free() error {
 func (m *Managed[T]) SetManualDeps(on bool) { m.base().SetManual(on) }
 
 // Advice is a usage hint for managed memory (hipMemoryAdvise).
-type Advice = rocr.Advice
+type Advice = hsa.Advice
 
 // The hints Advise takes, with HIP's values.
 const (

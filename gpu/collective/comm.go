@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/internal/hostwork"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -61,7 +62,7 @@ func (c *Comm) failStreams(err error) {
 	}
 	c.mu.Unlock()
 	for _, s := range streams {
-		_ = hostwork.Launch(s, &hostwork.Work{Op: "collective", Host: func() error { return err }})
+		_ = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: "collective", Host: func() error { return err }})
 	}
 }
 

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -14,7 +15,6 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // NCCL (cuda) and RCCL (rocm) share their API; the backend calls it
@@ -158,13 +158,12 @@ func openNCCL() (*ncclAPI, error) {
 // primary context, which the cuda driver makes current on a thread of
 // their own.
 func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
-	cr, ok := ag.Driver().(spi.ContextRunner)
-	if !ok {
-		return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
-	}
 	var ferr error
 	ran := false
-	if err := cr.RunWithContext(func() error { ran, ferr = true, f(); return ferr }); !ran {
+	if err := ag.RunWithContext(func() error { ran, ferr = true, f(); return ferr }); !ran {
+		if errors.Is(err, rocr.ErrNotSupported) {
+			return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
+		}
 		return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v", err)
 	}
 	return ferr

@@ -285,7 +285,7 @@ func (c *Comm) submit(op string, ops []*call) error {
 		writes = append(writes, k.writes()...)
 	}
 	host, native := c.be.work(ops)
-	if err := hostwork.Launch(s, &hostwork.Work{Op: op, Reads: reads, Writes: writes, Host: host, Native: native}); err != nil {
+	if err := hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: op, Reads: reads, Writes: writes, Host: host, Native: native}); err != nil {
 		return err
 	}
 	c.streams[s] = struct{}{}

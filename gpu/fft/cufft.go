@@ -128,7 +128,7 @@ func (b *cufftBackend) create(p *Plan) error {
 		ie, oe = uintptr(unsafe.Pointer(&inembed[0])), uintptr(unsafe.Pointer(&onembed[0]))
 		istride, ostride, idist, odist = l.InStride, l.OutStride, l.InDist, l.OutDist
 	}
-	err = hostwork.Launch(s, &hostwork.Work{Op: op, Native: func(uintptr) error {
+	err = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: op, Native: func(uintptr) error {
 		// The handle is written into b, on the heap: a C library may
 		// write to a Go stack, a Go fake may see it move.
 		err := b.call(op, "cufftPlanMany", uintptr(unsafe.Pointer(&b.made)), uintptr(len(p.dims)), uintptr(unsafe.Pointer(&n[0])),
@@ -165,7 +165,7 @@ func (b *cufftBackend) destroy(p *Plan) error {
 	if p.tokenMem != nil {
 		w.Writes = []*core.Mem{p.tokenMem}
 	}
-	if err := hostwork.Launch(s, w); err != nil {
+	if err := hostwork.Launch((*core.Stream)(s), w); err != nil {
 		return err
 	}
 	return s.Synchronize()

@@ -352,7 +352,7 @@ func exec(p *Plan, s *stream.Stream, in, out buffer.Object, want Kind, dir Direc
 	e.in, e.out, e.inSide, e.outSide, e.dir = mi, mo, inSide, outSide, dir
 	e.reads[0], e.writes[0], e.writes[1] = mi, mo, p.tokenMem
 	e.work.Op = op
-	if err := hostwork.Launch(s, &e.work); err != nil {
+	if err := hostwork.Launch((*core.Stream)(s), &e.work); err != nil {
 		p.done(e)
 		return err
 	}

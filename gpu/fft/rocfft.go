@@ -150,7 +150,7 @@ func newRocfft(p *Plan) (*rocfftBackend, error) {
 		if p.kind.realOut() {
 			dir = Inverse
 		}
-		err = hostwork.Launch(s, &hostwork.Work{Op: "fft plan", Native: func(uintptr) error {
+		err = hostwork.Launch((*core.Stream)(s), &hostwork.Work{Op: "fft plan", Native: func(uintptr) error {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			_, err := b.plan(p, dir, false, &p.in, &p.out)
@@ -315,7 +315,7 @@ func (b *rocfftBackend) destroy(p *Plan) error {
 	if p.tokenMem != nil {
 		w.Writes = []*core.Mem{p.tokenMem}
 	}
-	if err := hostwork.Launch(s, w); err != nil {
+	if err := hostwork.Launch((*core.Stream)(s), w); err != nil {
 		return err
 	}
 	return s.Synchronize()

@@ -184,7 +184,7 @@ func (e *Exec) launchEvents(op string, s *stream.Stream) error {
 		if x.wait {
 			err = s.WaitEvent(x.ev)
 		} else {
-			err = core.RecordEventNode(cs, x.ev)
+			err = stream.GraphRecord(s, x.ev)
 		}
 		if err != nil {
 			return errs.Wrap(op, err)

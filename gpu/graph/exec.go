@@ -221,7 +221,7 @@ func (n *Node) lower(dev *gpu.Device) (*core.GraphPacket, []core.MemUse, liveChe
 	switch n.kind {
 	case kindKernel:
 		var k core.KernelNode
-		if err := core.PrepareKernel(n.kernel.Func, dev, n.kernel.Grid, n.kernel.Block, n.kernel.SharedMem, n.kernel.args(), &k); err != nil {
+		if err := n.kernel.Func.PrepareNode(dev, n.kernel.Grid, n.kernel.Block, n.kernel.SharedMem, n.kernel.args(), &k); err != nil {
 			return nil, nil, liveCheck{}, err
 		}
 		return &core.GraphPacket{Dispatch: k.Dispatch, Kernarg: k.Kernarg, Name: k.Name}, k.Uses, liveCheck{k.Live, k.LiveKey}, nil

@@ -8,17 +8,16 @@ import (
 	"github.com/hipgo/hipgo/rocr/codeobj"
 )
 
-func init() { core.InstallKernelPreparer(prepareNode) }
-
-// prepareNode checks a graph's kernel launch exactly as launch checks a
-// direct one (the device's default stream stands for the stream the graph
-// is launched on, which must be of the same device) and encodes its
-// kernarg image. args is a *Args or a []any in LaunchKernelGGL's form.
-func prepareNode(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *core.KernelNode) error {
+// PrepareNode checks a graph's kernel launch of f exactly as launch checks
+// a direct one (the device's default stream stands for the stream the
+// graph is launched on, which must be of the same device) and encodes its
+// kernarg image into k. args is a *Args or a []any in LaunchKernelGGL's
+// form. It is gpu/graph's: k is a type of the gpu layer's core, which no
+// package outside hipgo's gpu tree can name.
+func (f *Function) PrepareNode(dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *core.KernelNode) error {
 	const op = "graph kernel node"
-	f, _ := fn.(*Function)
 	if f == nil {
-		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, op, "want a *module.Function, got %T", fn)
+		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, op, "want a *module.Function, got a nil one")
 	}
 	if err := f.valid(op); err != nil {
 		return err

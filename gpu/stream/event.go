@@ -140,12 +140,11 @@ func (ev *Event) last(op string) (*core.Fence, error) {
 // HIP and CUDA; any device's stream may wait for the event.
 func (s *Stream) Record(ev *Event) error { return s.record("event record", ev, false) }
 
-// A graph's event record node records its event on the stream the graph
-// runs on, whatever the event's device, as HIP's does.
-func init() {
-	core.InstallEventRecorder(func(s *core.Stream, ev any) error {
-		return (*Stream)(s).record("graph event record node", ev.(*Event), true)
-	})
+// GraphRecord records ev on s as a graph's event record node does
+// (hipGraphAddEventRecordNode): s may be a stream of another device than
+// ev's, as in HIP. gpu/graph's launches call it; programs call Record.
+func GraphRecord(s *Stream, ev *Event) error {
+	return s.record("graph event record node", ev, true)
 }
 
 // record is Record; anyDevice lets a stream of another device record ev.

@@ -32,7 +32,7 @@ func Prefetch[T any](s *Stream, m *buffer.Managed[T], dev *gpu.Device) error {
 	if mem.Len() > 0 { // empty: nothing to move
 		agent := s.Device().Agent()
 		addr, size := uint64(mem.Addr()), uint64(mem.Size())
-		if err := s.launchHostWork(&hostwork.Work{Op: op, Reads: []*core.Mem{mem},
+		if err := hostwork.Launch(s.core(), &hostwork.Work{Op: op, Reads: []*core.Mem{mem},
 			Native: func(stream uintptr) error { return agent.Prefetch(addr, size, to, stream) }}); err != nil {
 			return err
 		}

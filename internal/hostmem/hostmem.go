@@ -21,13 +21,13 @@ func Bytes(addr, size uintptr) []byte {
 	return unsafe.Slice((*byte)(At(addr)), size)
 }
 
-// mapped is the bytes rocr.MapAnonymous holds mapped now.
+// mapped is the bytes spi.MapAnonymous holds mapped now.
 var mapped atomic.Int64
 
 // AddMapped counts n bytes mapped (negative: unmapped).
 func AddMapped(n int64) { mapped.Add(n) }
 
-// Mapped is the bytes rocr.MapAnonymous holds mapped now: a process's
+// Mapped is the bytes spi.MapAnonymous holds mapped now: a process's
 // address space includes threads' stacks and the C allocator's arenas,
 // which grow with the processor count; this is the runtime's own share.
 func Mapped() int64 { return mapped.Load() }

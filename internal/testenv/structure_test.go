@@ -1,12 +1,16 @@
 package testenv
 
 import (
+	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -144,4 +148,190 @@ func TestOneEncoderOneVendorLayer(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Greater(t, read, 100, "too few Go files read: has the layout changed?")
+}
+
+// The SPI is the whole contract between rocr and its drivers, both ways
+// (database/sql/driver never imports database/sql): no driver package
+// imports rocr; what a driver needs from the runtime reaches it through
+// spi.Host. Tests of a driver may still drive it through rocr.
+func TestDriversSeeOnlyTheSPI(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the import graph with")
+	}
+	cmd := exec.Command(gobin, "list", "-json=ImportPath,Imports", "./rocr/drivers/...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list ./rocr/drivers/...")
+	const rocr = "github.com/hipgo/hipgo/rocr"
+	read := 0
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		read++
+		for _, imp := range p.Imports {
+			assert.NotEqual(t, rocr, imp, "%s imports package rocr: reach the runtime through spi.Host", p.ImportPath)
+		}
+	}
+	assert.GreaterOrEqual(t, read, 3, "fewer driver packages listed than cpu, cuda and rocm: has the layout changed?")
+}
+
+// Packages under gpu/ reach each other through typed homes (a public
+// handle defined on a core type, a typed function of the package that
+// owns the work), not through hooks: no package-level function variable
+// takes or returns `any`, and no init function installs a function into
+// another package (assigns to pkg.Name or calls pkg.Install...). The
+// API layer asks rocr for driver capabilities rather than asserting an
+// agent's Driver() to an SPI interface itself.
+func TestNoHooksUnderGPU(t *testing.T) {
+	root := filepath.Join("..", "..", "gpu")
+	read := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); strings.HasPrefix(name, ".") || name == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		read++
+		rel, _ := filepath.Rel(filepath.Join("..", ".."), path)
+		rel = filepath.ToSlash(rel)
+		if strings.Contains(string(src), ".Driver().(") {
+			t.Errorf("%s asserts an agent's Driver() to an SPI interface: ask rocr's Agent for the capability", rel)
+		}
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.GenDecl:
+				for _, s := range decl.Specs {
+					vs, ok := s.(*ast.ValueSpec)
+					if !ok || vs.Type == nil {
+						continue
+					}
+					if ft, ok := vs.Type.(*ast.FuncType); ok && funcTakesAny(ft) {
+						t.Errorf("%s: function variable %s takes or returns any: give the work a typed home", rel, vs.Names[0].Name)
+					}
+				}
+			case *ast.FuncDecl:
+				if decl.Recv != nil || decl.Name.Name != "init" || decl.Body == nil {
+					continue
+				}
+				ast.Inspect(decl.Body, func(n ast.Node) bool {
+					switch n := n.(type) {
+					case *ast.AssignStmt:
+						for _, lhs := range n.Lhs {
+							if sel, ok := lhs.(*ast.SelectorExpr); ok {
+								if _, isPkg := sel.X.(*ast.Ident); isPkg && isImportName(f, sel.X.(*ast.Ident).Name) {
+									t.Errorf("%s: init installs %s.%s into another package", rel, sel.X.(*ast.Ident).Name, sel.Sel.Name)
+								}
+							}
+						}
+					case *ast.CallExpr:
+						if sel, ok := n.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Install") {
+							if id, ok := sel.X.(*ast.Ident); ok && isImportName(f, id.Name) {
+								t.Errorf("%s: init calls %s.%s, a hook", rel, id.Name, sel.Sel.Name)
+							}
+						}
+					}
+					return true
+				})
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Greater(t, read, 50, "too few Go files under gpu/ read: has the layout changed?")
+}
+
+// funcTakesAny reports whether a function type has a parameter or result
+// of type any (or interface{}).
+func funcTakesAny(ft *ast.FuncType) bool {
+	isAny := func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.Ident:
+			return e.Name == "any"
+		case *ast.InterfaceType:
+			return e.Methods == nil || len(e.Methods.List) == 0
+		}
+		return false
+	}
+	for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, p := range fl.List {
+			if isAny(p.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isImportName reports whether name is a package f imports.
+func isImportName(f *ast.File, name string) bool {
+	for _, imp := range f.Imports {
+		path := strings.Trim(imp.Path.Value, `"`)
+		local := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		if local == name {
+			return true
+		}
+	}
+	return false
+}
+
+// docs/layout.md draws the launch path and the copy path with the file
+// and the function of each step: every file it names exists, and every
+// function a table row names is declared in that row's file.
+func TestLayoutPathsExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "docs", "layout.md"))
+	require.NoError(t, err)
+	tick := regexp.MustCompile("`([^`]+)`")
+	text := regexp.MustCompile("(?m)^```.*$").ReplaceAllString(string(b), "")
+	files, rows := 0, 0
+	for _, m := range tick.FindAllStringSubmatch(text, -1) {
+		if name := m[1]; strings.HasSuffix(name, ".go") && !strings.ContainsAny(name, " *") {
+			files++
+			_, err := os.Stat(filepath.Join(root, filepath.FromSlash(name)))
+			assert.NoError(t, err, "docs/layout.md names %s", name)
+		}
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 5 || !strings.Contains(cells[2], ".go`") {
+			continue
+		}
+		rows++
+		file := strings.Trim(strings.TrimSpace(cells[2]), "`")
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+		if !assert.NoError(t, err, "docs/layout.md names %s", file) {
+			continue
+		}
+		for _, fn := range tick.FindAllStringSubmatch(cells[3], -1) {
+			decl := regexp.MustCompile(`(?m)^func (\([^)]*\) )?` + regexp.QuoteMeta(fn[1]) + `[\[(]`)
+			assert.True(t, decl.Match(src), "docs/layout.md: %s declares no function %s", file, fn[1])
+		}
+	}
+	assert.Greater(t, files, 10, "too few files named in docs/layout.md: has its format changed?")
+	assert.Greater(t, rows, 15, "too few path steps in docs/layout.md: has its format changed?")
 }

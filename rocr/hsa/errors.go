@@ -28,6 +28,15 @@ var (
 	// ErrOwnIPCHandle: an IPC handle opened in the process that made it,
 	// which uses its memory or event directly (hipErrorInvalidContext).
 	ErrOwnIPCHandle = errors.New("an IPC handle of this process")
+	// ErrAbandoned marks the report of a kernel or host callback that was
+	// given up on while it still ran (rocr's Queue.Abandon).
+	ErrAbandoned = errors.New("kernel abandoned")
+	// ErrDeviceLost marks a failure after which the agent's device keeps
+	// no usable state (a kernel fault ends a CUDA context): drivers wrap
+	// it, and from then on every queue, allocation and load on the agent
+	// fails with an error that names the failure and says that Reset
+	// recovers.
+	ErrDeviceLost = errors.New("device lost")
 )
 
 // sentinelOf maps a status onto the sentinel that errors.Is matches.

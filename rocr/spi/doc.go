@@ -1,17 +1,24 @@
 // Package spi is the interface between hipgo's runtime (package rocr) and
 // its drivers (rocr/drivers/cpu, cuda, rocm), in the manner of
 // database/sql/driver: rocr calls these interfaces, drivers implement them
-// and register with rocr.Register, and a program never calls them itself.
+// and register with Register, and a program never calls them itself.
 // The value types both sides share are package hsa's.
 //
+// The contract runs both ways, and no driver imports package rocr: what a
+// driver needs from the runtime (its signals, found from packets'
+// handles; the ownership checks of pointers and ranges; barrier waits;
+// the allocations behind addresses) is Host, which rocr hands to each
+// Driver.Open (host.go). Host memory outside the Go heap is MapAnonymous.
+//
 // rocr hands a driver its own objects as handles: a soft queue as a Queue,
-// a signal as a Signal (both are rocr's *Queue and *Signal), another agent
-// as its AgentDriver (nil: the host).
+// a signal as a Signal or HostSignal (both are rocr's *Queue and *Signal),
+// an allocation as an Allocation, another agent as its AgentDriver (nil:
+// the host).
 //
 // The whole driver interface is here. Every driver implements
-// This file holds the whole driver interface. Every driver implements
 //
-//   - Driver: registered with rocr.Register, opened by rocr.Init.
+//   - Driver: registered with Register (rocr.Register is the same call),
+//     opened by rocr.Init, which hands it the Host.
 //   - AgentDriver: one agent, its info, pools, executors and code loading.
 //   - PoolDriver: one memory pool of an agent.
 //   - Executor: carries out the packets of one soft queue (required unless

@@ -9,16 +9,18 @@ import (
 )
 
 // Driver provides agents of one kind. Drivers register themselves from an
-// init function with rocr.Register (the database/sql pattern) and are
+// init function with Register (the database/sql pattern) and are
 // opened by rocr.Init.
 type Driver interface {
 	// Name is the driver's name: "cpu", "cuda", "rocm".
 	Name() string
 	// Priority orders drivers: higher opens first; the cpu driver is lowest.
 	Priority() int
-	// Open discovers the driver's agents. A driver that cannot run here
-	// returns an error wrapping ErrNotSupported or ErrNoAgent that says why.
-	Open() ([]AgentDriver, error)
+	// Open discovers the driver's agents. host is the runtime's side of
+	// the contract, which the driver keeps for its agents' use. A driver
+	// that cannot run here returns an error wrapping ErrNotSupported or
+	// ErrNoAgent that says why.
+	Open(host Host) ([]AgentDriver, error)
 	// Close releases the driver after all its agents are closed.
 	Close() error
 }

@@ -176,7 +176,7 @@ func (f *Fence) Wait(timeout time.Duration) error {
 
 // WaitHint is Wait with a wait hint: spin first (WaitActive) or yield the
 // thread soon (WaitBlocked).
-func (f *Fence) WaitHint(timeout time.Duration, hint rocr.WaitHint) error {
+func (f *Fence) WaitHint(timeout time.Duration, hint hsa.WaitHint) error {
 	if _, ok := f.sig.WaitTimed(hsa.CondLT, 1, timeout, hint); !ok {
 		return gpu.Errorf(gpu.ErrNotReady, "wait", "timed out after %v", timeout)
 	}

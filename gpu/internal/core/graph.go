@@ -37,38 +37,6 @@ type KernelNode struct {
 	LiveKey  any
 }
 
-var prepareKernel func(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error
-
-// InstallKernelPreparer is called by gpu/module from init: f checks a
-// launch of the kernel fn on dev as a direct launch is checked and
-// encodes it into k.
-func InstallKernelPreparer(f func(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error) {
-	prepareKernel = f
-}
-
-var recordEventNode func(s *Stream, ev any) error
-
-// InstallEventRecorder is called by gpu/stream from init: f records the
-// event ev (a *stream.Event) on s as an event record node of a graph
-// does, whatever the event's device.
-func InstallEventRecorder(f func(s *Stream, ev any) error) { recordEventNode = f }
-
-// RecordEventNode records ev on s for a graph's event record node.
-func RecordEventNode(s *Stream, ev any) error {
-	if recordEventNode == nil {
-		return gpu.Errorf(gpu.ErrNotSupported, "graph event record node", "no event support linked in")
-	}
-	return recordEventNode(s, ev)
-}
-
-// PrepareKernel checks and encodes a kernel launch for a graph.
-func PrepareKernel(fn any, dev *gpu.Device, grid, block gpu.Dim3, shared int, args any, k *KernelNode) error {
-	if prepareKernel == nil {
-		return gpu.Errorf(gpu.ErrInvalidDeviceFunction, "graph kernel node", "no kernel support linked in")
-	}
-	return prepareKernel(fn, dev, grid, block, shared, args, k)
-}
-
 // Replay writes a graph's packets into the stream's queue after the
 // barriers its buffers' earlier users need, reserving the slots of each
 // run of packets at once and ringing the doorbell once per run (one run

@@ -9,6 +9,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // MaxKernarg is the largest kernarg segment any agent takes: the 32,764
@@ -61,7 +62,7 @@ func (s *Stream) takeArea(n int) (kernargArea, error) {
 		a.al, a.addr = al, al.Base
 		return a, nil
 	}
-	addr, err := rocr.MapAnonymous(size)
+	addr, err := spi.MapAnonymous(size)
 	if err != nil {
 		return a, errs.Wrap("launch", err)
 	}
@@ -83,7 +84,7 @@ func (s *queueState) freeAreas() {
 			if a.al != nil {
 				_ = a.al.Free()
 			} else {
-				_ = rocr.Unmap(a.addr, areaSize(int(a.class)))
+				_ = spi.Unmap(a.addr, areaSize(int(a.class)))
 			}
 		}
 		s.areas[c] = nil

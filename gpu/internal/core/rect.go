@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"reflect"
 
 	"github.com/hipgo/hipgo/gpu"
@@ -96,7 +97,7 @@ func (e *RectEnd) check(op, what string, width, height, depth int) error {
 }
 
 // rect checks both ends and builds the descriptor; src is nil for a fill.
-func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*rocr.Rect, error) {
+func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*spi.Rect, error) {
 	if width < 0 || height < 0 || depth < 0 {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "width %d bytes, height %d rows, depth %d slices: want >= 0", width, height, depth)
 	}
@@ -109,7 +110,7 @@ func rect(op string, dst, src *RectEnd, width, height, depth int, value byte) (*
 	if err := dst.check(op, "destination", width, height, depth); err != nil {
 		return nil, err
 	}
-	r := &rocr.Rect{DstPitch: uint64(dst.Pitch), Width: uint64(width), Height: uint64(height), Fill: src == nil, Value: value}
+	r := &spi.Rect{DstPitch: uint64(dst.Pitch), Width: uint64(width), Height: uint64(height), Fill: src == nil, Value: value}
 	if depth > 1 {
 		r.Depth, r.DstHeight = uint64(depth), uint64(dst.Rows)
 	}

@@ -639,7 +639,7 @@ func (s *Stream) waitsForItself(op string, f *Fence, mayBlock bool) error {
 
 // WaitContext waits for f until ctx is done. A context that can never be
 // done costs nothing; one that can is polled every millisecond.
-func WaitContext(ctx context.Context, op string, f *Fence, hint rocr.WaitHint) error {
+func WaitContext(ctx context.Context, op string, f *Fence, hint hsa.WaitHint) error {
 	if ctx == nil || ctx.Done() == nil {
 		_ = f.WaitHint(0, hint)
 		return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -33,10 +32,10 @@ func (a *agent) StreamPriorityRange() (least, greatest int, err error) {
 // ManagedPool implements spi.ManagedMemory.
 func (a *agent) ManagedPool() (spi.PoolDriver, error) { return a.managed, nil }
 
-func (a *agent) Info() rocr.AgentInfo {
+func (a *agent) Info() hsa.AgentInfo {
 	procs := runtime.GOMAXPROCS(0)
 	mem := a.pools[0].Info().Size
-	return rocr.AgentInfo{
+	return hsa.AgentInfo{
 		Name:             fmt.Sprintf("cpu%d", a.id),
 		Vendor:           "hipgo",
 		ProductName:      fmt.Sprintf("hipgo software agent (%d workers)", procs),

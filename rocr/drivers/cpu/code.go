@@ -2,11 +2,11 @@ package cpu
 
 import (
 	"context"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"runtime/pprof"
 	"sync"
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
@@ -19,10 +19,10 @@ type kern struct {
 	name   string
 	handle uint64
 	sk     *kernel.Kernel
-	sym    rocr.KernelSymbol
+	sym    hsa.KernelSymbol
 	// buffers are the global-buffer arguments, for ownership checks;
 	// readOnly[i] says whether buffers[i] is declared read-only.
-	buffers  []rocr.BufferArg
+	buffers  []spi.BufferArg
 	readOnly []bool
 	// groupMem is the static group memory the kernel declares.
 	groupMem uint32
@@ -78,7 +78,7 @@ func kernOf(sk *kernel.Kernel) *kern {
 	k.labels = pprof.WithLabels(context.Background(), pprof.Labels(LabelKernel, k.name))
 	for _, arg := range sym.Args {
 		if arg.Kind == hsa.ArgGlobalBuffer {
-			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
+			k.buffers = append(k.buffers, spi.BufferArg{Offset: uintptr(arg.Offset), Name: arg.Name})
 			k.readOnly = append(k.readOnly, arg.ReadOnly)
 		}
 	}
@@ -89,35 +89,35 @@ func kernOf(sk *kernel.Kernel) *kern {
 	return k
 }
 
-func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
+func (a *agent) Load(code *hsa.Code) (spi.Executable, error) {
 	if code.Kind != hsa.CodeGo {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: the cpu agent runs Go kernels, not %s code for %s", code.Name, code.Kind, code.Target)
 	}
 	set, ok := code.Go.(*kernel.Set)
 	if !ok || set == nil {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: not a Go kernel set (kernel.NewSet)", code.Name)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: not a Go kernel set (kernel.NewSet)", code.Name)
 	}
 	ks, globals := set.Kernels, set.Globals
 	exe := &executable{globals: globals}
 	for i, g := range globals {
 		if g.Name == "" || g.Addr() == 0 {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: global %d was not made by kernel.Var", code.Name, i)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: global %d was not made by kernel.Var", code.Name, i)
 		}
 		for _, o := range globals[:i] {
 			if o.Name == g.Name {
-				return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two globals named %q", code.Name, g.Name)
+				return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two globals named %q", code.Name, g.Name)
 			}
 		}
 	}
 	for i, k := range ks {
 		if k == nil {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: nil kernel", code.Name)
 		}
 		// Names are unique within a set, as symbols are within a code
 		// object; other sets may reuse them.
 		for _, o := range ks[:i] {
 			if o != nil && o.Name() == k.Name() {
-				return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.Name())
+				return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: two kernels named %q", code.Name, k.Name())
 			}
 		}
 		exe.syms = append(exe.syms, kernOf(k).sym)
@@ -126,12 +126,12 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 }
 
 type executable struct {
-	syms    []rocr.KernelSymbol
+	syms    []hsa.KernelSymbol
 	globals []kernel.Global
 }
 
-func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
-func (e *executable) Destroy() error               { return nil }
+func (e *executable) Kernels() []hsa.KernelSymbol { return e.syms }
+func (e *executable) Destroy() error              { return nil }
 
 // Global finds a variable the set declares (kernel.Var): its storage is
 // the Go variable, which the host and the cpu agent share.
@@ -145,5 +145,5 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	for _, g := range e.globals {
 		names = append(names, g.Name)
 	}
-	return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the set (have %v)", name, names)
+	return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the set (have %v)", name, names)
 }

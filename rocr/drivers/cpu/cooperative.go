@@ -5,9 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
-	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -108,7 +106,7 @@ func (errGridBroken) Error() string { return "grid barrier broken by another wor
 func (g *group) GridSync() {
 	j := g.job
 	if j == nil || j.barrier == nil {
-		panic(rocr.Errorf(hsa.StatusErrorInvalidArgument, "grid sync", "kernel %s work-group %v: GridSync in a launch that is not cooperative (launch it with module.LaunchCooperative)", g.kernel.name, g.ID))
+		panic(hsa.Errorf(hsa.StatusErrorInvalidArgument, "grid sync", "kernel %s work-group %v: GridSync in a launch that is not cooperative (launch it with module.LaunchCooperative)", g.kernel.name, g.ID))
 	}
 	if !j.barrier.wait(j) {
 		panic(errGridBroken{})
@@ -118,7 +116,7 @@ func (g *group) GridSync() {
 // cooperative runs the dispatch j with every group resident at once.
 func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error {
 	if limit := int64(e.pool.n); j.total > limit {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: cooperative grid of %d work-groups exceeds the %d the agent holds at once", j.k.name, j.total, limit)
 	}
 	b := newGridBarrier(int(j.total))
 	j.barrier = b
@@ -138,9 +136,9 @@ func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error
 			// As a worker: profiles name the kernel, and a kernel that
 			// waits on its own queue is told so instead of deadlocking.
 			pprof.SetGoroutineLabels(j.k.labels)
-			ex := runner.Mark[rocr.Queue]()
+			ex := host.MarkRunner()
 			defer ex.Close()
-			ex.Serve(rocrQueue(q))
+			ex.Serve(q)
 			g := &group{}
 			defer g.release()
 			j.bind(g)

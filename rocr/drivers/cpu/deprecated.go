@@ -2,10 +2,11 @@ package cpu
 
 import (
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/kernel"
 	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
@@ -117,11 +118,18 @@ type Atomic interface {
 // dispatch on the agent and to host code that uses sync/atomic on the same
 // word.
 
+// devicePtr is a kernel's pointer argument, rocr.Ptr[T]: the atomics
+// take it as a type parameter, so that this package sees only the SPI.
+type devicePtr[T any] interface {
+	~uint64
+	At(v spi.MemoryView, i int) *T
+}
+
 // Deprecated: use kernel.AtomicAdd(p.At(b, i), v).
 //
 // AtomicAdd adds v to element i (atomicAdd). Float adds are a
 // compare-and-swap loop, as on GPUs without a native float atomic.
-func AtomicAdd[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
+func AtomicAdd[T Atomic, P devicePtr[T]](g *Group, p P, i int, v T) T {
 	addr := atomicAddr(g, p, i)
 	if isFloat[T]() {
 		return update(addr, func(old T) T { return old + v })
@@ -138,7 +146,7 @@ func AtomicAdd[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 //
 // AtomicCAS stores desired in element i if it holds expected (atomicCAS),
 // comparing bits, and returns the value it held.
-func AtomicCAS[T Atomic](g *Group, p rocr.Ptr[T], i int, expected, desired T) T {
+func AtomicCAS[T Atomic, P devicePtr[T]](g *Group, p P, i int, expected, desired T) T {
 	addr := atomicAddr(g, p, i)
 	if unsafe.Sizeof(expected) == 4 {
 		for {
@@ -165,7 +173,7 @@ func AtomicCAS[T Atomic](g *Group, p rocr.Ptr[T], i int, expected, desired T) T 
 // Deprecated: use kernel.AtomicExch(p.At(b, i), v).
 //
 // AtomicExch stores v in element i (atomicExch).
-func AtomicExch[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
+func AtomicExch[T Atomic, P devicePtr[T]](g *Group, p P, i int, v T) T {
 	addr := atomicAddr(g, p, i)
 	if unsafe.Sizeof(v) == 4 {
 		return fromBits32[T](atomic.SwapUint32((*uint32)(addr), bits32(v)))
@@ -176,24 +184,24 @@ func AtomicExch[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
 // Deprecated: use kernel.AtomicMin(p.At(b, i), v).
 //
 // AtomicMin stores min(element i, v) in element i (atomicMin).
-func AtomicMin[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
+func AtomicMin[T Atomic, P devicePtr[T]](g *Group, p P, i int, v T) T {
 	return update(atomicAddr(g, p, i), func(old T) T { return min(old, v) })
 }
 
 // Deprecated: use kernel.AtomicMax(p.At(b, i), v).
 //
 // AtomicMax stores max(element i, v) in element i (atomicMax).
-func AtomicMax[T Atomic](g *Group, p rocr.Ptr[T], i int, v T) T {
+func AtomicMax[T Atomic, P devicePtr[T]](g *Group, p P, i int, v T) T {
 	return update(atomicAddr(g, p, i), func(old T) T { return max(old, v) })
 }
 
 // atomicAddr checks element i as Ptr.At does, and its alignment: a
 // misaligned atomic is not atomic.
-func atomicAddr[T Atomic](g *Group, p rocr.Ptr[T], i int) unsafe.Pointer {
+func atomicAddr[T Atomic, P devicePtr[T]](g *Group, p P, i int) unsafe.Pointer {
 	addr := unsafe.Pointer(p.At(g, i))
 	var zero T
 	if uintptr(addr)%unsafe.Sizeof(zero) != 0 {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument,
 			Msg: fmt.Sprintf("atomic on %T at %#x, which is not %d-byte aligned", zero, uintptr(addr), unsafe.Sizeof(zero))})
 	}
 	return addr

@@ -14,7 +14,7 @@
 //
 // Memory is mapped outside the Go heap, except under -race (below). The agent enforces HSA's ownership
 // rules strictly: a dispatch that touches coarse-grained memory owned by
-// another agent fails with rocr.ErrNotOwner, so a program that runs here
+// another agent fails with hsa.ErrNotOwner, so a program that runs here
 // does not silently read stale data on a real GPU.
 //
 // Under the race detector (go test -race) the global pools' memory comes
@@ -141,8 +141,8 @@
 //     stream.Stream.SetKernelTimeout), a kernel past it sees Canceled; if
 //     it has not returned within the queue's grace (HIPGO_KERNEL_GRACE,
 //     read when a queue is made, default 3s: rocr.DefaultKernelGrace),
-//     its dispatch fails with an error wrapping rocr.ErrTimeout
-//     (gpu.ErrLaunchTimeOut) and rocr.ErrAbandoned. Synchronize returns;
+//     its dispatch fails with an error wrapping hsa.ErrTimeout
+//     (gpu.ErrLaunchTimeOut) and hsa.ErrAbandoned. Synchronize returns;
 //     the packets behind it run on a new processor goroutine (and fail,
 //     the queue having failed).
 //
@@ -152,13 +152,13 @@
 //     destroyed: Canceled reports true) and, if it has not returned a
 //     grace later, abandoned. rocr.Queue.Destroy, gpu.Shutdown and
 //     rocr.ShutDown cancel at once and abandon after one grace per queue.
-//     Each returns an error wrapping rocr.ErrAbandoned naming the kernel;
+//     Each returns an error wrapping hsa.ErrAbandoned naming the kernel;
 //     the queue is destroyed all the same.
 //
 //   - A dispatch one of whose work-groups fails (a panic, an access
 //     error) cancels the others: Canceled reports true to them. Those
 //     that have not returned within the queue's grace are abandoned: the
-//     dispatch fails with the first failure and rocr.ErrAbandoned, and
+//     dispatch fails with the first failure and hsa.ErrAbandoned, and
 //     Synchronize returns it instead of waiting for work-groups that
 //     neither return nor poll Canceled.
 //

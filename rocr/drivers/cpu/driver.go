@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -16,7 +15,7 @@ const ISA = "go"
 // MaxAgents bounds HIPGO_CPU_AGENTS.
 const MaxAgents = 64
 
-func init() { rocr.Register(driver{}) }
+func init() { spi.Register(driver{}) }
 
 type driver struct{}
 
@@ -24,17 +23,18 @@ func (driver) Name() string  { return "cpu" }
 func (driver) Priority() int { return 0 }
 func (driver) Close() error  { return nil }
 
-func (driver) Open() ([]spi.AgentDriver, error) {
+func (driver) Open(h spi.Host) ([]spi.AgentDriver, error) {
+	keepHost(h)
 	n := 1
 	if v := strings.TrimSpace(os.Getenv("HIPGO_CPU_AGENTS")); v != "" {
 		x, err := strconv.Atoi(v)
 		if err != nil || x < 1 || x > MaxAgents {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "cpu", "HIPGO_CPU_AGENTS=%q: want a number from 1 to %d", v, MaxAgents)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "cpu", "HIPGO_CPU_AGENTS=%q: want a number from 1 to %d", v, MaxAgents)
 		}
 		n = x
 	}
 	mem := physicalMemory()
-	host := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
+	hostPool := &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}}
 	var out []spi.AgentDriver
 	for i := 0; i < n; i++ {
 		a := &agent{id: i}
@@ -43,7 +43,7 @@ func (driver) Open() ([]spi.AgentDriver, error) {
 		a.managed = &pool{heap: &heap{watched: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true, Managed: true}}
 		a.pools = []spi.PoolDriver{
 			&pool{heap: &heap{watched: true, device: true}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagCoarseGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true}},
-			host,
+			hostPool,
 			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagKernargInit | hsa.FlagFineGrained, Size: mem, Granule: 1 << minClassShift, Alignment: 1 << minClassShift, AllocAllowed: true, AccessibleByAll: true, Host: true}},
 			&pool{heap: &heap{}, info: hsa.PoolInfo{Segment: hsa.SegmentGroup, Size: GroupMemory}},
 		}
@@ -67,4 +67,14 @@ func physicalMemory() uint64 {
 		}
 	}
 	return 8 << 30
+}
+
+// host is the runtime's side of the SPI, kept from the first Open: the
+// runtime hands every Open the same one, and nothing writes it after.
+var host spi.Host
+
+func keepHost(h spi.Host) {
+	if host == nil {
+		host = h
+	}
 }

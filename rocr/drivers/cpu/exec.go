@@ -18,12 +18,10 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/argext"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
-	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -92,11 +90,11 @@ func (p *workerPool) loop() {
 	// What the kernel SDK keeps on the worker (a lockstep kernel's
 	// coroutines) serves every dispatch it runs, and ends with it.
 	defer g.release()
-	ex := runner.Mark[rocr.Queue]()
+	ex := host.MarkRunner()
 	defer ex.Close()
 	for j = range p.ch {
 		if j.claim() {
-			ex.Serve(rocrQueue(j.queue))
+			ex.Serve(j.queue)
 			j.work(g)
 			ex.Serve(nil)
 			if !j.leave() {
@@ -117,7 +115,6 @@ type job struct {
 	seq     uint64 // this dispatch's number
 	k       *kern
 	kernarg unsafe.Pointer
-	agent   *rocr.Agent
 	size    [3]int
 	grid    [3]int
 	count   [3]int
@@ -158,7 +155,7 @@ type job struct {
 	// strict (HIPGO_STRICT_PTR=1): every access must fall in an allocation
 	// one of the kernel's pointer arguments points into (allowed).
 	strict  bool
-	allowed []*rocr.Allocation
+	allowed []uintptr // the allocations' bases
 	// argPtrs are the pointer arguments' values, extents the views some
 	// of them were given (argext.Take): an access through one
 	// must stay in its view.
@@ -168,16 +165,16 @@ type job struct {
 	// barrier is the grid barrier of a cooperative dispatch; nil otherwise.
 	barrier *gridBarrier
 
-	// sanitize (rocr.Sanitizing): the pointer arguments' allocations, for
+	// sanitize (spi.Sanitizing): the pointer arguments' allocations, for
 	// telling reads from writes.
 	sanitize bool
 	sanArgs  []sanArg
 }
 
 // allows reports whether strict mode lets the kernel touch a.
-func (j *job) allows(a *rocr.Allocation) bool {
+func (j *job) allows(a spi.Allocation) bool {
 	for _, x := range j.allowed {
-		if x == a {
+		if x == a.Base {
 			return true
 		}
 	}
@@ -261,7 +258,7 @@ func (j *job) cancelled() bool {
 // ran past the queue's kernel timeout (HIPGO_KERNEL_TIMEOUT,
 // Queue.SetKernelTimeout, stream.Stream.SetKernelTimeout) or its queue is
 // being destroyed (gpu.Shutdown). A kernel that may run long polls it and
-// returns; the dispatch then fails with an error wrapping rocr.ErrTimeout
+// returns; the dispatch then fails with an error wrapping hsa.ErrTimeout
 // (or the queue's destruction), and its remaining work-groups do not run.
 // Go cannot stop a goroutine from outside: a kernel that never polls runs
 // on, and is abandoned a grace later (see the package doc).
@@ -269,7 +266,7 @@ func (g *group) Canceled() bool { return g.job != nil && g.job.cancelled() }
 
 // bind readies g to run the job's work-groups.
 func (j *job) bind(g *group) {
-	g.agent, g.kernel, g.job, g.dispatch = j.agent, j.k, j, j.seq
+	g.queue, g.kernel, g.job, g.dispatch = j.queue, j.k, j, j.seq
 	g.Size, g.Grid, g.Count = j.size, j.grid, j.count
 	if cap(g.shared) < j.shared {
 		g.shared = make([]byte, j.shared)
@@ -314,19 +311,19 @@ func (j *job) runChunk(g *group, lo, hi int64) (ok bool) {
 		case nil:
 			// recover gives nil only under runtime.Goexit: the goroutine
 			// ends whatever happens here, so stop the job for its owner.
-			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
+			err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
 			j.stopClaims()
 		case error:
 			if hsa.IsNilValue(e) {
-				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
+				err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				ae.File, ae.Line, _ = j.where(kernelimpl.KernelFunc(g), false)
-				err = rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
+				err = hsa.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "%w", ae)
 			} else {
-				err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
+				err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 			}
 		default:
-			err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
+			err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "%w", j.panicError(g, r))
 		}
 		if j.failed.CompareAndSwap(nil, &err) {
 			j.failedNow(err)
@@ -349,7 +346,7 @@ func (j *job) runChunk(g *group, lo, hi int64) (ok bool) {
 // failedNow follows the dispatch's first failure, err: the work-groups
 // still running are cancelled (Canceled reports true), and those that
 // have not returned a grace later (HIPGO_KERNEL_GRACE) are abandoned, as
-// a runaway kernel is: the dispatch fails with err and rocr.ErrAbandoned,
+// a runaway kernel is: the dispatch fails with err and hsa.ErrAbandoned,
 // and the queue goes on without waiting for work-groups that neither
 // return nor poll Canceled. A dispatch that ended by then is left alone
 // (Abandon finds another packet, or none, running).
@@ -361,16 +358,15 @@ func (j *job) failedNow(err error) {
 	}
 	grace := q.KernelGrace()
 	time.AfterFunc(grace, func() {
-		aerr := rocr.Newf(rocr.ErrAbandoned, hsa.StatusOf(err), "dispatch", "%w; kernel %s: its other work-groups still ran %v after it failed and were abandoned: their goroutines run on until they return, and the memory they can touch stays allocated until then", err, name, grace)
+		aerr := hsa.Newf(hsa.ErrAbandoned, hsa.StatusOf(err), "dispatch", "%w; kernel %s: its other work-groups still ran %v after it failed and were abandoned: their goroutines run on until they return, and the memory they can touch stays allocated until then", err, name, grace)
 		q.Abandon(id, aerr)
 	})
 }
 
 // executor serves one queue of a cpu agent.
 type executor struct {
-	agent *rocr.Agent
-	q     spi.Queue
-	pool  *workerPool
+	q    spi.Queue
+	pool *workerPool
 	// job is the dispatch state, reused from one dispatch to the next; an
 	// abandoned dispatch keeps its own and the executor takes a new one.
 	job     atomic.Pointer[job]
@@ -389,7 +385,7 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_TIMEOUT=%q: want a duration such as 10s", v)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_TIMEOUT=%q: want a duration such as 10s", v)
 		}
 		timeout = d
 	}
@@ -397,15 +393,11 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 	if v := strings.TrimSpace(os.Getenv("HIPGO_STRICT_PTR")); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_STRICT_PTR=%q: want 1 or 0", v)
 		}
 		strict = b
 	}
-	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
-	if !ok {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
-	}
-	e := &executor{agent: rq.Agent(), q: q, pool: startWorkers(), strict: strict}
+	e := &executor{q: q, pool: startWorkers(), strict: strict}
 	if strict {
 		argext.Enable() // launches record the views they pass
 	}
@@ -439,44 +431,52 @@ func (e *executor) KernelName(obj uint64) string {
 func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	k := kernelByHandle(p.KernelObject)
 	if k == nil {
-		return rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
+		return hsa.Errorf(hsa.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a cpu kernel", p.KernelObject)
 	}
 	if c := aql.ClusterDims(p.Reserved2); c != ([3]uint32{}) {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: the cpu agent has no thread-block clusters (cluster %v)", k.name, c)
 	}
 	size := [3]int{int(p.WorkgroupSizeX), int(p.WorkgroupSizeY), int(p.WorkgroupSizeZ)}
 	grid := [3]int{int(p.GridSizeX), int(p.GridSizeY), int(p.GridSizeZ)}
 	if n := size[0] * size[1] * size[2]; n > 1024 {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: work-group of %d work-items exceeds 1024", k.name, n)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: work-group of %d work-items exceeds 1024", k.name, n)
 	}
 	if p.GroupSegmentSize > GroupMemory {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes exceeds %d", k.name, p.GroupSegmentSize, GroupMemory)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes exceeds %d", k.name, p.GroupSegmentSize, GroupMemory)
 	}
 	if p.GroupSegmentSize < k.groupMem {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, p.GroupSegmentSize, k.groupMem)
 	}
 	j := e.job.Load()
 	j.strict, j.allowed, j.argPtrs, j.extents = e.strict, j.allowed[:0], j.argPtrs[:0], j.extents[:0]
-	j.sanitize, j.sanArgs = rocr.Sanitizing(), j.sanArgs[:0]
+	j.sanitize, j.sanArgs = spi.Sanitizing(), j.sanArgs[:0]
 	var kernarg unsafe.Pointer
 	if n := k.sym.KernargSize; n > 0 {
 		if err := e.checkRange(uintptr(p.KernargAddress), uintptr(n)); err != nil {
-			return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
+			return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: kernarg segment: %w", k.name, err)
 		}
 		kernarg = hostmem.At(uintptr(p.KernargAddress))
-		err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, func(i int, addr uintptr) {
-			if j.strict {
-				j.allowed = append(j.allowed, rocr.FindAllocation(addr))
-				j.argPtrs = append(j.argPtrs, addr)
-			}
-			if j.sanitize {
-				if a := rocr.FindAllocation(addr); a != nil {
-					j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, k.readOnly[i]})
+		if err := host.CheckBufferArgs(e.q, k.name, uintptr(p.KernargAddress), k.buffers); err != nil {
+			return err
+		}
+		if j.strict || j.sanitize {
+			// Every non-null argument passed the check: record each.
+			for i := range k.buffers {
+				addr := *(*uintptr)(hostmem.At(uintptr(p.KernargAddress) + k.buffers[i].Offset))
+				if addr == 0 {
+					continue
+				}
+				if j.strict {
+					a, _ := host.FindAllocation(addr)
+					j.allowed = append(j.allowed, a.Base)
+					j.argPtrs = append(j.argPtrs, addr)
+				}
+				if j.sanitize {
+					if a, ok := host.FindAllocation(addr); ok {
+						j.sanArgs = append(j.sanArgs, sanArg{a.Base, a.Base + a.Size, k.readOnly[i]})
+					}
 				}
 			}
-		})
-		if err != nil {
-			return err
 		}
 	}
 	if j.strict {
@@ -485,19 +485,19 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 			j.extents[x].Arg = slices.Index(j.argPtrs, j.extents[x].Base)
 		}
 	}
-	j.k, j.kernarg, j.agent = k, kernarg, e.agent
+	j.k, j.kernarg = k, kernarg
 	j.seq = dispatches.Add(1)
 	j.size, j.grid = size, grid
 	var count [3]int
 	total := uint64(1)
 	for d := 0; d < 3; d++ {
 		if size[d] == 0 || grid[d] == 0 {
-			return rocr.Errorf(hsa.StatusErrorInvalidPacketFormat, "dispatch", "kernel %s: empty grid %v or work-group %v", k.name, grid, size)
+			return hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "dispatch", "kernel %s: empty grid %v or work-group %v", k.name, grid, size)
 		}
 		count[d] = (grid[d] + size[d] - 1) / size[d]
 		hi, lo := bits.Mul64(total, uint64(count[d]))
 		if hi != 0 || lo > math.MaxInt64 {
-			return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v of work-groups %v has too many work-groups", k.name, grid, size)
+			return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v of work-groups %v has too many work-groups", k.name, grid, size)
 		}
 		total = lo
 	}
@@ -576,9 +576,9 @@ func (j *job) result(q spi.Queue, timeout time.Duration) error {
 	}
 	if j.canceled.Load() {
 		if q.Destroyed() {
-			return rocr.Errorf(hsa.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", j.k.name, q.ID())
+			return hsa.Errorf(hsa.StatusErrorInvalidQueue, "dispatch", "kernel %s cancelled: queue %d destroyed while it ran", j.k.name, q.ID())
 		}
-		return rocr.Newf(rocr.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", j.k.name, timeout)
+		return hsa.Newf(hsa.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s cancelled: it ran past the queue's kernel timeout of %v", j.k.name, timeout)
 	}
 	return nil
 }
@@ -587,9 +587,9 @@ func (j *job) result(q spi.Queue, timeout time.Duration) error {
 // agent may access.
 func (e *executor) checkRange(addr, n uintptr) error {
 	if addr == 0 {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "access", "null address")
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "access", "null address")
 	}
-	_, err := rocr.CheckRange(e.agent, addr, n)
+	_, err := host.CheckRange(e.q, addr, n)
 	return err
 }
 
@@ -675,7 +675,7 @@ func (e *executor) expire(j *job) {
 	if a == 0 || clock.Now() < j.expires.Load() {
 		return
 	}
-	err := rocr.Newf(rocr.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), rocr.ErrAbandoned)
+	err := hsa.Newf(hsa.ErrTimeout, hsa.StatusErrorException, "dispatch", "kernel %s ran past the queue's kernel timeout of %v and did not return within the %v grace; its goroutine runs on until it returns, and the memory it can touch stays allocated until then: %w", j.kernel.Load().name, time.Duration(j.bound.Load()), e.q.KernelGrace(), hsa.ErrAbandoned)
 	e.q.Abandon(a-1, err)
 }
 
@@ -707,10 +707,4 @@ func (e *executor) Released(q spi.Queue) {
 		_ = j.closeClaims()
 	}
 	runawayEnded()
-}
-
-// rocrQueue is q as rocr's queue, which the runner marks (nil: none).
-func rocrQueue(q spi.Queue) *rocr.Queue {
-	rq, _ := q.(*rocr.Queue)
-	return rq
 }

@@ -3,12 +3,13 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"path/filepath"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // group is the work-group a kernel runs (kernelimpl.Group): its id, its
@@ -25,7 +26,7 @@ type group struct {
 	Count [3]int
 
 	shared   []byte
-	agent    *rocr.Agent
+	queue    spi.Queue // ownership checks name its agent
 	kernel   *kern
 	job      *job // the dispatch, for Canceled
 	cache    [4]viewRange
@@ -87,7 +88,7 @@ func (e *AccessError) Unwrap() error { return e.Err }
 // untagged is err's text without its HSA status: the dispatch that fails
 // carries its own (an aperture violation), and one status is enough.
 func untagged(err error) string {
-	var re *rocr.Error
+	var re *hsa.Error
 	if errors.As(err, &re) {
 		if s := errtext.Join(re.Op, re.Msg, re.Err); s != "" {
 			return s
@@ -115,7 +116,7 @@ func (g *group) View(addr, size uintptr) unsafe.Pointer {
 // Fault implements spi.Faulter: it fails the dispatch with msg, as a bad
 // access does.
 func (g *group) Fault(msg string) {
-	panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument, Msg: msg})
+	panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument, Msg: msg})
 }
 
 // ViewFrom implements spi.BoundedView: View, and the range must lie in
@@ -133,8 +134,8 @@ func (g *group) ViewFrom(base, addr, size uintptr) unsafe.Pointer {
 			}
 		}
 	}
-	if a := rocr.FindAllocation(base); a != nil && addr+size >= addr && (addr < a.Base || addr+size > a.Base+a.Size) {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+	if a, ok := host.FindAllocation(base); ok && addr+size >= addr && (addr < a.Base || addr+size > a.Base+a.Size) {
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument,
 			Msg: fmt.Sprintf("access [%#x, %#x) through pointer %#x is outside [%#x, %#x) of %s", addr, addr+size, base, a.Base, a.Base+a.Size, a)})
 	}
 	if g.job != nil && g.job.sanitize {
@@ -158,7 +159,7 @@ func (g *group) checkView(j *job, base, addr, end uintptr) {
 		}
 		es := uintptr(max(x.Elem, 1))
 		lo, hi := int64(addr-x.Base)/int64(es), (int64(end-x.Base)+int64(es)-1)/int64(es)
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument,
 			Msg: fmt.Sprintf("argument %d: elements [%d, %d) are outside the view of %d elements it was given (HIPGO_STRICT_PTR=1)", x.Arg, lo, hi, (x.End-x.Base)/es)})
 	}
 }
@@ -174,14 +175,14 @@ func (g *group) viewSlow(addr, size uintptr) unsafe.Pointer {
 }
 
 // view checks [addr, addr+size) and returns its allocation and memory.
-func (g *group) view(addr, size uintptr) (*rocr.Allocation, unsafe.Pointer) {
-	a, err := rocr.CheckRange(g.agent, addr, size)
+func (g *group) view(addr, size uintptr) (spi.Allocation, unsafe.Pointer) {
+	a, err := host.CheckRange(g.queue, addr, size)
 	if err != nil {
 		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Msg: untagged(err), Err: err})
 	}
 	// Only here, off the cached fast path: what the cache holds passed it.
 	if j := g.job; j != nil && j.strict && !j.allows(a) {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument,
 			Msg: fmt.Sprintf("access [%#x, %#x) is in %s, which none of the kernel's pointer arguments points into (HIPGO_STRICT_PTR=1)", addr, addr+size, a)})
 	}
 	return a, hostmem.At(addr)

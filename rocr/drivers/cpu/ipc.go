@@ -5,7 +5,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/shm"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -63,7 +62,7 @@ func (p *ipcPool) Allocate(size uint64) (uintptr, error) {
 func (p *ipcPool) Free(ptr uintptr, _ uint64) error {
 	f := p.a.shared.take(ptr)
 	if f == nil {
-		return rocr.Errorf(hsa.StatusErrorInvalidAllocation, "ipc free", "%#x is not shared memory", ptr)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "ipc free", "%#x is not shared memory", ptr)
 	}
 	return shm.Unmap(ptr, f)
 }
@@ -83,7 +82,7 @@ func (a *agent) IPCPool() (spi.PoolDriver, error) {
 func (a *agent) ExportMemory(base uintptr, _ uint64) ([]byte, error) {
 	f := a.shared.get(base)
 	if f == nil || !f.Exported() {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "ipc get mem handle", "%#x is not shared memory of this process", base)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "ipc get mem handle", "%#x is not shared memory of this process", base)
 	}
 	return f.Payload(), nil
 }
@@ -105,7 +104,7 @@ func (a *agent) CloseMemory(addr uintptr, _ uint64) error {
 		if f != nil {
 			a.shared.put(addr, f)
 		}
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "ipc close mem handle", "%#x was not opened from a handle", addr)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "ipc close mem handle", "%#x was not opened from a handle", addr)
 	}
 	return shm.Unmap(addr, f)
 }

@@ -1,11 +1,11 @@
 package cpu
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"math/bits"
 	"sync"
 
 	"github.com/hipgo/hipgo/internal/raceflag"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -49,7 +49,7 @@ func (h *heap) alloc(size uint64) (uintptr, error) {
 	}
 	c := classOf(size)
 	if c >= numClasses {
-		return rocr.MapAnonymous(uintptr(size))
+		return spi.MapAnonymous(uintptr(size))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -60,7 +60,7 @@ func (h *heap) alloc(size uint64) (uintptr, error) {
 	}
 	bs := uintptr(1) << (c + minClassShift)
 	if h.left < bs {
-		base, err := rocr.MapAnonymous(chunkBytes)
+		base, err := spi.MapAnonymous(chunkBytes)
 		if err != nil {
 			return 0, err
 		}
@@ -80,7 +80,7 @@ func (h *heap) release(p uintptr, size uint64) error {
 	}
 	c := classOf(size)
 	if c >= numClasses {
-		return rocr.Unmap(p, uintptr(size))
+		return spi.Unmap(p, uintptr(size))
 	}
 	h.mu.Lock()
 	h.free[c] = append(h.free[c], p)
@@ -98,7 +98,7 @@ func (h *heap) close() error {
 	defer h.mu.Unlock()
 	var first error
 	for _, c := range h.chunks {
-		if err := rocr.Unmap(c, chunkBytes); err != nil && first == nil {
+		if err := spi.Unmap(c, chunkBytes); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -117,7 +117,7 @@ func (p *pool) Info() hsa.PoolInfo { return p.info }
 
 func (p *pool) Allocate(size uint64) (uintptr, error) {
 	ptr, err := p.heap.alloc(size)
-	if err == nil && p.heap.device && rocr.Sanitizing() {
+	if err == nil && p.heap.device && spi.Sanitizing() {
 		trackAllocation(ptr, size)
 	}
 	return ptr, err

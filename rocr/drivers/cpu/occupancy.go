@@ -1,9 +1,8 @@
 package cpu
 
 import (
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"runtime"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // The cpu agent's occupancy model: each worker (compute unit) runs one
@@ -14,7 +13,7 @@ import (
 // GroupMemory.
 
 // MaxActiveGroups implements spi.Occupancy.
-func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
+func (a *agent) MaxActiveGroups(k *hsa.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
 	if groupSize > maxGroup(k) || int(k.GroupSegmentSize)+dynGroupMem > GroupMemory {
 		return 0, nil
 	}
@@ -22,7 +21,7 @@ func (a *agent) MaxActiveGroups(k *rocr.KernelSymbol, groupSize, dynGroupMem int
 }
 
 // MaxPotentialGroupSize implements spi.Occupancy.
-func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
+func (a *agent) MaxPotentialGroupSize(k *hsa.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
 	if int(k.GroupSegmentSize)+dynGroupMem > GroupMemory {
 		return 0, 0, nil
 	}
@@ -34,7 +33,7 @@ func (a *agent) MaxPotentialGroupSize(k *rocr.KernelSymbol, dynGroupMem, limit i
 }
 
 // maxGroup is the largest work-group the kernel accepts on this agent.
-func maxGroup(k *rocr.KernelSymbol) int {
+func maxGroup(k *hsa.KernelSymbol) int {
 	const agentMax = 1024 // AgentInfo.MaxWorkGroupSize
 	if k.MaxFlatWorkGroupSize > 0 {
 		return min(k.MaxFlatWorkGroupSize, agentMax)

@@ -1,13 +1,13 @@
 package cpu
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // goHeap backs pool memory with Go heap memory under -race, where the race
@@ -100,7 +100,7 @@ func (j *job) stopClaims() {
 func (j *job) resetClaims() error {
 	if raceflag.Enabled {
 		if j.hidden == 0 {
-			p, err := rocr.MapAnonymous(hiddenSize)
+			p, err := spi.MapAnonymous(hiddenSize)
 			if err != nil {
 				return err
 			}
@@ -120,5 +120,5 @@ func (j *job) closeClaims() error {
 	}
 	p := j.hidden
 	j.hidden = 0
-	return rocr.Unmap(p, hiddenSize)
+	return spi.Unmap(p, hiddenSize)
 }

@@ -9,8 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
-	"github.com/hipgo/hipgo/rocr/internal/runner"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
@@ -45,7 +43,7 @@ const (
 // marked is a group goroutine's runner, sent before its kernel runs.
 type marked struct {
 	cell int
-	r    *runner.Runner[rocr.Queue]
+	r    spi.Runner
 }
 
 // raceDispatch runs j's work-groups as RaceWindow describes.
@@ -61,7 +59,7 @@ func (e *executor) raceDispatch(q spi.Queue, j *job, timeout time.Duration) erro
 		j.marks = make(chan marked, RaceWindow)
 	}
 	marks := j.marks
-	var held [RaceWindow]*runner.Runner[rocr.Queue]
+	var held [RaceWindow]spi.Runner
 	var wg sync.WaitGroup
 	next, live, idle := int64(0), 0, 0
 	for next < j.total || live > 0 {
@@ -118,8 +116,8 @@ func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<
 	// As a worker: profiles name the kernel, and a kernel that waits on
 	// its own queue is told so instead of deadlocking.
 	pprof.SetGoroutineLabels(j.k.labels)
-	ex := runner.Mark[rocr.Queue]()
-	ex.Serve(rocrQueue(q))
+	ex := host.MarkRunner()
+	ex.Serve(q)
 	marks <- marked{cell, ex}
 	g := &group{}
 	defer g.release()
@@ -132,7 +130,7 @@ func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<
 // has returned: an id the runtime gave to another goroutine meanwhile is
 // never taken for a runner of j's queue.
 func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
-	runners := make([]*runner.Runner[rocr.Queue], j.total)
+	runners := make([]spi.Runner, j.total)
 	release := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range j.total {
@@ -143,8 +141,8 @@ func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
 				<-release
 			}()
 			pprof.SetGoroutineLabels(j.k.labels)
-			ex := runner.Mark[rocr.Queue]()
-			ex.Serve(rocrQueue(q))
+			ex := host.MarkRunner()
+			ex.Serve(q)
 			runners[i] = ex
 			g := &group{}
 			defer g.release()

@@ -2,14 +2,14 @@ package cpu
 
 import (
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"math/bits"
 	"sync"
 	"sync/atomic"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
-// The sanitizer (rocr.Sanitizing: HIPGO_SANITIZE=1, gputest.Sanitize)
+// The sanitizer (spi.Sanitizing: HIPGO_SANITIZE=1, gputest.Sanitize)
 // keeps one shadow bit per byte of device memory allocated while it is on:
 // set by kernel writes through the checked views and by copies and fills,
 // checked by kernel reads. A kernel reads through a rocr.ConstPtr
@@ -36,8 +36,8 @@ func untrackAllocation(p uintptr) {
 	}
 }
 
-func shadowOf(a *rocr.Allocation) *shadow {
-	if a == nil || !shadowsUsed.Load() {
+func shadowOf(a spi.Allocation) *shadow {
+	if a.Base == 0 || !shadowsUsed.Load() {
 		return nil
 	}
 	if s, ok := shadows.Load(a.Base); ok {
@@ -78,7 +78,7 @@ func markRange(addr, n uintptr) {
 	if !shadowsUsed.Load() {
 		return
 	}
-	a := rocr.FindAllocation(addr)
+	a, _ := host.FindAllocation(addr)
 	if s := shadowOf(a); s != nil {
 		lo := addr - a.Base
 		s.mark(lo, lo+min(n, a.Size-min(lo, a.Size)))
@@ -87,7 +87,7 @@ func markRange(addr, n uintptr) {
 
 // sanitizeAccess checks a read through a const pointer argument, or marks
 // a write, of [addr, addr+size) in a through base.
-func (g *group) sanitizeAccess(a *rocr.Allocation, base, addr, size uintptr) {
+func (g *group) sanitizeAccess(a spi.Allocation, base, addr, size uintptr) {
 	s := shadowOf(a)
 	if s == nil || size == 0 {
 		return
@@ -98,7 +98,7 @@ func (g *group) sanitizeAccess(a *rocr.Allocation, base, addr, size uintptr) {
 		return
 	}
 	if u := s.unwritten(lo, hi); u < hi {
-		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: rocr.ErrInvalidArgument,
+		panic(&AccessError{Kernel: g.kernel.name, Group: g.ID, Err: hsa.ErrInvalidArgument,
 			Msg: fmt.Sprintf("read of [%#x, %#x) in %s: byte %#x (offset %d) was never written since allocation (HIPGO_SANITIZE)", addr, addr+size, a, a.Base+u, u)})
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -21,7 +20,7 @@ type device struct {
 	api      *api
 	ordinal  uintptr // CUdevice
 	ctx      uintptr // primary context
-	info     rocr.AgentInfo
+	info     hsa.AgentInfo
 	pools    []spi.PoolDriver
 	stamp    *kernel // the timestamp kernel, loaded at Open
 	stampExe *executable
@@ -42,7 +41,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		return int(v)
 	}
 	if attr(attrUnifiedAddressing) == 0 || attr(attrCanMapHostMemory) == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d lacks unified addressing or mapped host memory", i)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d lacks unified addressing or mapped host memory", i)
 	}
 	var name [256]byte
 	_, _, _ = purego.SyscallN(a.cuDeviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)-1), d.ordinal)
@@ -56,7 +55,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 		optin = attr(attrMaxSharedPerBlock)
 	}
 	n := cString(uintptr(unsafe.Pointer(&name[0])))
-	d.info = rocr.AgentInfo{
+	d.info = hsa.AgentInfo{
 		Name:             n,
 		Vendor:           "NVIDIA",
 		ProductName:      n,
@@ -110,7 +109,7 @@ func newDevice(a *api, i int, ver int32) (*device, error) {
 	}
 	d.info.MaxGrid = d.info.MaxGridSize[0]
 	if r := res(purego.SyscallN(a.cuDevicePrimaryCtxRetain, uintptr(unsafe.Pointer(&d.ctx)), d.ordinal)); r != cudaSuccess {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "cuda", "device %d: cuDevicePrimaryCtxRetain: %v", i, r)
 	}
 	d.pools = []spi.PoolDriver{
 		&devicePool{pool{dev: d, info: hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagCoarseGrained, Size: total, Granule: 256, Alignment: 256, AllocAllowed: true}}},
@@ -134,7 +133,7 @@ func maxKernarg(ver int32, major int) int {
 	if ver >= 12010 && major >= 7 {
 		return 32764
 	}
-	return rocr.KernargSlotSize
+	return spi.KernargSlotSize
 }
 
 // with runs f on a locked OS thread with the device's context pushed, and
@@ -186,7 +185,7 @@ func (d *device) do(op, name string, fn uintptr, args ...uintptr) error {
 	})
 }
 
-func (d *device) Info() rocr.AgentInfo    { return d.info }
+func (d *device) Info() hsa.AgentInfo     { return d.info }
 func (d *device) Pools() []spi.PoolDriver { return d.pools }
 func (d *device) String() string          { return fmt.Sprintf("cuda device %d (%s)", d.ordinal, d.info.Name) }
 

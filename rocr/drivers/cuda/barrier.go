@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -13,14 +12,14 @@ import (
 // awaitIssue waits on the host until the queue named by dependency s's
 // completer has queued the work that completes s, or s completed. It gives
 // up when this queue is destroyed.
-func (e *executor) awaitIssue(s *rocr.Signal, i int) (spi.Completer, uint64, error) {
+func (e *executor) awaitIssue(s spi.HostSignal, i int) (spi.Completer, uint64, error) {
 	for n := 0; ; n++ {
 		c, seq := s.Deferred()
 		if c == nil || seq != 0 || s.Load(hsa.Acquire) <= 0 {
 			return c, seq, nil
 		}
 		if e.queue.Destroyed() {
-			return nil, 0, rocr.Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
+			return nil, 0, hsa.Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while dependency %d waited to be submitted", e.queue.ID(), i)
 		}
 		if n < 1000 {
 			runtime.Gosched()
@@ -89,7 +88,7 @@ func (e *executor) waitRecord(b *executor, seq uint64) (bool, error) {
 // GPU cannot see, are waited for here on the host.
 func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 	if or || !e.memops {
-		if err := rocr.WaitBarrier(p, or); err != nil {
+		if err := host.WaitBarrier(p, or); err != nil {
 			return e.fail(err)
 		}
 	} else {
@@ -99,7 +98,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 			}
 			s, err := e.signal(h)
 			if err != nil {
-				return e.fail(rocr.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
+				return e.fail(hsa.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err))
 			}
 			c, seq := s.Deferred()
 			if c != nil && c != spi.Completer(e) && seq == 0 {
@@ -151,7 +150,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 			if s.Load(hsa.Acquire) == 0 {
 				// Already satisfied: its producer's failure, if any, is known.
 				if ferr := s.Err(); ferr != nil {
-					return e.fail(rocr.Errorf(hsa.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
+					return e.fail(hsa.Errorf(hsa.StatusOf(ferr), "barrier", "dependency failed: %w", ferr))
 				}
 				continue
 			}
@@ -159,7 +158,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 			if dev == 0 {
 				var one aql.BarrierAnd
 				one.DepSignal[0] = h
-				if err := rocr.WaitBarrier(&one, false); err != nil {
+				if err := host.WaitBarrier(&one, false); err != nil {
 					return e.fail(err)
 				}
 				continue

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"os"
 	"runtime"
 	"syscall"
@@ -11,7 +12,6 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // BenchmarkCall measures what one driver call costs on the launch path:
@@ -58,7 +58,7 @@ func BenchmarkCall(b *testing.B) {
 	if err != nil {
 		b.Logf("no PTX for the raw launches: %v", err)
 	} else {
-		img, err := rocr.MapAnonymous(uintptr(len(ptx) + 1))
+		img, err := spi.MapAnonymous(uintptr(len(ptx) + 1))
 		if err != nil {
 			b.Fatal(err)
 		}

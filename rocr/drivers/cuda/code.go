@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,7 +10,6 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -23,8 +23,8 @@ type kernel struct {
 	// cuFuncGetAttribute's NUM_REGS, PTX_VERSION, BINARY_VERSION and
 	// CONST_SIZE_BYTES, for hipFuncGetAttributes.
 	regs, ptx, binary, constSize int
-	dynLimit                     atomic.Uint32    // dynamic shared memory the function is configured for
-	buffers                      []rocr.BufferArg // global-buffer arguments, for ownership checks
+	dynLimit                     atomic.Uint32   // dynamic shared memory the function is configured for
+	buffers                      []spi.BufferArg // global-buffer arguments, for ownership checks
 	dead                         atomic.Bool
 }
 
@@ -80,15 +80,15 @@ func lookupKernel(h uint64) *kernel {
 type executable struct {
 	dev     *device
 	module  uintptr
-	syms    []rocr.KernelSymbol
+	syms    []hsa.KernelSymbol
 	handles []uint64
 	once    sync.Once
 }
 
-func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
+func (e *executable) Kernels() []hsa.KernelSymbol { return e.syms }
 
 func (e *executable) Destroy() error {
-	err := rocr.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "already destroyed")
+	err := hsa.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "already destroyed")
 	e.once.Do(func() {
 		for _, h := range e.handles {
 			if k := lookupKernel(h); k != nil {
@@ -108,10 +108,10 @@ func (e *executable) Destroy() error {
 // (cuModuleGetGlobal): its device address and size.
 func (e *executable) Global(name string) (uintptr, uint64, error) {
 	if e.dev.api.cuModuleGetGlobal == 0 {
-		return 0, 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "global", "the CUDA driver has no cuModuleGetGlobal_v2")
+		return 0, 0, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "global", "the CUDA driver has no cuModuleGetGlobal_v2")
 	}
 	if strings.IndexByte(name, 0) >= 0 {
-		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, "global", "%q: a name holds no NUL byte", name)
+		return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "global", "%q: a name holds no NUL byte", name)
 	}
 	cname := append([]byte(name), 0)
 	var addr uintptr
@@ -119,10 +119,10 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	err := e.dev.with(func() error {
 		r := res(purego.SyscallN(e.dev.api.cuModuleGetGlobal, uintptr(unsafe.Pointer(&addr)), uintptr(unsafe.Pointer(&size)), e.module, uintptr(unsafe.Pointer(&cname[0]))))
 		if r == cudaNotFound {
-			return rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the module", name)
+			return hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the module", name)
 		}
 		if r != cudaSuccess {
-			return rocr.Errorf(r.status(), "global", "%q: cuModuleGetGlobal: %v", name, r)
+			return hsa.Errorf(r.status(), "global", "%q: cuModuleGetGlobal: %v", name, r)
 		}
 		return nil
 	})
@@ -133,7 +133,7 @@ const jitLogSize = 16 << 10
 
 // Load JIT-compiles PTX for the device, or loads a cubin as it is, and
 // resolves code.Kernels by name.
-func (d *device) Load(code *rocr.Code) (rocr.Executable, error) {
+func (d *device) Load(code *hsa.Code) (spi.Executable, error) {
 	e, err := d.load(code)
 	if err != nil {
 		return nil, err
@@ -144,22 +144,22 @@ func (d *device) Load(code *rocr.Code) (rocr.Executable, error) {
 	return e, nil
 }
 
-func (d *device) load(code *rocr.Code) (*executable, error) {
+func (d *device) load(code *hsa.Code) (*executable, error) {
 	if code.Kind != hsa.CodePTX && code.Kind != hsa.CodeCubin {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX and cubins, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: no binary for %s: the cuda agent loads PTX and cubins, not %s code for %q", code.Name, d.info.ISA, code.Kind, code.Target)
 	}
 	if len(code.Kernels) == 0 {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: no kernels listed", code.Name)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: no kernels listed", code.Name)
 	}
 	// The image and the JIT's option block live outside the Go heap: the
 	// option values hold buffer addresses the driver writes to.
 	n := uintptr(len(code.Data)) + 1
 	scratch := 128 + 2*jitLogSize
-	mem, err := rocr.MapAnonymous(n + uintptr(scratch))
+	mem, err := spi.MapAnonymous(n + uintptr(scratch))
 	if err != nil {
 		return nil, err
 	}
-	defer rocr.Unmap(mem, n+uintptr(scratch))
+	defer spi.Unmap(mem, n+uintptr(scratch))
 	copy(hostmem.Bytes(mem, n), code.Data)
 	blk := alignUp(mem+n, 64)
 	opts := (*[4]uint32)(hostmem.At(blk))
@@ -175,7 +175,7 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 			if log == "" {
 				log = strings.TrimSpace(cString(infoLog))
 			}
-			return rocr.Errorf(r.status(), "load", "%s for %s: cuModuleLoadDataEx: %v\nJIT log:\n%s", code.Name, d.info.ISA, r, log)
+			return hsa.Errorf(r.status(), "load", "%s for %s: cuModuleLoadDataEx: %v\nJIT log:\n%s", code.Name, d.info.ISA, r, log)
 		}
 		for _, ks := range code.Kernels {
 			k, err := d.function(e.module, &ks)
@@ -184,7 +184,7 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 				for _, h := range e.handles {
 					dropKernel(h)
 				}
-				return rocr.Errorf(hsa.StatusOf(err), "load", "%s: %w", code.Name, err)
+				return hsa.Errorf(hsa.StatusOf(err), "load", "%s: %w", code.Name, err)
 			}
 			ks.Object = addKernel(k)
 			ks.GroupSegmentSize = k.static
@@ -206,11 +206,11 @@ func (d *device) load(code *rocr.Code) (*executable, error) {
 }
 
 // function resolves one kernel and reads what launches need.
-func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error) {
+func (d *device) function(module uintptr, ks *hsa.KernelSymbol) (*kernel, error) {
 	name := append([]byte(ks.Name), 0)
 	k := &kernel{name: ks.Name}
 	if r := res(purego.SyscallN(d.api.cuModuleGetFunction, uintptr(unsafe.Pointer(&k.fn)), module, uintptr(unsafe.Pointer(&name[0])))); r != cudaSuccess {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "%q: cuModuleGetFunction: %v", ks.Name, r)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "%q: cuModuleGetFunction: %v", ks.Name, r)
 	}
 	attr := func(a int) uint32 {
 		var v int32
@@ -228,7 +228,7 @@ func (d *device) function(module uintptr, ks *rocr.KernelSymbol) (*kernel, error
 		}
 		k.argEnd = max(k.argEnd, a.Offset+a.Size)
 		if a.Kind == hsa.ArgGlobalBuffer && a.Size == 8 {
-			k.buffers = append(k.buffers, rocr.BufferArg{Offset: uintptr(a.Offset)})
+			k.buffers = append(k.buffers, spi.BufferArg{Offset: uintptr(a.Offset)})
 		}
 	}
 	return k, nil
@@ -260,9 +260,9 @@ const stampPTX = `.version 7.0
 `
 
 func (d *device) loadStamp() error {
-	code := &rocr.Code{Kind: hsa.CodePTX, Name: "hipgo_stamp", Target: "sm_50", Data: []byte(stampPTX), Kernels: []rocr.KernelSymbol{{
+	code := &hsa.Code{Kind: hsa.CodePTX, Name: "hipgo_stamp", Target: "sm_50", Data: []byte(stampPTX), Kernels: []hsa.KernelSymbol{{
 		Name: "hipgo_stamp",
-		Args: []rocr.KernelArg{{Name: "start", Offset: 0, Size: 8}, {Name: "end", Offset: 8, Size: 8}, {Name: "offset", Offset: 16, Size: 8}},
+		Args: []hsa.KernelArg{{Name: "start", Offset: 0, Size: 8}, {Name: "end", Offset: 8, Size: 8}, {Name: "offset", Offset: 16, Size: 8}},
 	}}}
 	e, err := d.load(code)
 	if err != nil {

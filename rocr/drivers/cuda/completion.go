@@ -7,7 +7,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/clock"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -17,7 +16,7 @@ import (
 // stream: the host completes it once the progress counter reaches seq, or
 // once ev, the event of a record, has passed.
 type deferred struct {
-	sig *rocr.Signal
+	sig spi.HostSignal
 	seq uint64
 	arm uint64  // sig.Armed() when deferred
 	ev  uintptr // an event record's CUDA event (0: none)
@@ -293,7 +292,7 @@ func completeHost(h uint64) {
 	if h == 0 {
 		return
 	}
-	if s, err := rocr.SignalFromHandle(h); err == nil {
+	if s, err := host.SignalFromHandle(h); err == nil {
 		s.SetTimestamps(clock.Now(), clock.Now())
 		s.Sub(1, hsa.Release)
 	}

@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -56,7 +55,7 @@ func (e *executor) AgentWork(q spi.Queue, w *spi.AgentWork) error {
 			return e.fail(err)
 		}
 	default:
-		return e.fail(rocr.Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind))
+		return e.fail(hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind))
 	}
 	if err := e.stampAround(w.Completion, true); err != nil {
 		return e.fail(err)
@@ -71,7 +70,7 @@ func (e *executor) fill(w *spi.AgentWork) error {
 	}
 	dst, es, pattern := uint64(w.Dst.Addr), uint64(w.ElemSize), w.Pattern
 	if dst%es != 0 {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "fill", "destination %#x is not aligned to the %d-byte element", dst, es)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "fill", "destination %#x is not aligned to the %d-byte element", dst, es)
 	}
 	a := e.api
 	d, c := uintptr(dst), uintptr(w.Count)

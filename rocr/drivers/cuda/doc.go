@@ -3,7 +3,7 @@
 // run time with purego (no cgo, no SDK) and
 // registers itself with rocr as the driver "cuda", priority 20: after rocm,
 // before cpu. A missing library or device is an error wrapping
-// rocr.ErrNotSupported, so rocr.Init goes on to the next driver.
+// hsa.ErrNotSupported, so rocr.Init goes on to the next driver.
 //
 // Each CUDA device is one agent with its primary context. Its pools are the
 // device memory (coarse-grained, cuMemAlloc), page-locked host memory mapped

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -14,7 +13,7 @@ import (
 // Priority orders the driver before cpu (0) and after rocm (30).
 const Priority = 20
 
-func init() { rocr.Register(&driver{}) }
+func init() { spi.Register(&driver{}) }
 
 type driver struct {
 	api  *api
@@ -24,18 +23,19 @@ type driver struct {
 func (*driver) Name() string  { return "cuda" }
 func (*driver) Priority() int { return Priority }
 
-func (d *driver) Open() ([]spi.AgentDriver, error) {
+func (d *driver) Open(h spi.Host) ([]spi.AgentDriver, error) {
+	keepHost(h)
 	a, err := load()
 	if err != nil {
 		return nil, err
 	}
 	d.api = a
 	if r := call(a.cuInit, 0); r != cudaSuccess {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuInit: %v", r)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuInit: %v", r)
 	}
 	var n, ver int32
 	if r := res(purego.SyscallN(a.cuDeviceGetCount, uintptr(unsafe.Pointer(&n)))); r != cudaSuccess || n == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA GPU: cuDeviceGetCount: %d devices (%v)", n, r)
 	}
 	_, _, _ = purego.SyscallN(a.cuDriverGetVersion, uintptr(unsafe.Pointer(&ver)))
 	var out []spi.AgentDriver
@@ -62,7 +62,7 @@ func (d *driver) Open() ([]spi.AgentDriver, error) {
 		}
 	}
 	var herr error
-	live.hook.Do(func() { herr = rocr.OnSignalMemory(registerSlab) })
+	live.hook.Do(func() { herr = host.OnSignalMemory(registerSlab) })
 	if herr != nil {
 		d.release()
 		return nil, herr
@@ -104,4 +104,14 @@ func (d *driver) release() error {
 	}
 	d.devs = nil
 	return errors.Join(errs...)
+}
+
+// host is the runtime's side of the SPI, kept from the first Open: the
+// runtime hands every Open the same one, and nothing writes it after.
+var host spi.Host
+
+func keepHost(h spi.Host) {
+	if host == nil {
+		host = h
+	}
 }

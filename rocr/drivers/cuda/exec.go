@@ -12,7 +12,6 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -47,7 +46,6 @@ const (
 type executor struct {
 	dev     *device
 	api     *api
-	agent   *rocr.Agent
 	queue   spi.Queue
 	stream  uintptr
 	scratch uintptr
@@ -55,7 +53,7 @@ type executor struct {
 
 	// progress is the word the GPU writes: the sequence number of the last
 	// completion whose work is done.
-	progress *rocr.Signal
+	progress spi.HostSignal
 	progDev  uintptr
 	seq      uint64        // completions numbered so far (under the executor lock)
 	issued   atomic.Uint64 // the last completion whose work is queued
@@ -87,7 +85,7 @@ type executor struct {
 	waitedOn  *executor
 	waitedSeq uint64
 	evSeq     uint64 // the completion count the event's last record covers
-	sigs      [16]*rocr.Signal
+	sigs      [16]spi.HostSignal
 
 	sa      sysArgs // argument block for driver calls under the executor lock
 	bound   bool
@@ -98,18 +96,14 @@ type executor struct {
 }
 
 func (d *device) NewExecutor(q spi.Queue) (spi.Executor, error) {
-	rq, ok := q.(*rocr.Queue) // rocr's queues carry their agent, which ownership checks name
-	if !ok {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue create", "%T is not a rocr queue", q)
-	}
-	e := &executor{dev: d, api: d.api, agent: rq.Agent(), queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
+	e := &executor{dev: d, api: d.api, queue: q, profile: os.Getenv("HIPGO_CUDA_PROFILE") == "1", ring: make([]deferred, 2*q.Size())}
 	e.ref = spi.NewCompleterRef(e)
 	var err error
-	if e.scratch, err = rocr.MapAnonymous(scratchSize); err != nil {
+	if e.scratch, err = spi.MapAnonymous(scratchSize); err != nil {
 		return nil, err
 	}
-	if e.progress, err = rocr.NewSignal(0); err != nil {
-		_ = rocr.Unmap(e.scratch, scratchSize)
+	if e.progress, err = host.NewSignal(0); err != nil {
+		_ = spi.Unmap(e.scratch, scratchSize)
 		return nil, err
 	}
 	e.progDev = devAddr(e.progress.Addr())
@@ -245,7 +239,7 @@ func (e *executor) sync() error {
 			if gave.IsZero() {
 				gave = time.Now()
 			} else if time.Since(gave) > time.Second {
-				return rocr.Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed while its stream still waits on a signal", e.queue.ID())
+				return hsa.Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed while its stream still waits on a signal", e.queue.ID())
 			}
 		}
 		if i < 200 {

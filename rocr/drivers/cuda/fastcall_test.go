@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"github.com/hipgo/hipgo/internal/hostmem"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -14,8 +15,6 @@ import (
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // mirroredPurego is the purego release whose private syscallArgs sysArgs
@@ -79,9 +78,9 @@ func TestFastCallLayout(t *testing.T) {
 	// Every argument a launch passes lands where C reads it: snprintf
 	// prints twelve integer arguments, six of them on the stack.
 	snprintf := libc(t, "snprintf")
-	buf, err := rocr.MapAnonymous(4096)
+	buf, err := spi.MapAnonymous(4096)
 	require.NoError(t, err)
-	defer rocr.Unmap(buf, 4096)
+	defer spi.Unmap(buf, 4096)
 	format := append([]byte("%lx %lx %lx %lx %lx %lx %lx %lx %lx %lx"), 0)
 	dst := hostmem.Bytes(buf+1024, uintptr(len(format)))
 	// A loop, not copy: go1.26.8's compiler fails on copy into this slice

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -34,10 +33,10 @@ func (d *device) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 	const op = "record chain"
 	a := d.api
 	if a.cuStreamBeginCapture == 0 || a.cuStreamEndCapture == 0 || a.cuGraphInstantiate == 0 || a.cuGraphLaunch == 0 || a.cuGraphExecDestroy == 0 || a.cuGraphDestroy == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "the CUDA driver lacks stream capture or graphs")
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "the CUDA driver lacks stream capture or graphs")
 	}
 	if len(ks) == 0 {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "no kernels")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "no kernels")
 	}
 	type launch struct {
 		k         *kernel
@@ -55,7 +54,7 @@ func (d *device) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 	for i := range ks {
 		k := lookupKernel(ks[i].Object)
 		if k == nil {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, op, "kernel object %#x is not a loaded cuda kernel", ks[i].Object)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeSymbol, op, "kernel object %#x is not a loaded cuda kernel", ks[i].Object)
 		}
 		grid, dyn, err := k.shape(ks[i].Grid, ks[i].Block, ks[i].GroupSegment)
 		if err != nil {
@@ -65,7 +64,7 @@ func (d *device) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 		ls[i] = launch{k: k, grid: grid, blk: ks[i].Block, dyn: dyn}
 		if k.argEnd > 0 {
 			if len(ks[i].Kernarg) < int(k.argEnd) {
-				return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: kernarg image of %d bytes, its parameters end at %d", k.name, len(ks[i].Kernarg), k.argEnd)
+				return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s: kernarg image of %d bytes, its parameters end at %d", k.name, len(ks[i].Kernarg), k.argEnd)
 			}
 			args[i] = append(make([]byte, 0, k.argEnd), ks[i].Kernarg[:k.argEnd]...)
 			sizes[i] = uintptr(k.argEnd)
@@ -129,11 +128,11 @@ func (c *chain) Launch(stream uintptr) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.exec == 0 {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "the recorded chain was closed")
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "the recorded chain was closed")
 	}
 	for _, k := range c.ks {
 		if k.dead.Load() {
-			return rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, op, "kernel %s was unloaded", k.name)
+			return hsa.Errorf(hsa.StatusErrorInvalidCodeSymbol, op, "kernel %s was unloaded", k.name)
 		}
 	}
 	// A pooled argument block: call's variadic slice would escape, one

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/shm"
 	"github.com/hipgo/hipgo/rocr/spi"
@@ -60,7 +59,7 @@ type ipcPool struct{ devicePool }
 func (d *device) ipcAPI(op string) error {
 	a := d.api
 	if a.cuIpcGetMemHandle == 0 || a.cuIpcOpenMemHandle == 0 || a.cuIpcCloseMemHandle == 0 || a.cuMemGetAddressRange == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuIpcGetMemHandle, cuIpcOpenMemHandle_v2, cuIpcCloseMemHandle or cuMemGetAddressRange_v2")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuIpcGetMemHandle, cuIpcOpenMemHandle_v2, cuIpcCloseMemHandle or cuMemGetAddressRange_v2")
 	}
 	return nil
 }
@@ -102,7 +101,7 @@ func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, erro
 		return 0, err
 	}
 	if len(payload) != ipcHandleBytes {
-		return 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "cuda payload of %d bytes: want %d", len(payload), ipcHandleBytes)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "cuda payload of %d bytes: want %d", len(payload), ipcHandleBytes)
 	}
 	h := new(ipcHandle)
 	copy(h[:], payload)
@@ -112,14 +111,14 @@ func (d *device) OpenMemory(payload []byte, pid int, size uint64) (uintptr, erro
 		runtime.KeepAlive(h)
 		if r != cudaSuccess {
 			if r == cudaInvalidValue || r == cudaInvalidHandle || r == cudaMapFailed {
-				return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "cuIpcOpenMemHandle: %v: the handle does not name live memory of process %d", r, pid)
+				return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "cuIpcOpenMemHandle: %v: the handle does not name live memory of process %d", r, pid)
 			}
 			return cuErr(op, "cuIpcOpenMemHandle", r)
 		}
 		var base, n uintptr
 		if r := res(purego.SyscallN(d.api.cuMemGetAddressRange, uintptr(unsafe.Pointer(&base)), uintptr(unsafe.Pointer(&n)), ptr)); r != cudaSuccess || base != ptr || uint64(n) < size {
 			call(d.api.cuIpcCloseMemHandle, ptr)
-			return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "handle claims %d bytes: process %d shared %d", size, pid, n)
+			return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "handle claims %d bytes: process %d shared %d", size, pid, n)
 		}
 		return nil
 	})

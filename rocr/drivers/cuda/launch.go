@@ -7,8 +7,6 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 func (e *executor) KernelName(obj uint64) string {
@@ -22,7 +20,7 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	e.ctx()
 	k := lookupKernel(p.KernelObject)
 	if k == nil {
-		return e.fail(rocr.Errorf(hsa.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
+		return e.fail(hsa.Errorf(hsa.StatusErrorInvalidCodeSymbol, "dispatch", "kernel object %#x is not a loaded cuda kernel", p.KernelObject))
 	}
 	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
 	grid, dyn, err := k.shape([3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}, block, p.GroupSegmentSize)
@@ -37,9 +35,9 @@ func (e *executor) Dispatch(q spi.Queue, p *aql.KernelDispatch) error {
 	var extra uintptr
 	if k.argEnd > 0 {
 		if p.KernargAddress == 0 {
-			return e.fail(rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: null kernarg address", k.name))
+			return e.fail(hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: null kernarg address", k.name))
 		}
-		if err := rocr.CheckBufferArgs(e.agent, k.name, uintptr(p.KernargAddress), k.buffers, nil); err != nil {
+		if err := host.CheckBufferArgs(e.queue, k.name, uintptr(p.KernargAddress), k.buffers); err != nil {
 			return e.fail(err)
 		}
 		*(*uintptr)(hostmem.At(e.scratch + offExtra + 8)) = uintptr(p.KernargAddress)
@@ -73,10 +71,10 @@ func (e *executor) allowDynamic(k *kernel, n uint32) error {
 // call, with the device's context current.
 func (d *device) allowDynamic(k *kernel, n uint32, call func(f uintptr, args ...uintptr) cuResult) error {
 	if d.api.cuFuncSetAttribute == 0 || int(n)+int(k.static) > d.info.MaxDynamicGroup {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: %d bytes of dynamic shared memory exceed the device's %d", k.name, n, d.info.MaxDynamicGroup-int(k.static))
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: %d bytes of dynamic shared memory exceed the device's %d", k.name, n, d.info.MaxDynamicGroup-int(k.static))
 	}
 	if r := call(d.api.cuFuncSetAttribute, k.fn, funcAttrMaxDynamicSharedMem, uintptr(n)); r != cudaSuccess {
-		return rocr.Errorf(r.status(), "dispatch", "kernel %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %v", k.name, n, r)
+		return hsa.Errorf(r.status(), "dispatch", "kernel %s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d): %v", k.name, n, r)
 	}
 	k.dynLimit.Store(n)
 	return nil
@@ -88,15 +86,15 @@ func (d *device) allowDynamic(k *kernel, n uint32, call func(f uintptr, args ...
 func (k *kernel) shape(items, block [3]uint32, group uint32) (grid [3]uint32, dyn uint32, err error) {
 	for i := range block {
 		if block[i] == 0 || items[i] == 0 || items[i]%block[i] != 0 {
-			return grid, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v work-items is not a whole number of %v blocks (CUDA launches whole blocks)", k.name, items, block)
+			return grid, 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: grid %v work-items is not a whole number of %v blocks (CUDA launches whole blocks)", k.name, items, block)
 		}
 		grid[i] = items[i] / block[i]
 	}
 	if t := block[0] * block[1] * block[2]; t > k.maxThreads {
-		return grid, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: block of %d threads exceeds its limit of %d", k.name, t, k.maxThreads)
+		return grid, 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: block of %d threads exceeds its limit of %d", k.name, t, k.maxThreads)
 	}
 	if group < k.static {
-		return grid, 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, group, k.static)
+		return grid, 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "dispatch", "kernel %s: group segment of %d bytes is smaller than its static %d bytes", k.name, group, k.static)
 	}
 	return grid, group - k.static, nil
 }

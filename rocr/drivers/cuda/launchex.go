@@ -7,7 +7,6 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -59,7 +58,7 @@ func (e *executor) launchEx(k *kernel, grid, block [3]uint32, dyn uint32, extra 
 		what = fmt.Sprintf("cluster %v", cluster)
 	}
 	if e.api.cuLaunchKernelEx == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: a %s launch needs cuLaunchKernelEx (CUDA 12 or later)", k.name, what)
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "dispatch", "kernel %s: a %s launch needs cuLaunchKernelEx (CUDA 12 or later)", k.name, what)
 	}
 	attrs := (*[2]launchAttribute)(hostmem.At(e.scratch + offLaunchAttrs))
 	n := 0
@@ -94,14 +93,14 @@ func clusterSize(a *api, major int, attr func(int) int) int {
 
 // AllowNonPortableClusters implements spi.Clusters with
 // cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
-func (d *device) AllowNonPortableClusters(ks *rocr.KernelSymbol, allow bool) error {
+func (d *device) AllowNonPortableClusters(ks *hsa.KernelSymbol, allow bool) error {
 	const op = "cluster size"
 	k := lookupKernel(ks.Object)
 	if k == nil {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	if d.api.cuFuncSetAttribute == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuFuncSetAttribute")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuFuncSetAttribute")
 	}
 	v := uintptr(0)
 	if allow {
@@ -112,14 +111,14 @@ func (d *device) AllowNonPortableClusters(ks *rocr.KernelSymbol, allow bool) err
 
 // MaxPotentialClusterSize implements spi.Clusters with
 // cuOccupancyMaxPotentialClusterSize.
-func (d *device) MaxPotentialClusterSize(ks *rocr.KernelSymbol, grid, group [3]uint32, dynGroupMem int) (int, error) {
+func (d *device) MaxPotentialClusterSize(ks *hsa.KernelSymbol, grid, group [3]uint32, dynGroupMem int) (int, error) {
 	const op = "cluster size"
 	k := lookupKernel(ks.Object)
 	if k == nil {
-		return 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	if d.api.cuOccupancyMaxPotentialClusterSize == 0 {
-		return 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuOccupancyMaxPotentialClusterSize")
+		return 0, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuOccupancyMaxPotentialClusterSize")
 	}
 	cfg := launchConfig{gridDimX: grid[0], gridDimY: grid[1], gridDimZ: grid[2],
 		blockDimX: group[0], blockDimY: group[1], blockDimZ: group[2], sharedMemBytes: uint32(dynGroupMem)}
@@ -127,7 +126,7 @@ func (d *device) MaxPotentialClusterSize(ks *rocr.KernelSymbol, grid, group [3]u
 	err := d.with(func() error {
 		// The pointers go straight to the call, which keeps them valid.
 		if r := res(purego.SyscallN(d.api.cuOccupancyMaxPotentialClusterSize, uintptr(unsafe.Pointer(&n)), k.fn, uintptr(unsafe.Pointer(&cfg)))); r != cudaSuccess {
-			return rocr.Errorf(r.status(), op, "kernel %s grid %v block %v shared %d: cuOccupancyMaxPotentialClusterSize: %v", k.name, grid, group, dynGroupMem, r)
+			return hsa.Errorf(r.status(), op, "kernel %s grid %v block %v shared %d: cuOccupancyMaxPotentialClusterSize: %v", k.name, grid, group, dynGroupMem, r)
 		}
 		return nil
 	})

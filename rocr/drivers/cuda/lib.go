@@ -10,7 +10,6 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -150,7 +149,7 @@ func load() (*api, error) {
 	lib.once.Do(func() {
 		h, err := vendorlib.CUDA.Open()
 		if err != nil {
-			lib.err = rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
+			lib.err = hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "no NVIDIA driver: %v", err)
 			return
 		}
 		lib.err = lib.api.resolve(h)
@@ -249,7 +248,7 @@ func (a *api) resolve(h *vendorlib.Handle) error {
 	opt(&a.cuGraphExecDestroy, "cuGraphExecDestroy")
 	opt(&a.cuGraphDestroy, "cuGraphDestroy")
 	if len(missing) > 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "open", "libcuda lacks %s", strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -292,7 +291,7 @@ func (r cuResult) String() string {
 }
 
 // status maps a CUresult onto the closest HSA status.
-func (r cuResult) status() rocr.Status {
+func (r cuResult) status() hsa.Status {
 	switch r {
 	case cudaInvalidValue:
 		return hsa.StatusErrorInvalidArgument
@@ -315,9 +314,9 @@ func (r cuResult) status() rocr.Status {
 // cuErr turns a failed call into an rocr error naming the entry point.
 func cuErr(op, fn string, r cuResult) error {
 	if r.lost() {
-		return rocr.Errorf(r.status(), op, "%s: %v: %w", fn, r, rocr.ErrDeviceLost)
+		return hsa.Errorf(r.status(), op, "%s: %v: %w", fn, r, hsa.ErrDeviceLost)
 	}
-	return rocr.Errorf(r.status(), op, "%s: %v", fn, r)
+	return hsa.Errorf(r.status(), op, "%s: %v", fn, r)
 }
 
 // lost reports the errors that CUDA makes sticky: the context is unusable

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -24,7 +23,7 @@ type managedPool struct{ pool }
 // ManagedPool implements spi.ManagedMemory.
 func (d *device) ManagedPool() (spi.PoolDriver, error) {
 	if d.api.cuMemAllocManaged == 0 || d.api.cuMemGetInfo == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "libcuda lacks cuMemAllocManaged or cuMemGetInfo_v2")
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "libcuda lacks cuMemAllocManaged or cuMemGetInfo_v2")
 	}
 	info := d.pools[0].Info()
 	info.Flags = hsa.FlagFineGrained
@@ -43,7 +42,7 @@ func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 			return cuErr("malloc managed", "cuMemGetInfo", r)
 		}
 		if size > free {
-			return rocr.Errorf(hsa.StatusErrorOutOfResources, "malloc managed", "%d bytes exceed the %d bytes free on %s (of %d): more could hang the GPU", size, free, p.dev, total)
+			return hsa.Errorf(hsa.StatusErrorOutOfResources, "malloc managed", "%d bytes exceed the %d bytes free on %s (of %d): more could hang the GPU", size, free, p.dev, total)
 		}
 		if r := res(purego.SyscallN(p.dev.api.cuMemAllocManaged, uintptr(unsafe.Pointer(&ptr)), uintptr(size), memAttachGlobal)); r != cudaSuccess {
 			return cuErr("malloc managed", "cuMemAllocManaged", r)
@@ -69,7 +68,7 @@ func (d *device) location(op string, agent spi.AgentDriver, v2 bool) (uintptr, e
 	}
 	to, ok := agent.(*device)
 	if !ok {
-		return 0, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent.Info().Name)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a cuda device", agent.Info().Name)
 	}
 	if v2 {
 		return locationDevice | uintptr(uint32(to.ordinal))<<32, nil
@@ -82,7 +81,7 @@ func (d *device) location(op string, agent spi.AgentDriver, v2 bool) (uintptr, e
 func (d *device) Prefetch(addr, size uint64, to spi.AgentDriver, stream uintptr) error {
 	const op = "prefetch"
 	if d.api.cuMemPrefetchAsync == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemPrefetchAsync")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemPrefetchAsync")
 	}
 	loc, err := d.location(op, to, d.api.prefetchV2)
 	if err != nil {
@@ -104,10 +103,10 @@ func (d *device) Prefetch(addr, size uint64, to spi.AgentDriver, stream uintptr)
 
 // Advise implements spi.ManagedHints with cuMemAdvise (the CUmemLocation
 // form where libcuda has it); the advice values are CUDA's.
-func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent spi.AgentDriver) error {
+func (d *device) Advise(addr, size uint64, advice hsa.Advice, agent spi.AgentDriver) error {
 	const op = "advise"
 	if d.api.cuMemAdvise == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemAdvise")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks cuMemAdvise")
 	}
 	loc, err := d.location(op, agent, d.api.adviseV2)
 	if err != nil {
@@ -125,7 +124,7 @@ func (d *device) Advise(addr, size uint64, advice rocr.Advice, agent spi.AgentDr
 // memory, every process's allocations counted.
 func (d *device) MemInfo() (free, total uint64, err error) {
 	if d.api.cuMemGetInfo == 0 {
-		return 0, 0, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "mem get info", "libcuda lacks cuMemGetInfo_v2")
+		return 0, 0, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "mem get info", "libcuda lacks cuMemGetInfo_v2")
 	}
 	err = d.with(func() error {
 		if r := res(purego.SyscallN(d.api.cuMemGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))); r != cudaSuccess {

@@ -1,11 +1,11 @@
 package cuda
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -62,10 +62,10 @@ type kernargPool struct{ info hsa.PoolInfo }
 func (p *kernargPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *kernargPool) Allocate(size uint64) (uintptr, error) {
-	return rocr.MapAnonymous(uintptr(size))
+	return spi.MapAnonymous(uintptr(size))
 }
 
-func (p *kernargPool) Free(ptr uintptr, size uint64) error { return rocr.Unmap(ptr, uintptr(size)) }
+func (p *kernargPool) Free(ptr uintptr, size uint64) error { return spi.Unmap(ptr, uintptr(size)) }
 
 // groupPool describes shared memory per block; it cannot be allocated.
 type groupPool struct{ info hsa.PoolInfo }
@@ -73,9 +73,9 @@ type groupPool struct{ info hsa.PoolInfo }
 func (p *groupPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *groupPool) Allocate(uint64) (uintptr, error) {
-	return 0, rocr.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")
+	return 0, hsa.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "the group segment is not allocatable")
 }
 
 func (p *groupPool) Free(uintptr, uint64) error {
-	return rocr.Errorf(hsa.StatusErrorInvalidAllocation, "free", "the group segment is not allocatable")
+	return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "the group segment is not allocatable")
 }

@@ -5,13 +5,12 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // MaxActiveGroups implements spi.Occupancy with the driver's occupancy
 // calculator (cuOccupancyMaxActiveBlocksPerMultiprocessor).
-func (d *device) MaxActiveGroups(ks *rocr.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
+func (d *device) MaxActiveGroups(ks *hsa.KernelSymbol, groupSize, dynGroupMem int) (int, error) {
 	const op = "occupancy"
 	k, err := d.occupancyKernel(op, ks)
 	if err != nil {
@@ -20,7 +19,7 @@ func (d *device) MaxActiveGroups(ks *rocr.KernelSymbol, groupSize, dynGroupMem i
 	var n int32
 	err = d.with(func() error {
 		if r := res(purego.SyscallN(d.api.cuOccupancyMaxActiveBlocksPerMultiprocessor, uintptr(unsafe.Pointer(&n)), k.fn, uintptr(groupSize), uintptr(dynGroupMem))); r != cudaSuccess {
-			return rocr.Errorf(r.status(), op, "kernel %s block %d shared %d: cuOccupancyMaxActiveBlocksPerMultiprocessor: %v", k.name, groupSize, dynGroupMem, r)
+			return hsa.Errorf(r.status(), op, "kernel %s block %d shared %d: cuOccupancyMaxActiveBlocksPerMultiprocessor: %v", k.name, groupSize, dynGroupMem, r)
 		}
 		return nil
 	})
@@ -30,7 +29,7 @@ func (d *device) MaxActiveGroups(ks *rocr.KernelSymbol, groupSize, dynGroupMem i
 // MaxPotentialGroupSize implements spi.Occupancy with
 // cuOccupancyMaxPotentialBlockSize (a fixed dynamic shared size, so no
 // per-block-size callback).
-func (d *device) MaxPotentialGroupSize(ks *rocr.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
+func (d *device) MaxPotentialGroupSize(ks *hsa.KernelSymbol, dynGroupMem, limit int) (minGrid, groupSize int, err error) {
 	const op = "occupancy"
 	k, err := d.occupancyKernel(op, ks)
 	if err != nil {
@@ -39,20 +38,20 @@ func (d *device) MaxPotentialGroupSize(ks *rocr.KernelSymbol, dynGroupMem, limit
 	var grid, block int32
 	err = d.with(func() error {
 		if r := res(purego.SyscallN(d.api.cuOccupancyMaxPotentialBlockSize, uintptr(unsafe.Pointer(&grid)), uintptr(unsafe.Pointer(&block)), k.fn, 0, uintptr(dynGroupMem), uintptr(limit))); r != cudaSuccess {
-			return rocr.Errorf(r.status(), op, "kernel %s shared %d limit %d: cuOccupancyMaxPotentialBlockSize: %v", k.name, dynGroupMem, limit, r)
+			return hsa.Errorf(r.status(), op, "kernel %s shared %d limit %d: cuOccupancyMaxPotentialBlockSize: %v", k.name, dynGroupMem, limit, r)
 		}
 		return nil
 	})
 	return int(grid), int(block), err
 }
 
-func (d *device) occupancyKernel(op string, ks *rocr.KernelSymbol) (*kernel, error) {
+func (d *device) occupancyKernel(op string, ks *hsa.KernelSymbol) (*kernel, error) {
 	if d.api.cuOccupancyMaxActiveBlocksPerMultiprocessor == 0 || d.api.cuOccupancyMaxPotentialBlockSize == 0 {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks the occupancy calculator")
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "libcuda lacks the occupancy calculator")
 	}
 	k := lookupKernel(ks.Object)
 	if k == nil || k.dead.Load() {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "kernel %s is not loaded on %s", ks.Name, d)
 	}
 	return k, nil
 }

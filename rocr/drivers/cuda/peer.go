@@ -5,7 +5,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -37,7 +36,7 @@ func (d *device) CanAccessPeer(other spi.AgentDriver) bool {
 func (d *device) EnablePeer(other spi.AgentDriver) error {
 	o, ok := other.(*device)
 	if !ok || d.api.cuCtxEnablePeerAccess == 0 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "enable peer access", "%s: no peer access to %v", d, other.Info().Name)
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "enable peer access", "%s: no peer access to %v", d, other.Info().Name)
 	}
 	return d.with(func() error {
 		if r := call(d.api.cuCtxEnablePeerAccess, o.ctx, 0); r != cudaSuccess && r != cudaPeerAccessAlreadyEnabled {

@@ -1,11 +1,11 @@
 package cuda
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -62,7 +62,7 @@ type memcpy3D struct {
 // cuMemcpy2DAsync, cuMemcpy3DAsync or cuMemsetD2D8Async (per slice), or a
 // row loop where libcuda lacks them. Pageable ends are staged or written before the call returns, as
 // for cuMemcpyAsync, so the descriptor may go when it does.
-func (e *executor) rect(r *rocr.Rect) error {
+func (e *executor) rect(r *spi.Rect) error {
 	if r.Width == 0 || r.Height == 0 {
 		return nil
 	}
@@ -90,7 +90,7 @@ func rectEnd(dev uint64, host []byte) (memoryType uint32, device uint64, hostPtr
 }
 
 // rect2D is one cuMemcpy2DAsync, or a row loop where libcuda lacks it.
-func (e *executor) rect2D(r *rocr.Rect) error {
+func (e *executor) rect2D(r *spi.Rect) error {
 	d := memcpy2D{srcPitch: r.SrcPitch, dstPitch: r.DstPitch, widthInBytes: r.Width, height: r.Height}
 	d.srcMemoryType, d.srcDevice, d.srcHost = rectEnd(r.Src, r.SrcHost)
 	d.dstMemoryType, d.dstDevice, d.dstHost = rectEnd(r.Dst, r.DstHost)
@@ -109,9 +109,9 @@ func (e *executor) rect2D(r *rocr.Rect) error {
 	return nil
 }
 
-func (e *executor) fillRect(r *rocr.Rect) error {
+func (e *executor) fillRect(r *spi.Rect) error {
 	if r.DstHost != nil {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "memset 2d", "the destination must be device or pinned host memory")
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "memset 2d", "the destination must be device or pinned host memory")
 	}
 	if e.api.cuMemsetD2D8Async != 0 {
 		if rc := e.sa.call(e.api.cuMemsetD2D8Async, uintptr(r.Dst), uintptr(r.DstPitch), uintptr(r.Value), uintptr(r.Width), uintptr(r.Height), e.stream); rc != cudaSuccess {
@@ -129,7 +129,7 @@ func (e *executor) fillRect(r *rocr.Rect) error {
 
 // rect3D is one cuMemcpy3DAsync, or a 2-D copy per slice where libcuda
 // lacks it.
-func (e *executor) rect3D(r *rocr.Rect) error {
+func (e *executor) rect3D(r *spi.Rect) error {
 	if e.api.cuMemcpy3DAsync == 0 {
 		for z := uint64(0); z < r.Depth; z++ {
 			if err := e.rect2D(r.Slice(z)); err != nil {

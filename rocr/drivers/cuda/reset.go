@@ -7,7 +7,6 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -69,7 +68,7 @@ func (d *device) renewContext() (uintptr, error) {
 	call(d.api.cuDevicePrimaryCtxRelease, d.ordinal)
 	var errs []error
 	if d.api.cuDevicePrimaryCtxReset == 0 {
-		errs = append(errs, rocr.Errorf(hsa.StatusErrorNotSupported, "reset", "libcuda lacks cuDevicePrimaryCtxReset"))
+		errs = append(errs, hsa.Errorf(hsa.StatusErrorNotSupported, "reset", "libcuda lacks cuDevicePrimaryCtxReset"))
 	} else if r := call(d.api.cuDevicePrimaryCtxReset, d.ordinal); r != cudaSuccess {
 		errs = append(errs, cuErr("reset", "cuDevicePrimaryCtxReset", r))
 	}
@@ -80,7 +79,7 @@ func (d *device) renewContext() (uintptr, error) {
 			// reset_probe.c): after a kernel fault, release, reset and
 			// retain of the primary context, from any thread, still
 			// return the fault. CUDA keeps it for the life of the process.
-			return 0, rocr.Newf(rocr.ErrDeviceLost, r.status(), "reset", "cuDevicePrimaryCtxRetain after cuDevicePrimaryCtxReset: %v: the CUDA driver keeps a kernel fault for the rest of the process; restart the process to use this GPU again", r)
+			return 0, hsa.Newf(hsa.ErrDeviceLost, r.status(), "reset", "cuDevicePrimaryCtxRetain after cuDevicePrimaryCtxReset: %v: the CUDA driver keeps a kernel fault for the rest of the process; restart the process to use this GPU again", r)
 		}
 		return 0, errors.Join(append(errs, cuErr("reset", "cuDevicePrimaryCtxRetain", r))...)
 	}

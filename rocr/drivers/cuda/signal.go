@@ -1,12 +1,11 @@
 package cuda
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // live is the open driver, for the signal-memory hook (rocr keeps hooks for
@@ -65,12 +64,12 @@ func devAddr(host uintptr) uintptr {
 // signal is rocr.SignalFromHandle through a small cache, which keeps the
 // launch path free of the lookup's allocation. A cached signal that was
 // destroyed is looked up again (its handle may name a new signal).
-func (e *executor) signal(h uint64) (*rocr.Signal, error) {
+func (e *executor) signal(h uint64) (spi.HostSignal, error) {
 	c := &e.sigs[h>>6%uint64(len(e.sigs))]
 	if s := *c; s != nil && s.Handle() == h && !s.Destroyed() {
 		return s, nil
 	}
-	s, err := rocr.SignalFromHandle(h)
+	s, err := host.SignalFromHandle(h)
 	if err == nil {
 		*c = s
 	}

@@ -2,9 +2,8 @@ package cuda
 
 import (
 	"errors"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"runtime"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // Close waits for the stream's work and releases the stream. It runs on the
@@ -56,7 +55,7 @@ func (e *executor) release() error {
 		e.progress = nil
 	}
 	if e.scratch != 0 {
-		errs = append(errs, rocr.Unmap(e.scratch, scratchSize))
+		errs = append(errs, spi.Unmap(e.scratch, scratchSize))
 		e.scratch = 0
 	}
 	return errors.Join(errs...)

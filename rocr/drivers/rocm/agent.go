@@ -10,7 +10,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -20,7 +19,7 @@ type agent struct {
 	rt    *runtime
 	h     agentH
 	cpu   agentH // the CPU agent whose system pools serve this GPU
-	info  rocr.AgentInfo
+	info  hsa.AgentInfo
 	pools []spi.PoolDriver
 	host  *pool // fine-grained system pool (hipHostMalloc, staging)
 
@@ -93,7 +92,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		return err
 	}
 	if device == nil {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x has no coarse-grained global pool", uint64(a.h))
 	}
 	var host, kernarg *pool
 	for _, c := range cpus {
@@ -139,7 +138,7 @@ func (a *agent) discoverPools(cpus, gpus []agentH) error {
 		}
 	}
 	if host == nil {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pools", "GPU agent %#x can access no CPU agent's fine-grained and kernarg pools", uint64(a.h))
 	}
 	a.host = host
 	a.pools = []spi.PoolDriver{device, host}
@@ -204,9 +203,9 @@ func cstr(b []byte) string {
 	return strings.TrimSpace(string(b))
 }
 
-func (a *agent) readInfo() rocr.AgentInfo {
+func (a *agent) readInfo() hsa.AgentInfo {
 	api := a.rt.api
-	in := rocr.AgentInfo{
+	in := hsa.AgentInfo{
 		Name:             a.str(agentName),
 		Vendor:           a.str(agentVendor),
 		ProductName:      a.str(amdProductName),
@@ -307,7 +306,7 @@ func gfxVersion(name string) (major, minor int) {
 	return maj, int(mnr)
 }
 
-func (a *agent) Info() rocr.AgentInfo { return a.info }
+func (a *agent) Info() hsa.AgentInfo { return a.info }
 
 // StreamPriorityRange implements spi.StreamPriorities. HSA has no query
 // for it: the range is the one hipgo's streams have always had, (0, -1),
@@ -318,7 +317,7 @@ func (a *agent) Pools() []spi.PoolDriver                               { return 
 // NewExecutor is not used: the agent's queues are hardware rings
 // (CreateHardwareQueue) that the GPU's command processor reads.
 func (a *agent) NewExecutor(spi.Queue) (spi.Executor, error) {
-	return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
+	return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidQueueCreation, "queue create", "%s has hardware queues only", a.info.Name)
 }
 
 // Close destroys the executables still loaded; rocr has already destroyed
@@ -340,7 +339,7 @@ func (a *agent) Close() error {
 // complete and wait on. It is the agent's spi.SignalFactory.
 func (a *agent) NewSignal(initial int64) (spi.SignalBackend, error) {
 	if !a.rt.alive.Load() {
-		return nil, rocr.Errorf(hsa.StatusErrorNotInitialized, "signal create", "the rocm driver is closed")
+		return nil, hsa.Errorf(hsa.StatusErrorNotInitialized, "signal create", "the rocm driver is closed")
 	}
 	h, s := a.rt.api.SignalCreate(initial)
 	if s != hsaSuccess {
@@ -369,7 +368,7 @@ var _ spi.VisibleFilter = (*agent)(nil)
 // agent's.
 func (a *agent) MemInfo() (free, total uint64, err error) {
 	if st := a.rt.api.AgentGetInfo(a.h, amdMemoryAvail, unsafe.Pointer(&free)); st != hsaSuccess {
-		return 0, 0, rocr.Errorf(hsa.StatusErrorNotSupported, "mem get info", "HSA_AMD_AGENT_INFO_MEMORY_AVAIL: status %#x", uint32(st))
+		return 0, 0, hsa.Errorf(hsa.StatusErrorNotSupported, "mem get info", "HSA_AMD_AGENT_INFO_MEMORY_AVAIL: status %#x", uint32(st))
 	}
 	return free, 0, nil
 }

@@ -1,10 +1,10 @@
 package rocm
 
 import (
+	"github.com/hipgo/hipgo/rocr/spi"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -15,7 +15,7 @@ type executable struct {
 	reader readerH
 	image  uintptr // the code object, mapped outside the Go heap: ROCR keeps pointing at it
 	size   uintptr
-	syms   []rocr.KernelSymbol
+	syms   []hsa.KernelSymbol
 }
 
 // Load loads an AMDGPU code object: hsa_code_object_reader_create_from_memory,
@@ -23,24 +23,24 @@ type executable struct {
 // hsa_executable_load_agent_code_object, hsa_executable_freeze, then each
 // kernel the code describes is found by its "NAME.kd" symbol and its
 // kernel object, kernarg, group and private segment sizes read.
-func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
+func (a *agent) Load(code *hsa.Code) (spi.Executable, error) {
 	if code.Kind != hsa.CodeAMDGPU {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: %s runs AMDGPU code objects, not %s code for %s", code.Name, a.info.Name, code.Kind, code.Target)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "%s: %s runs AMDGPU code objects, not %s code for %s", code.Name, a.info.Name, code.Kind, code.Target)
 	}
 	if len(code.Data) == 0 {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: empty code object", code.Name)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "%s: empty code object", code.Name)
 	}
 	if !a.rt.alive.Load() {
-		return nil, rocr.Errorf(hsa.StatusErrorNotInitialized, "load", "the rocm driver is closed")
+		return nil, hsa.Errorf(hsa.StatusErrorNotInitialized, "load", "the rocm driver is closed")
 	}
 	api := a.rt.api
 	e := &executable{ag: a, size: uintptr(len(code.Data))}
 	var err error
-	if e.image, err = rocr.MapAnonymous(e.size); err != nil {
+	if e.image, err = spi.MapAnonymous(e.size); err != nil {
 		return nil, err
 	}
 	copy(hostmem.Bytes(e.image, e.size), code.Data)
-	fail := func(s hsaStatus, format string, args ...any) (rocr.Executable, error) {
+	fail := func(s hsaStatus, format string, args ...any) (spi.Executable, error) {
 		err := a.rt.fail(s, "load", format, args...)
 		e.release()
 		return nil, err
@@ -92,7 +92,7 @@ func (a *agent) Load(code *rocr.Code) (rocr.Executable, error) {
 	return e, nil
 }
 
-func (e *executable) Kernels() []rocr.KernelSymbol { return e.syms }
+func (e *executable) Kernels() []hsa.KernelSymbol { return e.syms }
 
 // Global finds a `__device__` or `__constant__` variable of the code
 // object (hsa_executable_get_symbol_by_name, then the symbol's variable
@@ -103,12 +103,12 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 	_, live := a.exes[e]
 	a.mu.Unlock()
 	if !live || !a.rt.alive.Load() {
-		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidExecutable, "global", "%q: the executable was destroyed", name)
+		return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidExecutable, "global", "%q: the executable was destroyed", name)
 	}
 	api := a.rt.api
 	sym, s := api.ExecutableGetSymbolByName(e.exe, name, a.h)
 	if s != hsaSuccess {
-		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the code object", name)
+		return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "no variable %q in the code object", name)
 	}
 	var kind uint32
 	var addr uint64
@@ -117,7 +117,7 @@ func (e *executable) Global(name string) (uintptr, uint64, error) {
 		return 0, 0, a.rt.fail(s, "global", "%q: symbol kind", name)
 	}
 	if kind != symKindVariable {
-		return 0, 0, rocr.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "%q is not a variable (symbol kind %d)", name, kind)
+		return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "global", "%q is not a variable (symbol kind %d)", name, kind)
 	}
 	if s = api.ExecutableSymbolGetInfo(sym, symVariableAddr, unsafe.Pointer(&addr)); s != hsaSuccess {
 		return 0, 0, a.rt.fail(s, "global", "%q: variable address", name)
@@ -136,7 +136,7 @@ func (e *executable) Destroy() error {
 	delete(a.exes, e)
 	a.mu.Unlock()
 	if !live {
-		return rocr.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "executable already destroyed")
+		return hsa.Errorf(hsa.StatusErrorInvalidExecutable, "executable destroy", "executable already destroyed")
 	}
 	var err error
 	if a.rt.alive.Load() {
@@ -161,7 +161,7 @@ func (e *executable) release() {
 	}
 	e.exe, e.reader = 0, 0
 	if e.image != 0 {
-		_ = rocr.Unmap(e.image, e.size)
+		_ = spi.Unmap(e.image, e.size)
 		e.image = 0
 	}
 }

@@ -2,9 +2,9 @@ package rocm
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -26,7 +26,7 @@ import (
 // then decrements done. A nil done makes the copy synchronous.
 func (a *agent) CopyAsync(dst, src uintptr, n uint64, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(hsa.StatusErrorNotInitialized, "copy", "the rocm driver is closed")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, "copy", "the rocm driver is closed")
 	}
 	dstAgent, _, err := a.endpoint("copy", "destination", dst, n)
 	if err != nil {
@@ -92,12 +92,12 @@ func (a *agent) completion(op string, done spi.Signal) (h signalH, finish func(s
 // host staging buffer and copied.
 func (a *agent) FillAsync(dst uintptr, pattern, count uint64, elemSize int, deps []spi.Signal, done spi.Signal) error {
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(hsa.StatusErrorNotInitialized, "fill", "the rocm driver is closed")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, "fill", "the rocm driver is closed")
 	}
 	switch elemSize {
 	case 1, 2, 4, 8:
 	default:
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", elemSize)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", elemSize)
 	}
 	n := count * uint64(elemSize)
 	_, host, err := a.endpoint("fill", "destination", dst, n)
@@ -206,19 +206,23 @@ func (a *agent) tempSignal() (*signal, error) {
 // device memory, the CPU agent for system memory. [addr, addr+n) must lie
 // in one live allocation of a rocm pool.
 func (a *agent) endpoint(op, what string, addr uintptr, n uint64) (agentH, bool, error) {
-	al := rocr.FindAllocation(addr)
-	if al == nil || al.Freed() {
-		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidAllocation, op, "%s %#x is not in a pool allocation: stage Go memory through host memory", what, addr)
+	al, found := host.FindAllocation(addr)
+	if !found || al.Freed {
+		return 0, false, hsa.Errorf(hsa.StatusErrorInvalidAllocation, op, "%s %#x is not in a pool allocation: stage Go memory through host memory", what, addr)
 	}
 	if addr-al.Base+uintptr(n) > al.Size || uintptr(n) > al.Size {
-		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "%s range %#x+%d runs past %s", what, addr, n, al)
+		return 0, false, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%s range %#x+%d runs past %s", what, addr, n, al)
 	}
-	pool := al.Pool()
-	owner, ok := pool.Agent().Driver().(*agent)
+	owner, ok := al.Agent.(*agent)
 	if !ok {
-		return 0, false, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s %s belongs to %s, not to a rocm agent", what, al, pool.Agent())
+		by := "no agent's pool"
+		if al.Agent != nil {
+			info := al.Agent.Info()
+			by = fmt.Sprintf("a %s agent (%s)", info.Driver, info.Name)
+		}
+		return 0, false, hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s %s belongs to %s, not to a rocm agent", what, al, by)
 	}
-	if pool.Info().Host {
+	if al.HostPool {
 		return owner.cpu, true, nil
 	}
 	return owner.h, false, nil
@@ -233,10 +237,10 @@ func rocmSignals(op string, sigs []spi.Signal) ([]signalH, error) {
 	out := make([]signalH, len(sigs))
 	for i, s := range sigs {
 		if s == nil {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidSignal, op, "nil signal")
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, op, "nil signal")
 		}
 		if _, ok := signals.find(s.Handle()); !ok {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidSignal, op, "signal %#x is not a ROCR signal: create it through the agent's SignalFactory", s.Handle())
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, op, "signal %#x is not a ROCR signal: create it through the agent's SignalFactory", s.Handle())
 		}
 		out[i] = signalH(s.Handle())
 	}

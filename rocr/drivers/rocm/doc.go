@@ -8,10 +8,10 @@
 // Open loads libhsa-runtime64.so.1 with purego (no cgo) through
 // internal/vendorlib: $HIPGO_ROCM_LIBRARY (or the older $HIPGO_ROCM_LIB) if
 // set, else the dynamic linker's search path, $ROCM_PATH/lib and
-// /opt/rocm/lib. A missing library is an error wrapping rocr.ErrNotSupported
+// /opt/rocm/lib. A missing library is an error wrapping hsa.ErrNotSupported
 // that lists the paths tried. hsa_init failing, as it does without
 // /dev/kfd, is "no AMD agent: <hsa_status_string text>" wrapping
-// rocr.ErrNoAgent; after a failed hsa_init nothing else in ROCR is called
+// hsa.ErrNoAgent; after a failed hsa_init nothing else in ROCR is called
 // (but hsa_status_string), it leaves no thread behind, and rocr.Init moves
 // on to the next driver. The library stays loaded for the life of the
 // process.
@@ -34,7 +34,7 @@
 //
 // Signals that the GPU completes must be ROCR's: the agent's NewSignal
 // (hsa_signal_create) returns a spi.SignalBackend to wrap with
-// rocr.NewSignalWithBackend. rocr.NewSignal's soft signals live in host
+// spi.Host.SignalWithBackend. The runtime's soft signals live in host
 // memory ROCR knows nothing of; packets and copies on this agent must not
 // name them.
 //
@@ -76,7 +76,7 @@
 //   - Against Debian's libhsa-runtime64-1 5.2.3 (init_test.go): the library
 //     loads, every function resolves, hsa_init fails without /dev/kfd, the
 //     error carries ROCR's status string, and rocr.Init falls back to the
-//     cpu agent; HIPGO_DRIVER=rocm fails with rocr.ErrNoAgent.
+//     cpu agent; HIPGO_DRIVER=rocm fails with hsa.ErrNoAgent.
 //   - Against a fake of ROCR's function table (fake_test.go): agent and pool
 //     selection, agent properties, kernarg placement and access, packets
 //     written into a ring laid out as amd_queue_t and run by a fake command

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -17,7 +16,7 @@ const Name = "rocm"
 // Priority orders the driver before cuda (20) and cpu (0).
 const Priority = 30
 
-func init() { rocr.Register(theDriver) }
+func init() { spi.Register(theDriver) }
 
 var theDriver = &driver{open: openLibrary}
 
@@ -44,11 +43,12 @@ func (d *driver) Priority() int { return Priority }
 // Open initializes ROCR and returns its GPU agents. When hsa_init fails
 // nothing else in ROCR is called but hsa_status_string, so a machine
 // without an AMD GPU is left as it was.
-func (d *driver) Open() ([]spi.AgentDriver, error) {
+func (d *driver) Open(h spi.Host) ([]spi.AgentDriver, error) {
+	keepHost(h)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rt != nil {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidRuntimeState, "open", "driver already open")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidRuntimeState, "open", "driver already open")
 	}
 	api, err := d.open()
 	if err != nil {
@@ -61,7 +61,7 @@ func (d *driver) Open() ([]spi.AgentDriver, error) {
 	rt.alive.Store(true)
 	agents, err := rt.discover()
 	if err == nil && len(agents) == 0 {
-		err = rocr.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "hsa_iterate_agents", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
+		err = hsa.Newf(hsa.ErrNoAgent, hsa.StatusErrorInvalidAgent, "hsa_iterate_agents", "no AMD agent: ROCR initialized but reports no GPU kernel agent")
 	}
 	if err != nil {
 		rt.alive.Store(false)
@@ -85,7 +85,7 @@ func noAgent(api hsaAPI, s hsaStatus) error {
 	if _, err := os.Stat("/dev/kfd"); errors.Is(err, os.ErrNotExist) {
 		msg += " (/dev/kfd does not exist: the amdgpu kernel driver is not loaded or no AMD GPU is present)"
 	}
-	return &rocr.Error{Status: rocr.Status(s), Sentinel: rocr.ErrNoAgent, Op: "hsa_init", Msg: msg}
+	return &hsa.Error{Status: hsa.Status(s), Sentinel: hsa.ErrNoAgent, Op: "hsa_init", Msg: msg}
 }
 
 // Close shuts ROCR down after rocr closed every agent.
@@ -107,7 +107,17 @@ func (d *driver) Close() error {
 
 // fail wraps a ROCR status with what was being done and ROCR's text.
 func (rt *runtime) fail(s hsaStatus, op, format string, args ...any) error {
-	e := rocr.Errorf(rocr.Status(s), op, format, args...).(*rocr.Error)
+	e := hsa.Errorf(hsa.Status(s), op, format, args...).(*hsa.Error)
 	e.Msg += ": " + rt.api.StatusString(s)
 	return e
+}
+
+// host is the runtime's side of the SPI, kept from the first Open: the
+// runtime hands every Open the same one, and nothing writes it after.
+var host spi.Host
+
+func keepHost(h spi.Host) {
+	if host == nil {
+		host = h
+	}
 }

@@ -41,7 +41,7 @@ var (
 func openFake(t *testing.T, f *fakeHSA) (*driver, []spi.AgentDriver, error) {
 	t.Helper()
 	d := &driver{open: func() (hsaAPI, error) { return f, nil }}
-	ads, err := d.Open()
+	ads, err := d.Open(rocr.Host())
 	if err == nil {
 		t.Cleanup(func() { _ = d.Close() })
 	}

@@ -3,13 +3,13 @@ package rocm
 import (
 	"bytes"
 	"fmt"
+	"github.com/hipgo/hipgo/rocr/spi"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -377,7 +377,7 @@ func (f *fakeHSA) PoolAllocate(p poolH, size uint64) (uintptr, hsaStatus) {
 	if !f.pools[p].allowed {
 		return 0, hsaStatus(hsa.StatusErrorInvalidAllocation)
 	}
-	ptr, err := rocr.MapAnonymous(uintptr(size))
+	ptr, err := spi.MapAnonymous(uintptr(size))
 	if err != nil {
 		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
@@ -398,7 +398,7 @@ func (f *fakeHSA) PoolFree(ptr uintptr) hsaStatus {
 		return hsaStatus(hsa.StatusErrorInvalidAllocation)
 	}
 	f.log("pool_free")
-	_ = rocr.Unmap(ptr, uintptr(size))
+	_ = spi.Unmap(ptr, uintptr(size))
 	return hsaSuccess
 }
 
@@ -494,11 +494,11 @@ func (f *fakeHSA) QueueCreate(a agentH, size, typ uint32, key uintptr) (uintptr,
 	if s, ok := f.failing("QueueCreate"); ok {
 		return 0, s
 	}
-	amd, err := rocr.MapAnonymous(amdQueueBytes)
+	amd, err := spi.MapAnonymous(amdQueueBytes)
 	if err != nil {
 		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
-	ring, err := rocr.MapAnonymous(uintptr(size) * aql.PacketSize)
+	ring, err := spi.MapAnonymous(uintptr(size) * aql.PacketSize)
 	if err != nil {
 		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
@@ -535,8 +535,8 @@ func (f *fakeHSA) QueueDestroy(amd uintptr) hsaStatus {
 	<-q.done
 	db := signalH(*(*uint64)(hostmem.At(amd + hsaQueueDoorbell)))
 	f.SignalDestroy(db)
-	_ = rocr.Unmap(q.ring, uintptr(q.size)*aql.PacketSize)
-	_ = rocr.Unmap(amd, amdQueueBytes)
+	_ = spi.Unmap(q.ring, uintptr(q.size)*aql.PacketSize)
+	_ = spi.Unmap(amd, amdQueueBytes)
 	f.log("queue_destroy")
 	return hsaSuccess
 }

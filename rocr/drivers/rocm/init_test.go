@@ -43,7 +43,7 @@ func TestRealInitFails(t *testing.T) {
 	noGPU(t)
 	t.Setenv("HIPGO_DRIVER", "")
 	os.Unsetenv("HIPGO_DRIVER")
-	_, err := theDriver.Open()
+	_, err := theDriver.Open(rocr.Host())
 	if err == nil {
 		t.Fatal("hsa_init succeeded without /dev/kfd")
 	}
@@ -81,7 +81,7 @@ func TestRealInitFails(t *testing.T) {
 		t.Errorf("driver status of rocm: %v", st[Name])
 	}
 	// A second Init retries hsa_init and fails the same way.
-	if _, err := theDriver.Open(); !errors.Is(err, rocr.ErrNoAgent) {
+	if _, err := theDriver.Open(rocr.Host()); !errors.Is(err, rocr.ErrNoAgent) {
 		t.Errorf("second open: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package rocm
 import (
 	"encoding/binary"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -35,7 +34,7 @@ func (h *ipcH) bytes() []byte {
 func ipcHOf(op string, b []byte) (ipcH, error) {
 	var h ipcH
 	if len(b) != ipcHBytes {
-		return h, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "rocm payload of %d bytes: want %d", len(b), ipcHBytes)
+		return h, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "rocm payload of %d bytes: want %d", len(b), ipcHBytes)
 	}
 	for i := range h {
 		h[i] = binary.LittleEndian.Uint32(b[4*i:])
@@ -51,12 +50,12 @@ func (a *agent) devicePool(op string) (*pool, error) {
 			return p, nil
 		}
 	}
-	return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no coarse-grained pool to share", a.info.Name)
+	return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no coarse-grained pool to share", a.info.Name)
 }
 
 func (a *agent) alive(op string) error {
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(hsa.StatusErrorNotInitialized, op, "the rocm driver is closed")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, op, "the rocm driver is closed")
 	}
 	return nil
 }
@@ -92,7 +91,7 @@ func (a *agent) OpenMemory(payload []byte, pid int, size uint64) (uintptr, error
 	}
 	ptr, s := a.rt.api.IPCMemoryAttach(&h, size, []agentH{a.h})
 	if s != hsaSuccess {
-		return 0, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "hsa_amd_ipc_memory_attach of %d bytes: %s: the handle does not name memory process %d shares", size, a.rt.api.StatusString(s), pid)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "hsa_amd_ipc_memory_attach of %d bytes: %s: the handle does not name memory process %d shares", size, a.rt.api.StatusString(s), pid)
 	}
 	return ptr, nil
 }
@@ -140,7 +139,7 @@ func (a *agent) OpenIPCSignal(payload []byte, pid int) (spi.SignalBackend, error
 	}
 	sh, s := a.rt.api.IPCSignalAttach(&h)
 	if s != hsaSuccess {
-		return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "hsa_amd_ipc_signal_attach: %s: the handle does not name a signal process %d shares", a.rt.api.StatusString(s), pid)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "hsa_amd_ipc_signal_attach: %s: the handle does not name a signal process %d shares", a.rt.api.StatusString(s), pid)
 	}
 	sig := &signal{rt: a.rt, h: sh, ag: a}
 	signals.add(sig)

@@ -2,8 +2,8 @@ package rocm
 
 import (
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // The fake's interprocess memory: a handle names an allocation; attaching
@@ -50,7 +50,7 @@ func (f *fakeHSA) IPCMemoryAttach(h *ipcH, size uint64, agents []agentH) (uintpt
 	if !ok || size > e.size || len(agents) == 0 {
 		return 0, hsaStatus(hsa.StatusErrorInvalidArgument)
 	}
-	p, err := rocr.MapAnonymous(uintptr(size))
+	p, err := spi.MapAnonymous(uintptr(size))
 	if err != nil {
 		return 0, hsaStatus(hsa.StatusErrorOutOfResources)
 	}
@@ -71,7 +71,7 @@ func (f *fakeHSA) IPCMemoryDetach(ptr uintptr) hsaStatus {
 	if _, live := f.allocs[e.ptr]; live {
 		copy(hostmem.Bytes(e.ptr, uintptr(e.size)), hostmem.Bytes(ptr, uintptr(e.size)))
 	}
-	_ = rocr.Unmap(ptr, uintptr(e.size))
+	_ = spi.Unmap(ptr, uintptr(e.size))
 	f.calls = append(f.calls, "ipc_memory_detach")
 	return hsaSuccess
 }

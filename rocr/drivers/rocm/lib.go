@@ -9,7 +9,6 @@ import (
 
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -108,13 +107,13 @@ func openLibrary() (hsaAPI, error) {
 func loadLibrary(paths []string) (*lib, error) {
 	h, err := vendorlib.ROCm.OpenFrom(paths)
 	if err != nil {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen", "ROCm runtime not found: %v", err)
 	}
 	l := &lib{path: h.Path}
 	for _, s := range l.symbols() {
 		p := h.Sym(s.name)
 		if p == 0 {
-			return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen",
+			return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "dlopen",
 				"%s lacks %s (a ROCm older than 5.0?)", l.path, s.name)
 		}
 		*s.p = p
@@ -209,7 +208,7 @@ func (l *lib) StatusString(s hsaStatus) string {
 	var p uintptr
 	r, _, _ := purego.SyscallN(l.fn.statusString, uintptr(s), uintptr(unsafe.Pointer(&p)))
 	if st(r) != hsaSuccess || p == 0 {
-		return rocr.Status(s).Name()
+		return hsa.Status(s).Name()
 	}
 	return goString(p)
 }

@@ -3,7 +3,6 @@ package rocm
 import (
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -20,7 +19,7 @@ type managedPool struct {
 func (a *agent) ManagedPool() (spi.PoolDriver, error) {
 	var ok bool
 	if s := a.rt.api.SystemGetInfo(sysSVMSupported, unsafe.Pointer(&ok)); s != hsaSuccess || !ok {
-		return nil, rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, "malloc managed", "ROCR reports no shared virtual memory (HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED; a kernel without HMM?)")
 	}
 	info := hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagFineGrained, Granule: 4096, Alignment: 4096, AllocAllowed: true}
 	if a.host != nil {
@@ -37,9 +36,9 @@ func (p *managedPool) Info() hsa.PoolInfo { return p.info }
 func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 	rt := p.a.rt
 	if !rt.alive.Load() {
-		return 0, rocr.Errorf(hsa.StatusErrorNotInitialized, "malloc managed", "the rocm driver is closed")
+		return 0, hsa.Errorf(hsa.StatusErrorNotInitialized, "malloc managed", "the rocm driver is closed")
 	}
-	ptr, err := rocr.MapAnonymous(uintptr(size))
+	ptr, err := spi.MapAnonymous(uintptr(size))
 	if err != nil {
 		return 0, err
 	}
@@ -51,13 +50,13 @@ func (p *managedPool) Allocate(size uint64) (uintptr, error) {
 		}
 	}
 	if s := rt.api.SVMAttributesSet(ptr, size, attrs); s != hsaSuccess {
-		_ = rocr.Unmap(ptr, uintptr(size))
+		_ = spi.Unmap(ptr, uintptr(size))
 		return 0, rt.fail(s, "malloc managed", "hsa_amd_svm_attributes_set on %d bytes at %#x", size, ptr)
 	}
 	return ptr, nil
 }
 
-func (p *managedPool) Free(ptr uintptr, size uint64) error { return rocr.Unmap(ptr, uintptr(size)) }
+func (p *managedPool) Free(ptr uintptr, size uint64) error { return spi.Unmap(ptr, uintptr(size)) }
 
 // handle is agent's ROCR handle, the CPU agent's for the host (nil).
 func (a *agent) handle(op string, to spi.AgentDriver) (agentH, error) {
@@ -66,7 +65,7 @@ func (a *agent) handle(op string, to spi.AgentDriver) (agentH, error) {
 	}
 	g, ok := to.(*agent)
 	if !ok || g.rt != a.rt {
-		return 0, rocr.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to.Info().Name)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s is not a ROCm agent of this runtime", to.Info().Name)
 	}
 	return g.h, nil
 }
@@ -89,14 +88,14 @@ func (a *agent) Prefetch(addr, size uint64, to spi.AgentDriver, _ uintptr) error
 		return a.rt.fail(s, op, "hsa_amd_svm_prefetch_async of %d bytes at %#x", size, addr)
 	}
 	if v := api.SignalWait(done, uint32(hsa.CondLT), 1, waitForeverTicks, uint32(hsa.WaitBlocked)); v < 0 {
-		return rocr.Errorf(hsa.StatusErrorException, op, "the migration of %d bytes at %#x failed (signal %d)", size, addr, v)
+		return hsa.Errorf(hsa.StatusErrorException, op, "the migration of %d bytes at %#x failed (signal %d)", size, addr, v)
 	}
 	return nil
 }
 
 // Advise implements spi.ManagedHints with SVM attributes: read mostly,
 // the preferred location (handle 0 for none), and access in place.
-func (a *agent) Advise(addr, size uint64, advice rocr.Advice, about spi.AgentDriver) error {
+func (a *agent) Advise(addr, size uint64, advice hsa.Advice, about spi.AgentDriver) error {
 	const op = "advise"
 	h, err := a.handle(op, about)
 	if err != nil {
@@ -117,7 +116,7 @@ func (a *agent) Advise(addr, size uint64, advice rocr.Advice, about spi.AgentDri
 	case hsa.AdviseUnsetAccessedBy:
 		at = svmAttribute{svmAttribAgentAccessible, uint64(h)}
 	default:
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
 	}
 	if s := a.rt.api.SVMAttributesSet(uintptr(addr), size, []svmAttribute{at}); s != hsaSuccess {
 		return a.rt.fail(s, op, "%s: hsa_amd_svm_attributes_set on %d bytes at %#x", advice, size, addr)

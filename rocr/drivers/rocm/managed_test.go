@@ -51,7 +51,7 @@ func TestManagedSVM(t *testing.T) {
 	assert.Equal(t, gpu.h, pre[0].to)
 	assert.Equal(t, cpu.h, pre[1].to, "the host is the CPU agent")
 
-	want := map[rocr.Advice]svmAttribute{
+	want := map[hsa.Advice]svmAttribute{
 		hsa.AdviseSetReadMostly:          {svmAttribReadMostly, 1},
 		hsa.AdviseUnsetReadMostly:        {svmAttribReadMostly, 0},
 		hsa.AdviseSetPreferredLocation:   {svmAttribPreferredLocation, uint64(gpu.h)},

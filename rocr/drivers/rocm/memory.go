@@ -3,7 +3,6 @@ package rocm
 import (
 	"unsafe"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -36,7 +35,7 @@ func (p *pool) read() error {
 	api.PoolGetInfo(p.h, poolAccessibleByAll, unsafe.Pointer(&all))
 	p.info = hsa.PoolInfo{
 		Segment:         hsa.Segment(seg),
-		Flags:           rocr.GlobalFlag(flags),
+		Flags:           hsa.GlobalFlag(flags),
 		Size:            size,
 		Granule:         granule,
 		Alignment:       align,
@@ -52,7 +51,7 @@ func (p *pool) Info() hsa.PoolInfo { return p.info }
 // hsa_amd_agents_allow_access for the GPUs that need it.
 func (p *pool) Allocate(size uint64) (uintptr, error) {
 	if !p.rt.alive.Load() {
-		return 0, rocr.Errorf(hsa.StatusErrorNotInitialized, "allocate", "the rocm driver is closed")
+		return 0, hsa.Errorf(hsa.StatusErrorNotInitialized, "allocate", "the rocm driver is closed")
 	}
 	ptr, s := p.rt.api.PoolAllocate(p.h, size)
 	if s != hsaSuccess {

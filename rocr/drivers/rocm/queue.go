@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -19,7 +18,7 @@ type hwQueue struct {
 	key uintptr // the data pointer ROCR hands back to the error callback
 	q   uintptr // hsa_queue_t*
 	id  uint64
-	db  *rocr.Signal
+	db  spi.HostSignal
 
 	mu      sync.Mutex
 	fail    func(error)
@@ -37,7 +36,7 @@ var hwQueues struct {
 // queue's sticky error (BindQueueErrors).
 func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.HardwareQueue, error) {
 	if !a.rt.alive.Load() {
-		return spi.HardwareQueue{}, rocr.Errorf(hsa.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
+		return spi.HardwareQueue{}, hsa.Errorf(hsa.StatusErrorNotInitialized, "queue create", "the rocm driver is closed")
 	}
 	api := a.rt.api
 	hq := &hwQueue{ag: a, key: hwQueues.next.Add(1)}
@@ -55,7 +54,7 @@ func (a *agent) CreateHardwareQueue(size uint32, typ hsa.QueueType) (spi.Hardwar
 	api.ProfilingSetProfilerEnabled(q, true)
 	at := func(off uintptr) uintptr { return q + off }
 	hq.id = *(*uint64)(hostmem.At(at(hsaQueueID)))
-	hq.db = rocr.NewSignalWithBackend(&signal{rt: a.rt, h: signalH(*(*uint64)(hostmem.At(at(hsaQueueDoorbell)))), borrowed: true})
+	hq.db = host.SignalWithBackend(&signal{rt: a.rt, h: signalH(*(*uint64)(hostmem.At(at(hsaQueueDoorbell)))), borrowed: true})
 	a.mu.Lock()
 	a.queues[hq.id] = hq
 	a.mu.Unlock()

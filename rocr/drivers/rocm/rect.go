@@ -1,7 +1,6 @@
 package rocm
 
 import (
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/spi"
 )
@@ -11,16 +10,16 @@ import (
 // 4-byte aligned bases, pitches and slices, 32-bit extents and at least
 // one end in device memory; other copies are ErrNotSupported, and the
 // runtime copies them row by row.
-func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) error {
+func (a *agent) CopyRectAsync(r *spi.Rect, deps []spi.Signal, done spi.Signal) error {
 	const op = "copy rect"
 	if !a.rt.alive.Load() {
-		return rocr.Errorf(hsa.StatusErrorNotInitialized, op, "the rocm driver is closed")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, op, "the rocm driver is closed")
 	}
 	if err := r.Check(); err != nil {
 		return err
 	}
 	if r.Fill || r.DstHost != nil || r.SrcHost != nil {
-		return rocr.Errorf(hsa.StatusErrorInvalidArgument, op, "a rectangular copy takes two pool ends")
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "a rectangular copy takes two pool ends")
 	}
 	depth := max(r.Depth, 1)
 	dstRows, srcRows := max(r.DstHeight, r.Height), max(r.SrcHeight, r.Height)
@@ -28,7 +27,7 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) 
 	src := pitchedPtr{uintptr(r.Src), r.SrcPitch, r.SrcPitch * srcRows}
 	if (uint64(dst.base)|dst.pitch|dst.slice|uint64(src.base)|src.pitch|src.slice)&3 != 0 ||
 		r.Width > 1<<32-1 || r.Height > 1<<32-1 || depth > 1<<32-1 {
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "ends or extents outside what the copy engine takes")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "ends or extents outside what the copy engine takes")
 	}
 	_, dstHost, err := a.endpoint(op, "destination", dst.base, r.DstExtent())
 	if err != nil {
@@ -41,7 +40,7 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) 
 	var dir uint32
 	switch {
 	case dstHost && srcHost:
-		return rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorNotSupported, op, "both ends are host memory")
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "both ends are host memory")
 	case srcHost:
 		dir = copyHostToDevice
 	case dstHost:
@@ -62,7 +61,7 @@ func (a *agent) CopyRectAsync(r *rocr.Rect, deps []spi.Signal, done spi.Signal) 
 	if s := a.rt.api.MemoryAsyncCopyRect(dst, src, rng, a.h, dir, hdeps, dh); s != hsaSuccess {
 		// A limit of the engine (no SDMA, extents) or an old ROCR: the
 		// rows go one by one, and report any fault of the memory itself.
-		return rocr.Newf(rocr.ErrNotSupported, rocr.Status(s), op, "hsa_amd_memory_async_copy_rect of %d x %d x %d bytes %#x -> %#x: %s",
+		return hsa.Newf(hsa.ErrNotSupported, hsa.Status(s), op, "hsa_amd_memory_async_copy_rect of %d x %d x %d bytes %#x -> %#x: %s",
 			r.Width, r.Height, depth, src.base, dst.base, a.rt.api.StatusString(s))
 	}
 	finish(true)

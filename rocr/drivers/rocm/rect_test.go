@@ -38,10 +38,10 @@ func TestCopyRect(t *testing.T) {
 	}
 	// 3 slices of 4 rows of 12 bytes: host rows 32 bytes apart, 5 rows a
 	// slice; device rows 16 apart, 4 a slice.
-	up := &rocr.Rect{Dst: uint64(dev.Base), Src: uint64(host.Base) + 32 + 4, DstPitch: 16, SrcPitch: 32,
+	up := &spi.Rect{Dst: uint64(dev.Base), Src: uint64(host.Base) + 32 + 4, DstPitch: 16, SrcPitch: 32,
 		Width: 12, Height: 4, Depth: 3, DstHeight: 4, SrcHeight: 5}
 	require.NoError(t, cp.CopyRectAsync(up, nil, nil))
-	down := &rocr.Rect{Dst: uint64(back.Base), Src: uint64(dev.Base), DstPitch: 12, SrcPitch: 16,
+	down := &spi.Rect{Dst: uint64(back.Base), Src: uint64(dev.Base), DstPitch: 12, SrcPitch: 16,
 		Width: 12, Height: 4, Depth: 3, DstHeight: 4, SrcHeight: 4}
 	require.NoError(t, cp.CopyRectAsync(down, nil, nil))
 	got := hostmem.Bytes(back.Base, 12*4*3)
@@ -67,7 +67,7 @@ func TestCopyRect(t *testing.T) {
 	odd.SrcPitch = 30
 	err := cp.CopyRectAsync(&odd, nil, nil)
 	assert.ErrorIs(t, err, rocr.ErrNotSupported, "unaligned pitch")
-	hh := &rocr.Rect{Dst: uint64(back.Base), Src: uint64(host.Base), DstPitch: 16, SrcPitch: 16, Width: 8, Height: 2}
+	hh := &spi.Rect{Dst: uint64(back.Base), Src: uint64(host.Base), DstPitch: 16, SrcPitch: 16, Width: 8, Height: 2}
 	assert.ErrorIs(t, cp.CopyRectAsync(hh, nil, nil), rocr.ErrNotSupported, "host to host")
 	f.mu.Lock()
 	f.fail["copy_rect"] = hsaStatus(hsa.StatusErrorInvalidArgument)

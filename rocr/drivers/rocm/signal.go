@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -94,7 +93,7 @@ func (s *signal) Exchange(v int64) int64 {
 // Wait is hsa_signal_wait_scacquire, repeated because ROCR may return
 // early (the spec allows spurious returns), with the timeout converted to
 // timestamp ticks. timeout <= 0 waits until the condition holds.
-func (s *signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint rocr.WaitHint) int64 {
+func (s *signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
