@@ -143,9 +143,9 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 				}
 			}
 			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok {
-				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && kernelgen.NeedsCoroutines(fn.Name()) {
+				if c := p.sdkCall(n); c.Coroutines() {
 					what := "warp operation"
-					if !kernelgen.WarpOp(fn.Name()) {
+					if !c.Warp() {
 						what = "block-wide call"
 					}
 					err = fail(n, "%s %s", what, fn.Name())
@@ -381,21 +381,23 @@ func (p *fissionPlan) isBarrier(s ast.Stmt) bool {
 		return false
 	}
 	call, ok := es.X.(*ast.CallExpr)
-	return ok && p.kernelCall(call) == "SyncThreads"
+	return ok && p.sdkCall(call).Barrier()
 }
 
-// kernelCall is the kernel SDK function or Thread method call calls, or "".
-func (p *fissionPlan) kernelCall(call *ast.CallExpr) string {
+// sdkCall is the kernel SDK's row for the function or Thread method call
+// calls; the zero row for other calls.
+func (p *fissionPlan) sdkCall(call *ast.CallExpr) kernelgen.SDKCall {
 	fn, ok := typeutil.Callee(p.info, call).(*types.Func)
 	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != kernelgen.KernelPkg {
-		return ""
+		return kernelgen.SDKCall{}
 	}
-	return fn.Name()
+	c, _ := kernelgen.LookupSDK(fn.Name())
+	return c
 }
 
 func (p *fissionPlan) containsBarrier(n ast.Node) (pos token.Pos) {
 	ast.Inspect(n, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && pos == token.NoPos && p.kernelCall(c) == "SyncThreads" {
+		if c, ok := n.(*ast.CallExpr); ok && pos == token.NoPos && p.sdkCall(c).Barrier() {
 			pos = c.Pos()
 		}
 		return pos == token.NoPos
@@ -439,7 +441,7 @@ func (p *fissionPlan) isSharedDecl(s ast.Stmt) bool {
 		if !ok {
 			return false
 		}
-		if n := p.kernelCall(c); n != "Shared" && n != "DynamicShared" {
+		if !p.sdkCall(c).GroupMemory() {
 			return false
 		}
 	}
@@ -597,8 +599,8 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 		case *ast.LabeledStmt:
 			labels[n.Label.Name] = true
 		case *ast.CallExpr:
-			if c := p.kernelCall(n); (c == "Shared" || c == "DynamicShared") && err == nil {
-				err = fail(n, "kernel.%s outside a top-level declaration", c)
+			if c := p.sdkCall(n); c.GroupMemory() && err == nil {
+				err = fail(n, "kernel.%s outside a top-level declaration", c.Name)
 			}
 			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok && p.res.Lockstep[fn.Origin()] && err == nil {
 				err = fail(n, "calls %s, which synchronizes, inside a statement", fn.Name())
@@ -1061,7 +1063,7 @@ func (p *fissionPlan) callUnit(s ast.Stmt) (unit, error) {
 		if isThreadType(p.info.TypeOf(a)) {
 			continue
 		}
-		if c, ok := a.(*ast.CallExpr); ok && (p.kernelCall(c) == "Shared" || p.kernelCall(c) == "DynamicShared") {
+		if c, ok := a.(*ast.CallExpr); ok && p.sdkCall(c).GroupMemory() {
 			continue
 		}
 		if !p.isUniform(a) {
