@@ -484,6 +484,9 @@ func (e *emitter) call(x *ast.CallExpr) string {
 	if name := e.t.kernelFunc(x); name != "" {
 		return e.kernelCall(x, name)
 	}
+	if name, ok := e.t.typeParamMethod(x); ok {
+		return e.typeParamCall(x, name)
+	}
 	if callee := e.t.deviceCallee(x); callee != nil {
 		return e.deviceCall(x, callee)
 	}
@@ -845,6 +848,34 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 	args = append(args, "hg_f")
 	return fmt.Sprintf("%s<%s>(%s)", funcCName(callee), strings.Join(targs, ", "), strings.Join(args, ", "))
 }
+
+// typeParamCall calls a functor's method through a type parameter: the
+// overload on the receiver's type (emit writes one per such method),
+// chosen where the template is instantiated, as a C++ functor's
+// operator() is.
+func (e *emitter) typeParamCall(x *ast.CallExpr, name string) string {
+	sel := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+	for _, m := range e.t.typeParamCallees(name) {
+		if fn := e.t.funcs[m]; fn != nil && fn.dyn {
+			e.errorf(x, "call through a type parameter of "+m.FullName()+", which uses kernel.DynamicShared", "pass the memory to the operation as an argument")
+			return "0"
+		}
+	}
+	args := []string{bare(e.expr(sel.X))}
+	for _, a := range x.Args {
+		if isSlice(e.info.TypeOf(a)) || isThread(e.info.TypeOf(a)) {
+			e.errorf(a, "a slice or kernel.Thread argument of a method called through a type parameter", "pass the elements the operation works on")
+			return "0"
+		}
+		args = append(args, bare(e.valueFor(e.info.TypeOf(a), false, a)))
+	}
+	args = append(args, "hg_f")
+	return fmt.Sprintf("%s<Checked>(%s)", typeParamCName(name), strings.Join(args, ", "))
+}
+
+// typeParamCName is the C++ overload set of the methods named name that
+// are called through type parameters.
+func typeParamCName(name string) string { return "hg_m_" + cName(name) }
 
 func calleeIdent(fun ast.Expr) *ast.Ident {
 	switch f := ast.Unparen(fun).(type) {
