@@ -165,7 +165,7 @@ func (e *emitter) selector(x *ast.SelectorExpr, lv bool) string {
 	// t.ThreadIdx().X and friends read one index directly.
 	if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok && !lv {
 		if m := e.threadMethod(call); m != "" {
-			if f, ok := dimFns[m]; ok {
+			if f := sdk[m].Dim; f != "" {
 				return fmt.Sprintf("(long long)hg_%s_%s()", f, strings.ToLower(x.Sel.Name))
 			}
 		}
@@ -179,8 +179,6 @@ func (e *emitter) selector(x *ast.SelectorExpr, lv bool) string {
 	}
 	return e.expr(x.X) + "." + field
 }
-
-var dimFns = map[string]string{"ThreadIdx": "tid", "BlockIdx": "bid", "BlockDim": "bdim", "GridDim": "gdim"}
 
 // index is x[i]: a read (hg_ld) or a place (hg_ref), checked in the
 // checked variant.

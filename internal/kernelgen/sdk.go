@@ -18,6 +18,7 @@ type SDKCall struct {
 	CPU    cpuMeaning  // what the cpu agent's Go back end makes of it
 	Mask   bool        // a warp operation that takes a mask (the full-warp forms must stand where every lane reaches them)
 	Fixed  bool        // no arguments and the same in every iteration of a loop (ThreadIdx, GridDim, ...)
+	Dim    string      // a Dim3 method's component helpers: t.ThreadIdx().X is hg_tid_x()
 	uses   preludePart // the prelude section the call needs
 }
 
@@ -36,6 +37,12 @@ func (c SDKCall) Barrier() bool { return c.CPU == cpuBarrier }
 // Coroutines reports whether the cpu agent needs coroutines for a kernel
 // that makes the call: loop fission does not split at it.
 func (c SDKCall) Coroutines() bool { return c.CPU == cpuWarp || c.CPU == cpuBlockWide }
+
+// SameInBlock reports whether the call is a kernel.Thread method whose
+// result is the same in every work-item of a block (BlockIdx, WarpSize).
+func (c SDKCall) SameInBlock() bool {
+	return c.Thread && (c.Lanes == lanesUniform || c.Lanes == lanesWarpSize)
+}
 
 // GroupMemory reports whether the call returns memory shared by the
 // block's work-items (Shared, DynamicShared), taken once per group.
@@ -97,10 +104,10 @@ const (
 // sdkCalls is the table.
 var sdkCalls = []SDKCall{
 	// kernel.Thread: where a work-item is, and the block's barrier.
-	{Name: "ThreadIdx", Thread: true, CPP: "hg_thread_idx()", Lanes: lanesTid, Fixed: true},
-	{Name: "BlockIdx", Thread: true, CPP: "hg_block_idx()", Lanes: lanesUniform, Fixed: true},
-	{Name: "BlockDim", Thread: true, CPP: "hg_block_dim()", Lanes: lanesUniform, Fixed: true},
-	{Name: "GridDim", Thread: true, CPP: "hg_grid_dim()", Lanes: lanesUniform, Fixed: true},
+	{Name: "ThreadIdx", Thread: true, CPP: "hg_thread_idx()", Lanes: lanesTid, Fixed: true, Dim: "tid"},
+	{Name: "BlockIdx", Thread: true, CPP: "hg_block_idx()", Lanes: lanesUniform, Fixed: true, Dim: "bid"},
+	{Name: "BlockDim", Thread: true, CPP: "hg_block_dim()", Lanes: lanesUniform, Fixed: true, Dim: "bdim"},
+	{Name: "GridDim", Thread: true, CPP: "hg_grid_dim()", Lanes: lanesUniform, Fixed: true, Dim: "gdim"},
 	{Name: "GlobalX", Thread: true, CPP: "hg_global_x()", Fixed: true},
 	{Name: "GlobalY", Thread: true, CPP: "hg_global_y()", Fixed: true},
 	{Name: "GlobalZ", Thread: true, CPP: "hg_global_z()", Fixed: true},

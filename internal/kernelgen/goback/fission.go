@@ -633,10 +633,7 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 		}
 		if sel, ok := e.Fun.(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok && p.thread != nil && p.info.Uses[id] == p.thread {
-				switch sel.Sel.Name {
-				case "BlockIdx", "BlockDim", "GridDim", "WarpSize":
-					return true
-				}
+				return p.sdkCall(e).SameInBlock()
 			}
 		}
 	}
