@@ -14,6 +14,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// ptx is a PTX module of entries; ptxSaxpy is the entry of
+// saxpy(float, const float *, float *, int).
+func ptx(entries string) string {
+	return ".version 7.8\n.target sm_90\n.address_size 64\n\n" + entries
+}
+
+const ptxSaxpy = `.visible .entry saxpy(
+	.param .f32 saxpy_param_0,
+	.param .u64 saxpy_param_1,
+	.param .u64 saxpy_param_2,
+	.param .u32 saxpy_param_3
+)
+{
+	ret;
+}
+`
+
 // TestRunErrors checks the command's failures: missing flags, an unknown
 // C type, a code object that disagrees with the sources.
 func TestRunErrors(t *testing.T) {

@@ -57,7 +57,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/internal/kernelgen/cpplaunch"
+	"github.com/hipgo/hipgo/internal/kernelgen/goback"
 )
 
 // hipgoH is the header -header writes.
@@ -134,18 +135,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if n == "" {
 			n = filepath.Base(mustAbs(*goDir))
 		}
-		return runGo(goConfig{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar, Clang: *clang})
+		return runGo(goConfig{Config: goback.Config{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar}, Clang: *clang})
 	}
 	if len(srcs) == 0 || *pkg == "" {
 		fset.Usage()
 		return errors.New("-src and -pkg (set by go generate) are required")
 	}
-	cfg := config{Pkg: *pkg, Loader: *loader, Type: *typ, Prefix: *prefix}
+	cfg := cpplaunch.Config{Pkg: *pkg, Loader: *loader, Type: *typ, Prefix: *prefix}
 	if *loader == "" {
 		if len(objs) == 0 && *cpuSet == "" {
 			return errors.New("the generated loader has nothing to load: name code objects with -obj, the cpu agent's kernels with -cpu, or your own loader with -loader")
 		}
-		cfg.Loader, cfg.CPU = defaultLoader, *cpuSet
+		cfg.Loader, cfg.CPU = cpplaunch.DefaultLoader, *cpuSet
 		for _, o := range objs {
 			if !filepath.IsLocal(o) {
 				return fmt.Errorf("-obj %q: the generated loader embeds it, so it must be a path inside the package's directory", o)
@@ -159,7 +160,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *out != "-" {
 		cfg.Dir = filepath.Dir(*out)
 	}
-	code, err := build(cfg, srcs, objs)
+	code, err := cpplaunch.Build(cfg, srcs, objs)
 	if err != nil {
 		return err
 	}
@@ -171,49 +172,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil // unchanged: leave the file's time alone
 	}
 	return os.WriteFile(*out, code, 0o666)
-}
-
-// build reads the sources, checks them against the code objects and
-// generates the launchers.
-func build(cfg config, srcs, objs []string) ([]byte, error) {
-	ss := newSourceSet()
-	for _, pattern := range srcs {
-		files, err := filepath.Glob(pattern)
-		if err != nil {
-			return nil, fmt.Errorf("-src %q: %w", pattern, err)
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("-src %q: no such file", pattern)
-		}
-		for _, f := range files {
-			if err := ss.addFile(f); err != nil {
-				return nil, err
-			}
-		}
-		cfg.Sources = append(cfg.Sources, filepath.ToSlash(pattern))
-	}
-	var errs []error
-	for _, name := range objs {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := codeobj.Parse(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		errs = append(errs, checkLayout(ss.kernels, filepath.ToSlash(name), spec))
-		cfg.Objects = append(cfg.Objects, fmt.Sprintf("%s (%s)", filepath.ToSlash(name), strings.Join(spec.Targets(), ", ")))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("the sources and the code objects disagree:\n%w", err)
-	}
-	if cfg.CPU != "" {
-		if err := checkTwins(cfg.Dir, ss.kernels); err != nil {
-			return nil, fmt.Errorf("the cpu agent's kernels (-cpu %s) and the sources disagree:\n%w", cfg.CPU, err)
-		}
-	}
-	return generate(cfg, ss.kernels)
 }
 
 // writeHeader writes hipgo.h to name, leaving an unchanged file alone.

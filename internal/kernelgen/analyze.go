@@ -111,7 +111,7 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 		}
 	}
 	name := t.kernelFunc(call)
-	if (name == "Store4" || name == "Store2") && len(call.Args) > 0 {
+	if sdk[name].Form == formStoreVec && len(call.Args) > 0 {
 		if r := t.rootVar(call.Args[0]); r != nil {
 			t.written[r] = true
 		}
@@ -119,7 +119,7 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 	switch {
 	case lockstepOp(name):
 		fn.lockstep = true
-	case name == "DynamicShared":
+	case sdk[name].Form == formDynamicShared:
 		fn.dyn = true
 		t.usesDyn = true
 	}
@@ -127,34 +127,7 @@ func (t *translator) scanCall(fn *function, call *ast.CallExpr) {
 
 // lockstepOp reports whether the kernel SDK function or Thread method
 // name is a barrier or warp operation, which makes its caller lockstep.
-func lockstepOp(name string) bool {
-	return name == "SyncThreads" || name == "OrderedBlockID" || WarpOp(name)
-}
-
-// NeedsCoroutines reports whether the kernel SDK function or Thread
-// method name synchronizes in a way loop fission does not split at: a
-// warp operation, or a call with barriers inside (OrderedBlockID).
-func NeedsCoroutines(name string) bool { return name == "OrderedBlockID" || WarpOp(name) }
-
-// warpOps are the kernel SDK's warp operations: true for those that take
-// a mask, false for the full-warp forms, which must stand where every lane
-// of the warp reaches them (see diverge.go).
-var warpOps = map[string]bool{
-	"SyncWarp": false, "Shfl": false, "ShflDown": false, "ShflUp": false, "ShflXor": false,
-	"Ballot": false, "Any": false, "All": false,
-	"SyncWarpMask": true, "ShflSync": true, "ShflDownSync": true, "ShflUpSync": true, "ShflXorSync": true,
-	"BallotSync": true, "AnySync": true, "AllSync": true,
-	"ReduceAddSync": true, "ReduceMinSync": true, "ReduceMaxSync": true,
-	"ReduceAndSync": true, "ReduceOrSync": true, "ReduceXorSync": true,
-}
-
-// WarpOp reports whether the kernel SDK function or Thread method name is
-// a warp operation: the work-items of a warp exchange values or wait for
-// each other there.
-func WarpOp(name string) bool {
-	_, ok := warpOps[name]
-	return ok
-}
+func lockstepOp(name string) bool { return sdk[name].Lockstep() }
 
 // kernelFunc is the name of the kernel SDK function or Thread method call
 // calls, or "".

@@ -117,8 +117,7 @@ func (e *emitter) invariant(x ast.Expr, assigned map[types.Object]bool) bool {
 		c, ok := x.X.(*ast.CallExpr)
 		return ok && e.invariant(c, assigned)
 	case *ast.CallExpr:
-		switch e.t.kernelFunc(x) {
-		case "ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "GlobalX", "GlobalY", "GlobalZ", "WarpSize", "Lane":
+		if sdk[e.t.kernelFunc(x)].Fixed {
 			return len(x.Args) == 0
 		}
 		if tv, ok := e.info.Types[x.Fun]; ok && tv.IsType() && len(x.Args) == 1 {

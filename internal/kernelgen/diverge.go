@@ -157,8 +157,8 @@ func (d *divergence) recordArgs(call *ast.CallExpr) {
 // call of a function that makes one.
 func (d *divergence) fullWarp(call *ast.CallExpr) bool {
 	if name := d.t.kernelFunc(call); name != "" {
-		masked, ok := warpOps[name]
-		return ok && !masked
+		c := sdk[name]
+		return c.Warp() && !c.Mask
 	}
 	if callee := d.t.deviceCallee(call); callee != nil {
 		return d.fullOps[d.t.funcs[callee]]
@@ -448,13 +448,13 @@ func (d *divergence) class(x ast.Expr) class {
 		return clsUniform
 	case *ast.SelectorExpr:
 		if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok {
-			switch d.t.kernelFunc(call) {
-			case "ThreadIdx":
+			switch sdk[d.t.kernelFunc(call)].Lanes {
+			case lanesTid:
 				if x.Sel.Name == "X" {
 					return clsTid
 				}
 				return clsLane
-			case "BlockIdx", "BlockDim", "GridDim":
+			case lanesUniform:
 				return clsUniform
 			}
 		}
@@ -521,17 +521,15 @@ func (d *divergence) callClass(call *ast.CallExpr) class {
 	if tv.IsBuiltin() {
 		return args()
 	}
-	switch d.t.kernelFunc(call) {
-	case "WarpSize":
-		return clsWarpSize
-	case "Ballot", "Any", "All", "BallotSync", "AnySync", "AllSync":
-		return clsUniform // the same in every lane that takes part
-	case "BlockIdx", "BlockDim", "GridDim":
-		return clsUniform
-	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
-		return args()
-	case "":
-	default:
+	if name := d.t.kernelFunc(call); name != "" {
+		switch sdk[name].Lanes {
+		case lanesWarpSize:
+			return clsWarpSize
+		case lanesUniform:
+			return clsUniform // the same in every lane that takes part
+		case lanesArgs:
+			return args()
+		}
 		return clsLane
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {

@@ -1,7 +1,9 @@
 // Package kernelgen translates Go kernels, functions written per work-item
-// in a documented subset of Go, into CUDA/HIP C++. hipgo-gen's -go mode
-// uses it and writes the Go side (argument layouts, cpu registration,
-// typed launchers) from the Result.
+// in a documented subset of Go, into CUDA/HIP C++; its sub-package goback
+// writes the Go side from the Result (argument layouts, the cpu agent's
+// functions with loop fission, typed launchers), and cpplaunch the
+// launchers of kernels written in C++. hipgo-gen is the command around
+// them: flags, files and clang.
 //
 // Load reads a package with golang.org/x/tools/go/packages; Translate
 // turns every top-level function marked //hipgo:kernel, whose first

@@ -24,6 +24,14 @@ func (t *translator) emit() {
 		}
 		protos.WriteString(e.proto + ";\n")
 		defs.WriteString(e.out.String())
+		if fn.viaTypeParam {
+			// The same function again as the overload on its receiver
+			// type that calls through a type parameter name.
+			name := " " + funcCName(fn.obj) + "("
+			alias := " " + typeParamCName(fn.obj.Name()) + "("
+			protos.WriteString(strings.Replace(e.proto, name, alias, 1) + ";\n")
+			defs.WriteString(strings.Replace(e.out.String(), name, alias, 1))
+		}
 	}
 	t.checkSymbols()
 	t.checkDepth()

@@ -165,7 +165,7 @@ func (e *emitter) selector(x *ast.SelectorExpr, lv bool) string {
 	// t.ThreadIdx().X and friends read one index directly.
 	if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok && !lv {
 		if m := e.threadMethod(call); m != "" {
-			if f, ok := dimFns[m]; ok {
+			if f := sdk[m].Dim; f != "" {
 				return fmt.Sprintf("(long long)hg_%s_%s()", f, strings.ToLower(x.Sel.Name))
 			}
 		}
@@ -179,8 +179,6 @@ func (e *emitter) selector(x *ast.SelectorExpr, lv bool) string {
 	}
 	return e.expr(x.X) + "." + field
 }
-
-var dimFns = map[string]string{"ThreadIdx": "tid", "BlockIdx": "bid", "BlockDim": "bdim", "GridDim": "gdim"}
 
 // index is x[i]: a read (hg_ld) or a place (hg_ref), checked in the
 // checked variant.
@@ -484,6 +482,9 @@ func (e *emitter) call(x *ast.CallExpr) string {
 	if name := e.t.kernelFunc(x); name != "" {
 		return e.kernelCall(x, name)
 	}
+	if name, ok := e.t.typeParamMethod(x); ok {
+		return e.typeParamCall(x, name)
+	}
 	if callee := e.t.deviceCallee(x); callee != nil {
 		return e.deviceCall(x, callee)
 	}
@@ -621,19 +622,8 @@ func (e *emitter) threadMethod(x *ast.CallExpr) string {
 }
 
 func (e *emitter) threadCall(x *ast.CallExpr, m string) string {
-	switch m {
-	case "ThreadIdx", "BlockIdx", "BlockDim", "GridDim":
-		return "hg_" + snake(m) + "()"
-	case "GlobalX", "GlobalY", "GlobalZ":
-		return "hg_" + snake(m) + "()"
-	case "WarpSize":
-		return "hg_warp_size()"
-	case "Lane":
-		return "hg_lane()"
-	case "SyncThreads":
-		return "hg_sync_threads()"
-	case "SyncWarp":
-		return "hg_sync_warp()"
+	if c, ok := sdk[m]; ok && c.Thread {
+		return c.CPP
 	}
 	e.errorf(x, "kernel.Thread."+m, "")
 	return "0"
@@ -652,55 +642,59 @@ func (e *emitter) args(x *ast.CallExpr) []string {
 }
 
 func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
-	switch name {
-	case "Shared":
+	c, ok := sdk[name]
+	if !ok || c.Thread {
+		e.errorf(x, "kernel."+name, "")
+		return "0"
+	}
+	switch c.uses {
+	case preludeWarp:
+		e.t.usesWarp = true
+	case preludeVector:
+		e.t.usesVector = true
+	case preludeMemory:
+		e.t.usesMemory = true
+	}
+	switch c.Form {
+	case formFixed:
+		return c.CPP
+	case formShared:
 		e.errorf(x, "kernel.Shared outside a declaration", "write x := kernel.Shared[T](t) at the kernel's top level")
-	case "DynamicShared":
+	case formDynamicShared:
 		elem := e.info.TypeOf(x).(*types.Slice).Elem()
 		ct := e.t.cType(elem, x.Pos())
 		return fmt.Sprintf("hg_make_slice((%s*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(%s)))", ct, ct)
-	case "Shfl", "ShflDown", "ShflUp", "ShflXor":
+	case formShfl:
 		a := e.args(x)
-		return fmt.Sprintf("hg_%s(%s, (long long)%s)", snake(name), a[0], parenthesize(a[1]))
-	case "Ballot", "Any", "All":
-		return fmt.Sprintf("hg_%s(%s)", strings.ToLower(name), e.args(x)[0])
-	case "ShflSync", "ShflDownSync", "ShflUpSync", "ShflXorSync":
-		e.t.usesWarp = true
+		return fmt.Sprintf("%s(%s, (long long)%s)", c.CPP, a[0], parenthesize(a[1]))
+	case formVote:
+		return fmt.Sprintf("%s(%s)", c.CPP, e.args(x)[0])
+	case formShflSync:
 		a := e.args(x)
-		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s, (long long)%s, (long long)%s)", snake(name), parenthesize(a[0]), a[1], parenthesize(a[2]), parenthesize(a[3]))
-	case "BallotSync", "AnySync", "AllSync", "ReduceAddSync", "ReduceMinSync", "ReduceMaxSync", "ReduceAndSync", "ReduceOrSync", "ReduceXorSync":
-		e.t.usesWarp = true
+		return fmt.Sprintf("%s((unsigned long long)%s, %s, (long long)%s, (long long)%s)", c.CPP, parenthesize(a[0]), a[1], parenthesize(a[2]), parenthesize(a[3]))
+	case formMaskOp:
 		a := e.args(x)
-		return fmt.Sprintf("hg_%s((unsigned long long)%s, %s)", snake(name), parenthesize(a[0]), a[1])
-	case "SyncWarpMask":
-		e.t.usesWarp = true
-		return fmt.Sprintf("hg_sync_warp_mask((unsigned long long)%s)", parenthesize(e.args(x)[0]))
-	case "AtomicAdd", "AtomicSub", "AtomicMin", "AtomicMax", "AtomicExch", "AtomicCAS", "AtomicAnd", "AtomicOr", "AtomicXor":
+		return fmt.Sprintf("%s((unsigned long long)%s, %s)", c.CPP, parenthesize(a[0]), a[1])
+	case formSyncWarpMask:
+		return fmt.Sprintf("%s((unsigned long long)%s)", c.CPP, parenthesize(e.args(x)[0]))
+	case formAtomic:
 		p := e.atomicPtr(x.Args[0])
 		rest := e.args(&ast.CallExpr{Args: x.Args[1:]})
-		return fmt.Sprintf("hg_%s(%s)", snake(name), strings.Join(append([]string{p}, rest...), ", "))
-	case "Load4", "Load2":
-		e.t.usesVector = true
+		return fmt.Sprintf("%s(%s)", c.CPP, strings.Join(append([]string{p}, rest...), ", "))
+	case formLoadVec:
 		a := e.args(x)
-		return fmt.Sprintf("hg_ldv<Checked, %s>(%s, %s, %s)", name[4:], a[0], a[1], e.loc(x.Lparen))
-	case "Store4", "Store2":
-		e.t.usesVector = true
+		return fmt.Sprintf("%s<Checked, %s>(%s, %s, %s)", c.CPP, name[len("Load"):], a[0], a[1], e.loc(x.Lparen))
+	case formStoreVec:
 		a := e.args(x)
-		return fmt.Sprintf("hg_stv<Checked, %s>(%s, %s, %s, %s)", name[5:], a[0], a[1], a[2], e.loc(x.Lparen))
-	case "OrderedBlockID":
-		e.t.usesMemory = true
-		return fmt.Sprintf("hg_ordered_block_id(%s)", e.atomicPtr(x.Args[1]))
-	case "ThreadFence", "ThreadFenceBlock", "ThreadFenceSystem":
-		e.t.usesMemory = true
-		return map[string]string{"ThreadFence": "hg_fence_device()", "ThreadFenceBlock": "hg_fence_block()", "ThreadFenceSystem": "hg_fence_system()"}[name]
-	case "AtomicLoad", "AtomicStore", "AtomicAddScoped", "AtomicSubScoped", "AtomicExchScoped", "AtomicCASScoped", "AtomicMinScoped", "AtomicMaxScoped", "AtomicAndScoped", "AtomicOrScoped", "AtomicXorScoped":
-		return e.scopedAtomic(x, name)
-	case "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Abs", "Floor", "Ceil", "Fma":
-		return e.mathFn(x, strings.ToLower(name))
-	case "Printf":
+		return fmt.Sprintf("%s<Checked, %s>(%s, %s, %s, %s)", c.CPP, name[len("Store"):], a[0], a[1], a[2], e.loc(x.Lparen))
+	case formOrderedBlockID:
+		return fmt.Sprintf("%s(%s)", c.CPP, e.atomicPtr(x.Args[1]))
+	case formScopedAtomic:
+		return e.scopedAtomic(x, c)
+	case formMath:
+		return e.mathFn(x, c.CPP)
+	case formPrintf:
 		return e.printfCall(x)
-	default:
-		e.errorf(x, "kernel."+name, "")
 	}
 	return "0"
 }
@@ -708,8 +702,8 @@ func (e *emitter) kernelCall(x *ast.CallExpr, name string) string {
 // scopedAtomic is an atomic with a memory order and a scope, its last two
 // arguments, which must be constants: hg_atomic_load<O, S>(p),
 // hg_atomic_add_s<O, S>(p, v), ...
-func (e *emitter) scopedAtomic(x *ast.CallExpr, name string) string {
-	e.t.usesMemory = true
+func (e *emitter) scopedAtomic(x *ast.CallExpr, c SDKCall) string {
+	name := c.Name
 	n := len(x.Args)
 	if n < 3 {
 		e.errorf(x, "kernel."+name, "")
@@ -736,15 +730,7 @@ func (e *emitter) scopedAtomic(x *ast.CallExpr, name string) string {
 	}
 	p := e.atomicPtr(x.Args[0])
 	rest := e.args(&ast.CallExpr{Args: x.Args[1 : n-2]})
-	fn := "hg_atomic_load"
-	switch name {
-	case "AtomicLoad":
-	case "AtomicStore":
-		fn = "hg_atomic_store"
-	default:
-		fn = "hg_" + snake(strings.TrimSuffix(name, "Scoped")) + "_s"
-	}
-	return fmt.Sprintf("%s<%d, %d>(%s)", fn, o, s, strings.Join(append([]string{p}, rest...), ", "))
+	return fmt.Sprintf("%s<%d, %d>(%s)", c.CPP, o, s, strings.Join(append([]string{p}, rest...), ", "))
 }
 
 // atomicPtr is an atomic's first argument: &s[i], &shared[i], &(*p) or a
@@ -860,6 +846,34 @@ func (e *emitter) deviceCall(x *ast.CallExpr, callee *types.Func) string {
 	args = append(args, "hg_f")
 	return fmt.Sprintf("%s<%s>(%s)", funcCName(callee), strings.Join(targs, ", "), strings.Join(args, ", "))
 }
+
+// typeParamCall calls a functor's method through a type parameter: the
+// overload on the receiver's type (emit writes one per such method),
+// chosen where the template is instantiated, as a C++ functor's
+// operator() is.
+func (e *emitter) typeParamCall(x *ast.CallExpr, name string) string {
+	sel := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+	for _, m := range e.t.typeParamCallees(name) {
+		if fn := e.t.funcs[m]; fn != nil && fn.dyn {
+			e.errorf(x, "call through a type parameter of "+m.FullName()+", which uses kernel.DynamicShared", "pass the memory to the operation as an argument")
+			return "0"
+		}
+	}
+	args := []string{bare(e.expr(sel.X))}
+	for _, a := range x.Args {
+		if isSlice(e.info.TypeOf(a)) || isThread(e.info.TypeOf(a)) {
+			e.errorf(a, "a slice or kernel.Thread argument of a method called through a type parameter", "pass the elements the operation works on")
+			return "0"
+		}
+		args = append(args, bare(e.valueFor(e.info.TypeOf(a), false, a)))
+	}
+	args = append(args, "hg_f")
+	return fmt.Sprintf("%s<Checked>(%s)", typeParamCName(name), strings.Join(args, ", "))
+}
+
+// typeParamCName is the C++ overload set of the methods named name that
+// are called through type parameters.
+func typeParamCName(name string) string { return "hg_m_" + cName(name) }
 
 func calleeIdent(fun ast.Expr) *ast.Ident {
 	switch f := ast.Unparen(fun).(type) {

@@ -91,6 +91,7 @@ func TestGenericKernelErrors(t *testing.T) {
 		{27, 23, "type argument token.Pos", "a predeclared number or bool type, or a type the package declares"},
 		{27, 33, "type argument nope", ""},
 		{32, 16, "kernel directive option", `"maxthreads=2048"`},
+		{64, 9, "call of Apply through a type parameter", "no type argument of the package's generic kernels has a method Apply"},
 	} {
 		found := false
 		for _, e := range list {
@@ -102,7 +103,7 @@ func TestGenericKernelErrors(t *testing.T) {
 		}
 		assert.True(t, found, "no error %s at %d:%d in\n%v", c.construct, c.line, c.col, err)
 	}
-	assert.Len(t, list, 8, "%v", err)
+	assert.Len(t, list, 9, "%v", err)
 }
 
 // TestGenericCompile compiles the generic kernels' translation unit with

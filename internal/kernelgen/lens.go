@@ -37,7 +37,7 @@ func (t *translator) lenRoot(fn *function, x ast.Expr) (v *types.Var, keepsLen b
 			}
 			return v, keepsLen
 		case *ast.CallExpr:
-			if fn.dynVar != nil && t.kernelFunc(e) == "DynamicShared" {
+			if fn.dynVar != nil && sdk[t.kernelFunc(e)].Form == formDynamicShared {
 				return fn.dynVar, keepsLen
 			}
 			return nil, false

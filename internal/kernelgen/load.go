@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,17 +227,21 @@ type function struct {
 	ks    []*Kernel
 	// The element types of its kernel.Shared variables, in order.
 	shared []types.Type
+	// A method called through a type parameter (a functor's): C++ calls
+	// it by an overload on its receiver type, hg_m_NAME.
+	viaTypeParam bool
 }
 
 type translator struct {
-	opts  Options
-	pkg   *packages.Package
-	info  *types.Info
-	fset  *token.FileSet
-	sizes types.Sizes
-	res   *Result
-	errs  ErrorList
-	seen  map[token.Pos]bool // error positions already reported
+	functors []*types.Named // typeParamCallees'
+	opts     Options
+	pkg      *packages.Package
+	info     *types.Info
+	fset     *token.FileSet
+	sizes    types.Sizes
+	res      *Result
+	errs     ErrorList
+	seen     map[token.Pos]bool // error positions already reported
 
 	fileIdx map[*token.File]int
 	funcs   map[*types.Func]*function
@@ -400,6 +405,7 @@ func (t *translator) discover() {
 			fn := &function{obj: obj, decl: fd, kernel: true, file: t.fileIdx[t.fset.File(fd.Pos())]}
 			if sig.TypeParams().Len() > 0 {
 				fn.insts = t.instances(fn)
+				t.addFunctors(fn.insts)
 			}
 			t.funcs[obj] = fn
 			kernels = append(kernels, fn)
@@ -416,40 +422,57 @@ func (t *translator) discover() {
 			if !ok {
 				return true
 			}
+			link := func(callee *types.Func) *function {
+				c := t.funcs[callee]
+				if c == nil {
+					d := t.decls[callee]
+					if d == nil {
+						return nil
+					}
+					if d.Recv != nil {
+						if what, hint := methodRefused(callee); what != "" {
+							t.errorf(call.Pos(), what, "%s", hint)
+							return nil
+						}
+					}
+					if isKernelDecl(d) {
+						t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
+						return nil
+					}
+					c = &function{obj: callee, decl: d, file: t.fileIdx[t.fset.File(d.Pos())]}
+					t.funcs[callee] = c
+				} else if c.kernel {
+					t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
+					return nil
+				}
+				switch state[c] {
+				case 1:
+					t.errorf(call.Pos(), "recursion", "call to %s makes a cycle; GPUs have no call stack to grow", callee.Name())
+					return nil
+				case 0:
+					visit(c)
+				}
+				fn.callees = append(fn.callees, c)
+				return c
+			}
+			if name, ok := t.typeParamMethod(call); ok {
+				ms := t.typeParamCallees(name)
+				if len(ms) == 0 {
+					t.errorf(call.Pos(), "call of "+name+" through a type parameter",
+						"no type argument of the package's generic kernels has a method %s: give a generic kernel the operation's type as a type argument (//hipgo:instantiate O=myOp)", name)
+				}
+				for _, m := range ms {
+					if c := link(m); c != nil {
+						c.viaTypeParam = true
+					}
+				}
+				return true
+			}
 			callee := t.deviceCallee(call)
 			if callee == nil {
 				return true
 			}
-			c := t.funcs[callee]
-			if c == nil {
-				d := t.decls[callee]
-				if d == nil {
-					return true
-				}
-				if d.Recv != nil {
-					if what, hint := methodRefused(callee); what != "" {
-						t.errorf(call.Pos(), what, "%s", hint)
-						return true
-					}
-				}
-				if isKernelDecl(d) {
-					t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
-					return true
-				}
-				c = &function{obj: callee, decl: d, file: t.fileIdx[t.fset.File(d.Pos())]}
-				t.funcs[callee] = c
-			} else if c.kernel {
-				t.errorf(call.Pos(), "call to a kernel", "move the shared code into a device function")
-				return true
-			}
-			switch state[c] {
-			case 1:
-				t.errorf(call.Pos(), "recursion", "call to %s makes a cycle; GPUs have no call stack to grow", callee.Name())
-				return true
-			case 0:
-				visit(c)
-			}
-			fn.callees = append(fn.callees, c)
+			link(callee)
 			return true
 		})
 		state[fn] = 2
@@ -509,6 +532,9 @@ func (t *translator) deviceCallee(call *ast.CallExpr) *types.Func {
 		id = f
 	case *ast.SelectorExpr:
 		if sel := t.info.Selections[f]; sel != nil && sel.Kind() == types.MethodVal {
+			if _, ok := sel.Recv().(*types.TypeParam); ok {
+				return nil // typeParamMethod's
+			}
 			if fn, ok := sel.Obj().(*types.Func); ok && fn.Pkg() == t.pkg.Types {
 				return fn.Origin()
 			}
@@ -522,4 +548,55 @@ func (t *translator) deviceCallee(call *ast.CallExpr) *types.Func {
 		return nil
 	}
 	return fn.Origin()
+}
+
+// typeParamMethod is the name of the method call calls through a value
+// whose type is a type parameter (var o O; o.Apply(a, b)), a functor's,
+// and whether it is one.
+func (t *translator) typeParamMethod(call *ast.CallExpr) (string, bool) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	s := t.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal {
+		return "", false
+	}
+	if _, ok := s.Recv().(*types.TypeParam); !ok {
+		return "", false
+	}
+	return sel.Sel.Name, true
+}
+
+// typeParamCallees are the methods named name of the functor types: the
+// named types of this package that the kernels' instances take as type
+// arguments, in the order the instances list them. A call through a type
+// parameter reaches one of them in each instance.
+func (t *translator) typeParamCallees(name string) []*types.Func {
+	var out []*types.Func
+	seen := map[*types.Func]bool{}
+	for _, n := range t.functors {
+		obj, _, _ := types.LookupFieldOrMethod(n, false, t.pkg.Types, name)
+		m, ok := obj.(*types.Func)
+		if !ok || seen[m] || t.decls[m] == nil {
+			continue
+		}
+		seen[m] = true
+		out = append(out, m)
+	}
+	return out
+}
+
+// addFunctors records the named types of this package among the type
+// arguments of instances.
+func (t *translator) addFunctors(insts []instance) {
+	for _, in := range insts {
+		for _, a := range in.targs {
+			n, ok := a.(*types.Named)
+			if !ok || n.Obj().Pkg() != t.pkg.Types || slices.Contains(t.functors, n) {
+				continue
+			}
+			t.functors = append(t.functors, n)
+		}
+	}
 }

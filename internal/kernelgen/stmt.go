@@ -175,7 +175,7 @@ func (e *emitter) declStmt(s *ast.DeclStmt) {
 // sharedDecl writes `x := kernel.Shared[T](t)`: a __shared__ variable.
 func (e *emitter) sharedDecl(v *types.Var, init ast.Expr) bool {
 	call, ok := ast.Unparen(init).(*ast.CallExpr)
-	if !ok || e.t.kernelFunc(call) != "Shared" {
+	if !ok || sdk[e.t.kernelFunc(call)].Form != formShared {
 		return false
 	}
 	if !e.top {

@@ -50,3 +50,21 @@ func Big[T float32 | float64](t kernel.Thread, out []T) {
 	big := kernel.Shared[[8000]T](t)
 	big[0] = out[0]
 }
+
+// Op is an operation; opKernel calls one through a type parameter that
+// no kernel instance names, so no method is known for it.
+type Op interface{ Apply(a, b float32) float32 }
+
+type first struct{}
+
+func (f first) Apply(a, b float32) float32 { return a }
+
+func apply[O Op](a, b float32) float32 {
+	var o O
+	return o.Apply(a, b)
+}
+
+//hipgo:kernel
+func opKernel(t kernel.Thread, out []float32) {
+	out[0] = apply[first](out[0], 1)
+}

@@ -25,6 +25,11 @@ struct hg_host_dim3 {
 };
 static hg_host_dim3 threadIdx, blockIdx, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 
+// The float helpers a unit may call (kernel.Abs, ...), as the compilers'
+// built-ins.
+static inline float fabsf(float a) { return __builtin_fabsf(a); }
+static inline double fabs(double a) { return __builtin_fabs(a); }
+
 static inline void __syncthreads() {}
 static inline void __syncwarp(unsigned = 0xffffffffu) {}
 

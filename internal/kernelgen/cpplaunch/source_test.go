@@ -1,4 +1,4 @@
-package main
+package cpplaunch
 
 import (
 	"os"
@@ -155,7 +155,7 @@ func TestGoNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gks, err := goNames(config{Loader: "set"}, ks)
+	gks, err := goNames(Config{Loader: "set"}, ks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestGoNames(t *testing.T) {
 		t.Errorf("parameter names %s", got)
 	}
 	ks, _ = parse(t, "HIPGO_KERNEL void a_b() {}\nHIPGO_KERNEL void aB() {}")
-	if _, err := goNames(config{Loader: "set"}, ks); err == nil || !strings.Contains(err.Error(), "both become AB") {
+	if _, err := goNames(Config{Loader: "set"}, ks); err == nil || !strings.Contains(err.Error(), "both become AB") {
 		t.Errorf("name clash: %v", err)
 	}
 }

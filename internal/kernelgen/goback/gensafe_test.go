@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"os"
@@ -168,9 +168,9 @@ func n(t kernel.Thread, c []float32, x a) {}`, "names a local a in its cpu funct
 			src := "package p\n\nimport \"github.com/hipgo/hipgo/rocr/kernel\"\n" + c.src + "\n"
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
 			res, err := kernelgen.Load(dir)
-			cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
+			cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
 			if err == nil && c.refuse != "" {
-				_, err = generateGo(cfg, res, nil)
+				_, err = Generate(cfg, res, nil)
 			}
 			if c.refuse != "" {
 				require.Error(t, err)
@@ -183,7 +183,7 @@ func n(t kernel.Thread, c []float32, x a) {}`, "names a local a in its cpu funct
 			// hipRTC and NVRTC declare the vector types; clang with
 			// -nogpuinc does not, so this is checked apart.
 			assert.NotContains(t, res.Source, "struct float4 ")
-			code, err := generateGo(cfg, res, nil)
+			code, err := Generate(cfg, res, nil)
 			require.NoError(t, err)
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "gen"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "gen", "p.cu"), []byte(res.Source), 0o644))

@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"errors"
@@ -54,12 +54,12 @@ func entryLayout(k kernelgen.Kernel, checked bool) []argLayout {
 	return out
 }
 
-// checkGoObjects checks every code object built for res in gen: each
+// CheckObjects checks every code object built for res in gen: each
 // holds exactly the kernels' two entry points, each with the parameters
 // the Go side passes (count, offsets, sizes; pointer or value where the
 // object says). A mismatch would be a GPU fault or garbage arguments on
 // a machine this generator never saw.
-func checkGoObjects(res *kernelgen.Result, gen string, objs []string) error {
+func CheckObjects(res *kernelgen.Result, gen string, objs []string) error {
 	var errs []error
 	for _, name := range objs {
 		b, err := readObject(gen, name)

@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"os"
@@ -93,10 +93,10 @@ func TestGenericGoSide(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(genericSrc), 0o644))
 	use := "package p\n\nimport \"github.com/hipgo/hipgo/gpu\"\n\nfunc use() {\n\t_ = LaunchConvert[int32, float32](nil, gpu.D1(1), gpu.D1(1), 0, nil, nil, 0)\n}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "use.go"), []byte(use), 0o644))
-	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
+	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}
 	res, err := kernelgen.Options{Prefix: cfg.Prefix}.Load(dir, cfg.Out)
 	require.NoError(t, err)
-	code, err := generateGo(cfg, res, nil)
+	code, err := Generate(cfg, res, nil)
 	require.NoError(t, err)
 	src := string(code)
 	for _, want := range []string{
@@ -166,7 +166,7 @@ func AB[T any](t kernel.Thread, out []T, v T) { out[0] = v }
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
-	_, err = generateGo(goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
+	_, err = Generate(Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
 	require.Error(t, err)
 	assert.Regexp(t, `k\.go:15:6: (ABFloatKernel|aBFloatArgs|launchABFloat) is the name of both kernel ABFloat's`, err.Error())
 }
@@ -190,7 +190,7 @@ func K[block any](t kernel.Thread, out []block, v block) { out[0] = v }
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644))
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
-	_, err = generateGo(goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
+	_, err = Generate(Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "p", Prefix: "Launch", Var: "lib"}, res, nil)
 	require.Error(t, err)
 	assert.Regexp(t, `k\.go:7:8: type parameter block of kernel K is also a name its generated launcher uses`, err.Error())
 }

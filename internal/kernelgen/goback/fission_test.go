@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"path/filepath"
@@ -49,8 +49,8 @@ func TestFissionPlan(t *testing.T) {
 		}
 	}
 	// The generated group functions compile as part of the Go side.
-	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "fission", Prefix: "Launch", Var: "lib"}
-	src, err := generateGo(cfg, res, nil)
+	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "fission", Prefix: "Launch", Var: "lib"}
+	src, err := Generate(cfg, res, nil)
 	require.NoError(t, err)
 	assert.Contains(t, string(src), "func topLevelGroup(hgB *kernel.Block, x []float32, n int32) {")
 	assert.Contains(t, string(src), "hgDone[hgI] = true")

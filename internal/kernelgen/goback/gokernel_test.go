@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"path/filepath"
@@ -16,12 +16,12 @@ import (
 // lengths, hg_dyn_bytes in the plain layout only where its length is
 // read, and the checked extras in order.
 func TestGoSideABI(t *testing.T) {
-	dir := filepath.Join("..", "..", "internal", "kernelgen", "testdata", "k")
+	dir := filepath.Join("..", "testdata", "k")
 	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
-	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "k", Prefix: "Launch", Var: "lib"}
-	b, err := generateGo(cfg, res, nil)
+	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "k", Prefix: "Launch", Var: "lib"}
+	b, err := Generate(cfg, res, nil)
 	require.NoError(t, err)
 	src := string(b)
 	for _, want := range []string{

@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestStoreObjects(t *testing.T) {
 	write("p_sm90.ptx", small)
 	names := []string{"p.hipfb", "p_sm90.ptx", "p_sm80.ptx"}
 
-	objs, err := storeObjects(gen, names)
+	objs, err := StoreObjects(gen, names)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.hipfb.zst", "p_sm90.ptx"}, objs)
 	assert.NoFileExists(t, filepath.Join(gen, "p.hipfb"))
@@ -50,7 +50,7 @@ func TestStoreObjects(t *testing.T) {
 
 	// Another clang run: the same bytes stored.
 	write("p.hipfb", big)
-	objs, err = storeObjects(gen, names)
+	objs, err = StoreObjects(gen, names)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.hipfb.zst", "p_sm90.ptx"}, objs)
 	again, err := os.ReadFile(filepath.Join(gen, "p.hipfb.zst"))
@@ -58,13 +58,13 @@ func TestStoreObjects(t *testing.T) {
 	assert.Equal(t, z, again, "compressing the same object twice gave different bytes")
 
 	// No clang: what is stored is embedded as it is.
-	objs, err = storeObjects(gen, names)
+	objs, err = StoreObjects(gen, names)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.hipfb.zst", "p_sm90.ptx"}, objs)
 
 	// The object shrank below the threshold: the stale compressed one goes.
 	write("p.hipfb", small)
-	objs, err = storeObjects(gen, names)
+	objs, err = StoreObjects(gen, names)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.hipfb", "p_sm90.ptx"}, objs)
 	assert.NoFileExists(t, filepath.Join(gen, "p.hipfb.zst"))
@@ -82,7 +82,7 @@ func TestReadObjectCorrupt(t *testing.T) {
 // The generated code embeds a compressed object as a string and hands it
 // to gokernel.Zstd with the name, size and SHA-256 of clang's bytes.
 func TestGenerateCompressedObject(t *testing.T) {
-	dir := filepath.Join("..", "..", "internal", "kernelgen", "testdata", "k")
+	dir := filepath.Join("..", "testdata", "k")
 	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir)
 	require.NoError(t, err)
@@ -93,12 +93,12 @@ func TestGenerateCompressedObject(t *testing.T) {
 	require.NoError(t, err)
 	big := bigObject()
 	require.NoError(t, os.WriteFile(filepath.Join(gen, "k_sm90.ptx"), big, 0o666))
-	objs, err := storeObjects(gen, []string{"k.hipfb", "k_sm90.ptx"})
+	objs, err := StoreObjects(gen, []string{"k.hipfb", "k_sm90.ptx"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"k_sm90.ptx.zst"}, objs)
 
-	cfg := goConfig{Dir: dir, Out: "kernels_gen.go", Gen: rel, Name: "k", Prefix: "Launch", Var: "lib"}
-	b, err := generateGo(cfg, res, objs)
+	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: rel, Name: "k", Prefix: "Launch", Var: "lib"}
+	b, err := Generate(cfg, res, objs)
 	require.NoError(t, err)
 	src := string(b)
 	embed := filepath.ToSlash(filepath.Join(rel, "k_sm90.ptx"))
@@ -108,7 +108,7 @@ func TestGenerateCompressedObject(t *testing.T) {
 
 // The code object checker reads compressed objects as clang wrote them.
 func TestGoObjectsCompressed(t *testing.T) {
-	dir := filepath.Join("..", "..", "benchmarks", "gokernels")
+	dir := filepath.Join("..", "..", "..", "benchmarks", "gokernels")
 	testenv.GoTool(t)
 	res, err := kernelgen.Load(dir, "kernels_gen.go")
 	require.NoError(t, err)
@@ -122,5 +122,5 @@ func TestGoObjectsCompressed(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(gen, name+zstdSuffix), z, 0o666))
 		objs = append(objs, name+zstdSuffix)
 	}
-	require.NoError(t, checkGoObjects(res, gen, objs))
+	require.NoError(t, CheckObjects(res, gen, objs))
 }

@@ -1,17 +1,14 @@
-package main
+package goback
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
-	"go/printer"
 	"go/token"
 	"go/types"
 	"path/filepath"
 	"strings"
 	"unicode"
 
-	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
@@ -95,11 +92,24 @@ type calleePlan struct {
 func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.FuncDecl]*calleePlan) (*fissionPlan, error) {
 	p := &fissionPlan{res: res, cache: cache, k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
 		assigned: map[*types.Var]bool{}, uniform: map[*types.Var]bool{}, stretch: map[*types.Var]int{}, convert: map[ast.Stmt]bool{}}
-	d := k.Decl
-	fail := func(n ast.Node, format string, args ...any) error {
-		return &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
+	p.readParams()
+	for _, step := range []func() error{p.refuse, p.planUnits, p.classifyLocals, p.nameLocals} {
+		if err := step(); err != nil {
+			return nil, err
+		}
 	}
-	for i, f := range d.Type.Params.List {
+	p.returns = p.hasReturn()
+	return p, nil
+}
+
+// fail is why fission does not apply, at n.
+func (p *fissionPlan) fail(n ast.Node, format string, args ...any) error {
+	return &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
+}
+
+// readParams finds the kernel.Thread parameter and the others.
+func (p *fissionPlan) readParams() {
+	for i, f := range p.k.Decl.Type.Params.List {
 		for _, id := range f.Names {
 			v, _ := p.info.Defs[id].(*types.Var)
 			if i == 0 && p.thread == nil {
@@ -112,13 +122,17 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 			p.tname = "_"
 		}
 	}
-	// Constructs that rule fission out wherever they stand. A call of a
-	// device function that synchronizes may stand as a statement of its
-	// own (callUnit says where).
+}
+
+// refuse finds the constructs that rule fission out wherever they stand,
+// and records what the body assigns. A call of a device function that
+// synchronizes may stand as a statement of its own (callUnit says where).
+func (p *fissionPlan) refuse() error {
+	body := p.k.Decl.Body
 	var err error
-	threadOK := map[*ast.Ident]bool{}
+	threadOK := map[*ast.Ident]bool{} // uses of the Thread that call it or pass it on
 	stmtCalls := map[*ast.CallExpr]bool{}
-	ast.Inspect(d.Body, func(n ast.Node) bool {
+	ast.Inspect(body, func(n ast.Node) bool {
 		if es, ok := n.(*ast.ExprStmt); ok {
 			if c, ok := es.X.(*ast.CallExpr); ok {
 				stmtCalls[c] = true
@@ -126,139 +140,183 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 		}
 		return true
 	})
-	ast.Inspect(d.Body, func(n ast.Node) bool {
+	ast.Inspect(body, func(n ast.Node) bool {
 		if err != nil {
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok {
-					threadOK[id] = true
-				}
-			}
-			for _, a := range n.Args {
-				if id, ok := a.(*ast.Ident); ok {
-					threadOK[id] = true
-				}
-			}
-			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok {
-				if fn.Pkg() != nil && fn.Pkg().Path() == kernelgen.KernelPkg && kernelgen.NeedsCoroutines(fn.Name()) {
-					what := "warp operation"
-					if !kernelgen.WarpOp(fn.Name()) {
-						what = "block-wide call"
-					}
-					err = fail(n, "%s %s", what, fn.Name())
-				} else if res.Lockstep[fn.Origin()] && !stmtCalls[n] {
-					err = fail(n, "calls %s, which synchronizes", fn.Name())
-				}
-			}
+			threadUses(n, threadOK)
+			err = p.refuseCall(n, stmtCalls[n])
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO {
-				err = fail(n, "goto")
+				err = p.fail(n, "goto")
 			}
 		case *ast.Ident:
 			if strings.HasPrefix(n.Name, "hg") {
-				err = fail(n, "identifier %s: the hg prefix is the generated code's", n.Name)
+				err = p.fail(n, "identifier %s: the hg prefix is the generated code's", n.Name)
 			}
-		case *ast.AssignStmt:
-			for _, l := range n.Lhs {
-				if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE && p.info.Defs[id] != nil {
-					continue
-				}
-				p.markAssigned(l)
-			}
-		case *ast.IncDecStmt:
-			p.markAssigned(n.X)
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				p.markAssigned(n.X)
-			}
-		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
-				p.markAssigned(n.Key)
-				p.markAssigned(n.Value)
-			}
+		default:
+			p.noteAssignments(n)
 		}
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	return p.refuseAssigned(body, threadOK)
+}
+
+// threadUses marks the identifiers call calls a method of or passes.
+func threadUses(call *ast.CallExpr, ok map[*ast.Ident]bool) {
+	if sel, isSel := call.Fun.(*ast.SelectorExpr); isSel {
+		if id, isID := sel.X.(*ast.Ident); isID {
+			ok[id] = true
+		}
+	}
+	for _, a := range call.Args {
+		if id, isID := a.(*ast.Ident); isID {
+			ok[id] = true
+		}
+	}
+}
+
+// refuseCall refuses a warp operation, a block-wide call and a call of a
+// device function that synchronizes anywhere but as a statement.
+func (p *fissionPlan) refuseCall(call *ast.CallExpr, isStmt bool) error {
+	fn, ok := typeutil.Callee(p.info, call).(*types.Func)
+	if !ok {
+		return nil
+	}
+	if c := p.sdkCall(call); c.Coroutines() {
+		what := "warp operation"
+		if !c.Warp() {
+			what = "block-wide call"
+		}
+		return p.fail(call, "%s %s", what, fn.Name())
+	}
+	if p.res.Lockstep[fn.Origin()] && !isStmt {
+		return p.fail(call, "calls %s, which synchronizes", fn.Name())
+	}
+	return nil
+}
+
+// noteAssignments records the variables n assigns or takes the address of.
+func (p *fissionPlan) noteAssignments(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		for _, l := range n.Lhs {
+			if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE && p.info.Defs[id] != nil {
+				continue
+			}
+			p.markAssigned(l)
+		}
+	case *ast.IncDecStmt:
+		p.markAssigned(n.X)
+	case *ast.UnaryExpr:
+		if n.Op == token.AND {
+			p.markAssigned(n.X)
+		}
+	case *ast.RangeStmt:
+		if n.Tok == token.ASSIGN {
+			p.markAssigned(n.Key)
+			p.markAssigned(n.Value)
+		}
+	}
+}
+
+// refuseAssigned refuses a Thread used other than to call or pass it, and
+// an assigned parameter (each work-item's copy); the others are uniform.
+func (p *fissionPlan) refuseAssigned(body *ast.BlockStmt, threadOK map[*ast.Ident]bool) error {
 	for id, o := range p.info.Uses {
-		if o == p.thread && p.thread != nil && id.Pos() >= d.Body.Pos() && id.End() <= d.Body.End() && !threadOK[id] {
-			return nil, fail(id, "uses %s other than to call it or pass it", p.tname)
+		if o == p.thread && p.thread != nil && id.Pos() >= body.Pos() && id.End() <= body.End() && !threadOK[id] {
+			return p.fail(id, "uses %s other than to call it or pass it", p.tname)
 		}
 	}
 	for _, v := range p.params {
 		if v != nil && p.assigned[v] {
-			return nil, fail(d, "assigns parameter %s, a per-work-item copy", v.Name())
+			return p.fail(p.k.Decl, "assigns parameter %s, a per-work-item copy", v.Name())
 		}
 		if v != nil {
 			p.uniform[v] = true
 		}
 	}
 	if p.thread != nil && p.assigned[p.thread] {
-		return nil, fail(d, "assigns %s", p.tname)
+		return p.fail(p.k.Decl, "assigns %s", p.tname)
 	}
+	return nil
+}
 
-	// The top level: barriers, loops with barriers, stretches.
+// planUnits cuts the top level into units: barriers, loops with
+// barriers, calls of device functions that synchronize, stretches.
+func (p *fissionPlan) planUnits() error {
 	cur := &unit{id: p.nunits}
-	flush := func(us *[]unit) {
+	flush := func() {
 		if len(cur.stmts) > 0 {
-			*us = append(*us, *cur)
+			p.units = append(p.units, *cur)
 			p.nunits++
 		}
 		cur = &unit{id: p.nunits}
 	}
-	for _, s := range d.Body.List {
+	whole := func(u unit, err error) error {
+		if err != nil {
+			return err
+		}
+		p.units = append(p.units, u)
+		p.nunits++
+		cur = &unit{id: p.nunits}
+		return nil
+	}
+	for _, s := range p.k.Decl.Body.List {
+		var err error
 		switch {
 		case p.isBarrier(s):
-			flush(&p.units)
+			flush()
 		case p.isGroupDecl(s):
 			p.prelude = append(p.prelude, s)
 		case p.isSharedDecl(s):
-			p.prelude = append(p.prelude, s)
-			for _, v := range p.declared(s) {
-				if p.assigned[v] {
-					return nil, fail(s, "assigns %s, a Shared variable", v.Name())
-				}
-				p.uniform[v] = true // the same memory in every work-item
-			}
+			err = p.sharedDecl(s)
 		case p.deviceCallStmt(s) != nil:
-			flush(&p.units)
-			u, err := p.callUnit(s)
-			if err != nil {
-				return nil, err
-			}
-			p.units = append(p.units, u)
-			p.nunits++
-			cur = &unit{id: p.nunits}
+			flush()
+			err = whole(p.callUnit(s))
 		case isFor(s) && p.hasTopBarrier(s.(*ast.ForStmt).Body):
-			flush(&p.units)
-			u, err := p.barrierLoop(s.(*ast.ForStmt))
-			if err != nil {
-				return nil, err
-			}
-			p.units = append(p.units, u)
-			p.nunits++
-			cur = &unit{id: p.nunits}
+			flush()
+			err = whole(p.barrierLoop(s.(*ast.ForStmt)))
 		default:
-			if err := p.stretchStmt(s, false); err != nil {
-				return nil, err
+			if err = p.stretchStmt(s, false); err == nil {
+				p.topLocals(s, cur.id, true)
+				cur.stmts = append(cur.stmts, s)
 			}
-			p.topLocals(s, cur.id, true)
-			cur.stmts = append(cur.stmts, s)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	flush(&p.units)
+	flush()
 	if p.hasReturn() {
 		if c := firstCall(p.units); c != nil {
-			return nil, fail(c, "a return in a kernel that calls %s, which synchronizes", c.Fun)
+			return p.fail(c, "a return in a kernel that calls %s, which synchronizes", c.Fun)
 		}
 	}
+	return nil
+}
 
-	// Where each top-level local is used decides how it is kept.
+// sharedDecl takes a Shared declaration into the group's prelude: the
+// same memory in every work-item.
+func (p *fissionPlan) sharedDecl(s ast.Stmt) error {
+	p.prelude = append(p.prelude, s)
+	for _, v := range p.declared(s) {
+		if p.assigned[v] {
+			return p.fail(s, "assigns %s, a Shared variable", v.Name())
+		}
+		p.uniform[v] = true
+	}
+	return nil
+}
+
+// stretchOf is the id of the stretch whose statements hold pos, or -1 for
+// a loop header.
+func (p *fissionPlan) stretchOf() func(pos token.Pos) int {
 	span := map[int][2]token.Pos{}
 	var spans func(us []unit)
 	spans = func(us []unit) {
@@ -274,14 +332,20 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 		}
 	}
 	spans(p.units)
-	in := func(pos token.Pos) int {
+	return func(pos token.Pos) int {
 		for id, s := range span {
 			if pos >= s[0] && pos < s[1] {
 				return id
 			}
 		}
-		return -1 // a loop header
+		return -1
 	}
+}
+
+// classifyLocals decides how each top-level local is kept from where it
+// is used.
+func (p *fissionPlan) classifyLocals() error {
+	in := p.stretchOf()
 	for id, o := range p.info.Uses {
 		v, ok := o.(*types.Var)
 		if !ok {
@@ -294,7 +358,7 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 		switch where := in(id.Pos()); {
 		case where == -1:
 			if !p.uniform[v] {
-				return nil, fail(id, "a loop with a barrier reads %s, which is not uniform across the block", v.Name())
+				return p.fail(id, "a loop with a barrier reads %s, which is not uniform across the block", v.Name())
 			}
 			p.class[v] = varGroup
 		case where != home && p.class[v] != varGroup:
@@ -319,14 +383,19 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 			}
 		}
 	}
-	// The generated code's own names are taken.
+	return nil
+}
+
+// nameLocals names the locals kept outside their stretch, clear of the
+// generated code's own names.
+func (p *fissionPlan) nameLocals() error {
 	seen := map[string]bool{"hgB": true, "hgN": true, "hgF": true, "hgI": true, "hgT": true, "hgDone": true, "hgLeft": true}
 	for _, v := range p.orderedLocals() {
 		if p.class[v] == varLocal {
 			continue
 		}
 		if n, ok := v.Type().(*types.Named); ok && n.Obj().Parent() != nil && n.Obj().Parent() != n.Obj().Pkg().Scope() {
-			return nil, fail(k.Decl, "%s has a type declared in the kernel", v.Name())
+			return p.fail(p.k.Decl, "%s has a type declared in the kernel", v.Name())
 		}
 		name := "hg" + upperFirst(v.Name())
 		for i := 2; seen[name]; i++ {
@@ -336,8 +405,7 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 		p.names[v] = name
 		p.order = append(p.order, v)
 	}
-	p.returns = p.hasReturn()
-	return p, nil
+	return nil
 }
 
 func upperFirst(s string) string {
@@ -381,21 +449,23 @@ func (p *fissionPlan) isBarrier(s ast.Stmt) bool {
 		return false
 	}
 	call, ok := es.X.(*ast.CallExpr)
-	return ok && p.kernelCall(call) == "SyncThreads"
+	return ok && p.sdkCall(call).Barrier()
 }
 
-// kernelCall is the kernel SDK function or Thread method call calls, or "".
-func (p *fissionPlan) kernelCall(call *ast.CallExpr) string {
+// sdkCall is the kernel SDK's row for the function or Thread method call
+// calls; the zero row for other calls.
+func (p *fissionPlan) sdkCall(call *ast.CallExpr) kernelgen.SDKCall {
 	fn, ok := typeutil.Callee(p.info, call).(*types.Func)
 	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != kernelgen.KernelPkg {
-		return ""
+		return kernelgen.SDKCall{}
 	}
-	return fn.Name()
+	c, _ := kernelgen.LookupSDK(fn.Name())
+	return c
 }
 
 func (p *fissionPlan) containsBarrier(n ast.Node) (pos token.Pos) {
 	ast.Inspect(n, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && pos == token.NoPos && p.kernelCall(c) == "SyncThreads" {
+		if c, ok := n.(*ast.CallExpr); ok && pos == token.NoPos && p.sdkCall(c).Barrier() {
 			pos = c.Pos()
 		}
 		return pos == token.NoPos
@@ -439,7 +509,7 @@ func (p *fissionPlan) isSharedDecl(s ast.Stmt) bool {
 		if !ok {
 			return false
 		}
-		if n := p.kernelCall(c); n != "Shared" && n != "DynamicShared" {
+		if !p.sdkCall(c).GroupMemory() {
 			return false
 		}
 	}
@@ -563,10 +633,7 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 		}
 		if sel, ok := e.Fun.(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok && p.thread != nil && p.info.Uses[id] == p.thread {
-				switch sel.Sel.Name {
-				case "BlockIdx", "BlockDim", "GridDim", "WarpSize":
-					return true
-				}
+				return p.sdkCall(e).SameInBlock()
 			}
 		}
 	}
@@ -577,9 +644,6 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 // Shared call, and, in a loop with barriers (inLoop), no return and no
 // break or continue of that loop.
 func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
-	fail := func(n ast.Node, format string, args ...any) error {
-		return &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
-	}
 	if pos := p.containsBarrier(s); pos != token.NoPos {
 		kind := strings.TrimPrefix(strings.TrimSuffix(fmt.Sprintf("%T", s), "Stmt"), "*ast.")
 		return &notFission{pos: p.fset.Position(pos), why: fmt.Sprintf("barrier inside a %s statement (line %d)", strings.ToLower(kind), p.fset.Position(s.Pos()).Line)}
@@ -597,11 +661,11 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 		case *ast.LabeledStmt:
 			labels[n.Label.Name] = true
 		case *ast.CallExpr:
-			if c := p.kernelCall(n); (c == "Shared" || c == "DynamicShared") && err == nil {
-				err = fail(n, "kernel.%s outside a top-level declaration", c)
+			if c := p.sdkCall(n); c.GroupMemory() && err == nil {
+				err = p.fail(n, "kernel.%s outside a top-level declaration", c.Name)
 			}
 			if fn, ok := typeutil.Callee(p.info, n).(*types.Func); ok && p.res.Lockstep[fn.Origin()] && err == nil {
-				err = fail(n, "calls %s, which synchronizes, inside a statement", fn.Name())
+				err = p.fail(n, "calls %s, which synchronizes, inside a statement", fn.Name())
 			}
 		}
 		return true
@@ -621,7 +685,7 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 		switch n := n.(type) {
 		case *ast.ReturnStmt:
 			if err == nil {
-				err = fail(n, "return inside a loop with a barrier")
+				err = p.fail(n, "return inside a loop with a barrier")
 			}
 		case *ast.BranchStmt:
 			escapes := false
@@ -634,7 +698,7 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 				escapes = !within(n.Pos(), loops)
 			}
 			if escapes && err == nil {
-				err = fail(n, "%s of a loop with a barrier", n.Tok)
+				err = p.fail(n, "%s of a loop with a barrier", n.Tok)
 			}
 		}
 		return true
@@ -645,83 +709,110 @@ func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
 // barrierLoop checks a top-level for loop with barriers and splits its
 // body into stretches.
 func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
-	fail := func(n ast.Node, format string, args ...any) error {
-		return &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
-	}
-	u := unit{loop: f}
-	var loopVars []*types.Var
-	if f.Init != nil {
-		as, ok := f.Init.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
-			return u, fail(f, "a loop with a barrier whose init is not a declaration")
-		}
-		for _, r := range as.Rhs {
-			if !p.isUniform(r) {
-				return u, fail(r, "a loop with a barrier starts from a value that is not uniform across the block")
-			}
-		}
-		loopVars = p.declared(as)
-	}
-	for _, v := range loopVars {
-		if p.assigned[v] {
-			// The post statement assigns it; the body must not.
-			ok := true
-			ast.Inspect(f.Body, func(n ast.Node) bool {
-				var lhs []ast.Expr
-				switch n := n.(type) {
-				case *ast.AssignStmt:
-					lhs = n.Lhs
-				case *ast.IncDecStmt:
-					lhs = []ast.Expr{n.X}
-				case *ast.UnaryExpr:
-					if n.Op == token.AND {
-						lhs = []ast.Expr{n.X}
-					}
-				}
-				for _, l := range lhs {
-					if id, isID := ast.Unparen(l).(*ast.Ident); isID && p.info.Uses[id] == v {
-						ok = false
-					}
-				}
-				return true
-			})
-			if !ok {
-				return u, fail(f, "a loop with a barrier whose body assigns its variable %s", v.Name())
-			}
-		}
-		p.uniform[v] = true
-	}
+	loopVars, err := p.loopHeader(f)
+	// The loop's variables are uniform inside it only.
 	defer func() {
 		for _, v := range loopVars {
 			delete(p.uniform, v)
 		}
 	}()
-	if f.Cond != nil && !p.isUniform(f.Cond) {
-		return u, fail(f.Cond, "a loop with a barrier whose condition is not uniform across the block")
+	if err != nil {
+		return unit{loop: f}, err
 	}
-	if f.Post != nil {
-		var lhs, rhs []ast.Expr
-		switch s := f.Post.(type) {
+	return p.loopBody(f)
+}
+
+// loopHeader checks that a loop with barriers has a header uniform across
+// the block, whose variables only the post statement assigns, and makes
+// those variables uniform.
+func (p *fissionPlan) loopHeader(f *ast.ForStmt) ([]*types.Var, error) {
+	var loopVars []*types.Var
+	if f.Init != nil {
+		as, ok := f.Init.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
+			return nil, p.fail(f, "a loop with a barrier whose init is not a declaration")
+		}
+		for _, r := range as.Rhs {
+			if !p.isUniform(r) {
+				return nil, p.fail(r, "a loop with a barrier starts from a value that is not uniform across the block")
+			}
+		}
+		loopVars = p.declared(as)
+	}
+	for i, v := range loopVars {
+		// The post statement may assign it; the body must not.
+		if p.assigned[v] && p.assigns(f.Body, v) {
+			return loopVars[:i], p.fail(f, "a loop with a barrier whose body assigns its variable %s", v.Name())
+		}
+		p.uniform[v] = true
+	}
+	if f.Cond != nil && !p.isUniform(f.Cond) {
+		return loopVars, p.fail(f.Cond, "a loop with a barrier whose condition is not uniform across the block")
+	}
+	return loopVars, p.loopPost(f, loopVars)
+}
+
+// assigns reports whether body assigns v or takes its address.
+func (p *fissionPlan) assigns(body *ast.BlockStmt, v *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		var lhs []ast.Expr
+		switch n := n.(type) {
 		case *ast.AssignStmt:
-			lhs, rhs = s.Lhs, s.Rhs
+			lhs = n.Lhs
 		case *ast.IncDecStmt:
-			lhs = []ast.Expr{s.X}
-		default:
-			return u, fail(f.Post, "a loop with a barrier whose post statement is not an assignment")
+			lhs = []ast.Expr{n.X}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				lhs = []ast.Expr{n.X}
+			}
 		}
 		for _, l := range lhs {
-			id, ok := l.(*ast.Ident)
-			v, _ := p.info.Uses[id].(*types.Var)
-			if !ok || !p.uniform[v] || !containsVar(loopVars, v) {
-				return u, fail(l, "a loop with a barrier whose post statement assigns other than its own variables")
+			if id, isID := ast.Unparen(l).(*ast.Ident); isID && p.info.Uses[id] == v {
+				found = true
 			}
 		}
-		for _, r := range rhs {
-			if !p.isUniform(r) {
-				return u, fail(r, "a loop with a barrier whose post statement is not uniform across the block")
-			}
+		return true
+	})
+	return found
+}
+
+// loopPost checks that the post statement of a loop with barriers assigns
+// the loop's own variables uniform values.
+func (p *fissionPlan) loopPost(f *ast.ForStmt, loopVars []*types.Var) error {
+	if f.Post == nil {
+		return nil
+	}
+	var lhs, rhs []ast.Expr
+	switch s := f.Post.(type) {
+	case *ast.AssignStmt:
+		lhs, rhs = s.Lhs, s.Rhs
+	case *ast.IncDecStmt:
+		lhs = []ast.Expr{s.X}
+	default:
+		return p.fail(f.Post, "a loop with a barrier whose post statement is not an assignment")
+	}
+	for _, l := range lhs {
+		id, ok := l.(*ast.Ident)
+		v, _ := p.info.Uses[id].(*types.Var)
+		if !ok || !p.uniform[v] || !containsVar(loopVars, v) {
+			return p.fail(l, "a loop with a barrier whose post statement assigns other than its own variables")
 		}
 	}
+	for _, r := range rhs {
+		if !p.isUniform(r) {
+			return p.fail(r, "a loop with a barrier whose post statement is not uniform across the block")
+		}
+	}
+	return nil
+}
+
+// loopBody splits the body of a loop with barriers into units: stretches
+// between barriers, calls of device functions that synchronize, and
+// loops with barriers of their own, at any depth (their headers uniform
+// as this one's is).
+func (p *fissionPlan) loopBody(f *ast.ForStmt) (unit, error) {
+	u := unit{loop: f}
 	cur := unit{id: p.nunits}
 	flush := func() {
 		if len(cur.stmts) > 0 {
@@ -730,47 +821,46 @@ func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
 		}
 		cur = unit{id: p.nunits}
 	}
+	whole := func(inner unit, err error) error {
+		if err != nil {
+			return err
+		}
+		u.body = append(u.body, inner)
+		p.nunits++
+		cur = unit{id: p.nunits}
+		return nil
+	}
 	for _, s := range f.Body.List {
-		if p.isBarrier(s) {
+		var err error
+		switch inner, isFor := s.(*ast.ForStmt); {
+		case p.isBarrier(s):
 			flush()
-			continue
-		}
-		if p.deviceCallStmt(s) != nil {
+		case p.deviceCallStmt(s) != nil:
 			flush()
-			cu, err := p.callUnit(s)
-			if err != nil {
-				return u, err
+			err = whole(p.callUnit(s))
+		case isFor && p.hasTopBarrier(inner.Body):
+			flush()
+			err = whole(p.barrierLoop(inner))
+		case isTypeOrConstDecl(s):
+			err = p.fail(s, "a declaration of a constant or type inside a loop with a barrier")
+		default:
+			if err = p.stretchStmt(s, true); err == nil {
+				p.topLocals(s, cur.id, false)
+				cur.stmts = append(cur.stmts, s)
 			}
-			u.body = append(u.body, cu)
-			p.nunits++
-			cur = unit{id: p.nunits}
-			continue
 		}
-		if inner, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(inner.Body) {
-			// A loop with barriers in a loop with barriers, at any depth:
-			// its header uniform as the outer one's is, its body in
-			// stretches of its own.
-			flush()
-			iu, err := p.barrierLoop(inner)
-			if err != nil {
-				return u, err
-			}
-			u.body = append(u.body, iu)
-			p.nunits++
-			cur = unit{id: p.nunits}
-			continue
-		}
-		if ds, ok := s.(*ast.DeclStmt); ok && ds.Decl.(*ast.GenDecl).Tok != token.VAR {
-			return u, fail(s, "a declaration of a constant or type inside a loop with a barrier")
-		}
-		if err := p.stretchStmt(s, true); err != nil {
+		if err != nil {
 			return u, err
 		}
-		p.topLocals(s, cur.id, false)
-		cur.stmts = append(cur.stmts, s)
 	}
 	flush()
 	return u, nil
+}
+
+// isTypeOrConstDecl reports whether s declares constants or types.
+func isTypeOrConstDecl(s ast.Stmt) bool {
+	ds, ok := s.(*ast.DeclStmt)
+	return ok && ds.Decl.(*ast.GenDecl).Tok != token.VAR
 }
 
 func containsVar(vs []*types.Var, v *types.Var) bool {
@@ -794,232 +884,6 @@ func (p *fissionPlan) orderedLocals() []*types.Var {
 		}
 	}
 	return vs
-}
-
-// emit writes the group function, name, and its locals' frame type.
-// A generic kernel's are generic: tdecl declares the type parameters,
-// "[T Number]", and tuse names them, "[T]" ("" for other kernels).
-func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts func(types.Type) string) error {
-	k := p.k
-	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s%s struct {\n", frame, k.GoName, frame, tdecl)
-	for _, v := range p.order {
-		if p.class[v] == varItem {
-			fmt.Fprintf(w, "\t%s []%s\n", p.names[v], ts(v.Type()))
-		}
-	}
-	if p.hasReturn() {
-		fmt.Fprintf(w, "\thgDone []bool\n")
-	}
-	fmt.Fprintf(w, "}\n\n")
-	var params []string
-	for _, v := range p.params {
-		params = append(params, fmt.Sprintf("%s %s", v.Name(), ts(v.Type())))
-	}
-	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
-		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
-	fmt.Fprintf(w, "func %s%s(hgB *kernel.Block%s) {\n", name, tdecl, joinArgs(params))
-	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernelimpl.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
-	if !hasStretch(p.units) {
-		fmt.Fprintf(w, "_ = hgN\n") // calls of device functions alone
-	}
-	for _, v := range p.order {
-		switch p.class[v] {
-		case varItem:
-			fmt.Fprintf(w, "%s := kernelimpl.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
-		case varGroup:
-			fmt.Fprintf(w, "var %s %s\n", p.names[v], ts(v.Type()))
-		}
-	}
-	if p.returns {
-		fmt.Fprintf(w, "hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
-	}
-	t := p.tname
-	if t == "" || t == "_" {
-		t = "hgT"
-	}
-	fmt.Fprintf(w, "%s := hgB.Thread(0)\n_ = %s\n", t, t)
-	for _, s := range p.prelude {
-		if err := p.printStmt(w, s); err != nil {
-			return err
-		}
-	}
-	var units func(us []unit) error
-	units = func(us []unit) error {
-		for _, u := range us {
-			if u.call != nil {
-				var args []string
-				for _, a := range u.call.Args {
-					if isThreadType(p.info.TypeOf(a)) {
-						continue
-					}
-					args = append(args, p.plain(p.rewrite(a, -1)))
-				}
-				fmt.Fprintf(w, "%s\n%s%s(hgB%s)\n", p.lineDirective(u.call.Pos()), calleeGroup(u.calleeFn.Name()), p.callTypeArgs(u.call, ts), joinArgs(args))
-				continue
-			}
-			if u.loop != nil {
-				f := u.loop
-				p.rewrite(f.Init, -1)
-				p.rewrite(f.Cond, -1)
-				p.rewrite(f.Post, -1)
-				fmt.Fprintf(w, "%s\nfor %s; %s; %s {\n", p.lineDirective(f.Pos()), p.plain(f.Init), p.plain(f.Cond), p.plain(f.Post))
-				if err := units(u.body); err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "}\n")
-				continue
-			}
-			ret := false
-			for _, s := range u.stmts {
-				ast.Inspect(s, func(n ast.Node) bool {
-					_, isRet := n.(*ast.ReturnStmt)
-					ret = ret || isRet
-					return true
-				})
-			}
-			if ret {
-				fmt.Fprintf(w, "hgS%d:\n", u.id)
-			}
-			fmt.Fprintf(w, "for hgI := 0; hgI < hgN; hgI++ {\n")
-			if p.returns {
-				fmt.Fprintf(w, "if hgDone[hgI] {\ncontinue\n}\n")
-			}
-			fmt.Fprintf(w, "%s := hgB.Thread(hgI)\n_ = %s\n", t, t)
-			for _, s := range u.stmts {
-				s = p.rewriteTop(s, u.id)
-				if err := p.printStmt(w, s); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(w, "}\n")
-			if ret {
-				fmt.Fprintf(w, "if hgLeft == 0 {\nreturn\n}\n")
-			}
-		}
-		return nil
-	}
-	if err := units(p.units); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "}\n\n")
-	return nil
-}
-
-func (p *fissionPlan) hasReturn() bool {
-	found := false
-	ast.Inspect(p.k.Decl.Body, func(n ast.Node) bool {
-		_, ok := n.(*ast.ReturnStmt)
-		found = found || ok
-		return true
-	})
-	return found
-}
-
-func (p *fissionPlan) lineDirective(pos token.Pos) string {
-	ps := p.fset.Position(pos)
-	return fmt.Sprintf("//line %s:%d", filepath.Base(ps.Filename), ps.Line)
-}
-
-// plain prints n on one line, without position directives.
-func (p *fissionPlan) plain(n ast.Node) string {
-	if n == nil || (fmt.Sprint(n) == "<nil>") {
-		return ""
-	}
-	var b bytes.Buffer
-	_ = printer.Fprint(&b, token.NewFileSet(), n)
-	return strings.ReplaceAll(b.String(), "\n", " ")
-}
-
-// printStmt prints s with //line directives that keep its lines the
-// kernel's, so a panic names the user's file:line.
-func (p *fissionPlan) printStmt(w *bytes.Buffer, s ast.Stmt) error {
-	var b bytes.Buffer
-	cfg := printer.Config{Mode: printer.SourcePos | printer.UseSpaces, Tabwidth: 8}
-	if err := cfg.Fprint(&b, p.fset, s); err != nil {
-		return err
-	}
-	out := b.String()
-	dir := filepath.Dir(p.k.Pos.Filename) + string(filepath.Separator)
-	out = strings.ReplaceAll(out, "//line "+dir, "//line ")
-	if !strings.HasPrefix(out, "//line ") {
-		out = p.lineDirective(s.Pos()) + "\n" + out
-	}
-	w.WriteString(out)
-	w.WriteString("\n")
-	return nil
-}
-
-// rewriteTop rewrites a top-level statement of stretch id: a declaration
-// of variables kept outside the stretch becomes an assignment.
-func (p *fissionPlan) rewriteTop(s ast.Stmt, id int) ast.Stmt {
-	if p.convert[s] {
-		switch d := s.(type) {
-		case *ast.AssignStmt:
-			d.Tok = token.ASSIGN
-		case *ast.DeclStmt:
-			var list []ast.Stmt
-			for _, sp := range d.Decl.(*ast.GenDecl).Specs {
-				vs := sp.(*ast.ValueSpec)
-				var lhs []ast.Expr
-				for _, n := range vs.Names {
-					lhs = append(lhs, n)
-				}
-				if len(vs.Values) > 0 {
-					list = append(list, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values})
-					continue
-				}
-				for _, l := range lhs {
-					zero := &ast.StarExpr{Star: vs.Pos(), X: &ast.CallExpr{Fun: &ast.Ident{Name: "new", NamePos: vs.Pos()}, Lparen: vs.Pos(), Args: []ast.Expr{vs.Type}, Rparen: vs.Pos()}}
-					list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{l}, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{zero}})
-				}
-			}
-			if len(list) == 1 {
-				s = list[0]
-			} else {
-				s = &ast.BlockStmt{Lbrace: d.Pos(), List: list, Rbrace: d.End()}
-			}
-		}
-	}
-	return p.rewrite(s, id).(ast.Stmt)
-}
-
-// rewrite renames the kept variables in n (work-item i's element of a
-// per-work-item one) and turns a return into marking the work-item done.
-func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
-	if n == nil || fmt.Sprint(n) == "<nil>" {
-		return n
-	}
-	return astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
-		switch x := c.Node().(type) {
-		case *ast.Ident:
-			o := p.info.Uses[x]
-			if o == nil {
-				o = p.info.Defs[x]
-			}
-			v, ok := o.(*types.Var)
-			if !ok || p.names[v] == "" {
-				return true
-			}
-			nid := &ast.Ident{Name: p.names[v], NamePos: x.Pos()}
-			switch p.class[v] {
-			case varGroup:
-				c.Replace(nid)
-			case varItem:
-				if _, isField := c.Parent().(*ast.ValueSpec); isField {
-					return true
-				}
-				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: "hgI", NamePos: x.End()}, Rbrack: x.End()})
-			}
-		case *ast.ReturnStmt:
-			pos := x.Pos()
-			c.Replace(&ast.BlockStmt{Lbrace: pos, Rbrace: x.End(), List: []ast.Stmt{
-				&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: &ast.Ident{Name: "hgDone", NamePos: pos}, Lbrack: pos, Index: &ast.Ident{Name: "hgI", NamePos: pos}, Rbrack: pos}}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{&ast.Ident{Name: "true", NamePos: pos}}},
-				&ast.IncDecStmt{X: &ast.Ident{Name: "hgLeft", NamePos: pos}, TokPos: pos, Tok: token.DEC},
-				&ast.BranchStmt{TokPos: pos, Tok: token.CONTINUE, Label: &ast.Ident{Name: fmt.Sprintf("hgS%d", id), NamePos: pos}},
-			}})
-		}
-		return true
-	})
 }
 
 // deviceCallStmt is the call s makes, where s is a statement calling a
@@ -1049,23 +913,20 @@ func (p *fissionPlan) deviceCallStmt(s ast.Stmt) *ast.CallExpr {
 func (p *fissionPlan) callUnit(s ast.Stmt) (unit, error) {
 	call := p.deviceCallStmt(s)
 	fn := typeutil.Callee(p.info, call).(*types.Func).Origin()
-	fail := func(n ast.Node, format string, args ...any) (unit, error) {
-		return unit{}, &notFission{pos: p.fset.Position(n.Pos()), why: fmt.Sprintf(format, args...)}
-	}
 	sig := fn.Type().(*types.Signature)
 	decl := p.res.Devices[fn]
 	if decl == nil || sig.Recv() != nil || sig.Results().Len() > 0 || sig.Params().Len() == 0 || !isThreadType(sig.Params().At(0).Type()) {
-		return fail(call, "calls %s, which synchronizes and is a method, has results or does not take the kernel.Thread first", fn.Name())
+		return unit{}, p.fail(call, "calls %s, which synchronizes and is a method, has results or does not take the kernel.Thread first", fn.Name())
 	}
 	for _, a := range call.Args {
 		if isThreadType(p.info.TypeOf(a)) {
 			continue
 		}
-		if c, ok := a.(*ast.CallExpr); ok && (p.kernelCall(c) == "Shared" || p.kernelCall(c) == "DynamicShared") {
+		if c, ok := a.(*ast.CallExpr); ok && p.sdkCall(c).GroupMemory() {
 			continue
 		}
 		if !p.isUniform(a) {
-			return fail(a, "calls %s, which synchronizes, with an argument that is not uniform across the block", fn.Name())
+			return unit{}, p.fail(a, "calls %s, which synchronizes, with an argument that is not uniform across the block", fn.Name())
 		}
 	}
 	cp := p.cache[decl]
@@ -1076,7 +937,7 @@ func (p *fissionPlan) callUnit(s ast.Stmt) (unit, error) {
 		cp.plan, cp.err = planFissionWith(p.res, k, p.cache)
 	}
 	if cp.err != nil {
-		return fail(call, "calls %s, which synchronizes and has no fission (%v)", fn.Name(), cp.err)
+		return unit{}, p.fail(call, "calls %s, which synchronizes and has no fission (%v)", fn.Name(), cp.err)
 	}
 	return unit{call: call, callee: cp.plan, calleeFn: fn}, nil
 }

@@ -1,6 +1,7 @@
-package main
+package goback
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,13 +24,13 @@ const compressOver = 1 << 20
 // zstdSuffix marks a compressed code object.
 const zstdSuffix = ".zst"
 
-// storeObjects finds the code objects names in gen as clang left them or
+// StoreObjects finds the code objects names in gen as clang left them or
 // as an earlier run stored them, and returns the files to embed: a file
 // past compressOver is replaced by its compressed form, and a compressed
 // form whose file is now small (or compressed anew) is replaced by it.
 // With no clang it compresses the files already there, byte for byte the
 // ones a clang run would have stored.
-func storeObjects(gen string, names []string) ([]string, error) {
+func StoreObjects(gen string, names []string) ([]string, error) {
 	var objs []string
 	for _, name := range names {
 		raw := filepath.Join(gen, name)
@@ -100,4 +101,13 @@ func readObject(gen, name string) ([]byte, error) {
 func objectSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// writeIfChanged writes b to name unless name holds b already, so that a
+// rerun leaves file times alone.
+func writeIfChanged(name string, b []byte) error {
+	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return os.WriteFile(name, b, 0o666)
 }

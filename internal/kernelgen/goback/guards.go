@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"go/ast"

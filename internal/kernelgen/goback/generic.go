@@ -1,4 +1,4 @@
-package main
+package goback
 
 import (
 	"bytes"
@@ -81,7 +81,7 @@ func constraintName(k *kernelgen.Kernel, sig *types.Signature, i int) string {
 // writeGenericLauncher writes the generic launcher of the generic kernel
 // whose instances are insts (consecutive in Result.Kernels) and the
 // constraints of its type parameters.
-func writeGenericLauncher(w *bytes.Buffer, cfg goConfig, res *kernelgen.Result, insts []*kernelgen.Kernel, ts func(types.Type) string) {
+func writeGenericLauncher(w *bytes.Buffer, cfg Config, res *kernelgen.Result, insts []*kernelgen.Kernel, ts func(types.Type) string) {
 	k := insts[0]
 	sig := originSig(res, k)
 	tps := sig.TypeParams()

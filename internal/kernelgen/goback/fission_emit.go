@@ -1,0 +1,263 @@
+package goback
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// emit writes the group function, name, and its locals' frame type.
+// A generic kernel's are generic: tdecl declares the type parameters,
+// "[T Number]", and tuse names them, "[T]" ("" for other kernels).
+func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts func(types.Type) string) error {
+	p.emitFrame(w, frame, tdecl, ts)
+	t := p.emitHead(w, name, frame, tdecl, tuse, ts)
+	for _, s := range p.prelude {
+		if err := p.printStmt(w, s); err != nil {
+			return err
+		}
+	}
+	if err := p.emitUnits(w, p.units, t, ts); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "}\n\n")
+	return nil
+}
+
+// emitFrame writes the frame type: one slice per work-item variable.
+func (p *fissionPlan) emitFrame(w *bytes.Buffer, frame, tdecl string, ts func(types.Type) string) {
+	fmt.Fprintf(w, "// %s holds the per-work-item variables of %s's fissioned group.\ntype %s%s struct {\n", frame, p.k.GoName, frame, tdecl)
+	for _, v := range p.order {
+		if p.class[v] == varItem {
+			fmt.Fprintf(w, "\t%s []%s\n", p.names[v], ts(v.Type()))
+		}
+	}
+	if p.hasReturn() {
+		fmt.Fprintf(w, "\thgDone []bool\n")
+	}
+	fmt.Fprintf(w, "}\n\n")
+}
+
+// emitHead writes the function's signature and its group-wide locals,
+// and returns the name of its kernel.Thread.
+func (p *fissionPlan) emitHead(w *bytes.Buffer, name, frame, tdecl, tuse string, ts func(types.Type) string) string {
+	k := p.k
+	var params []string
+	for _, v := range p.params {
+		params = append(params, fmt.Sprintf("%s %s", v.Name(), ts(v.Type())))
+	}
+	fmt.Fprintf(w, "// %s runs one work-group of %s (%s:%d) by loop fission: each stretch\n// between barriers is one loop over the group's work-items.\n",
+		name, k.GoName, filepath.Base(k.Pos.Filename), k.Pos.Line)
+	fmt.Fprintf(w, "func %s%s(hgB *kernel.Block%s) {\n", name, tdecl, joinArgs(params))
+	fmt.Fprintf(w, "hgN := hgB.Threads()\nhgF := kernelimpl.Frame[%s%s](hgB)\n_ = hgF\n", frame, tuse)
+	if !hasStretch(p.units) {
+		fmt.Fprintf(w, "_ = hgN\n") // calls of device functions alone
+	}
+	for _, v := range p.order {
+		switch p.class[v] {
+		case varItem:
+			fmt.Fprintf(w, "%s := kernelimpl.Locals(&hgF.%s, hgN)\n", p.names[v], p.names[v])
+		case varGroup:
+			fmt.Fprintf(w, "var %s %s\n", p.names[v], ts(v.Type()))
+		}
+	}
+	if p.returns {
+		fmt.Fprintf(w, "hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
+	}
+	t := p.tname
+	if t == "" || t == "_" {
+		t = "hgT"
+	}
+	fmt.Fprintf(w, "%s := hgB.Thread(0)\n_ = %s\n", t, t)
+	return t
+}
+
+// emitUnits writes the units in order: a device function's fission called
+// for the group, a loop with barriers around its own units, a stretch as
+// a loop over the group's work-items (t the Thread's name).
+func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(types.Type) string) error {
+	for _, u := range us {
+		switch {
+		case u.call != nil:
+			var args []string
+			for _, a := range u.call.Args {
+				if isThreadType(p.info.TypeOf(a)) {
+					continue
+				}
+				args = append(args, p.plain(p.rewrite(a, -1)))
+			}
+			fmt.Fprintf(w, "%s\n%s%s(hgB%s)\n", p.lineDirective(u.call.Pos()), calleeGroup(u.calleeFn.Name()), p.callTypeArgs(u.call, ts), joinArgs(args))
+		case u.loop != nil:
+			f := u.loop
+			p.rewrite(f.Init, -1)
+			p.rewrite(f.Cond, -1)
+			p.rewrite(f.Post, -1)
+			fmt.Fprintf(w, "%s\nfor %s; %s; %s {\n", p.lineDirective(f.Pos()), p.plain(f.Init), p.plain(f.Cond), p.plain(f.Post))
+			if err := p.emitUnits(w, u.body, t, ts); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "}\n")
+		default:
+			if err := p.emitStretch(w, u, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emitStretch writes a stretch: its statements in a loop over the group's
+// work-items, past those that returned.
+func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string) error {
+	ret := false
+	for _, s := range u.stmts {
+		ast.Inspect(s, func(n ast.Node) bool {
+			_, isRet := n.(*ast.ReturnStmt)
+			ret = ret || isRet
+			return true
+		})
+	}
+	if ret {
+		fmt.Fprintf(w, "hgS%d:\n", u.id)
+	}
+	fmt.Fprintf(w, "for hgI := 0; hgI < hgN; hgI++ {\n")
+	if p.returns {
+		fmt.Fprintf(w, "if hgDone[hgI] {\ncontinue\n}\n")
+	}
+	fmt.Fprintf(w, "%s := hgB.Thread(hgI)\n_ = %s\n", t, t)
+	for _, s := range u.stmts {
+		s = p.rewriteTop(s, u.id)
+		if err := p.printStmt(w, s); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "}\n")
+	if ret {
+		fmt.Fprintf(w, "if hgLeft == 0 {\nreturn\n}\n")
+	}
+	return nil
+}
+
+func (p *fissionPlan) hasReturn() bool {
+	found := false
+	ast.Inspect(p.k.Decl.Body, func(n ast.Node) bool {
+		_, ok := n.(*ast.ReturnStmt)
+		found = found || ok
+		return true
+	})
+	return found
+}
+
+func (p *fissionPlan) lineDirective(pos token.Pos) string {
+	ps := p.fset.Position(pos)
+	return fmt.Sprintf("//line %s:%d", filepath.Base(ps.Filename), ps.Line)
+}
+
+// plain prints n on one line, without position directives.
+func (p *fissionPlan) plain(n ast.Node) string {
+	if n == nil || (fmt.Sprint(n) == "<nil>") {
+		return ""
+	}
+	var b bytes.Buffer
+	_ = printer.Fprint(&b, token.NewFileSet(), n)
+	return strings.ReplaceAll(b.String(), "\n", " ")
+}
+
+// printStmt prints s with //line directives that keep its lines the
+// kernel's, so a panic names the user's file:line.
+func (p *fissionPlan) printStmt(w *bytes.Buffer, s ast.Stmt) error {
+	var b bytes.Buffer
+	cfg := printer.Config{Mode: printer.SourcePos | printer.UseSpaces, Tabwidth: 8}
+	if err := cfg.Fprint(&b, p.fset, s); err != nil {
+		return err
+	}
+	out := b.String()
+	dir := filepath.Dir(p.k.Pos.Filename) + string(filepath.Separator)
+	out = strings.ReplaceAll(out, "//line "+dir, "//line ")
+	if !strings.HasPrefix(out, "//line ") {
+		out = p.lineDirective(s.Pos()) + "\n" + out
+	}
+	w.WriteString(out)
+	w.WriteString("\n")
+	return nil
+}
+
+// rewriteTop rewrites a top-level statement of stretch id: a declaration
+// of variables kept outside the stretch becomes an assignment.
+func (p *fissionPlan) rewriteTop(s ast.Stmt, id int) ast.Stmt {
+	if p.convert[s] {
+		switch d := s.(type) {
+		case *ast.AssignStmt:
+			d.Tok = token.ASSIGN
+		case *ast.DeclStmt:
+			var list []ast.Stmt
+			for _, sp := range d.Decl.(*ast.GenDecl).Specs {
+				vs := sp.(*ast.ValueSpec)
+				var lhs []ast.Expr
+				for _, n := range vs.Names {
+					lhs = append(lhs, n)
+				}
+				if len(vs.Values) > 0 {
+					list = append(list, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: vs.Values})
+					continue
+				}
+				for _, l := range lhs {
+					zero := &ast.StarExpr{Star: vs.Pos(), X: &ast.CallExpr{Fun: &ast.Ident{Name: "new", NamePos: vs.Pos()}, Lparen: vs.Pos(), Args: []ast.Expr{vs.Type}, Rparen: vs.Pos()}}
+					list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{l}, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{zero}})
+				}
+			}
+			if len(list) == 1 {
+				s = list[0]
+			} else {
+				s = &ast.BlockStmt{Lbrace: d.Pos(), List: list, Rbrace: d.End()}
+			}
+		}
+	}
+	return p.rewrite(s, id).(ast.Stmt)
+}
+
+// rewrite renames the kept variables in n (work-item i's element of a
+// per-work-item one) and turns a return into marking the work-item done.
+func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
+	if n == nil || fmt.Sprint(n) == "<nil>" {
+		return n
+	}
+	return astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
+		switch x := c.Node().(type) {
+		case *ast.Ident:
+			o := p.info.Uses[x]
+			if o == nil {
+				o = p.info.Defs[x]
+			}
+			v, ok := o.(*types.Var)
+			if !ok || p.names[v] == "" {
+				return true
+			}
+			nid := &ast.Ident{Name: p.names[v], NamePos: x.Pos()}
+			switch p.class[v] {
+			case varGroup:
+				c.Replace(nid)
+			case varItem:
+				if _, isField := c.Parent().(*ast.ValueSpec); isField {
+					return true
+				}
+				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: "hgI", NamePos: x.End()}, Rbrack: x.End()})
+			}
+		case *ast.ReturnStmt:
+			pos := x.Pos()
+			c.Replace(&ast.BlockStmt{Lbrace: pos, Rbrace: x.End(), List: []ast.Stmt{
+				&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: &ast.Ident{Name: "hgDone", NamePos: pos}, Lbrack: pos, Index: &ast.Ident{Name: "hgI", NamePos: pos}, Rbrack: pos}}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{&ast.Ident{Name: "true", NamePos: pos}}},
+				&ast.IncDecStmt{X: &ast.Ident{Name: "hgLeft", NamePos: pos}, TokPos: pos, Tok: token.DEC},
+				&ast.BranchStmt{TokPos: pos, Tok: token.CONTINUE, Label: &ast.Ident{Name: fmt.Sprintf("hgS%d", id), NamePos: pos}},
+			}})
+		}
+		return true
+	})
+}
