@@ -167,6 +167,34 @@ static void sortPairs(size_t n) {
   CK(cudaFree(vo));
 }
 
+// merge sort: cub::DeviceMergeSort's stable sorts with less-than, uint32
+// and float32 keys, uint32/uint32 pairs.
+template <class K>
+static void mergeSortKeys(const char *type, size_t n) {
+  K *in = randomBuf<K>(n, 13, false), *out;
+  CK(cudaMalloc(&out, n * sizeof(K)));
+  size_t b = 0;
+  CK(cub::DeviceMergeSort::SortKeysCopy(nullptr, b, in, out, (int64_t)n, cuda::std::less<K>{}));
+  need(b);
+  line("merge_sort_keys", type, n, timeit([&] { size_t bb = tmpBytes; cub::DeviceMergeSort::SortKeysCopy(tmp, bb, in, out, (int64_t)n, cuda::std::less<K>{}); }));
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+}
+
+static void mergeSortPairs(size_t n) {
+  uint32_t *k = randomBuf<uint32_t>(n, 14, false), *v = randomBuf<uint32_t>(n, 15, false), *ko, *vo;
+  CK(cudaMalloc(&ko, n * 4));
+  CK(cudaMalloc(&vo, n * 4));
+  size_t b = 0;
+  CK(cub::DeviceMergeSort::SortPairsCopy(nullptr, b, k, v, ko, vo, (int64_t)n, cuda::std::less<uint32_t>{}));
+  need(b);
+  line("merge_sort_pairs", "uint32-uint32", n, timeit([&] { size_t bb = tmpBytes; cub::DeviceMergeSort::SortPairsCopy(tmp, bb, k, v, ko, vo, (int64_t)n, cuda::std::less<uint32_t>{}); }));
+  CK(cudaFree(k));
+  CK(cudaFree(v));
+  CK(cudaFree(ko));
+  CK(cudaFree(vo));
+}
+
 static void histogram(size_t n) {
   uint8_t *in = randomBuf<uint8_t>(n, 8, false);
   unsigned int *hist;
@@ -274,6 +302,9 @@ int main(int argc, char **argv) {
     sortKeys<float>("float32", n);
     sortKeys<uint64_t>("uint64", n);
     sortPairs(n);
+    mergeSortKeys<uint32_t>("uint32", n);
+    mergeSortKeys<float>("float32", n);
+    mergeSortPairs(n);
     histogram(n);
     segmented(n);
     selection(n);

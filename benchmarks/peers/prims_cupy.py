@@ -45,6 +45,11 @@ for lg in (20, 24, 26, 28):
     line("sort_keys", "uint32", n, t(lambda v: cp.sort(v), k))
     line("sort_keys", "float32", n, t(lambda v: cp.sort(v), rs.standard_normal(n, dtype=cp.float32)))
     line("sort_keys", "uint64", n, t(lambda v: cp.sort(v), rs.randint(0, 2**63, n, dtype=cp.int64).astype(cp.uint64)))
+    # CuPy's sort is CUB's radix sort whatever kind; a stable sort of keys
+    # and the indices that order them is what a merge sort's user gets.
+    line("merge_sort_keys", "uint32", n, t(lambda v: cp.sort(v, kind="stable"), k))
+    line("merge_sort_keys", "float32", n, t(lambda v: cp.sort(v, kind="stable"), rs.standard_normal(n, dtype=cp.float32)))
+    line("merge_sort_pairs", "uint32-uint32", n, t(lambda v: cp.argsort(v, kind="stable"), k))
     b = rs.randint(0, 256, n, dtype=cp.int32).astype(cp.uint8)
     line("histogram256", "uint8", n, t(lambda v: cp.histogram(v, bins=256, range=(0, 256)), b))
     line("segmented_sum", "float32", n, t(lambda v: v.reshape(-1, 1024).sum(axis=1), x))

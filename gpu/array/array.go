@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -23,7 +24,9 @@ type Array[T Number] struct {
 	shape []int
 	size  int
 	base  *Array[T] // a view's owner; nil for an owner
-	freed bool
+	// freed: Free ran (atomic: an operation racing a Free fails
+	// clearly, or runs before it).
+	freed atomic.Bool
 }
 
 // elems is what a buffer and a view both do: host copies.
@@ -188,7 +191,7 @@ func (a *Array[T]) check(op string) error {
 	if a.s == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "array not made by this package")
 	}
-	if a.root().freed {
+	if a.root().freed.Load() {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "freed array")
 	}
 	return nil
@@ -204,7 +207,9 @@ func (a *Array[T]) Free() error {
 	if a.base != nil {
 		return nil
 	}
-	a.freed = true
+	if a.freed.Swap(true) {
+		return gpu.Errorf(gpu.ErrInvalidValue, "array free", "freed array")
+	}
 	return a.buf.FreeAsync(a.s)
 }
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/exp/constraints"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/gputest"
@@ -174,6 +175,32 @@ func testElementwise[T Number](t *testing.T, s *stream.Stream) {
 			assert.Equal(t, []int{n}, out.Shape(), tc.name)
 		}
 	}
+}
+
+// Mean is the sum over the size, against gonum's stat.Mean; NaN for an
+// empty array.
+func TestMean(t *testing.T) {
+	s := newStream(t)
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, n := range sizes {
+		h := values[float64](r, n)
+		got := item(t, res(Mean(mustFrom(t, s, h))))
+		h32 := make([]float32, n)
+		for i, v := range h {
+			h32[i] = float32(v)
+		}
+		got32 := item(t, res(Mean(mustFrom(t, s, h32))))
+		if n == 0 {
+			assert.True(t, math.IsNaN(got), "mean of nothing: %v", got)
+			assert.True(t, math.IsNaN(float64(got32)), "float32 mean of nothing: %v", got32)
+			continue
+		}
+		want := stat.Mean(h, nil)
+		assert.InDelta(t, want, got, 1e-9*(1+floats.Norm(h, 1)/float64(n)), "mean n=%d", n)
+		assert.InDelta(t, want, float64(got32), 1e-4*(1+floats.Norm(h, 1)/float64(n)), "float32 mean n=%d", n)
+	}
+	_, err := Mean[float32](nil)
+	assert.ErrorIs(t, err, gpu.ErrInvalidValue)
 }
 
 func TestReductions(t *testing.T) {

@@ -28,7 +28,11 @@
 //
 // Lifetimes: an array from a constructor or an operation owns its memory
 // and Free gives it back (in its stream's order); a view owns nothing,
-// its Free does nothing, and it fails once its base is freed. An Array
-// is not safe for concurrent use by several goroutines while one frees
-// it; otherwise its methods only read it.
+// its Free does nothing, and it fails once its base is freed. An
+// operation racing a Free of its array, a Free of the buffer under it
+// (FromBuffer), a Destroy of its stream or gpu.Shutdown either runs
+// first or returns an error (gpu.ErrInvalidValue, ErrInvalidHandle,
+// ErrContextIsDestroyed); the device memory of an array freed while an
+// operation still reads it stays until the stream has run that
+// operation (Free is in the stream's order).
 package array

@@ -34,6 +34,25 @@ func Min[T Number](a *Array[T]) (*Array[T], error) { return reduce("array min", 
 // lowest value (-Inf) for an empty array.
 func Max[T Number](a *Array[T]) (*Array[T], error) { return reduce("array max", a, prim.OpMax) }
 
+// Float is an element type of Mean.
+type Float interface{ float32 | float64 }
+
+// Mean is a 0-d array of the mean of a's elements (cupy.mean with no
+// axis): their Sum scaled by 1/Size on the device; NaN for an empty
+// array, as NumPy and CuPy give (with a warning).
+func Mean[T Float](a *Array[T]) (*Array[T], error) {
+	const op = "array mean"
+	out, err := reduce(op, a, prim.OpSum)
+	if err != nil {
+		return nil, err
+	}
+	inv := T(1) / T(a.size) // +Inf for an empty array: 0 * Inf is NaN
+	if err := prim.Transform(a.s, out.data, out.data, prim.Scale, inv); err != nil {
+		return nil, errors.Join(err, out.Free())
+	}
+	return out, nil
+}
+
 func argReduce[T Number](op string, a *Array[T], isMax bool) (idx *Array[int64], err error) {
 	if err := a.check(op); err != nil {
 		return nil, err

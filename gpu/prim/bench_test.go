@@ -259,6 +259,32 @@ func BenchmarkSortPairs(b *testing.B) {
 	})
 }
 
+func benchMergeSortKeys[K Key](b *testing.B) {
+	_, s := newStream(b)
+	benchEach(b, func(b *testing.B, n int) {
+		in, out := benchData[K](b, s, n, 1), benchData[K](b, s, n, 2)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return MergeSortKeys(s, in, out, Ascending) }, gputest.Bytes(2*sizeOf[K]()*int64(n)))
+	})
+}
+
+func BenchmarkMergeSortKeys(b *testing.B) {
+	b.Run("uint32", benchMergeSortKeys[uint32])
+	b.Run("float32", benchMergeSortKeys[float32])
+}
+
+func BenchmarkMergeSortPairs(b *testing.B) {
+	_, s := newStream(b)
+	b.Run("uint32-uint32", func(b *testing.B) {
+		benchEach(b, func(b *testing.B, n int) {
+			k, ko := benchData[uint32](b, s, n, 1), benchData[uint32](b, s, n, 2)
+			v, vo := benchData[uint32](b, s, n, 3), benchData[uint32](b, s, n, 4)
+			b.ReportAllocs()
+			gputest.Benchmark(b, s, func() error { return MergeSortPairs(s, k, ko, v, vo, Ascending) }, gputest.Bytes(16*int64(n)))
+		})
+	})
+}
+
 func BenchmarkHistogram(b *testing.B) {
 	_, s := newStream(b)
 	b.Run("uint8-256", func(b *testing.B) {

@@ -26,6 +26,9 @@ type (
 	segScanLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
 	keyHeadsLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
 	sortPairsLaunch[K, V any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
+	mergeBlockLaunch[K any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], bool, int32, int) error
+	mergePassLaunch[K any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], buffer.Array[uint32], bool, int32, int, int, int) error
+	gatherLaunch[V any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[V], buffer.Array[uint32], buffer.Array[V], int, int) error
 )
 
 // numLaunchers are a numeric type's launchers; nil for another type.
@@ -75,23 +78,25 @@ func numFor[T any]() *numLaunchers[T] {
 
 // keyLaunchers are a key type's launchers.
 type keyLaunchers[K any] struct {
-	count sortCountLaunch[K]
-	keys  sortKeysLaunch[K]
-	size  int
-	heads keyHeadsLaunch[K]
+	count      sortCountLaunch[K]
+	keys       sortKeysLaunch[K]
+	size       int
+	heads      keyHeadsLaunch[K]
+	mergeBlock mergeBlockLaunch[K]
+	mergePass  mergePassLaunch[K]
 }
 
 var (
-	keyI8  = keyLaunchers[int8]{LaunchSortCountI8, LaunchSortKeysI8, 8, LaunchKeyHeadsI8}
-	keyU8  = keyLaunchers[uint8]{LaunchSortCountU8, LaunchSortKeysU8, 8, LaunchKeyHeadsU8}
-	keyI16 = keyLaunchers[int16]{LaunchSortCountI16, LaunchSortKeysI16, 16, LaunchKeyHeadsI16}
-	keyU16 = keyLaunchers[uint16]{LaunchSortCountU16, LaunchSortKeysU16, 16, LaunchKeyHeadsU16}
-	keyI32 = keyLaunchers[int32]{LaunchSortCountI32, LaunchSortKeysI32, 32, LaunchKeyHeadsI32}
-	keyU32 = keyLaunchers[uint32]{LaunchSortCountU32, LaunchSortKeysU32, 32, LaunchKeyHeadsU32}
-	keyI64 = keyLaunchers[int64]{LaunchSortCountI64, LaunchSortKeysI64, 64, LaunchKeyHeadsI64}
-	keyU64 = keyLaunchers[uint64]{LaunchSortCountU64, LaunchSortKeysU64, 64, LaunchKeyHeadsU64}
-	keyF32 = keyLaunchers[float32]{LaunchSortCountF32, LaunchSortKeysF32, 32, LaunchKeyHeadsF32}
-	keyF64 = keyLaunchers[float64]{LaunchSortCountF64, LaunchSortKeysF64, 64, LaunchKeyHeadsF64}
+	keyI8  = keyLaunchers[int8]{LaunchSortCountI8, LaunchSortKeysI8, 8, LaunchKeyHeadsI8, LaunchMergeBlockI8, LaunchMergePassI8}
+	keyU8  = keyLaunchers[uint8]{LaunchSortCountU8, LaunchSortKeysU8, 8, LaunchKeyHeadsU8, LaunchMergeBlockU8, LaunchMergePassU8}
+	keyI16 = keyLaunchers[int16]{LaunchSortCountI16, LaunchSortKeysI16, 16, LaunchKeyHeadsI16, LaunchMergeBlockI16, LaunchMergePassI16}
+	keyU16 = keyLaunchers[uint16]{LaunchSortCountU16, LaunchSortKeysU16, 16, LaunchKeyHeadsU16, LaunchMergeBlockU16, LaunchMergePassU16}
+	keyI32 = keyLaunchers[int32]{LaunchSortCountI32, LaunchSortKeysI32, 32, LaunchKeyHeadsI32, LaunchMergeBlockI32, LaunchMergePassI32}
+	keyU32 = keyLaunchers[uint32]{LaunchSortCountU32, LaunchSortKeysU32, 32, LaunchKeyHeadsU32, LaunchMergeBlockU32, LaunchMergePassU32}
+	keyI64 = keyLaunchers[int64]{LaunchSortCountI64, LaunchSortKeysI64, 64, LaunchKeyHeadsI64, LaunchMergeBlockI64, LaunchMergePassI64}
+	keyU64 = keyLaunchers[uint64]{LaunchSortCountU64, LaunchSortKeysU64, 64, LaunchKeyHeadsU64, LaunchMergeBlockU64, LaunchMergePassU64}
+	keyF32 = keyLaunchers[float32]{LaunchSortCountF32, LaunchSortKeysF32, 32, LaunchKeyHeadsF32, LaunchMergeBlockF32, LaunchMergePassF32}
+	keyF64 = keyLaunchers[float64]{LaunchSortCountF64, LaunchSortKeysF64, 64, LaunchKeyHeadsF64, LaunchMergeBlockF64, LaunchMergePassF64}
 )
 
 // keyFor is K's launchers, nil where K is no key type.
@@ -142,6 +147,27 @@ func histogramFor[T any]() histogramLaunch[T] {
 		f = LaunchHistogramF64
 	}
 	l, _ := f.(histogramLaunch[T])
+	return l
+}
+
+// gatherFor is the gather of V values, nil where the package has none.
+func gatherFor[V any]() gatherLaunch[V] {
+	var f any
+	switch any((*V)(nil)).(type) {
+	case *int32:
+		f = LaunchGatherI32
+	case *uint32:
+		f = LaunchGatherU32
+	case *int64:
+		f = LaunchGatherI64
+	case *uint64:
+		f = LaunchGatherU64
+	case *float32:
+		f = LaunchGatherF32
+	case *float64:
+		f = LaunchGatherF64
+	}
+	l, _ := f.(gatherLaunch[V])
 	return l
 }
 

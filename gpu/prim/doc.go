@@ -5,8 +5,9 @@
 // ExclusiveSumByKey), element-wise transforms (Transform, Transform2),
 // selections and partitions (SelectFlagged, SelectIf, Unique,
 // PartitionFlagged, PartitionIf), RunLengthEncode, a histogram of even
-// bins (HistogramEven) and a stable LSD radix sort (SortKeys,
-// SortPairs), over buffers and views (Sub) of the built-in numeric
+// bins (HistogramEven), a stable LSD radix sort (SortKeys, SortPairs)
+// and a stable merge sort by an Ordering (MergeSortKeys,
+// MergeSortPairs), over buffers and views (Sub) of the built-in numeric
 // types.
 //
 // Each primitive is written once, as Go kernels (kernels.go): generic
@@ -27,10 +28,14 @@
 // gpu.ErrInvalidHandle. Calls on a capturing stream are captured into the
 // graph like any other stream work.
 //
-// Temporary storage comes from the stream's device's default pool
-// (buffer.NewAsync) in the stream's order and is freed (FreeAsync)
-// after the call's last launch, so there is nothing for the caller to
-// size or keep. Small inputs need none: a reduction of up to 2^16
+// Temporary storage is the stream's (scratch.go): a call takes idle
+// temporaries from its stream's cache, allocating from the device's
+// default pool in the stream's order (buffer.NewAsync) on a miss, and
+// gives them back after its last launch, so there is nothing for the
+// caller to size or keep, and a repeated call allocates nothing on the
+// host. A stream's temporaries are freed when it is destroyed. On a
+// capturing stream they are the graph's alloc and free nodes. Small
+// inputs need none: a reduction of up to 2^16
 // elements, a scan of up to four GPU tiles (11264 four-byte elements)
 // and every transform is one launch with no temporary and no allocation
 // on the host. A GPU's larger scan is one launch too, by decoupled

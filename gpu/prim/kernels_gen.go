@@ -33,11 +33,11 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "plan.go", "reduce.go", "scan.go", "segmented.go", "select.go", "sort.go", "transform.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 13150120, "6fbf44efaf49adbad9cc8d944e4c10a2ed1f5bf809ba7d74f1f7941fc1982f6e"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 13908449, "78e5d6166b0560e4410eb151c09d8a7535ab764ed680e9784c19a226176e631d"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 13908449, "91c7348801402863c2f86d199d5503edff8e57da4e83b9fb533069e9e55139cd")},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_merge.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "merge.go", "plan.go", "reduce.go", "scan.go", "scratch.go", "segmented.go", "select.go", "sort.go", "transform.go"},
+	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 17249136, "5de7fd6df0389569bb53630e6d563bbe09c35ce35f5fbb026a2b192e55379eb4"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 22022317, "aab1f77d1d136bfb63bfb96c426190466456e5cd788ec1bd813070ef7d65858b"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 22022317, "695ea1b2a5096e77cd90a2e0a8a88ce5de7eea540f1da86b896f20aa20777270")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -4403,6 +4403,109 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
+// mergeBlockI8Args is the kernarg layout of merge_block_i8's C++ entry point.
+type mergeBlockI8Args struct {
+	in    rocr.ConstPtr[int8]
+	inLen int64
+	out   rocr.Ptr[int8]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockI8Kernel runs mergeBlockI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:650: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a *mergeBlockI8Args) {
+	f := kernelimpl.Frame[mergeBlockI8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockI8Frame](t)
+		mergeBlockI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:647) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 76)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassI8Args is the kernarg layout of merge_pass_i8's C++ entry point.
+type mergePassI8Args struct {
+	src   rocr.ConstPtr[int8]
+	dst   rocr.Ptr[int8]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassI8Kernel runs mergePassI8 on the cpu agent by loop fission (mergePassI8Group),
+// without coroutines.
+var _ = mergePassI8
+
+var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *mergePassI8Args) {
+	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:656) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 77)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+}
+
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
 type sortCountU8Args struct {
 	keys    rocr.ConstPtr[uint8]
@@ -4422,7 +4525,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:647) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:666) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4432,7 +4535,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -4442,7 +4545,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -4458,7 +4561,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:659: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:678: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernelimpl.Frame[sortKeysU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4474,7 +4577,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:655) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:674) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4487,7 +4590,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -4497,7 +4600,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
@@ -4531,7 +4634,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:665) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:684) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -4541,7 +4644,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -4551,7 +4654,110 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockU8Args is the kernarg layout of merge_block_u8's C++ entry point.
+type mergeBlockU8Args struct {
+	in    rocr.ConstPtr[uint8]
+	inLen int64
+	out   rocr.Ptr[uint8]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockU8Kernel runs mergeBlockU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:694: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a *mergeBlockU8Args) {
+	f := kernelimpl.Frame[mergeBlockU8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockU8Frame](t)
+		mergeBlockU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:691) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 81)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassU8Args is the kernarg layout of merge_pass_u8's C++ entry point.
+type mergePassU8Args struct {
+	src   rocr.ConstPtr[uint8]
+	dst   rocr.Ptr[uint8]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassU8Kernel runs mergePassU8 on the cpu agent by loop fission (mergePassU8Group),
+// without coroutines.
+var _ = mergePassU8
+
+var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *mergePassU8Args) {
+	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:700) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 82)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -4573,7 +4779,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:672) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:710) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4583,7 +4789,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -4593,7 +4799,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -4609,7 +4815,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:684: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:722: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernelimpl.Frame[sortKeysI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4625,7 +4831,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:680) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:718) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4638,7 +4844,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 84)
 	if err != nil {
 		return err
 	}
@@ -4648,7 +4854,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
@@ -4682,7 +4888,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:690) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:728) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -4692,7 +4898,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -4702,7 +4908,110 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockI16Args is the kernarg layout of merge_block_i16's C++ entry point.
+type mergeBlockI16Args struct {
+	in    rocr.ConstPtr[int16]
+	inLen int64
+	out   rocr.Ptr[int16]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockI16Kernel runs mergeBlockI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:738: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block, a *mergeBlockI16Args) {
+	f := kernelimpl.Frame[mergeBlockI16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockI16Frame](t)
+		mergeBlockI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:735) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 86)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassI16Args is the kernarg layout of merge_pass_i16's C++ entry point.
+type mergePassI16Args struct {
+	src   rocr.ConstPtr[int16]
+	dst   rocr.Ptr[int16]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassI16Kernel runs mergePassI16 on the cpu agent by loop fission (mergePassI16Group),
+// without coroutines.
+var _ = mergePassI16
+
+var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a *mergePassI16Args) {
+	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:744) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 87)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -4724,7 +5033,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:697) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:754) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4734,7 +5043,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -4744,7 +5053,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -4760,7 +5069,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:709: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:766: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernelimpl.Frame[sortKeysU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4776,7 +5085,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:705) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:762) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4789,7 +5098,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -4799,7 +5108,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
@@ -4833,7 +5142,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:715) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:772) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -4843,7 +5152,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 90)
 	if err != nil {
 		return err
 	}
@@ -4853,7 +5162,110 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockU16Args is the kernarg layout of merge_block_u16's C++ entry point.
+type mergeBlockU16Args struct {
+	in    rocr.ConstPtr[uint16]
+	inLen int64
+	out   rocr.Ptr[uint16]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockU16Kernel runs mergeBlockU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:782: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block, a *mergeBlockU16Args) {
+	f := kernelimpl.Frame[mergeBlockU16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockU16Frame](t)
+		mergeBlockU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:779) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 91)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassU16Args is the kernarg layout of merge_pass_u16's C++ entry point.
+type mergePassU16Args struct {
+	src   rocr.ConstPtr[uint16]
+	dst   rocr.Ptr[uint16]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassU16Kernel runs mergePassU16 on the cpu agent by loop fission (mergePassU16Group),
+// without coroutines.
+var _ = mergePassU16
+
+var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a *mergePassU16Args) {
+	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:788) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 92)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -4875,7 +5287,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:722) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:798) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4885,7 +5297,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 93)
 	if err != nil {
 		return err
 	}
@@ -4895,7 +5307,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -4911,7 +5323,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:734: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernelimpl.Frame[sortKeysI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4927,7 +5339,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:730) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:806) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4940,7 +5352,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -4950,7 +5362,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
@@ -4984,7 +5396,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:740) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:816) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -4994,7 +5406,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -5004,7 +5416,110 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockI32Args is the kernarg layout of merge_block_i32's C++ entry point.
+type mergeBlockI32Args struct {
+	in    rocr.ConstPtr[int32]
+	inLen int64
+	out   rocr.Ptr[int32]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockI32Kernel runs mergeBlockI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:826: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block, a *mergeBlockI32Args) {
+	f := kernelimpl.Frame[mergeBlockI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockI32Frame](t)
+		mergeBlockI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:823) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 96)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassI32Args is the kernarg layout of merge_pass_i32's C++ entry point.
+type mergePassI32Args struct {
+	src   rocr.ConstPtr[int32]
+	dst   rocr.Ptr[int32]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassI32Kernel runs mergePassI32 on the cpu agent by loop fission (mergePassI32Group),
+// without coroutines.
+var _ = mergePassI32
+
+var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a *mergePassI32Args) {
+	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:832) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 97)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -5026,7 +5541,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:747) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:842) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5036,7 +5551,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -5046,7 +5561,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -5062,7 +5577,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:759: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:854: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernelimpl.Frame[sortKeysU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5078,7 +5593,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:755) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:850) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5091,7 +5606,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 99)
 	if err != nil {
 		return err
 	}
@@ -5101,7 +5616,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
@@ -5135,7 +5650,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:765) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:860) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -5145,7 +5660,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -5155,7 +5670,110 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockU32Args is the kernarg layout of merge_block_u32's C++ entry point.
+type mergeBlockU32Args struct {
+	in    rocr.ConstPtr[uint32]
+	inLen int64
+	out   rocr.Ptr[uint32]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockU32Kernel runs mergeBlockU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:870: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block, a *mergeBlockU32Args) {
+	f := kernelimpl.Frame[mergeBlockU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockU32Frame](t)
+		mergeBlockU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:867) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 101)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassU32Args is the kernarg layout of merge_pass_u32's C++ entry point.
+type mergePassU32Args struct {
+	src   rocr.ConstPtr[uint32]
+	dst   rocr.Ptr[uint32]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassU32Kernel runs mergePassU32 on the cpu agent by loop fission (mergePassU32Group),
+// without coroutines.
+var _ = mergePassU32
+
+var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a *mergePassU32Args) {
+	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:876) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 102)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -5177,7 +5795,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:772) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:886) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5187,7 +5805,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -5197,7 +5815,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -5213,7 +5831,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:784: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:898: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernelimpl.Frame[sortKeysI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5229,7 +5847,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:780) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:894) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5242,7 +5860,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -5252,7 +5870,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
@@ -5286,7 +5904,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:790) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:904) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -5296,7 +5914,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -5306,7 +5924,110 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockI64Args is the kernarg layout of merge_block_i64's C++ entry point.
+type mergeBlockI64Args struct {
+	in    rocr.ConstPtr[int64]
+	inLen int64
+	out   rocr.Ptr[int64]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockI64Kernel runs mergeBlockI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:914: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block, a *mergeBlockI64Args) {
+	f := kernelimpl.Frame[mergeBlockI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockI64Frame](t)
+		mergeBlockI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:911) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 106)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassI64Args is the kernarg layout of merge_pass_i64's C++ entry point.
+type mergePassI64Args struct {
+	src   rocr.ConstPtr[int64]
+	dst   rocr.Ptr[int64]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassI64Kernel runs mergePassI64 on the cpu agent by loop fission (mergePassI64Group),
+// without coroutines.
+var _ = mergePassI64
+
+var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a *mergePassI64Args) {
+	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:920) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 107)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -5328,7 +6049,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:797) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:930) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5338,7 +6059,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -5348,7 +6069,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -5364,7 +6085,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:809: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:942: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernelimpl.Frame[sortKeysU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5380,7 +6101,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:805) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:938) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5393,7 +6114,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -5403,7 +6124,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
@@ -5437,7 +6158,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:815) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:948) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -5447,7 +6168,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -5457,7 +6178,110 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockU64Args is the kernarg layout of merge_block_u64's C++ entry point.
+type mergeBlockU64Args struct {
+	in    rocr.ConstPtr[uint64]
+	inLen int64
+	out   rocr.Ptr[uint64]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockU64Kernel runs mergeBlockU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:958: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block, a *mergeBlockU64Args) {
+	f := kernelimpl.Frame[mergeBlockU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockU64Frame](t)
+		mergeBlockU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:955) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 111)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassU64Args is the kernarg layout of merge_pass_u64's C++ entry point.
+type mergePassU64Args struct {
+	src   rocr.ConstPtr[uint64]
+	dst   rocr.Ptr[uint64]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassU64Kernel runs mergePassU64 on the cpu agent by loop fission (mergePassU64Group),
+// without coroutines.
+var _ = mergePassU64
+
+var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a *mergePassU64Args) {
+	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:964) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 112)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -5479,7 +6303,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:822) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:974) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5489,7 +6313,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -5499,7 +6323,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -5515,7 +6339,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:834: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernelimpl.Frame[sortKeysF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5531,7 +6355,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:830) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:982) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5544,7 +6368,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 98)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -5554,7 +6378,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
@@ -5588,7 +6412,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:840) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:992) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -5598,7 +6422,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 99)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -5608,7 +6432,110 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockF32Args is the kernarg layout of merge_block_f32's C++ entry point.
+type mergeBlockF32Args struct {
+	in    rocr.ConstPtr[float32]
+	inLen int64
+	out   rocr.Ptr[float32]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockF32Kernel runs mergeBlockF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:1002: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block, a *mergeBlockF32Args) {
+	f := kernelimpl.Frame[mergeBlockF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockF32Frame](t)
+		mergeBlockF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:999) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 116)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassF32Args is the kernarg layout of merge_pass_f32's C++ entry point.
+type mergePassF32Args struct {
+	src   rocr.ConstPtr[float32]
+	dst   rocr.Ptr[float32]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassF32Kernel runs mergePassF32 on the cpu agent by loop fission (mergePassF32Group),
+// without coroutines.
+var _ = mergePassF32
+
+var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a *mergePassF32Args) {
+	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1008) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 117)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -5630,7 +6557,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024))
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:847) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1018) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5640,7 +6567,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 100)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -5650,7 +6577,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -5666,7 +6593,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:859: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1030: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernelimpl.Frame[sortKeysF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5682,7 +6609,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:855) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1026) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5695,7 +6622,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 101)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -5705,7 +6632,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
@@ -5739,7 +6666,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:865) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1036) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -5749,7 +6676,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 102)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -5759,7 +6686,470 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+}
+
+// mergeBlockF64Args is the kernarg layout of merge_block_f64's C++ entry point.
+type mergeBlockF64Args struct {
+	in    rocr.ConstPtr[float64]
+	inLen int64
+	out   rocr.Ptr[float64]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	tile  int64
+}
+
+// mergeBlockF64Kernel runs mergeBlockF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:1046: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block, a *mergeBlockF64Args) {
+	f := kernelimpl.Frame[mergeBlockF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p2 = kernelimpl.ViewRest(b, a.outI)
+	f.p3 = a.pairs != 0
+	f.p4 = a.ord
+	f.p5 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[mergeBlockF64Frame](t)
+		mergeBlockF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+	})
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1043) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 121)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+}
+
+// mergePassF64Args is the kernarg layout of merge_pass_f64's C++ entry point.
+type mergePassF64Args struct {
+	src   rocr.ConstPtr[float64]
+	dst   rocr.Ptr[float64]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	ord   int32
+	count int64
+	w     int64
+	tile  int64
+}
+
+// mergePassF64Kernel runs mergePassF64 on the cpu agent by loop fission (mergePassF64Group),
+// without coroutines.
+var _ = mergePassF64
+
+var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a *mergePassF64Args) {
+	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208))
+
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1052) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 122)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int32(ord).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+}
+
+// gatherI32Args is the kernarg layout of gather_i32's C++ entry point.
+type gatherI32Args struct {
+	in    rocr.ConstPtr[int32]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[int32]
+	count int64
+	span  int64
+}
+
+// gatherI32Kernel runs gatherI32 on the cpu agent.
+var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gatherI32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherI32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherI32(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherI32(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1062) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 123)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+}
+
+// gatherU32Args is the kernarg layout of gather_u32's C++ entry point.
+type gatherU32Args struct {
+	in    rocr.ConstPtr[uint32]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[uint32]
+	count int64
+	span  int64
+}
+
+// gatherU32Kernel runs gatherU32 on the cpu agent.
+var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gatherU32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherU32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherU32(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherU32(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1069) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 124)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+}
+
+// gatherI64Args is the kernarg layout of gather_i64's C++ entry point.
+type gatherI64Args struct {
+	in    rocr.ConstPtr[int64]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[int64]
+	count int64
+	span  int64
+}
+
+// gatherI64Kernel runs gatherI64 on the cpu agent.
+var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gatherI64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherI64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherI64(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherI64(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1076) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 125)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+}
+
+// gatherU64Args is the kernarg layout of gather_u64's C++ entry point.
+type gatherU64Args struct {
+	in    rocr.ConstPtr[uint64]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[uint64]
+	count int64
+	span  int64
+}
+
+// gatherU64Kernel runs gatherU64 on the cpu agent.
+var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gatherU64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherU64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherU64(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherU64(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1083) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 126)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+}
+
+// gatherF32Args is the kernarg layout of gather_f32's C++ entry point.
+type gatherF32Args struct {
+	in    rocr.ConstPtr[float32]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[float32]
+	count int64
+	span  int64
+}
+
+// gatherF32Kernel runs gatherF32 on the cpu agent.
+var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gatherF32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherF32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherF32(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherF32(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1090) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 127)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+}
+
+// gatherF64Args is the kernarg layout of gather_f64's C++ entry point.
+type gatherF64Args struct {
+	in    rocr.ConstPtr[float64]
+	idx   rocr.ConstPtr[uint32]
+	out   rocr.Ptr[float64]
+	count int64
+	span  int64
+}
+
+// gatherF64Kernel runs gatherF64 on the cpu agent.
+var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gatherF64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.in)
+	v1 := kernelimpl.ConstViewRest(b, a.idx)
+	v2 := kernelimpl.ViewRest(b, a.out)
+	s3 := int(a.count)
+	s4 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
+			for g := lo; g < hi; g++ {
+				gatherF64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			gatherF64(t.Nth(i), v0, v1, v2, s3, s4)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		gatherF64(b.Thread(i), v0, v1, v2, s3, s4)
+	}
+})
+
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1097) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 0 (in): nil buffer")
+	}
+	if idx == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 1 (idx): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 2 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 128)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(idx).Ptr(out).Int64(int64(count)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -5777,7 +7167,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:876: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1108: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5795,7 +7185,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:872) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1104) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5814,7 +7204,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 103)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -5824,7 +7214,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -5842,7 +7232,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:886: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1118: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5860,7 +7250,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:882) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1114) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5879,7 +7269,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 104)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -5889,7 +7279,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -5907,7 +7297,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:896: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1128: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5925,7 +7315,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:892) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1124) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5944,7 +7334,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 105)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -5954,7 +7344,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -5972,7 +7362,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:906: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1138: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5990,7 +7380,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:902) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1134) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6009,7 +7399,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 106)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -6019,7 +7409,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -6037,7 +7427,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:916: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1148: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6055,7 +7445,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:912) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1144) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6074,7 +7464,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 107)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -6084,7 +7474,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -6102,7 +7492,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:926: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1158: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6120,7 +7510,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:922) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1154) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6139,7 +7529,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 108)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -6149,7 +7539,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -6167,7 +7557,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:936: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1168: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6185,7 +7575,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:932) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1164) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6204,7 +7594,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 109)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -6214,7 +7604,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -6232,7 +7622,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:946: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1178: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6250,7 +7640,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:942) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1174) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6269,7 +7659,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 110)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -6279,7 +7669,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -6297,7 +7687,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:956: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1188: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6315,7 +7705,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:952) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1184) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6334,7 +7724,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 111)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -6344,7 +7734,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -6362,7 +7752,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:966: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1198: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6380,7 +7770,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:962) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1194) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6399,7 +7789,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 112)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -6409,7 +7799,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -6427,7 +7817,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:976: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1208: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6445,7 +7835,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:972) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1204) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6464,7 +7854,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 113)
+	ld, checked, err := goKernels.Prepare(s, 139)
 	if err != nil {
 		return err
 	}
@@ -6474,7 +7864,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -6492,7 +7882,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1218: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6510,7 +7900,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:982) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1214) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6529,7 +7919,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 114)
+	ld, checked, err := goKernels.Prepare(s, 140)
 	if err != nil {
 		return err
 	}
@@ -6539,7 +7929,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -6557,7 +7947,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:996: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1228: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6575,7 +7965,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:992) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1224) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6594,7 +7984,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 115)
+	ld, checked, err := goKernels.Prepare(s, 141)
 	if err != nil {
 		return err
 	}
@@ -6604,7 +7994,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -6622,7 +8012,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1006: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1238: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6640,7 +8030,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1002) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1234) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6659,7 +8049,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 116)
+	ld, checked, err := goKernels.Prepare(s, 142)
 	if err != nil {
 		return err
 	}
@@ -6669,7 +8059,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -6687,7 +8077,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1016: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1248: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6705,7 +8095,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1012) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1244) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6724,7 +8114,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 117)
+	ld, checked, err := goKernels.Prepare(s, 143)
 	if err != nil {
 		return err
 	}
@@ -6734,7 +8124,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -6752,7 +8142,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1026: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1258: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6770,7 +8160,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1022) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1254) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6789,7 +8179,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 118)
+	ld, checked, err := goKernels.Prepare(s, 144)
 	if err != nil {
 		return err
 	}
@@ -6799,7 +8189,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -6817,7 +8207,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1036: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1268: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6835,7 +8225,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1032) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1264) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6854,7 +8244,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 119)
+	ld, checked, err := goKernels.Prepare(s, 145)
 	if err != nil {
 		return err
 	}
@@ -6864,7 +8254,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -6882,7 +8272,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1046: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1278: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6900,7 +8290,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1042) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1274) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6919,7 +8309,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 120)
+	ld, checked, err := goKernels.Prepare(s, 146)
 	if err != nil {
 		return err
 	}
@@ -6929,7 +8319,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -6947,7 +8337,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1056: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1288: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6965,7 +8355,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1052) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1284) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6984,7 +8374,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 121)
+	ld, checked, err := goKernels.Prepare(s, 147)
 	if err != nil {
 		return err
 	}
@@ -6994,7 +8384,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -7012,7 +8402,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1066: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1298: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7030,7 +8420,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1062) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1294) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7049,7 +8439,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 122)
+	ld, checked, err := goKernels.Prepare(s, 148)
 	if err != nil {
 		return err
 	}
@@ -7059,7 +8449,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -7077,7 +8467,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1076: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1308: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7095,7 +8485,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1072) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1304) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7114,7 +8504,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 123)
+	ld, checked, err := goKernels.Prepare(s, 149)
 	if err != nil {
 		return err
 	}
@@ -7124,7 +8514,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -7142,7 +8532,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1086: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1318: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7160,7 +8550,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1082) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1314) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7179,7 +8569,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 124)
+	ld, checked, err := goKernels.Prepare(s, 150)
 	if err != nil {
 		return err
 	}
@@ -7189,7 +8579,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -7207,7 +8597,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1096: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1328: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7225,7 +8615,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1092) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1324) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7244,7 +8634,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 125)
+	ld, checked, err := goKernels.Prepare(s, 151)
 	if err != nil {
 		return err
 	}
@@ -7254,7 +8644,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -7272,7 +8662,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1106: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1338: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7290,7 +8680,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1102) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1334) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7309,7 +8699,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 126)
+	ld, checked, err := goKernels.Prepare(s, 152)
 	if err != nil {
 		return err
 	}
@@ -7319,7 +8709,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -7337,7 +8727,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1116: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1348: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7355,7 +8745,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1112) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1344) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7374,7 +8764,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 127)
+	ld, checked, err := goKernels.Prepare(s, 153)
 	if err != nil {
 		return err
 	}
@@ -7384,7 +8774,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -7402,7 +8792,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1126: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1358: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7420,7 +8810,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1122) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7439,7 +8829,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 128)
+	ld, checked, err := goKernels.Prepare(s, 154)
 	if err != nil {
 		return err
 	}
@@ -7449,7 +8839,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -7467,7 +8857,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1136: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1368: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7485,7 +8875,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1132) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1364) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7504,7 +8894,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 129)
+	ld, checked, err := goKernels.Prepare(s, 155)
 	if err != nil {
 		return err
 	}
@@ -7514,7 +8904,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -7532,7 +8922,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1146: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1378: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7550,7 +8940,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1142) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1374) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7569,7 +8959,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 130)
+	ld, checked, err := goKernels.Prepare(s, 156)
 	if err != nil {
 		return err
 	}
@@ -7579,7 +8969,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -7597,7 +8987,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1156: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1388: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7615,7 +9005,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1152) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7634,7 +9024,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 131)
+	ld, checked, err := goKernels.Prepare(s, 157)
 	if err != nil {
 		return err
 	}
@@ -7644,7 +9034,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -7662,7 +9052,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1166: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1398: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7680,7 +9070,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1162) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7699,7 +9089,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 132)
+	ld, checked, err := goKernels.Prepare(s, 158)
 	if err != nil {
 		return err
 	}
@@ -7709,7 +9099,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -7727,7 +9117,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1176: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1408: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7745,7 +9135,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1172) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1404) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7764,7 +9154,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 133)
+	ld, checked, err := goKernels.Prepare(s, 159)
 	if err != nil {
 		return err
 	}
@@ -7774,7 +9164,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -7792,7 +9182,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1186: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1418: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7810,7 +9200,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1182) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1414) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7829,7 +9219,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 134)
+	ld, checked, err := goKernels.Prepare(s, 160)
 	if err != nil {
 		return err
 	}
@@ -7839,7 +9229,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -7857,7 +9247,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1196: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1428: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7875,7 +9265,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1192) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1424) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7894,7 +9284,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 135)
+	ld, checked, err := goKernels.Prepare(s, 161)
 	if err != nil {
 		return err
 	}
@@ -7904,7 +9294,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -7922,7 +9312,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1206: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1438: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7940,7 +9330,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1202) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7959,7 +9349,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 136)
+	ld, checked, err := goKernels.Prepare(s, 162)
 	if err != nil {
 		return err
 	}
@@ -7969,7 +9359,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -7987,7 +9377,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1216: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1448: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8005,7 +9395,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1212) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1444) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8024,7 +9414,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 137)
+	ld, checked, err := goKernels.Prepare(s, 163)
 	if err != nil {
 		return err
 	}
@@ -8034,7 +9424,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -8052,7 +9442,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1226: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1458: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8070,7 +9460,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1222) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8089,7 +9479,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 138)
+	ld, checked, err := goKernels.Prepare(s, 164)
 	if err != nil {
 		return err
 	}
@@ -8099,7 +9489,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -8725,6 +10115,16 @@ type sortKeysI8Frame struct {
 	p6 int
 }
 
+// mergeBlockI8Frame holds mergeBlockI8's arguments for its lockstep work-items.
+type mergeBlockI8Frame struct {
+	p0 []int8
+	p1 []int8
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
+}
+
 // sortKeysU8Frame holds sortKeysU8's arguments for its lockstep work-items.
 type sortKeysU8Frame struct {
 	p0 []uint8
@@ -8734,6 +10134,16 @@ type sortKeysU8Frame struct {
 	p4 int
 	p5 bool
 	p6 int
+}
+
+// mergeBlockU8Frame holds mergeBlockU8's arguments for its lockstep work-items.
+type mergeBlockU8Frame struct {
+	p0 []uint8
+	p1 []uint8
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
 }
 
 // sortKeysI16Frame holds sortKeysI16's arguments for its lockstep work-items.
@@ -8747,6 +10157,16 @@ type sortKeysI16Frame struct {
 	p6 int
 }
 
+// mergeBlockI16Frame holds mergeBlockI16's arguments for its lockstep work-items.
+type mergeBlockI16Frame struct {
+	p0 []int16
+	p1 []int16
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
+}
+
 // sortKeysU16Frame holds sortKeysU16's arguments for its lockstep work-items.
 type sortKeysU16Frame struct {
 	p0 []uint16
@@ -8756,6 +10176,16 @@ type sortKeysU16Frame struct {
 	p4 int
 	p5 bool
 	p6 int
+}
+
+// mergeBlockU16Frame holds mergeBlockU16's arguments for its lockstep work-items.
+type mergeBlockU16Frame struct {
+	p0 []uint16
+	p1 []uint16
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
 }
 
 // sortKeysI32Frame holds sortKeysI32's arguments for its lockstep work-items.
@@ -8769,6 +10199,16 @@ type sortKeysI32Frame struct {
 	p6 int
 }
 
+// mergeBlockI32Frame holds mergeBlockI32's arguments for its lockstep work-items.
+type mergeBlockI32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
+}
+
 // sortKeysU32Frame holds sortKeysU32's arguments for its lockstep work-items.
 type sortKeysU32Frame struct {
 	p0 []uint32
@@ -8778,6 +10218,16 @@ type sortKeysU32Frame struct {
 	p4 int
 	p5 bool
 	p6 int
+}
+
+// mergeBlockU32Frame holds mergeBlockU32's arguments for its lockstep work-items.
+type mergeBlockU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
 }
 
 // sortKeysI64Frame holds sortKeysI64's arguments for its lockstep work-items.
@@ -8791,6 +10241,16 @@ type sortKeysI64Frame struct {
 	p6 int
 }
 
+// mergeBlockI64Frame holds mergeBlockI64's arguments for its lockstep work-items.
+type mergeBlockI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
+}
+
 // sortKeysU64Frame holds sortKeysU64's arguments for its lockstep work-items.
 type sortKeysU64Frame struct {
 	p0 []uint64
@@ -8800,6 +10260,16 @@ type sortKeysU64Frame struct {
 	p4 int
 	p5 bool
 	p6 int
+}
+
+// mergeBlockU64Frame holds mergeBlockU64's arguments for its lockstep work-items.
+type mergeBlockU64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
 }
 
 // sortKeysF32Frame holds sortKeysF32's arguments for its lockstep work-items.
@@ -8813,6 +10283,16 @@ type sortKeysF32Frame struct {
 	p6 int
 }
 
+// mergeBlockF32Frame holds mergeBlockF32's arguments for its lockstep work-items.
+type mergeBlockF32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
+}
+
 // sortKeysF64Frame holds sortKeysF64's arguments for its lockstep work-items.
 type sortKeysF64Frame struct {
 	p0 []float64
@@ -8822,6 +10302,16 @@ type sortKeysF64Frame struct {
 	p4 int
 	p5 bool
 	p6 int
+}
+
+// mergeBlockF64Frame holds mergeBlockF64's arguments for its lockstep work-items.
+type mergeBlockF64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 bool
+	p4 int32
+	p5 int
 }
 
 // sortPairsI32I32Frame holds sortPairsI32I32's arguments for its lockstep work-items.
@@ -9570,11 +11060,201 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 	}
 }
 
+// mergePassI8Locals holds the per-work-item variables of mergePassI8's fissioned group.
+type mergePassI8Locals struct {
+}
+
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:656) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassI8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:657
+	sk := kernel.DynamicShared[int8](t)
+//line kernels_types.go:658
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:659
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:660
+	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
+}
+
+// hgLocalsMergePass holds the per-work-item variables of mergePass's fissioned group.
+type hgLocalsMergePass[K number] struct {
+	hgBd   []int
+	hgTid  []int
+	hgB2   []int
+	hgO0   []int
+	hgO1   []int
+	hgPs   []int
+	hgAs   []int
+	hgBs   []int
+	hgBe   []int
+	hgLa   []int
+	hgTot  []int
+	hgLb   []int
+	hgDone []bool
+}
+
+// hgGroupMergePass runs one work-group of mergePass (kernels_merge.go:173) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint32, dstI []uint32, pairs bool, ord int32, kind int32, width int, count int, w int, tile int, sk []K, si *[2048]uint32, part *[2]int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsMergePass[K]](hgB)
+	_ = hgF
+	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgO0 := kernelimpl.Locals(&hgF.hgO0, hgN)
+	hgO1 := kernelimpl.Locals(&hgF.hgO1, hgN)
+	hgPs := kernelimpl.Locals(&hgF.hgPs, hgN)
+	hgAs := kernelimpl.Locals(&hgF.hgAs, hgN)
+	hgBs := kernelimpl.Locals(&hgF.hgBs, hgN)
+	hgBe := kernelimpl.Locals(&hgF.hgBe, hgN)
+	hgLa := kernelimpl.Locals(&hgF.hgLa, hgN)
+	hgTot := kernelimpl.Locals(&hgF.hgTot, hgN)
+	hgLb := kernelimpl.Locals(&hgF.hgLb, hgN)
+	hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)
+	clear(hgDone)
+	hgLeft := hgN
+	t := hgB.Thread(0)
+	_ = t
+hgS0:
+	for hgI := 0; hgI < hgN; hgI++ {
+		if hgDone[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_merge.go:174
+		hgBd[hgI], hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line kernels_merge.go:175
+		n := count
+//line kernels_merge.go:176
+		hgO0[hgI] = hgB2[hgI] * tile
+//line kernels_merge.go:177
+		if hgO0[hgI] >= n {
+			{
+//line kernels_merge.go:178
+				hgDone[hgI] = true
+//line kernels_merge.go:178
+				hgLeft--
+//line kernels_merge.go:178
+				continue hgS0
+//line kernels_merge.go:178
+			}
+		}
+//line kernels_merge.go:180
+		hgO1[hgI] = min(hgO0[hgI]+tile, n)
+//line kernels_merge.go:181
+		if hgBd[hgI] == 1 {
+			for o := hgO0[hgI]; o < hgO1[hgI]; {
+				ps := o / (2 * w) * (2 * w)
+				e := min(hgO1[hgI], ps+2*w)
+				mergeRange(src, dst, srcI, dstI, pairs, ps, min(ps+w, n), min(ps+2*w, n), o-ps, e-ps, ord, kind, width)
+				o = e
+			}
+			{
+//line kernels_merge.go:188
+				hgDone[hgI] = true
+//line kernels_merge.go:188
+				hgLeft--
+//line kernels_merge.go:188
+				continue hgS0
+//line kernels_merge.go:188
+			}
+		}
+//line kernels_merge.go:190
+		hgPs[hgI] = hgO0[hgI] / (2 * w) * (2 * w)
+//line kernels_merge.go:191
+		hgAs[hgI], hgBs[hgI], hgBe[hgI] = hgPs[hgI], min(hgPs[hgI]+w, n), min(hgPs[hgI]+2*w, n)
+//line kernels_merge.go:192
+		if hgTid[hgI] == 0 {
+			part[0] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO0[hgI]-hgPs[hgI], ord, kind, width)
+			part[1] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO1[hgI]-hgPs[hgI], ord, kind, width)
+		}
+	}
+	if hgLeft == 0 {
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if hgDone[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_merge.go:197
+		i0, i1 := part[0], part[1]
+//line kernels_merge.go:198
+		j0 := hgO0[hgI] - hgPs[hgI] - i0
+//line kernels_merge.go:199
+		hgLa[hgI], hgTot[hgI] = i1-i0, hgO1[hgI]-hgO0[hgI]
+//line kernels_merge.go:200
+		hgLb[hgI] = hgTot[hgI] - hgLa[hgI]
+//line kernels_merge.go:201
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
+			g := hgBs[hgI] + j0 + x - hgLa[hgI]
+			if x < hgLa[hgI] {
+				g = hgAs[hgI] + i0 + x
+			}
+			sk[x] = src[g]
+			if pairs {
+				si[x] = srcI[g]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if hgDone[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_merge.go:212
+		ipt := tile / hgBd[hgI]
+//line kernels_merge.go:213
+		if d := hgTid[hgI] * ipt; d < hgTot[hgI] {
+			i := mergePath(sk[0:hgLa[hgI]], sk[hgLa[hgI]:hgTot[hgI]], d, ord, kind, width)
+			j := d - i
+			for k := d; k < min(d+ipt, hgTot[hgI]); k++ {
+				from := hgLa[hgI] + j
+				if j >= hgLb[hgI] || (i < hgLa[hgI] && !mergeLess(sk[hgLa[hgI]+j], sk[i], ord, kind, width)) {
+					from = i
+					i++
+				} else {
+					j++
+				}
+				sk[tile+k] = sk[from]
+				if pairs {
+					si[tile+k] = si[from]
+				}
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if hgDone[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_merge.go:231
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
+			dst[hgO0[hgI]+x] = sk[tile+x]
+			if pairs {
+				dstI[hgO0[hgI]+x] = si[tile+x]
+			}
+		}
+	}
+}
+
 // sortCountU8Locals holds the per-work-item variables of sortCountU8's fissioned group.
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:647) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:666) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9583,17 +11263,40 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:648
+//line kernels_types.go:667
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:649
+//line kernels_types.go:668
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
+}
+
+// mergePassU8Locals holds the per-work-item variables of mergePassU8's fissioned group.
+type mergePassU8Locals struct {
+}
+
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:700) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:701
+	sk := kernel.DynamicShared[uint8](t)
+//line kernels_types.go:702
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:703
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:704
+	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
 // sortCountI16Locals holds the per-work-item variables of sortCountI16's fissioned group.
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:672) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:710) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9602,17 +11305,40 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:673
+//line kernels_types.go:711
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:674
+//line kernels_types.go:712
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
+}
+
+// mergePassI16Locals holds the per-work-item variables of mergePassI16's fissioned group.
+type mergePassI16Locals struct {
+}
+
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:744) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassI16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:745
+	sk := kernel.DynamicShared[int16](t)
+//line kernels_types.go:746
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:747
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:748
+	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
 // sortCountU16Locals holds the per-work-item variables of sortCountU16's fissioned group.
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:697) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:754) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9621,17 +11347,40 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:698
+//line kernels_types.go:755
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:699
+//line kernels_types.go:756
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
+}
+
+// mergePassU16Locals holds the per-work-item variables of mergePassU16's fissioned group.
+type mergePassU16Locals struct {
+}
+
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:788) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:789
+	sk := kernel.DynamicShared[uint16](t)
+//line kernels_types.go:790
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:791
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:792
+	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
 // sortCountI32Locals holds the per-work-item variables of sortCountI32's fissioned group.
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:722) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:798) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9640,17 +11389,40 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:723
+//line kernels_types.go:799
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:724
+//line kernels_types.go:800
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
+}
+
+// mergePassI32Locals holds the per-work-item variables of mergePassI32's fissioned group.
+type mergePassI32Locals struct {
+}
+
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:832) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:833
+	sk := kernel.DynamicShared[int32](t)
+//line kernels_types.go:834
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:835
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:836
+	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
 // sortCountU32Locals holds the per-work-item variables of sortCountU32's fissioned group.
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:747) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:842) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9659,17 +11431,40 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:748
+//line kernels_types.go:843
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:749
+//line kernels_types.go:844
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
+}
+
+// mergePassU32Locals holds the per-work-item variables of mergePassU32's fissioned group.
+type mergePassU32Locals struct {
+}
+
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:876) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:877
+	sk := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:878
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:879
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:880
+	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
 // sortCountI64Locals holds the per-work-item variables of sortCountI64's fissioned group.
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:772) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:886) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9678,17 +11473,40 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:773
+//line kernels_types.go:887
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:774
+//line kernels_types.go:888
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
+}
+
+// mergePassI64Locals holds the per-work-item variables of mergePassI64's fissioned group.
+type mergePassI64Locals struct {
+}
+
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:920) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:921
+	sk := kernel.DynamicShared[int64](t)
+//line kernels_types.go:922
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:923
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:924
+	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
 // sortCountU64Locals holds the per-work-item variables of sortCountU64's fissioned group.
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:797) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:930) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9697,17 +11515,40 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:798
+//line kernels_types.go:931
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:799
+//line kernels_types.go:932
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
+}
+
+// mergePassU64Locals holds the per-work-item variables of mergePassU64's fissioned group.
+type mergePassU64Locals struct {
+}
+
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:964) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:965
+	sk := kernel.DynamicShared[uint64](t)
+//line kernels_types.go:966
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:967
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:968
+	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
 // sortCountF32Locals holds the per-work-item variables of sortCountF32's fissioned group.
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:822) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:974) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9716,17 +11557,40 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:823
+//line kernels_types.go:975
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:824
+//line kernels_types.go:976
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
+}
+
+// mergePassF32Locals holds the per-work-item variables of mergePassF32's fissioned group.
+type mergePassF32Locals struct {
+}
+
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1008) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1009
+	sk := kernel.DynamicShared[float32](t)
+//line kernels_types.go:1010
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1011
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:1012
+	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
 // sortCountF64Locals holds the per-work-item variables of sortCountF64's fissioned group.
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:847) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1018) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -9735,8 +11599,31 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:848
+//line kernels_types.go:1019
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:849
+//line kernels_types.go:1020
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
+}
+
+// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
+type mergePassF64Locals struct {
+}
+
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1052) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1053
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1054
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1055
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:1056
+	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
 }

@@ -641,6 +641,25 @@ func keyHeadsI8(t kernel.Thread, keys []int8, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
 
+// mergeBlockI8 is a merge sort's block sort of int8 keys.
+//
+//hipgo:kernel
+func mergeBlockI8(t kernel.Thread, in, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[int8](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
+}
+
+// mergePassI8 is a merge sort's pass over int8 keys.
+//
+//hipgo:kernel
+func mergePassI8(t kernel.Thread, src, dst []int8, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[int8](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
+}
+
 // sortCountU8 is a radix pass's histogram over uint8 keys.
 //
 //hipgo:kernel
@@ -664,6 +683,25 @@ func sortKeysU8(t kernel.Thread, keysIn, keysOut []uint8, offs []uint32, shift, 
 //hipgo:kernel
 func keyHeadsU8(t kernel.Thread, keys []uint8, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
+}
+
+// mergeBlockU8 is a merge sort's block sort of uint8 keys.
+//
+//hipgo:kernel
+func mergeBlockU8(t kernel.Thread, in, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[uint8](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
+}
+
+// mergePassU8 is a merge sort's pass over uint8 keys.
+//
+//hipgo:kernel
+func mergePassU8(t kernel.Thread, src, dst []uint8, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[uint8](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
 // sortCountI16 is a radix pass's histogram over int16 keys.
@@ -691,6 +729,25 @@ func keyHeadsI16(t kernel.Thread, keys []int16, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
 
+// mergeBlockI16 is a merge sort's block sort of int16 keys.
+//
+//hipgo:kernel
+func mergeBlockI16(t kernel.Thread, in, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[int16](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
+}
+
+// mergePassI16 is a merge sort's pass over int16 keys.
+//
+//hipgo:kernel
+func mergePassI16(t kernel.Thread, src, dst []int16, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[int16](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
+}
+
 // sortCountU16 is a radix pass's histogram over uint16 keys.
 //
 //hipgo:kernel
@@ -714,6 +771,25 @@ func sortKeysU16(t kernel.Thread, keysIn, keysOut []uint16, offs []uint32, shift
 //hipgo:kernel
 func keyHeadsU16(t kernel.Thread, keys []uint16, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
+}
+
+// mergeBlockU16 is a merge sort's block sort of uint16 keys.
+//
+//hipgo:kernel
+func mergeBlockU16(t kernel.Thread, in, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[uint16](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
+}
+
+// mergePassU16 is a merge sort's pass over uint16 keys.
+//
+//hipgo:kernel
+func mergePassU16(t kernel.Thread, src, dst []uint16, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[uint16](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
 // sortCountI32 is a radix pass's histogram over int32 keys.
@@ -741,6 +817,25 @@ func keyHeadsI32(t kernel.Thread, keys []int32, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
 
+// mergeBlockI32 is a merge sort's block sort of int32 keys.
+//
+//hipgo:kernel
+func mergeBlockI32(t kernel.Thread, in, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[int32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
+}
+
+// mergePassI32 is a merge sort's pass over int32 keys.
+//
+//hipgo:kernel
+func mergePassI32(t kernel.Thread, src, dst []int32, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[int32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
+}
+
 // sortCountU32 is a radix pass's histogram over uint32 keys.
 //
 //hipgo:kernel
@@ -764,6 +859,25 @@ func sortKeysU32(t kernel.Thread, keysIn, keysOut []uint32, offs []uint32, shift
 //hipgo:kernel
 func keyHeadsU32(t kernel.Thread, keys []uint32, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
+}
+
+// mergeBlockU32 is a merge sort's block sort of uint32 keys.
+//
+//hipgo:kernel
+func mergeBlockU32(t kernel.Thread, in, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[uint32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
+}
+
+// mergePassU32 is a merge sort's pass over uint32 keys.
+//
+//hipgo:kernel
+func mergePassU32(t kernel.Thread, src, dst []uint32, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[uint32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
 // sortCountI64 is a radix pass's histogram over int64 keys.
@@ -791,6 +905,25 @@ func keyHeadsI64(t kernel.Thread, keys []int64, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
 
+// mergeBlockI64 is a merge sort's block sort of int64 keys.
+//
+//hipgo:kernel
+func mergeBlockI64(t kernel.Thread, in, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[int64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
+}
+
+// mergePassI64 is a merge sort's pass over int64 keys.
+//
+//hipgo:kernel
+func mergePassI64(t kernel.Thread, src, dst []int64, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[int64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
+}
+
 // sortCountU64 is a radix pass's histogram over uint64 keys.
 //
 //hipgo:kernel
@@ -814,6 +947,25 @@ func sortKeysU64(t kernel.Thread, keysIn, keysOut []uint64, offs []uint32, shift
 //hipgo:kernel
 func keyHeadsU64(t kernel.Thread, keys []uint64, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
+}
+
+// mergeBlockU64 is a merge sort's block sort of uint64 keys.
+//
+//hipgo:kernel
+func mergeBlockU64(t kernel.Thread, in, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[uint64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
+}
+
+// mergePassU64 is a merge sort's pass over uint64 keys.
+//
+//hipgo:kernel
+func mergePassU64(t kernel.Thread, src, dst []uint64, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[uint64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
 // sortCountF32 is a radix pass's histogram over float32 keys.
@@ -841,6 +993,25 @@ func keyHeadsF32(t kernel.Thread, keys []float32, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
 
+// mergeBlockF32 is a merge sort's block sort of float32 keys.
+//
+//hipgo:kernel
+func mergeBlockF32(t kernel.Thread, in, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[float32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
+}
+
+// mergePassF32 is a merge sort's pass over float32 keys.
+//
+//hipgo:kernel
+func mergePassF32(t kernel.Thread, src, dst []float32, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[float32](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
+}
+
 // sortCountF64 is a radix pass's histogram over float64 keys.
 //
 //hipgo:kernel
@@ -864,6 +1035,67 @@ func sortKeysF64(t kernel.Thread, keysIn, keysOut []float64, offs []uint32, shif
 //hipgo:kernel
 func keyHeadsF64(t kernel.Thread, keys []float64, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
+}
+
+// mergeBlockF64 is a merge sort's block sort of float64 keys.
+//
+//hipgo:kernel
+func mergeBlockF64(t kernel.Thread, in, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[float64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
+}
+
+// mergePassF64 is a merge sort's pass over float64 keys.
+//
+//hipgo:kernel
+func mergePassF64(t kernel.Thread, src, dst []float64, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[float64](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
+}
+
+// gatherI32 moves int32 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherI32(t kernel.Thread, in []int32, idx []uint32, out []int32, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
+
+// gatherU32 moves uint32 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherU32(t kernel.Thread, in []uint32, idx []uint32, out []uint32, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
+
+// gatherI64 moves int64 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherI64(t kernel.Thread, in []int64, idx []uint32, out []int64, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
+
+// gatherU64 moves uint64 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherU64(t kernel.Thread, in []uint64, idx []uint32, out []uint64, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
+
+// gatherF32 moves float32 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherF32(t kernel.Thread, in []float32, idx []uint32, out []float32, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
+
+// gatherF64 moves float64 values by a merge sort's indices.
+//
+//hipgo:kernel
+func gatherF64(t kernel.Thread, in []float64, idx []uint32, out []float64, count, span int) {
+	gather(t, in, idx, out, count, span)
 }
 
 // sortPairsI32I32 is a radix pass's scatter of int32 keys with int32 values.

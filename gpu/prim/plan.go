@@ -1,11 +1,11 @@
 package prim
 
 import (
-	"errors"
 	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
@@ -67,35 +67,24 @@ func checkStream(op string, s *stream.Stream) error {
 	return nil
 }
 
-// checkIn checks an input: not nil.
+// checkIn checks an input: not nil, nor a nil *Buffer (or view) in a
+// non-nil Array, which would otherwise pass as an empty input.
 func checkIn[T any](op, name string, a buffer.Array[T]) error {
-	if a == nil {
+	if m, _ := core.MemOf(a); a == nil || m == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: nil buffer", name)
 	}
 	return nil
 }
 
-// checkOut checks an output: not nil, at least n elements.
+// checkOut checks an output: not nil (checkIn), at least n elements.
 func checkOut[T any](op, name string, a buffer.Array[T], n int) error {
-	if a == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: nil buffer", name)
+	if err := checkIn(op, name, a); err != nil {
+		return err
 	}
 	if a.Len() < n {
 		return gpu.Errorf(gpu.ErrInvalidValue, op, "%s: %d elements, want at least %d", name, a.Len(), n)
 	}
 	return nil
-}
-
-// scratch allocates n elements of temporary storage from the stream's
-// pool, in its order; free gives them back in the same order.
-func scratch[T any](s *stream.Stream, n int) (*buffer.Buffer[T], error) {
-	return buffer.NewAsync[T](s, max(n, 1))
-}
-
-func free[T any](s *stream.Stream, b *buffer.Buffer[T], err *error) {
-	if b != nil {
-		*err = errors.Join(*err, b.FreeAsync(s))
-	}
 }
 
 // limits are T's lowest and highest values (infinities for floats).

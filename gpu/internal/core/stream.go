@@ -111,6 +111,8 @@ type queueState struct {
 	closed bool
 	fences FenceCache                 // used under mu
 	areas  [areaClasses][]kernargArea // kernarg areas for reuse, under mu (see kernarg.go)
+	// onDestroy runs once the stream is destroyed (OnDestroy), under mu.
+	onDestroy []func()
 
 	printf atomic.Pointer[printfBuf] // see printf.go; nil until a kernel takes one
 
@@ -707,6 +709,21 @@ func (s *Stream) Destroy() error {
 	return aborted // the stream is destroyed, and its capture with it
 }
 
+// OnDestroy has f run once the stream is destroyed, its work done (by
+// Destroy, or gpu.Shutdown for the default stream): per-stream state of
+// another package (gpu/prim's temporary storage) goes with the stream.
+// It reports false, and never runs f, where the stream is destroyed
+// already.
+func (s *Stream) OnDestroy(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.onDestroy = append(s.onDestroy, f)
+	return true
+}
+
 // destroy destroys the stream. aborted is the capture it ended, if any,
 // which Destroy reports and Shutdown (the default stream) does not.
 func (s *Stream) destroy() (aborted, err error) {
@@ -751,9 +768,14 @@ func (s *Stream) destroy() (aborted, err error) {
 	} else {
 		s.printf.Store(nil) // and write its printf buffer
 	}
+	hooks := s.onDestroy
+	s.onDestroy = nil
 	s.mu.Unlock()
 	s.leaveBlocking()
 	s.releaseLegacyTail()
+	for _, f := range hooks {
+		f()
+	}
 	Unregister(s.dev, s.ref)
 	if errors.Is(abandoned, rocr.ErrAbandoned) {
 		return aborted, errs.Wrap("stream destroy", abandoned)

@@ -740,6 +740,13 @@ template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, 
 template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f);
 template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f);
 template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f);
+template <bool Checked, class K> __device__ bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
+template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
+template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
 
 #line 59 "kernels.go"
 template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f) {
@@ -1718,15 +1725,15 @@ template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in,
     long long lo = hg_min(hg_mul(hg_global_x(), span), hg_max(ns, 0LL));
     long long hi = hg_min(hg_add(lo, span), hg_max(ns, 0LL));
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
-      long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 6), 0LL), (int64_t)(n)));
-      long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 6), (int64_t)(b)), (int64_t)(n)));
-      hg_ref<Checked>(out, g, hg_f, 21, 6) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 6), id, op, hg_f);
+      long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 7), 0LL), (int64_t)(n)));
+      long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 7), (int64_t)(b)), (int64_t)(n)));
+      hg_ref<Checked>(out, g, hg_f, 21, 7) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 7), id, op, hg_f);
     }
     return;
   }
   for (long long g = (long long)hg_bid_x(); g < ns; g = hg_add(g, (long long)hg_gdim_x())) {
-    long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 26, 6), 0LL), (int64_t)(n)));
-    long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 27, 6), (int64_t)(b)), (int64_t)(n)));
+    long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 26, 7), 0LL), (int64_t)(n)));
+    long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 27, 7), (int64_t)(b)), (int64_t)(n)));
     T acc = id;
     {
       long long hg_i9 = hg_add(b, tid);
@@ -1738,19 +1745,19 @@ template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in,
         for (unsigned long long hg_k11 = 0; hg_k11 < hg_n10; hg_k11++) {
           long long i = (long long)((unsigned long long)hg_i9 + hg_k11 * (unsigned long long)hg_st8);
 #line 30 "kernels_segment.go"
-          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 6), op, hg_f);
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 7), op, hg_f);
         }
       } else {
         for (long long i = hg_i9; i < hg_b7; i = hg_add(i, hg_st8)) {
 #line 30 "kernels_segment.go"
-          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 6), op, hg_f);
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 7), op, hg_f);
         }
       }
     }
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_ref<Checked>(out, g, hg_f, 34, 6) = acc;
+      hg_ref<Checked>(out, g, hg_f, 34, 7) = acc;
     }
     hg_sync_threads();
   }
@@ -1762,23 +1769,23 @@ template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg
     int32_t hg_tag2 = pred;
 #line 25 "kernels_select.go"
     if (hg_tag2 == 0) {
-      return hg_ld<Checked>(flags, i, hg_f, 26, 7) != (uint8_t)0;
+      return hg_ld<Checked>(flags, i, hg_f, 26, 8) != (uint8_t)0;
     } else if (hg_tag2 == 1) {
-      return (i == 0LL) || (hg_ld<Checked>(in, i, hg_f, 28, 7) != hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 28, 7));
+      return (i == 0LL) || (hg_ld<Checked>(in, i, hg_f, 28, 8) != hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 28, 8));
     } else if (hg_tag2 == 2) {
-      return hg_ld<Checked>(in, i, hg_f, 30, 7) < a;
+      return hg_ld<Checked>(in, i, hg_f, 30, 8) < a;
     } else if (hg_tag2 == 3) {
-      return hg_ld<Checked>(in, i, hg_f, 32, 7) <= a;
+      return hg_ld<Checked>(in, i, hg_f, 32, 8) <= a;
     } else if (hg_tag2 == 4) {
-      return hg_ld<Checked>(in, i, hg_f, 34, 7) > a;
+      return hg_ld<Checked>(in, i, hg_f, 34, 8) > a;
     } else if (hg_tag2 == 5) {
-      return hg_ld<Checked>(in, i, hg_f, 36, 7) >= a;
+      return hg_ld<Checked>(in, i, hg_f, 36, 8) >= a;
     } else if (hg_tag2 == 6) {
-      return hg_ld<Checked>(in, i, hg_f, 38, 7) == a;
+      return hg_ld<Checked>(in, i, hg_f, 38, 8) == a;
     }
   }
 #line 40 "kernels_select.go"
-  return hg_ld<Checked>(in, i, hg_f, 40, 7) != a;
+  return hg_ld<Checked>(in, i, hg_f, 40, 8) != a;
 }
 
 #line 45 "kernels_select.go"
@@ -1817,7 +1824,7 @@ template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> i
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 7) = c;
+    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 8) = c;
   }
 }
 
@@ -1882,25 +1889,25 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
       total = (*warps)[0LL];
     }
   } else {
-    base = hg_ld<Checked>(offs, b, hg_f, 90, 7);
-    total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 7), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 7));
+    base = hg_ld<Checked>(offs, b, hg_f, 90, 8);
+    total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 8), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 8));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_ref<Checked>(num, 0LL, hg_f, 94, 7) = total;
+    hg_ref<Checked>(num, 0LL, hg_f, 94, 8) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_ref<Checked>(out, base, hg_f, 100, 7) = hg_ld<Checked>(in, i, hg_f, 100, 7);
+          hg_ref<Checked>(out, base, hg_f, 100, 8) = hg_ld<Checked>(in, i, hg_f, 100, 8);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, base, hg_f, 103, 7) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, base, hg_f, 103, 8) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_ref<Checked>(out, p, hg_f, 108, 7) = hg_ld<Checked>(in, i, hg_f, 108, 7);
+        hg_ref<Checked>(out, p, hg_f, 108, 8) = hg_ld<Checked>(in, i, hg_f, 108, 8);
       }
     }
     return;
@@ -1910,18 +1917,18 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
   long long ws = hg_t13;
   long long lane = hg_t14;
 #line 114 "kernels_select.go"
-  long long hg_t15 = hg_div<Checked>(tid, ws, hg_f, 114, 7);
-  long long hg_t16 = hg_div<Checked>(bd, ws, hg_f, 114, 7);
+  long long hg_t15 = hg_div<Checked>(tid, ws, hg_f, 114, 8);
+  long long hg_t16 = hg_div<Checked>(bd, ws, hg_f, 114, 8);
   long long w = hg_t15;
   long long nw = hg_t16;
 #line 115 "kernels_select.go"
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 115, 7) - 1ULL;
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 115, 8) - 1ULL;
   for (long long row = lo; row < hi; row = hg_add(row, bd)) {
     long long i = hg_add(row, tid);
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_ref<Checked>((*wc), w, hg_f, 121, 7) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_ref<Checked>((*wc), w, hg_f, 121, 8) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -1930,7 +1937,7 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
     int64_t all = hg_t19;
 #line 125 "kernels_select.go"
     for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-      int64_t c = (int64_t)(hg_ld<Checked>((*wc), x, hg_f, 126, 7));
+      int64_t c = (int64_t)(hg_ld<Checked>((*wc), x, hg_f, 126, 8));
       if (x < w) {
         pre = hg_add(pre, c);
       }
@@ -1941,13 +1948,13 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_ref<Checked>(out, p, hg_f, 137, 7) = hg_ld<Checked>(in, i, hg_f, 137, 7);
+          hg_ref<Checked>(out, p, hg_f, 137, 8) = hg_ld<Checked>(in, i, hg_f, 137, 8);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, p, hg_f, 140, 7) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, p, hg_f, 140, 8) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 7) = hg_ld<Checked>(in, i, hg_f, 143, 7);
+        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 8) = hg_ld<Checked>(in, i, hg_f, 143, 8);
       }
     }
     base = hg_add(base, all);
@@ -1961,7 +1968,7 @@ template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(in
   long long lane = hg_t1;
   long long ws = hg_t2;
 #line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 6)) {
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 7)) {
     int32_t yf = hg_shfl_up(f, (long long)(d));
     T yv = hg_shfl_up(v, (long long)(d));
     if (lane >= d) {
@@ -1981,8 +1988,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
   long long ws = hg_t1;
   long long lane = hg_t2;
 #line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 6);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 6);
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 7);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 7);
   long long w = hg_t3;
   long long nw = hg_t4;
 #line 102 "kernels_segment.go"
@@ -2005,8 +2012,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
   if (lane == hg_sub(ws, 1LL)) {
     int32_t hg_t10 = xf;
     T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 6) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 6) = hg_t11;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 7) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 7) = hg_t11;
   }
 #line 110 "kernels_segment.go"
   hg_sync_threads();
@@ -2014,8 +2021,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
     int32_t sf = {};
     T sv = {};
     if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 6);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 6);
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 7);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 7);
       sf = hg_t12;
       sv = hg_t13;
     }
@@ -2027,19 +2034,19 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
     if (lane < nw) {
       int32_t hg_t15 = sf;
       T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 6) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 6) = hg_t16;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 7) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 7) = hg_t16;
     }
   }
 #line 122 "kernels_segment.go"
   hg_sync_threads();
   if (w > 0LL) {
     if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 6), ev);
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 7), ev);
     }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 6);
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 7);
   }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 6), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 6)};
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 7), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 7)};
 }
 
 #line 142 "kernels_segment.go"
@@ -2056,14 +2063,14 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
   T carry = {};
   int32_t cf = {};
   if ((mode == 2) && (b > 0LL)) {
-    carry = hg_ld<Checked>(carryIn, hg_sub(b, 1LL), hg_f, 149, 6);
+    carry = hg_ld<Checked>(carryIn, hg_sub(b, 1LL), hg_f, 149, 7);
   }
   if (bd == 1LL) {
     long long lo = hg_min(base, n);
     long long hi = hg_min(hg_add(base, hg_mul(tile, tpb)), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      T x = hg_ld<Checked>(in, i, hg_f, 155, 6);
-      if (hg_ld<Checked>(heads, i, hg_f, 156, 6) != (uint8_t)0) {
+      T x = hg_ld<Checked>(in, i, hg_f, 155, 7);
+      if (hg_ld<Checked>(heads, i, hg_f, 156, 7) != (uint8_t)0) {
         carry = (T)0LL;
         cf = 1;
       }
@@ -2072,26 +2079,26 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
         continue;
       }
       if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 165, 6) = carry;
+        hg_ref<Checked>(out, i, hg_f, 165, 7) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_ref<Checked>(out, i, hg_f, 169, 6) = carry;
+        hg_ref<Checked>(out, i, hg_f, 169, 7) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_ref<Checked>(sums, b, hg_f, 173, 6) = hg_t5;
-      hg_ref<Checked>(sumHeads, b, hg_f, 173, 6) = hg_t6;
+      hg_ref<Checked>(sums, b, hg_f, 173, 7) = hg_t5;
+      hg_ref<Checked>(sumHeads, b, hg_f, 173, 7) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
   }
-  long long items = hg_div<Checked>(tile, bd, hg_f, 177, 6);
+  long long items = hg_div<Checked>(tile, bd, hg_f, 177, 7);
   long long kt = 0LL;
   if (base < n) {
-    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 180, 6));
+    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 180, 7));
   }
   for (long long k = 0LL; k < kt; k = hg_add(k, 1LL)) {
     long long lo = hg_add(base, hg_mul(k, tile));
@@ -2103,8 +2110,8 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 187 "kernels_segment.go"
         if (i < n) {
-          T hg_t9 = hg_ld<Checked>(in, i, hg_f, 188, 6);
-          uint8_t hg_t10 = hg_ld<Checked>(heads, i, hg_f, 188, 6);
+          T hg_t9 = hg_ld<Checked>(in, i, hg_f, 188, 7);
+          uint8_t hg_t10 = hg_ld<Checked>(heads, i, hg_f, 188, 7);
           x = hg_t9;
           h = hg_t10;
         }
@@ -2112,16 +2119,16 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 6) = hg_t11;
-      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 6) = hg_t12;
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 7) = hg_t11;
+      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 7) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
     int32_t f = {};
     T v = {};
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 196, 6);
-      if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 197, 6) != (uint8_t)0) {
+      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 196, 7);
+      if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 197, 7) != (uint8_t)0) {
         int32_t hg_t14 = 1;
         T hg_t15 = x;
         f = hg_t14;
@@ -2143,16 +2150,16 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
     }
     if (mode != 1) {
       for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-        T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 210, 6);
-        if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 211, 6) != (uint8_t)0) {
+        T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 210, 7);
+        if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 211, 7) != (uint8_t)0) {
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 6) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 7) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 6) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 7) = run;
         }
       }
       hg_sync_threads();
@@ -2162,7 +2169,7 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_ref<Checked>(out, i, hg_f, 225, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 6);
+            hg_ref<Checked>(out, i, hg_f, 225, 7) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 7);
           }
         }
       }
@@ -2179,8 +2186,8 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_ref<Checked>(sums, b, hg_f, 238, 6) = hg_t19;
-    hg_ref<Checked>(sumHeads, b, hg_f, 238, 6) = hg_t20;
+    hg_ref<Checked>(sums, b, hg_f, 238, 7) = hg_t19;
+    hg_ref<Checked>(sumHeads, b, hg_f, 238, 7) = hg_t20;
   }
 }
 
@@ -2632,19 +2639,439 @@ template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys
         long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
 #line 72 "kernels_segment.go"
         uint8_t f = {};
-        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 6) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 6))) {
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 7) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 7))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 6) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 7) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
 #line 72 "kernels_segment.go"
         uint8_t f = {};
-        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 6) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 6))) {
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 7) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 7))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 6) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 7) = f;
+      }
+    }
+  }
+}
+
+#line 28 "kernels_merge.go"
+template <bool Checked, class K> __device__ bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = ord;
+#line 30 "kernels_merge.go"
+    if (hg_tag2 == 1) {
+      return b < a;
+    } else if (hg_tag2 == 2) {
+      return ordered<Checked, K>(a, kind, width, false, hg_f) < ordered<Checked, K>(b, kind, width, false, hg_f);
+    } else if (hg_tag2 == 3) {
+      return ordered<Checked, K>(b, kind, width, false, hg_f) < ordered<Checked, K>(a, kind, width, false, hg_f);
+    }
+  }
+#line 37 "kernels_merge.go"
+  return a < b;
+}
+
+#line 58 "kernels_merge.go"
+template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+  long long hg_t1 = 0LL;
+  long long hg_t2 = s.n;
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+#line 60 "kernels_merge.go"
+  while (lo < hi) {
+    long long m = hg_add(lo, hi) / 2LL;
+    bool before = mergeLess<Checked, K>(hg_ld<Checked>(s, m, hg_f, 62, 6), k, ord, kind, width, hg_f);
+    if (after) {
+      before = !mergeLess<Checked, K>(k, hg_ld<Checked>(s, m, hg_f, 64, 6), ord, kind, width, hg_f);
+    }
+    if (before) {
+      lo = hg_add(m, 1LL);
+    } else {
+      hi = m;
+    }
+  }
+  return lo;
+}
+
+#line 82 "kernels_merge.go"
+template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 84 "kernels_merge.go"
+  long long n = in.n;
+  long long lo = hg_mul(b, tile);
+  if (lo >= n) {
+    return;
+  }
+  long long m = hg_min(tile, hg_sub(n, lo));
+  if (bd == 1LL) {
+    {
+      long long hg_i6 = lo;
+      long long hg_b4 = hg_add(lo, m);
+      long long hg_st5 = 32LL;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long r = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 92 "kernels_merge.go"
+          long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
+          for (long long x = r; x < re; x = hg_add(x, 1LL)) {
+            K k = hg_ld<Checked>(in, x, hg_f, 94, 6);
+            long long y = x;
+            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 6), ord, kind, width, hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 97, 6) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 6);
+              if (pairs) {
+                hg_ref<Checked>(outI, y, hg_f, 99, 6) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 6);
+              }
+              y = hg_sub(y, 1LL);
+            }
+            hg_ref<Checked>(out, y, hg_f, 103, 6) = k;
+            if (pairs) {
+              hg_ref<Checked>(outI, y, hg_f, 105, 6) = (uint32_t)(x);
+            }
+          }
+        }
+      } else {
+        for (long long r = hg_i6; r < hg_b4; r = hg_add(r, hg_st5)) {
+#line 92 "kernels_merge.go"
+          long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
+          for (long long x = r; x < re; x = hg_add(x, 1LL)) {
+            K k = hg_ld<Checked>(in, x, hg_f, 94, 6);
+            long long y = x;
+            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 6), ord, kind, width, hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 97, 6) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 6);
+              if (pairs) {
+                hg_ref<Checked>(outI, y, hg_f, 99, 6) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 6);
+              }
+              y = hg_sub(y, 1LL);
+            }
+            hg_ref<Checked>(out, y, hg_f, 103, 6) = k;
+            if (pairs) {
+              hg_ref<Checked>(outI, y, hg_f, 105, 6) = (uint32_t)(x);
+            }
+          }
+        }
+      }
+    }
+#line 109 "kernels_merge.go"
+    return;
+  }
+  {
+    long long hg_i17 = tid;
+    long long hg_b15 = m;
+    long long hg_st16 = bd;
+    if (hg_st16 > 0LL && hg_b15 <= 0x7fffffffffffffffLL - hg_st16 + 1LL) {
+      unsigned long long hg_n18 = hg_i17 < hg_b15 ? ((unsigned long long)hg_b15 - (unsigned long long)hg_i17 - 1ULL) / (unsigned long long)hg_st16 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
+        long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+#line 112 "kernels_merge.go"
+        hg_ref<Checked>(sk, x, hg_f, 112, 6) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 6);
+        hg_ref<Checked>((*si), x, hg_f, 113, 6) = (uint32_t)(x);
+      }
+    } else {
+      for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
+#line 112 "kernels_merge.go"
+        hg_ref<Checked>(sk, x, hg_f, 112, 6) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 6);
+        hg_ref<Checked>((*si), x, hg_f, 113, 6) = (uint32_t)(x);
+      }
+    }
+  }
+#line 115 "kernels_merge.go"
+  hg_sync_threads();
+  long long src = 0LL;
+  for (long long w = 1LL; w < m; w = hg_mul(w, 2LL)) {
+    long long dst = hg_sub(tile, src);
+    {
+      long long hg_i25 = tid;
+      long long hg_b23 = m;
+      long long hg_st24 = bd;
+      if (hg_st24 > 0LL && hg_b23 <= 0x7fffffffffffffffLL - hg_st24 + 1LL) {
+        unsigned long long hg_n26 = hg_i25 < hg_b23 ? ((unsigned long long)hg_b23 - (unsigned long long)hg_i25 - 1ULL) / (unsigned long long)hg_st24 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
+          long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
+#line 120 "kernels_merge.go"
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 6), hg_mul(2LL, w));
+          long long hg_t29 = hg_min(hg_add(r0, w), m);
+          long long hg_t30 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
+          long long ae = hg_t29;
+          long long be = hg_t30;
+#line 122 "kernels_merge.go"
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 6);
+          long long p = 0LL;
+          if (x < ae) {
+            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 6)), k, false, ord, kind, width, hg_f));
+          } else {
+            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 6)), k, true, ord, kind, width, hg_f));
+          }
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 6) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 6) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 6);
+        }
+      } else {
+        for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
+#line 120 "kernels_merge.go"
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 6), hg_mul(2LL, w));
+          long long hg_t32 = hg_min(hg_add(r0, w), m);
+          long long hg_t33 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
+          long long ae = hg_t32;
+          long long be = hg_t33;
+#line 122 "kernels_merge.go"
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 6);
+          long long p = 0LL;
+          if (x < ae) {
+            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 6)), k, false, ord, kind, width, hg_f));
+          } else {
+            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 6)), k, true, ord, kind, width, hg_f));
+          }
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 6) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 6) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 6);
+        }
+      }
+    }
+#line 132 "kernels_merge.go"
+    hg_sync_threads();
+    src = dst;
+  }
+  {
+    long long hg_i36 = tid;
+    long long hg_b34 = m;
+    long long hg_st35 = bd;
+    if (hg_st35 > 0LL && hg_b34 <= 0x7fffffffffffffffLL - hg_st35 + 1LL) {
+      unsigned long long hg_n37 = hg_i36 < hg_b34 ? ((unsigned long long)hg_b34 - (unsigned long long)hg_i36 - 1ULL) / (unsigned long long)hg_st35 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
+        long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
+#line 136 "kernels_merge.go"
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 6) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 6);
+        if (pairs) {
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 6) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 6);
+        }
+      }
+    } else {
+      for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
+#line 136 "kernels_merge.go"
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 6) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 6);
+        if (pairs) {
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 6) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 6);
+        }
+      }
+    }
+  }
+}
+
+#line 43 "kernels_merge.go"
+template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+  long long hg_t1 = hg_max(0LL, hg_sub(d, b.n));
+  long long hg_t2 = hg_min(d, a.n);
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+#line 45 "kernels_merge.go"
+  while (lo < hi) {
+    long long m = hg_add(lo, hi) / 2LL;
+    if (mergeLess<Checked, K>(hg_ld<Checked>(b, hg_sub(hg_sub(d, 1LL), m), hg_f, 47, 6), hg_ld<Checked>(a, m, hg_f, 47, 6), ord, kind, width, hg_f)) {
+      hi = m;
+    } else {
+      lo = hg_add(m, 1LL);
+    }
+  }
+  return lo;
+}
+
+#line 146 "kernels_merge.go"
+template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+  hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 147, 6);
+  hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 147, 6);
+  hg_slice<const K> a = hg_t1;
+  hg_slice<const K> b = hg_t2;
+#line 148 "kernels_merge.go"
+  long long i = mergePath<Checked, K>(a, b, d0, ord, kind, width, hg_f);
+  long long j = hg_sub(d0, i);
+  for (long long d = d0; d < d1; d = hg_add(d, 1LL)) {
+    long long from = hg_add(bs, j);
+    if ((j >= b.n) || ((i < a.n) && (!mergeLess<Checked, K>(hg_ld<Checked>(b, j, hg_f, 152, 6), hg_ld<Checked>(a, i, hg_f, 152, 6), ord, kind, width, hg_f)))) {
+      from = hg_add(as, i);
+      i = hg_add(i, 1LL);
+    } else {
+      j = hg_add(j, 1LL);
+    }
+    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 6) = hg_ld<Checked>(src, from, hg_f, 158, 6);
+    if (pairs) {
+      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 6) = hg_ld<Checked>(srcI, from, hg_f, 160, 6);
+    }
+  }
+}
+
+#line 173 "kernels_merge.go"
+template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 175 "kernels_merge.go"
+  long long n = count;
+  long long o0 = hg_mul(b, tile);
+  if (o0 >= n) {
+    return;
+  }
+  long long o1 = hg_min(hg_add(o0, tile), n);
+  if (bd == 1LL) {
+    for (long long o = o0; o < o1; ) {
+      long long ps = hg_mul(hg_div<Checked>(o, hg_mul(2LL, w), hg_f, 183, 6), hg_mul(2LL, w));
+      long long e = hg_min(o1, hg_add(ps, hg_mul(2LL, w)));
+      mergeRange<Checked, K>(src, dst, srcI, dstI, pairs, ps, hg_min(hg_add(ps, w), n), hg_min(hg_add(ps, hg_mul(2LL, w)), n), hg_sub(o, ps), hg_sub(e, ps), ord, kind, width, hg_f);
+      o = e;
+    }
+    return;
+  }
+  long long ps = hg_mul(hg_div<Checked>(o0, hg_mul(2LL, w), hg_f, 190, 6), hg_mul(2LL, w));
+  long long hg_t5 = ps;
+  long long hg_t6 = hg_min(hg_add(ps, w), n);
+  long long hg_t7 = hg_min(hg_add(ps, hg_mul(2LL, w)), n);
+  long long as = hg_t5;
+  long long bs = hg_t6;
+  long long be = hg_t7;
+#line 192 "kernels_merge.go"
+  if (tid == 0LL) {
+    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 6), hg_sub<Checked>(src, bs, be, hg_f, 193, 6), hg_sub(o0, ps), ord, kind, width, hg_f);
+    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 6), hg_sub<Checked>(src, bs, be, hg_f, 194, 6), hg_sub(o1, ps), ord, kind, width, hg_f);
+  }
+  hg_sync_threads();
+  long long hg_t8 = (*part)[0LL];
+  long long hg_t9 = (*part)[1LL];
+  long long i0 = hg_t8;
+  long long i1 = hg_t9;
+#line 198 "kernels_merge.go"
+  long long j0 = hg_sub(hg_sub(o0, ps), i0);
+  long long hg_t10 = hg_sub(i1, i0);
+  long long hg_t11 = hg_sub(o1, o0);
+  long long la = hg_t10;
+  long long tot = hg_t11;
+#line 200 "kernels_merge.go"
+  long long lb = hg_sub(tot, la);
+  {
+    long long hg_i14 = tid;
+    long long hg_b12 = tot;
+    long long hg_st13 = bd;
+    if (hg_st13 > 0LL && hg_b12 <= 0x7fffffffffffffffLL - hg_st13 + 1LL) {
+      unsigned long long hg_n15 = hg_i14 < hg_b12 ? ((unsigned long long)hg_b12 - (unsigned long long)hg_i14 - 1ULL) / (unsigned long long)hg_st13 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k16 = 0; hg_k16 < hg_n15; hg_k16++) {
+        long long x = (long long)((unsigned long long)hg_i14 + hg_k16 * (unsigned long long)hg_st13);
+#line 202 "kernels_merge.go"
+        long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
+        if (x < la) {
+          g = hg_add(hg_add(as, i0), x);
+        }
+        hg_ref<Checked>(sk, x, hg_f, 206, 6) = hg_ld<Checked>(src, g, hg_f, 206, 6);
+        if (pairs) {
+          hg_ref<Checked>((*si), x, hg_f, 208, 6) = hg_ld<Checked>(srcI, g, hg_f, 208, 6);
+        }
+      }
+    } else {
+      for (long long x = hg_i14; x < hg_b12; x = hg_add(x, hg_st13)) {
+#line 202 "kernels_merge.go"
+        long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
+        if (x < la) {
+          g = hg_add(hg_add(as, i0), x);
+        }
+        hg_ref<Checked>(sk, x, hg_f, 206, 6) = hg_ld<Checked>(src, g, hg_f, 206, 6);
+        if (pairs) {
+          hg_ref<Checked>((*si), x, hg_f, 208, 6) = hg_ld<Checked>(srcI, g, hg_f, 208, 6);
+        }
+      }
+    }
+  }
+#line 211 "kernels_merge.go"
+  hg_sync_threads();
+  long long ipt = hg_div<Checked>(tile, bd, hg_f, 212, 6);
+  {
+#line 213 "kernels_merge.go"
+    long long d = hg_mul(tid, ipt);
+#line 213 "kernels_merge.go"
+    if (d < tot) {
+      long long i = mergePath<Checked, K>(hg_const(hg_sub<Checked>(sk, 0LL, la, hg_f, 214, 6)), hg_const(hg_sub<Checked>(sk, la, tot, hg_f, 214, 6)), d, ord, kind, width, hg_f);
+      long long j = hg_sub(d, i);
+      for (long long k = d; k < hg_min(hg_add(d, ipt), tot); k = hg_add(k, 1LL)) {
+        long long from = hg_add(la, j);
+        if ((j >= lb) || ((i < la) && (!mergeLess<Checked, K>(hg_ld<Checked>(sk, hg_add(la, j), hg_f, 218, 6), hg_ld<Checked>(sk, i, hg_f, 218, 6), ord, kind, width, hg_f)))) {
+          from = i;
+          i = hg_add(i, 1LL);
+        } else {
+          j = hg_add(j, 1LL);
+        }
+        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 6) = hg_ld<Checked>(sk, from, hg_f, 224, 6);
+        if (pairs) {
+          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 6) = hg_ld<Checked>((*si), from, hg_f, 226, 6);
+        }
+      }
+    }
+  }
+#line 230 "kernels_merge.go"
+  hg_sync_threads();
+  {
+    long long hg_i22 = tid;
+    long long hg_b20 = tot;
+    long long hg_st21 = bd;
+    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
+      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
+        long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+#line 232 "kernels_merge.go"
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 6) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 6);
+        if (pairs) {
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 6) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 6);
+        }
+      }
+    } else {
+      for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
+#line 232 "kernels_merge.go"
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 6) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 6);
+        if (pairs) {
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 6) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 6);
+        }
+      }
+    }
+  }
+}
+
+#line 242 "kernels_merge.go"
+template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f) {
+  long long n = count;
+  if (span > 0LL) {
+    long long lo = hg_min(hg_mul(hg_global_x(), span), n);
+    for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
+      hg_ref<Checked>(out, i, hg_f, 247, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 6), hg_f, 247, 6);
+    }
+    return;
+  }
+  {
+    long long hg_i4 = hg_global_x();
+    long long hg_b2 = n;
+    long long hg_st3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+    if (hg_st3 > 0LL && hg_b2 <= 0x7fffffffffffffffLL - hg_st3 + 1LL) {
+      unsigned long long hg_n5 = hg_i4 < hg_b2 ? ((unsigned long long)hg_b2 - (unsigned long long)hg_i4 - 1ULL) / (unsigned long long)hg_st3 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
+        long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+#line 252 "kernels_merge.go"
+        hg_ref<Checked>(out, i, hg_f, 252, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 6), hg_f, 252, 6);
+      }
+    } else {
+      for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
+#line 252 "kernels_merge.go"
+        hg_ref<Checked>(out, i, hg_f, 252, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 6), hg_f, 252, 6);
       }
     }
   }
@@ -2654,7 +3081,7 @@ template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys
 
 #line 155 "kernels_select.go"
 template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads, hg_slice<const int64_t> num, hg_slice<int64_t> counts, long long n, long long span, hg_fault* hg_f) {
-  long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 7));
+  long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 8));
   long long hg_t1 = hg_global_x();
   long long hg_t2 = r;
   long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
@@ -2679,18 +3106,18 @@ template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
-          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 7);
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 8);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 7) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 7));
+        hg_ref<Checked>(counts, j, hg_f, 168, 8) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 8));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
-          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 7);
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 8);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 7) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 7));
+        hg_ref<Checked>(counts, j, hg_f, 168, 8) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 8));
       }
     }
   }
@@ -3892,10 +4319,45 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
 }
 
 #line 647 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 650 "kernels_types.go"
+  mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_i8(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockI8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 656 "kernels_types.go"
+template <bool Checked> __device__ void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 659 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 660 "kernels_types.go"
+  mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_i8(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassI8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 666 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 649 "kernels_types.go"
+#line 668 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -3906,17 +4368,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 655 "kernels_types.go"
+#line 674 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 657 "kernels_types.go"
+#line 676 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 658 "kernels_types.go"
+#line 677 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 659 "kernels_types.go"
+#line 678 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3927,7 +4389,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 665 "kernels_types.go"
+#line 684 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -3939,11 +4401,46 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
   keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 672 "kernels_types.go"
+#line 691 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 694 "kernels_types.go"
+  mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_u8(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockU8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 700 "kernels_types.go"
+template <bool Checked> __device__ void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 703 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 704 "kernels_types.go"
+  mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_u8(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassU8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 710 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 674 "kernels_types.go"
+#line 712 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -3954,17 +4451,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 680 "kernels_types.go"
+#line 718 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 682 "kernels_types.go"
+#line 720 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 683 "kernels_types.go"
+#line 721 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 684 "kernels_types.go"
+#line 722 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -3975,7 +4472,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 690 "kernels_types.go"
+#line 728 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -3987,11 +4484,46 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
   keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 697 "kernels_types.go"
+#line 735 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 738 "kernels_types.go"
+  mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_i16(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockI16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 744 "kernels_types.go"
+template <bool Checked> __device__ void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 747 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 748 "kernels_types.go"
+  mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_i16(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassI16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 754 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 699 "kernels_types.go"
+#line 756 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -4002,17 +4534,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 705 "kernels_types.go"
+#line 762 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 707 "kernels_types.go"
+#line 764 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 708 "kernels_types.go"
+#line 765 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 709 "kernels_types.go"
+#line 766 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4023,7 +4555,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 715 "kernels_types.go"
+#line 772 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -4035,11 +4567,46 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
   keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 722 "kernels_types.go"
+#line 779 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 782 "kernels_types.go"
+  mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_u16(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockU16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 788 "kernels_types.go"
+template <bool Checked> __device__ void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 791 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 792 "kernels_types.go"
+  mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_u16(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassU16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 798 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 724 "kernels_types.go"
+#line 800 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4050,17 +4617,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 730 "kernels_types.go"
+#line 806 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 732 "kernels_types.go"
+#line 808 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 733 "kernels_types.go"
+#line 809 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 734 "kernels_types.go"
+#line 810 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4071,7 +4638,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 740 "kernels_types.go"
+#line 816 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -4083,11 +4650,46 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
   keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 747 "kernels_types.go"
+#line 823 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 826 "kernels_types.go"
+  mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_i32(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 832 "kernels_types.go"
+template <bool Checked> __device__ void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 835 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 836 "kernels_types.go"
+  mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_i32(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassI32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 842 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 749 "kernels_types.go"
+#line 844 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4098,17 +4700,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 755 "kernels_types.go"
+#line 850 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 757 "kernels_types.go"
+#line 852 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 758 "kernels_types.go"
+#line 853 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 759 "kernels_types.go"
+#line 854 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4119,7 +4721,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 765 "kernels_types.go"
+#line 860 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -4131,11 +4733,46 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
   keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 772 "kernels_types.go"
+#line 867 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 870 "kernels_types.go"
+  mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_u32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 876 "kernels_types.go"
+template <bool Checked> __device__ void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 879 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 880 "kernels_types.go"
+  mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_u32(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassU32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 886 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 774 "kernels_types.go"
+#line 888 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -4146,17 +4783,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 780 "kernels_types.go"
+#line 894 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 782 "kernels_types.go"
+#line 896 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 783 "kernels_types.go"
+#line 897 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 784 "kernels_types.go"
+#line 898 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4167,7 +4804,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 790 "kernels_types.go"
+#line 904 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -4179,11 +4816,46 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
   keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 797 "kernels_types.go"
+#line 911 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 914 "kernels_types.go"
+  mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_i64(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 920 "kernels_types.go"
+template <bool Checked> __device__ void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 923 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 924 "kernels_types.go"
+  mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_i64(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassI64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 930 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 799 "kernels_types.go"
+#line 932 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -4194,17 +4866,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 805 "kernels_types.go"
+#line 938 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 807 "kernels_types.go"
+#line 940 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 808 "kernels_types.go"
+#line 941 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 809 "kernels_types.go"
+#line 942 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4215,7 +4887,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 815 "kernels_types.go"
+#line 948 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -4227,11 +4899,46 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
   keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 822 "kernels_types.go"
+#line 955 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 958 "kernels_types.go"
+  mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_u64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 964 "kernels_types.go"
+template <bool Checked> __device__ void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 967 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 968 "kernels_types.go"
+  mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_u64(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassU64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 974 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 824 "kernels_types.go"
+#line 976 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4242,17 +4949,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 830 "kernels_types.go"
+#line 982 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 832 "kernels_types.go"
+#line 984 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 833 "kernels_types.go"
+#line 985 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 834 "kernels_types.go"
+#line 986 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4263,7 +4970,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 840 "kernels_types.go"
+#line 992 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -4275,11 +4982,46 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
   keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 847 "kernels_types.go"
+#line 999 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1002 "kernels_types.go"
+  mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_f32(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1008 "kernels_types.go"
+template <bool Checked> __device__ void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1011 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 1012 "kernels_types.go"
+  mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_f32(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassF32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1018 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 849 "kernels_types.go"
+#line 1020 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -4290,17 +5032,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 855 "kernels_types.go"
+#line 1026 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 857 "kernels_types.go"
+#line 1028 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 858 "kernels_types.go"
+#line 1029 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 859 "kernels_types.go"
+#line 1030 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4311,7 +5053,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 865 "kernels_types.go"
+#line 1036 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
@@ -4323,17 +5065,124 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
   keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 872 "kernels_types.go"
+#line 1043 "kernels_types.go"
+template <bool Checked> __device__ void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1046 "kernels_types.go"
+  mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1052 "kernels_types.go"
+template <bool Checked> __device__ void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1055 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 1056 "kernels_types.go"
+  mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1062 "kernels_types.go"
+template <bool Checked> __device__ void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span) {
+  gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1069 "kernels_types.go"
+template <bool Checked> __device__ void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span) {
+  gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1076 "kernels_types.go"
+template <bool Checked> __device__ void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span) {
+  gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1083 "kernels_types.go"
+template <bool Checked> __device__ void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span) {
+  gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1090 "kernels_types.go"
+template <bool Checked> __device__ void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, float>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span) {
+  gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1097 "kernels_types.go"
+template <bool Checked> __device__ void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, double>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span) {
+  gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1104 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 874 "kernels_types.go"
+#line 1106 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 875 "kernels_types.go"
+#line 1107 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 876 "kernels_types.go"
+#line 1108 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4344,17 +5193,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 882 "kernels_types.go"
+#line 1114 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 884 "kernels_types.go"
+#line 1116 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 885 "kernels_types.go"
+#line 1117 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 886 "kernels_types.go"
+#line 1118 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4365,17 +5214,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 892 "kernels_types.go"
+#line 1124 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 894 "kernels_types.go"
+#line 1126 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 895 "kernels_types.go"
+#line 1127 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 896 "kernels_types.go"
+#line 1128 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4386,17 +5235,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 902 "kernels_types.go"
+#line 1134 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 904 "kernels_types.go"
+#line 1136 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 905 "kernels_types.go"
+#line 1137 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 906 "kernels_types.go"
+#line 1138 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4407,17 +5256,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 912 "kernels_types.go"
+#line 1144 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 914 "kernels_types.go"
+#line 1146 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 915 "kernels_types.go"
+#line 1147 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 916 "kernels_types.go"
+#line 1148 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4428,17 +5277,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 922 "kernels_types.go"
+#line 1154 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 924 "kernels_types.go"
+#line 1156 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 925 "kernels_types.go"
+#line 1157 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 926 "kernels_types.go"
+#line 1158 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4449,17 +5298,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 932 "kernels_types.go"
+#line 1164 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 934 "kernels_types.go"
+#line 1166 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 935 "kernels_types.go"
+#line 1167 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 936 "kernels_types.go"
+#line 1168 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4470,17 +5319,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 942 "kernels_types.go"
+#line 1174 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 944 "kernels_types.go"
+#line 1176 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 945 "kernels_types.go"
+#line 1177 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 946 "kernels_types.go"
+#line 1178 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4491,17 +5340,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 952 "kernels_types.go"
+#line 1184 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 954 "kernels_types.go"
+#line 1186 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 955 "kernels_types.go"
+#line 1187 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 956 "kernels_types.go"
+#line 1188 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4512,17 +5361,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 962 "kernels_types.go"
+#line 1194 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 964 "kernels_types.go"
+#line 1196 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 965 "kernels_types.go"
+#line 1197 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 966 "kernels_types.go"
+#line 1198 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4533,17 +5382,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 972 "kernels_types.go"
+#line 1204 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 974 "kernels_types.go"
+#line 1206 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 975 "kernels_types.go"
+#line 1207 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 976 "kernels_types.go"
+#line 1208 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4554,17 +5403,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 982 "kernels_types.go"
+#line 1214 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 984 "kernels_types.go"
+#line 1216 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 985 "kernels_types.go"
+#line 1217 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 986 "kernels_types.go"
+#line 1218 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4575,17 +5424,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 992 "kernels_types.go"
+#line 1224 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 994 "kernels_types.go"
+#line 1226 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 995 "kernels_types.go"
+#line 1227 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 996 "kernels_types.go"
+#line 1228 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4596,17 +5445,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1002 "kernels_types.go"
+#line 1234 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1004 "kernels_types.go"
+#line 1236 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1005 "kernels_types.go"
+#line 1237 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1006 "kernels_types.go"
+#line 1238 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4617,17 +5466,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1012 "kernels_types.go"
+#line 1244 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1014 "kernels_types.go"
+#line 1246 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1015 "kernels_types.go"
+#line 1247 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1016 "kernels_types.go"
+#line 1248 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4638,17 +5487,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1022 "kernels_types.go"
+#line 1254 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1024 "kernels_types.go"
+#line 1256 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1025 "kernels_types.go"
+#line 1257 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1026 "kernels_types.go"
+#line 1258 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4659,17 +5508,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1032 "kernels_types.go"
+#line 1264 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1034 "kernels_types.go"
+#line 1266 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1035 "kernels_types.go"
+#line 1267 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1036 "kernels_types.go"
+#line 1268 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4680,17 +5529,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1042 "kernels_types.go"
+#line 1274 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1044 "kernels_types.go"
+#line 1276 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1045 "kernels_types.go"
+#line 1277 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1046 "kernels_types.go"
+#line 1278 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4701,17 +5550,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1052 "kernels_types.go"
+#line 1284 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1054 "kernels_types.go"
+#line 1286 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1055 "kernels_types.go"
+#line 1287 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1056 "kernels_types.go"
+#line 1288 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4722,17 +5571,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1062 "kernels_types.go"
+#line 1294 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1064 "kernels_types.go"
+#line 1296 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1065 "kernels_types.go"
+#line 1297 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1066 "kernels_types.go"
+#line 1298 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4743,17 +5592,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1072 "kernels_types.go"
+#line 1304 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1074 "kernels_types.go"
+#line 1306 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1075 "kernels_types.go"
+#line 1307 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1076 "kernels_types.go"
+#line 1308 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4764,17 +5613,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1082 "kernels_types.go"
+#line 1314 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1084 "kernels_types.go"
+#line 1316 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1085 "kernels_types.go"
+#line 1317 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1086 "kernels_types.go"
+#line 1318 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4785,17 +5634,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1092 "kernels_types.go"
+#line 1324 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1094 "kernels_types.go"
+#line 1326 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1095 "kernels_types.go"
+#line 1327 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1096 "kernels_types.go"
+#line 1328 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4806,17 +5655,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1102 "kernels_types.go"
+#line 1334 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1104 "kernels_types.go"
+#line 1336 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1105 "kernels_types.go"
+#line 1337 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1106 "kernels_types.go"
+#line 1338 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4827,17 +5676,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1112 "kernels_types.go"
+#line 1344 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1114 "kernels_types.go"
+#line 1346 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1115 "kernels_types.go"
+#line 1347 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1116 "kernels_types.go"
+#line 1348 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4848,17 +5697,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1122 "kernels_types.go"
+#line 1354 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1124 "kernels_types.go"
+#line 1356 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1125 "kernels_types.go"
+#line 1357 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1126 "kernels_types.go"
+#line 1358 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4869,17 +5718,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1132 "kernels_types.go"
+#line 1364 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1134 "kernels_types.go"
+#line 1366 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1135 "kernels_types.go"
+#line 1367 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1136 "kernels_types.go"
+#line 1368 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4890,17 +5739,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1142 "kernels_types.go"
+#line 1374 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1144 "kernels_types.go"
+#line 1376 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1145 "kernels_types.go"
+#line 1377 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1146 "kernels_types.go"
+#line 1378 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4911,17 +5760,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1152 "kernels_types.go"
+#line 1384 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1154 "kernels_types.go"
+#line 1386 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1155 "kernels_types.go"
+#line 1387 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1156 "kernels_types.go"
+#line 1388 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4932,17 +5781,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1162 "kernels_types.go"
+#line 1394 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1164 "kernels_types.go"
+#line 1396 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1165 "kernels_types.go"
+#line 1397 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1166 "kernels_types.go"
+#line 1398 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4953,17 +5802,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1172 "kernels_types.go"
+#line 1404 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1174 "kernels_types.go"
+#line 1406 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1175 "kernels_types.go"
+#line 1407 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1176 "kernels_types.go"
+#line 1408 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4974,17 +5823,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1182 "kernels_types.go"
+#line 1414 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1184 "kernels_types.go"
+#line 1416 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1185 "kernels_types.go"
+#line 1417 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1186 "kernels_types.go"
+#line 1418 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4995,17 +5844,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1192 "kernels_types.go"
+#line 1424 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1194 "kernels_types.go"
+#line 1426 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1195 "kernels_types.go"
+#line 1427 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1196 "kernels_types.go"
+#line 1428 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5016,17 +5865,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1202 "kernels_types.go"
+#line 1434 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1204 "kernels_types.go"
+#line 1436 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1205 "kernels_types.go"
+#line 1437 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1206 "kernels_types.go"
+#line 1438 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5037,17 +5886,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1212 "kernels_types.go"
+#line 1444 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1214 "kernels_types.go"
+#line 1446 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1215 "kernels_types.go"
+#line 1447 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1216 "kernels_types.go"
+#line 1448 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5058,17 +5907,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1222 "kernels_types.go"
+#line 1454 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1224 "kernels_types.go"
+#line 1456 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1225 "kernels_types.go"
+#line 1457 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1226 "kernels_types.go"
+#line 1458 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 

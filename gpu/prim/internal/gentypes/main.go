@@ -166,6 +166,32 @@ func sortKeys{{.Sfx}}(t kernel.Thread, keysIn, keysOut []{{.Go}}, offs []uint32,
 func keyHeads{{.Sfx}}(t kernel.Thread, keys []{{.Go}}, flags []uint8, span int) {
 	keyHeads(t, keys, flags, span)
 }
+
+// mergeBlock{{.Sfx}} is a merge sort's block sort of {{.Go}} keys.
+//
+//hipgo:kernel
+func mergeBlock{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, outI []uint32, pairs bool, ord int32, tile int) {
+	sk := kernel.DynamicShared[{{.Go}}](t)
+	si := kernel.Shared[[2048]uint32](t)
+	mergeSortBlock(t, in, out, outI, pairs, ord, {{.Kind}}, {{.Width}}, tile, sk, si)
+}
+
+// mergePass{{.Sfx}} is a merge sort's pass over {{.Go}} keys.
+//
+//hipgo:kernel
+func mergePass{{.Sfx}}(t kernel.Thread, src, dst []{{.Go}}, srcI, dstI []uint32, pairs bool, ord int32, count, w, tile int) {
+	sk := kernel.DynamicShared[{{.Go}}](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	mergePass(t, src, dst, srcI, dstI, pairs, ord, {{.Kind}}, {{.Width}}, count, w, tile, sk, si, part)
+}
+{{end}}{{range .Vals}}
+// gather{{.Sfx}} moves {{.Go}} values by a merge sort's indices.
+//
+//hipgo:kernel
+func gather{{.Sfx}}(t kernel.Thread, in []{{.Go}}, idx []uint32, out []{{.Go}}, count, span int) {
+	gather(t, in, idx, out, count, span)
+}
 {{end}}{{range $k := .Nums}}{{range $.Vals}}
 // sortPairs{{$k.Sfx}}{{.Sfx}} is a radix pass's scatter of {{$k.Go}} keys with {{.Go}} values.
 //
@@ -206,6 +232,9 @@ type (
 	segScanLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
 	keyHeadsLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
 	sortPairsLaunch[K, V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
+	mergeBlockLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], bool, int32, int) error
+	mergePassLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], buffer.Array[uint32], bool, int32, int, int, int) error
+	gatherLaunch[V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[V], buffer.Array[uint32], buffer.Array[V], int, int) error
 )
 
 // numLaunchers are a numeric type's launchers; nil for another type.
@@ -244,10 +273,12 @@ type keyLaunchers[K any] struct {
 	keys  sortKeysLaunch[K]
 	size  int
 	heads keyHeadsLaunch[K]
+	mergeBlock mergeBlockLaunch[K]
+	mergePass  mergePassLaunch[K]
 }
 
 var ({{range .All}}
-	key{{.Sfx}} = keyLaunchers[{{.Go}}]{LaunchSortCount{{.Sfx}}, LaunchSortKeys{{.Sfx}}, {{.Width}}, LaunchKeyHeads{{.Sfx}}}{{end}}
+	key{{.Sfx}} = keyLaunchers[{{.Go}}]{LaunchSortCount{{.Sfx}}, LaunchSortKeys{{.Sfx}}, {{.Width}}, LaunchKeyHeads{{.Sfx}}, LaunchMergeBlock{{.Sfx}}, LaunchMergePass{{.Sfx}}}{{end}}
 )
 
 // keyFor is K's launchers, nil where K is no key type.
@@ -270,6 +301,17 @@ func histogramFor[T any]() histogramLaunch[T] {
 		f = LaunchHistogram{{.Sfx}}{{end}}
 	}
 	l, _ := f.(histogramLaunch[T])
+	return l
+}
+
+// gatherFor is the gather of V values, nil where the package has none.
+func gatherFor[V any]() gatherLaunch[V] {
+	var f any
+	switch any((*V)(nil)).(type) {{"{"}}{{range .Vals}}
+	case *{{.Go}}:
+		f = LaunchGather{{.Sfx}}{{end}}
+	}
+	l, _ := f.(gatherLaunch[V])
 	return l
 }
 
