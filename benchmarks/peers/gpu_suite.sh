@@ -39,7 +39,7 @@ one() {
   dir=$(awk -v n="$n" '$1 == n { print $2 }' "$G/packages.txt" 2> /dev/null)
   [ -d "$ROOT/$dir" ] || dir=gpu-tests
   [ "$n" = gpu_collective ] && [ "$NGPU" -lt 2 ] && env=(HIPGO_REQUIRE=nccl)
-  (cd "$ROOT/$dir" && env "${env[@]}" timeout 120 "$G/$n.test" -test.count 1 -test.timeout 110s ${TESTFLAGS:-} > "/tmp/test-$n.txt" 2>&1; echo "exit $?" >> "/tmp/test-$n.txt")
+  (cd "$ROOT/$dir" && env "${env[@]}" timeout 300 "$G/$n.test" -test.count 1 -test.timeout 290s ${TESTFLAGS:-} > "/tmp/test-$n.txt" 2>&1; echo "exit $?" >> "/tmp/test-$n.txt")
   printf '%-40s %-8s %4ss\n' "$n" "$(tail -1 "/tmp/test-$n.txt")" "$(($(date +%s) - s))" > "/tmp/line-$n.txt"
 }
 export -f one

@@ -89,8 +89,18 @@ func Device(tb testing.TB) *gpu.Device {
 		}
 	})
 	dev, err := gpu.Default()
+	if err == nil && !dev.Properties().IsCPU {
+		// An earlier test left the runtime open on another driver (a GPU
+		// pack forces HIPGO_DRIVER=cuda): open it again on the cpu agent.
+		if err = gpu.Shutdown(); err == nil {
+			dev, err = gpu.Default()
+		}
+	}
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if !dev.Properties().IsCPU {
+		tb.Fatalf("cputest: the default device is %s, not the cpu agent", dev.Properties().Name)
 	}
 	return dev
 }

@@ -1,0 +1,75 @@
+"""fftrand_cupy.py: the CuPy peers of gpu/fft's and gpu/rand's benchmarks,
+timed by CUDA events (median of RUNS rounds of REPS calls each), one line
+per case, named as the Go benchmarks are:
+
+  cupy C2C/n=2^10/batch=4096 us=12.3
+  cupy curand-philox-uniform/float32/2^24 us=45.6
+
+Usage (on the GPU machine): python3 fftrand_cupy.py [runs] [reps]
+cupy.fft runs cuFFT underneath (plans cached by CuPy); the generators are
+cuRAND's Philox4x32-10 through cupy.cuda.curand, the library CuPy's
+RandomState uses.
+"""
+import statistics
+import sys
+
+import cupy as cp
+from cupy.cuda import curand
+
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+REPS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+
+
+def timed(name, fn):
+    fn()  # warm: plans, memory pool
+    cp.cuda.Device().synchronize()
+    rounds = []
+    for _ in range(RUNS):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(REPS):
+            fn()
+        end.record()
+        end.synchronize()
+        rounds.append(cp.cuda.get_elapsed_time(start, end) * 1000.0 / REPS)
+    print(f"cupy {name} us={statistics.median(rounds):.2f} rounds={','.join(f'{r:.2f}' for r in rounds)}", flush=True)
+
+
+def fft_cases():
+    for l in (10, 16, 20):
+        n = 1 << l
+        batch = max(1, (1 << 22) // n)
+        x = (cp.random.rand(batch, n, dtype=cp.float32) + 1j * cp.random.rand(batch, n, dtype=cp.float32)).astype(cp.complex64)
+        timed(f"C2C/n=2^{l}/batch={batch}", lambda x=x: cp.fft.fft(x, axis=-1))
+        r = cp.random.rand(batch, n, dtype=cp.float32)
+        timed(f"R2C/n=2^{l}/batch={batch}", lambda r=r: cp.fft.rfft(r, axis=-1))
+    for n in (1024, 4096):
+        x = (cp.random.rand(n, n, dtype=cp.float32) + 1j * cp.random.rand(n, n, dtype=cp.float32)).astype(cp.complex64)
+        timed(f"C2C2D/{n}x{n}", lambda x=x: cp.fft.fft2(x))
+    for l in (24,):
+        x = (cp.random.rand(1 << l, dtype=cp.float32) + 1j * cp.random.rand(1 << l, dtype=cp.float32)).astype(cp.complex64)
+        timed(f"C2C/n=2^{l}/batch=1", lambda x=x: cp.fft.fft(x))
+
+
+def rand_cases():
+    g = curand.createGenerator(curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    curand.setPseudoRandomGeneratorSeed(g, 1)
+    for l in (20, 24, 26, 28):
+        n = 1 << l
+        f32 = cp.empty(n, dtype=cp.float32)
+        f64 = cp.empty(n, dtype=cp.float64)
+        u32 = cp.empty(n, dtype=cp.uint32)
+        timed(f"curand-philox-uniform/float32/2^{l}", lambda: curand.generateUniform(g, f32.data.ptr, n))
+        timed(f"curand-philox-uniform/float64/2^{l}", lambda: curand.generateUniformDouble(g, f64.data.ptr, n))
+        timed(f"curand-philox-normal/float32/2^{l}", lambda: curand.generateNormal(g, f32.data.ptr, n, 0.0, 1.0))
+        timed(f"curand-philox-bits/uint32/2^{l}", lambda: curand.generate(g, u32.data.ptr, n))
+        # the write bandwidth the target is a share of: a plain fill
+        timed(f"fill/float32/2^{l}", lambda: f32.fill(1.0))
+        del f32, f64, u32
+    curand.destroyGenerator(g)
+
+
+if __name__ == "__main__":
+    print("cupy", cp.__version__, cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), flush=True)
+    fft_cases()
+    rand_cases()
