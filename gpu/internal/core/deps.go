@@ -489,11 +489,21 @@ func waitFences(ctx context.Context, op string, m *Mem, fs []*Fence) (first, err
 				return nil, err
 			}
 		}
-		if err := f.Wait(0); err != nil && first == nil && (f.stream == nil || !f.stream.isReported()) {
-			first = err
+		if f.Wait(0) != nil && first == nil {
+			first = unreported(f)
 		}
 	}
 	return first, nil
+}
+
+// unreported is the failure of f's completed packet unless f's stream
+// has returned it to the program already (a fence of no stream, the
+// synchronous engine's, has no one else to report it).
+func unreported(f *Fence) error {
+	if f.stream != nil && f.stream.isReported() {
+		return nil
+	}
+	return f.Err()
 }
 
 func releaseAll(fs []*Fence) {
@@ -513,8 +523,9 @@ func releaseAll(fs []*Fence) {
 // of (a host function: own is that work's fence, retained, for the
 // caller to wait for a moment before it refuses, as waitsForOwnQueue
 // does), or, unless force is set, when a buffer holds any unfinished
-// work (pending: the caller waits for it, as Settle does, and tries
-// again). Forced, it appends to fs, retained, the unfinished work the
+// work, or completed work whose failure nobody has reported (pending:
+// the caller waits for it, as Settle does, which reports that failure,
+// and tries again). Forced, it appends to fs, retained, the unfinished work the
 // operation must wait for, as a stream operation's would be.
 func useSync(op string, f *Fence, uses []MemUse, fs []*Fence, force bool) (_ []*Fence, own *Fence, pending bool, _ error) {
 	recording.Lock()
@@ -538,7 +549,14 @@ func useSync(op string, f *Fence, uses []MemUse, fs []*Fence, force bool) (_ []*
 				if i >= 0 {
 					w = st.readers[i]
 				}
-				if w == nil || w.Done() {
+				if w == nil {
+					continue
+				}
+				if w.Done() {
+					// Work that failed with nobody told yet is the
+					// operation's to report, as if still pending:
+					// the caller's Settle returns the failure once.
+					pending = pending || unreported(w) != nil
 					continue
 				}
 				pending = true

@@ -222,3 +222,34 @@ func TestDepsRun(t *testing.T) {
 	g2.open()
 	require.NoError(t, ss[2].SynchronizeContext(within(t)))
 }
+
+// A synchronous copy of a buffer that a failed kernel wrote reports the
+// failure its stream has not returned yet, once, even when the kernel
+// completed before the copy began (a loaded machine runs it that way).
+func TestSyncCopyReportsCompletedFailure(t *testing.T) {
+	dev := device(t)
+	for _, toDevice := range []bool{false, true} {
+		t.Run(fmt.Sprint("to device ", toDevice), func(t *testing.T) {
+			s := newStream(t, dev, 16)
+			x := newMem(t, dev, 4)
+			require.NoError(t, launch(s, kernelPanic, &tagArgs{}, MemUse{x, Write}))
+			// Wait for the kernel without anyone reporting its failure.
+			x.mu.Lock()
+			w := x.deps.writer
+			require.NotNil(t, w)
+			w.Retain()
+			x.mu.Unlock()
+			assert.ErrorContains(t, w.Wait(hang), "core test kernel failed on purpose")
+			require.True(t, w.Done())
+			w.Release()
+			require.False(t, s.isReported())
+
+			b := make([]byte, 16)
+			err := CopyHost("memcpy", x, 0, b, toDevice)
+			assert.ErrorIs(t, err, gpu.ErrLaunchFailure, "the copy observed the failure first")
+			assert.ErrorContains(t, err, "core test kernel failed on purpose")
+			assert.NoError(t, CopyHost("memcpy", x, 0, b, toDevice), "a failure is reported once")
+			assert.ErrorContains(t, s.SynchronizeContext(within(t)), "core_test_panic", "the stream stays failed")
+		})
+	}
+}
