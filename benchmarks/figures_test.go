@@ -68,7 +68,10 @@ import (
 // peers' own outputs (nvcc's "vector_add 234.299 us 3437.1 GB/s", CuPy's
 // "cupy matmul float32 n=4096: median 2.677 ms, 51.34 TFLOP/s") and the
 // PTX harness's ("lib_after.ptx   vector_add   231.44 us  3479.6 GB/s",
-// named "lib_after.ptx vector_add": runs of spaces in a name read as one).
+// named "lib_after.ptx vector_add": runs of spaces in a name read as one),
+// the primitives' table (prims.txt: "add float32 1048576" with the metrics
+// hipgo_us, cub_us and cupy_us) and fftrand_cupy.py's lines ("cupy
+// C2C/n=2^10/batch=4096 us=26.54 rounds=...", one sample in us a round).
 //
 // B is the benchmark's name as the file writes it, with or without
 // "Benchmark" and the -GOMAXPROCS suffix; it must name one benchmark of the
@@ -252,6 +255,7 @@ var units = map[string]struct {
 	"ns/op": {"time", 1}, "gpu-ns/op": {"time", 1}, "median_ns": {"time", 1}, "resolve_median_ns": {"time", 1},
 	"us": {"time", 1e3}, "us/kernel": {"time", 1e3}, "ms": {"time", 1e6},
 	"launch-ns": {"time", 1}, "launch2-ns": {"time", 1}, "record-ns": {"time", 1}, "wait-ns": {"time", 1}, "sync-ns": {"time", 1},
+	"hipgo_us": {"time", 1e3}, "cub_us": {"time", 1e3}, "cupy_us": {"time", 1e3},
 	"MB/s": {"rate", 1}, "GB/s": {"rate", 1e3},
 	"GFLOP/s": {"flops", 1}, "TFLOP/s": {"flops", 1e3},
 }
@@ -372,6 +376,55 @@ var lineKinds = []struct {
 	{"nvcc peer", readFields(regexp.MustCompile(`^([a-z][a-z0-9_]*) ([0-9.]+) (us) ([0-9.]+) (GB/s|GFLOP/s)\b`))},
 	{"cupy matmul", readFields(regexp.MustCompile(`^(cupy matmul float(?:32|64) n=[0-9]+): median ([0-9.]+) (ms), ([0-9.]+) (TFLOP/s)$`))},
 	{"ptx timing", readFields(regexp.MustCompile(`^([a-z0-9_]+\.ptx +[a-z0-9_]+) +([0-9.]+) (us) +([0-9.]+) (GB/s|TFLOP/s)$`))},
+	{"primitives table", readPrimsRow},
+}
+
+// primsRow is a row of prims_summary.py's table (prims.txt): primitive,
+// type, n, then hipgo_us, cub_us, cupy_us and cub/hipgo, "-" where one did
+// not run: "add float32 1048576 5.62 4.94 15.02 0.879x" is the benchmark
+// "add float32 1048576" with the metrics hipgo_us, cub_us and cupy_us.
+var primsRow = regexp.MustCompile(`^([a-z][a-z0-9_]* +[a-z0-9-]+ +[0-9]+) +([0-9.]+|-) +([0-9.]+|-) +([0-9.]+|-) +(?:[0-9.]+x|-)$`)
+
+// readPrimsRow reads a row of the primitives table.
+func readPrimsRow(line string) (string, map[string]float64, bool) {
+	m := primsRow.FindStringSubmatch(line)
+	if m == nil {
+		return "", nil, false
+	}
+	vals := map[string]float64{}
+	for i, u := range []string{"hipgo_us", "cub_us", "cupy_us"} {
+		if m[i+2] == "-" {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[i+2], 64)
+		if err != nil {
+			return "", nil, false
+		}
+		vals[u] = v
+	}
+	return strings.Join(strings.Fields(m[1]), " "), vals, len(vals) > 0
+}
+
+// roundsLine is a line of fftrand_cupy.py's output: "cupy C2C/n=2^10/batch=4096
+// us=26.54 rounds=30.50,26.34,..." is the benchmark "cupy C2C/n=2^10/batch=4096"
+// with one sample in us per round (us= is their median).
+var roundsLine = regexp.MustCompile(`^(cupy \S+) us=[0-9.]+ rounds=([0-9.,]+)$`)
+
+// readRounds reads a line of roundsLine: its name and one sample per round.
+func readRounds(line string) (string, []map[string]float64, bool) {
+	m := roundsLine.FindStringSubmatch(line)
+	if m == nil {
+		return "", nil, false
+	}
+	var out []map[string]float64
+	for _, f := range strings.Split(m[2], ",") {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return "", nil, false
+		}
+		out = append(out, map[string]float64{"us": v})
+	}
+	return m[1], out, true
 }
 
 // readGoLine reads a line of Go's benchmark format.
@@ -454,6 +507,12 @@ func readBenchFile(path string) (benchFile, error) {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "goos:") {
 			runs++
+		}
+		if name, rounds, ok := readRounds(line); ok {
+			for _, vals := range rounds {
+				put(name, vals)
+			}
+			continue
 		}
 		for _, k := range lineKinds {
 			name, vals, ok := k.read(line)
@@ -990,7 +1049,12 @@ func TestCheckFigures(t *testing.T) {
 		"cupy matmul float32 n=4096: median 2.677 ms, 51.34 TFLOP/s\n" +
 		"goos: linux\nBenchmarkVectorAdd-16 \t 50\t 231906 ns/op\t 3467 GB/s\t 232580 gpu-ns/op\n" +
 		"BenchmarkD \t 9\t 1823 ns/op\t 1152 median_ns\nBenchmarkG-16 \t 1\t 60396 ns/op\t 0.6024 us/kernel\n" +
-		"goos: linux\nBenchmarkG-16 \t 1\t 440480 ns/op\t 4.405 us/kernel\n"
+		"goos: linux\nBenchmarkG-16 \t 1\t 440480 ns/op\t 4.405 us/kernel\n" +
+		"primitive       type                    n    hipgo_us      cub_us     cupy_us cub/hipgo\n" +
+		"add             float32           1048576        5.62        4.94       15.02    0.879x\n" +
+		"exclusive_sum   float32           1048576       33.39        9.74           -    0.292x\n" +
+		"cupy C2C/n=2^10/batch=4096 us=26.54 rounds=30.50,26.34,26.60,26.27,26.54\n" +
+		"BenchmarkF-16 \t 9742\t 26053 ns/op\nBenchmarkF-16 \t 9742\t 25998 ns/op\nBenchmarkF-16 \t 9742\t 25975 ns/op\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run", "p.txt"), []byte(peers), 0o644))
 	for _, c := range []struct {
 		row, expr string
@@ -1008,6 +1072,16 @@ func TestCheckFigures(t *testing.T) {
 		{"| 232.6 µs |", "232.6=us(VectorAdd@GB/s)", false}, // not a time
 		{"| 1.15 µs |", "1.15=us(D@median_ns)", true},
 		{"| 0.602 µs |", "0.602=us(G@us/kernel)", false}, // both runs pooled: (0.6024+4.405)/2 is not 0.602
+		// prims_summary.py's table: a row's hipgo_us, cub_us, cupy_us; "-" is no sample.
+		{"| 5.62 µs / 4.94 µs (0.88×) |", "5.62=us(add float32 1048576@hipgo_us) 4.94=us(add float32 1048576@cub_us) 0.88=x(add float32 1048576@cub_us, add float32 1048576@hipgo_us)", true},
+		{"| 15.02 µs |", "15.02=us(add float32 1048576@cupy_us)", true},
+		{"| 15.02 µs |", "15.02=us(add float32 1048576)", false},                 // the row has no ns/op
+		{"| 9.74 µs |", "9.74=us(exclusive_sum float32 1048576@cupy_us)", false}, // CuPy's "-"
+		// fftrand_cupy.py's lines: one sample a round, in us.
+		{"| 26.54 µs |", "26.54=us(cupy C2C/n=2^10/batch=4096@us)", true},
+		{"| 26.27 / 30.50 µs |", "26.27=usmin(cupy C2C/n=2^10/batch=4096@us) 30.50=usmax(cupy C2C/n=2^10/batch=4096@us)", true},
+		{"| 1.02× |", "1.02=x(cupy C2C/n=2^10/batch=4096@us, F)", true},
+		{"| 0.036 |", "0.036=mw(F, cupy C2C/n=2^10/batch=4096@us)", true}, // 3 against 5, apart
 	} {
 		text := c.row + " " + fmt.Sprintf("<!-- from: results/run/p.txt %s -->", c.expr)
 		_, bad := checkFigures("doc.md", text, dir, map[string]benchFile{})
