@@ -27,6 +27,7 @@ names = {
     "MergeSortPairs/uint32-uint32": ("merge_sort_pairs", "uint32-uint32"),
     "Histogram/uint8-256": ("histogram256", "uint8"),
     "Scan3Pass/inclusive_sum/int32": ("inclusive_sum_3pass", "int32"),
+    "ScanLookBack/inclusive_sum/int32": ("inclusive_sum_lookback", "int32"),
     "SegmentedReduce/sum/float32": ("segmented_sum", "float32"),
     "Select/flagged/int32": ("select_flagged", "int32"),
     "Select/partition_flagged/int32": ("partition_flagged", "int32"),

@@ -140,10 +140,17 @@ func BenchmarkScan(b *testing.B) {
 }
 
 // BenchmarkScan3Pass is the GPU's scan as reduce-then-scan (three
-// launches), beside the single-pass look-back BenchmarkScan measures.
+// launches), and BenchmarkScanLookBack as one launch with decoupled
+// look-back; BenchmarkScan measures the default (singlePass).
 func BenchmarkScan3Pass(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
 	singlePass = false
-	defer func() { singlePass = true }()
+	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+}
+
+func BenchmarkScanLookBack(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
+	singlePass = true
 	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
 }
 

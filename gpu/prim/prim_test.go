@@ -2,6 +2,7 @@ package prim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -225,6 +226,12 @@ func TestScan(t *testing.T) {
 	withGPUShape(t, func() {
 		t.Run("gpu-shape/int32", func(t *testing.T) { testScan[int32](t, gpuShapeSizes) })
 		t.Run("gpu-shape/float64", func(t *testing.T) { testScan[float64](t, gpuShapeSizes) })
+		// The one-launch look-back scan, off by default, still right.
+		defer func(old bool) { singlePass = old }(singlePass)
+		for _, one := range []bool{false, true} {
+			singlePass = one
+			t.Run(fmt.Sprintf("gpu-shape/single-pass=%v/int32", one), func(t *testing.T) { testScan[int32](t, gpuShapeSizes) })
+		}
 	})
 }
 

@@ -91,9 +91,12 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 
 // singlePass makes a GPU's scans of more than a few tiles one launch
 // with decoupled look-back (kernels_lookback.go) instead of three
-// (reduce, spine, scan); the cpu agent's spans keep the three. A switch
-// for the benchmarks, which measure both.
-var singlePass = true
+// (reduce, spine, scan); the cpu agent's spans keep the three. Off: on
+// an H100 (benchmarks/results/h100-20261207) the look-back scan took
+// 787 µs for 2^26 int32 where the three launches took 381 µs, its walk
+// being one work-item's; it comes back once a warp walks. A switch for
+// the benchmarks, which measure both (BenchmarkScanLookBack).
+var singlePass = false
 
 // scanSinglePass queues the look-back scan: per-tile aggregates and
 // inclusive prefixes, and their states with the ticket counter after
