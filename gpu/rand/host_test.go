@@ -76,6 +76,12 @@ func TestEmittedCppMatchesReference(t *testing.T) {
 		{"fill_f64", "double", "opNormal", 5, "-1", "0.5", bits64(refNormal64(seed, 5, n, -1, 0.5, false))},
 		{"fill_f32", "float", "opLogNormal", 0, "0", "1", bits32(refNormal32(seed, 0, n, 0, 1, true))},
 		{"fill_f64", "double", "opLogNormal", 7, "0.25", "0.75", bits64(refNormal64(seed, 7, n, 0.25, 0.75, true))},
+		// At a multiple of 4 words: whole blocks as 16-byte stores.
+		{"fill_u32", "unsigned", "opBits", 0, "0", "0", u32(refBits32(seed, 0, n))},
+		{"fill_u64", "unsigned long long", "opBits", 4, "0", "0", refBits64(seed, 4, n)},
+		{"fill_u64", "unsigned long long", "opRange", 8, "3", "997", refRange64(seed, 8, n, 3, 1000)},
+		{"fill_f32", "float", "opUniform", 8, "0", "0", bits32(refUniform32(seed, 8, n))},
+		{"fill_f64", "double", "opUniform", 0, "0", "0", bits64(refUniform64(seed, 0, n))},
 	}
 	ops := map[string]int32{"opUniform": opUniform, "opNormal": opNormal, "opLogNormal": opLogNormal, "opBits": opBits, "opRange": opRange}
 	var m strings.Builder
@@ -85,13 +91,14 @@ func TestEmittedCppMatchesReference(t *testing.T) {
 		w, outs := unitWords(kind, r.ctype == "double" || r.ctype == "unsigned long long")
 		start := align(r.off, uint64(w))
 		units := (n + outs - 1) / outs
-		fmt.Fprintf(&m, "  {\n    static %s out[%d];\n    for (unsigned b = 0; b < %d; b++) {\n      blockIdx.x = b;\n", r.ctype, n, grid)
+		fmt.Fprintf(&m, "  {\n    alignas(16) static %s out[%d];\n    for (unsigned b = 0; b < %d; b++) {\n      blockIdx.x = b;\n", r.ctype, n, grid)
 		// The integer kernels never read len(out): no length argument.
 		length := fmt.Sprintf("%d, ", n)
 		if strings.HasPrefix(r.fn, "fill_u") {
 			length = ""
 		}
-		fmt.Fprintf(&m, "      %s(out, %s%du, %du, %dULL, %d, %d, %s, %s, 0);\n    }\n", r.fn, length, uint32(seed), uint32(seed>>32), start, units, kind, r.a, r.b)
+		// vec as the host sets it: out is 16-byte aligned.
+		fmt.Fprintf(&m, "      %s(out, %s%du, %du, %dULL, %d, %d, %s, %s, 0, %v);\n    }\n", r.fn, length, uint32(seed), uint32(seed>>32), start, units, kind, r.a, r.b, start%4 == 0)
 		fmt.Fprintf(&m, "    printf(\"run %d\\n\");\n    for (int i = 0; i < %d; i++) { unsigned long long v = 0; memcpy(&v, &out[i], sizeof out[i]); printf(\"%%llu\\n\", v); }\n  }\n", i, n)
 	}
 	m.WriteString("  return 0;\n}\n")

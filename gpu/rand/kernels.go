@@ -277,34 +277,113 @@ func unitAt(b uint64, j int, start uint64, words, units int) (int, bool) {
 	return int(u), u < uint64(units)
 }
 
+// fullAt is the first unit of block b and whether all of b's four words
+// are this call's, [start, end): then b holds 4/words whole units. end is
+// past b's first word, so end-w does not wrap, nor does w+4 have to be
+// formed (it wraps for the stream's last block).
+func fullAt(b, start, end uint64, words int) (int, bool) {
+	w := b * 4
+	if w < start || end-w < 4 {
+		return 0, false
+	}
+	return int((w - start) >> uint(words>>1)), true
+}
+
+// wordsAt is words j and j+1 of the block {x0, x1, x2, x3} (0 past its
+// end), picked without indexing an array: a dynamic index puts the block
+// in a GPU's local memory.
+func wordsAt(x0, x1, x2, x3 uint32, j int) (uint32, uint32) {
+	switch j {
+	case 1:
+		return x1, x2
+	case 2:
+		return x2, x3
+	case 3:
+		return x3, 0
+	}
+	return x0, x1
+}
+
+// normalF32 writes the pair of float32 normals (or log-normals) of words
+// w0 and w1 to out[i] and, where it is in out, out[i+1].
+func normalF32(out []float32, i int, w0, w1 uint32, a, b float64, op int32) {
+	z0, z1 := boxMuller(open32(w0), open32(w1))
+	out[i] = float32(scaled(z0, a, b, op))
+	if i+1 < len(out) {
+		out[i+1] = float32(scaled(z1, a, b, op))
+	}
+}
+
+// normalF64 is normalF32 for float64, of four words.
+func normalF64(out []float64, i int, x0, x1, x2, x3 uint32, a, b float64, op int32) {
+	z0, z1 := boxMuller(uniform64(x0, x1), uniform64(x2, x3))
+	out[i] = scaled(z0, a, b, op)
+	if i+1 < len(out) {
+		out[i+1] = scaled(z1, a, b, op)
+	}
+}
+
+// rangeOf is lo0 + floor(v*width/2^64) of the 64 bits v = hi<<32 | lo.
+func rangeOf(lo, hi uint32, lo0, width uint64) uint64 {
+	return lo0 + mulHi64(uint64(hi)<<32|uint64(lo), width)
+}
+
+// The kernels below give each work-item whole Philox blocks: one block
+// is computed once and all of its 4/words units written, with constant
+// indices where the block lies wholly inside the call's words (every
+// block but the first and the last of a call); the first and last go
+// unit by unit. The block's words are kept in four variables, never an
+// array indexed at run time, so that a GPU keeps them in registers.
+// vec says that out starts on a 16-byte boundary and start is a multiple
+// of 4 words: then a whole block's values are one 16-byte store
+// (kernel.Store4, Store2), at out's index u, a multiple of 4 (1-word
+// units) or of 2 (2-word units).
+
 // fillF32 writes out's float32 values of op from the stream's words
 // [start, start+units*words) under the key {k0, k1}.
 //
 //hipgo:kernel
-func fillF32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int) {
+func fillF32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int, vec bool) {
 	words, _ := unitWords(op, false)
+	end := start + uint64(units*words)
 	first := start / 4
-	nb := int((start+uint64(units*words)-1)/4 - first + 1)
+	nb := int((end-1)/4 - first + 1)
 	lo, hi, step := blockRange(t, nb, span)
 	// A uint64 loop: clang's unrolling of a grid-stride int loop fails
 	// on this body on NVPTX, and the blocks are uint64 anyway.
 	for blk := first + uint64(lo); blk < first+uint64(hi); blk += uint64(step) {
 		x := philoxBlock(blk, k0, k1)
-		for g := 0; g < 4/words; g++ {
-			j := g * words
-			u, ok := unitAt(blk, j, start, words, units)
-			if !ok {
-				continue
+		x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+		if op != opUniform {
+			// Two pairs a block, each checked: Box-Muller outweighs
+			// the checks, and one copy of it keeps the kernel small.
+			for g := 0; g < 2; g++ {
+				if u, ok := unitAt(blk, 2*g, start, 2, units); ok {
+					w0, w1 := wordsAt(x0, x1, x2, x3, 2*g)
+					normalF32(out, 2*u, w0, w1, a, b, op)
+				}
 			}
-			if op == opUniform {
-				out[u] = uniform32(x[j])
-				continue
-			}
-			z0, z1 := boxMuller(open32(x[j]), open32(x[j+1]))
-			out[2*u] = float32(scaled(z0, a, b, op))
-			if 2*u+1 < len(out) {
-				out[2*u+1] = float32(scaled(z1, a, b, op))
-			}
+			continue
+		}
+		if u, ok := fullAt(blk, start, end, 1); ok && vec {
+			kernel.Store4(out, u/4, [4]float32{uniform32(x0), uniform32(x1), uniform32(x2), uniform32(x3)})
+			continue
+		}
+		// Word by word: the call's first or last block, its words from
+		// start or to end, or any block where vec is false. (One loop
+		// for both keeps fillF32 small enough for clang to inline into
+		// its entry point, whose stores are then global ones.)
+		w := blk * 4
+		j0, j1 := 0, 4
+		if w < start {
+			j0 = int(start - w)
+		}
+		if end-w < 4 {
+			j1 = int(end - w)
+		}
+		for j := j0; j < j1; j++ {
+			v, _ := wordsAt(x0, x1, x2, x3, j)
+			out[int(w+uint64(j)-start)] = uniform32(v)
 		}
 	}
 }
@@ -312,29 +391,37 @@ func fillF32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units 
 // fillF64 is fillF32 for float64.
 //
 //hipgo:kernel
-func fillF64(t kernel.Thread, out []float64, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int) {
+func fillF64(t kernel.Thread, out []float64, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int, vec bool) {
 	words, _ := unitWords(op, true)
+	end := start + uint64(units*words)
 	first := start / 4
-	nb := int((start+uint64(units*words)-1)/4 - first + 1)
+	nb := int((end-1)/4 - first + 1)
 	lo, hi, step := blockRange(t, nb, span)
 	// A uint64 loop: clang's unrolling of a grid-stride int loop fails
 	// on this body on NVPTX, and the blocks are uint64 anyway.
 	for blk := first + uint64(lo); blk < first+uint64(hi); blk += uint64(step) {
 		x := philoxBlock(blk, k0, k1)
-		for g := 0; g < 4/words; g++ {
-			j := g * words
-			u, ok := unitAt(blk, j, start, words, units)
-			if !ok {
+		x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+		if op != opUniform {
+			// A normal pair's unit is the whole block.
+			if u, ok := unitAt(blk, 0, start, 4, units); ok {
+				normalF64(out, 2*u, x0, x1, x2, x3, a, b, op)
+			}
+			continue
+		}
+		if u, ok := fullAt(blk, start, end, 2); ok {
+			if vec {
+				kernel.Store2(out, u/2, [2]float64{uniform64(x0, x1), uniform64(x2, x3)})
 				continue
 			}
-			if op == opUniform {
-				out[u] = uniform64(x[j], x[j+1])
-				continue
-			}
-			z0, z1 := boxMuller(uniform64(x[0], x[1]), uniform64(x[2], x[3]))
-			out[2*u] = scaled(z0, a, b, op)
-			if 2*u+1 < len(out) {
-				out[2*u+1] = scaled(z1, a, b, op)
+			out[u] = uniform64(x0, x1)
+			out[u+1] = uniform64(x2, x3)
+			continue
+		}
+		for j := 0; j < 4; j += 2 {
+			if u, ok := unitAt(blk, j, start, 2, units); ok {
+				w0, w1 := wordsAt(x0, x1, x2, x3, j)
+				out[u] = uniform64(w0, w1)
 			}
 		}
 	}
@@ -344,26 +431,45 @@ func fillF64(t kernel.Thread, out []float64, k0, k1 uint32, start uint64, units 
 // or lo + floor(v*width/2^64) of 64 random bits v (opRange).
 //
 //hipgo:kernel
-func fillU32(t kernel.Thread, out []uint32, k0, k1 uint32, start uint64, units int, op int32, lo0, width uint64, span int) {
+func fillU32(t kernel.Thread, out []uint32, k0, k1 uint32, start uint64, units int, op int32, lo0, width uint64, span int, vec bool) {
 	words, _ := unitWords(op, false)
+	end := start + uint64(units*words)
 	first := start / 4
-	nb := int((start+uint64(units*words)-1)/4 - first + 1)
+	nb := int((end-1)/4 - first + 1)
 	lo, hi, step := blockRange(t, nb, span)
 	// A uint64 loop: clang's unrolling of a grid-stride int loop fails
 	// on this body on NVPTX, and the blocks are uint64 anyway.
 	for blk := first + uint64(lo); blk < first+uint64(hi); blk += uint64(step) {
 		x := philoxBlock(blk, k0, k1)
-		for g := 0; g < 4/words; g++ {
+		x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+		if u, ok := fullAt(blk, start, end, words); ok {
+			if op == opBits {
+				if vec {
+					kernel.Store4(out, u/4, [4]uint32{x0, x1, x2, x3})
+					continue
+				}
+				out[u] = x0
+				out[u+1] = x1
+				out[u+2] = x2
+				out[u+3] = x3
+				continue
+			}
+			out[u] = uint32(rangeOf(x0, x1, lo0, width))
+			out[u+1] = uint32(rangeOf(x2, x3, lo0, width))
+			continue
+		}
+		for g := 0; g < 4>>uint(words>>1); g++ {
 			j := g * words
 			u, ok := unitAt(blk, j, start, words, units)
 			if !ok {
 				continue
 			}
+			w0, w1 := wordsAt(x0, x1, x2, x3, j)
 			if op == opBits {
-				out[u] = x[j]
+				out[u] = w0
 				continue
 			}
-			out[u] = uint32(lo0 + mulHi64(uint64(x[j+1])<<32|uint64(x[j]), width))
+			out[u] = uint32(rangeOf(w0, w1, lo0, width))
 		}
 	}
 }
@@ -371,27 +477,43 @@ func fillU32(t kernel.Thread, out []uint32, k0, k1 uint32, start uint64, units i
 // fillU64 is fillU32 for uint64: two words a value, the first the low one.
 //
 //hipgo:kernel
-func fillU64(t kernel.Thread, out []uint64, k0, k1 uint32, start uint64, units int, op int32, lo0, width uint64, span int) {
+func fillU64(t kernel.Thread, out []uint64, k0, k1 uint32, start uint64, units int, op int32, lo0, width uint64, span int, vec bool) {
 	words, _ := unitWords(op, true)
+	end := start + uint64(units*words)
 	first := start / 4
-	nb := int((start+uint64(units*words)-1)/4 - first + 1)
+	nb := int((end-1)/4 - first + 1)
 	lo, hi, step := blockRange(t, nb, span)
 	// A uint64 loop: clang's unrolling of a grid-stride int loop fails
 	// on this body on NVPTX, and the blocks are uint64 anyway.
 	for blk := first + uint64(lo); blk < first+uint64(hi); blk += uint64(step) {
 		x := philoxBlock(blk, k0, k1)
-		for g := 0; g < 4/words; g++ {
+		x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+		if u, ok := fullAt(blk, start, end, words); ok {
+			if op == opBits {
+				if vec {
+					kernel.Store2(out, u/2, [2]uint64{uint64(x1)<<32 | uint64(x0), uint64(x3)<<32 | uint64(x2)})
+					continue
+				}
+				out[u] = uint64(x1)<<32 | uint64(x0)
+				out[u+1] = uint64(x3)<<32 | uint64(x2)
+				continue
+			}
+			out[u] = rangeOf(x0, x1, lo0, width)
+			out[u+1] = rangeOf(x2, x3, lo0, width)
+			continue
+		}
+		for g := 0; g < 4>>uint(words>>1); g++ {
 			j := g * words
 			u, ok := unitAt(blk, j, start, words, units)
 			if !ok {
 				continue
 			}
-			v := uint64(x[j+1])<<32 | uint64(x[j])
+			w0, w1 := wordsAt(x0, x1, x2, x3, j)
 			if op == opBits {
-				out[u] = v
+				out[u] = uint64(w1)<<32 | uint64(w0)
 				continue
 			}
-			out[u] = lo0 + mulHi64(v, width)
+			out[u] = rangeOf(w0, w1, lo0, width)
 		}
 	}
 }

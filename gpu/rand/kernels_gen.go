@@ -52,6 +52,7 @@ type fillF32Args struct {
 	a      float64
 	b      float64
 	span   int64
+	vec    uint8
 }
 
 // fillF32Kernel runs fillF32 on the cpu agent.
@@ -65,28 +66,29 @@ var fillF32Kernel = kernel.Define("fill_f32", func(b *kernel.Block, a *fillF32Ar
 	s6 := a.a
 	s7 := a.b
 	s8 := int(a.span)
+	s9 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
 			for g := lo; g < hi; g++ {
-				fillF32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+				fillF32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			fillF32(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+			fillF32(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fillF32(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+		fillF32(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 	}
 })
 
-// launchFillF32 launches fillF32 (kernels.go:284) on s: grid blocks of block threads, with
+// launchFillF32 launches fillF32 (kernels.go:346) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func launchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int) error {
+func launchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int, vec bool) error {
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill_f32 argument 0 (out): nil buffer")
 	}
@@ -95,7 +97,7 @@ func launchFillF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		return err
 	}
 	var args module.Args
-	args.Ptr(out).Int64(int64(out.Len())).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Float64(a).Float64(b).Int64(int64(span))
+	args.Ptr(out).Int64(int64(out.Len())).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Float64(a).Float64(b).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
 }
 
@@ -111,6 +113,7 @@ type fillF64Args struct {
 	a      float64
 	b      float64
 	span   int64
+	vec    uint8
 }
 
 // fillF64Kernel runs fillF64 on the cpu agent.
@@ -124,28 +127,29 @@ var fillF64Kernel = kernel.Define("fill_f64", func(b *kernel.Block, a *fillF64Ar
 	s6 := a.a
 	s7 := a.b
 	s8 := int(a.span)
+	s9 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
 			for g := lo; g < hi; g++ {
-				fillF64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+				fillF64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			fillF64(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+			fillF64(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fillF64(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+		fillF64(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 	}
 })
 
-// launchFillF64 launches fillF64 (kernels.go:315) on s: grid blocks of block threads, with
+// launchFillF64 launches fillF64 (kernels.go:394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func launchFillF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int) error {
+func launchFillF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int, vec bool) error {
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill_f64 argument 0 (out): nil buffer")
 	}
@@ -154,7 +158,7 @@ func launchFillF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		return err
 	}
 	var args module.Args
-	args.Ptr(out).Int64(int64(out.Len())).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Float64(a).Float64(b).Int64(int64(span))
+	args.Ptr(out).Int64(int64(out.Len())).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Float64(a).Float64(b).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
 }
 
@@ -169,6 +173,7 @@ type fillU32Args struct {
 	lo0   uint64
 	width uint64
 	span  int64
+	vec   uint8
 }
 
 // fillU32Kernel runs fillU32 on the cpu agent.
@@ -182,28 +187,29 @@ var fillU32Kernel = kernel.Define("fill_u32", func(b *kernel.Block, a *fillU32Ar
 	s6 := a.lo0
 	s7 := a.width
 	s8 := int(a.span)
+	s9 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
 			for g := lo; g < hi; g++ {
-				fillU32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+				fillU32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			fillU32(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+			fillU32(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fillU32(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+		fillU32(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 	}
 })
 
-// launchFillU32 launches fillU32 (kernels.go:347) on s: grid blocks of block threads, with
+// launchFillU32 launches fillU32 (kernels.go:434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func launchFillU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int) error {
+func launchFillU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill_u32 argument 0 (out): nil buffer")
 	}
@@ -212,7 +218,7 @@ func launchFillU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		return err
 	}
 	var args module.Args
-	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Uint64(lo0).Uint64(width).Int64(int64(span))
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Uint64(lo0).Uint64(width).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -231,6 +237,7 @@ type fillU64Args struct {
 	lo0   uint64
 	width uint64
 	span  int64
+	vec   uint8
 }
 
 // fillU64Kernel runs fillU64 on the cpu agent.
@@ -244,28 +251,29 @@ var fillU64Kernel = kernel.Define("fill_u64", func(b *kernel.Block, a *fillU64Ar
 	s6 := a.lo0
 	s7 := a.width
 	s8 := int(a.span)
+	s9 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
 			for g := lo; g < hi; g++ {
-				fillU64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+				fillU64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			fillU64(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+			fillU64(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		fillU64(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+		fillU64(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8, s9)
 	}
 })
 
-// launchFillU64 launches fillU64 (kernels.go:374) on s: grid blocks of block threads, with
+// launchFillU64 launches fillU64 (kernels.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int) error {
+func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel fill_u64 argument 0 (out): nil buffer")
 	}
@@ -274,7 +282,7 @@ func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		return err
 	}
 	var args module.Args
-	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Uint64(lo0).Uint64(width).Int64(int64(span))
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Uint64(lo0).Uint64(width).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))

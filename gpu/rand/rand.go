@@ -133,6 +133,13 @@ func (g *Generator) plan(op string, s *stream.Stream, n int, kind int32, wide bo
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// vecStores says whether the kernels may write out a Philox block at a
+// time as one 16-byte store: out starts on a 16-byte boundary (a buffer
+// does; a view may not) and the call's first word on a block's.
+func vecStores[T any](out buffer.Array[T], start uint64) bool {
+	return out.Ptr().Addr()%16 == 0 && start%4 == 0
+}
+
 // keys is the Philox key of the seed.
 func (g *Generator) keys() (k0, k1 uint32) {
 	return uint32(g.seed), uint32(g.seed >> 32)
@@ -166,9 +173,9 @@ func fillFloat[T Float](op string, g *Generator, s *stream.Stream, out buffer.Ar
 	k0, k1 := g.keys()
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
 	if o, ok := any(out).(buffer.Array[float32]); ok {
-		err = launchFillF32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span)
+		err = launchFillF32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
 	} else {
-		err = launchFillF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span)
+		err = launchFillF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
 	}
 	if err != nil {
 		return err
@@ -202,9 +209,9 @@ func fillUint[T Uint](op string, g *Generator, s *stream.Stream, out buffer.Arra
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
 	width := uint64(hi) - uint64(lo)
 	if o, ok := any(out).(buffer.Array[uint32]); ok {
-		err = launchFillU32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, uint64(lo), width, c.span)
+		err = launchFillU32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
 	} else {
-		err = launchFillU64(s, grid, block, 0, any(out).(buffer.Array[uint64]), k0, k1, c.start, c.units, kind, uint64(lo), width, c.span)
+		err = launchFillU64(s, grid, block, 0, any(out).(buffer.Array[uint64]), k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
 	}
 	if err != nil {
 		return err

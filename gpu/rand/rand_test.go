@@ -244,6 +244,27 @@ func TestMatchesReference(t *testing.T) {
 	forceGPUShape = false
 }
 
+// A call that ends on the stream's last words, in its last Philox block
+// (whose first word plus 4 wraps to 0), writes those words and no more.
+func TestStreamEnd(t *testing.T) {
+	dev, s := newStream(t)
+	const seed = 77
+	for _, shape := range []bool{false, true} {
+		forceGPUShape = shape
+		for _, off := range []uint64{math.MaxUint64 - 9, math.MaxUint64 - 3, math.MaxUint64 - 1} {
+			n := int(math.MaxUint64 - off)
+			u32, o := gen(t, dev, s, seed, off, n, Bits[uint32])
+			assert.Equal(t, refBits32(seed, off, n), u32, "bits uint32 off=%d gpu shape %v", off, shape)
+			assert.Equal(t, uint64(math.MaxUint64), o)
+			f32, _ := gen(t, dev, s, seed, off, n, Uniform[float32])
+			assert.Equal(t, refUniform32(seed, off, n), f32, "uniform float32 off=%d gpu shape %v", off, shape)
+		}
+		u64, _ := gen(t, dev, s, seed, math.MaxUint64-9, 4, Bits[uint64])
+		assert.Equal(t, refBits64(seed, math.MaxUint64-9, 4), u64, "bits uint64 gpu shape %v", shape)
+	}
+	forceGPUShape = false
+}
+
 // Generating n values and then m equals generating n+m at once, for every
 // call (normals: n even, as each call starts a new pair).
 func TestSplitEqualsWhole(t *testing.T) {

@@ -583,6 +583,32 @@ HG_DEV double hg_sqrt(double a) { return __builtin_sqrt(a); }
 HG_DEV double hg_sqrt(double a) { return __builtin_sqrt(a); }
 #endif
 
+// ---- 16-byte vector loads and stores ----
+
+// kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
+// 16-byte access; an index out of range is s[i*N+N-1]'s fault.
+template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec { T v[N]; };
+template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  typedef typename hg_unconst<T>::type U;
+  hg_array<U, N> a;
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return {};
+  }
+  hg_vec<U, N> w = *(const hg_vec<U, N>*)(s.p + i * N);
+  for (int k = 0; k < N; k++) a.v[k] = w.v[k];
+  return a;
+}
+template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return;
+  }
+  hg_vec<T, N> w;
+  for (int k = 0; k < N; k++) w.v[k] = a.v[k];
+  *(hg_vec<T, N>*)(s.p + i * N) = w;
+}
+
 // ---- device functions ----
 
 template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f);
@@ -591,15 +617,20 @@ template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint3
 template <bool Checked> __device__ hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f);
 template <bool Checked> __device__ hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f);
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f);
 template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f);
 template <bool Checked> __device__ double open32(uint32_t x, hg_fault* hg_f);
 template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f);
 template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f);
+template <bool Checked> __device__ void normalF32(hg_slice<float> out, long long i, uint32_t w0, uint32_t w1, double a, double b, int32_t op, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f);
+template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f);
 template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f);
+template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f);
 template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f);
+template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f);
 
 #line 91 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
@@ -731,9 +762,21 @@ template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b,
   return hg_tuple2<long long, bool>{(long long)(u), u < (uint64_t)(units)};
 }
 
-#line 105 "kernels.go"
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f) {
-  return (float)((x >> 8LL) | 1U) * 5.9604645e-08f;
+#line 295 "kernels.go"
+template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f) {
+  {
+    long long hg_tag2 = j;
+#line 297 "kernels.go"
+    if (hg_tag2 == 1LL) {
+      return hg_tuple2<uint32_t, uint32_t>{x1, x2};
+    } else if (hg_tag2 == 2LL) {
+      return hg_tuple2<uint32_t, uint32_t>{x2, x3};
+    } else if (hg_tag2 == 3LL) {
+      return hg_tuple2<uint32_t, uint32_t>{x3, 0U};
+    }
+  }
+#line 304 "kernels.go"
+  return hg_tuple2<uint32_t, uint32_t>{x0, x1};
 }
 
 #line 131 "kernels.go"
@@ -839,9 +882,47 @@ template <bool Checked> __device__ double scaled(double z, double mean, double s
   return v;
 }
 
+#line 309 "kernels.go"
+template <bool Checked> __device__ void normalF32(hg_slice<float> out, long long i, uint32_t w0, uint32_t w1, double a, double b, int32_t op, hg_fault* hg_f) {
+  auto hg_m1 = boxMuller<Checked>(open32<Checked>(w0, hg_f), open32<Checked>(w1, hg_f), hg_f);
+  double z0 = hg_m1.r0;
+  double z1 = hg_m1.r1;
+#line 311 "kernels.go"
+  hg_ref<Checked>(out, i, hg_f, 311, 1) = (float)(scaled<Checked>(z0, a, b, op, hg_f));
+  if (hg_add(i, 1LL) < out.n) {
+    hg_ref<Checked>(out, hg_add(i, 1LL), hg_f, 313, 1) = (float)(scaled<Checked>(z1, a, b, op, hg_f));
+  }
+}
+
+#line 284 "kernels.go"
+template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f) {
+  uint64_t w = b * 4ULL;
+  if ((w < start) || ((end - w) < 4ULL)) {
+    return hg_tuple2<long long, bool>{0LL, false};
+  }
+  return hg_tuple2<long long, bool>{(long long)(hg_shr<Checked>(w - start, (unsigned long long)(words >> 1LL), hg_f, 289, 1)), true};
+}
+
+#line 105 "kernels.go"
+template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f) {
+  return (float)((x >> 8LL) | 1U) * 5.9604645e-08f;
+}
+
 #line 110 "kernels.go"
 template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f) {
   return (double)(((((uint64_t)(hi) << 32LL) | (uint64_t)(lo)) >> 11LL) | 1ULL) * 1.1102230246251565e-16;
+}
+
+#line 318 "kernels.go"
+template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f) {
+  auto hg_m1 = boxMuller<Checked>(uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f), hg_f);
+  double z0 = hg_m1.r0;
+  double z1 = hg_m1.r1;
+#line 320 "kernels.go"
+  hg_ref<Checked>(out, i, hg_f, 320, 1) = scaled<Checked>(z0, a, b, op, hg_f);
+  if (hg_add(i, 1LL) < out.n) {
+    hg_ref<Checked>(out, hg_add(i, 1LL), hg_f, 322, 1) = scaled<Checked>(z1, a, b, op, hg_f);
+  }
 }
 
 #line 120 "kernels.go"
@@ -870,107 +951,21 @@ template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_f
   return ((p11 + (p01 >> 32LL)) + (p10 >> 32LL)) + (mid >> 32LL);
 }
 
+#line 327 "kernels.go"
+template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f) {
+  return lo0 + mulHi64<Checked>(((uint64_t)(hi) << 32LL) | (uint64_t)(lo), width, hg_f);
+}
+
 // ---- kernels ----
 
-#line 284 "kernels.go"
-template <bool Checked> __device__ void fillF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
+#line 346 "kernels.go"
+template <bool Checked> __device__ void fillF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, false, hg_f);
   long long words = hg_m1.r0;
-#line 286 "kernels.go"
+#line 348 "kernels.go"
+  uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
-  long long nb = (long long)(((((start + (uint64_t)(hg_mul(units, words))) - 1ULL) / 4ULL) - first) + 1ULL);
-  auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
-  long long lo = hg_m2.r0;
-  long long hi = hg_m2.r1;
-  long long step = hg_m2.r2;
-#line 291 "kernels.go"
-  for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
-    hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
-    for (long long g = 0LL; g < hg_div<Checked>(4LL, words, hg_f, 293, 1); g = hg_add(g, 1LL)) {
-      long long j = hg_mul(g, words);
-      auto hg_m5 = unitAt<Checked>(blk, j, start, words, units, hg_f);
-      long long u = hg_m5.r0;
-      bool ok = hg_m5.r1;
-#line 296 "kernels.go"
-      if (!ok) {
-        continue;
-      }
-      if (op == 0) {
-        hg_ref<Checked>(out, u, hg_f, 300, 1) = uniform32<Checked>(hg_ld<Checked>(x, j, hg_f, 300, 1), hg_f);
-        continue;
-      }
-      auto hg_m6 = boxMuller<Checked>(open32<Checked>(hg_ld<Checked>(x, j, hg_f, 303, 1), hg_f), open32<Checked>(hg_ld<Checked>(x, hg_add(j, 1LL), hg_f, 303, 1), hg_f), hg_f);
-      double z0 = hg_m6.r0;
-      double z1 = hg_m6.r1;
-#line 304 "kernels.go"
-      hg_ref<Checked>(out, hg_mul(2LL, u), hg_f, 304, 1) = (float)(scaled<Checked>(z0, a, b, op, hg_f));
-      if (hg_add(hg_mul(2LL, u), 1LL) < out.n) {
-        hg_ref<Checked>(out, hg_add(hg_mul(2LL, u), 1LL), hg_f, 306, 1) = (float)(scaled<Checked>(z1, a, b, op, hg_f));
-      }
-    }
-  }
-}
-
-extern "C" __global__ void fill_f32(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span) {
-  fillF32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, nullptr);
-}
-extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
-  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, hg_f);
-}
-
-#line 315 "kernels.go"
-template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
-  auto hg_m1 = unitWords<Checked>(op, true, hg_f);
-  long long words = hg_m1.r0;
-#line 317 "kernels.go"
-  uint64_t first = start / 4ULL;
-  long long nb = (long long)(((((start + (uint64_t)(hg_mul(units, words))) - 1ULL) / 4ULL) - first) + 1ULL);
-  auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
-  long long lo = hg_m2.r0;
-  long long hi = hg_m2.r1;
-  long long step = hg_m2.r2;
-#line 322 "kernels.go"
-  for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
-    hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
-    for (long long g = 0LL; g < hg_div<Checked>(4LL, words, hg_f, 324, 1); g = hg_add(g, 1LL)) {
-      long long j = hg_mul(g, words);
-      auto hg_m5 = unitAt<Checked>(blk, j, start, words, units, hg_f);
-      long long u = hg_m5.r0;
-      bool ok = hg_m5.r1;
-#line 327 "kernels.go"
-      if (!ok) {
-        continue;
-      }
-      if (op == 0) {
-        hg_ref<Checked>(out, u, hg_f, 331, 1) = uniform64<Checked>(hg_ld<Checked>(x, j, hg_f, 331, 1), hg_ld<Checked>(x, hg_add(j, 1LL), hg_f, 331, 1), hg_f);
-        continue;
-      }
-      auto hg_m6 = boxMuller<Checked>(uniform64<Checked>(x[0LL], x[1LL], hg_f), uniform64<Checked>(x[2LL], x[3LL], hg_f), hg_f);
-      double z0 = hg_m6.r0;
-      double z1 = hg_m6.r1;
-#line 335 "kernels.go"
-      hg_ref<Checked>(out, hg_mul(2LL, u), hg_f, 335, 1) = scaled<Checked>(z0, a, b, op, hg_f);
-      if (hg_add(hg_mul(2LL, u), 1LL) < out.n) {
-        hg_ref<Checked>(out, hg_add(hg_mul(2LL, u), 1LL), hg_f, 337, 1) = scaled<Checked>(z1, a, b, op, hg_f);
-      }
-    }
-  }
-}
-
-extern "C" __global__ void fill_f64(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span) {
-  fillF64<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, nullptr);
-}
-extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
-  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, hg_f);
-}
-
-#line 347 "kernels.go"
-template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, hg_fault* hg_f) {
-  auto hg_m1 = unitWords<Checked>(op, false, hg_f);
-  long long words = hg_m1.r0;
-#line 349 "kernels.go"
-  uint64_t first = start / 4ULL;
-  long long nb = (long long)(((((start + (uint64_t)(hg_mul(units, words))) - 1ULL) / 4ULL) - first) + 1ULL);
+  long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
   auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
   long long lo = hg_m2.r0;
   long long hi = hg_m2.r1;
@@ -978,68 +973,307 @@ template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t
 #line 354 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
-    for (long long g = 0LL; g < hg_div<Checked>(4LL, words, hg_f, 356, 1); g = hg_add(g, 1LL)) {
-      long long j = hg_mul(g, words);
-      auto hg_m5 = unitAt<Checked>(blk, j, start, words, units, hg_f);
-      long long u = hg_m5.r0;
-      bool ok = hg_m5.r1;
-#line 359 "kernels.go"
-      if (!ok) {
+    uint32_t hg_t4 = x[0LL];
+    uint32_t hg_t5 = x[1LL];
+    uint32_t hg_t6 = x[2LL];
+    uint32_t hg_t7 = x[3LL];
+    uint32_t x0 = hg_t4;
+    uint32_t x1 = hg_t5;
+    uint32_t x2 = hg_t6;
+    uint32_t x3 = hg_t7;
+#line 357 "kernels.go"
+    if (op != 0) {
+#line 360 "kernels.go"
+      for (long long g = 0LL; g < 2LL; g = hg_add(g, 1LL)) {
+        {
+#line 361 "kernels.go"
+          auto hg_m9 = unitAt<Checked>(blk, hg_mul(2LL, g), start, 2LL, units, hg_f);
+          long long u = hg_m9.r0;
+          bool ok = hg_m9.r1;
+#line 361 "kernels.go"
+          if (ok) {
+            auto hg_m10 = wordsAt<Checked>(x0, x1, x2, x3, hg_mul(2LL, g), hg_f);
+            uint32_t w0 = hg_m10.r0;
+            uint32_t w1 = hg_m10.r1;
+#line 363 "kernels.go"
+            normalF32<Checked>(out, hg_mul(2LL, u), w0, w1, a, b, op, hg_f);
+          }
+        }
+      }
+#line 366 "kernels.go"
+      continue;
+    }
+    {
+#line 368 "kernels.go"
+      auto hg_m11 = fullAt<Checked>(blk, start, end, 1LL, hg_f);
+      long long u = hg_m11.r0;
+      bool ok = hg_m11.r1;
+#line 368 "kernels.go"
+      if (ok && vec) {
+        hg_stv<Checked, 4>(out, u / 4LL, hg_array<float, 4>{{uniform32<Checked>(x0, hg_f), uniform32<Checked>(x1, hg_f), uniform32<Checked>(x2, hg_f), uniform32<Checked>(x3, hg_f)}}, hg_f, 369, 1);
         continue;
       }
-      if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 363, 1) = hg_ld<Checked>(x, j, hg_f, 363, 1);
-        continue;
-      }
-      hg_ref<Checked>(out, u, hg_f, 366, 1) = (uint32_t)(lo0 + mulHi64<Checked>(((uint64_t)(hg_ld<Checked>(x, hg_add(j, 1LL), hg_f, 366, 1)) << 32LL) | (uint64_t)(hg_ld<Checked>(x, j, hg_f, 366, 1)), width, hg_f));
+    }
+#line 376 "kernels.go"
+    uint64_t w = blk * 4ULL;
+    long long hg_t12 = 0LL;
+    long long hg_t13 = 4LL;
+    long long j0 = hg_t12;
+    long long j1 = hg_t13;
+#line 378 "kernels.go"
+    if (w < start) {
+      j0 = (long long)(start - w);
+    }
+    if ((end - w) < 4ULL) {
+      j1 = (long long)(end - w);
+    }
+    for (long long j = j0; j < j1; j = hg_add(j, 1LL)) {
+      auto hg_m15 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
+      uint32_t v = hg_m15.r0;
+#line 386 "kernels.go"
+      hg_ref<Checked>(out, (long long)((w + (uint64_t)(j)) - start), hg_f, 386, 1) = uniform32<Checked>(v, hg_f);
     }
   }
 }
 
-extern "C" __global__ void fill_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span) {
-  fillU32<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, nullptr);
+extern "C" __global__ void fill_f32(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec) {
+  fillF32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
-extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, long long out_n, hg_fault* hg_f) {
-  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, hg_f);
+extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
+  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
 }
 
-#line 374 "kernels.go"
-template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, hg_fault* hg_f) {
+#line 394 "kernels.go"
+template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, true, hg_f);
   long long words = hg_m1.r0;
-#line 376 "kernels.go"
+#line 396 "kernels.go"
+  uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
-  long long nb = (long long)(((((start + (uint64_t)(hg_mul(units, words))) - 1ULL) / 4ULL) - first) + 1ULL);
+  long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
   auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
   long long lo = hg_m2.r0;
   long long hi = hg_m2.r1;
   long long step = hg_m2.r2;
-#line 381 "kernels.go"
+#line 402 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
-    for (long long g = 0LL; g < hg_div<Checked>(4LL, words, hg_f, 383, 1); g = hg_add(g, 1LL)) {
-      long long j = hg_mul(g, words);
-      auto hg_m5 = unitAt<Checked>(blk, j, start, words, units, hg_f);
-      long long u = hg_m5.r0;
-      bool ok = hg_m5.r1;
-#line 386 "kernels.go"
-      if (!ok) {
+    uint32_t hg_t4 = x[0LL];
+    uint32_t hg_t5 = x[1LL];
+    uint32_t hg_t6 = x[2LL];
+    uint32_t hg_t7 = x[3LL];
+    uint32_t x0 = hg_t4;
+    uint32_t x1 = hg_t5;
+    uint32_t x2 = hg_t6;
+    uint32_t x3 = hg_t7;
+#line 405 "kernels.go"
+    if (op != 0) {
+#line 407 "kernels.go"
+      {
+#line 407 "kernels.go"
+        auto hg_m8 = unitAt<Checked>(blk, 0LL, start, 4LL, units, hg_f);
+        long long u = hg_m8.r0;
+        bool ok = hg_m8.r1;
+#line 407 "kernels.go"
+        if (ok) {
+          normalF64<Checked>(out, hg_mul(2LL, u), x0, x1, x2, x3, a, b, op, hg_f);
+        }
+      }
+#line 410 "kernels.go"
+      continue;
+    }
+    {
+#line 412 "kernels.go"
+      auto hg_m9 = fullAt<Checked>(blk, start, end, 2LL, hg_f);
+      long long u = hg_m9.r0;
+      bool ok = hg_m9.r1;
+#line 412 "kernels.go"
+      if (ok) {
+        if (vec) {
+          hg_stv<Checked, 2>(out, u / 2LL, hg_array<double, 2>{{uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f)}}, hg_f, 414, 1);
+          continue;
+        }
+        hg_ref<Checked>(out, u, hg_f, 417, 1) = uniform64<Checked>(x0, x1, hg_f);
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 418, 1) = uniform64<Checked>(x2, x3, hg_f);
         continue;
       }
-      uint64_t v = ((uint64_t)(hg_ld<Checked>(x, hg_add(j, 1LL), hg_f, 389, 1)) << 32LL) | (uint64_t)(hg_ld<Checked>(x, j, hg_f, 389, 1));
-      if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 391, 1) = v;
-        continue;
+    }
+#line 421 "kernels.go"
+    for (long long j = 0LL; j < 4LL; j = hg_add(j, 2LL)) {
+      {
+#line 422 "kernels.go"
+        auto hg_m11 = unitAt<Checked>(blk, j, start, 2LL, units, hg_f);
+        long long u = hg_m11.r0;
+        bool ok = hg_m11.r1;
+#line 422 "kernels.go"
+        if (ok) {
+          auto hg_m12 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
+          uint32_t w0 = hg_m12.r0;
+          uint32_t w1 = hg_m12.r1;
+#line 424 "kernels.go"
+          hg_ref<Checked>(out, u, hg_f, 424, 1) = uniform64<Checked>(w0, w1, hg_f);
+        }
       }
-      hg_ref<Checked>(out, u, hg_f, 394, 1) = lo0 + mulHi64<Checked>(v, width, hg_f);
     }
   }
 }
 
-extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span) {
-  fillU64<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, nullptr);
+extern "C" __global__ void fill_f64(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec) {
+  fillF64<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
-extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, long long out_n, hg_fault* hg_f) {
-  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, hg_f);
+extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
+  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
+}
+
+#line 434 "kernels.go"
+template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
+  auto hg_m1 = unitWords<Checked>(op, false, hg_f);
+  long long words = hg_m1.r0;
+#line 436 "kernels.go"
+  uint64_t end = start + (uint64_t)(hg_mul(units, words));
+  uint64_t first = start / 4ULL;
+  long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
+  auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
+  long long lo = hg_m2.r0;
+  long long hi = hg_m2.r1;
+  long long step = hg_m2.r2;
+#line 442 "kernels.go"
+  for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
+    hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
+    uint32_t hg_t4 = x[0LL];
+    uint32_t hg_t5 = x[1LL];
+    uint32_t hg_t6 = x[2LL];
+    uint32_t hg_t7 = x[3LL];
+    uint32_t x0 = hg_t4;
+    uint32_t x1 = hg_t5;
+    uint32_t x2 = hg_t6;
+    uint32_t x3 = hg_t7;
+#line 445 "kernels.go"
+    {
+#line 445 "kernels.go"
+      auto hg_m8 = fullAt<Checked>(blk, start, end, words, hg_f);
+      long long u = hg_m8.r0;
+      bool ok = hg_m8.r1;
+#line 445 "kernels.go"
+      if (ok) {
+        if (op == 3) {
+          if (vec) {
+            hg_stv<Checked, 4>(out, u / 4LL, hg_array<uint32_t, 4>{{x0, x1, x2, x3}}, hg_f, 448, 1);
+            continue;
+          }
+          hg_ref<Checked>(out, u, hg_f, 451, 1) = x0;
+          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 452, 1) = x1;
+          hg_ref<Checked>(out, hg_add(u, 2LL), hg_f, 453, 1) = x2;
+          hg_ref<Checked>(out, hg_add(u, 3LL), hg_f, 454, 1) = x3;
+          continue;
+        }
+        hg_ref<Checked>(out, u, hg_f, 457, 1) = (uint32_t)(rangeOf<Checked>(x0, x1, lo0, width, hg_f));
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 458, 1) = (uint32_t)(rangeOf<Checked>(x2, x3, lo0, width, hg_f));
+        continue;
+      }
+    }
+#line 461 "kernels.go"
+    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 461, 1); g = hg_add(g, 1LL)) {
+      long long j = hg_mul(g, words);
+      auto hg_m10 = unitAt<Checked>(blk, j, start, words, units, hg_f);
+      long long u = hg_m10.r0;
+      bool ok = hg_m10.r1;
+#line 464 "kernels.go"
+      if (!ok) {
+        continue;
+      }
+      auto hg_m11 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
+      uint32_t w0 = hg_m11.r0;
+      uint32_t w1 = hg_m11.r1;
+#line 468 "kernels.go"
+      if (op == 3) {
+        hg_ref<Checked>(out, u, hg_f, 469, 1) = w0;
+        continue;
+      }
+      hg_ref<Checked>(out, u, hg_f, 472, 1) = (uint32_t)(rangeOf<Checked>(w0, w1, lo0, width, hg_f));
+    }
+  }
+}
+
+extern "C" __global__ void fill_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec) {
+  fillU32<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
+}
+extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+}
+
+#line 480 "kernels.go"
+template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
+  auto hg_m1 = unitWords<Checked>(op, true, hg_f);
+  long long words = hg_m1.r0;
+#line 482 "kernels.go"
+  uint64_t end = start + (uint64_t)(hg_mul(units, words));
+  uint64_t first = start / 4ULL;
+  long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
+  auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
+  long long lo = hg_m2.r0;
+  long long hi = hg_m2.r1;
+  long long step = hg_m2.r2;
+#line 488 "kernels.go"
+  for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
+    hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
+    uint32_t hg_t4 = x[0LL];
+    uint32_t hg_t5 = x[1LL];
+    uint32_t hg_t6 = x[2LL];
+    uint32_t hg_t7 = x[3LL];
+    uint32_t x0 = hg_t4;
+    uint32_t x1 = hg_t5;
+    uint32_t x2 = hg_t6;
+    uint32_t x3 = hg_t7;
+#line 491 "kernels.go"
+    {
+#line 491 "kernels.go"
+      auto hg_m8 = fullAt<Checked>(blk, start, end, words, hg_f);
+      long long u = hg_m8.r0;
+      bool ok = hg_m8.r1;
+#line 491 "kernels.go"
+      if (ok) {
+        if (op == 3) {
+          if (vec) {
+            hg_stv<Checked, 2>(out, u / 2LL, hg_array<uint64_t, 2>{{((uint64_t)(x1) << 32LL) | (uint64_t)(x0), ((uint64_t)(x3) << 32LL) | (uint64_t)(x2)}}, hg_f, 494, 1);
+            continue;
+          }
+          hg_ref<Checked>(out, u, hg_f, 497, 1) = ((uint64_t)(x1) << 32LL) | (uint64_t)(x0);
+          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 498, 1) = ((uint64_t)(x3) << 32LL) | (uint64_t)(x2);
+          continue;
+        }
+        hg_ref<Checked>(out, u, hg_f, 501, 1) = rangeOf<Checked>(x0, x1, lo0, width, hg_f);
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 502, 1) = rangeOf<Checked>(x2, x3, lo0, width, hg_f);
+        continue;
+      }
+    }
+#line 505 "kernels.go"
+    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 505, 1); g = hg_add(g, 1LL)) {
+      long long j = hg_mul(g, words);
+      auto hg_m10 = unitAt<Checked>(blk, j, start, words, units, hg_f);
+      long long u = hg_m10.r0;
+      bool ok = hg_m10.r1;
+#line 508 "kernels.go"
+      if (!ok) {
+        continue;
+      }
+      auto hg_m11 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
+      uint32_t w0 = hg_m11.r0;
+      uint32_t w1 = hg_m11.r1;
+#line 512 "kernels.go"
+      if (op == 3) {
+        hg_ref<Checked>(out, u, hg_f, 513, 1) = ((uint64_t)(w1) << 32LL) | (uint64_t)(w0);
+        continue;
+      }
+      hg_ref<Checked>(out, u, hg_f, 516, 1) = rangeOf<Checked>(w0, w1, lo0, width, hg_f);
+    }
+  }
+}
+
+extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec) {
+  fillU64<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
+}
+extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
 }
 
