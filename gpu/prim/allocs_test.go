@@ -1,7 +1,6 @@
 package prim
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,7 +49,7 @@ func TestSmallCallAllocs(t *testing.T) {
 					run()
 				}
 				testenv.SkipAllocsUnderRace(t)
-				assert.Zero(t, testing.AllocsPerRun(30, run), "%s of %d (gpu shape %v): allocations per call + Synchronize", name, n, shape)
+				assert.Zero(t, testenv.AllocsPerCall(30, run), "%s of %d (gpu shape %v): allocations per call + Synchronize", name, n, shape)
 			}
 		}
 	}
@@ -103,14 +102,11 @@ func TestLargeCallAllocs(t *testing.T) {
 			for range 2 {
 				run()
 			}
-			// No collection while counting: one empties the sync.Pool of
-			// signal sleepers (rocr/signal.go) that a Synchronize waiting
+			// No collection while counting (one empties the sync.Pool of
+			// signal sleepers in rocr/signal.go that a Synchronize waiting
 			// on a long call takes from, and its refill is the wait's
-			// allocation, not the call's.
-			gc := debug.SetGCPercent(-1)
-			allocs := testing.AllocsPerRun(5, run)
-			debug.SetGCPercent(gc)
-			assert.Zero(t, allocs, "%s of %d (gpu shape %v): allocations per call + Synchronize", name, n, shape)
+			// allocation, not the call's), the least of three rounds.
+			assert.Zero(t, testenv.AllocsPerCall(5, run), "%s of %d (gpu shape %v): allocations per call + Synchronize", name, n, shape)
 		}
 	}
 	forceGPUShape = false
