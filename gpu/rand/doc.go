@@ -22,6 +22,10 @@
 // on the host. Calls on a capturing stream are captured into the graph
 // like any other stream work; the graph then replays the same words.
 //
-// Generators and the functions are safe for concurrent use; calls on one
-// stream run in the order they were made.
+// Generators and the functions are safe for concurrent use: calls sharing
+// a Generator take disjoint words, never the same numbers, and hold its
+// lock only to reserve them, not while queuing their launch. Calls on one
+// stream run in the order they were made. A call racing a Free of its
+// buffer (or a view's parent), a Destroy of its stream or gpu.Shutdown
+// returns nil or the runtime's error for the released object.
 package rand

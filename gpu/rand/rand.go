@@ -23,13 +23,19 @@ type Uint interface {
 // into its stream of 32-bit words, as cuRAND's host API has
 // (curandSetPseudoRandomGeneratorSeed, curandSetGeneratorOffset). Each
 // call reads the words it needs from the offset on and moves the offset
-// past them; a call that fails moves nothing. A Generator is safe for
-// concurrent use: calls from several goroutines take disjoint words, in
-// the order they were made.
+// past them; a call that fails moves nothing (unless another call or
+// SetOffset moved the offset while its launch was failing: then its
+// words are skipped). A Generator is safe for concurrent use: each call
+// reserves its words under the Generator's lock, so calls from several
+// goroutines take disjoint words, in the order they reserve them, and
+// never the same numbers. The lock is not held while a call queues its
+// launch, so a call waiting for room on a full stream holds up no other
+// call of the Generator.
 type Generator struct {
 	mu     sync.Mutex
 	seed   uint64
 	offset uint64
+	moves  uint64 // counts the offset's moves, so that a failed launch gives its words back only where none came since
 }
 
 // NewPhilox returns a Philox4x32-10 generator of seed at offset 0.
@@ -64,6 +70,7 @@ func (g *Generator) Offset() uint64 {
 func (g *Generator) SetOffset(offset uint64) {
 	g.mu.Lock()
 	g.offset = offset
+	g.moves++
 	g.mu.Unlock()
 }
 
@@ -85,6 +92,7 @@ var forceGPUShape = false
 // words and its shape.
 type call struct {
 	start      uint64
+	from, move uint64 // the offset before the call, and its move's number
 	units      int
 	grid, span int
 	block      int
@@ -133,6 +141,39 @@ func (g *Generator) plan(op string, s *stream.Stream, n int, kind int32, wide bo
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// reserve plans a call under g's lock and moves the offset past its
+// words, so that a call made meanwhile takes the words after them; the
+// launch is queued after the lock is let go, so that a call waiting for
+// room on a full stream holds no other call of g (a host function
+// earlier on that stream may be one).
+func (g *Generator) reserve(op string, s *stream.Stream, n int, kind int32, wide bool) (c call, k0, k1 uint32, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err = g.plan(op, s, n, kind, wide)
+	if err != nil {
+		return c, 0, 0, err
+	}
+	k0, k1 = g.keys()
+	w, _ := unitWords(kind, wide)
+	c.from = g.offset
+	g.offset = c.start + uint64(c.units)*uint64(w)
+	g.moves++
+	c.move = g.moves
+	return c, k0, k1, nil
+}
+
+// unreserve gives back the words of a call whose launch failed, where
+// nothing has moved the offset since the call reserved them; otherwise
+// they stay skipped.
+func (g *Generator) unreserve(c call) {
+	g.mu.Lock()
+	if g.moves == c.move {
+		g.offset = c.from
+		g.moves++
+	}
+	g.mu.Unlock()
+}
+
 // vecStores says whether the kernels may write out a Philox block at a
 // time as one 16-byte store: out starts on a 16-byte boundary (a buffer
 // does; a view may not) and the call's first word on a block's.
@@ -162,15 +203,12 @@ func fillFloat[T Float](op string, g *Generator, s *stream.Stream, out buffer.Ar
 	if n == 0 {
 		return nil
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	var zero T
 	_, wide := any(zero).(float64)
-	c, err := g.plan(op, s, n, kind, wide)
+	c, k0, k1, err := g.reserve(op, s, n, kind, wide)
 	if err != nil {
 		return err
 	}
-	k0, k1 := g.keys()
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
 	if o, ok := any(out).(buffer.Array[float32]); ok {
 		err = launchFillF32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
@@ -178,11 +216,9 @@ func fillFloat[T Float](op string, g *Generator, s *stream.Stream, out buffer.Ar
 		err = launchFillF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
 	}
 	if err != nil {
-		return err
+		g.unreserve(c)
 	}
-	w, _ := unitWords(kind, wide)
-	g.offset = c.start + uint64(c.units)*uint64(w)
-	return nil
+	return err
 }
 
 // fillUint queues out's values of kind on s.
@@ -197,15 +233,12 @@ func fillUint[T Uint](op string, g *Generator, s *stream.Stream, out buffer.Arra
 	if n == 0 {
 		return nil
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	var zero T
 	_, wide := any(zero).(uint64)
-	c, err := g.plan(op, s, n, kind, wide)
+	c, k0, k1, err := g.reserve(op, s, n, kind, wide)
 	if err != nil {
 		return err
 	}
-	k0, k1 := g.keys()
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
 	width := uint64(hi) - uint64(lo)
 	if o, ok := any(out).(buffer.Array[uint32]); ok {
@@ -214,11 +247,9 @@ func fillUint[T Uint](op string, g *Generator, s *stream.Stream, out buffer.Arra
 		err = launchFillU64(s, grid, block, 0, any(out).(buffer.Array[uint64]), k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
 	}
 	if err != nil {
-		return err
+		g.unreserve(c)
 	}
-	w, _ := unitWords(kind, wide)
-	g.offset = c.start + uint64(c.units)*uint64(w)
-	return nil
+	return err
 }
 
 // Uniform queues out.Len() uniform values in (0, 1) from g on s: float32
