@@ -39,7 +39,7 @@ func released(t *testing.T, err error, what string) {
 	if err == nil {
 		return
 	}
-	for _, code := range []gpu.ErrorCode{gpu.ErrInvalidValue, gpu.ErrInvalidHandle, gpu.ErrContextIsDestroyed, gpu.ErrDeinitialized, gpu.ErrInvalidDevice, gpu.ErrIllegalState} {
+	for _, code := range []gpu.ErrorCode{gpu.ErrInvalidValue, gpu.ErrInvalidHandle, gpu.ErrContextIsDestroyed, gpu.ErrDeinitialized, gpu.ErrInvalidDevice, gpu.ErrIllegalState, gpu.ErrNotInitialized} {
 		if errors.Is(err, code) {
 			return
 		}
