@@ -1,7 +1,6 @@
 package array
 
 import (
-	"errors"
 	"sync"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
@@ -30,21 +30,6 @@ func racingOps(a *Array[float32]) error {
 		}
 	}
 	return a.Stream().Synchronize()
-}
-
-// released says err is nil or one of the runtime's errors for a released
-// array, buffer, stream or runtime.
-func released(t *testing.T, err error, what string) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	for _, code := range []gpu.ErrorCode{gpu.ErrInvalidValue, gpu.ErrInvalidHandle, gpu.ErrContextIsDestroyed, gpu.ErrDeinitialized, gpu.ErrInvalidDevice, gpu.ErrIllegalState, gpu.ErrNotInitialized} {
-		if errors.Is(err, code) {
-			return
-		}
-	}
-	t.Errorf("%s: %v: want a released-object error", what, err)
 }
 
 // Operations racing a Free of their array, a Free of the buffer under
@@ -88,9 +73,9 @@ func TestRaceRelease(t *testing.T) {
 			}
 		})
 		wg.Wait()
-		released(t, opErr, "the operations")
-		released(t, relErr, "the release")
-		released(t, racingOps(target), "operations after the release")
+		gputest.Released(t, opErr, "the operations")
+		gputest.Released(t, relErr, "the release")
+		gputest.Released(t, racingOps(target), "operations after the release")
 		_ = owned.Free()
 		_ = b.Free()
 		_ = s.Destroy()

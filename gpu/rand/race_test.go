@@ -1,7 +1,6 @@
 package rand
 
 import (
-	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,22 +15,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
-
-// releasedError says err is nil or one of the runtime's errors for a
-// released buffer, stream or runtime. A call whose kernels' module is
-// loaded while gpu.Shutdown runs gets the loader's ErrNotInitialized.
-func releasedError(t *testing.T, err error, what string) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	for _, code := range []gpu.ErrorCode{gpu.ErrInvalidValue, gpu.ErrInvalidHandle, gpu.ErrContextIsDestroyed, gpu.ErrDeinitialized, gpu.ErrInvalidDevice, gpu.ErrIllegalState, gpu.ErrNotInitialized} {
-		if errors.Is(err, code) {
-			return
-		}
-	}
-	t.Errorf("%s: %v: want a released-object error", what, err)
-}
 
 // raceBufs are the outputs of the racing calls: buffers of each element
 // type and views of a float32 and a uint32 buffer.
@@ -131,11 +114,11 @@ func TestRacesFreeDestroyShutdown(t *testing.T) {
 			t.Fatalf("round %d: calls racing Free, Destroy or Shutdown did not return", round)
 		}
 		for _, err := range errs {
-			releasedError(t, err, "the calls")
+			gputest.Released(t, err, "the calls")
 		}
-		releasedError(t, raceErr, "the free, destroy or shutdown")
+		gputest.Released(t, raceErr, "the free, destroy or shutdown")
 		// After the race every call still returns nil or an error.
-		releasedError(t, racingCalls(g, s, b), "calls after the race")
+		gputest.Released(t, racingCalls(g, s, b), "calls after the race")
 		_ = s.Destroy()
 		b.free()
 		if round%4 == 3 {
