@@ -40,7 +40,7 @@ func runGo(cfg goConfig) error {
 	if err := os.MkdirAll(gen, 0o755); err != nil {
 		return err
 	}
-	if err := writeIfChanged(filepath.Join(gen, cfg.Name+".cu"), []byte(res.Source)); err != nil {
+	if err := goback.WriteIfChanged(filepath.Join(gen, cfg.Name+".cu"), []byte(res.Source)); err != nil {
 		return err
 	}
 	if cfg.Clang != "off" {
@@ -69,14 +69,7 @@ func runGo(cfg goConfig) error {
 	if err != nil {
 		return err
 	}
-	return writeIfChanged(filepath.Join(cfg.Dir, cfg.Out), code)
-}
-
-func writeIfChanged(name string, b []byte) error {
-	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	return os.WriteFile(name, b, 0o666)
+	return goback.WriteIfChanged(filepath.Join(cfg.Dir, cfg.Out), code)
 }
 
 // The targets the generated code objects hold: the AMD targets DESIGN

@@ -181,7 +181,7 @@ func writeHeader(name string) error {
 			return fmt.Errorf("-header: %w", err)
 		}
 	}
-	if err := writeIfChanged(name, hipgoH); err != nil {
+	if err := goback.WriteIfChanged(name, hipgoH); err != nil {
 		return fmt.Errorf("-header: %w", err)
 	}
 	return nil

@@ -41,7 +41,7 @@ func StoreObjects(gen string, names []string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := writeIfChanged(raw+zstdSuffix, z); err != nil {
+			if err := WriteIfChanged(raw+zstdSuffix, z); err != nil {
 				return nil, err
 			}
 			if err := os.Remove(raw); err != nil {
@@ -103,9 +103,9 @@ func objectSum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// writeIfChanged writes b to name unless name holds b already, so that a
+// WriteIfChanged writes b to name unless name holds b already, so that a
 // rerun leaves file times alone.
-func writeIfChanged(name string, b []byte) error {
+func WriteIfChanged(name string, b []byte) error {
 	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
