@@ -59,6 +59,12 @@ func newFake(lib string, symbols []string) (*vendorLib, *fakeFFT) {
 // withFake runs dev's plans through a fake of driver's FFT library until t
 // ends.
 func withFake(t *testing.T, driver string) *fakeFFT {
+	t.Helper()
+	// The fakes read and write buffers as host memory, which only the cpu
+	// agent's are; a GPU runs its real library in the other tests.
+	if dev, err := gpu.Default(); err != nil || dev.Properties().Driver != "cpu" {
+		t.Skipf("the fake FFT libraries run on the cpu agent's host memory (default device: %v, %v)", dev, err)
+	}
 	var v *vendorLib
 	var f *fakeFFT
 	prevDriver, prevCufft, prevRocfft := driverOf, openCufft, openRocfft
