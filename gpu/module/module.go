@@ -454,8 +454,11 @@ func (m *Module) Unload() error {
 		globalMem(g).Release() // its work ends before its memory does
 	}
 	err := m.exe.Destroy()
-	if stale := core.Valid(m.dev, m.gen); stale != nil && m.dev.Valid() == nil {
-		return errs.Wrap("module unload", stale) // the reset unloaded it
+	if stale := core.Valid(m.dev, m.gen); stale != nil && (m.dev.Valid() == nil || err != nil) {
+		// A reset unloaded it; or Shutdown did, and the driver destroyed
+		// the code with the runtime (the cuda driver does; the cpu driver
+		// keeps it until this call).
+		return errs.Wrap("module unload", stale)
 	}
 	return errs.Wrap("module unload", err)
 }

@@ -1,0 +1,48 @@
+package module_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/gputest"
+	"github.com/hipgo/hipgo/gpu/internal/core"
+	"github.com/hipgo/hipgo/gpu/module"
+	"github.com/hipgo/hipgo/rocr/kernel"
+)
+
+// An Unload after Shutdown releases what the driver kept (the cpu driver
+// keeps the code) or says the runtime took it (ErrContextIsDestroyed, as
+// for a module of a reset device: the cuda driver destroys the code at
+// Shutdown); never the driver's "already destroyed".
+func TestUnloadAfterShutdown(t *testing.T) {
+	dev, err := gpu.Default()
+	require.NoError(t, err)
+	m, err := module.Load(dev, kernel.NewSet("pair", pairAxpy))
+	require.NoError(t, err)
+	require.NoError(t, gpu.Shutdown())
+	if err := m.Unload(); err != nil {
+		assert.ErrorIs(t, err, gpu.ErrContextIsDestroyed)
+	}
+	assert.Error(t, m.Unload(), "a second unload")
+}
+
+// A per-device value of a test's view whose release unloads a module (as
+// gpu/gokernel's libraries do) closes with the view without an error after
+// the runtime was shut down: Shutdown released the module.
+func TestViewClosesAfterShutdown(t *testing.T) {
+	type key struct{}
+	released := false
+	t.Run("view", func(t *testing.T) {
+		view := gputest.Device(t)
+		_, err := core.DeviceValue(view, key{}, func() (any, func() error, error) {
+			m, err := module.Load(view, kernel.NewSet("pair", pairAxpy))
+			return m, func() error { released = true; return m.Unload() }, err
+		})
+		require.NoError(t, err)
+		require.NoError(t, gpu.Shutdown())
+	})
+	assert.True(t, released, "the view's value was released")
+}
