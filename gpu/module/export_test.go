@@ -53,11 +53,8 @@ func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, err
 // so a Go kernel on the cpu agent can stand for one that prints.
 func SetPrintfOffset(f *Function, off uint32) { f.printf = off + 1 }
 
-// PrintfOffset is 1 + the kernarg offset of f's hidden printf buffer, 0
-// if it has none.
-func PrintfOffset(f *Function) uint32 { return f.printf }
-
-// SymbolPrintfOffset is PrintfOffset of the function sym makes on dev.
+// SymbolPrintfOffset is 1 + the kernarg offset of the hidden printf
+// buffer of the function sym makes on dev, 0 if it has none.
 func SymbolPrintfOffset(dev *gpu.Device, sym rocr.KernelSymbol) uint32 {
 	return newFunction(&Module{dev: dev}, sym).printf
 }

@@ -5,7 +5,7 @@
 // launchers of kernels written in C++. hipgo-gen is the command around
 // them: flags, files and clang.
 //
-// Load reads a package with golang.org/x/tools/go/packages; Translate
+// Load reads a package with golang.org/x/tools/go/packages; Options.Translate
 // turns every top-level function marked //hipgo:kernel, whose first
 // parameter is a kernel.Thread, into two extern "C" entry points, NAME and
 // NAME_checked (NAME the Go name in snake case), over one
@@ -109,6 +109,6 @@
 // of an out-of-range value is the target's (Go leaves it to the
 // implementation too).
 //
-// Translate is safe to call from several goroutines on different
+// Options.Translate is safe to call from several goroutines on different
 // packages.
 package kernelgen

@@ -162,12 +162,7 @@ func errorFile(pos string) string {
 }
 
 // Translate translates every //hipgo:kernel function of pkg, which must
-// have been loaded with at least LoadMode.
-func Translate(pkg *packages.Package) (*Result, error) {
-	return Options{}.Translate(pkg)
-}
-
-// Translate is Translate with these options.
+// have been loaded with at least LoadMode, with these options.
 func (o Options) Translate(pkg *packages.Package) (*Result, error) {
 	if pkg.Types == nil || pkg.TypesInfo == nil || len(pkg.Syntax) == 0 {
 		return nil, fmt.Errorf("translate %s: package loaded without syntax and types", pkg.PkgPath)
