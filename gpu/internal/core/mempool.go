@@ -453,63 +453,6 @@ func (p *MemPool) giveBack(al *rocr.Allocation, c uint64, f *Fence, queue uint64
 	p.mu.Unlock()
 }
 
-// trim returns completed free blocks to the device until at most keep
-// bytes stay reserved, and returns how many bytes it released.
-func (p *MemPool) trim(keep uint64) uint64 {
-	p.mu.Lock()
-	var out []*rocr.Allocation
-	var released uint64
-	p.each(func(c uint64, lp *[]block) {
-		l := *lp
-		j := 0
-		for _, b := range l {
-			if p.stats.Reserved > keep && (b.fence == nil || b.fence.Done()) {
-				if b.fence != nil {
-					b.fence.Release()
-				}
-				out = append(out, b.al)
-				p.stats.Reserved -= c
-				p.cached -= c
-				released += c
-				continue
-			}
-			l[j] = b
-			j++
-		}
-		clear(l[j:])
-		*lp = l[:j]
-	})
-	p.mark()
-	p.mu.Unlock()
-	for _, al := range out {
-		_ = al.Free()
-	}
-	return released
-}
-
-// Trim releases unused memory until at most keep bytes stay reserved
-// (hipMemPoolTrimTo); memory whose free has not completed stays.
-func (p *MemPool) Trim(keep uint64) { p.trim(keep) }
-
-// Synchronize trims the pool to its release threshold: the device's
-// synchronization is the point where HIP returns memory to the system.
-func (p *MemPool) Synchronize() error {
-	p.trim(p.ReleaseThreshold())
-	return nil
-}
-
-// ReleaseThreshold is the reserved memory the pool keeps across
-// synchronizations (hipMemPoolAttrReleaseThreshold), bytes.
-func (p *MemPool) ReleaseThreshold() uint64 { return locked(&p.mu, &p.threshold) }
-
-// SetReleaseThreshold sets ReleaseThreshold.
-func (p *MemPool) SetReleaseThreshold(n uint64) {
-	p.mu.Lock()
-	p.threshold = n
-	p.mark()
-	p.mu.Unlock()
-}
-
 // Reuse is the pool's reuse policy.
 func (p *MemPool) Reuse() PoolReuse { return locked(&p.mu, &p.reuse) }
 
