@@ -188,49 +188,90 @@ func (f *Fence) WaitHint(timeout time.Duration, hint hsa.WaitHint) error {
 // must not be called on a fence a queued packet completes.
 func (f *Fence) Cancel() { f.sig.Store(0, hsa.Release) }
 
+// fenceBatch is how many fences a FenceCache moves to or from the shared
+// pool at once: one lock of the pool per batch, not per fence, where one
+// stream's packets release fences that another stream made (a dependency
+// across streams), which leaves one cache always full and the other
+// always empty.
+const fenceBatch = 16
+
 // FenceCache is a small free list of fences for one owner whose calls are
 // serialized (a stream, under its lock): a launch takes the fence that the
-// previous one gave back without touching the shared pool.
+// previous one gave back without touching the shared pool. It keeps fences
+// of one signal kind, the kind of the first queue it serves; others go
+// back to the pool.
 type FenceCache struct {
-	n    int
-	free [16]*Fence
+	n     int
+	known bool        // kind is set
+	kind  *rocr.Agent // the signal kind of the cached fences
+	free  [2 * fenceBatch]*Fence
 }
 
-// New is NewFence, from the cache when it holds one.
+// New is NewFence, from the cache when it holds one. An empty cache takes
+// a batch from the shared pool first.
 func (c *FenceCache) New(q *rocr.Queue) (*Fence, error) {
+	if !c.known {
+		c.kind, c.known = signalKind(q.Agent()), true
+	}
 	if c.n == 0 {
-		return NewFence(q)
+		c.refill()
 	}
-	c.n--
-	f := c.free[c.n]
-	c.free[c.n] = nil
-	if f.sig.Destroyed() {
-		return NewFence(q)
+	for c.n > 0 {
+		c.n--
+		f := c.free[c.n]
+		c.free[c.n] = nil
+		if f.sig.Destroyed() {
+			continue // its runtime shut down: the pool makes a new one
+		}
+		f.queue = q.ID() // armed by Release or refill
+		f.refs.Store(1)
+		q.Expect(f.sig)
+		return f, nil
 	}
-	f.queue = q.ID() // armed by Release
-	f.refs.Store(1)
-	q.Expect(f.sig)
-	return f, nil
+	return NewFence(q)
+}
+
+// refill moves up to fenceBatch fences of the cache's kind from the pool
+// into the empty cache, arming them outside the pool's lock.
+func (c *FenceCache) refill() {
+	fences.mu.Lock()
+	l := fences.free[c.kind]
+	k := min(len(l), fenceBatch)
+	if k > 0 {
+		copy(c.free[:k], l[len(l)-k:])
+		clear(l[len(l)-k:])
+		fences.free[c.kind] = l[:len(l)-k]
+	}
+	fences.mu.Unlock()
+	// The pool's last fence (the most recently released) is taken first.
+	c.n = k
+	for _, f := range c.free[:k] {
+		if !f.sig.Destroyed() {
+			f.sig.Store(1, hsa.Relaxed)
+		}
+	}
 }
 
 // Release is f.Release, keeping f in the cache if it was the last holder.
 // A cached fence is armed here, off the path from New to the packet's
-// publication.
+// publication. A full cache gives its oldest batch to the pool first.
 func (c *FenceCache) Release(f *Fence) {
 	if f.refs.Add(-1) != 0 {
 		return
 	}
-	if f.shared {
+	if f.shared || !c.known || f.kind != c.kind {
 		f.recycle()
 		return
 	}
-	if c.n < len(c.free) {
-		f.sig.Store(1, hsa.Relaxed)
-		c.free[c.n] = f
-		c.n++
-		return
+	if c.n == len(c.free) {
+		poolPut(c.free[:fenceBatch]...)
+		copy(c.free[:], c.free[fenceBatch:])
+		clear(c.free[len(c.free)-fenceBatch:])
+		c.n -= fenceBatch
 	}
-	poolPut(f)
+	f.sig.Store(1, hsa.Relaxed)
+	c.free[c.n] = f
+	c.n++
 }
 
 // Flush returns the cached fences to the shared pool.

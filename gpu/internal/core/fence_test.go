@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -66,17 +67,25 @@ func TestFenceOutlivesChurn(t *testing.T) {
 }
 
 // A stream's cache keeps the fences its packets release, re-armed, up to
-// its size; the rest and a Flush go to the shared pool.
+// its size; a full cache gives its oldest batch to the shared pool in one
+// move, an empty one takes a batch from it, and a Flush returns the rest.
 func TestFenceCache(t *testing.T) {
 	dev := device(t)
 	s := newStream(t, dev, 16)
+	emptyPool(t)
 	var c FenceCache
 	var fs []*Fence
 	for range len(c.free) + 1 {
 		f, err := c.New(s.Queue())
 		require.NoError(t, err)
+		require.Equal(t, int64(1), f.Signal().Load(hsa.Relaxed), "armed for its packet")
 		f.Cancel()
 		fs = append(fs, f)
+	}
+	for i, f := range fs {
+		for _, g := range fs[:i] {
+			require.NotSame(t, g, f, "a fence handed out twice")
+		}
 	}
 	fs[0].Retain()
 	c.Release(fs[0])
@@ -84,14 +93,74 @@ func TestFenceCache(t *testing.T) {
 	for _, f := range fs {
 		c.Release(f)
 	}
-	assert.Equal(t, len(c.free), c.n)
-	assert.Equal(t, int64(1), c.free[0].Signal().Load(hsa.Relaxed), "re-armed")
+	assert.Equal(t, fenceBatch+1, c.n, "the full cache gave its oldest batch to the pool")
+	assert.Same(t, fs[fenceBatch], c.free[0], "the newest batch stays")
+	assert.Same(t, fs[len(fs)-1], c.free[c.n-1])
+	for _, f := range c.free[:c.n] {
+		assert.Equal(t, int64(1), f.Signal().Load(hsa.Relaxed), "re-armed")
+	}
 	f, err := c.New(s.Queue())
 	require.NoError(t, err)
-	assert.Same(t, fs[len(fs)-2], f, "the last cached is the next")
+	assert.Same(t, fs[len(fs)-1], f, "the last cached is the next")
 	c.Release(f)
+
+	// An empty cache takes the pool's newest batch, armed.
+	var other FenceCache
+	g, err := other.New(s.Queue())
+	require.NoError(t, err)
+	assert.Same(t, fs[fenceBatch-1], g, "the pool's last fence first")
+	assert.Equal(t, fenceBatch-1, other.n, "a batch from the pool")
+	for _, h := range other.free[:other.n] {
+		assert.Equal(t, int64(1), h.Signal().Load(hsa.Relaxed), "armed in the batch")
+	}
+	g.Cancel()
+	other.Release(g)
+	other.Flush()
 	c.Flush()
 	assert.Zero(t, c.n)
+	assert.Zero(t, other.n)
+}
+
+// emptyPool sets the shared pool's soft fences aside until t ends, so a
+// test sees only the fences it releases there.
+func emptyPool(t *testing.T) {
+	fences.mu.Lock()
+	kept := fences.free[nil]
+	delete(fences.free, nil)
+	fences.mu.Unlock()
+	t.Cleanup(func() {
+		fences.mu.Lock()
+		if fences.free == nil {
+			fences.free = map[*rocr.Agent][]*Fence{}
+		}
+		fences.free[nil] = append(kept, fences.free[nil]...)
+		fences.mu.Unlock()
+	})
+}
+
+// A cache keeps only fences of the signal kind it serves: another kind's
+// fence, released through it (a dependency on another agent's stream),
+// goes back to the pool under its own kind.
+func TestFenceCacheKeepsItsKind(t *testing.T) {
+	dev := device(t)
+	s := newStream(t, dev, 16)
+	var c FenceCache
+	f, err := c.New(s.Queue())
+	require.NoError(t, err)
+	f.Cancel()
+	c.Release(f)
+	n := c.n
+	foreign := &Fence{sig: f.sig, kind: dev.Agent()} // stands for a rocm signal
+	foreign.refs.Store(1)
+	c.Release(foreign)
+	assert.Equal(t, n, c.n, "the other kind's fence is not cached")
+	fences.mu.Lock()
+	l := fences.free[dev.Agent()]
+	delete(fences.free, dev.Agent())
+	fences.mu.Unlock()
+	require.Len(t, l, 1)
+	assert.Same(t, foreign, l[0], "pooled under its own kind")
+	c.Flush()
 }
 
 // A wait with a context gives up when it ends, leaving the work pending;

@@ -127,7 +127,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 		}
 		if err != nil {
 			for i := 0; i < k; i++ {
-				s.Drop(&s.ring[(s.head+s.count-1)%len(s.ring)])
+				s.Drop(s.at(s.head + s.count - 1))
 			}
 			if end != f {
 				end.Cancel()
@@ -153,7 +153,7 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 }
 
 // pushed is the entry pushed n pushes ago (1: the last).
-func (s *Stream) pushed(n int) *entry { return &s.ring[(s.head+s.count-n)%len(s.ring)] }
+func (s *Stream) pushed(n int) *entry { return s.at(s.head + s.count - n) }
 
 // takeAreas gives each of the k packets just pushed for pkts whose
 // kernarg image is larger than a queue slot a kernarg area, held by its

@@ -387,10 +387,15 @@ func (s *Stream) Push() *entry {
 	for s.count == len(s.ring) {
 		s.reapOne(true)
 	}
-	e := &s.ring[(s.head+s.count)%len(s.ring)]
+	e := s.at(s.head + s.count)
 	s.count++
 	return e
 }
+
+// at is the ring's entry i, counting on past its end: the ring's length
+// is twice the queue's, a power of two, so a mask finds it (a division,
+// on every submission, cost more).
+func (s *queueState) at(i int) *entry { return &s.ring[i&(len(s.ring)-1)] }
 
 // reap releases completed in-flight packets; wait: wait for all of them.
 func (s *queueState) reap(wait bool) {
@@ -407,7 +412,7 @@ func (s *queueState) reapOne(wait bool) bool {
 	n := 0
 	var f *Fence
 	for i := 0; i < s.count; i++ {
-		e := &s.ring[(s.head+i)%len(s.ring)]
+		e := s.at(s.head + i)
 		n++
 		if e.fence != nil {
 			f = e.fence
@@ -429,7 +434,7 @@ func (s *queueState) reapOne(wait bool) bool {
 	}
 	for i := 0; i < n; i++ {
 		s.release(&s.ring[s.head])
-		s.head = (s.head + 1) % len(s.ring)
+		s.head = (s.head + 1) & (len(s.ring) - 1)
 		s.count--
 	}
 	return true
@@ -819,7 +824,7 @@ func (s *queueState) releaseAfterShutdown() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := 0; i < s.count; i++ {
-		e := &s.ring[(s.head+i)%len(s.ring)]
+		e := s.at(s.head + i)
 		if e.pin != 0 {
 			hostref.UnpinHost(e.pin)
 			e.pin = 0

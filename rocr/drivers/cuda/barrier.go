@@ -127,6 +127,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 						}
 						if ok {
 							e.waitedOn, e.waitedSeq = o, seq
+							e.prove(o, seq)
 							continue
 						}
 					}
@@ -141,6 +142,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 						return e.fail(cuErr("barrier", "cuStreamWaitValue64", r))
 					}
 					e.waitedOn, e.waitedSeq = o, seq
+					e.prove(o, seq)
 					continue
 				}
 				c.Flush(seq)
@@ -198,6 +200,18 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 	// the GPU idle until the host queued more.
 	e.flushHere(e.issued.Load())
 	return nil
+}
+
+// prove notes that the stream now waits on the GPU for o's work up to
+// completion seq: once this stream's next completion is done, so is that
+// work (completeTo). It runs under the executor lock, which numbers the
+// completions, so e.seq is the last one queued before the wait. One proof
+// is kept, the newest: an older one still pending is dropped, and its
+// signals settle as they would without it.
+func (e *executor) prove(o *executor, seq uint64) {
+	e.lazyMu.Lock()
+	e.proofOn, e.proofSeq, e.proofAt = o, seq, e.seq
+	e.lazyMu.Unlock()
 }
 
 // isRecord reports a barrier with no dependency: an event record, whose

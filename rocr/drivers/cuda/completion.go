@@ -191,9 +191,7 @@ func (e *executor) Await(seq uint64) bool {
 	if r != cudaSuccess {
 		return false // the poller reports the failure and completes the signals
 	}
-	e.lazyMu.Lock()
-	e.completeUpTo(v, nil)
-	e.lazyMu.Unlock()
+	e.completeTo(v)
 	return true
 }
 
@@ -206,9 +204,7 @@ func (e *executor) Settle() { e.settle() }
 
 func (e *executor) settle() {
 	if p := uint64(e.progress.Load(hsa.Acquire)); p > e.settled.Load() {
-		e.lazyMu.Lock()
-		e.completeUpTo(p, nil)
-		e.lazyMu.Unlock()
+		e.completeTo(p)
 	}
 	if e.wantRec.Load() > e.settled.Load() {
 		e.settleRecords()
@@ -227,9 +223,7 @@ func (e *executor) settleRecords() {
 		if seq == 0 {
 			return
 		}
-		e.lazyMu.Lock()
-		e.completeUpTo(seq, nil)
-		e.lazyMu.Unlock()
+		e.completeTo(seq)
 	}
 }
 
@@ -256,6 +250,30 @@ func (e *executor) passedRecord(sa *sysArgs) uint64 {
 		return 0 // not yet passed, or failed: Poll reports a failure
 	}
 	return seq
+}
+
+// completeTo completes the deferred signals up to seq p, which the
+// stream is known to have passed, and what that proves of other streams:
+// where the stream waited on the GPU for another's work before p (prove),
+// that work is done too, and its signals complete here without a query
+// of their own (an event record waited for by a stream that was then
+// synchronized). Each stream's lock is taken in turn, never two at once.
+func (e *executor) completeTo(p uint64) {
+	for e != nil {
+		e.lazyMu.Lock()
+		e.completeUpTo(p, nil)
+		o, seq := e.proofOn, e.proofSeq
+		if o != nil && p > e.proofAt {
+			e.proofOn = nil
+		} else {
+			o = nil
+		}
+		e.lazyMu.Unlock()
+		if o == nil || o.settled.Load() >= seq {
+			return
+		}
+		e, p = o, seq
+	}
 }
 
 // completeUpTo completes deferred signals up to seq p, failed with err if

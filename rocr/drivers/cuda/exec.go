@@ -86,6 +86,14 @@ type executor struct {
 	waitedSeq uint64
 	evSeq     uint64 // the completion count the event's last record covers
 	sigs      [16]spi.HostSignal
+	// A wait's proof (under lazyMu): this stream waited on the GPU, after
+	// its completion proofAt, for proofOn's work up to proofSeq. Once a
+	// completion of this stream past proofAt is known done, so is that
+	// work, and proofOn's signals up to proofSeq complete without a query
+	// of their own (completeTo).
+	proofOn  *executor
+	proofSeq uint64
+	proofAt  uint64
 
 	sa      sysArgs // argument block for driver calls under the executor lock
 	bound   bool

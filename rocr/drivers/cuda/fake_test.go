@@ -32,6 +32,7 @@ var gpuTests = []string{
 	"TestCrossQueueSignalReuse",
 	"TestRecordPassesBeforeTheWorkAfterIt",
 	"TestRecordsInFlight",
+	"TestRecordSettledByAWait",
 	"TestZZKernelFault",
 }
 

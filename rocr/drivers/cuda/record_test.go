@@ -84,3 +84,35 @@ func TestRecordsInFlight(t *testing.T) {
 	assert.NoError(t, q1.Err())
 	assert.NoError(t, q2.Err())
 }
+
+// An event record that another stream waited for on the GPU completes as
+// soon as that stream's later work is known done: the wait proves the
+// record passed, and the host asks the driver nothing more about it. Each
+// round waits for the second stream one way (a bounded wait, which
+// flushes its progress; an unbounded one, which synchronizes the stream)
+// and finds the first stream's record complete at once.
+func TestRecordSettledByAWait(t *testing.T) {
+	a := setup(t)
+	empty, _ := library(t, a)
+	q1, q2 := queue(t, a, 256), queue(t, a, 256)
+	const rounds = 40
+	for i := range rounds {
+		rec, done := signal(t, 1), signal(t, 1)
+		dispatch(q1, empty, nil, 1, 1, nil)
+		barrier(q1, nil, rec)
+		barrier(q2, []*rocr.Signal{rec}, nil)
+		dispatch(q2, empty, nil, 1, 1, done)
+		if i%2 == 0 {
+			require.NoError(t, wait(t, done))
+		} else {
+			done.Wait(hsa.CondEQ, 0, 0, hsa.WaitActive)
+			require.NoError(t, done.Err())
+		}
+		require.Equal(t, int64(0), rec.Load(hsa.Acquire), "round %d: the record is pending after the stream that waited for it finished", i)
+		require.NoError(t, rec.Err())
+		require.NoError(t, rec.Destroy())
+		require.NoError(t, done.Destroy())
+	}
+	assert.NoError(t, q1.Err())
+	assert.NoError(t, q2.Err())
+}
