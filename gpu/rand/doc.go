@@ -5,7 +5,9 @@
 //
 // The generator is written once as Go kernels (kernels.go), translated by
 // hipgo-gen into the C++, PTX and AMDGPU code objects of gen/; the cpu
-// agent runs the Go functions themselves. Every transform from random
+// agent runs the Go functions themselves, uniform values and bits
+// through span kernels (span.go) whose work-items run a plain loop over
+// their share of the stream's blocks. Every transform from random
 // words to values uses integer operations and correctly rounded float64
 // +, -, *, / and square roots only (its own log, exp, sin and cos, never
 // a vendor math library, each product rounded on its own), so the same

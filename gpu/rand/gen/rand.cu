@@ -631,6 +631,13 @@ template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg
 template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f);
 template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f);
 template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f);
+template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
 
 #line 91 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
@@ -956,6 +963,218 @@ template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, ui
   return lo0 + mulHi64<Checked>(((uint64_t)(hi) << 32LL) | (uint64_t)(lo), width, hg_f);
 }
 
+#line 43 "span.go"
+template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f) {
+  uint64_t first = start / 4ULL;
+  uint64_t nb = (((end - 1ULL) / 4ULL) - first) + 1ULL;
+  uint64_t lo = hg_min((uint64_t)(hg_global_x()) * (uint64_t)(span), nb);
+  uint64_t hi = hg_min(lo + (uint64_t)(span), nb);
+  uint64_t hg_t1 = first + lo;
+  uint64_t hg_t2 = first + hi;
+  lo = hg_t1;
+  hi = hg_t2;
+#line 49 "span.go"
+  uint64_t hg_t3 = lo;
+  uint64_t hg_t4 = hi;
+  uint64_t wlo = hg_t3;
+  uint64_t whi = hg_t4;
+#line 50 "span.go"
+  if (wlo < whi) {
+    {
+#line 51 "span.go"
+      auto hg_m5 = fullAt<Checked>(wlo, start, end, 1LL, hg_f);
+      bool ok = hg_m5.r1;
+#line 51 "span.go"
+      if (!ok) {
+        wlo += 1ULL;
+      }
+    }
+  }
+#line 55 "span.go"
+  if (wlo < whi) {
+    {
+#line 56 "span.go"
+      auto hg_m6 = fullAt<Checked>(whi - 1ULL, start, end, 1LL, hg_f);
+      bool ok = hg_m6.r1;
+#line 56 "span.go"
+      if (!ok) {
+        whi -= 1ULL;
+      }
+    }
+  }
+#line 60 "span.go"
+  return hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t>{lo, hi, wlo, whi};
+}
+
+#line 16 "span.go"
+template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f) {
+  hg_array<uint32_t, 10> r = {};
+  for (long long i = 0LL; i < 10LL; i = hg_add(i, 1LL)) {
+    hg_ref<Checked>(r, i, hg_f, 19, 4) = k;
+    k += w;
+  }
+  return r;
+}
+
+#line 26 "span.go"
+template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f) {
+  auto hg_m1 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 28 "span.go"
+  auto hg_m2 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+  c0 = hg_m2.r0;
+  c1 = hg_m2.r1;
+  c2 = hg_m2.r2;
+  c3 = hg_m2.r3;
+#line 29 "span.go"
+  auto hg_m3 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+  c0 = hg_m3.r0;
+  c1 = hg_m3.r1;
+  c2 = hg_m3.r2;
+  c3 = hg_m3.r3;
+#line 30 "span.go"
+  auto hg_m4 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+  c0 = hg_m4.r0;
+  c1 = hg_m4.r1;
+  c2 = hg_m4.r2;
+  c3 = hg_m4.r3;
+#line 31 "span.go"
+  auto hg_m5 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+  c0 = hg_m5.r0;
+  c1 = hg_m5.r1;
+  c2 = hg_m5.r2;
+  c3 = hg_m5.r3;
+#line 32 "span.go"
+  auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+  c0 = hg_m6.r0;
+  c1 = hg_m6.r1;
+  c2 = hg_m6.r2;
+  c3 = hg_m6.r3;
+#line 33 "span.go"
+  auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+  c0 = hg_m7.r0;
+  c1 = hg_m7.r1;
+  c2 = hg_m7.r2;
+  c3 = hg_m7.r3;
+#line 34 "span.go"
+  auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+  c0 = hg_m8.r0;
+  c1 = hg_m8.r1;
+  c2 = hg_m8.r2;
+  c3 = hg_m8.r3;
+#line 35 "span.go"
+  auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+  c0 = hg_m9.r0;
+  c1 = hg_m9.r1;
+  c2 = hg_m9.r2;
+  c3 = hg_m9.r3;
+#line 36 "span.go"
+  return philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+}
+
+#line 104 "span.go"
+template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 106 "span.go"
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    {
+#line 107 "span.go"
+      uint64_t w = (b * 4ULL) + (uint64_t)(j);
+#line 107 "span.go"
+      if ((w >= start) && ((w - start) < (end - start))) {
+        auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
+        uint32_t v = hg_m3.r0;
+#line 109 "span.go"
+        hg_ref<Checked>(out, (long long)(w - start), hg_f, 109, 4) = v;
+      }
+    }
+  }
+}
+
+#line 154 "span.go"
+template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 156 "span.go"
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    {
+#line 157 "span.go"
+      uint64_t w = (b * 4ULL) + (uint64_t)(j);
+#line 157 "span.go"
+      if ((w >= start) && ((w - start) < (end - start))) {
+        auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
+        uint32_t v = hg_m3.r0;
+#line 159 "span.go"
+        hg_ref<Checked>(out, (long long)(w - start), hg_f, 159, 4) = uniform32<Checked>(v, hg_f);
+      }
+    }
+  }
+}
+
+#line 203 "span.go"
+template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 205 "span.go"
+  {
+#line 205 "span.go"
+    uint64_t w = b * 4ULL;
+#line 205 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 206, 4) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+    }
+  }
+#line 208 "span.go"
+  {
+#line 208 "span.go"
+    uint64_t w = (b * 4ULL) + 2ULL;
+#line 208 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 209, 4) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+    }
+  }
+}
+
+#line 251 "span.go"
+template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 253 "span.go"
+  {
+#line 253 "span.go"
+    uint64_t w = b * 4ULL;
+#line 253 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 254, 4) = uniform64<Checked>(c0, c1, hg_f);
+    }
+  }
+#line 256 "span.go"
+  {
+#line 256 "span.go"
+    uint64_t w = (b * 4ULL) + 2ULL;
+#line 256 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 257, 4) = uniform64<Checked>(c2, c3, hg_f);
+    }
+  }
+}
+
 // ---- kernels ----
 
 #line 346 "kernels.go"
@@ -1275,5 +1494,409 @@ extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
 }
 extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
   fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+}
+
+#line 67 "span.go"
+template <bool Checked> __device__ void spanU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (uint64_t)(n);
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 70 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 71 "span.go"
+  if (wlo > lo) {
+    edgeU32<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeU32<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<uint32_t> o = hg_sub<Checked>(out, (long long)((wlo * 4ULL) - start), (long long)((whi * 4ULL) - start), hg_f, 80, 4);
+  uint64_t b = wlo;
+  while (o.n >= 4LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 84 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 85 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 86 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 87 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 88 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 89 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 90 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 91 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 92 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 93 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 93, 4) = c0;
+    hg_ref<Checked>(o, 1LL, hg_f, 94, 4) = c1;
+    hg_ref<Checked>(o, 2LL, hg_f, 95, 4) = c2;
+    hg_ref<Checked>(o, 3LL, hg_f, 96, 4) = c3;
+    o = hg_sub<Checked>(o, 4LL, -1, hg_f, 97, 4);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanU32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 117 "span.go"
+template <bool Checked> __device__ void spanF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (uint64_t)(n);
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 120 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 121 "span.go"
+  if (wlo > lo) {
+    edgeF32<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeF32<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<float> o = hg_sub<Checked>(out, (long long)((wlo * 4ULL) - start), (long long)((whi * 4ULL) - start), hg_f, 130, 4);
+  uint64_t b = wlo;
+  while (o.n >= 4LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 134 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 135 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 136 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 137 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 138 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 139 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 140 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 141 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 142 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 143 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 143, 4) = uniform32<Checked>(c0, hg_f);
+    hg_ref<Checked>(o, 1LL, hg_f, 144, 4) = uniform32<Checked>(c1, hg_f);
+    hg_ref<Checked>(o, 2LL, hg_f, 145, 4) = uniform32<Checked>(c2, hg_f);
+    hg_ref<Checked>(o, 3LL, hg_f, 146, 4) = uniform32<Checked>(c3, hg_f);
+    o = hg_sub<Checked>(o, 4LL, -1, hg_f, 147, 4);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_f32(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanF32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_f32_checked(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 168 "span.go"
+template <bool Checked> __device__ void spanU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (2ULL * (uint64_t)(n));
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 171 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 172 "span.go"
+  if (wlo > lo) {
+    edgeU64<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeU64<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<uint64_t> o = hg_sub<Checked>(out, (long long)(((wlo * 4ULL) - start) / 2ULL), (long long)(((whi * 4ULL) - start) / 2ULL), hg_f, 181, 4);
+  uint64_t b = wlo;
+  while (o.n >= 2LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 185 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 186 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 187 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 188 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 189 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 190 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 191 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 192 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 193 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 194 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 194, 4) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+    hg_ref<Checked>(o, 1LL, hg_f, 195, 4) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+    o = hg_sub<Checked>(o, 2LL, -1, hg_f, 196, 4);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanU64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 216 "span.go"
+template <bool Checked> __device__ void spanF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (2ULL * (uint64_t)(n));
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 219 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 220 "span.go"
+  if (wlo > lo) {
+    edgeF64<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeF64<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<double> o = hg_sub<Checked>(out, (long long)(((wlo * 4ULL) - start) / 2ULL), (long long)(((whi * 4ULL) - start) / 2ULL), hg_f, 229, 4);
+  uint64_t b = wlo;
+  while (o.n >= 2LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 233 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 234 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 235 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 236 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 237 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 238 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 239 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 240 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 241 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 242 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 242, 4) = uniform64<Checked>(c0, c1, hg_f);
+    hg_ref<Checked>(o, 1LL, hg_f, 243, 4) = uniform64<Checked>(c2, c3, hg_f);
+    o = hg_sub<Checked>(o, 2LL, -1, hg_f, 244, 4);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_f64(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanF64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_f64_checked(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
 }
 
