@@ -36,7 +36,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("rand", fillF32Kernel, fillF64Kernel, fillU32Kernel, fillU64Kernel, spanU32Kernel, spanF32Kernel, spanU64Kernel, spanF64Kernel),
 	Source:  goKernelsSource,
 	Kernels: []string{"fill_f32", "fill_f64", "fill_u32", "fill_u64", "span_u32", "span_f32", "span_u64", "span_f64"},
-	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go", "rand.go", "span.go"},
+	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go", "math32.go", "rand.go", "span.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 
@@ -146,7 +146,7 @@ var fillF64Kernel = kernel.Define("fill_f64", func(b *kernel.Block, a *fillF64Ar
 	}
 })
 
-// launchFillF64 launches fillF64 (kernels.go:394) on s: grid blocks of block threads, with
+// launchFillF64 launches fillF64 (kernels.go:409) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int, vec bool) error {
@@ -206,7 +206,7 @@ var fillU32Kernel = kernel.Define("fill_u32", func(b *kernel.Block, a *fillU32Ar
 	}
 })
 
-// launchFillU32 launches fillU32 (kernels.go:434) on s: grid blocks of block threads, with
+// launchFillU32 launches fillU32 (kernels.go:449) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {
@@ -270,7 +270,7 @@ var fillU64Kernel = kernel.Define("fill_u64", func(b *kernel.Block, a *fillU64Ar
 	}
 })
 
-// launchFillU64 launches fillU64 (kernels.go:480) on s: grid blocks of block threads, with
+// launchFillU64 launches fillU64 (kernels.go:495) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {

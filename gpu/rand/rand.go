@@ -277,11 +277,12 @@ func Uniform[T Float](g *Generator, s *stream.Stream, out buffer.Array[T]) error
 }
 
 // Normal queues out.Len() normal values of mean and standard deviation
-// stddev from g on s, by the Box-Muller transform in float64 (cuRAND's
-// Philox normal is Box-Muller too): each pair of values comes from two
-// uniforms, two words each for float64 (four words, starting at a
-// multiple of four) and one each for float32 (two words, starting at an
-// even word). An odd count drops the last pair's second value.
+// stddev from g on s, by the Box-Muller transform (cuRAND's Philox normal
+// is Box-Muller too), in float32 for float32 and in float64 for float64:
+// each pair of values comes from two uniforms, two words each for float64
+// (four words, starting at a multiple of four) and one each for float32
+// (two words, starting at an even word). An odd count drops the last
+// pair's second value. docs/random.md gives the transform's accuracy.
 func Normal[T Float](g *Generator, s *stream.Stream, out buffer.Array[T], mean, stddev T) error {
 	return fillFloat("rand normal", g, s, out, opNormal, mean, stddev)
 }

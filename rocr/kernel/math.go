@@ -1,6 +1,9 @@
 package kernel
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Float is float32 or float64.
 type Float interface{ ~float32 | ~float64 }
@@ -49,12 +52,38 @@ func Floor[T Float](x T) T { return T(math.Floor(float64(x))) }
 // Ceil rounds up (ceilf, ceil).
 func Ceil[T Float](x T) T { return T(math.Ceil(float64(x))) }
 
-// Fma is x*y+z rounded once (fmaf, fma).
+// Fma is x*y+z rounded once (fmaf, fma), on the cpu agent as on a GPU:
+// for float32 too, the correctly rounded result.
 func Fma[T Float](x, y, z T) T {
-	if _, ok := any(x).(float32); ok {
-		// float64 holds a float32 product exactly: one rounding at the end
-		// would be the float64 sum's, so round through float64 math.FMA.
-		return T(float32(math.FMA(float64(x), float64(y), float64(z))))
+	if unsafe.Sizeof(x) == 4 {
+		return T(fma32(float32(x), float32(y), float32(z)))
 	}
 	return T(math.FMA(float64(x), float64(y), float64(z)))
+}
+
+// fma32 is float32's x*y+z rounded once. The float64 product of two
+// float32 values is exact, but rounding the float64 sum to float32 would
+// round twice (a sum just above a float32 tie rounds onto the tie, then
+// to even). So the sum is rounded to odd: where it is inexact, its last
+// bit is set; a value 29 bits wider than float32 rounded to odd then
+// rounds to float32 as the exact sum does (Boldo and Melquiond, "When
+// double rounding is odd", 2005).
+func fma32(x, y, z float32) float32 {
+	p := float64(float64(x) * float64(y))
+	c := float64(z)
+	s := p + c
+	b := math.Float64bits(s)
+	if b&1 == 0 && s-s == 0 { // even and finite
+		// Knuth's TwoSum: the sum's error, exactly.
+		v := s - p
+		if e := (p - (s - v)) + (c - v); e != 0 {
+			if (e > 0) == (s > 0) {
+				b++
+			} else {
+				b--
+			}
+			s = math.Float64frombits(b)
+		}
+	}
+	return float32(s)
 }
