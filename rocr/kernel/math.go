@@ -62,16 +62,27 @@ func Fma[T Float](x, y, z T) T {
 }
 
 // fma32 is float32's x*y+z rounded once. The float64 product of two
-// float32 values is exact, but rounding the float64 sum to float32 would
-// round twice (a sum just above a float32 tie rounds onto the tie, then
-// to even). So the sum is rounded to odd: where it is inexact, its last
-// bit is set; a value 29 bits wider than float32 rounded to odd then
-// rounds to float32 as the exact sum does (Boldo and Melquiond, "When
-// double rounding is odd", 2005).
+// float32 values is exact, and so is the float64 sum unless it lands on
+// a float32 tie (halfway between two float32 values): a sum just above a
+// tie rounds onto it, then to even. Only there (and below float32's
+// normal range, where ties are coarser) does fma32Odd redo the rounding.
 func fma32(x, y, z float32) float32 {
 	p := float64(float64(x) * float64(y))
-	c := float64(z)
-	s := p + c
+	s := p + float64(z)
+	if math.Float64bits(s)&(1<<29-1) != 1<<28 && (s >= 0x1p-125 || s <= -0x1p-125) {
+		return float32(s)
+	}
+	return fma32Odd(p, float64(z), s)
+}
+
+// fma32Odd rounds the exact sum p + c, whose float64 rounding is s, to
+// float32: s rounded to odd (its last bit set where it is inexact) is 29
+// bits wider than float32 and so rounds to float32 as the exact sum does
+// (Boldo and Melquiond, "When double rounding is odd", 2005). Not
+// inlined: it is rare, and fma32 stays small enough to inline.
+//
+//go:noinline
+func fma32Odd(p, c, s float64) float32 {
 	b := math.Float64bits(s)
 	if b&1 == 0 && s-s == 0 { // even and finite
 		// Knuth's TwoSum: the sum's error, exactly.
