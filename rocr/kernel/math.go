@@ -69,7 +69,7 @@ func Fma[T Float](x, y, z T) T {
 func fma32(x, y, z float32) float32 {
 	p := float64(float64(x) * float64(y))
 	s := p + float64(z)
-	if math.Float64bits(s)&(1<<29-1) != 1<<28 && (s >= 0x1p-125 || s <= -0x1p-125) {
+	if b := math.Float64bits(s); b&(1<<29-1) != 1<<28 && b&(0x7ff<<52) >= (1023-125)<<52 {
 		return float32(s)
 	}
 	return fma32Odd(p, float64(z), s)
