@@ -6,7 +6,7 @@ GPU_PKGS ?= ./...
 BENCH_COUNT ?= 6
 BENCH_CPU   ?= 1,2
 
-.PHONY: gokernels-pack prims-pack run test test-allocs test-json vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
+.PHONY: fftrand-pack gokernels-pack prims-pack run test test-allocs test-json vet bench lint kernels kernels-check gpu-tests gpu-tests-pack stress fuzz
 
 # The vector add of the HIP programming guide, on the default device.
 run:
@@ -149,6 +149,19 @@ prims-pack:
 	CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o prims-pack/prim.test ./gpu/prim
 	xz -T2 -6 prims-pack/prim.test
 	cp benchmarks/peers/prims.sh benchmarks/peers/prims_cub.cu benchmarks/peers/prims_cupy.py benchmarks/peers/prims_summary.py prims-pack/
+
+# gpu/fft's and gpu/rand's tests and benchmarks beside cupy.fft (cuFFT) and
+# cuRAND's Philox through CuPy, interleaved, for a GPU machine
+# (benchmarks/peers/fftrand.sh says what comes back); there:
+# OUT=out bash fftrand-pack/fftrand.sh
+fftrand-pack:
+	rm -rf fftrand-pack && mkdir -p fftrand-pack
+	CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o fftrand-pack/fft.test ./gpu/fft
+	CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o fftrand-pack/rand.test ./gpu/rand
+	xz -T2 -6 fftrand-pack/fft.test fftrand-pack/rand.test
+	cp benchmarks/peers/fftrand.sh benchmarks/peers/fftrand_cupy.py benchmarks/peers/fftrand_summary.py fftrand-pack/
+	@test $$(cat fftrand-pack/* | wc -c) -lt 30000000 || { echo "fftrand-pack: over 30 MB" >&2; exit 1; }
+	@echo "fftrand-pack: $$(cat fftrand-pack/* | wc -c) bytes"
 
 stress:
 	HIPGO_STRESS=large $(GO) test -race -count=1 -run Stress -timeout 60m ./...

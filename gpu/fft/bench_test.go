@@ -6,17 +6,30 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
+	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
-// C2C float32 transforms of 2^k points, batched so each run moves about
-// 2^22 points, and gonum's single-threaded CmplxFFT on one transform
-// beside them (the cpu agent's target: within 1.5x of it per transform).
+// benchLogs are the 1-D benchmarks' sizes as powers of two: on a GPU the
+// issue's 2^10 to 2^24 (every even power), on the cpu agent 2^10, 2^16
+// and 2^20. Each run moves about 2^22 points: a batch of 2^22/n
+// transforms (one at 2^24).
+func benchLogs(dev *gpu.Device) []int {
+	if dev.Properties().IsCPU {
+		return []int{10, 16, 20}
+	}
+	return []int{10, 12, 14, 16, 18, 20, 22, 24}
+}
+
+// C2C float32 transforms of 2^k points, batched, and gonum's
+// single-threaded CmplxFFT on one transform beside them on the cpu agent
+// (its target: within 1.5x of it per transform). benchmarks/peers/
+// fftrand.sh runs these on a GPU beside cupy.fft, by the same names.
 func BenchmarkC2C(b *testing.B) {
 	dev, s := newStream(b)
-	for _, l := range []int{10, 16, 20} {
+	for _, l := range benchLogs(dev) {
 		n := 1 << l
 		batch := max(1, (1<<22)/n)
 		b.Run(fmt.Sprintf("n=2^%d/batch=%d", l, batch), func(b *testing.B) {
@@ -31,6 +44,9 @@ func BenchmarkC2C(b *testing.B) {
 			defer out.Free()
 			gputest.Benchmark(b, s, func() error { return C2CExec(p, s, in, out, Forward) }, gputest.Bytes(int64(16*n*batch)))
 		})
+		if !dev.Properties().IsCPU {
+			continue
+		}
 		b.Run(fmt.Sprintf("gonum-n=2^%d", l), func(b *testing.B) {
 			f := fourier.NewCmplxFFT(n)
 			x := make([]complex128, n)
@@ -42,20 +58,50 @@ func BenchmarkC2C(b *testing.B) {
 	}
 }
 
-// One 2-D 1024×1024 C2C float32 transform: on the cpu agent its lines
-// are split among the workers.
+// R2C float32 transforms of 2^k real points (2^(k-1)+1 complex values
+// out), batched as BenchmarkC2C's.
+func BenchmarkR2C(b *testing.B) {
+	dev, s := newStream(b)
+	for _, l := range benchLogs(dev) {
+		n := 1 << l
+		batch := max(1, (1<<22)/n)
+		b.Run(fmt.Sprintf("n=2^%d/batch=%d", l, batch), func(b *testing.B) {
+			p, err := NewPlan(dev, R2C, []int{n}, batch)
+			if err != nil {
+				b.Skip(err)
+			}
+			defer p.Destroy()
+			in, _ := buffer.New[float32](dev, n*batch)
+			out, _ := buffer.New[complex64](dev, (n/2+1)*batch)
+			defer in.Free()
+			defer out.Free()
+			gputest.Benchmark(b, s, func() error { return R2CExec(p, s, in, out) }, gputest.Bytes(int64((4*n+8*(n/2+1))*batch)))
+		})
+	}
+}
+
+// One 2-D C2C float32 transform of 1024x1024 and, on a GPU, of 4096x4096
+// points: on the cpu agent its lines are split among the workers.
 func BenchmarkC2C2D(b *testing.B) {
 	dev, s := newStream(b)
-	p, err := NewPlan(dev, C2C, []int{1024, 1024}, 1)
-	if err != nil {
-		b.Skip(err)
+	sides := []int{1024, 4096}
+	if dev.Properties().IsCPU {
+		sides = sides[:1]
 	}
-	defer p.Destroy()
-	in, _ := buffer.New[complex64](dev, 1<<20)
-	out, _ := buffer.New[complex64](dev, 1<<20)
-	defer in.Free()
-	defer out.Free()
-	gputest.Benchmark(b, s, func() error { return C2CExec(p, s, in, out, Forward) }, gputest.Bytes(16<<20))
+	for _, m := range sides {
+		b.Run(fmt.Sprintf("%dx%d", m, m), func(b *testing.B) {
+			p, err := NewPlan(dev, C2C, []int{m, m}, 1)
+			if err != nil {
+				b.Skip(err)
+			}
+			defer p.Destroy()
+			in, _ := buffer.New[complex64](dev, m*m)
+			out, _ := buffer.New[complex64](dev, m*m)
+			defer in.Free()
+			defer out.Free()
+			gputest.Benchmark(b, s, func() error { return C2CExec(p, s, in, out, Forward) }, gputest.Bytes(int64(16*m*m)))
+		})
+	}
 }
 
 // The cpu agent's C2C float32 transforms, one and a batch of 64 per

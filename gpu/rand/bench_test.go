@@ -2,6 +2,9 @@ package rand
 
 import (
 	"fmt"
+	mrand "math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -46,4 +49,71 @@ func BenchmarkNormal(b *testing.B) {
 func BenchmarkBits(b *testing.B) {
 	benchFill(b, "uint32", 4, Bits[uint32])
 	benchFill(b, "uint64", 8, Bits[uint64])
+}
+
+// BenchmarkCPUAgent is the cpu agent's Philox (span.go) filling 2^24
+// values beside math/rand/v2's ChaCha8 and PCG filling a slice of as many
+// bytes, each split over GOMAXPROCS goroutines as the agent's workers
+// are; GB/s/core is the bytes a second per core. The agent's workers
+// are as many as GOMAXPROCS when the runtime opens, so run one and all
+// cores as separate runs:
+//
+//	for c in 1 2; do go test -run '^$' -bench CPUAgent -cpu $c -count 3 ./gpu/rand; done
+func BenchmarkCPUAgent(b *testing.B) {
+	dev := gputest.DeviceOf(b, "cpu")
+	s, err := stream.New(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Destroy()
+	const n = 1 << 24
+	perCore := func(b *testing.B) {
+		b.ReportMetric(float64(4*n)*float64(b.N)/b.Elapsed().Seconds()/1e9/float64(runtime.GOMAXPROCS(0)), "GB/s/core")
+	}
+	b.Run("philox-uniform/float32", func(b *testing.B) {
+		out := newBuf[float32](b, dev, n)
+		g := NewPhilox(1)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return Uniform(g, s, out) }, gputest.Bytes(4*n))
+		perCore(b)
+	})
+	b.Run("philox-bits/uint32", func(b *testing.B) {
+		out := newBuf[uint32](b, dev, n)
+		g := NewPhilox(1)
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return Bits(g, s, out) }, gputest.Bytes(4*n))
+		perCore(b)
+	})
+	peer := func(name string, src func(seed uint64) mrand.Source) {
+		b.Run(name, func(b *testing.B) {
+			out := make([]uint32, n)
+			p := runtime.GOMAXPROCS(0)
+			srcs := make([]mrand.Source, p)
+			for i := range srcs {
+				srcs[i] = src(uint64(i))
+			}
+			b.SetBytes(4 * n)
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for k := range p {
+					wg.Add(1)
+					go func(r mrand.Source, o []uint32) {
+						defer wg.Done()
+						for i := 0; i+1 < len(o); i += 2 {
+							v := r.Uint64()
+							o[i], o[i+1] = uint32(v), uint32(v>>32)
+						}
+					}(srcs[k], out[k*n/p:(k+1)*n/p])
+				}
+				wg.Wait()
+			}
+			perCore(b)
+		})
+	}
+	peer("chacha8/uint32", func(seed uint64) mrand.Source {
+		var k [32]byte
+		k[0] = byte(seed)
+		return mrand.NewChaCha8(k)
+	})
+	peer("pcg/uint32", func(seed uint64) mrand.Source { return mrand.NewPCG(seed, 1) })
 }

@@ -5,10 +5,13 @@
 //
 // The generator is written once as Go kernels (kernels.go), translated by
 // hipgo-gen into the C++, PTX and AMDGPU code objects of gen/; the cpu
-// agent runs the Go functions themselves. Every transform from random
-// words to values uses integer operations and correctly rounded float64
-// +, -, *, / and square roots only (its own log, exp, sin and cos, never
-// a vendor math library, each product rounded on its own), so the same
+// agent runs the Go functions themselves, uniform values and bits
+// through span kernels (span.go) whose work-items run a plain loop over
+// their share of the stream's blocks. Every transform from random
+// words to values uses integer operations and correctly rounded +, -, *,
+// /, square roots and explicit fused multiply-adds only (its own log,
+// exp, sin and cos, never a vendor math library, every other product
+// rounded on its own; float32 normals in float32), so the same
 // seed and offset give the same numbers, bit for bit, on the cpu agent,
 // NVIDIA and AMD GPUs. docs/random.md gives the stream's layout.
 //

@@ -81,11 +81,12 @@ func TestEmittedCppMatchesReference(t *testing.T) {
 		{"fill_u64", "unsigned long long", "opBits", 4, "0", "0", refBits64(seed, 4, n)},
 		{"fill_u64", "unsigned long long", "opRange", 8, "3", "997", refRange64(seed, 8, n, 3, 1000)},
 		{"fill_f32", "float", "opUniform", 8, "0", "0", bits32(refUniform32(seed, 8, n))},
+		{"fill_f32", "float", "opNormal", 4, "-0.5", "3", bits32(refNormal32(seed, 4, n, -0.5, 3, false))},
 		{"fill_f64", "double", "opUniform", 0, "0", "0", bits64(refUniform64(seed, 0, n))},
 	}
 	ops := map[string]int32{"opUniform": opUniform, "opNormal": opNormal, "opLogNormal": opLogNormal, "opBits": opBits, "opRange": opRange}
 	var m strings.Builder
-	fmt.Fprintf(&m, "extern \"C\" double sqrt(double);\n#include %q\n\nint main() {\n  blockDim.x = 1;\n  gridDim.x = %d;\n", filepath.Join(dir, "unit.cu"), grid)
+	fmt.Fprintf(&m, "extern \"C\" double sqrt(double);\nextern \"C\" float sqrtf(float);\nextern \"C\" float fmaf(float, float, float);\n#include %q\n\nint main() {\n  blockDim.x = 1;\n  gridDim.x = %d;\n", filepath.Join(dir, "unit.cu"), grid)
 	for i, r := range runs {
 		kind := ops[r.op]
 		w, outs := unitWords(kind, r.ctype == "double" || r.ctype == "unsigned long long")

@@ -111,11 +111,6 @@ func uniform64(lo, hi uint32) float64 {
 	return float64((uint64(hi)<<32|uint64(lo))>>11|1) * 0x1p-53
 }
 
-// open32 maps a word onto (0, 1) in float64: (x + 1/2) 2^-32, exact.
-func open32(x uint32) float64 {
-	return (float64(x) + 0.5) * 0x1p-32
-}
-
 // mulHi64 is the high word of the 128-bit product a*b.
 func mulHi64(a, b uint64) uint64 {
 	const m = 0xffffffff
@@ -304,17 +299,22 @@ func wordsAt(x0, x1, x2, x3 uint32, j int) (uint32, uint32) {
 	return x0, x1
 }
 
-// normalF32 writes the pair of float32 normals (or log-normals) of words
-// w0 and w1 to out[i] and, where it is in out, out[i+1].
-func normalF32(out []float32, i int, w0, w1 uint32, a, b float64, op int32) {
-	z0, z1 := boxMuller(open32(w0), open32(w1))
-	out[i] = float32(scaled(z0, a, b, op))
-	if i+1 < len(out) {
-		out[i+1] = float32(scaled(z1, a, b, op))
+// pick32 is value j of four, picked without indexing an array (see
+// wordsAt).
+func pick32(v0, v1, v2, v3 float32, j int) float32 {
+	switch j {
+	case 1:
+		return v1
+	case 2:
+		return v2
+	case 3:
+		return v3
 	}
+	return v0
 }
 
-// normalF64 is normalF32 for float64, of four words.
+// normalF64 writes the pair of float64 normals (or log-normals) of words
+// x0 ... x3 to out[i] and, where it is in out, out[i+1].
 func normalF64(out []float64, i int, x0, x1, x2, x3 uint32, a, b float64, op int32) {
 	z0, z1 := boxMuller(uniform64(x0, x1), uniform64(x2, x3))
 	out[i] = scaled(z0, a, b, op)
@@ -345,6 +345,7 @@ func rangeOf(lo, hi uint32, lo0, width uint64) uint64 {
 //hipgo:kernel
 func fillF32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int, vec bool) {
 	words, _ := unitWords(op, false)
+	mean, std := float32(a), float32(b)
 	end := start + uint64(units*words)
 	first := start / 4
 	nb := int((end-1)/4 - first + 1)
@@ -355,12 +356,26 @@ func fillF32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units 
 		x := philoxBlock(blk, k0, k1)
 		x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 		if op != opUniform {
-			// Two pairs a block, each checked: Box-Muller outweighs
-			// the checks, and one copy of it keeps the kernel small.
-			for g := 0; g < 2; g++ {
-				if u, ok := unitAt(blk, 2*g, start, 2, units); ok {
-					w0, w1 := wordsAt(x0, x1, x2, x3, 2*g)
-					normalF32(out, 2*u, w0, w1, a, b, op)
+			// A block's four normals from its two pairs, then one 16-byte
+			// store where the block is wholly the call's and in out.
+			z0, z1 := boxMuller32(x0, x1)
+			z2, z3 := boxMuller32(x2, x3)
+			v0, v1, v2, v3 := kernel.Fma(std, z0, mean), kernel.Fma(std, z1, mean), kernel.Fma(std, z2, mean), kernel.Fma(std, z3, mean)
+			if u, ok := fullAt(blk, start, end, 2); ok && vec && op == opNormal && 2*u+3 < len(out) {
+				kernel.Store4(out, u/2, [4]float32{v0, v1, v2, v3})
+				continue
+			}
+			// Value by value: a call's first and last blocks, and every
+			// block of a log-normal call (one copy of the exponential
+			// keeps the kernel small enough to inline into its entry
+			// point, whose stores are then global ones).
+			for j := 0; j < 4; j++ {
+				if u, ok := unitAt(blk, j&^1, start, 2, units); ok && 2*u+(j&1) < len(out) {
+					v := pick32(v0, v1, v2, v3, j)
+					if op == opLogNormal {
+						v = float32(expOf(float64(v)))
+					}
+					out[2*u+(j&1)] = v
 				}
 			}
 			continue

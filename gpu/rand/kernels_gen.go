@@ -33,10 +33,10 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "rand",
-	Set:     kernel.NewSet("rand", fillF32Kernel, fillF64Kernel, fillU32Kernel, fillU64Kernel),
+	Set:     kernel.NewSet("rand", fillF32Kernel, fillF64Kernel, fillU32Kernel, fillU64Kernel, spanU32Kernel, spanF32Kernel, spanU64Kernel, spanF64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"fill_f32", "fill_f64", "fill_u32", "fill_u64"},
-	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go", "rand.go"},
+	Kernels: []string{"fill_f32", "fill_f64", "fill_u32", "fill_u64", "span_u32", "span_f32", "span_u64", "span_f64"},
+	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go", "math32.go", "rand.go", "span.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 
@@ -146,7 +146,7 @@ var fillF64Kernel = kernel.Define("fill_f64", func(b *kernel.Block, a *fillF64Ar
 	}
 })
 
-// launchFillF64 launches fillF64 (kernels.go:394) on s: grid blocks of block threads, with
+// launchFillF64 launches fillF64 (kernels.go:409) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int, vec bool) error {
@@ -206,7 +206,7 @@ var fillU32Kernel = kernel.Define("fill_u32", func(b *kernel.Block, a *fillU32Ar
 	}
 })
 
-// launchFillU32 launches fillU32 (kernels.go:434) on s: grid blocks of block threads, with
+// launchFillU32 launches fillU32 (kernels.go:449) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {
@@ -270,7 +270,7 @@ var fillU64Kernel = kernel.Define("fill_u64", func(b *kernel.Block, a *fillU64Ar
 	}
 })
 
-// launchFillU64 launches fillU64 (kernels.go:480) on s: grid blocks of block threads, with
+// launchFillU64 launches fillU64 (kernels.go:495) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], k0 uint32, k1 uint32, start uint64, units int, op int32, lo0 uint64, width uint64, span int, vec bool) error {
@@ -288,4 +288,228 @@ func launchFillU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		args.Int64(int64(out.Len()))
 	}
 	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+}
+
+// spanU32Args is the kernarg layout of span_u32's C++ entry point.
+type spanU32Args struct {
+	out   rocr.Ptr[uint32]
+	k0    uint32
+	k1    uint32
+	start uint64
+	n     int64
+	span  int64
+}
+
+// spanU32Kernel runs spanU32 on the cpu agent.
+var spanU32Kernel = kernel.Define("span_u32", func(b *kernel.Block, a *spanU32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	s1 := a.k0
+	s2 := a.k1
+	s3 := a.start
+	s4 := int(a.n)
+	s5 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				spanU32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			spanU32(t.Nth(i), v0, s1, s2, s3, s4, s5)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		spanU32(b.Thread(i), v0, s1, s2, s3, s4, s5)
+	}
+})
+
+// launchSpanU32 launches spanU32 (span.go:67) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func launchSpanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], k0 uint32, k1 uint32, start uint64, n int, span int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel span_u32 argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 4)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// spanF32Args is the kernarg layout of span_f32's C++ entry point.
+type spanF32Args struct {
+	out   rocr.Ptr[float32]
+	k0    uint32
+	k1    uint32
+	start uint64
+	n     int64
+	span  int64
+}
+
+// spanF32Kernel runs spanF32 on the cpu agent.
+var spanF32Kernel = kernel.Define("span_f32", func(b *kernel.Block, a *spanF32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	s1 := a.k0
+	s2 := a.k1
+	s3 := a.start
+	s4 := int(a.n)
+	s5 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				spanF32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			spanF32(t.Nth(i), v0, s1, s2, s3, s4, s5)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		spanF32(b.Thread(i), v0, s1, s2, s3, s4, s5)
+	}
+})
+
+// launchSpanF32 launches spanF32 (span.go:117) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func launchSpanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], k0 uint32, k1 uint32, start uint64, n int, span int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel span_f32 argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+}
+
+// spanU64Args is the kernarg layout of span_u64's C++ entry point.
+type spanU64Args struct {
+	out   rocr.Ptr[uint64]
+	k0    uint32
+	k1    uint32
+	start uint64
+	n     int64
+	span  int64
+}
+
+// spanU64Kernel runs spanU64 on the cpu agent.
+var spanU64Kernel = kernel.Define("span_u64", func(b *kernel.Block, a *spanU64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	s1 := a.k0
+	s2 := a.k1
+	s3 := a.start
+	s4 := int(a.n)
+	s5 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				spanU64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			spanU64(t.Nth(i), v0, s1, s2, s3, s4, s5)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		spanU64(b.Thread(i), v0, s1, s2, s3, s4, s5)
+	}
+})
+
+// launchSpanU64 launches spanU64 (span.go:168) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func launchSpanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], k0 uint32, k1 uint32, start uint64, n int, span int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel span_u64 argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 6)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+}
+
+// spanF64Args is the kernarg layout of span_f64's C++ entry point.
+type spanF64Args struct {
+	out   rocr.Ptr[float64]
+	k0    uint32
+	k1    uint32
+	start uint64
+	n     int64
+	span  int64
+}
+
+// spanF64Kernel runs spanF64 on the cpu agent.
+var spanF64Kernel = kernel.Define("span_f64", func(b *kernel.Block, a *spanF64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	s1 := a.k0
+	s2 := a.k1
+	s3 := a.start
+	s4 := int(a.n)
+	s5 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				spanF64(t.Nth(g-lo), v0, s1, s2, s3, s4, s5)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			spanF64(t.Nth(i), v0, s1, s2, s3, s4, s5)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		spanF64(b.Thread(i), v0, s1, s2, s3, s4, s5)
+	}
+})
+
+// launchSpanF64 launches spanF64 (span.go:216) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func launchSpanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], k0 uint32, k1 uint32, start uint64, n int, span int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel span_f64 argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 7)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(n)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len()))
+	}
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }

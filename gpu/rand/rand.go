@@ -81,12 +81,15 @@ func (g *Generator) SetOffset(offset uint64) {
 const (
 	blockSize      = 256
 	gpuBlocksPerSM = 8
-	cpuMinSpan     = 1 << 12
 )
 
+var cpuMinSpan = 1 << 12 // a var: the tests shorten it
+
 // forceGPUShape makes the cpu agent launch the GPU shapes, so that the
-// cpu's tests cover the grid-stride path too.
-var forceGPUShape = false
+// cpu's tests cover the grid-stride path too; noSpanKernels makes it run
+// fillF32 ... on its spans instead of spanF32 ... (span.go), so that the
+// tests compare the two.
+var forceGPUShape, noSpanKernels = false, false
 
 // call is one checked request's launch: its first word, its units of
 // words and its shape.
@@ -210,9 +213,15 @@ func fillFloat[T Float](op string, g *Generator, s *stream.Stream, out buffer.Ar
 		return err
 	}
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
-	if o, ok := any(out).(buffer.Array[float32]); ok {
-		err = launchFillF32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
-	} else {
+	o32, f32 := any(out).(buffer.Array[float32])
+	switch {
+	case kind == opUniform && c.span > 0 && !noSpanKernels && f32:
+		err = launchSpanF32(s, grid, block, 0, o32, k0, k1, c.start, c.units, c.span)
+	case kind == opUniform && c.span > 0 && !noSpanKernels:
+		err = launchSpanF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, c.span)
+	case f32:
+		err = launchFillF32(s, grid, block, 0, o32, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
+	default:
 		err = launchFillF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
 	}
 	if err != nil {
@@ -241,9 +250,15 @@ func fillUint[T Uint](op string, g *Generator, s *stream.Stream, out buffer.Arra
 	}
 	grid, block := gpu.D1(uint32(c.grid)), gpu.D1(uint32(c.block))
 	width := uint64(hi) - uint64(lo)
-	if o, ok := any(out).(buffer.Array[uint32]); ok {
-		err = launchFillU32(s, grid, block, 0, o, k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
-	} else {
+	o32, u32 := any(out).(buffer.Array[uint32])
+	switch {
+	case kind == opBits && c.span > 0 && !noSpanKernels && u32:
+		err = launchSpanU32(s, grid, block, 0, o32, k0, k1, c.start, c.units, c.span)
+	case kind == opBits && c.span > 0 && !noSpanKernels:
+		err = launchSpanU64(s, grid, block, 0, any(out).(buffer.Array[uint64]), k0, k1, c.start, c.units, c.span)
+	case u32:
+		err = launchFillU32(s, grid, block, 0, o32, k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
+	default:
 		err = launchFillU64(s, grid, block, 0, any(out).(buffer.Array[uint64]), k0, k1, c.start, c.units, kind, uint64(lo), width, c.span, vecStores(out, c.start))
 	}
 	if err != nil {
@@ -262,11 +277,12 @@ func Uniform[T Float](g *Generator, s *stream.Stream, out buffer.Array[T]) error
 }
 
 // Normal queues out.Len() normal values of mean and standard deviation
-// stddev from g on s, by the Box-Muller transform in float64 (cuRAND's
-// Philox normal is Box-Muller too): each pair of values comes from two
-// uniforms, two words each for float64 (four words, starting at a
-// multiple of four) and one each for float32 (two words, starting at an
-// even word). An odd count drops the last pair's second value.
+// stddev from g on s, by the Box-Muller transform (cuRAND's Philox normal
+// is Box-Muller too), in float32 for float32 and in float64 for float64:
+// each pair of values comes from two uniforms, two words each for float64
+// (four words, starting at a multiple of four) and one each for float32
+// (two words, starting at an even word). An odd count drops the last
+// pair's second value. docs/random.md gives the transform's accuracy.
 func Normal[T Float](g *Generator, s *stream.Stream, out buffer.Array[T], mean, stddev T) error {
 	return fillFloat("rand normal", g, s, out, opNormal, mean, stddev)
 }

@@ -576,6 +576,20 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 // ---- math ----
 
 #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+HG_DEV float hg_fma(float a, float b, float c) { return fmaf(a, b, c); }
+#elif defined(HG_AMD)
+HG_DEV float hg_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+#elif defined(HG_NVPTX)
+HG_DEV float hg_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+#endif
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+HG_DEV float hg_sqrt(float a) { return sqrtf(a); }
+#elif defined(HG_AMD)
+HG_DEV float hg_sqrt(float a) { return __builtin_sqrtf(a); }
+#elif defined(HG_NVPTX)
+HG_DEV float hg_sqrt(float a) { return __builtin_sqrtf(a); }
+#endif
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
 HG_DEV double hg_sqrt(double a) { return sqrt(a); }
 #elif defined(HG_AMD)
 HG_DEV double hg_sqrt(double a) { return __builtin_sqrt(a); }
@@ -616,21 +630,32 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> bl
 template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxRound(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, hg_fault* hg_f);
 template <bool Checked> __device__ hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f);
 template <bool Checked> __device__ hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f);
+template <bool Checked> __device__ float log32(float u, hg_fault* hg_f);
+template <bool Checked> __device__ float open32f(uint32_t x, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f);
+template <bool Checked> __device__ float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f);
+template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f);
+template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f);
 template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f);
 template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f);
-template <bool Checked> __device__ double open32(uint32_t x, hg_fault* hg_f);
-template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f);
-template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f);
-template <bool Checked> __device__ void normalF32(hg_slice<float> out, long long i, uint32_t w0, uint32_t w1, double a, double b, int32_t op, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f);
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f);
 template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f);
+template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f);
 template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f);
 template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f);
 template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f);
+template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
 
 #line 91 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
@@ -648,7 +673,7 @@ template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int
   return hg_tuple2<long long, long long>{1LL, 1LL};
 }
 
-#line 261 "kernels.go"
+#line 256 "kernels.go"
 template <bool Checked> __device__ hg_tuple3<long long, long long, long long> blockRange(long long nb, long long span, hg_fault* hg_f) {
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), nb);
@@ -752,21 +777,149 @@ template <bool Checked> __device__ hg_array<uint32_t, 4> philoxBlock(uint64_t b,
   return philox<Checked>(hg_array<uint32_t, 4>{{(uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U}}, k0, k1, hg_f);
 }
 
-#line 271 "kernels.go"
+#line 29 "math32.go"
+template <bool Checked> __device__ float log32(float u, hg_fault* hg_f) {
+#line 46 "math32.go"
+  uint32_t ix = hg_f32_bits(u) - 1060439283U;
+  float k = (float)((int32_t)(ix) >> 23LL);
+  float f = hg_f32_from((ix & 8388607U) + 1060439283U) - 1.0f;
+  float p = hg_fma(f, -0.07673641f, 0.12722673f);
+  p = hg_fma(f, p, -0.13127555f);
+  p = hg_fma(f, p, 0.14204855f);
+  p = hg_fma(f, p, -0.16626646f);
+  p = hg_fma(f, p, 0.20001234f);
+  p = hg_fma(f, p, -0.2500078f);
+  p = hg_fma(f, p, 0.3333333f);
+  p = hg_fma(f, p, -0.49999997f);
+  float l = hg_fma(f, hg_fmul_rn(f, p), f);
+  return hg_fma(k, 0.6931472f, hg_fma(k, -1.9046542e-09f, l));
+}
+
+#line 21 "math32.go"
+template <bool Checked> __device__ float open32f(uint32_t x, hg_fault* hg_f) {
+  return hg_fma((float)(x), 2.3283064e-10f, 1.1641532e-10f);
+}
+
+#line 92 "math32.go"
+template <bool Checked> __device__ hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f) {
+#line 94 "math32.go"
+  uint32_t q = (x + 536870912U) >> 30LL;
+  int32_t r = (int32_t)(x - (q << 30LL));
+  return hg_tuple2<uint32_t, float>{q, hg_fmul_rn((float)(hg_add(hg_mul(2, r), 1)), 7.3145906e-10f)};
+}
+
+#line 66 "math32.go"
+template <bool Checked> __device__ hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f) {
+#line 76 "math32.go"
+  auto hg_m1 = angle32<Checked>(x, hg_f);
+  uint32_t q = hg_m1.r0;
+  float t = hg_m1.r1;
+#line 77 "math32.go"
+  float z = hg_fmul_rn(t, t);
+  float s = hg_fma(hg_fmul_rn(t, z), hg_fma(z, hg_fma(z, -0.0001958789f, 0.008332748f), -0.16666664f), t);
+  float c = hg_fma(z, hg_fma(z, hg_fma(z, hg_fma(z, 2.4463789e-05f, -0.0013887589f), 0.04166665f), -0.5f), 1.0f);
+  {
+    uint32_t hg_tag3 = q;
+#line 81 "math32.go"
+    if (hg_tag3 == 1U) {
+      return hg_tuple2<float, float>{c, -s};
+    } else if (hg_tag3 == 2U) {
+      return hg_tuple2<float, float>{-s, -c};
+    } else if (hg_tag3 == 3U) {
+      return hg_tuple2<float, float>{-c, s};
+    }
+  }
+#line 88 "math32.go"
+  return hg_tuple2<float, float>{s, c};
+}
+
+#line 102 "math32.go"
+template <bool Checked> __device__ hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f) {
+  float r = hg_sqrt(hg_fmul_rn(-2.0f, log32<Checked>(open32f<Checked>(x0, hg_f), hg_f)));
+  auto hg_m1 = sinCos2Pi32<Checked>(x1, hg_f);
+  float s = hg_m1.r0;
+  float c = hg_m1.r1;
+#line 105 "math32.go"
+  return hg_tuple2<float, float>{hg_fmul_rn(r, c), hg_fmul_rn(r, s)};
+}
+
+#line 279 "kernels.go"
+template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f) {
+  uint64_t w = b * 4ULL;
+  if ((w < start) || ((end - w) < 4ULL)) {
+    return hg_tuple2<long long, bool>{0LL, false};
+  }
+  return hg_tuple2<long long, bool>{(long long)(hg_shr<Checked>(w - start, (unsigned long long)(words >> 1LL), hg_f, 284, 1)), true};
+}
+
+#line 266 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f) {
   uint64_t w = (b * 4ULL) + (uint64_t)(j);
   if (w < start) {
     return hg_tuple2<long long, bool>{0LL, false};
   }
-  uint64_t u = hg_shr<Checked>(w - start, (unsigned long long)(words >> 1LL), hg_f, 276, 1);
+  uint64_t u = hg_shr<Checked>(w - start, (unsigned long long)(words >> 1LL), hg_f, 271, 1);
   return hg_tuple2<long long, bool>{(long long)(u), u < (uint64_t)(units)};
 }
 
-#line 295 "kernels.go"
+#line 304 "kernels.go"
+template <bool Checked> __device__ float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f) {
+  {
+    long long hg_tag2 = j;
+#line 306 "kernels.go"
+    if (hg_tag2 == 1LL) {
+      return v1;
+    } else if (hg_tag2 == 2LL) {
+      return v2;
+    } else if (hg_tag2 == 3LL) {
+      return v3;
+    }
+  }
+#line 313 "kernels.go"
+  return v0;
+}
+
+#line 160 "kernels.go"
+template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f) {
+#line 174 "kernels.go"
+  {
+    if (x != x) {
+      return x;
+    } else if (x > 709.782712893384) {
+      return hg_f64_from((1LL) >= 0 ? 0x7ff0000000000000ULL : 0xfff0000000000000ULL);
+    } else if (x < -745.1332191019411) {
+      return 0.0;
+    } else if ((-3.725290298461914e-09 < x) && (x < 3.725290298461914e-09)) {
+      return 1.0 + x;
+    }
+  }
+#line 184 "kernels.go"
+  int64_t k = (int64_t)(hg_dmul_rn(1.4426950408889634, x) + 0.5);
+  if (x < 0.0) {
+    k = (int64_t)(hg_dmul_rn(1.4426950408889634, x) - 0.5);
+  }
+  double hi = x - hg_dmul_rn((double)(k), 0.6931471803691238);
+  double lo = hg_dmul_rn((double)(k), 1.9082149292705877e-10);
+  double r = hi - lo;
+  double t = hg_dmul_rn(r, r);
+  double c = r - hg_dmul_rn(t, 0.16666666666666666 + hg_dmul_rn(t, -0.0027777777777015593 + hg_dmul_rn(t, 6.613756321437934e-05 + hg_dmul_rn(t, -1.6533902205465252e-06 + hg_dmul_rn(t, 4.1381367970572385e-08)))));
+  double y = 1.0 - ((lo - (hg_dmul_rn(r, c) / (2.0 - c))) - hi);
+#line 195 "kernels.go"
+  int64_t k1 = k / 2LL;
+  y = hg_dmul_rn(y, hg_f64_from((uint64_t)(hg_add(1023LL, k1)) << 52LL));
+  return hg_dmul_rn(y, hg_f64_from((uint64_t)(hg_sub(hg_add(1023LL, k), k1)) << 52LL));
+}
+
+#line 105 "kernels.go"
+template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f) {
+  return (float)((x >> 8LL) | 1U) * 5.9604645e-08f;
+}
+
+#line 290 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f) {
   {
     long long hg_tag2 = j;
-#line 297 "kernels.go"
+#line 292 "kernels.go"
     if (hg_tag2 == 1LL) {
       return hg_tuple2<uint32_t, uint32_t>{x1, x2};
     } else if (hg_tag2 == 2LL) {
@@ -775,13 +928,13 @@ template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_
       return hg_tuple2<uint32_t, uint32_t>{x3, 0U};
     }
   }
-#line 304 "kernels.go"
+#line 299 "kernels.go"
   return hg_tuple2<uint32_t, uint32_t>{x0, x1};
 }
 
-#line 131 "kernels.go"
+#line 126 "kernels.go"
 template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f) {
-#line 144 "kernels.go"
+#line 139 "kernels.go"
   uint64_t b = hg_f64_bits(u);
   int64_t ki = hg_sub((int64_t)((b >> 52LL) & 2047ULL), 1022LL);
   double f1 = hg_f64_from((b & ~9218868437227405312ULL) | 4602678819172646912ULL);
@@ -801,9 +954,9 @@ template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f) {
   return hg_dmul_rn(k, 0.6931471803691238) - ((hfsq - (hg_dmul_rn(s, hfsq + r) + hg_dmul_rn(k, 1.9082149292705877e-10))) - f);
 }
 
-#line 207 "kernels.go"
+#line 202 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f) {
-#line 223 "kernels.go"
+#line 218 "kernels.go"
   int64_t q = (int64_t)(hg_dmul_rn(u, 4.0) + 0.5);
   double x = hg_dmul_rn(u - hg_dmul_rn((double)(q), 0.25), 6.283185307179586);
   double z = hg_dmul_rn(x, x);
@@ -814,7 +967,7 @@ template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u,
   double cos = 1.0 - (hg_dmul_rn(0.5, z) - hg_dmul_rn(z, rc));
   {
     int64_t hg_tag2 = q & 3LL;
-#line 232 "kernels.go"
+#line 227 "kernels.go"
     if (hg_tag2 == 1LL) {
       return hg_tuple2<double, double>{cos, -sin};
     } else if (hg_tag2 == 2LL) {
@@ -823,94 +976,32 @@ template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u,
       return hg_tuple2<double, double>{-cos, sin};
     }
   }
-#line 239 "kernels.go"
+#line 234 "kernels.go"
   return hg_tuple2<double, double>{sin, cos};
 }
 
-#line 244 "kernels.go"
+#line 239 "kernels.go"
 template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f) {
   double r = hg_sqrt(hg_dmul_rn(-2.0, logOf<Checked>(u1, hg_f)));
   auto hg_m1 = sinCos2Pi<Checked>(u2, hg_f);
   double s = hg_m1.r0;
   double c = hg_m1.r1;
-#line 247 "kernels.go"
+#line 242 "kernels.go"
   return hg_tuple2<double, double>{hg_dmul_rn(r, c), hg_dmul_rn(r, s)};
 }
 
-#line 115 "kernels.go"
-template <bool Checked> __device__ double open32(uint32_t x, hg_fault* hg_f) {
-  return ((double)(x) + 0.5) * 2.3283064365386963e-10;
+#line 110 "kernels.go"
+template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f) {
+  return (double)(((((uint64_t)(hi) << 32LL) | (uint64_t)(lo)) >> 11LL) | 1ULL) * 1.1102230246251565e-16;
 }
 
-#line 165 "kernels.go"
-template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f) {
-#line 179 "kernels.go"
-  {
-    if (x != x) {
-      return x;
-    } else if (x > 709.782712893384) {
-      return hg_f64_from((1LL) >= 0 ? 0x7ff0000000000000ULL : 0xfff0000000000000ULL);
-    } else if (x < -745.1332191019411) {
-      return 0.0;
-    } else if ((-3.725290298461914e-09 < x) && (x < 3.725290298461914e-09)) {
-      return 1.0 + x;
-    }
-  }
-#line 189 "kernels.go"
-  int64_t k = (int64_t)(hg_dmul_rn(1.4426950408889634, x) + 0.5);
-  if (x < 0.0) {
-    k = (int64_t)(hg_dmul_rn(1.4426950408889634, x) - 0.5);
-  }
-  double hi = x - hg_dmul_rn((double)(k), 0.6931471803691238);
-  double lo = hg_dmul_rn((double)(k), 1.9082149292705877e-10);
-  double r = hi - lo;
-  double t = hg_dmul_rn(r, r);
-  double c = r - hg_dmul_rn(t, 0.16666666666666666 + hg_dmul_rn(t, -0.0027777777777015593 + hg_dmul_rn(t, 6.613756321437934e-05 + hg_dmul_rn(t, -1.6533902205465252e-06 + hg_dmul_rn(t, 4.1381367970572385e-08)))));
-  double y = 1.0 - ((lo - (hg_dmul_rn(r, c) / (2.0 - c))) - hi);
-#line 200 "kernels.go"
-  int64_t k1 = k / 2LL;
-  y = hg_dmul_rn(y, hg_f64_from((uint64_t)(hg_add(1023LL, k1)) << 52LL));
-  return hg_dmul_rn(y, hg_f64_from((uint64_t)(hg_sub(hg_add(1023LL, k), k1)) << 52LL));
-}
-
-#line 251 "kernels.go"
+#line 246 "kernels.go"
 template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f) {
   double v = mean + hg_dmul_rn(std, z);
   if (op == 2) {
     return expOf<Checked>(v, hg_f);
   }
   return v;
-}
-
-#line 309 "kernels.go"
-template <bool Checked> __device__ void normalF32(hg_slice<float> out, long long i, uint32_t w0, uint32_t w1, double a, double b, int32_t op, hg_fault* hg_f) {
-  auto hg_m1 = boxMuller<Checked>(open32<Checked>(w0, hg_f), open32<Checked>(w1, hg_f), hg_f);
-  double z0 = hg_m1.r0;
-  double z1 = hg_m1.r1;
-#line 311 "kernels.go"
-  hg_ref<Checked>(out, i, hg_f, 311, 1) = (float)(scaled<Checked>(z0, a, b, op, hg_f));
-  if (hg_add(i, 1LL) < out.n) {
-    hg_ref<Checked>(out, hg_add(i, 1LL), hg_f, 313, 1) = (float)(scaled<Checked>(z1, a, b, op, hg_f));
-  }
-}
-
-#line 284 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f) {
-  uint64_t w = b * 4ULL;
-  if ((w < start) || ((end - w) < 4ULL)) {
-    return hg_tuple2<long long, bool>{0LL, false};
-  }
-  return hg_tuple2<long long, bool>{(long long)(hg_shr<Checked>(w - start, (unsigned long long)(words >> 1LL), hg_f, 289, 1)), true};
-}
-
-#line 105 "kernels.go"
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f) {
-  return (float)((x >> 8LL) | 1U) * 5.9604645e-08f;
-}
-
-#line 110 "kernels.go"
-template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f) {
-  return (double)(((((uint64_t)(hi) << 32LL) | (uint64_t)(lo)) >> 11LL) | 1ULL) * 1.1102230246251565e-16;
 }
 
 #line 318 "kernels.go"
@@ -925,19 +1016,19 @@ template <bool Checked> __device__ void normalF64(hg_slice<double> out, long lon
   }
 }
 
-#line 120 "kernels.go"
+#line 115 "kernels.go"
 template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f) {
-#line 122 "kernels.go"
+#line 117 "kernels.go"
   uint64_t hg_t1 = a & 4294967295ULL;
   uint64_t hg_t2 = a >> 32LL;
   uint64_t a0 = hg_t1;
   uint64_t a1 = hg_t2;
-#line 123 "kernels.go"
+#line 118 "kernels.go"
   uint64_t hg_t3 = b & 4294967295ULL;
   uint64_t hg_t4 = b >> 32LL;
   uint64_t b0 = hg_t3;
   uint64_t b1 = hg_t4;
-#line 124 "kernels.go"
+#line 119 "kernels.go"
   uint64_t hg_t5 = a0 * b0;
   uint64_t hg_t6 = a0 * b1;
   uint64_t hg_t7 = a1 * b0;
@@ -946,7 +1037,7 @@ template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_f
   uint64_t p01 = hg_t6;
   uint64_t p10 = hg_t7;
   uint64_t p11 = hg_t8;
-#line 125 "kernels.go"
+#line 120 "kernels.go"
   uint64_t mid = ((p00 >> 32LL) + (p01 & 4294967295ULL)) + (p10 & 4294967295ULL);
   return ((p11 + (p01 >> 32LL)) + (p10 >> 32LL)) + (mid >> 32LL);
 }
@@ -956,6 +1047,218 @@ template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, ui
   return lo0 + mulHi64<Checked>(((uint64_t)(hi) << 32LL) | (uint64_t)(lo), width, hg_f);
 }
 
+#line 43 "span.go"
+template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f) {
+  uint64_t first = start / 4ULL;
+  uint64_t nb = (((end - 1ULL) / 4ULL) - first) + 1ULL;
+  uint64_t lo = hg_min((uint64_t)(hg_global_x()) * (uint64_t)(span), nb);
+  uint64_t hi = hg_min(lo + (uint64_t)(span), nb);
+  uint64_t hg_t1 = first + lo;
+  uint64_t hg_t2 = first + hi;
+  lo = hg_t1;
+  hi = hg_t2;
+#line 49 "span.go"
+  uint64_t hg_t3 = lo;
+  uint64_t hg_t4 = hi;
+  uint64_t wlo = hg_t3;
+  uint64_t whi = hg_t4;
+#line 50 "span.go"
+  if (wlo < whi) {
+    {
+#line 51 "span.go"
+      auto hg_m5 = fullAt<Checked>(wlo, start, end, 1LL, hg_f);
+      bool ok = hg_m5.r1;
+#line 51 "span.go"
+      if (!ok) {
+        wlo += 1ULL;
+      }
+    }
+  }
+#line 55 "span.go"
+  if (wlo < whi) {
+    {
+#line 56 "span.go"
+      auto hg_m6 = fullAt<Checked>(whi - 1ULL, start, end, 1LL, hg_f);
+      bool ok = hg_m6.r1;
+#line 56 "span.go"
+      if (!ok) {
+        whi -= 1ULL;
+      }
+    }
+  }
+#line 60 "span.go"
+  return hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t>{lo, hi, wlo, whi};
+}
+
+#line 16 "span.go"
+template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f) {
+  hg_array<uint32_t, 10> r = {};
+  for (long long i = 0LL; i < 10LL; i = hg_add(i, 1LL)) {
+    hg_ref<Checked>(r, i, hg_f, 19, 5) = k;
+    k += w;
+  }
+  return r;
+}
+
+#line 26 "span.go"
+template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f) {
+  auto hg_m1 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 28 "span.go"
+  auto hg_m2 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+  c0 = hg_m2.r0;
+  c1 = hg_m2.r1;
+  c2 = hg_m2.r2;
+  c3 = hg_m2.r3;
+#line 29 "span.go"
+  auto hg_m3 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+  c0 = hg_m3.r0;
+  c1 = hg_m3.r1;
+  c2 = hg_m3.r2;
+  c3 = hg_m3.r3;
+#line 30 "span.go"
+  auto hg_m4 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+  c0 = hg_m4.r0;
+  c1 = hg_m4.r1;
+  c2 = hg_m4.r2;
+  c3 = hg_m4.r3;
+#line 31 "span.go"
+  auto hg_m5 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+  c0 = hg_m5.r0;
+  c1 = hg_m5.r1;
+  c2 = hg_m5.r2;
+  c3 = hg_m5.r3;
+#line 32 "span.go"
+  auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+  c0 = hg_m6.r0;
+  c1 = hg_m6.r1;
+  c2 = hg_m6.r2;
+  c3 = hg_m6.r3;
+#line 33 "span.go"
+  auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+  c0 = hg_m7.r0;
+  c1 = hg_m7.r1;
+  c2 = hg_m7.r2;
+  c3 = hg_m7.r3;
+#line 34 "span.go"
+  auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+  c0 = hg_m8.r0;
+  c1 = hg_m8.r1;
+  c2 = hg_m8.r2;
+  c3 = hg_m8.r3;
+#line 35 "span.go"
+  auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+  c0 = hg_m9.r0;
+  c1 = hg_m9.r1;
+  c2 = hg_m9.r2;
+  c3 = hg_m9.r3;
+#line 36 "span.go"
+  return philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+}
+
+#line 104 "span.go"
+template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 106 "span.go"
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    {
+#line 107 "span.go"
+      uint64_t w = (b * 4ULL) + (uint64_t)(j);
+#line 107 "span.go"
+      if ((w >= start) && ((w - start) < (end - start))) {
+        auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
+        uint32_t v = hg_m3.r0;
+#line 109 "span.go"
+        hg_ref<Checked>(out, (long long)(w - start), hg_f, 109, 5) = v;
+      }
+    }
+  }
+}
+
+#line 154 "span.go"
+template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 156 "span.go"
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    {
+#line 157 "span.go"
+      uint64_t w = (b * 4ULL) + (uint64_t)(j);
+#line 157 "span.go"
+      if ((w >= start) && ((w - start) < (end - start))) {
+        auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
+        uint32_t v = hg_m3.r0;
+#line 159 "span.go"
+        hg_ref<Checked>(out, (long long)(w - start), hg_f, 159, 5) = uniform32<Checked>(v, hg_f);
+      }
+    }
+  }
+}
+
+#line 203 "span.go"
+template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 205 "span.go"
+  {
+#line 205 "span.go"
+    uint64_t w = b * 4ULL;
+#line 205 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 206, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+    }
+  }
+#line 208 "span.go"
+  {
+#line 208 "span.go"
+    uint64_t w = (b * 4ULL) + 2ULL;
+#line 208 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 209, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+    }
+  }
+}
+
+#line 251 "span.go"
+template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 253 "span.go"
+  {
+#line 253 "span.go"
+    uint64_t w = b * 4ULL;
+#line 253 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 254, 5) = uniform64<Checked>(c0, c1, hg_f);
+    }
+  }
+#line 256 "span.go"
+  {
+#line 256 "span.go"
+    uint64_t w = (b * 4ULL) + 2ULL;
+#line 256 "span.go"
+    if ((w >= start) && ((w - start) < (end - start))) {
+      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 257, 5) = uniform64<Checked>(c2, c3, hg_f);
+    }
+  }
+}
+
 // ---- kernels ----
 
 #line 346 "kernels.go"
@@ -963,64 +1266,98 @@ template <bool Checked> __device__ void fillF32(hg_slice<float> out, uint32_t k0
   auto hg_m1 = unitWords<Checked>(op, false, hg_f);
   long long words = hg_m1.r0;
 #line 348 "kernels.go"
+  float hg_t2 = (float)(a);
+  float hg_t3 = (float)(b);
+  float mean = hg_t2;
+  float std = hg_t3;
+#line 349 "kernels.go"
   uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
   long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
-  auto hg_m2 = blockRange<Checked>(nb, span, hg_f);
-  long long lo = hg_m2.r0;
-  long long hi = hg_m2.r1;
-  long long step = hg_m2.r2;
-#line 354 "kernels.go"
+  auto hg_m4 = blockRange<Checked>(nb, span, hg_f);
+  long long lo = hg_m4.r0;
+  long long hi = hg_m4.r1;
+  long long step = hg_m4.r2;
+#line 355 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
-    uint32_t hg_t4 = x[0LL];
-    uint32_t hg_t5 = x[1LL];
-    uint32_t hg_t6 = x[2LL];
-    uint32_t hg_t7 = x[3LL];
-    uint32_t x0 = hg_t4;
-    uint32_t x1 = hg_t5;
-    uint32_t x2 = hg_t6;
-    uint32_t x3 = hg_t7;
-#line 357 "kernels.go"
+    uint32_t hg_t6 = x[0LL];
+    uint32_t hg_t7 = x[1LL];
+    uint32_t hg_t8 = x[2LL];
+    uint32_t hg_t9 = x[3LL];
+    uint32_t x0 = hg_t6;
+    uint32_t x1 = hg_t7;
+    uint32_t x2 = hg_t8;
+    uint32_t x3 = hg_t9;
+#line 358 "kernels.go"
     if (op != 0) {
-#line 360 "kernels.go"
-      for (long long g = 0LL; g < 2LL; g = hg_add(g, 1LL)) {
-        {
 #line 361 "kernels.go"
-          auto hg_m9 = unitAt<Checked>(blk, hg_mul(2LL, g), start, 2LL, units, hg_f);
-          long long u = hg_m9.r0;
-          bool ok = hg_m9.r1;
-#line 361 "kernels.go"
-          if (ok) {
-            auto hg_m10 = wordsAt<Checked>(x0, x1, x2, x3, hg_mul(2LL, g), hg_f);
-            uint32_t w0 = hg_m10.r0;
-            uint32_t w1 = hg_m10.r1;
+      auto hg_m10 = boxMuller32<Checked>(x0, x1, hg_f);
+      float z0 = hg_m10.r0;
+      float z1 = hg_m10.r1;
+#line 362 "kernels.go"
+      auto hg_m11 = boxMuller32<Checked>(x2, x3, hg_f);
+      float z2 = hg_m11.r0;
+      float z3 = hg_m11.r1;
 #line 363 "kernels.go"
-            normalF32<Checked>(out, hg_mul(2LL, u), w0, w1, a, b, op, hg_f);
+      float hg_t12 = hg_fma(std, z0, mean);
+      float hg_t13 = hg_fma(std, z1, mean);
+      float hg_t14 = hg_fma(std, z2, mean);
+      float hg_t15 = hg_fma(std, z3, mean);
+      float v0 = hg_t12;
+      float v1 = hg_t13;
+      float v2 = hg_t14;
+      float v3 = hg_t15;
+#line 364 "kernels.go"
+      {
+#line 364 "kernels.go"
+        auto hg_m16 = fullAt<Checked>(blk, start, end, 2LL, hg_f);
+        long long u = hg_m16.r0;
+        bool ok = hg_m16.r1;
+#line 364 "kernels.go"
+        if (((ok && vec) && (op == 1)) && (hg_add(hg_mul(2LL, u), 3LL) < out.n)) {
+          hg_stv<Checked, 4>(out, u / 2LL, hg_array<float, 4>{{v0, v1, v2, v3}}, hg_f, 365, 1);
+          continue;
+        }
+      }
+#line 372 "kernels.go"
+      for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+        {
+#line 373 "kernels.go"
+          auto hg_m18 = unitAt<Checked>(blk, j & ~1LL, start, 2LL, units, hg_f);
+          long long u = hg_m18.r0;
+          bool ok = hg_m18.r1;
+#line 373 "kernels.go"
+          if (ok && (hg_add(hg_mul(2LL, u), j & 1LL) < out.n)) {
+            float v = pick32<Checked>(v0, v1, v2, v3, j, hg_f);
+            if (op == 2) {
+              v = (float)(expOf<Checked>((double)(v), hg_f));
+            }
+            hg_ref<Checked>(out, hg_add(hg_mul(2LL, u), j & 1LL), hg_f, 378, 1) = v;
           }
         }
       }
-#line 366 "kernels.go"
+#line 381 "kernels.go"
       continue;
     }
     {
-#line 368 "kernels.go"
-      auto hg_m11 = fullAt<Checked>(blk, start, end, 1LL, hg_f);
-      long long u = hg_m11.r0;
-      bool ok = hg_m11.r1;
-#line 368 "kernels.go"
+#line 383 "kernels.go"
+      auto hg_m19 = fullAt<Checked>(blk, start, end, 1LL, hg_f);
+      long long u = hg_m19.r0;
+      bool ok = hg_m19.r1;
+#line 383 "kernels.go"
       if (ok && vec) {
-        hg_stv<Checked, 4>(out, u / 4LL, hg_array<float, 4>{{uniform32<Checked>(x0, hg_f), uniform32<Checked>(x1, hg_f), uniform32<Checked>(x2, hg_f), uniform32<Checked>(x3, hg_f)}}, hg_f, 369, 1);
+        hg_stv<Checked, 4>(out, u / 4LL, hg_array<float, 4>{{uniform32<Checked>(x0, hg_f), uniform32<Checked>(x1, hg_f), uniform32<Checked>(x2, hg_f), uniform32<Checked>(x3, hg_f)}}, hg_f, 384, 1);
         continue;
       }
     }
-#line 376 "kernels.go"
+#line 391 "kernels.go"
     uint64_t w = blk * 4ULL;
-    long long hg_t12 = 0LL;
-    long long hg_t13 = 4LL;
-    long long j0 = hg_t12;
-    long long j1 = hg_t13;
-#line 378 "kernels.go"
+    long long hg_t20 = 0LL;
+    long long hg_t21 = 4LL;
+    long long j0 = hg_t20;
+    long long j1 = hg_t21;
+#line 393 "kernels.go"
     if (w < start) {
       j0 = (long long)(start - w);
     }
@@ -1028,10 +1365,10 @@ template <bool Checked> __device__ void fillF32(hg_slice<float> out, uint32_t k0
       j1 = (long long)(end - w);
     }
     for (long long j = j0; j < j1; j = hg_add(j, 1LL)) {
-      auto hg_m15 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
-      uint32_t v = hg_m15.r0;
-#line 386 "kernels.go"
-      hg_ref<Checked>(out, (long long)((w + (uint64_t)(j)) - start), hg_f, 386, 1) = uniform32<Checked>(v, hg_f);
+      auto hg_m23 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
+      uint32_t v = hg_m23.r0;
+#line 401 "kernels.go"
+      hg_ref<Checked>(out, (long long)((w + (uint64_t)(j)) - start), hg_f, 401, 1) = uniform32<Checked>(v, hg_f);
     }
   }
 }
@@ -1043,11 +1380,11 @@ extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint3
   fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
 }
 
-#line 394 "kernels.go"
+#line 409 "kernels.go"
 template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, true, hg_f);
   long long words = hg_m1.r0;
-#line 396 "kernels.go"
+#line 411 "kernels.go"
   uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
   long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
@@ -1055,7 +1392,7 @@ template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k
   long long lo = hg_m2.r0;
   long long hi = hg_m2.r1;
   long long step = hg_m2.r2;
-#line 402 "kernels.go"
+#line 417 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
     uint32_t hg_t4 = x[0LL];
@@ -1066,52 +1403,52 @@ template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k
     uint32_t x1 = hg_t5;
     uint32_t x2 = hg_t6;
     uint32_t x3 = hg_t7;
-#line 405 "kernels.go"
+#line 420 "kernels.go"
     if (op != 0) {
-#line 407 "kernels.go"
+#line 422 "kernels.go"
       {
-#line 407 "kernels.go"
+#line 422 "kernels.go"
         auto hg_m8 = unitAt<Checked>(blk, 0LL, start, 4LL, units, hg_f);
         long long u = hg_m8.r0;
         bool ok = hg_m8.r1;
-#line 407 "kernels.go"
+#line 422 "kernels.go"
         if (ok) {
           normalF64<Checked>(out, hg_mul(2LL, u), x0, x1, x2, x3, a, b, op, hg_f);
         }
       }
-#line 410 "kernels.go"
+#line 425 "kernels.go"
       continue;
     }
     {
-#line 412 "kernels.go"
+#line 427 "kernels.go"
       auto hg_m9 = fullAt<Checked>(blk, start, end, 2LL, hg_f);
       long long u = hg_m9.r0;
       bool ok = hg_m9.r1;
-#line 412 "kernels.go"
+#line 427 "kernels.go"
       if (ok) {
         if (vec) {
-          hg_stv<Checked, 2>(out, u / 2LL, hg_array<double, 2>{{uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f)}}, hg_f, 414, 1);
+          hg_stv<Checked, 2>(out, u / 2LL, hg_array<double, 2>{{uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f)}}, hg_f, 429, 1);
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 417, 1) = uniform64<Checked>(x0, x1, hg_f);
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 418, 1) = uniform64<Checked>(x2, x3, hg_f);
+        hg_ref<Checked>(out, u, hg_f, 432, 1) = uniform64<Checked>(x0, x1, hg_f);
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 433, 1) = uniform64<Checked>(x2, x3, hg_f);
         continue;
       }
     }
-#line 421 "kernels.go"
+#line 436 "kernels.go"
     for (long long j = 0LL; j < 4LL; j = hg_add(j, 2LL)) {
       {
-#line 422 "kernels.go"
+#line 437 "kernels.go"
         auto hg_m11 = unitAt<Checked>(blk, j, start, 2LL, units, hg_f);
         long long u = hg_m11.r0;
         bool ok = hg_m11.r1;
-#line 422 "kernels.go"
+#line 437 "kernels.go"
         if (ok) {
           auto hg_m12 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
           uint32_t w0 = hg_m12.r0;
           uint32_t w1 = hg_m12.r1;
-#line 424 "kernels.go"
-          hg_ref<Checked>(out, u, hg_f, 424, 1) = uniform64<Checked>(w0, w1, hg_f);
+#line 439 "kernels.go"
+          hg_ref<Checked>(out, u, hg_f, 439, 1) = uniform64<Checked>(w0, w1, hg_f);
         }
       }
     }
@@ -1125,11 +1462,11 @@ extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint
   fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
 }
 
-#line 434 "kernels.go"
+#line 449 "kernels.go"
 template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, false, hg_f);
   long long words = hg_m1.r0;
-#line 436 "kernels.go"
+#line 451 "kernels.go"
   uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
   long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
@@ -1137,7 +1474,7 @@ template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t
   long long lo = hg_m2.r0;
   long long hi = hg_m2.r1;
   long long step = hg_m2.r2;
-#line 442 "kernels.go"
+#line 457 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
     uint32_t hg_t4 = x[0LL];
@@ -1148,49 +1485,49 @@ template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t
     uint32_t x1 = hg_t5;
     uint32_t x2 = hg_t6;
     uint32_t x3 = hg_t7;
-#line 445 "kernels.go"
+#line 460 "kernels.go"
     {
-#line 445 "kernels.go"
+#line 460 "kernels.go"
       auto hg_m8 = fullAt<Checked>(blk, start, end, words, hg_f);
       long long u = hg_m8.r0;
       bool ok = hg_m8.r1;
-#line 445 "kernels.go"
+#line 460 "kernels.go"
       if (ok) {
         if (op == 3) {
           if (vec) {
-            hg_stv<Checked, 4>(out, u / 4LL, hg_array<uint32_t, 4>{{x0, x1, x2, x3}}, hg_f, 448, 1);
+            hg_stv<Checked, 4>(out, u / 4LL, hg_array<uint32_t, 4>{{x0, x1, x2, x3}}, hg_f, 463, 1);
             continue;
           }
-          hg_ref<Checked>(out, u, hg_f, 451, 1) = x0;
-          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 452, 1) = x1;
-          hg_ref<Checked>(out, hg_add(u, 2LL), hg_f, 453, 1) = x2;
-          hg_ref<Checked>(out, hg_add(u, 3LL), hg_f, 454, 1) = x3;
+          hg_ref<Checked>(out, u, hg_f, 466, 1) = x0;
+          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 467, 1) = x1;
+          hg_ref<Checked>(out, hg_add(u, 2LL), hg_f, 468, 1) = x2;
+          hg_ref<Checked>(out, hg_add(u, 3LL), hg_f, 469, 1) = x3;
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 457, 1) = (uint32_t)(rangeOf<Checked>(x0, x1, lo0, width, hg_f));
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 458, 1) = (uint32_t)(rangeOf<Checked>(x2, x3, lo0, width, hg_f));
+        hg_ref<Checked>(out, u, hg_f, 472, 1) = (uint32_t)(rangeOf<Checked>(x0, x1, lo0, width, hg_f));
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 473, 1) = (uint32_t)(rangeOf<Checked>(x2, x3, lo0, width, hg_f));
         continue;
       }
     }
-#line 461 "kernels.go"
-    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 461, 1); g = hg_add(g, 1LL)) {
+#line 476 "kernels.go"
+    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 476, 1); g = hg_add(g, 1LL)) {
       long long j = hg_mul(g, words);
       auto hg_m10 = unitAt<Checked>(blk, j, start, words, units, hg_f);
       long long u = hg_m10.r0;
       bool ok = hg_m10.r1;
-#line 464 "kernels.go"
+#line 479 "kernels.go"
       if (!ok) {
         continue;
       }
       auto hg_m11 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
       uint32_t w0 = hg_m11.r0;
       uint32_t w1 = hg_m11.r1;
-#line 468 "kernels.go"
+#line 483 "kernels.go"
       if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 469, 1) = w0;
+        hg_ref<Checked>(out, u, hg_f, 484, 1) = w0;
         continue;
       }
-      hg_ref<Checked>(out, u, hg_f, 472, 1) = (uint32_t)(rangeOf<Checked>(w0, w1, lo0, width, hg_f));
+      hg_ref<Checked>(out, u, hg_f, 487, 1) = (uint32_t)(rangeOf<Checked>(w0, w1, lo0, width, hg_f));
     }
   }
 }
@@ -1202,11 +1539,11 @@ extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32
   fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
 }
 
-#line 480 "kernels.go"
+#line 495 "kernels.go"
 template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, true, hg_f);
   long long words = hg_m1.r0;
-#line 482 "kernels.go"
+#line 497 "kernels.go"
   uint64_t end = start + (uint64_t)(hg_mul(units, words));
   uint64_t first = start / 4ULL;
   long long nb = (long long)((((end - 1ULL) / 4ULL) - first) + 1ULL);
@@ -1214,7 +1551,7 @@ template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t
   long long lo = hg_m2.r0;
   long long hi = hg_m2.r1;
   long long step = hg_m2.r2;
-#line 488 "kernels.go"
+#line 503 "kernels.go"
   for (uint64_t blk = first + (uint64_t)(lo); blk < (first + (uint64_t)(hi)); blk += (uint64_t)(step)) {
     hg_array<uint32_t, 4> x = philoxBlock<Checked>(blk, k0, k1, hg_f);
     uint32_t hg_t4 = x[0LL];
@@ -1225,47 +1562,47 @@ template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t
     uint32_t x1 = hg_t5;
     uint32_t x2 = hg_t6;
     uint32_t x3 = hg_t7;
-#line 491 "kernels.go"
+#line 506 "kernels.go"
     {
-#line 491 "kernels.go"
+#line 506 "kernels.go"
       auto hg_m8 = fullAt<Checked>(blk, start, end, words, hg_f);
       long long u = hg_m8.r0;
       bool ok = hg_m8.r1;
-#line 491 "kernels.go"
+#line 506 "kernels.go"
       if (ok) {
         if (op == 3) {
           if (vec) {
-            hg_stv<Checked, 2>(out, u / 2LL, hg_array<uint64_t, 2>{{((uint64_t)(x1) << 32LL) | (uint64_t)(x0), ((uint64_t)(x3) << 32LL) | (uint64_t)(x2)}}, hg_f, 494, 1);
+            hg_stv<Checked, 2>(out, u / 2LL, hg_array<uint64_t, 2>{{((uint64_t)(x1) << 32LL) | (uint64_t)(x0), ((uint64_t)(x3) << 32LL) | (uint64_t)(x2)}}, hg_f, 509, 1);
             continue;
           }
-          hg_ref<Checked>(out, u, hg_f, 497, 1) = ((uint64_t)(x1) << 32LL) | (uint64_t)(x0);
-          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 498, 1) = ((uint64_t)(x3) << 32LL) | (uint64_t)(x2);
+          hg_ref<Checked>(out, u, hg_f, 512, 1) = ((uint64_t)(x1) << 32LL) | (uint64_t)(x0);
+          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 513, 1) = ((uint64_t)(x3) << 32LL) | (uint64_t)(x2);
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 501, 1) = rangeOf<Checked>(x0, x1, lo0, width, hg_f);
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 502, 1) = rangeOf<Checked>(x2, x3, lo0, width, hg_f);
+        hg_ref<Checked>(out, u, hg_f, 516, 1) = rangeOf<Checked>(x0, x1, lo0, width, hg_f);
+        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 517, 1) = rangeOf<Checked>(x2, x3, lo0, width, hg_f);
         continue;
       }
     }
-#line 505 "kernels.go"
-    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 505, 1); g = hg_add(g, 1LL)) {
+#line 520 "kernels.go"
+    for (long long g = 0LL; g < hg_shr<Checked>(4LL, (unsigned long long)(words >> 1LL), hg_f, 520, 1); g = hg_add(g, 1LL)) {
       long long j = hg_mul(g, words);
       auto hg_m10 = unitAt<Checked>(blk, j, start, words, units, hg_f);
       long long u = hg_m10.r0;
       bool ok = hg_m10.r1;
-#line 508 "kernels.go"
+#line 523 "kernels.go"
       if (!ok) {
         continue;
       }
       auto hg_m11 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
       uint32_t w0 = hg_m11.r0;
       uint32_t w1 = hg_m11.r1;
-#line 512 "kernels.go"
+#line 527 "kernels.go"
       if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 513, 1) = ((uint64_t)(w1) << 32LL) | (uint64_t)(w0);
+        hg_ref<Checked>(out, u, hg_f, 528, 1) = ((uint64_t)(w1) << 32LL) | (uint64_t)(w0);
         continue;
       }
-      hg_ref<Checked>(out, u, hg_f, 516, 1) = rangeOf<Checked>(w0, w1, lo0, width, hg_f);
+      hg_ref<Checked>(out, u, hg_f, 531, 1) = rangeOf<Checked>(w0, w1, lo0, width, hg_f);
     }
   }
 }
@@ -1275,5 +1612,409 @@ extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
 }
 extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
   fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+}
+
+#line 67 "span.go"
+template <bool Checked> __device__ void spanU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (uint64_t)(n);
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 70 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 71 "span.go"
+  if (wlo > lo) {
+    edgeU32<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeU32<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<uint32_t> o = hg_sub<Checked>(out, (long long)((wlo * 4ULL) - start), (long long)((whi * 4ULL) - start), hg_f, 80, 5);
+  uint64_t b = wlo;
+  while (o.n >= 4LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 84 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 85 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 86 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 87 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 88 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 89 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 90 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 91 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 92 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 93 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 93, 5) = c0;
+    hg_ref<Checked>(o, 1LL, hg_f, 94, 5) = c1;
+    hg_ref<Checked>(o, 2LL, hg_f, 95, 5) = c2;
+    hg_ref<Checked>(o, 3LL, hg_f, 96, 5) = c3;
+    o = hg_sub<Checked>(o, 4LL, -1, hg_f, 97, 5);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanU32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 117 "span.go"
+template <bool Checked> __device__ void spanF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (uint64_t)(n);
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 120 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 121 "span.go"
+  if (wlo > lo) {
+    edgeF32<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeF32<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<float> o = hg_sub<Checked>(out, (long long)((wlo * 4ULL) - start), (long long)((whi * 4ULL) - start), hg_f, 130, 5);
+  uint64_t b = wlo;
+  while (o.n >= 4LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 134 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 135 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 136 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 137 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 138 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 139 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 140 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 141 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 142 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 143 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 143, 5) = uniform32<Checked>(c0, hg_f);
+    hg_ref<Checked>(o, 1LL, hg_f, 144, 5) = uniform32<Checked>(c1, hg_f);
+    hg_ref<Checked>(o, 2LL, hg_f, 145, 5) = uniform32<Checked>(c2, hg_f);
+    hg_ref<Checked>(o, 3LL, hg_f, 146, 5) = uniform32<Checked>(c3, hg_f);
+    o = hg_sub<Checked>(o, 4LL, -1, hg_f, 147, 5);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_f32(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanF32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_f32_checked(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 168 "span.go"
+template <bool Checked> __device__ void spanU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (2ULL * (uint64_t)(n));
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 171 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 172 "span.go"
+  if (wlo > lo) {
+    edgeU64<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeU64<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<uint64_t> o = hg_sub<Checked>(out, (long long)(((wlo * 4ULL) - start) / 2ULL), (long long)(((whi * 4ULL) - start) / 2ULL), hg_f, 181, 5);
+  uint64_t b = wlo;
+  while (o.n >= 2LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 185 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 186 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 187 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 188 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 189 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 190 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 191 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 192 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 193 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 194 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 194, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+    hg_ref<Checked>(o, 1LL, hg_f, 195, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+    o = hg_sub<Checked>(o, 2LL, -1, hg_f, 196, 5);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanU64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 216 "span.go"
+template <bool Checked> __device__ void spanF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+  uint64_t end = start + (2ULL * (uint64_t)(n));
+  auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m1.r0;
+  uint64_t hi = hg_m1.r1;
+  uint64_t wlo = hg_m1.r2;
+  uint64_t whi = hg_m1.r3;
+#line 219 "span.go"
+  hg_array<uint32_t, 10> hg_t2 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t3 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t2;
+  hg_array<uint32_t, 10> kb = hg_t3;
+#line 220 "span.go"
+  if (wlo > lo) {
+    edgeF64<Checked>(out, lo, ka, kb, start, end, hg_f);
+  }
+  if (whi < hi) {
+    edgeF64<Checked>(out, hi - 1ULL, ka, kb, start, end, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<double> o = hg_sub<Checked>(out, (long long)(((wlo * 4ULL) - start) / 2ULL), (long long)(((whi * 4ULL) - start) / 2ULL), hg_f, 229, 5);
+  uint64_t b = wlo;
+  while (o.n >= 2LL) {
+    auto hg_m5 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m5.r0;
+    uint32_t c1 = hg_m5.r1;
+    uint32_t c2 = hg_m5.r2;
+    uint32_t c3 = hg_m5.r3;
+#line 233 "span.go"
+    auto hg_m6 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m6.r0;
+    c1 = hg_m6.r1;
+    c2 = hg_m6.r2;
+    c3 = hg_m6.r3;
+#line 234 "span.go"
+    auto hg_m7 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m7.r0;
+    c1 = hg_m7.r1;
+    c2 = hg_m7.r2;
+    c3 = hg_m7.r3;
+#line 235 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 236 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 237 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 238 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 239 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 240 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 241 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 242 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 242, 5) = uniform64<Checked>(c0, c1, hg_f);
+    hg_ref<Checked>(o, 1LL, hg_f, 243, 5) = uniform64<Checked>(c2, c3, hg_f);
+    o = hg_sub<Checked>(o, 2LL, -1, hg_f, 244, 5);
+    b += 1ULL;
+  }
+}
+
+extern "C" __global__ void span_f64(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span) {
+  spanF64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
+}
+extern "C" __global__ void span_f64_checked(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
+  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
 }
 
