@@ -12,12 +12,20 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
-// Number is an element type of an Array: gpu/prim's element types.
+// Number is an element type of arithmetic, reductions and sorts:
+// gpu/prim's element types.
 type Number = prim.Number
+
+// Element is an element type of an Array: a Number, or uint8, the type
+// of the masks comparisons make (CuPy's bool arrays: 0 is false, any
+// other value true).
+type Element interface {
+	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
+}
 
 // Array is an n-dimensional C-contiguous array of T on a device, and the
 // stream its operations are queued on.
-type Array[T Number] struct {
+type Array[T Element] struct {
 	s     *stream.Stream
 	buf   *buffer.Buffer[T] // the memory an owner holds; nil for a view
 	data  buffer.Array[T]   // the elements: buf, or a view of base's
@@ -60,7 +68,7 @@ func checkStream(op string, s *stream.Stream) error {
 }
 
 // alloc is a new array of shape on s, from s's pool in s's order.
-func alloc[T Number](op string, s *stream.Stream, shape []int) (*Array[T], error) {
+func alloc[T Element](op string, s *stream.Stream, shape []int) (*Array[T], error) {
 	if err := checkStream(op, s); err != nil {
 		return nil, err
 	}
@@ -77,17 +85,17 @@ func alloc[T Number](op string, s *stream.Stream, shape []int) (*Array[T], error
 
 // Empty is a new array of shape on s whose elements are not set
 // (cupy.empty). No dimensions is a 0-d array of one element.
-func Empty[T Number](s *stream.Stream, shape ...int) (*Array[T], error) {
+func Empty[T Element](s *stream.Stream, shape ...int) (*Array[T], error) {
 	return alloc[T]("array empty", s, shape)
 }
 
 // Zeros is a new array of shape on s, every element 0 (cupy.zeros).
-func Zeros[T Number](s *stream.Stream, shape ...int) (*Array[T], error) {
+func Zeros[T Element](s *stream.Stream, shape ...int) (*Array[T], error) {
 	return Full[T](s, 0, shape...)
 }
 
 // Full is a new array of shape on s, every element v (cupy.full).
-func Full[T Number](s *stream.Stream, v T, shape ...int) (*Array[T], error) {
+func Full[T Element](s *stream.Stream, v T, shape ...int) (*Array[T], error) {
 	a, err := alloc[T]("array full", s, shape)
 	if err != nil {
 		return nil, err
@@ -103,7 +111,7 @@ func Full[T Number](s *stream.Stream, v T, shape ...int) (*Array[T], error) {
 // FromSlice is a new array on s holding a copy of data, of shape (or
 // of len(data) elements in one dimension when shape is empty). The copy
 // is made before FromSlice returns: data may be reused at once.
-func FromSlice[T Number](s *stream.Stream, data []T, shape ...int) (*Array[T], error) {
+func FromSlice[T Element](s *stream.Stream, data []T, shape ...int) (*Array[T], error) {
 	const op = "array from slice"
 	if err := checkStream(op, s); err != nil {
 		return nil, err
@@ -133,7 +141,7 @@ func FromSlice[T Number](s *stream.Stream, data []T, shape ...int) (*Array[T], e
 // Arange is a new one-dimensional array on s of 0, 1, ..., n-1
 // (cupy.arange(n)); Scale and AddScalar make other steps and starts.
 // The values are made on the host and copied before Arange returns.
-func Arange[T Number](s *stream.Stream, n int) (*Array[T], error) {
+func Arange[T Element](s *stream.Stream, n int) (*Array[T], error) {
 	const op = "array arange"
 	if n < 0 {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "n=%d: want at least 0", n)
@@ -151,7 +159,7 @@ func Arange[T Number](s *stream.Stream, n int) (*Array[T], error) {
 // FromBuffer is an array of shape over the first elements of b (a
 // buffer or a view), queued on s: a view, sharing b's memory; b stays
 // the caller's to free.
-func FromBuffer[T Number](s *stream.Stream, b buffer.Array[T], shape ...int) (*Array[T], error) {
+func FromBuffer[T Element](s *stream.Stream, b buffer.Array[T], shape ...int) (*Array[T], error) {
 	const op = "array from buffer"
 	if err := checkStream(op, s); err != nil {
 		return nil, err

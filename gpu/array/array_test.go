@@ -53,8 +53,8 @@ func values[T Number](r *rand.Rand, n int) []T {
 	return out
 }
 
-// nonzero replaces zeros (divisors).
-func nonzero[T Number](x []T) []T {
+// noZeros replaces zeros (divisors).
+func noZeros[T Number](x []T) []T {
 	for i := range x {
 		if x[i] == 0 {
 			x[i] = 3
@@ -137,7 +137,7 @@ func TestElementwise(t *testing.T) {
 func testElementwise[T Number](t *testing.T, s *stream.Stream) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 257, 70000} {
-		hx, hy := values[T](r, n), nonzero(values[T](r, n))
+		hx, hy := values[T](r, n), noZeros(values[T](r, n))
 		x, y := mustFrom(t, s, hx), mustFrom(t, s, hy)
 		ref := func(f func(a, b T) T) []T {
 			out := make([]T, n)

@@ -12,12 +12,25 @@
 // Abs, Square, Scale, AddScalar, ...), reductions over all elements (Sum,
 // Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
 // axis), Cumsum, Sort and Argsort, and copies to and from gonum's
-// mat.Dense (FromDense, ToDense). Each returns a new
+// mat.Dense and mat.VecDense (FromDense, ToDense, FromVecDense,
+// ToVecDense). Comparisons make uint8 masks, CuPy's bool arrays (Equal,
+// Less, ..., and their Scalar forms), which Where and WhereScalar select
+// by and CountNonzero, Any and All count and fold; Clip and AsType (Go's
+// conversions, a float out of an integer type's range saturated) are
+// the package's own Go kernels (kernels.go, instantiated into gen/ by go
+// generate). MatMul and MatMulTrans multiply float matrices and batches
+// of them through gpu/blas, with a BLAS handle each stream keeps until it
+// is destroyed. Each returns a new
 // array allocated from the stream's pool in the stream's order and queues
 // its work on the first operand's stream; nothing blocks except the calls
 // that bring values to the host (ToSlice, CopyTo, Item, At), which wait
 // for the work that writes the array. An operand on another stream is
 // ordered by its buffer's dependencies, as any buffer is.
+//
+// Element types: Number (gpu/prim's int32, uint32, int64, uint64,
+// float32, float64) for arithmetic, reductions and sorts; Element, the
+// Numbers and uint8, for masks, selections, conversions and the
+// constructors.
 //
 // Every call checks its arguments before it queues anything: a nil or
 // freed array, shapes that differ (a *ShapeError), a device mismatch, an

@@ -41,3 +41,38 @@ func ToDense(a *Array[float64]) (*mat.Dense, error) {
 	}
 	return mat.NewDense(a.shape[0], a.shape[1], h), nil
 }
+
+// FromVecDense is a new one-dimensional float64 array on s with a copy
+// of v's elements (its increment taken into account).
+func FromVecDense(s *stream.Stream, v *mat.VecDense) (*Array[float64], error) {
+	const op = "array from vec dense"
+	if v == nil || v.IsEmpty() {
+		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil or empty vector")
+	}
+	raw := v.RawVector()
+	data := raw.Data[:raw.N]
+	if raw.Inc != 1 {
+		data = make([]float64, raw.N)
+		for i := range data {
+			data[i] = raw.Data[i*raw.Inc]
+		}
+	}
+	return FromSlice(s, data, raw.N)
+}
+
+// ToVecDense copies a one-dimensional float64 array into a new
+// *mat.VecDense; it waits for the work that writes the array.
+func ToVecDense(a *Array[float64]) (*mat.VecDense, error) {
+	const op = "array to vec dense"
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	if len(a.shape) != 1 || a.size == 0 {
+		return nil, &ShapeError{Op: op, Shapes: [][]int{a.shape}, Reason: "a vector has one nonzero dimension"}
+	}
+	h, err := a.ToSlice()
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewVecDense(a.size, h), nil
+}

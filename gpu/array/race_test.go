@@ -1,26 +1,63 @@
 package array
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/gpu"
+	"github.com/hipgo/hipgo/gpu/blas"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
+// freer is an operation's result.
+type freer interface{ Free() error }
+
 // racingOps runs array operations (with gpu/prim's temporaries and
-// without) on a until one fails, freeing what they make, and returns the
+// without; the package's own kernels; gpu/blas through the stream's
+// handle) on a until one fails, freeing what they make, and returns the
 // first error.
 func racingOps(a *Array[float32]) error {
-	ops := []func(*Array[float32]) (*Array[float32], error){
-		Sum[float32], Cumsum[float32], Sort[float32], Neg[float32],
-		func(a *Array[float32]) (*Array[float32], error) { return Add(a, a) },
+	wrap := func(f func(*Array[float32]) (*Array[float32], error)) func(*Array[float32]) (freer, error) {
+		return func(a *Array[float32]) (freer, error) { return f(a) }
 	}
-	for range 100 {
+	mask := func(f func(*Array[float32]) (*Array[uint8], error)) func(*Array[float32]) (freer, error) {
+		return func(a *Array[float32]) (freer, error) { return f(a) }
+	}
+	ops := []func(*Array[float32]) (freer, error){
+		wrap(Sum[float32]), wrap(Cumsum[float32]), wrap(Sort[float32]), wrap(Neg[float32]),
+		wrap(func(a *Array[float32]) (*Array[float32], error) { return Add(a, a) }),
+		mask(func(a *Array[float32]) (*Array[uint8], error) { return Less(a, a) }),
+		mask(func(a *Array[float32]) (*Array[uint8], error) { return GreaterScalar(a, 3) }),
+		mask(Any[float32]), mask(All[float32]),
+		wrap(func(a *Array[float32]) (*Array[float32], error) { return Clip(a, 1, 2) }),
+		wrap(AsType[float32, float32]),
+		func(a *Array[float32]) (freer, error) { return AsType[int64](a) },
+		func(a *Array[float32]) (freer, error) { return CountNonzero(a) },
+		wrap(func(a *Array[float32]) (r *Array[float32], err error) {
+			m, err := NotEqualScalar(a, 0)
+			if err != nil {
+				return nil, err
+			}
+			defer func() { err = errors.Join(err, m.Free()) }()
+			return Where(m, a, a)
+		}),
+		wrap(func(a *Array[float32]) (*Array[float32], error) {
+			m, err := a.Slice(0, 64)
+			if err != nil {
+				return nil, err
+			}
+			if m, err = m.Reshape(8, 8); err != nil {
+				return nil, err
+			}
+			return MatMulTrans(blas.NoTrans, blas.Trans, m, m)
+		}),
+	}
+	for range 50 {
 		for _, op := range ops {
 			r, err := op(a)
 			if err != nil {
