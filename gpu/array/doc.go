@@ -7,17 +7,20 @@
 // share the memory of the array they come from, with no copy. Strides
 // (transposes, steps) are not supported yet.
 //
-// Operations build on gpu/prim: element-wise arithmetic between arrays of
-// one shape and with scalars (Add, Sub, Mul, Div, Minimum, Maximum, Neg,
-// Abs, Square, Scale, AddScalar, ...), reductions over all elements (Sum,
-// Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
-// axis), Cumsum, Sort and Argsort, and copies to and from gonum's
-// mat.Dense (FromDense, ToDense). Each returns a new
-// array allocated from the stream's pool in the stream's order and queues
-// its work on the first operand's stream; nothing blocks except the calls
-// that bring values to the host (ToSlice, CopyTo, Item, At), which wait
-// for the work that writes the array. An operand on another stream is
-// ordered by its buffer's dependencies, as any buffer is.
+// Operations build on gpu/prim: element-wise arithmetic between arrays
+// of one shape and with scalars (Add, Sub, Mul, Div, Minimum, Maximum,
+// Neg, Abs, Square, Scale, AddScalar, ...), reductions over all elements
+// (Sum, Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the
+// last axis), Cumsum, Sort and Argsort, copies to and from gonum's
+// mat.Dense (FromDense, ToDense), and Map1..Map4, an element-wise
+// operation of the caller's (a functor, its kernel written by hipgo-gen
+// at go generate) over inputs that broadcast, as one kernel (map.go).
+// Each returns a new array allocated from the stream's pool in the
+// stream's order and queues its work on the first operand's stream;
+// nothing blocks except the calls that bring values to the host
+// (ToSlice, CopyTo, Item, At), which wait for the work that writes the
+// array. An operand on another stream is ordered by its buffer's
+// dependencies, as any buffer is.
 //
 // Every call checks its arguments before it queues anything: a nil or
 // freed array, shapes that differ (a *ShapeError), a device mismatch, an
