@@ -24,7 +24,13 @@ type goConfig struct {
 // runGo is hipgo-gen -go: translate, compile where clang is present, and
 // write the Go side.
 func runGo(cfg goConfig) error {
-	res, err := kernelgen.Options{Prefix: cfg.Prefix}.Load(cfg.Dir, cfg.Out)
+	// The package's calls of array.Map1..Map4 and prim.ReduceWith first:
+	// their kernels (hipgo_inst_gen.go) are translated with its own.
+	opts, err := kernelgen.Options{Prefix: cfg.Prefix}.WriteInstances(cfg.Dir, cfg.Out)
+	if err != nil {
+		return err
+	}
+	res, err := opts.Load(cfg.Dir, cfg.Out)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,9 @@
 // Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
 // axis), Cumsum, Sort and Argsort, and copies to and from gonum's
 // mat.Dense and mat.VecDense (FromDense, ToDense, FromVecDense,
-// ToVecDense). Comparisons make uint8 masks, CuPy's bool arrays (Equal,
+// ToVecDense), and Map1..Map4, an element-wise operation of the caller's
+// (a functor, its kernel written by hipgo-gen at go generate) over inputs
+// that broadcast, as one kernel (map.go). Comparisons make uint8 masks, CuPy's bool arrays (Equal,
 // Less, ..., and their Scalar forms), which Where and WhereScalar select
 // by and CountNonzero, Any and All count and fold; Clip and AsType (Go's
 // conversions, a float out of an integer type's range saturated) are

@@ -1,14 +1,14 @@
 // Package prim holds device-wide primitives, the layer CUB, hipCUB and
-// rocPRIM are to C++: reductions (Sum, Min, Max, Reduce, ArgMin,
-// ArgMax; SegmentedSum, SegmentedMin, SegmentedMax, SegmentedReduce),
-// prefix sums (InclusiveSum, ExclusiveSum; InclusiveSumByKey,
-// ExclusiveSumByKey), element-wise transforms (Transform, Transform2),
-// selections and partitions (SelectFlagged, SelectIf, Unique,
-// PartitionFlagged, PartitionIf), RunLengthEncode, a histogram of even
-// bins (HistogramEven), a stable LSD radix sort (SortKeys, SortPairs)
-// and a stable merge sort by an Ordering (MergeSortKeys,
-// MergeSortPairs), over buffers and views (Sub) of the built-in numeric
-// types.
+// rocPRIM are to C++: reductions (Sum, Min, Max, Reduce, ArgMin, ArgMax,
+// ReduceWith; SegmentedSum, SegmentedMin, SegmentedMax,
+// SegmentedReduce), prefix sums (InclusiveSum, ExclusiveSum;
+// InclusiveSumByKey, ExclusiveSumByKey), element-wise transforms
+// (Transform, Transform2), selections and partitions (SelectFlagged,
+// SelectIf, Unique, PartitionFlagged, PartitionIf), RunLengthEncode, a
+// histogram of even bins (HistogramEven), a stable LSD radix sort
+// (SortKeys, SortPairs) and a stable merge sort by an Ordering
+// (MergeSortKeys, MergeSortPairs), over buffers and views (Sub) of the
+// built-in numeric types.
 //
 // Each primitive is written once, as Go kernels (kernels.go): generic
 // device functions that internal/gentypes wraps in one //hipgo:kernel per
@@ -43,10 +43,12 @@
 //
 // Generics: a primitive is a generic Go function over the element types
 // the package instantiates (Number, Key, Value). Operations are the
-// package's own (Op, UnaryOp, BinaryOp): hipgo-gen instantiates generic
-// device functions, but it does not yet find a user's Go function passed
-// to a primitive and instantiate the kernel for it, so custom operations
-// wait for that.
+// package's own (Op, UnaryOp, BinaryOp), or one of the caller's for
+// ReduceWith: a functor (ReduceFunc), whose kernel hipgo-gen writes into
+// the calling package at go generate and registers at init
+// (RegisterReduceWith); a call finds it by its type arguments, with no
+// reflection or allocation. The cpu agent calls the functor's methods
+// from Go where no kernel was generated.
 //
 // All functions are safe for concurrent use; calls on one stream run in
 // the order they were made.

@@ -290,6 +290,9 @@ type Options struct {
 	// the package's calls of a generic kernel's launcher instantiate it.
 	// Empty: "Launch".
 	Prefix string
+	// Overlay replaces files of the package (absolute paths) for the
+	// translation: WriteInstances's InstFile without its init.
+	Overlay map[string][]byte
 }
 
 func (o Options) prefix() string {

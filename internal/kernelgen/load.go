@@ -83,6 +83,9 @@ func (o Options) Load(dir string, generated ...string) (*Result, error) {
 			overlay[abs] = []byte("package " + packageName(abs) + "\n")
 		}
 	}
+	for path, src := range o.Overlay {
+		overlay[path] = src
+	}
 	cfg := &packages.Config{Mode: LoadMode, Dir: dir, Overlay: overlay}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
