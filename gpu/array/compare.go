@@ -8,8 +8,8 @@ import (
 )
 
 // sameShapeOf checks that a and b can be operands of one element-wise
-// operation of different element types (a mask and values): both good,
-// one shape, one device.
+// operation (of one element type, or a mask and values): both good, one
+// shape, one device.
 func sameShapeOf[A, B Element](op string, a *Array[A], b *Array[B]) error {
 	if err := a.check(op); err != nil {
 		return err

@@ -47,7 +47,7 @@ func saturation[U Element]() (minF, maxF float64, minV, maxV U) {
 // implementation, is U's lowest value below the range and its highest
 // above it, and NaN is 0, on every agent (as CUDA's saturating
 // conversion and NumPy on most machines give). AsType to a's own type
-// is a Copy.
+// is a copy.
 func AsType[U, T Element](a *Array[T]) (*Array[U], error) {
 	const op = "array astype"
 	if err := a.check(op); err != nil {

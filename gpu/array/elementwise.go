@@ -2,32 +2,13 @@ package array
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/prim"
 )
 
-// sameShape checks that a and b can be operands of one element-wise
-// operation: both good, one shape, one device.
-func sameShape[T Number](op string, a, b *Array[T]) error {
-	if err := a.check(op); err != nil {
-		return err
-	}
-	if err := b.check(op); err != nil {
-		return err
-	}
-	if !slices.Equal(a.shape, b.shape) {
-		return &ShapeError{Op: op, Shapes: [][]int{a.shape, b.shape}, Reason: "operands of different shapes"}
-	}
-	if a.s.Device() != b.s.Device() {
-		return gpu.Errorf(gpu.ErrInvalidValue, op, "operands on %s and %s", a.s.Device(), b.s.Device())
-	}
-	return nil
-}
-
 func binary[T Number](op string, a, b *Array[T], f prim.BinaryOp) (*Array[T], error) {
-	if err := sameShape(op, a, b); err != nil {
+	if err := sameShapeOf(op, a, b); err != nil {
 		return nil, err
 	}
 	out, err := alloc[T](op, a.s, a.shape)

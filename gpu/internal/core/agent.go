@@ -191,7 +191,20 @@ func (s *Stream) WaitFences(op string, deps []*Fence) error {
 	if ok, err := s.captureWait(op, deps); ok {
 		return err
 	}
-	deps, err := s.joinLegacy(op, deps)
+	// A record of this stream, or one a barrier earlier in its queue
+	// already waits for (or for later work of its queue), orders nothing
+	// more: no packet for it. Synchronize still waits for it, through the
+	// tail, which is behind it.
+	kept := deps[:0]
+	for _, d := range deps {
+		if !d.shared && (d.queue == s.q.ID() || s.ordered(d)) {
+			d.Release()
+			continue
+		}
+		kept = append(kept, d)
+	}
+	clear(deps[len(kept):])
+	deps, err := s.joinLegacy(op, kept)
 	if err != nil {
 		for _, d := range deps {
 			d.Release()

@@ -133,12 +133,14 @@ type user struct {
 }
 
 // need notes that u's packet must wait for w: nothing for a fence of its
-// own queue or a completed one; under Manual (or a manual buffer) only
+// own queue, a completed one, or one the stream already waits for (a
+// barrier earlier in its queue, of an event wait or an automatic
+// dependency, waited for w or later work of w's queue); under Manual (or a manual buffer) only
 // the sanitizer's check, under Check the report of a dependency the
 // stream did not order with an event.
 func (u *user) need(w *Fence, deps []*Fence) ([]*Fence, error) {
 	f := u.f
-	if w == nil || w.queue == f.queue || w.Done() {
+	if w == nil || w.queue == f.queue || w.Done() || u.s != nil && u.s.ordered(w) {
 		return deps, nil
 	}
 	switch u.order {
@@ -728,9 +730,14 @@ func (f *Fence) name() string {
 	return f.op
 }
 
-// ordered reports whether the stream waited (WaitEvent) for an event
-// recorded on w's queue at or after w; s is locked.
+// ordered reports whether the stream waited (WaitEvent, or a barrier of
+// an automatic dependency) for a fence of w's queue at or after w; s is
+// locked. Only a stream's fences are numbered in their queue (newFence):
+// another (the copy engine's, a host operation's) is never ordered.
 func (s *Stream) ordered(w *Fence) bool {
+	if w.stream == nil {
+		return false
+	}
 	for _, o := range s.waited[:s.nwaited] {
 		if o.queue == w.queue && o.seq >= w.seq {
 			return true
@@ -742,6 +749,9 @@ func (s *Stream) ordered(w *Fence) bool {
 // noteWaited records that the stream waits for f and so for everything
 // before it on f's queue; s is locked.
 func (s *Stream) noteWaited(f *Fence) {
+	if f.stream == nil {
+		return // not numbered in its queue: see ordered
+	}
 	for i := range s.waited[:s.nwaited] {
 		if s.waited[i].queue == f.queue {
 			s.waited[i].seq = max(s.waited[i].seq, f.seq)

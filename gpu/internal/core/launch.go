@@ -192,6 +192,11 @@ func (l *Launch) Commit(d *Dispatch) error {
 	f := l.fence
 	l.fence = nil
 	if len(l.deps) > 0 {
+		for _, d := range l.deps {
+			if !d.shared {
+				s.noteWaited(d) // a later use of d's work on this stream needs no barrier
+			}
+		}
 		err := s.Barrier(l.deps, false) // takes over the deps' references
 		clear(l.deps)
 		l.deps = l.deps[:0]
