@@ -73,8 +73,8 @@ func releaseHandle(s *stream.Stream) {
 	}
 }
 
-// operand is a matrix operand's batch, stored rows and columns.
-func operand(shape []int) (batch, rows, cols int, ok bool) {
+// matrixOperand is a matrix operand's batch, stored rows and columns.
+func matrixOperand(shape []int) (batch, rows, cols int, ok bool) {
 	switch len(shape) {
 	case 2:
 		return 1, shape[0], shape[1], true
@@ -119,8 +119,8 @@ func matmul[T Float](op string, tA, tB blas.Transpose, a, b *Array[T]) (out *Arr
 			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "transpose %v", t)
 		}
 	}
-	ba, ra, ca, okA := operand(a.shape)
-	bb, rb, cb, okB := operand(b.shape)
+	ba, ra, ca, okA := matrixOperand(a.shape)
+	bb, rb, cb, okB := matrixOperand(b.shape)
 	if !okA || !okB {
 		return nil, &ShapeError{Op: op, Shapes: [][]int{a.shape, b.shape}, Reason: "matrices have two dimensions, batches of them three"}
 	}

@@ -18,8 +18,8 @@ import (
 // refMatMul is op(a) @ op(b) in plain Go, in float64, with the batch
 // broadcast as MatMul does it.
 func refMatMul[T Float](tA, tB blas.Transpose, a []T, sa []int, b []T, sb []int) ([]float64, []int) {
-	ba, ra, ca, _ := operand(sa)
-	bb, rb, cb, _ := operand(sb)
+	ba, ra, ca, _ := matrixOperand(sa)
+	bb, rb, cb, _ := matrixOperand(sb)
 	m, k, n := ra, ca, cb
 	if tA == blas.Trans {
 		m, k = ca, ra
