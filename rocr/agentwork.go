@@ -61,7 +61,7 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 		w.Count, w.Size = count, count*es
 		return nil
 	case aql.AgentRect:
-		if w.Rect, err = TakeRect(aql.DecodeRect(p.Arg).ID); err != nil {
+		if w.Rect, err = takeRect(aql.DecodeRect(p.Arg).ID); err != nil {
 			return err
 		}
 		return checkRectRanges(w.Rect, a)
@@ -151,4 +151,17 @@ func checkRectRanges(r *spi.Rect, a *Agent) error {
 		}
 	}
 	return nil
+}
+
+// takeRect takes the descriptor of a 2-D or 3-D copy from hostref,
+// checked.
+func takeRect(id uint64) (*spi.Rect, error) {
+	r, ok := hostref.TakeRect[spi.Rect](id)
+	if !ok {
+		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
+	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

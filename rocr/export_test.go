@@ -1,6 +1,9 @@
 package rocr
 
-import "github.com/hipgo/hipgo/rocr/spi"
+import (
+	"github.com/hipgo/hipgo/internal/hostref"
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // Hooks for rocr_test.
 
@@ -67,8 +70,5 @@ func KernargsFreed(q *Queue) bool { return q.kaAlloc != nil && q.kaAlloc.Freed()
 // RectRegistered reports whether a 2-D copy's descriptor is still held
 // under id.
 func RectRegistered(id uint64) bool {
-	rects.mu.Lock()
-	defer rects.mu.Unlock()
-	_, ok := rects.m[id]
-	return ok
+	return hostref.RectHeld(id)
 }

@@ -86,8 +86,6 @@ func discard(slot unsafe.Pointer, t aql.PacketType, err error) {
 		}
 	case aql.AgentRect:
 		// The descriptor names the ends; taking it drops them.
-		rects.mu.Lock()
-		delete(rects.m, aql.DecodeRect(p.Arg).ID)
-		rects.mu.Unlock()
+		hostref.DiscardRect(aql.DecodeRect(p.Arg).ID)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/cputest"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/internal/rocrhook"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -590,7 +591,7 @@ func TestDestroyDropsRectDescriptor(t *testing.T) {
 	require.NoError(t, err)
 	never := newSignal(t, 1)
 	barrier(t, q, aql.TypeBarrierAnd, [5]*rocr.Signal{never}, nil)
-	id := rocr.RegisterRect(&spi.Rect{})
+	id := hostref.RegisterRect(&spi.Rect{})
 	done := newSignal(t, 1)
 	p := aql.RectWork{ID: id}.Call().Packet(done.Handle())
 	_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeAgentDispatch, true, 0, 0))

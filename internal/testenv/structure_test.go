@@ -113,10 +113,11 @@ func TestRocrAPISize(t *testing.T) {
 
 // The runtime's faces may not grow: rocr, spi and hsa together, and
 // gpu/buffer, export at most what they did when issue 55's second step
-// measured them (2026-12-07, main 694a417). The issue's targets, 380 and
-// 110, stay open: lower these ceilings as names go, never raise them.
+// measured them (2026-12-07, main 694a417: 512 and 157), less what has
+// gone since. The issue's targets, 380 and 110, stay open: lower these
+// ceilings as names go, never raise them.
 const (
-	runtimeAPIMax = 512 // rocr + rocr/spi + rocr/hsa; issue 55's target: 380
+	runtimeAPIMax = 510 // rocr + rocr/spi + rocr/hsa; issue 55's target: 380
 	bufferAPIMax  = 157 // gpu/buffer; issue 55's target: 110
 )
 

@@ -124,7 +124,7 @@ func DecodeNative(arg [4]uint64) NativeWork {
 
 // RectWork is a 2-D or 3-D copy or fill (hipMemcpy2D, hipMemcpy3D,
 // hipMemset2D, hipMemset3D) whose descriptor, more than the packet's four
-// words hold, is registered under ID (rocr.RegisterRect) for the
+// words hold, is registered under ID (hostref.RegisterRect) for the
 // executor to take once (AgentRect).
 type RectWork struct {
 	ID uint64

@@ -11,7 +11,7 @@ import (
 // slices Height rows (DstHeight, SrcHeight) of its pitch apart, as
 // CUDA_MEMCPY3D describes a pitched end. It is more than an agent-dispatch
 // packet's four words hold: an aql.RectWork packet names one registered
-// with RegisterRect.
+// with hostref.RegisterRect.
 type Rect struct {
 	// Dst and Src are the addresses of the first byte of each end in pool
 	// memory; DstHost and SrcHost, when not nil, are Go memory ends that

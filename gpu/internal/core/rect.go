@@ -8,7 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/internal/hostref"
 	"github.com/hipgo/hipgo/rocr/aql"
 )
 
@@ -189,9 +189,9 @@ func CopyBox(op string, dst, src *RectEnd, width, height, depth int, value byte)
 	if err != nil {
 		return errs.Wrap(op, err)
 	}
-	id := rocr.RegisterRect(r)
+	id := hostref.RegisterRect(r)
 	err = e.run(context.Background(), op, aql.RectWork{ID: id}.Call(), MemUse{dst.M, Write}, MemUse{srcMem(src), Read})
-	_, _ = rocr.TakeRect(id) // the packet did not run if it is still there
+	hostref.DiscardRect(id) // the packet did not run if it is still there
 	return err
 }
 
@@ -218,7 +218,7 @@ func (s *Stream) Box(op string, dst, src *RectEnd, width, height, depth int, val
 			}
 		}
 	}
-	id := rocr.RegisterRect(r)
+	id := hostref.RegisterRect(r)
 	var uses [2]MemUse
 	n := 0
 	if dst.M != nil {
@@ -230,7 +230,7 @@ func (s *Stream) Box(op string, dst, src *RectEnd, width, height, depth int, val
 		n++
 	}
 	if err := s.Agent(op, aql.RectWork{ID: id}.Call(), 0, uses[:n]...); err != nil {
-		_, _ = rocr.TakeRect(id)
+		hostref.DiscardRect(id)
 		return err
 	}
 	return nil
