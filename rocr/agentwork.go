@@ -156,7 +156,7 @@ func checkRectRanges(r *spi.Rect, a *Agent) error {
 // takeRect takes the descriptor of a 2-D or 3-D copy from hostref,
 // checked.
 func takeRect(id uint64) (*spi.Rect, error) {
-	r, ok := hostref.TakeRect(id)
+	r, ok := hostref.TakeRect[spi.Rect](id)
 	if !ok {
 		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
 	}

@@ -40,7 +40,7 @@ func NewSignalFor(a *Agent, initial int64) (*Signal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return NewSignalWithBackend(b), nil
+		return newSignalWithBackend(b), nil
 	}
 	return newSignal(initial)
 }

@@ -21,7 +21,7 @@ func (host) NewSignal(initial int64) (spi.HostSignal, error) {
 	return s, nil
 }
 
-func (host) SignalWithBackend(b spi.SignalBackend) spi.HostSignal { return NewSignalWithBackend(b) }
+func (host) SignalWithBackend(b spi.SignalBackend) spi.HostSignal { return newSignalWithBackend(b) }
 
 func (host) SignalFromHandle(h uint64) (spi.HostSignal, error) {
 	s, err := SignalFromHandle(h)

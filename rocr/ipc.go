@@ -395,7 +395,7 @@ func NewIPCSignal(a *Agent) (*Signal, IPCHandle, error) {
 		_ = b.Destroy()
 		return nil, IPCHandle{}, err
 	}
-	return NewSignalWithBackend(b), h, nil
+	return newSignalWithBackend(b), h, nil
 }
 
 // OpenIPCSignal opens a signal of another process from its handle
@@ -417,5 +417,5 @@ func OpenIPCSignal(a *Agent, h IPCHandle) (*Signal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewSignalWithBackend(b), nil
+	return newSignalWithBackend(b), nil
 }

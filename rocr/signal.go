@@ -213,8 +213,8 @@ func newDoorbell(initial int64) *Signal {
 	return initSignal(&signalRecord{index: localIndex}, initial)
 }
 
-// NewSignalWithBackend wraps a driver's signal.
-func NewSignalWithBackend(b spi.SignalBackend) *Signal {
+// newSignalWithBackend wraps a driver's signal.
+func newSignalWithBackend(b spi.SignalBackend) *Signal {
 	s := &Signal{backend: b, handle: b.Handle()}
 	backendSignals.m.Store(s.handle, s)
 	return s

@@ -1,38 +1,40 @@
 package hostref
 
-import (
-	"sync"
+import "sync"
 
-	"github.com/hipgo/hipgo/rocr/spi"
-)
-
-// rects holds the descriptors of 2-D and 3-D copies (aql.AgentRect), which
-// may name Go memory at either end.
+// rects holds the descriptors of 2-D and 3-D copies (aql.AgentRect, an
+// spi.Rect each), which may name Go memory at either end. The functions
+// are generic over the descriptor's type because this floor sits below
+// rocr/spi, which defines it.
 var rects struct {
 	mu sync.Mutex
-	m  map[uint64]*spi.Rect
+	m  map[uint64]any
 }
 
 // RegisterRect holds r for one aql.AgentRect packet (aql.RectWork) and
 // returns its id, from the id space callbacks and natives share.
-func RegisterRect(r *spi.Rect) uint64 {
+func RegisterRect[R any](r *R) uint64 {
 	id := NewID()
 	rects.mu.Lock()
 	if rects.m == nil {
-		rects.m = map[uint64]*spi.Rect{}
+		rects.m = map[uint64]any{}
 	}
 	rects.m[id] = r
 	rects.mu.Unlock()
 	return id
 }
 
-// TakeRect removes and returns the descriptor with id; false if none is
-// held (taken already, discarded, or never registered).
-func TakeRect(id uint64) (*spi.Rect, bool) {
+// TakeRect removes and returns the descriptor with id; false if none of
+// type R is held (taken already, discarded, or never registered).
+func TakeRect[R any](id uint64) (*R, bool) {
 	rects.mu.Lock()
-	r, ok := rects.m[id]
+	v, ok := rects.m[id]
 	delete(rects.m, id)
 	rects.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	r, ok := v.(*R)
 	return r, ok
 }
 

@@ -45,7 +45,7 @@ func deviceSmoke(t *testing.T, ag *rocr.Agent) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := rocr.NewSignalWithBackend(b)
+		s := rocr.Host().SignalWithBackend(b).(*rocr.Signal)
 		t.Cleanup(func() { _ = s.Destroy() })
 		return s
 	}

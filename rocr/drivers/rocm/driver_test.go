@@ -238,7 +238,7 @@ func TestQueuePackets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := rocr.NewSignalWithBackend(b)
+		s := rocr.Host().SignalWithBackend(b).(*rocr.Signal)
 		t.Cleanup(func() { _ = s.Destroy() })
 		return s
 	}
@@ -465,7 +465,7 @@ func TestCopyAndFill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := rocr.NewSignalWithBackend(b)
+		s := rocr.Host().SignalWithBackend(b).(*rocr.Signal)
 		t.Cleanup(func() { _ = s.Destroy() })
 		return s
 	}
@@ -600,10 +600,10 @@ func TestFillPropagatesDependencyFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := ag.Driver().(signalFactory).NewSignal(0)
-	dep := rocr.NewSignalWithBackend(b)
+	dep := rocr.Host().SignalWithBackend(b).(*rocr.Signal)
 	defer dep.Destroy()
 	b2, _ := ag.Driver().(signalFactory).NewSignal(1)
-	done := rocr.NewSignalWithBackend(b2)
+	done := rocr.Host().SignalWithBackend(b2).(*rocr.Signal)
 	defer done.Destroy()
 	boom := errors.New("upstream kernel failed")
 	dep.Fail(boom)
