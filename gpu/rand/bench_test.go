@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
@@ -56,7 +57,9 @@ func BenchmarkBits(b *testing.B) {
 // bytes, each split over GOMAXPROCS goroutines as the agent's workers
 // are; GB/s/core is the bytes a second per core. The agent's workers
 // are as many as GOMAXPROCS when the runtime opens, so run one and all
-// cores as separate runs:
+// cores as separate runs. GB/cpu-s is the bytes per second of the
+// process's CPU time over the benchmark (warm-up included): a per-core
+// rate that other processes on the machine do not dilute.
 //
 //	for c in 1 2; do go test -run '^$' -bench CPUAgent -cpu $c -count 3 ./gpu/rand; done
 func BenchmarkCPUAgent(b *testing.B) {
@@ -67,12 +70,17 @@ func BenchmarkCPUAgent(b *testing.B) {
 	}
 	defer s.Destroy()
 	const n = 1 << 24
+	var cpu0 time.Duration
 	perCore := func(b *testing.B) {
 		b.ReportMetric(float64(4*n)*float64(b.N)/b.Elapsed().Seconds()/1e9/float64(runtime.GOMAXPROCS(0)), "GB/s/core")
+		if c := cpuTime() - cpu0; c > 0 && cpu0 > 0 {
+			b.ReportMetric(float64(4*n)*float64(b.N+1)/c.Seconds()/1e9, "GB/cpu-s")
+		}
 	}
 	b.Run("philox-uniform/float32", func(b *testing.B) {
 		out := newBuf[float32](b, dev, n)
 		g := NewPhilox(1)
+		cpu0 = cpuTime()
 		b.ReportAllocs()
 		gputest.Benchmark(b, s, func() error { return Uniform(g, s, out) }, gputest.Bytes(4*n))
 		perCore(b)
@@ -80,6 +88,7 @@ func BenchmarkCPUAgent(b *testing.B) {
 	b.Run("philox-bits/uint32", func(b *testing.B) {
 		out := newBuf[uint32](b, dev, n)
 		g := NewPhilox(1)
+		cpu0 = cpuTime()
 		b.ReportAllocs()
 		gputest.Benchmark(b, s, func() error { return Bits(g, s, out) }, gputest.Bytes(4*n))
 		perCore(b)
@@ -93,6 +102,7 @@ func BenchmarkCPUAgent(b *testing.B) {
 				srcs[i] = src(uint64(i))
 			}
 			b.SetBytes(4 * n)
+			cpu0 = cpuTime()
 			for b.Loop() {
 				var wg sync.WaitGroup
 				for k := range p {
