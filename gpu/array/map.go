@@ -122,7 +122,7 @@ func notGenerated(op string, s *stream.Stream, f any, types ...any) error {
 	for _, t := range types {
 		fmt.Fprintf(&b, ", %T", t)
 	}
-	return gpu.Errorf(gpu.ErrNotSupported, op, "no kernel for [%s] on %s: run go generate in the package that calls it, with a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", b.String(), s.Device())
+	return gpu.Errorf(gpu.ErrNotSupported, op, "no kernel for [%s] on %s: run go generate in the package that declares the operation and calls Map with it, after a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", b.String(), s.Device())
 }
 
 // operand is an input's shape and where the result reads it.
