@@ -122,7 +122,7 @@ func notGenerated(op string, s *stream.Stream, f any, types ...any) error {
 	for _, t := range types {
 		fmt.Fprintf(&b, ", %T", t)
 	}
-	return gpu.Errorf(gpu.ErrNotSupported, op, "no kernel for [%s] on %s: run go generate in the package that calls it, with a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", b.String(), s.Device())
+	return gpu.Errorf(gpu.ErrNotSupported, op, "no kernel for [%s] on %s: run go generate in the package that declares the operation and calls Map with it, after a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", b.String(), s.Device())
 }
 
 // operand is an input's shape and where the result reads it.
@@ -263,23 +263,23 @@ func mapped[R Number](out *Array[R], err error) (*Array[R], error) {
 	return out, nil
 }
 
-// prepare checks what every Map checks and allocates the result: the
-// first input's stream, the inputs' device, the result's shape.
-func prepare[R Number](op string, s *stream.Stream, ins []operand, devs []*gpu.Device) (*Array[R], error) {
+// shapeOf checks what every Map checks of its inputs (one device,
+// shapes that broadcast) and returns the result's shape (broadcast's).
+func shapeOf(op string, ins []operand, devs []*gpu.Device) ([]int, bool, error) {
 	for _, d := range devs[1:] {
 		if d != devs[0] {
-			return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "operands on %s and %s", devs[0], d)
+			return nil, false, gpu.Errorf(gpu.ErrInvalidValue, op, "operands on %s and %s", devs[0], d)
 		}
 	}
-	shape, fresh, err := broadcast(op, ins)
-	if err != nil {
-		return nil, err
-	}
+	return broadcast(op, ins)
+}
+
+// mapResult allocates Map's result of shape on s; fresh says shape is the
+// result's own (alloc's copy of it would be a second allocation).
+func mapResult[R Number](op string, s *stream.Stream, shape []int, fresh bool) (*Array[R], error) {
 	if !fresh {
 		return alloc[R](op, s, shape)
 	}
-	// alloc's own copy of a shape made for the result would be a second
-	// allocation.
 	n, err := checkShape(op, shape)
 	if err != nil {
 		return nil, err
@@ -299,13 +299,17 @@ func Map1[F Func1[R, X1], R, X1 Number](op F, a *Array[X1]) (*Array[R], error) {
 	if err := errors.Join(checkFunctor[F](name), a.check(name)); err != nil {
 		return nil, err
 	}
+	ins := [...]operand{{shape: a.shape}}
+	devs := [...]*gpu.Device{a.s.Device()}
+	shape, fresh, err := shapeOf(name, ins[:], devs[:])
+	if err != nil {
+		return nil, err
+	}
 	launch, ok := launcher[Map1Launch[R, X1], map1Key[F, R, X1]](a.s, newCPUMap1[F, R, X1])
 	if !ok {
 		return nil, notGenerated(name, a.s, op, *new(R), *new(X1))
 	}
-	ins := [...]operand{{shape: a.shape}}
-	devs := [...]*gpu.Device{a.s.Device()}
-	out, err := prepare[R](name, a.s, ins[:], devs[:])
+	out, err := mapResult[R](name, a.s, shape, fresh)
 	if err != nil || out.size == 0 {
 		return out, err
 	}
@@ -321,13 +325,17 @@ func Map2[F Func2[R, X1, X2], R, X1, X2 Number](op F, a *Array[X1], b *Array[X2]
 	if err := errors.Join(checkFunctor[F](name), a.check(name), b.check(name)); err != nil {
 		return nil, err
 	}
+	ins := [...]operand{{shape: a.shape}, {shape: b.shape}}
+	devs := [...]*gpu.Device{a.s.Device(), b.s.Device()}
+	shape, fresh, err := shapeOf(name, ins[:], devs[:])
+	if err != nil {
+		return nil, err
+	}
 	launch, ok := launcher[Map2Launch[R, X1, X2], map2Key[F, R, X1, X2]](a.s, newCPUMap2[F, R, X1, X2])
 	if !ok {
 		return nil, notGenerated(name, a.s, op, *new(R), *new(X1), *new(X2))
 	}
-	ins := [...]operand{{shape: a.shape}, {shape: b.shape}}
-	devs := [...]*gpu.Device{a.s.Device(), b.s.Device()}
-	out, err := prepare[R](name, a.s, ins[:], devs[:])
+	out, err := mapResult[R](name, a.s, shape, fresh)
 	if err != nil || out.size == 0 {
 		return out, err
 	}
@@ -343,13 +351,17 @@ func Map3[F Func3[R, X1, X2, X3], R, X1, X2, X3 Number](op F, a *Array[X1], b *A
 	if err := errors.Join(checkFunctor[F](name), a.check(name), b.check(name), c.check(name)); err != nil {
 		return nil, err
 	}
+	ins := [...]operand{{shape: a.shape}, {shape: b.shape}, {shape: c.shape}}
+	devs := [...]*gpu.Device{a.s.Device(), b.s.Device(), c.s.Device()}
+	shape, fresh, err := shapeOf(name, ins[:], devs[:])
+	if err != nil {
+		return nil, err
+	}
 	launch, ok := launcher[Map3Launch[R, X1, X2, X3], map3Key[F, R, X1, X2, X3]](a.s, newCPUMap3[F, R, X1, X2, X3])
 	if !ok {
 		return nil, notGenerated(name, a.s, op, *new(R), *new(X1), *new(X2), *new(X3))
 	}
-	ins := [...]operand{{shape: a.shape}, {shape: b.shape}, {shape: c.shape}}
-	devs := [...]*gpu.Device{a.s.Device(), b.s.Device(), c.s.Device()}
-	out, err := prepare[R](name, a.s, ins[:], devs[:])
+	out, err := mapResult[R](name, a.s, shape, fresh)
 	if err != nil || out.size == 0 {
 		return out, err
 	}
@@ -365,13 +377,17 @@ func Map4[F Func4[R, X1, X2, X3, X4], R, X1, X2, X3, X4 Number](op F, a *Array[X
 	if err := errors.Join(checkFunctor[F](name), a.check(name), b.check(name), c.check(name), d.check(name)); err != nil {
 		return nil, err
 	}
+	ins := [...]operand{{shape: a.shape}, {shape: b.shape}, {shape: c.shape}, {shape: d.shape}}
+	devs := [...]*gpu.Device{a.s.Device(), b.s.Device(), c.s.Device(), d.s.Device()}
+	shape, fresh, err := shapeOf(name, ins[:], devs[:])
+	if err != nil {
+		return nil, err
+	}
 	launch, ok := launcher[Map4Launch[R, X1, X2, X3, X4], map4Key[F, R, X1, X2, X3, X4]](a.s, newCPUMap4[F, R, X1, X2, X3, X4])
 	if !ok {
 		return nil, notGenerated(name, a.s, op, *new(R), *new(X1), *new(X2), *new(X3), *new(X4))
 	}
-	ins := [...]operand{{shape: a.shape}, {shape: b.shape}, {shape: c.shape}, {shape: d.shape}}
-	devs := [...]*gpu.Device{a.s.Device(), b.s.Device(), c.s.Device(), d.s.Device()}
-	out, err := prepare[R](name, a.s, ins[:], devs[:])
+	out, err := mapResult[R](name, a.s, shape, fresh)
 	if err != nil || out.size == 0 {
 		return out, err
 	}

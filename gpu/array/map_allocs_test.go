@@ -15,6 +15,7 @@ import (
 func TestMapAllocs(t *testing.T) {
 	testenv.SkipAllocsUnderRace(t)
 	s := newStream(t)
+	cpuAgent(t, s.Device())
 	const rows, cols = 64, 512
 	a := fromSlice(t, s, make([]float32, rows*cols), rows, cols)
 	b := fromSlice(t, s, make([]float32, rows*cols), rows, cols)

@@ -40,6 +40,7 @@ func TestMapRaceRelease(t *testing.T) {
 	for i := range 8 {
 		dev, err := gpu.Default()
 		require.NoError(t, err)
+		cpuAgent(t, dev)
 		s, err := stream.New(dev)
 		require.NoError(t, err)
 		b, err := buffer.New[float32](dev, rows*cols)

@@ -74,7 +74,7 @@ func ReduceWith[F ReduceFunc[T], T Number](s *stream.Stream, op F, in, out buffe
 	}
 	launch, ok := reduceLauncher[F, T](s)
 	if !ok {
-		return gpu.Errorf(gpu.ErrNotSupported, name, "no kernel for [%T, %T] on %s: run go generate in the package that calls it, with a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", op, *new(T), s.Device())
+		return gpu.Errorf(gpu.ErrNotSupported, name, "no kernel for [%T, %T] on %s: run go generate in the package that declares the operation and calls ReduceWith with it, after a line //go:generate go run github.com/hipgo/hipgo/cmd/hipgo-gen -go . -o kernels_gen.go (it writes hipgo_inst_gen.go)", op, *new(T), s.Device())
 	}
 	n := in.Len()
 	g := shapeOf(s)

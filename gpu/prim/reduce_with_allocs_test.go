@@ -15,6 +15,7 @@ import (
 func TestReduceWithAllocs(t *testing.T) {
 	testenv.SkipAllocsUnderRace(t)
 	dev, s := newStream(t)
+	cpuAgent(t, dev)
 	for _, shape := range []bool{false, true} {
 		forceGPUShape = shape
 		for _, n := range []int{1 << 10, 1 << 17} {

@@ -34,6 +34,7 @@ func TestReduceWithRaceRelease(t *testing.T) {
 	for i := range 8 {
 		dev, err := gpu.Default()
 		require.NoError(t, err)
+		cpuAgent(t, dev)
 		s, err := stream.New(dev)
 		require.NoError(t, err)
 		small, err := buffer.New[int32](dev, 1000)
