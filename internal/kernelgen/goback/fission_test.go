@@ -35,7 +35,7 @@ func TestFissionPlan(t *testing.T) {
 		"warpInIf":            "",
 		"warpInHeader":        "kernels.go:199: warp operation Any inside a for statement (line 199)",
 		"warpInElse":          "kernels.go:209: warp operation ShflDownSync inside a if statement (line 208)",
-		"warpBesideCall":      "kernels.go:219: a call beside a warp operation in one statement: half",
+		"warpBesideCall":      "kernels.go:219: a call evaluated before a warp operation of its statement: half",
 		"warpShortCircuit":    "kernels.go:228: warp operation All on the right of &&",
 	}
 	for i := range res.Kernels {

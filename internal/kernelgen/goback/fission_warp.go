@@ -20,8 +20,9 @@ import (
 // runs as at a barrier: a loop over the work-items stores its operands
 // (kernelimpl.Warp.Post, which fails as the coroutines do on a bad mask
 // or width), Run completes it for each warp at once, and the statement
-// then reads each work-item's result. The statement's other calls must
-// be pure, so evaluating them after the operation changes nothing.
+// then reads each work-item's result. A call the statement evaluates
+// before one of its warp operations must be pure (the operation now runs
+// first); other calls keep their order.
 //
 // The body of such an if runs under a guard: the condition is kept per
 // work-item, and the lanes that skipped the body are gone for the
@@ -204,14 +205,28 @@ func (p *fissionPlan) warpHeadPure(e ast.Expr, skip map[*ast.CallExpr]bool) erro
 				}
 			}
 		case *ast.CallExpr:
-			if skip[n] || p.pureCall(n) {
+			if skip[n] || p.pureCall(n) || afterWarps(n, skip) {
 				return true
 			}
-			err = p.fail(n, "a call beside a warp operation in one statement: %s", p.plain(n.Fun))
+			err = p.fail(n, "a call evaluated before a warp operation of its statement: %s", p.plain(n.Fun))
 		}
 		return true
 	})
 	return err
+}
+
+// afterWarps reports whether Go evaluates call after each warp operation
+// of its statement (ws) or among its operands: call holds the operation,
+// is in its arguments or follows it; fission keeps that order.
+func afterWarps(call *ast.CallExpr, ws map[*ast.CallExpr]bool) bool {
+	for w := range ws {
+		holds := call.Pos() <= w.Pos() && w.End() <= call.End()
+		operand := w.Pos() < call.Pos() && call.End() <= w.End()
+		if !holds && !operand && call.Pos() < w.End() {
+			return false
+		}
+	}
+	return true
 }
 
 // pureCall reports whether call is a conversion, a builtin without

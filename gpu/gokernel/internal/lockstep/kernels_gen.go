@@ -176,7 +176,7 @@ var votesKernel = kernel.Define("votes", func(b *kernel.Block, a *votesArgs) {
 	votesGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchVotes launches votes (kernels.go:57) on s: grid blocks of block threads, with
+// LaunchVotes launches votes (kernels.go:62) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchVotes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -231,7 +231,7 @@ var reductionsKernel = kernel.Define("reductions", func(b *kernel.Block, a *redu
 	reductionsGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchReductions launches reductions (kernels.go:82) on s: grid blocks of block threads, with
+// LaunchReductions launches reductions (kernels.go:87) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReductions(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -286,7 +286,7 @@ var maskedKernel = kernel.Define("masked", func(b *kernel.Block, a *maskedArgs) 
 	maskedGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchMasked launches masked (kernels.go:100) on s: grid blocks of block threads, with
+// LaunchMasked launches masked (kernels.go:105) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMasked(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -341,7 +341,7 @@ var returnedKernel = kernel.Define("returned", func(b *kernel.Block, a *returned
 	returnedGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchReturned launches returned (kernels.go:128) on s: grid blocks of block threads, with
+// LaunchReturned launches returned (kernels.go:133) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReturned(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -396,7 +396,7 @@ var warpScanKernel = kernel.Define("warp_scan", func(b *kernel.Block, a *warpSca
 	warpScanGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchWarpScan launches warpScan (kernels.go:151) on s: grid blocks of block threads, with
+// LaunchWarpScan launches warpScan (kernels.go:156) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchWarpScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -451,7 +451,7 @@ var treeReduceKernel = kernel.Define("tree_reduce", func(b *kernel.Block, a *tre
 	treeReduceGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ConstViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
 }, kernel.StaticShared(4096), kernelimpl.Lockstep())
 
-// LaunchTreeReduce launches treeReduce (kernels.go:195) on s: grid blocks of block threads, with
+// LaunchTreeReduce launches treeReduce (kernels.go:200) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchTreeReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -506,7 +506,7 @@ var blockReduceKernel = kernel.Define("block_reduce", func(b *kernel.Block, a *b
 	blockReduceGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchBlockReduce launches blockReduce (kernels.go:246) on s: grid blocks of block threads, with
+// LaunchBlockReduce launches blockReduce (kernels.go:251) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBlockReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -561,7 +561,7 @@ var grid2DKernel = kernel.Define("grid2_d", func(b *kernel.Block, a *grid2DArgs)
 	grid2DGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchGrid2D launches grid2D (kernels.go:259) on s: grid blocks of block threads, with
+// LaunchGrid2D launches grid2D (kernels.go:264) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGrid2D(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -616,7 +616,7 @@ var badWidthKernel = kernel.Define("bad_width", func(b *kernel.Block, a *badWidt
 	badWidthGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchBadWidth launches badWidth (kernels.go:271) on s: grid blocks of block threads, with
+// LaunchBadWidth launches badWidth (kernels.go:276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBadWidth(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -671,7 +671,7 @@ var badMaskKernel = kernel.Define("bad_mask", func(b *kernel.Block, a *badMaskAr
 	badMaskGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchBadMask launches badMask (kernels.go:279) on s: grid blocks of block threads, with
+// LaunchBadMask launches badMask (kernels.go:284) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBadMask(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -726,7 +726,7 @@ var neverCompletesKernel = kernel.Define("never_completes", func(b *kernel.Block
 	neverCompletesGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchNeverCompletes launches neverCompletes (kernels.go:288) on s: grid blocks of block threads, with
+// LaunchNeverCompletes launches neverCompletes (kernels.go:293) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchNeverCompletes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -781,7 +781,7 @@ var mixedMasksKernel = kernel.Define("mixed_masks", func(b *kernel.Block, a *mix
 	mixedMasksGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
 }, kernelimpl.Lockstep())
 
-// LaunchMixedMasks launches mixedMasks (kernels.go:301) on s: grid blocks of block threads, with
+// LaunchMixedMasks launches mixedMasks (kernels.go:306) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMixedMasks(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
@@ -1114,7 +1114,8 @@ type nestedLocals struct {
 	hgW2 kernelimpl.Warp[int32]
 	hgW3 kernelimpl.Warp[int32]
 	hgW4 kernelimpl.Warp[uint64]
-	hgW5 kernelimpl.Warp[uint64]
+	hgW5 kernelimpl.Warp[int32]
+	hgW6 kernelimpl.Warp[uint64]
 }
 
 // nestedGroup runs one work-group of nested (kernels.go:37) by loop fission: each stretch
@@ -1133,6 +1134,7 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	hgW3 := &hgF.hgW3
 	hgW4 := &hgF.hgW4
 	hgW5 := &hgF.hgW5
+	hgW6 := &hgF.hgW6
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -1210,26 +1212,41 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		_ = t
 //line kernels.go:46
 		hgO[hgI][1] = hgV[hgI]
-//line kernels.go:47
-		hgF2[hgI] = fin[hgI2[hgI]]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:48
-		hgW5.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI] > 1e6), 0, kernel.CPUWarpSize)
+//line kernels.go:47
+		hgW5.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
-//line kernels.go:48
-	hgW5.Run(hgB, kernelimpl.OpBallot)
+//line kernels.go:47
+	hgW5.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
+//line kernels.go:47
+		hgO[hgI][2] = mix(hgV[hgI], hgW5.Out[hgI], int32(t.Lane()))
 //line kernels.go:48
-		if hgW5.Out[hgI] != 0 {
+		hgF2[hgI] = fin[hgI2[hgI]]
+	}
+	hgW6.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:49
+		hgW6.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI] > 1e6), 0, kernel.CPUWarpSize)
+	}
+//line kernels.go:49
+	hgW6.Run(hgB, kernelimpl.OpBallot)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:49
+		if hgW6.Out[hgI] != 0 {
 			hgF2[hgI] = -hgF2[hgI]
 		}
-//line kernels.go:51
+//line kernels.go:52
 		fout[hgI2[hgI]*Outs] = hgF2[hgI]
 	}
 }
@@ -1247,7 +1264,7 @@ type votesLocals struct {
 	hgC0 []bool
 }
 
-// votesGroup runs one work-group of votes (kernels.go:57) by loop fission: each stretch
+// votesGroup runs one work-group of votes (kernels.go:62) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -1267,43 +1284,43 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:58
+//line kernels.go:63
 		i := t.GlobalX()
-//line kernels.go:59
+//line kernels.go:64
 		hgV[hgI] = in[i]
-//line kernels.go:60
+//line kernels.go:65
 		hgO[hgI] = out[i*Outs : i*Outs+Outs]
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:61
+//line kernels.go:66
 		hgW0.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:61
+//line kernels.go:66
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:61
+//line kernels.go:66
 		b := hgW0.Out[hgI]
-//line kernels.go:62
+//line kernels.go:67
 		hgO[hgI][0], hgO[hgI][1] = int32(b), int32(b>>32)
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:63
+//line kernels.go:68
 		hgW1.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] > -60000)), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:63
+//line kernels.go:68
 	hgW1.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:63
+//line kernels.go:68
 		if hgW1.Out[hgI] == 0 {
 			hgO[hgI][2] = 1
 		}
@@ -1312,15 +1329,15 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:66
+//line kernels.go:71
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI]%97 == 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:66
+//line kernels.go:71
 	hgW2.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:66
+//line kernels.go:71
 		if hgW2.Out[hgI] != 0 {
 			hgO[hgI][3] = 1
 		}
@@ -1328,7 +1345,7 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:69
+//line kernels.go:74
 		hgC0[hgI] = t.Lane()&4 == 0
 	}
 	hgW3.Begin(hgB)
@@ -1339,10 +1356,10 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:70
+//line kernels.go:75
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, 0x0f0f0f0f, kernelimpl.Vote(hgV[hgI]%2 == 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:70
+//line kernels.go:75
 	hgW3.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -1350,33 +1367,33 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:70
+//line kernels.go:75
 		hgO[hgI][4] = int32(hgW3.Out[hgI])
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:72
+//line kernels.go:77
 		hgW4.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 49000), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:72
+//line kernels.go:77
 	hgW4.Run(hgB, kernelimpl.OpBallot)
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:72
+//line kernels.go:77
 		hgW5.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] < 50001)), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:72
+//line kernels.go:77
 	hgW5.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:72
+//line kernels.go:77
 		some, every := (hgW4.Out[hgI] != 0), (hgW5.Out[hgI] == 0)
-//line kernels.go:73
+//line kernels.go:78
 		if some || every {
 			hgO[hgI][5] = 1
 		}
@@ -1400,7 +1417,7 @@ type reductionsLocals struct {
 	hgW8 kernelimpl.Warp[float32]
 }
 
-// reductionsGroup runs one work-group of reductions (kernels.go:82) by loop fission: each stretch
+// reductionsGroup runs one work-group of reductions (kernels.go:87) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -1424,140 +1441,140 @@ func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:83
+//line kernels.go:88
 		hgI2[hgI] = t.GlobalX()
-//line kernels.go:84
+//line kernels.go:89
 		hgV[hgI], hgF2[hgI] = in[hgI2[hgI]], fin[hgI2[hgI]]
-//line kernels.go:85
+//line kernels.go:90
 		hgO[hgI] = out[hgI2[hgI]*Outs : hgI2[hgI]*Outs+Outs]
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:86
+//line kernels.go:91
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:86
+//line kernels.go:91
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:86
+//line kernels.go:91
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:87
+//line kernels.go:92
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:87
+//line kernels.go:92
 	hgW1.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:87
+//line kernels.go:92
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:88
+//line kernels.go:93
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:88
+//line kernels.go:93
 	hgW2.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:88
+//line kernels.go:93
 		hgO[hgI][2] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:89
+//line kernels.go:94
 		hgW3.Post(hgB, hgI, kernelimpl.OpReduceAnd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:89
+//line kernels.go:94
 	hgW3.Run(hgB, kernelimpl.OpReduceAnd)
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:89
+//line kernels.go:94
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceOr, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:89
+//line kernels.go:94
 	hgW4.Run(hgB, kernelimpl.OpReduceOr)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:89
+//line kernels.go:94
 		hgO[hgI][3] = hgW3.Out[hgI] ^ hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:90
+//line kernels.go:95
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceXor, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:90
+//line kernels.go:95
 	hgW5.Run(hgB, kernelimpl.OpReduceXor)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:90
+//line kernels.go:95
 		hgO[hgI][4] = hgW5.Out[hgI]
 	}
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:91
+//line kernels.go:96
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:91
+//line kernels.go:96
 	hgW6.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:91
+//line kernels.go:96
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:92
+//line kernels.go:97
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:92
+//line kernels.go:97
 	hgW7.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:92
+//line kernels.go:97
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:93
+//line kernels.go:98
 		hgW8.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:93
+//line kernels.go:98
 	hgW8.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:93
+//line kernels.go:98
 		fout[hgI2[hgI]*Outs+2] = hgW8.Out[hgI]
 	}
 }
@@ -1583,7 +1600,7 @@ type maskedLocals struct {
 	hgC1   []bool
 }
 
-// maskedGroup runs one work-group of masked (kernels.go:100) by loop fission: each stretch
+// maskedGroup runs one work-group of masked (kernels.go:105) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -1608,26 +1625,26 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	hgC1 := kernelimpl.Locals(&hgF.hgC1, hgN)
 	t := hgB.Thread(0)
 	_ = t
-//line kernels.go:105
+//line kernels.go:110
 	const low = 0x1ff
-//line kernels.go:106
+//line kernels.go:111
 	const high = 0xffffffff &^ low
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:101
+//line kernels.go:106
 		hgI2[hgI] = t.GlobalX()
-//line kernels.go:102
+//line kernels.go:107
 		hgLane[hgI] = t.Lane()
-//line kernels.go:103
+//line kernels.go:108
 		hgV[hgI], hgF2[hgI] = in[hgI2[hgI]], fin[hgI2[hgI]]
-//line kernels.go:104
+//line kernels.go:109
 		hgO[hgI] = out[hgI2[hgI]*Outs : hgI2[hgI]*Outs+Outs]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:107
+//line kernels.go:112
 		hgC0[hgI] = hgLane[hgI] < 9
 	}
 	hgW0.Begin(hgB)
@@ -1638,10 +1655,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:108
+//line kernels.go:113
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, low, hgV[hgI], (hgLane[hgI]+1)%9, 32)
 	}
-//line kernels.go:108
+//line kernels.go:113
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -1649,7 +1666,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:108
+//line kernels.go:113
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
@@ -1660,10 +1677,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:109
+//line kernels.go:114
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:109
+//line kernels.go:114
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -1671,7 +1688,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:109
+//line kernels.go:114
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
@@ -1682,10 +1699,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:110
+//line kernels.go:115
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:110
+//line kernels.go:115
 	hgW2.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -1693,7 +1710,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:110
+//line kernels.go:115
 		fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
@@ -1704,10 +1721,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:111
+//line kernels.go:116
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, low, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:111
+//line kernels.go:116
 	hgW3.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -1715,13 +1732,13 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:111
+//line kernels.go:116
 		hgO[hgI][2] = int32(hgW3.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:113
+//line kernels.go:118
 		hgC1[hgI] = hgLane[hgI] >= 9
 	}
 	hgW4.Begin(hgB)
@@ -1732,10 +1749,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:114
+//line kernels.go:119
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflIdx, high, hgV[hgI], 9+(hgLane[hgI]-8)%23, 32)
 	}
-//line kernels.go:114
+//line kernels.go:119
 	hgW4.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC1[hgI] {
@@ -1743,7 +1760,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:114
+//line kernels.go:119
 		hgO[hgI][0] = hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
@@ -1754,10 +1771,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:115
+//line kernels.go:120
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceMax, high, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:115
+//line kernels.go:120
 	hgW5.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC1[hgI] {
@@ -1765,7 +1782,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:115
+//line kernels.go:120
 		hgO[hgI][1] = hgW5.Out[hgI]
 	}
 	hgW6.Begin(hgB)
@@ -1776,10 +1793,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:116
+//line kernels.go:121
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:116
+//line kernels.go:121
 	hgW6.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC1[hgI] {
@@ -1787,7 +1804,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:116
+//line kernels.go:121
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
@@ -1798,10 +1815,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:117
+//line kernels.go:122
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMin, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:117
+//line kernels.go:122
 	hgW7.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC1[hgI] {
@@ -1809,7 +1826,7 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:117
+//line kernels.go:122
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
@@ -1820,10 +1837,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:118
+//line kernels.go:123
 		hgW8.Post(hgB, hgI, kernelimpl.OpBallot, high, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:118
+//line kernels.go:123
 	hgW8.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC1[hgI] {
@@ -1831,22 +1848,22 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:118
+//line kernels.go:123
 		hgO[hgI][2] = int32(hgW8.Out[hgI])
 	}
 	hgW9.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:121
+//line kernels.go:126
 		hgW9.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, 32)
 	}
-//line kernels.go:121
+//line kernels.go:126
 	hgW9.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:121
+//line kernels.go:126
 		hgO[hgI][3] = hgW9.Out[hgI]
 	}
 }
@@ -1865,7 +1882,7 @@ type returnedLocals struct {
 	hgC0   []bool
 }
 
-// returnedGroup runs one work-group of returned (kernels.go:128) by loop fission: each stretch
+// returnedGroup runs one work-group of returned (kernels.go:133) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func returnedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -1892,26 +1909,26 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:129
-		i := t.GlobalX()
-//line kernels.go:130
-		hgLane[hgI] = t.Lane()
-//line kernels.go:131
-		hgV[hgI] = in[i]
-//line kernels.go:132
-		hgO[hgI] = out[i*Outs : i*Outs+Outs]
-//line kernels.go:133
-		hgO[hgI][0] = -1
 //line kernels.go:134
+		i := t.GlobalX()
+//line kernels.go:135
+		hgLane[hgI] = t.Lane()
+//line kernels.go:136
+		hgV[hgI] = in[i]
+//line kernels.go:137
+		hgO[hgI] = out[i*Outs : i*Outs+Outs]
+//line kernels.go:138
+		hgO[hgI][0] = -1
+//line kernels.go:139
 		if hgLane[hgI]%5 == 3 {
 			{
-//line kernels.go:135
+//line kernels.go:140
 				hgDone[hgI] = true
-//line kernels.go:135
+//line kernels.go:140
 				hgLeft--
-//line kernels.go:135
+//line kernels.go:140
 				continue hgS0
-//line kernels.go:135
+//line kernels.go:140
 			}
 		}
 	}
@@ -1925,10 +1942,10 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:137
+//line kernels.go:142
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, 32)
 	}
-//line kernels.go:137
+//line kernels.go:142
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if hgDone[hgI] {
@@ -1936,7 +1953,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:137
+//line kernels.go:142
 		hgO[hgI][1] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
@@ -1946,10 +1963,10 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:138
+//line kernels.go:143
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:138
+//line kernels.go:143
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if hgDone[hgI] {
@@ -1957,7 +1974,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:138
+//line kernels.go:143
 		hgO[hgI][2] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
@@ -1967,10 +1984,10 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:139
+//line kernels.go:144
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:139
+//line kernels.go:144
 	hgW2.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if hgDone[hgI] {
@@ -1978,7 +1995,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:139
+//line kernels.go:144
 		hgO[hgI][3] = int32(hgW2.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -1988,7 +2005,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:140
+//line kernels.go:145
 		hgC0[hgI] = hgLane[hgI] < 20
 	}
 	hgW3.Begin(hgB)
@@ -2001,10 +2018,10 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:141
+//line kernels.go:146
 		hgW3.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 2, 32)
 	}
-//line kernels.go:141
+//line kernels.go:146
 	hgW3.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if hgDone[hgI] {
@@ -2015,7 +2032,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:141
+//line kernels.go:146
 		hgO[hgI][4] = hgW3.Out[hgI]
 	}
 	hgW4.Begin(hgB)
@@ -2028,10 +2045,10 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:142
+//line kernels.go:147
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:142
+//line kernels.go:147
 	hgW4.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if hgDone[hgI] {
@@ -2042,7 +2059,7 @@ hgS0:
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:142
+//line kernels.go:147
 		hgO[hgI][5] = hgW4.Out[hgI]
 	}
 }
@@ -2060,7 +2077,7 @@ type warpScanLocals struct {
 	hgC0   []bool
 }
 
-// warpScanGroup runs one work-group of warpScan (kernels.go:151) by loop fission: each stretch
+// warpScanGroup runs one work-group of warpScan (kernels.go:156) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2077,37 +2094,37 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
 	t := hgB.Thread(0)
 	_ = t
-//line kernels.go:152
+//line kernels.go:157
 	sums := kernel.Shared[[32]int32](t)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:153
+//line kernels.go:158
 		hgI2[hgI] = t.GlobalX()
-//line kernels.go:154
+//line kernels.go:159
 		tid := t.ThreadIdx().X
-//line kernels.go:155
+//line kernels.go:160
 		hgLane[hgI], hgWarp[hgI] = t.Lane(), tid/t.WarpSize()
-//line kernels.go:156
+//line kernels.go:161
 		hgV[hgI] = in[hgI2[hgI]]
 	}
-//line kernels.go:157
+//line kernels.go:162
 	for d := 1; d < t.WarpSize(); d <<= 1 {
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:158
+//line kernels.go:163
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
 		}
-//line kernels.go:158
+//line kernels.go:163
 		hgW0.Run(hgB, kernelimpl.OpShflUp)
 		for hgI := 0; hgI < hgN; hgI++ {
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:158
+//line kernels.go:163
 			n := hgW0.Out[hgI]
-//line kernels.go:159
+//line kernels.go:164
 			if hgLane[hgI] >= d {
 				hgV[hgI] += n
 			}
@@ -2116,7 +2133,7 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:163
+//line kernels.go:168
 		if hgLane[hgI] == t.WarpSize()-1 {
 			sums[hgWarp[hgI]] = hgV[hgI]
 		}
@@ -2124,7 +2141,7 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:167
+//line kernels.go:172
 		hgC0[hgI] = hgWarp[hgI] == 0
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -2133,16 +2150,16 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:168
+//line kernels.go:173
 		hgNw[hgI] = t.BlockDim().X / t.WarpSize()
-//line kernels.go:169
+//line kernels.go:174
 		hgS[hgI] = *new(int32)
-//line kernels.go:170
+//line kernels.go:175
 		if hgLane[hgI] < hgNw[hgI] {
 			hgS[hgI] = sums[hgLane[hgI]]
 		}
 	}
-//line kernels.go:173
+//line kernels.go:178
 	for d := 1; d < t.WarpSize(); d <<= 1 {
 		hgW1.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
@@ -2152,10 +2169,10 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 			}
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:174
+//line kernels.go:179
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
 		}
-//line kernels.go:174
+//line kernels.go:179
 		hgW1.Run(hgB, kernelimpl.OpShflUp)
 		for hgI := 0; hgI < hgN; hgI++ {
 			if !hgC0[hgI] {
@@ -2163,9 +2180,9 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 			}
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:174
+//line kernels.go:179
 			n := hgW1.Out[hgI]
-//line kernels.go:175
+//line kernels.go:180
 			if hgLane[hgI] >= d {
 				hgS[hgI] += n
 			}
@@ -2177,7 +2194,7 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:179
+//line kernels.go:184
 		if hgLane[hgI] < hgNw[hgI] {
 			sums[hgLane[hgI]] = hgS[hgI]
 		}
@@ -2185,11 +2202,11 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:184
+//line kernels.go:189
 		if hgWarp[hgI] > 0 {
 			hgV[hgI] += sums[hgWarp[hgI]-1]
 		}
-//line kernels.go:187
+//line kernels.go:192
 		out[hgI2[hgI]*Outs] = hgV[hgI]
 	}
 }
@@ -2198,7 +2215,7 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 type treeReduceLocals struct {
 }
 
-// treeReduceGroup runs one work-group of treeReduce (kernels.go:195) by loop fission: each stretch
+// treeReduceGroup runs one work-group of treeReduce (kernels.go:200) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func treeReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2207,9 +2224,9 @@ func treeReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels.go:196
+//line kernels.go:201
 	sdata := kernel.Shared[[1024]float32](t)
-//line kernels.go:197
+//line kernels.go:202
 	hgGroupReduceTo(hgB, fin, fout, sdata)
 }
 
@@ -2221,7 +2238,7 @@ type hgLocalsReduceTo struct {
 	hgC0  []bool
 }
 
-// hgGroupReduceTo runs one work-group of reduceTo (kernels.go:200) by loop fission: each stretch
+// hgGroupReduceTo runs one work-group of reduceTo (kernels.go:205) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[1024]float32) {
 	hgN := hgB.Threads()
@@ -2238,23 +2255,23 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:201
+//line kernels.go:206
 		hgTid[hgI] = t.ThreadIdx().X
-//line kernels.go:202
+//line kernels.go:207
 		hgBs = t.BlockDim().X
-//line kernels.go:203
+//line kernels.go:208
 		hgWs = t.WarpSize()
-//line kernels.go:204
+//line kernels.go:209
 		hgSum[hgI] = in[t.GlobalX()]
-//line kernels.go:205
+//line kernels.go:210
 		sdata[hgTid[hgI]] = hgSum[hgI]
 	}
-//line kernels.go:207
+//line kernels.go:212
 	for s := hgBs / 2; s >= 2*hgWs; s >>= 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:208
+//line kernels.go:213
 			if hgTid[hgI] < s {
 				hgSum[hgI] += sdata[hgTid[hgI]+s]
 				sdata[hgTid[hgI]] = hgSum[hgI]
@@ -2264,7 +2281,7 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:214
+//line kernels.go:219
 		hgC0[hgI] = hgTid[hgI] < hgWs
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
@@ -2273,10 +2290,10 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:215
+//line kernels.go:220
 		hgSum[hgI] += sdata[hgTid[hgI]+hgWs]
 	}
-//line kernels.go:216
+//line kernels.go:221
 	for off := hgWs / 2; off > 0; off >>= 1 {
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
@@ -2286,10 +2303,10 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 			}
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:217
+//line kernels.go:222
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgSum[hgI], off, kernel.CPUWarpSize)
 		}
-//line kernels.go:217
+//line kernels.go:222
 		hgW0.Run(hgB, kernelimpl.OpShflDown)
 		for hgI := 0; hgI < hgN; hgI++ {
 			if !hgC0[hgI] {
@@ -2297,7 +2314,7 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 			}
 			t := hgB.Thread(hgI)
 			_ = t
-//line kernels.go:217
+//line kernels.go:222
 			hgSum[hgI] += hgW0.Out[hgI]
 		}
 	}
@@ -2307,7 +2324,7 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:219
+//line kernels.go:224
 		if hgTid[hgI] == 0 {
 			out[t.BlockIdx().X*Outs] = hgSum[hgI]
 		}
@@ -2327,7 +2344,7 @@ type blockReduceLocals struct {
 	hgW1   kernelimpl.Warp[int32]
 }
 
-// blockReduceGroup runs one work-group of blockReduce (kernels.go:246) by loop fission: each stretch
+// blockReduceGroup runs one work-group of blockReduce (kernels.go:251) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2344,33 +2361,33 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	hgW1 := &hgF.hgW1
 	t := hgB.Thread(0)
 	_ = t
-//line kernels.go:247
+//line kernels.go:252
 	part := kernel.Shared[[32]int32](t)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:248
+//line kernels.go:253
 		hgI2[hgI] = t.GlobalX()
-//line kernels.go:249
+//line kernels.go:254
 		hgV[hgI], hgPart[hgI] = in[hgI2[hgI]], part
-//line kernels.go:228
+//line kernels.go:233
 		hgLane[hgI], hgWarp[hgI] = t.Lane(), t.ThreadIdx().X/t.WarpSize()
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:229
+//line kernels.go:234
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:229
+//line kernels.go:234
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:229
+//line kernels.go:234
 		hgV[hgI] = hgW0.Out[hgI]
-//line kernels.go:230
+//line kernels.go:235
 		if hgLane[hgI] == 0 {
 			hgPart[hgI][hgWarp[hgI]] = hgV[hgI]
 		}
@@ -2378,9 +2395,9 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:234
+//line kernels.go:239
 		hgS[hgI] = *new(int32)
-//line kernels.go:235
+//line kernels.go:240
 		for w := 0; w < t.BlockDim().X/t.WarpSize(); w++ {
 			hgS[hgI] += hgPart[hgI][w]
 		}
@@ -2388,30 +2405,30 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:249
+//line kernels.go:254
 		hgS2[hgI] = hgS[hgI]
-//line kernels.go:250
+//line kernels.go:255
 		out[hgI2[hgI]*Outs] = hgS2[hgI]
-//line kernels.go:251
+//line kernels.go:256
 		hgV[hgI], hgPart[hgI] = in[hgI2[hgI]]*int32(t.Lane()), part
-//line kernels.go:228
+//line kernels.go:233
 		hgLane[hgI], hgWarp[hgI] = t.Lane(), t.ThreadIdx().X/t.WarpSize()
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:229
+//line kernels.go:234
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:229
+//line kernels.go:234
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:229
+//line kernels.go:234
 		hgV[hgI] = hgW1.Out[hgI]
-//line kernels.go:230
+//line kernels.go:235
 		if hgLane[hgI] == 0 {
 			hgPart[hgI][hgWarp[hgI]] = hgV[hgI]
 		}
@@ -2419,9 +2436,9 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:234
+//line kernels.go:239
 		hgS[hgI] = *new(int32)
-//line kernels.go:235
+//line kernels.go:240
 		for w := 0; w < t.BlockDim().X/t.WarpSize(); w++ {
 			hgS[hgI] += hgPart[hgI][w]
 		}
@@ -2429,9 +2446,9 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:251
+//line kernels.go:256
 		s2 := hgS[hgI]
-//line kernels.go:252
+//line kernels.go:257
 		out[hgI2[hgI]*Outs+1] = s2 - hgS2[hgI]
 	}
 }
@@ -2444,7 +2461,7 @@ type grid2DLocals struct {
 	hgW1 kernelimpl.Warp[int32]
 }
 
-// grid2DGroup runs one work-group of grid2D (kernels.go:259) by loop fission: each stretch
+// grid2DGroup runs one work-group of grid2D (kernels.go:264) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func grid2DGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2459,43 +2476,43 @@ func grid2DGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:260
+//line kernels.go:265
 		id, dim := t.ThreadIdx(), t.BlockDim()
-//line kernels.go:261
+//line kernels.go:266
 		hgI2[hgI] = (t.BlockIdx().X*dim.Y+id.Y)*dim.X + id.X
-//line kernels.go:262
+//line kernels.go:267
 		hgV[hgI] = in[hgI2[hgI]]
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:263
+//line kernels.go:268
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 3, kernel.CPUWarpSize)
 	}
-//line kernels.go:263
+//line kernels.go:268
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:263
+//line kernels.go:268
 		out[hgI2[hgI]*Outs] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:264
+//line kernels.go:269
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:264
+//line kernels.go:269
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:264
+//line kernels.go:269
 		out[hgI2[hgI]*Outs+1] = hgW1.Out[hgI]
-//line kernels.go:265
+//line kernels.go:270
 		out[hgI2[hgI]*Outs+2] = int32(t.Lane())
 	}
 }
@@ -2506,7 +2523,7 @@ type badWidthLocals struct {
 	hgW0 kernelimpl.Warp[int32]
 }
 
-// badWidthGroup runs one work-group of badWidth (kernels.go:271) by loop fission: each stretch
+// badWidthGroup runs one work-group of badWidth (kernels.go:276) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func badWidthGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2519,22 +2536,22 @@ func badWidthGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:272
+//line kernels.go:277
 		hgI2[hgI] = t.GlobalX()
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:273
+//line kernels.go:278
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, in[hgI2[hgI]], 0, 12)
 	}
-//line kernels.go:273
+//line kernels.go:278
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:273
+//line kernels.go:278
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
 }
@@ -2545,7 +2562,7 @@ type badMaskLocals struct {
 	hgW0 kernelimpl.Warp[int32]
 }
 
-// badMaskGroup runs one work-group of badMask (kernels.go:279) by loop fission: each stretch
+// badMaskGroup runs one work-group of badMask (kernels.go:284) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func badMaskGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2558,22 +2575,22 @@ func badMaskGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:280
+//line kernels.go:285
 		hgI2[hgI] = t.GlobalX()
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:281
+//line kernels.go:286
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, 1, in[hgI2[hgI]], 0, 32)
 	}
-//line kernels.go:281
+//line kernels.go:286
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:281
+//line kernels.go:286
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
 }
@@ -2585,7 +2602,7 @@ type neverCompletesLocals struct {
 	hgC0 []bool
 }
 
-// neverCompletesGroup runs one work-group of neverCompletes (kernels.go:288) by loop fission: each stretch
+// neverCompletesGroup runs one work-group of neverCompletes (kernels.go:293) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2599,13 +2616,13 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:289
+//line kernels.go:294
 		hgI2[hgI] = t.GlobalX()
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:290
+//line kernels.go:295
 		hgC0[hgI] = t.Lane() < 16
 	}
 	hgW0.Begin(hgB)
@@ -2616,10 +2633,10 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:291
+//line kernels.go:296
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, 32)
 	}
-//line kernels.go:291
+//line kernels.go:296
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
 		if !hgC0[hgI] {
@@ -2627,13 +2644,13 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:291
+//line kernels.go:296
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:294
+//line kernels.go:299
 		out[hgI2[hgI]]++
 	}
 }
@@ -2644,7 +2661,7 @@ type mixedMasksLocals struct {
 	hgW0 kernelimpl.Warp[uint64]
 }
 
-// mixedMasksGroup runs one work-group of mixedMasks (kernels.go:301) by loop fission: each stretch
+// mixedMasksGroup runs one work-group of mixedMasks (kernels.go:306) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mixedMasksGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
 	hgN := hgB.Threads()
@@ -2657,28 +2674,28 @@ func mixedMasksGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:302
+//line kernels.go:307
 		hgI2[hgI] = t.GlobalX()
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:303
+//line kernels.go:308
 		hgW0.Post(hgB, hgI, kernelimpl.OpBallot, 0x0f0f0f0f|1<<t.Lane(), kernelimpl.Vote(in[hgI2[hgI]] > 0), 0, kernel.CPUWarpSize)
 	}
-//line kernels.go:303
+//line kernels.go:308
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:303
+//line kernels.go:308
 		out[hgI2[hgI]] = int32(hgW0.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:305
+//line kernels.go:310
 		out[hgI2[hgI]]++
 	}
 }

@@ -724,50 +724,57 @@ template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { retu
 
 // ---- device functions ----
 
+template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f);
 template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f);
 template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f);
 
-#line 200 "kernels.go"
+#line 57 "kernels.go"
+template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f) {
+#line 57 "kernels.go"
+  return hg_sub(hg_mul(a, 3), b) ^ c;
+}
+
+#line 205 "kernels.go"
 template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f) {
   long long tid = (long long)hg_tid_x();
   long long bs = (long long)hg_bdim_x();
   long long ws = hg_warp_size();
-  float sum = hg_ld<Checked>(in, hg_global_x(), hg_f, 204, 0);
-  hg_ref<Checked>((*sdata), tid, hg_f, 205, 0) = sum;
+  float sum = hg_ld<Checked>(in, hg_global_x(), hg_f, 209, 0);
+  hg_ref<Checked>((*sdata), tid, hg_f, 210, 0) = sum;
   hg_sync_threads();
   for (long long s = bs / 2LL; s >= hg_mul(2LL, ws); s = s >> 1LL) {
     if (tid < s) {
-      sum += hg_ld<Checked>((*sdata), hg_add(tid, s), hg_f, 209, 0);
-      hg_ref<Checked>((*sdata), tid, hg_f, 210, 0) = sum;
+      sum += hg_ld<Checked>((*sdata), hg_add(tid, s), hg_f, 214, 0);
+      hg_ref<Checked>((*sdata), tid, hg_f, 215, 0) = sum;
     }
     hg_sync_threads();
   }
   if (tid < ws) {
-    sum += hg_ld<Checked>((*sdata), hg_add(tid, ws), hg_f, 215, 0);
+    sum += hg_ld<Checked>((*sdata), hg_add(tid, ws), hg_f, 220, 0);
     for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
       sum += hg_shfl_down(sum, (long long)(off));
     }
     if (tid == 0LL) {
-      hg_ref<Checked>(out, hg_mul((long long)hg_bid_x(), 8LL), hg_f, 220, 0) = sum;
+      hg_ref<Checked>(out, hg_mul((long long)hg_bid_x(), 8LL), hg_f, 225, 0) = sum;
     }
   }
 }
 
-#line 227 "kernels.go"
+#line 232 "kernels.go"
 template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f) {
   long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_div<Checked>((long long)hg_tid_x(), hg_warp_size(), hg_f, 228, 0);
+  long long hg_t2 = hg_div<Checked>((long long)hg_tid_x(), hg_warp_size(), hg_f, 233, 0);
   long long lane = hg_t1;
   long long warp = hg_t2;
-#line 229 "kernels.go"
+#line 234 "kernels.go"
   v = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
   if (lane == 0LL) {
-    hg_ref<Checked>((*part), warp, hg_f, 231, 0) = v;
+    hg_ref<Checked>((*part), warp, hg_f, 236, 0) = v;
   }
   hg_sync_threads();
   int32_t s = {};
-  for (long long w = 0LL; w < hg_div<Checked>((long long)hg_bdim_x(), hg_warp_size(), hg_f, 235, 0); w = hg_add(w, 1LL)) {
-    s = hg_add(s, hg_ld<Checked>((*part), w, hg_f, 236, 0));
+  for (long long w = 0LL; w < hg_div<Checked>((long long)hg_bdim_x(), hg_warp_size(), hg_f, 240, 0); w = hg_add(w, 1LL)) {
+    s = hg_add(s, hg_ld<Checked>((*part), w, hg_f, 241, 0));
   }
   hg_sync_threads();
   return s;
@@ -809,11 +816,12 @@ template <bool Checked> __device__ void nested(hg_slice<const int32_t> in, hg_sl
     hg_sync_warp();
   }
   hg_ref<Checked>(o, 1LL, hg_f, 46, 0) = v;
-  float f = hg_ld<Checked>(fin, i, hg_f, 47, 0);
+  hg_ref<Checked>(o, 2LL, hg_f, 47, 0) = mix<Checked>(v, hg_shfl_down(v, (long long)(1LL)), (int32_t)(hg_lane()), hg_f);
+  float f = hg_ld<Checked>(fin, i, hg_f, 48, 0);
   if (hg_any(f > 1e+06f)) {
     f = -f;
   }
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 51, 0) = f;
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 52, 0) = f;
 }
 
 extern "C" __global__ void nested(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
@@ -823,33 +831,33 @@ extern "C" __global__ void nested_checked(const int32_t* in_p, const float* fin_
   nested<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 57 "kernels.go"
+#line 62 "kernels.go"
 template <bool Checked> __device__ void votes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  int32_t v = hg_ld<Checked>(in, i, hg_f, 59, 0);
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 60, 0);
+  int32_t v = hg_ld<Checked>(in, i, hg_f, 64, 0);
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 65, 0);
   uint64_t b = hg_ballot(v > 0);
   int32_t hg_t1 = (int32_t)(b);
   int32_t hg_t2 = (int32_t)(b >> 32LL);
-  hg_ref<Checked>(o, 0LL, hg_f, 62, 0) = hg_t1;
-  hg_ref<Checked>(o, 1LL, hg_f, 62, 0) = hg_t2;
-#line 63 "kernels.go"
+  hg_ref<Checked>(o, 0LL, hg_f, 67, 0) = hg_t1;
+  hg_ref<Checked>(o, 1LL, hg_f, 67, 0) = hg_t2;
+#line 68 "kernels.go"
   if (hg_all(v > -60000)) {
-    hg_ref<Checked>(o, 2LL, hg_f, 64, 0) = 1;
+    hg_ref<Checked>(o, 2LL, hg_f, 69, 0) = 1;
   }
   if (hg_any((v % 97) == 0)) {
-    hg_ref<Checked>(o, 3LL, hg_f, 67, 0) = 1;
+    hg_ref<Checked>(o, 3LL, hg_f, 72, 0) = 1;
   }
   if ((hg_lane() & 4LL) == 0LL) {
-    hg_ref<Checked>(o, 4LL, hg_f, 70, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL), (v % 2) == 0));
+    hg_ref<Checked>(o, 4LL, hg_f, 75, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL), (v % 2) == 0));
   }
   bool hg_t3 = hg_any_sync((unsigned long long)(18446744073709551615ULL), v > 49000);
   bool hg_t4 = hg_all_sync((unsigned long long)(18446744073709551615ULL), v < 50001);
   bool some = hg_t3;
   bool every = hg_t4;
-#line 73 "kernels.go"
+#line 78 "kernels.go"
   if (some || every) {
-    hg_ref<Checked>(o, 5LL, hg_f, 74, 0) = 1;
+    hg_ref<Checked>(o, 5LL, hg_f, 79, 0) = 1;
   }
 }
 
@@ -860,23 +868,23 @@ extern "C" __global__ void votes_checked(const int32_t* in_p, const float* fin_p
   votes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 82 "kernels.go"
+#line 87 "kernels.go"
 template <bool Checked> __device__ void reductions(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 84, 0);
-  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 84, 0);
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 89, 0);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 89, 0);
   int32_t v = hg_t1;
   float f = hg_t2;
-#line 85 "kernels.go"
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 85, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 86, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 1LL, hg_f, 87, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 2LL, hg_f, 88, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 3LL, hg_f, 89, 0) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 4LL, hg_f, 90, 0) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 91, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 92, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 93, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), f);
+#line 90 "kernels.go"
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 90, 0);
+  hg_ref<Checked>(o, 0LL, hg_f, 91, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 1LL, hg_f, 92, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 2LL, hg_f, 93, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 3LL, hg_f, 94, 0) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 4LL, hg_f, 95, 0) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 96, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 97, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 98, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), f);
 }
 
 extern "C" __global__ void reductions(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
@@ -886,33 +894,33 @@ extern "C" __global__ void reductions_checked(const int32_t* in_p, const float* 
   reductions<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 100 "kernels.go"
+#line 105 "kernels.go"
 template <bool Checked> __device__ void masked(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
-  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 103, 0);
-  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 103, 0);
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 108, 0);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 108, 0);
   int32_t v = hg_t1;
   float f = hg_t2;
-#line 104 "kernels.go"
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 104, 0);
-#line 106 "kernels.go"
-#line 107 "kernels.go"
+#line 109 "kernels.go"
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 109, 0);
+#line 111 "kernels.go"
+#line 112 "kernels.go"
   if (lane < 9LL) {
-    hg_ref<Checked>(o, 0LL, hg_f, 108, 0) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
-    hg_ref<Checked>(o, 1LL, hg_f, 109, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
-    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 110, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
-    hg_ref<Checked>(o, 2LL, hg_f, 111, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(511ULL), v > 0));
+    hg_ref<Checked>(o, 0LL, hg_f, 113, 0) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_ref<Checked>(o, 1LL, hg_f, 114, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 115, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_ref<Checked>(o, 2LL, hg_f, 116, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(511ULL), v > 0));
   }
   if (lane >= 9LL) {
-    hg_ref<Checked>(o, 0LL, hg_f, 114, 0) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
-    hg_ref<Checked>(o, 1LL, hg_f, 115, 0) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
-    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 116, 0) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 117, 0) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(o, 2LL, hg_f, 118, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0));
+    hg_ref<Checked>(o, 0LL, hg_f, 119, 0) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_ref<Checked>(o, 1LL, hg_f, 120, 0) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 121, 0) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 122, 0) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_ref<Checked>(o, 2LL, hg_f, 123, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0));
   }
   hg_sync_threads();
-  hg_ref<Checked>(o, 3LL, hg_f, 121, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_ref<Checked>(o, 3LL, hg_f, 126, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
 }
 
 extern "C" __global__ void masked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
@@ -922,22 +930,22 @@ extern "C" __global__ void masked_checked(const int32_t* in_p, const float* fin_
   masked<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 128 "kernels.go"
+#line 133 "kernels.go"
 template <bool Checked> __device__ void returned(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
-  int32_t v = hg_ld<Checked>(in, i, hg_f, 131, 0);
-  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 132, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 133, 0) = -1;
+  int32_t v = hg_ld<Checked>(in, i, hg_f, 136, 0);
+  hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 137, 0);
+  hg_ref<Checked>(o, 0LL, hg_f, 138, 0) = -1;
   if ((lane % 5LL) == 3LL) {
     return;
   }
-  hg_ref<Checked>(o, 1LL, hg_f, 137, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 138, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 3LL, hg_f, 139, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0));
+  hg_ref<Checked>(o, 1LL, hg_f, 142, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_ref<Checked>(o, 2LL, hg_f, 143, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(o, 3LL, hg_f, 144, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0));
   if (lane < 20LL) {
-    hg_ref<Checked>(o, 4LL, hg_f, 141, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(2LL), (long long)(32LL));
-    hg_ref<Checked>(o, 5LL, hg_f, 142, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+    hg_ref<Checked>(o, 4LL, hg_f, 146, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(2LL), (long long)(32LL));
+    hg_ref<Checked>(o, 5LL, hg_f, 147, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
   }
 }
 
@@ -948,50 +956,50 @@ extern "C" __global__ void returned_checked(const int32_t* in_p, const float* fi
   returned<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 151 "kernels.go"
+#line 156 "kernels.go"
 template <bool Checked> __device__ void warpScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_sums;
   hg_array<int32_t, 32>* sums = &hg_shared_sums;
-#line 153 "kernels.go"
+#line 158 "kernels.go"
   long long i = hg_global_x();
   long long tid = (long long)hg_tid_x();
   long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_div<Checked>(tid, hg_warp_size(), hg_f, 155, 0);
+  long long hg_t2 = hg_div<Checked>(tid, hg_warp_size(), hg_f, 160, 0);
   long long lane = hg_t1;
   long long warp = hg_t2;
-#line 156 "kernels.go"
-  int32_t v = hg_ld<Checked>(in, i, hg_f, 156, 0);
-  for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 157, 0)) {
+#line 161 "kernels.go"
+  int32_t v = hg_ld<Checked>(in, i, hg_f, 161, 0);
+  for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 162, 0)) {
     int32_t n = hg_shfl_up(v, (long long)(d));
     if (lane >= d) {
       v = hg_add(v, n);
     }
   }
   if (lane == hg_sub(hg_warp_size(), 1LL)) {
-    hg_ref<Checked>((*sums), warp, hg_f, 164, 0) = v;
+    hg_ref<Checked>((*sums), warp, hg_f, 169, 0) = v;
   }
   hg_sync_threads();
   if (warp == 0LL) {
-    long long nw = hg_div<Checked>((long long)hg_bdim_x(), hg_warp_size(), hg_f, 168, 0);
+    long long nw = hg_div<Checked>((long long)hg_bdim_x(), hg_warp_size(), hg_f, 173, 0);
     int32_t s = {};
     if (lane < nw) {
-      s = hg_ld<Checked>((*sums), lane, hg_f, 171, 0);
+      s = hg_ld<Checked>((*sums), lane, hg_f, 176, 0);
     }
-    for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 173, 0)) {
+    for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 178, 0)) {
       int32_t n = hg_shfl_up(s, (long long)(d));
       if (lane >= d) {
         s = hg_add(s, n);
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*sums), lane, hg_f, 180, 0) = s;
+      hg_ref<Checked>((*sums), lane, hg_f, 185, 0) = s;
     }
   }
   hg_sync_threads();
   if (warp > 0LL) {
-    v = hg_add(v, hg_ld<Checked>((*sums), hg_sub(warp, 1LL), hg_f, 185, 0));
+    v = hg_add(v, hg_ld<Checked>((*sums), hg_sub(warp, 1LL), hg_f, 190, 0));
   }
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 187, 0) = v;
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 192, 0) = v;
 }
 
 extern "C" __global__ void warp_scan(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
@@ -1001,11 +1009,11 @@ extern "C" __global__ void warp_scan_checked(const int32_t* in_p, const float* f
   warpScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 195 "kernels.go"
+#line 200 "kernels.go"
 template <bool Checked> __device__ void treeReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<const int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   __shared__ hg_array<float, 1024> hg_shared_sdata;
   hg_array<float, 1024>* sdata = &hg_shared_sdata;
-#line 197 "kernels.go"
+#line 202 "kernels.go"
   reduceTo<Checked>(fin, fout, sdata, hg_f);
 }
 
@@ -1016,16 +1024,16 @@ extern "C" __global__ void tree_reduce_checked(const int32_t* in_p, const float*
   treeReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 246 "kernels.go"
+#line 251 "kernels.go"
 template <bool Checked> __device__ void blockReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_part;
   hg_array<int32_t, 32>* part = &hg_shared_part;
-#line 248 "kernels.go"
+#line 253 "kernels.go"
   long long i = hg_global_x();
-  int32_t s = blockSum<Checked>(hg_ld<Checked>(in, i, hg_f, 249, 0), part, hg_f);
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 250, 0) = s;
-  int32_t s2 = blockSum<Checked>(hg_mul(hg_ld<Checked>(in, i, hg_f, 251, 0), (int32_t)(hg_lane())), part, hg_f);
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 252, 0) = hg_sub(s2, s);
+  int32_t s = blockSum<Checked>(hg_ld<Checked>(in, i, hg_f, 254, 0), part, hg_f);
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 255, 0) = s;
+  int32_t s2 = blockSum<Checked>(hg_mul(hg_ld<Checked>(in, i, hg_f, 256, 0), (int32_t)(hg_lane())), part, hg_f);
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 257, 0) = hg_sub(s2, s);
 }
 
 extern "C" __global__ void block_reduce(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
@@ -1035,18 +1043,18 @@ extern "C" __global__ void block_reduce_checked(const int32_t* in_p, const float
   blockReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 259 "kernels.go"
+#line 264 "kernels.go"
 template <bool Checked> __device__ void grid2D(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   hg_dim hg_t1 = hg_thread_idx();
   hg_dim hg_t2 = hg_block_dim();
   hg_dim id = hg_t1;
   hg_dim dim = hg_t2;
-#line 261 "kernels.go"
+#line 266 "kernels.go"
   long long i = hg_add(hg_mul(hg_add(hg_mul((long long)hg_bid_x(), dim.Y), id.Y), dim.X), id.X);
-  int32_t v = hg_ld<Checked>(in, i, hg_f, 262, 0);
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 263, 0) = hg_shfl_down(v, (long long)(3LL));
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 264, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 265, 0) = (int32_t)(hg_lane());
+  int32_t v = hg_ld<Checked>(in, i, hg_f, 267, 0);
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 268, 0) = hg_shfl_down(v, (long long)(3LL));
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 269, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 270, 0) = (int32_t)(hg_lane());
 }
 
 extern "C" __global__ void grid2_d(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
@@ -1056,10 +1064,10 @@ extern "C" __global__ void grid2_d_checked(const int32_t* in_p, const float* fin
   grid2D<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 271 "kernels.go"
+#line 276 "kernels.go"
 template <bool Checked> __device__ void badWidth(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 273, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 273, 0), (long long)(0LL), (long long)(12LL));
+  hg_ref<Checked>(out, i, hg_f, 278, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 278, 0), (long long)(0LL), (long long)(12LL));
 }
 
 extern "C" __global__ void bad_width(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
@@ -1069,10 +1077,10 @@ extern "C" __global__ void bad_width_checked(const int32_t* in_p, const float* f
   badWidth<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 279 "kernels.go"
+#line 284 "kernels.go"
 template <bool Checked> __device__ void badMask(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 281, 0) = hg_shfl_sync((unsigned long long)(1ULL), hg_ld<Checked>(in, i, hg_f, 281, 0), (long long)(0LL), (long long)(32LL));
+  hg_ref<Checked>(out, i, hg_f, 286, 0) = hg_shfl_sync((unsigned long long)(1ULL), hg_ld<Checked>(in, i, hg_f, 286, 0), (long long)(0LL), (long long)(32LL));
 }
 
 extern "C" __global__ void bad_mask(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
@@ -1082,15 +1090,15 @@ extern "C" __global__ void bad_mask_checked(const int32_t* in_p, const float* fi
   badMask<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 288 "kernels.go"
+#line 293 "kernels.go"
 template <bool Checked> __device__ void neverCompletes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (hg_lane() < 16LL) {
-    hg_ref<Checked>(out, i, hg_f, 291, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 291, 0), (long long)(1LL), (long long)(32LL));
+    hg_ref<Checked>(out, i, hg_f, 296, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 296, 0), (long long)(1LL), (long long)(32LL));
   }
   hg_sync_threads();
   {
-    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 294, 0);
+    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 299, 0);
     hg_r1 = hg_add(hg_r1, 1);
   }
 }
@@ -1102,13 +1110,13 @@ extern "C" __global__ void never_completes_checked(const int32_t* in_p, const fl
   neverCompletes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
-#line 301 "kernels.go"
+#line 306 "kernels.go"
 template <bool Checked> __device__ void mixedMasks(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 303, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL | hg_shl<Checked>(1ULL, hg_lane(), hg_f, 303, 0)), hg_ld<Checked>(in, i, hg_f, 303, 0) > 0));
+  hg_ref<Checked>(out, i, hg_f, 308, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL | hg_shl<Checked>(1ULL, hg_lane(), hg_f, 308, 0)), hg_ld<Checked>(in, i, hg_f, 308, 0) > 0));
   hg_sync_threads();
   {
-    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 305, 0);
+    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 310, 0);
     hg_r1 = hg_add(hg_r1, 1);
   }
 }
