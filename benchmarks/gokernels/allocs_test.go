@@ -30,8 +30,8 @@ func TestLockstepLaunchAllocs(t *testing.T) {
 	in, out := zeros[float32](t, dev, 64*64), zeros[float32](t, dev, 64*64)
 	for name, launch := range map[string]func() error{
 		"histogram256 (fission)": func() error { return LaunchHistogram256(s, gpu.D1(4), gpu.D1(256), 0, data, bins) },
-		"scanBlock (fission)": func() error { return LaunchScanBlock(s, gpu.D1(16), gpu.D1(256), 0, scan, sums) },
-		"reduceF32 (fission)": func() error { return LaunchReduceF32(s, gpu.D1(4), gpu.D1(256), 256*4, in, out) },
+		"scanBlock (fission)":    func() error { return LaunchScanBlock(s, gpu.D1(16), gpu.D1(256), 0, scan, sums) },
+		"reduceF32 (fission)":    func() error { return LaunchReduceF32(s, gpu.D1(4), gpu.D1(256), 256*4, in, out) },
 		"scanBlock (coroutines)": func() error {
 			kernelimpl.SetCoroutines(true)
 			defer kernelimpl.SetCoroutines(false)
