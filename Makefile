@@ -78,14 +78,14 @@ lint: vet
 kernels:
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics ./gpu/prim ./gpu/rand ./gpu/array ./examples/fuse
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./gpu/gokernel/internal/lockstep ./internal/conformancetest ./internal/gosemantics ./gpu/prim ./gpu/rand ./gpu/array ./examples/fuse
 
 # Fail if the committed code objects differ from a fresh build.
 kernels-check:
 	sh internal/reliability/testdata/gen.sh
 	bash examples/hip_kernel/build.sh
-	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./internal/conformancetest ./internal/gosemantics ./gpu/prim ./gpu/rand ./gpu/array ./examples/fuse
-	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty internal/conformancetest internal/gosemantics gpu/prim gpu/rand gpu/array examples/fuse
+	$(GO) generate ./kernels ./examples/own_kernel ./benchmarks/gokernels ./gpu/gokernel/internal/faulty ./gpu/gokernel/internal/lockstep ./internal/conformancetest ./internal/gosemantics ./gpu/prim ./gpu/rand ./gpu/array ./examples/fuse
+	git diff --exit-code -- kernels/gen kernels/kernels_gen.go internal/reliability/testdata examples/hip_kernel examples/own_kernel benchmarks/gokernels gpu/gokernel/internal/faulty gpu/gokernel/internal/lockstep internal/conformancetest internal/gosemantics gpu/prim gpu/rand gpu/array examples/fuse
 
 # Test binaries of every package for a machine without Go (the H200). A
 # package whose test binary does not build fails the target (after every

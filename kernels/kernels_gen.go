@@ -242,12 +242,21 @@ type reduceSumArgs struct {
 }
 
 // reduceSumKernel runs reduceSum on the cpu agent by loop fission (reduceSumGroup),
-// without coroutines.
-var _ = reduceSum
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var reduceSumKernel = kernel.Define("reduce_sum", func(b *kernel.Block, a *reduceSumArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[reduceSumFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.partial)
+		f.p2 = a.n
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[reduceSumFrame](t)
+			reduceSum(t, f.p0, f.p1, f.p2)
+		})
+		return
+	}
 	reduceSumGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.partial), a.n)
-})
+}, kernelimpl.Lockstep())
 
 // LaunchReduceSum launches reduceSum (kernels.go:58) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -281,12 +290,22 @@ type transposeArgs struct {
 }
 
 // transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
-// without coroutines.
-var _ = transpose
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[transposeFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = a.rows
+		f.p3 = a.cols
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[transposeFrame](t)
+			transpose(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
 	transposeGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out), a.rows, a.cols)
-}, kernel.MaxThreads(256), kernel.StaticShared(4224))
+}, kernel.MaxThreads(256), kernel.StaticShared(4224), kernelimpl.Lockstep())
 
 // LaunchTranspose launches transpose (kernels.go:86) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -324,12 +343,26 @@ type sgemmArgs struct {
 }
 
 // sgemmKernel runs sgemm on the cpu agent by loop fission (sgemmGroup),
-// without coroutines.
-var _ = sgemm
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sgemmKernel = kernel.Define("sgemm", func(b *kernel.Block, a *sgemmArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sgemmFrame](b)
+		f.p0 = a.m
+		f.p1 = a.n
+		f.p2 = a.k
+		f.p3 = a.alpha
+		f.p4 = kernelimpl.ConstViewRest(b, a.a)
+		f.p5 = kernelimpl.ConstViewRest(b, a.b)
+		f.p6 = a.beta
+		f.p7 = kernelimpl.ViewRest(b, a.c)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sgemmFrame](t)
+			sgemm(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		})
+		return
+	}
 	sgemmGroup(b, a.m, a.n, a.k, a.alpha, kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.beta, kernelimpl.ViewRest(b, a.c))
-}, kernel.MaxThreads(256), kernel.StaticShared(2048))
+}, kernel.MaxThreads(256), kernel.StaticShared(2048), kernelimpl.Lockstep())
 
 // LaunchSgemm launches sgemm (kernels.go:112) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -355,6 +388,33 @@ func LaunchSgemm(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m int32,
 		args.Int64(int64(a.Len())).Int64(int64(b.Len())).Int64(int64(c.Len()))
 	}
 	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+}
+
+// reduceSumFrame holds reduceSum's arguments for its lockstep work-items.
+type reduceSumFrame struct {
+	p0 []float32
+	p1 []float32
+	p2 int32
+}
+
+// transposeFrame holds transpose's arguments for its lockstep work-items.
+type transposeFrame struct {
+	p0 []float32
+	p1 []float32
+	p2 int32
+	p3 int32
+}
+
+// sgemmFrame holds sgemm's arguments for its lockstep work-items.
+type sgemmFrame struct {
+	p0 int32
+	p1 int32
+	p2 int32
+	p3 float32
+	p4 []float32
+	p5 []float32
+	p6 float32
+	p7 []float32
 }
 
 // reduceSumLocals holds the per-work-item variables of reduceSum's fissioned group.

@@ -1,12 +1,15 @@
 package gokernels
 
 import (
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/gputest"
 	"github.com/hipgo/hipgo/gpu/stream"
+	"github.com/hipgo/hipgo/rocr/kernel/kernelimpl"
 )
 
 // The benchmarks run the same sizes and launch shapes as
@@ -133,4 +136,72 @@ func BenchmarkScan(b *testing.B) {
 	gputest.Benchmark(b, s, func() error {
 		return LaunchScanBlock(s, gpu.D1(uint32(n/256)), gpu.D1(256), 0, data, sums)
 	}, gputest.Bytes(int64(8*n)))
+}
+
+// The plain Go peers of BenchmarkScan and BenchmarkReduce on the cpu
+// agent: the same work on host slices, the blocks shared out over
+// GOMAXPROCS goroutines as the cpu agent shares its work-groups, so
+// ns/op beside the kernel's is what fission costs over a Go loop.
+
+// parallelBlocks runs fn(blk) for blocks 0 to n-1 over GOMAXPROCS
+// goroutines.
+func parallelBlocks(n int, fn func(blk int)) {
+	p := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range p {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for blk := w; blk < n; blk += p {
+				fn(blk)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkScanGo is scanBlock's work as a Go loop: an inclusive scan of
+// each block of 256 in place, its total in sums.
+func BenchmarkScanGo(b *testing.B) {
+	n := 1 << 20
+	data, sums := make([]int32, n), make([]int32, n/256)
+	b.SetBytes(int64(8 * n))
+	for b.Loop() {
+		parallelBlocks(n/256, func(blk int) {
+			d := data[blk*256 : blk*256+256]
+			var s int32
+			for i := range d {
+				s += d[i]
+				d[i] = s
+			}
+			sums[blk] = s
+		})
+	}
+}
+
+// BenchmarkReduceGo is reduceF32's work on the cpu agent's shape as a Go
+// loop: the sum of 2^22 floats in 64 parts.
+func BenchmarkReduceGo(b *testing.B) {
+	n, grid := 1<<22, 64
+	in, out := make([]float32, n), make([]float32, grid)
+	b.SetBytes(int64(4 * n))
+	for b.Loop() {
+		parallelBlocks(grid, func(blk int) {
+			var s float32
+			for _, v := range in[blk*n/grid : (blk+1)*n/grid] {
+				s += v
+			}
+			out[blk] = s
+		})
+	}
+}
+
+// BenchmarkCoroutines is BenchmarkScan and BenchmarkReduce with the cpu
+// agent running them as coroutines (kernelimpl.SetCoroutines), as it did
+// before their warp operations ran in lockstep within loop fission.
+func BenchmarkCoroutines(b *testing.B) {
+	kernelimpl.SetCoroutines(true)
+	defer kernelimpl.SetCoroutines(false)
+	b.Run("kernel=Scan", BenchmarkScan)
+	b.Run("kernel=Reduce", BenchmarkReduce)
 }

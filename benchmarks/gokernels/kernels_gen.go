@@ -107,12 +107,23 @@ type matrixMul16Args struct {
 }
 
 // matrixMul16Kernel runs matrixMul16 on the cpu agent by loop fission (matrixMul16Group),
-// without coroutines.
-var _ = matrixMul16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var matrixMul16Kernel = kernel.Define("matrix_mul16", func(b *kernel.Block, a *matrixMul16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[matrixMul16Frame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.c)
+		f.p1 = kernelimpl.ConstViewRest(b, a.a)
+		f.p2 = kernelimpl.ConstViewRest(b, a.b)
+		f.p3 = a.wA
+		f.p4 = a.wB
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[matrixMul16Frame](t)
+			matrixMul16(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		})
+		return
+	}
 	matrixMul16Group(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.wA, a.wB)
-}, kernel.StaticShared(2048))
+}, kernel.StaticShared(2048), kernelimpl.Lockstep())
 
 // LaunchMatrixMul16 launches matrixMul16 (kernels.go:28) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -150,12 +161,23 @@ type matrixMul32Args struct {
 }
 
 // matrixMul32Kernel runs matrixMul32 on the cpu agent by loop fission (matrixMul32Group),
-// without coroutines.
-var _ = matrixMul32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var matrixMul32Kernel = kernel.Define("matrix_mul32", func(b *kernel.Block, a *matrixMul32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[matrixMul32Frame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.c)
+		f.p1 = kernelimpl.ConstViewRest(b, a.a)
+		f.p2 = kernelimpl.ConstViewRest(b, a.b)
+		f.p3 = a.wA
+		f.p4 = a.wB
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[matrixMul32Frame](t)
+			matrixMul32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		})
+		return
+	}
 	matrixMul32Group(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.b), a.wA, a.wB)
-}, kernel.StaticShared(8192))
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMatrixMul32 launches matrixMul32 (kernels.go:52) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -190,16 +212,20 @@ type reduceF32Args struct {
 	out   rocr.Ptr[float32]
 }
 
-// reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels.go:113: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
+// reduceF32Kernel runs reduceF32 on the cpu agent by loop fission (reduceF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
-	f := kernelimpl.Frame[reduceF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[reduceF32Frame](t)
-		reduceF32(t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[reduceF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[reduceF32Frame](t)
+			reduceF32(t, f.p0, f.p1)
+		})
+		return
+	}
+	reduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out))
 }, kernelimpl.Lockstep())
 
 // LaunchReduceF32 launches reduceF32 (kernels.go:112) on s: grid blocks of block threads, with
@@ -232,16 +258,20 @@ type reduceI32Args struct {
 	out   rocr.Ptr[int32]
 }
 
-// reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels.go:120: calls reduceBlock, which synchronizes and has no fission (kernels.go:101: warp operation ShflDown)).
+// reduceI32Kernel runs reduceI32 on the cpu agent by loop fission (reduceI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
-	f := kernelimpl.Frame[reduceI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[reduceI32Frame](t)
-		reduceI32(t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[reduceI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[reduceI32Frame](t)
+			reduceI32(t, f.p0, f.p1)
+		})
+		return
+	}
+	reduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out))
 }, kernelimpl.Lockstep())
 
 // LaunchReduceI32 launches reduceI32 (kernels.go:119) on s: grid blocks of block threads, with
@@ -275,12 +305,20 @@ type histogram256Args struct {
 }
 
 // histogram256Kernel runs histogram256 on the cpu agent by loop fission (histogram256Group),
-// without coroutines.
-var _ = histogram256
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogram256Kernel = kernel.Define("histogram256", func(b *kernel.Block, a *histogram256Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogram256Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.data, a.dataLen)
+		f.p1 = kernelimpl.ViewRest(b, a.bins)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogram256Frame](t)
+			histogram256(t, f.p0, f.p1)
+		})
+		return
+	}
 	histogram256Group(b, kernelimpl.ConstView(b, a.data, a.dataLen), kernelimpl.ViewRest(b, a.bins))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchHistogram256 launches histogram256 (kernels.go:128) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -314,12 +352,22 @@ type transposeArgs struct {
 }
 
 // transposeKernel runs transpose on the cpu agent by loop fission (transposeGroup),
-// without coroutines.
-var _ = transpose
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var transposeKernel = kernel.Define("transpose", func(b *kernel.Block, a *transposeArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[transposeFrame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.out)
+		f.p1 = kernelimpl.ConstViewRest(b, a.in)
+		f.p2 = a.rows
+		f.p3 = a.cols
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[transposeFrame](t)
+			transpose(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
 	transposeGroup(b, kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.in), a.rows, a.cols)
-}, kernel.StaticShared(4224))
+}, kernel.StaticShared(4224), kernelimpl.Lockstep())
 
 // LaunchTranspose launches transpose (kernels.go:150) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -351,16 +399,20 @@ type scanBlockArgs struct {
 	sums    rocr.Ptr[int32]
 }
 
-// scanBlockKernel runs scanBlock on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels.go:185: warp operation ShflUp).
+// scanBlockKernel runs scanBlock on the cpu agent by loop fission (scanBlockGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanBlockKernel = kernel.Define("scan_block", func(b *kernel.Block, a *scanBlockArgs) {
-	f := kernelimpl.Frame[scanBlockFrame](b)
-	f.p0 = kernelimpl.View(b, a.data, a.dataLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanBlockFrame](t)
-		scanBlock(t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanBlockFrame](b)
+		f.p0 = kernelimpl.View(b, a.data, a.dataLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanBlockFrame](t)
+			scanBlock(t, f.p0, f.p1)
+		})
+		return
+	}
+	scanBlockGroup(b, kernelimpl.View(b, a.data, a.dataLen), kernelimpl.ViewRest(b, a.sums))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanBlock launches scanBlock (kernels.go:175) on s: grid blocks of block threads, with
@@ -438,6 +490,24 @@ func LaunchUniformAdd(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, dat
 	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
+// matrixMul16Frame holds matrixMul16's arguments for its lockstep work-items.
+type matrixMul16Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 int32
+	p4 int32
+}
+
+// matrixMul32Frame holds matrixMul32's arguments for its lockstep work-items.
+type matrixMul32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 int32
+	p4 int32
+}
+
 // reduceF32Frame holds reduceF32's arguments for its lockstep work-items.
 type reduceF32Frame struct {
 	p0 []float32
@@ -448,6 +518,20 @@ type reduceF32Frame struct {
 type reduceI32Frame struct {
 	p0 []int32
 	p1 []int32
+}
+
+// histogram256Frame holds histogram256's arguments for its lockstep work-items.
+type histogram256Frame struct {
+	p0 []uint8
+	p1 []uint32
+}
+
+// transposeFrame holds transpose's arguments for its lockstep work-items.
+type transposeFrame struct {
+	p0 []float32
+	p1 []float32
+	p2 int32
+	p3 int32
 }
 
 // scanBlockFrame holds scanBlock's arguments for its lockstep work-items.
@@ -600,6 +684,148 @@ func matrixMul32Group(hgB *kernel.Block, c []float32, a []float32, b []float32, 
 	}
 }
 
+// reduceF32Locals holds the per-work-item variables of reduceF32's fissioned group.
+type reduceF32Locals struct {
+}
+
+// reduceF32Group runs one work-group of reduceF32 (kernels.go:112) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func reduceF32Group(hgB *kernel.Block, in []float32, out []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[reduceF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:113
+	hgGroupReduceBlock[float32](hgB, in, out, kernel.DynamicShared[float32](t))
+}
+
+// hgLocalsReduceBlock holds the per-work-item variables of reduceBlock's fissioned group.
+type hgLocalsReduceBlock[T kernel.Shuffleable] struct {
+	hgTid []int
+	hgSum []T
+	hgW0  kernelimpl.Warp[T]
+	hgC0  []bool
+}
+
+// hgGroupReduceBlock runs one work-group of reduceBlock (kernels.go:78) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, sdata []T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsReduceBlock[T]](hgB)
+	_ = hgF
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	var hgBs int
+	var hgWs int
+	hgSum := kernelimpl.Locals(&hgF.hgSum, hgN)
+	hgW0 := &hgF.hgW0
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:79
+		hgTid[hgI] = t.ThreadIdx().X
+//line kernels.go:80
+		hgBs = t.BlockDim().X
+//line kernels.go:81
+		hgWs = t.WarpSize()
+//line kernels.go:82
+		hgSum[hgI] = *new(T)
+//line kernels.go:83
+		for i := t.BlockIdx().X*hgBs*2 + hgTid[hgI]; i < len(in); i += hgBs * 2 * t.GridDim().X {
+			hgSum[hgI] += in[i]
+			if i+hgBs < len(in) {
+				hgSum[hgI] += in[i+hgBs]
+			}
+		}
+//line kernels.go:89
+		sdata[hgTid[hgI]] = hgSum[hgI]
+	}
+//line kernels.go:91
+	for s := hgBs / 2; s >= 2*hgWs; s >>= 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:92
+			if hgTid[hgI] < s {
+				hgSum[hgI] += sdata[hgTid[hgI]+s]
+				sdata[hgTid[hgI]] = hgSum[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:98
+		hgC0[hgI] = hgTid[hgI] < hgWs
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:99
+		hgSum[hgI] += sdata[hgTid[hgI]+hgWs]
+	}
+//line kernels.go:100
+	for off := hgWs / 2; off > 0; off >>= 1 {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				hgW0.Elsewhere(hgI)
+				continue
+			}
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:101
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgSum[hgI], off, kernel.CPUWarpSize)
+		}
+//line kernels.go:101
+		hgW0.Run(hgB, kernelimpl.OpShflDown)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:101
+			hgSum[hgI] += hgW0.Out[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:103
+		if hgTid[hgI] == 0 {
+			out[t.BlockIdx().X] = hgSum[hgI]
+		}
+	}
+}
+
+// reduceI32Locals holds the per-work-item variables of reduceI32's fissioned group.
+type reduceI32Locals struct {
+}
+
+// reduceI32Group runs one work-group of reduceI32 (kernels.go:119) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func reduceI32Group(hgB *kernel.Block, in []int32, out []int32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[reduceI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:120
+	hgGroupReduceBlock[int32](hgB, in, out, kernel.DynamicShared[int32](t))
+}
+
 // histogram256Locals holds the per-work-item variables of histogram256's fissioned group.
 type histogram256Locals struct {
 }
@@ -686,6 +912,165 @@ func transposeGroup(hgB *kernel.Block, out []float32, in []float32, rows int32, 
 			if hgX[hgI] < rows && hgY[hgI]+j < cols {
 				out[(hgY[hgI]+j)*rows+hgX[hgI]] = tile[t.ThreadIdx().X][int32(t.ThreadIdx().Y)+j]
 			}
+		}
+	}
+}
+
+// scanBlockLocals holds the per-work-item variables of scanBlock's fissioned group.
+type scanBlockLocals struct {
+	hgI2   []int
+	hgTid  []int
+	hgLane []int
+	hgWarp []int
+	hgV    []int32
+	hgNw   []int
+	hgS    []int32
+	hgW0   kernelimpl.Warp[int32]
+	hgW1   kernelimpl.Warp[int32]
+	hgC0   []bool
+}
+
+// scanBlockGroup runs one work-group of scanBlock (kernels.go:175) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanBlockLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgWarp := kernelimpl.Locals(&hgF.hgWarp, hgN)
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:176
+	warpSums := kernel.Shared[[32]int32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:177
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:178
+		hgTid[hgI] = t.ThreadIdx().X
+//line kernels.go:179
+		hgLane[hgI], hgWarp[hgI] = t.Lane(), hgTid[hgI]/t.WarpSize()
+//line kernels.go:180
+		hgV[hgI] = *new(int32)
+//line kernels.go:181
+		if hgI2[hgI] < len(data) {
+			hgV[hgI] = data[hgI2[hgI]]
+		}
+	}
+//line kernels.go:184
+	for d := 1; d < t.WarpSize(); d <<= 1 {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:185
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+		}
+//line kernels.go:185
+		hgW0.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:185
+			n := hgW0.Out[hgI]
+//line kernels.go:186
+			if hgLane[hgI] >= d {
+				hgV[hgI] += n
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:190
+		if hgLane[hgI] == t.WarpSize()-1 {
+			warpSums[hgWarp[hgI]] = hgV[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:194
+		hgC0[hgI] = hgWarp[hgI] == 0
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:195
+		hgNw[hgI] = t.BlockDim().X / t.WarpSize()
+//line kernels.go:196
+		hgS[hgI] = *new(int32)
+//line kernels.go:197
+		if hgLane[hgI] < hgNw[hgI] {
+			hgS[hgI] = warpSums[hgLane[hgI]]
+		}
+	}
+//line kernels.go:200
+	for d := 1; d < t.WarpSize(); d <<= 1 {
+		hgW1.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				hgW1.Elsewhere(hgI)
+				continue
+			}
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:201
+			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
+		}
+//line kernels.go:201
+		hgW1.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:201
+			n := hgW1.Out[hgI]
+//line kernels.go:202
+			if hgLane[hgI] >= d {
+				hgS[hgI] += n
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:206
+		if hgLane[hgI] < hgNw[hgI] {
+			warpSums[hgLane[hgI]] = hgS[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:211
+		if hgWarp[hgI] > 0 {
+			hgV[hgI] += warpSums[hgWarp[hgI]-1]
+		}
+//line kernels.go:214
+		if hgI2[hgI] < len(data) {
+			data[hgI2[hgI]] = hgV[hgI]
+		}
+//line kernels.go:217
+		if hgTid[hgI] == t.BlockDim().X-1 {
+			sums[t.BlockIdx().X] = hgV[hgI]
 		}
 	}
 }

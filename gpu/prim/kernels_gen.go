@@ -111,7 +111,7 @@ type reduceI32Args struct {
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernelimpl.Frame[reduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -161,7 +161,7 @@ type argReduceI32Args struct {
 }
 
 // argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a *argReduceI32Args) {
 	f := kernelimpl.Frame[argReduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -216,7 +216,7 @@ type scanUpI32Args struct {
 }
 
 // scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scanUpI32Args) {
 	f := kernelimpl.Frame[scanUpI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -265,7 +265,7 @@ type scanI32Args struct {
 }
 
 // scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Args) {
 	f := kernelimpl.Frame[scanI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -501,7 +501,7 @@ type segReduceI32Args struct {
 }
 
 // segReduceI32Kernel runs segReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:70: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:70: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a *segReduceI32Args) {
 	f := kernelimpl.Frame[segReduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -554,7 +554,7 @@ type selectCountI32Args struct {
 }
 
 // selectCountI32Kernel runs selectCountI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:78: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:78: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Block, a *selectCountI32Args) {
 	f := kernelimpl.Frame[selectCountI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -615,7 +615,7 @@ type selectScatterI32Args struct {
 }
 
 // selectScatterI32Kernel runs selectScatterI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:87: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:87: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.Block, a *selectScatterI32Args) {
 	f := kernelimpl.Frame[selectScatterI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -692,7 +692,7 @@ type segScanI32Args struct {
 }
 
 // segScanI32Kernel runs segScanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:98: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:98: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *segScanI32Args) {
 	f := kernelimpl.Frame[segScanI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -757,7 +757,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:106: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:106: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -807,7 +807,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:115: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:115: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -862,7 +862,7 @@ type scanUpU32Args struct {
 }
 
 // scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:123: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:123: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
 	f := kernelimpl.Frame[scanUpU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -911,7 +911,7 @@ type scanU32Args struct {
 }
 
 // scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:132: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:132: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
 	f := kernelimpl.Frame[scanU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1147,7 +1147,7 @@ type segReduceU32Args struct {
 }
 
 // segReduceU32Kernel runs segReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:164: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:164: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a *segReduceU32Args) {
 	f := kernelimpl.Frame[segReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1200,7 +1200,7 @@ type selectCountU32Args struct {
 }
 
 // selectCountU32Kernel runs selectCountU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:172: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:172: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Block, a *selectCountU32Args) {
 	f := kernelimpl.Frame[selectCountU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1261,7 +1261,7 @@ type selectScatterU32Args struct {
 }
 
 // selectScatterU32Kernel runs selectScatterU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:181: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:181: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.Block, a *selectScatterU32Args) {
 	f := kernelimpl.Frame[selectScatterU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1338,7 +1338,7 @@ type segScanU32Args struct {
 }
 
 // segScanU32Kernel runs segScanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:192: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:192: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *segScanU32Args) {
 	f := kernelimpl.Frame[segScanU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1403,7 +1403,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:200: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:200: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1453,7 +1453,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:209: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:209: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1508,7 +1508,7 @@ type scanUpI64Args struct {
 }
 
 // scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:217: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:217: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
 	f := kernelimpl.Frame[scanUpI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1557,7 +1557,7 @@ type scanI64Args struct {
 }
 
 // scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:226: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:226: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
 	f := kernelimpl.Frame[scanI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1793,7 +1793,7 @@ type segReduceI64Args struct {
 }
 
 // segReduceI64Kernel runs segReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:258: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:258: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a *segReduceI64Args) {
 	f := kernelimpl.Frame[segReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1846,7 +1846,7 @@ type selectCountI64Args struct {
 }
 
 // selectCountI64Kernel runs selectCountI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:266: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:266: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Block, a *selectCountI64Args) {
 	f := kernelimpl.Frame[selectCountI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1907,7 +1907,7 @@ type selectScatterI64Args struct {
 }
 
 // selectScatterI64Kernel runs selectScatterI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:275: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:275: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.Block, a *selectScatterI64Args) {
 	f := kernelimpl.Frame[selectScatterI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1984,7 +1984,7 @@ type segScanI64Args struct {
 }
 
 // segScanI64Kernel runs segScanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:286: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:286: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *segScanI64Args) {
 	f := kernelimpl.Frame[segScanI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2049,7 +2049,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:294: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:294: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2099,7 +2099,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:303: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:303: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2154,7 +2154,7 @@ type scanUpU64Args struct {
 }
 
 // scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:311: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:311: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
 	f := kernelimpl.Frame[scanUpU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2203,7 +2203,7 @@ type scanU64Args struct {
 }
 
 // scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:320: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:320: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
 	f := kernelimpl.Frame[scanU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2439,7 +2439,7 @@ type segReduceU64Args struct {
 }
 
 // segReduceU64Kernel runs segReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:352: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:352: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a *segReduceU64Args) {
 	f := kernelimpl.Frame[segReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2492,7 +2492,7 @@ type selectCountU64Args struct {
 }
 
 // selectCountU64Kernel runs selectCountU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:360: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Block, a *selectCountU64Args) {
 	f := kernelimpl.Frame[selectCountU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2553,7 +2553,7 @@ type selectScatterU64Args struct {
 }
 
 // selectScatterU64Kernel runs selectScatterU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:369: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:369: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.Block, a *selectScatterU64Args) {
 	f := kernelimpl.Frame[selectScatterU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2630,7 +2630,7 @@ type segScanU64Args struct {
 }
 
 // segScanU64Kernel runs segScanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:380: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:380: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *segScanU64Args) {
 	f := kernelimpl.Frame[segScanU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2695,7 +2695,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:388: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:388: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2745,7 +2745,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:397: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:397: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2800,7 +2800,7 @@ type scanUpF32Args struct {
 }
 
 // scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:405: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:405: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
 	f := kernelimpl.Frame[scanUpF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2849,7 +2849,7 @@ type scanF32Args struct {
 }
 
 // scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:414: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:414: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
 	f := kernelimpl.Frame[scanF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3085,7 +3085,7 @@ type segReduceF32Args struct {
 }
 
 // segReduceF32Kernel runs segReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:446: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:446: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a *segReduceF32Args) {
 	f := kernelimpl.Frame[segReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3138,7 +3138,7 @@ type selectCountF32Args struct {
 }
 
 // selectCountF32Kernel runs selectCountF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:454: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:454: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Block, a *selectCountF32Args) {
 	f := kernelimpl.Frame[selectCountF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3199,7 +3199,7 @@ type selectScatterF32Args struct {
 }
 
 // selectScatterF32Kernel runs selectScatterF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:463: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:463: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.Block, a *selectScatterF32Args) {
 	f := kernelimpl.Frame[selectScatterF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3276,7 +3276,7 @@ type segScanF32Args struct {
 }
 
 // segScanF32Kernel runs segScanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:474: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:474: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *segScanF32Args) {
 	f := kernelimpl.Frame[segScanF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3341,7 +3341,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:482: calls reduceTo, which synchronizes and has no fission (kernels.go:174: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:482: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3391,7 +3391,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:491: calls argReduceTo, which synchronizes and has no fission (kernels.go:222: warp operation ShflDown)).
+// loop fission does not apply (kernels_types.go:491: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3446,7 +3446,7 @@ type scanUpF64Args struct {
 }
 
 // scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:499: calls tileSum, which synchronizes and has no fission (kernels.go:265: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:499: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
 	f := kernelimpl.Frame[scanUpF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3495,7 +3495,7 @@ type scanF64Args struct {
 }
 
 // scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:508: calls scanTiles, which synchronizes and has no fission (kernels.go:361: calls blockScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:508: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
 	f := kernelimpl.Frame[scanF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3731,7 +3731,7 @@ type segReduceF64Args struct {
 }
 
 // segReduceF64Kernel runs segReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:540: calls segReduce, which synchronizes and has no fission (kernels_segment.go:32: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:540: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a *segReduceF64Args) {
 	f := kernelimpl.Frame[segReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3784,7 +3784,7 @@ type selectCountF64Args struct {
 }
 
 // selectCountF64Kernel runs selectCountF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:548: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:548: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Block, a *selectCountF64Args) {
 	f := kernelimpl.Frame[selectCountF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3845,7 +3845,7 @@ type selectScatterF64Args struct {
 }
 
 // selectScatterF64Kernel runs selectScatterF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:557: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes)).
+// loop fission does not apply (kernels_types.go:557: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.Block, a *selectScatterF64Args) {
 	f := kernelimpl.Frame[selectScatterF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3922,7 +3922,7 @@ type segScanF64Args struct {
 }
 
 // segScanF64Kernel runs segScanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:203: calls blockSegScan, which synchronizes)).
+// loop fission does not apply (kernels_types.go:568: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *segScanF64Args) {
 	f := kernelimpl.Frame[segScanF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3992,12 +3992,27 @@ type histogramU8Args struct {
 }
 
 // histogramU8Kernel runs histogramU8 on the cpu agent by loop fission (histogramU8Group),
-// without coroutines.
-var _ = histogramU8
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *histogramU8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramU8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramU8Frame](t)
+			histogramU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramU8 launches histogramU8 (kernels_types.go:574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4038,12 +4053,27 @@ type histogramU16Args struct {
 }
 
 // histogramU16Kernel runs histogramU16 on the cpu agent by loop fission (histogramU16Group),
-// without coroutines.
-var _ = histogramU16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a *histogramU16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramU16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramU16Frame](t)
+			histogramU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramU16 launches histogramU16 (kernels_types.go:582) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4084,12 +4114,27 @@ type histogramI32Args struct {
 }
 
 // histogramI32Kernel runs histogramI32 on the cpu agent by loop fission (histogramI32Group),
-// without coroutines.
-var _ = histogramI32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a *histogramI32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramI32Frame](t)
+			histogramI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramI32 launches histogramI32 (kernels_types.go:590) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4130,12 +4175,27 @@ type histogramU32Args struct {
 }
 
 // histogramU32Kernel runs histogramU32 on the cpu agent by loop fission (histogramU32Group),
-// without coroutines.
-var _ = histogramU32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a *histogramU32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramU32Frame](t)
+			histogramU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramU32 launches histogramU32 (kernels_types.go:598) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4176,12 +4236,27 @@ type histogramF32Args struct {
 }
 
 // histogramF32Kernel runs histogramF32 on the cpu agent by loop fission (histogramF32Group),
-// without coroutines.
-var _ = histogramF32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a *histogramF32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramF32Frame](t)
+			histogramF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramF32 launches histogramF32 (kernels_types.go:606) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4222,12 +4297,27 @@ type histogramF64Args struct {
 }
 
 // histogramF64Kernel runs histogramF64 on the cpu agent by loop fission (histogramF64Group),
-// without coroutines.
-var _ = histogramF64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a *histogramF64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[histogramF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.samples, a.samplesLen)
+		f.p1 = kernelimpl.View(b, a.hist, a.histLen)
+		f.p2 = a.isFloat != 0
+		f.p3 = a.lowerF
+		f.p4 = a.upperF
+		f.p5 = a.scale
+		f.p6 = a.lowerI
+		f.p7 = a.widthI
+		f.p8 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[histogramF64Frame](t)
+			histogramF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchHistogramF64 launches histogramF64 (kernels_types.go:614) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4264,12 +4354,24 @@ type sortCountI8Args struct {
 }
 
 // sortCountI8Kernel runs sortCountI8 on the cpu agent by loop fission (sortCountI8Group),
-// without coroutines.
-var _ = sortCountI8
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *sortCountI8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountI8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountI8Frame](t)
+			sortCountI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountI8 launches sortCountI8 (kernels_types.go:622) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4307,7 +4409,7 @@ type sortKeysI8Args struct {
 }
 
 // sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:634: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:634: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
 	f := kernelimpl.Frame[sortKeysI8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4470,12 +4572,27 @@ type mergePassI8Args struct {
 }
 
 // mergePassI8Kernel runs mergePassI8 on the cpu agent by loop fission (mergePassI8Group),
-// without coroutines.
-var _ = mergePassI8
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *mergePassI8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassI8Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassI8Frame](t)
+			mergePassI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassI8 launches mergePassI8 (kernels_types.go:656) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4518,12 +4635,24 @@ type sortCountU8Args struct {
 }
 
 // sortCountU8Kernel runs sortCountU8 on the cpu agent by loop fission (sortCountU8Group),
-// without coroutines.
-var _ = sortCountU8
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *sortCountU8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountU8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountU8Frame](t)
+			sortCountU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountU8 launches sortCountU8 (kernels_types.go:666) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4561,7 +4690,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:678: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:678: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernelimpl.Frame[sortKeysU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4724,12 +4853,27 @@ type mergePassU8Args struct {
 }
 
 // mergePassU8Kernel runs mergePassU8 on the cpu agent by loop fission (mergePassU8Group),
-// without coroutines.
-var _ = mergePassU8
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *mergePassU8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassU8Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassU8Frame](t)
+			mergePassU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassU8 launches mergePassU8 (kernels_types.go:700) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4772,12 +4916,24 @@ type sortCountI16Args struct {
 }
 
 // sortCountI16Kernel runs sortCountI16 on the cpu agent by loop fission (sortCountI16Group),
-// without coroutines.
-var _ = sortCountI16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a *sortCountI16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountI16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountI16Frame](t)
+			sortCountI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountI16 launches sortCountI16 (kernels_types.go:710) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -4815,7 +4971,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:722: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:722: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernelimpl.Frame[sortKeysI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4978,12 +5134,27 @@ type mergePassI16Args struct {
 }
 
 // mergePassI16Kernel runs mergePassI16 on the cpu agent by loop fission (mergePassI16Group),
-// without coroutines.
-var _ = mergePassI16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a *mergePassI16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassI16Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassI16Frame](t)
+			mergePassI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassI16 launches mergePassI16 (kernels_types.go:744) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5026,12 +5197,24 @@ type sortCountU16Args struct {
 }
 
 // sortCountU16Kernel runs sortCountU16 on the cpu agent by loop fission (sortCountU16Group),
-// without coroutines.
-var _ = sortCountU16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a *sortCountU16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountU16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountU16Frame](t)
+			sortCountU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountU16 launches sortCountU16 (kernels_types.go:754) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5069,7 +5252,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:766: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:766: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernelimpl.Frame[sortKeysU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5232,12 +5415,27 @@ type mergePassU16Args struct {
 }
 
 // mergePassU16Kernel runs mergePassU16 on the cpu agent by loop fission (mergePassU16Group),
-// without coroutines.
-var _ = mergePassU16
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a *mergePassU16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassU16Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassU16Frame](t)
+			mergePassU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassU16 launches mergePassU16 (kernels_types.go:788) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5280,12 +5478,24 @@ type sortCountI32Args struct {
 }
 
 // sortCountI32Kernel runs sortCountI32 on the cpu agent by loop fission (sortCountI32Group),
-// without coroutines.
-var _ = sortCountI32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a *sortCountI32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountI32Frame](t)
+			sortCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountI32 launches sortCountI32 (kernels_types.go:798) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5323,7 +5533,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernelimpl.Frame[sortKeysI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5486,12 +5696,27 @@ type mergePassI32Args struct {
 }
 
 // mergePassI32Kernel runs mergePassI32 on the cpu agent by loop fission (mergePassI32Group),
-// without coroutines.
-var _ = mergePassI32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a *mergePassI32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassI32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassI32Frame](t)
+			mergePassI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassI32 launches mergePassI32 (kernels_types.go:832) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5534,12 +5759,24 @@ type sortCountU32Args struct {
 }
 
 // sortCountU32Kernel runs sortCountU32 on the cpu agent by loop fission (sortCountU32Group),
-// without coroutines.
-var _ = sortCountU32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a *sortCountU32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountU32Frame](t)
+			sortCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountU32 launches sortCountU32 (kernels_types.go:842) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5577,7 +5814,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:854: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:854: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernelimpl.Frame[sortKeysU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5740,12 +5977,27 @@ type mergePassU32Args struct {
 }
 
 // mergePassU32Kernel runs mergePassU32 on the cpu agent by loop fission (mergePassU32Group),
-// without coroutines.
-var _ = mergePassU32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a *mergePassU32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassU32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassU32Frame](t)
+			mergePassU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassU32 launches mergePassU32 (kernels_types.go:876) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5788,12 +6040,24 @@ type sortCountI64Args struct {
 }
 
 // sortCountI64Kernel runs sortCountI64 on the cpu agent by loop fission (sortCountI64Group),
-// without coroutines.
-var _ = sortCountI64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a *sortCountI64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountI64Frame](t)
+			sortCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountI64 launches sortCountI64 (kernels_types.go:886) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -5831,7 +6095,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:898: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:898: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernelimpl.Frame[sortKeysI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5994,12 +6258,27 @@ type mergePassI64Args struct {
 }
 
 // mergePassI64Kernel runs mergePassI64 on the cpu agent by loop fission (mergePassI64Group),
-// without coroutines.
-var _ = mergePassI64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a *mergePassI64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassI64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassI64Frame](t)
+			mergePassI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassI64 launches mergePassI64 (kernels_types.go:920) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6042,12 +6321,24 @@ type sortCountU64Args struct {
 }
 
 // sortCountU64Kernel runs sortCountU64 on the cpu agent by loop fission (sortCountU64Group),
-// without coroutines.
-var _ = sortCountU64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a *sortCountU64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountU64Frame](t)
+			sortCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountU64 launches sortCountU64 (kernels_types.go:930) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6085,7 +6376,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:942: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:942: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernelimpl.Frame[sortKeysU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6248,12 +6539,27 @@ type mergePassU64Args struct {
 }
 
 // mergePassU64Kernel runs mergePassU64 on the cpu agent by loop fission (mergePassU64Group),
-// without coroutines.
-var _ = mergePassU64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a *mergePassU64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassU64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassU64Frame](t)
+			mergePassU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassU64 launches mergePassU64 (kernels_types.go:964) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6296,12 +6602,24 @@ type sortCountF32Args struct {
 }
 
 // sortCountF32Kernel runs sortCountF32 on the cpu agent by loop fission (sortCountF32Group),
-// without coroutines.
-var _ = sortCountF32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a *sortCountF32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountF32Frame](t)
+			sortCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountF32 launches sortCountF32 (kernels_types.go:974) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6339,7 +6657,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernelimpl.Frame[sortKeysF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6502,12 +6820,27 @@ type mergePassF32Args struct {
 }
 
 // mergePassF32Kernel runs mergePassF32 on the cpu agent by loop fission (mergePassF32Group),
-// without coroutines.
-var _ = mergePassF32
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a *mergePassF32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassF32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassF32Frame](t)
+			mergePassF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1008) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6550,12 +6883,24 @@ type sortCountF64Args struct {
 }
 
 // sortCountF64Kernel runs sortCountF64 on the cpu agent by loop fission (sortCountF64Group),
-// without coroutines.
-var _ = sortCountF64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a *sortCountF64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortCountF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.counts)
+		f.p2 = int(a.shift)
+		f.p3 = int(a.bits)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortCountF64Frame](t)
+			sortCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
-}, kernel.StaticShared(1024))
+}, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
 // LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1018) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -6593,7 +6938,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1030: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1030: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernelimpl.Frame[sortKeysF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6756,12 +7101,27 @@ type mergePassF64Args struct {
 }
 
 // mergePassF64Kernel runs mergePassF64 on the cpu agent by loop fission (mergePassF64Group),
-// without coroutines.
-var _ = mergePassF64
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a *mergePassF64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergePassF64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = a.ord
+		f.p6 = int(a.count)
+		f.p7 = int(a.w)
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergePassF64Frame](t)
+			mergePassF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
 // LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1052) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -7167,7 +7527,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1108: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1108: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7232,7 +7592,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1118: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1118: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7297,7 +7657,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1128: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1128: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7362,7 +7722,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1138: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1138: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7427,7 +7787,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1148: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1148: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7492,7 +7852,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1158: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1158: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7557,7 +7917,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1168: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1168: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7622,7 +7982,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1178: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1178: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7687,7 +8047,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1188: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1188: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7752,7 +8112,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1198: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1198: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7817,7 +8177,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1208: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1208: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7882,7 +8242,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1218: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1218: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7947,7 +8307,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1228: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1228: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8012,7 +8372,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1238: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1238: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8077,7 +8437,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1248: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1248: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8142,7 +8502,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1258: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1258: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8207,7 +8567,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1268: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1268: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8272,7 +8632,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1278: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1278: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8337,7 +8697,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1288: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1288: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8402,7 +8762,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1298: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1298: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8467,7 +8827,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1308: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1308: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8532,7 +8892,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1318: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1318: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8597,7 +8957,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1328: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1328: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8662,7 +9022,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1338: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1338: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8727,7 +9087,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1348: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1348: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8792,7 +9152,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1358: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1358: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8857,7 +9217,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1368: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1368: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8922,7 +9282,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1378: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1378: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8987,7 +9347,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1388: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1388: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9052,7 +9412,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1398: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1398: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9117,7 +9477,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1408: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1408: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9182,7 +9542,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1418: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1418: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9247,7 +9607,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1428: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1428: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9312,7 +9672,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1438: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1438: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9377,7 +9737,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1448: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1448: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9442,7 +9802,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1458: calls sortScatter, which synchronizes and has no fission (kernels.go:585: warp operation Ballot)).
+// loop fission does not apply (kernels_types.go:1458: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -10104,6 +10464,94 @@ type segScanF64Frame struct {
 	p9 int
 }
 
+// histogramU8Frame holds histogramU8's arguments for its lockstep work-items.
+type histogramU8Frame struct {
+	p0 []uint8
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// histogramU16Frame holds histogramU16's arguments for its lockstep work-items.
+type histogramU16Frame struct {
+	p0 []uint16
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// histogramI32Frame holds histogramI32's arguments for its lockstep work-items.
+type histogramI32Frame struct {
+	p0 []int32
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// histogramU32Frame holds histogramU32's arguments for its lockstep work-items.
+type histogramU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// histogramF32Frame holds histogramF32's arguments for its lockstep work-items.
+type histogramF32Frame struct {
+	p0 []float32
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// histogramF64Frame holds histogramF64's arguments for its lockstep work-items.
+type histogramF64Frame struct {
+	p0 []float64
+	p1 []uint32
+	p2 bool
+	p3 float64
+	p4 float64
+	p5 float64
+	p6 int64
+	p7 int64
+	p8 int
+}
+
+// sortCountI8Frame holds sortCountI8's arguments for its lockstep work-items.
+type sortCountI8Frame struct {
+	p0 []int8
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
 // sortKeysI8Frame holds sortKeysI8's arguments for its lockstep work-items.
 type sortKeysI8Frame struct {
 	p0 []int8
@@ -10122,6 +10570,29 @@ type mergeBlockI8Frame struct {
 	p2 []uint32
 	p3 bool
 	p4 int32
+	p5 int
+}
+
+// mergePassI8Frame holds mergePassI8's arguments for its lockstep work-items.
+type mergePassI8Frame struct {
+	p0 []int8
+	p1 []int8
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountU8Frame holds sortCountU8's arguments for its lockstep work-items.
+type sortCountU8Frame struct {
+	p0 []uint8
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
 	p5 int
 }
 
@@ -10146,6 +10617,29 @@ type mergeBlockU8Frame struct {
 	p5 int
 }
 
+// mergePassU8Frame holds mergePassU8's arguments for its lockstep work-items.
+type mergePassU8Frame struct {
+	p0 []uint8
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountI16Frame holds sortCountI16's arguments for its lockstep work-items.
+type sortCountI16Frame struct {
+	p0 []int16
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
 // sortKeysI16Frame holds sortKeysI16's arguments for its lockstep work-items.
 type sortKeysI16Frame struct {
 	p0 []int16
@@ -10164,6 +10658,29 @@ type mergeBlockI16Frame struct {
 	p2 []uint32
 	p3 bool
 	p4 int32
+	p5 int
+}
+
+// mergePassI16Frame holds mergePassI16's arguments for its lockstep work-items.
+type mergePassI16Frame struct {
+	p0 []int16
+	p1 []int16
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountU16Frame holds sortCountU16's arguments for its lockstep work-items.
+type sortCountU16Frame struct {
+	p0 []uint16
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
 	p5 int
 }
 
@@ -10188,6 +10705,29 @@ type mergeBlockU16Frame struct {
 	p5 int
 }
 
+// mergePassU16Frame holds mergePassU16's arguments for its lockstep work-items.
+type mergePassU16Frame struct {
+	p0 []uint16
+	p1 []uint16
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountI32Frame holds sortCountI32's arguments for its lockstep work-items.
+type sortCountI32Frame struct {
+	p0 []int32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
 // sortKeysI32Frame holds sortKeysI32's arguments for its lockstep work-items.
 type sortKeysI32Frame struct {
 	p0 []int32
@@ -10206,6 +10746,29 @@ type mergeBlockI32Frame struct {
 	p2 []uint32
 	p3 bool
 	p4 int32
+	p5 int
+}
+
+// mergePassI32Frame holds mergePassI32's arguments for its lockstep work-items.
+type mergePassI32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountU32Frame holds sortCountU32's arguments for its lockstep work-items.
+type sortCountU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
 	p5 int
 }
 
@@ -10230,6 +10793,29 @@ type mergeBlockU32Frame struct {
 	p5 int
 }
 
+// mergePassU32Frame holds mergePassU32's arguments for its lockstep work-items.
+type mergePassU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountI64Frame holds sortCountI64's arguments for its lockstep work-items.
+type sortCountI64Frame struct {
+	p0 []int64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
 // sortKeysI64Frame holds sortKeysI64's arguments for its lockstep work-items.
 type sortKeysI64Frame struct {
 	p0 []int64
@@ -10248,6 +10834,29 @@ type mergeBlockI64Frame struct {
 	p2 []uint32
 	p3 bool
 	p4 int32
+	p5 int
+}
+
+// mergePassI64Frame holds mergePassI64's arguments for its lockstep work-items.
+type mergePassI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountU64Frame holds sortCountU64's arguments for its lockstep work-items.
+type sortCountU64Frame struct {
+	p0 []uint64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
 	p5 int
 }
 
@@ -10272,6 +10881,29 @@ type mergeBlockU64Frame struct {
 	p5 int
 }
 
+// mergePassU64Frame holds mergePassU64's arguments for its lockstep work-items.
+type mergePassU64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountF32Frame holds sortCountF32's arguments for its lockstep work-items.
+type sortCountF32Frame struct {
+	p0 []float32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
 // sortKeysF32Frame holds sortKeysF32's arguments for its lockstep work-items.
 type sortKeysF32Frame struct {
 	p0 []float32
@@ -10290,6 +10922,29 @@ type mergeBlockF32Frame struct {
 	p2 []uint32
 	p3 bool
 	p4 int32
+	p5 int
+}
+
+// mergePassF32Frame holds mergePassF32's arguments for its lockstep work-items.
+type mergePassF32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
+}
+
+// sortCountF64Frame holds sortCountF64's arguments for its lockstep work-items.
+type sortCountF64Frame struct {
+	p0 []float64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
 	p5 int
 }
 
@@ -10312,6 +10967,19 @@ type mergeBlockF64Frame struct {
 	p3 bool
 	p4 int32
 	p5 int
+}
+
+// mergePassF64Frame holds mergePassF64's arguments for its lockstep work-items.
+type mergePassF64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int32
+	p6 int
+	p7 int
+	p8 int
 }
 
 // sortPairsI32I32Frame holds sortPairsI32I32's arguments for its lockstep work-items.

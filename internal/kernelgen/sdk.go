@@ -35,8 +35,14 @@ func (c SDKCall) Lockstep() bool { return c.CPU != cpuCall && c.CPU != cpuGroup 
 func (c SDKCall) Barrier() bool { return c.CPU == cpuBarrier }
 
 // Coroutines reports whether the cpu agent needs coroutines for a kernel
-// that makes the call: loop fission does not split at it.
-func (c SDKCall) Coroutines() bool { return c.CPU == cpuWarp || c.CPU == cpuBlockWide }
+// that makes the call: loop fission does not split at it. (Fission runs
+// a warp operation for each warp at once where it stands.)
+func (c SDKCall) Coroutines() bool { return c.CPU == cpuBlockWide }
+
+// Pure reports whether the call has no effect and cannot wait: a
+// work-item's place (ThreadIdx, WarpSize...) or float math. Fission may
+// evaluate it before or after a warp operation of the same statement.
+func (c SDKCall) Pure() bool { return c.Fixed || c.Form == formMath }
 
 // SameInBlock reports whether the call is a kernel.Thread method whose
 // result is the same in every work-item of a block (BlockIdx, WarpSize).
@@ -86,7 +92,7 @@ type cpuMeaning uint8
 const (
 	cpuCall      cpuMeaning = iota // an ordinary call in each work-item
 	cpuBarrier                     // the block's work-items wait for each other: fission splits the kernel here
-	cpuWarp                        // lanes exchange values or wait: coroutines (kernelimpl.Lockstep)
+	cpuWarp                        // lanes exchange values or wait: each warp at once in fission (kernelimpl.Warp), else coroutines
 	cpuBlockWide                   // waits inside (OrderedBlockID's barrier): coroutines
 	cpuGroup                       // the block's shared memory: taken once per group
 )

@@ -42,6 +42,12 @@ func init() {
 	hook.FindFrame = func(b any, key unsafe.Pointer) unsafe.Pointer { return b.(*Block).findFrame(key) }
 	hook.AddFrame = func(b any, key, frame unsafe.Pointer) { b.(*Block).addFrame(key, frame) }
 	hook.FrameOfLane = func(l unsafe.Pointer) unsafe.Pointer { return (*lane)(l).b.frame }
+	hook.Flat = func(b any, i int) int {
+		var l lane
+		b.(*Block).place(&l, i)
+		return l.flat
+	}
+	hook.WarpError = warpError
 	hook.KernelFunc = func(g hook.Group) string {
 		if b, _ := (*g.Local()).(*Block); b != nil && b.kern != nil && !b.perItem {
 			return b.kern.fn

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
 
 // Shuffleable is what warp shuffles move: 32- and 64-bit integers and
@@ -24,10 +26,10 @@ const FullMask = ^uint64(0)
 // The warp operations, so the scheduler can tell a lane at one from a lane
 // at another.
 const (
-	opSync = iota + 1
-	opShfl
-	opVote
-	opReduce
+	opSync   = hook.OpSync
+	opShfl   = hook.OpShfl
+	opVote   = hook.OpVote
+	opReduce = hook.OpReduce
 )
 
 var opNames = [...]string{opSync: "SyncWarp", opShfl: "a shuffle", opVote: "a vote", opReduce: "a reduction"}
@@ -71,7 +73,7 @@ func post(l *lane, v uint64, mask uint64, op uint8) (eff uint32, base int) {
 	lane := l.flat % CPUWarpSize
 	m := uint32(mask) & warpBits
 	if m&(1<<lane) == 0 {
-		panic(fmt.Errorf("kernel %s: work-item %d calls %s with mask %#x, which does not name its lane %d", b.name, l.flat, opNames[op], mask, lane))
+		panic(errMaskLane(b.name, l.flat, op, mask))
 	}
 	w := &b.warps
 	w.val[l.flat], w.mask[l.flat], w.op[l.flat] = v, m, op
@@ -129,7 +131,7 @@ func (b *Block) releaseWarps() error {
 	for i := 0; i < b.n; i++ {
 		if c := b.lanes[i].co; c.state == evWarp {
 			flat := b.lanes[i].flat
-			return fmt.Errorf("kernel %s: warp operation never completes: work-item %d is at %s with mask %#x, and a lane the mask names waits at a barrier or at an operation with another mask", b.name, flat, opNames[w.op[flat]], w.mask[flat])
+			return errNeverCompletes(b.name, flat, w.op[flat], w.mask[flat])
 		}
 	}
 	return nil
@@ -156,8 +158,36 @@ func fromBits[T Shuffleable](u uint64) T { return *(*T)(unsafe.Pointer(&u)) }
 // to the warp's size (undefined in CUDA).
 func checkWidth(l *lane, width int) {
 	if width < 1 || width > CPUWarpSize || width&(width-1) != 0 {
-		panic(fmt.Errorf("kernel %s: shuffle width %d: want a power of two from 1 to %d", l.b.name, width, CPUWarpSize))
+		panic(errWidth(l.b.name, width))
 	}
+}
+
+// The failures of warp operations, the same from coroutines and from
+// loop fission (kernelimpl.Warp, through hook.WarpError).
+
+func errMaskLane(name string, flat int, op uint8, mask uint64) error {
+	return fmt.Errorf("kernel %s: work-item %d calls %s with mask %#x, which does not name its lane %d", name, flat, opNames[op], mask, flat%CPUWarpSize)
+}
+
+func errWidth(name string, width int) error {
+	return fmt.Errorf("kernel %s: shuffle width %d: want a power of two from 1 to %d", name, width, CPUWarpSize)
+}
+
+func errNeverCompletes(name string, flat int, op uint8, mask uint32) error {
+	return fmt.Errorf("kernel %s: warp operation never completes: work-item %d is at %s with mask %#x, and a lane the mask names waits at a barrier or at an operation with another mask", name, flat, opNames[op], mask)
+}
+
+// warpError is hook.WarpError: failure what (hook.WarpMaskLane,
+// WarpWidth, WarpNever) of work-item flat of b at warp operation op.
+func warpError(b any, what, flat int, op uint8, mask uint64, width int) error {
+	name := b.(*Block).name
+	switch what {
+	case hook.WarpMaskLane:
+		return errMaskLane(name, flat, op, mask)
+	case hook.WarpWidth:
+		return errWidth(name, width)
+	}
+	return errNeverCompletes(name, flat, op, uint32(mask))
 }
 
 // ShflSync returns v of lane src of the caller's width-lane section of

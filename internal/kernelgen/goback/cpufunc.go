@@ -171,19 +171,20 @@ func (g *writer) cpuFunction(ki int, f argFields) error {
 	case !k.Lockstep:
 		g.p("// %sKernel runs %s on the cpu agent.\n", k.Ident, callee)
 	case plan != nil:
-		g.p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines.\n", k.Ident, callee, k.GoName)
+		g.p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines but where kernelimpl.SetCoroutines asks for them.\n", k.Ident, callee, k.GoName)
 	default:
 		g.p("// %sKernel runs %s on the cpu agent as coroutines (kernelimpl.Lockstep):\n// loop fission does not apply (%s).\n", k.Ident, callee, why)
-	}
-	if plan != nil {
-		// The function itself is not called: its translation is the
-		// GPU's code and its fission the cpu agent's.
-		g.p("var _ = %s\n\n", callee)
 	}
 	g.p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.Ident, k.Name, f.args)
 	switch {
 	case plan != nil:
+		// The coroutines run the kernel's own function, which tests
+		// compare the fission with.
+		g.p("\tif kernelimpl.Coroutines() {\n")
+		g.lockstepCall(k, callee, views, append([]string(nil), call...))
+		g.p("\t\treturn\n\t}\n")
 		g.fissionCall(k, views, call)
+		opts = append(opts, "kernelimpl.Lockstep()")
 	case !k.Lockstep:
 		g.loopCall(ki, callee, views, call)
 	default:

@@ -41,6 +41,14 @@ type unit struct {
 	call     *ast.CallExpr
 	callee   *fissionPlan
 	calleeFn *types.Func
+	// A stretch whose first statement has warp operations, each run
+	// for every warp before the stretch (fission_warp.go).
+	warps []*warpCall
+	// An if whose body synchronizes: its condition per work-item (gname),
+	// its body's units under it; exit: the lanes that skip it are gone.
+	guard *ast.IfStmt
+	gname string
+	exit  bool
 }
 
 type fissionPlan struct {
@@ -64,6 +72,14 @@ type fissionPlan struct {
 	stretch  map[*types.Var]int // the stretch a top-level local is declared in
 	convert  map[ast.Stmt]bool  // declarations that become assignments
 	nunits   int
+
+	callee     bool        // a device function's fission, run where its caller calls it
+	warps      []*warpCall // every warp operation split at, in order
+	nwarps     int
+	nguards    int
+	guardNames []string
+	inlined    map[*types.Var]bool // variables of inlined device functions: kept per work-item
+	aliases    []string            // the Thread's names in inlined device functions
 }
 
 // notFission is why a kernel runs as coroutines.
@@ -92,14 +108,29 @@ type calleePlan struct {
 func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.FuncDecl]*calleePlan) (*fissionPlan, error) {
 	p := &fissionPlan{res: res, cache: cache, k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
 		assigned: map[*types.Var]bool{}, uniform: map[*types.Var]bool{}, stretch: map[*types.Var]int{}, convert: map[ast.Stmt]bool{}}
+	return p.plan()
+}
+
+// plan runs the steps of planning.
+func (p *fissionPlan) plan() (*fissionPlan, error) {
 	p.readParams()
-	for _, step := range []func() error{p.refuse, p.planUnits, p.classifyLocals, p.nameLocals} {
+	p.inlined = map[*types.Var]bool{}
+	inline := func() error { return p.expandInlines(p.k.Decl.Body, 0) }
+	for _, step := range []func() error{inline, p.refuse, p.planUnits, p.classifyLocals, p.nameLocals} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
 	p.returns = p.hasReturn()
 	return p, nil
+}
+
+// planCallee plans the fission of a device function that synchronizes,
+// run where its caller calls it.
+func planCallee(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.FuncDecl]*calleePlan) (*fissionPlan, error) {
+	p := &fissionPlan{res: res, cache: cache, k: k, fset: res.Fset, info: res.Info, class: map[*types.Var]int{}, names: map[*types.Var]string{},
+		assigned: map[*types.Var]bool{}, uniform: map[*types.Var]bool{}, stretch: map[*types.Var]int{}, convert: map[ast.Stmt]bool{}, callee: true}
+	return p.plan()
 }
 
 // fail is why fission does not apply, at n.
@@ -131,6 +162,7 @@ func (p *fissionPlan) refuse() error {
 	body := p.k.Decl.Body
 	var err error
 	threadOK := map[*ast.Ident]bool{} // uses of the Thread that call it or pass it on
+	var idents []*ast.Ident           // the body's, inlined device functions' included
 	stmtCalls := map[*ast.CallExpr]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		if es, ok := n.(*ast.ExprStmt); ok {
@@ -153,6 +185,7 @@ func (p *fissionPlan) refuse() error {
 				err = p.fail(n, "goto")
 			}
 		case *ast.Ident:
+			idents = append(idents, n)
 			if strings.HasPrefix(n.Name, "hg") {
 				err = p.fail(n, "identifier %s: the hg prefix is the generated code's", n.Name)
 			}
@@ -164,7 +197,7 @@ func (p *fissionPlan) refuse() error {
 	if err != nil {
 		return err
 	}
-	return p.refuseAssigned(body, threadOK)
+	return p.refuseAssigned(idents, threadOK)
 }
 
 // threadUses marks the identifiers call calls a method of or passes.
@@ -189,11 +222,7 @@ func (p *fissionPlan) refuseCall(call *ast.CallExpr, isStmt bool) error {
 		return nil
 	}
 	if c := p.sdkCall(call); c.Coroutines() {
-		what := "warp operation"
-		if !c.Warp() {
-			what = "block-wide call"
-		}
-		return p.fail(call, "%s %s", what, fn.Name())
+		return p.fail(call, "block-wide call %s", fn.Name())
 	}
 	if p.res.Lockstep[fn.Origin()] && !isStmt {
 		return p.fail(call, "calls %s, which synchronizes", fn.Name())
@@ -227,10 +256,10 @@ func (p *fissionPlan) noteAssignments(n ast.Node) {
 
 // refuseAssigned refuses a Thread used other than to call or pass it, and
 // an assigned parameter (each work-item's copy); the others are uniform.
-func (p *fissionPlan) refuseAssigned(body *ast.BlockStmt, threadOK map[*ast.Ident]bool) error {
-	for id, o := range p.info.Uses {
-		if o == p.thread && p.thread != nil && id.Pos() >= body.Pos() && id.End() <= body.End() && !threadOK[id] {
-			return p.fail(id, "uses %s other than to call it or pass it", p.tname)
+func (p *fissionPlan) refuseAssigned(idents []*ast.Ident, threadOK map[*ast.Ident]bool) error {
+	for _, id := range idents {
+		if v, ok := p.info.Uses[id].(*types.Var); ok && !threadOK[id] && (v == p.thread || (p.inlined[v] && isThreadType(v.Type()))) {
+			return p.fail(id, "uses %s other than to call it or pass it", id.Name)
 		}
 	}
 	for _, v := range p.params {
@@ -267,7 +296,8 @@ func (p *fissionPlan) planUnits() error {
 		cur = &unit{id: p.nunits}
 		return nil
 	}
-	for _, s := range p.k.Decl.Body.List {
+	list := p.k.Decl.Body.List
+	for i, s := range list {
 		var err error
 		switch {
 		case p.isBarrier(s):
@@ -282,6 +312,15 @@ func (p *fissionPlan) planUnits() error {
 		case isFor(s) && p.hasTopBarrier(s.(*ast.ForStmt).Body):
 			flush()
 			err = whole(p.barrierLoop(s.(*ast.ForStmt)))
+		case p.isGuard(s):
+			flush()
+			err = whole(p.guardUnit(s.(*ast.IfStmt), false, !p.callee && !p.syncsIn(list[i+1:])))
+		case p.isWarpStmt(s):
+			flush()
+			if cur.warps, err = p.warpStmt(s, false); err == nil {
+				p.topLocals(s, cur.id, true)
+				cur.stmts = append(cur.stmts, s)
+			}
 		default:
 			if err = p.stretchStmt(s, false); err == nil {
 				p.topLocals(s, cur.id, true)
@@ -314,40 +353,52 @@ func (p *fissionPlan) sharedDecl(s ast.Stmt) error {
 	return nil
 }
 
-// stretchOf is the id of the stretch whose statements hold pos, or -1 for
-// a loop header.
-func (p *fissionPlan) stretchOf() func(pos token.Pos) int {
-	span := map[int][2]token.Pos{}
-	var spans func(us []unit)
-	spans = func(us []unit) {
+// unitUses is, for each identifier the units use, the id of the
+// stretch (or guard condition) it stands in, -1 for a loop header or a
+// call of a device function run by its own fission.
+func (p *fissionPlan) unitUses() map[*ast.Ident]int {
+	where := map[*ast.Ident]int{}
+	mark := func(n ast.Node, id int) {
+		if n == nil || fmt.Sprint(n) == "<nil>" {
+			return
+		}
+		ast.Inspect(n, func(n ast.Node) bool {
+			if x, ok := n.(*ast.Ident); ok {
+				where[x] = id
+			}
+			return true
+		})
+	}
+	var walk func(us []unit)
+	walk = func(us []unit) {
 		for _, u := range us {
-			if u.loop != nil {
-				spans(u.body)
-				continue
+			switch {
+			case u.loop != nil:
+				mark(u.loop.Init, -1)
+				mark(u.loop.Cond, -1)
+				mark(u.loop.Post, -1)
+				walk(u.body)
+			case u.guard != nil:
+				mark(u.guard.Cond, u.id)
+				walk(u.body)
+			case u.call != nil:
+				mark(u.call, -1)
+			default:
+				for _, s := range u.stmts {
+					mark(s, u.id)
+				}
 			}
-			if u.call != nil {
-				continue
-			}
-			span[u.id] = [2]token.Pos{u.stmts[0].Pos(), u.stmts[len(u.stmts)-1].End()}
 		}
 	}
-	spans(p.units)
-	return func(pos token.Pos) int {
-		for id, s := range span {
-			if pos >= s[0] && pos < s[1] {
-				return id
-			}
-		}
-		return -1
-	}
+	walk(p.units)
+	return where
 }
 
 // classifyLocals decides how each top-level local is kept from where it
 // is used.
 func (p *fissionPlan) classifyLocals() error {
-	in := p.stretchOf()
-	for id, o := range p.info.Uses {
-		v, ok := o.(*types.Var)
+	for id, where := range p.unitUses() {
+		v, ok := p.info.Uses[id].(*types.Var)
 		if !ok {
 			continue
 		}
@@ -355,7 +406,7 @@ func (p *fissionPlan) classifyLocals() error {
 		if !top {
 			continue
 		}
-		switch where := in(id.Pos()); {
+		switch {
 		case where == -1:
 			if !p.uniform[v] {
 				return p.fail(id, "a loop with a barrier reads %s, which is not uniform across the block", v.Name())
@@ -363,6 +414,11 @@ func (p *fissionPlan) classifyLocals() error {
 			p.class[v] = varGroup
 		case where != home && p.class[v] != varGroup:
 			p.class[v] = varItem
+		}
+	}
+	for v := range p.stretch {
+		if p.inlined[v] && p.class[v] == varLocal {
+			p.class[v] = varItem // no clash with the caller's names
 		}
 	}
 	// A declaration that keeps any of its variables outside the stretch
@@ -390,6 +446,12 @@ func (p *fissionPlan) classifyLocals() error {
 // generated code's own names.
 func (p *fissionPlan) nameLocals() error {
 	seen := map[string]bool{"hgB": true, "hgN": true, "hgF": true, "hgI": true, "hgT": true, "hgDone": true, "hgLeft": true}
+	for _, wc := range p.warps {
+		seen[wc.name] = true
+	}
+	for _, g := range p.guardNames {
+		seen[g] = true
+	}
 	for _, v := range p.orderedLocals() {
 		if p.class[v] == varLocal {
 			continue
@@ -473,14 +535,19 @@ func (p *fissionPlan) containsBarrier(n ast.Node) (pos token.Pos) {
 	return pos
 }
 
-// hasTopBarrier reports whether b has a barrier at its top level, or a
-// for loop at its top level that has one (at any depth of such loops).
+// hasTopBarrier reports whether b synchronizes at its top level (a
+// barrier, a warp operation, a call of a device function that does), or
+// in a for loop or an if without else at its top level that does (at any
+// depth of such statements).
 func (p *fissionPlan) hasTopBarrier(b *ast.BlockStmt) bool {
 	for _, s := range b.List {
-		if p.isBarrier(s) || p.deviceCallStmt(s) != nil {
+		if p.isBarrier(s) || p.deviceCallStmt(s) != nil || p.isWarpStmt(s) {
 			return true
 		}
 		if f, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(f.Body) {
+			return true
+		}
+		if p.isGuard(s) {
 			return true
 		}
 	}
@@ -644,9 +711,20 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 // Shared call, and, in a loop with barriers (inLoop), no return and no
 // break or continue of that loop.
 func (p *fissionPlan) stretchStmt(s ast.Stmt, inLoop bool) error {
+	return p.stretchStmtSkip(s, inLoop, nil)
+}
+
+// stretchStmtSkip is stretchStmt for a statement whose warp operations
+// skip fission runs before it.
+func (p *fissionPlan) stretchStmtSkip(s ast.Stmt, inLoop bool, skip map[*ast.CallExpr]bool) error {
+	kind := strings.TrimPrefix(strings.TrimSuffix(fmt.Sprintf("%T", s), "Stmt"), "*ast.")
 	if pos := p.containsBarrier(s); pos != token.NoPos {
-		kind := strings.TrimPrefix(strings.TrimSuffix(fmt.Sprintf("%T", s), "Stmt"), "*ast.")
 		return &notFission{pos: p.fset.Position(pos), why: fmt.Sprintf("barrier inside a %s statement (line %d)", strings.ToLower(kind), p.fset.Position(s.Pos()).Line)}
+	}
+	for _, c := range p.warpCallsIn(s) {
+		if !skip[c] {
+			return &notFission{pos: p.fset.Position(c.Pos()), why: fmt.Sprintf("warp operation %s inside a %s statement (line %d)", p.sdkCall(c).Name, strings.ToLower(kind), p.fset.Position(s.Pos()).Line)}
+		}
 	}
 	var err error
 	var loops, breakables [][2]token.Pos
@@ -841,8 +919,17 @@ func (p *fissionPlan) loopBody(f *ast.ForStmt) (unit, error) {
 		case isFor && p.hasTopBarrier(inner.Body):
 			flush()
 			err = whole(p.barrierLoop(inner))
+		case p.isGuard(s):
+			flush()
+			err = whole(p.guardUnit(s.(*ast.IfStmt), true, false))
 		case isTypeOrConstDecl(s):
 			err = p.fail(s, "a declaration of a constant or type inside a loop with a barrier")
+		case p.isWarpStmt(s):
+			flush()
+			if cur.warps, err = p.warpStmt(s, true); err == nil {
+				p.topLocals(s, cur.id, false)
+				cur.stmts = append(cur.stmts, s)
+			}
 		default:
 			if err = p.stretchStmt(s, true); err == nil {
 				p.topLocals(s, cur.id, false)
@@ -934,7 +1021,7 @@ func (p *fissionPlan) callUnit(s ast.Stmt) (unit, error) {
 		cp = &calleePlan{}
 		p.cache[decl] = cp // a cycle cannot happen: kernels do not recurse
 		k := &kernelgen.Kernel{GoName: fn.Name(), Decl: decl, Pos: p.fset.Position(decl.Name.Pos())}
-		cp.plan, cp.err = planFissionWith(p.res, k, p.cache)
+		cp.plan, cp.err = planCallee(p.res, k, p.cache)
 	}
 	if cp.err != nil {
 		return unit{}, p.fail(call, "calls %s, which synchronizes and has no fission (%v)", fn.Name(), cp.err)
@@ -1014,7 +1101,7 @@ func isThreadType(t types.Type) bool {
 // depth of loops.
 func hasStretch(us []unit) bool {
 	for _, u := range us {
-		if (u.loop == nil && u.call == nil) || hasStretch(u.body) {
+		if (u.loop == nil && u.call == nil) || hasStretch(u.body) { // a guard's condition is a stretch too
 			return true
 		}
 	}

@@ -24,7 +24,7 @@ func (p *fissionPlan) emit(w *bytes.Buffer, name, frame, tdecl, tuse string, ts 
 			return err
 		}
 	}
-	if err := p.emitUnits(w, p.units, t, ts); err != nil {
+	if err := p.emitUnits(w, p.units, t, ts, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "}\n\n")
@@ -41,6 +41,12 @@ func (p *fissionPlan) emitFrame(w *bytes.Buffer, frame, tdecl string, ts func(ty
 	}
 	if p.hasReturn() {
 		fmt.Fprintf(w, "\thgDone []bool\n")
+	}
+	for _, wc := range p.warps {
+		fmt.Fprintf(w, "\t%s kernelimpl.Warp[%s]\n", wc.name, ts(wc.typ))
+	}
+	for _, g := range p.guardNames {
+		fmt.Fprintf(w, "\t%s []bool\n", g)
 	}
 	fmt.Fprintf(w, "}\n\n")
 }
@@ -71,20 +77,30 @@ func (p *fissionPlan) emitHead(w *bytes.Buffer, name, frame, tdecl, tuse string,
 	if p.returns {
 		fmt.Fprintf(w, "hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)\nclear(hgDone)\nhgLeft := hgN\n")
 	}
+	for _, wc := range p.warps {
+		fmt.Fprintf(w, "%s := &hgF.%s\n", wc.name, wc.name)
+	}
+	for _, g := range p.guardNames {
+		fmt.Fprintf(w, "%s := kernelimpl.Locals(&hgF.%s, hgN)\n", g, g)
+	}
 	t := p.tname
 	if t == "" || t == "_" {
 		t = "hgT"
 	}
-	fmt.Fprintf(w, "%s := hgB.Thread(0)\n_ = %s\n", t, t)
+	p.threadAt(w, t, "0")
 	return t
 }
 
 // emitUnits writes the units in order: a device function's fission called
 // for the group, a loop with barriers around its own units, a stretch as
 // a loop over the group's work-items (t the Thread's name).
-func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(types.Type) string) error {
+func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(types.Type) string, guards []guardRef) error {
 	for _, u := range us {
 		switch {
+		case u.guard != nil:
+			if err := p.emitGuard(w, u, t, ts, guards); err != nil {
+				return err
+			}
 		case u.call != nil:
 			var args []string
 			for _, a := range u.call.Args {
@@ -100,12 +116,15 @@ func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(ty
 			p.rewrite(f.Cond, -1)
 			p.rewrite(f.Post, -1)
 			fmt.Fprintf(w, "%s\nfor %s; %s; %s {\n", p.lineDirective(f.Pos()), p.plain(f.Init), p.plain(f.Cond), p.plain(f.Post))
-			if err := p.emitUnits(w, u.body, t, ts); err != nil {
+			if err := p.emitUnits(w, u.body, t, ts, guards); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "}\n")
 		default:
-			if err := p.emitStretch(w, u, t); err != nil {
+			if len(u.warps) > 0 {
+				p.emitWarps(w, &u, t, guards)
+			}
+			if err := p.emitStretch(w, u, t, guards); err != nil {
 				return err
 			}
 		}
@@ -115,7 +134,10 @@ func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(ty
 
 // emitStretch writes a stretch: its statements in a loop over the group's
 // work-items, past those that returned.
-func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string) error {
+func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string, guards []guardRef) error {
+	if len(u.stmts) == 0 {
+		return nil
+	}
 	ret := false
 	for _, s := range u.stmts {
 		ast.Inspect(s, func(n ast.Node) bool {
@@ -131,7 +153,10 @@ func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string) error {
 	if p.returns {
 		fmt.Fprintf(w, "if hgDone[hgI] {\ncontinue\n}\n")
 	}
-	fmt.Fprintf(w, "%s := hgB.Thread(hgI)\n_ = %s\n", t, t)
+	if len(guards) > 0 {
+		fmt.Fprintf(w, "if !%s[hgI] {\ncontinue\n}\n", guards[len(guards)-1].name)
+	}
+	p.threadAt(w, t, "hgI")
 	for _, s := range u.stmts {
 		s = p.rewriteTop(s, u.id)
 		if err := p.printStmt(w, s); err != nil {
@@ -260,4 +285,15 @@ func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
 		}
 		return true
 	})
+}
+
+// threadAt writes the Thread of work-item i under the kernel's name t
+// and the names inlined device functions give theirs.
+func (p *fissionPlan) threadAt(w *bytes.Buffer, t, i string) {
+	fmt.Fprintf(w, "%s := hgB.Thread(%s)\n_ = %s\n", t, i, t)
+	for _, a := range p.aliases {
+		if a != t {
+			fmt.Fprintf(w, "%s := %s\n_ = %s\n", a, t, a)
+		}
+	}
 }

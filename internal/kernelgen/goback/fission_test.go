@@ -23,15 +23,20 @@ func TestFissionPlan(t *testing.T) {
 		"uniformLoop":         "",
 		"barrierInIf":         "kernels.go:45: barrier inside a if statement (line 44)",
 		"nonUniformLoop":      "kernels.go:55: a loop with a barrier whose condition is not uniform across the block",
-		"warpOp":              "kernels.go:66: warp operation ShflDown",
+		"warpOp":              "",
 		"returnInLoop":        "kernels.go:77: return inside a loop with a barrier",
 		"viaDevice":           "",
 		"viaDeviceInIf":       "kernels.go:137: calls step, which synchronizes, inside a statement",
-		"viaWarpDevice":       "kernels.go:145: calls warpStep, which synchronizes and has no fission (kernels.go:149: warp operation ShflDown)",
+		"viaWarpDevice":       "",
 		"viaDeviceNonUniform": "kernels.go:157: calls step, which synchronizes, with an argument that is not uniform across the block",
 		"viaDeviceInLoop":     "",
 		"nestedLoops":         "",
 		"nestedNonUniform":    "kernels.go:124: a loop with a barrier whose condition is not uniform across the block",
+		"warpInIf":            "",
+		"warpInHeader":        "kernels.go:199: warp operation Any inside a for statement (line 199)",
+		"warpInElse":          "kernels.go:209: warp operation ShflDownSync inside a if statement (line 208)",
+		"warpBesideCall":      "kernels.go:219: a call evaluated before a warp operation of its statement: half",
+		"warpShortCircuit":    "kernels.go:228: warp operation All on the right of &&",
 	}
 	for i := range res.Kernels {
 		k := &res.Kernels[i]
@@ -61,4 +66,8 @@ func TestFissionPlan(t *testing.T) {
 	assert.Contains(t, string(src), "func hgGroupStep(hgB *kernel.Block, x []float32) {")
 	assert.Contains(t, string(src), "hgGroupStage(hgB, x, s, r)")
 	assert.Contains(t, string(src), "//line kernels.go:106\n\t\tfor k := 1; k < steps; k++ {\n\t\t\tfor hgI := 0; hgI < hgN; hgI++ {\n", "the inner loop runs once per group inside the outer one, a stretch per work-item inside it")
+	assert.Contains(t, string(src), "hgC0[hgI] = t.ThreadIdx().X < t.WarpSize()\n", "the if's condition is kept per work-item")
+	assert.Contains(t, string(src), "\t\t\tif !hgC0[hgI] {\n\t\t\t\tcontinue\n\t\t\t}\n", "nothing synchronizes after the if: the lanes that skip it are gone")
+	assert.Contains(t, string(src), "hgW0.Run(hgB, kernelimpl.OpShflDown)\n", "a shuffle of the kernel's top level runs per warp")
+	assert.Contains(t, string(src), "\tx[hgI2[hgI]] = hgV[hgI]\n", "the shuffle's result kept across the barrier")
 }

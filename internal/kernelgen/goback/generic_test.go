@@ -14,8 +14,8 @@ import (
 )
 
 // genericSrc has a generic kernel of each shape the cpu agent runs: a
-// plain loop, fission (a barrier at the top level), coroutines (a
-// shuffle), two type parameters, a named type argument and a constraint
+// plain loop, fission (a barrier at the top level), fission with a warp
+// operation (a shuffle in a uniform loop), two type parameters, a named type argument and a constraint
 // of golang.org/x/exp/constraints.
 const genericSrc = `package p
 
@@ -109,9 +109,11 @@ func TestGenericGoSide(t *testing.T) {
 		"func BlockSumGroup[T constraints.Integer | constraints.Float](hgB *kernel.Block, in []T, out []T) {",
 		"kernelimpl.Frame[blockSumLocals[T]](hgB)",
 		"BlockSumGroup[int16](b, ",
-		"}, kernel.MaxThreads(64), kernel.StaticShared(128))",
-		"}, kernel.MaxThreads(64), kernel.StaticShared(512))",
+		"}, kernel.MaxThreads(64), kernel.StaticShared(128), kernelimpl.Lockstep())",
+		"}, kernel.MaxThreads(64), kernel.StaticShared(512), kernelimpl.Lockstep())",
 		"WarpSum[float64](t, f.p0, f.p1)",
+		"hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)",
+		"WarpSumGroup[float64](b, ",
 		"type convertSTypes interface {\n\tint32\n}",
 		"type convertDTypes interface {\n\tfloat32 | float64\n}",
 		"func LaunchConvert[S convertSTypes, D convertDTypes](",

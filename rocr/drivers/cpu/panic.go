@@ -186,7 +186,7 @@ func (j *job) where(fn string, stack bool) (file string, line int, frames string
 		if file == "" && fn != "" && f.Function == fn {
 			file, line = f.File, f.Line
 		}
-		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.") {
+		if first.PC == 0 && !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/drivers/cpu.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel.") && !strings.HasPrefix(f.Function, "github.com/hipgo/hipgo/rocr/kernel/kernelimpl.") {
 			first = f
 		}
 		if stack {

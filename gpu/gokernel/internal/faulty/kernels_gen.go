@@ -103,12 +103,19 @@ type dynReverseArgs struct {
 }
 
 // dynReverseKernel runs dynReverse on the cpu agent by loop fission (dynReverseGroup),
-// without coroutines.
-var _ = dynReverse
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var dynReverseKernel = kernel.Define("dyn_reverse", func(b *kernel.Block, a *dynReverseArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[dynReverseFrame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.x)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[dynReverseFrame](t)
+			dynReverse(t, f.p0)
+		})
+		return
+	}
 	dynReverseGroup(b, kernelimpl.ViewRest(b, a.x))
-})
+}, kernelimpl.Lockstep())
 
 // LaunchDynReverse launches dynReverse (chain.go:42) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -767,12 +774,20 @@ type genericBlockSumFloat32Args struct {
 }
 
 // genericBlockSumFloat32Kernel runs genericBlockSum[float32] on the cpu agent by loop fission (genericBlockSumGroup),
-// without coroutines.
-var _ = genericBlockSum[float32]
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericBlockSumFloat32Kernel = kernel.Define("generic_block_sum_float32", func(b *kernel.Block, a *genericBlockSumFloat32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericBlockSumFloat32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericBlockSumFloat32Frame](t)
+			genericBlockSum[float32](t, f.p0, f.p1)
+		})
+		return
+	}
 	genericBlockSumGroup[float32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
-}, kernel.MaxThreads(64), kernel.StaticShared(256))
+}, kernel.MaxThreads(64), kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // launchgenericBlockSumFloat32 launches genericBlockSum[float32]: LaunchGenericBlockSum's instance.
 func launchgenericBlockSumFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32]) error {
@@ -802,12 +817,20 @@ type genericBlockSumInt32Args struct {
 }
 
 // genericBlockSumInt32Kernel runs genericBlockSum[int32] on the cpu agent by loop fission (genericBlockSumGroup),
-// without coroutines.
-var _ = genericBlockSum[int32]
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericBlockSumInt32Kernel = kernel.Define("generic_block_sum_int32", func(b *kernel.Block, a *genericBlockSumInt32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericBlockSumInt32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericBlockSumInt32Frame](t)
+			genericBlockSum[int32](t, f.p0, f.p1)
+		})
+		return
+	}
 	genericBlockSumGroup[int32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
-}, kernel.MaxThreads(64), kernel.StaticShared(256))
+}, kernel.MaxThreads(64), kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // launchgenericBlockSumInt32 launches genericBlockSum[int32]: LaunchGenericBlockSum's instance.
 func launchgenericBlockSumInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32]) error {
@@ -837,12 +860,20 @@ type genericBlockSumFloat64Args struct {
 }
 
 // genericBlockSumFloat64Kernel runs genericBlockSum[float64] on the cpu agent by loop fission (genericBlockSumGroup),
-// without coroutines.
-var _ = genericBlockSum[float64]
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericBlockSumFloat64Kernel = kernel.Define("generic_block_sum_float64", func(b *kernel.Block, a *genericBlockSumFloat64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericBlockSumFloat64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericBlockSumFloat64Frame](t)
+			genericBlockSum[float64](t, f.p0, f.p1)
+		})
+		return
+	}
 	genericBlockSumGroup[float64](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
-}, kernel.MaxThreads(64), kernel.StaticShared(512))
+}, kernel.MaxThreads(64), kernel.StaticShared(512), kernelimpl.Lockstep())
 
 // launchgenericBlockSumFloat64 launches genericBlockSum[float64]: LaunchGenericBlockSum's instance.
 func launchgenericBlockSumFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64]) error {
@@ -891,16 +922,20 @@ type genericWarpSumFloat32Args struct {
 	out rocr.Ptr[float32]
 }
 
-// genericWarpSumFloat32Kernel runs genericWarpSum[float32] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (generic.go:55: warp operation ShflXor).
+// genericWarpSumFloat32Kernel runs genericWarpSum[float32] on the cpu agent by loop fission (genericWarpSumGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericWarpSumFloat32Kernel = kernel.Define("generic_warp_sum_float32", func(b *kernel.Block, a *genericWarpSumFloat32Args) {
-	f := kernelimpl.Frame[genericWarpSumFloat32Frame](b)
-	f.p0 = kernelimpl.ConstViewRest(b, a.in)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[genericWarpSumFloat32Frame](t)
-		genericWarpSum[float32](t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericWarpSumFloat32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericWarpSumFloat32Frame](t)
+			genericWarpSum[float32](t, f.p0, f.p1)
+		})
+		return
+	}
+	genericWarpSumGroup[float32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernelimpl.Lockstep())
 
 // launchgenericWarpSumFloat32 launches genericWarpSum[float32]: LaunchGenericWarpSum's instance.
@@ -930,16 +965,20 @@ type genericWarpSumInt32Args struct {
 	out rocr.Ptr[int32]
 }
 
-// genericWarpSumInt32Kernel runs genericWarpSum[int32] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (generic.go:55: warp operation ShflXor).
+// genericWarpSumInt32Kernel runs genericWarpSum[int32] on the cpu agent by loop fission (genericWarpSumGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericWarpSumInt32Kernel = kernel.Define("generic_warp_sum_int32", func(b *kernel.Block, a *genericWarpSumInt32Args) {
-	f := kernelimpl.Frame[genericWarpSumInt32Frame](b)
-	f.p0 = kernelimpl.ConstViewRest(b, a.in)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[genericWarpSumInt32Frame](t)
-		genericWarpSum[int32](t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericWarpSumInt32Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericWarpSumInt32Frame](t)
+			genericWarpSum[int32](t, f.p0, f.p1)
+		})
+		return
+	}
+	genericWarpSumGroup[int32](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernelimpl.Lockstep())
 
 // launchgenericWarpSumInt32 launches genericWarpSum[int32]: LaunchGenericWarpSum's instance.
@@ -969,16 +1008,20 @@ type genericWarpSumFloat64Args struct {
 	out rocr.Ptr[float64]
 }
 
-// genericWarpSumFloat64Kernel runs genericWarpSum[float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (generic.go:55: warp operation ShflXor).
+// genericWarpSumFloat64Kernel runs genericWarpSum[float64] on the cpu agent by loop fission (genericWarpSumGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var genericWarpSumFloat64Kernel = kernel.Define("generic_warp_sum_float64", func(b *kernel.Block, a *genericWarpSumFloat64Args) {
-	f := kernelimpl.Frame[genericWarpSumFloat64Frame](b)
-	f.p0 = kernelimpl.ConstViewRest(b, a.in)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[genericWarpSumFloat64Frame](t)
-		genericWarpSum[float64](t, f.p0, f.p1)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericWarpSumFloat64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericWarpSumFloat64Frame](t)
+			genericWarpSum[float64](t, f.p0, f.p1)
+		})
+		return
+	}
+	genericWarpSumGroup[float64](b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ViewRest(b, a.out))
 }, kernelimpl.Lockstep())
 
 // launchgenericWarpSumFloat64 launches genericWarpSum[float64]: LaunchGenericWarpSum's instance.
@@ -1032,12 +1075,23 @@ type batchedMatMulArgs struct {
 }
 
 // batchedMatMulKernel runs batchedMatMul on the cpu agent by loop fission (batchedMatMulGroup),
-// without coroutines.
-var _ = batchedMatMul
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var batchedMatMulKernel = kernel.Define("batched_mat_mul", func(b *kernel.Block, a *batchedMatMulArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[batchedMatMulFrame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.c)
+		f.p1 = kernelimpl.ConstViewRest(b, a.a)
+		f.p2 = kernelimpl.ConstViewRest(b, a.m)
+		f.p3 = int(a.n)
+		f.p4 = int(a.batches)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[batchedMatMulFrame](t)
+			batchedMatMul(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		})
+		return
+	}
 	batchedMatMulGroup(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.m), int(a.n), int(a.batches))
-}, kernel.StaticShared(2048))
+}, kernel.StaticShared(2048), kernelimpl.Lockstep())
 
 // LaunchBatchedMatMul launches batchedMatMul (nested.go:15) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1075,12 +1129,23 @@ type batchedMatMulDevArgs struct {
 }
 
 // batchedMatMulDevKernel runs batchedMatMulDev on the cpu agent by loop fission (batchedMatMulDevGroup),
-// without coroutines.
-var _ = batchedMatMulDev
-
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var batchedMatMulDevKernel = kernel.Define("batched_mat_mul_dev", func(b *kernel.Block, a *batchedMatMulDevArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[batchedMatMulDevFrame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.c)
+		f.p1 = kernelimpl.ConstViewRest(b, a.a)
+		f.p2 = kernelimpl.ConstViewRest(b, a.m)
+		f.p3 = int(a.n)
+		f.p4 = int(a.batches)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[batchedMatMulDevFrame](t)
+			batchedMatMulDev(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		})
+		return
+	}
 	batchedMatMulDevGroup(b, kernelimpl.ViewRest(b, a.c), kernelimpl.ConstViewRest(b, a.a), kernelimpl.ConstViewRest(b, a.m), int(a.n), int(a.batches))
-}, kernel.StaticShared(2048))
+}, kernel.StaticShared(2048), kernelimpl.Lockstep())
 
 // LaunchBatchedMatMulDev launches batchedMatMulDev (nested.go:41) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -1118,7 +1183,7 @@ type warpOpsArgs struct {
 }
 
 // warpOpsKernel runs warpOps on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (warps.go:24: warp operation ShflSync).
+// loop fission does not apply (warps.go:41: warp operation ShflSync inside a if statement (line 40)).
 var warpOpsKernel = kernel.Define("warp_ops", func(b *kernel.Block, a *warpOpsArgs) {
 	f := kernelimpl.Frame[warpOpsFrame](b)
 	f.p0 = kernelimpl.ConstViewRest(b, a.in)
@@ -1173,6 +1238,29 @@ type chainSumFrame struct {
 	p4 []int64
 }
 
+// dynReverseFrame holds dynReverse's arguments for its lockstep work-items.
+type dynReverseFrame struct {
+	p0 []float32
+}
+
+// genericBlockSumFloat32Frame holds genericBlockSum[float32]'s arguments for its lockstep work-items.
+type genericBlockSumFloat32Frame struct {
+	p0 []float32
+	p1 []float32
+}
+
+// genericBlockSumInt32Frame holds genericBlockSum[int32]'s arguments for its lockstep work-items.
+type genericBlockSumInt32Frame struct {
+	p0 []int32
+	p1 []int32
+}
+
+// genericBlockSumFloat64Frame holds genericBlockSum[float64]'s arguments for its lockstep work-items.
+type genericBlockSumFloat64Frame struct {
+	p0 []float64
+	p1 []float64
+}
+
 // genericWarpSumFloat32Frame holds genericWarpSum[float32]'s arguments for its lockstep work-items.
 type genericWarpSumFloat32Frame struct {
 	p0 []float32
@@ -1189,6 +1277,24 @@ type genericWarpSumInt32Frame struct {
 type genericWarpSumFloat64Frame struct {
 	p0 []float64
 	p1 []float64
+}
+
+// batchedMatMulFrame holds batchedMatMul's arguments for its lockstep work-items.
+type batchedMatMulFrame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 int
+	p4 int
+}
+
+// batchedMatMulDevFrame holds batchedMatMulDev's arguments for its lockstep work-items.
+type batchedMatMulDevFrame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 int
+	p4 int
 }
 
 // warpOpsFrame holds warpOps's arguments for its lockstep work-items.
@@ -1272,6 +1378,58 @@ func genericBlockSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
 		if hgTid[hgI] == 0 {
 			out[t.BlockIdx().X] = part[0]
 		}
+	}
+}
+
+// genericWarpSumLocals holds the per-work-item variables of genericWarpSum's fissioned group.
+type genericWarpSumLocals[T Number] struct {
+	hgI2 []int
+	hgV  []T
+	hgW0 kernelimpl.Warp[T]
+}
+
+// genericWarpSumGroup runs one work-group of genericWarpSum (generic.go:51) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func genericWarpSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[genericWarpSumLocals[T]](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgW0 := &hgF.hgW0
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line generic.go:52
+		hgI2[hgI] = t.GlobalX()
+//line generic.go:53
+		hgV[hgI] = in[hgI2[hgI]]
+	}
+//line generic.go:54
+	for d := 16; d > 0; d /= 2 {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line generic.go:55
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+		}
+//line generic.go:55
+		hgW0.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line generic.go:55
+			hgV[hgI] += hgW0.Out[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line generic.go:57
+		out[hgI2[hgI]] = hgV[hgI]
 	}
 }
 

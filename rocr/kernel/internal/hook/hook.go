@@ -38,4 +38,26 @@ var (
 	// FrameOfLane is the frame of the block of the lane l points to: a
 	// kernel.Thread's first word.
 	FrameOfLane func(l unsafe.Pointer) unsafe.Pointer
+	// Flat is the index in the full block of work-item i of block b (a
+	// partial group's work-items are fewer than its size).
+	Flat func(b any, i int) int
+	// WarpError is the failure what of work-item flat of block b at warp
+	// operation op (OpShfl...) with mask, or with a shuffle's width: the
+	// error the coroutines of kernelimpl.Lockstep report.
+	WarpError func(b any, what, flat int, op uint8, mask uint64, width int) error
+)
+
+// The warp operations, as the failures name them.
+const (
+	OpSync uint8 = iota + 1
+	OpShfl
+	OpVote
+	OpReduce
+)
+
+// The failures of warp operations.
+const (
+	WarpMaskLane = iota // the mask does not name the caller's lane
+	WarpWidth           // a shuffle's width is not a power of two up to the warp
+	WarpNever           // a lane the mask names is elsewhere
 )

@@ -176,3 +176,56 @@ func stage(t kernel.Thread, x []float32, s *[64]float32, r int) {
 	}
 	x[t.ThreadIdx().X] = s[63-t.ThreadIdx().X]
 }
+
+// warpInIf reduces in the first warp only, under an if without else.
+//
+//hipgo:kernel
+func warpInIf(t kernel.Thread, x []float32) {
+	v := x[t.ThreadIdx().X]
+	if t.ThreadIdx().X < t.WarpSize() {
+		for off := 16; off > 0; off >>= 1 {
+			v += kernel.ShflDown(t, v, off)
+		}
+		if t.ThreadIdx().X == 0 {
+			x[0] = v
+		}
+	}
+}
+
+// warpInHeader shuffles in a loop's condition.
+//
+//hipgo:kernel
+func warpInHeader(t kernel.Thread, x []float32) {
+	for i := 0; kernel.Any(t, i < len(x)); i++ {
+		x[0]++
+	}
+}
+
+// warpInElse shuffles under an if with an else.
+//
+//hipgo:kernel
+func warpInElse(t kernel.Thread, x []float32) {
+	if t.ThreadIdx().X < 16 {
+		x[0] = kernel.ShflDownSync(t, 0xffff, x[0], 1, 16)
+	} else {
+		x[1] = 0
+	}
+}
+
+// warpBesideCall calls a device function in a statement with a shuffle.
+//
+//hipgo:kernel
+func warpBesideCall(t kernel.Thread, x []float32) {
+	x[0] = half(x[1]) + kernel.ShflDown(t, x[0], 1)
+}
+
+func half(v float32) float32 { return v / 2 }
+
+// warpShortCircuit votes on the right of &&.
+//
+//hipgo:kernel
+func warpShortCircuit(t kernel.Thread, x []float32) {
+	if x[0] > 0 && kernel.All(t, x[1] > 0) {
+		x[2] = 1
+	}
+}
