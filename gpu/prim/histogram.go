@@ -16,13 +16,31 @@ type Sample interface {
 // maxSharedBins is the most bins a block counts in shared memory (16 KiB).
 const maxSharedBins = 4096
 
+// sampleRange is the least integer sample of type T and one past the
+// greatest: the levels of integer samples lie within it, so that a
+// sample's offset from lower times the bins fits an int64.
+func sampleRange[T Sample]() (lo, hi float64) {
+	switch any(*new(T)).(type) {
+	case uint8:
+		return 0, 1 << 8
+	case uint16:
+		return 0, 1 << 16
+	case int32:
+		return -1 << 31, 1 << 31
+	case uint32:
+		return 0, 1 << 32
+	}
+	return math.Inf(-1), math.Inf(1)
+}
+
 // HistogramEven queues hist[b] = how many samples fall in bin b of
 // hist.Len() even bins over [lower, upper)
 // (cub::DeviceHistogram::HistogramEven with hist.Len()+1 levels): sample x
 // is in bin (x-lower)*bins/(upper-lower), computed exactly for integer
-// samples (lower and upper must then be integers) and in float64 for
-// floats; samples outside [lower, upper) and NaNs are not counted. hist
-// is overwritten. At most 4096 bins. 256 bins over bytes are
+// samples (lower and upper must then be integers within the sample
+// type's range, upper at most its greatest value plus one) and in
+// float64 for floats; samples outside [lower, upper) and NaNs are not
+// counted. hist is overwritten. At most 4096 bins. 256 bins over bytes are
 // HistogramEven(s, bytes, hist, 0, 256) with a hist of 256.
 func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buffer.Array[uint32], lower, upper float64) error {
 	const name = "prim histogram"
@@ -48,8 +66,13 @@ func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buf
 	case float32, float64:
 		isFloat = true
 	}
-	if !isFloat && (lower != math.Trunc(lower) || upper != math.Trunc(upper) || lower < -1<<53 || upper > 1<<53) {
-		return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) of integer samples: want integers", lower, upper)
+	if !isFloat {
+		if lower != math.Trunc(lower) || upper != math.Trunc(upper) {
+			return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) of integer samples: want integers", lower, upper)
+		}
+		if lo, hi := sampleRange[T](); lower < lo || upper > hi {
+			return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) overflow %T samples: want levels in [%v, %v]", lower, upper, zero, lo, hi)
+		}
 	}
 	scale := float64(nb) / (upper - lower)
 	if err := s.Memset(hist, 0); err != nil {
