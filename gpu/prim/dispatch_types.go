@@ -10,15 +10,15 @@ import (
 
 // The typed launchers, by the signature they share across element types.
 type (
-	reduceLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int) error
-	argReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int) error
+	reduceLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int, bool) error
+	argReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int, bool) error
 	scanUpLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int, int) error
 	scanLaunch[T any]          = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], bool, bool, int, int) error
-	unaryLaunch[T any]         = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int) error
-	binaryLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int) error
+	unaryLaunch[T any]         = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int, bool) error
+	binaryLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int, bool) error
 	sortCountLaunch[K any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	sortKeysLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
-	histogramLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int) error
+	histogramLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int, int) error
 	scanLBLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
 	segReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
 	selectCountLaunch[T any]   = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error

@@ -2,6 +2,7 @@ package prim
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
@@ -16,9 +17,12 @@ type Sample interface {
 // maxSharedBins is the most bins a block counts in shared memory (16 KiB).
 const maxSharedBins = 4096
 
+// histPerSM is the blocks per multiprocessor of a GPU histogram's
+// one-wave grid, as its kernels' launch bounds promise.
+const histPerSM = 4
+
 // sampleRange is the least integer sample of type T and one past the
-// greatest: the levels of integer samples lie within it, so that a
-// sample's offset from lower times the bins fits an int64.
+// greatest: the levels of integer samples lie within it.
 func sampleRange[T Sample]() (lo, hi float64) {
 	switch any(*new(T)).(type) {
 	case uint8:
@@ -40,7 +44,8 @@ func sampleRange[T Sample]() (lo, hi float64) {
 // samples (lower and upper must then be integers within the sample
 // type's range, upper at most its greatest value plus one) and in
 // float64 for floats; samples outside [lower, upper) and NaNs are not
-// counted. hist is overwritten. At most 4096 bins. 256 bins over bytes are
+// counted. Integer bins of a power-of-two width take a fast path (no
+// division). hist is overwritten. At most 4096 bins. 256 bins over bytes are
 // HistogramEven(s, bytes, hist, 0, 256) with a hist of 256.
 func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buffer.Array[uint32], lower, upper float64) error {
 	const name = "prim histogram"
@@ -66,12 +71,19 @@ func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buf
 	case float32, float64:
 		isFloat = true
 	}
+	shift := -1
 	if !isFloat {
 		if lower != math.Trunc(lower) || upper != math.Trunc(upper) {
 			return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) of integer samples: want integers", lower, upper)
 		}
 		if lo, hi := sampleRange[T](); lower < lo || upper > hi {
 			return gpu.Errorf(gpu.ErrInvalidValue, name, "levels [%v, %v) overflow %T samples: want levels in [%v, %v]", lower, upper, zero, lo, hi)
+		}
+		// Bins 2^shift wide count without a division.
+		if w := int64(upper - lower); w%int64(nb) == 0 {
+			if q := w / int64(nb); q&(q-1) == 0 {
+				shift = bits.TrailingZeros64(uint64(q))
+			}
 		}
 	}
 	scale := float64(nb) / (upper - lower)
@@ -88,8 +100,10 @@ func HistogramEven[T Sample](s *stream.Stream, samples buffer.Array[T], hist buf
 		grid, span = g.split(n, 1<<15)
 		block = 1
 	} else {
-		grid = max(1, min(ceilDiv(n, blockSize*16), 4*g.sms))
+		// One wave, each block at least four turns of eight samples per
+		// work-item (fewer blocks add fewer counts to hist).
+		grid = max(1, min(ceilDiv(n, blockSize*32), g.wave(histPerSM)))
 	}
 	return histogramFor[T]()(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 4*nb, samples, hist,
-		isFloat, lower, upper, scale, int64(lower), int64(upper-lower), span)
+		isFloat, lower, upper, scale, int64(lower), int64(upper-lower), shift, span)
 }

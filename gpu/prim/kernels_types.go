@@ -6,19 +6,28 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 
 // reduceI32 is a pass of Reduce over int32.
 //
-//hipgo:kernel
-func reduceI32(t kernel.Thread, in, out []int32, id int32, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceI32(t kernel.Thread, in, out []int32, id int32, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]int32](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec4(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceI32 is a pass of ArgMin/ArgMax over int32.
 //
-//hipgo:kernel
-func argReduceI32(t kernel.Thread, in []int32, inI []int64, outV []int32, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceI32(t kernel.Thread, in []int32, inI []int64, outV []int32, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]int32](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec4(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpI32 is a scan's first pass over int32.
@@ -51,15 +60,23 @@ func scanLBI32(t kernel.Thread, in, out, agg, incl []int32, flags []uint32, excl
 // unaryI32 is Transform over int32.
 //
 //hipgo:kernel
-func unaryI32(t kernel.Thread, in, out []int32, op int32, a int32, span int) {
-	unary(t, in, out, op, a, span)
+func unaryI32(t kernel.Thread, in, out []int32, op int32, a int32, span int, vec bool) {
+	if vec {
+		unaryVec4(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryI32 is Transform2 over int32.
 //
 //hipgo:kernel
-func binaryI32(t kernel.Thread, x, y, out []int32, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryI32(t kernel.Thread, x, y, out []int32, op int32, span int, vec bool) {
+	if vec {
+		binaryVec4(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceI32 is SegmentedReduce over int32.
@@ -100,19 +117,28 @@ func segScanI32(t kernel.Thread, in []int32, heads []uint8, out, sums []int32, s
 
 // reduceU32 is a pass of Reduce over uint32.
 //
-//hipgo:kernel
-func reduceU32(t kernel.Thread, in, out []uint32, id uint32, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceU32(t kernel.Thread, in, out []uint32, id uint32, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]uint32](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec4(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceU32 is a pass of ArgMin/ArgMax over uint32.
 //
-//hipgo:kernel
-func argReduceU32(t kernel.Thread, in []uint32, inI []int64, outV []uint32, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceU32(t kernel.Thread, in []uint32, inI []int64, outV []uint32, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]uint32](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec4(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpU32 is a scan's first pass over uint32.
@@ -145,15 +171,23 @@ func scanLBU32(t kernel.Thread, in, out, agg, incl []uint32, flags []uint32, exc
 // unaryU32 is Transform over uint32.
 //
 //hipgo:kernel
-func unaryU32(t kernel.Thread, in, out []uint32, op int32, a uint32, span int) {
-	unary(t, in, out, op, a, span)
+func unaryU32(t kernel.Thread, in, out []uint32, op int32, a uint32, span int, vec bool) {
+	if vec {
+		unaryVec4(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryU32 is Transform2 over uint32.
 //
 //hipgo:kernel
-func binaryU32(t kernel.Thread, x, y, out []uint32, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryU32(t kernel.Thread, x, y, out []uint32, op int32, span int, vec bool) {
+	if vec {
+		binaryVec4(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceU32 is SegmentedReduce over uint32.
@@ -194,19 +228,28 @@ func segScanU32(t kernel.Thread, in []uint32, heads []uint8, out, sums []uint32,
 
 // reduceI64 is a pass of Reduce over int64.
 //
-//hipgo:kernel
-func reduceI64(t kernel.Thread, in, out []int64, id int64, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceI64(t kernel.Thread, in, out []int64, id int64, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]int64](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec2(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceI64 is a pass of ArgMin/ArgMax over int64.
 //
-//hipgo:kernel
-func argReduceI64(t kernel.Thread, in []int64, inI []int64, outV []int64, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceI64(t kernel.Thread, in []int64, inI []int64, outV []int64, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]int64](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec2(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpI64 is a scan's first pass over int64.
@@ -239,15 +282,23 @@ func scanLBI64(t kernel.Thread, in, out, agg, incl []int64, flags []uint32, excl
 // unaryI64 is Transform over int64.
 //
 //hipgo:kernel
-func unaryI64(t kernel.Thread, in, out []int64, op int32, a int64, span int) {
-	unary(t, in, out, op, a, span)
+func unaryI64(t kernel.Thread, in, out []int64, op int32, a int64, span int, vec bool) {
+	if vec {
+		unaryVec2(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryI64 is Transform2 over int64.
 //
 //hipgo:kernel
-func binaryI64(t kernel.Thread, x, y, out []int64, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryI64(t kernel.Thread, x, y, out []int64, op int32, span int, vec bool) {
+	if vec {
+		binaryVec2(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceI64 is SegmentedReduce over int64.
@@ -288,19 +339,28 @@ func segScanI64(t kernel.Thread, in []int64, heads []uint8, out, sums []int64, s
 
 // reduceU64 is a pass of Reduce over uint64.
 //
-//hipgo:kernel
-func reduceU64(t kernel.Thread, in, out []uint64, id uint64, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceU64(t kernel.Thread, in, out []uint64, id uint64, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]uint64](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec2(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceU64 is a pass of ArgMin/ArgMax over uint64.
 //
-//hipgo:kernel
-func argReduceU64(t kernel.Thread, in []uint64, inI []int64, outV []uint64, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceU64(t kernel.Thread, in []uint64, inI []int64, outV []uint64, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]uint64](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec2(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpU64 is a scan's first pass over uint64.
@@ -333,15 +393,23 @@ func scanLBU64(t kernel.Thread, in, out, agg, incl []uint64, flags []uint32, exc
 // unaryU64 is Transform over uint64.
 //
 //hipgo:kernel
-func unaryU64(t kernel.Thread, in, out []uint64, op int32, a uint64, span int) {
-	unary(t, in, out, op, a, span)
+func unaryU64(t kernel.Thread, in, out []uint64, op int32, a uint64, span int, vec bool) {
+	if vec {
+		unaryVec2(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryU64 is Transform2 over uint64.
 //
 //hipgo:kernel
-func binaryU64(t kernel.Thread, x, y, out []uint64, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryU64(t kernel.Thread, x, y, out []uint64, op int32, span int, vec bool) {
+	if vec {
+		binaryVec2(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceU64 is SegmentedReduce over uint64.
@@ -382,19 +450,28 @@ func segScanU64(t kernel.Thread, in []uint64, heads []uint8, out, sums []uint64,
 
 // reduceF32 is a pass of Reduce over float32.
 //
-//hipgo:kernel
-func reduceF32(t kernel.Thread, in, out []float32, id float32, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceF32(t kernel.Thread, in, out []float32, id float32, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]float32](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec4(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceF32 is a pass of ArgMin/ArgMax over float32.
 //
-//hipgo:kernel
-func argReduceF32(t kernel.Thread, in []float32, inI []int64, outV []float32, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceF32(t kernel.Thread, in []float32, inI []int64, outV []float32, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]float32](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec4(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpF32 is a scan's first pass over float32.
@@ -427,15 +504,23 @@ func scanLBF32(t kernel.Thread, in, out, agg, incl []float32, flags []uint32, ex
 // unaryF32 is Transform over float32.
 //
 //hipgo:kernel
-func unaryF32(t kernel.Thread, in, out []float32, op int32, a float32, span int) {
-	unary(t, in, out, op, a, span)
+func unaryF32(t kernel.Thread, in, out []float32, op int32, a float32, span int, vec bool) {
+	if vec {
+		unaryVec4(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryF32 is Transform2 over float32.
 //
 //hipgo:kernel
-func binaryF32(t kernel.Thread, x, y, out []float32, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryF32(t kernel.Thread, x, y, out []float32, op int32, span int, vec bool) {
+	if vec {
+		binaryVec4(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceF32 is SegmentedReduce over float32.
@@ -476,19 +561,28 @@ func segScanF32(t kernel.Thread, in []float32, heads []uint8, out, sums []float3
 
 // reduceF64 is a pass of Reduce over float64.
 //
-//hipgo:kernel
-func reduceF64(t kernel.Thread, in, out []float64, id float64, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduceF64(t kernel.Thread, in, out []float64, id float64, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]float64](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec2(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduceF64 is a pass of ArgMin/ArgMax over float64.
 //
-//hipgo:kernel
-func argReduceF64(t kernel.Thread, in []float64, inI []int64, outV []float64, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduceF64(t kernel.Thread, in []float64, inI []int64, outV []float64, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]float64](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec2(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUpF64 is a scan's first pass over float64.
@@ -521,15 +615,23 @@ func scanLBF64(t kernel.Thread, in, out, agg, incl []float64, flags []uint32, ex
 // unaryF64 is Transform over float64.
 //
 //hipgo:kernel
-func unaryF64(t kernel.Thread, in, out []float64, op int32, a float64, span int) {
-	unary(t, in, out, op, a, span)
+func unaryF64(t kernel.Thread, in, out []float64, op int32, a float64, span int, vec bool) {
+	if vec {
+		unaryVec2(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binaryF64 is Transform2 over float64.
 //
 //hipgo:kernel
-func binaryF64(t kernel.Thread, x, y, out []float64, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binaryF64(t kernel.Thread, x, y, out []float64, op int32, span int, vec bool) {
+	if vec {
+		binaryVec2(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduceF64 is SegmentedReduce over float64.
@@ -570,50 +672,50 @@ func segScanF64(t kernel.Thread, in []float64, heads []uint8, out, sums []float6
 
 // histogramU8 is HistogramEven over uint8 samples.
 //
-//hipgo:kernel
-func histogramU8(t kernel.Thread, samples []uint8, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramU8(t kernel.Thread, samples []uint8, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramU16 is HistogramEven over uint16 samples.
 //
-//hipgo:kernel
-func histogramU16(t kernel.Thread, samples []uint16, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramU16(t kernel.Thread, samples []uint16, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramI32 is HistogramEven over int32 samples.
 //
-//hipgo:kernel
-func histogramI32(t kernel.Thread, samples []int32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramI32(t kernel.Thread, samples []int32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramU32 is HistogramEven over uint32 samples.
 //
-//hipgo:kernel
-func histogramU32(t kernel.Thread, samples []uint32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramU32(t kernel.Thread, samples []uint32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramF32 is HistogramEven over float32 samples.
 //
-//hipgo:kernel
-func histogramF32(t kernel.Thread, samples []float32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramF32(t kernel.Thread, samples []float32, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramF64 is HistogramEven over float64 samples.
 //
-//hipgo:kernel
-func histogramF64(t kernel.Thread, samples []float64, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogramF64(t kernel.Thread, samples []float64, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // sortCountI8 is a radix pass's histogram over int8 keys.

@@ -42,12 +42,31 @@ var forceGPUShape = false
 type shape struct {
 	cpu bool // blocks of one work-item over contiguous spans
 	sms int  // multiprocessors (the cpu agent: its workers)
+	// resident is how many blocks of blockSize work-items a
+	// multiprocessor holds at once by its limits on threads and blocks
+	// (at least one); a kernel's registers and shared memory may allow
+	// fewer (wave).
+	resident int
 }
 
 func shapeOf(s *stream.Stream) shape {
 	p := s.Device().Properties()
-	return shape{cpu: p.IsCPU && !forceGPUShape, sms: max(1, p.MultiProcessorCount)}
+	r := p.MaxThreadsPerMultiProcessor / blockSize
+	if p.MaxBlocksPerMultiProcessor > 0 {
+		r = min(r, p.MaxBlocksPerMultiProcessor)
+	}
+	return shape{cpu: p.IsCPU && !forceGPUShape, sms: max(1, p.MultiProcessorCount), resident: max(1, r)}
 }
+
+// wave is a grid of blocks of blockSize work-items that the device runs
+// all at once (one wave): perSM blocks per multiprocessor, the most that
+// the kernel's launch bounds guarantee room for, or fewer where the
+// device holds fewer.
+func (g shape) wave(perSM int) int { return g.sms * min(perSM, g.resident) }
+
+// aligned16 says whether a starts on a 16-byte boundary, as a vector
+// load (kernel.Load4, Load2) needs.
+func aligned16[T any](a buffer.Array[T]) bool { return uintptr(a.Ptr())%16 == 0 }
 
 // split divides n elements into blocks of contiguous spans of at least
 // minSpan elements, about four per worker: the cpu agent's shape.

@@ -158,7 +158,7 @@ func TestReduce(t *testing.T) {
 	t.Run("uint64", func(t *testing.T) { testReduce[uint64](t, sizes) })
 	t.Run("float32", func(t *testing.T) { testReduce[float32](t, sizes) })
 	t.Run("float64", func(t *testing.T) { testReduce[float64](t, sizes) })
-	withGPUShape(t, func() {
+	withTwoPasses(t, func() {
 		t.Run("gpu-shape/int32", func(t *testing.T) { testReduce[int32](t, gpuShapeSizes) })
 		t.Run("gpu-shape/float64", func(t *testing.T) { testReduce[float64](t, gpuShapeSizes) })
 	})

@@ -1,6 +1,8 @@
 package prim
 
 import (
+	"unsafe"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -40,6 +42,26 @@ func transformShape(g shape, n int) (grid, block, span int) {
 	return max(1, min(ceilDiv(n, blockSize), 16*g.sms)), blockSize, 0
 }
 
+// maxTransformGrid bounds Transform's grid; its blocks stride over what
+// is left.
+const maxTransformGrid = 1 << 16
+
+// transformGrid is Transform's launch over n elements of T: on a GPU,
+// one turn of four loads and stores per work-item for each block (four
+// vectors where vec: 16 elements of 4 bytes, 8 of 8 bytes), as many
+// blocks as that takes, as cub::DeviceTransform keeps bytes in flight;
+// on the cpu agent, contiguous spans.
+func transformGrid[T any](g shape, n int, vec bool) (grid, block, span int) {
+	if g.cpu {
+		return transformShape(g, n)
+	}
+	per := 4
+	if vec {
+		per *= 16 / int(unsafe.Sizeof(*new(T)))
+	}
+	return max(1, min(ceilDiv(n, blockSize*per), maxTransformGrid)), blockSize, 0
+}
+
 // Transform queues out[i] = op(in[i]) for i < out.Len(), a the operation's
 // scalar (cub::DeviceTransform::Transform). out may be in.
 func Transform[T Number](s *stream.Stream, in, out buffer.Array[T], op UnaryOp, a T) error {
@@ -60,8 +82,10 @@ func Transform[T Number](s *stream.Stream, in, out buffer.Array[T], op UnaryOp, 
 	if n == 0 {
 		return nil
 	}
-	grid, block, span := transformShape(shapeOf(s), n)
-	return numFor[T]().unary(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, in, out, int32(op), a, span)
+	g := shapeOf(s)
+	vec := !g.cpu && aligned16(in) && aligned16(out)
+	grid, block, span := transformGrid[T](g, n, vec)
+	return numFor[T]().unary(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, in, out, int32(op), a, span, vec)
 }
 
 // Transform2 queues out[i] = x[i] op y[i] for i < out.Len(). out may be x
@@ -87,6 +111,8 @@ func Transform2[T Number](s *stream.Stream, x, y, out buffer.Array[T], op Binary
 	if n == 0 {
 		return nil
 	}
-	grid, block, span := transformShape(shapeOf(s), n)
-	return numFor[T]().binary(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, x, y, out, int32(op), span)
+	g := shapeOf(s)
+	vec := !g.cpu && aligned16(x) && aligned16(y) && aligned16(out)
+	grid, block, span := transformGrid[T](g, n, vec)
+	return numFor[T]().binary(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, x, y, out, int32(op), span, vec)
 }

@@ -709,22 +709,71 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
   return id;
 }
 
+// ---- 16-byte vector loads and stores ----
+
+// kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
+// 16-byte access; an index out of range is s[i*N+N-1]'s fault.
+template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec { T v[N]; };
+template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  typedef typename hg_unconst<T>::type U;
+  hg_array<U, N> a;
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return {};
+  }
+  hg_vec<U, N> w = *(const hg_vec<U, N>*)(s.p + i * N);
+  for (int k = 0; k < N; k++) a.v[k] = w.v[k];
+  return a;
+}
+template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+    hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
+    return;
+  }
+  hg_vec<T, N> w;
+  for (int k = 0; k < N; k++) w.v[k] = a.v[k];
+  *(hg_vec<T, N>*)(s.p + i * N) = w;
+}
+
+// __launch_bounds__(maxThreads, minBlocks)
+#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#undef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#endif
+
 extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
 template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked> __device__ hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f);
+template <bool Checked, class T> __device__ T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> __device__ T sumOf(hg_slice<const T> s, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T accumulate(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f);
 template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
@@ -735,7 +784,13 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
 template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
 template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, hg_slice<uint32_t> local, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
+template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f);
 template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f);
 template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f);
 template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f);
@@ -769,7 +824,7 @@ template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_f
   return hg_add(a, b);
 }
 
-#line 142 "kernels.go"
+#line 94 "kernels.go"
 template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long bd = (long long)hg_bdim_x();
   if (bd == 1LL) {
@@ -783,18 +838,18 @@ template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op,
     return v;
   }
   long long hg_t2 = hg_lane();
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 154, 3);
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 106, 3);
   long long lane = hg_t2;
   long long w = hg_t3;
-#line 155 "kernels.go"
+#line 107 "kernels.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*warps), w, hg_f, 156, 3) = v;
+    hg_ref<Checked>((*warps), w, hg_f, 108, 3) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
     v = id;
-    if (lane < hg_div<Checked>(bd, ws, hg_f, 161, 3)) {
-      v = hg_ld<Checked>((*warps), lane, hg_f, 162, 3);
+    if (lane < hg_div<Checked>(bd, ws, hg_f, 113, 3)) {
+      v = hg_ld<Checked>((*warps), lane, hg_f, 114, 3);
     }
     for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
       v = combine<Checked, T>(v, hg_shfl_down(v, (long long)(off)), op, hg_f);
@@ -803,175 +858,185 @@ template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op,
   return v;
 }
 
-#line 125 "kernels.go"
+#line 106 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
+  if ((long long)hg_tid_x() == 0LL) {
+    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
+  }
+}
+
+#line 21 "kernels_reduce.go"
+template <bool Checked> __device__ hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f) {
+  __attribute__((unused)) long long bd = {};
+#line 22 "kernels_reduce.go"
+  bd = (long long)hg_bdim_x();
+  return hg_tuple3<long long, long long, long long>{hg_add(hg_mul(hg_mul((long long)hg_bid_x(), 4LL), bd), (long long)hg_tid_x()), bd, hg_mul(hg_mul(4LL, bd), (long long)hg_gdim_x())};
+}
+
+#line 14 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f) {
+  return combine<Checked, T>(combine<Checked, T>(a[0LL], a[1LL], op, hg_f), combine<Checked, T>(a[2LL], a[3LL], op, hg_f), op, hg_f);
+}
+
+#line 68 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+  long long n = in.n;
+  long long nv = n / 4LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 72 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 73, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 73, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 73, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 73, 8);
+    hg_array<T, 4> v0 = hg_t3;
+    hg_array<T, 4> v1 = hg_t4;
+    hg_array<T, 4> v2 = hg_t5;
+    hg_array<T, 4> v3 = hg_t6;
+#line 74 "kernels_reduce.go"
+    acc = combine<Checked, T>(acc, combine<Checked, T>(combine<Checked, T>(combine4<Checked, T>(v0, op, hg_f), combine4<Checked, T>(v1, op, hg_f), op, hg_f), combine<Checked, T>(combine4<Checked, T>(v2, op, hg_f), combine4<Checked, T>(v3, op, hg_f), op, hg_f), op, hg_f), op, hg_f);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    acc = combine<Checked, T>(acc, combine4<Checked, T>(hg_ldv<Checked, 4>(in, i, hg_f, 77, 8), op, hg_f), op, hg_f);
+  }
+  {
+#line 79 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 79 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(4LL, nv))) {
+      acc = combine<Checked, T>(acc, hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 80, 8), op, hg_f);
+    }
+  }
+#line 82 "kernels_reduce.go"
+  return acc;
+}
+
+#line 77 "kernels.go"
 template <bool Checked, class T> __device__ T sumOf(hg_slice<const T> s, hg_fault* hg_f) {
   T a0 = {};
   T a1 = {};
   T a2 = {};
   T a3 = {};
-#line 127 "kernels.go"
+#line 79 "kernels.go"
   long long i = 0LL;
   for (; hg_add(i, 4LL) <= s.n; i = hg_add(i, 4LL)) {
-    a0 = hg_add(a0, hg_ld<Checked>(s, i, hg_f, 129, 3));
-    a1 = hg_add(a1, hg_ld<Checked>(s, hg_add(i, 1LL), hg_f, 130, 3));
-    a2 = hg_add(a2, hg_ld<Checked>(s, hg_add(i, 2LL), hg_f, 131, 3));
-    a3 = hg_add(a3, hg_ld<Checked>(s, hg_add(i, 3LL), hg_f, 132, 3));
+    a0 = hg_add(a0, hg_ld<Checked>(s, i, hg_f, 81, 3));
+    a1 = hg_add(a1, hg_ld<Checked>(s, hg_add(i, 1LL), hg_f, 82, 3));
+    a2 = hg_add(a2, hg_ld<Checked>(s, hg_add(i, 2LL), hg_f, 83, 3));
+    a3 = hg_add(a3, hg_ld<Checked>(s, hg_add(i, 3LL), hg_f, 84, 3));
   }
   for (; i < s.n; i = hg_add(i, 1LL)) {
-    a0 = hg_add(a0, hg_ld<Checked>(s, i, hg_f, 135, 3));
+    a0 = hg_add(a0, hg_ld<Checked>(s, i, hg_f, 87, 3));
   }
   return hg_add(hg_add(hg_add(a0, a1), a2), a3);
 }
 
-#line 78 "kernels.go"
-template <bool Checked, class T> __device__ T accumulate(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f) {
-  long long n = in.n;
-  if (span > 0LL) {
-    long long lo = hg_min(hg_mul(hg_global_x(), span), n);
-    hg_slice<const T> s = hg_sub<Checked>(in, lo, hg_min(hg_add(lo, span), n), hg_f, 82, 3);
-    {
-      int32_t hg_tag2 = op;
-#line 84 "kernels.go"
-      if (hg_tag2 == 1) {
-        {
-          hg_slice<const T> hg_s5 = s;
-          for (long long hg_i4 = 0; hg_i4 < hg_s5.n; hg_i4++) {
-            T x = hg_s5.p[hg_i4];
-#line 86 "kernels.go"
-            if (x < acc) {
-              acc = x;
-            }
-          }
-        }
-#line 90 "kernels.go"
-      } else if (hg_tag2 == 2) {
-        {
-          hg_slice<const T> hg_s8 = s;
-          for (long long hg_i7 = 0; hg_i7 < hg_s8.n; hg_i7++) {
-            T x = hg_s8.p[hg_i7];
-#line 92 "kernels.go"
-            if (x > acc) {
-              acc = x;
-            }
-          }
-        }
-#line 96 "kernels.go"
-      } else {
-        acc = hg_add(acc, sumOf<Checked, T>(s, hg_f));
-      }
-    }
-#line 99 "kernels.go"
-    return acc;
-  }
-  long long step = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+#line 28 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f) {
+  long long lo = hg_min(hg_mul(hg_global_x(), span), in.n);
+  hg_slice<const T> s = hg_sub<Checked>(in, lo, hg_min(hg_add(lo, span), in.n), hg_f, 30, 8);
   {
-    int32_t hg_tag10 = op;
-#line 103 "kernels.go"
-    if (hg_tag10 == 1) {
+    int32_t hg_tag2 = op;
+#line 32 "kernels_reduce.go"
+    if (hg_tag2 == 1) {
       {
-        long long hg_i13 = hg_global_x();
-        long long hg_b11 = n;
-        long long hg_st12 = step;
-        if (hg_st12 > 0LL && hg_b11 <= 0x7fffffffffffffffLL - hg_st12 + 1LL) {
-          unsigned long long hg_n14 = hg_i13 < hg_b11 ? ((unsigned long long)hg_b11 - (unsigned long long)hg_i13 - 1ULL) / (unsigned long long)hg_st12 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
-            long long i = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
-#line 105 "kernels.go"
-            {
-#line 105 "kernels.go"
-              T x = hg_ld<Checked>(in, i, hg_f, 105, 3);
-#line 105 "kernels.go"
-              if (x < acc) {
-                acc = x;
-              }
-            }
-          }
-        } else {
-          for (long long i = hg_i13; i < hg_b11; i = hg_add(i, hg_st12)) {
-#line 105 "kernels.go"
-            {
-#line 105 "kernels.go"
-              T x = hg_ld<Checked>(in, i, hg_f, 105, 3);
-#line 105 "kernels.go"
-              if (x < acc) {
-                acc = x;
-              }
-            }
+        hg_slice<const T> hg_s5 = s;
+        for (long long hg_i4 = 0; hg_i4 < hg_s5.n; hg_i4++) {
+          T x = hg_s5.p[hg_i4];
+#line 34 "kernels_reduce.go"
+          if (x < acc) {
+            acc = x;
           }
         }
       }
-#line 109 "kernels.go"
-    } else if (hg_tag10 == 2) {
+#line 38 "kernels_reduce.go"
+    } else if (hg_tag2 == 2) {
       {
-        long long hg_i20 = hg_global_x();
-        long long hg_b18 = n;
-        long long hg_st19 = step;
-        if (hg_st19 > 0LL && hg_b18 <= 0x7fffffffffffffffLL - hg_st19 + 1LL) {
-          unsigned long long hg_n21 = hg_i20 < hg_b18 ? ((unsigned long long)hg_b18 - (unsigned long long)hg_i20 - 1ULL) / (unsigned long long)hg_st19 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k22 = 0; hg_k22 < hg_n21; hg_k22++) {
-            long long i = (long long)((unsigned long long)hg_i20 + hg_k22 * (unsigned long long)hg_st19);
-#line 111 "kernels.go"
-            {
-#line 111 "kernels.go"
-              T x = hg_ld<Checked>(in, i, hg_f, 111, 3);
-#line 111 "kernels.go"
-              if (x > acc) {
-                acc = x;
-              }
-            }
-          }
-        } else {
-          for (long long i = hg_i20; i < hg_b18; i = hg_add(i, hg_st19)) {
-#line 111 "kernels.go"
-            {
-#line 111 "kernels.go"
-              T x = hg_ld<Checked>(in, i, hg_f, 111, 3);
-#line 111 "kernels.go"
-              if (x > acc) {
-                acc = x;
-              }
-            }
+        hg_slice<const T> hg_s8 = s;
+        for (long long hg_i7 = 0; hg_i7 < hg_s8.n; hg_i7++) {
+          T x = hg_s8.p[hg_i7];
+#line 40 "kernels_reduce.go"
+          if (x > acc) {
+            acc = x;
           }
         }
       }
-#line 115 "kernels.go"
+#line 44 "kernels_reduce.go"
     } else {
-      {
-        long long hg_i27 = hg_global_x();
-        long long hg_b25 = n;
-        long long hg_st26 = step;
-        if (hg_st26 > 0LL && hg_b25 <= 0x7fffffffffffffffLL - hg_st26 + 1LL) {
-          unsigned long long hg_n28 = hg_i27 < hg_b25 ? ((unsigned long long)hg_b25 - (unsigned long long)hg_i27 - 1ULL) / (unsigned long long)hg_st26 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k29 = 0; hg_k29 < hg_n28; hg_k29++) {
-            long long i = (long long)((unsigned long long)hg_i27 + hg_k29 * (unsigned long long)hg_st26);
-#line 117 "kernels.go"
-            acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 117, 3));
-          }
-        } else {
-          for (long long i = hg_i27; i < hg_b25; i = hg_add(i, hg_st26)) {
-#line 117 "kernels.go"
-            acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 117, 3));
-          }
-        }
-      }
+      acc = hg_add(acc, sumOf<Checked, T>(s, hg_f));
     }
   }
-#line 120 "kernels.go"
+#line 47 "kernels_reduce.go"
   return acc;
 }
 
-#line 173 "kernels.go"
-template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
-  T v = blockReduce<Checked, T>(accumulate<Checked, T>(in, id, op, span, hg_f), id, op, warps, hg_f);
-  if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 176, 3) = v;
+#line 52 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+  long long n = in.n;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 55 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
+    T hg_t3 = hg_ld<Checked>(in, i, hg_f, 56, 8);
+    T hg_t4 = hg_ld<Checked>(in, hg_add(i, bd), hg_f, 56, 8);
+    T hg_t5 = hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 56, 8);
+    T hg_t6 = hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 56, 8);
+    T x0 = hg_t3;
+    T x1 = hg_t4;
+    T x2 = hg_t5;
+    T x3 = hg_t6;
+#line 57 "kernels_reduce.go"
+    acc = combine<Checked, T>(acc, combine<Checked, T>(combine<Checked, T>(x0, x1, op, hg_f), combine<Checked, T>(x2, x3, op, hg_f), op, hg_f), op, hg_f);
   }
+  for (; i < n; i = hg_add(i, bd)) {
+    acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 60, 8), op, hg_f);
+  }
+  return acc;
 }
 
-#line 183 "kernels.go"
+#line 115 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  T acc = id;
+  if (span > 0LL) {
+    acc = accumulateSpan<Checked, T>(in, id, op, span, hg_f);
+  } else {
+    acc = accumulate4<Checked, T>(in, id, op, hg_f);
+  }
+  reduceOut<Checked, T>(acc, out, id, op, warps, hg_f);
+}
+
+#line 144 "kernels_reduce.go"
+template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f) {
+  if (vi < 0LL) {
+    return true;
+  }
+  if (isMax) {
+    return x > v;
+  }
+  return x < v;
+}
+
+#line 156 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
+  for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+    if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 158, 8), isMax, hg_f)) {
+      T hg_t2 = hg_ld<Checked>(a, k, hg_f, 159, 8);
+      int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
+      v = hg_t2;
+      vi = hg_t3;
+    }
+  }
+#line 162 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 128 "kernels_reduce.go"
 template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f) {
   if (bi < 0LL) {
     return false;
@@ -985,141 +1050,247 @@ template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, in
   return (b < a) || ((b == a) && (bi < ai));
 }
 
-#line 199 "kernels.go"
-template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
+#line 209 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
+  long long nv = n / 4LL;
   T v = {};
   int64_t vi = -1LL;
-  long long hg_t1 = hg_global_x();
-  long long hg_t2 = n;
-  long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
-  long long lo = hg_t1;
-  long long hi = hg_t2;
-  long long step = hg_t3;
-#line 204 "kernels.go"
-  if (span > 0LL) {
-    lo = hg_mul(hg_global_x(), span);
-    hi = hg_min(hg_add(lo, span), n);
-    step = 1LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 215 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 216, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 216, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 216, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 216, 8);
+    hg_array<T, 4> v0 = hg_t3;
+    hg_array<T, 4> v1 = hg_t4;
+    hg_array<T, 4> v2 = hg_t5;
+    hg_array<T, 4> v3 = hg_t6;
+#line 217 "kernels_reduce.go"
+    auto hg_m7 = argPick<Checked, T>(v, vi, v0, (int64_t)(hg_mul(4LL, i)), 1LL, isMax, hg_f);
+    v = hg_m7.r0;
+    vi = hg_m7.r1;
+#line 218 "kernels_reduce.go"
+    auto hg_m8 = argPick<Checked, T>(v, vi, v1, (int64_t)(hg_mul(4LL, hg_add(i, bd))), 1LL, isMax, hg_f);
+    v = hg_m8.r0;
+    vi = hg_m8.r1;
+#line 219 "kernels_reduce.go"
+    auto hg_m9 = argPick<Checked, T>(v, vi, v2, (int64_t)(hg_mul(4LL, hg_add(i, hg_mul(2LL, bd)))), 1LL, isMax, hg_f);
+    v = hg_m9.r0;
+    vi = hg_m9.r1;
+#line 220 "kernels_reduce.go"
+    auto hg_m10 = argPick<Checked, T>(v, vi, v3, (int64_t)(hg_mul(4LL, hg_add(i, hg_mul(3LL, bd)))), 1LL, isMax, hg_f);
+    v = hg_m10.r0;
+    vi = hg_m10.r1;
   }
+#line 222 "kernels_reduce.go"
+  for (; i < nv; i = hg_add(i, bd)) {
+    auto hg_m12 = argPick<Checked, T>(v, vi, hg_ldv<Checked, 4>(in, i, hg_f, 223, 8), (int64_t)(hg_mul(4LL, i)), 1LL, isMax, hg_f);
+    v = hg_m12.r0;
+    vi = hg_m12.r1;
+  }
+#line 225 "kernels_reduce.go"
   {
-    long long hg_i6 = lo;
-    long long hg_b4 = hi;
-    long long hg_st5 = step;
-    if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-      unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-        long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 210 "kernels.go"
-        T hg_t10 = hg_ld<Checked>(in, i, hg_f, 210, 3);
-        int64_t hg_t11 = (int64_t)(i);
-        T x = hg_t10;
-        int64_t xi = hg_t11;
-#line 211 "kernels.go"
-        if (useIdx) {
-          xi = hg_ld<Checked>(inI, i, hg_f, 212, 3);
-        }
+#line 225 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 225 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(4LL, nv))) {
+      {
+#line 226 "kernels_reduce.go"
+        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 226, 8);
+        int64_t hg_t14 = (int64_t)(hg_add(hg_mul(4LL, nv), g));
+        T x = hg_t13;
+        int64_t xi = hg_t14;
+#line 226 "kernels_reduce.go"
         if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
-          T hg_t12 = x;
-          int64_t hg_t13 = xi;
-          v = hg_t12;
-          vi = hg_t13;
-        }
-      }
-    } else {
-      for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
-#line 210 "kernels.go"
-        T hg_t15 = hg_ld<Checked>(in, i, hg_f, 210, 3);
-        int64_t hg_t16 = (int64_t)(i);
-        T x = hg_t15;
-        int64_t xi = hg_t16;
-#line 211 "kernels.go"
-        if (useIdx) {
-          xi = hg_ld<Checked>(inI, i, hg_f, 212, 3);
-        }
-        if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
-          T hg_t17 = x;
-          int64_t hg_t18 = xi;
-          v = hg_t17;
-          vi = hg_t18;
+          T hg_t15 = x;
+          int64_t hg_t16 = xi;
+          v = hg_t15;
+          vi = hg_t16;
         }
       }
     }
   }
-#line 218 "kernels.go"
+#line 230 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 279 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
   long long bd = (long long)hg_bdim_x();
   if (bd > 1LL) {
     long long ws = hg_warp_size();
     for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
-      T hg_t20 = hg_shfl_down(v, (long long)(off));
-      int64_t hg_t21 = hg_shfl_down(vi, (long long)(off));
-      T x = hg_t20;
-      int64_t xi = hg_t21;
-#line 223 "kernels.go"
+      T hg_t2 = hg_shfl_down(v, (long long)(off));
+      int64_t hg_t3 = hg_shfl_down(vi, (long long)(off));
+      T x = hg_t2;
+      int64_t xi = hg_t3;
+#line 285 "kernels_reduce.go"
       if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
-        T hg_t22 = x;
-        int64_t hg_t23 = xi;
-        v = hg_t22;
-        vi = hg_t23;
+        T hg_t4 = x;
+        int64_t hg_t5 = xi;
+        v = hg_t4;
+        vi = hg_t5;
       }
     }
-#line 227 "kernels.go"
+#line 289 "kernels_reduce.go"
     if (bd > ws) {
-      long long hg_t24 = hg_lane();
-      long long hg_t25 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 228, 3);
-      long long lane = hg_t24;
-      long long w = hg_t25;
-#line 229 "kernels.go"
+      long long hg_t6 = hg_lane();
+      long long hg_t7 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 290, 8);
+      long long lane = hg_t6;
+      long long w = hg_t7;
+#line 291 "kernels_reduce.go"
       if (lane == 0LL) {
-        T hg_t26 = v;
-        int64_t hg_t27 = vi;
-        hg_ref<Checked>((*warpsV), w, hg_f, 230, 3) = hg_t26;
-        hg_ref<Checked>((*warpsI), w, hg_f, 230, 3) = hg_t27;
+        T hg_t8 = v;
+        int64_t hg_t9 = vi;
+        hg_ref<Checked>((*warpsV), w, hg_f, 292, 8) = hg_t8;
+        hg_ref<Checked>((*warpsI), w, hg_f, 292, 8) = hg_t9;
       }
-#line 232 "kernels.go"
+#line 294 "kernels_reduce.go"
       hg_sync_threads();
       if (w == 0LL) {
         vi = -1LL;
-        if (lane < hg_div<Checked>(bd, ws, hg_f, 235, 3)) {
-          T hg_t28 = hg_ld<Checked>((*warpsV), lane, hg_f, 236, 3);
-          int64_t hg_t29 = hg_ld<Checked>((*warpsI), lane, hg_f, 236, 3);
-          v = hg_t28;
-          vi = hg_t29;
+        if (lane < hg_div<Checked>(bd, ws, hg_f, 297, 8)) {
+          T hg_t10 = hg_ld<Checked>((*warpsV), lane, hg_f, 298, 8);
+          int64_t hg_t11 = hg_ld<Checked>((*warpsI), lane, hg_f, 298, 8);
+          v = hg_t10;
+          vi = hg_t11;
         }
-#line 238 "kernels.go"
+#line 300 "kernels_reduce.go"
         for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
-          T hg_t31 = hg_shfl_down(v, (long long)(off));
-          int64_t hg_t32 = hg_shfl_down(vi, (long long)(off));
-          T x = hg_t31;
-          int64_t xi = hg_t32;
-#line 240 "kernels.go"
+          T hg_t13 = hg_shfl_down(v, (long long)(off));
+          int64_t hg_t14 = hg_shfl_down(vi, (long long)(off));
+          T x = hg_t13;
+          int64_t xi = hg_t14;
+#line 302 "kernels_reduce.go"
           if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
-            T hg_t33 = x;
-            int64_t hg_t34 = xi;
-            v = hg_t33;
-            vi = hg_t34;
+            T hg_t15 = x;
+            int64_t hg_t16 = xi;
+            v = hg_t15;
+            vi = hg_t16;
           }
         }
       }
     }
   }
-#line 247 "kernels.go"
+#line 309 "kernels_reduce.go"
   if ((long long)hg_tid_x() == 0LL) {
-    T hg_t35 = v;
-    int64_t hg_t36 = vi;
-    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 248, 3) = hg_t35;
-    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 248, 3) = hg_t36;
+    T hg_t17 = v;
+    int64_t hg_t18 = vi;
+    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 310, 8) = hg_t17;
+    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 310, 8) = hg_t18;
   }
 }
 
-#line 254 "kernels.go"
+#line 260 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+  T v = {};
+  int64_t vi = -1LL;
+  long long lo = hg_min(hg_mul(hg_global_x(), span), in.n);
+  long long hi = hg_min(hg_add(lo, span), in.n);
+  for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+    T hg_t2 = hg_ld<Checked>(in, i, hg_f, 266, 8);
+    int64_t hg_t3 = (int64_t)(i);
+    T x = hg_t2;
+    int64_t xi = hg_t3;
+#line 267 "kernels_reduce.go"
+    if (useIdx) {
+      xi = hg_ld<Checked>(inI, i, hg_f, 268, 8);
+    }
+    if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
+      T hg_t4 = x;
+      int64_t hg_t5 = xi;
+      v = hg_t4;
+      vi = hg_t5;
+    }
+  }
+#line 274 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 178 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f) {
+  long long n = in.n;
+  T v = {};
+  int64_t vi = -1LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 183 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
+    hg_array<T, 4> x = hg_array<T, 4>{{hg_ld<Checked>(in, i, hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, bd), hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 184, 8)}};
+    if (!useIdx) {
+      auto hg_m3 = argPick<Checked, T>(v, vi, x, (int64_t)(i), (int64_t)(bd), isMax, hg_f);
+      v = hg_m3.r0;
+      vi = hg_m3.r1;
+#line 187 "kernels_reduce.go"
+      continue;
+    }
+    for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+      {
+#line 190 "kernels_reduce.go"
+        int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 190, 8);
+#line 190 "kernels_reduce.go"
+        if (better<Checked, T>(v, vi, hg_ld<Checked>(x, k, hg_f, 190, 8), xi, isMax, hg_f)) {
+          T hg_t5 = hg_ld<Checked>(x, k, hg_f, 191, 8);
+          int64_t hg_t6 = xi;
+          v = hg_t5;
+          vi = hg_t6;
+        }
+      }
+    }
+  }
+#line 195 "kernels_reduce.go"
+  for (; i < n; i = hg_add(i, bd)) {
+    T hg_t8 = hg_ld<Checked>(in, i, hg_f, 196, 8);
+    int64_t hg_t9 = (int64_t)(i);
+    T x = hg_t8;
+    int64_t xi = hg_t9;
+#line 197 "kernels_reduce.go"
+    if (useIdx) {
+      xi = hg_ld<Checked>(inI, i, hg_f, 198, 8);
+    }
+    if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
+      T hg_t10 = x;
+      int64_t hg_t11 = xi;
+      v = hg_t10;
+      vi = hg_t11;
+    }
+  }
+#line 204 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 318 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
+  T v = {};
+  int64_t vi = {};
+  if (span > 0LL) {
+    auto hg_m1 = argSpan<Checked, T>(in, inI, useIdx, isMax, span, hg_f);
+    v = hg_m1.r0;
+    vi = hg_m1.r1;
+  } else {
+#line 324 "kernels_reduce.go"
+    auto hg_m2 = argAccumulate4<Checked, T>(in, inI, useIdx, isMax, hg_f);
+    v = hg_m2.r0;
+    vi = hg_m2.r1;
+  }
+#line 326 "kernels_reduce.go"
+  argReduceOut<Checked, T>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+}
+
+#line 125 "kernels.go"
 template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long lo = hg_min(hg_mul(hg_mul((long long)hg_bid_x(), tile), tpb), in.n);
   long long hi = hg_min(hg_add(lo, hg_mul(tile, tpb)), in.n);
   T acc = {};
   if ((long long)hg_bdim_x() == 1LL) {
-    acc = sumOf<Checked, T>(hg_sub<Checked>(in, lo, hi, hg_f, 259, 3), hg_f);
+    acc = sumOf<Checked, T>(hg_sub<Checked>(in, lo, hi, hg_f, 130, 3), hg_f);
   } else {
     {
       long long hg_i3 = hg_add(lo, (long long)hg_tid_x());
@@ -1130,38 +1301,38 @@ template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, h
         #pragma unroll 4
         for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
           long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
-#line 262 "kernels.go"
-          acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 262, 3));
+#line 133 "kernels.go"
+          acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 133, 3));
         }
       } else {
         for (long long i = hg_i3; i < hg_b1; i = hg_add(i, hg_st2)) {
-#line 262 "kernels.go"
-          acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 262, 3));
+#line 133 "kernels.go"
+          acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 133, 3));
         }
       }
     }
   }
-#line 265 "kernels.go"
+#line 136 "kernels.go"
   acc = blockReduce<Checked, T>(acc, (T)0LL, 0, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 267, 3) = acc;
+    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
 }
 
-#line 273 "kernels.go"
+#line 144 "kernels.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 275 "kernels.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 275, 3);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 275, 3);
+#line 146 "kernels.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 146, 3);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 146, 3);
   long long w = hg_t3;
   long long nw = hg_t4;
-#line 276 "kernels.go"
+#line 147 "kernels.go"
   T x = v;
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 277, 3)) {
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 148, 3)) {
     T y = hg_shfl_up(x, (long long)(d));
     if (lane >= d) {
       x = hg_add(x, y);
@@ -1172,131 +1343,131 @@ template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_ar
     e = (T)0LL;
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 288, 3) = x;
+    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
     T s = {};
     if (lane < nw) {
-      s = hg_ld<Checked>((*warps), lane, hg_f, 294, 3);
+      s = hg_ld<Checked>((*warps), lane, hg_f, 165, 3);
     }
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 296, 3)) {
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 167, 3)) {
       T y = hg_shfl_up(s, (long long)(d));
       if (lane >= d) {
         s = hg_add(s, y);
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 303, 3) = s;
+      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
     }
   }
   hg_sync_threads();
   if (w > 0LL) {
-    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 308, 3));
+    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 179, 3));
   }
-  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 310, 3)};
+  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 181, 3)};
 }
 
-#line 317 "kernels.go"
+#line 188 "kernels.go"
 template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 320 "kernels.go"
+#line 191 "kernels.go"
   long long base = hg_mul(hg_mul((long long)hg_bid_x(), tile), tpb);
   T carry = {};
   if (useOffs) {
-    carry = hg_ld<Checked>(offs, (long long)hg_bid_x(), hg_f, 323, 3);
+    carry = hg_ld<Checked>(offs, (long long)hg_bid_x(), hg_f, 194, 3);
   }
   if (bd == 1LL) {
     long long lo = hg_min(base, n);
     long long hi = hg_min(hg_add(base, hg_mul(tile, tpb)), n);
-    hg_slice<const T> hg_t3 = hg_sub<Checked>(in, lo, hi, hg_f, 328, 3);
-    hg_slice<T> hg_t4 = hg_sub<Checked>(out, lo, hi, hg_f, 328, 3);
+    hg_slice<const T> hg_t3 = hg_sub<Checked>(in, lo, hi, hg_f, 199, 3);
+    hg_slice<T> hg_t4 = hg_sub<Checked>(out, lo, hi, hg_f, 199, 3);
     hg_slice<const T> src = hg_t3;
     hg_slice<T> dst = hg_t4;
-#line 329 "kernels.go"
+#line 200 "kernels.go"
     if (exclusive) {
       {
         hg_slice<const T> hg_s7 = src;
         for (long long hg_i6 = 0; hg_i6 < hg_s7.n; hg_i6++) {
           long long i = hg_i6;
           T x = hg_s7.p[hg_i6];
-#line 331 "kernels.go"
-          hg_ref<Checked>(dst, i, hg_f, 331, 3) = carry;
+#line 202 "kernels.go"
+          hg_ref<Checked>(dst, i, hg_f, 202, 3) = carry;
           carry = hg_add(carry, x);
         }
       }
     } else {
-#line 335 "kernels.go"
+#line 206 "kernels.go"
       {
         hg_slice<const T> hg_s10 = src;
         for (long long hg_i9 = 0; hg_i9 < hg_s10.n; hg_i9++) {
           long long i = hg_i9;
           T x = hg_s10.p[hg_i9];
-#line 336 "kernels.go"
+#line 207 "kernels.go"
           carry = hg_add(carry, x);
-          hg_ref<Checked>(dst, i, hg_f, 337, 3) = carry;
+          hg_ref<Checked>(dst, i, hg_f, 208, 3) = carry;
         }
       }
     }
-#line 340 "kernels.go"
+#line 211 "kernels.go"
     return;
   }
-  long long items = hg_div<Checked>(tile, bd, hg_f, 342, 3);
+  long long items = hg_div<Checked>(tile, bd, hg_f, 213, 3);
   long long kt = 0LL;
   if (base < n) {
-    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 345, 3));
+    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 216, 3));
   }
   for (long long k = 0LL; k < kt; k = hg_add(k, 1LL)) {
     long long lo = hg_add(base, hg_mul(k, tile));
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       T x = {};
       {
-#line 351 "kernels.go"
+#line 222 "kernels.go"
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 351 "kernels.go"
+#line 222 "kernels.go"
         if (i < n) {
-          x = hg_ld<Checked>(in, i, hg_f, 352, 3);
+          x = hg_ld<Checked>(in, i, hg_f, 223, 3);
         }
       }
-#line 354 "kernels.go"
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 354, 3) = x;
+#line 225 "kernels.go"
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
     }
     hg_sync_threads();
     T sum = {};
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-      sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 359, 3));
+      sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 230, 3));
     }
     auto hg_m14 = blockScan<Checked, T>(sum, warps, hg_f);
     T pre = hg_m14.r0;
     T total = hg_m14.r1;
-#line 362 "kernels.go"
+#line 233 "kernels.go"
     T run = hg_add(carry, pre);
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 364, 3);
+      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 235, 3);
       if (exclusive) {
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 366, 3) = run;
+        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
         run = hg_add(run, x);
       } else {
         run = hg_add(run, x);
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 370, 3) = run;
+        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
       }
     }
     hg_sync_threads();
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       {
-#line 375 "kernels.go"
+#line 246 "kernels.go"
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 375 "kernels.go"
+#line 246 "kernels.go"
         if (i < n) {
-          hg_ref<Checked>(out, i, hg_f, 376, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 376, 3);
+          hg_ref<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
         }
       }
     }
-#line 379 "kernels.go"
+#line 250 "kernels.go"
     carry = hg_add(carry, total);
     hg_sync_threads();
   }
@@ -1305,14 +1476,14 @@ template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in,
 #line 24 "kernels_lookback.go"
 template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 5));
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
 #line 29 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 5);
+  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 6);
   long long lo = hg_mul(b, tile);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
     T x = {};
@@ -1321,16 +1492,16 @@ template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> 
       long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 33 "kernels_lookback.go"
       if (i < n) {
-        x = hg_ld<Checked>(in, i, hg_f, 34, 5);
+        x = hg_ld<Checked>(in, i, hg_f, 34, 6);
       }
     }
 #line 36 "kernels_lookback.go"
-    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 5) = x;
+    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
   }
   hg_sync_threads();
   T sum = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 5));
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 6));
   }
   auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
   T pre = hg_m5.r0;
@@ -1339,41 +1510,41 @@ template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> 
   if (tid == 0LL) {
     T excl = {};
     if (b == 0LL) {
-      hg_ref<Checked>(incl, 0LL, hg_f, 47, 5) = total;
+      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 5), 2U);
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
     } else {
-      hg_ref<Checked>(agg, b, hg_f, 51, 5) = total;
+      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 5), 1U);
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
       long long j = hg_sub(b, 1LL);
       bool done = false;
       while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 5));
+        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
         if (f == 2U) {
-          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 5), excl);
+          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
           done = true;
         } else if (f == 1U) {
-          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 5), excl);
+          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 6), excl);
           j = hg_sub(j, 1LL);
         }
       }
-      hg_ref<Checked>(incl, b, hg_f, 66, 5) = hg_add(excl, total);
+      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 5), 2U);
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
     }
     (*bcast)[0LL] = excl;
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 5);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 5) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 5) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
     }
   }
   hg_sync_threads();
@@ -1383,292 +1554,236 @@ template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> 
       long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 86 "kernels_lookback.go"
       if (i < n) {
-        hg_ref<Checked>(out, i, hg_f, 87, 5) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 5);
+        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
       }
     }
   }
 }
 
-#line 385 "kernels.go"
+#line 330 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = op;
+#line 332 "kernels_reduce.go"
+    if (hg_tag2 == 0) {
+      return hg_neg(x);
+    } else if (hg_tag2 == 1) {
+      if (x < (T)0LL) {
+        return hg_neg(x);
+      }
+      return x;
+    } else if (hg_tag2 == 2) {
+      return hg_mul(x, x);
+    } else if (hg_tag2 == 3) {
+      return hg_mul(a, x);
+    }
+  }
+#line 344 "kernels_reduce.go"
+  return hg_add(x, a);
+}
+
+#line 365 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f) {
+  return hg_array<T, 4>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f), unaryOf<Checked, T>(v[2LL], op, a, hg_f), unaryOf<Checked, T>(v[3LL], op, a, hg_f)}};
+}
+
+#line 398 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
+  long long n = out.n;
+  long long nv = n / 4LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 402 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 403, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 403, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 403, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 403, 8);
+    hg_array<T, 4> v0 = hg_t3;
+    hg_array<T, 4> v1 = hg_t4;
+    hg_array<T, 4> v2 = hg_t5;
+    hg_array<T, 4> v3 = hg_t6;
+#line 404 "kernels_reduce.go"
+    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(v0, op, a, hg_f), hg_f, 404, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, bd), unary4<Checked, T>(v1, op, a, hg_f), hg_f, 405, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), unary4<Checked, T>(v2, op, a, hg_f), hg_f, 406, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), unary4<Checked, T>(v3, op, a, hg_f), hg_f, 407, 8);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(hg_ldv<Checked, 4>(in, i, hg_f, 410, 8), op, a, hg_f), hg_f, 410, 8);
+  }
+  {
+#line 412 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 412 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(4LL, nv))) {
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 413, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 413, 8), op, a, hg_f);
+    }
+  }
+}
+
+#line 376 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f) {
   long long n = out.n;
-  long long hg_t1 = hg_global_x();
-  long long hg_t2 = n;
-  long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
-  long long lo = hg_t1;
-  long long hi = hg_t2;
-  long long step = hg_t3;
-#line 388 "kernels.go"
   if (span > 0LL) {
-    lo = hg_mul(hg_global_x(), span);
-    hi = hg_min(hg_add(lo, span), n);
-    step = 1LL;
+    long long lo = hg_min(hg_mul(hg_global_x(), span), n);
+    long long hi = hg_min(hg_add(lo, span), n);
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      hg_ref<Checked>(out, i, hg_f, 382, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 382, 8), op, a, hg_f);
+    }
+    return;
+  }
+  auto hg_m2 = stripes4<Checked>(hg_f);
+  long long i = hg_m2.r0;
+  long long bd = hg_m2.r1;
+  long long stride = hg_m2.r2;
+#line 387 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
+    T hg_t4 = hg_ld<Checked>(in, i, hg_f, 388, 8);
+    T hg_t5 = hg_ld<Checked>(in, hg_add(i, bd), hg_f, 388, 8);
+    T hg_t6 = hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 388, 8);
+    T hg_t7 = hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 388, 8);
+    T x0 = hg_t4;
+    T x1 = hg_t5;
+    T x2 = hg_t6;
+    T x3 = hg_t7;
+#line 389 "kernels_reduce.go"
+    T hg_t8 = unaryOf<Checked, T>(x0, op, a, hg_f);
+    T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
+    T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
+    T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 389, 8) = hg_t8;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 389, 8) = hg_t9;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 389, 8) = hg_t10;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 389, 8) = hg_t11;
+  }
+#line 391 "kernels_reduce.go"
+  for (; i < n; i = hg_add(i, bd)) {
+    hg_ref<Checked>(out, i, hg_f, 392, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 392, 8), op, a, hg_f);
+  }
+}
+
+#line 348 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = op;
+#line 350 "kernels_reduce.go"
+    if (hg_tag2 == 1) {
+      return hg_sub(x, y);
+    } else if (hg_tag2 == 2) {
+      return hg_mul(x, y);
+    } else if (hg_tag2 == 3) {
+      return hg_div<Checked>(x, y, hg_f, 355, 8);
+    } else if (hg_tag2 == 4) {
+      return hg_min(x, y);
+    } else if (hg_tag2 == 5) {
+      return hg_max(x, y);
+    }
+  }
+#line 361 "kernels_reduce.go"
+  return hg_add(x, y);
+}
+
+#line 370 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f) {
+  return hg_array<T, 4>{{binaryOf<Checked, T>(x[0LL], y[0LL], op, hg_f), binaryOf<Checked, T>(x[1LL], y[1LL], op, hg_f), binaryOf<Checked, T>(x[2LL], y[2LL], op, hg_f), binaryOf<Checked, T>(x[3LL], y[3LL], op, hg_f)}};
+}
+
+#line 462 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
+  long long n = out.n;
+  long long nv = n / 4LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 466 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(x, i, hg_f, 467, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(x, hg_add(i, bd), hg_f, 467, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 467, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 467, 8);
+    hg_array<T, 4> x0 = hg_t3;
+    hg_array<T, 4> x1 = hg_t4;
+    hg_array<T, 4> x2 = hg_t5;
+    hg_array<T, 4> x3 = hg_t6;
+#line 468 "kernels_reduce.go"
+    hg_array<T, 4> hg_t7 = hg_ldv<Checked, 4>(y, i, hg_f, 468, 8);
+    hg_array<T, 4> hg_t8 = hg_ldv<Checked, 4>(y, hg_add(i, bd), hg_f, 468, 8);
+    hg_array<T, 4> hg_t9 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 468, 8);
+    hg_array<T, 4> hg_t10 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 468, 8);
+    hg_array<T, 4> y0 = hg_t7;
+    hg_array<T, 4> y1 = hg_t8;
+    hg_array<T, 4> y2 = hg_t9;
+    hg_array<T, 4> y3 = hg_t10;
+#line 469 "kernels_reduce.go"
+    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(x0, y0, op, hg_f), hg_f, 469, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, bd), binary4<Checked, T>(x1, y1, op, hg_f), hg_f, 470, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), binary4<Checked, T>(x2, y2, op, hg_f), hg_f, 471, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), binary4<Checked, T>(x3, y3, op, hg_f), hg_f, 472, 8);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(hg_ldv<Checked, 4>(x, i, hg_f, 475, 8), hg_ldv<Checked, 4>(y, i, hg_f, 475, 8), op, hg_f), hg_f, 475, 8);
   }
   {
-    int32_t hg_tag5 = op;
-#line 394 "kernels.go"
-    if (hg_tag5 == 0) {
-      {
-        long long hg_i8 = lo;
-        long long hg_b6 = hi;
-        long long hg_st7 = step;
-        if (hg_st7 > 0LL && hg_b6 <= 0x7fffffffffffffffLL - hg_st7 + 1LL) {
-          unsigned long long hg_n9 = hg_i8 < hg_b6 ? ((unsigned long long)hg_b6 - (unsigned long long)hg_i8 - 1ULL) / (unsigned long long)hg_st7 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k10 = 0; hg_k10 < hg_n9; hg_k10++) {
-            long long i = (long long)((unsigned long long)hg_i8 + hg_k10 * (unsigned long long)hg_st7);
-#line 396 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 396, 3) = hg_neg(hg_ld<Checked>(in, i, hg_f, 396, 3));
-          }
-        } else {
-          for (long long i = hg_i8; i < hg_b6; i = hg_add(i, hg_st7)) {
-#line 396 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 396, 3) = hg_neg(hg_ld<Checked>(in, i, hg_f, 396, 3));
-          }
-        }
-      }
-#line 398 "kernels.go"
-    } else if (hg_tag5 == 1) {
-      {
-        long long hg_i15 = lo;
-        long long hg_b13 = hi;
-        long long hg_st14 = step;
-        if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-          unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-            long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 400 "kernels.go"
-            T x = hg_ld<Checked>(in, i, hg_f, 400, 3);
-            if (x < (T)0LL) {
-              x = hg_neg(x);
-            }
-            hg_ref<Checked>(out, i, hg_f, 404, 3) = x;
-          }
-        } else {
-          for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 400 "kernels.go"
-            T x = hg_ld<Checked>(in, i, hg_f, 400, 3);
-            if (x < (T)0LL) {
-              x = hg_neg(x);
-            }
-            hg_ref<Checked>(out, i, hg_f, 404, 3) = x;
-          }
-        }
-      }
-#line 406 "kernels.go"
-    } else if (hg_tag5 == 2) {
-      {
-        long long hg_i22 = lo;
-        long long hg_b20 = hi;
-        long long hg_st21 = step;
-        if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-          unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-            long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
-#line 408 "kernels.go"
-            T x = hg_ld<Checked>(in, i, hg_f, 408, 3);
-            hg_ref<Checked>(out, i, hg_f, 409, 3) = hg_mul(x, x);
-          }
-        } else {
-          for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
-#line 408 "kernels.go"
-            T x = hg_ld<Checked>(in, i, hg_f, 408, 3);
-            hg_ref<Checked>(out, i, hg_f, 409, 3) = hg_mul(x, x);
-          }
-        }
-      }
-#line 411 "kernels.go"
-    } else if (hg_tag5 == 3) {
-      {
-        long long hg_i29 = lo;
-        long long hg_b27 = hi;
-        long long hg_st28 = step;
-        if (hg_st28 > 0LL && hg_b27 <= 0x7fffffffffffffffLL - hg_st28 + 1LL) {
-          unsigned long long hg_n30 = hg_i29 < hg_b27 ? ((unsigned long long)hg_b27 - (unsigned long long)hg_i29 - 1ULL) / (unsigned long long)hg_st28 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k31 = 0; hg_k31 < hg_n30; hg_k31++) {
-            long long i = (long long)((unsigned long long)hg_i29 + hg_k31 * (unsigned long long)hg_st28);
-#line 413 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 413, 3) = hg_mul(a, hg_ld<Checked>(in, i, hg_f, 413, 3));
-          }
-        } else {
-          for (long long i = hg_i29; i < hg_b27; i = hg_add(i, hg_st28)) {
-#line 413 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 413, 3) = hg_mul(a, hg_ld<Checked>(in, i, hg_f, 413, 3));
-          }
-        }
-      }
-#line 415 "kernels.go"
-    } else {
-      {
-        long long hg_i36 = lo;
-        long long hg_b34 = hi;
-        long long hg_st35 = step;
-        if (hg_st35 > 0LL && hg_b34 <= 0x7fffffffffffffffLL - hg_st35 + 1LL) {
-          unsigned long long hg_n37 = hg_i36 < hg_b34 ? ((unsigned long long)hg_b34 - (unsigned long long)hg_i36 - 1ULL) / (unsigned long long)hg_st35 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
-            long long i = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
-#line 417 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 417, 3) = hg_add(hg_ld<Checked>(in, i, hg_f, 417, 3), a);
-          }
-        } else {
-          for (long long i = hg_i36; i < hg_b34; i = hg_add(i, hg_st35)) {
-#line 417 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 417, 3) = hg_add(hg_ld<Checked>(in, i, hg_f, 417, 3), a);
-          }
-        }
-      }
+#line 477 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 477 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(4LL, nv))) {
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8), op, hg_f);
     }
   }
 }
 
-#line 423 "kernels.go"
+#line 439 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
   long long n = out.n;
-  long long hg_t1 = hg_global_x();
-  long long hg_t2 = n;
-  long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
-  long long lo = hg_t1;
-  long long hi = hg_t2;
-  long long step = hg_t3;
-#line 426 "kernels.go"
   if (span > 0LL) {
-    lo = hg_mul(hg_global_x(), span);
-    hi = hg_min(hg_add(lo, span), n);
-    step = 1LL;
-  }
-  {
-    int32_t hg_tag5 = op;
-#line 432 "kernels.go"
-    if (hg_tag5 == 1) {
-      {
-        long long hg_i8 = lo;
-        long long hg_b6 = hi;
-        long long hg_st7 = step;
-        if (hg_st7 > 0LL && hg_b6 <= 0x7fffffffffffffffLL - hg_st7 + 1LL) {
-          unsigned long long hg_n9 = hg_i8 < hg_b6 ? ((unsigned long long)hg_b6 - (unsigned long long)hg_i8 - 1ULL) / (unsigned long long)hg_st7 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k10 = 0; hg_k10 < hg_n9; hg_k10++) {
-            long long i = (long long)((unsigned long long)hg_i8 + hg_k10 * (unsigned long long)hg_st7);
-#line 434 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 434, 3) = hg_sub(hg_ld<Checked>(x, i, hg_f, 434, 3), hg_ld<Checked>(y, i, hg_f, 434, 3));
-          }
-        } else {
-          for (long long i = hg_i8; i < hg_b6; i = hg_add(i, hg_st7)) {
-#line 434 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 434, 3) = hg_sub(hg_ld<Checked>(x, i, hg_f, 434, 3), hg_ld<Checked>(y, i, hg_f, 434, 3));
-          }
-        }
-      }
-#line 436 "kernels.go"
-    } else if (hg_tag5 == 2) {
-      {
-        long long hg_i15 = lo;
-        long long hg_b13 = hi;
-        long long hg_st14 = step;
-        if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-          unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-            long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 438 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 438, 3) = hg_mul(hg_ld<Checked>(x, i, hg_f, 438, 3), hg_ld<Checked>(y, i, hg_f, 438, 3));
-          }
-        } else {
-          for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 438 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 438, 3) = hg_mul(hg_ld<Checked>(x, i, hg_f, 438, 3), hg_ld<Checked>(y, i, hg_f, 438, 3));
-          }
-        }
-      }
-#line 440 "kernels.go"
-    } else if (hg_tag5 == 3) {
-      {
-        long long hg_i22 = lo;
-        long long hg_b20 = hi;
-        long long hg_st21 = step;
-        if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-          unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-            long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
-#line 442 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 442, 3) = hg_div<Checked>(hg_ld<Checked>(x, i, hg_f, 442, 3), hg_ld<Checked>(y, i, hg_f, 442, 3), hg_f, 442, 3);
-          }
-        } else {
-          for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
-#line 442 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 442, 3) = hg_div<Checked>(hg_ld<Checked>(x, i, hg_f, 442, 3), hg_ld<Checked>(y, i, hg_f, 442, 3), hg_f, 442, 3);
-          }
-        }
-      }
-#line 444 "kernels.go"
-    } else if (hg_tag5 == 4) {
-      {
-        long long hg_i29 = lo;
-        long long hg_b27 = hi;
-        long long hg_st28 = step;
-        if (hg_st28 > 0LL && hg_b27 <= 0x7fffffffffffffffLL - hg_st28 + 1LL) {
-          unsigned long long hg_n30 = hg_i29 < hg_b27 ? ((unsigned long long)hg_b27 - (unsigned long long)hg_i29 - 1ULL) / (unsigned long long)hg_st28 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k31 = 0; hg_k31 < hg_n30; hg_k31++) {
-            long long i = (long long)((unsigned long long)hg_i29 + hg_k31 * (unsigned long long)hg_st28);
-#line 446 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 446, 3) = hg_min(hg_ld<Checked>(x, i, hg_f, 446, 3), hg_ld<Checked>(y, i, hg_f, 446, 3));
-          }
-        } else {
-          for (long long i = hg_i29; i < hg_b27; i = hg_add(i, hg_st28)) {
-#line 446 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 446, 3) = hg_min(hg_ld<Checked>(x, i, hg_f, 446, 3), hg_ld<Checked>(y, i, hg_f, 446, 3));
-          }
-        }
-      }
-#line 448 "kernels.go"
-    } else if (hg_tag5 == 5) {
-      {
-        long long hg_i36 = lo;
-        long long hg_b34 = hi;
-        long long hg_st35 = step;
-        if (hg_st35 > 0LL && hg_b34 <= 0x7fffffffffffffffLL - hg_st35 + 1LL) {
-          unsigned long long hg_n37 = hg_i36 < hg_b34 ? ((unsigned long long)hg_b34 - (unsigned long long)hg_i36 - 1ULL) / (unsigned long long)hg_st35 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
-            long long i = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
-#line 450 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 450, 3) = hg_max(hg_ld<Checked>(x, i, hg_f, 450, 3), hg_ld<Checked>(y, i, hg_f, 450, 3));
-          }
-        } else {
-          for (long long i = hg_i36; i < hg_b34; i = hg_add(i, hg_st35)) {
-#line 450 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 450, 3) = hg_max(hg_ld<Checked>(x, i, hg_f, 450, 3), hg_ld<Checked>(y, i, hg_f, 450, 3));
-          }
-        }
-      }
-#line 452 "kernels.go"
-    } else {
-      {
-        long long hg_i43 = lo;
-        long long hg_b41 = hi;
-        long long hg_st42 = step;
-        if (hg_st42 > 0LL && hg_b41 <= 0x7fffffffffffffffLL - hg_st42 + 1LL) {
-          unsigned long long hg_n44 = hg_i43 < hg_b41 ? ((unsigned long long)hg_b41 - (unsigned long long)hg_i43 - 1ULL) / (unsigned long long)hg_st42 + 1ULL : 0ULL;
-          #pragma unroll 4
-          for (unsigned long long hg_k45 = 0; hg_k45 < hg_n44; hg_k45++) {
-            long long i = (long long)((unsigned long long)hg_i43 + hg_k45 * (unsigned long long)hg_st42);
-#line 454 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 454, 3) = hg_add(hg_ld<Checked>(x, i, hg_f, 454, 3), hg_ld<Checked>(y, i, hg_f, 454, 3));
-          }
-        } else {
-          for (long long i = hg_i43; i < hg_b41; i = hg_add(i, hg_st42)) {
-#line 454 "kernels.go"
-            hg_ref<Checked>(out, i, hg_f, 454, 3) = hg_add(hg_ld<Checked>(x, i, hg_f, 454, 3), hg_ld<Checked>(y, i, hg_f, 454, 3));
-          }
-        }
-      }
+    long long lo = hg_min(hg_mul(hg_global_x(), span), n);
+    long long hi = hg_min(hg_add(lo, span), n);
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      hg_ref<Checked>(out, i, hg_f, 445, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 445, 8), hg_ld<Checked>(y, i, hg_f, 445, 8), op, hg_f);
     }
+    return;
+  }
+  auto hg_m2 = stripes4<Checked>(hg_f);
+  long long i = hg_m2.r0;
+  long long bd = hg_m2.r1;
+  long long stride = hg_m2.r2;
+#line 450 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
+    T hg_t4 = hg_ld<Checked>(x, i, hg_f, 451, 8);
+    T hg_t5 = hg_ld<Checked>(x, hg_add(i, bd), hg_f, 451, 8);
+    T hg_t6 = hg_ld<Checked>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 451, 8);
+    T hg_t7 = hg_ld<Checked>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 451, 8);
+    T x0 = hg_t4;
+    T x1 = hg_t5;
+    T x2 = hg_t6;
+    T x3 = hg_t7;
+#line 452 "kernels_reduce.go"
+    T hg_t8 = hg_ld<Checked>(y, i, hg_f, 452, 8);
+    T hg_t9 = hg_ld<Checked>(y, hg_add(i, bd), hg_f, 452, 8);
+    T hg_t10 = hg_ld<Checked>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 452, 8);
+    T hg_t11 = hg_ld<Checked>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 452, 8);
+    T y0 = hg_t8;
+    T y1 = hg_t9;
+    T y2 = hg_t10;
+    T y3 = hg_t11;
+#line 453 "kernels_reduce.go"
+    T hg_t12 = binaryOf<Checked, T>(x0, y0, op, hg_f);
+    T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
+    T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
+    T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 453, 8) = hg_t12;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 453, 8) = hg_t13;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 453, 8) = hg_t14;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 453, 8) = hg_t15;
+  }
+#line 455 "kernels_reduce.go"
+  for (; i < n; i = hg_add(i, bd)) {
+    hg_ref<Checked>(out, i, hg_f, 456, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 456, 8), hg_ld<Checked>(y, i, hg_f, 456, 8), op, hg_f);
   }
 }
 
@@ -1725,15 +1840,15 @@ template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in,
     long long lo = hg_min(hg_mul(hg_global_x(), span), hg_max(ns, 0LL));
     long long hi = hg_min(hg_add(lo, span), hg_max(ns, 0LL));
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
-      long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 7), 0LL), (int64_t)(n)));
-      long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 7), (int64_t)(b)), (int64_t)(n)));
-      hg_ref<Checked>(out, g, hg_f, 21, 7) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 7), id, op, hg_f);
+      long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 9), 0LL), (int64_t)(n)));
+      long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 9), (int64_t)(b)), (int64_t)(n)));
+      hg_ref<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
     }
     return;
   }
   for (long long g = (long long)hg_bid_x(); g < ns; g = hg_add(g, (long long)hg_gdim_x())) {
-    long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 26, 7), 0LL), (int64_t)(n)));
-    long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 27, 7), (int64_t)(b)), (int64_t)(n)));
+    long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 26, 9), 0LL), (int64_t)(n)));
+    long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 27, 9), (int64_t)(b)), (int64_t)(n)));
     T acc = id;
     {
       long long hg_i9 = hg_add(b, tid);
@@ -1745,19 +1860,19 @@ template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in,
         for (unsigned long long hg_k11 = 0; hg_k11 < hg_n10; hg_k11++) {
           long long i = (long long)((unsigned long long)hg_i9 + hg_k11 * (unsigned long long)hg_st8);
 #line 30 "kernels_segment.go"
-          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 7), op, hg_f);
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 9), op, hg_f);
         }
       } else {
         for (long long i = hg_i9; i < hg_b7; i = hg_add(i, hg_st8)) {
 #line 30 "kernels_segment.go"
-          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 7), op, hg_f);
+          acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 9), op, hg_f);
         }
       }
     }
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_ref<Checked>(out, g, hg_f, 34, 7) = acc;
+      hg_ref<Checked>(out, g, hg_f, 34, 9) = acc;
     }
     hg_sync_threads();
   }
@@ -1769,23 +1884,23 @@ template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg
     int32_t hg_tag2 = pred;
 #line 25 "kernels_select.go"
     if (hg_tag2 == 0) {
-      return hg_ld<Checked>(flags, i, hg_f, 26, 8) != (uint8_t)0;
+      return hg_ld<Checked>(flags, i, hg_f, 26, 10) != (uint8_t)0;
     } else if (hg_tag2 == 1) {
-      return (i == 0LL) || (hg_ld<Checked>(in, i, hg_f, 28, 8) != hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 28, 8));
+      return (i == 0LL) || (hg_ld<Checked>(in, i, hg_f, 28, 10) != hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 28, 10));
     } else if (hg_tag2 == 2) {
-      return hg_ld<Checked>(in, i, hg_f, 30, 8) < a;
+      return hg_ld<Checked>(in, i, hg_f, 30, 10) < a;
     } else if (hg_tag2 == 3) {
-      return hg_ld<Checked>(in, i, hg_f, 32, 8) <= a;
+      return hg_ld<Checked>(in, i, hg_f, 32, 10) <= a;
     } else if (hg_tag2 == 4) {
-      return hg_ld<Checked>(in, i, hg_f, 34, 8) > a;
+      return hg_ld<Checked>(in, i, hg_f, 34, 10) > a;
     } else if (hg_tag2 == 5) {
-      return hg_ld<Checked>(in, i, hg_f, 36, 8) >= a;
+      return hg_ld<Checked>(in, i, hg_f, 36, 10) >= a;
     } else if (hg_tag2 == 6) {
-      return hg_ld<Checked>(in, i, hg_f, 38, 8) == a;
+      return hg_ld<Checked>(in, i, hg_f, 38, 10) == a;
     }
   }
 #line 40 "kernels_select.go"
-  return hg_ld<Checked>(in, i, hg_f, 40, 8) != a;
+  return hg_ld<Checked>(in, i, hg_f, 40, 10) != a;
 }
 
 #line 45 "kernels_select.go"
@@ -1824,11 +1939,11 @@ template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> i
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 8) = c;
+    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
   }
 }
 
-#line 501 "kernels.go"
+#line 297 "kernels.go"
 template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f) {
   x -= (x >> 1LL) & 6148914691236517205ULL;
   x = (x & 3689348814741910323ULL) + ((x >> 2LL) & 3689348814741910323ULL);
@@ -1889,25 +2004,25 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
       total = (*warps)[0LL];
     }
   } else {
-    base = hg_ld<Checked>(offs, b, hg_f, 90, 8);
-    total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 8), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 8));
+    base = hg_ld<Checked>(offs, b, hg_f, 90, 10);
+    total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 10), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 10));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_ref<Checked>(num, 0LL, hg_f, 94, 8) = total;
+    hg_ref<Checked>(num, 0LL, hg_f, 94, 10) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_ref<Checked>(out, base, hg_f, 100, 8) = hg_ld<Checked>(in, i, hg_f, 100, 8);
+          hg_ref<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, base, hg_f, 103, 8) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_ref<Checked>(out, p, hg_f, 108, 8) = hg_ld<Checked>(in, i, hg_f, 108, 8);
+        hg_ref<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
       }
     }
     return;
@@ -1917,18 +2032,18 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
   long long ws = hg_t13;
   long long lane = hg_t14;
 #line 114 "kernels_select.go"
-  long long hg_t15 = hg_div<Checked>(tid, ws, hg_f, 114, 8);
-  long long hg_t16 = hg_div<Checked>(bd, ws, hg_f, 114, 8);
+  long long hg_t15 = hg_div<Checked>(tid, ws, hg_f, 114, 10);
+  long long hg_t16 = hg_div<Checked>(bd, ws, hg_f, 114, 10);
   long long w = hg_t15;
   long long nw = hg_t16;
 #line 115 "kernels_select.go"
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 115, 8) - 1ULL;
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 115, 10) - 1ULL;
   for (long long row = lo; row < hi; row = hg_add(row, bd)) {
     long long i = hg_add(row, tid);
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_ref<Checked>((*wc), w, hg_f, 121, 8) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_ref<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -1937,7 +2052,7 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
     int64_t all = hg_t19;
 #line 125 "kernels_select.go"
     for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-      int64_t c = (int64_t)(hg_ld<Checked>((*wc), x, hg_f, 126, 8));
+      int64_t c = (int64_t)(hg_ld<Checked>((*wc), x, hg_f, 126, 10));
       if (x < w) {
         pre = hg_add(pre, c);
       }
@@ -1948,13 +2063,13 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_ref<Checked>(out, p, hg_f, 137, 8) = hg_ld<Checked>(in, i, hg_f, 137, 8);
+          hg_ref<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, p, hg_f, 140, 8) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 8) = hg_ld<Checked>(in, i, hg_f, 143, 8);
+        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
       }
     }
     base = hg_add(base, all);
@@ -1968,7 +2083,7 @@ template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(in
   long long lane = hg_t1;
   long long ws = hg_t2;
 #line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 7)) {
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
     int32_t yf = hg_shfl_up(f, (long long)(d));
     T yv = hg_shfl_up(v, (long long)(d));
     if (lane >= d) {
@@ -1988,8 +2103,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
   long long ws = hg_t1;
   long long lane = hg_t2;
 #line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 7);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 7);
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
   long long w = hg_t3;
   long long nw = hg_t4;
 #line 102 "kernels_segment.go"
@@ -2012,8 +2127,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
   if (lane == hg_sub(ws, 1LL)) {
     int32_t hg_t10 = xf;
     T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 7) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 7) = hg_t11;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
   }
 #line 110 "kernels_segment.go"
   hg_sync_threads();
@@ -2021,8 +2136,8 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
     int32_t sf = {};
     T sv = {};
     if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 7);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 7);
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
       sf = hg_t12;
       sv = hg_t13;
     }
@@ -2034,19 +2149,19 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
     if (lane < nw) {
       int32_t hg_t15 = sf;
       T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 7) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 7) = hg_t16;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
     }
   }
 #line 122 "kernels_segment.go"
   hg_sync_threads();
   if (w > 0LL) {
     if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 7), ev);
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
     }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 7);
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
   }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 7), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 7)};
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
 }
 
 #line 142 "kernels_segment.go"
@@ -2063,14 +2178,14 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
   T carry = {};
   int32_t cf = {};
   if ((mode == 2) && (b > 0LL)) {
-    carry = hg_ld<Checked>(carryIn, hg_sub(b, 1LL), hg_f, 149, 7);
+    carry = hg_ld<Checked>(carryIn, hg_sub(b, 1LL), hg_f, 149, 9);
   }
   if (bd == 1LL) {
     long long lo = hg_min(base, n);
     long long hi = hg_min(hg_add(base, hg_mul(tile, tpb)), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      T x = hg_ld<Checked>(in, i, hg_f, 155, 7);
-      if (hg_ld<Checked>(heads, i, hg_f, 156, 7) != (uint8_t)0) {
+      T x = hg_ld<Checked>(in, i, hg_f, 155, 9);
+      if (hg_ld<Checked>(heads, i, hg_f, 156, 9) != (uint8_t)0) {
         carry = (T)0LL;
         cf = 1;
       }
@@ -2079,26 +2194,26 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
         continue;
       }
       if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 165, 7) = carry;
+        hg_ref<Checked>(out, i, hg_f, 165, 9) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_ref<Checked>(out, i, hg_f, 169, 7) = carry;
+        hg_ref<Checked>(out, i, hg_f, 169, 9) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_ref<Checked>(sums, b, hg_f, 173, 7) = hg_t5;
-      hg_ref<Checked>(sumHeads, b, hg_f, 173, 7) = hg_t6;
+      hg_ref<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
+      hg_ref<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
   }
-  long long items = hg_div<Checked>(tile, bd, hg_f, 177, 7);
+  long long items = hg_div<Checked>(tile, bd, hg_f, 177, 9);
   long long kt = 0LL;
   if (base < n) {
-    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 180, 7));
+    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 180, 9));
   }
   for (long long k = 0LL; k < kt; k = hg_add(k, 1LL)) {
     long long lo = hg_add(base, hg_mul(k, tile));
@@ -2110,8 +2225,8 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 187 "kernels_segment.go"
         if (i < n) {
-          T hg_t9 = hg_ld<Checked>(in, i, hg_f, 188, 7);
-          uint8_t hg_t10 = hg_ld<Checked>(heads, i, hg_f, 188, 7);
+          T hg_t9 = hg_ld<Checked>(in, i, hg_f, 188, 9);
+          uint8_t hg_t10 = hg_ld<Checked>(heads, i, hg_f, 188, 9);
           x = hg_t9;
           h = hg_t10;
         }
@@ -2119,16 +2234,16 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 7) = hg_t11;
-      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 7) = hg_t12;
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
+      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
     int32_t f = {};
     T v = {};
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 196, 7);
-      if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 197, 7) != (uint8_t)0) {
+      T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 196, 9);
+      if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 197, 9) != (uint8_t)0) {
         int32_t hg_t14 = 1;
         T hg_t15 = x;
         f = hg_t14;
@@ -2150,16 +2265,16 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
     }
     if (mode != 1) {
       for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-        T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 210, 7);
-        if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 211, 7) != (uint8_t)0) {
+        T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 210, 9);
+        if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 211, 9) != (uint8_t)0) {
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 7) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 7) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
         }
       }
       hg_sync_threads();
@@ -2169,7 +2284,7 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_ref<Checked>(out, i, hg_f, 225, 7) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 7);
+            hg_ref<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
           }
         }
       }
@@ -2186,19 +2301,280 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_ref<Checked>(sums, b, hg_f, 238, 7) = hg_t19;
-    hg_ref<Checked>(sumHeads, b, hg_f, 238, 7) = hg_t20;
+    hg_ref<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
+    hg_ref<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
   }
 }
 
-#line 628 "kernels.go"
-template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, hg_slice<uint32_t> local, hg_fault* hg_f) {
+#line 86 "kernels_reduce.go"
+template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+  long long n = in.n;
+  long long nv = n / 2LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 90 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 91, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 91, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 91, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 91, 8);
+    hg_array<T, 2> v0 = hg_t3;
+    hg_array<T, 2> v1 = hg_t4;
+    hg_array<T, 2> v2 = hg_t5;
+    hg_array<T, 2> v3 = hg_t6;
+#line 92 "kernels_reduce.go"
+    acc = combine<Checked, T>(acc, combine<Checked, T>(combine<Checked, T>(combine<Checked, T>(v0[0LL], v0[1LL], op, hg_f), combine<Checked, T>(v1[0LL], v1[1LL], op, hg_f), op, hg_f), combine<Checked, T>(combine<Checked, T>(v2[0LL], v2[1LL], op, hg_f), combine<Checked, T>(v3[0LL], v3[1LL], op, hg_f), op, hg_f), op, hg_f), op, hg_f);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    hg_array<T, 2> v = hg_ldv<Checked, 2>(in, i, hg_f, 95, 8);
+    acc = combine<Checked, T>(acc, combine<Checked, T>(v[0LL], v[1LL], op, hg_f), op, hg_f);
+  }
+  {
+#line 98 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 98 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(2LL, nv))) {
+      acc = combine<Checked, T>(acc, hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 99, 8), op, hg_f);
+    }
+  }
+#line 101 "kernels_reduce.go"
+  return acc;
+}
+
+#line 166 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f) {
+  if (beats<Checked, T>(v, vi, a[0LL], isMax, hg_f)) {
+    T hg_t1 = a[0LL];
+    int64_t hg_t2 = ai;
+    v = hg_t1;
+    vi = hg_t2;
+  }
+#line 170 "kernels_reduce.go"
+  if (beats<Checked, T>(v, vi, a[1LL], isMax, hg_f)) {
+    T hg_t3 = a[1LL];
+    int64_t hg_t4 = hg_add(ai, 1LL);
+    v = hg_t3;
+    vi = hg_t4;
+  }
+#line 173 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 234 "kernels_reduce.go"
+template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
+  long long n = in.n;
+  long long nv = n / 2LL;
+  T v = {};
+  int64_t vi = -1LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 240 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 241, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 241, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 241, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 241, 8);
+    hg_array<T, 2> v0 = hg_t3;
+    hg_array<T, 2> v1 = hg_t4;
+    hg_array<T, 2> v2 = hg_t5;
+    hg_array<T, 2> v3 = hg_t6;
+#line 242 "kernels_reduce.go"
+    auto hg_m7 = argPick2<Checked, T>(v, vi, v0, (int64_t)(hg_mul(2LL, i)), isMax, hg_f);
+    v = hg_m7.r0;
+    vi = hg_m7.r1;
+#line 243 "kernels_reduce.go"
+    auto hg_m8 = argPick2<Checked, T>(v, vi, v1, (int64_t)(hg_mul(2LL, hg_add(i, bd))), isMax, hg_f);
+    v = hg_m8.r0;
+    vi = hg_m8.r1;
+#line 244 "kernels_reduce.go"
+    auto hg_m9 = argPick2<Checked, T>(v, vi, v2, (int64_t)(hg_mul(2LL, hg_add(i, hg_mul(2LL, bd)))), isMax, hg_f);
+    v = hg_m9.r0;
+    vi = hg_m9.r1;
+#line 245 "kernels_reduce.go"
+    auto hg_m10 = argPick2<Checked, T>(v, vi, v3, (int64_t)(hg_mul(2LL, hg_add(i, hg_mul(3LL, bd)))), isMax, hg_f);
+    v = hg_m10.r0;
+    vi = hg_m10.r1;
+  }
+#line 247 "kernels_reduce.go"
+  for (; i < nv; i = hg_add(i, bd)) {
+    auto hg_m12 = argPick2<Checked, T>(v, vi, hg_ldv<Checked, 2>(in, i, hg_f, 248, 8), (int64_t)(hg_mul(2LL, i)), isMax, hg_f);
+    v = hg_m12.r0;
+    vi = hg_m12.r1;
+  }
+#line 250 "kernels_reduce.go"
+  {
+#line 250 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 250 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(2LL, nv))) {
+      {
+#line 251 "kernels_reduce.go"
+        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 251, 8);
+        int64_t hg_t14 = (int64_t)(hg_add(hg_mul(2LL, nv), g));
+        T x = hg_t13;
+        int64_t xi = hg_t14;
+#line 251 "kernels_reduce.go"
+        if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
+          T hg_t15 = x;
+          int64_t hg_t16 = xi;
+          v = hg_t15;
+          vi = hg_t16;
+        }
+      }
+    }
+  }
+#line 255 "kernels_reduce.go"
+  return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 418 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
+  long long n = out.n;
+  long long nv = n / 2LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 422 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 423, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 423, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 423, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 423, 8);
+    hg_array<T, 2> v0 = hg_t3;
+    hg_array<T, 2> v1 = hg_t4;
+    hg_array<T, 2> v2 = hg_t5;
+    hg_array<T, 2> v3 = hg_t6;
+#line 424 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v0[0LL], op, a, hg_f), unaryOf<Checked, T>(v0[1LL], op, a, hg_f)}}, hg_f, 424, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{unaryOf<Checked, T>(v1[0LL], op, a, hg_f), unaryOf<Checked, T>(v1[1LL], op, a, hg_f)}}, hg_f, 425, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v2[0LL], op, a, hg_f), unaryOf<Checked, T>(v2[1LL], op, a, hg_f)}}, hg_f, 426, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v3[0LL], op, a, hg_f), unaryOf<Checked, T>(v3[1LL], op, a, hg_f)}}, hg_f, 427, 8);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    hg_array<T, 2> v = hg_ldv<Checked, 2>(in, i, hg_f, 430, 8);
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f)}}, hg_f, 431, 8);
+  }
+  {
+#line 433 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 433 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(2LL, nv))) {
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 434, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 434, 8), op, a, hg_f);
+    }
+  }
+}
+
+#line 483 "kernels_reduce.go"
+template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
+  long long n = out.n;
+  long long nv = n / 2LL;
+  auto hg_m1 = stripes4<Checked>(hg_f);
+  long long i = hg_m1.r0;
+  long long bd = hg_m1.r1;
+  long long stride = hg_m1.r2;
+#line 487 "kernels_reduce.go"
+  for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(x, i, hg_f, 488, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(x, hg_add(i, bd), hg_f, 488, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 488, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 488, 8);
+    hg_array<T, 2> x0 = hg_t3;
+    hg_array<T, 2> x1 = hg_t4;
+    hg_array<T, 2> x2 = hg_t5;
+    hg_array<T, 2> x3 = hg_t6;
+#line 489 "kernels_reduce.go"
+    hg_array<T, 2> hg_t7 = hg_ldv<Checked, 2>(y, i, hg_f, 489, 8);
+    hg_array<T, 2> hg_t8 = hg_ldv<Checked, 2>(y, hg_add(i, bd), hg_f, 489, 8);
+    hg_array<T, 2> hg_t9 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 489, 8);
+    hg_array<T, 2> hg_t10 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 489, 8);
+    hg_array<T, 2> y0 = hg_t7;
+    hg_array<T, 2> y1 = hg_t8;
+    hg_array<T, 2> y2 = hg_t9;
+    hg_array<T, 2> y3 = hg_t10;
+#line 490 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(x0[0LL], y0[0LL], op, hg_f), binaryOf<Checked, T>(x0[1LL], y0[1LL], op, hg_f)}}, hg_f, 490, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{binaryOf<Checked, T>(x1[0LL], y1[0LL], op, hg_f), binaryOf<Checked, T>(x1[1LL], y1[1LL], op, hg_f)}}, hg_f, 491, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x2[0LL], y2[0LL], op, hg_f), binaryOf<Checked, T>(x2[1LL], y2[1LL], op, hg_f)}}, hg_f, 492, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x3[0LL], y3[0LL], op, hg_f), binaryOf<Checked, T>(x3[1LL], y3[1LL], op, hg_f)}}, hg_f, 493, 8);
+  }
+  for (; i < nv; i = hg_add(i, bd)) {
+    hg_array<T, 2> hg_t12 = hg_ldv<Checked, 2>(x, i, hg_f, 496, 8);
+    hg_array<T, 2> hg_t13 = hg_ldv<Checked, 2>(y, i, hg_f, 496, 8);
+    hg_array<T, 2> a = hg_t12;
+    hg_array<T, 2> b = hg_t13;
+#line 497 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(a[0LL], b[0LL], op, hg_f), binaryOf<Checked, T>(a[1LL], b[1LL], op, hg_f)}}, hg_f, 497, 8);
+  }
+  {
+#line 499 "kernels_reduce.go"
+    long long g = hg_global_x();
+#line 499 "kernels_reduce.go"
+    if (g < hg_sub(n, hg_mul(2LL, nv))) {
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8), op, hg_f);
+    }
+  }
+}
+
+#line 64 "kernels_hist.go"
+template <bool Checked, class T> __device__ void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f) {
+  uint64_t w = (uint64_t)(widthI);
+  if (span > 0LL) {
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      {
+#line 68 "kernels_hist.go"
+        uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 68, 5)), lowerI));
+#line 68 "kernels_hist.go"
+        if (d < w) {
+          hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5) += 1U;
+        }
+      }
+    }
+#line 72 "kernels_hist.go"
+    return;
+  }
+  long long n = samples.n;
+  long long bd = (long long)hg_bdim_x();
+  long long i = hg_add(hg_mul(hg_mul((long long)hg_bid_x(), 8LL), bd), (long long)hg_tid_x());
+  long long stride = hg_mul(hg_mul(8LL, bd), (long long)hg_gdim_x());
+  for (; hg_add(i, hg_mul(7LL, bd)) < n; i = hg_add(i, stride)) {
+    hg_array<T, 8> x = hg_array<T, 8>{{hg_ld<Checked>(samples, i, hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, bd), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(2LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(3LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(4LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(5LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(6LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(7LL, bd)), hg_f, 79, 5)}};
+    for (long long k = 0LL; k < 8LL; k = hg_add(k, 1LL)) {
+      {
+#line 81 "kernels_hist.go"
+        uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(x, k, hg_f, 81, 5)), lowerI));
+#line 81 "kernels_hist.go"
+        if (d < w) {
+          hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5), 1U);
+        }
+      }
+    }
+  }
+#line 86 "kernels_hist.go"
+  for (; i < n; i = hg_add(i, bd)) {
+    {
+#line 87 "kernels_hist.go"
+      uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 87, 5)), lowerI));
+#line 87 "kernels_hist.go"
+      if (d < w) {
+        hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5), 1U);
+      }
+    }
+  }
+}
+
+#line 14 "kernels_hist.go"
+template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f) {
   long long nb = hist.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 631 "kernels.go"
+#line 17 "kernels_hist.go"
   {
     long long hg_i5 = tid;
     long long hg_b3 = nb;
@@ -2208,17 +2584,17 @@ template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T>
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 632 "kernels.go"
-        hg_ref<Checked>(local, i, hg_f, 632, 3) = 0U;
+#line 18 "kernels_hist.go"
+        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
-#line 632 "kernels.go"
-        hg_ref<Checked>(local, i, hg_f, 632, 3) = 0U;
+#line 18 "kernels_hist.go"
+        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     }
   }
-#line 634 "kernels.go"
+#line 20 "kernels_hist.go"
   hg_sync_threads();
   long long n = samples.n;
   long long hg_t10 = hg_global_x();
@@ -2227,90 +2603,94 @@ template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T>
   long long lo = hg_t10;
   long long hi = hg_t11;
   long long step = hg_t12;
-#line 637 "kernels.go"
+#line 23 "kernels_hist.go"
   if (span > 0LL) {
     lo = hg_min(hg_mul(hg_global_x(), span), n);
     hi = hg_min(hg_add(lo, span), n);
     step = 1LL;
   }
-  {
-    long long hg_i15 = lo;
-    long long hg_b13 = hi;
-    long long hg_st14 = step;
-    if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-      unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-        long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 643 "kernels.go"
-        long long b = -1LL;
-        if (isFloat) {
-          {
-#line 645 "kernels.go"
-            double f = (double)(hg_ld<Checked>(samples, i, hg_f, 645, 3));
-#line 645 "kernels.go"
-            if ((f >= lowerF) && (f < upperF)) {
-              b = hg_min((long long)((f - lowerF) * scale), hg_sub(nb, 1LL));
+  if ((shift >= 0LL) && (!isFloat)) {
+    histShift<Checked, T>(samples, local, lowerI, widthI, shift, lo, hi, span, hg_f);
+  } else {
+    {
+      long long hg_i15 = lo;
+      long long hg_b13 = hi;
+      long long hg_st14 = step;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+#line 32 "kernels_hist.go"
+          long long b = -1LL;
+          if (isFloat) {
+            {
+#line 34 "kernels_hist.go"
+              double f = (double)(hg_ld<Checked>(samples, i, hg_f, 34, 5));
+#line 34 "kernels_hist.go"
+              if ((f >= lowerF) && (f < upperF)) {
+                b = hg_min((long long)((f - lowerF) * scale), hg_sub(nb, 1LL));
+              }
+            }
+          } else {
+#line 38 "kernels_hist.go"
+            {
+#line 38 "kernels_hist.go"
+              int64_t d = hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 38, 5)), lowerI);
+#line 38 "kernels_hist.go"
+              if ((d >= 0LL) && (d < widthI)) {
+                b = (long long)(hg_div<Checked>(hg_mul(d, (int64_t)(nb)), widthI, hg_f, 39, 5));
+              }
             }
           }
-        } else {
-#line 649 "kernels.go"
-          {
-#line 649 "kernels.go"
-            int64_t d = hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 649, 3)), lowerI);
-#line 649 "kernels.go"
-            if ((d >= 0LL) && (d < widthI)) {
-              b = (long long)(hg_div<Checked>(hg_mul(d, (int64_t)(nb)), widthI, hg_f, 650, 3));
-            }
+#line 42 "kernels_hist.go"
+          if (b < 0LL) {
+            continue;
+          }
+          if (bd == 1LL) {
+            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+          } else {
+            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
           }
         }
-#line 653 "kernels.go"
-        if (b < 0LL) {
-          continue;
-        }
-        if (bd == 1LL) {
-          hg_ref<Checked>(local, b, hg_f, 657, 3) += 1U;
-        } else {
-          hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 659, 3), 1U);
-        }
-      }
-    } else {
-      for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 643 "kernels.go"
-        long long b = -1LL;
-        if (isFloat) {
-          {
-#line 645 "kernels.go"
-            double f = (double)(hg_ld<Checked>(samples, i, hg_f, 645, 3));
-#line 645 "kernels.go"
-            if ((f >= lowerF) && (f < upperF)) {
-              b = hg_min((long long)((f - lowerF) * scale), hg_sub(nb, 1LL));
+      } else {
+        for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
+#line 32 "kernels_hist.go"
+          long long b = -1LL;
+          if (isFloat) {
+            {
+#line 34 "kernels_hist.go"
+              double f = (double)(hg_ld<Checked>(samples, i, hg_f, 34, 5));
+#line 34 "kernels_hist.go"
+              if ((f >= lowerF) && (f < upperF)) {
+                b = hg_min((long long)((f - lowerF) * scale), hg_sub(nb, 1LL));
+              }
+            }
+          } else {
+#line 38 "kernels_hist.go"
+            {
+#line 38 "kernels_hist.go"
+              int64_t d = hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 38, 5)), lowerI);
+#line 38 "kernels_hist.go"
+              if ((d >= 0LL) && (d < widthI)) {
+                b = (long long)(hg_div<Checked>(hg_mul(d, (int64_t)(nb)), widthI, hg_f, 39, 5));
+              }
             }
           }
-        } else {
-#line 649 "kernels.go"
-          {
-#line 649 "kernels.go"
-            int64_t d = hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 649, 3)), lowerI);
-#line 649 "kernels.go"
-            if ((d >= 0LL) && (d < widthI)) {
-              b = (long long)(hg_div<Checked>(hg_mul(d, (int64_t)(nb)), widthI, hg_f, 650, 3));
-            }
+#line 42 "kernels_hist.go"
+          if (b < 0LL) {
+            continue;
           }
-        }
-#line 653 "kernels.go"
-        if (b < 0LL) {
-          continue;
-        }
-        if (bd == 1LL) {
-          hg_ref<Checked>(local, b, hg_f, 657, 3) += 1U;
-        } else {
-          hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 659, 3), 1U);
+          if (bd == 1LL) {
+            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+          } else {
+            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+          }
         }
       }
     }
   }
-#line 662 "kernels.go"
+#line 52 "kernels_hist.go"
   hg_sync_threads();
   {
     long long hg_i22 = tid;
@@ -2321,25 +2701,25 @@ template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T>
       #pragma unroll 4
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
-#line 664 "kernels.go"
+#line 54 "kernels_hist.go"
         {
-#line 664 "kernels.go"
-          uint32_t c = hg_ld<Checked>(local, i, hg_f, 664, 3);
-#line 664 "kernels.go"
+#line 54 "kernels_hist.go"
+          uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
+#line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 665, 3), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
           }
         }
       }
     } else {
       for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
-#line 664 "kernels.go"
+#line 54 "kernels_hist.go"
         {
-#line 664 "kernels.go"
-          uint32_t c = hg_ld<Checked>(local, i, hg_f, 664, 3);
-#line 664 "kernels.go"
+#line 54 "kernels_hist.go"
+          uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
+#line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 665, 3), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
           }
         }
       }
@@ -2347,12 +2727,12 @@ template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T>
   }
 }
 
-#line 464 "kernels.go"
+#line 260 "kernels.go"
 template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f) {
   uint64_t u = {};
   {
     int32_t hg_tag2 = kind;
-#line 467 "kernels.go"
+#line 263 "kernels.go"
     if (hg_tag2 == 2) {
       uint32_t b = hg_f32_bits((float)(k));
       if (b == 2147483648U) {
@@ -2376,31 +2756,31 @@ template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, 
       }
       u = b;
     } else if (hg_tag2 == 1) {
-      u = ((uint64_t)((int64_t)(k)) ^ hg_shl<Checked>(1ULL, hg_sub(width, 1LL), hg_f, 490, 3)) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 490, 3);
+      u = ((uint64_t)((int64_t)(k)) ^ hg_shl<Checked>(1ULL, hg_sub(width, 1LL), hg_f, 286, 3)) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 286, 3);
     } else {
-      u = (uint64_t)(k) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 492, 3);
+      u = (uint64_t)(k) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 288, 3);
     }
   }
-#line 494 "kernels.go"
+#line 290 "kernels.go"
   if (desc) {
-    u = (~u) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 495, 3);
+    u = (~u) & hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 291, 3);
   }
   return u;
 }
 
-#line 510 "kernels.go"
+#line 306 "kernels.go"
 template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 512 "kernels.go"
+#line 308 "kernels.go"
   long long hg_t3 = (long long)hg_bid_x();
   long long hg_t4 = (long long)hg_gdim_x();
   long long b = hg_t3;
   long long nb = hg_t4;
-#line 513 "kernels.go"
-  long long nd = hg_shl<Checked>(1LL, bits, hg_f, 513, 3);
+#line 309 "kernels.go"
+  long long nd = hg_shl<Checked>(1LL, bits, hg_f, 309, 3);
   uint64_t mask = (uint64_t)(hg_sub(nd, 1LL));
   {
     long long hg_i7 = tid;
@@ -2411,23 +2791,23 @@ template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> key
       #pragma unroll 4
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
-#line 516 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 516, 3) = 0U;
+#line 312 "kernels.go"
+        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     } else {
       for (long long d = hg_i7; d < hg_b5; d = hg_add(d, hg_st6)) {
-#line 516 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 516, 3) = 0U;
+#line 312 "kernels.go"
+        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     }
   }
-#line 518 "kernels.go"
+#line 314 "kernels.go"
   hg_sync_threads();
   long long lo = hg_mul(b, tile);
   long long hi = hg_min(hg_add(lo, tile), keys.n);
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 523, 3), kind, width, desc, hg_f), shift, hg_f, 523, 3) & mask, hg_f, 523, 3) += 1U;
+      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3) += 1U;
     }
   } else {
     {
@@ -2439,18 +2819,18 @@ template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> key
         #pragma unroll 4
         for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
           long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 527 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 527, 3), kind, width, desc, hg_f), shift, hg_f, 527, 3) & mask, hg_f, 527, 3), 1U);
+#line 323 "kernels.go"
+          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
         }
       } else {
         for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 527 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 527, 3), kind, width, desc, hg_f), shift, hg_f, 527, 3) & mask, hg_f, 527, 3), 1U);
+#line 323 "kernels.go"
+          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
         }
       }
     }
   }
-#line 530 "kernels.go"
+#line 326 "kernels.go"
   hg_sync_threads();
   {
     long long hg_i22 = tid;
@@ -2461,47 +2841,47 @@ template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> key
       #pragma unroll 4
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long d = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
-#line 532 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 532, 3) = hg_ld<Checked>((*bins), d, hg_f, 532, 3);
+#line 328 "kernels.go"
+        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     } else {
       for (long long d = hg_i22; d < hg_b20; d = hg_add(d, hg_st21)) {
-#line 532 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 532, 3) = hg_ld<Checked>((*bins), d, hg_f, 532, 3);
+#line 328 "kernels.go"
+        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     }
   }
 }
 
-#line 542 "kernels.go"
+#line 338 "kernels.go"
 template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f) {
-#line 544 "kernels.go"
+#line 340 "kernels.go"
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 545 "kernels.go"
+#line 341 "kernels.go"
   long long hg_t3 = (long long)hg_bid_x();
   long long hg_t4 = (long long)hg_gdim_x();
   long long b = hg_t3;
   long long nb = hg_t4;
-#line 546 "kernels.go"
-  long long nd = hg_shl<Checked>(1LL, bits, hg_f, 546, 3);
+#line 342 "kernels.go"
+  long long nd = hg_shl<Checked>(1LL, bits, hg_f, 342, 3);
   uint64_t mask = (uint64_t)(hg_sub(nd, 1LL));
   long long lo = hg_mul(b, tile);
   long long hi = hg_min(hg_add(lo, tile), keysIn.n);
   if (bd == 1LL) {
     for (long long d = 0LL; d < nd; d = hg_add(d, 1LL)) {
-      hg_ref<Checked>((*run), d, hg_f, 552, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 552, 3);
+      hg_ref<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
     }
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      K k = hg_ld<Checked>(keysIn, i, hg_f, 555, 3);
-      uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 556, 3) & mask;
-      uint32_t p = hg_ld<Checked>((*run), d, hg_f, 557, 3);
-      hg_ref<Checked>((*run), d, hg_f, 558, 3) = p + 1U;
-      hg_ref<Checked>(keysOut, p, hg_f, 559, 3) = k;
+      K k = hg_ld<Checked>(keysIn, i, hg_f, 351, 3);
+      uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 352, 3) & mask;
+      uint32_t p = hg_ld<Checked>((*run), d, hg_f, 353, 3);
+      hg_ref<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
+      hg_ref<Checked>(keysOut, p, hg_f, 355, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 561, 3) = hg_ld<Checked>(valsIn, i, hg_f, 561, 3);
+        hg_ref<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
       }
     }
     return;
@@ -2510,12 +2890,12 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
   long long hg_t8 = hg_lane();
   long long ws = hg_t7;
   long long lane = hg_t8;
-#line 567 "kernels.go"
-  long long hg_t9 = hg_div<Checked>(tid, ws, hg_f, 567, 3);
-  long long hg_t10 = hg_div<Checked>(bd, ws, hg_f, 567, 3);
+#line 363 "kernels.go"
+  long long hg_t9 = hg_div<Checked>(tid, ws, hg_f, 363, 3);
+  long long hg_t10 = hg_div<Checked>(bd, ws, hg_f, 363, 3);
   long long w = hg_t9;
   long long nw = hg_t10;
-#line 568 "kernels.go"
+#line 364 "kernels.go"
   {
     long long hg_i13 = tid;
     long long hg_b11 = nd;
@@ -2525,37 +2905,37 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
       #pragma unroll 4
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
-#line 569 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 569, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 569, 3);
+#line 365 "kernels.go"
+        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 571, 3) = 0U;
+          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     } else {
       for (long long d = hg_i13; d < hg_b11; d = hg_add(d, hg_st12)) {
-#line 569 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 569, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 569, 3);
+#line 365 "kernels.go"
+        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 571, 3) = 0U;
+          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     }
   }
-#line 574 "kernels.go"
+#line 370 "kernels.go"
   hg_sync_threads();
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 575, 3) - 1ULL;
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 371, 3) - 1ULL;
   for (long long base = lo; base < hi; base = hg_add(base, bd)) {
     long long i = hg_add(base, tid);
     bool valid = i < hi;
     K k = {};
     long long d = 0LL;
     if (valid) {
-      k = hg_ld<Checked>(keysIn, i, hg_f, 582, 3);
-      d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 583, 3) & mask);
+      k = hg_ld<Checked>(keysIn, i, hg_f, 378, 3);
+      d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 379, 3) & mask);
     }
     uint64_t peers = hg_ballot(valid);
     for (long long bit = 0LL; bit < bits; bit = hg_add(bit, 1LL)) {
-      bool on = (hg_shr<Checked>(d, bit, hg_f, 587, 3) & 1LL) == 1LL;
+      bool on = (hg_shr<Checked>(d, bit, hg_f, 383, 3) & 1LL) == 1LL;
       uint64_t m = hg_ballot(on);
       if (on) {
         peers &= m;
@@ -2565,7 +2945,7 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
     }
     long long rank = popc<Checked>(peers & lt, hg_f);
     if (valid && (rank == 0LL)) {
-      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 597, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
+      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
     }
     hg_sync_threads();
     {
@@ -2577,37 +2957,37 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
         #pragma unroll 4
         for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
           long long dd = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
-#line 601 "kernels.go"
-          uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 601, 3);
+#line 397 "kernels.go"
+          uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-            uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 603, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 604, 3) = r;
+            uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
+            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 606, 3) = 0U;
+            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 608, 3) = r;
+          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       } else {
         for (long long dd = hg_i24; dd < hg_b22; dd = hg_add(dd, hg_st23)) {
-#line 601 "kernels.go"
-          uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 601, 3);
+#line 397 "kernels.go"
+          uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-            uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 603, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 604, 3) = r;
+            uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
+            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 606, 3) = 0U;
+            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 608, 3) = r;
+          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       }
     }
-#line 610 "kernels.go"
+#line 406 "kernels.go"
     hg_sync_threads();
     if (valid) {
-      uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 612, 3) + (uint32_t)(rank);
-      hg_ref<Checked>(keysOut, p, hg_f, 613, 3) = k;
+      uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 408, 3) + (uint32_t)(rank);
+      hg_ref<Checked>(keysOut, p, hg_f, 409, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 615, 3) = hg_ld<Checked>(valsIn, i, hg_f, 615, 3);
+        hg_ref<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
       }
     }
   }
@@ -2639,19 +3019,19 @@ template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys
         long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
 #line 72 "kernels_segment.go"
         uint8_t f = {};
-        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 7) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 7))) {
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 7) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
 #line 72 "kernels_segment.go"
         uint8_t f = {};
-        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 7) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 7))) {
+        if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 7) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     }
   }
@@ -2683,9 +3063,9 @@ template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s
 #line 60 "kernels_merge.go"
   while (lo < hi) {
     long long m = hg_add(lo, hi) / 2LL;
-    bool before = mergeLess<Checked, K>(hg_ld<Checked>(s, m, hg_f, 62, 6), k, ord, kind, width, hg_f);
+    bool before = mergeLess<Checked, K>(hg_ld<Checked>(s, m, hg_f, 62, 7), k, ord, kind, width, hg_f);
     if (after) {
-      before = !mergeLess<Checked, K>(k, hg_ld<Checked>(s, m, hg_f, 64, 6), ord, kind, width, hg_f);
+      before = !mergeLess<Checked, K>(k, hg_ld<Checked>(s, m, hg_f, 64, 7), ord, kind, width, hg_f);
     }
     if (before) {
       lo = hg_add(m, 1LL);
@@ -2724,18 +3104,18 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
 #line 92 "kernels_merge.go"
           long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
           for (long long x = r; x < re; x = hg_add(x, 1LL)) {
-            K k = hg_ld<Checked>(in, x, hg_f, 94, 6);
+            K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
-            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 6), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 6) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 6);
+            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 6) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 6);
+                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 6) = k;
+            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 6) = (uint32_t)(x);
+              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -2744,18 +3124,18 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
 #line 92 "kernels_merge.go"
           long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
           for (long long x = r; x < re; x = hg_add(x, 1LL)) {
-            K k = hg_ld<Checked>(in, x, hg_f, 94, 6);
+            K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
-            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 6), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 6) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 6);
+            while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 6) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 6);
+                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 6) = k;
+            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 6) = (uint32_t)(x);
+              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -2774,14 +3154,14 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 6) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 6);
-        hg_ref<Checked>((*si), x, hg_f, 113, 6) = (uint32_t)(x);
+        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 6) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 6);
-        hg_ref<Checked>((*si), x, hg_f, 113, 6) = (uint32_t)(x);
+        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     }
   }
@@ -2800,40 +3180,40 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
         for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
           long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
 #line 120 "kernels_merge.go"
-          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 6), hg_mul(2LL, w));
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 7), hg_mul(2LL, w));
           long long hg_t29 = hg_min(hg_add(r0, w), m);
           long long hg_t30 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
           long long ae = hg_t29;
           long long be = hg_t30;
 #line 122 "kernels_merge.go"
-          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 6);
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 7);
           long long p = 0LL;
           if (x < ae) {
-            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 6)), k, false, ord, kind, width, hg_f));
+            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 7)), k, false, ord, kind, width, hg_f));
           } else {
-            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 6)), k, true, ord, kind, width, hg_f));
+            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 6) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 6) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 6);
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
 #line 120 "kernels_merge.go"
-          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 6), hg_mul(2LL, w));
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 7), hg_mul(2LL, w));
           long long hg_t32 = hg_min(hg_add(r0, w), m);
           long long hg_t33 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
           long long ae = hg_t32;
           long long be = hg_t33;
 #line 122 "kernels_merge.go"
-          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 6);
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 122, 7);
           long long p = 0LL;
           if (x < ae) {
-            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 6)), k, false, ord, kind, width, hg_f));
+            p = hg_add(hg_sub(x, r0), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 125, 7)), k, false, ord, kind, width, hg_f));
           } else {
-            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 6)), k, true, ord, kind, width, hg_f));
+            p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 6) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 6) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 6);
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       }
     }
@@ -2851,17 +3231,17 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 6) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 6);
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 6) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 6);
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 6) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 6);
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 6) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 6);
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     }
@@ -2877,7 +3257,7 @@ template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K
 #line 45 "kernels_merge.go"
   while (lo < hi) {
     long long m = hg_add(lo, hi) / 2LL;
-    if (mergeLess<Checked, K>(hg_ld<Checked>(b, hg_sub(hg_sub(d, 1LL), m), hg_f, 47, 6), hg_ld<Checked>(a, m, hg_f, 47, 6), ord, kind, width, hg_f)) {
+    if (mergeLess<Checked, K>(hg_ld<Checked>(b, hg_sub(hg_sub(d, 1LL), m), hg_f, 47, 7), hg_ld<Checked>(a, m, hg_f, 47, 7), ord, kind, width, hg_f)) {
       hi = m;
     } else {
       lo = hg_add(m, 1LL);
@@ -2888,8 +3268,8 @@ template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K
 
 #line 146 "kernels_merge.go"
 template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
-  hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 147, 6);
-  hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 147, 6);
+  hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 147, 7);
+  hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 147, 7);
   hg_slice<const K> a = hg_t1;
   hg_slice<const K> b = hg_t2;
 #line 148 "kernels_merge.go"
@@ -2897,15 +3277,15 @@ template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> sr
   long long j = hg_sub(d0, i);
   for (long long d = d0; d < d1; d = hg_add(d, 1LL)) {
     long long from = hg_add(bs, j);
-    if ((j >= b.n) || ((i < a.n) && (!mergeLess<Checked, K>(hg_ld<Checked>(b, j, hg_f, 152, 6), hg_ld<Checked>(a, i, hg_f, 152, 6), ord, kind, width, hg_f)))) {
+    if ((j >= b.n) || ((i < a.n) && (!mergeLess<Checked, K>(hg_ld<Checked>(b, j, hg_f, 152, 7), hg_ld<Checked>(a, i, hg_f, 152, 7), ord, kind, width, hg_f)))) {
       from = hg_add(as, i);
       i = hg_add(i, 1LL);
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 6) = hg_ld<Checked>(src, from, hg_f, 158, 6);
+    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
     if (pairs) {
-      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 6) = hg_ld<Checked>(srcI, from, hg_f, 160, 6);
+      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
     }
   }
 }
@@ -2927,14 +3307,14 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
   long long o1 = hg_min(hg_add(o0, tile), n);
   if (bd == 1LL) {
     for (long long o = o0; o < o1; ) {
-      long long ps = hg_mul(hg_div<Checked>(o, hg_mul(2LL, w), hg_f, 183, 6), hg_mul(2LL, w));
+      long long ps = hg_mul(hg_div<Checked>(o, hg_mul(2LL, w), hg_f, 183, 7), hg_mul(2LL, w));
       long long e = hg_min(o1, hg_add(ps, hg_mul(2LL, w)));
       mergeRange<Checked, K>(src, dst, srcI, dstI, pairs, ps, hg_min(hg_add(ps, w), n), hg_min(hg_add(ps, hg_mul(2LL, w)), n), hg_sub(o, ps), hg_sub(e, ps), ord, kind, width, hg_f);
       o = e;
     }
     return;
   }
-  long long ps = hg_mul(hg_div<Checked>(o0, hg_mul(2LL, w), hg_f, 190, 6), hg_mul(2LL, w));
+  long long ps = hg_mul(hg_div<Checked>(o0, hg_mul(2LL, w), hg_f, 190, 7), hg_mul(2LL, w));
   long long hg_t5 = ps;
   long long hg_t6 = hg_min(hg_add(ps, w), n);
   long long hg_t7 = hg_min(hg_add(ps, hg_mul(2LL, w)), n);
@@ -2943,8 +3323,8 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
   long long be = hg_t7;
 #line 192 "kernels_merge.go"
   if (tid == 0LL) {
-    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 6), hg_sub<Checked>(src, bs, be, hg_f, 193, 6), hg_sub(o0, ps), ord, kind, width, hg_f);
-    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 6), hg_sub<Checked>(src, bs, be, hg_f, 194, 6), hg_sub(o1, ps), ord, kind, width, hg_f);
+    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
+    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -2973,9 +3353,9 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 6) = hg_ld<Checked>(src, g, hg_f, 206, 6);
+        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 6) = hg_ld<Checked>(srcI, g, hg_f, 208, 6);
+          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     } else {
@@ -2985,34 +3365,34 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 6) = hg_ld<Checked>(src, g, hg_f, 206, 6);
+        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 6) = hg_ld<Checked>(srcI, g, hg_f, 208, 6);
+          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     }
   }
 #line 211 "kernels_merge.go"
   hg_sync_threads();
-  long long ipt = hg_div<Checked>(tile, bd, hg_f, 212, 6);
+  long long ipt = hg_div<Checked>(tile, bd, hg_f, 212, 7);
   {
 #line 213 "kernels_merge.go"
     long long d = hg_mul(tid, ipt);
 #line 213 "kernels_merge.go"
     if (d < tot) {
-      long long i = mergePath<Checked, K>(hg_const(hg_sub<Checked>(sk, 0LL, la, hg_f, 214, 6)), hg_const(hg_sub<Checked>(sk, la, tot, hg_f, 214, 6)), d, ord, kind, width, hg_f);
+      long long i = mergePath<Checked, K>(hg_const(hg_sub<Checked>(sk, 0LL, la, hg_f, 214, 7)), hg_const(hg_sub<Checked>(sk, la, tot, hg_f, 214, 7)), d, ord, kind, width, hg_f);
       long long j = hg_sub(d, i);
       for (long long k = d; k < hg_min(hg_add(d, ipt), tot); k = hg_add(k, 1LL)) {
         long long from = hg_add(la, j);
-        if ((j >= lb) || ((i < la) && (!mergeLess<Checked, K>(hg_ld<Checked>(sk, hg_add(la, j), hg_f, 218, 6), hg_ld<Checked>(sk, i, hg_f, 218, 6), ord, kind, width, hg_f)))) {
+        if ((j >= lb) || ((i < la) && (!mergeLess<Checked, K>(hg_ld<Checked>(sk, hg_add(la, j), hg_f, 218, 7), hg_ld<Checked>(sk, i, hg_f, 218, 7), ord, kind, width, hg_f)))) {
           from = i;
           i = hg_add(i, 1LL);
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 6) = hg_ld<Checked>(sk, from, hg_f, 224, 6);
+        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 6) = hg_ld<Checked>((*si), from, hg_f, 226, 6);
+          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
         }
       }
     }
@@ -3029,17 +3409,17 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 6) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 6);
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 6) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 6);
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 6) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 6);
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 6) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 6);
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     }
@@ -3052,7 +3432,7 @@ template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 247, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 6), hg_f, 247, 6);
+      hg_ref<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
     }
     return;
   }
@@ -3066,12 +3446,12 @@ template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 6), hg_f, 252, 6);
+        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 6) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 6), hg_f, 252, 6);
+        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     }
   }
@@ -3081,7 +3461,7 @@ template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg
 
 #line 155 "kernels_select.go"
 template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads, hg_slice<const int64_t> num, hg_slice<int64_t> counts, long long n, long long span, hg_fault* hg_f) {
-  long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 8));
+  long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 10));
   long long hg_t1 = hg_global_x();
   long long hg_t2 = r;
   long long hg_t3 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
@@ -3106,18 +3486,18 @@ template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
-          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 8);
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 8) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 8));
+        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
-          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 8);
+          end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 8) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 8));
+        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     }
   }
@@ -3131,43 +3511,55 @@ extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int
 }
 
 #line 10 "kernels_types.go"
-template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 12 "kernels_types.go"
-  reduceTo<Checked, int32_t>(in, out, id, op, span, warps, hg_f);
+  if (vec) {
+    reduceOut<Checked, int32_t>(accumulateVec4<Checked, int32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, int32_t>(in, out, id, op, span, warps, hg_f);
+  }
 }
 
-extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span) {
-  reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) reduce_i32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec) {
+  reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
-extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 18 "kernels_types.go"
-template <bool Checked> __device__ void argReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> inI, hg_slice<int32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+#line 22 "kernels_types.go"
+template <bool Checked> __device__ void argReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> inI, hg_slice<int32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 20 "kernels_types.go"
+#line 24 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 21 "kernels_types.go"
-  argReduceTo<Checked, int32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
-}
-
-extern "C" __global__ void arg_reduce_i32(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
-}
-extern "C" __global__ void arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
-}
-
+#line 25 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec4<Checked, int32_t>(in, isMax, hg_f);
+    int32_t v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
 #line 27 "kernels_types.go"
+    argReduceOut<Checked, int32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, int32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+}
+
+#line 36 "kernels_types.go"
 template <bool Checked> __device__ void scanUpI32(hg_slice<const int32_t> in, hg_slice<int32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 29 "kernels_types.go"
+#line 38 "kernels_types.go"
   tileSum<Checked, int32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -3178,11 +3570,11 @@ extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in
   scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 35 "kernels_types.go"
+#line 44 "kernels_types.go"
 template <bool Checked> __device__ void scanI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<const int32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 37 "kernels_types.go"
+#line 46 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   scanTiles<Checked, int32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -3194,14 +3586,14 @@ extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n,
   scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 44 "kernels_types.go"
+#line 53 "kernels_types.go"
 template <bool Checked> __device__ void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 46 "kernels_types.go"
+#line 55 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_bcast;
   hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
-#line 47 "kernels_types.go"
+#line 56 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -3213,35 +3605,43 @@ extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_
   scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 54 "kernels_types.go"
-template <bool Checked> __device__ void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, hg_fault* hg_f) {
-  unary<Checked, int32_t>(in, out, op, a, span, hg_f);
+#line 63 "kernels_types.go"
+template <bool Checked> __device__ void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, int32_t>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span) {
-  unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec) {
+  unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 61 "kernels_types.go"
-template <bool Checked> __device__ void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, int32_t>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span) {
-  binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 74 "kernels_types.go"
+template <bool Checked> __device__ void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, int32_t>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 68 "kernels_types.go"
+extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 85 "kernels_types.go"
 template <bool Checked> __device__ void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 70 "kernels_types.go"
+#line 87 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3252,11 +3652,11 @@ extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long
   segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 76 "kernels_types.go"
+#line 93 "kernels_types.go"
 template <bool Checked> __device__ void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 78 "kernels_types.go"
+#line 95 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3267,14 +3667,14 @@ extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long lo
   selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 84 "kernels_types.go"
+#line 101 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 86 "kernels_types.go"
+#line 103 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 87 "kernels_types.go"
+#line 104 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -3285,18 +3685,18 @@ extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long 
   selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 93 "kernels_types.go"
+#line 110 "kernels_types.go"
 template <bool Checked> __device__ void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 96 "kernels_types.go"
+#line 113 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 97 "kernels_types.go"
+#line 114 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 98 "kernels_types.go"
+#line 115 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -3307,44 +3707,56 @@ extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long i
   segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 104 "kernels_types.go"
-template <bool Checked> __device__ void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
-  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 106 "kernels_types.go"
-  reduceTo<Checked, uint32_t>(in, out, id, op, span, warps, hg_f);
-}
-
-extern "C" __global__ void reduce_u32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span) {
-  reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
-}
-extern "C" __global__ void reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
-}
-
-#line 112 "kernels_types.go"
-template <bool Checked> __device__ void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
-  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 114 "kernels_types.go"
-  __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
-  hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 115 "kernels_types.go"
-  argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
-}
-
-extern "C" __global__ void arg_reduce_u32(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
-}
-extern "C" __global__ void arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
-}
-
 #line 121 "kernels_types.go"
-template <bool Checked> __device__ void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> __device__ void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 123 "kernels_types.go"
+  if (vec) {
+    reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, uint32_t>(in, out, id, op, span, warps, hg_f);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) reduce_u32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec) {
+  reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+}
+
+#line 133 "kernels_types.go"
+template <bool Checked> __device__ void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
+  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 135 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
+  hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
+#line 136 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
+    uint32_t v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
+#line 138 "kernels_types.go"
+    argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+}
+
+#line 147 "kernels_types.go"
+template <bool Checked> __device__ void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 149 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -3355,11 +3767,11 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
   scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 129 "kernels_types.go"
+#line 155 "kernels_types.go"
 template <bool Checked> __device__ void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 131 "kernels_types.go"
+#line 157 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -3371,14 +3783,14 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
   scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 138 "kernels_types.go"
+#line 164 "kernels_types.go"
 template <bool Checked> __device__ void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 140 "kernels_types.go"
+#line 166 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 141 "kernels_types.go"
+#line 167 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -3390,35 +3802,43 @@ extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in
   scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 148 "kernels_types.go"
-template <bool Checked> __device__ void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, hg_fault* hg_f) {
-  unary<Checked, uint32_t>(in, out, op, a, span, hg_f);
+#line 174 "kernels_types.go"
+template <bool Checked> __device__ void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, uint32_t>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span) {
-  unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec) {
+  unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 155 "kernels_types.go"
-template <bool Checked> __device__ void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, uint32_t>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span) {
-  binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 185 "kernels_types.go"
+template <bool Checked> __device__ void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, uint32_t>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 162 "kernels_types.go"
+extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 196 "kernels_types.go"
 template <bool Checked> __device__ void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 164 "kernels_types.go"
+#line 198 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3429,11 +3849,11 @@ extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long lon
   segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 170 "kernels_types.go"
+#line 204 "kernels_types.go"
 template <bool Checked> __device__ void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 172 "kernels_types.go"
+#line 206 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3444,14 +3864,14 @@ extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long l
   selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 178 "kernels_types.go"
+#line 212 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 180 "kernels_types.go"
+#line 214 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 181 "kernels_types.go"
+#line 215 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -3462,18 +3882,18 @@ extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long
   selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 187 "kernels_types.go"
+#line 221 "kernels_types.go"
 template <bool Checked> __device__ void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 190 "kernels_types.go"
+#line 224 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 191 "kernels_types.go"
+#line 225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 192 "kernels_types.go"
+#line 226 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -3484,44 +3904,56 @@ extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long 
   segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 198 "kernels_types.go"
-template <bool Checked> __device__ void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
+#line 232 "kernels_types.go"
+template <bool Checked> __device__ void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 200 "kernels_types.go"
-  reduceTo<Checked, int64_t>(in, out, id, op, span, warps, hg_f);
+#line 234 "kernels_types.go"
+  if (vec) {
+    reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, int64_t>(in, out, id, op, span, warps, hg_f);
+  }
 }
 
-extern "C" __global__ void reduce_i64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span) {
-  reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) reduce_i64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec) {
+  reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
-extern "C" __global__ void reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 206 "kernels_types.go"
-template <bool Checked> __device__ void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+#line 244 "kernels_types.go"
+template <bool Checked> __device__ void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 208 "kernels_types.go"
+#line 246 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 209 "kernels_types.go"
-  argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+#line 247 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
+    int64_t v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
+#line 249 "kernels_types.go"
+    argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
 }
 
-extern "C" __global__ void arg_reduce_i64(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
-extern "C" __global__ void arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 215 "kernels_types.go"
+#line 258 "kernels_types.go"
 template <bool Checked> __device__ void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 217 "kernels_types.go"
+#line 260 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -3532,11 +3964,11 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
   scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 223 "kernels_types.go"
+#line 266 "kernels_types.go"
 template <bool Checked> __device__ void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 225 "kernels_types.go"
+#line 268 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -3548,14 +3980,14 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
   scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 232 "kernels_types.go"
+#line 275 "kernels_types.go"
 template <bool Checked> __device__ void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 234 "kernels_types.go"
+#line 277 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 235 "kernels_types.go"
+#line 278 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -3567,35 +3999,43 @@ extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_
   scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 242 "kernels_types.go"
-template <bool Checked> __device__ void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, hg_fault* hg_f) {
-  unary<Checked, int64_t>(in, out, op, a, span, hg_f);
+#line 285 "kernels_types.go"
+template <bool Checked> __device__ void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, int64_t>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span) {
-  unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec) {
+  unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 249 "kernels_types.go"
-template <bool Checked> __device__ void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, int64_t>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span) {
-  binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 296 "kernels_types.go"
+template <bool Checked> __device__ void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, int64_t>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 256 "kernels_types.go"
+extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 307 "kernels_types.go"
 template <bool Checked> __device__ void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 258 "kernels_types.go"
+#line 309 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3606,11 +4046,11 @@ extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long
   segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 264 "kernels_types.go"
+#line 315 "kernels_types.go"
 template <bool Checked> __device__ void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 266 "kernels_types.go"
+#line 317 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3621,14 +4061,14 @@ extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long lo
   selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 272 "kernels_types.go"
+#line 323 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 274 "kernels_types.go"
+#line 325 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 275 "kernels_types.go"
+#line 326 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -3639,18 +4079,18 @@ extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long 
   selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 281 "kernels_types.go"
+#line 332 "kernels_types.go"
 template <bool Checked> __device__ void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 284 "kernels_types.go"
+#line 335 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 285 "kernels_types.go"
+#line 336 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 286 "kernels_types.go"
+#line 337 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -3661,44 +4101,56 @@ extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long i
   segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 292 "kernels_types.go"
-template <bool Checked> __device__ void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
+#line 343 "kernels_types.go"
+template <bool Checked> __device__ void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 294 "kernels_types.go"
-  reduceTo<Checked, uint64_t>(in, out, id, op, span, warps, hg_f);
+#line 345 "kernels_types.go"
+  if (vec) {
+    reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, uint64_t>(in, out, id, op, span, warps, hg_f);
+  }
 }
 
-extern "C" __global__ void reduce_u64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span) {
-  reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) reduce_u64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec) {
+  reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
-extern "C" __global__ void reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 300 "kernels_types.go"
-template <bool Checked> __device__ void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+#line 355 "kernels_types.go"
+template <bool Checked> __device__ void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 302 "kernels_types.go"
+#line 357 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 303 "kernels_types.go"
-  argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+#line 358 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
+    uint64_t v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
+#line 360 "kernels_types.go"
+    argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
 }
 
-extern "C" __global__ void arg_reduce_u64(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
-extern "C" __global__ void arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 309 "kernels_types.go"
+#line 369 "kernels_types.go"
 template <bool Checked> __device__ void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 311 "kernels_types.go"
+#line 371 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -3709,11 +4161,11 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
   scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 317 "kernels_types.go"
+#line 377 "kernels_types.go"
 template <bool Checked> __device__ void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 319 "kernels_types.go"
+#line 379 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -3725,14 +4177,14 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
   scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 326 "kernels_types.go"
+#line 386 "kernels_types.go"
 template <bool Checked> __device__ void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 328 "kernels_types.go"
+#line 388 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 329 "kernels_types.go"
+#line 389 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -3744,35 +4196,43 @@ extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in
   scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 336 "kernels_types.go"
-template <bool Checked> __device__ void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, hg_fault* hg_f) {
-  unary<Checked, uint64_t>(in, out, op, a, span, hg_f);
+#line 396 "kernels_types.go"
+template <bool Checked> __device__ void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, uint64_t>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span) {
-  unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec) {
+  unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 343 "kernels_types.go"
-template <bool Checked> __device__ void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, uint64_t>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span) {
-  binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 407 "kernels_types.go"
+template <bool Checked> __device__ void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, uint64_t>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 350 "kernels_types.go"
+extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 418 "kernels_types.go"
 template <bool Checked> __device__ void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 352 "kernels_types.go"
+#line 420 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3783,11 +4243,11 @@ extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long lon
   segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 358 "kernels_types.go"
+#line 426 "kernels_types.go"
 template <bool Checked> __device__ void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 360 "kernels_types.go"
+#line 428 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3798,14 +4258,14 @@ extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long l
   selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 366 "kernels_types.go"
+#line 434 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 368 "kernels_types.go"
+#line 436 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 369 "kernels_types.go"
+#line 437 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -3816,18 +4276,18 @@ extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long
   selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 375 "kernels_types.go"
+#line 443 "kernels_types.go"
 template <bool Checked> __device__ void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 378 "kernels_types.go"
+#line 446 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 379 "kernels_types.go"
+#line 447 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 380 "kernels_types.go"
+#line 448 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -3838,44 +4298,56 @@ extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long 
   segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 386 "kernels_types.go"
-template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
+#line 454 "kernels_types.go"
+template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 388 "kernels_types.go"
-  reduceTo<Checked, float>(in, out, id, op, span, warps, hg_f);
+#line 456 "kernels_types.go"
+  if (vec) {
+    reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, float>(in, out, id, op, span, warps, hg_f);
+  }
 }
 
-extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span) {
-  reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) reduce_f32(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec) {
+  reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
-extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 394 "kernels_types.go"
-template <bool Checked> __device__ void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+#line 466 "kernels_types.go"
+template <bool Checked> __device__ void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 396 "kernels_types.go"
+#line 468 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 397 "kernels_types.go"
-  argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+#line 469 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
+    float v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
+#line 471 "kernels_types.go"
+    argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
 }
 
-extern "C" __global__ void arg_reduce_f32(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
-extern "C" __global__ void arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 403 "kernels_types.go"
+#line 480 "kernels_types.go"
 template <bool Checked> __device__ void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 405 "kernels_types.go"
+#line 482 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -3886,11 +4358,11 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
   scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 411 "kernels_types.go"
+#line 488 "kernels_types.go"
 template <bool Checked> __device__ void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 413 "kernels_types.go"
+#line 490 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -3902,14 +4374,14 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
   scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 420 "kernels_types.go"
+#line 497 "kernels_types.go"
 template <bool Checked> __device__ void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 422 "kernels_types.go"
+#line 499 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 423 "kernels_types.go"
+#line 500 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -3921,35 +4393,43 @@ extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n,
   scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 430 "kernels_types.go"
-template <bool Checked> __device__ void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, hg_fault* hg_f) {
-  unary<Checked, float>(in, out, op, a, span, hg_f);
+#line 507 "kernels_types.go"
+template <bool Checked> __device__ void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec4<Checked, float>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, float>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span) {
-  unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec) {
+  unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 437 "kernels_types.go"
-template <bool Checked> __device__ void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, float>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span) {
-  binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 518 "kernels_types.go"
+template <bool Checked> __device__ void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec4<Checked, float>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, float>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 444 "kernels_types.go"
+extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 529 "kernels_types.go"
 template <bool Checked> __device__ void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 446 "kernels_types.go"
+#line 531 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3960,11 +4440,11 @@ extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long i
   segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 452 "kernels_types.go"
+#line 537 "kernels_types.go"
 template <bool Checked> __device__ void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 454 "kernels_types.go"
+#line 539 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3975,14 +4455,14 @@ extern "C" __global__ void select_count_f32_checked(const float* in_p, long long
   selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 460 "kernels_types.go"
+#line 545 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 462 "kernels_types.go"
+#line 547 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 463 "kernels_types.go"
+#line 548 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -3993,18 +4473,18 @@ extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long lo
   selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 469 "kernels_types.go"
+#line 554 "kernels_types.go"
 template <bool Checked> __device__ void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 472 "kernels_types.go"
+#line 557 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 473 "kernels_types.go"
+#line 558 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 474 "kernels_types.go"
+#line 559 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4015,44 +4495,56 @@ extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_
   segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 480 "kernels_types.go"
-template <bool Checked> __device__ void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
+#line 565 "kernels_types.go"
+template <bool Checked> __device__ void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 482 "kernels_types.go"
-  reduceTo<Checked, double>(in, out, id, op, span, warps, hg_f);
+#line 567 "kernels_types.go"
+  if (vec) {
+    reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
+  } else {
+    reduceTo<Checked, double>(in, out, id, op, span, warps, hg_f);
+  }
 }
 
-extern "C" __global__ void reduce_f64(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span) {
-  reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) reduce_f64(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec) {
+  reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
-extern "C" __global__ void reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
+  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 488 "kernels_types.go"
-template <bool Checked> __device__ void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+#line 577 "kernels_types.go"
+template <bool Checked> __device__ void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 490 "kernels_types.go"
+#line 579 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 491 "kernels_types.go"
-  argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+#line 580 "kernels_types.go"
+  if (vec) {
+    auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
+    double v = hg_m1.r0;
+    int64_t vi = hg_m1.r1;
+#line 582 "kernels_types.go"
+    argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
+  } else {
+    argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
+  }
 }
 
-extern "C" __global__ void arg_reduce_f64(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span) {
-  argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, nullptr);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec) {
+  argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
-extern "C" __global__ void arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, hg_f);
+extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
+  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 497 "kernels_types.go"
+#line 591 "kernels_types.go"
 template <bool Checked> __device__ void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 499 "kernels_types.go"
+#line 593 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4063,11 +4555,11 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
   scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 505 "kernels_types.go"
+#line 599 "kernels_types.go"
 template <bool Checked> __device__ void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 507 "kernels_types.go"
+#line 601 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4079,14 +4571,14 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
   scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 514 "kernels_types.go"
+#line 608 "kernels_types.go"
 template <bool Checked> __device__ void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 516 "kernels_types.go"
+#line 610 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 517 "kernels_types.go"
+#line 611 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
@@ -4098,35 +4590,43 @@ extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n
   scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 524 "kernels_types.go"
-template <bool Checked> __device__ void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, hg_fault* hg_f) {
-  unary<Checked, double>(in, out, op, a, span, hg_f);
+#line 618 "kernels_types.go"
+template <bool Checked> __device__ void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    unaryVec2<Checked, double>(in, out, op, a, hg_f);
+  } else {
+    unary<Checked, double>(in, out, op, a, span, hg_f);
+  }
 }
 
-extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span) {
-  unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, nullptr);
+extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec) {
+  unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
-extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, long long in_n, hg_fault* hg_f) {
-  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, hg_f);
-}
-
-#line 531 "kernels_types.go"
-template <bool Checked> __device__ void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, hg_fault* hg_f) {
-  binary<Checked, double>(x, y, out, op, span, hg_f);
+extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
+  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span) {
-  binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, hg_f);
+#line 629 "kernels_types.go"
+template <bool Checked> __device__ void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+  if (vec) {
+    binaryVec2<Checked, double>(x, y, out, op, hg_f);
+  } else {
+    binary<Checked, double>(x, y, out, op, span, hg_f);
+  }
 }
 
-#line 538 "kernels_types.go"
+extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec) {
+  binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
+}
+extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
+  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+}
+
+#line 640 "kernels_types.go"
 template <bool Checked> __device__ void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 540 "kernels_types.go"
+#line 642 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4137,11 +4637,11 @@ extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long 
   segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 546 "kernels_types.go"
+#line 648 "kernels_types.go"
 template <bool Checked> __device__ void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 548 "kernels_types.go"
+#line 650 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4152,14 +4652,14 @@ extern "C" __global__ void select_count_f64_checked(const double* in_p, long lon
   selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 554 "kernels_types.go"
+#line 656 "kernels_types.go"
 template <bool Checked> __device__ void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 556 "kernels_types.go"
+#line 658 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 557 "kernels_types.go"
+#line 659 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4170,18 +4670,18 @@ extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long l
   selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 563 "kernels_types.go"
+#line 665 "kernels_types.go"
 template <bool Checked> __device__ void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 566 "kernels_types.go"
+#line 668 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 567 "kernels_types.go"
+#line 669 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 568 "kernels_types.go"
+#line 670 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4192,89 +4692,89 @@ extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in
   segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 574 "kernels_types.go"
-template <bool Checked> __device__ void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 676 "kernels_types.go"
+template <bool Checked> __device__ void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_u8(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 582 "kernels_types.go"
-template <bool Checked> __device__ void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 684 "kernels_types.go"
+template <bool Checked> __device__ void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_u16(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 590 "kernels_types.go"
-template <bool Checked> __device__ void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 692 "kernels_types.go"
+template <bool Checked> __device__ void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_i32(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 598 "kernels_types.go"
-template <bool Checked> __device__ void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 700 "kernels_types.go"
+template <bool Checked> __device__ void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_u32(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 606 "kernels_types.go"
-template <bool Checked> __device__ void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 708 "kernels_types.go"
+template <bool Checked> __device__ void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_f32(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 614 "kernels_types.go"
-template <bool Checked> __device__ void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 716 "kernels_types.go"
+template <bool Checked> __device__ void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local, hg_f);
+  histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
 
-extern "C" __global__ void histogram_f64(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span) {
-  histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, 0xffffffffu, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span) {
+  histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, span, hg_dyn_bytes, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 622 "kernels_types.go"
+#line 724 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 624 "kernels_types.go"
+#line 726 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -4285,17 +4785,17 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
   sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 630 "kernels_types.go"
+#line 732 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 632 "kernels_types.go"
+#line 734 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 633 "kernels_types.go"
+#line 735 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 634 "kernels_types.go"
+#line 736 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4306,7 +4806,7 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
   sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 640 "kernels_types.go"
+#line 742 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -4318,12 +4818,12 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
   keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 647 "kernels_types.go"
+#line 749 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 650 "kernels_types.go"
+#line 752 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -4334,15 +4834,15 @@ extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long 
   mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 656 "kernels_types.go"
+#line 758 "kernels_types.go"
 template <bool Checked> __device__ void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 659 "kernels_types.go"
+#line 761 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 660 "kernels_types.go"
+#line 762 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4353,11 +4853,11 @@ extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* ds
   mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 666 "kernels_types.go"
+#line 768 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 668 "kernels_types.go"
+#line 770 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -4368,17 +4868,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 674 "kernels_types.go"
+#line 776 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 676 "kernels_types.go"
+#line 778 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 677 "kernels_types.go"
+#line 779 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 678 "kernels_types.go"
+#line 780 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4389,7 +4889,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 684 "kernels_types.go"
+#line 786 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -4401,12 +4901,12 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
   keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 691 "kernels_types.go"
+#line 793 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 694 "kernels_types.go"
+#line 796 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -4417,15 +4917,15 @@ extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long
   mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 700 "kernels_types.go"
+#line 802 "kernels_types.go"
 template <bool Checked> __device__ void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 703 "kernels_types.go"
+#line 805 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 704 "kernels_types.go"
+#line 806 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4436,11 +4936,11 @@ extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* 
   mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 710 "kernels_types.go"
+#line 812 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 712 "kernels_types.go"
+#line 814 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -4451,17 +4951,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 718 "kernels_types.go"
+#line 820 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 720 "kernels_types.go"
+#line 822 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 721 "kernels_types.go"
+#line 823 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 722 "kernels_types.go"
+#line 824 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4472,7 +4972,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 728 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -4484,12 +4984,12 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
   keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 735 "kernels_types.go"
+#line 837 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 738 "kernels_types.go"
+#line 840 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -4500,15 +5000,15 @@ extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long lon
   mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 744 "kernels_types.go"
+#line 846 "kernels_types.go"
 template <bool Checked> __device__ void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 747 "kernels_types.go"
+#line 849 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 748 "kernels_types.go"
+#line 850 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4519,11 +5019,11 @@ extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t*
   mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 754 "kernels_types.go"
+#line 856 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 756 "kernels_types.go"
+#line 858 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -4534,17 +5034,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 762 "kernels_types.go"
+#line 864 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 764 "kernels_types.go"
+#line 866 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 765 "kernels_types.go"
+#line 867 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 766 "kernels_types.go"
+#line 868 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4555,7 +5055,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 772 "kernels_types.go"
+#line 874 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -4567,12 +5067,12 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
   keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 779 "kernels_types.go"
+#line 881 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 782 "kernels_types.go"
+#line 884 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -4583,15 +5083,15 @@ extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long lo
   mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 788 "kernels_types.go"
+#line 890 "kernels_types.go"
 template <bool Checked> __device__ void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 791 "kernels_types.go"
+#line 893 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 792 "kernels_types.go"
+#line 894 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4602,11 +5102,11 @@ extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_
   mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 798 "kernels_types.go"
+#line 900 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 800 "kernels_types.go"
+#line 902 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4617,17 +5117,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 806 "kernels_types.go"
+#line 908 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 808 "kernels_types.go"
+#line 910 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 809 "kernels_types.go"
+#line 911 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 810 "kernels_types.go"
+#line 912 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4638,7 +5138,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 816 "kernels_types.go"
+#line 918 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -4650,12 +5150,12 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
   keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 823 "kernels_types.go"
+#line 925 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 826 "kernels_types.go"
+#line 928 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -4666,15 +5166,15 @@ extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long lon
   mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 832 "kernels_types.go"
+#line 934 "kernels_types.go"
 template <bool Checked> __device__ void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 835 "kernels_types.go"
+#line 937 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 836 "kernels_types.go"
+#line 938 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4685,11 +5185,11 @@ extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t*
   mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 842 "kernels_types.go"
+#line 944 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 844 "kernels_types.go"
+#line 946 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4700,17 +5200,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 850 "kernels_types.go"
+#line 952 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 852 "kernels_types.go"
+#line 954 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 853 "kernels_types.go"
+#line 955 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 854 "kernels_types.go"
+#line 956 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4721,7 +5221,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 860 "kernels_types.go"
+#line 962 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -4733,12 +5233,12 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
   keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 867 "kernels_types.go"
+#line 969 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 870 "kernels_types.go"
+#line 972 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -4749,15 +5249,15 @@ extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long lo
   mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 876 "kernels_types.go"
+#line 978 "kernels_types.go"
 template <bool Checked> __device__ void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 879 "kernels_types.go"
+#line 981 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 880 "kernels_types.go"
+#line 982 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4768,11 +5268,11 @@ extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_
   mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 886 "kernels_types.go"
+#line 988 "kernels_types.go"
 template <bool Checked> __device__ void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 888 "kernels_types.go"
+#line 990 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -4783,17 +5283,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 894 "kernels_types.go"
+#line 996 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 896 "kernels_types.go"
+#line 998 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 897 "kernels_types.go"
+#line 999 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 898 "kernels_types.go"
+#line 1000 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4804,7 +5304,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 904 "kernels_types.go"
+#line 1006 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -4816,12 +5316,12 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
   keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 911 "kernels_types.go"
+#line 1013 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 914 "kernels_types.go"
+#line 1016 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -4832,15 +5332,15 @@ extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long lon
   mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 920 "kernels_types.go"
+#line 1022 "kernels_types.go"
 template <bool Checked> __device__ void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 923 "kernels_types.go"
+#line 1025 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 924 "kernels_types.go"
+#line 1026 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4851,11 +5351,11 @@ extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t*
   mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 930 "kernels_types.go"
+#line 1032 "kernels_types.go"
 template <bool Checked> __device__ void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 932 "kernels_types.go"
+#line 1034 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -4866,17 +5366,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 938 "kernels_types.go"
+#line 1040 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 940 "kernels_types.go"
+#line 1042 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 941 "kernels_types.go"
+#line 1043 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 942 "kernels_types.go"
+#line 1044 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4887,7 +5387,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 948 "kernels_types.go"
+#line 1050 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -4899,12 +5399,12 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
   keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 955 "kernels_types.go"
+#line 1057 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 958 "kernels_types.go"
+#line 1060 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -4915,15 +5415,15 @@ extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long lo
   mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 964 "kernels_types.go"
+#line 1066 "kernels_types.go"
 template <bool Checked> __device__ void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 967 "kernels_types.go"
+#line 1069 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 968 "kernels_types.go"
+#line 1070 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -4934,11 +5434,11 @@ extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_
   mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 974 "kernels_types.go"
+#line 1076 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 976 "kernels_types.go"
+#line 1078 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -4949,17 +5449,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 982 "kernels_types.go"
+#line 1084 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 984 "kernels_types.go"
+#line 1086 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 985 "kernels_types.go"
+#line 1087 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 986 "kernels_types.go"
+#line 1088 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -4970,7 +5470,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 992 "kernels_types.go"
+#line 1094 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -4982,12 +5482,12 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
   keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 999 "kernels_types.go"
+#line 1101 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1002 "kernels_types.go"
+#line 1104 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -4998,15 +5498,15 @@ extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long 
   mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1008 "kernels_types.go"
+#line 1110 "kernels_types.go"
 template <bool Checked> __device__ void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1011 "kernels_types.go"
+#line 1113 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1012 "kernels_types.go"
+#line 1114 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5017,11 +5517,11 @@ extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst
   mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1018 "kernels_types.go"
+#line 1120 "kernels_types.go"
 template <bool Checked> __device__ void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1020 "kernels_types.go"
+#line 1122 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5032,17 +5532,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1026 "kernels_types.go"
+#line 1128 "kernels_types.go"
 template <bool Checked> __device__ void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1028 "kernels_types.go"
+#line 1130 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1029 "kernels_types.go"
+#line 1131 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1030 "kernels_types.go"
+#line 1132 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5053,7 +5553,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1036 "kernels_types.go"
+#line 1138 "kernels_types.go"
 template <bool Checked> __device__ void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
@@ -5065,12 +5565,12 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
   keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1043 "kernels_types.go"
+#line 1145 "kernels_types.go"
 template <bool Checked> __device__ void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1046 "kernels_types.go"
+#line 1148 "kernels_types.go"
   mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5081,15 +5581,15 @@ extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long
   mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1052 "kernels_types.go"
+#line 1154 "kernels_types.go"
 template <bool Checked> __device__ void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1055 "kernels_types.go"
+#line 1157 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1056 "kernels_types.go"
+#line 1158 "kernels_types.go"
   mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5100,7 +5600,7 @@ extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* d
   mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1062 "kernels_types.go"
+#line 1164 "kernels_types.go"
 template <bool Checked> __device__ void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
 }
@@ -5112,7 +5612,7 @@ extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_
   gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1069 "kernels_types.go"
+#line 1171 "kernels_types.go"
 template <bool Checked> __device__ void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
 }
@@ -5124,7 +5624,7 @@ extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32
   gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1076 "kernels_types.go"
+#line 1178 "kernels_types.go"
 template <bool Checked> __device__ void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
 }
@@ -5136,7 +5636,7 @@ extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_
   gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1083 "kernels_types.go"
+#line 1185 "kernels_types.go"
 template <bool Checked> __device__ void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
 }
@@ -5148,7 +5648,7 @@ extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32
   gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1090 "kernels_types.go"
+#line 1192 "kernels_types.go"
 template <bool Checked> __device__ void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, float>(in, idx, out, count, span, hg_f);
 }
@@ -5160,7 +5660,7 @@ extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t*
   gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1097 "kernels_types.go"
+#line 1199 "kernels_types.go"
 template <bool Checked> __device__ void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, double>(in, idx, out, count, span, hg_f);
 }
@@ -5172,17 +5672,17 @@ extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t
   gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1104 "kernels_types.go"
+#line 1206 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1106 "kernels_types.go"
+#line 1208 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1107 "kernels_types.go"
+#line 1209 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1108 "kernels_types.go"
+#line 1210 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5193,17 +5693,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1114 "kernels_types.go"
+#line 1216 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1116 "kernels_types.go"
+#line 1218 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1117 "kernels_types.go"
+#line 1219 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1118 "kernels_types.go"
+#line 1220 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5214,17 +5714,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1124 "kernels_types.go"
+#line 1226 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1126 "kernels_types.go"
+#line 1228 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1127 "kernels_types.go"
+#line 1229 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1128 "kernels_types.go"
+#line 1230 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5235,17 +5735,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1134 "kernels_types.go"
+#line 1236 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1136 "kernels_types.go"
+#line 1238 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1137 "kernels_types.go"
+#line 1239 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1138 "kernels_types.go"
+#line 1240 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5256,17 +5756,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1144 "kernels_types.go"
+#line 1246 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1146 "kernels_types.go"
+#line 1248 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1147 "kernels_types.go"
+#line 1249 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1148 "kernels_types.go"
+#line 1250 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5277,17 +5777,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1154 "kernels_types.go"
+#line 1256 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1156 "kernels_types.go"
+#line 1258 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1157 "kernels_types.go"
+#line 1259 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1158 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5298,17 +5798,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1164 "kernels_types.go"
+#line 1266 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1166 "kernels_types.go"
+#line 1268 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1167 "kernels_types.go"
+#line 1269 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1168 "kernels_types.go"
+#line 1270 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5319,17 +5819,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1174 "kernels_types.go"
+#line 1276 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1176 "kernels_types.go"
+#line 1278 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1177 "kernels_types.go"
+#line 1279 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1178 "kernels_types.go"
+#line 1280 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5340,17 +5840,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1184 "kernels_types.go"
+#line 1286 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1186 "kernels_types.go"
+#line 1288 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1187 "kernels_types.go"
+#line 1289 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1188 "kernels_types.go"
+#line 1290 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5361,17 +5861,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1194 "kernels_types.go"
+#line 1296 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1196 "kernels_types.go"
+#line 1298 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1197 "kernels_types.go"
+#line 1299 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1198 "kernels_types.go"
+#line 1300 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5382,17 +5882,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1204 "kernels_types.go"
+#line 1306 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1206 "kernels_types.go"
+#line 1308 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1207 "kernels_types.go"
+#line 1309 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1208 "kernels_types.go"
+#line 1310 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5403,17 +5903,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1214 "kernels_types.go"
+#line 1316 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1216 "kernels_types.go"
+#line 1318 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1217 "kernels_types.go"
+#line 1319 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1218 "kernels_types.go"
+#line 1320 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5424,17 +5924,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1224 "kernels_types.go"
+#line 1326 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1226 "kernels_types.go"
+#line 1328 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1227 "kernels_types.go"
+#line 1329 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1228 "kernels_types.go"
+#line 1330 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5445,17 +5945,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1234 "kernels_types.go"
+#line 1336 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1236 "kernels_types.go"
+#line 1338 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1237 "kernels_types.go"
+#line 1339 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1238 "kernels_types.go"
+#line 1340 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5466,17 +5966,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1244 "kernels_types.go"
+#line 1346 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1246 "kernels_types.go"
+#line 1348 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1247 "kernels_types.go"
+#line 1349 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1248 "kernels_types.go"
+#line 1350 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5487,17 +5987,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1254 "kernels_types.go"
+#line 1356 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1256 "kernels_types.go"
+#line 1358 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1257 "kernels_types.go"
+#line 1359 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1258 "kernels_types.go"
+#line 1360 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5508,17 +6008,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1264 "kernels_types.go"
+#line 1366 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1266 "kernels_types.go"
+#line 1368 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1267 "kernels_types.go"
+#line 1369 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1268 "kernels_types.go"
+#line 1370 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5529,17 +6029,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1274 "kernels_types.go"
+#line 1376 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1276 "kernels_types.go"
+#line 1378 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1277 "kernels_types.go"
+#line 1379 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1278 "kernels_types.go"
+#line 1380 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5550,17 +6050,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1284 "kernels_types.go"
+#line 1386 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1286 "kernels_types.go"
+#line 1388 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1287 "kernels_types.go"
+#line 1389 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1288 "kernels_types.go"
+#line 1390 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5571,17 +6071,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1294 "kernels_types.go"
+#line 1396 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1296 "kernels_types.go"
+#line 1398 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1297 "kernels_types.go"
+#line 1399 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1298 "kernels_types.go"
+#line 1400 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5592,17 +6092,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1304 "kernels_types.go"
+#line 1406 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1306 "kernels_types.go"
+#line 1408 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1307 "kernels_types.go"
+#line 1409 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1308 "kernels_types.go"
+#line 1410 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5613,17 +6113,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1314 "kernels_types.go"
+#line 1416 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1316 "kernels_types.go"
+#line 1418 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1317 "kernels_types.go"
+#line 1419 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1318 "kernels_types.go"
+#line 1420 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5634,17 +6134,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1324 "kernels_types.go"
+#line 1426 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1326 "kernels_types.go"
+#line 1428 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1327 "kernels_types.go"
+#line 1429 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1328 "kernels_types.go"
+#line 1430 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5655,17 +6155,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1334 "kernels_types.go"
+#line 1436 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1336 "kernels_types.go"
+#line 1438 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1337 "kernels_types.go"
+#line 1439 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1338 "kernels_types.go"
+#line 1440 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5676,17 +6176,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1344 "kernels_types.go"
+#line 1446 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1346 "kernels_types.go"
+#line 1448 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1347 "kernels_types.go"
+#line 1449 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1348 "kernels_types.go"
+#line 1450 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5697,17 +6197,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1354 "kernels_types.go"
+#line 1456 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1356 "kernels_types.go"
+#line 1458 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1357 "kernels_types.go"
+#line 1459 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1358 "kernels_types.go"
+#line 1460 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5718,17 +6218,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1364 "kernels_types.go"
+#line 1466 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1366 "kernels_types.go"
+#line 1468 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1367 "kernels_types.go"
+#line 1469 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1368 "kernels_types.go"
+#line 1470 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5739,17 +6239,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1374 "kernels_types.go"
+#line 1476 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1376 "kernels_types.go"
+#line 1478 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1377 "kernels_types.go"
+#line 1479 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1378 "kernels_types.go"
+#line 1480 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5760,17 +6260,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1384 "kernels_types.go"
+#line 1486 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1386 "kernels_types.go"
+#line 1488 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1387 "kernels_types.go"
+#line 1489 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1388 "kernels_types.go"
+#line 1490 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5781,17 +6281,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1394 "kernels_types.go"
+#line 1496 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1396 "kernels_types.go"
+#line 1498 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1397 "kernels_types.go"
+#line 1499 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1398 "kernels_types.go"
+#line 1500 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5802,17 +6302,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1404 "kernels_types.go"
+#line 1506 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1406 "kernels_types.go"
+#line 1508 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1407 "kernels_types.go"
+#line 1509 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1408 "kernels_types.go"
+#line 1510 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5823,17 +6323,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1414 "kernels_types.go"
+#line 1516 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1416 "kernels_types.go"
+#line 1518 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1417 "kernels_types.go"
+#line 1519 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1418 "kernels_types.go"
+#line 1520 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5844,17 +6344,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1424 "kernels_types.go"
+#line 1526 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1426 "kernels_types.go"
+#line 1528 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1427 "kernels_types.go"
+#line 1529 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1428 "kernels_types.go"
+#line 1530 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5865,17 +6365,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1434 "kernels_types.go"
+#line 1536 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1436 "kernels_types.go"
+#line 1538 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1437 "kernels_types.go"
+#line 1539 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1438 "kernels_types.go"
+#line 1540 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5886,17 +6386,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1444 "kernels_types.go"
+#line 1546 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1446 "kernels_types.go"
+#line 1548 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1447 "kernels_types.go"
+#line 1549 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1448 "kernels_types.go"
+#line 1550 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5907,17 +6407,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1454 "kernels_types.go"
+#line 1556 "kernels_types.go"
 template <bool Checked> __device__ void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1456 "kernels_types.go"
+#line 1558 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1457 "kernels_types.go"
+#line 1559 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1458 "kernels_types.go"
+#line 1560 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 

@@ -21,6 +21,10 @@ type typ struct {
 	Width         int
 }
 
+// Vec is how many of the type a 16-byte vector load takes (kernel.Load4
+// or Load2).
+func (t typ) Vec() int { return 128 / t.Width }
+
 var (
 	all = []typ{
 		{"int8", "I8", "kindSigned", 8}, {"uint8", "U8", "kindUnsigned", 8},
@@ -42,19 +46,28 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 {{range .Nums}}
 // reduce{{.Sfx}} is a pass of Reduce over {{.Go}}.
 //
-//hipgo:kernel
-func reduce{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, id {{.Go}}, op int32, span int) {
+//hipgo:kernel maxthreads=1024
+func reduce{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, id {{.Go}}, op int32, span int, vec bool) {
 	warps := kernel.Shared[[32]{{.Go}}](t)
-	reduceTo(t, in, out, id, op, span, warps)
+	if vec {
+		reduceOut(t, accumulateVec{{.Vec}}(t, in, id, op), out, id, op, warps)
+	} else {
+		reduceTo(t, in, out, id, op, span, warps)
+	}
 }
 
 // argReduce{{.Sfx}} is a pass of ArgMin/ArgMax over {{.Go}}.
 //
-//hipgo:kernel
-func argReduce{{.Sfx}}(t kernel.Thread, in []{{.Go}}, inI []int64, outV []{{.Go}}, outI []int64, useIdx, isMax bool, span int) {
+//hipgo:kernel maxthreads=1024
+func argReduce{{.Sfx}}(t kernel.Thread, in []{{.Go}}, inI []int64, outV []{{.Go}}, outI []int64, useIdx, isMax bool, span int, vec bool) {
 	warpsV := kernel.Shared[[32]{{.Go}}](t)
 	warpsI := kernel.Shared[[32]int64](t)
-	argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	if vec {
+		v, vi := argAccumulateVec{{.Vec}}(t, in, isMax)
+		argReduceOut(t, v, vi, outV, outI, isMax, warpsV, warpsI)
+	} else {
+		argReduceTo(t, in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI)
+	}
 }
 
 // scanUp{{.Sfx}} is a scan's first pass over {{.Go}}.
@@ -87,15 +100,23 @@ func scanLB{{.Sfx}}(t kernel.Thread, in, out, agg, incl []{{.Go}}, flags []uint3
 // unary{{.Sfx}} is Transform over {{.Go}}.
 //
 //hipgo:kernel
-func unary{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, op int32, a {{.Go}}, span int) {
-	unary(t, in, out, op, a, span)
+func unary{{.Sfx}}(t kernel.Thread, in, out []{{.Go}}, op int32, a {{.Go}}, span int, vec bool) {
+	if vec {
+		unaryVec{{.Vec}}(t, in, out, op, a)
+	} else {
+		unary(t, in, out, op, a, span)
+	}
 }
 
 // binary{{.Sfx}} is Transform2 over {{.Go}}.
 //
 //hipgo:kernel
-func binary{{.Sfx}}(t kernel.Thread, x, y, out []{{.Go}}, op int32, span int) {
-	binary(t, x, y, out, op, span)
+func binary{{.Sfx}}(t kernel.Thread, x, y, out []{{.Go}}, op int32, span int, vec bool) {
+	if vec {
+		binaryVec{{.Vec}}(t, x, y, out, op)
+	} else {
+		binary(t, x, y, out, op, span)
+	}
 }
 
 // segReduce{{.Sfx}} is SegmentedReduce over {{.Go}}.
@@ -136,10 +157,10 @@ func segScan{{.Sfx}}(t kernel.Thread, in []{{.Go}}, heads []uint8, out, sums []{
 {{end}}{{range .Hists}}
 // histogram{{.Sfx}} is HistogramEven over {{.Go}} samples.
 //
-//hipgo:kernel
-func histogram{{.Sfx}}(t kernel.Thread, samples []{{.Go}}, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, span int) {
+//hipgo:kernel maxthreads=256 minblocks=4
+func histogram{{.Sfx}}(t kernel.Thread, samples []{{.Go}}, hist []uint32, isFloat bool, lowerF, upperF, scale float64, lowerI, widthI int64, shift, span int) {
 	local := kernel.DynamicShared[uint32](t)
-	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+	histogramEven(t, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 {{end}}{{range .All}}
 // sortCount{{.Sfx}} is a radix pass's histogram over {{.Go}} keys.
@@ -216,15 +237,15 @@ import (
 
 // The typed launchers, by the signature they share across element types.
 type (
-	reduceLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int) error
-	argReduceLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int) error
+	reduceLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], T, int32, int, bool) error
+	argReduceLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], buffer.Array[int64], bool, bool, int, bool) error
 	scanUpLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int, int) error
 	scanLaunch[T any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], bool, bool, int, int) error
-	unaryLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int) error
-	binaryLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int) error
+	unaryLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], int32, T, int, bool) error
+	binaryLaunch[T any]    = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], int32, int, bool) error
 	sortCountLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	sortKeysLaunch[K any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
-	histogramLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int) error
+	histogramLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int, int) error
 	scanLBLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
 	segReduceLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
 	selectCountLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error
