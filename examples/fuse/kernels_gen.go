@@ -400,7 +400,7 @@ type hipgoReduceFarthestFloat64Args struct {
 }
 
 // hipgoReduceFarthestFloat64Kernel runs hipgoReduce[farthest, float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (hipgo_inst_gen.go:143: calls hipgoBlockReduce, which synchronizes).
+// loop fission does not apply (hipgo_inst_gen.go:104: calls hipgoBlockReduce, which synchronizes and returns other than once at its end).
 var hipgoReduceFarthestFloat64Kernel = kernel.Define("hipgo_reduce_farthest_float64", func(b *kernel.Block, a *hipgoReduceFarthestFloat64Args) {
 	f := kernelimpl.Frame[hipgoReduceFarthestFloat64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)

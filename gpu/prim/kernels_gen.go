@@ -36,8 +36,8 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
 	Source:  goKernelsSource,
 	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_lookback.go", "kernels_merge.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "merge.go", "plan.go", "reduce.go", "scan.go", "scratch.go", "segmented.go", "select.go", "sort.go", "transform.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 17249136, "5de7fd6df0389569bb53630e6d563bbe09c35ce35f5fbb026a2b192e55379eb4"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 22022317, "aab1f77d1d136bfb63bfb96c426190466456e5cd788ec1bd813070ef7d65858b"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 22022317, "695ea1b2a5096e77cd90a2e0a8a88ce5de7eea540f1da86b896f20aa20777270")},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "merge.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scratch.go", "segmented.go", "select.go", "sort.go", "transform.go"},
+	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 17222000, "fe2e7a4f4ba53749d75c9e434f51fc4f404d26dac309b89b560bd1385f0a74f9"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23043892, "217a0cc96d6b9dc0da7e557cceb610d8c107bb9996911de26f1d9c9a30c2a355"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23043892, "4840430108d9bcf231acf0bbecea7a3a99edb9c1de564c6554cec179bc086e42")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -108,10 +108,11 @@ type reduceI32Args struct {
 	id    int32
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:12: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:13: calls reduceOut, which synchronizes, inside a statement).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernelimpl.Frame[reduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -119,16 +120,17 @@ var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceI32Frame](t)
-		reduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(128), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchReduceI32 launches reduceI32 (kernels_types.go:10) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], id int32, op int32, span int) error {
+func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], id int32, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 0 (in): nil buffer")
 	}
@@ -140,7 +142,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int32(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int32(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -158,10 +160,11 @@ type argReduceI32Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:21: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:27: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a *argReduceI32Args) {
 	f := kernelimpl.Frame[argReduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -171,16 +174,17 @@ var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceI32Frame](t)
-		argReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(384), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceI32 launches argReduceI32 (kernels_types.go:18) on s: grid blocks of block threads, with
+// LaunchArgReduceI32 launches argReduceI32 (kernels_types.go:22) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], inI buffer.Array[int64], outV buffer.Array[int32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], inI buffer.Array[int64], outV buffer.Array[int32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i32 argument 0 (in): nil buffer")
 	}
@@ -198,7 +202,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -216,7 +220,7 @@ type scanUpI32Args struct {
 }
 
 // scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:29: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:38: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scanUpI32Args) {
 	f := kernelimpl.Frame[scanUpI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -229,7 +233,7 @@ var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpI32 launches scanUpI32 (kernels_types.go:27) on s: grid blocks of block threads, with
+// LaunchScanUpI32 launches scanUpI32 (kernels_types.go:36) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], sums buffer.Array[int32], tile int, tpb int) error {
@@ -265,7 +269,7 @@ type scanI32Args struct {
 }
 
 // scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:38: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:47: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Args) {
 	f := kernelimpl.Frame[scanI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -281,7 +285,7 @@ var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Ar
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanI32 launches scanI32 (kernels_types.go:35) on s: grid blocks of block threads, with
+// LaunchScanI32 launches scanI32 (kernels_types.go:44) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], offs buffer.Array[int32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -321,7 +325,7 @@ type scanLBI32Args struct {
 }
 
 // scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:48: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:57: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
 	f := kernelimpl.Frame[scanLBI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -337,7 +341,7 @@ var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanLBI32 launches scanLBI32 (kernels_types.go:44) on s: grid blocks of block threads, with
+// LaunchScanLBI32 launches scanLBI32 (kernels_types.go:53) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -377,6 +381,7 @@ type unaryI32Args struct {
 	op     int32
 	a      int32
 	span   int64
+	vec    uint8
 }
 
 // unaryI32Kernel runs unaryI32 on the cpu agent.
@@ -386,28 +391,29 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryI32(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryI32(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryI32(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryI32(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryI32(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryI32(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:54) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:63) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int) error {
+func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 0 (in): nil buffer")
 	}
@@ -419,7 +425,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Int32(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Int32(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -435,6 +441,7 @@ type binaryI32Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryI32Kernel runs binaryI32 on the cpu agent.
@@ -444,28 +451,29 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryI32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryI32(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryI32(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryI32(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryI32(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryI32(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:61) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:74) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int) error {
+func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 0 (x): nil buffer")
 	}
@@ -480,7 +488,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -501,7 +509,7 @@ type segReduceI32Args struct {
 }
 
 // segReduceI32Kernel runs segReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:70: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:87: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a *segReduceI32Args) {
 	f := kernelimpl.Frame[segReduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -516,7 +524,7 @@ var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:68) on s: grid blocks of block threads, with
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
@@ -554,7 +562,7 @@ type selectCountI32Args struct {
 }
 
 // selectCountI32Kernel runs selectCountI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:78: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:95: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Block, a *selectCountI32Args) {
 	f := kernelimpl.Frame[selectCountI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -569,7 +577,7 @@ var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:76) on s: grid blocks of block threads, with
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
@@ -615,7 +623,7 @@ type selectScatterI32Args struct {
 }
 
 // selectScatterI32Kernel runs selectScatterI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:87: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:104: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.Block, a *selectScatterI32Args) {
 	f := kernelimpl.Frame[selectScatterI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -638,7 +646,7 @@ var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:84) on s: grid blocks of block threads, with
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -692,7 +700,7 @@ type segScanI32Args struct {
 }
 
 // segScanI32Kernel runs segScanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:98: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:115: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *segScanI32Args) {
 	f := kernelimpl.Frame[segScanI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -711,7 +719,7 @@ var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanI32 launches segScanI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -754,10 +762,11 @@ type reduceU32Args struct {
 	id    uint32
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:106: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, inside a statement).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -765,16 +774,17 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceU32Frame](t)
-		reduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(128), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:104) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:121) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int) error {
+func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 0 (in): nil buffer")
 	}
@@ -786,7 +796,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Uint32(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Uint32(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -804,10 +814,11 @@ type argReduceU32Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:115: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -817,16 +828,17 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceU32Frame](t)
-		argReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(384), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:112) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:133) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 0 (in): nil buffer")
 	}
@@ -844,7 +856,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -862,7 +874,7 @@ type scanUpU32Args struct {
 }
 
 // scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:123: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:149: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
 	f := kernelimpl.Frame[scanUpU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -875,7 +887,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:121) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -911,7 +923,7 @@ type scanU32Args struct {
 }
 
 // scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:132: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:158: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
 	f := kernelimpl.Frame[scanU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -927,7 +939,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:129) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -967,7 +979,7 @@ type scanLBU32Args struct {
 }
 
 // scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:142: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:168: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
 	f := kernelimpl.Frame[scanLBU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -983,7 +995,7 @@ var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:138) on s: grid blocks of block threads, with
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:164) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -1023,6 +1035,7 @@ type unaryU32Args struct {
 	op     int32
 	a      uint32
 	span   int64
+	vec    uint8
 }
 
 // unaryU32Kernel runs unaryU32 on the cpu agent.
@@ -1032,28 +1045,29 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryU32(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryU32(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryU32(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryU32(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryU32(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryU32(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:148) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:174) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int) error {
+func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 0 (in): nil buffer")
 	}
@@ -1065,7 +1079,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Uint32(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Uint32(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -1081,6 +1095,7 @@ type binaryU32Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryU32Kernel runs binaryU32 on the cpu agent.
@@ -1090,28 +1105,29 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryU32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryU32(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryU32(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryU32(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryU32(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryU32(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:155) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:185) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int) error {
+func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 0 (x): nil buffer")
 	}
@@ -1126,7 +1142,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -1147,7 +1163,7 @@ type segReduceU32Args struct {
 }
 
 // segReduceU32Kernel runs segReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:164: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:198: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a *segReduceU32Args) {
 	f := kernelimpl.Frame[segReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1162,7 +1178,7 @@ var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:162) on s: grid blocks of block threads, with
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -1200,7 +1216,7 @@ type selectCountU32Args struct {
 }
 
 // selectCountU32Kernel runs selectCountU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:172: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:206: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Block, a *selectCountU32Args) {
 	f := kernelimpl.Frame[selectCountU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1215,7 +1231,7 @@ var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:170) on s: grid blocks of block threads, with
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
@@ -1261,7 +1277,7 @@ type selectScatterU32Args struct {
 }
 
 // selectScatterU32Kernel runs selectScatterU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:181: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:215: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.Block, a *selectScatterU32Args) {
 	f := kernelimpl.Frame[selectScatterU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1284,7 +1300,7 @@ var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:178) on s: grid blocks of block threads, with
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1338,7 +1354,7 @@ type segScanU32Args struct {
 }
 
 // segScanU32Kernel runs segScanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:192: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:226: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *segScanU32Args) {
 	f := kernelimpl.Frame[segScanU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1357,7 +1373,7 @@ var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanU32 launches segScanU32 (kernels_types.go:187) on s: grid blocks of block threads, with
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -1400,10 +1416,11 @@ type reduceI64Args struct {
 	id    int64
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:200: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, inside a statement).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1411,16 +1428,17 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceI64Frame](t)
-		reduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:198) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:232) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
+func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 0 (in): nil buffer")
 	}
@@ -1432,7 +1450,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -1450,10 +1468,11 @@ type argReduceI64Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:209: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1463,16 +1482,17 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceI64Frame](t)
-		argReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:206) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:244) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 0 (in): nil buffer")
 	}
@@ -1490,7 +1510,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -1508,7 +1528,7 @@ type scanUpI64Args struct {
 }
 
 // scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:217: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:260: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
 	f := kernelimpl.Frame[scanUpI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1521,7 +1541,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:215) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -1557,7 +1577,7 @@ type scanI64Args struct {
 }
 
 // scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:226: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:269: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
 	f := kernelimpl.Frame[scanI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1573,7 +1593,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:223) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1613,7 +1633,7 @@ type scanLBI64Args struct {
 }
 
 // scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:236: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:279: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
 	f := kernelimpl.Frame[scanLBI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1629,7 +1649,7 @@ var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:275) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -1669,6 +1689,7 @@ type unaryI64Args struct {
 	op     int32
 	a      int64
 	span   int64
+	vec    uint8
 }
 
 // unaryI64Kernel runs unaryI64 on the cpu agent.
@@ -1678,28 +1699,29 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryI64(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryI64(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryI64(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryI64(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryI64(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryI64(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:242) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:285) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int) error {
+func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 0 (in): nil buffer")
 	}
@@ -1711,7 +1733,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -1727,6 +1749,7 @@ type binaryI64Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryI64Kernel runs binaryI64 on the cpu agent.
@@ -1736,28 +1759,29 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryI64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryI64(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryI64(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryI64(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryI64(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryI64(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:249) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:296) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int) error {
+func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 0 (x): nil buffer")
 	}
@@ -1772,7 +1796,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -1793,7 +1817,7 @@ type segReduceI64Args struct {
 }
 
 // segReduceI64Kernel runs segReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:258: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:309: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a *segReduceI64Args) {
 	f := kernelimpl.Frame[segReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1808,7 +1832,7 @@ var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:256) on s: grid blocks of block threads, with
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -1846,7 +1870,7 @@ type selectCountI64Args struct {
 }
 
 // selectCountI64Kernel runs selectCountI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:266: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:317: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Block, a *selectCountI64Args) {
 	f := kernelimpl.Frame[selectCountI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1861,7 +1885,7 @@ var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:264) on s: grid blocks of block threads, with
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
@@ -1907,7 +1931,7 @@ type selectScatterI64Args struct {
 }
 
 // selectScatterI64Kernel runs selectScatterI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:275: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:326: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.Block, a *selectScatterI64Args) {
 	f := kernelimpl.Frame[selectScatterI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1930,7 +1954,7 @@ var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:272) on s: grid blocks of block threads, with
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1984,7 +2008,7 @@ type segScanI64Args struct {
 }
 
 // segScanI64Kernel runs segScanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:286: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:337: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *segScanI64Args) {
 	f := kernelimpl.Frame[segScanI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2003,7 +2027,7 @@ var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanI64 launches segScanI64 (kernels_types.go:281) on s: grid blocks of block threads, with
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2046,10 +2070,11 @@ type reduceU64Args struct {
 	id    uint64
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:294: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, inside a statement).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2057,16 +2082,17 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceU64Frame](t)
-		reduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:292) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:343) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int) error {
+func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 0 (in): nil buffer")
 	}
@@ -2078,7 +2104,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Uint64(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Uint64(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -2096,10 +2122,11 @@ type argReduceU64Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:303: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2109,16 +2136,17 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceU64Frame](t)
-		argReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:300) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:355) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 0 (in): nil buffer")
 	}
@@ -2136,7 +2164,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -2154,7 +2182,7 @@ type scanUpU64Args struct {
 }
 
 // scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:311: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:371: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
 	f := kernelimpl.Frame[scanUpU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2167,7 +2195,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:309) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -2203,7 +2231,7 @@ type scanU64Args struct {
 }
 
 // scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:320: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:380: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
 	f := kernelimpl.Frame[scanU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2219,7 +2247,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:317) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2259,7 +2287,7 @@ type scanLBU64Args struct {
 }
 
 // scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:330: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:390: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
 	f := kernelimpl.Frame[scanLBU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2275,7 +2303,7 @@ var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:326) on s: grid blocks of block threads, with
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -2315,6 +2343,7 @@ type unaryU64Args struct {
 	op     int32
 	a      uint64
 	span   int64
+	vec    uint8
 }
 
 // unaryU64Kernel runs unaryU64 on the cpu agent.
@@ -2324,28 +2353,29 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryU64(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryU64(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryU64(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryU64(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryU64(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryU64(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:336) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:396) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int) error {
+func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 0 (in): nil buffer")
 	}
@@ -2357,7 +2387,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Uint64(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Uint64(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -2373,6 +2403,7 @@ type binaryU64Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryU64Kernel runs binaryU64 on the cpu agent.
@@ -2382,28 +2413,29 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryU64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryU64(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryU64(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryU64(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryU64(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryU64(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:343) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:407) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int) error {
+func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 0 (x): nil buffer")
 	}
@@ -2418,7 +2450,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -2439,7 +2471,7 @@ type segReduceU64Args struct {
 }
 
 // segReduceU64Kernel runs segReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:352: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:420: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a *segReduceU64Args) {
 	f := kernelimpl.Frame[segReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2454,7 +2486,7 @@ var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:350) on s: grid blocks of block threads, with
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -2492,7 +2524,7 @@ type selectCountU64Args struct {
 }
 
 // selectCountU64Kernel runs selectCountU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:428: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Block, a *selectCountU64Args) {
 	f := kernelimpl.Frame[selectCountU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2507,7 +2539,7 @@ var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:358) on s: grid blocks of block threads, with
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
@@ -2553,7 +2585,7 @@ type selectScatterU64Args struct {
 }
 
 // selectScatterU64Kernel runs selectScatterU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:369: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:437: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.Block, a *selectScatterU64Args) {
 	f := kernelimpl.Frame[selectScatterU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2576,7 +2608,7 @@ var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:366) on s: grid blocks of block threads, with
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2630,7 +2662,7 @@ type segScanU64Args struct {
 }
 
 // segScanU64Kernel runs segScanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:380: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:448: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *segScanU64Args) {
 	f := kernelimpl.Frame[segScanU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2649,7 +2681,7 @@ var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanU64 launches segScanU64 (kernels_types.go:375) on s: grid blocks of block threads, with
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2692,10 +2724,11 @@ type reduceF32Args struct {
 	id    float32
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:388: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, inside a statement).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2703,16 +2736,17 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceF32Frame](t)
-		reduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(128), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:386) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int) error {
+func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 0 (in): nil buffer")
 	}
@@ -2724,7 +2758,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Float32(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Float32(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -2742,10 +2776,11 @@ type argReduceF32Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:397: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2755,16 +2790,17 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceF32Frame](t)
-		argReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(384), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:394) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:466) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 0 (in): nil buffer")
 	}
@@ -2782,7 +2818,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -2800,7 +2836,7 @@ type scanUpF32Args struct {
 }
 
 // scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:405: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:482: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
 	f := kernelimpl.Frame[scanUpF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2813,7 +2849,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:403) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -2849,7 +2885,7 @@ type scanF32Args struct {
 }
 
 // scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:414: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:491: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
 	f := kernelimpl.Frame[scanF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2865,7 +2901,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:411) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2905,7 +2941,7 @@ type scanLBF32Args struct {
 }
 
 // scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:424: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:501: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
 	f := kernelimpl.Frame[scanLBF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2921,7 +2957,7 @@ var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:420) on s: grid blocks of block threads, with
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:497) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -2961,6 +2997,7 @@ type unaryF32Args struct {
 	op     int32
 	a      float32
 	span   int64
+	vec    uint8
 }
 
 // unaryF32Kernel runs unaryF32 on the cpu agent.
@@ -2970,28 +3007,29 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryF32(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryF32(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryF32(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryF32(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryF32(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryF32(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:430) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:507) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int) error {
+func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 0 (in): nil buffer")
 	}
@@ -3003,7 +3041,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Float32(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Float32(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -3019,6 +3057,7 @@ type binaryF32Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryF32Kernel runs binaryF32 on the cpu agent.
@@ -3028,28 +3067,29 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryF32(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryF32(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryF32(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryF32(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryF32(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryF32(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:437) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:518) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int) error {
+func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 0 (x): nil buffer")
 	}
@@ -3064,7 +3104,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -3085,7 +3125,7 @@ type segReduceF32Args struct {
 }
 
 // segReduceF32Kernel runs segReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:446: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:531: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a *segReduceF32Args) {
 	f := kernelimpl.Frame[segReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3100,7 +3140,7 @@ var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:444) on s: grid blocks of block threads, with
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -3138,7 +3178,7 @@ type selectCountF32Args struct {
 }
 
 // selectCountF32Kernel runs selectCountF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:454: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:539: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Block, a *selectCountF32Args) {
 	f := kernelimpl.Frame[selectCountF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3153,7 +3193,7 @@ var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:452) on s: grid blocks of block threads, with
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
@@ -3199,7 +3239,7 @@ type selectScatterF32Args struct {
 }
 
 // selectScatterF32Kernel runs selectScatterF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:463: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:548: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.Block, a *selectScatterF32Args) {
 	f := kernelimpl.Frame[selectScatterF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3222,7 +3262,7 @@ var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:460) on s: grid blocks of block threads, with
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3276,7 +3316,7 @@ type segScanF32Args struct {
 }
 
 // segScanF32Kernel runs segScanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:474: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:559: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *segScanF32Args) {
 	f := kernelimpl.Frame[segScanF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3295,7 +3335,7 @@ var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanF32 launches segScanF32 (kernels_types.go:469) on s: grid blocks of block threads, with
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3338,10 +3378,11 @@ type reduceF64Args struct {
 	id    float64
 	op    int32
 	span  int64
+	vec   uint8
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:482: calls reduceTo, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, inside a statement).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3349,16 +3390,17 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	f.p2 = a.id
 	f.p3 = a.op
 	f.p4 = int(a.span)
+	f.p5 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[reduceF64Frame](t)
-		reduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		reduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:565) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int) error {
+func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 0 (in): nil buffer")
 	}
@@ -3370,7 +3412,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Float64(id).Int32(op).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Float64(id).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
@@ -3388,10 +3430,11 @@ type argReduceF64Args struct {
 	useIdx uint8
 	isMax  uint8
 	span   int64
+	vec    uint8
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:491: calls argReduceTo, which synchronizes and has no fission (kernels.go:232: barrier inside a if statement (line 219))).
+// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, inside a statement).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3401,16 +3444,17 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	f.p4 = a.useIdx != 0
 	f.p5 = a.isMax != 0
 	f.p6 = int(a.span)
+	f.p7 = a.vec != 0
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[argReduceF64Frame](t)
-		argReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		argReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:488) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:577) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int) error {
+func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 0 (in): nil buffer")
 	}
@@ -3428,7 +3472,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span))
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(inI).Ptr(outV).Ptr(outI).Uint8(gokernel.Bool(useIdx)).Uint8(gokernel.Bool(isMax)).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
@@ -3446,7 +3490,7 @@ type scanUpF64Args struct {
 }
 
 // scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:499: calls tileSum, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:593: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
 	f := kernelimpl.Frame[scanUpF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3459,7 +3503,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:497) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -3495,7 +3539,7 @@ type scanF64Args struct {
 }
 
 // scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:508: calls scanTiles, which synchronizes and has no fission (kernels.go:347: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:602: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
 	f := kernelimpl.Frame[scanF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3511,7 +3555,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:505) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3551,7 +3595,7 @@ type scanLBF64Args struct {
 }
 
 // scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:518: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:612: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
 	f := kernelimpl.Frame[scanLBF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3567,7 +3611,7 @@ var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanL
 	})
 }, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:514) on s: grid blocks of block threads, with
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:608) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
@@ -3607,6 +3651,7 @@ type unaryF64Args struct {
 	op     int32
 	a      float64
 	span   int64
+	vec    uint8
 }
 
 // unaryF64Kernel runs unaryF64 on the cpu agent.
@@ -3616,28 +3661,29 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	s2 := a.op
 	s3 := a.a
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
 			for g := lo; g < hi; g++ {
-				unaryF64(t.Nth(g-lo), v0, v1, s2, s3, s4)
+				unaryF64(t.Nth(g-lo), v0, v1, s2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			unaryF64(t.Nth(i), v0, v1, s2, s3, s4)
+			unaryF64(t.Nth(i), v0, v1, s2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		unaryF64(b.Thread(i), v0, v1, s2, s3, s4)
+		unaryF64(b.Thread(i), v0, v1, s2, s3, s4, s5)
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:524) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:618) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int) error {
+func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int, vec bool) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 0 (in): nil buffer")
 	}
@@ -3649,7 +3695,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Float64(a).Int64(int64(span))
+	args.ConstPtr(in).Ptr(out).Int64(int64(out.Len())).Int32(op).Float64(a).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
@@ -3665,6 +3711,7 @@ type binaryF64Args struct {
 	outLen int64
 	op     int32
 	span   int64
+	vec    uint8
 }
 
 // binaryF64Kernel runs binaryF64 on the cpu agent.
@@ -3674,28 +3721,29 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	v2 := kernelimpl.View(b, a.out, a.outLen)
 	s3 := a.op
 	s4 := int(a.span)
+	s5 := a.vec != 0
 	n := b.Threads()
 	if t, ok := b.First(); ok {
 		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v2) {
 			for g := lo; g < hi; g++ {
-				binaryF64(t.Nth(g-lo), v0, v1, v2, s3, s4)
+				binaryF64(t.Nth(g-lo), v0, v1, v2, s3, s4, s5)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			binaryF64(t.Nth(i), v0, v1, v2, s3, s4)
+			binaryF64(t.Nth(i), v0, v1, v2, s3, s4, s5)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		binaryF64(b.Thread(i), v0, v1, v2, s3, s4)
+		binaryF64(b.Thread(i), v0, v1, v2, s3, s4, s5)
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:531) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:629) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int) error {
+func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int, vec bool) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 0 (x): nil buffer")
 	}
@@ -3710,7 +3758,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).ConstPtr(y).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span)).Uint8(gokernel.Bool(vec))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
@@ -3731,7 +3779,7 @@ type segReduceF64Args struct {
 }
 
 // segReduceF64Kernel runs segReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:540: calls segReduce, which synchronizes and has no fission (kernels.go:145: calls blockReduce, which synchronizes and returns other than once at its end)).
+// loop fission does not apply (kernels_types.go:642: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
 var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a *segReduceF64Args) {
 	f := kernelimpl.Frame[segReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3746,7 +3794,7 @@ var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:538) on s: grid blocks of block threads, with
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -3784,7 +3832,7 @@ type selectCountF64Args struct {
 }
 
 // selectCountF64Kernel runs selectCountF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:548: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:650: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Block, a *selectCountF64Args) {
 	f := kernelimpl.Frame[selectCountF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3799,7 +3847,7 @@ var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Bloc
 	})
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:546) on s: grid blocks of block threads, with
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
@@ -3845,7 +3893,7 @@ type selectScatterF64Args struct {
 }
 
 // selectScatterF64Kernel runs selectScatterF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:557: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// loop fission does not apply (kernels_types.go:659: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
 var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.Block, a *selectScatterF64Args) {
 	f := kernelimpl.Frame[selectScatterF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3868,7 +3916,7 @@ var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.
 	})
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:554) on s: grid blocks of block threads, with
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3922,7 +3970,7 @@ type segScanF64Args struct {
 }
 
 // segScanF64Kernel runs segScanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:670: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
 var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *segScanF64Args) {
 	f := kernelimpl.Frame[segScanF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3941,7 +3989,7 @@ var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *se
 	})
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanF64 launches segScanF64 (kernels_types.go:563) on s: grid blocks of block threads, with
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3988,6 +4036,7 @@ type histogramU8Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4004,20 +4053,21 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramU8Frame](t)
-			histogramU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:574) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:676) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 0 (samples): nil buffer")
 	}
@@ -4029,7 +4079,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4049,6 +4099,7 @@ type histogramU16Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4065,20 +4116,21 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramU16Frame](t)
-			histogramU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:582) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:684) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 0 (samples): nil buffer")
 	}
@@ -4090,7 +4142,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4110,6 +4162,7 @@ type histogramI32Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4126,20 +4179,21 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramI32Frame](t)
-			histogramI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:590) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:692) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 0 (samples): nil buffer")
 	}
@@ -4151,7 +4205,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4171,6 +4225,7 @@ type histogramU32Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4187,20 +4242,21 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramU32Frame](t)
-			histogramU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:598) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:700) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 0 (samples): nil buffer")
 	}
@@ -4212,7 +4268,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4232,6 +4288,7 @@ type histogramF32Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4248,20 +4305,21 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramF32Frame](t)
-			histogramF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:606) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:708) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 0 (samples): nil buffer")
 	}
@@ -4273,7 +4331,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4293,6 +4351,7 @@ type histogramF64Args struct {
 	scale      float64
 	lowerI     int64
 	widthI     int64
+	shift      int64
 	span       int64
 }
 
@@ -4309,20 +4368,21 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 		f.p5 = a.scale
 		f.p6 = a.lowerI
 		f.p7 = a.widthI
-		f.p8 = int(a.span)
+		f.p8 = int(a.shift)
+		f.p9 = int(a.span)
 		b.Lockstep(func(t kernel.Thread) {
 			f := kernelimpl.FrameOf[histogramF64Frame](t)
-			histogramF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+			histogramF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 		})
 		return
 	}
-	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.span))
-}, kernelimpl.Lockstep())
+	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
+}, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:614) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:716) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) error {
+func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
 	if samples == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 0 (samples): nil buffer")
 	}
@@ -4334,7 +4394,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(span))
+	args.ConstPtr(samples).Int64(int64(samples.Len())).Ptr(hist).Int64(int64(hist.Len())).Uint8(gokernel.Bool(isFloat)).Float64(lowerF).Float64(upperF).Float64(scale).Int64(lowerI).Int64(widthI).Int64(int64(shift)).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
@@ -4373,7 +4433,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:622) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:724) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4409,7 +4469,7 @@ type sortKeysI8Args struct {
 }
 
 // sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:634: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:736: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
 	f := kernelimpl.Frame[sortKeysI8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4425,7 +4485,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:630) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4482,7 +4542,7 @@ var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:640) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:742) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
@@ -4517,7 +4577,7 @@ type mergeBlockI8Args struct {
 }
 
 // mergeBlockI8Kernel runs mergeBlockI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:650: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:752: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a *mergeBlockI8Args) {
 	f := kernelimpl.Frame[mergeBlockI8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -4532,7 +4592,7 @@ var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:647) on s: grid blocks of block threads, with
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -4594,7 +4654,7 @@ var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:758) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -4654,7 +4714,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:666) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:768) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4690,7 +4750,7 @@ type sortKeysU8Args struct {
 }
 
 // sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:678: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
 	f := kernelimpl.Frame[sortKeysU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4706,7 +4766,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:674) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4763,7 +4823,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:684) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:786) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -4798,7 +4858,7 @@ type mergeBlockU8Args struct {
 }
 
 // mergeBlockU8Kernel runs mergeBlockU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:694: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:796: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a *mergeBlockU8Args) {
 	f := kernelimpl.Frame[mergeBlockU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -4813,7 +4873,7 @@ var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:691) on s: grid blocks of block threads, with
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -4875,7 +4935,7 @@ var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:700) on s: grid blocks of block threads, with
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:802) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -4935,7 +4995,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:710) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:812) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4971,7 +5031,7 @@ type sortKeysI16Args struct {
 }
 
 // sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:722: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:824: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
 	f := kernelimpl.Frame[sortKeysI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -4987,7 +5047,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:718) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5044,7 +5104,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:728) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -5079,7 +5139,7 @@ type mergeBlockI16Args struct {
 }
 
 // mergeBlockI16Kernel runs mergeBlockI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:738: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:840: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block, a *mergeBlockI16Args) {
 	f := kernelimpl.Frame[mergeBlockI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -5094,7 +5154,7 @@ var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:735) on s: grid blocks of block threads, with
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5156,7 +5216,7 @@ var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:744) on s: grid blocks of block threads, with
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:846) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5216,7 +5276,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:754) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:856) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5252,7 +5312,7 @@ type sortKeysU16Args struct {
 }
 
 // sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:766: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:868: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
 	f := kernelimpl.Frame[sortKeysU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5268,7 +5328,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:762) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5325,7 +5385,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:772) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:874) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -5360,7 +5420,7 @@ type mergeBlockU16Args struct {
 }
 
 // mergeBlockU16Kernel runs mergeBlockU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:782: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:884: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block, a *mergeBlockU16Args) {
 	f := kernelimpl.Frame[mergeBlockU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -5375,7 +5435,7 @@ var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:779) on s: grid blocks of block threads, with
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5437,7 +5497,7 @@ var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:788) on s: grid blocks of block threads, with
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:890) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5497,7 +5557,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:798) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:900) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5533,7 +5593,7 @@ type sortKeysI32Args struct {
 }
 
 // sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:810: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:912: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
 	f := kernelimpl.Frame[sortKeysI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5549,7 +5609,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:806) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5606,7 +5666,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:816) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:918) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -5641,7 +5701,7 @@ type mergeBlockI32Args struct {
 }
 
 // mergeBlockI32Kernel runs mergeBlockI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:826: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:928: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block, a *mergeBlockI32Args) {
 	f := kernelimpl.Frame[mergeBlockI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -5656,7 +5716,7 @@ var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:823) on s: grid blocks of block threads, with
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5718,7 +5778,7 @@ var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:832) on s: grid blocks of block threads, with
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:934) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5778,7 +5838,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:842) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:944) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5814,7 +5874,7 @@ type sortKeysU32Args struct {
 }
 
 // sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:854: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:956: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
 	f := kernelimpl.Frame[sortKeysU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -5830,7 +5890,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:850) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5887,7 +5947,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:860) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:962) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -5922,7 +5982,7 @@ type mergeBlockU32Args struct {
 }
 
 // mergeBlockU32Kernel runs mergeBlockU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:870: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:972: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block, a *mergeBlockU32Args) {
 	f := kernelimpl.Frame[mergeBlockU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -5937,7 +5997,7 @@ var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:867) on s: grid blocks of block threads, with
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5999,7 +6059,7 @@ var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:876) on s: grid blocks of block threads, with
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:978) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6059,7 +6119,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:886) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:988) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6095,7 +6155,7 @@ type sortKeysI64Args struct {
 }
 
 // sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:898: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1000: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
 	f := kernelimpl.Frame[sortKeysI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6111,7 +6171,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:894) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6168,7 +6228,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:904) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1006) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -6203,7 +6263,7 @@ type mergeBlockI64Args struct {
 }
 
 // mergeBlockI64Kernel runs mergeBlockI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:914: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1016: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block, a *mergeBlockI64Args) {
 	f := kernelimpl.Frame[mergeBlockI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -6218,7 +6278,7 @@ var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:911) on s: grid blocks of block threads, with
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6280,7 +6340,7 @@ var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:920) on s: grid blocks of block threads, with
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1022) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6340,7 +6400,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:930) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1032) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6376,7 +6436,7 @@ type sortKeysU64Args struct {
 }
 
 // sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:942: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1044: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
 	f := kernelimpl.Frame[sortKeysU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6392,7 +6452,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:938) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6449,7 +6509,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:948) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1050) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -6484,7 +6544,7 @@ type mergeBlockU64Args struct {
 }
 
 // mergeBlockU64Kernel runs mergeBlockU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:958: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1060: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block, a *mergeBlockU64Args) {
 	f := kernelimpl.Frame[mergeBlockU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -6499,7 +6559,7 @@ var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:955) on s: grid blocks of block threads, with
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6561,7 +6621,7 @@ var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:964) on s: grid blocks of block threads, with
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1066) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6621,7 +6681,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:974) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1076) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6657,7 +6717,7 @@ type sortKeysF32Args struct {
 }
 
 // sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:986: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1088: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
 	f := kernelimpl.Frame[sortKeysF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6673,7 +6733,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:982) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6730,7 +6790,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:992) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1094) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -6765,7 +6825,7 @@ type mergeBlockF32Args struct {
 }
 
 // mergeBlockF32Kernel runs mergeBlockF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1002: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1104: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block, a *mergeBlockF32Args) {
 	f := kernelimpl.Frame[mergeBlockF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -6780,7 +6840,7 @@ var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:999) on s: grid blocks of block threads, with
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6842,7 +6902,7 @@ var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1008) on s: grid blocks of block threads, with
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1110) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6902,7 +6962,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1018) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1120) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6938,7 +6998,7 @@ type sortKeysF64Args struct {
 }
 
 // sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1030: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1132: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
 	f := kernelimpl.Frame[sortKeysF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -6954,7 +7014,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1026) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7011,7 +7071,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1036) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1138) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -7046,7 +7106,7 @@ type mergeBlockF64Args struct {
 }
 
 // mergeBlockF64Kernel runs mergeBlockF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1046: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1148: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
 var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block, a *mergeBlockF64Args) {
 	f := kernelimpl.Frame[mergeBlockF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -7061,7 +7121,7 @@ var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block,
 	})
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1043) on s: grid blocks of block threads, with
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7123,7 +7183,7 @@ var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1052) on s: grid blocks of block threads, with
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1154) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7186,7 +7246,7 @@ var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI32 launches gatherI32 (kernels_types.go:1062) on s: grid blocks of block threads, with
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1164) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
@@ -7246,7 +7306,7 @@ var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU32 launches gatherU32 (kernels_types.go:1069) on s: grid blocks of block threads, with
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1171) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
@@ -7306,7 +7366,7 @@ var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI64 launches gatherI64 (kernels_types.go:1076) on s: grid blocks of block threads, with
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
@@ -7366,7 +7426,7 @@ var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU64 launches gatherU64 (kernels_types.go:1083) on s: grid blocks of block threads, with
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1185) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
@@ -7426,7 +7486,7 @@ var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF32 launches gatherF32 (kernels_types.go:1090) on s: grid blocks of block threads, with
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1192) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
@@ -7486,7 +7546,7 @@ var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF64 launches gatherF64 (kernels_types.go:1097) on s: grid blocks of block threads, with
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1199) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
@@ -7527,7 +7587,7 @@ type sortPairsI32I32Args struct {
 }
 
 // sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1108: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1210: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
 	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7545,7 +7605,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1104) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7592,7 +7652,7 @@ type sortPairsI32U32Args struct {
 }
 
 // sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1118: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1220: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
 	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7610,7 +7670,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1114) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7657,7 +7717,7 @@ type sortPairsI32I64Args struct {
 }
 
 // sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1128: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1230: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
 	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7675,7 +7735,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1124) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7722,7 +7782,7 @@ type sortPairsI32U64Args struct {
 }
 
 // sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1138: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1240: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
 	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7740,7 +7800,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1134) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7787,7 +7847,7 @@ type sortPairsI32F32Args struct {
 }
 
 // sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1148: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1250: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
 	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7805,7 +7865,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1144) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7852,7 +7912,7 @@ type sortPairsI32F64Args struct {
 }
 
 // sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1158: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1260: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
 	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7870,7 +7930,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1154) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7917,7 +7977,7 @@ type sortPairsU32I32Args struct {
 }
 
 // sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1168: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1270: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
 	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -7935,7 +7995,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1164) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7982,7 +8042,7 @@ type sortPairsU32U32Args struct {
 }
 
 // sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1178: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1280: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
 	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8000,7 +8060,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1174) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8047,7 +8107,7 @@ type sortPairsU32I64Args struct {
 }
 
 // sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1188: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1290: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
 	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8065,7 +8125,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1184) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8112,7 +8172,7 @@ type sortPairsU32U64Args struct {
 }
 
 // sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1198: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1300: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
 	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8130,7 +8190,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1194) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8177,7 +8237,7 @@ type sortPairsU32F32Args struct {
 }
 
 // sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1208: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1310: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
 	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8195,7 +8255,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1204) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8242,7 +8302,7 @@ type sortPairsU32F64Args struct {
 }
 
 // sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1218: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1320: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
 	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8260,7 +8320,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1214) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8307,7 +8367,7 @@ type sortPairsI64I32Args struct {
 }
 
 // sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1228: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1330: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
 	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8325,7 +8385,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1224) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8372,7 +8432,7 @@ type sortPairsI64U32Args struct {
 }
 
 // sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1238: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1340: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
 	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8390,7 +8450,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1234) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8437,7 +8497,7 @@ type sortPairsI64I64Args struct {
 }
 
 // sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1248: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1350: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
 	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8455,7 +8515,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1244) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8502,7 +8562,7 @@ type sortPairsI64U64Args struct {
 }
 
 // sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1258: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1360: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
 	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8520,7 +8580,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1254) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8567,7 +8627,7 @@ type sortPairsI64F32Args struct {
 }
 
 // sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1268: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1370: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
 	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8585,7 +8645,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1264) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8632,7 +8692,7 @@ type sortPairsI64F64Args struct {
 }
 
 // sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1278: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1380: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
 	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8650,7 +8710,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1274) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8697,7 +8757,7 @@ type sortPairsU64I32Args struct {
 }
 
 // sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1288: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1390: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
 	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8715,7 +8775,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1284) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8762,7 +8822,7 @@ type sortPairsU64U32Args struct {
 }
 
 // sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1298: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1400: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
 	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8780,7 +8840,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1294) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8827,7 +8887,7 @@ type sortPairsU64I64Args struct {
 }
 
 // sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1308: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1410: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
 	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8845,7 +8905,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1304) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8892,7 +8952,7 @@ type sortPairsU64U64Args struct {
 }
 
 // sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1318: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1420: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
 	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8910,7 +8970,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1314) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8957,7 +9017,7 @@ type sortPairsU64F32Args struct {
 }
 
 // sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1328: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1430: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
 	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -8975,7 +9035,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1324) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9022,7 +9082,7 @@ type sortPairsU64F64Args struct {
 }
 
 // sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1338: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1440: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
 	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9040,7 +9100,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1334) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9087,7 +9147,7 @@ type sortPairsF32I32Args struct {
 }
 
 // sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1348: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1450: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
 	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9105,7 +9165,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1344) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9152,7 +9212,7 @@ type sortPairsF32U32Args struct {
 }
 
 // sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1358: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1460: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
 	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9170,7 +9230,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1354) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9217,7 +9277,7 @@ type sortPairsF32I64Args struct {
 }
 
 // sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1368: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1470: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
 	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9235,7 +9295,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1364) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9282,7 +9342,7 @@ type sortPairsF32U64Args struct {
 }
 
 // sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1378: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1480: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
 	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9300,7 +9360,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1374) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9347,7 +9407,7 @@ type sortPairsF32F32Args struct {
 }
 
 // sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1388: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1490: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
 	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9365,7 +9425,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1384) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9412,7 +9472,7 @@ type sortPairsF32F64Args struct {
 }
 
 // sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1398: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1500: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
 	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9430,7 +9490,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1394) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9477,7 +9537,7 @@ type sortPairsF64I32Args struct {
 }
 
 // sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1408: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1510: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
 	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9495,7 +9555,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1404) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9542,7 +9602,7 @@ type sortPairsF64U32Args struct {
 }
 
 // sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1418: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1520: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
 	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9560,7 +9620,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1414) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9607,7 +9667,7 @@ type sortPairsF64I64Args struct {
 }
 
 // sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1428: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1530: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
 	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9625,7 +9685,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1424) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9672,7 +9732,7 @@ type sortPairsF64U64Args struct {
 }
 
 // sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1438: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1540: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
 	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9690,7 +9750,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1434) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9737,7 +9797,7 @@ type sortPairsF64F32Args struct {
 }
 
 // sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1448: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1550: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
 	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9755,7 +9815,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1444) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9802,7 +9862,7 @@ type sortPairsF64F64Args struct {
 }
 
 // sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1458: calls sortScatter, which synchronizes and has no fission (kernels.go:576: a loop with a barrier whose post statement is not uniform across the block)).
+// loop fission does not apply (kernels_types.go:1560: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
 	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -9820,7 +9880,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	})
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1454) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9859,6 +9919,7 @@ type reduceI32Frame struct {
 	p2 int32
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceI32Frame holds argReduceI32's arguments for its lockstep work-items.
@@ -9870,6 +9931,7 @@ type argReduceI32Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpI32Frame holds scanUpI32's arguments for its lockstep work-items.
@@ -9961,6 +10023,7 @@ type reduceU32Frame struct {
 	p2 uint32
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceU32Frame holds argReduceU32's arguments for its lockstep work-items.
@@ -9972,6 +10035,7 @@ type argReduceU32Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpU32Frame holds scanUpU32's arguments for its lockstep work-items.
@@ -10063,6 +10127,7 @@ type reduceI64Frame struct {
 	p2 int64
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceI64Frame holds argReduceI64's arguments for its lockstep work-items.
@@ -10074,6 +10139,7 @@ type argReduceI64Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpI64Frame holds scanUpI64's arguments for its lockstep work-items.
@@ -10165,6 +10231,7 @@ type reduceU64Frame struct {
 	p2 uint64
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceU64Frame holds argReduceU64's arguments for its lockstep work-items.
@@ -10176,6 +10243,7 @@ type argReduceU64Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpU64Frame holds scanUpU64's arguments for its lockstep work-items.
@@ -10267,6 +10335,7 @@ type reduceF32Frame struct {
 	p2 float32
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceF32Frame holds argReduceF32's arguments for its lockstep work-items.
@@ -10278,6 +10347,7 @@ type argReduceF32Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpF32Frame holds scanUpF32's arguments for its lockstep work-items.
@@ -10369,6 +10439,7 @@ type reduceF64Frame struct {
 	p2 float64
 	p3 int32
 	p4 int
+	p5 bool
 }
 
 // argReduceF64Frame holds argReduceF64's arguments for its lockstep work-items.
@@ -10380,6 +10451,7 @@ type argReduceF64Frame struct {
 	p4 bool
 	p5 bool
 	p6 int
+	p7 bool
 }
 
 // scanUpF64Frame holds scanUpF64's arguments for its lockstep work-items.
@@ -10475,6 +10547,7 @@ type histogramU8Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // histogramU16Frame holds histogramU16's arguments for its lockstep work-items.
@@ -10488,6 +10561,7 @@ type histogramU16Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // histogramI32Frame holds histogramI32's arguments for its lockstep work-items.
@@ -10501,6 +10575,7 @@ type histogramI32Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // histogramU32Frame holds histogramU32's arguments for its lockstep work-items.
@@ -10514,6 +10589,7 @@ type histogramU32Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // histogramF32Frame holds histogramF32's arguments for its lockstep work-items.
@@ -10527,6 +10603,7 @@ type histogramF32Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // histogramF64Frame holds histogramF64's arguments for its lockstep work-items.
@@ -10540,6 +10617,7 @@ type histogramF64Frame struct {
 	p6 int64
 	p7 int64
 	p8 int
+	p9 int
 }
 
 // sortCountI8Frame holds sortCountI8's arguments for its lockstep work-items.
@@ -11454,19 +11532,19 @@ type sortPairsF64F64Frame struct {
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:574) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:676) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramU8Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:575
+//line kernels_types.go:677
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:576
-	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:678
+	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // hgLocalsHistogramEven holds the per-work-item variables of histogramEven's fissioned group.
@@ -11476,9 +11554,9 @@ type hgLocalsHistogramEven[T number] struct {
 	hgTid []int
 }
 
-// hgGroupHistogramEven runs one work-group of histogramEven (kernels.go:628) by loop fission: each stretch
+// hgGroupHistogramEven runs one work-group of histogramEven (kernels_hist.go:14) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int, local []uint32) {
+func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int, local []uint32) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[hgLocalsHistogramEven[T]](hgB)
 	_ = hgF
@@ -11490,11 +11568,11 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:629
+//line kernels_hist.go:15
 		hgNb[hgI] = len(hist)
-//line kernels.go:630
+//line kernels_hist.go:16
 		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
-//line kernels.go:631
+//line kernels_hist.go:17
 		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
 			local[i] = 0
 		}
@@ -11502,42 +11580,46 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:635
+//line kernels_hist.go:21
 		n := len(samples)
-//line kernels.go:636
+//line kernels_hist.go:22
 		lo, hi, step := t.GlobalX(), n, hgBd[hgI]*t.GridDim().X
-//line kernels.go:637
+//line kernels_hist.go:23
 		if span > 0 {
 			lo = min(t.GlobalX()*span, n)
 			hi = min(lo+span, n)
 			step = 1
 		}
-//line kernels.go:642
-		for i := lo; i < hi; i += step {
-			b := -1
-			if isFloat {
-				if f := float64(samples[i]); f >= lowerF && f < upperF {
-					b = min(int((f-lowerF)*scale), hgNb[hgI]-1)
+//line kernels_hist.go:28
+		if shift >= 0 && !isFloat {
+			histShift(t, samples, local, lowerI, widthI, shift, lo, hi, span)
+		} else {
+			for i := lo; i < hi; i += step {
+				b := -1
+				if isFloat {
+					if f := float64(samples[i]); f >= lowerF && f < upperF {
+						b = min(int((f-lowerF)*scale), hgNb[hgI]-1)
+					}
+				} else {
+					if d := int64(samples[i]) - lowerI; d >= 0 && d < widthI {
+						b = int(d * int64(hgNb[hgI]) / widthI)
+					}
 				}
-			} else {
-				if d := int64(samples[i]) - lowerI; d >= 0 && d < widthI {
-					b = int(d * int64(hgNb[hgI]) / widthI)
+				if b < 0 {
+					continue
 				}
-			}
-			if b < 0 {
-				continue
-			}
-			if hgBd[hgI] == 1 {
-				local[b]++
-			} else {
-				kernel.AtomicAdd(&local[b], 1)
+				if hgBd[hgI] == 1 {
+					local[b]++
+				} else {
+					kernel.AtomicAdd(&local[b], 1)
+				}
 			}
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:663
+//line kernels_hist.go:53
 		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
 			if c := local[i]; c != 0 {
 				kernel.AtomicAdd(&hist[i], c)
@@ -11550,102 +11632,102 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:582) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:684) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramU16Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:583
+//line kernels_types.go:685
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:584
-	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:686
+	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramI32Locals holds the per-work-item variables of histogramI32's fissioned group.
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:590) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:692) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramI32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:591
+//line kernels_types.go:693
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:592
-	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:694
+	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramU32Locals holds the per-work-item variables of histogramU32's fissioned group.
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:598) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:700) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramU32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:599
+//line kernels_types.go:701
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:600
-	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:702
+	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramF32Locals holds the per-work-item variables of histogramF32's fissioned group.
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:606) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:708) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramF32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:607
+//line kernels_types.go:709
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:608
-	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:710
+	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // histogramF64Locals holds the per-work-item variables of histogramF64's fissioned group.
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:614) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:716) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, span int) {
+func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[histogramF64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:615
+//line kernels_types.go:717
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:616
-	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, span, local)
+//line kernels_types.go:718
+	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
 // sortCountI8Locals holds the per-work-item variables of sortCountI8's fissioned group.
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:622) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:724) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -11654,9 +11736,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:623
+//line kernels_types.go:725
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:624
+//line kernels_types.go:726
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -11670,7 +11752,7 @@ type hgLocalsSortCount[K number] struct {
 	hgMask []uint64
 }
 
-// hgGroupSortCount runs one work-group of sortCount (kernels.go:510) by loop fission: each stretch
+// hgGroupSortCount runs one work-group of sortCount (kernels.go:306) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, shift int, bits int, kind int32, width int, desc bool, tile int, bins *[256]uint32) {
 	hgN := hgB.Threads()
@@ -11687,15 +11769,15 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:511
+//line kernels.go:307
 		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
-//line kernels.go:512
+//line kernels.go:308
 		hgB2[hgI], hgNb[hgI] = t.BlockIdx().X, t.GridDim().X
-//line kernels.go:513
+//line kernels.go:309
 		hgNd[hgI] = 1 << bits
-//line kernels.go:514
+//line kernels.go:310
 		hgMask[hgI] = uint64(hgNd[hgI] - 1)
-//line kernels.go:515
+//line kernels.go:311
 		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
 			bins[d] = 0
 		}
@@ -11703,11 +11785,11 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:519
+//line kernels.go:315
 		lo := hgB2[hgI] * tile
-//line kernels.go:520
+//line kernels.go:316
 		hi := min(lo+tile, len(keys))
-//line kernels.go:521
+//line kernels.go:317
 		if hgBd[hgI] == 1 {
 			for i := lo; i < hi; i++ {
 				bins[(ordered(keys[i], kind, width, desc)>>shift)&hgMask[hgI]]++
@@ -11721,7 +11803,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels.go:531
+//line kernels.go:327
 		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
 			counts[d*hgNb[hgI]+hgB2[hgI]] = bins[d]
 		}
@@ -11732,7 +11814,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type mergePassI8Locals struct {
 }
 
-// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:656) by loop fission: each stretch
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:758) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -11741,13 +11823,13 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:657
+//line kernels_types.go:759
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:658
+//line kernels_types.go:760
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:659
+//line kernels_types.go:761
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:660
+//line kernels_types.go:762
 	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -11922,7 +12004,7 @@ hgS0:
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:666) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:768) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -11931,9 +12013,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:667
+//line kernels_types.go:769
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:668
+//line kernels_types.go:770
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -11941,7 +12023,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type mergePassU8Locals struct {
 }
 
-// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:700) by loop fission: each stretch
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:802) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -11950,13 +12032,13 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:701
+//line kernels_types.go:803
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:702
+//line kernels_types.go:804
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:703
+//line kernels_types.go:805
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:704
+//line kernels_types.go:806
 	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -11964,7 +12046,7 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:710) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:812) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -11973,9 +12055,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:711
+//line kernels_types.go:813
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:712
+//line kernels_types.go:814
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -11983,7 +12065,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type mergePassI16Locals struct {
 }
 
-// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:744) by loop fission: each stretch
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:846) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -11992,13 +12074,13 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:745
+//line kernels_types.go:847
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:746
+//line kernels_types.go:848
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:747
+//line kernels_types.go:849
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:748
+//line kernels_types.go:850
 	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -12006,7 +12088,7 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:754) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:856) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12015,9 +12097,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:755
+//line kernels_types.go:857
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:756
+//line kernels_types.go:858
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -12025,7 +12107,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type mergePassU16Locals struct {
 }
 
-// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:788) by loop fission: each stretch
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:890) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12034,13 +12116,13 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:789
+//line kernels_types.go:891
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:790
+//line kernels_types.go:892
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:791
+//line kernels_types.go:893
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:792
+//line kernels_types.go:894
 	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -12048,7 +12130,7 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:798) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:900) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12057,9 +12139,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:799
+//line kernels_types.go:901
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:800
+//line kernels_types.go:902
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -12067,7 +12149,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type mergePassI32Locals struct {
 }
 
-// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:832) by loop fission: each stretch
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:934) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12076,13 +12158,13 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:833
+//line kernels_types.go:935
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:834
+//line kernels_types.go:936
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:835
+//line kernels_types.go:937
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:836
+//line kernels_types.go:938
 	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -12090,7 +12172,7 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:842) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:944) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12099,9 +12181,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:843
+//line kernels_types.go:945
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:844
+//line kernels_types.go:946
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -12109,7 +12191,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type mergePassU32Locals struct {
 }
 
-// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:876) by loop fission: each stretch
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:978) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12118,13 +12200,13 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:877
+//line kernels_types.go:979
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:878
+//line kernels_types.go:980
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:879
+//line kernels_types.go:981
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:880
+//line kernels_types.go:982
 	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -12132,7 +12214,7 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:886) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:988) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12141,9 +12223,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:887
+//line kernels_types.go:989
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:888
+//line kernels_types.go:990
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -12151,7 +12233,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type mergePassI64Locals struct {
 }
 
-// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:920) by loop fission: each stretch
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1022) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12160,13 +12242,13 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:921
+//line kernels_types.go:1023
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:922
+//line kernels_types.go:1024
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:923
+//line kernels_types.go:1025
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:924
+//line kernels_types.go:1026
 	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -12174,7 +12256,7 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:930) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1032) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12183,9 +12265,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:931
+//line kernels_types.go:1033
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:932
+//line kernels_types.go:1034
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -12193,7 +12275,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type mergePassU64Locals struct {
 }
 
-// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:964) by loop fission: each stretch
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1066) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12202,13 +12284,13 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:965
+//line kernels_types.go:1067
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:966
+//line kernels_types.go:1068
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:967
+//line kernels_types.go:1069
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:968
+//line kernels_types.go:1070
 	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -12216,7 +12298,7 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:974) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1076) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12225,9 +12307,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:975
+//line kernels_types.go:1077
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:976
+//line kernels_types.go:1078
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -12235,7 +12317,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type mergePassF32Locals struct {
 }
 
-// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1008) by loop fission: each stretch
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1110) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12244,13 +12326,13 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1009
+//line kernels_types.go:1111
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1010
+//line kernels_types.go:1112
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1011
+//line kernels_types.go:1113
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1012
+//line kernels_types.go:1114
 	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
@@ -12258,7 +12340,7 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1018) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1120) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -12267,9 +12349,9 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1019
+//line kernels_types.go:1121
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1020
+//line kernels_types.go:1122
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
@@ -12277,7 +12359,7 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 type mergePassF64Locals struct {
 }
 
-// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1052) by loop fission: each stretch
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1154) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -12286,12 +12368,12 @@ func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1053
+//line kernels_types.go:1155
 	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1054
+//line kernels_types.go:1156
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1055
+//line kernels_types.go:1157
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1056
+//line kernels_types.go:1158
 	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
 }
