@@ -237,14 +237,11 @@ func (ev *Event) Synchronize() error {
 // error wrapping gpu.ErrNotReady and ctx's error.
 func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	const op = "event synchronize"
-	f, err := ev.last(op)
+	f, err := ev.lastOutsideCapture(op)
 	if err != nil || f == nil {
 		return err
 	}
 	defer f.Release()
-	if err := core.RefuseCaptured(op, f); err != nil {
-		return err
-	}
 	hint := hsa.WaitActive
 	if ev.flags&EventBlockingSync != 0 {
 		hint = hsa.WaitBlocked
@@ -256,19 +253,30 @@ func (ev *Event) SynchronizeContext(ctx context.Context) error {
 	return errs.Wrap(op, f.Err())
 }
 
+// lastOutsideCapture is ev.last, refusing an event last recorded in a
+// capture that has not ended; the caller releases a non-nil fence.
+func (ev *Event) lastOutsideCapture(op string) (*core.Fence, error) {
+	f, err := ev.last(op)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	if err := core.RefuseCaptured(op, f); err != nil {
+		f.Release()
+		return nil, err
+	}
+	return f, nil
+}
+
 // Query reports whether the event completed: nil, gpu.ErrNotReady, or the
 // failure of the work it followed (hipEventQuery). Like Synchronize, it
 // refuses an event recorded in a capture that has not ended.
 func (ev *Event) Query() error {
 	const op = "event query"
-	f, err := ev.last(op)
+	f, err := ev.lastOutsideCapture(op)
 	if err != nil || f == nil {
 		return err
 	}
 	defer f.Release()
-	if err := core.RefuseCaptured(op, f); err != nil {
-		return err
-	}
 	if !f.Query() {
 		return gpu.ErrNotReady
 	}

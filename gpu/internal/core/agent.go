@@ -59,12 +59,27 @@ func (s *Stream) agent(op string, call aql.AgentCall, pin uint64, uses []MemUse)
 	if c := s.captureOf(); c != nil {
 		return s.captureAgent(c, op, call, pin, uses)
 	}
-	f, err := s.newFence(op)
+	f, err := s.orderedFence(op, uses)
 	if err != nil {
 		if pin != 0 {
 			hostref.UnpinHost(pin)
 		}
 		return err
+	}
+	p := call.Packet(f.Signal().Handle())
+	e := s.Push()
+	e.fence, e.pin = f, pin
+	return s.Submit(unsafe.Pointer(&p), AgentHeader, e)
+}
+
+// orderedFence makes the fence of op, an operation of the locked stream s
+// that uses uses: s joins the legacy stream, the uses are recorded with f
+// as their last user, and a barrier waits for the fences they depend on.
+// On failure nothing stays recorded and f is released.
+func (s *Stream) orderedFence(op string, uses []MemUse) (*Fence, error) {
+	f, err := s.newFence(op)
+	if err != nil {
+		return nil, err
 	}
 	var buf [2 * (1 + MaxReaders)]*Fence
 	deps, err := s.joinLegacy(op, buf[:0])
@@ -77,25 +92,16 @@ func (s *Stream) agent(op string, call aql.AgentCall, pin uint64, uses []MemUse)
 		}
 		f.Cancel()
 		s.fences.Release(f)
-		if pin != 0 {
-			hostref.UnpinHost(pin)
-		}
-		return err
+		return nil, err
 	}
 	if len(deps) > 0 {
 		if err := s.Barrier(deps, false); err != nil {
 			f.Cancel()
 			s.fences.Release(f)
-			if pin != 0 {
-				hostref.UnpinHost(pin)
-			}
-			return err
+			return nil, err
 		}
 	}
-	p := call.Packet(f.Signal().Handle())
-	e := s.Push()
-	e.fence, e.pin = f, pin
-	return s.Submit(unsafe.Pointer(&p), AgentHeader, e)
+	return f, nil
 }
 
 // drain waits on the host for every packet of the stream; s is locked.

@@ -77,29 +77,9 @@ func (s *Stream) Replay(op string, pkts []GraphPacket, uses []MemUse) error {
 			break
 		}
 	}
-	f, err := s.newFence(op)
+	f, err := s.orderedFence(op, uses)
 	if err != nil {
 		return err
-	}
-	var buf [2 * (1 + MaxReaders)]*Fence
-	deps, err := s.joinLegacy(op, buf[:0])
-	if err == nil {
-		deps, err = useAll(s, f, uses, deps)
-	}
-	if err != nil {
-		for _, d := range deps {
-			s.fences.Release(d)
-		}
-		f.Cancel()
-		s.fences.Release(f)
-		return err
-	}
-	if len(deps) > 0 {
-		if err := s.Barrier(deps, false); err != nil {
-			f.Cancel()
-			s.fences.Release(f)
-			return err
-		}
 	}
 	run := max(int(s.q.Size()/2), 1)
 	var words [256]uint32
