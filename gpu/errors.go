@@ -124,7 +124,7 @@ func (e *Error) Is(target error) bool {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Status is the HSA status underneath, if any.
-func (e *Error) Status() rocr.Status { return hsa.StatusOf(e.Err) }
+func (e *Error) Status() hsa.Status { return hsa.StatusOf(e.Err) }
 
 // Errorf returns an *Error with code c.
 func Errorf(c ErrorCode, op, format string, args ...any) error {

@@ -99,7 +99,7 @@ func TestWrapKeepsStatus(t *testing.T) {
 	cases := []struct {
 		err      error
 		code     gpu.ErrorCode
-		status   rocr.Status
+		status   hsa.Status
 		sentinel error
 	}{
 		{rocr.Errorf(hsa.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, hsa.StatusErrorOutOfResources, rocr.ErrOutOfResources},
@@ -109,9 +109,9 @@ func TestWrapKeepsStatus(t *testing.T) {
 		{rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, hsa.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
 		{rocr.Errorf(hsa.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, hsa.StatusErrorNotInitialized, rocr.ErrNotInitialized},
 		{rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, hsa.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{rocr.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{rocr.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidAgent, gpu.ErrNotOwner},
-		{rocr.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, hsa.StatusErrorInvalidISA, rocr.ErrNotSupported},
+		{hsa.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
+		{hsa.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidAgent, gpu.ErrNotOwner},
+		{hsa.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, hsa.StatusErrorInvalidISA, rocr.ErrNotSupported},
 		{errors.New("plain"), gpu.ErrUnknown, hsa.StatusError, nil},
 	}
 	for _, c := range cases {

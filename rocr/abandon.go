@@ -21,16 +21,16 @@ import (
 // left in the kernel. The executor (Abandoner) keeps what the kernel may
 // still touch until it returns.
 
-// DefaultKernelGrace is how long Destroy (and so ShutDown) waits for a
+// defaultKernelGrace is how long Destroy (and so ShutDown) waits for a
 // kernel that does not return, after cancelling it, before abandoning it;
 // HIPGO_KERNEL_GRACE sets another.
-const DefaultKernelGrace = 3 * time.Second
+const defaultKernelGrace = 3 * time.Second
 
 // kernelGrace reads HIPGO_KERNEL_GRACE when a queue is created.
 func kernelGrace() (time.Duration, error) {
 	v := strings.TrimSpace(os.Getenv("HIPGO_KERNEL_GRACE"))
 	if v == "" {
-		return DefaultKernelGrace, nil
+		return defaultKernelGrace, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
@@ -85,9 +85,6 @@ func (q *Queue) Abandon(id uint64, err error) bool {
 	return true
 }
 
-// Abandoned is the number of the queue's abandoned kernels still running.
-func (q *Queue) Abandoned() int { return int(q.abandoned.Load()) }
-
 // strand ends the part of a processor goroutine whose kernel dispatch id
 // was abandoned meanwhile; false: it was not, and the goroutine carries on.
 func (q *Queue) strand(id uint64) bool {
@@ -122,7 +119,7 @@ func (q *Queue) awaitProcessor() error {
 		} else if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
-		aerr := Newf(ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
+		aerr := hsa.Newf(ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
 		if q.Abandon(id, aerr) {
 			err = aerr
 		}

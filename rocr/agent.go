@@ -12,7 +12,7 @@ import (
 // Agent is one device that consumes AQL packets.
 type Agent struct {
 	drv   spi.AgentDriver
-	info  AgentInfo
+	info  hsa.AgentInfo
 	pools []*Pool
 	index int
 	rt    *rtState
@@ -25,10 +25,7 @@ type Agent struct {
 }
 
 // Info returns the agent's properties.
-func (a *Agent) Info() AgentInfo { return a.info }
-
-// Name is the agent's name.
-func (a *Agent) Name() string { return a.info.Name }
+func (a *Agent) Info() hsa.AgentInfo { return a.info }
 
 // ISA is the agent's target.
 func (a *Agent) ISA() string { return a.info.ISA }
@@ -53,7 +50,7 @@ func (a *Agent) Pool(seg hsa.Segment, flags GlobalFlag) (*Pool, error) {
 			return p, nil
 		}
 	}
-	return nil, Newf(ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
+	return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
 }
 
 // Load loads code onto the agent.

@@ -41,7 +41,7 @@ func (a *Agent) clusters(op string, k *KernelSymbol) (spi.Clusters, error) {
 	}
 	c, ok := a.drv.(spi.Clusters)
 	if !ok || a.info.MaxClusterSize == 0 {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no thread-block clusters", a)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no thread-block clusters", a)
 	}
 	return c, nil
 }

@@ -8,12 +8,6 @@ import (
 
 func inlineEnabled() bool { return os.Getenv("HIPGO_INLINE_SUBMIT") != "0" }
 
-// Register makes a driver (the interface of package spi) available to
-// Init. It is spi.Register, for programs that register a driver of their
-// own: it panics if d is nil or if a driver of the same name is
-// registered already, as database/sql.Register does.
-func Register(d spi.Driver) { spi.Register(d) }
-
 // Drivers lists the registered drivers' names, in the order Init opens them.
 func Drivers() []string {
 	var out []string

@@ -2,16 +2,10 @@ package rocr
 
 import "github.com/hipgo/hipgo/rocr/hsa"
 
-// Status is hsa_status_t, with hsa.h's and hsa_ext_amd.h's numeric values
-// (see hsa.Status).
-type Status = hsa.Status
-
-// Error is the error rocr and its drivers return: a Status, the operation
-// and a message, and the cause it wraps (see hsa.Error).
-type Error = hsa.Error
-
-// Sentinel errors: errors.Is matches an *Error against the one of its
-// Status's class (see hsa.ErrInvalidArgument).
+// Sentinel errors, re-exported where users of the runtime meet them:
+// errors.Is matches an *hsa.Error (the error rocr and its drivers return:
+// an hsa.Status, the operation, a message and the cause it wraps) against
+// the one of its status's class (see hsa.ErrInvalidArgument).
 var (
 	ErrInvalidArgument   = hsa.ErrInvalidArgument
 	ErrOutOfResources    = hsa.ErrOutOfResources
@@ -30,12 +24,6 @@ var (
 
 // Errorf returns an *Error with the given status and formatted message. The
 // message's %w verb, if any, is kept as the cause.
-func Errorf(st Status, op, format string, args ...any) error {
+func Errorf(st hsa.Status, op, format string, args ...any) error {
 	return hsa.Errorf(st, op, format, args...)
-}
-
-// Newf is Errorf with an explicit sentinel, for conditions that have no HSA
-// status of their own (ErrNotOwner, ErrNotSupported, ErrTimeout, ...).
-func Newf(sentinel error, st Status, op, format string, args ...any) error {
-	return hsa.Newf(sentinel, st, op, format, args...)
 }

@@ -13,7 +13,7 @@ import (
 
 func TestStatusValuesAndStrings(t *testing.T) {
 	for _, tc := range []struct {
-		st   rocr.Status
+		st   hsa.Status
 		val  uint32
 		name string
 	}{
@@ -30,7 +30,7 @@ func TestStatusValuesAndStrings(t *testing.T) {
 			t.Errorf("%#x: name %q string %q", uint32(tc.st), tc.st.Name(), tc.st.String())
 		}
 	}
-	names := map[string]rocr.Status{}
+	names := map[string]hsa.Status{}
 	for _, s := range hsa.Statuses() {
 		if prev, dup := names[s.Name()]; dup {
 			t.Errorf("%#x and %#x share the name %s", uint32(prev), uint32(s), s.Name())
@@ -43,7 +43,7 @@ func TestStatusValuesAndStrings(t *testing.T) {
 	if len(names) < 40 {
 		t.Errorf("only %d statuses", len(names))
 	}
-	if s := rocr.Status(0x9999); s.Name() != "HSA_STATUS(0x9999)" || s.String() != s.Name() {
+	if s := hsa.Status(0x9999); s.Name() != "HSA_STATUS(0x9999)" || s.String() != s.Name() {
 		t.Errorf("unknown status: %q %q", s.Name(), s.String())
 	}
 }
@@ -53,7 +53,7 @@ func TestErrorsIs(t *testing.T) {
 		rocr.ErrNotSupported, rocr.ErrNotInitialized, rocr.ErrInvalidSignal, rocr.ErrInvalidQueue, rocr.ErrInvalidPacket,
 		rocr.ErrInvalidAllocation, rocr.ErrInvalidCodeObject, rocr.ErrKernelFailed, rocr.ErrTimeout}
 	for _, tc := range []struct {
-		st   rocr.Status
+		st   hsa.Status
 		want error
 	}{
 		{hsa.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
@@ -96,18 +96,18 @@ func TestErrorsIs(t *testing.T) {
 	}
 	// An explicit sentinel, a status and a cause all match.
 	cause := io.ErrUnexpectedEOF
-	err := rocr.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
+	err := hsa.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
 	if !errors.Is(err, rocr.ErrNotOwner) || !errors.Is(err, hsa.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
 		t.Errorf("Newf: %v", err)
 	}
 	if got, want := err.Error(), "access: buffer b: unexpected EOF (HSA_STATUS_ERROR_INVALID_AGENT)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	var re *rocr.Error
+	var re *hsa.Error
 	if !errors.As(err, &re) || re.Op != "access" || re.Msg != "buffer b" || re.Err != cause {
 		t.Errorf("fields: %+v", re)
 	}
-	if got := (&rocr.Error{Status: hsa.StatusErrorFatal}).Error(); got != "HSA_STATUS_ERROR_FATAL (HSA_STATUS_ERROR_FATAL)" {
+	if got := (&hsa.Error{Status: hsa.StatusErrorFatal}).Error(); got != "HSA_STATUS_ERROR_FATAL (HSA_STATUS_ERROR_FATAL)" {
 		t.Errorf("empty error: %q", got)
 	}
 }

@@ -52,7 +52,7 @@ func (q *Queue) SetKernelTimeout(d time.Duration) error {
 	}
 	c, ok := q.exec.(spi.KernelCanceler)
 	if !ok {
-		return Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
+		return hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
 	}
 	c.SetKernelTimeout(d)
 	return nil

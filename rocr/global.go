@@ -57,7 +57,7 @@ func Global(exe Executable, name string) (*Allocation, error) {
 	}
 	f, ok := l.Executable.(spi.GlobalFinder)
 	if !ok {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

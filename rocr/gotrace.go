@@ -16,14 +16,14 @@ import (
 // -trace), each packet a soft queue's processor runs is a region of the
 // processor goroutine named like the packet (the kernel's name, "copy",
 // "fill", "host callback", a barrier's type), followed by a log event in
-// category TraceCategory with the queue, packet, grid size (work-items) and duration, so
+// category "hipgo" with the queue, packet, grid size (work-items) and duration, so
 // go tool trace shows device work beside the goroutines that submitted
 // it. Nothing of this runs otherwise: one trace.IsEnabled per packet.
 // HIPGO_TRACE's Perfetto timeline (trace.go) is separate and unchanged.
 
-// TraceCategory is the category of hipgo's log events in Go execution
+// traceCategory is the category of hipgo's log events in Go execution
 // traces.
-const TraceCategory = "hipgo"
+const traceCategory = "hipgo"
 
 // goTraceBegin starts the packet's region; nil when no trace is recorded.
 func (q *Queue) goTraceBegin(slot unsafe.Pointer, h aql.Header) *trace.Region {
@@ -48,7 +48,7 @@ func (q *Queue) goTraceEnd(r *trace.Region, id uint64, slot unsafe.Pointer, h aq
 	if err != nil {
 		msg += fmt.Sprintf(" error=%q", err.Error())
 	}
-	trace.Log(context.Background(), TraceCategory, msg)
+	trace.Log(context.Background(), traceCategory, msg)
 }
 
 // packetName names a packet as the Perfetto trace does.

@@ -16,7 +16,7 @@ import (
 // driver's to check.
 const (
 	IPCHandleSize  = 128
-	IPCPayloadSize = IPCHandleSize - ipcHeader
+	ipcPayloadSize = IPCHandleSize - ipcHeader
 	ipcHeader      = 32
 	ipcVersion     = 1
 	ipcMagic       = "hipgoIPC"
@@ -24,23 +24,23 @@ const (
 	ipcMaxSize = 1 << 50
 )
 
-// IPCKind is what a handle shares.
-type IPCKind uint8
+// ipcKind is what a handle shares.
+type ipcKind uint8
 
 // Kinds of handle.
 const (
-	IPCKindMemory IPCKind = 1
-	IPCKindSignal IPCKind = 2
+	ipcKindMemory ipcKind = 1
+	ipcKindSignal ipcKind = 2
 )
 
-func (k IPCKind) String() string {
+func (k ipcKind) String() string {
 	switch k {
-	case IPCKindMemory:
+	case ipcKindMemory:
 		return "memory"
-	case IPCKindSignal:
+	case ipcKindSignal:
 		return "signal"
 	}
-	return fmt.Sprintf("IPCKind(%d)", uint8(k))
+	return fmt.Sprintf("ipcKind(%d)", uint8(k))
 }
 
 // IPCHandle is a handle to memory or a signal of another process: plain
@@ -49,7 +49,7 @@ func (k IPCKind) String() string {
 //
 //	[0, 8)    magic "hipgoIPC"
 //	[8, 10)   version (little endian)
-//	10        kind (IPCKind)
+//	10        kind (ipcKind)
 //	11        payload length
 //	[12, 16)  exporting process id
 //	[16, 24)  driver tag, NUL-padded
@@ -73,7 +73,7 @@ func ParseIPCHandle(b []byte) (IPCHandle, error) {
 
 // ipcFields is a decoded envelope.
 type ipcFields struct {
-	kind    IPCKind
+	kind    ipcKind
 	pid     int
 	tag     string
 	size    uint64
@@ -82,8 +82,8 @@ type ipcFields struct {
 
 func newIPCHandle(f ipcFields) (IPCHandle, error) {
 	var h IPCHandle
-	if len(f.payload) > IPCPayloadSize || len(f.tag) > 8 {
-		return h, Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "driver %q payload of %d bytes: at most %d", f.tag, len(f.payload), IPCPayloadSize)
+	if len(f.payload) > ipcPayloadSize || len(f.tag) > 8 {
+		return h, Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "driver %q payload of %d bytes: at most %d", f.tag, len(f.payload), ipcPayloadSize)
 	}
 	copy(h[0:8], ipcMagic)
 	binary.LittleEndian.PutUint16(h[8:], ipcVersion)
@@ -107,13 +107,13 @@ func (h *IPCHandle) decode() (ipcFields, error) {
 	if v := binary.LittleEndian.Uint16(h[8:]); v != ipcVersion {
 		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "version %d: this runtime reads version %d", v, ipcVersion)
 	}
-	f.kind = IPCKind(h[10])
-	if f.kind != IPCKindMemory && f.kind != IPCKindSignal {
+	f.kind = ipcKind(h[10])
+	if f.kind != ipcKindMemory && f.kind != ipcKindSignal {
 		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "unknown kind %d", h[10])
 	}
 	n := int(h[11])
-	if n == 0 || n > IPCPayloadSize {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "payload of %d bytes: want 1 to %d", n, IPCPayloadSize)
+	if n == 0 || n > ipcPayloadSize {
+		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "payload of %d bytes: want 1 to %d", n, ipcPayloadSize)
 	}
 	if bytes.IndexFunc(h[ipcHeader+n:], func(r rune) bool { return r != 0 }) >= 0 {
 		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "bytes after the payload are not zero")
@@ -136,9 +136,9 @@ func (h *IPCHandle) decode() (ipcFields, error) {
 	f.tag = string(tag)
 	f.size = binary.LittleEndian.Uint64(h[24:])
 	switch {
-	case f.kind == IPCKindMemory && (f.size == 0 || f.size > ipcMaxSize):
+	case f.kind == ipcKindMemory && (f.size == 0 || f.size > ipcMaxSize):
 		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "memory of %d bytes: want 1 to %d", f.size, uint64(ipcMaxSize))
-	case f.kind == IPCKindSignal && f.size != 8:
+	case f.kind == ipcKindSignal && f.size != 8:
 		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "signal of %d bytes: a signal is 8", f.size)
 	}
 	f.payload = h[ipcHeader : ipcHeader+n]
@@ -154,18 +154,9 @@ func (h IPCHandle) Size() uint64 {
 	return f.size
 }
 
-// Kind is what the handle claims to share, 0 for an invalid handle.
-func (h IPCHandle) Kind() IPCKind {
-	f, err := h.decode()
-	if err != nil {
-		return 0
-	}
-	return f.kind
-}
-
 // check decodes h for agent a and the kind wanted: the handle must be of
 // a's driver and made by another process.
-func (h *IPCHandle) check(op string, a *Agent, want IPCKind) (ipcFields, error) {
+func (h *IPCHandle) check(op string, a *Agent, want ipcKind) (ipcFields, error) {
 	f, err := h.decode()
 	if err != nil {
 		return f, Errorf(hsa.StatusOf(err), op, "%w", err)
@@ -193,7 +184,7 @@ func (a *Agent) ipcMemory(op string) (spi.IPCMemory, error) {
 	}
 	m, ok := a.drv.(spi.IPCMemory)
 	if !ok {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share memory between processes", a)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share memory between processes", a)
 	}
 	return m, nil
 }
@@ -274,7 +265,7 @@ func (al *Allocation) ExportIPC() (IPCHandle, error) {
 	if err != nil {
 		return IPCHandle{}, err
 	}
-	return newIPCHandle(ipcFields{kind: IPCKindMemory, pid: os.Getpid(), tag: m.IPCTag(), size: uint64(al.Size), payload: payload})
+	return newIPCHandle(ipcFields{kind: ipcKindMemory, pid: os.Getpid(), tag: m.IPCTag(), size: uint64(al.Size), payload: payload})
 }
 
 // openedPool is the pool of memory opened from handles: its Free unmaps.
@@ -301,7 +292,7 @@ func (a *Agent) OpenIPC(h IPCHandle) (*Allocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := h.check(op, a, IPCKindMemory)
+	f, err := h.check(op, a, ipcKindMemory)
 	if err != nil {
 		return nil, err
 	}
@@ -370,10 +361,6 @@ func (al *Allocation) closeOpening() bool {
 	return true
 }
 
-// IsIPCOpened reports whether the allocation was opened from another
-// process's handle.
-func (al *Allocation) IsIPCOpened() bool { return al.pool.ipc == ipcOpened }
-
 // NewIPCSignal creates a signal of value 0 that other processes can open
 // with the handle it returns (hipIpcGetEventHandle's signal).
 func NewIPCSignal(a *Agent) (*Signal, IPCHandle, error) {
@@ -384,13 +371,13 @@ func NewIPCSignal(a *Agent) (*Signal, IPCHandle, error) {
 	ss, ok := a.drv.(spi.IPCSignals)
 	m, ok2 := a.drv.(spi.IPCMemory)
 	if !ok || !ok2 {
-		return nil, IPCHandle{}, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
+		return nil, IPCHandle{}, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}
 	b, payload, err := ss.NewIPCSignal()
 	if err != nil {
 		return nil, IPCHandle{}, err
 	}
-	h, err := newIPCHandle(ipcFields{kind: IPCKindSignal, pid: os.Getpid(), tag: m.IPCTag(), size: 8, payload: payload})
+	h, err := newIPCHandle(ipcFields{kind: ipcKindSignal, pid: os.Getpid(), tag: m.IPCTag(), size: 8, payload: payload})
 	if err != nil {
 		_ = b.Destroy()
 		return nil, IPCHandle{}, err
@@ -407,9 +394,9 @@ func OpenIPCSignal(a *Agent, h IPCHandle) (*Signal, error) {
 	}
 	ss, ok := a.drv.(spi.IPCSignals)
 	if !ok {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}
-	f, err := h.check(op, a, IPCKindSignal)
+	f, err := h.check(op, a, ipcKindSignal)
 	if err != nil {
 		return nil, err
 	}

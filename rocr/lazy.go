@@ -31,11 +31,8 @@ func (s *Signal) Armed() uint64 { return s.lazy.arm.Load() }
 func (s *Signal) Defer(c *spi.CompleterRef, seq uint64) {
 	s.lazy.seq.Store(seq)
 	s.lazy.by.Store(c)
-	s.MarkPolled()
+	s.markPolled()
 }
-
-// Undefer forgets the completer; it runs before the completer completes s.
-func (s *Signal) Undefer() { s.lazy.by.Store(nil) }
 
 // CompleteArmed is a deferred completion: unless s was re-armed (Store)
 // since the completer read arm (Armed), it forgets the completer, records

@@ -22,7 +22,7 @@ func (a *Agent) ManagedPool() (*Pool, error) {
 	}
 	mm, ok := a.drv.(spi.ManagedMemory)
 	if !ok {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no managed memory", a)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no managed memory", a)
 	}
 	managedPools.mu.Lock()
 	defer managedPools.mu.Unlock()

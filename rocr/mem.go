@@ -6,9 +6,5 @@ import "github.com/hipgo/hipgo/rocr/spi"
 // agent) track which bytes of device memory were written since
 // allocation, and whether the API reports buffers used on unordered
 // streams where automatic dependencies are off (HIPGO_SANITIZE=1 or an
-// EnableSanitize not yet undone).
+// spi.EnableSanitize not yet undone: gputest.Sanitize).
 func Sanitizing() bool { return spi.Sanitizing() }
-
-// EnableSanitize turns the sanitizer on until the returned function is
-// called. Allocations made while it is off are taken as written.
-func EnableSanitize() (disable func()) { return spi.EnableSanitize() }

@@ -42,7 +42,7 @@ func (a *Agent) occupancy(op string, k *KernelSymbol) (spi.Occupancy, error) {
 	}
 	o, ok := a.drv.(spi.Occupancy)
 	if !ok {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no occupancy calculator", a)
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no occupancy calculator", a)
 	}
 	return o, nil
 }

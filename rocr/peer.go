@@ -94,13 +94,13 @@ func (a *Agent) EnablePeer(other *Agent) error {
 		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s cannot be its own peer", a)
 	}
 	if !a.canAccessPeer(other) {
-		return Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
+		return hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
 	}
 	peers.mu.Lock()
 	defer peers.mu.Unlock()
 	k := peerKey{a, other}
 	if peerEnabled(a, other) {
-		return Newf(ErrPeerAlreadyEnabled, hsa.StatusErrorInvalidArgument, op, "%s already has access to the memory of %s", a, other)
+		return hsa.Newf(ErrPeerAlreadyEnabled, hsa.StatusErrorInvalidArgument, op, "%s already has access to the memory of %s", a, other)
 	}
 	if p, ok := a.drv.(spi.PeerAccessor); ok {
 		if err := p.EnablePeer(other.drv); err != nil {
@@ -126,7 +126,7 @@ func (a *Agent) DisablePeer(other *Agent) error {
 	defer peers.mu.Unlock()
 	k := peerKey{a, other}
 	if !peerEnabled(a, other) {
-		return Newf(ErrPeerNotEnabled, hsa.StatusErrorInvalidArgument, op, "%s has no peer access to the memory of %s", a, other)
+		return hsa.Newf(ErrPeerNotEnabled, hsa.StatusErrorInvalidArgument, op, "%s has no peer access to the memory of %s", a, other)
 	}
 	if p, ok := a.drv.(spi.PeerDisabler); ok {
 		if err := p.DisablePeer(other.drv); err != nil {

@@ -278,7 +278,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 			return nil
 		}
 	}
-	return Newf(ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
+	return hsa.Newf(ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
 }
 
 // allocRegistry finds the allocation holding an address. A B-tree keyed by
@@ -373,7 +373,7 @@ func checkRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 // checkPointer is checkRange for a kernel's pointer argument: an address
 // outside every allocation is an invalid argument of the dispatch; an
 // access the agent may not make keeps its own status (ErrNotOwner).
-func checkPointer(agent *Agent, addr uintptr) (Status, error) {
+func checkPointer(agent *Agent, addr uintptr) (hsa.Status, error) {
 	_, err := checkRange(agent, addr, 0)
 	if err == nil {
 		return hsa.StatusSuccess, nil

@@ -84,7 +84,7 @@ func (q *Queue) processFrom() {
 				}
 				var v int64
 				if q.lockedThread {
-					v = q.doorbell.WaitNoYield(hsa.CondNE, db, timeout, hint)
+					v = q.doorbell.waitNoYield(hsa.CondNE, db, timeout, hint)
 				} else {
 					v = q.doorbell.Wait(hsa.CondNE, db, timeout, hint)
 				}

@@ -28,8 +28,8 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 		t.Fatalf("Drivers() = %v: the cpu driver is not registered", before)
 	}
 	assert.PanicsWithValue(t, "rocr: Register called twice for driver cpu", func() {
-		rocr.Register(namedDriver{name: "cpu"})
+		spi.Register(namedDriver{name: "cpu"})
 	})
-	assert.Panics(t, func() { rocr.Register(nil) })
+	assert.Panics(t, func() { spi.Register(nil) })
 	assert.Equal(t, before, rocr.Drivers())
 }

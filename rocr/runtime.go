@@ -140,7 +140,7 @@ func open() (*rtState, error) {
 		}
 	}
 	if force != "" && !found {
-		return nil, Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
+		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
 	}
 	gpus, err := filterVisible(gpus, "ROCR_VISIBLE_DEVICES")
 	if err != nil {
@@ -154,7 +154,7 @@ func open() (*rtState, error) {
 	if len(rt.agents) == 0 {
 		reasons := rt.reasons()
 		rt.closeDrivers()
-		return nil, Newf(ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
+		return nil, hsa.Newf(ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
 	}
 	return rt, nil
 }

@@ -152,7 +152,6 @@ func TestCPUAgentInfo(t *testing.T) {
 		}
 	}
 	check("Name", in.Name, "cpu0")
-	check("Name()", a.Name(), "cpu0")
 	check("Vendor", in.Vendor, "hipgo")
 	check("Type", in.Type, hsa.DeviceCPU)
 	check("Type.String", in.Type.String(), "CPU")
@@ -223,8 +222,8 @@ func TestCPUAgentsFromEnv(t *testing.T) {
 	}
 	uuids := map[string]bool{}
 	for i, a := range ags {
-		if a.Index() != i || a.Name() != fmt.Sprintf("cpu%d", i) {
-			t.Errorf("agent %d: index %d name %s", i, a.Index(), a.Name())
+		if a.Index() != i || a.Info().Name != fmt.Sprintf("cpu%d", i) {
+			t.Errorf("agent %d: index %d name %s", i, a.Index(), a.Info().Name)
 		}
 		uuids[a.Info().UUID] = true
 	}

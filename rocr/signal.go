@@ -107,7 +107,7 @@ func (r *backendRegistry) remove(h uint64) { r.m.Delete(h) }
 
 var backendSignals backendRegistry
 
-// signalGen numbers signals for HostVersion.
+// signalGen starts each signal's hb count apart from every other signal's.
 var signalGen atomic.Uint64
 
 // slabHooks are called with every signal slab, existing and new, so drivers

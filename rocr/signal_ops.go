@@ -6,15 +6,9 @@ import (
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
-// HostVersion counts the updates made to the signal through its methods
-// (by the host or a software agent), not the writes a GPU makes to its
-// memory. A driver that precomputes the values it has a GPU write can tell
-// from it whether anyone else changed the signal since.
-func (s *Signal) HostVersion() uint64 { return s.hb.Load() }
-
-// MarkPolled says an agent updates the value in memory without notifying
+// markPolled says an agent updates the value in memory without notifying
 // the host; waiters then poll instead of sleeping on a wake-up.
-func (s *Signal) MarkPolled() {
+func (s *Signal) markPolled() {
 	if !s.polled.Swap(true) {
 		s.notify() // sleeping waiters switch to polling
 	}

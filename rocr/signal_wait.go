@@ -87,10 +87,10 @@ func (s *Signal) Wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 	return s.wait(cond, cmp, timeout, hint, true)
 }
 
-// WaitNoYield is Wait whose spin never yields the processor: for
+// waitNoYield is Wait whose spin never yields the processor: for
 // goroutines locked to an OS thread (a GPU driver's queue processor), where
 // runtime.Gosched costs a thread switch.
-func (s *Signal) WaitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
+func (s *Signal) waitNoYield(cond hsa.Condition, cmp int64, timeout time.Duration, hint hsa.WaitHint) int64 {
 	return s.wait(cond, cmp, timeout, hint, false)
 }
 
@@ -172,7 +172,7 @@ func (s *Signal) wait(cond hsa.Condition, cmp int64, timeout time.Duration, hint
 			}
 		}
 		if wait < 0 {
-			// MarkPolled wakes this wait too, so a signal that a GPU starts
+			// markPolled wakes this wait too, so a signal that a GPU starts
 			// completing while we sleep is then polled.
 			<-w.wake
 			continue

@@ -3,7 +3,7 @@ package gputest
 import (
 	"testing"
 
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Sanitize turns the cpu agent's sanitizer on until tb ends, as
@@ -16,5 +16,5 @@ import (
 // parallel tests see it on while any test that asked for it runs.
 func Sanitize(tb testing.TB) {
 	tb.Helper()
-	tb.Cleanup(rocr.EnableSanitize())
+	tb.Cleanup(spi.EnableSanitize())
 }

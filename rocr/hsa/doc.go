@@ -6,6 +6,7 @@
 // managed-memory advice) with hsa.h's values.
 //
 // Everything here is plain data: no state, no driver, safe to copy and
-// to use from several goroutines. rocr names each type and value too
-// (rocr.AgentInfo is hsa.AgentInfo), so programs need not import it.
+// to use from several goroutines. rocr re-exports the sentinel errors
+// (rocr.ErrNotOwner is hsa.ErrNotOwner); a program names the types and
+// values here (hsa.AgentInfo, hsa.Status, hsa.CondEQ).
 package hsa

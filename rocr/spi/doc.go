@@ -17,7 +17,7 @@
 //
 // The whole driver interface is here. Every driver implements
 //
-//   - Driver: registered with Register (rocr.Register is the same call),
+//   - Driver: registered with Register,
 //     opened by rocr.Init, which hands it the Host.
 //   - AgentDriver: one agent, its info, pools, executors and code loading.
 //   - PoolDriver: one memory pool of an agent.

@@ -16,7 +16,8 @@ type IPCMemory interface {
 	// IPCPool is the pool exportable memory is allocated from.
 	IPCPool() (PoolDriver, error)
 	// ExportMemory gives the driver's part of a handle for the allocation
-	// of IPCPool at base of size bytes: at most IPCPayloadSize bytes.
+	// of IPCPool at base of size bytes: at most 96 bytes (a handle is 128,
+	// 32 of them rocr's envelope).
 	ExportMemory(base uintptr, size uint64) ([]byte, error)
 	// OpenMemory maps, in this process, memory that process pid exported
 	// as payload, of size bytes; CloseMemory unmaps it.
@@ -30,7 +31,7 @@ type IPCMemory interface {
 // work from either process: its value lives in memory both map.
 type IPCSignals interface {
 	// NewIPCSignal makes a shareable signal of initial value 0 and the
-	// driver's part of its handle (at most IPCPayloadSize bytes).
+	// driver's part of its handle (at most 96 bytes).
 	NewIPCSignal() (SignalBackend, []byte, error)
 	// OpenIPCSignal opens the signal process pid exported as payload
 	// (untrusted bytes, as for OpenMemory).

@@ -56,7 +56,7 @@ func Sanitizing() bool {
 }
 
 // EnableSanitize turns the sanitizer on until the returned function is
-// called (rocr.EnableSanitize).
+// called (gputest.Sanitize calls it).
 func EnableSanitize() (disable func()) {
 	sanitize.refs.Add(1)
 	var once sync.Once

@@ -12,7 +12,7 @@ var registry struct {
 
 // Register makes a driver available to the runtime, whose Init opens the
 // registered drivers in order of priority. Drivers call it from an init
-// function (the database/sql pattern); rocr.Register is the same call.
+// function (the database/sql pattern).
 // As database/sql.Register does, it panics if d is nil or if a driver of
 // the same name is registered already: two drivers of one name are a
 // program's mistake, which no later call could report.

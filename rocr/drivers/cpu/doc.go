@@ -40,7 +40,7 @@
 // barrier), and, like any run of the detector, it reports a pair of
 // stacks once per process.
 //
-// HIPGO_SANITIZE=1 (or gputest.Sanitize, or rocr.EnableSanitize) turns on
+// HIPGO_SANITIZE=1 (or gputest.Sanitize, or spi.EnableSanitize) turns on
 // the sanitizer. Besides the accesses outside allocations that always fail,
 // it keeps a shadow bit per byte of each coarse-grained allocation made
 // while it is on, beside the allocation and dropped with it: kernel writes
@@ -140,7 +140,7 @@
 //   - With a kernel timeout (HIPGO_KERNEL_TIMEOUT, Queue.SetKernelTimeout,
 //     stream.Stream.SetKernelTimeout), a kernel past it sees Canceled; if
 //     it has not returned within the queue's grace (HIPGO_KERNEL_GRACE,
-//     read when a queue is made, default 3s: rocr.DefaultKernelGrace),
+//     read when a queue is made, default 3s),
 //     its dispatch fails with an error wrapping hsa.ErrTimeout
 //     (gpu.ErrLaunchTimeOut) and hsa.ErrAbandoned. Synchronize returns;
 //     the packets behind it run on a new processor goroutine (and fail,

@@ -139,7 +139,7 @@ func FuzzProcessor(f *testing.F) {
 			}
 		}
 		if err := q.Err(); err != nil {
-			var re *rocr.Error
+			var re *hsa.Error
 			if !errors.As(err, &re) || re.Status == hsa.StatusSuccess {
 				t.Errorf("queue error without a status: %v", err)
 			}

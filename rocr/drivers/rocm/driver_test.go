@@ -82,7 +82,7 @@ func TestOpenAgentsAndPools(t *testing.T) {
 		t.Fatalf("%d agents, want the one GPU (the CPU and DSP agents are not ours)", len(ads))
 	}
 	in := ads[0].Info()
-	want := rocr.AgentInfo{
+	want := hsa.AgentInfo{
 		Name: "gfx90a", Vendor: "AMD", ProductName: "AMD Instinct MI210", Type: hsa.DeviceGPU,
 		ISA: "gfx90a:sramecc+:xnack-", Wavefront: 64, ComputeUnits: 104, MaxWorkGroupSize: 1024,
 		MaxWorkGroupDim: [3]int{1024, 1024, 1024}, MaxGridSize: [3]uint64{0xffffffff, 0xffffffff, 0xffffffff},

@@ -72,7 +72,7 @@ func Observe() *Runtime {
 	return rt
 }
 
-func agentName(in rocr.AgentInfo) string {
+func agentName(in hsa.AgentInfo) string {
 	if in.ProductName != "" {
 		return in.ProductName
 	}
