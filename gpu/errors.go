@@ -138,7 +138,7 @@ func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if hsa.IsNilValue(err) {
+	if errtext.IsNilValue(err) {
 		return &Error{Code: ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
 	}
 	var ge *Error
@@ -157,7 +157,7 @@ func CodeOf(err error) ErrorCode {
 	switch {
 	case err == nil:
 		return Success
-	case hsa.IsNilValue(err):
+	case errtext.IsNilValue(err):
 		return ErrLaunchFailure
 	case errors.As(err, &ge):
 		return ge.Code

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -21,7 +22,7 @@ func TestErrorfTypedNilCause(t *testing.T) {
 	require.Error(t, err)
 	assert.NotPanics(t, func() { _ = err.Error(); _ = errors.Is(err, fs.ErrNotExist) })
 	assert.ErrorIs(t, err, rocr.ErrKernelFailed)
-	assert.True(t, hsa.IsNilValue(pe))
-	assert.False(t, hsa.IsNilValue(nil))
-	assert.False(t, hsa.IsNilValue(fs.ErrNotExist))
+	assert.True(t, errtext.IsNilValue(pe))
+	assert.False(t, errtext.IsNilValue(nil))
+	assert.False(t, errtext.IsNilValue(fs.ErrNotExist))
 }

@@ -1,6 +1,9 @@
 package errtext
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+)
 
 // Join is "op: msg: cause" with the empty parts and their separators left
 // out; err may be nil. An error that wraps another of the same operation
@@ -43,4 +46,18 @@ func Tag(s, tag string) string {
 		return s
 	}
 	return s + t
+}
+
+// IsNilValue reports whether err is a non-nil interface holding a nil
+// pointer (a typed nil, as `var pe *fs.PathError; return pe` gives): its
+// Error and Unwrap methods may panic, so it must not be called or wrapped.
+func IsNilValue(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch v := reflect.ValueOf(err); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer:
+		return v.IsNil()
+	}
+	return false
 }

@@ -3,7 +3,6 @@ package hsa
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/hipgo/hipgo/internal/errtext"
 )
@@ -108,7 +107,7 @@ func Errorf(st Status, op, format string, args ...any) error {
 	e := &Error{Status: st, Op: op}
 	w := fmt.Errorf(format, args...)
 	e.Msg = w.Error()
-	if u := errors.Unwrap(w); u != nil && !IsNilValue(u) {
+	if u := errors.Unwrap(w); u != nil && !errtext.IsNilValue(u) {
 		e.Err = u
 		if e.Msg == u.Error() { // format was just "%w"
 			e.Msg = ""
@@ -116,20 +115,6 @@ func Errorf(st Status, op, format string, args ...any) error {
 		e.Msg = trimSuffix(e.Msg, ": "+u.Error())
 	}
 	return e
-}
-
-// IsNilValue reports whether err is a non-nil interface holding a nil
-// pointer (a typed nil, as `var pe *fs.PathError; return pe` gives): its
-// Error and Unwrap methods may panic, so it must not be called or wrapped.
-func IsNilValue(err error) bool {
-	if err == nil {
-		return false
-	}
-	switch v := reflect.ValueOf(err); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer:
-		return v.IsNil()
-	}
-	return false
 }
 
 // Newf is Errorf with an explicit sentinel, for conditions that have no HSA

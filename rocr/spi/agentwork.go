@@ -3,6 +3,7 @@ package spi
 import (
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -79,7 +80,7 @@ func (w *AgentWork) RunHost(stream uintptr) (err error) {
 	default:
 		return hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "callback", "agent work %#x has no host function", w.Kind)
 	}
-	if hsa.IsNilValue(err) {
+	if errtext.IsNilValue(err) {
 		return hsa.Errorf(hsa.StatusErrorException, "callback", "host callback returned a nil %T as its error", err)
 	}
 	return err

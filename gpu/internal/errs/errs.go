@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/internal/errtext"
 )
 
 // Wrap turns a rocr error into a *gpu.Error with the HIP code that fits it
@@ -19,7 +19,7 @@ func Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if hsa.IsNilValue(err) {
+	if errtext.IsNilValue(err) {
 		return &gpu.Error{Code: gpu.ErrLaunchFailure, Op: op, Msg: fmt.Sprintf("a nil %T was returned as an error", err)}
 	}
 	var ge *gpu.Error

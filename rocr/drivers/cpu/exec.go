@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hipgo/hipgo/internal/errtext"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/raceflag"
 	"github.com/hipgo/hipgo/rocr/aql"
@@ -314,7 +315,7 @@ func (j *job) runChunk(g *group, lo, hi int64) (ok bool) {
 			err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v called runtime.Goexit", j.k.name, g.ID)
 			j.stopClaims()
 		case error:
-			if hsa.IsNilValue(e) {
+			if errtext.IsNilValue(e) {
 				err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel %s work-group %v panicked with a nil %T", j.k.name, g.ID, e)
 			} else if ae, isAccess := e.(*AccessError); isAccess {
 				ae.File, ae.Line, _ = j.where(kernelimpl.KernelFunc(g), false)
