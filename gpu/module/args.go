@@ -20,27 +20,37 @@ const MaxArgs = 32
 // beyond the buffers, so a launch through it allocates nothing and
 // boxes nothing. Each argument is checked against the kernel's signature
 // when the launch is made, as LaunchKernelGGL's are.
+//
+// An Args holds InlineArgs arguments and MaxValueBytes of values in
+// itself, small enough that declaring one per launch costs little; past
+// either it takes a block from a pool, which it keeps (an Args launched
+// again, or Reset and refilled, reuses it) until Release returns it.
 type Args struct {
 	n    int
 	over bool // more than MaxArgs were added
 	used int  // bytes of blob in use
-	vals [MaxArgs]argVal
+	vals [InlineArgs]argVal
 	// blob holds the bytes of the struct arguments, copied when added;
 	// those past it go to big, a block from bigBlobs (see addValue).
 	blob [MaxValueBytes]byte
 	big  *bigBlob
+	// more holds every argument once there are more than InlineArgs.
+	more *moreArgs
 	// check runs once the kernel completed (OnComplete).
 	check func() error
 }
 
+// InlineArgs is the number of arguments an Args holds in itself; the
+// rest, up to MaxArgs, go to a pooled block.
+const InlineArgs = 16
+
 // MaxValueBytes is the bytes of structs and arrays passed by value that
 // an Args holds in itself. Past them, up to the kernel parameters the
 // device takes (4 KB, as HIP and CUDA allow; 32,764 bytes on cuda devices
-// whose driver allows it), it takes a block from a pool by size class: a
-// launch that passes ...any returns it when the launch is submitted, so
-// large parameters cost no allocation per launch either; an Args the
-// caller keeps keeps its block.
-const MaxValueBytes = 1024
+// whose driver allows it), it takes a block from a pool by size class,
+// kept until Release, so large parameters cost no allocation per launch
+// either.
+const MaxValueBytes = 128
 
 // bigBlob holds the struct arguments of an Args past its own blob, in one
 // of the classes of bigBlobs.
@@ -54,6 +64,11 @@ type bigBlob struct {
 const bigClasses = 4
 
 var bigBlobs [bigClasses]sync.Pool
+
+// moreArgs holds an Args' arguments once they outgrow its own.
+type moreArgs struct{ vals [MaxArgs]argVal }
+
+var morePool = sync.Pool{New: func() any { return new(moreArgs) }}
 
 func init() {
 	for c := range bigBlobs {
@@ -96,6 +111,33 @@ func (a *Args) releaseBig() {
 	}
 }
 
+// list is a's arguments.
+func (a *Args) list() []argVal {
+	if a.more != nil {
+		return a.more.vals[:a.n]
+	}
+	return a.vals[:a.n]
+}
+
+// Release returns the blocks a took past its own storage (more than
+// InlineArgs arguments, more than MaxValueBytes of values) to their
+// pools and empties a. Call it once a is launched and not wanted again:
+// the kernarg image holds the bytes by then. An Args declared per launch
+// past its own storage allocates its blocks each time without it; the
+// launchers hipgo-gen writes and LaunchKernelGGL release theirs.
+func (a *Args) Release() {
+	if a == nil {
+		return
+	}
+	a.releaseBig()
+	if a.more != nil {
+		clear(a.more.vals[:a.n]) // the pool keeps no buffers alive
+		morePool.Put(a.more)
+		a.more = nil
+	}
+	a.n, a.over, a.used = 0, false, 0
+}
+
 // argVal is one argument: a buffer (mem set, or nilBuf for a nil one), a
 // scalar's bits with its Go kind and size, or a struct's bytes in blob.
 type argVal struct {
@@ -126,11 +168,19 @@ func (a *Args) add(v argVal) *Args {
 	if a == nil {
 		return nil
 	}
-	if a.n == MaxArgs {
+	switch {
+	case a.n == MaxArgs:
 		a.over = true
 		return a
+	case a.more != nil:
+		a.more.vals[a.n] = v
+	case a.n < InlineArgs:
+		a.vals[a.n] = v
+	default:
+		a.more = morePool.Get().(*moreArgs)
+		copy(a.more.vals[:], a.vals[:a.n])
+		a.more.vals[a.n] = v
 	}
-	a.vals[a.n] = v
 	a.n++
 	return a
 }
