@@ -130,12 +130,17 @@ func (a *Args) Release() {
 		return
 	}
 	a.releaseBig()
+	a.releaseMore()
+	a.n, a.over, a.used = 0, false, 0
+}
+
+// releaseMore returns a's arguments block, if any, to the pool.
+func (a *Args) releaseMore() {
 	if a.more != nil {
 		clear(a.more.vals[:a.n]) // the pool keeps no buffers alive
 		morePool.Put(a.more)
 		a.more = nil
 	}
-	a.n, a.over, a.used = 0, false, 0
 }
 
 // argVal is one argument: a buffer (mem set, or nilBuf for a nil one), a
@@ -165,24 +170,44 @@ func (v *argVal) goType() string {
 
 // add appends v. A nil *Args stays nil, which the launch reports.
 func (a *Args) add(v argVal) *Args {
-	if a == nil {
-		return nil
-	}
 	switch {
+	case a == nil:
+		return nil
+	case a.n < InlineArgs:
+		a.vals[a.n] = v
 	case a.n == MaxArgs:
 		a.over = true
 		return a
-	case a.more != nil:
-		a.more.vals[a.n] = v
-	case a.n < InlineArgs:
-		a.vals[a.n] = v
 	default:
-		a.more = morePool.Get().(*moreArgs)
-		copy(a.more.vals[:], a.vals[:a.n])
+		if a.more == nil {
+			a.more = morePool.Get().(*moreArgs)
+			copy(a.more.vals[:], a.vals[:a.n])
+		}
 		a.more.vals[a.n] = v
 	}
 	a.n++
 	return a
+}
+
+// addScalar is add for the typed scalar methods, which pass the value's
+// bits, kind and size in registers rather than a whole argVal.
+func (a *Args) addScalar(bits uint64, kind scalarKind, size uint16) *Args {
+	if a != nil && a.n < InlineArgs {
+		a.vals[a.n] = argVal{bits: bits, kind: kind, size: size}
+		a.n++
+		return a
+	}
+	return a.add(argVal{bits: bits, kind: kind, size: size})
+}
+
+// addBuf is add for Ptr and ConstPtr.
+func (a *Args) addBuf(m *core.Mem, isConst bool) *Args {
+	if a != nil && a.n < InlineArgs {
+		a.vals[a.n] = argVal{mem: m, buf: true, isConst: isConst}
+		a.n++
+		return a
+	}
+	return a.add(argVal{mem: m, buf: true, isConst: isConst})
 }
 
 // OnComplete makes check run once the launched kernel has completed, on
@@ -202,7 +227,7 @@ func (a *Args) OnComplete(check func() error) *Args {
 // signature says whether it reads or writes through it.
 func (a *Args) Ptr(b buffer.Object) *Args {
 	m, _ := core.MemOf(b)
-	return a.add(argVal{mem: m, buf: true})
+	return a.addBuf(m, false)
 }
 
 // ConstPtr adds a buffer the kernel only reads (a const T* parameter):
@@ -210,45 +235,45 @@ func (a *Args) Ptr(b buffer.Object) *Args {
 // several streams read it concurrently.
 func (a *Args) ConstPtr(b buffer.Object) *Args {
 	m, _ := core.MemOf(b)
-	return a.add(argVal{mem: m, buf: true, isConst: true})
+	return a.addBuf(m, true)
 }
 
 // Int8 adds an int8 value.
-func (a *Args) Int8(v int8) *Args { return a.add(argVal{bits: uint64(uint8(v)), kind: kInt8, size: 1}) }
+func (a *Args) Int8(v int8) *Args { return a.addScalar(uint64(uint8(v)), kInt8, 1) }
 
 // Uint8 adds a uint8 value.
-func (a *Args) Uint8(v uint8) *Args { return a.add(argVal{bits: uint64(v), kind: kUint8, size: 1}) }
+func (a *Args) Uint8(v uint8) *Args { return a.addScalar(uint64(v), kUint8, 1) }
 
 // Int16 adds an int16 value.
 func (a *Args) Int16(v int16) *Args {
-	return a.add(argVal{bits: uint64(uint16(v)), kind: kInt16, size: 2})
+	return a.addScalar(uint64(uint16(v)), kInt16, 2)
 }
 
 // Uint16 adds a uint16 value.
-func (a *Args) Uint16(v uint16) *Args { return a.add(argVal{bits: uint64(v), kind: kUint16, size: 2}) }
+func (a *Args) Uint16(v uint16) *Args { return a.addScalar(uint64(v), kUint16, 2) }
 
 // Int32 adds an int32 value.
 func (a *Args) Int32(v int32) *Args {
-	return a.add(argVal{bits: uint64(uint32(v)), kind: kInt32, size: 4})
+	return a.addScalar(uint64(uint32(v)), kInt32, 4)
 }
 
 // Uint32 adds a uint32 value.
-func (a *Args) Uint32(v uint32) *Args { return a.add(argVal{bits: uint64(v), kind: kUint32, size: 4}) }
+func (a *Args) Uint32(v uint32) *Args { return a.addScalar(uint64(v), kUint32, 4) }
 
 // Int64 adds an int64 value.
-func (a *Args) Int64(v int64) *Args { return a.add(argVal{bits: uint64(v), kind: kInt64, size: 8}) }
+func (a *Args) Int64(v int64) *Args { return a.addScalar(uint64(v), kInt64, 8) }
 
 // Uint64 adds a uint64 value.
-func (a *Args) Uint64(v uint64) *Args { return a.add(argVal{bits: v, kind: kUint64, size: 8}) }
+func (a *Args) Uint64(v uint64) *Args { return a.addScalar(v, kUint64, 8) }
 
 // Float32 adds a float32 value.
 func (a *Args) Float32(v float32) *Args {
-	return a.add(argVal{bits: uint64(math.Float32bits(v)), kind: kFloat32, size: 4})
+	return a.addScalar(uint64(math.Float32bits(v)), kFloat32, 4)
 }
 
 // Float64 adds a float64 value.
 func (a *Args) Float64(v float64) *Args {
-	return a.add(argVal{bits: math.Float64bits(v), kind: kFloat64, size: 8})
+	return a.addScalar(math.Float64bits(v), kFloat64, 8)
 }
 
 // Len is the number of arguments added; 0 for a nil *Args.
@@ -262,6 +287,7 @@ func (a *Args) Len() int {
 // Reset empties a for another launch.
 func (a *Args) Reset() {
 	if a != nil {
+		a.releaseMore()
 		a.n, a.over, a.used = 0, false, 0
 		if a.big != nil {
 			a.big.used = 0
