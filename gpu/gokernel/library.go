@@ -241,13 +241,19 @@ func (l *Library) Prepare(s *stream.Stream, k int) (*Loaded, bool, error) {
 // Launch launches kernel k as Prepare readied it; a checked launch gets
 // the fault record as its last argument, read once the kernel completed
 // (module.Args.OnComplete): the stream's next Synchronize or Query
-// returns the fault, and no host function is queued per launch.
+// returns the fault, and no host function is queued per launch. args are
+// the launcher's own, declared per launch: Launch releases them
+// (module.Args.Release), so a launch past their own storage allocates
+// nothing either.
 func (ld *Loaded) Launch(s *stream.Stream, k int, checked bool, grid, block gpu.Dim3, sharedMem int, args *module.Args) error {
-	if !checked {
-		return module.LaunchKernel(ld.fns[k], grid, block, args, sharedMem, s)
+	f := ld.fns[k]
+	if checked {
+		args.Ptr(ld.faults[k]).OnComplete(ld.checks[k])
+		f = ld.checked[k]
 	}
-	args.Ptr(ld.faults[k]).OnComplete(ld.checks[k])
-	return module.LaunchKernel(ld.checked[k], grid, block, args, sharedMem, s)
+	err := module.LaunchKernel(f, grid, block, args, sharedMem, s)
+	args.Release()
+	return err
 }
 
 // The fault record: unsigned set, kind, line, file; long long index, len.

@@ -20,27 +20,37 @@ const MaxArgs = 32
 // beyond the buffers, so a launch through it allocates nothing and
 // boxes nothing. Each argument is checked against the kernel's signature
 // when the launch is made, as LaunchKernelGGL's are.
+//
+// An Args holds InlineArgs arguments and MaxValueBytes of values in
+// itself, small enough that declaring one per launch costs little; past
+// either it takes a block from a pool, which it keeps (an Args launched
+// again, or Reset and refilled, reuses it) until Release returns it.
 type Args struct {
 	n    int
 	over bool // more than MaxArgs were added
 	used int  // bytes of blob in use
-	vals [MaxArgs]argVal
+	vals [InlineArgs]argVal
 	// blob holds the bytes of the struct arguments, copied when added;
 	// those past it go to big, a block from bigBlobs (see addValue).
 	blob [MaxValueBytes]byte
 	big  *bigBlob
+	// more holds every argument once there are more than InlineArgs.
+	more *moreArgs
 	// check runs once the kernel completed (OnComplete).
 	check func() error
 }
 
+// InlineArgs is the number of arguments an Args holds in itself; the
+// rest, up to MaxArgs, go to a pooled block.
+const InlineArgs = 16
+
 // MaxValueBytes is the bytes of structs and arrays passed by value that
 // an Args holds in itself. Past them, up to the kernel parameters the
 // device takes (4 KB, as HIP and CUDA allow; 32,764 bytes on cuda devices
-// whose driver allows it), it takes a block from a pool by size class: a
-// launch that passes ...any returns it when the launch is submitted, so
-// large parameters cost no allocation per launch either; an Args the
-// caller keeps keeps its block.
-const MaxValueBytes = 1024
+// whose driver allows it), it takes a block from a pool by size class,
+// kept until Release, so large parameters cost no allocation per launch
+// either.
+const MaxValueBytes = 128
 
 // bigBlob holds the struct arguments of an Args past its own blob, in one
 // of the classes of bigBlobs.
@@ -54,6 +64,11 @@ type bigBlob struct {
 const bigClasses = 4
 
 var bigBlobs [bigClasses]sync.Pool
+
+// moreArgs holds an Args' arguments once they outgrow its own.
+type moreArgs struct{ vals [MaxArgs]argVal }
+
+var morePool = sync.Pool{New: func() any { return new(moreArgs) }}
 
 func init() {
 	for c := range bigBlobs {
@@ -96,6 +111,38 @@ func (a *Args) releaseBig() {
 	}
 }
 
+// list is a's arguments.
+func (a *Args) list() []argVal {
+	if a.more != nil {
+		return a.more.vals[:a.n]
+	}
+	return a.vals[:a.n]
+}
+
+// Release returns the blocks a took past its own storage (more than
+// InlineArgs arguments, more than MaxValueBytes of values) to their
+// pools and empties a. Call it once a is launched and not wanted again:
+// the kernarg image holds the bytes by then. An Args declared per launch
+// past its own storage allocates its blocks each time without it; the
+// launchers hipgo-gen writes and LaunchKernelGGL release theirs.
+func (a *Args) Release() {
+	if a == nil {
+		return
+	}
+	a.releaseBig()
+	a.releaseMore()
+	a.n, a.over, a.used = 0, false, 0
+}
+
+// releaseMore returns a's arguments block, if any, to the pool.
+func (a *Args) releaseMore() {
+	if a.more != nil {
+		clear(a.more.vals[:a.n]) // the pool keeps no buffers alive
+		morePool.Put(a.more)
+		a.more = nil
+	}
+}
+
 // argVal is one argument: a buffer (mem set, or nilBuf for a nil one), a
 // scalar's bits with its Go kind and size, or a struct's bytes in blob.
 type argVal struct {
@@ -123,16 +170,44 @@ func (v *argVal) goType() string {
 
 // add appends v. A nil *Args stays nil, which the launch reports.
 func (a *Args) add(v argVal) *Args {
-	if a == nil {
+	switch {
+	case a == nil:
 		return nil
-	}
-	if a.n == MaxArgs {
+	case a.n < InlineArgs:
+		a.vals[a.n] = v
+	case a.n == MaxArgs:
 		a.over = true
 		return a
+	default:
+		if a.more == nil {
+			a.more = morePool.Get().(*moreArgs)
+			copy(a.more.vals[:], a.vals[:a.n])
+		}
+		a.more.vals[a.n] = v
 	}
-	a.vals[a.n] = v
 	a.n++
 	return a
+}
+
+// addScalar is add for the typed scalar methods, which pass the value's
+// bits, kind and size in registers rather than a whole argVal.
+func (a *Args) addScalar(bits uint64, kind scalarKind, size uint16) *Args {
+	if a != nil && a.n < InlineArgs {
+		a.vals[a.n] = argVal{bits: bits, kind: kind, size: size}
+		a.n++
+		return a
+	}
+	return a.add(argVal{bits: bits, kind: kind, size: size})
+}
+
+// addBuf is add for Ptr and ConstPtr.
+func (a *Args) addBuf(m *core.Mem, isConst bool) *Args {
+	if a != nil && a.n < InlineArgs {
+		a.vals[a.n] = argVal{mem: m, buf: true, isConst: isConst}
+		a.n++
+		return a
+	}
+	return a.add(argVal{mem: m, buf: true, isConst: isConst})
 }
 
 // OnComplete makes check run once the launched kernel has completed, on
@@ -152,7 +227,7 @@ func (a *Args) OnComplete(check func() error) *Args {
 // signature says whether it reads or writes through it.
 func (a *Args) Ptr(b buffer.Object) *Args {
 	m, _ := core.MemOf(b)
-	return a.add(argVal{mem: m, buf: true})
+	return a.addBuf(m, false)
 }
 
 // ConstPtr adds a buffer the kernel only reads (a const T* parameter):
@@ -160,45 +235,45 @@ func (a *Args) Ptr(b buffer.Object) *Args {
 // several streams read it concurrently.
 func (a *Args) ConstPtr(b buffer.Object) *Args {
 	m, _ := core.MemOf(b)
-	return a.add(argVal{mem: m, buf: true, isConst: true})
+	return a.addBuf(m, true)
 }
 
 // Int8 adds an int8 value.
-func (a *Args) Int8(v int8) *Args { return a.add(argVal{bits: uint64(uint8(v)), kind: kInt8, size: 1}) }
+func (a *Args) Int8(v int8) *Args { return a.addScalar(uint64(uint8(v)), kInt8, 1) }
 
 // Uint8 adds a uint8 value.
-func (a *Args) Uint8(v uint8) *Args { return a.add(argVal{bits: uint64(v), kind: kUint8, size: 1}) }
+func (a *Args) Uint8(v uint8) *Args { return a.addScalar(uint64(v), kUint8, 1) }
 
 // Int16 adds an int16 value.
 func (a *Args) Int16(v int16) *Args {
-	return a.add(argVal{bits: uint64(uint16(v)), kind: kInt16, size: 2})
+	return a.addScalar(uint64(uint16(v)), kInt16, 2)
 }
 
 // Uint16 adds a uint16 value.
-func (a *Args) Uint16(v uint16) *Args { return a.add(argVal{bits: uint64(v), kind: kUint16, size: 2}) }
+func (a *Args) Uint16(v uint16) *Args { return a.addScalar(uint64(v), kUint16, 2) }
 
 // Int32 adds an int32 value.
 func (a *Args) Int32(v int32) *Args {
-	return a.add(argVal{bits: uint64(uint32(v)), kind: kInt32, size: 4})
+	return a.addScalar(uint64(uint32(v)), kInt32, 4)
 }
 
 // Uint32 adds a uint32 value.
-func (a *Args) Uint32(v uint32) *Args { return a.add(argVal{bits: uint64(v), kind: kUint32, size: 4}) }
+func (a *Args) Uint32(v uint32) *Args { return a.addScalar(uint64(v), kUint32, 4) }
 
 // Int64 adds an int64 value.
-func (a *Args) Int64(v int64) *Args { return a.add(argVal{bits: uint64(v), kind: kInt64, size: 8}) }
+func (a *Args) Int64(v int64) *Args { return a.addScalar(uint64(v), kInt64, 8) }
 
 // Uint64 adds a uint64 value.
-func (a *Args) Uint64(v uint64) *Args { return a.add(argVal{bits: v, kind: kUint64, size: 8}) }
+func (a *Args) Uint64(v uint64) *Args { return a.addScalar(v, kUint64, 8) }
 
 // Float32 adds a float32 value.
 func (a *Args) Float32(v float32) *Args {
-	return a.add(argVal{bits: uint64(math.Float32bits(v)), kind: kFloat32, size: 4})
+	return a.addScalar(uint64(math.Float32bits(v)), kFloat32, 4)
 }
 
 // Float64 adds a float64 value.
 func (a *Args) Float64(v float64) *Args {
-	return a.add(argVal{bits: math.Float64bits(v), kind: kFloat64, size: 8})
+	return a.addScalar(math.Float64bits(v), kFloat64, 8)
 }
 
 // Len is the number of arguments added; 0 for a nil *Args.
@@ -212,6 +287,7 @@ func (a *Args) Len() int {
 // Reset empties a for another launch.
 func (a *Args) Reset() {
 	if a != nil {
+		a.releaseMore()
 		a.n, a.over, a.used = 0, false, 0
 		if a.big != nil {
 			a.big.used = 0

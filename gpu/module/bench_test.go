@@ -78,3 +78,50 @@ func BenchmarkLaunchStruct(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkArgs is what a typed launcher pays for its arguments before
+// the launch: declaring an Args on its stack (which Go zeroes) and
+// filling it, for vector_add's four arguments and for sixteen.
+func BenchmarkArgs(b *testing.B) {
+	b.Setenv("HIPGO_DRIVER", "cpu")
+	defer gpu.Shutdown()
+	dev, err := gpu.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, _ := buffer.New[float32](dev, 256)
+	b.Run("vector_add", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			argsSink += fillArgs4(x)
+		}
+	})
+	b.Run("16", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			argsSink += fillArgs16(x)
+		}
+	})
+}
+
+var argsSink int
+
+//go:noinline
+func fillArgs4(x *buffer.Buffer[float32]) int {
+	var a module.Args
+	a.ConstPtr(x).ConstPtr(x).Ptr(x).Int32(256)
+	return useArgs(&a)
+}
+
+//go:noinline
+func fillArgs16(x *buffer.Buffer[float32]) int {
+	var a module.Args
+	a.ConstPtr(x).ConstPtr(x).Ptr(x).Int32(256).Int64(1).Int64(2).Int64(3).Int64(4).
+		Float32(1).Float32(2).Float32(3).Float32(4).Int32(5).Int32(6).Int32(7).Int32(8)
+	return useArgs(&a)
+}
+
+// useArgs keeps a on the caller's stack, as a launch does.
+//
+//go:noinline
+func useArgs(a *module.Args) int { return a.Len() }

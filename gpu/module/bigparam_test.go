@@ -15,7 +15,7 @@ import (
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
-// coefs is a 2800-byte struct passed by value: past the 1024 bytes an
+// coefs is a 2800-byte struct passed by value: past the bytes an
 // Args holds in itself, within the 4 KB a kernarg segment holds.
 type coefs struct{ V [700]float32 }
 
@@ -64,7 +64,7 @@ func TestLargeParameters(t *testing.T) {
 	assert.InDelta(t, want, read(), 0, "f.Launch")
 	require.NoError(t, module.LaunchKernelGGL(f, gpu.D1(1), gpu.D1(1), 0, s, c, out, int32(700)))
 	assert.InDelta(t, want, read(), 0, "LaunchKernelGGL")
-	// A kept Args: the 2800 bytes are past its own 1024, in its block.
+	// A kept Args: the 2800 bytes are past its own MaxValueBytes, in its block.
 	var args module.Args
 	module.ArgStruct(&args, c).Ptr(out).Int32(700)
 	require.NoError(t, module.LaunchKernel(f, gpu.D1(1), gpu.D1(1), &args, 0, s))

@@ -33,18 +33,23 @@ func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, err
 		return nil, f.countErr(a.n)
 	}
 	ka := make([]byte, sym.KernargSize)
-	for i := range a.vals[:a.n] {
-		v := &a.vals[i]
+	vals := a.list()
+	for i := range vals {
+		v := &vals[i]
 		if err := f.checkArg(dev, i, v); err != nil {
 			return nil, err
 		}
 		p := &f.visible[i]
-		if v.lay != nil {
+		switch {
+		case v.lay != nil && v.inBig:
+			copy(ka[p.Offset:], a.big.b[v.off:int(v.off)+int(v.size)])
+		case v.lay != nil:
 			copy(ka[p.Offset:], a.blob[v.off:int(v.off)+int(v.size)])
-		} else {
+		default:
 			writeBits(unsafe.Pointer(&ka[p.Offset]), v.bits, v.size)
 		}
 	}
+	a.Release()
 	return ka, nil
 }
 

@@ -54,7 +54,7 @@ func (f *Function) PrepareNode(dev *gpu.Device, grid, block gpu.Dim3, shared int
 	if err != nil {
 		return err
 	}
-	vals := a.vals[:a.n]
+	vals := a.list()
 	if len(vals) != len(f.visible) {
 		return f.countErr(len(vals))
 	}
@@ -69,6 +69,9 @@ func (f *Function) PrepareNode(dev *gpu.Device, grid, block gpu.Dim3, shared int
 		uses = append(uses, core.MemUse{M: m, Acc: acc})
 		return nil
 	})
+	if _, own := args.([]any); own {
+		a.Release() // ka holds the bytes
+	}
 	if f.hidden != nil {
 		hl := codeobj.Launch{Grid: d.Grid, Block: [3]uint32{uint32(d.Block[0]), uint32(d.Block[1]), uint32(d.Block[2])}, Dims: d.Dims, DynamicShared: uint32(shared)}
 		if err := f.hidden.FillHidden(ka, &hl); err != nil {

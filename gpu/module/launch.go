@@ -219,7 +219,7 @@ func (f *Function) launchAny(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		a.Value(x)
 	}
 	err := f.launchVals(s, grid, block, sharedMem, &a, e)
-	a.releaseBig() // the kernarg image holds the bytes now
+	a.Release() // the kernarg image holds the bytes now
 	return err
 }
 
@@ -260,7 +260,7 @@ func (f *Function) launch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 
 func (f *Function) dispatch(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, args *Args, e entry) error {
 	const op = "launch"
-	vals := args.vals[:args.n]
+	vals := args.list()
 	d, err := f.check(s, grid, block, sharedMem, e)
 	if err != nil {
 		return err

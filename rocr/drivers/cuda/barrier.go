@@ -134,7 +134,7 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 					// The other queue's progress word (in portable pinned
 					// memory, so another device's too): one GPU wait, no
 					// host round trip.
-					o.flushProgress(seq)
+					o.flushProgress(seq, e.dev.ctx)
 					if o.dev.ctx != e.dev.ctx {
 						e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // the flush made o's current
 					}
@@ -145,9 +145,15 @@ func (e *executor) Barrier(q spi.Queue, p *aql.BarrierAnd, or bool) error {
 					e.prove(o, seq)
 					continue
 				}
-				c.Flush(seq)
 				e.ctx()
-				e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // a flush may have made another context current
+				if o, ok := c.(*executor); ok {
+					o.flushOn(seq, e.dev.ctx)
+					if o.dev.ctx != e.dev.ctx {
+						e.sa.call(e.api.cuCtxSetCurrent, e.dev.ctx) // the flush made o's current
+					}
+				} else {
+					c.Flush(seq) // another agent's queue: no CUDA context of its own
+				}
 			}
 			if s.Load(hsa.Acquire) == 0 {
 				// Already satisfied: its producer's failure, if any, is known.

@@ -108,7 +108,12 @@ func (e *executor) recordEvent(i int) uintptr {
 // after seq already is, once Settle queries its event; otherwise it queues a
 // write of the progress count that covers seq, unless one is queued
 // already. It runs on any goroutine, beside the executor's own calls.
-func (e *executor) Flush(seq uint64) {
+func (e *executor) Flush(seq uint64) { e.flushOn(seq, 0) }
+
+// flushOn is Flush from a thread that is locked with context cur current
+// (0: unknown): where cur is the executor's, the write needs no
+// cuCtxSetCurrent of its own.
+func (e *executor) flushOn(seq uint64, cur uintptr) {
 	if e.lastRec.Load() >= seq {
 		// Settle queries the records' events until seq is done; a settle
 		// nobody asked for (a fence's Done) asks the driver nothing.
@@ -118,13 +123,15 @@ func (e *executor) Flush(seq uint64) {
 			}
 		}
 	}
-	e.flushProgress(seq)
+	e.flushProgress(seq, cur)
 }
 
 // flushProgress queues a write of the progress count that covers seq,
 // unless one is queued already: what a GPU waiting on the progress word
 // needs. The value written is the count of work queued before the write.
-func (e *executor) flushProgress(seq uint64) {
+// cur is the context current on the caller's locked thread, or 0; the
+// executor's own is made current only where it is not that one.
+func (e *executor) flushProgress(seq uint64, cur uintptr) {
 	if e.flushed.Load() >= seq {
 		return
 	}
@@ -134,10 +141,15 @@ func (e *executor) flushProgress(seq uint64) {
 	if e.flushed.Load() >= seq || v < seq || e.stream == 0 {
 		return
 	}
-	runtime.LockOSThread()
-	e.fsa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	set := cur != e.dev.ctx
+	if set {
+		runtime.LockOSThread()
+		e.fsa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	}
 	r := e.fsa.call(e.api.cuStreamWriteValue64, e.stream, e.progDev, uintptr(v), 0)
-	runtime.UnlockOSThread()
+	if set {
+		runtime.UnlockOSThread()
+	}
 	if r == cudaSuccess {
 		e.flushed.Store(v)
 	}
@@ -200,26 +212,29 @@ func (e *executor) CompleterRef() *spi.CompleterRef { return e.ref }
 
 // Settle completes the deferred signals whose work the progress count
 // says is done (spi.Completer).
-func (e *executor) Settle() { e.settle() }
+func (e *executor) Settle() { e.settle(0) }
 
-func (e *executor) settle() {
+// settle is Settle from a thread locked with context cur current, or 0.
+func (e *executor) settle(cur uintptr) {
 	if p := uint64(e.progress.Load(hsa.Acquire)); p > e.settled.Load() {
 		e.completeTo(p)
 	}
 	if e.wantRec.Load() > e.settled.Load() {
-		e.settleRecords()
+		e.settleRecords(cur)
 	}
 }
 
 // settleRecords completes the work up to each event record, oldest first,
-// whose event the GPU has passed.
-func (e *executor) settleRecords() {
+// whose event the GPU has passed. The context is made current once, where
+// cur (the one current on the caller's locked thread, or 0) is not it.
+func (e *executor) settleRecords(cur uintptr) {
 	sa := spareArgs.Get().(*sysArgs)
 	defer spareArgs.Put(sa)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for {
-		seq := e.passedRecord(sa)
+		seq := e.passedRecord(sa, cur)
+		cur = e.dev.ctx
 		if seq == 0 {
 			return
 		}
@@ -232,7 +247,7 @@ func (e *executor) settleRecords() {
 // (destroyStream); a slot settled and recorded again meanwhile answers for
 // a later record, whose passing implies this one's. The caller's thread
 // is locked.
-func (e *executor) passedRecord(sa *sysArgs) uint64 {
+func (e *executor) passedRecord(sa *sysArgs, cur uintptr) uint64 {
 	e.flushMu.Lock()
 	defer e.flushMu.Unlock()
 	if e.stream == 0 {
@@ -245,7 +260,9 @@ func (e *executor) passedRecord(sa *sysArgs) uint64 {
 	}
 	seq, ev := e.recSeq[e.recHead], e.recEv[e.recHead]
 	e.lazyMu.Unlock()
-	sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	if cur != e.dev.ctx {
+		sa.call(e.api.cuCtxSetCurrent, e.dev.ctx)
+	}
 	if sa.call(e.api.cuEventQuery, ev) != cudaSuccess {
 		return 0 // not yet passed, or failed: Poll reports a failure
 	}
@@ -328,8 +345,8 @@ func (e *executor) Poll() error {
 		return nil
 	}
 	issued := e.issued.Load()
-	e.Flush(issued)
-	e.settle()
+	e.flushOn(issued, e.dev.ctx) // the processor's thread holds the context (BindThread)
+	e.settle(e.dev.ctx)
 	if e.settled.Load() >= issued {
 		return nil
 	}

@@ -2,6 +2,7 @@ package cuda_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 	"unsafe"
@@ -45,6 +46,7 @@ var fakeTests = []string{
 	"TestFakeCrossQueueWithoutEvents",
 	"TestFakeFaultThenReset",
 	"TestFakeFaultKeptByDriver",
+	"TestFakeContextSets",
 }
 
 // TestFakeCUDA runs the GPU tests and the fake's own, each in a process
@@ -319,4 +321,52 @@ func TestFakeFaultKeptByDriver(t *testing.T) {
 	assert.ErrorIs(t, err, rocr.ErrDeviceLost)
 	assert.Contains(t, err.Error(), "restart the process")
 	assert.Error(t, a.Lost())
+}
+
+// A barrier on another queue of the same context makes no context
+// current again: the context a flush of that queue needs is the one
+// already current on the barrier's thread. Counted without the queues'
+// events (the progress-word wait flushes the other queue), and logged
+// with them.
+func TestFakeContextSets(t *testing.T) {
+	for _, events := range []bool{true, false} {
+		t.Run(fmt.Sprintf("events=%v", events), func(t *testing.T) {
+			f := fakecuda.Open(t)
+			a := setup(t)
+			k := fillKernel(t, a)
+			if !events {
+				f.Fail(t, "cuEventCreate", 1, fakecuda.ErrorOutOfMemory)
+				f.Fail(t, "cuEventCreate", 2, fakecuda.ErrorOutOfMemory)
+			}
+			q1, q2 := queue(t, a, 256), queue(t, a, 256)
+			X := alloc(t, a, hsa.FlagCoarseGrained, 4*64)
+			s1, s2 := signal(t, 1), signal(t, 1)
+			round := func(i uint32) {
+				s1.Store(1, hsa.Release)
+				s2.Store(1, hsa.Release)
+				fill(q1, k, uint64(X.Base), i, 64, s1)
+				barrier(q2, []*rocr.Signal{s1}, nil)
+				fill(q2, k, uint64(X.Base), i, 64, s2)
+				require.NoError(t, wait(t, s2))
+			}
+			round(1) // warm
+			const rounds = 50
+			sets, waits := f.Calls("cuCtxSetCurrent"), f.Calls("cuStreamWaitValue64_v2")+f.Calls("cuStreamWaitEvent")
+			for i := uint32(2); i < 2+rounds; i++ {
+				round(i)
+			}
+			perRound := float64(f.Calls("cuCtxSetCurrent")-sets) / rounds
+			t.Logf("cuCtxSetCurrent per round: %.2f, GPU waits %d", perRound, f.Calls("cuStreamWaitValue64_v2")+f.Calls("cuStreamWaitEvent")-waits)
+			if !events {
+				// Three packets run on the caller's goroutine, which is not
+				// locked to its thread, and the wait: about one each (a
+				// settle may add one), and none for the flush of q1's
+				// progress from q2's barrier (it was one more per round).
+				assert.Less(t, perRound, 4.5, "cuCtxSetCurrent per round")
+			}
+			assert.Greater(t, f.Calls("cuStreamWaitValue64_v2")+f.Calls("cuStreamWaitEvent")-waits, int64(0), "the barriers wait on the GPU")
+			assert.NoError(t, q1.Err())
+			assert.NoError(t, q2.Err())
+		})
+	}
 }
