@@ -102,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	headerOut := fset.String("header", "", "write hipgo.h, the header for kernels compiled without a ROCm or CUDA SDK, to this file")
 	typ := fset.String("type", "Functions", "name of the generated struct of *module.Function")
 	prefix := fset.String("prefix", "Launch", "prefix of the launchers' names")
-	goDir := fset.String("go", "", "a package of Go kernels (//hipgo:kernel functions, and those of its calls of array.Map1..Map4 and prim.ReduceWith, written to hipgo_inst_gen.go) to translate: its directory")
+	goDir := fset.String("go", "", "a package of Go kernels (//hipgo:kernel functions, and those of its calls of array.Map1..Map4 and prim's functions With an operation, written to hipgo_inst_gen.go) to translate: its directory")
 	gen := fset.String("gen", "gen", "with -go: the folder, relative to the package, for the C++ and the code objects")
 	name := fset.String("name", "", "with -go: the library's base name (default the package name)")
 	libVar := fset.String("var", "goKernels", "with -go: the generated *gokernel.Library variable")

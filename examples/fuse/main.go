@@ -1,22 +1,25 @@
 // Command fuse runs three element-wise expressions with gpu/array, each
 // written as one Go function and run as one kernel (fusion): a clipped
 // a*x + y, a softplus, and squared distances to a centre followed by
-// the farthest of them (prim.ReduceWith), and checks every figure
-// against plain Go.
+// the farthest of them (prim.ReduceWith), their running maximum
+// (prim.InclusiveScanWith) and the points ranked farthest first
+// (prim.MergeSortPairsWith), and checks every figure against plain Go.
 //
 // The kernels come from go generate (ops.go's line): hipgo-gen finds the
-// calls of array.Map1..Map4 and prim.ReduceWith and writes their kernels
+// calls of array.Map1..Map4 and prim's functions With an operation and writes their kernels
 // into hipgo_inst_gen.go, compiled for NVIDIA and AMD GPUs like any Go
 // kernel. It runs on the first GPU hipgo finds, or on the cpu agent when
 // there is none (HIPGO_DRIVER=cpu|cuda|rocm forces a driver).
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/array"
@@ -119,6 +122,31 @@ func run() (err error) {
 	if err := prim.ReduceWith(s, farthest{}, d2.Buffer(), far); err != nil {
 		return err
 	}
+	running, err := buffer.NewAsync[float64](s, n)
+	if err != nil {
+		return err
+	}
+	defer running.Free()
+	if err := prim.InclusiveScanWith(s, farthest{}, d2.Buffer(), running); err != nil {
+		return err
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	bids, err := buffer.FromSlice(dev, ids)
+	if err != nil {
+		return err
+	}
+	defer bids.Free()
+	ranked, err := buffer.NewAsync[float64](s, n)
+	if err != nil {
+		return err
+	}
+	defer ranked.Free()
+	if err := prim.MergeSortPairsWith(s, fartherFirst{}, d2.Buffer(), ranked, bids, bids); err != nil {
+		return err
+	}
 
 	gotClip, err := clipped.ToSlice()
 	if err != nil {
@@ -137,6 +165,16 @@ func run() (err error) {
 	}
 	gotFar := make([]float64, 1)
 	if err := far.CopyTo(gotFar); err != nil {
+		return err
+	}
+	gotRunning, gotRanked, gotIDs := make([]float64, n), make([]float64, n), make([]int32, n)
+	if err := running.CopyTo(gotRunning); err != nil {
+		return err
+	}
+	if err := ranked.CopyTo(gotRanked); err != nil {
+		return err
+	}
+	if err := bids.CopyTo(gotIDs); err != nil {
 		return err
 	}
 
@@ -158,13 +196,26 @@ func run() (err error) {
 			return err
 		}
 		wantFar = max(wantFar, wantD2)
+		if err := near("running maximum", i, gotRunning[i], wantFar, 1e-12); err != nil {
+			return err
+		}
 	}
 	if err := near("farthest", 0, gotFar[0], wantFar, 1e-12); err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d elements, three fused expressions and a custom reduction\n", dev, n)
+	// The ranking: the ids in a stable sort by distance, farthest first,
+	// of the distances the device computed (so that rounding cannot
+	// reorder near ties).
+	wantIDs := slices.Clone(ids)
+	slices.SortStableFunc(wantIDs, func(a, b int32) int { return cmp.Compare(gotD2[b], gotD2[a]) })
+	for i, id := range wantIDs {
+		if gotIDs[i] != id || gotRanked[i] != gotD2[id] {
+			return fmt.Errorf("ranked[%d] = point %d at %v, plain Go point %d at %v", i, gotIDs[i], gotRanked[i], id, gotD2[id])
+		}
+	}
+	fmt.Printf("%s: %d elements, three fused expressions, a custom reduction, scan and sort\n", dev, n)
 	fmt.Printf("  clip(a*x+y)[:3] = %.4f, softplus(x)[:3] = %.4f\n", gotClip[:3], gotSoft[:3])
-	fmt.Printf("  farthest point from (%.1f, %.1f): %.3f away\n", cx, cy, math.Sqrt(gotFar[0]))
+	fmt.Printf("  farthest point from (%.1f, %.1f): %.3f away; the three farthest: points %d\n", cx, cy, math.Sqrt(gotFar[0]), gotIDs[:3])
 	fmt.Println("matches plain Go")
 	return nil
 }

@@ -36,8 +36,15 @@ func (o sqDist) Apply(x, y, cx, cy float64) float64 {
 }
 
 // farthest is the largest of its operands: a reduction (prim.ReduceWith)
-// whose identity is 0 for squared distances.
+// and a running maximum (prim.InclusiveScanWith) whose identity is 0 for
+// squared distances.
 type farthest struct{}
 
 func (o farthest) Apply(a, b float64) float64 { return max(a, b) }
 func (o farthest) Identity() float64          { return 0 }
+
+// fartherFirst orders squared distances from the largest down: a merge
+// sort's comparator (prim.MergeSortPairsWith).
+type fartherFirst struct{}
+
+func (o fartherFirst) Less(a, b float64) bool { return a > b }

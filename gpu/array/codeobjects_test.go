@@ -32,6 +32,9 @@ func TestCodeObjects(t *testing.T) {
 		for _, b := range types {
 			names = append(names, "cast_"+a+"_"+b)
 		}
+		if a != "uint8" {
+			names = append(names, "arith_"+a)
+		}
 	}
 	n := 0
 	for _, x := range goKernels.Code() {

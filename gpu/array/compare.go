@@ -28,29 +28,37 @@ func sameShapeOf[A, B Element](op string, a *Array[A], b *Array[B]) error {
 
 // comparison is a mask of x op y, y an array or, where scalar, c.
 func comparison[T Element](op string, x, y *Array[T], c T, scalar bool, cmp int32) (*Array[uint8], error) {
-	if !scalar {
-		if err := sameShapeOf(op, x, y); err != nil {
-			return nil, err
-		}
-	} else if err := x.check(op); err != nil {
+	if err := x.check(op); err != nil {
 		return nil, err
 	}
-	out, err := alloc[uint8](op, x.s, x.shape)
+	// Operands of one shape (or a scalar) read at the result's index;
+	// others broadcast as Add's do.
+	ins := [2]operand{{shape: x.shape}, {shape: x.shape}}
+	shape, fresh := x.shape, false
+	yd := x.data // read by no work-item where the operand is a scalar
+	if !scalar {
+		if err := y.check(op); err != nil {
+			return nil, err
+		}
+		yd = y.data
+		ins[1].shape = y.shape
+		var err error
+		if shape, fresh, err = shapeOf(op, ins[:], []*gpu.Device{x.s.Device(), y.s.Device()}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := mapResult[uint8](op, x.s, shape, fresh)
 	if err != nil {
 		return nil, err
 	}
-	if x.size == 0 {
+	if out.size == 0 {
 		return out, nil
 	}
-	yd := x.data // read by no work-item where the operand is a scalar
-	if !scalar {
-		yd = y.data
-	}
-	grid, block, span := launchShape(x.s, x.size)
+	grid, block, span := launchShape(x.s, out.size)
 	// A value, not a call of the generic launcher: hipgo-gen takes the
 	// instances from the kernel's directive, and would take T for one.
 	launch := launchCompare[T]
-	if err := launch(x.s, grid, block, 0, x.data, yd, c, scalar, out.data, cmp, span); err != nil {
+	if err := launch(x.s, grid, block, 0, x.data, ins[0].d, ins[0].m, yd, ins[1].d, ins[1].m, c, scalar, out.data, cmp, span); err != nil {
 		return nil, errors.Join(err, out.Free())
 	}
 	return out, nil
@@ -58,7 +66,7 @@ func comparison[T Element](op string, x, y *Array[T], c T, scalar bool, cmp int3
 
 // Equal is a mask of a == b element by element: 1 where they are equal,
 // else 0 (cupy.equal, a == b; CuPy's bool array is a uint8 array here).
-// The shapes must be equal. NaN equals nothing, itself included.
+// Shapes broadcast as Add's do. NaN equals nothing, itself included.
 func Equal[T Element](a, b *Array[T]) (*Array[uint8], error) {
 	var z T
 	return comparison("array equal", a, b, z, false, cmpEqual)

@@ -157,7 +157,7 @@ func truth[T Element](op string, a *Array[T], isAll bool) (out *Array[uint8], er
 		return nil, err
 	}
 	grid, block, span := launchShape(a.s, 1)
-	if err := launchCompare(a.s, grid, block, 0, folded, folded, 0, true, out.data, cmpNotEqual, span); err != nil {
+	if err := launchCompare(a.s, grid, block, 0, folded, 0, 0, folded, 0, 0, 0, true, out.data, cmpNotEqual, span); err != nil {
 		return nil, errors.Join(err, out.Free())
 	}
 	return out, nil

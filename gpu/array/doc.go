@@ -7,8 +7,8 @@
 // share the memory of the array they come from, with no copy. Strides
 // (transposes, steps) are not supported yet.
 //
-// Operations build on gpu/prim: element-wise arithmetic between arrays of
-// one shape and with scalars (Add, Sub, Mul, Div, Minimum, Maximum, Neg,
+// Operations build on gpu/prim: element-wise arithmetic between arrays
+// whose shapes broadcast as NumPy's do, and with scalars (Add, Sub, Mul, Div, Minimum, Maximum, Neg,
 // Abs, Square, Scale, AddScalar, ...), reductions over all elements (Sum,
 // Min, Max, ArgMin, ArgMax; SumAxis, MinAxis, MaxAxis along the last
 // axis), Cumsum, Sort and Argsort, and copies to and from gonum's
@@ -35,7 +35,7 @@
 // constructors.
 //
 // Every call checks its arguments before it queues anything: a nil or
-// freed array, shapes that differ (a *ShapeError), a device mismatch, an
+// freed array, shapes that do not broadcast (a *ShapeError), a device mismatch, an
 // integer division by a zero scalar. Errors wrap gpu.ErrInvalidValue
 // (gpu.ErrNotSupported for what the package cannot do yet); no call
 // panics on bad input. An integer division by a zero element of an array

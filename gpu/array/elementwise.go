@@ -2,12 +2,24 @@ package array
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/prim"
 )
 
+// binary is a f b; operands of one shape go through gpu/prim's
+// Transform2, others broadcast (arith).
 func binary[T Number](op string, a, b *Array[T], f prim.BinaryOp) (*Array[T], error) {
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	if err := b.check(op); err != nil {
+		return nil, err
+	}
+	if !slices.Equal(a.shape, b.shape) {
+		return arithBroadcast(op, a, b, f)
+	}
 	if err := sameShapeOf(op, a, b); err != nil {
 		return nil, err
 	}
@@ -19,6 +31,31 @@ func binary[T Number](op string, a, b *Array[T], f prim.BinaryOp) (*Array[T], er
 		return nil, errors.Join(err, out.Free())
 	}
 	return out, nil
+}
+
+// arithOps are arith's operations for prim's.
+var arithOps = map[prim.BinaryOp]int32{prim.Add: arAdd, prim.Sub: arSub, prim.Mul: arMul, prim.Div: arDiv, prim.Minimum: arMinimum, prim.Maximum: arMaximum}
+
+// arithBroadcast is a f b of operands of different shapes that broadcast
+// as NumPy's do, read in place (no copy), into a new array of the
+// broadcast shape on a's stream.
+func arithBroadcast[T Number](op string, a, b *Array[T], f prim.BinaryOp) (*Array[T], error) {
+	ins := [2]operand{{shape: a.shape}, {shape: b.shape}}
+	shape, fresh, err := shapeOf(op, ins[:], []*gpu.Device{a.s.Device(), b.s.Device()})
+	if err != nil {
+		return nil, err
+	}
+	out, err := mapResult[T](op, a.s, shape, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if out.size == 0 {
+		return out, nil
+	}
+	grid, block, span := launchShape(a.s, out.size)
+	launch := launchArith[T]
+	err = launch(a.s, grid, block, 0, a.data, ins[0].d, ins[0].m, b.data, ins[1].d, ins[1].m, out.data, arithOps[f], span)
+	return mapped(out, err)
 }
 
 func unary[T Number](op string, a *Array[T], f prim.UnaryOp, x T) (*Array[T], error) {
@@ -49,7 +86,12 @@ func withScalar[T Number](op string, a *Array[T], x T, f prim.BinaryOp) (out *Ar
 	return binary(op, a, xs, f)
 }
 
-// Add is a + b element by element (cupy.add); the shapes must be equal.
+// Add is a + b element by element (cupy.add). Shapes broadcast as
+// NumPy's do (aligned at the last axis, a dimension of 1 or a missing one
+// stretching), reading the operands in place; shapes that do not are a
+// *ShapeError naming both, as is the rest of Map's broadcasting limit
+// (an operand stretched along two separate groups of axes). So do Sub,
+// Mul, Div, Minimum and Maximum.
 func Add[T Number](a, b *Array[T]) (*Array[T], error) { return binary("array add", a, b, prim.Add) }
 
 // Sub is a - b element by element (cupy.subtract).

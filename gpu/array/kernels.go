@@ -21,6 +21,58 @@ const (
 	cmpGreaterEqual
 )
 
+// Element-wise arithmetic of two arrays that broadcast (arith's op).
+const (
+	arAdd int32 = iota
+	arSub
+	arMul
+	arDiv
+	arMinimum
+	arMaximum
+)
+
+// at is where an operand is read for the result's element i: at i (d 0),
+// at 0 (m 1: one element), or at (i/d)%m (broadcast; map.go's broadcast
+// sets d and m).
+func at(i, d, m int) int {
+	if m == 1 {
+		return 0
+	}
+	if d == 0 {
+		return i
+	}
+	return i / d % m
+}
+
+// arith is out = x op y of operands that broadcast: x read at
+// at(i, dx, mx), y at at(i, dy, my). Operands of one shape go through
+// gpu/prim's Transform2 instead.
+//
+//hipgo:kernel
+//hipgo:instantiate T=int32,uint32,int64,uint64,float32,float64
+func arith[T Number](t kernel.Thread, x []T, dx, mx int, y []T, dy, my int, out []T, op int32, span int) {
+	lo, hi, step := rangeOf(t, len(out), span)
+	for i := lo; i < hi; i += step {
+		a, b := x[at(i, dx, mx)], y[at(i, dy, my)]
+		var r T
+		switch op {
+		case arSub:
+			r = a - b
+		case arMul:
+			r = a * b
+		case arDiv:
+			r = a / b
+		case arMinimum:
+			r = min(a, b)
+		case arMaximum:
+			r = max(a, b)
+		default:
+			r = a + b
+		}
+		out[i] = r
+	}
+}
+
 // rangeOf is the elements [lo, hi) of n, step apart, that a work-item
 // takes: a span of them on the cpu agent, a grid-stride loop on a GPU.
 func rangeOf(t kernel.Thread, n, span int) (int, int, int) {
@@ -48,19 +100,20 @@ func holds[T Element](x, y T, op int32) bool {
 	return x >= y
 }
 
-// compare is out = x op y as 1 or 0, y[i] or, where scalar, c.
+// compare is out = x op y as 1 or 0, y or, where scalar, c; the
+// operands broadcast (x read at at(i, dx, mx), y at at(i, dy, my)).
 //
 //hipgo:kernel
 //hipgo:instantiate T=uint8,int32,uint32,int64,uint64,float32,float64
-func compare[T Element](t kernel.Thread, x, y []T, c T, scalar bool, out []uint8, op int32, span int) {
+func compare[T Element](t kernel.Thread, x []T, dx, mx int, y []T, dy, my int, c T, scalar bool, out []uint8, op int32, span int) {
 	lo, hi, step := rangeOf(t, len(out), span)
 	for i := lo; i < hi; i += step {
 		b := c
 		if !scalar {
-			b = y[i]
+			b = y[at(i, dy, my)]
 		}
 		var r uint8
-		if holds(x[i], b, op) {
+		if holds(x[at(i, dx, mx)], b, op) {
 			r = 1
 		}
 		out[i] = r

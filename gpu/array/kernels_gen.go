@@ -21,30 +21,453 @@ import (
 //go:embed gen/array.cu
 var goKernelsSource string
 
-//go:embed gen/array.hipfb.zst
-var goKernelsObject0 string
-
-//go:embed gen/array_sm90.ptx.zst
-var goKernelsObject1 string
-
-//go:embed gen/array_sm80.ptx.zst
-var goKernelsObject2 string
-
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "array",
-	Set:     kernel.NewSet("array", compareUint8Kernel, compareInt32Kernel, compareUint32Kernel, compareInt64Kernel, compareUint64Kernel, compareFloat32Kernel, compareFloat64Kernel, whereUint8Kernel, whereInt32Kernel, whereUint32Kernel, whereInt64Kernel, whereUint64Kernel, whereFloat32Kernel, whereFloat64Kernel, clipUint8Kernel, clipInt32Kernel, clipUint32Kernel, clipInt64Kernel, clipUint64Kernel, clipFloat32Kernel, clipFloat64Kernel, castUint8Uint8Kernel, castUint8Int32Kernel, castUint8Uint32Kernel, castUint8Int64Kernel, castUint8Uint64Kernel, castUint8Float32Kernel, castUint8Float64Kernel, castInt32Uint8Kernel, castInt32Int32Kernel, castInt32Uint32Kernel, castInt32Int64Kernel, castInt32Uint64Kernel, castInt32Float32Kernel, castInt32Float64Kernel, castUint32Uint8Kernel, castUint32Int32Kernel, castUint32Uint32Kernel, castUint32Int64Kernel, castUint32Uint64Kernel, castUint32Float32Kernel, castUint32Float64Kernel, castInt64Uint8Kernel, castInt64Int32Kernel, castInt64Uint32Kernel, castInt64Int64Kernel, castInt64Uint64Kernel, castInt64Float32Kernel, castInt64Float64Kernel, castUint64Uint8Kernel, castUint64Int32Kernel, castUint64Uint32Kernel, castUint64Int64Kernel, castUint64Uint64Kernel, castUint64Float32Kernel, castUint64Float64Kernel, castFloat32Uint8Kernel, castFloat32Int32Kernel, castFloat32Uint32Kernel, castFloat32Int64Kernel, castFloat32Uint64Kernel, castFloat32Float32Kernel, castFloat32Float64Kernel, castFloat64Uint8Kernel, castFloat64Int32Kernel, castFloat64Uint32Kernel, castFloat64Int64Kernel, castFloat64Uint64Kernel, castFloat64Float32Kernel, castFloat64Float64Kernel, nonzeroUint8Kernel, nonzeroInt32Kernel, nonzeroUint32Kernel, nonzeroInt64Kernel, nonzeroUint64Kernel, nonzeroFloat32Kernel, nonzeroFloat64Kernel),
+	Set:     kernel.NewSet("array", arithInt32Kernel, arithUint32Kernel, arithInt64Kernel, arithUint64Kernel, arithFloat32Kernel, arithFloat64Kernel, compareUint8Kernel, compareInt32Kernel, compareUint32Kernel, compareInt64Kernel, compareUint64Kernel, compareFloat32Kernel, compareFloat64Kernel, whereUint8Kernel, whereInt32Kernel, whereUint32Kernel, whereInt64Kernel, whereUint64Kernel, whereFloat32Kernel, whereFloat64Kernel, clipUint8Kernel, clipInt32Kernel, clipUint32Kernel, clipInt64Kernel, clipUint64Kernel, clipFloat32Kernel, clipFloat64Kernel, castUint8Uint8Kernel, castUint8Int32Kernel, castUint8Uint32Kernel, castUint8Int64Kernel, castUint8Uint64Kernel, castUint8Float32Kernel, castUint8Float64Kernel, castInt32Uint8Kernel, castInt32Int32Kernel, castInt32Uint32Kernel, castInt32Int64Kernel, castInt32Uint64Kernel, castInt32Float32Kernel, castInt32Float64Kernel, castUint32Uint8Kernel, castUint32Int32Kernel, castUint32Uint32Kernel, castUint32Int64Kernel, castUint32Uint64Kernel, castUint32Float32Kernel, castUint32Float64Kernel, castInt64Uint8Kernel, castInt64Int32Kernel, castInt64Uint32Kernel, castInt64Int64Kernel, castInt64Uint64Kernel, castInt64Float32Kernel, castInt64Float64Kernel, castUint64Uint8Kernel, castUint64Int32Kernel, castUint64Uint32Kernel, castUint64Int64Kernel, castUint64Uint64Kernel, castUint64Float32Kernel, castUint64Float64Kernel, castFloat32Uint8Kernel, castFloat32Int32Kernel, castFloat32Uint32Kernel, castFloat32Int64Kernel, castFloat32Uint64Kernel, castFloat32Float32Kernel, castFloat32Float64Kernel, castFloat64Uint8Kernel, castFloat64Int32Kernel, castFloat64Uint32Kernel, castFloat64Int64Kernel, castFloat64Uint64Kernel, castFloat64Float32Kernel, castFloat64Float64Kernel, nonzeroUint8Kernel, nonzeroInt32Kernel, nonzeroUint32Kernel, nonzeroInt64Kernel, nonzeroUint64Kernel, nonzeroFloat32Kernel, nonzeroFloat64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"compare_uint8", "compare_int32", "compare_uint32", "compare_int64", "compare_uint64", "compare_float32", "compare_float64", "where_uint8", "where_int32", "where_uint32", "where_int64", "where_uint64", "where_float32", "where_float64", "clip_uint8", "clip_int32", "clip_uint32", "clip_int64", "clip_uint64", "clip_float32", "clip_float64", "cast_uint8_uint8", "cast_uint8_int32", "cast_uint8_uint32", "cast_uint8_int64", "cast_uint8_uint64", "cast_uint8_float32", "cast_uint8_float64", "cast_int32_uint8", "cast_int32_int32", "cast_int32_uint32", "cast_int32_int64", "cast_int32_uint64", "cast_int32_float32", "cast_int32_float64", "cast_uint32_uint8", "cast_uint32_int32", "cast_uint32_uint32", "cast_uint32_int64", "cast_uint32_uint64", "cast_uint32_float32", "cast_uint32_float64", "cast_int64_uint8", "cast_int64_int32", "cast_int64_uint32", "cast_int64_int64", "cast_int64_uint64", "cast_int64_float32", "cast_int64_float64", "cast_uint64_uint8", "cast_uint64_int32", "cast_uint64_uint32", "cast_uint64_int64", "cast_uint64_uint64", "cast_uint64_float32", "cast_uint64_float64", "cast_float32_uint8", "cast_float32_int32", "cast_float32_uint32", "cast_float32_int64", "cast_float32_uint64", "cast_float32_float32", "cast_float32_float64", "cast_float64_uint8", "cast_float64_int32", "cast_float64_uint32", "cast_float64_int64", "cast_float64_uint64", "cast_float64_float32", "cast_float64_float64", "nonzero_uint8", "nonzero_int32", "nonzero_uint32", "nonzero_int64", "nonzero_uint64", "nonzero_float32", "nonzero_float64"},
+	Kernels: []string{"arith_int32", "arith_uint32", "arith_int64", "arith_uint64", "arith_float32", "arith_float64", "compare_uint8", "compare_int32", "compare_uint32", "compare_int64", "compare_uint64", "compare_float32", "compare_float64", "where_uint8", "where_int32", "where_uint32", "where_int64", "where_uint64", "where_float32", "where_float64", "clip_uint8", "clip_int32", "clip_uint32", "clip_int64", "clip_uint64", "clip_float32", "clip_float64", "cast_uint8_uint8", "cast_uint8_int32", "cast_uint8_uint32", "cast_uint8_int64", "cast_uint8_uint64", "cast_uint8_float32", "cast_uint8_float64", "cast_int32_uint8", "cast_int32_int32", "cast_int32_uint32", "cast_int32_int64", "cast_int32_uint64", "cast_int32_float32", "cast_int32_float64", "cast_uint32_uint8", "cast_uint32_int32", "cast_uint32_uint32", "cast_uint32_int64", "cast_uint32_uint64", "cast_uint32_float32", "cast_uint32_float64", "cast_int64_uint8", "cast_int64_int32", "cast_int64_uint32", "cast_int64_int64", "cast_int64_uint64", "cast_int64_float32", "cast_int64_float64", "cast_uint64_uint8", "cast_uint64_int32", "cast_uint64_uint32", "cast_uint64_int64", "cast_uint64_uint64", "cast_uint64_float32", "cast_uint64_float64", "cast_float32_uint8", "cast_float32_int32", "cast_float32_uint32", "cast_float32_int64", "cast_float32_uint64", "cast_float32_float32", "cast_float32_float64", "cast_float64_uint8", "cast_float64_int32", "cast_float64_uint32", "cast_float64_int64", "cast_float64_uint64", "cast_float64_float32", "cast_float64_float64", "nonzero_uint8", "nonzero_int32", "nonzero_uint32", "nonzero_int64", "nonzero_uint64", "nonzero_float32", "nonzero_float64"},
 	Files:   []string{"array.go", "compare.go", "convert.go", "doc.go", "elementwise.go", "errors.go", "gonum.go", "kernels.go", "kernels_gen.go", "launch.go", "map.go", "map_cpu.go", "matmul.go", "reduce.go"},
-	Objects: []any{gokernel.Zstd("gen/array.hipfb", goKernelsObject0, 3828008, "dff80ca95a2883651bd671f45983c01fae35c27c8c3d2ca196ef8940ed263aff"), gokernel.Zstd("gen/array_sm90.ptx", goKernelsObject1, 2999430, "9a994e5c63ada2491b74c6442e6c6caa96452a96e75e6cc2f3f7d36da2cf93c4"), gokernel.Zstd("gen/array_sm80.ptx", goKernelsObject2, 2999430, "9072f4031ea9ef619984c7d34096f03ff7c1fd4401f1bb040602b315fa069b26")},
+	Objects: []any{},
 })
+
+// arithInt32Args is the kernarg layout of arith_int32's C++ entry point.
+type arithInt32Args struct {
+	x      rocr.ConstPtr[int32]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[int32]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[int32]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithInt32Kernel runs arith[int32] on the cpu agent.
+var arithInt32Kernel = kernel.Define("arith_int32", func(b *kernel.Block, a *arithInt32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[int32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[int32](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[int32](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithInt32 launches arith[int32]: launchArith's instance.
+func launcharithInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], dx int, mx int, y buffer.Array[int32], dy int, my int, out buffer.Array[int32], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int32 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int32 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int32 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 0)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+}
+
+// arithUint32Args is the kernarg layout of arith_uint32's C++ entry point.
+type arithUint32Args struct {
+	x      rocr.ConstPtr[uint32]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[uint32]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[uint32]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithUint32Kernel runs arith[uint32] on the cpu agent.
+var arithUint32Kernel = kernel.Define("arith_uint32", func(b *kernel.Block, a *arithUint32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[uint32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[uint32](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[uint32](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithUint32 launches arith[uint32]: launchArith's instance.
+func launcharithUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], dx int, mx int, y buffer.Array[uint32], dy int, my int, out buffer.Array[uint32], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint32 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint32 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint32 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 1)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+}
+
+// arithInt64Args is the kernarg layout of arith_int64's C++ entry point.
+type arithInt64Args struct {
+	x      rocr.ConstPtr[int64]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[int64]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[int64]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithInt64Kernel runs arith[int64] on the cpu agent.
+var arithInt64Kernel = kernel.Define("arith_int64", func(b *kernel.Block, a *arithInt64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[int64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[int64](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[int64](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithInt64 launches arith[int64]: launchArith's instance.
+func launcharithInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], dx int, mx int, y buffer.Array[int64], dy int, my int, out buffer.Array[int64], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int64 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int64 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_int64 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 2)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+}
+
+// arithUint64Args is the kernarg layout of arith_uint64's C++ entry point.
+type arithUint64Args struct {
+	x      rocr.ConstPtr[uint64]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[uint64]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[uint64]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithUint64Kernel runs arith[uint64] on the cpu agent.
+var arithUint64Kernel = kernel.Define("arith_uint64", func(b *kernel.Block, a *arithUint64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[uint64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[uint64](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[uint64](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithUint64 launches arith[uint64]: launchArith's instance.
+func launcharithUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], dx int, mx int, y buffer.Array[uint64], dy int, my int, out buffer.Array[uint64], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint64 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint64 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_uint64 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 3)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+}
+
+// arithFloat32Args is the kernarg layout of arith_float32's C++ entry point.
+type arithFloat32Args struct {
+	x      rocr.ConstPtr[float32]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[float32]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[float32]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithFloat32Kernel runs arith[float32] on the cpu agent.
+var arithFloat32Kernel = kernel.Define("arith_float32", func(b *kernel.Block, a *arithFloat32Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[float32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[float32](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[float32](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithFloat32 launches arith[float32]: launchArith's instance.
+func launcharithFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], dx int, mx int, y buffer.Array[float32], dy int, my int, out buffer.Array[float32], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float32 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float32 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float32 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 4)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// arithFloat64Args is the kernarg layout of arith_float64's C++ entry point.
+type arithFloat64Args struct {
+	x      rocr.ConstPtr[float64]
+	dx     int64
+	mx     int64
+	y      rocr.ConstPtr[float64]
+	dy     int64
+	my     int64
+	out    rocr.Ptr[float64]
+	outLen int64
+	op     int32
+	span   int64
+}
+
+// arithFloat64Kernel runs arith[float64] on the cpu agent.
+var arithFloat64Kernel = kernel.Define("arith_float64", func(b *kernel.Block, a *arithFloat64Args) {
+	v0 := kernelimpl.ConstViewRest(b, a.x)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	v6 := kernelimpl.View(b, a.out, a.outLen)
+	s7 := a.op
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v6) {
+			for g := lo; g < hi; g++ {
+				arith[float64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			arith[float64](t.Nth(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		arith[float64](b.Thread(i), v0, s1, s2, v3, s4, s5, v6, s7, s8)
+	}
+})
+
+// launcharithFloat64 launches arith[float64]: launchArith's instance.
+func launcharithFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], dx int, mx int, y buffer.Array[float64], dy int, my int, out buffer.Array[float64], op int32, span int) error {
+	if x == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float64 argument 0 (x): nil buffer")
+	}
+	if y == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float64 argument 3 (y): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith_float64 argument 6 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
+	}
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+}
+
+// arithTypes are the type arguments arith is instantiated for as T.
+type arithTypes interface {
+	int32 | uint32 | int64 | uint64 | float32 | float64
+}
+
+// launchArith launches arith (kernels.go:53) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [int32], [uint32], [int64], [uint64], [float32], [float64].
+func launchArith[T arithTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[T], dx int, mx int, y buffer.Array[T], dy int, my int, out buffer.Array[T], op int32, span int) error {
+	switch any((*T)(nil)).(type) {
+	case *int32:
+		return launcharithInt32(s, grid, block, sharedMem, *(*buffer.Array[int32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[int32])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[int32])(unsafe.Pointer(&out)), op, span)
+	case *uint32:
+		return launcharithUint32(s, grid, block, sharedMem, *(*buffer.Array[uint32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[uint32])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[uint32])(unsafe.Pointer(&out)), op, span)
+	case *int64:
+		return launcharithInt64(s, grid, block, sharedMem, *(*buffer.Array[int64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[int64])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[int64])(unsafe.Pointer(&out)), op, span)
+	case *uint64:
+		return launcharithUint64(s, grid, block, sharedMem, *(*buffer.Array[uint64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[uint64])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[uint64])(unsafe.Pointer(&out)), op, span)
+	case *float32:
+		return launcharithFloat32(s, grid, block, sharedMem, *(*buffer.Array[float32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[float32])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[float32])(unsafe.Pointer(&out)), op, span)
+	case *float64:
+		return launcharithFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[float64])(unsafe.Pointer(&y)), dy, my, *(*buffer.Array[float64])(unsafe.Pointer(&out)), op, span)
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arith is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
 
 // compareUint8Args is the kernarg layout of compare_uint8's C++ entry point.
 type compareUint8Args struct {
 	x      rocr.ConstPtr[uint8]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[uint8]
+	dy     int64
+	my     int64
 	c      uint8
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -56,58 +479,66 @@ type compareUint8Args struct {
 // compareUint8Kernel runs compare[uint8] on the cpu agent.
 var compareUint8Kernel = kernel.Define("compare_uint8", func(b *kernel.Block, a *compareUint8Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[uint8](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[uint8](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[uint8](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[uint8](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[uint8](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[uint8](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareUint8 launches compare[uint8]: launchCompare's instance.
-func launchcompareUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint8], y buffer.Array[uint8], c uint8, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint8], dx int, mx int, y buffer.Array[uint8], dy int, my int, c uint8, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint8 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint8 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint8 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint8 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint8 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 0)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Uint8(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Uint8(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // compareInt32Args is the kernarg layout of compare_int32's C++ entry point.
 type compareInt32Args struct {
 	x      rocr.ConstPtr[int32]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[int32]
+	dy     int64
+	my     int64
 	c      int32
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -119,58 +550,66 @@ type compareInt32Args struct {
 // compareInt32Kernel runs compare[int32] on the cpu agent.
 var compareInt32Kernel = kernel.Define("compare_int32", func(b *kernel.Block, a *compareInt32Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[int32](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[int32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[int32](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[int32](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[int32](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[int32](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareInt32 launches compare[int32]: launchCompare's instance.
-func launchcompareInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], c int32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], dx int, mx int, y buffer.Array[int32], dy int, my int, c int32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int32 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int32 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int32 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int32 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int32 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 1)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Int32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Int32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // compareUint32Args is the kernarg layout of compare_uint32's C++ entry point.
 type compareUint32Args struct {
 	x      rocr.ConstPtr[uint32]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[uint32]
+	dy     int64
+	my     int64
 	c      uint32
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -182,58 +621,66 @@ type compareUint32Args struct {
 // compareUint32Kernel runs compare[uint32] on the cpu agent.
 var compareUint32Kernel = kernel.Define("compare_uint32", func(b *kernel.Block, a *compareUint32Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[uint32](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[uint32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[uint32](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[uint32](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[uint32](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[uint32](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareUint32 launches compare[uint32]: launchCompare's instance.
-func launchcompareUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], c uint32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], dx int, mx int, y buffer.Array[uint32], dy int, my int, c uint32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint32 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint32 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint32 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint32 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint32 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 2)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Uint32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Uint32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // compareInt64Args is the kernarg layout of compare_int64's C++ entry point.
 type compareInt64Args struct {
 	x      rocr.ConstPtr[int64]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[int64]
+	dy     int64
+	my     int64
 	c      int64
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -245,58 +692,66 @@ type compareInt64Args struct {
 // compareInt64Kernel runs compare[int64] on the cpu agent.
 var compareInt64Kernel = kernel.Define("compare_int64", func(b *kernel.Block, a *compareInt64Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[int64](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[int64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[int64](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[int64](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[int64](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[int64](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareInt64 launches compare[int64]: launchCompare's instance.
-func launchcompareInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], c int64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], dx int, mx int, y buffer.Array[int64], dy int, my int, c int64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int64 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int64 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int64 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int64 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_int64 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 3)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Int64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Int64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // compareUint64Args is the kernarg layout of compare_uint64's C++ entry point.
 type compareUint64Args struct {
 	x      rocr.ConstPtr[uint64]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[uint64]
+	dy     int64
+	my     int64
 	c      uint64
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -308,58 +763,66 @@ type compareUint64Args struct {
 // compareUint64Kernel runs compare[uint64] on the cpu agent.
 var compareUint64Kernel = kernel.Define("compare_uint64", func(b *kernel.Block, a *compareUint64Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[uint64](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[uint64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[uint64](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[uint64](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[uint64](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[uint64](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareUint64 launches compare[uint64]: launchCompare's instance.
-func launchcompareUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], c uint64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], dx int, mx int, y buffer.Array[uint64], dy int, my int, c uint64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint64 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint64 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint64 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint64 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_uint64 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 4)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Uint64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Uint64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
 // compareFloat32Args is the kernarg layout of compare_float32's C++ entry point.
 type compareFloat32Args struct {
 	x      rocr.ConstPtr[float32]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[float32]
+	dy     int64
+	my     int64
 	c      float32
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -371,58 +834,66 @@ type compareFloat32Args struct {
 // compareFloat32Kernel runs compare[float32] on the cpu agent.
 var compareFloat32Kernel = kernel.Define("compare_float32", func(b *kernel.Block, a *compareFloat32Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[float32](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[float32](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[float32](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[float32](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[float32](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[float32](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareFloat32 launches compare[float32]: launchCompare's instance.
-func launchcompareFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], c float32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], dx int, mx int, y buffer.Array[float32], dy int, my int, c float32, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float32 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float32 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float32 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float32 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float32 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 5)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Float32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Float32(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // compareFloat64Args is the kernarg layout of compare_float64's C++ entry point.
 type compareFloat64Args struct {
 	x      rocr.ConstPtr[float64]
+	dx     int64
+	mx     int64
 	y      rocr.ConstPtr[float64]
+	dy     int64
+	my     int64
 	c      float64
 	scalar uint8
 	out    rocr.Ptr[uint8]
@@ -434,52 +905,56 @@ type compareFloat64Args struct {
 // compareFloat64Kernel runs compare[float64] on the cpu agent.
 var compareFloat64Kernel = kernel.Define("compare_float64", func(b *kernel.Block, a *compareFloat64Args) {
 	v0 := kernelimpl.ConstViewRest(b, a.x)
-	v1 := kernelimpl.ConstViewRest(b, a.y)
-	s2 := a.c
-	s3 := a.scalar != 0
-	v4 := kernelimpl.View(b, a.out, a.outLen)
-	s5 := a.op
-	s6 := int(a.span)
+	s1 := int(a.dx)
+	s2 := int(a.mx)
+	v3 := kernelimpl.ConstViewRest(b, a.y)
+	s4 := int(a.dy)
+	s5 := int(a.my)
+	s6 := a.c
+	s7 := a.scalar != 0
+	v8 := kernelimpl.View(b, a.out, a.outLen)
+	s9 := a.op
+	s10 := int(a.span)
 	n := b.Threads()
 	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) && hi <= len(v4) {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v3) && hi <= len(v8) {
 			for g := lo; g < hi; g++ {
-				compare[float64](t.Nth(g-lo), v0, v1, s2, s3, v4, s5, s6)
+				compare[float64](t.Nth(g-lo), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			compare[float64](t.Nth(i), v0, v1, s2, s3, v4, s5, s6)
+			compare[float64](t.Nth(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 		}
 		return
 	}
 	for i := 0; i < n; i++ {
-		compare[float64](b.Thread(i), v0, v1, s2, s3, v4, s5, s6)
+		compare[float64](b.Thread(i), v0, s1, s2, v3, s4, s5, s6, s7, v8, s9, s10)
 	}
 })
 
 // launchcompareFloat64 launches compare[float64]: launchCompare's instance.
-func launchcompareFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], c float64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchcompareFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], dx int, mx int, y buffer.Array[float64], dy int, my int, c float64, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	if x == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float64 argument 0 (x): nil buffer")
 	}
 	if y == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float64 argument 1 (y): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float64 argument 3 (y): nil buffer")
 	}
 	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float64 argument 4 (out): nil buffer")
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare_float64 argument 8 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(x).ConstPtr(y).Float64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
+	args.ConstPtr(x).Int64(int64(dx)).Int64(int64(mx)).ConstPtr(y).Int64(int64(dy)).Int64(int64(my)).Float64(c).Uint8(gokernel.Bool(scalar)).Ptr(out).Int64(int64(out.Len())).Int32(op).Int64(int64(span))
 	if checked {
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // compareTypes are the type arguments compare is instantiated for as T.
@@ -487,25 +962,25 @@ type compareTypes interface {
 	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
 }
 
-// launchCompare launches compare (kernels.go:55) on s: grid blocks of block threads, with
+// launchCompare launches compare (kernels.go:108) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length. It is instantiated for [uint8], [int32], [uint32], [int64], [uint64], [float32], [float64].
-func launchCompare[T compareTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[T], y buffer.Array[T], c T, scalar bool, out buffer.Array[uint8], op int32, span int) error {
+func launchCompare[T compareTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[T], dx int, mx int, y buffer.Array[T], dy int, my int, c T, scalar bool, out buffer.Array[uint8], op int32, span int) error {
 	switch any((*T)(nil)).(type) {
 	case *uint8:
-		return launchcompareUint8(s, grid, block, sharedMem, *(*buffer.Array[uint8])(unsafe.Pointer(&x)), *(*buffer.Array[uint8])(unsafe.Pointer(&y)), *(*uint8)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareUint8(s, grid, block, sharedMem, *(*buffer.Array[uint8])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[uint8])(unsafe.Pointer(&y)), dy, my, *(*uint8)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *int32:
-		return launchcompareInt32(s, grid, block, sharedMem, *(*buffer.Array[int32])(unsafe.Pointer(&x)), *(*buffer.Array[int32])(unsafe.Pointer(&y)), *(*int32)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareInt32(s, grid, block, sharedMem, *(*buffer.Array[int32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[int32])(unsafe.Pointer(&y)), dy, my, *(*int32)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *uint32:
-		return launchcompareUint32(s, grid, block, sharedMem, *(*buffer.Array[uint32])(unsafe.Pointer(&x)), *(*buffer.Array[uint32])(unsafe.Pointer(&y)), *(*uint32)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareUint32(s, grid, block, sharedMem, *(*buffer.Array[uint32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[uint32])(unsafe.Pointer(&y)), dy, my, *(*uint32)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *int64:
-		return launchcompareInt64(s, grid, block, sharedMem, *(*buffer.Array[int64])(unsafe.Pointer(&x)), *(*buffer.Array[int64])(unsafe.Pointer(&y)), *(*int64)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareInt64(s, grid, block, sharedMem, *(*buffer.Array[int64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[int64])(unsafe.Pointer(&y)), dy, my, *(*int64)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *uint64:
-		return launchcompareUint64(s, grid, block, sharedMem, *(*buffer.Array[uint64])(unsafe.Pointer(&x)), *(*buffer.Array[uint64])(unsafe.Pointer(&y)), *(*uint64)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareUint64(s, grid, block, sharedMem, *(*buffer.Array[uint64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[uint64])(unsafe.Pointer(&y)), dy, my, *(*uint64)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *float32:
-		return launchcompareFloat32(s, grid, block, sharedMem, *(*buffer.Array[float32])(unsafe.Pointer(&x)), *(*buffer.Array[float32])(unsafe.Pointer(&y)), *(*float32)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareFloat32(s, grid, block, sharedMem, *(*buffer.Array[float32])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[float32])(unsafe.Pointer(&y)), dy, my, *(*float32)(unsafe.Pointer(&c)), scalar, out, op, span)
 	case *float64:
-		return launchcompareFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&x)), *(*buffer.Array[float64])(unsafe.Pointer(&y)), *(*float64)(unsafe.Pointer(&c)), scalar, out, op, span)
+		return launchcompareFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&x)), dx, mx, *(*buffer.Array[float64])(unsafe.Pointer(&y)), dy, my, *(*float64)(unsafe.Pointer(&c)), scalar, out, op, span)
 	}
 	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel compare is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
 }
@@ -563,7 +1038,7 @@ func launchwhereUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_uint8 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -573,7 +1048,7 @@ func launchwhereUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // whereInt32Args is the kernarg layout of where_int32's C++ entry point.
@@ -629,7 +1104,7 @@ func launchwhereInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_int32 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -639,7 +1114,7 @@ func launchwhereInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // whereUint32Args is the kernarg layout of where_uint32's C++ entry point.
@@ -695,7 +1170,7 @@ func launchwhereUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ma
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_uint32 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -705,7 +1180,7 @@ func launchwhereUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ma
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
 }
 
 // whereInt64Args is the kernarg layout of where_int64's C++ entry point.
@@ -761,7 +1236,7 @@ func launchwhereInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_int64 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -771,7 +1246,7 @@ func launchwhereInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mas
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // whereUint64Args is the kernarg layout of where_uint64's C++ entry point.
@@ -827,7 +1302,7 @@ func launchwhereUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ma
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_uint64 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -837,7 +1312,7 @@ func launchwhereUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ma
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // whereFloat32Args is the kernarg layout of where_float32's C++ entry point.
@@ -893,7 +1368,7 @@ func launchwhereFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_float32 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -903,7 +1378,7 @@ func launchwhereFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
 }
 
 // whereFloat64Args is the kernarg layout of where_float64's C++ entry point.
@@ -959,7 +1434,7 @@ func launchwhereFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel where_float64 argument 5 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 19)
 	if err != nil {
 		return err
 	}
@@ -969,7 +1444,7 @@ func launchwhereFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, m
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(mask.Len())).Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
 }
 
 // whereTypes are the type arguments where is instantiated for as T.
@@ -977,7 +1452,7 @@ type whereTypes interface {
 	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
 }
 
-// launchWhere launches where (kernels.go:74) on s: grid blocks of block threads, with
+// launchWhere launches where (kernels.go:127) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length. It is instantiated for [uint8], [int32], [uint32], [int64], [uint64], [float32], [float64].
 func launchWhere[T whereTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, mask buffer.Array[uint8], x buffer.Array[T], y buffer.Array[T], c T, scalar bool, out buffer.Array[T], span int) error {
@@ -1043,7 +1518,7 @@ func launchclipUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 20)
 	if err != nil {
 		return err
 	}
@@ -1053,7 +1528,7 @@ func launchclipUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
 // clipInt32Args is the kernarg layout of clip_int32's C++ entry point.
@@ -1099,7 +1574,7 @@ func launchclipInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 21)
 	if err != nil {
 		return err
 	}
@@ -1109,7 +1584,7 @@ func launchclipInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
 }
 
 // clipUint32Args is the kernarg layout of clip_uint32's C++ entry point.
@@ -1155,7 +1630,7 @@ func launchclipUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1165,7 +1640,7 @@ func launchclipUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // clipInt64Args is the kernarg layout of clip_int64's C++ entry point.
@@ -1211,7 +1686,7 @@ func launchclipInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -1221,7 +1696,7 @@ func launchclipInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // clipUint64Args is the kernarg layout of clip_uint64's C++ entry point.
@@ -1267,7 +1742,7 @@ func launchclipUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -1277,7 +1752,7 @@ func launchclipUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // clipFloat32Args is the kernarg layout of clip_float32's C++ entry point.
@@ -1323,7 +1798,7 @@ func launchclipFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -1333,7 +1808,7 @@ func launchclipFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // clipFloat64Args is the kernarg layout of clip_float64's C++ entry point.
@@ -1379,7 +1854,7 @@ func launchclipFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel clip_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -1389,7 +1864,7 @@ func launchclipFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
 }
 
 // clipTypes are the type arguments clip is instantiated for as T.
@@ -1397,7 +1872,7 @@ type clipTypes interface {
 	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
 }
 
-// launchClip launches clip (kernels.go:92) on s: grid blocks of block threads, with
+// launchClip launches clip (kernels.go:145) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length. It is instantiated for [uint8], [int32], [uint32], [int64], [uint64], [float32], [float64].
 func launchClip[T clipTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[T], lo T, hi T, span int) error {
@@ -1469,7 +1944,7 @@ func launchcastUint8Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
@@ -1479,7 +1954,7 @@ func launchcastUint8Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Int32Args is the kernarg layout of cast_uint8_int32's C++ entry point.
@@ -1531,7 +2006,7 @@ func launchcastUint8Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -1541,7 +2016,7 @@ func launchcastUint8Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Uint32Args is the kernarg layout of cast_uint8_uint32's C++ entry point.
@@ -1593,7 +2068,7 @@ func launchcastUint8Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -1603,7 +2078,7 @@ func launchcastUint8Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Int64Args is the kernarg layout of cast_uint8_int64's C++ entry point.
@@ -1655,7 +2130,7 @@ func launchcastUint8Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 30)
 	if err != nil {
 		return err
 	}
@@ -1665,7 +2140,7 @@ func launchcastUint8Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Uint64Args is the kernarg layout of cast_uint8_uint64's C++ entry point.
@@ -1717,7 +2192,7 @@ func launchcastUint8Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 31)
 	if err != nil {
 		return err
 	}
@@ -1727,7 +2202,7 @@ func launchcastUint8Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Float32Args is the kernarg layout of cast_uint8_float32's C++ entry point.
@@ -1779,7 +2254,7 @@ func launchcastUint8Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 32)
 	if err != nil {
 		return err
 	}
@@ -1789,7 +2264,7 @@ func launchcastUint8Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
 }
 
 // castUint8Float64Args is the kernarg layout of cast_uint8_float64's C++ entry point.
@@ -1841,7 +2316,7 @@ func launchcastUint8Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint8_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 33)
 	if err != nil {
 		return err
 	}
@@ -1851,7 +2326,7 @@ func launchcastUint8Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Uint8Args is the kernarg layout of cast_int32_uint8's C++ entry point.
@@ -1903,7 +2378,7 @@ func launchcastInt32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -1913,7 +2388,7 @@ func launchcastInt32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Int32Args is the kernarg layout of cast_int32_int32's C++ entry point.
@@ -1965,7 +2440,7 @@ func launchcastInt32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -1975,7 +2450,7 @@ func launchcastInt32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Uint32Args is the kernarg layout of cast_int32_uint32's C++ entry point.
@@ -2027,7 +2502,7 @@ func launchcastInt32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -2037,7 +2512,7 @@ func launchcastInt32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Int64Args is the kernarg layout of cast_int32_int64's C++ entry point.
@@ -2089,7 +2564,7 @@ func launchcastInt32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -2099,7 +2574,7 @@ func launchcastInt32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Uint64Args is the kernarg layout of cast_int32_uint64's C++ entry point.
@@ -2151,7 +2626,7 @@ func launchcastInt32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
@@ -2161,7 +2636,7 @@ func launchcastInt32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Float32Args is the kernarg layout of cast_int32_float32's C++ entry point.
@@ -2213,7 +2688,7 @@ func launchcastInt32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -2223,7 +2698,7 @@ func launchcastInt32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // castInt32Float64Args is the kernarg layout of cast_int32_float64's C++ entry point.
@@ -2275,7 +2750,7 @@ func launchcastInt32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int32_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -2285,7 +2760,7 @@ func launchcastInt32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Uint8Args is the kernarg layout of cast_uint32_uint8's C++ entry point.
@@ -2337,7 +2812,7 @@ func launchcastUint32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 41)
 	if err != nil {
 		return err
 	}
@@ -2347,7 +2822,7 @@ func launchcastUint32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Int32Args is the kernarg layout of cast_uint32_int32's C++ entry point.
@@ -2399,7 +2874,7 @@ func launchcastUint32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 42)
 	if err != nil {
 		return err
 	}
@@ -2409,7 +2884,7 @@ func launchcastUint32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Uint32Args is the kernarg layout of cast_uint32_uint32's C++ entry point.
@@ -2461,7 +2936,7 @@ func launchcastUint32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 43)
 	if err != nil {
 		return err
 	}
@@ -2471,7 +2946,7 @@ func launchcastUint32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Int64Args is the kernarg layout of cast_uint32_int64's C++ entry point.
@@ -2523,7 +2998,7 @@ func launchcastUint32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 44)
 	if err != nil {
 		return err
 	}
@@ -2533,7 +3008,7 @@ func launchcastUint32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Uint64Args is the kernarg layout of cast_uint32_uint64's C++ entry point.
@@ -2585,7 +3060,7 @@ func launchcastUint32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -2595,7 +3070,7 @@ func launchcastUint32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Float32Args is the kernarg layout of cast_uint32_float32's C++ entry point.
@@ -2647,7 +3122,7 @@ func launchcastUint32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -2657,7 +3132,7 @@ func launchcastUint32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // castUint32Float64Args is the kernarg layout of cast_uint32_float64's C++ entry point.
@@ -2709,7 +3184,7 @@ func launchcastUint32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint32_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -2719,7 +3194,7 @@ func launchcastUint32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Uint8Args is the kernarg layout of cast_int64_uint8's C++ entry point.
@@ -2771,7 +3246,7 @@ func launchcastInt64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -2781,7 +3256,7 @@ func launchcastInt64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Int32Args is the kernarg layout of cast_int64_int32's C++ entry point.
@@ -2833,7 +3308,7 @@ func launchcastInt64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
@@ -2843,7 +3318,7 @@ func launchcastInt64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Uint32Args is the kernarg layout of cast_int64_uint32's C++ entry point.
@@ -2895,7 +3370,7 @@ func launchcastInt64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -2905,7 +3380,7 @@ func launchcastInt64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Int64Args is the kernarg layout of cast_int64_int64's C++ entry point.
@@ -2957,7 +3432,7 @@ func launchcastInt64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -2967,7 +3442,7 @@ func launchcastInt64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Uint64Args is the kernarg layout of cast_int64_uint64's C++ entry point.
@@ -3019,7 +3494,7 @@ func launchcastInt64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 52)
 	if err != nil {
 		return err
 	}
@@ -3029,7 +3504,7 @@ func launchcastInt64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Float32Args is the kernarg layout of cast_int64_float32's C++ entry point.
@@ -3081,7 +3556,7 @@ func launchcastInt64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 53)
 	if err != nil {
 		return err
 	}
@@ -3091,7 +3566,7 @@ func launchcastInt64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
 }
 
 // castInt64Float64Args is the kernarg layout of cast_int64_float64's C++ entry point.
@@ -3143,7 +3618,7 @@ func launchcastInt64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_int64_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 54)
 	if err != nil {
 		return err
 	}
@@ -3153,7 +3628,7 @@ func launchcastInt64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Uint8Args is the kernarg layout of cast_uint64_uint8's C++ entry point.
@@ -3205,7 +3680,7 @@ func launchcastUint64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 55)
 	if err != nil {
 		return err
 	}
@@ -3215,7 +3690,7 @@ func launchcastUint64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Int32Args is the kernarg layout of cast_uint64_int32's C++ entry point.
@@ -3267,7 +3742,7 @@ func launchcastUint64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -3277,7 +3752,7 @@ func launchcastUint64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Uint32Args is the kernarg layout of cast_uint64_uint32's C++ entry point.
@@ -3329,7 +3804,7 @@ func launchcastUint64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -3339,7 +3814,7 @@ func launchcastUint64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Int64Args is the kernarg layout of cast_uint64_int64's C++ entry point.
@@ -3391,7 +3866,7 @@ func launchcastUint64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -3401,7 +3876,7 @@ func launchcastUint64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Uint64Args is the kernarg layout of cast_uint64_uint64's C++ entry point.
@@ -3453,7 +3928,7 @@ func launchcastUint64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -3463,7 +3938,7 @@ func launchcastUint64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Float32Args is the kernarg layout of cast_uint64_float32's C++ entry point.
@@ -3515,7 +3990,7 @@ func launchcastUint64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
@@ -3525,7 +4000,7 @@ func launchcastUint64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // castUint64Float64Args is the kernarg layout of cast_uint64_float64's C++ entry point.
@@ -3577,7 +4052,7 @@ func launchcastUint64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_uint64_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -3587,7 +4062,7 @@ func launchcastUint64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Uint8Args is the kernarg layout of cast_float32_uint8's C++ entry point.
@@ -3639,7 +4114,7 @@ func launchcastFloat32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -3649,7 +4124,7 @@ func launchcastFloat32Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Int32Args is the kernarg layout of cast_float32_int32's C++ entry point.
@@ -3701,7 +4176,7 @@ func launchcastFloat32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 63)
 	if err != nil {
 		return err
 	}
@@ -3711,7 +4186,7 @@ func launchcastFloat32Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Uint32Args is the kernarg layout of cast_float32_uint32's C++ entry point.
@@ -3763,7 +4238,7 @@ func launchcastFloat32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 64)
 	if err != nil {
 		return err
 	}
@@ -3773,7 +4248,7 @@ func launchcastFloat32Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Int64Args is the kernarg layout of cast_float32_int64's C++ entry point.
@@ -3825,7 +4300,7 @@ func launchcastFloat32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 65)
 	if err != nil {
 		return err
 	}
@@ -3835,7 +4310,7 @@ func launchcastFloat32Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Uint64Args is the kernarg layout of cast_float32_uint64's C++ entry point.
@@ -3887,7 +4362,7 @@ func launchcastFloat32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 66)
 	if err != nil {
 		return err
 	}
@@ -3897,7 +4372,7 @@ func launchcastFloat32Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Float32Args is the kernarg layout of cast_float32_float32's C++ entry point.
@@ -3949,7 +4424,7 @@ func launchcastFloat32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -3959,7 +4434,7 @@ func launchcastFloat32Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat32Float64Args is the kernarg layout of cast_float32_float64's C++ entry point.
@@ -4011,7 +4486,7 @@ func launchcastFloat32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float32_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -4021,7 +4496,7 @@ func launchcastFloat32Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Uint8Args is the kernarg layout of cast_float64_uint8's C++ entry point.
@@ -4073,7 +4548,7 @@ func launchcastFloat64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -4083,7 +4558,7 @@ func launchcastFloat64Uint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Int32Args is the kernarg layout of cast_float64_int32's C++ entry point.
@@ -4135,7 +4610,7 @@ func launchcastFloat64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -4145,7 +4620,7 @@ func launchcastFloat64Int32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Uint32Args is the kernarg layout of cast_float64_uint32's C++ entry point.
@@ -4197,7 +4672,7 @@ func launchcastFloat64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -4207,7 +4682,7 @@ func launchcastFloat64Uint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Int64Args is the kernarg layout of cast_float64_int64's C++ entry point.
@@ -4259,7 +4734,7 @@ func launchcastFloat64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -4269,7 +4744,7 @@ func launchcastFloat64Int64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Uint64Args is the kernarg layout of cast_float64_uint64's C++ entry point.
@@ -4321,7 +4796,7 @@ func launchcastFloat64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -4331,7 +4806,7 @@ func launchcastFloat64Uint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Float32Args is the kernarg layout of cast_float64_float32's C++ entry point.
@@ -4383,7 +4858,7 @@ func launchcastFloat64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -4393,7 +4868,7 @@ func launchcastFloat64Float32(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
 }
 
 // castFloat64Float64Args is the kernarg layout of cast_float64_float64's C++ entry point.
@@ -4445,7 +4920,7 @@ func launchcastFloat64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel cast_float64_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 75)
 	if err != nil {
 		return err
 	}
@@ -4455,7 +4930,7 @@ func launchcastFloat64Float64(s *stream.Stream, grid, block gpu.Dim3, sharedMem 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // castTTypes are the type arguments cast is instantiated for as T.
@@ -4468,7 +4943,7 @@ type castUTypes interface {
 	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
 }
 
-// launchCast launches cast (kernels.go:113) on s: grid blocks of block threads, with
+// launchCast launches cast (kernels.go:166) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length. It is instantiated for [uint8, uint8], [uint8, int32], [uint8, uint32], [uint8, int64], [uint8, uint64], [uint8, float32], [uint8, float64], [int32, uint8], [int32, int32], [int32, uint32], [int32, int64], [int32, uint64], [int32, float32], [int32, float64], [uint32, uint8], [uint32, int32], [uint32, uint32], [uint32, int64], [uint32, uint64], [uint32, float32], [uint32, float64], [int64, uint8], [int64, int32], [int64, uint32], [int64, int64], [int64, uint64], [int64, float32], [int64, float64], [uint64, uint8], [uint64, int32], [uint64, uint32], [uint64, int64], [uint64, uint64], [uint64, float32], [uint64, float64], [float32, uint8], [float32, int32], [float32, uint32], [float32, int64], [float32, uint64], [float32, float32], [float32, float64], [float64, uint8], [float64, int32], [float64, uint32], [float64, int64], [float64, uint64], [float64, float32], [float64, float64].
 func launchCast[T castTTypes, U castUTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[U], sat bool, minF float64, maxF float64, minV U, maxV U, span int) error {
@@ -4764,7 +5239,7 @@ func launchnonzeroUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_uint8 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -4774,7 +5249,7 @@ func launchnonzeroUint8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroInt32Args is the kernarg layout of nonzero_int32's C++ entry point.
@@ -4816,7 +5291,7 @@ func launchnonzeroInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_int32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -4826,7 +5301,7 @@ func launchnonzeroInt32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroUint32Args is the kernarg layout of nonzero_uint32's C++ entry point.
@@ -4868,7 +5343,7 @@ func launchnonzeroUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_uint32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -4878,7 +5353,7 @@ func launchnonzeroUint32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroInt64Args is the kernarg layout of nonzero_int64's C++ entry point.
@@ -4920,7 +5395,7 @@ func launchnonzeroInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_int64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -4930,7 +5405,7 @@ func launchnonzeroInt64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroUint64Args is the kernarg layout of nonzero_uint64's C++ entry point.
@@ -4972,7 +5447,7 @@ func launchnonzeroUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_uint64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -4982,7 +5457,7 @@ func launchnonzeroUint64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroFloat32Args is the kernarg layout of nonzero_float32's C++ entry point.
@@ -5024,7 +5499,7 @@ func launchnonzeroFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_float32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 81)
 	if err != nil {
 		return err
 	}
@@ -5034,7 +5509,7 @@ func launchnonzeroFloat32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroFloat64Args is the kernarg layout of nonzero_float64's C++ entry point.
@@ -5076,7 +5551,7 @@ func launchnonzeroFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nonzero_float64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -5086,7 +5561,7 @@ func launchnonzeroFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // nonzeroTypes are the type arguments nonzero is instantiated for as T.
@@ -5094,7 +5569,7 @@ type nonzeroTypes interface {
 	uint8 | int32 | uint32 | int64 | uint64 | float32 | float64
 }
 
-// launchNonzero launches nonzero (kernels.go:140) on s: grid blocks of block threads, with
+// launchNonzero launches nonzero (kernels.go:193) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length. It is instantiated for [uint8], [int32], [uint32], [int64], [uint64], [float32], [float64].
 func launchNonzero[T nonzeroTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[int64], span int) error {

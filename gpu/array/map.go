@@ -276,7 +276,7 @@ func shapeOf(op string, ins []operand, devs []*gpu.Device) ([]int, bool, error) 
 
 // mapResult allocates Map's result of shape on s; fresh says shape is the
 // result's own (alloc's copy of it would be a second allocation).
-func mapResult[R Number](op string, s *stream.Stream, shape []int, fresh bool) (*Array[R], error) {
+func mapResult[R Element](op string, s *stream.Stream, shape []int, fresh bool) (*Array[R], error) {
 	if !fresh {
 		return alloc[R](op, s, shape)
 	}

@@ -82,7 +82,8 @@ func argReduce[T Number](op string, a *Array[T], isMax bool) (idx *Array[int64],
 
 // ArgMin is a 0-d array of the flat (C order) index of a's least
 // element, the first of equal ones (cupy.argmin); an empty array is an
-// error, as in CuPy.
+// error, as in CuPy. NaNs are skipped unless every element is one (then
+// the first NaN), where CuPy returns the first NaN.
 func ArgMin[T Number](a *Array[T]) (*Array[int64], error) {
 	return argReduce("array argmin", a, false)
 }

@@ -2,12 +2,14 @@
 // rocPRIM are to C++: reductions (Sum, Min, Max, Reduce, ArgMin, ArgMax,
 // ReduceWith; SegmentedSum, SegmentedMin, SegmentedMax,
 // SegmentedReduce), prefix sums (InclusiveSum, ExclusiveSum;
-// InclusiveSumByKey, ExclusiveSumByKey), element-wise transforms
+// InclusiveSumByKey, ExclusiveSumByKey; InclusiveScanWith,
+// ExclusiveScanWith), element-wise transforms
 // (Transform, Transform2), selections and partitions (SelectFlagged,
 // SelectIf, Unique, PartitionFlagged, PartitionIf), RunLengthEncode, a
 // histogram of even bins (HistogramEven), a stable LSD radix sort
 // (SortKeys, SortPairs) and a stable merge sort by an Ordering
-// (MergeSortKeys, MergeSortPairs), over buffers and views (Sub) of the
+// (MergeSortKeys, MergeSortPairs) or by a comparator (MergeSortWith,
+// MergeSortPairsWith), over buffers and views (Sub) of the
 // built-in numeric types.
 //
 // Each primitive is written once, as Go kernels (kernels.go): generic
@@ -44,11 +46,14 @@
 // Generics: a primitive is a generic Go function over the element types
 // the package instantiates (Number, Key, Value). Operations are the
 // package's own (Op, UnaryOp, BinaryOp), or one of the caller's for
-// ReduceWith: a functor (ReduceFunc), whose kernel hipgo-gen writes into
+// ReduceWith, the scans With and the merge sorts With: a functor
+// (ReduceFunc, ScanFunc, LessFunc), whose kernels hipgo-gen writes into
 // the calling package at go generate and registers at init
-// (RegisterReduceWith); a call finds it by its type arguments, with no
-// reflection or allocation. The cpu agent calls the functor's methods
-// from Go where no kernel was generated.
+// (RegisterReduceWith, RegisterScanWith, RegisterMergeSortWith); a call
+// finds them by its type arguments, with no reflection or allocation.
+// Where no kernel was generated, the cpu agent runs the functor through
+// the library's own kernels (with_device.go's device functions, which
+// are also the source of the generated ones).
 //
 // All functions are safe for concurrent use; calls on one stream run in
 // the order they were made.

@@ -124,13 +124,18 @@ func reduceTo[T kernel.Shuffleable](t kernel.Thread, in, out []T, id T, op int32
 
 // better says whether (b, bi) wins over (a, ai) in an argmin (argmax
 // when isMax): the smaller (larger) value, the first index among equal
-// ones; index -1 is no element.
+// ones; index -1 is no element. A NaN loses to every number and, among
+// NaNs, the first index wins, so a NaN is the answer only where every
+// element is one (x != x is true of NaNs alone).
 func better[T kernel.Shuffleable](a T, ai int64, b T, bi int64, isMax bool) bool {
 	if bi < 0 {
 		return false
 	}
 	if ai < 0 {
 		return true
+	}
+	if a != a {
+		return b == b || bi < ai
 	}
 	if isMax {
 		return b > a || (b == a && bi < ai)
@@ -140,10 +145,13 @@ func better[T kernel.Shuffleable](a T, ai int64, b T, bi int64, isMax bool) bool
 
 // beats says whether x, at an index after vi's, wins over v in an
 // argmin (argmax when isMax): a work-item visits its elements in index
-// order, so only a strictly better value wins.
+// order, so only a strictly better value wins; any number beats a NaN.
 func beats[T kernel.Shuffleable](v T, vi int64, x T, isMax bool) bool {
 	if vi < 0 {
 		return true
+	}
+	if v != v {
+		return x == x
 	}
 	if isMax {
 		return x > v

@@ -38,7 +38,7 @@ const (
 // merge-path search; the temporary storage (a copy of the keys) comes
 // from the stream's pool.
 func MergeSortKeys[K Key](s *stream.Stream, keysIn, keysOut buffer.Array[K], ord Ordering) error {
-	return mergeSort[K, uint32](s, keysIn, keysOut, nil, nil, ord, false)
+	return mergeSort[K, uint32](s, keysIn, keysOut, nil, nil, mergeKernels[K]{ord: ord}, false)
 }
 
 // MergeSortPairs is MergeSortKeys moving values with their keys
@@ -47,11 +47,37 @@ func MergeSortKeys[K Key](s *stream.Stream, keysIn, keysOut buffer.Array[K], ord
 // moves the keys' input indices and gathers the values by them at the
 // end, so one sort kernel serves every value type.
 func MergeSortPairs[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], ord Ordering) error {
-	return mergeSort(s, keysIn, keysOut, valsIn, valsOut, ord, true)
+	return mergeSort(s, keysIn, keysOut, valsIn, valsOut, mergeKernels[K]{ord: ord}, true)
 }
 
-func mergeSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], ord Ordering, pairs bool) (err error) {
-	const name = "prim merge sort"
+// mergeKernels is a merge sort's two kernels: the package's own for an
+// Ordering (block nil), or an instance for a comparator of the caller's
+// (MergeSortWith).
+type mergeKernels[K Key] struct {
+	ord   Ordering
+	block MergeBlockLaunch[K]
+	pass  MergePassLaunch[K]
+}
+
+func (m mergeKernels[K]) sortBlock(s *stream.Stream, grid, block gpu.Dim3, shared int, in, out buffer.Array[K], outI buffer.Array[uint32], pairs bool, tile int) error {
+	if m.block != nil {
+		return m.block(s, grid, block, shared, in, out, outI, pairs, tile)
+	}
+	return keyFor[K]().mergeBlock(s, grid, block, shared, in, out, outI, pairs, int32(m.ord), tile)
+}
+
+func (m mergeKernels[K]) mergePass(s *stream.Stream, grid, block gpu.Dim3, shared int, src, dst buffer.Array[K], srcI, dstI buffer.Array[uint32], pairs bool, count, w, tile int) error {
+	if m.pass != nil {
+		return m.pass(s, grid, block, shared, src, dst, srcI, dstI, pairs, count, w, tile)
+	}
+	return keyFor[K]().mergePass(s, grid, block, shared, src, dst, srcI, dstI, pairs, int32(m.ord), count, w, tile)
+}
+
+func mergeSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], m mergeKernels[K], pairs bool) (err error) {
+	name := "prim merge sort"
+	if m.block != nil {
+		name = "prim merge sort with"
+	}
 	if err := checkStream(name, s); err != nil {
 		return err
 	}
@@ -70,7 +96,7 @@ func mergeSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 			return err
 		}
 	}
-	if ord < Ascending || ord > TotalDescending {
+	if ord := m.ord; ord < Ascending || ord > TotalDescending {
 		return gpu.Errorf(gpu.ErrInvalidValue, name, "unknown ordering %d", int32(ord))
 	}
 	if n > math.MaxUint32 {
@@ -79,7 +105,6 @@ func mergeSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 	if n == 0 {
 		return nil
 	}
-	kl := keyFor[K]()
 	g := shapeOf(s)
 	tile, block, shared := mergeTile, blockSize, 2*mergeTile*int(unsafe.Sizeof(*new(K)))
 	if g.cpu {
@@ -130,14 +155,14 @@ func mergeSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 	blocks := ceilDiv(n, tile)
 	grid, blk := gpu.D1(uint32(blocks)), gpu.D1(uint32(block))
 	k0, i0 := dstK(0)
-	if err = kl.mergeBlock(s, grid, blk, shared, keysIn, k0, i0, pairs, int32(ord), tile); err != nil {
+	if err = m.sortBlock(s, grid, blk, shared, keysIn, k0, i0, pairs, tile); err != nil {
 		return err
 	}
 	w := first
 	for j := 1; j <= passes; j++ {
 		srcK, srcI := dstK(j - 1)
 		dk, di := dstK(j)
-		if err = kl.mergePass(s, grid, blk, shared, srcK, dk, srcI, di, pairs, int32(ord), n, w, tile); err != nil {
+		if err = m.mergePass(s, grid, blk, shared, srcK, dk, srcI, di, pairs, n, w, tile); err != nil {
 			return err
 		}
 		w *= 2

@@ -32,3 +32,27 @@ func TestReduceWithAllocs(t *testing.T) {
 	}
 	forceGPUShape = false
 }
+
+// The scans and merge sorts with an operation allocate nothing on the
+// host once the stream's temporaries are cached, in either shape.
+func TestScanMergeWithAllocs(t *testing.T) {
+	testenv.SkipAllocsUnderRace(t)
+	dev, s := newStream(t)
+	cpuAgent(t, dev)
+	for _, shape := range []bool{false, true} {
+		forceGPUShape = shape
+		for _, n := range []int{1000, 40000} {
+			in, out := upload(t, dev, make([]int32, n)), upload(t, dev, make([]int32, n))
+			run := func() {
+				require.NoError(t, InclusiveScanWith(s, wrapMul{}, in, out))
+				require.NoError(t, MergeSortWith(s, descending{}, in, out))
+				require.NoError(t, s.Synchronize())
+			}
+			for range 3 {
+				run()
+			}
+			assert.Zero(t, testenv.AllocsPerCall(10, run), "%d elements (gpu shape %v): allocations per call + Synchronize", n, shape)
+		}
+	}
+	forceGPUShape = false
+}

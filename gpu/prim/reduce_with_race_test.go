@@ -13,11 +13,22 @@ import (
 )
 
 // racingReduceWith runs ReduceWith (one launch and two, through the
-// stream's temporaries) until one fails, and returns the first error.
+// stream's temporaries), and now and then InclusiveScanWith and
+// MergeSortWith, until one fails, and returns the first error.
 func racingReduceWith(s *stream.Stream, small, large, out *buffer.Buffer[int32]) error {
-	for range 50 {
+	for k := range 50 {
 		for _, in := range []*buffer.Buffer[int32]{small, large} {
 			if err := ReduceWith(s, wrapMul{}, in, out); err != nil {
+				return err
+			}
+			if k%10 != 0 {
+				continue
+			}
+			// The scans and merge sorts with an operation, in place.
+			if err := InclusiveScanWith(s, wrapMul{}, in, in); err != nil {
+				return err
+			}
+			if err := MergeSortWith(s, descending{}, in, in); err != nil {
 				return err
 			}
 		}
@@ -25,7 +36,7 @@ func racingReduceWith(s *stream.Stream, small, large, out *buffer.Buffer[int32])
 	return s.Synchronize()
 }
 
-// ReduceWith racing a Free of its buffers, a Destroy of its stream or
+// ReduceWith, InclusiveScanWith and MergeSortWith racing a Free of its buffers, a Destroy of its stream or
 // gpu.Shutdown returns nil or an error with its code, and never panics
 // or hangs; the runtime opens again after a Shutdown, the cpu agent's
 // kernel with it.

@@ -16,9 +16,11 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// A user's operation passed to the library: array.Map1..Map4 and
-// prim.ReduceWith take a functor, a package-level struct type without
-// fields whose value method Apply (and Identity) is a Go device function.
+// A user's operation passed to the library: array.Map1..Map4,
+// prim.ReduceWith, InclusiveScanWith, ExclusiveScanWith, MergeSortWith
+// and MergeSortPairsWith take a functor, a package-level struct type
+// without fields whose value methods (Apply and Identity, or Less) are Go
+// device functions.
 // Instances finds the package's calls of them and writes InstFile: one
 // generic //hipgo:kernel per library function used, with a
 // //hipgo:instantiate line per (functor, types), and an init that
@@ -41,17 +43,23 @@ const (
 // libOp is a library function that takes a user's operation.
 type libOp struct {
 	pkg, name string
-	kernel    string // the generated kernel's name
-	register  string // the library's registration function
-	inputs    int    // Map's operands; 0 for ReduceWith
+	kernels   []string // the generated kernels' names
+	register  string   // the library's registration function
+	opArg     int      // the operation's argument
+	tparams   []string // the kernels' type parameters: the call's first type arguments
+	inputs    int      // Map's operands; 0 for gpu/prim's functions
 }
 
 var libOps = []libOp{
-	{arrayPkg, "Map1", "hipgoMap1", "RegisterMap1", 1},
-	{arrayPkg, "Map2", "hipgoMap2", "RegisterMap2", 2},
-	{arrayPkg, "Map3", "hipgoMap3", "RegisterMap3", 3},
-	{arrayPkg, "Map4", "hipgoMap4", "RegisterMap4", 4},
-	{primPkg, "ReduceWith", "hipgoReduce", "RegisterReduceWith", 0},
+	{arrayPkg, "Map1", []string{"hipgoMap1"}, "RegisterMap1", 0, []string{"F", "R", "X1"}, 1},
+	{arrayPkg, "Map2", []string{"hipgoMap2"}, "RegisterMap2", 0, []string{"F", "R", "X1", "X2"}, 2},
+	{arrayPkg, "Map3", []string{"hipgoMap3"}, "RegisterMap3", 0, []string{"F", "R", "X1", "X2", "X3"}, 3},
+	{arrayPkg, "Map4", []string{"hipgoMap4"}, "RegisterMap4", 0, []string{"F", "R", "X1", "X2", "X3", "X4"}, 4},
+	{primPkg, "ReduceWith", []string{"hipgoReduce"}, "RegisterReduceWith", 1, []string{"F", "T"}, 0},
+	{primPkg, "InclusiveScanWith", []string{"hipgoScan"}, "RegisterScanWith", 1, []string{"F", "T"}, 0},
+	{primPkg, "ExclusiveScanWith", []string{"hipgoScan"}, "RegisterScanWith", 1, []string{"F", "T"}, 0},
+	{primPkg, "MergeSortWith", []string{"hipgoMergeBlock", "hipgoMergePass"}, "RegisterMergeSortWith", 1, []string{"F", "K"}, 0},
+	{primPkg, "MergeSortPairsWith", []string{"hipgoMergeBlock", "hipgoMergePass"}, "RegisterMergeSortWith", 1, []string{"F", "K"}, 0},
 }
 
 // libUse is one instance: a library function and its type arguments.
@@ -116,10 +124,10 @@ func (o Options) instances(pkg *packages.Package) (*Instances, error) {
 			if op == nil || len(call.Args) == 0 {
 				return true
 			}
-			arg := call.Args[0]
-			if op.inputs == 0 && len(call.Args) > 1 {
-				arg = call.Args[1] // ReduceWith(s, op, in, out)
+			if op.opArg >= len(call.Args) {
+				return true // a type error the compiler reports
 			}
+			arg := call.Args[op.opArg] // Map1(op, a), ReduceWith(s, op, in, out)
 			what := op.name + "'s operation"
 			if _, ok := ast.Unparen(arg).(*ast.FuncLit); ok {
 				fail(arg.Pos(), "func literal as "+what, "declare a functor: a package-level struct type without fields whose value method Apply is the function (type f struct{}; func (f) Apply(...) ...)")
@@ -129,7 +137,9 @@ func (o Options) instances(pkg *packages.Package) (*Instances, error) {
 			if !ok || inst.TypeArgs.Len() == 0 {
 				return true // a type error the compiler reports
 			}
-			targs := make([]types.Type, inst.TypeArgs.Len())
+			// The kernels' type arguments: MergeSortPairsWith's value
+			// type is the library's own gather's.
+			targs := make([]types.Type, min(inst.TypeArgs.Len(), len(op.tparams)))
 			for i := range targs {
 				targs[i] = inst.TypeArgs.At(i)
 			}
@@ -146,7 +156,7 @@ func (o Options) instances(pkg *packages.Package) (*Instances, error) {
 					return true // the library's constraints refuse it already
 				}
 			}
-			key := op.name + "[" + typeList(targs, pkg.Types) + "]"
+			key := op.register + "[" + typeList(targs, pkg.Types) + "]"
 			if !seen[key] {
 				seen[key] = true
 				uses = append(uses, libUse{op, targs, pkg.Fset.Position(call.Pos())})
@@ -335,6 +345,44 @@ func hipgoReduce[F hipgoReduceFunc[T], T kernel.Shuffleable](t kernel.Thread, in
 }
 `
 
+const scanKernel = `
+// hipgoScan is prim.InclusiveScanWith's and ExclusiveScanWith's kernel:
+// a pass over each block's tpb tiles of tile elements (hipgoScanTiles).
+//
+//hipgo:kernel
+%s
+func hipgoScan[F hipgoScanFunc[T], T kernel.Shuffleable](t kernel.Thread, in, out, offs []T, mode int, exclusive bool, tile, tpb int) {
+	warps := kernel.Shared[[32]T](t)
+	sh := kernel.DynamicShared[T](t)
+	hipgoScanTiles[F, T](t, in, out, offs, mode, exclusive, tile, tpb, sh, warps)
+}
+`
+
+const mergeKernels = `
+// hipgoMergeBlock is prim.MergeSortWith's block sort of tiles of tile
+// keys (hipgoMergeSortTiles).
+//
+//hipgo:kernel
+%s
+func hipgoMergeBlock[F hipgoLessFunc[K], K hipgoKey](t kernel.Thread, in, out []K, outI []uint32, pairs bool, tile int) {
+	sk := kernel.DynamicShared[K](t)
+	si := kernel.Shared[[2048]uint32](t)
+	hipgoMergeSortTiles[F, K](t, in, out, outI, pairs, tile, sk, si)
+}
+
+// hipgoMergePass is prim.MergeSortWith's pass merging pairs of sorted
+// runs of w keys (hipgoMergeRuns).
+//
+//hipgo:kernel
+%s
+func hipgoMergePass[F hipgoLessFunc[K], K hipgoKey](t kernel.Thread, src, dst []K, srcI, dstI []uint32, pairs bool, count, w, tile int) {
+	sk := kernel.DynamicShared[K](t)
+	si := kernel.Shared[[2048]uint32](t)
+	part := kernel.Shared[[2]int](t)
+	hipgoMergeRuns[F, K](t, src, dst, srcI, dstI, pairs, count, w, tile, sk, si, part)
+}
+`
+
 // mapKernel is array.MapN's kernel.
 func mapKernel(n int, directives string) string {
 	var xs, params, reads, ins []string
@@ -366,23 +414,26 @@ func hipgoMap%[1]d[F hipgoFunc%[1]d[R, %[2]s], R, %[2]s hipgoNumber](t kernel.Th
 // instFile writes InstFile for uses, and the same without its init.
 func (o Options) instFile(pkg *packages.Package, uses []libUse) (file, overlay []byte, err error) {
 	byKernel := map[string][]libUse{}
+	hasMap, hasPrim, hasWith := false, false, false
 	for _, u := range uses {
-		byKernel[u.op.kernel] = append(byKernel[u.op.kernel], u)
+		for _, k := range u.op.kernels {
+			byKernel[k] = append(byKernel[k], u)
+		}
+		switch {
+		case u.op.pkg == arrayPkg:
+			hasMap = true
+		case u.op.kernels[0] != "hipgoReduce":
+			hasPrim, hasWith = true, true
+		default:
+			hasPrim = true
+		}
 	}
 	qual := types.RelativeTo(pkg.Types)
 	directives := func(name string) string {
 		var lines []string
 		for _, u := range byKernel[name] {
-			tps := []string{"F", "R"}
-			if u.op.inputs == 0 {
-				tps = []string{"F", "T"}
-			}
-			for k := 1; k <= u.op.inputs; k++ {
-				tps = append(tps, fmt.Sprintf("X%d", k))
-			}
-			// Map's type arguments are F, R, X1...; ReduceWith's F, T.
 			var fields []string
-			for i, tp := range tps {
+			for i, tp := range u.op.tparams {
 				fields = append(fields, tp+"="+types.TypeString(u.targs[i], qual))
 			}
 			lines = append(lines, instantiateDirective+" "+strings.Join(fields, " "))
@@ -392,23 +443,15 @@ func (o Options) instFile(pkg *packages.Package, uses []libUse) (file, overlay [
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// Code generated by hipgo-gen -go. DO NOT EDIT.\n\npackage %s\n\n", pkg.Name)
 	var imports []string
-	hasMap, hasReduce := false, false
-	for _, u := range uses {
-		if u.op.inputs > 0 {
-			hasMap = true
-		} else {
-			hasReduce = true
-		}
-	}
 	if hasMap {
 		imports = append(imports, arrayPkg)
 	}
-	if hasReduce {
+	if hasPrim {
 		imports = append(imports, primPkg)
 	}
 	// The kernels: one generic kernel per library function used.
 	b.WriteString("import \"" + KernelPkg + "\"\n\n")
-	b.WriteString("// The kernels of the library calls of this package that take an\n// operation of its own (array.Map1..Map4, prim.ReduceWith), and\n// their registration.\n\n")
+	b.WriteString("// The kernels of the library calls of this package that take an\n// operation of its own (array.Map1..Map4, prim.ReduceWith, the scans and\n// merge sorts With), and their registration.\n\n")
 	b.WriteString(instPrelude)
 	if hasMap {
 		b.WriteString(mapPrelude)
@@ -418,19 +461,33 @@ func (o Options) instFile(pkg *packages.Package, uses []libUse) (file, overlay [
 			b.WriteString(mapKernel(n, directives(name)))
 		}
 	}
-	if hasReduce {
+	if byKernel["hipgoReduce"] != nil {
 		fmt.Fprintf(&b, reducePrelude, directives("hipgoReduce"))
+	}
+	if hasWith {
+		b.WriteString("\n// gpu/prim's device functions of the scans and merge sorts with an\n// operation (gpu/prim/with_device.go).\n\n")
+		b.WriteString(primWithSrc)
+	}
+	if byKernel["hipgoScan"] != nil {
+		fmt.Fprintf(&b, scanKernel, directives("hipgoScan"))
+	}
+	if byKernel["hipgoMergeBlock"] != nil {
+		fmt.Fprintf(&b, mergeKernels, directives("hipgoMergeBlock"), directives("hipgoMergePass"))
 	}
 	// The registration, last: the launchers are hipgo-gen's, written
 	// after the translation.
 	b.WriteString("\nfunc init() {\n")
 	for _, u := range uses {
 		alias := "array"
-		if u.op.inputs == 0 {
+		if u.op.pkg == primPkg {
 			alias = "prim"
 		}
-		_, ident := instanceNames(u.op.kernel, u.targs)
-		fmt.Fprintf(&b, "\t%s.%s[%s](%s) // %s:%d\n", alias, u.op.register, typeList(u.targs, pkg.Types), lowerFirst(o.prefix())+ident, filepath.Base(u.pos.Filename), u.pos.Line)
+		var launchers []string
+		for _, k := range u.op.kernels {
+			_, ident := instanceNames(k, u.targs)
+			launchers = append(launchers, lowerFirst(o.prefix())+ident)
+		}
+		fmt.Fprintf(&b, "\t%s.%s[%s](%s) // %s:%d\n", alias, u.op.register, typeList(u.targs, pkg.Types), strings.Join(launchers, ", "), filepath.Base(u.pos.Filename), u.pos.Line)
 	}
 	b.WriteString("}\n")
 	// The imports of the full file.

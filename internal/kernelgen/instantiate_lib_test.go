@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hipgo/hipgo/internal/kernelgen/internal/libsrc/body"
 	"github.com/hipgo/hipgo/internal/testenv"
 )
 
@@ -40,10 +41,18 @@ func TestInstancesGolden(t *testing.T) {
 		"//hipgo:instantiate F=bitOr T=uint32\n",
 		"array.RegisterMap1[scale2, float32, float32](launchhipgoMap1Scale2Float32Float32)",
 		"prim.RegisterReduceWith[bitOr, uint32](launchhipgoReduceBitOrUint32)",
+		"//hipgo:instantiate F=bitOr T=uint32\nfunc hipgoScan[",
+		"prim.RegisterScanWith[bitOr, uint32](launchhipgoScanBitOrUint32)",
+		"//hipgo:instantiate F=byLow K=int16\nfunc hipgoMergeBlock[",
+		"//hipgo:instantiate F=byLow K=int16\nfunc hipgoMergePass[",
+		"prim.RegisterMergeSortWith[byLow, int16](launchhipgoMergeBlockByLowInt16, launchhipgoMergePassByLowInt16)",
+		primWithSrc,
 	} {
 		assert.Contains(t, string(in.File), want)
 	}
 	assert.Equal(t, 1, bytes.Count(in.File, []byte("F=scale2")), "one instance per (functor, types)")
+	assert.Equal(t, 1, bytes.Count(in.File, []byte("RegisterScanWith")), "one scan instance for the inclusive and exclusive calls")
+	assert.Equal(t, 1, bytes.Count(in.File, []byte("RegisterMergeSortWith")), "one merge instance for keys and pairs")
 	assert.NotContains(t, string(in.File), "hipgoMap2", "no kernel for a function not called")
 }
 
@@ -69,11 +78,12 @@ func TestInstancesTranslate(t *testing.T) {
 	for _, k := range r.Kernels {
 		names = append(names, k.Name)
 	}
-	assert.Equal(t, []string{"hipgo_map1_scale2_float32_float32", "hipgo_map3_lerp_float64_float64_float64_float32", "hipgo_reduce_bit_or_uint32"}, names)
+	assert.Equal(t, []string{"hipgo_map1_scale2_float32_float32", "hipgo_map3_lerp_float64_float64_float64_float32", "hipgo_reduce_bit_or_uint32", "hipgo_scan_bit_or_uint32", "hipgo_merge_block_by_low_int16", "hipgo_merge_pass_by_low_int16"}, names)
 	for _, want := range []string{
 		"hg_m_Apply<Checked>(op, ",
 		"template <bool Checked> __device__ float hg_m_Apply(scale2 o, float x, hg_fault* hg_f);",
 		"hg_m_Identity<Checked>(",
+		"hg_m_Less<Checked>(",
 	} {
 		assert.Contains(t, r.Source, want)
 	}
@@ -109,4 +119,16 @@ func TestInstancesRefused(t *testing.T) {
 		assert.Equal(t, want.col, e.Pos.Column, "%v", e)
 		assert.Contains(t, e.Error(), want.text)
 	}
+}
+
+// libsrc_gen.go is gpu/prim/with_device.go after its imports, as go
+// generate writes it: the kernels a calling package gets are the ones the
+// library's cpu agent runs and tests.
+func TestLibSrcUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "gpu", "prim", "with_device.go")
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text, err := body.Of(path, src)
+	require.NoError(t, err)
+	assert.Equal(t, string(text), primWithSrc, "run go generate in internal/kernelgen")
 }

@@ -600,6 +600,10 @@ struct sqDist {
 };
 struct farthest {
 };
+struct fartherFirst {
+};
+
+extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
@@ -616,6 +620,15 @@ template <bool Checked> __device__ long long hipgoAt(long long i, long long d, l
 template <bool Checked> __device__ double farthest_Identity(farthest o, hg_fault* hg_f);
 template <bool Checked> __device__ double hg_m_Identity(farthest o, hg_fault* hg_f);
 template <bool Checked, class F, class T> __device__ T hipgoBlockReduce(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class F, class T> __device__ hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class F, class T> __device__ void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked> __device__ bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
+template <bool Checked> __device__ bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
+template <bool Checked, class F, class K> __device__ long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f);
+template <bool Checked, class F, class K> __device__ void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
+template <bool Checked, class F, class K> __device__ long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f);
+template <bool Checked, class F, class K> __device__ void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f);
+template <bool Checked, class F, class K> __device__ void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 
 #line 23 "hipgo_inst_gen.go"
 template <bool Checked> __device__ hg_tuple3<long long, long long, long long> hipgoRange(long long n, long long span, hg_fault* hg_f) {
@@ -674,15 +687,15 @@ template <bool Checked> __device__ double hg_m_Apply(sqDist o, double x, double 
   return (dx * dx) + (dy * dy);
 }
 
-#line 42 "ops.go"
+#line 43 "ops.go"
 template <bool Checked> __device__ double farthest_Apply(farthest o, double a, double b, hg_fault* hg_f) {
-#line 42 "ops.go"
+#line 43 "ops.go"
   return hg_max(a, b);
 }
 
-#line 42 "ops.go"
+#line 43 "ops.go"
 template <bool Checked> __device__ double hg_m_Apply(farthest o, double a, double b, hg_fault* hg_f) {
-#line 42 "ops.go"
+#line 43 "ops.go"
   return hg_max(a, b);
 }
 
@@ -697,15 +710,15 @@ template <bool Checked> __device__ long long hipgoAt(long long i, long long d, l
   return hg_rem<Checked>(hg_div<Checked>(i, d, hg_f, 40, 0), m, hg_f, 40, 0);
 }
 
-#line 43 "ops.go"
+#line 44 "ops.go"
 template <bool Checked> __device__ double farthest_Identity(farthest o, hg_fault* hg_f) {
-#line 43 "ops.go"
+#line 44 "ops.go"
   return 0.0;
 }
 
-#line 43 "ops.go"
+#line 44 "ops.go"
 template <bool Checked> __device__ double hg_m_Identity(farthest o, hg_fault* hg_f) {
-#line 43 "ops.go"
+#line 44 "ops.go"
   return 0.0;
 }
 
@@ -742,6 +755,558 @@ template <bool Checked, class F, class T> __device__ T hipgoBlockReduce(T v, hg_
     }
   }
   return v;
+}
+
+#line 181 "hipgo_inst_gen.go"
+template <bool Checked, class F, class T> __device__ hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  F op = {};
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 184 "hipgo_inst_gen.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 184, 0);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 184, 0);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 185 "hipgo_inst_gen.go"
+  T x = v;
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 186, 0)) {
+    T y = hg_shfl_up(x, (long long)(d));
+    if (lane >= d) {
+      x = hg_m_Apply<Checked>(op, y, x, hg_f);
+    }
+  }
+  T e = hg_shfl_up(x, (long long)(1LL));
+  if (lane == 0LL) {
+    e = hg_m_Identity<Checked>(op, hg_f);
+  }
+  if (lane == hg_sub(ws, 1LL)) {
+    hg_ref<Checked>((*warps), w, hg_f, 197, 0) = x;
+  }
+  hg_sync_threads();
+  if (w == 0LL) {
+    T s = hg_m_Identity<Checked>(op, hg_f);
+    if (lane < nw) {
+      s = hg_ld<Checked>((*warps), lane, hg_f, 203, 0);
+    }
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 205, 0)) {
+      T y = hg_shfl_up(s, (long long)(d));
+      if (lane >= d) {
+        s = hg_m_Apply<Checked>(op, y, s, hg_f);
+      }
+    }
+    if (lane < nw) {
+      hg_ref<Checked>((*warps), lane, hg_f, 212, 0) = s;
+    }
+  }
+  hg_sync_threads();
+  if (w > 0LL) {
+    e = hg_m_Apply<Checked>(op, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 217, 0), e, hg_f);
+  }
+  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 219, 0)};
+}
+
+#line 227 "hipgo_inst_gen.go"
+template <bool Checked, class F, class T> __device__ void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  F op = {};
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 231 "hipgo_inst_gen.go"
+  long long base = hg_mul(hg_mul(b, tile), tpb);
+  T carry = hg_m_Identity<Checked>(op, hg_f);
+  if (mode == 2LL) {
+    carry = hg_ld<Checked>(offs, b, hg_f, 234, 0);
+  }
+  if (bd == 1LL) {
+    long long lo = hg_min(base, n);
+    long long hi = hg_min(hg_add(base, hg_mul(tile, tpb)), n);
+    for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
+      T x = hg_ld<Checked>(in, i, hg_f, 240, 0);
+      if (mode == 1LL) {
+        carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
+      } else if (exclusive) {
+        hg_ref<Checked>(out, i, hg_f, 244, 0) = carry;
+        carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
+      } else {
+        carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
+        hg_ref<Checked>(out, i, hg_f, 248, 0) = carry;
+      }
+    }
+    if (mode == 1LL) {
+      hg_ref<Checked>(out, b, hg_f, 252, 0) = carry;
+    }
+    return;
+  }
+  long long items = hg_div<Checked>(tile, bd, hg_f, 256, 0);
+  long long kt = 0LL;
+  if (base < n) {
+    kt = hg_min(tpb, hg_div<Checked>(hg_sub(hg_add(hg_sub(n, base), tile), 1LL), tile, hg_f, 259, 0));
+  }
+  for (long long k = 0LL; k < kt; k = hg_add(k, 1LL)) {
+    long long lo = hg_add(base, hg_mul(k, tile));
+    long long m = hg_min(tile, hg_sub(n, lo));
+    for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+      {
+#line 265 "hipgo_inst_gen.go"
+        long long i = hg_add(hg_mul(j, bd), tid);
+#line 265 "hipgo_inst_gen.go"
+        if (i < m) {
+          hg_ref<Checked>(sh, i, hg_f, 266, 0) = hg_ld<Checked>(in, hg_add(lo, i), hg_f, 266, 0);
+        }
+      }
+    }
+#line 269 "hipgo_inst_gen.go"
+    hg_sync_threads();
+    T sum = hg_m_Identity<Checked>(op, hg_f);
+    for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+      {
+#line 272 "hipgo_inst_gen.go"
+        long long x = hg_add(hg_mul(tid, items), j);
+#line 272 "hipgo_inst_gen.go"
+        if (x < m) {
+          sum = hg_m_Apply<Checked>(op, sum, hg_ld<Checked>(sh, x, hg_f, 273, 0), hg_f);
+        }
+      }
+    }
+#line 276 "hipgo_inst_gen.go"
+    auto hg_m8 = hipgoBlockScan<Checked, F, T>(sum, warps, hg_f);
+    T pre = hg_m8.r0;
+    T total = hg_m8.r1;
+#line 277 "hipgo_inst_gen.go"
+    if (mode != 1LL) {
+      T run = hg_m_Apply<Checked>(op, carry, pre, hg_f);
+      for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+        {
+#line 280 "hipgo_inst_gen.go"
+          long long x = hg_add(hg_mul(tid, items), j);
+#line 280 "hipgo_inst_gen.go"
+          if (x < m) {
+            T v = hg_ld<Checked>(sh, x, hg_f, 281, 0);
+            if (exclusive) {
+              hg_ref<Checked>(sh, x, hg_f, 283, 0) = run;
+              run = hg_m_Apply<Checked>(op, run, v, hg_f);
+            } else {
+              run = hg_m_Apply<Checked>(op, run, v, hg_f);
+              hg_ref<Checked>(sh, x, hg_f, 287, 0) = run;
+            }
+          }
+        }
+      }
+#line 291 "hipgo_inst_gen.go"
+      hg_sync_threads();
+      for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+        {
+#line 293 "hipgo_inst_gen.go"
+          long long i = hg_add(hg_mul(j, bd), tid);
+#line 293 "hipgo_inst_gen.go"
+          if (i < m) {
+            hg_ref<Checked>(out, hg_add(lo, i), hg_f, 294, 0) = hg_ld<Checked>(sh, i, hg_f, 294, 0);
+          }
+        }
+      }
+    }
+#line 298 "hipgo_inst_gen.go"
+    carry = hg_m_Apply<Checked>(op, carry, total, hg_f);
+    hg_sync_threads();
+  }
+  if ((mode == 1LL) && (tid == 0LL)) {
+    hg_ref<Checked>(out, b, hg_f, 302, 0) = carry;
+  }
+}
+
+#line 50 "ops.go"
+template <bool Checked> __device__ bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
+#line 50 "ops.go"
+  return a > b;
+}
+
+#line 50 "ops.go"
+template <bool Checked> __device__ bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
+#line 50 "ops.go"
+  return a > b;
+}
+
+#line 325 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f) {
+  F op = {};
+  long long hg_t1 = 0LL;
+  long long hg_t2 = s.n;
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+#line 328 "hipgo_inst_gen.go"
+  while (lo < hi) {
+    long long m = hg_add(lo, hi) / 2LL;
+    bool before = hg_m_Less<Checked>(op, hg_ld<Checked>(s, m, hg_f, 330, 0), k, hg_f);
+    if (after) {
+      before = !hg_m_Less<Checked>(op, k, hg_ld<Checked>(s, m, hg_f, 332, 0), hg_f);
+    }
+    if (before) {
+      lo = hg_add(m, 1LL);
+    } else {
+      hi = m;
+    }
+  }
+  return lo;
+}
+
+#line 350 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
+  F op = {};
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 353 "hipgo_inst_gen.go"
+  long long n = in.n;
+  long long lo = hg_mul(b, tile);
+  if (lo >= n) {
+    return;
+  }
+  long long m = hg_min(tile, hg_sub(n, lo));
+  if (bd == 1LL) {
+    {
+      long long hg_i6 = lo;
+      long long hg_b4 = hg_add(lo, m);
+      long long hg_st5 = 32LL;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long r = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 361 "hipgo_inst_gen.go"
+          long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
+          for (long long x = r; x < re; x = hg_add(x, 1LL)) {
+            K k = hg_ld<Checked>(in, x, hg_f, 363, 0);
+            long long y = x;
+            while ((y > r) && hg_m_Less<Checked>(op, k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 365, 0), hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
+              if (pairs) {
+                hg_ref<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
+              }
+              y = hg_sub(y, 1LL);
+            }
+            hg_ref<Checked>(out, y, hg_f, 372, 0) = k;
+            if (pairs) {
+              hg_ref<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
+            }
+          }
+        }
+      } else {
+        for (long long r = hg_i6; r < hg_b4; r = hg_add(r, hg_st5)) {
+#line 361 "hipgo_inst_gen.go"
+          long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
+          for (long long x = r; x < re; x = hg_add(x, 1LL)) {
+            K k = hg_ld<Checked>(in, x, hg_f, 363, 0);
+            long long y = x;
+            while ((y > r) && hg_m_Less<Checked>(op, k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 365, 0), hg_f)) {
+              hg_ref<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
+              if (pairs) {
+                hg_ref<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
+              }
+              y = hg_sub(y, 1LL);
+            }
+            hg_ref<Checked>(out, y, hg_f, 372, 0) = k;
+            if (pairs) {
+              hg_ref<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
+            }
+          }
+        }
+      }
+    }
+#line 378 "hipgo_inst_gen.go"
+    return;
+  }
+  {
+    long long hg_i17 = tid;
+    long long hg_b15 = m;
+    long long hg_st16 = bd;
+    if (hg_st16 > 0LL && hg_b15 <= 0x7fffffffffffffffLL - hg_st16 + 1LL) {
+      unsigned long long hg_n18 = hg_i17 < hg_b15 ? ((unsigned long long)hg_b15 - (unsigned long long)hg_i17 - 1ULL) / (unsigned long long)hg_st16 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
+        long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+#line 381 "hipgo_inst_gen.go"
+        hg_ref<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
+        hg_ref<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
+      }
+    } else {
+      for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
+#line 381 "hipgo_inst_gen.go"
+        hg_ref<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
+        hg_ref<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
+      }
+    }
+  }
+#line 384 "hipgo_inst_gen.go"
+  hg_sync_threads();
+  long long src = 0LL;
+  for (long long w = 1LL; w < m; w = hg_mul(w, 2LL)) {
+    long long dst = hg_sub(tile, src);
+    {
+      long long hg_i25 = tid;
+      long long hg_b23 = m;
+      long long hg_st24 = bd;
+      if (hg_st24 > 0LL && hg_b23 <= 0x7fffffffffffffffLL - hg_st24 + 1LL) {
+        unsigned long long hg_n26 = hg_i25 < hg_b23 ? ((unsigned long long)hg_b23 - (unsigned long long)hg_i25 - 1ULL) / (unsigned long long)hg_st24 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
+          long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
+#line 389 "hipgo_inst_gen.go"
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 389, 0), hg_mul(2LL, w));
+          long long hg_t29 = hg_min(hg_add(r0, w), m);
+          long long hg_t30 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
+          long long ae = hg_t29;
+          long long be = hg_t30;
+#line 391 "hipgo_inst_gen.go"
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 391, 0);
+          long long p = 0LL;
+          if (x < ae) {
+            p = hg_add(hg_sub(x, r0), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 394, 0)), k, false, hg_f));
+          } else {
+            p = hg_add(hg_sub(x, ae), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 396, 0)), k, true, hg_f));
+          }
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
+        }
+      } else {
+        for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
+#line 389 "hipgo_inst_gen.go"
+          long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 389, 0), hg_mul(2LL, w));
+          long long hg_t32 = hg_min(hg_add(r0, w), m);
+          long long hg_t33 = hg_min(hg_add(r0, hg_mul(2LL, w)), m);
+          long long ae = hg_t32;
+          long long be = hg_t33;
+#line 391 "hipgo_inst_gen.go"
+          K k = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 391, 0);
+          long long p = 0LL;
+          if (x < ae) {
+            p = hg_add(hg_sub(x, r0), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, ae), hg_add(src, be), hg_f, 394, 0)), k, false, hg_f));
+          } else {
+            p = hg_add(hg_sub(x, ae), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 396, 0)), k, true, hg_f));
+          }
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
+        }
+      }
+    }
+#line 401 "hipgo_inst_gen.go"
+    hg_sync_threads();
+    src = dst;
+  }
+  {
+    long long hg_i36 = tid;
+    long long hg_b34 = m;
+    long long hg_st35 = bd;
+    if (hg_st35 > 0LL && hg_b34 <= 0x7fffffffffffffffLL - hg_st35 + 1LL) {
+      unsigned long long hg_n37 = hg_i36 < hg_b34 ? ((unsigned long long)hg_b34 - (unsigned long long)hg_i36 - 1ULL) / (unsigned long long)hg_st35 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
+        long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
+#line 405 "hipgo_inst_gen.go"
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
+        if (pairs) {
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
+        }
+      }
+    } else {
+      for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
+#line 405 "hipgo_inst_gen.go"
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
+        if (pairs) {
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
+        }
+      }
+    }
+  }
+}
+
+#line 309 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f) {
+  F op = {};
+  long long hg_t1 = hg_max(0LL, hg_sub(d, b.n));
+  long long hg_t2 = hg_min(d, a.n);
+  long long lo = hg_t1;
+  long long hi = hg_t2;
+#line 312 "hipgo_inst_gen.go"
+  while (lo < hi) {
+    long long m = hg_add(lo, hi) / 2LL;
+    if (hg_m_Less<Checked>(op, hg_ld<Checked>(b, hg_sub(hg_sub(d, 1LL), m), hg_f, 314, 0), hg_ld<Checked>(a, m, hg_f, 314, 0), hg_f)) {
+      hi = m;
+    } else {
+      lo = hg_add(m, 1LL);
+    }
+  }
+  return lo;
+}
+
+#line 415 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f) {
+  F op = {};
+  hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 417, 0);
+  hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 417, 0);
+  hg_slice<const K> a = hg_t1;
+  hg_slice<const K> b = hg_t2;
+#line 418 "hipgo_inst_gen.go"
+  long long i = hipgoMergePath<Checked, F, K>(a, b, d0, hg_f);
+  long long j = hg_sub(d0, i);
+  for (long long d = d0; d < d1; d = hg_add(d, 1LL)) {
+    long long from = hg_add(bs, j);
+    if ((j >= b.n) || ((i < a.n) && (!hg_m_Less<Checked>(op, hg_ld<Checked>(b, j, hg_f, 422, 0), hg_ld<Checked>(a, i, hg_f, 422, 0), hg_f)))) {
+      from = hg_add(as, i);
+      i = hg_add(i, 1LL);
+    } else {
+      j = hg_add(j, 1LL);
+    }
+    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 428, 0) = hg_ld<Checked>(src, from, hg_f, 428, 0);
+    if (pairs) {
+      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 430, 0) = hg_ld<Checked>(srcI, from, hg_f, 430, 0);
+    }
+  }
+}
+
+#line 443 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
+  F op = {};
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long hg_t3 = (long long)hg_bid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+  long long b = hg_t3;
+#line 446 "hipgo_inst_gen.go"
+  long long n = count;
+  long long o0 = hg_mul(b, tile);
+  if (o0 >= n) {
+    return;
+  }
+  long long o1 = hg_min(hg_add(o0, tile), n);
+  if (bd == 1LL) {
+    for (long long o = o0; o < o1; ) {
+      long long ps = hg_mul(hg_div<Checked>(o, hg_mul(2LL, w), hg_f, 454, 0), hg_mul(2LL, w));
+      long long e = hg_min(o1, hg_add(ps, hg_mul(2LL, w)));
+      hipgoMergeRange<Checked, F, K>(src, dst, srcI, dstI, pairs, ps, hg_min(hg_add(ps, w), n), hg_min(hg_add(ps, hg_mul(2LL, w)), n), hg_sub(o, ps), hg_sub(e, ps), hg_f);
+      o = e;
+    }
+    return;
+  }
+  long long ps = hg_mul(hg_div<Checked>(o0, hg_mul(2LL, w), hg_f, 461, 0), hg_mul(2LL, w));
+  long long hg_t5 = ps;
+  long long hg_t6 = hg_min(hg_add(ps, w), n);
+  long long hg_t7 = hg_min(hg_add(ps, hg_mul(2LL, w)), n);
+  long long as = hg_t5;
+  long long bs = hg_t6;
+  long long be = hg_t7;
+#line 463 "hipgo_inst_gen.go"
+  if (tid == 0LL) {
+    (*part)[0LL] = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 464, 0), hg_sub<Checked>(src, bs, be, hg_f, 464, 0), hg_sub(o0, ps), hg_f);
+    (*part)[1LL] = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 465, 0), hg_sub<Checked>(src, bs, be, hg_f, 465, 0), hg_sub(o1, ps), hg_f);
+  }
+  hg_sync_threads();
+  long long hg_t8 = (*part)[0LL];
+  long long hg_t9 = (*part)[1LL];
+  long long i0 = hg_t8;
+  long long i1 = hg_t9;
+#line 469 "hipgo_inst_gen.go"
+  long long j0 = hg_sub(hg_sub(o0, ps), i0);
+  long long hg_t10 = hg_sub(i1, i0);
+  long long hg_t11 = hg_sub(o1, o0);
+  long long la = hg_t10;
+  long long tot = hg_t11;
+#line 471 "hipgo_inst_gen.go"
+  long long lb = hg_sub(tot, la);
+  {
+    long long hg_i14 = tid;
+    long long hg_b12 = tot;
+    long long hg_st13 = bd;
+    if (hg_st13 > 0LL && hg_b12 <= 0x7fffffffffffffffLL - hg_st13 + 1LL) {
+      unsigned long long hg_n15 = hg_i14 < hg_b12 ? ((unsigned long long)hg_b12 - (unsigned long long)hg_i14 - 1ULL) / (unsigned long long)hg_st13 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k16 = 0; hg_k16 < hg_n15; hg_k16++) {
+        long long x = (long long)((unsigned long long)hg_i14 + hg_k16 * (unsigned long long)hg_st13);
+#line 473 "hipgo_inst_gen.go"
+        long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
+        if (x < la) {
+          g = hg_add(hg_add(as, i0), x);
+        }
+        hg_ref<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
+        if (pairs) {
+          hg_ref<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
+        }
+      }
+    } else {
+      for (long long x = hg_i14; x < hg_b12; x = hg_add(x, hg_st13)) {
+#line 473 "hipgo_inst_gen.go"
+        long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
+        if (x < la) {
+          g = hg_add(hg_add(as, i0), x);
+        }
+        hg_ref<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
+        if (pairs) {
+          hg_ref<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
+        }
+      }
+    }
+  }
+#line 482 "hipgo_inst_gen.go"
+  hg_sync_threads();
+  long long ipt = hg_div<Checked>(tile, bd, hg_f, 483, 0);
+  {
+#line 484 "hipgo_inst_gen.go"
+    long long d = hg_mul(tid, ipt);
+#line 484 "hipgo_inst_gen.go"
+    if (d < tot) {
+      long long i = hipgoMergePath<Checked, F, K>(hg_const(hg_sub<Checked>(sk, 0LL, la, hg_f, 485, 0)), hg_const(hg_sub<Checked>(sk, la, tot, hg_f, 485, 0)), d, hg_f);
+      long long j = hg_sub(d, i);
+      for (long long k = d; k < hg_min(hg_add(d, ipt), tot); k = hg_add(k, 1LL)) {
+        long long from = hg_add(la, j);
+        if ((j >= lb) || ((i < la) && (!hg_m_Less<Checked>(op, hg_ld<Checked>(sk, hg_add(la, j), hg_f, 489, 0), hg_ld<Checked>(sk, i, hg_f, 489, 0), hg_f)))) {
+          from = i;
+          i = hg_add(i, 1LL);
+        } else {
+          j = hg_add(j, 1LL);
+        }
+        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 495, 0) = hg_ld<Checked>(sk, from, hg_f, 495, 0);
+        if (pairs) {
+          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 497, 0) = hg_ld<Checked>((*si), from, hg_f, 497, 0);
+        }
+      }
+    }
+  }
+#line 501 "hipgo_inst_gen.go"
+  hg_sync_threads();
+  {
+    long long hg_i22 = tid;
+    long long hg_b20 = tot;
+    long long hg_st21 = bd;
+    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
+      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
+        long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+#line 503 "hipgo_inst_gen.go"
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
+        if (pairs) {
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
+        }
+      }
+    } else {
+      for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
+#line 503 "hipgo_inst_gen.go"
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
+        if (pairs) {
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
+        }
+      }
+    }
+  }
 }
 
 // ---- kernels ----
@@ -897,5 +1462,56 @@ extern "C" __global__ void hipgo_reduce_farthest_float64(const double* in_p, lon
 }
 extern "C" __global__ void hipgo_reduce_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, long long span, long long out_n, hg_fault* hg_f) {
   hipgoReduce<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+}
+
+#line 515 "hipgo_inst_gen.go"
+template <bool Checked, class F, class T> __device__ void hipgoScan(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<T, 32> hg_shared_warps;
+  hg_array<T, 32>* warps = &hg_shared_warps;
+#line 517 "hipgo_inst_gen.go"
+  hg_slice<T> sh = hg_make_slice((T*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(T)));
+  hipgoScanTiles<Checked, F, T>(in, out, offs, mode, exclusive, tile, tpb, sh, warps, hg_f);
+}
+
+extern "C" __global__ void hipgo_scan_farthest_float64(const double* in_p, long long in_n, double* out_p, const double* offs_p, long long mode, bool exclusive, long long tile, long long tpb) {
+  hipgoScan<false, farthest, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void hipgo_scan_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
+  hipgoScan<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+}
+
+#line 526 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ void hipgoMergeBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<K> sk = hg_make_slice((K*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(K)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 529 "hipgo_inst_gen.go"
+  hipgoMergeSortTiles<Checked, F, K>(in, out, outI, pairs, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void hipgo_merge_block_farther_first_float64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, long long tile) {
+  hipgoMergeBlock<false, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void hipgo_merge_block_farther_first_float64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  hipgoMergeBlock<true, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 537 "hipgo_inst_gen.go"
+template <bool Checked, class F, class K> __device__ void hipgoMergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<K> sk = hg_make_slice((K*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(K)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 540 "hipgo_inst_gen.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 541 "hipgo_inst_gen.go"
+  hipgoMergeRuns<Checked, F, K>(src, dst, srcI, dstI, pairs, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void hipgo_merge_pass_farther_first_float64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, long long count, long long w, long long tile) {
+  hipgoMergePass<false, fartherFirst, double>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void hipgo_merge_pass_farther_first_float64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  hipgoMergePass<true, fartherFirst, double>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, count, w, tile, hg_dyn_bytes, hg_f);
 }
 

@@ -576,9 +576,10 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 // ---- device functions ----
 
 template <bool Checked> __device__ hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f);
+template <bool Checked> __device__ long long at(long long i, long long d, long long m, hg_fault* hg_f);
 template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_fault* hg_f);
 
-#line 26 "kernels.go"
+#line 78 "kernels.go"
 template <bool Checked> __device__ hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f) {
   if (span > 0LL) {
     long long lo = hg_mul(hg_global_x(), span);
@@ -587,11 +588,22 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> ra
   return hg_tuple3<long long, long long, long long>{hg_global_x(), n, hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x())};
 }
 
-#line 35 "kernels.go"
+#line 37 "kernels.go"
+template <bool Checked> __device__ long long at(long long i, long long d, long long m, hg_fault* hg_f) {
+  if (m == 1LL) {
+    return 0LL;
+  }
+  if (d == 0LL) {
+    return i;
+  }
+  return hg_rem<Checked>(hg_div<Checked>(i, d, hg_f, 44, 7), m, hg_f, 44, 7);
+}
+
+#line 87 "kernels.go"
 template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
-#line 37 "kernels.go"
+#line 89 "kernels.go"
     if (hg_tag2 == 0) {
       return x == y;
     } else if (hg_tag2 == 1) {
@@ -604,19 +616,19 @@ template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_
       return x > y;
     }
   }
-#line 48 "kernels.go"
+#line 100 "kernels.go"
   return x >= y;
 }
 
 // ---- kernels ----
 
-#line 55 "kernels.go"
-template <bool Checked, class T> __device__ void compare(hg_slice<const T> x, hg_slice<const T> y, T c, bool scalar, hg_slice<uint8_t> out, int32_t op, long long span, hg_fault* hg_f) {
+#line 53 "kernels.go"
+template <bool Checked, class T> __device__ void arith(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
   long long step = hg_m1.r2;
-#line 57 "kernels.go"
+#line 55 "kernels.go"
   {
     long long hg_i4 = lo;
     long long hg_b2 = hi;
@@ -626,90 +638,115 @@ template <bool Checked, class T> __device__ void compare(hg_slice<const T> x, hg
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
-#line 58 "kernels.go"
-        T b = c;
-        if (!scalar) {
-          b = hg_ld<Checked>(y, i, hg_f, 60, 7);
+#line 56 "kernels.go"
+        T hg_t8 = hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 56, 7);
+        T hg_t9 = hg_ld<Checked>(y, at<Checked>(i, dy, my, hg_f), hg_f, 56, 7);
+        T a = hg_t8;
+        T b = hg_t9;
+#line 57 "kernels.go"
+        T r = {};
+        {
+          int32_t hg_tag11 = op;
+#line 59 "kernels.go"
+          if (hg_tag11 == 1) {
+            r = hg_sub(a, b);
+          } else if (hg_tag11 == 2) {
+            r = hg_mul(a, b);
+          } else if (hg_tag11 == 3) {
+            r = hg_div<Checked>(a, b, hg_f, 64, 7);
+          } else if (hg_tag11 == 4) {
+            r = hg_min(a, b);
+          } else if (hg_tag11 == 5) {
+            r = hg_max(a, b);
+          } else {
+            r = hg_add(a, b);
+          }
         }
-        uint8_t r = {};
-        if (holds<Checked, T>(hg_ld<Checked>(x, i, hg_f, 63, 7), b, op, hg_f)) {
-          r = (uint8_t)1;
-        }
-        hg_ref<Checked>(out, i, hg_f, 66, 7) = r;
+#line 72 "kernels.go"
+        hg_ref<Checked>(out, i, hg_f, 72, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
-#line 58 "kernels.go"
-        T b = c;
-        if (!scalar) {
-          b = hg_ld<Checked>(y, i, hg_f, 60, 7);
+#line 56 "kernels.go"
+        T hg_t13 = hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 56, 7);
+        T hg_t14 = hg_ld<Checked>(y, at<Checked>(i, dy, my, hg_f), hg_f, 56, 7);
+        T a = hg_t13;
+        T b = hg_t14;
+#line 57 "kernels.go"
+        T r = {};
+        {
+          int32_t hg_tag16 = op;
+#line 59 "kernels.go"
+          if (hg_tag16 == 1) {
+            r = hg_sub(a, b);
+          } else if (hg_tag16 == 2) {
+            r = hg_mul(a, b);
+          } else if (hg_tag16 == 3) {
+            r = hg_div<Checked>(a, b, hg_f, 64, 7);
+          } else if (hg_tag16 == 4) {
+            r = hg_min(a, b);
+          } else if (hg_tag16 == 5) {
+            r = hg_max(a, b);
+          } else {
+            r = hg_add(a, b);
+          }
         }
-        uint8_t r = {};
-        if (holds<Checked, T>(hg_ld<Checked>(x, i, hg_f, 63, 7), b, op, hg_f)) {
-          r = (uint8_t)1;
-        }
-        hg_ref<Checked>(out, i, hg_f, 66, 7) = r;
+#line 72 "kernels.go"
+        hg_ref<Checked>(out, i, hg_f, 72, 7) = r;
       }
     }
   }
 }
 
-extern "C" __global__ void compare_uint8(const uint8_t* x_p, const uint8_t* y_p, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, uint8_t>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+extern "C" __global__ void arith_int32(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, int32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
-extern "C" __global__ void compare_uint8_checked(const uint8_t* x_p, const uint8_t* y_p, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint8_t>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
-}
-
-extern "C" __global__ void compare_int32(const int32_t* x_p, const int32_t* y_p, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, int32_t>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void compare_int32_checked(const int32_t* x_p, const int32_t* y_p, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, int32_t>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+extern "C" __global__ void arith_int32_checked(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-extern "C" __global__ void compare_uint32(const uint32_t* x_p, const uint32_t* y_p, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, uint32_t>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+extern "C" __global__ void arith_uint32(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, uint32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
-extern "C" __global__ void compare_uint32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint32_t>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
-}
-
-extern "C" __global__ void compare_int64(const int64_t* x_p, const int64_t* y_p, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, int64_t>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void compare_int64_checked(const int64_t* x_p, const int64_t* y_p, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, int64_t>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+extern "C" __global__ void arith_uint32_checked(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-extern "C" __global__ void compare_uint64(const uint64_t* x_p, const uint64_t* y_p, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, uint64_t>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+extern "C" __global__ void arith_int64(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, int64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
-extern "C" __global__ void compare_uint64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint64_t>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
-}
-
-extern "C" __global__ void compare_float32(const float* x_p, const float* y_p, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, float>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
-}
-extern "C" __global__ void compare_float32_checked(const float* x_p, const float* y_p, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, float>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+extern "C" __global__ void arith_int64_checked(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-extern "C" __global__ void compare_float64(const double* x_p, const double* y_p, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
-  compare<false, double>(hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+extern "C" __global__ void arith_uint64(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, uint64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
-extern "C" __global__ void compare_float64_checked(const double* x_p, const double* y_p, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, double>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+extern "C" __global__ void arith_uint64_checked(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
 }
 
-#line 74 "kernels.go"
-template <bool Checked, class T> __device__ void where(hg_slice<const uint8_t> mask, hg_slice<const T> x, hg_slice<const T> y, T c, bool scalar, hg_slice<T> out, long long span, hg_fault* hg_f) {
+extern "C" __global__ void arith_float32(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, float>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void arith_float32_checked(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void arith_float64(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double* out_p, long long out_n, int32_t op, long long span) {
+  arith<false, double>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void arith_float64_checked(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  arith<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+#line 108 "kernels.go"
+template <bool Checked, class T> __device__ void compare(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, T c, bool scalar, hg_slice<uint8_t> out, int32_t op, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
   long long step = hg_m1.r2;
-#line 76 "kernels.go"
+#line 110 "kernels.go"
   {
     long long hg_i4 = lo;
     long long hg_b2 = hi;
@@ -719,25 +756,118 @@ template <bool Checked, class T> __device__ void where(hg_slice<const uint8_t> m
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
-#line 77 "kernels.go"
-        T v = c;
-        if (hg_ld<Checked>(mask, i, hg_f, 78, 7) != (uint8_t)0) {
-          v = hg_ld<Checked>(x, i, hg_f, 79, 7);
-        } else if (!scalar) {
-          v = hg_ld<Checked>(y, i, hg_f, 81, 7);
+#line 111 "kernels.go"
+        T b = c;
+        if (!scalar) {
+          b = hg_ld<Checked>(y, at<Checked>(i, dy, my, hg_f), hg_f, 113, 7);
         }
-        hg_ref<Checked>(out, i, hg_f, 83, 7) = v;
+        uint8_t r = {};
+        if (holds<Checked, T>(hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 116, 7), b, op, hg_f)) {
+          r = (uint8_t)1;
+        }
+        hg_ref<Checked>(out, i, hg_f, 119, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
-#line 77 "kernels.go"
-        T v = c;
-        if (hg_ld<Checked>(mask, i, hg_f, 78, 7) != (uint8_t)0) {
-          v = hg_ld<Checked>(x, i, hg_f, 79, 7);
-        } else if (!scalar) {
-          v = hg_ld<Checked>(y, i, hg_f, 81, 7);
+#line 111 "kernels.go"
+        T b = c;
+        if (!scalar) {
+          b = hg_ld<Checked>(y, at<Checked>(i, dy, my, hg_f), hg_f, 113, 7);
         }
-        hg_ref<Checked>(out, i, hg_f, 83, 7) = v;
+        uint8_t r = {};
+        if (holds<Checked, T>(hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 116, 7), b, op, hg_f)) {
+          r = (uint8_t)1;
+        }
+        hg_ref<Checked>(out, i, hg_f, 119, 7) = r;
+      }
+    }
+  }
+}
+
+extern "C" __global__ void compare_uint8(const uint8_t* x_p, long long dx, long long mx, const uint8_t* y_p, long long dy, long long my, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, uint8_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_uint8_checked(const uint8_t* x_p, long long dx, long long mx, const uint8_t* y_p, long long dy, long long my, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, uint8_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_int32(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, int32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_int32_checked(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_uint32(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, uint32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_uint32_checked(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_int64(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, int64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_int64_checked(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_uint64(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, uint64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_uint64_checked(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_float32(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, float>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_float32_checked(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+extern "C" __global__ void compare_float64(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
+  compare<false, double>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
+}
+extern "C" __global__ void compare_float64_checked(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
+  compare<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+}
+
+#line 127 "kernels.go"
+template <bool Checked, class T> __device__ void where(hg_slice<const uint8_t> mask, hg_slice<const T> x, hg_slice<const T> y, T c, bool scalar, hg_slice<T> out, long long span, hg_fault* hg_f) {
+  auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
+  long long lo = hg_m1.r0;
+  long long hi = hg_m1.r1;
+  long long step = hg_m1.r2;
+#line 129 "kernels.go"
+  {
+    long long hg_i4 = lo;
+    long long hg_b2 = hi;
+    long long hg_st3 = step;
+    if (hg_st3 > 0LL && hg_b2 <= 0x7fffffffffffffffLL - hg_st3 + 1LL) {
+      unsigned long long hg_n5 = hg_i4 < hg_b2 ? ((unsigned long long)hg_b2 - (unsigned long long)hg_i4 - 1ULL) / (unsigned long long)hg_st3 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
+        long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+#line 130 "kernels.go"
+        T v = c;
+        if (hg_ld<Checked>(mask, i, hg_f, 131, 7) != (uint8_t)0) {
+          v = hg_ld<Checked>(x, i, hg_f, 132, 7);
+        } else if (!scalar) {
+          v = hg_ld<Checked>(y, i, hg_f, 134, 7);
+        }
+        hg_ref<Checked>(out, i, hg_f, 136, 7) = v;
+      }
+    } else {
+      for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
+#line 130 "kernels.go"
+        T v = c;
+        if (hg_ld<Checked>(mask, i, hg_f, 131, 7) != (uint8_t)0) {
+          v = hg_ld<Checked>(x, i, hg_f, 132, 7);
+        } else if (!scalar) {
+          v = hg_ld<Checked>(y, i, hg_f, 134, 7);
+        }
+        hg_ref<Checked>(out, i, hg_f, 136, 7) = v;
       }
     }
   }
@@ -792,13 +922,13 @@ extern "C" __global__ void where_float64_checked(const uint8_t* mask_p, const do
   where<true, double>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
 }
 
-#line 92 "kernels.go"
+#line 145 "kernels.go"
 template <bool Checked, class T> __device__ void clip(hg_slice<const T> in, hg_slice<T> out, T lo, T hi, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long first = hg_m1.r0;
   long long last = hg_m1.r1;
   long long step = hg_m1.r2;
-#line 94 "kernels.go"
+#line 147 "kernels.go"
   {
     long long hg_i4 = first;
     long long hg_b2 = last;
@@ -808,27 +938,27 @@ template <bool Checked, class T> __device__ void clip(hg_slice<const T> in, hg_s
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
-#line 95 "kernels.go"
-        T v = hg_ld<Checked>(in, i, hg_f, 95, 7);
+#line 148 "kernels.go"
+        T v = hg_ld<Checked>(in, i, hg_f, 148, 7);
         if (v < lo) {
           v = lo;
         }
         if (v > hi) {
           v = hi;
         }
-        hg_ref<Checked>(out, i, hg_f, 102, 7) = v;
+        hg_ref<Checked>(out, i, hg_f, 155, 7) = v;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
-#line 95 "kernels.go"
-        T v = hg_ld<Checked>(in, i, hg_f, 95, 7);
+#line 148 "kernels.go"
+        T v = hg_ld<Checked>(in, i, hg_f, 148, 7);
         if (v < lo) {
           v = lo;
         }
         if (v > hi) {
           v = hi;
         }
-        hg_ref<Checked>(out, i, hg_f, 102, 7) = v;
+        hg_ref<Checked>(out, i, hg_f, 155, 7) = v;
       }
     }
   }
@@ -883,13 +1013,13 @@ extern "C" __global__ void clip_float64_checked(const double* in_p, double* out_
   clip<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
 }
 
-#line 113 "kernels.go"
+#line 166 "kernels.go"
 template <bool Checked, class T, class U> __device__ void cast(hg_slice<const T> in, hg_slice<U> out, bool sat, double minF, double maxF, U minV, U maxV, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
   long long step = hg_m1.r2;
-#line 115 "kernels.go"
+#line 168 "kernels.go"
   {
     long long hg_i4 = lo;
     long long hg_b2 = hi;
@@ -899,47 +1029,47 @@ template <bool Checked, class T, class U> __device__ void cast(hg_slice<const T>
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
-#line 116 "kernels.go"
-        T v = hg_ld<Checked>(in, i, hg_f, 116, 7);
+#line 169 "kernels.go"
+        T v = hg_ld<Checked>(in, i, hg_f, 169, 7);
         if (sat) {
           double f = (double)(v);
           {
             if (f != f) {
-              hg_ref<Checked>(out, i, hg_f, 121, 7) = (U)0LL;
+              hg_ref<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
             } else if (f < minF) {
-              hg_ref<Checked>(out, i, hg_f, 123, 7) = minV;
+              hg_ref<Checked>(out, i, hg_f, 176, 7) = minV;
             } else if (f >= maxF) {
-              hg_ref<Checked>(out, i, hg_f, 125, 7) = maxV;
+              hg_ref<Checked>(out, i, hg_f, 178, 7) = maxV;
             } else {
-              hg_ref<Checked>(out, i, hg_f, 127, 7) = (U)(v);
+              hg_ref<Checked>(out, i, hg_f, 180, 7) = (U)(v);
             }
           }
-#line 129 "kernels.go"
+#line 182 "kernels.go"
           continue;
         }
-        hg_ref<Checked>(out, i, hg_f, 131, 7) = (U)(v);
+        hg_ref<Checked>(out, i, hg_f, 184, 7) = (U)(v);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
-#line 116 "kernels.go"
-        T v = hg_ld<Checked>(in, i, hg_f, 116, 7);
+#line 169 "kernels.go"
+        T v = hg_ld<Checked>(in, i, hg_f, 169, 7);
         if (sat) {
           double f = (double)(v);
           {
             if (f != f) {
-              hg_ref<Checked>(out, i, hg_f, 121, 7) = (U)0LL;
+              hg_ref<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
             } else if (f < minF) {
-              hg_ref<Checked>(out, i, hg_f, 123, 7) = minV;
+              hg_ref<Checked>(out, i, hg_f, 176, 7) = minV;
             } else if (f >= maxF) {
-              hg_ref<Checked>(out, i, hg_f, 125, 7) = maxV;
+              hg_ref<Checked>(out, i, hg_f, 178, 7) = maxV;
             } else {
-              hg_ref<Checked>(out, i, hg_f, 127, 7) = (U)(v);
+              hg_ref<Checked>(out, i, hg_f, 180, 7) = (U)(v);
             }
           }
-#line 129 "kernels.go"
+#line 182 "kernels.go"
           continue;
         }
-        hg_ref<Checked>(out, i, hg_f, 131, 7) = (U)(v);
+        hg_ref<Checked>(out, i, hg_f, 184, 7) = (U)(v);
       }
     }
   }
@@ -1288,13 +1418,13 @@ extern "C" __global__ void cast_float64_float64_checked(const double* in_p, doub
   cast<true, double, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
 }
 
-#line 140 "kernels.go"
+#line 193 "kernels.go"
 template <bool Checked, class T> __device__ void nonzero(hg_slice<const T> in, hg_slice<int64_t> out, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
   long long step = hg_m1.r2;
-#line 142 "kernels.go"
+#line 195 "kernels.go"
   {
     long long hg_i4 = lo;
     long long hg_b2 = hi;
@@ -1304,21 +1434,21 @@ template <bool Checked, class T> __device__ void nonzero(hg_slice<const T> in, h
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
-#line 143 "kernels.go"
+#line 196 "kernels.go"
         int64_t r = {};
-        if (hg_ld<Checked>(in, i, hg_f, 144, 7) != (T)0LL) {
+        if (hg_ld<Checked>(in, i, hg_f, 197, 7) != (T)0LL) {
           r = 1LL;
         }
-        hg_ref<Checked>(out, i, hg_f, 147, 7) = r;
+        hg_ref<Checked>(out, i, hg_f, 200, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
-#line 143 "kernels.go"
+#line 196 "kernels.go"
         int64_t r = {};
-        if (hg_ld<Checked>(in, i, hg_f, 144, 7) != (T)0LL) {
+        if (hg_ld<Checked>(in, i, hg_f, 197, 7) != (T)0LL) {
           r = 1LL;
         }
-        hg_ref<Checked>(out, i, hg_f, 147, 7) = r;
+        hg_ref<Checked>(out, i, hg_f, 200, 7) = r;
       }
     }
   }

@@ -1011,10 +1011,13 @@ template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, 
   reduceOut<Checked, T>(acc, out, id, op, warps, hg_f);
 }
 
-#line 144 "kernels_reduce.go"
+#line 149 "kernels_reduce.go"
 template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f) {
   if (vi < 0LL) {
     return true;
+  }
+  if (v != v) {
+    return x == x;
   }
   if (isMax) {
     return x > v;
@@ -1022,21 +1025,21 @@ template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, boo
   return x < v;
 }
 
-#line 156 "kernels_reduce.go"
+#line 164 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
-    if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 158, 8), isMax, hg_f)) {
-      T hg_t2 = hg_ld<Checked>(a, k, hg_f, 159, 8);
+    if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
+      T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
       int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
       v = hg_t2;
       vi = hg_t3;
     }
   }
-#line 162 "kernels_reduce.go"
+#line 170 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 128 "kernels_reduce.go"
+#line 130 "kernels_reduce.go"
 template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f) {
   if (bi < 0LL) {
     return false;
@@ -1044,13 +1047,16 @@ template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, in
   if (ai < 0LL) {
     return true;
   }
+  if (a != a) {
+    return (b == b) || (bi < ai);
+  }
   if (isMax) {
     return (b > a) || ((b == a) && (bi < ai));
   }
   return (b < a) || ((b == a) && (bi < ai));
 }
 
-#line 209 "kernels_reduce.go"
+#line 217 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 4LL;
@@ -1060,52 +1066,52 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 215 "kernels_reduce.go"
+#line 223 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 216, 8);
-    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 216, 8);
-    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 216, 8);
-    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 216, 8);
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 224, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 224, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 224, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 224, 8);
     hg_array<T, 4> v0 = hg_t3;
     hg_array<T, 4> v1 = hg_t4;
     hg_array<T, 4> v2 = hg_t5;
     hg_array<T, 4> v3 = hg_t6;
-#line 217 "kernels_reduce.go"
+#line 225 "kernels_reduce.go"
     auto hg_m7 = argPick<Checked, T>(v, vi, v0, (int64_t)(hg_mul(4LL, i)), 1LL, isMax, hg_f);
     v = hg_m7.r0;
     vi = hg_m7.r1;
-#line 218 "kernels_reduce.go"
+#line 226 "kernels_reduce.go"
     auto hg_m8 = argPick<Checked, T>(v, vi, v1, (int64_t)(hg_mul(4LL, hg_add(i, bd))), 1LL, isMax, hg_f);
     v = hg_m8.r0;
     vi = hg_m8.r1;
-#line 219 "kernels_reduce.go"
+#line 227 "kernels_reduce.go"
     auto hg_m9 = argPick<Checked, T>(v, vi, v2, (int64_t)(hg_mul(4LL, hg_add(i, hg_mul(2LL, bd)))), 1LL, isMax, hg_f);
     v = hg_m9.r0;
     vi = hg_m9.r1;
-#line 220 "kernels_reduce.go"
+#line 228 "kernels_reduce.go"
     auto hg_m10 = argPick<Checked, T>(v, vi, v3, (int64_t)(hg_mul(4LL, hg_add(i, hg_mul(3LL, bd)))), 1LL, isMax, hg_f);
     v = hg_m10.r0;
     vi = hg_m10.r1;
   }
-#line 222 "kernels_reduce.go"
+#line 230 "kernels_reduce.go"
   for (; i < nv; i = hg_add(i, bd)) {
-    auto hg_m12 = argPick<Checked, T>(v, vi, hg_ldv<Checked, 4>(in, i, hg_f, 223, 8), (int64_t)(hg_mul(4LL, i)), 1LL, isMax, hg_f);
+    auto hg_m12 = argPick<Checked, T>(v, vi, hg_ldv<Checked, 4>(in, i, hg_f, 231, 8), (int64_t)(hg_mul(4LL, i)), 1LL, isMax, hg_f);
     v = hg_m12.r0;
     vi = hg_m12.r1;
   }
-#line 225 "kernels_reduce.go"
+#line 233 "kernels_reduce.go"
   {
-#line 225 "kernels_reduce.go"
+#line 233 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 225 "kernels_reduce.go"
+#line 233 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
       {
-#line 226 "kernels_reduce.go"
-        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 226, 8);
+#line 234 "kernels_reduce.go"
+        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 234, 8);
         int64_t hg_t14 = (int64_t)(hg_add(hg_mul(4LL, nv), g));
         T x = hg_t13;
         int64_t xi = hg_t14;
-#line 226 "kernels_reduce.go"
+#line 234 "kernels_reduce.go"
         if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
           T hg_t15 = x;
           int64_t hg_t16 = xi;
@@ -1115,11 +1121,11 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
       }
     }
   }
-#line 230 "kernels_reduce.go"
+#line 238 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 279 "kernels_reduce.go"
+#line 287 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
   long long bd = (long long)hg_bdim_x();
   if (bd > 1LL) {
@@ -1129,7 +1135,7 @@ template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, h
       int64_t hg_t3 = hg_shfl_down(vi, (long long)(off));
       T x = hg_t2;
       int64_t xi = hg_t3;
-#line 285 "kernels_reduce.go"
+#line 293 "kernels_reduce.go"
       if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
         T hg_t4 = x;
         int64_t hg_t5 = xi;
@@ -1137,36 +1143,36 @@ template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, h
         vi = hg_t5;
       }
     }
-#line 289 "kernels_reduce.go"
+#line 297 "kernels_reduce.go"
     if (bd > ws) {
       long long hg_t6 = hg_lane();
-      long long hg_t7 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 290, 8);
+      long long hg_t7 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 298, 8);
       long long lane = hg_t6;
       long long w = hg_t7;
-#line 291 "kernels_reduce.go"
+#line 299 "kernels_reduce.go"
       if (lane == 0LL) {
         T hg_t8 = v;
         int64_t hg_t9 = vi;
-        hg_ref<Checked>((*warpsV), w, hg_f, 292, 8) = hg_t8;
-        hg_ref<Checked>((*warpsI), w, hg_f, 292, 8) = hg_t9;
+        hg_ref<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
+        hg_ref<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
       }
-#line 294 "kernels_reduce.go"
+#line 302 "kernels_reduce.go"
       hg_sync_threads();
       if (w == 0LL) {
         vi = -1LL;
-        if (lane < hg_div<Checked>(bd, ws, hg_f, 297, 8)) {
-          T hg_t10 = hg_ld<Checked>((*warpsV), lane, hg_f, 298, 8);
-          int64_t hg_t11 = hg_ld<Checked>((*warpsI), lane, hg_f, 298, 8);
+        if (lane < hg_div<Checked>(bd, ws, hg_f, 305, 8)) {
+          T hg_t10 = hg_ld<Checked>((*warpsV), lane, hg_f, 306, 8);
+          int64_t hg_t11 = hg_ld<Checked>((*warpsI), lane, hg_f, 306, 8);
           v = hg_t10;
           vi = hg_t11;
         }
-#line 300 "kernels_reduce.go"
+#line 308 "kernels_reduce.go"
         for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
           T hg_t13 = hg_shfl_down(v, (long long)(off));
           int64_t hg_t14 = hg_shfl_down(vi, (long long)(off));
           T x = hg_t13;
           int64_t xi = hg_t14;
-#line 302 "kernels_reduce.go"
+#line 310 "kernels_reduce.go"
           if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
             T hg_t15 = x;
             int64_t hg_t16 = xi;
@@ -1177,29 +1183,29 @@ template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, h
       }
     }
   }
-#line 309 "kernels_reduce.go"
+#line 317 "kernels_reduce.go"
   if ((long long)hg_tid_x() == 0LL) {
     T hg_t17 = v;
     int64_t hg_t18 = vi;
-    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 310, 8) = hg_t17;
-    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 310, 8) = hg_t18;
+    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
+    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
   }
 }
 
-#line 260 "kernels_reduce.go"
+#line 268 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   T v = {};
   int64_t vi = -1LL;
   long long lo = hg_min(hg_mul(hg_global_x(), span), in.n);
   long long hi = hg_min(hg_add(lo, span), in.n);
   for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-    T hg_t2 = hg_ld<Checked>(in, i, hg_f, 266, 8);
+    T hg_t2 = hg_ld<Checked>(in, i, hg_f, 274, 8);
     int64_t hg_t3 = (int64_t)(i);
     T x = hg_t2;
     int64_t xi = hg_t3;
-#line 267 "kernels_reduce.go"
+#line 275 "kernels_reduce.go"
     if (useIdx) {
-      xi = hg_ld<Checked>(inI, i, hg_f, 268, 8);
+      xi = hg_ld<Checked>(inI, i, hg_f, 276, 8);
     }
     if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
       T hg_t4 = x;
@@ -1208,11 +1214,11 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_sli
       vi = hg_t5;
     }
   }
-#line 274 "kernels_reduce.go"
+#line 282 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 178 "kernels_reduce.go"
+#line 186 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   T v = {};
@@ -1221,23 +1227,23 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 183 "kernels_reduce.go"
+#line 191 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
-    hg_array<T, 4> x = hg_array<T, 4>{{hg_ld<Checked>(in, i, hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, bd), hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 184, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 184, 8)}};
+    hg_array<T, 4> x = hg_array<T, 4>{{hg_ld<Checked>(in, i, hg_f, 192, 8), hg_ld<Checked>(in, hg_add(i, bd), hg_f, 192, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 192, 8), hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 192, 8)}};
     if (!useIdx) {
       auto hg_m3 = argPick<Checked, T>(v, vi, x, (int64_t)(i), (int64_t)(bd), isMax, hg_f);
       v = hg_m3.r0;
       vi = hg_m3.r1;
-#line 187 "kernels_reduce.go"
+#line 195 "kernels_reduce.go"
       continue;
     }
     for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
       {
-#line 190 "kernels_reduce.go"
-        int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 190, 8);
-#line 190 "kernels_reduce.go"
-        if (better<Checked, T>(v, vi, hg_ld<Checked>(x, k, hg_f, 190, 8), xi, isMax, hg_f)) {
-          T hg_t5 = hg_ld<Checked>(x, k, hg_f, 191, 8);
+#line 198 "kernels_reduce.go"
+        int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 198, 8);
+#line 198 "kernels_reduce.go"
+        if (better<Checked, T>(v, vi, hg_ld<Checked>(x, k, hg_f, 198, 8), xi, isMax, hg_f)) {
+          T hg_t5 = hg_ld<Checked>(x, k, hg_f, 199, 8);
           int64_t hg_t6 = xi;
           v = hg_t5;
           vi = hg_t6;
@@ -1245,15 +1251,15 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4
       }
     }
   }
-#line 195 "kernels_reduce.go"
+#line 203 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    T hg_t8 = hg_ld<Checked>(in, i, hg_f, 196, 8);
+    T hg_t8 = hg_ld<Checked>(in, i, hg_f, 204, 8);
     int64_t hg_t9 = (int64_t)(i);
     T x = hg_t8;
     int64_t xi = hg_t9;
-#line 197 "kernels_reduce.go"
+#line 205 "kernels_reduce.go"
     if (useIdx) {
-      xi = hg_ld<Checked>(inI, i, hg_f, 198, 8);
+      xi = hg_ld<Checked>(inI, i, hg_f, 206, 8);
     }
     if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
       T hg_t10 = x;
@@ -1262,11 +1268,11 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4
       vi = hg_t11;
     }
   }
-#line 204 "kernels_reduce.go"
+#line 212 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 318 "kernels_reduce.go"
+#line 326 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
   T v = {};
   int64_t vi = {};
@@ -1275,12 +1281,12 @@ template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> i
     v = hg_m1.r0;
     vi = hg_m1.r1;
   } else {
-#line 324 "kernels_reduce.go"
+#line 332 "kernels_reduce.go"
     auto hg_m2 = argAccumulate4<Checked, T>(in, inI, useIdx, isMax, hg_f);
     v = hg_m2.r0;
     vi = hg_m2.r1;
   }
-#line 326 "kernels_reduce.go"
+#line 334 "kernels_reduce.go"
   argReduceOut<Checked, T>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
 }
 
@@ -1560,11 +1566,11 @@ template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> 
   }
 }
 
-#line 330 "kernels_reduce.go"
+#line 338 "kernels_reduce.go"
 template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
-#line 332 "kernels_reduce.go"
+#line 340 "kernels_reduce.go"
     if (hg_tag2 == 0) {
       return hg_neg(x);
     } else if (hg_tag2 == 1) {
@@ -1578,16 +1584,16 @@ template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_f
       return hg_mul(a, x);
     }
   }
-#line 344 "kernels_reduce.go"
+#line 352 "kernels_reduce.go"
   return hg_add(x, a);
 }
 
-#line 365 "kernels_reduce.go"
+#line 373 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f) {
   return hg_array<T, 4>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f), unaryOf<Checked, T>(v[2LL], op, a, hg_f), unaryOf<Checked, T>(v[3LL], op, a, hg_f)}};
 }
 
-#line 398 "kernels_reduce.go"
+#line 406 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 4LL;
@@ -1595,43 +1601,43 @@ template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in,
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 402 "kernels_reduce.go"
+#line 410 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 403, 8);
-    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 403, 8);
-    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 403, 8);
-    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 403, 8);
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(in, i, hg_f, 411, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(in, hg_add(i, bd), hg_f, 411, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 411, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 411, 8);
     hg_array<T, 4> v0 = hg_t3;
     hg_array<T, 4> v1 = hg_t4;
     hg_array<T, 4> v2 = hg_t5;
     hg_array<T, 4> v3 = hg_t6;
-#line 404 "kernels_reduce.go"
-    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(v0, op, a, hg_f), hg_f, 404, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, bd), unary4<Checked, T>(v1, op, a, hg_f), hg_f, 405, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), unary4<Checked, T>(v2, op, a, hg_f), hg_f, 406, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), unary4<Checked, T>(v3, op, a, hg_f), hg_f, 407, 8);
+#line 412 "kernels_reduce.go"
+    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(v0, op, a, hg_f), hg_f, 412, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, bd), unary4<Checked, T>(v1, op, a, hg_f), hg_f, 413, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), unary4<Checked, T>(v2, op, a, hg_f), hg_f, 414, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), unary4<Checked, T>(v3, op, a, hg_f), hg_f, 415, 8);
   }
   for (; i < nv; i = hg_add(i, bd)) {
-    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(hg_ldv<Checked, 4>(in, i, hg_f, 410, 8), op, a, hg_f), hg_f, 410, 8);
+    hg_stv<Checked, 4>(out, i, unary4<Checked, T>(hg_ldv<Checked, 4>(in, i, hg_f, 418, 8), op, a, hg_f), hg_f, 418, 8);
   }
   {
-#line 412 "kernels_reduce.go"
+#line 420 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 412 "kernels_reduce.go"
+#line 420 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 413, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 413, 8), op, a, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
     }
   }
 }
 
-#line 376 "kernels_reduce.go"
+#line 384 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f) {
   long long n = out.n;
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 382, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 382, 8), op, a, hg_f);
+      hg_ref<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
     }
     return;
   }
@@ -1639,59 +1645,59 @@ template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_
   long long i = hg_m2.r0;
   long long bd = hg_m2.r1;
   long long stride = hg_m2.r2;
-#line 387 "kernels_reduce.go"
+#line 395 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
-    T hg_t4 = hg_ld<Checked>(in, i, hg_f, 388, 8);
-    T hg_t5 = hg_ld<Checked>(in, hg_add(i, bd), hg_f, 388, 8);
-    T hg_t6 = hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 388, 8);
-    T hg_t7 = hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 388, 8);
+    T hg_t4 = hg_ld<Checked>(in, i, hg_f, 396, 8);
+    T hg_t5 = hg_ld<Checked>(in, hg_add(i, bd), hg_f, 396, 8);
+    T hg_t6 = hg_ld<Checked>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 396, 8);
+    T hg_t7 = hg_ld<Checked>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 396, 8);
     T x0 = hg_t4;
     T x1 = hg_t5;
     T x2 = hg_t6;
     T x3 = hg_t7;
-#line 389 "kernels_reduce.go"
+#line 397 "kernels_reduce.go"
     T hg_t8 = unaryOf<Checked, T>(x0, op, a, hg_f);
     T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
     T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
     T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 389, 8) = hg_t8;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 389, 8) = hg_t9;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 389, 8) = hg_t10;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 389, 8) = hg_t11;
+    hg_ref<Checked>(out, i, hg_f, 397, 8) = hg_t8;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
   }
-#line 391 "kernels_reduce.go"
+#line 399 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 392, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 392, 8), op, a, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
   }
 }
 
-#line 348 "kernels_reduce.go"
+#line 356 "kernels_reduce.go"
 template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
-#line 350 "kernels_reduce.go"
+#line 358 "kernels_reduce.go"
     if (hg_tag2 == 1) {
       return hg_sub(x, y);
     } else if (hg_tag2 == 2) {
       return hg_mul(x, y);
     } else if (hg_tag2 == 3) {
-      return hg_div<Checked>(x, y, hg_f, 355, 8);
+      return hg_div<Checked>(x, y, hg_f, 363, 8);
     } else if (hg_tag2 == 4) {
       return hg_min(x, y);
     } else if (hg_tag2 == 5) {
       return hg_max(x, y);
     }
   }
-#line 361 "kernels_reduce.go"
+#line 369 "kernels_reduce.go"
   return hg_add(x, y);
 }
 
-#line 370 "kernels_reduce.go"
+#line 378 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f) {
   return hg_array<T, 4>{{binaryOf<Checked, T>(x[0LL], y[0LL], op, hg_f), binaryOf<Checked, T>(x[1LL], y[1LL], op, hg_f), binaryOf<Checked, T>(x[2LL], y[2LL], op, hg_f), binaryOf<Checked, T>(x[3LL], y[3LL], op, hg_f)}};
 }
 
-#line 462 "kernels_reduce.go"
+#line 470 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 4LL;
@@ -1699,52 +1705,52 @@ template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x,
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 466 "kernels_reduce.go"
+#line 474 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(x, i, hg_f, 467, 8);
-    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(x, hg_add(i, bd), hg_f, 467, 8);
-    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 467, 8);
-    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 467, 8);
+    hg_array<T, 4> hg_t3 = hg_ldv<Checked, 4>(x, i, hg_f, 475, 8);
+    hg_array<T, 4> hg_t4 = hg_ldv<Checked, 4>(x, hg_add(i, bd), hg_f, 475, 8);
+    hg_array<T, 4> hg_t5 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 475, 8);
+    hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 475, 8);
     hg_array<T, 4> x0 = hg_t3;
     hg_array<T, 4> x1 = hg_t4;
     hg_array<T, 4> x2 = hg_t5;
     hg_array<T, 4> x3 = hg_t6;
-#line 468 "kernels_reduce.go"
-    hg_array<T, 4> hg_t7 = hg_ldv<Checked, 4>(y, i, hg_f, 468, 8);
-    hg_array<T, 4> hg_t8 = hg_ldv<Checked, 4>(y, hg_add(i, bd), hg_f, 468, 8);
-    hg_array<T, 4> hg_t9 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 468, 8);
-    hg_array<T, 4> hg_t10 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 468, 8);
+#line 476 "kernels_reduce.go"
+    hg_array<T, 4> hg_t7 = hg_ldv<Checked, 4>(y, i, hg_f, 476, 8);
+    hg_array<T, 4> hg_t8 = hg_ldv<Checked, 4>(y, hg_add(i, bd), hg_f, 476, 8);
+    hg_array<T, 4> hg_t9 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 476, 8);
+    hg_array<T, 4> hg_t10 = hg_ldv<Checked, 4>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 476, 8);
     hg_array<T, 4> y0 = hg_t7;
     hg_array<T, 4> y1 = hg_t8;
     hg_array<T, 4> y2 = hg_t9;
     hg_array<T, 4> y3 = hg_t10;
-#line 469 "kernels_reduce.go"
-    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(x0, y0, op, hg_f), hg_f, 469, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, bd), binary4<Checked, T>(x1, y1, op, hg_f), hg_f, 470, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), binary4<Checked, T>(x2, y2, op, hg_f), hg_f, 471, 8);
-    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), binary4<Checked, T>(x3, y3, op, hg_f), hg_f, 472, 8);
+#line 477 "kernels_reduce.go"
+    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(x0, y0, op, hg_f), hg_f, 477, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, bd), binary4<Checked, T>(x1, y1, op, hg_f), hg_f, 478, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(2LL, bd)), binary4<Checked, T>(x2, y2, op, hg_f), hg_f, 479, 8);
+    hg_stv<Checked, 4>(out, hg_add(i, hg_mul(3LL, bd)), binary4<Checked, T>(x3, y3, op, hg_f), hg_f, 480, 8);
   }
   for (; i < nv; i = hg_add(i, bd)) {
-    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(hg_ldv<Checked, 4>(x, i, hg_f, 475, 8), hg_ldv<Checked, 4>(y, i, hg_f, 475, 8), op, hg_f), hg_f, 475, 8);
+    hg_stv<Checked, 4>(out, i, binary4<Checked, T>(hg_ldv<Checked, 4>(x, i, hg_f, 483, 8), hg_ldv<Checked, 4>(y, i, hg_f, 483, 8), op, hg_f), hg_f, 483, 8);
   }
   {
-#line 477 "kernels_reduce.go"
+#line 485 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 477 "kernels_reduce.go"
+#line 485 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 478, 8), op, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
     }
   }
 }
 
-#line 439 "kernels_reduce.go"
+#line 447 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
   long long n = out.n;
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 445, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 445, 8), hg_ld<Checked>(y, i, hg_f, 445, 8), op, hg_f);
+      hg_ref<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
     }
     return;
   }
@@ -1752,38 +1758,38 @@ template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_
   long long i = hg_m2.r0;
   long long bd = hg_m2.r1;
   long long stride = hg_m2.r2;
-#line 450 "kernels_reduce.go"
+#line 458 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < n; i = hg_add(i, stride)) {
-    T hg_t4 = hg_ld<Checked>(x, i, hg_f, 451, 8);
-    T hg_t5 = hg_ld<Checked>(x, hg_add(i, bd), hg_f, 451, 8);
-    T hg_t6 = hg_ld<Checked>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 451, 8);
-    T hg_t7 = hg_ld<Checked>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 451, 8);
+    T hg_t4 = hg_ld<Checked>(x, i, hg_f, 459, 8);
+    T hg_t5 = hg_ld<Checked>(x, hg_add(i, bd), hg_f, 459, 8);
+    T hg_t6 = hg_ld<Checked>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 459, 8);
+    T hg_t7 = hg_ld<Checked>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 459, 8);
     T x0 = hg_t4;
     T x1 = hg_t5;
     T x2 = hg_t6;
     T x3 = hg_t7;
-#line 452 "kernels_reduce.go"
-    T hg_t8 = hg_ld<Checked>(y, i, hg_f, 452, 8);
-    T hg_t9 = hg_ld<Checked>(y, hg_add(i, bd), hg_f, 452, 8);
-    T hg_t10 = hg_ld<Checked>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 452, 8);
-    T hg_t11 = hg_ld<Checked>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 452, 8);
+#line 460 "kernels_reduce.go"
+    T hg_t8 = hg_ld<Checked>(y, i, hg_f, 460, 8);
+    T hg_t9 = hg_ld<Checked>(y, hg_add(i, bd), hg_f, 460, 8);
+    T hg_t10 = hg_ld<Checked>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 460, 8);
+    T hg_t11 = hg_ld<Checked>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 460, 8);
     T y0 = hg_t8;
     T y1 = hg_t9;
     T y2 = hg_t10;
     T y3 = hg_t11;
-#line 453 "kernels_reduce.go"
+#line 461 "kernels_reduce.go"
     T hg_t12 = binaryOf<Checked, T>(x0, y0, op, hg_f);
     T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
     T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
     T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 453, 8) = hg_t12;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 453, 8) = hg_t13;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 453, 8) = hg_t14;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 453, 8) = hg_t15;
+    hg_ref<Checked>(out, i, hg_f, 461, 8) = hg_t12;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
   }
-#line 455 "kernels_reduce.go"
+#line 463 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 456, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 456, 8), hg_ld<Checked>(y, i, hg_f, 456, 8), op, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
   }
 }
 
@@ -2343,7 +2349,7 @@ template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> i
   return acc;
 }
 
-#line 166 "kernels_reduce.go"
+#line 174 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f) {
   if (beats<Checked, T>(v, vi, a[0LL], isMax, hg_f)) {
     T hg_t1 = a[0LL];
@@ -2351,18 +2357,18 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, 
     v = hg_t1;
     vi = hg_t2;
   }
-#line 170 "kernels_reduce.go"
+#line 178 "kernels_reduce.go"
   if (beats<Checked, T>(v, vi, a[1LL], isMax, hg_f)) {
     T hg_t3 = a[1LL];
     int64_t hg_t4 = hg_add(ai, 1LL);
     v = hg_t3;
     vi = hg_t4;
   }
-#line 173 "kernels_reduce.go"
+#line 181 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 234 "kernels_reduce.go"
+#line 242 "kernels_reduce.go"
 template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 2LL;
@@ -2372,52 +2378,52 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 240 "kernels_reduce.go"
+#line 248 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 241, 8);
-    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 241, 8);
-    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 241, 8);
-    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 241, 8);
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 249, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 249, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 249, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 249, 8);
     hg_array<T, 2> v0 = hg_t3;
     hg_array<T, 2> v1 = hg_t4;
     hg_array<T, 2> v2 = hg_t5;
     hg_array<T, 2> v3 = hg_t6;
-#line 242 "kernels_reduce.go"
+#line 250 "kernels_reduce.go"
     auto hg_m7 = argPick2<Checked, T>(v, vi, v0, (int64_t)(hg_mul(2LL, i)), isMax, hg_f);
     v = hg_m7.r0;
     vi = hg_m7.r1;
-#line 243 "kernels_reduce.go"
+#line 251 "kernels_reduce.go"
     auto hg_m8 = argPick2<Checked, T>(v, vi, v1, (int64_t)(hg_mul(2LL, hg_add(i, bd))), isMax, hg_f);
     v = hg_m8.r0;
     vi = hg_m8.r1;
-#line 244 "kernels_reduce.go"
+#line 252 "kernels_reduce.go"
     auto hg_m9 = argPick2<Checked, T>(v, vi, v2, (int64_t)(hg_mul(2LL, hg_add(i, hg_mul(2LL, bd)))), isMax, hg_f);
     v = hg_m9.r0;
     vi = hg_m9.r1;
-#line 245 "kernels_reduce.go"
+#line 253 "kernels_reduce.go"
     auto hg_m10 = argPick2<Checked, T>(v, vi, v3, (int64_t)(hg_mul(2LL, hg_add(i, hg_mul(3LL, bd)))), isMax, hg_f);
     v = hg_m10.r0;
     vi = hg_m10.r1;
   }
-#line 247 "kernels_reduce.go"
+#line 255 "kernels_reduce.go"
   for (; i < nv; i = hg_add(i, bd)) {
-    auto hg_m12 = argPick2<Checked, T>(v, vi, hg_ldv<Checked, 2>(in, i, hg_f, 248, 8), (int64_t)(hg_mul(2LL, i)), isMax, hg_f);
+    auto hg_m12 = argPick2<Checked, T>(v, vi, hg_ldv<Checked, 2>(in, i, hg_f, 256, 8), (int64_t)(hg_mul(2LL, i)), isMax, hg_f);
     v = hg_m12.r0;
     vi = hg_m12.r1;
   }
-#line 250 "kernels_reduce.go"
+#line 258 "kernels_reduce.go"
   {
-#line 250 "kernels_reduce.go"
+#line 258 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 250 "kernels_reduce.go"
+#line 258 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
       {
-#line 251 "kernels_reduce.go"
-        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 251, 8);
+#line 259 "kernels_reduce.go"
+        T hg_t13 = hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 259, 8);
         int64_t hg_t14 = (int64_t)(hg_add(hg_mul(2LL, nv), g));
         T x = hg_t13;
         int64_t xi = hg_t14;
-#line 251 "kernels_reduce.go"
+#line 259 "kernels_reduce.go"
         if (better<Checked, T>(v, vi, x, xi, isMax, hg_f)) {
           T hg_t15 = x;
           int64_t hg_t16 = xi;
@@ -2427,11 +2433,11 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
       }
     }
   }
-#line 255 "kernels_reduce.go"
+#line 263 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 418 "kernels_reduce.go"
+#line 426 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 2LL;
@@ -2439,37 +2445,37 @@ template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in,
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 422 "kernels_reduce.go"
+#line 430 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 423, 8);
-    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 423, 8);
-    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 423, 8);
-    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 423, 8);
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(in, i, hg_f, 431, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(in, hg_add(i, bd), hg_f, 431, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(2LL, bd)), hg_f, 431, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(i, hg_mul(3LL, bd)), hg_f, 431, 8);
     hg_array<T, 2> v0 = hg_t3;
     hg_array<T, 2> v1 = hg_t4;
     hg_array<T, 2> v2 = hg_t5;
     hg_array<T, 2> v3 = hg_t6;
-#line 424 "kernels_reduce.go"
-    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v0[0LL], op, a, hg_f), unaryOf<Checked, T>(v0[1LL], op, a, hg_f)}}, hg_f, 424, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{unaryOf<Checked, T>(v1[0LL], op, a, hg_f), unaryOf<Checked, T>(v1[1LL], op, a, hg_f)}}, hg_f, 425, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v2[0LL], op, a, hg_f), unaryOf<Checked, T>(v2[1LL], op, a, hg_f)}}, hg_f, 426, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v3[0LL], op, a, hg_f), unaryOf<Checked, T>(v3[1LL], op, a, hg_f)}}, hg_f, 427, 8);
+#line 432 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v0[0LL], op, a, hg_f), unaryOf<Checked, T>(v0[1LL], op, a, hg_f)}}, hg_f, 432, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{unaryOf<Checked, T>(v1[0LL], op, a, hg_f), unaryOf<Checked, T>(v1[1LL], op, a, hg_f)}}, hg_f, 433, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v2[0LL], op, a, hg_f), unaryOf<Checked, T>(v2[1LL], op, a, hg_f)}}, hg_f, 434, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{unaryOf<Checked, T>(v3[0LL], op, a, hg_f), unaryOf<Checked, T>(v3[1LL], op, a, hg_f)}}, hg_f, 435, 8);
   }
   for (; i < nv; i = hg_add(i, bd)) {
-    hg_array<T, 2> v = hg_ldv<Checked, 2>(in, i, hg_f, 430, 8);
-    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f)}}, hg_f, 431, 8);
+    hg_array<T, 2> v = hg_ldv<Checked, 2>(in, i, hg_f, 438, 8);
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f)}}, hg_f, 439, 8);
   }
   {
-#line 433 "kernels_reduce.go"
+#line 441 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 433 "kernels_reduce.go"
+#line 441 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 434, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 434, 8), op, a, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
     }
   }
 }
 
-#line 483 "kernels_reduce.go"
+#line 491 "kernels_reduce.go"
 template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 2LL;
@@ -2477,45 +2483,45 @@ template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x,
   long long i = hg_m1.r0;
   long long bd = hg_m1.r1;
   long long stride = hg_m1.r2;
-#line 487 "kernels_reduce.go"
+#line 495 "kernels_reduce.go"
   for (; hg_add(i, hg_mul(3LL, bd)) < nv; i = hg_add(i, stride)) {
-    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(x, i, hg_f, 488, 8);
-    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(x, hg_add(i, bd), hg_f, 488, 8);
-    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 488, 8);
-    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 488, 8);
+    hg_array<T, 2> hg_t3 = hg_ldv<Checked, 2>(x, i, hg_f, 496, 8);
+    hg_array<T, 2> hg_t4 = hg_ldv<Checked, 2>(x, hg_add(i, bd), hg_f, 496, 8);
+    hg_array<T, 2> hg_t5 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(2LL, bd)), hg_f, 496, 8);
+    hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(x, hg_add(i, hg_mul(3LL, bd)), hg_f, 496, 8);
     hg_array<T, 2> x0 = hg_t3;
     hg_array<T, 2> x1 = hg_t4;
     hg_array<T, 2> x2 = hg_t5;
     hg_array<T, 2> x3 = hg_t6;
-#line 489 "kernels_reduce.go"
-    hg_array<T, 2> hg_t7 = hg_ldv<Checked, 2>(y, i, hg_f, 489, 8);
-    hg_array<T, 2> hg_t8 = hg_ldv<Checked, 2>(y, hg_add(i, bd), hg_f, 489, 8);
-    hg_array<T, 2> hg_t9 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 489, 8);
-    hg_array<T, 2> hg_t10 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 489, 8);
+#line 497 "kernels_reduce.go"
+    hg_array<T, 2> hg_t7 = hg_ldv<Checked, 2>(y, i, hg_f, 497, 8);
+    hg_array<T, 2> hg_t8 = hg_ldv<Checked, 2>(y, hg_add(i, bd), hg_f, 497, 8);
+    hg_array<T, 2> hg_t9 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(2LL, bd)), hg_f, 497, 8);
+    hg_array<T, 2> hg_t10 = hg_ldv<Checked, 2>(y, hg_add(i, hg_mul(3LL, bd)), hg_f, 497, 8);
     hg_array<T, 2> y0 = hg_t7;
     hg_array<T, 2> y1 = hg_t8;
     hg_array<T, 2> y2 = hg_t9;
     hg_array<T, 2> y3 = hg_t10;
-#line 490 "kernels_reduce.go"
-    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(x0[0LL], y0[0LL], op, hg_f), binaryOf<Checked, T>(x0[1LL], y0[1LL], op, hg_f)}}, hg_f, 490, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{binaryOf<Checked, T>(x1[0LL], y1[0LL], op, hg_f), binaryOf<Checked, T>(x1[1LL], y1[1LL], op, hg_f)}}, hg_f, 491, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x2[0LL], y2[0LL], op, hg_f), binaryOf<Checked, T>(x2[1LL], y2[1LL], op, hg_f)}}, hg_f, 492, 8);
-    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x3[0LL], y3[0LL], op, hg_f), binaryOf<Checked, T>(x3[1LL], y3[1LL], op, hg_f)}}, hg_f, 493, 8);
+#line 498 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(x0[0LL], y0[0LL], op, hg_f), binaryOf<Checked, T>(x0[1LL], y0[1LL], op, hg_f)}}, hg_f, 498, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, bd), hg_array<T, 2>{{binaryOf<Checked, T>(x1[0LL], y1[0LL], op, hg_f), binaryOf<Checked, T>(x1[1LL], y1[1LL], op, hg_f)}}, hg_f, 499, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(2LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x2[0LL], y2[0LL], op, hg_f), binaryOf<Checked, T>(x2[1LL], y2[1LL], op, hg_f)}}, hg_f, 500, 8);
+    hg_stv<Checked, 2>(out, hg_add(i, hg_mul(3LL, bd)), hg_array<T, 2>{{binaryOf<Checked, T>(x3[0LL], y3[0LL], op, hg_f), binaryOf<Checked, T>(x3[1LL], y3[1LL], op, hg_f)}}, hg_f, 501, 8);
   }
   for (; i < nv; i = hg_add(i, bd)) {
-    hg_array<T, 2> hg_t12 = hg_ldv<Checked, 2>(x, i, hg_f, 496, 8);
-    hg_array<T, 2> hg_t13 = hg_ldv<Checked, 2>(y, i, hg_f, 496, 8);
+    hg_array<T, 2> hg_t12 = hg_ldv<Checked, 2>(x, i, hg_f, 504, 8);
+    hg_array<T, 2> hg_t13 = hg_ldv<Checked, 2>(y, i, hg_f, 504, 8);
     hg_array<T, 2> a = hg_t12;
     hg_array<T, 2> b = hg_t13;
-#line 497 "kernels_reduce.go"
-    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(a[0LL], b[0LL], op, hg_f), binaryOf<Checked, T>(a[1LL], b[1LL], op, hg_f)}}, hg_f, 497, 8);
+#line 505 "kernels_reduce.go"
+    hg_stv<Checked, 2>(out, i, hg_array<T, 2>{{binaryOf<Checked, T>(a[0LL], b[0LL], op, hg_f), binaryOf<Checked, T>(a[1LL], b[1LL], op, hg_f)}}, hg_f, 505, 8);
   }
   {
-#line 499 "kernels_reduce.go"
+#line 507 "kernels_reduce.go"
     long long g = hg_global_x();
-#line 499 "kernels_reduce.go"
+#line 507 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 500, 8), op, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
     }
   }
 }

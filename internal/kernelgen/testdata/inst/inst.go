@@ -22,10 +22,18 @@ type bitOr struct{}
 func (o bitOr) Apply(a, b uint32) uint32 { return a | b }
 func (o bitOr) Identity() uint32         { return 0 }
 
-func use(s *stream.Stream, a *array.Array[float32], b, c *array.Array[float64], in, out buffer.Array[uint32]) {
+type byLow struct{}
+
+func (o byLow) Less(a, b int16) bool { return a&255 < b&255 }
+
+func use(s *stream.Stream, a *array.Array[float32], b, c *array.Array[float64], in, out buffer.Array[uint32], k buffer.Array[int16], v buffer.Array[float32]) {
 	_, _ = array.Map1(scale2{}, a)
 	_, _ = array.Map3(lerp{}, b, c, a)
 	_ = prim.ReduceWith(s, bitOr{}, in, out)
-	_, _ = array.Map1[scale2, float32](scale2{}, a) // the same instance: once
-	_, _ = array.Sum(a)                             // no operation: nothing
+	_ = prim.InclusiveScanWith(s, bitOr{}, in, out)
+	_ = prim.ExclusiveScanWith(s, bitOr{}, in, out) // the same kernel: once
+	_ = prim.MergeSortWith(s, byLow{}, k, k)
+	_ = prim.MergeSortPairsWith(s, byLow{}, k, k, v, v) // the same kernels, whatever the values
+	_, _ = array.Map1[scale2, float32](scale2{}, a)     // the same instance: once
+	_, _ = array.Sum(a)                                 // no operation: nothing
 }
