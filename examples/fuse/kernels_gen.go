@@ -399,17 +399,21 @@ type hipgoReduceFarthestFloat64Args struct {
 	span  int64
 }
 
-// hipgoReduceFarthestFloat64Kernel runs hipgoReduce[farthest, float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (hipgo_inst_gen.go:104: calls hipgoBlockReduce, which synchronizes and returns other than once at its end).
+// hipgoReduceFarthestFloat64Kernel runs hipgoReduce[farthest, float64] on the cpu agent by loop fission (hipgoReduceGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var hipgoReduceFarthestFloat64Kernel = kernel.Define("hipgo_reduce_farthest_float64", func(b *kernel.Block, a *hipgoReduceFarthestFloat64Args) {
-	f := kernelimpl.Frame[hipgoReduceFarthestFloat64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[hipgoReduceFarthestFloat64Frame](t)
-		hipgoReduce[farthest, float64](t, f.p0, f.p1, f.p2)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[hipgoReduceFarthestFloat64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[hipgoReduceFarthestFloat64Frame](t)
+			hipgoReduce[farthest, float64](t, f.p0, f.p1, f.p2)
+		})
+		return
+	}
+	hipgoReduceGroup[farthest, float64](b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // launchhipgoReduceFarthestFloat64 launches hipgoReduce[farthest, float64]: LaunchHipgoReduce's instance.
@@ -465,4 +469,171 @@ type hipgoReduceFarthestFloat64Frame struct {
 	p0 []float64
 	p1 []float64
 	p2 int
+}
+
+// hipgoReduceLocals holds the per-work-item variables of hipgoReduce's fissioned group.
+type hipgoReduceLocals[F hipgoReduceFunc[T], T kernel.Shuffleable] struct {
+	hgV     []T
+	hgWarps []*[32]T
+	hgOp    []F
+	hgLane  []int
+	hgW     []int
+	hgAcc   []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgC0    []bool
+}
+
+// hipgoReduceGroup runs one work-group of hipgoReduce (hipgo_inst_gen.go:135) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hipgoReduceLocals[F, T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgAcc := kernelimpl.Locals(&hgF.hgAcc, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line hipgo_inst_gen.go:136
+	warps := kernel.Shared[[32]T](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line hipgo_inst_gen.go:137
+		var op F
+//line hipgo_inst_gen.go:138
+		hgAcc[hgI] = op.Identity()
+//line hipgo_inst_gen.go:139
+		lo, hi, step := hipgoRange(t, len(in), span)
+//line hipgo_inst_gen.go:140
+		for i := lo; i < hi; i += step {
+			hgAcc[hgI] = op.Apply(hgAcc[hgI], in[i])
+		}
+//line hipgo_inst_gen.go:143
+		hgV[hgI], hgWarps[hgI] = hgAcc[hgI], warps
+//line hipgo_inst_gen.go:101
+		hgOp[hgI] = *new(F)
+//line hipgo_inst_gen.go:102
+		hgBd = t.BlockDim().X
+	}
+//line hipgo_inst_gen.go:103
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line hipgo_inst_gen.go:143
+			hgAcc[hgI] = hgV[hgI]
+		}
+	} else {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line hipgo_inst_gen.go:106
+			hgWs = t.WarpSize()
+		}
+//line hipgo_inst_gen.go:107
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:108
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+			}
+//line hipgo_inst_gen.go:108
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:108
+				hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW0.Out[hgI])
+			}
+		}
+//line hipgo_inst_gen.go:110
+		if hgBd <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:143
+				hgAcc[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:113
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line hipgo_inst_gen.go:114
+				if hgLane[hgI] == 0 {
+					hgWarps[hgI][hgW[hgI]] = hgV[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:118
+				hgC0[hgI] = hgW[hgI] == 0
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:119
+				hgV[hgI] = hgOp[hgI].Identity()
+//line hipgo_inst_gen.go:120
+				if hgLane[hgI] < hgBd/hgWs {
+					hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+				}
+			}
+//line hipgo_inst_gen.go:123
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW1.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+					t := hgB.Thread(hgI)
+					_ = t
+//line hipgo_inst_gen.go:124
+					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line hipgo_inst_gen.go:124
+				hgW1.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+					t := hgB.Thread(hgI)
+					_ = t
+//line hipgo_inst_gen.go:124
+					hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW1.Out[hgI])
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:143
+				hgAcc[hgI] = hgV[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line hipgo_inst_gen.go:144
+		if t.ThreadIdx().X == 0 {
+			out[t.BlockIdx().X] = hgAcc[hgI]
+		}
+	}
 }

@@ -101,6 +101,10 @@ func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(ty
 			if err := p.emitGuard(w, u, t, ts, guards); err != nil {
 				return err
 			}
+		case u.branch != nil:
+			if err := p.emitBranch(w, u, t, ts, guards); err != nil {
+				return err
+			}
 		case u.call != nil:
 			var args []string
 			for _, a := range u.call.Args {
@@ -173,8 +177,8 @@ func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string, guards []gu
 func (p *fissionPlan) hasReturn() bool {
 	found := false
 	ast.Inspect(p.k.Decl.Body, func(n ast.Node) bool {
-		_, ok := n.(*ast.ReturnStmt)
-		found = found || ok
+		r, ok := n.(*ast.ReturnStmt)
+		found = found || (ok && !p.groupReturns[r])
 		return true
 	})
 	return found
@@ -273,7 +277,11 @@ func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
 				if _, isField := c.Parent().(*ast.ValueSpec); isField {
 					return true
 				}
-				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: "hgI", NamePos: x.End()}, Rbrack: x.End()})
+				item := "hgI"
+				if id == -1 {
+					item = "0" // a uniform one read once per group
+				}
+				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: item, NamePos: x.End()}, Rbrack: x.End()})
 			}
 		case *ast.ReturnStmt:
 			pos := x.Pos()

@@ -20,24 +20,15 @@ import (
 //go:embed gen/lockstep.cu
 var LibrarySource string
 
-//go:embed gen/lockstep.hipfb
-var LibraryObject0 []byte
-
-//go:embed gen/lockstep_sm90.ptx
-var LibraryObject1 string
-
-//go:embed gen/lockstep_sm80.ptx
-var LibraryObject2 string
-
 // Library is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "lockstep",
-	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel),
+	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks"},
+	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
-	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
+	Objects: []any{},
 })
 
 // shufflesArgs is the kernarg layout of shuffles's C++ entry point.
@@ -810,6 +801,226 @@ func LaunchMixedMasks(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
+// uniformReturnArgs is the kernarg layout of uniform_return's C++ entry point.
+type uniformReturnArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.ConstPtr[float32]
+}
+
+// uniformReturnKernel runs uniformReturn on the cpu agent by loop fission (uniformReturnGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var uniformReturnKernel = kernel.Define("uniform_return", func(b *kernel.Block, a *uniformReturnArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[uniformReturnFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ConstViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[uniformReturnFrame](t)
+			uniformReturn(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	uniformReturnGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchUniformReturn launches uniformReturn (kernels.go:317) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchUniformReturn(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 14)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).ConstPtr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+}
+
+// branchesArgs is the kernarg layout of branches's C++ entry point.
+type branchesArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// branchesKernel runs branches on the cpu agent by loop fission (branchesGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var branchesKernel = kernel.Define("branches", func(b *kernel.Block, a *branchesArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[branchesFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[branchesFrame](t)
+			branches(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	branchesGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchBranches launches branches (kernels.go:330) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchBranches(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 15)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+}
+
+// genericArgs is the kernarg layout of generic's C++ entry point.
+type genericArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// genericKernel runs generic on the cpu agent by loop fission (genericGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var genericKernel = kernel.Define("generic", func(b *kernel.Block, a *genericArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericFrame](t)
+			generic(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	genericGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchGeneric launches generic (kernels.go:378) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGeneric(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 16)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+}
+
+// uniformCountArgs is the kernarg layout of uniform_count's C++ entry point.
+type uniformCountArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// uniformCountKernel runs uniformCount on the cpu agent by loop fission (uniformCountGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var uniformCountKernel = kernel.Define("uniform_count", func(b *kernel.Block, a *uniformCountArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[uniformCountFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[uniformCountFrame](t)
+			uniformCount(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	uniformCountGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchUniformCount launches uniformCount (kernels.go:396) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchUniformCount(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 17)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+}
+
 // shufflesFrame holds shuffles's arguments for its lockstep work-items.
 type shufflesFrame struct {
 	p0 []int32
@@ -916,6 +1127,38 @@ type neverCompletesFrame struct {
 
 // mixedMasksFrame holds mixedMasks's arguments for its lockstep work-items.
 type mixedMasksFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// uniformReturnFrame holds uniformReturn's arguments for its lockstep work-items.
+type uniformReturnFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// branchesFrame holds branches's arguments for its lockstep work-items.
+type branchesFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// genericFrame holds generic's arguments for its lockstep work-items.
+type genericFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// uniformCountFrame holds uniformCount's arguments for its lockstep work-items.
+type uniformCountFrame struct {
 	p0 []int32
 	p1 []float32
 	p2 []int32
@@ -2697,5 +2940,560 @@ func mixedMasksGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 		_ = t
 //line kernels.go:310
 		out[hgI2[hgI]]++
+	}
+}
+
+// uniformReturnLocals holds the per-work-item variables of uniformReturn's fissioned group.
+type uniformReturnLocals struct {
+	hgI2 []int
+	hgW0 kernelimpl.Warp[int32]
+}
+
+// uniformReturnGroup runs one work-group of uniformReturn (kernels.go:317) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func uniformReturnGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[uniformReturnLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgW0 := &hgF.hgW0
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:318
+		hgI2[hgI] = t.GlobalX()
+	}
+//line kernels.go:319
+	if t.BlockIdx().X%2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:320
+			out[hgI2[hgI]*Outs] = in[hgI2[hgI]]
+		}
+		return
+	}
+	hgW0.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:323
+		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
+	}
+//line kernels.go:323
+	hgW0.Run(hgB, kernelimpl.OpShflDown)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:323
+		out[hgI2[hgI]*Outs+1] = hgW0.Out[hgI]
+	}
+}
+
+// branchesLocals holds the per-work-item variables of branches's fissioned group.
+type branchesLocals struct {
+	hgI2 []int
+	hgW0 kernelimpl.Warp[int32]
+	hgW1 kernelimpl.Warp[int32]
+	hgW2 kernelimpl.Warp[float32]
+	hgW3 kernelimpl.Warp[uint64]
+	hgW4 kernelimpl.Warp[int32]
+}
+
+// branchesGroup runs one work-group of branches (kernels.go:330) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[branchesLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	var hgB2 int
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgW3 := &hgF.hgW3
+	hgW4 := &hgF.hgW4
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:331
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:332
+		hgB2 = t.BlockIdx().X
+	}
+//line kernels.go:333
+	if hgB2%3 == 0 {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:334
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
+		}
+//line kernels.go:334
+		hgW0.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:334
+			v := hgW0.Out[hgI]
+//line kernels.go:335
+			out[hgI2[hgI]*Outs] = v
+		}
+	} else {
+//line kernels.go:336
+		if hgB2%3 == 1 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:337
+				hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, in[hgI2[hgI]], 0, kernel.CPUWarpSize)
+			}
+//line kernels.go:337
+			hgW1.Run(hgB, kernelimpl.OpReduceAdd)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:337
+				out[hgI2[hgI]*Outs+1] = hgW1.Out[hgI]
+			}
+			hgW2.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:339
+				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, fin[hgI2[hgI]], 3, kernel.CPUWarpSize)
+			}
+//line kernels.go:339
+			hgW2.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:339
+				fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
+			}
+		} else {
+			hgW3.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:341
+				hgW3.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(in[hgI2[hgI]] > 0), 0, kernel.CPUWarpSize)
+			}
+//line kernels.go:341
+			hgW3.Run(hgB, kernelimpl.OpBallot)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:341
+				out[hgI2[hgI]*Outs+2] = int32(hgW3.Out[hgI])
+			}
+		}
+	}
+	hgW4.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:343
+		hgW4.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 2, kernel.CPUWarpSize)
+	}
+//line kernels.go:343
+	hgW4.Run(hgB, kernelimpl.OpShflDown)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:343
+		out[hgI2[hgI]*Outs+3] = hgW4.Out[hgI]
+	}
+}
+
+// genericLocals holds the per-work-item variables of generic's fissioned group.
+type genericLocals struct {
+	hgV     []int32
+	hgV2    []int32
+	hgV3    []float32
+	hgPart  []*[32]int32
+	hgPart2 []*[32]float32
+	hgPart3 []*[32]int32
+	hgLane  []int
+	hgLane2 []int
+	hgLane3 []int
+	hgW     []int
+	hgW3    []int
+	hgW4    []int
+	hgS     []int32
+	hgS2    []int32
+	hgS3    []float32
+	hgI2    []int
+	hgS4    []int32
+	hgF2    []float32
+	hgW0    kernelimpl.Warp[int32]
+	hgW1    kernelimpl.Warp[float32]
+	hgW2    kernelimpl.Warp[int32]
+}
+
+// genericGroup runs one work-group of generic (kernels.go:378) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[genericLocals](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgV2 := kernelimpl.Locals(&hgF.hgV2, hgN)
+	hgV3 := kernelimpl.Locals(&hgF.hgV3, hgN)
+	hgPart := kernelimpl.Locals(&hgF.hgPart, hgN)
+	hgPart2 := kernelimpl.Locals(&hgF.hgPart2, hgN)
+	hgPart3 := kernelimpl.Locals(&hgF.hgPart3, hgN)
+	var hgBd int
+	var hgBd2 int
+	var hgBd3 int
+	var hgWs int
+	var hgWs2 int
+	var hgWs3 int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgLane2 := kernelimpl.Locals(&hgF.hgLane2, hgN)
+	hgLane3 := kernelimpl.Locals(&hgF.hgLane3, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgW3 := kernelimpl.Locals(&hgF.hgW3, hgN)
+	hgW4 := kernelimpl.Locals(&hgF.hgW4, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgS2 := kernelimpl.Locals(&hgF.hgS2, hgN)
+	hgS3 := kernelimpl.Locals(&hgF.hgS3, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgS4 := kernelimpl.Locals(&hgF.hgS4, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:379
+	parti := kernel.Shared[[32]int32](t)
+//line kernels.go:380
+	partf := kernel.Shared[[32]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:381
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:382
+		hgS4[hgI] = *new(int32)
+//line kernels.go:382
+		hgV[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
+//line kernels.go:350
+		hgBd, hgWs = t.BlockDim().X, t.WarpSize()
+	}
+//line kernels.go:351
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:382
+			hgS4[hgI] = hgV[hgI]
+		}
+	} else {
+//line kernels.go:354
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:355
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:355
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:355
+				hgV[hgI] += hgW0.Out[hgI]
+			}
+		}
+//line kernels.go:357
+		if hgBd <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:382
+				hgS4[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:360
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:361
+				if hgLane[hgI] == 0 {
+					hgPart[hgI][hgW[hgI]] = hgV[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:365
+				hgS[hgI] = *new(int32)
+//line kernels.go:366
+				for x := 0; x < hgBd/hgWs; x++ {
+					hgS[hgI] += hgPart[hgI][x]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:382
+				hgS4[hgI] = hgS[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:383
+		out[hgI2[hgI]*Outs] = hgS4[hgI]
+//line kernels.go:384
+		hgF2[hgI] = *new(float32)
+//line kernels.go:384
+		hgV3[hgI], hgPart2[hgI] = fin[hgI2[hgI]], partf
+//line kernels.go:350
+		hgBd3, hgWs2 = t.BlockDim().X, t.WarpSize()
+	}
+//line kernels.go:351
+	if hgBd3 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:384
+			hgF2[hgI] = hgV3[hgI]
+		}
+	} else {
+//line kernels.go:354
+		for off := hgWs2 / 2; off > 0; off >>= 1 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:355
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:355
+			hgW1.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:355
+				hgV3[hgI] += hgW1.Out[hgI]
+			}
+		}
+//line kernels.go:357
+		if hgBd3 <= hgWs2 {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:384
+				hgF2[hgI] = hgV3[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:360
+				hgLane2[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+//line kernels.go:361
+				if hgLane2[hgI] == 0 {
+					hgPart2[hgI][hgW4[hgI]] = hgV3[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:365
+				hgS3[hgI] = *new(float32)
+//line kernels.go:366
+				for x := 0; x < hgBd3/hgWs2; x++ {
+					hgS3[hgI] += hgPart2[hgI][x]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:384
+				hgF2[hgI] = hgS3[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:385
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
+	}
+//line kernels.go:386
+	for r := 0; r < 2; r++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:387
+			hgV2[hgI], hgPart3[hgI] = in[hgI2[hgI]]+int32(r), parti
+//line kernels.go:350
+			hgBd2, hgWs3 = t.BlockDim().X, t.WarpSize()
+		}
+//line kernels.go:351
+		if hgBd2 == 1 {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:387
+				hgS4[hgI] = hgV2[hgI]
+			}
+		} else {
+//line kernels.go:354
+			for off := hgWs3 / 2; off > 0; off >>= 1 {
+				hgW2.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:355
+					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:355
+				hgW2.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:355
+					hgV2[hgI] += hgW2.Out[hgI]
+				}
+			}
+//line kernels.go:357
+			if hgBd2 <= hgWs3 {
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:387
+					hgS4[hgI] = hgV2[hgI]
+				}
+			} else {
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:360
+					hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
+//line kernels.go:361
+					if hgLane3[hgI] == 0 {
+						hgPart3[hgI][hgW3[hgI]] = hgV2[hgI]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:365
+					hgS2[hgI] = *new(int32)
+//line kernels.go:366
+					for x := 0; x < hgBd2/hgWs3; x++ {
+						hgS2[hgI] += hgPart3[hgI][x]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:387
+					hgS4[hgI] = hgS2[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:388
+			out[hgI2[hgI]*Outs+1+r] = hgS4[hgI]
+		}
+	}
+}
+
+// uniformCountLocals holds the per-work-item variables of uniformCount's fissioned group.
+type uniformCountLocals struct {
+	hgI2 []int
+	hgK  []int
+	hgV  []int32
+	hgF2 []float32
+	hgW0 kernelimpl.Warp[int32]
+	hgW1 kernelimpl.Warp[float32]
+}
+
+// uniformCountGroup runs one work-group of uniformCount (kernels.go:396) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func uniformCountGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[uniformCountLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgK := kernelimpl.Locals(&hgF.hgK, hgN)
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:397
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:398
+		hgK[hgI] = 1
+//line kernels.go:399
+		if t.BlockIdx().X > 0 {
+			hgK[hgI] = 3
+		}
+//line kernels.go:402
+		hgV[hgI], hgF2[hgI] = in[hgI2[hgI]], fin[hgI2[hgI]]
+	}
+//line kernels.go:403
+	for j := 0; j < hgK[0]; j++ {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:404
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 1<<j, kernel.CPUWarpSize)
+		}
+//line kernels.go:404
+		hgW0.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:404
+			hgV[hgI] += hgW0.Out[hgI]
+		}
+		hgW1.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:405
+			hgW1.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgF2[hgI], 1<<j, kernel.CPUWarpSize)
+		}
+//line kernels.go:405
+		hgW1.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:405
+			hgF2[hgI] += hgW1.Out[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:407
+		out[hgI2[hgI]*Outs] = hgV[hgI]
+//line kernels.go:408
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
 	}
 }
