@@ -528,8 +528,6 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 //line hipgo_inst_gen.go:103
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line hipgo_inst_gen.go:143
 			hgAcc[hgI] = hgV[hgI]
 		}
@@ -544,16 +542,12 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 		for off := hgWs / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:108
 				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
 //line hipgo_inst_gen.go:108
 			hgW0.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:108
 				hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW0.Out[hgI])
 			}
@@ -561,8 +555,6 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 //line hipgo_inst_gen.go:110
 		if hgBd <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:143
 				hgAcc[hgI] = hgV[hgI]
 			}
@@ -578,8 +570,6 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:118
 				hgC0[hgI] = hgW[hgI] == 0
 			}
@@ -587,8 +577,6 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:119
 				hgV[hgI] = hgOp[hgI].Identity()
 //line hipgo_inst_gen.go:120
@@ -603,8 +591,6 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line hipgo_inst_gen.go:124
 					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
@@ -614,15 +600,11 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line hipgo_inst_gen.go:124
 					hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW1.Out[hgI])
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line hipgo_inst_gen.go:143
 				hgAcc[hgI] = hgV[hgI]
 			}

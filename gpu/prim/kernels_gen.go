@@ -11974,8 +11974,6 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 //line kernels.go:96
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:136
 			hgAcc[hgI] = hgV[hgI]
 		}
@@ -11990,16 +11988,12 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 		for off := hgWs / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:101
 				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:101
 			hgW0.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:101
 				hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
 			}
@@ -12007,8 +12001,6 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 //line kernels.go:103
 		if hgBd <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:136
 				hgAcc[hgI] = hgV[hgI]
 			}
@@ -12024,8 +12016,6 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:111
 				hgC0[hgI] = hgW[hgI] == 0
 			}
@@ -12033,8 +12023,6 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:112
 				hgV[hgI] = hgId[hgI]
 //line kernels.go:113
@@ -12050,8 +12038,6 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 						hgW1.Elsewhere(hgI)
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:117
 					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
@@ -12061,15 +12047,11 @@ func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, t
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:117
 					hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:136
 				hgAcc[hgI] = hgV[hgI]
 			}
@@ -12185,8 +12167,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 //line kernels.go:196
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:197
 			lo := min(hgBase[hgI], hgN2[hgI])
 //line kernels.go:198
@@ -12209,8 +12189,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:213
 		hgItems[hgI] = tile / hgBd
 //line kernels.go:214
@@ -12223,8 +12201,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 //line kernels.go:218
 	for k := 0; k < hgKt[0]; k++ {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:219
 			hgLo[hgI] = hgBase[hgI] + k*tile
 //line kernels.go:220
@@ -12258,16 +12234,12 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 		for d := 1; d < hgWs; d <<= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:149
 				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], d, kernel.CPUWarpSize)
 			}
 //line kernels.go:149
 			hgW0.Run(hgB, kernelimpl.OpShflUp)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:149
 				hgY[hgI] = hgW0.Out[hgI]
 //line kernels.go:150
@@ -12278,16 +12250,12 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 		}
 		hgW1.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:154
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], 1, kernel.CPUWarpSize)
 		}
 //line kernels.go:154
 		hgW1.Run(hgB, kernelimpl.OpShflUp)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:154
 			hgE[hgI] = hgW1.Out[hgI]
 //line kernels.go:155
@@ -12300,8 +12268,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:162
 			hgC0[hgI] = hgW[hgI] == 0
 		}
@@ -12309,8 +12275,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:163
 			hgS[hgI] = *new(T)
 //line kernels.go:164
@@ -12326,8 +12290,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 					hgW2.Elsewhere(hgI)
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:168
 				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
 			}
@@ -12337,8 +12299,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:168
 				hgY2[hgI] = hgW2.Out[hgI]
 //line kernels.go:169
@@ -12351,16 +12311,12 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:173
 			if hgLane[hgI] < hgNw[hgI] {
 				hgWarps[hgI][hgLane[hgI]] = hgS[hgI]
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:178
 			if hgW[hgI] > 0 {
 				hgE[hgI] += hgWarps[hgI][hgW[hgI]-1]
@@ -12382,8 +12338,6 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:245
 			for j := 0; j < hgItems[hgI]; j++ {
 				if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
@@ -12504,8 +12458,6 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 //line kernels.go:96
 		if hgBd == 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:32
 				hgAcc[hgI] = hgV[hgI]
 			}
@@ -12520,16 +12472,12 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 			for off := hgWs / 2; off > 0; off >>= 1 {
 				hgW0.Begin(hgB)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:101
 					hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
 //line kernels.go:101
 				hgW0.Run(hgB, kernelimpl.OpShflDown)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:101
 					hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
 				}
@@ -12537,8 +12485,6 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 //line kernels.go:103
 			if hgBd <= hgWs {
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels_segment.go:32
 					hgAcc[hgI] = hgV[hgI]
 				}
@@ -12554,8 +12500,6 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:111
 					hgC0[hgI] = hgW[hgI] == 0
 				}
@@ -12563,8 +12507,6 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:112
 					hgV[hgI] = hgId[hgI]
 //line kernels.go:113
@@ -12580,8 +12522,6 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 							hgW1.Elsewhere(hgI)
 							continue
 						}
-						t := hgB.Thread(hgI)
-						_ = t
 //line kernels.go:117
 						hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 					}
@@ -12591,23 +12531,17 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 						if !hgC0[hgI] {
 							continue
 						}
-						t := hgB.Thread(hgI)
-						_ = t
 //line kernels.go:117
 						hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels_segment.go:32
 					hgAcc[hgI] = hgV[hgI]
 				}
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:33
 			if hgTid[hgI] == 0 {
 				out[g] = hgAcc[hgI]
@@ -12698,8 +12632,6 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 //line kernels.go:96
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:55
 			hgC[hgI] = hgV[hgI]
 		}
@@ -12714,16 +12646,12 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 		for off := hgWs / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:101
 				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:101
 			hgW0.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:101
 				hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
 			}
@@ -12731,8 +12659,6 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 //line kernels.go:103
 		if hgBd <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_select.go:55
 				hgC[hgI] = hgV[hgI]
 			}
@@ -12748,8 +12674,6 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:111
 				hgC0[hgI] = hgW[hgI] == 0
 			}
@@ -12757,8 +12681,6 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:112
 				hgV[hgI] = hgId[hgI]
 //line kernels.go:113
@@ -12774,8 +12696,6 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 						hgW1.Elsewhere(hgI)
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:117
 					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
@@ -12785,15 +12705,11 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:117
 					hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_select.go:55
 				hgC[hgI] = hgV[hgI]
 			}
@@ -12940,8 +12856,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 //line kernels.go:96
 		if hgBd == 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_select.go:81
 				hgTotal[hgI] = hgV[hgI]
 			}
@@ -12956,16 +12870,12 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 			for off := hgWs / 2; off > 0; off >>= 1 {
 				hgW0.Begin(hgB)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:101
 					hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
 //line kernels.go:101
 				hgW0.Run(hgB, kernelimpl.OpShflDown)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:101
 					hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
 				}
@@ -12973,8 +12883,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 //line kernels.go:103
 			if hgBd <= hgWs {
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels_select.go:81
 					hgTotal[hgI] = hgV[hgI]
 				}
@@ -12990,8 +12898,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:111
 					hgC0[hgI] = hgW[hgI] == 0
 				}
@@ -12999,8 +12905,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 					if !hgC0[hgI] {
 						continue
 					}
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:112
 					hgV[hgI] = hgId[hgI]
 //line kernels.go:113
@@ -13016,8 +12920,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 							hgW1.Elsewhere(hgI)
 							continue
 						}
-						t := hgB.Thread(hgI)
-						_ = t
 //line kernels.go:117
 						hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 					}
@@ -13027,15 +12929,11 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 						if !hgC0[hgI] {
 							continue
 						}
-						t := hgB.Thread(hgI)
-						_ = t
 //line kernels.go:117
 						hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels_select.go:81
 					hgTotal[hgI] = hgV[hgI]
 				}
@@ -13044,24 +12942,18 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 //line kernels_select.go:82
 		if hgBd2 > 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_select.go:83
 				if hgTid[hgI] == 0 {
 					warps[0] = hgTotal[hgI]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_select.go:87
 				hgTotal[hgI] = warps[0]
 			}
 		}
 	} else {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:90
 			hgBase[hgI] = offs[hgB2[hgI]]
 //line kernels_select.go:91
@@ -13069,8 +12961,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_select.go:93
 		if hgB2[hgI] == 0 && hgTid[hgI] == 0 {
 			num[0] = hgTotal[hgI]
@@ -13079,8 +12969,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 //line kernels_select.go:96
 	if hgBd2 == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:97
 			for i := hgLo; i < hgHi; i++ {
 				if chosen(in, flags, i, pred, a) {
@@ -13112,8 +13000,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 //line kernels_select.go:116
 	for row := hgLo; row < hgHi; row += hgBd2 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:117
 			hgI2[hgI] = row + hgTid[hgI]
 //line kernels_select.go:118
@@ -13121,16 +13007,12 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 		}
 		hgW2.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:119
 			hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI]), 0, kernel.CPUWarpSize)
 		}
 //line kernels_select.go:119
 		hgW2.Run(hgB, kernelimpl.OpBallot)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:119
 			hgM[hgI] = hgW2.Out[hgI]
 //line kernels_select.go:120
@@ -13139,8 +13021,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:124
 			hgPre[hgI], hgAll[hgI] = int64(popc(hgM[hgI]&hgLt[hgI])), int64(0)
 //line kernels_select.go:125
@@ -13153,8 +13033,6 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_select.go:133
 			if hgI2[hgI] < hgHi {
 				p := hgBase[hgI] + hgPre[hgI]
@@ -13315,8 +13193,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 //line kernels_segment.go:151
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:152
 			lo := min(hgBase[hgI], hgN2[hgI])
 //line kernels_segment.go:153
@@ -13348,8 +13224,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_segment.go:177
 		hgItems[hgI] = tile / hgBd
 //line kernels_segment.go:178
@@ -13362,8 +13236,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 //line kernels_segment.go:182
 	for k := 0; k < hgKt[0]; k++ {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:183
 			hgLo[hgI] = hgBase[hgI] + k*tile
 //line kernels_segment.go:184
@@ -13407,31 +13279,23 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 		for d := 1; d < hgWs; d <<= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:85
 				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
 			}
 //line kernels_segment.go:85
 			hgW0.Run(hgB, kernelimpl.OpShflUp)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:85
 				hgYf[hgI] = hgW0.Out[hgI]
 			}
 			hgW1.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:86
 				hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
 			}
 //line kernels_segment.go:86
 			hgW1.Run(hgB, kernelimpl.OpShflUp)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:86
 				hgYv[hgI] = hgW1.Out[hgI]
 //line kernels_segment.go:87
@@ -13444,15 +13308,11 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:102
 			hgXf[hgI], hgXv[hgI] = hgF2[hgI], hgV[hgI]
 		}
 		hgW2.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:103
 			hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgXf[hgI], 1, kernel.CPUWarpSize)
 		}
@@ -13460,16 +13320,12 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 		hgW2.Run(hgB, kernelimpl.OpShflUp)
 		hgW3.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:103
 			hgW3.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgXv[hgI], 1, kernel.CPUWarpSize)
 		}
 //line kernels_segment.go:103
 		hgW3.Run(hgB, kernelimpl.OpShflUp)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:103
 			hgEf[hgI], hgEv[hgI] = hgW2.Out[hgI], hgW3.Out[hgI]
 //line kernels_segment.go:104
@@ -13482,8 +13338,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:111
 			hgC0[hgI] = hgW[hgI] == 0
 		}
@@ -13514,8 +13368,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 					hgW4.Elsewhere(hgI)
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:85
 				hgW4.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
 			}
@@ -13525,8 +13377,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:85
 				hgYf[hgI] = hgW4.Out[hgI]
 			}
@@ -13536,8 +13386,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 					hgW5.Elsewhere(hgI)
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:86
 				hgW5.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
 			}
@@ -13547,8 +13395,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 				if !hgC0[hgI] {
 					continue
 				}
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:86
 				hgYv[hgI] = hgW5.Out[hgI]
 //line kernels_segment.go:87
@@ -13564,8 +13410,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:117
 			hgSf[hgI], hgSv[hgI] = hgF2[hgI], hgV[hgI]
 //line kernels_segment.go:118
@@ -13574,8 +13418,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:123
 			if hgW[hgI] > 0 {
 				if hgEf[hgI] == 0 {
@@ -13595,8 +13437,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 //line kernels_segment.go:208
 		if mode != segUp {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:209
 				for j := 0; j < hgItems[hgI]; j++ {
 					x := sh[hgTid[hgI]*hgItems[hgI]+j]
@@ -13613,8 +13453,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels_segment.go:223
 				for j := 0; j < hgItems[hgI]; j++ {
 					if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
@@ -13624,8 +13462,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_segment.go:229
 			if hgTf[hgI] != 0 {
 				hgCarry[hgI] = hgTv[hgI]
@@ -13637,8 +13473,6 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_segment.go:237
 		if mode == segUp && hgTid[hgI] == 0 {
 			sums[hgB2[hgI]], sumHeads[hgB2[hgI]] = hgCarry[hgI], uint8(hgCf[hgI])
@@ -14355,8 +14189,6 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_hist.go:53
 		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
 			if c := local[i]; c != 0 {
@@ -14521,8 +14353,6 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:315
 		lo := hgB2[hgI] * tile
 //line kernels.go:316
@@ -14539,8 +14369,6 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:327
 		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
 			counts[d*hgNb[hgI]+hgB2[hgI]] = bins[d]
@@ -14643,8 +14471,6 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 //line kernels.go:346
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:347
 			for d := 0; d < hgNd[hgI]; d++ {
 				run[d] = offs[d*hgNb[hgI]+hgB2[hgI]]
@@ -14679,16 +14505,12 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:371
 		hgLt[hgI] = (uint64(1) << hgLane[hgI]) - 1
 	}
 //line kernels.go:372
 	for base := hgLo; base < hgHi; base += hgBd {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:373
 			hgI2[hgI] = base + hgTid[hgI]
 //line kernels.go:374
@@ -14705,39 +14527,29 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 		}
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:381
 			hgW0.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgValid[hgI]), 0, kernel.CPUWarpSize)
 		}
 //line kernels.go:381
 		hgW0.Run(hgB, kernelimpl.OpBallot)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:381
 			hgPeers[hgI] = hgW0.Out[hgI]
 		}
 //line kernels.go:382
 		for bit := 0; bit < bits; bit++ {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:383
 				hgOn[hgI] = (hgD[hgI]>>bit)&1 == 1
 			}
 			hgW1.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:384
 				hgW1.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgOn[hgI]), 0, kernel.CPUWarpSize)
 			}
 //line kernels.go:384
 			hgW1.Run(hgB, kernelimpl.OpBallot)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:384
 				m := hgW1.Out[hgI]
 //line kernels.go:385
@@ -14749,8 +14561,6 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:391
 			hgRank[hgI] = popc(hgPeers[hgI] & hgLt[hgI])
 //line kernels.go:392
@@ -14759,8 +14569,6 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:396
 			for dd := hgTid[hgI]; dd < hgNd[hgI]; dd += hgBd {
 				r := run[dd]
@@ -14774,8 +14582,6 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:407
 			if hgValid[hgI] {
 				p := off[hgW[hgI]*256+hgD[hgI]] + uint32(hgRank[hgI])
@@ -14848,16 +14654,12 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:89
 		hgM = min(tile, hgN2-hgLo)
 	}
 //line kernels_merge.go:90
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_merge.go:91
 			for r := hgLo; r < hgLo+hgM; r += mergeRun {
 				re := min(r+mergeRun, hgLo+hgM)
@@ -14881,8 +14683,6 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:111
 		for x := hgTid[hgI]; x < hgM; x += hgBd {
 			sk[x] = in[hgLo+x]
@@ -14890,16 +14690,12 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:116
 		hgSrc[hgI] = 0
 	}
 //line kernels_merge.go:117
 	for w := 1; w < hgM; w *= 2 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_merge.go:118
 			hgDst[hgI] = tile - hgSrc[hgI]
 //line kernels_merge.go:119
@@ -14918,15 +14714,11 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_merge.go:133
 			hgSrc[hgI] = hgDst[hgI]
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:135
 		for x := hgTid[hgI]; x < hgM; x += hgBd {
 			out[hgLo+x] = sk[hgSrc[hgI]+x]
@@ -15010,16 +14802,12 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:180
 		hgO1[hgI] = min(hgO0+tile, hgN2)
 	}
 //line kernels_merge.go:181
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels_merge.go:182
 			for o := hgO0; o < hgO1[hgI]; {
 				ps := o / (2 * w) * (2 * w)
@@ -15031,8 +14819,6 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:190
 		hgPs[hgI] = hgO0 / (2 * w) * (2 * w)
 //line kernels_merge.go:191
@@ -15044,8 +14830,6 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:197
 		i0, i1 := part[0], part[1]
 //line kernels_merge.go:198
@@ -15067,8 +14851,6 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:212
 		ipt := tile / hgBd
 //line kernels_merge.go:213
@@ -15091,8 +14873,6 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:231
 		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd {
 			dst[hgO0+x] = sk[tile+x]

@@ -91,6 +91,7 @@ type fissionPlan struct {
 	// Locals assigned only uniform values where control is uniform
 	// (fission_uniform.go): kept per work-item, the same in each.
 	uniAssigned map[*types.Var]bool
+	declaredAs  map[*types.Var]string // locals declared from t.Lane() or t.WarpSize() (fission_scan.go)
 
 	// While a generic device function called with other type arguments
 	// is inlined: its type parameters' arguments, its variables' copies
@@ -135,6 +136,7 @@ func (p *fissionPlan) plan() (*fissionPlan, error) {
 	p.inlined = map[*types.Var]bool{}
 	p.groupReturns = map[*ast.ReturnStmt]bool{}
 	p.uniAssigned = map[*types.Var]bool{}
+	p.declaredAs = map[*types.Var]string{}
 	inline := func() error { return p.expandInlines(p.k.Decl.Body, 0) }
 	for _, step := range []func() error{inline, p.refuse, p.planUnits, p.classifyLocals, p.nameLocals} {
 		if err := step(); err != nil {
@@ -685,6 +687,7 @@ func (p *fissionPlan) topLocals(s ast.Stmt, id int, kernelTop bool) {
 	// Each variable is uniform where its own value is: a, b := uniform, per-item.
 	uni := map[*types.Var]bool{}
 	pair := func(names []ast.Expr, values []ast.Expr) {
+		p.noteDeclaredAs(names, values)
 		for i, l := range names {
 			id, ok := l.(*ast.Ident)
 			if !ok {

@@ -293,7 +293,9 @@ func (p *fissionPlan) emitGuard(w *bytes.Buffer, u unit, t string, ts func(types
 	if len(guards) > 0 {
 		fmt.Fprintf(w, "if !%s[hgI] {\n%s[hgI] = false\ncontinue\n}\n", guards[len(guards)-1].name, u.gname)
 	}
-	p.threadAt(w, t, "hgI")
+	if p.usesThread(t, u.guard.Cond) {
+		p.threadAt(w, t, "hgI")
+	}
 	cond := p.rewrite(u.guard.Cond, u.id).(ast.Expr)
 	fmt.Fprintf(w, "%s\n%s[hgI] = %s\n}\n", p.lineDirective(u.guard.Cond.Pos()), u.gname, p.plain(cond))
 	return p.emitUnits(w, u.body, t, ts, append(guards[:len(guards):len(guards)], guardRef{u.gname, u.exit}))
@@ -345,7 +347,17 @@ func (p *fissionPlan) emitWarps(w *bytes.Buffer, u *unit, t string, guards []gua
 				fmt.Fprintf(w, "if !%s[hgI] {\n%s.Elsewhere(hgI)\ncontinue\n}\n", g.name, wc.name)
 			}
 		}
-		p.threadAt(w, t, "hgI")
+		ops := args
+		if !wc.row.Thread {
+			ops = args[1:]
+		}
+		var nodes []ast.Node
+		for _, a := range ops {
+			nodes = append(nodes, a)
+		}
+		if p.usesThread(t, nodes...) {
+			p.threadAt(w, t, "hgI")
+		}
 		fmt.Fprintf(w, "%s\n%s.Post(hgB, hgI, kernelimpl.%s, %s, %s, %s, %s)\n}\n", p.lineDirective(wc.call.Pos()), wc.name, op.op, mask, val, a, width)
 		fmt.Fprintf(w, "%s\n%s.Run(hgB, kernelimpl.%s)\n", p.lineDirective(wc.call.Pos()), wc.name, op.op)
 		// The statement reads the result in place of the call.

@@ -407,3 +407,36 @@ func uniformCount(t kernel.Thread, in []int32, fin []float32, out []int32, fout 
 	out[i*Outs] = v
 	fout[i*Outs] = f
 }
+
+// logScan is each warp's inclusive scan by shuffles up in log steps, of
+// integers (which fission sums lane by lane where every lane runs it)
+// and of floats (which keep the rounds), with the bound as a call, a
+// constant and a local.
+//
+//hipgo:kernel
+func logScan(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	i := t.GlobalX()
+	lane, ws := t.Lane(), t.WarpSize()
+	v, w, f := in[i], in[i]*3, fin[i]
+	for d := 1; d < t.WarpSize(); d <<= 1 {
+		n := kernel.ShflUp(t, v, d)
+		if lane >= d {
+			v += n
+		}
+	}
+	for d := 1; d < ws; d *= 2 {
+		n := kernel.ShflUp(t, w, d)
+		if t.Lane() >= d {
+			w += n
+		}
+	}
+	for d := 1; d < 32; d <<= 1 {
+		n := kernel.ShflUp(t, f, d)
+		if lane >= d {
+			f += n
+		}
+	}
+	out[i*Outs] = v
+	out[i*Outs+1] = w
+	fout[i*Outs] = f
+}

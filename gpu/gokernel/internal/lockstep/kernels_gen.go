@@ -24,9 +24,9 @@ var LibrarySource string
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "lockstep",
-	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel),
+	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel, logScanKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count"},
+	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count", "log_scan"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
 	Objects: []any{},
 })
@@ -1021,6 +1021,61 @@ func LaunchUniformCount(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
+// logScanArgs is the kernarg layout of log_scan's C++ entry point.
+type logScanArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// logScanKernel runs logScan on the cpu agent by loop fission (logScanGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var logScanKernel = kernel.Define("log_scan", func(b *kernel.Block, a *logScanArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[logScanFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[logScanFrame](t)
+			logScan(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	logScanGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchLogScan launches logScan (kernels.go:417) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchLogScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 18)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
 // shufflesFrame holds shuffles's arguments for its lockstep work-items.
 type shufflesFrame struct {
 	p0 []int32
@@ -1165,6 +1220,14 @@ type uniformCountFrame struct {
 	p3 []float32
 }
 
+// logScanFrame holds logScan's arguments for its lockstep work-items.
+type logScanFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
 // shufflesLocals holds the per-work-item variables of shuffles's fissioned group.
 type shufflesLocals struct {
 	hgI2   []int
@@ -1217,83 +1280,61 @@ func shufflesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:23
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, hgV[hgI], hgLane[hgI]*7+3, 32)
 	}
 //line kernels.go:23
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:23
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:24
 		hgW1.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, hgV[hgI], -hgLane[hgI], 8)
 	}
 //line kernels.go:24
 	hgW1.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:24
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:25
 		hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 3, 16)
 	}
 //line kernels.go:25
 	hgW2.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:25
 		hgO[hgI][2] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:26
 		hgW3.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 5, 8)
 	}
 //line kernels.go:26
 	hgW3.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:26
 		hgO[hgI][3] = hgW3.Out[hgI]
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:27
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 17, 16)
 	}
 //line kernels.go:27
 	hgW4.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:27
 		hgO[hgI][4] = hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgW5.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 40, 32)
 	}
@@ -1301,46 +1342,34 @@ func shufflesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	hgW5.Run(hgB, kernelimpl.OpShflDown)
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgW6.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
 //line kernels.go:28
 	hgW6.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgO[hgI][5] = hgW5.Out[hgI] + hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:29
 		hgW7.Post(hgB, hgI, kernelimpl.OpShfl, kernel.FullMask, hgV[hgI], hgLane[hgI]+hgLane[hgI]%3-1, kernel.CPUWarpSize)
 	}
 //line kernels.go:29
 	hgW7.Run(hgB, kernelimpl.OpShfl)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:29
 		hgO[hgI][6] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:30
 		hgW8.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, fin[hgI2[hgI]], 5, kernel.CPUWarpSize)
 	}
 //line kernels.go:30
 	hgW8.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:30
 		fout[hgI2[hgI]*Outs] = hgW8.Out[hgI]
 	}
@@ -1392,8 +1421,6 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
@@ -1410,16 +1437,12 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	hgW1.Run(hgB, kernelimpl.OpShflDown)
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgW2.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 3, kernel.CPUWarpSize)
 	}
 //line kernels.go:41
 	hgW2.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgO[hgI][0] = hgW1.Out[hgI] - hgW2.Out[hgI]
 	}
@@ -1427,23 +1450,17 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	for k := 1; k < t.WarpSize(); k *= 3 {
 		hgW3.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:43
 			hgW3.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], k, kernel.CPUWarpSize)
 		}
 //line kernels.go:43
 		hgW3.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:43
 			hgV[hgI] = hgW3.Out[hgI] ^ hgV[hgI]<<1
 		}
 		hgW4.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:44
 			hgW4.Post(hgB, hgI, kernelimpl.OpSync, kernel.FullMask, 0, 0, kernel.CPUWarpSize)
 		}
@@ -1451,15 +1468,11 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		hgW4.Run(hgB, kernelimpl.OpSync)
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:46
 		hgO[hgI][1] = hgV[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:47
 		hgW5.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
@@ -1475,16 +1488,12 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:49
 		hgW6.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI] > 1e6), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:49
 	hgW6.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:49
 		if hgW6.Out[hgI] != 0 {
 			hgF2[hgI] = -hgF2[hgI]
@@ -1536,16 +1545,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:66
 		hgW0.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:66
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:66
 		b := hgW0.Out[hgI]
 //line kernels.go:67
@@ -1553,16 +1558,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:68
 		hgW1.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] > -60000)), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:68
 	hgW1.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:68
 		if hgW1.Out[hgI] == 0 {
 			hgO[hgI][2] = 1
@@ -1570,16 +1571,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:71
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI]%97 == 0), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:71
 	hgW2.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:71
 		if hgW2.Out[hgI] != 0 {
 			hgO[hgI][3] = 1
@@ -1597,8 +1594,6 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 			hgW3.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:75
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, 0x0f0f0f0f, kernelimpl.Vote(hgV[hgI]%2 == 0), 0, kernel.CPUWarpSize)
 	}
@@ -1608,15 +1603,11 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:75
 		hgO[hgI][4] = int32(hgW3.Out[hgI])
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		hgW4.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 49000), 0, kernel.CPUWarpSize)
 	}
@@ -1624,16 +1615,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	hgW4.Run(hgB, kernelimpl.OpBallot)
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		hgW5.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] < 50001)), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:77
 	hgW5.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		some, every := (hgW4.Out[hgI] != 0), (hgW5.Out[hgI] == 0)
 //line kernels.go:78
@@ -1693,53 +1680,39 @@ func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:91
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:91
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:91
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:92
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:92
 	hgW1.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:92
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:93
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:93
 	hgW2.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:93
 		hgO[hgI][2] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgW3.Post(hgB, hgI, kernelimpl.OpReduceAnd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1747,76 +1720,56 @@ func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	hgW3.Run(hgB, kernelimpl.OpReduceAnd)
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceOr, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:94
 	hgW4.Run(hgB, kernelimpl.OpReduceOr)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgO[hgI][3] = hgW3.Out[hgI] ^ hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:95
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceXor, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:95
 	hgW5.Run(hgB, kernelimpl.OpReduceXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:95
 		hgO[hgI][4] = hgW5.Out[hgI]
 	}
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:96
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:96
 	hgW6.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:96
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:97
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:97
 	hgW7.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:97
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:98
 		hgW8.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:98
 	hgW8.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:98
 		fout[hgI2[hgI]*Outs+2] = hgW8.Out[hgI]
 	}
@@ -1885,8 +1838,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		hgO[hgI] = out[hgI2[hgI]*Outs : hgI2[hgI]*Outs+Outs]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:112
 		hgC0[hgI] = hgLane[hgI] < 9
 	}
@@ -1896,8 +1847,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW0.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:113
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, low, hgV[hgI], (hgLane[hgI]+1)%9, 32)
 	}
@@ -1907,8 +1856,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:113
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
@@ -1918,8 +1865,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW1.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:114
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1929,8 +1874,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:114
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
@@ -1940,8 +1883,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW2.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:115
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1951,8 +1892,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:115
 		fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
 	}
@@ -1962,8 +1901,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW3.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:116
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, low, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -1973,14 +1910,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:116
 		hgO[hgI][2] = int32(hgW3.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:118
 		hgC1[hgI] = hgLane[hgI] >= 9
 	}
@@ -1990,8 +1923,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW4.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:119
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflIdx, high, hgV[hgI], 9+(hgLane[hgI]-8)%23, 32)
 	}
@@ -2001,8 +1932,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:119
 		hgO[hgI][0] = hgW4.Out[hgI]
 	}
@@ -2012,8 +1941,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW5.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:120
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceMax, high, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2023,8 +1950,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:120
 		hgO[hgI][1] = hgW5.Out[hgI]
 	}
@@ -2034,8 +1959,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW6.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:121
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2045,8 +1968,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:121
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
@@ -2056,8 +1977,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW7.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:122
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMin, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2067,8 +1986,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:122
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
@@ -2078,8 +1995,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW8.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:123
 		hgW8.Post(hgB, hgI, kernelimpl.OpBallot, high, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -2089,23 +2004,17 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:123
 		hgO[hgI][2] = int32(hgW8.Out[hgI])
 	}
 	hgW9.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:126
 		hgW9.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, 32)
 	}
 //line kernels.go:126
 	hgW9.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:126
 		hgO[hgI][3] = hgW9.Out[hgI]
 	}
@@ -2183,8 +2092,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:142
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, 32)
 	}
@@ -2194,8 +2101,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:142
 		hgO[hgI][1] = hgW0.Out[hgI]
 	}
@@ -2204,8 +2109,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:143
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2215,8 +2118,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:143
 		hgO[hgI][2] = hgW1.Out[hgI]
 	}
@@ -2225,8 +2126,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:144
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -2236,8 +2135,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:144
 		hgO[hgI][3] = int32(hgW2.Out[hgI])
 	}
@@ -2246,8 +2143,6 @@ hgS0:
 			hgC0[hgI] = false
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:145
 		hgC0[hgI] = hgLane[hgI] < 20
 	}
@@ -2259,8 +2154,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:146
 		hgW3.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 2, 32)
 	}
@@ -2273,8 +2166,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:146
 		hgO[hgI][4] = hgW3.Out[hgI]
 	}
@@ -2286,8 +2177,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:147
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2300,8 +2189,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:147
 		hgO[hgI][5] = hgW4.Out[hgI]
 	}
@@ -2352,24 +2239,29 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		hgV[hgI] = in[hgI2[hgI]]
 	}
 //line kernels.go:162
-	for d := 1; d < t.WarpSize(); d <<= 1 {
-		hgW0.Begin(hgB)
+	if hgN%kernel.CPUWarpSize == 0 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
-//line kernels.go:163
-			hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgV[hgI] += hgV[hgI-1]
+			}
 		}
+	} else {
+//line kernels.go:162
+		for d := 1; d < t.WarpSize(); d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:163
-		hgW0.Run(hgB, kernelimpl.OpShflUp)
-		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
 //line kernels.go:163
-			n := hgW0.Out[hgI]
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:163
+				n := hgW0.Out[hgI]
 //line kernels.go:164
-			if hgLane[hgI] >= d {
-				hgV[hgI] += n
+				if hgLane[hgI] >= d {
+					hgV[hgI] += n
+				}
 			}
 		}
 	}
@@ -2382,8 +2274,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:172
 		hgC0[hgI] = hgWarp[hgI] == 0
 	}
@@ -2410,8 +2300,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 				hgW1.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:179
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
 		}
@@ -2421,8 +2309,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:179
 			n := hgW1.Out[hgI]
 //line kernels.go:180
@@ -2435,16 +2321,12 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:184
 		if hgLane[hgI] < hgNw[hgI] {
 			sums[hgLane[hgI]] = hgS[hgI]
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:189
 		if hgWarp[hgI] > 0 {
 			hgV[hgI] += sums[hgWarp[hgI]-1]
@@ -2512,8 +2394,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 //line kernels.go:212
 	for s := hgBs / 2; s >= 2*hgWs; s >>= 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:213
 			if hgTid[hgI] < s {
 				hgSum[hgI] += sdata[hgTid[hgI]+s]
@@ -2522,8 +2402,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:219
 		hgC0[hgI] = hgTid[hgI] < hgWs
 	}
@@ -2531,8 +2409,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:220
 		hgSum[hgI] += sdata[hgTid[hgI]+hgWs]
 	}
@@ -2544,8 +2420,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 				hgW0.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:222
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgSum[hgI], off, kernel.CPUWarpSize)
 		}
@@ -2555,8 +2429,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:222
 			hgSum[hgI] += hgW0.Out[hgI]
 		}
@@ -2618,16 +2490,12 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:234
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgV[hgI] = hgW0.Out[hgI]
 //line kernels.go:235
@@ -2659,16 +2527,12 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:234
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgV[hgI] = hgW1.Out[hgI]
 //line kernels.go:235
@@ -2687,8 +2551,6 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:256
 		s2 := hgS[hgI]
 //line kernels.go:257
@@ -2728,23 +2590,17 @@ func grid2DGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:268
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 3, kernel.CPUWarpSize)
 	}
 //line kernels.go:268
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:268
 		out[hgI2[hgI]*Outs] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:269
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2784,16 +2640,12 @@ func badWidthGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:278
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, in[hgI2[hgI]], 0, 12)
 	}
 //line kernels.go:278
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:278
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
@@ -2823,16 +2675,12 @@ func badMaskGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:286
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, 1, in[hgI2[hgI]], 0, 32)
 	}
 //line kernels.go:286
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:286
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
@@ -2874,8 +2722,6 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 			hgW0.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:296
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, 32)
 	}
@@ -2885,14 +2731,10 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:296
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:299
 		out[hgI2[hgI]]++
 	}
@@ -2930,14 +2772,10 @@ func mixedMasksGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 //line kernels.go:308
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:308
 		out[hgI2[hgI]] = int32(hgW0.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:310
 		out[hgI2[hgI]]++
 	}
@@ -2968,8 +2806,6 @@ func uniformReturnGroup(hgB *kernel.Block, in []int32, fin []float32, out []int3
 //line kernels.go:319
 	if t.BlockIdx().X%2 == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:320
 			out[hgI2[hgI]*Outs] = in[hgI2[hgI]]
 		}
@@ -2977,16 +2813,12 @@ func uniformReturnGroup(hgB *kernel.Block, in []int32, fin []float32, out []int3
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:323
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
 	}
 //line kernels.go:323
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:323
 		out[hgI2[hgI]*Outs+1] = hgW0.Out[hgI]
 	}
@@ -3029,16 +2861,12 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	if hgB2%3 == 0 {
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:334
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
 		}
 //line kernels.go:334
 		hgW0.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:334
 			v := hgW0.Out[hgI]
 //line kernels.go:335
@@ -3049,47 +2877,35 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		if hgB2%3 == 1 {
 			hgW1.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:337
 				hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, in[hgI2[hgI]], 0, kernel.CPUWarpSize)
 			}
 //line kernels.go:337
 			hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:337
 				out[hgI2[hgI]*Outs+1] = hgW1.Out[hgI]
 			}
 			hgW2.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:339
 				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, fin[hgI2[hgI]], 3, kernel.CPUWarpSize)
 			}
 //line kernels.go:339
 			hgW2.Run(hgB, kernelimpl.OpShflUp)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:339
 				fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
 			}
 		} else {
 			hgW3.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:341
 				hgW3.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(in[hgI2[hgI]] > 0), 0, kernel.CPUWarpSize)
 			}
 //line kernels.go:341
 			hgW3.Run(hgB, kernelimpl.OpBallot)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:341
 				out[hgI2[hgI]*Outs+2] = int32(hgW3.Out[hgI])
 			}
@@ -3097,16 +2913,12 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:343
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 2, kernel.CPUWarpSize)
 	}
 //line kernels.go:343
 	hgW4.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:343
 		out[hgI2[hgI]*Outs+3] = hgW4.Out[hgI]
 	}
@@ -3115,11 +2927,11 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 // genericLocals holds the per-work-item variables of generic's fissioned group.
 type genericLocals struct {
 	hgV     []int32
-	hgV2    []int32
-	hgV3    []float32
+	hgV2    []float32
+	hgV3    []int32
 	hgPart  []*[32]int32
-	hgPart2 []*[32]float32
-	hgPart3 []*[32]int32
+	hgPart2 []*[32]int32
+	hgPart3 []*[32]float32
 	hgLane  []int
 	hgLane2 []int
 	hgLane3 []int
@@ -3184,69 +2996,57 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 //line kernels.go:382
 		hgS4[hgI] = *new(int32)
 //line kernels.go:382
-		hgV[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
+		hgV3[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
 //line kernels.go:350
-		hgBd, hgWs = t.BlockDim().X, t.WarpSize()
+		hgBd, hgWs2 = t.BlockDim().X, t.WarpSize()
 	}
 //line kernels.go:351
 	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:382
-			hgS4[hgI] = hgV[hgI]
+			hgS4[hgI] = hgV3[hgI]
 		}
 	} else {
 //line kernels.go:354
-		for off := hgWs / 2; off > 0; off >>= 1 {
+		for off := hgWs2 / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:355
-				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:355
 			hgW0.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:355
-				hgV[hgI] += hgW0.Out[hgI]
+				hgV3[hgI] += hgW0.Out[hgI]
 			}
 		}
 //line kernels.go:357
-		if hgBd <= hgWs {
+		if hgBd <= hgWs2 {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:382
-				hgS4[hgI] = hgV[hgI]
+				hgS4[hgI] = hgV3[hgI]
 			}
 		} else {
 			for hgI := 0; hgI < hgN; hgI++ {
 				t := hgB.Thread(hgI)
 				_ = t
 //line kernels.go:360
-				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+				hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
 //line kernels.go:361
-				if hgLane[hgI] == 0 {
-					hgPart[hgI][hgW[hgI]] = hgV[hgI]
+				if hgLane3[hgI] == 0 {
+					hgPart[hgI][hgW3[hgI]] = hgV3[hgI]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:365
 				hgS[hgI] = *new(int32)
 //line kernels.go:366
-				for x := 0; x < hgBd/hgWs; x++ {
+				for x := 0; x < hgBd/hgWs2; x++ {
 					hgS[hgI] += hgPart[hgI][x]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:382
 				hgS4[hgI] = hgS[hgI]
 			}
@@ -3260,77 +3060,63 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 //line kernels.go:384
 		hgF2[hgI] = *new(float32)
 //line kernels.go:384
-		hgV3[hgI], hgPart2[hgI] = fin[hgI2[hgI]], partf
+		hgV2[hgI], hgPart3[hgI] = fin[hgI2[hgI]], partf
 //line kernels.go:350
-		hgBd3, hgWs2 = t.BlockDim().X, t.WarpSize()
+		hgBd2, hgWs = t.BlockDim().X, t.WarpSize()
 	}
 //line kernels.go:351
-	if hgBd3 == 1 {
+	if hgBd2 == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:384
-			hgF2[hgI] = hgV3[hgI]
+			hgF2[hgI] = hgV2[hgI]
 		}
 	} else {
 //line kernels.go:354
-		for off := hgWs2 / 2; off > 0; off >>= 1 {
+		for off := hgWs / 2; off > 0; off >>= 1 {
 			hgW1.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:355
-				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:355
 			hgW1.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:355
-				hgV3[hgI] += hgW1.Out[hgI]
+				hgV2[hgI] += hgW1.Out[hgI]
 			}
 		}
 //line kernels.go:357
-		if hgBd3 <= hgWs2 {
+		if hgBd2 <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:384
-				hgF2[hgI] = hgV3[hgI]
+				hgF2[hgI] = hgV2[hgI]
 			}
 		} else {
 			for hgI := 0; hgI < hgN; hgI++ {
 				t := hgB.Thread(hgI)
 				_ = t
 //line kernels.go:360
-				hgLane2[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+				hgLane[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
 //line kernels.go:361
-				if hgLane2[hgI] == 0 {
-					hgPart2[hgI][hgW4[hgI]] = hgV3[hgI]
+				if hgLane[hgI] == 0 {
+					hgPart3[hgI][hgW4[hgI]] = hgV2[hgI]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:365
 				hgS3[hgI] = *new(float32)
 //line kernels.go:366
-				for x := 0; x < hgBd3/hgWs2; x++ {
-					hgS3[hgI] += hgPart2[hgI][x]
+				for x := 0; x < hgBd2/hgWs; x++ {
+					hgS3[hgI] += hgPart3[hgI][x]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:384
 				hgF2[hgI] = hgS3[hgI]
 			}
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:385
 		fout[hgI2[hgI]*Outs] = hgF2[hgI]
 	}
@@ -3340,77 +3126,63 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			t := hgB.Thread(hgI)
 			_ = t
 //line kernels.go:387
-			hgV2[hgI], hgPart3[hgI] = in[hgI2[hgI]]+int32(r), parti
+			hgV[hgI], hgPart2[hgI] = in[hgI2[hgI]]+int32(r), parti
 //line kernels.go:350
-			hgBd2, hgWs3 = t.BlockDim().X, t.WarpSize()
+			hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
 		}
 //line kernels.go:351
-		if hgBd2 == 1 {
+		if hgBd3 == 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line kernels.go:387
-				hgS4[hgI] = hgV2[hgI]
+				hgS4[hgI] = hgV[hgI]
 			}
 		} else {
 //line kernels.go:354
 			for off := hgWs3 / 2; off > 0; off >>= 1 {
 				hgW2.Begin(hgB)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:355
-					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 				}
 //line kernels.go:355
 				hgW2.Run(hgB, kernelimpl.OpShflDown)
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:355
-					hgV2[hgI] += hgW2.Out[hgI]
+					hgV[hgI] += hgW2.Out[hgI]
 				}
 			}
 //line kernels.go:357
-			if hgBd2 <= hgWs3 {
+			if hgBd3 <= hgWs3 {
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:387
-					hgS4[hgI] = hgV2[hgI]
+					hgS4[hgI] = hgV[hgI]
 				}
 			} else {
 				for hgI := 0; hgI < hgN; hgI++ {
 					t := hgB.Thread(hgI)
 					_ = t
 //line kernels.go:360
-					hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
+					hgLane2[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
 //line kernels.go:361
-					if hgLane3[hgI] == 0 {
-						hgPart3[hgI][hgW3[hgI]] = hgV2[hgI]
+					if hgLane2[hgI] == 0 {
+						hgPart2[hgI][hgW[hgI]] = hgV[hgI]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:365
 					hgS2[hgI] = *new(int32)
 //line kernels.go:366
-					for x := 0; x < hgBd2/hgWs3; x++ {
-						hgS2[hgI] += hgPart3[hgI][x]
+					for x := 0; x < hgBd3/hgWs3; x++ {
+						hgS2[hgI] += hgPart2[hgI][x]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
-					t := hgB.Thread(hgI)
-					_ = t
 //line kernels.go:387
 					hgS4[hgI] = hgS2[hgI]
 				}
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:388
 			out[hgI2[hgI]*Outs+1+r] = hgS4[hgI]
 		}
@@ -3459,41 +3231,154 @@ func uniformCountGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32
 	for j := 0; j < hgK[0]; j++ {
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:404
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 1<<j, kernel.CPUWarpSize)
 		}
 //line kernels.go:404
 		hgW0.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:404
 			hgV[hgI] += hgW0.Out[hgI]
 		}
 		hgW1.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:405
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgF2[hgI], 1<<j, kernel.CPUWarpSize)
 		}
 //line kernels.go:405
 		hgW1.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:405
 			hgF2[hgI] += hgW1.Out[hgI]
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:407
 		out[hgI2[hgI]*Outs] = hgV[hgI]
 //line kernels.go:408
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
+	}
+}
+
+// logScanLocals holds the per-work-item variables of logScan's fissioned group.
+type logScanLocals struct {
+	hgI2   []int
+	hgLane []int
+	hgV    []int32
+	hgW    []int32
+	hgF2   []float32
+	hgW0   kernelimpl.Warp[int32]
+	hgW1   kernelimpl.Warp[int32]
+	hgW2   kernelimpl.Warp[float32]
+}
+
+// logScanGroup runs one work-group of logScan (kernels.go:417) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func logScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[logScanLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	var hgWs int
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:418
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:419
+		hgLane[hgI], hgWs = t.Lane(), t.WarpSize()
+//line kernels.go:420
+		hgV[hgI], hgW[hgI], hgF2[hgI] = in[hgI2[hgI]], in[hgI2[hgI]]*3, fin[hgI2[hgI]]
+	}
+//line kernels.go:421
+	if hgN%kernel.CPUWarpSize == 0 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgV[hgI] += hgV[hgI-1]
+			}
+		}
+	} else {
+//line kernels.go:421
+		for d := 1; d < t.WarpSize(); d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:422
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:422
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:422
+				n := hgW0.Out[hgI]
+//line kernels.go:423
+				if hgLane[hgI] >= d {
+					hgV[hgI] += n
+				}
+			}
+		}
+	}
+//line kernels.go:427
+	if hgN%kernel.CPUWarpSize == 0 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgW[hgI] += hgW[hgI-1]
+			}
+		}
+	} else {
+//line kernels.go:427
+		for d := 1; d < hgWs; d *= 2 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:428
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgW[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:428
+			hgW1.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:428
+				n := hgW1.Out[hgI]
+//line kernels.go:429
+				if t.Lane() >= d {
+					hgW[hgI] += n
+				}
+			}
+		}
+	}
+//line kernels.go:433
+	for d := 1; d < 32; d <<= 1 {
+		hgW2.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:434
+			hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
+		}
+//line kernels.go:434
+		hgW2.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:434
+			n := hgW2.Out[hgI]
+//line kernels.go:435
+			if hgLane[hgI] >= d {
+				hgF2[hgI] += n
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:439
+		out[hgI2[hgI]*Outs] = hgV[hgI]
+//line kernels.go:440
+		out[hgI2[hgI]*Outs+1] = hgW[hgI]
+//line kernels.go:441
 		fout[hgI2[hgI]*Outs] = hgF2[hgI]
 	}
 }

@@ -1256,3 +1256,48 @@ extern "C" __global__ void uniform_count_checked(const int32_t* in_p, const floa
   uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 
+#line 417 "kernels.go"
+template <bool Checked> __device__ void logScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 420 "kernels.go"
+  int32_t hg_t3 = hg_ld<Checked>(in, i, hg_f, 420, 0);
+  int32_t hg_t4 = hg_mul(hg_ld<Checked>(in, i, hg_f, 420, 0), 3);
+  float hg_t5 = hg_ld<Checked>(fin, i, hg_f, 420, 0);
+  int32_t v = hg_t3;
+  int32_t w = hg_t4;
+  float f = hg_t5;
+#line 421 "kernels.go"
+  for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 421, 0)) {
+    int32_t n = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      v = hg_add(v, n);
+    }
+  }
+  for (long long d = 1LL; d < ws; d = hg_mul(d, 2LL)) {
+    int32_t n = hg_shfl_up(w, (long long)(d));
+    if (hg_lane() >= d) {
+      w = hg_add(w, n);
+    }
+  }
+  for (long long d = 1LL; d < 32LL; d = hg_shl<Checked>(d, 1LL, hg_f, 433, 0)) {
+    float n = hg_shfl_up(f, (long long)(d));
+    if (lane >= d) {
+      f += n;
+    }
+  }
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 439, 0) = v;
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 440, 0) = w;
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 441, 0) = f;
+}
+
+extern "C" __global__ void log_scan(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
+  logScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void log_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
