@@ -452,8 +452,6 @@ func reduceSumGroup(hgB *kernel.Block, in []float32, partial []float32, n int32)
 //line kernels.go:68
 	for s := t.BlockDim().X / 2; s > 0; s >>= 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:69
 			if hgTid[hgI] < s {
 				sdata[hgTid[hgI]] += sdata[hgTid[hgI]+s]
@@ -565,8 +563,6 @@ func sgemmGroup(hgB *kernel.Block, m int32, n int32, k int32, alpha float32, a [
 //line kernels.go:119
 	for k0 := int32(0); k0 < k; k0 += 16 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:120
 			ka, kb := k0+hgTx[hgI], k0+hgTy[hgI]
 //line kernels.go:121
@@ -583,8 +579,6 @@ func sgemmGroup(hgB *kernel.Block, m int32, n int32, k int32, alpha float32, a [
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:132
 			for kk := 0; kk < 16; kk++ {
 				hgAcc[hgI] += as[hgTy[hgI]][kk] * bs[kk][hgTx[hgI]]
@@ -592,8 +586,6 @@ func sgemmGroup(hgB *kernel.Block, m int32, n int32, k int32, alpha float32, a [
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:137
 		if hgRow[hgI] < m && hgCol[hgI] < n {
 			i := int(hgRow[hgI])*int(n) + int(hgCol[hgI])

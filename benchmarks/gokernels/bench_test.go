@@ -205,3 +205,80 @@ func BenchmarkCoroutines(b *testing.B) {
 	b.Run("kernel=Scan", BenchmarkScan)
 	b.Run("kernel=Reduce", BenchmarkReduce)
 }
+
+// BenchmarkVectorAddGo is vectorAdd's work on the cpu agent's shape as a
+// Go loop: c = a + b over 2^24 floats in blocks of 256.
+func BenchmarkVectorAddGo(b *testing.B) {
+	n := 1 << 24
+	x, y, z := make([]float32, n), make([]float32, n), make([]float32, n)
+	b.SetBytes(int64(12 * n))
+	for b.Loop() {
+		parallelBlocks(n/256, func(blk int) {
+			lo := blk * 256
+			zs, xs, ys := z[lo:lo+256], x[lo:lo+256], y[lo:lo+256]
+			for i := range zs {
+				zs[i] = xs[i] + ys[i]
+			}
+		})
+	}
+}
+
+// BenchmarkMatrixMulGo is matrixMul's work on the cpu agent's shape as a
+// Go loop: a 128x128 product, a row of c per block.
+func BenchmarkMatrixMulGo(b *testing.B) {
+	n := 128
+	x, y, z := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
+	for b.Loop() {
+		parallelBlocks(n, func(r int) {
+			for c := 0; c < n; c++ {
+				var s float32
+				for k := 0; k < n; k++ {
+					s += x[r*n+k] * y[k*n+c]
+				}
+				z[r*n+c] = s
+			}
+		})
+	}
+}
+
+// BenchmarkHistogram256Go is histogram256's work on the cpu agent's
+// shape as a Go loop: 4 MiB of bytes in 64 parts, each counted on its
+// own and added to the bins.
+func BenchmarkHistogram256Go(b *testing.B) {
+	n, grid := 4<<20, 64
+	data := make([]uint8, n)
+	var bins [256]uint32
+	var mu sync.Mutex
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		parallelBlocks(grid, func(blk int) {
+			var local [256]uint32
+			for _, v := range data[blk*n/grid : (blk+1)*n/grid] {
+				local[v]++
+			}
+			mu.Lock()
+			for i, c := range local {
+				bins[i] += c
+			}
+			mu.Unlock()
+		})
+	}
+}
+
+// BenchmarkTransposeGo is transpose's work on the cpu agent's shape as a
+// Go loop: a 512x512 transpose in tiles of 32.
+func BenchmarkTransposeGo(b *testing.B) {
+	n := 512
+	in, out := make([]float32, n*n), make([]float32, n*n)
+	b.SetBytes(int64(8 * n * n))
+	for b.Loop() {
+		parallelBlocks((n/32)*(n/32), func(blk int) {
+			r0, c0 := blk/(n/32)*32, blk%(n/32)*32
+			for r := r0; r < r0+32; r++ {
+				for c := c0; c < c0+32; c++ {
+					out[c*n+r] = in[r*n+c]
+				}
+			}
+		})
+	}
+}

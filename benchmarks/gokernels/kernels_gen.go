@@ -588,16 +588,12 @@ func matrixMul16Group(hgB *kernel.Block, c []float32, a []float32, b []float32, 
 //line kernels.go:37
 	for ia, ib := hgABegin, hgBBegin; ia <= hgAEnd; ia, ib = ia+16, ib+16*wB {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:38
 			as[hgTy[hgI]][hgTx[hgI]] = a[ia+wA*hgTy[hgI]+hgTx[hgI]]
 //line kernels.go:39
 			bs[hgTy[hgI]][hgTx[hgI]] = b[ib+wB*hgTy[hgI]+hgTx[hgI]]
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:41
 			for k := 0; k < 16; k++ {
 				hgSum[hgI] += as[hgTy[hgI]][k] * bs[k][hgTx[hgI]]
@@ -605,8 +601,6 @@ func matrixMul16Group(hgB *kernel.Block, c []float32, a []float32, b []float32, 
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:46
 		c[wB*16*hgBy[hgI]+16*hgBx[hgI]+wB*hgTy[hgI]+hgTx[hgI]] = hgSum[hgI]
 	}
@@ -660,16 +654,12 @@ func matrixMul32Group(hgB *kernel.Block, c []float32, a []float32, b []float32, 
 //line kernels.go:61
 	for ia, ib := hgABegin, hgBBegin; ia <= hgAEnd; ia, ib = ia+32, ib+32*wB {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:62
 			as[hgTy[hgI]][hgTx[hgI]] = a[ia+wA*hgTy[hgI]+hgTx[hgI]]
 //line kernels.go:63
 			bs[hgTy[hgI]][hgTx[hgI]] = b[ib+wB*hgTy[hgI]+hgTx[hgI]]
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:65
 			for k := 0; k < 32; k++ {
 				hgSum[hgI] += as[hgTy[hgI]][k] * bs[k][hgTx[hgI]]
@@ -677,8 +667,6 @@ func matrixMul32Group(hgB *kernel.Block, c []float32, a []float32, b []float32, 
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:70
 		c[wB*32*hgBy[hgI]+32*hgBx[hgI]+wB*hgTy[hgI]+hgTx[hgI]] = hgSum[hgI]
 	}
@@ -747,8 +735,6 @@ func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T
 //line kernels.go:91
 	for s := hgBs / 2; s >= 2*hgWs; s >>= 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:92
 			if hgTid[hgI] < s {
 				hgSum[hgI] += sdata[hgTid[hgI]+s]
@@ -757,8 +743,6 @@ func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:98
 		hgC0[hgI] = hgTid[hgI] < hgWs
 	}
@@ -766,8 +750,6 @@ func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:99
 		hgSum[hgI] += sdata[hgTid[hgI]+hgWs]
 	}
@@ -779,8 +761,6 @@ func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T
 				hgW0.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:101
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgSum[hgI], off, kernel.CPUWarpSize)
 		}
@@ -790,8 +770,6 @@ func hgGroupReduceBlock[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:101
 			hgSum[hgI] += hgW0.Out[hgI]
 		}
@@ -967,24 +945,29 @@ func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
 		}
 	}
 //line kernels.go:184
-	for d := 1; d < t.WarpSize(); d <<= 1 {
-		hgW0.Begin(hgB)
+	if hgN%kernel.CPUWarpSize == 0 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
-//line kernels.go:185
-			hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgV[hgI] += hgV[hgI-1]
+			}
 		}
+	} else {
+//line kernels.go:184
+		for d := 1; d < t.WarpSize(); d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:185
-		hgW0.Run(hgB, kernelimpl.OpShflUp)
-		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
 //line kernels.go:185
-			n := hgW0.Out[hgI]
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:185
+				n := hgW0.Out[hgI]
 //line kernels.go:186
-			if hgLane[hgI] >= d {
-				hgV[hgI] += n
+				if hgLane[hgI] >= d {
+					hgV[hgI] += n
+				}
 			}
 		}
 	}
@@ -997,8 +980,6 @@ func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:194
 		hgC0[hgI] = hgWarp[hgI] == 0
 	}
@@ -1025,8 +1006,6 @@ func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
 				hgW1.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:201
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
 		}
@@ -1036,8 +1015,6 @@ func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:201
 			n := hgW1.Out[hgI]
 //line kernels.go:202
@@ -1050,8 +1027,6 @@ func scanBlockGroup(hgB *kernel.Block, data []int32, sums []int32) {
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:206
 		if hgLane[hgI] < hgNw[hgI] {
 			warpSums[hgLane[hgI]] = hgS[hgI]

@@ -107,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	name := fset.String("name", "", "with -go: the library's base name (default the package name)")
 	libVar := fset.String("var", "goKernels", "with -go: the generated *gokernel.Library variable")
 	clang := fset.String("clang", "", "with -go: the C++ compiler (default clang-19 when on PATH; off: build no code objects)")
+	coroutines := fset.Bool("coroutines", os.Getenv("HIPGO_COROUTINES") != "", "with -go: list on standard error each kernel the cpu agent runs as coroutines, with why loop fission does not apply (default from $HIPGO_COROUTINES)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: hipgo-gen -src kernels.hip [-obj code-object]... [-cpu var | -loader func] [-pkg name] [-o out.go]\n")
 		fmt.Fprintf(stderr, "       hipgo-gen -header src/hipgo.h\n")
@@ -135,7 +136,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if n == "" {
 			n = filepath.Base(mustAbs(*goDir))
 		}
-		return runGo(goConfig{Config: goback.Config{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar}, Clang: *clang})
+		cfg := goback.Config{Dir: *goDir, Out: *out, Gen: *gen, Name: n, Prefix: *prefix, Var: *libVar}
+		if *coroutines {
+			cfg.Report = stderr
+		}
+		return runGo(goConfig{Config: cfg, Clang: *clang})
 	}
 	if len(srcs) == 0 || *pkg == "" {
 		fset.Usage()

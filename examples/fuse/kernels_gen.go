@@ -21,15 +21,24 @@ import (
 //go:embed gen/fuse.cu
 var goKernelsSource string
 
+//go:embed gen/fuse.hipfb
+var goKernelsObject0 []byte
+
+//go:embed gen/fuse_sm90.ptx
+var goKernelsObject1 string
+
+//go:embed gen/fuse_sm80.ptx
+var goKernelsObject2 string
+
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "fuse",
-	Set:     kernel.NewSet("fuse", hipgoMap1SoftplusFloat32Float32Kernel, hipgoMap3AxpyClipFloat32Float32Float32Float32Kernel, hipgoMap4SqDistFloat64Float64Float64Float64Float64Kernel, hipgoReduceFarthestFloat64Kernel, hipgoScanFarthestFloat64Kernel, hipgoMergeBlockFartherFirstFloat64Kernel, hipgoMergePassFartherFirstFloat64Kernel),
+	Set:     kernel.NewSet("fuse", hipgoMap1SoftplusFloat32Float32Kernel, hipgoMap3AxpyClipFloat32Float32Float32Float32Kernel, hipgoMap4SqDistFloat64Float64Float64Float64Float64Kernel, hipgoReduceFarthestFloat64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"hipgo_map1_softplus_float32_float32", "hipgo_map3_axpy_clip_float32_float32_float32_float32", "hipgo_map4_sq_dist_float64_float64_float64_float64_float64", "hipgo_reduce_farthest_float64", "hipgo_scan_farthest_float64", "hipgo_merge_block_farther_first_float64", "hipgo_merge_pass_farther_first_float64"},
+	Kernels: []string{"hipgo_map1_softplus_float32_float32", "hipgo_map3_axpy_clip_float32_float32_float32_float32", "hipgo_map4_sq_dist_float64_float64_float64_float64_float64", "hipgo_reduce_farthest_float64"},
 	Files:   []string{"hipgo_inst_gen.go", "kernels_gen.go", "main.go", "ops.go"},
-	Objects: []any{},
+	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 
 // hipgoMap1SoftplusFloat32Float32Args is the kernarg layout of hipgo_map1_softplus_float32_float32's C++ entry point.
@@ -390,17 +399,21 @@ type hipgoReduceFarthestFloat64Args struct {
 	span  int64
 }
 
-// hipgoReduceFarthestFloat64Kernel runs hipgoReduce[farthest, float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (hipgo_inst_gen.go:104: calls hipgoBlockReduce, which synchronizes and returns other than once at its end).
+// hipgoReduceFarthestFloat64Kernel runs hipgoReduce[farthest, float64] on the cpu agent by loop fission (hipgoReduceGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var hipgoReduceFarthestFloat64Kernel = kernel.Define("hipgo_reduce_farthest_float64", func(b *kernel.Block, a *hipgoReduceFarthestFloat64Args) {
-	f := kernelimpl.Frame[hipgoReduceFarthestFloat64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[hipgoReduceFarthestFloat64Frame](t)
-		hipgoReduce[farthest, float64](t, f.p0, f.p1, f.p2)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[hipgoReduceFarthestFloat64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[hipgoReduceFarthestFloat64Frame](t)
+			hipgoReduce[farthest, float64](t, f.p0, f.p1, f.p2)
+		})
+		return
+	}
+	hipgoReduceGroup[farthest, float64](b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // launchhipgoReduceFarthestFloat64 launches hipgoReduce[farthest, float64]: LaunchHipgoReduce's instance.
@@ -451,250 +464,6 @@ func LaunchHipgoReduce[F hipgoReduceFTypes, T hipgoReduceTTypes](s *stream.Strea
 	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoReduce is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
 }
 
-// hipgoScanFarthestFloat64Args is the kernarg layout of hipgo_scan_farthest_float64's C++ entry point.
-type hipgoScanFarthestFloat64Args struct {
-	in        rocr.ConstPtr[float64]
-	inLen     int64
-	out       rocr.Ptr[float64]
-	offs      rocr.ConstPtr[float64]
-	mode      int64
-	exclusive uint8
-	tile      int64
-	tpb       int64
-}
-
-// hipgoScanFarthestFloat64Kernel runs hipgoScan[farthest, float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (hipgo_inst_gen.go:518: calls hipgoScanTiles, which synchronizes and has no fission (hipgo_inst_gen.go:261: a loop with a barrier whose condition is not uniform across the block)).
-var hipgoScanFarthestFloat64Kernel = kernel.Define("hipgo_scan_farthest_float64", func(b *kernel.Block, a *hipgoScanFarthestFloat64Args) {
-	f := kernelimpl.Frame[hipgoScanFarthestFloat64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.mode)
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[hipgoScanFarthestFloat64Frame](t)
-		hipgoScan[farthest, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
-
-// launchhipgoScanFarthestFloat64 launches hipgoScan[farthest, float64]: LaunchHipgoScan's instance.
-func launchhipgoScanFarthestFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], mode int, exclusive bool, tile int, tpb int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 0 (in): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 1 (out): nil buffer")
-	}
-	if offs == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 2 (offs): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 4)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).ConstPtr(offs).Int64(int64(mode)).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
-	}
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
-}
-
-// hipgoScanFTypes are the type arguments hipgoScan is instantiated for as F.
-type hipgoScanFTypes interface {
-	farthest
-}
-
-// hipgoScanTTypes are the type arguments hipgoScan is instantiated for as T.
-type hipgoScanTTypes interface {
-	float64
-}
-
-// LaunchHipgoScan launches hipgoScan (hipgo_inst_gen.go:515) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length. It is instantiated for [farthest, float64].
-func LaunchHipgoScan[F hipgoScanFTypes, T hipgoScanTTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[T], offs buffer.Array[T], mode int, exclusive bool, tile int, tpb int) error {
-	switch any((*struct {
-		a0 F
-		a1 T
-	})(nil)).(type) {
-	case *struct {
-		a0 farthest
-		a1 float64
-	}:
-		return launchhipgoScanFarthestFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)), *(*buffer.Array[float64])(unsafe.Pointer(&offs)), mode, exclusive, tile, tpb)
-	}
-	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoScan is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
-}
-
-// hipgoMergeBlockFartherFirstFloat64Args is the kernarg layout of hipgo_merge_block_farther_first_float64's C++ entry point.
-type hipgoMergeBlockFartherFirstFloat64Args struct {
-	in    rocr.ConstPtr[float64]
-	inLen int64
-	out   rocr.Ptr[float64]
-	outI  rocr.Ptr[uint32]
-	pairs uint8
-	tile  int64
-}
-
-// hipgoMergeBlockFartherFirstFloat64Kernel runs hipgoMergeBlock[fartherFirst, float64] on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (hipgo_inst_gen.go:529: calls hipgoMergeSortTiles, which synchronizes and has no fission (hipgo_inst_gen.go:386: a loop with a barrier whose condition is not uniform across the block)).
-var hipgoMergeBlockFartherFirstFloat64Kernel = kernel.Define("hipgo_merge_block_farther_first_float64", func(b *kernel.Block, a *hipgoMergeBlockFartherFirstFloat64Args) {
-	f := kernelimpl.Frame[hipgoMergeBlockFartherFirstFloat64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[hipgoMergeBlockFartherFirstFloat64Frame](t)
-		hipgoMergeBlock[fartherFirst, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4)
-	})
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
-
-// launchhipgoMergeBlockFartherFirstFloat64 launches hipgoMergeBlock[fartherFirst, float64]: LaunchHipgoMergeBlock's instance.
-func launchhipgoMergeBlockFartherFirstFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 0 (in): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 1 (out): nil buffer")
-	}
-	if outI == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 2 (outI): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 5)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
-	}
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
-}
-
-// hipgoMergeBlockFTypes are the type arguments hipgoMergeBlock is instantiated for as F.
-type hipgoMergeBlockFTypes interface {
-	fartherFirst
-}
-
-// hipgoMergeBlockKTypes are the type arguments hipgoMergeBlock is instantiated for as K.
-type hipgoMergeBlockKTypes interface {
-	float64
-}
-
-// LaunchHipgoMergeBlock launches hipgoMergeBlock (hipgo_inst_gen.go:526) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length. It is instantiated for [fartherFirst, float64].
-func LaunchHipgoMergeBlock[F hipgoMergeBlockFTypes, K hipgoMergeBlockKTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[K], out buffer.Array[K], outI buffer.Array[uint32], pairs bool, tile int) error {
-	switch any((*struct {
-		a0 F
-		a1 K
-	})(nil)).(type) {
-	case *struct {
-		a0 fartherFirst
-		a1 float64
-	}:
-		return launchhipgoMergeBlockFartherFirstFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)), outI, pairs, tile)
-	}
-	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoMergeBlock is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
-}
-
-// hipgoMergePassFartherFirstFloat64Args is the kernarg layout of hipgo_merge_pass_farther_first_float64's C++ entry point.
-type hipgoMergePassFartherFirstFloat64Args struct {
-	src   rocr.ConstPtr[float64]
-	dst   rocr.Ptr[float64]
-	srcI  rocr.ConstPtr[uint32]
-	dstI  rocr.Ptr[uint32]
-	pairs uint8
-	count int64
-	w     int64
-	tile  int64
-}
-
-// hipgoMergePassFartherFirstFloat64Kernel runs hipgoMergePass[fartherFirst, float64] on the cpu agent by loop fission (hipgoMergePassGroup),
-// without coroutines but where kernelimpl.SetCoroutines asks for them.
-var hipgoMergePassFartherFirstFloat64Kernel = kernel.Define("hipgo_merge_pass_farther_first_float64", func(b *kernel.Block, a *hipgoMergePassFartherFirstFloat64Args) {
-	if kernelimpl.Coroutines() {
-		f := kernelimpl.Frame[hipgoMergePassFartherFirstFloat64Frame](b)
-		f.p0 = kernelimpl.ConstViewRest(b, a.src)
-		f.p1 = kernelimpl.ViewRest(b, a.dst)
-		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
-		f.p3 = kernelimpl.ViewRest(b, a.dstI)
-		f.p4 = a.pairs != 0
-		f.p5 = int(a.count)
-		f.p6 = int(a.w)
-		f.p7 = int(a.tile)
-		b.Lockstep(func(t kernel.Thread) {
-			f := kernelimpl.FrameOf[hipgoMergePassFartherFirstFloat64Frame](t)
-			hipgoMergePass[fartherFirst, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
-		})
-		return
-	}
-	hipgoMergePassGroup[fartherFirst, float64](b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, int(a.count), int(a.w), int(a.tile))
-}, kernel.StaticShared(8208), kernelimpl.Lockstep())
-
-// launchhipgoMergePassFartherFirstFloat64 launches hipgoMergePass[fartherFirst, float64]: LaunchHipgoMergePass's instance.
-func launchhipgoMergePassFartherFirstFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, count int, w int, tile int) error {
-	if src == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 0 (src): nil buffer")
-	}
-	if dst == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 1 (dst): nil buffer")
-	}
-	if srcI == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 2 (srcI): nil buffer")
-	}
-	if dstI == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 3 (dstI): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 6)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
-	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
-}
-
-// hipgoMergePassFTypes are the type arguments hipgoMergePass is instantiated for as F.
-type hipgoMergePassFTypes interface {
-	fartherFirst
-}
-
-// hipgoMergePassKTypes are the type arguments hipgoMergePass is instantiated for as K.
-type hipgoMergePassKTypes interface {
-	float64
-}
-
-// LaunchHipgoMergePass launches hipgoMergePass (hipgo_inst_gen.go:537) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length. It is instantiated for [fartherFirst, float64].
-func LaunchHipgoMergePass[F hipgoMergePassFTypes, K hipgoMergePassKTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[K], dst buffer.Array[K], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, count int, w int, tile int) error {
-	switch any((*struct {
-		a0 F
-		a1 K
-	})(nil)).(type) {
-	case *struct {
-		a0 fartherFirst
-		a1 float64
-	}:
-		return launchhipgoMergePassFartherFirstFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&src)), *(*buffer.Array[float64])(unsafe.Pointer(&dst)), srcI, dstI, pairs, count, w, tile)
-	}
-	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoMergePass is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
-}
-
 // hipgoReduceFarthestFloat64Frame holds hipgoReduce[farthest, float64]'s arguments for its lockstep work-items.
 type hipgoReduceFarthestFloat64Frame struct {
 	p0 []float64
@@ -702,228 +471,151 @@ type hipgoReduceFarthestFloat64Frame struct {
 	p2 int
 }
 
-// hipgoScanFarthestFloat64Frame holds hipgoScan[farthest, float64]'s arguments for its lockstep work-items.
-type hipgoScanFarthestFloat64Frame struct {
-	p0 []float64
-	p1 []float64
-	p2 []float64
-	p3 int
-	p4 bool
-	p5 int
-	p6 int
+// hipgoReduceLocals holds the per-work-item variables of hipgoReduce's fissioned group.
+type hipgoReduceLocals[F hipgoReduceFunc[T], T kernel.Shuffleable] struct {
+	hgV     []T
+	hgWarps []*[32]T
+	hgOp    []F
+	hgLane  []int
+	hgW     []int
+	hgAcc   []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgC0    []bool
 }
 
-// hipgoMergeBlockFartherFirstFloat64Frame holds hipgoMergeBlock[fartherFirst, float64]'s arguments for its lockstep work-items.
-type hipgoMergeBlockFartherFirstFloat64Frame struct {
-	p0 []float64
-	p1 []float64
-	p2 []uint32
-	p3 bool
-	p4 int
-}
-
-// hipgoMergePassFartherFirstFloat64Frame holds hipgoMergePass[fartherFirst, float64]'s arguments for its lockstep work-items.
-type hipgoMergePassFartherFirstFloat64Frame struct {
-	p0 []float64
-	p1 []float64
-	p2 []uint32
-	p3 []uint32
-	p4 bool
-	p5 int
-	p6 int
-	p7 int
-}
-
-// hipgoMergePassLocals holds the per-work-item variables of hipgoMergePass's fissioned group.
-type hipgoMergePassLocals[F hipgoLessFunc[K], K hipgoKey] struct {
-}
-
-// hipgoMergePassGroup runs one work-group of hipgoMergePass (hipgo_inst_gen.go:537) by loop fission: each stretch
+// hipgoReduceGroup runs one work-group of hipgoReduce (hipgo_inst_gen.go:135) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func hipgoMergePassGroup[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, src []K, dst []K, srcI []uint32, dstI []uint32, pairs bool, count int, w int, tile int) {
+func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, span int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[hipgoMergePassLocals[F, K]](hgB)
+	hgF := kernelimpl.Frame[hipgoReduceLocals[F, T]](hgB)
 	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line hipgo_inst_gen.go:538
-	sk := kernel.DynamicShared[K](t)
-//line hipgo_inst_gen.go:539
-	si := kernel.Shared[[2048]uint32](t)
-//line hipgo_inst_gen.go:540
-	part := kernel.Shared[[2]int](t)
-//line hipgo_inst_gen.go:541
-	hgGroupHipgoMergeRuns[F, K](hgB, src, dst, srcI, dstI, pairs, count, w, tile, sk, si, part)
-}
-
-// hgLocalsHipgoMergeRuns holds the per-work-item variables of hipgoMergeRuns's fissioned group.
-type hgLocalsHipgoMergeRuns[F hipgoLessFunc[K], K hipgoKey] struct {
-	hgOp   []F
-	hgBd   []int
-	hgTid  []int
-	hgB2   []int
-	hgO0   []int
-	hgO1   []int
-	hgPs   []int
-	hgAs   []int
-	hgBs   []int
-	hgBe   []int
-	hgLa   []int
-	hgTot  []int
-	hgLb   []int
-	hgDone []bool
-}
-
-// hgGroupHipgoMergeRuns runs one work-group of hipgoMergeRuns (hipgo_inst_gen.go:443) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func hgGroupHipgoMergeRuns[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, src []K, dst []K, srcI []uint32, dstI []uint32, pairs bool, count int, w int, tile int, sk []K, si *[2048]uint32, part *[2]int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[hgLocalsHipgoMergeRuns[F, K]](hgB)
-	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
 	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
-	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
-	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
-	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
-	hgO0 := kernelimpl.Locals(&hgF.hgO0, hgN)
-	hgO1 := kernelimpl.Locals(&hgF.hgO1, hgN)
-	hgPs := kernelimpl.Locals(&hgF.hgPs, hgN)
-	hgAs := kernelimpl.Locals(&hgF.hgAs, hgN)
-	hgBs := kernelimpl.Locals(&hgF.hgBs, hgN)
-	hgBe := kernelimpl.Locals(&hgF.hgBe, hgN)
-	hgLa := kernelimpl.Locals(&hgF.hgLa, hgN)
-	hgTot := kernelimpl.Locals(&hgF.hgTot, hgN)
-	hgLb := kernelimpl.Locals(&hgF.hgLb, hgN)
-	hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)
-	clear(hgDone)
-	hgLeft := hgN
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgAcc := kernelimpl.Locals(&hgF.hgAcc, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
 	t := hgB.Thread(0)
 	_ = t
-hgS0:
+//line hipgo_inst_gen.go:136
+	warps := kernel.Shared[[32]T](t)
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line hipgo_inst_gen.go:444
+//line hipgo_inst_gen.go:137
+		var op F
+//line hipgo_inst_gen.go:138
+		hgAcc[hgI] = op.Identity()
+//line hipgo_inst_gen.go:139
+		lo, hi, step := hipgoRange(t, len(in), span)
+//line hipgo_inst_gen.go:140
+		for i := lo; i < hi; i += step {
+			hgAcc[hgI] = op.Apply(hgAcc[hgI], in[i])
+		}
+//line hipgo_inst_gen.go:143
+		hgV[hgI], hgWarps[hgI] = hgAcc[hgI], warps
+//line hipgo_inst_gen.go:101
 		hgOp[hgI] = *new(F)
-//line hipgo_inst_gen.go:445
-		hgBd[hgI], hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
-//line hipgo_inst_gen.go:446
-		n := count
-//line hipgo_inst_gen.go:447
-		hgO0[hgI] = hgB2[hgI] * tile
-//line hipgo_inst_gen.go:448
-		if hgO0[hgI] >= n {
-			{
-//line hipgo_inst_gen.go:449
-				hgDone[hgI] = true
-//line hipgo_inst_gen.go:449
-				hgLeft--
-//line hipgo_inst_gen.go:449
-				continue hgS0
-//line hipgo_inst_gen.go:449
-			}
-		}
-//line hipgo_inst_gen.go:451
-		hgO1[hgI] = min(hgO0[hgI]+tile, n)
-//line hipgo_inst_gen.go:452
-		if hgBd[hgI] == 1 {
-			for o := hgO0[hgI]; o < hgO1[hgI]; {
-				ps := o / (2 * w) * (2 * w)
-				e := min(hgO1[hgI], ps+2*w)
-				hipgoMergeRange[F, K](src, dst, srcI, dstI, pairs, ps, min(ps+w, n), min(ps+2*w, n), o-ps, e-ps)
-				o = e
-			}
-			{
-//line hipgo_inst_gen.go:459
-				hgDone[hgI] = true
-//line hipgo_inst_gen.go:459
-				hgLeft--
-//line hipgo_inst_gen.go:459
-				continue hgS0
-//line hipgo_inst_gen.go:459
-			}
-		}
-//line hipgo_inst_gen.go:461
-		hgPs[hgI] = hgO0[hgI] / (2 * w) * (2 * w)
-//line hipgo_inst_gen.go:462
-		hgAs[hgI], hgBs[hgI], hgBe[hgI] = hgPs[hgI], min(hgPs[hgI]+w, n), min(hgPs[hgI]+2*w, n)
-//line hipgo_inst_gen.go:463
-		if hgTid[hgI] == 0 {
-			part[0] = hipgoMergePath[F, K](src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO0[hgI]-hgPs[hgI])
-			part[1] = hipgoMergePath[F, K](src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO1[hgI]-hgPs[hgI])
-		}
+//line hipgo_inst_gen.go:102
+		hgBd = t.BlockDim().X
 	}
-	if hgLeft == 0 {
-		return
-	}
-	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
+//line hipgo_inst_gen.go:103
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:143
+			hgAcc[hgI] = hgV[hgI]
 		}
-		t := hgB.Thread(hgI)
-		_ = t
-//line hipgo_inst_gen.go:468
-		i0, i1 := part[0], part[1]
-//line hipgo_inst_gen.go:469
-		j0 := hgO0[hgI] - hgPs[hgI] - i0
-//line hipgo_inst_gen.go:470
-		hgLa[hgI], hgTot[hgI] = i1-i0, hgO1[hgI]-hgO0[hgI]
-//line hipgo_inst_gen.go:471
-		hgLb[hgI] = hgTot[hgI] - hgLa[hgI]
-//line hipgo_inst_gen.go:472
-		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
-			g := hgBs[hgI] + j0 + x - hgLa[hgI]
-			if x < hgLa[hgI] {
-				g = hgAs[hgI] + i0 + x
+	} else {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line hipgo_inst_gen.go:106
+			hgWs = t.WarpSize()
+		}
+//line hipgo_inst_gen.go:107
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:108
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
-			sk[x] = src[g]
-			if pairs {
-				si[x] = srcI[g]
+//line hipgo_inst_gen.go:108
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:108
+				hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW0.Out[hgI])
 			}
 		}
-	}
-	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
-		t := hgB.Thread(hgI)
-		_ = t
-//line hipgo_inst_gen.go:483
-		ipt := tile / hgBd[hgI]
-//line hipgo_inst_gen.go:484
-		if d := hgTid[hgI] * ipt; d < hgTot[hgI] {
-			i := hipgoMergePath[F, K](sk[0:hgLa[hgI]], sk[hgLa[hgI]:hgTot[hgI]], d)
-			j := d - i
-			for k := d; k < min(d+ipt, hgTot[hgI]); k++ {
-				from := hgLa[hgI] + j
-				if j >= hgLb[hgI] || (i < hgLa[hgI] && !hgOp[hgI].Less(sk[hgLa[hgI]+j], sk[i])) {
-					from = i
-					i++
-				} else {
-					j++
-				}
-				sk[tile+k] = sk[from]
-				if pairs {
-					si[tile+k] = si[from]
+//line hipgo_inst_gen.go:110
+		if hgBd <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:143
+				hgAcc[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line hipgo_inst_gen.go:113
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line hipgo_inst_gen.go:114
+				if hgLane[hgI] == 0 {
+					hgWarps[hgI][hgW[hgI]] = hgV[hgI]
 				}
 			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:118
+				hgC0[hgI] = hgW[hgI] == 0
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line hipgo_inst_gen.go:119
+				hgV[hgI] = hgOp[hgI].Identity()
+//line hipgo_inst_gen.go:120
+				if hgLane[hgI] < hgBd/hgWs {
+					hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+				}
+			}
+//line hipgo_inst_gen.go:123
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW1.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line hipgo_inst_gen.go:124
+					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line hipgo_inst_gen.go:124
+				hgW1.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line hipgo_inst_gen.go:124
+					hgV[hgI] = hgOp[hgI].Apply(hgV[hgI], hgW1.Out[hgI])
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:143
+				hgAcc[hgI] = hgV[hgI]
+			}
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
 		t := hgB.Thread(hgI)
 		_ = t
-//line hipgo_inst_gen.go:502
-		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
-			dst[hgO0[hgI]+x] = sk[tile+x]
-			if pairs {
-				dstI[hgO0[hgI]+x] = si[tile+x]
-			}
+//line hipgo_inst_gen.go:144
+		if t.ThreadIdx().X == 0 {
+			out[t.BlockIdx().X] = hgAcc[hgI]
 		}
 	}
 }

@@ -112,7 +112,7 @@ type reduceI32Args struct {
 }
 
 // reduceI32Kernel runs reduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:13: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:13: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI32Kernel = kernel.Define("reduce_i32", func(b *kernel.Block, a *reduceI32Args) {
 	f := kernelimpl.Frame[reduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -164,7 +164,7 @@ type argReduceI32Args struct {
 }
 
 // argReduceI32Kernel runs argReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:27: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:27: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI32Kernel = kernel.Define("arg_reduce_i32", func(b *kernel.Block, a *argReduceI32Args) {
 	f := kernelimpl.Frame[argReduceI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -219,18 +219,22 @@ type scanUpI32Args struct {
 	tpb   int64
 }
 
-// scanUpI32Kernel runs scanUpI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:38: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpI32Kernel runs scanUpI32 on the cpu agent by loop fission (scanUpI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpI32Kernel = kernel.Define("scan_up_i32", func(b *kernel.Block, a *scanUpI32Args) {
-	f := kernelimpl.Frame[scanUpI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpI32Frame](t)
-		scanUpI32(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpI32Frame](t)
+			scanUpI32(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpI32 launches scanUpI32 (kernels_types.go:36) on s: grid blocks of block threads, with
@@ -268,21 +272,25 @@ type scanI32Args struct {
 	tpb       int64
 }
 
-// scanI32Kernel runs scanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:47: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanI32Kernel runs scanI32 on the cpu agent by loop fission (scanI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanI32Kernel = kernel.Define("scan_i32", func(b *kernel.Block, a *scanI32Args) {
-	f := kernelimpl.Frame[scanI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanI32Frame](t)
-		scanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanI32Frame](t)
+			scanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanI32 launches scanI32 (kernels_types.go:44) on s: grid blocks of block threads, with
@@ -508,20 +516,24 @@ type segReduceI32Args struct {
 	span    int64
 }
 
-// segReduceI32Kernel runs segReduceI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:87: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceI32Kernel runs segReduceI32 on the cpu agent by loop fission (segReduceI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a *segReduceI32Args) {
-	f := kernelimpl.Frame[segReduceI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceI32Frame](t)
-		segReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceI32Frame](t)
+			segReduceI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
@@ -561,20 +573,24 @@ type selectCountI32Args struct {
 	tile   int64
 }
 
-// selectCountI32Kernel runs selectCountI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:95: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountI32Kernel runs selectCountI32 on the cpu agent by loop fission (selectCountI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Block, a *selectCountI32Args) {
-	f := kernelimpl.Frame[selectCountI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountI32Frame](t)
-		selectCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountI32Frame](t)
+			selectCountI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
@@ -622,28 +638,32 @@ type selectScatterI32Args struct {
 	tile      int64
 }
 
-// selectScatterI32Kernel runs selectScatterI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:104: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterI32Kernel runs selectScatterI32 on the cpu agent by loop fission (selectScatterI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.Block, a *selectScatterI32Args) {
-	f := kernelimpl.Frame[selectScatterI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterI32Frame](t)
-		selectScatterI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterI32Frame](t)
+			selectScatterI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
@@ -699,24 +719,28 @@ type segScanI32Args struct {
 	tpb       int64
 }
 
-// segScanI32Kernel runs segScanI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:115: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanI32Kernel runs segScanI32 on the cpu agent by loop fission (segScanI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *segScanI32Args) {
-	f := kernelimpl.Frame[segScanI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanI32Frame](t)
-		segScanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanI32Frame](t)
+			segScanI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
 // LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
@@ -766,7 +790,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -818,7 +842,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -873,18 +897,22 @@ type scanUpU32Args struct {
 	tpb   int64
 }
 
-// scanUpU32Kernel runs scanUpU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:149: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpU32Kernel runs scanUpU32 on the cpu agent by loop fission (scanUpU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scanUpU32Args) {
-	f := kernelimpl.Frame[scanUpU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpU32Frame](t)
-		scanUpU32(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpU32Frame](t)
+			scanUpU32(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
@@ -922,21 +950,25 @@ type scanU32Args struct {
 	tpb       int64
 }
 
-// scanU32Kernel runs scanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:158: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanU32Kernel runs scanU32 on the cpu agent by loop fission (scanU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Args) {
-	f := kernelimpl.Frame[scanU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanU32Frame](t)
-		scanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanU32Frame](t)
+			scanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
@@ -1162,20 +1194,24 @@ type segReduceU32Args struct {
 	span    int64
 }
 
-// segReduceU32Kernel runs segReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:198: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceU32Kernel runs segReduceU32 on the cpu agent by loop fission (segReduceU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a *segReduceU32Args) {
-	f := kernelimpl.Frame[segReduceU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceU32Frame](t)
-		segReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceU32Frame](t)
+			segReduceU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
@@ -1215,20 +1251,24 @@ type selectCountU32Args struct {
 	tile   int64
 }
 
-// selectCountU32Kernel runs selectCountU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:206: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountU32Kernel runs selectCountU32 on the cpu agent by loop fission (selectCountU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Block, a *selectCountU32Args) {
-	f := kernelimpl.Frame[selectCountU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountU32Frame](t)
-		selectCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountU32Frame](t)
+			selectCountU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
@@ -1276,28 +1316,32 @@ type selectScatterU32Args struct {
 	tile      int64
 }
 
-// selectScatterU32Kernel runs selectScatterU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:215: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterU32Kernel runs selectScatterU32 on the cpu agent by loop fission (selectScatterU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.Block, a *selectScatterU32Args) {
-	f := kernelimpl.Frame[selectScatterU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterU32Frame](t)
-		selectScatterU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterU32Frame](t)
+			selectScatterU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
@@ -1353,24 +1397,28 @@ type segScanU32Args struct {
 	tpb       int64
 }
 
-// segScanU32Kernel runs segScanU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:226: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanU32Kernel runs segScanU32 on the cpu agent by loop fission (segScanU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *segScanU32Args) {
-	f := kernelimpl.Frame[segScanU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanU32Frame](t)
-		segScanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanU32Frame](t)
+			segScanU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
 // LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
@@ -1420,7 +1468,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1472,7 +1520,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1527,18 +1575,22 @@ type scanUpI64Args struct {
 	tpb   int64
 }
 
-// scanUpI64Kernel runs scanUpI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:260: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpI64Kernel runs scanUpI64 on the cpu agent by loop fission (scanUpI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scanUpI64Args) {
-	f := kernelimpl.Frame[scanUpI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpI64Frame](t)
-		scanUpI64(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpI64Frame](t)
+			scanUpI64(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
@@ -1576,21 +1628,25 @@ type scanI64Args struct {
 	tpb       int64
 }
 
-// scanI64Kernel runs scanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:269: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanI64Kernel runs scanI64 on the cpu agent by loop fission (scanI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Args) {
-	f := kernelimpl.Frame[scanI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanI64Frame](t)
-		scanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanI64Frame](t)
+			scanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
@@ -1816,20 +1872,24 @@ type segReduceI64Args struct {
 	span    int64
 }
 
-// segReduceI64Kernel runs segReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:309: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceI64Kernel runs segReduceI64 on the cpu agent by loop fission (segReduceI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a *segReduceI64Args) {
-	f := kernelimpl.Frame[segReduceI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceI64Frame](t)
-		segReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceI64Frame](t)
+			segReduceI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
@@ -1869,20 +1929,24 @@ type selectCountI64Args struct {
 	tile   int64
 }
 
-// selectCountI64Kernel runs selectCountI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:317: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountI64Kernel runs selectCountI64 on the cpu agent by loop fission (selectCountI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Block, a *selectCountI64Args) {
-	f := kernelimpl.Frame[selectCountI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountI64Frame](t)
-		selectCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountI64Frame](t)
+			selectCountI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
@@ -1930,28 +1994,32 @@ type selectScatterI64Args struct {
 	tile      int64
 }
 
-// selectScatterI64Kernel runs selectScatterI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:326: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterI64Kernel runs selectScatterI64 on the cpu agent by loop fission (selectScatterI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.Block, a *selectScatterI64Args) {
-	f := kernelimpl.Frame[selectScatterI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterI64Frame](t)
-		selectScatterI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterI64Frame](t)
+			selectScatterI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
@@ -2007,24 +2075,28 @@ type segScanI64Args struct {
 	tpb       int64
 }
 
-// segScanI64Kernel runs segScanI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:337: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanI64Kernel runs segScanI64 on the cpu agent by loop fission (segScanI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *segScanI64Args) {
-	f := kernelimpl.Frame[segScanI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanI64Frame](t)
-		segScanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanI64Frame](t)
+			segScanI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
 // LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
@@ -2074,7 +2146,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2126,7 +2198,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2181,18 +2253,22 @@ type scanUpU64Args struct {
 	tpb   int64
 }
 
-// scanUpU64Kernel runs scanUpU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:371: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpU64Kernel runs scanUpU64 on the cpu agent by loop fission (scanUpU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scanUpU64Args) {
-	f := kernelimpl.Frame[scanUpU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpU64Frame](t)
-		scanUpU64(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpU64Frame](t)
+			scanUpU64(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
@@ -2230,21 +2306,25 @@ type scanU64Args struct {
 	tpb       int64
 }
 
-// scanU64Kernel runs scanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:380: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanU64Kernel runs scanU64 on the cpu agent by loop fission (scanU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Args) {
-	f := kernelimpl.Frame[scanU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanU64Frame](t)
-		scanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanU64Frame](t)
+			scanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
@@ -2470,20 +2550,24 @@ type segReduceU64Args struct {
 	span    int64
 }
 
-// segReduceU64Kernel runs segReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:420: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceU64Kernel runs segReduceU64 on the cpu agent by loop fission (segReduceU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a *segReduceU64Args) {
-	f := kernelimpl.Frame[segReduceU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceU64Frame](t)
-		segReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceU64Frame](t)
+			segReduceU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
@@ -2523,20 +2607,24 @@ type selectCountU64Args struct {
 	tile   int64
 }
 
-// selectCountU64Kernel runs selectCountU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:428: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountU64Kernel runs selectCountU64 on the cpu agent by loop fission (selectCountU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Block, a *selectCountU64Args) {
-	f := kernelimpl.Frame[selectCountU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountU64Frame](t)
-		selectCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountU64Frame](t)
+			selectCountU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
@@ -2584,28 +2672,32 @@ type selectScatterU64Args struct {
 	tile      int64
 }
 
-// selectScatterU64Kernel runs selectScatterU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:437: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterU64Kernel runs selectScatterU64 on the cpu agent by loop fission (selectScatterU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.Block, a *selectScatterU64Args) {
-	f := kernelimpl.Frame[selectScatterU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterU64Frame](t)
-		selectScatterU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterU64Frame](t)
+			selectScatterU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
@@ -2661,24 +2753,28 @@ type segScanU64Args struct {
 	tpb       int64
 }
 
-// segScanU64Kernel runs segScanU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:448: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanU64Kernel runs segScanU64 on the cpu agent by loop fission (segScanU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *segScanU64Args) {
-	f := kernelimpl.Frame[segScanU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanU64Frame](t)
-		segScanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanU64Frame](t)
+			segScanU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
 // LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
@@ -2728,7 +2824,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2780,7 +2876,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2835,18 +2931,22 @@ type scanUpF32Args struct {
 	tpb   int64
 }
 
-// scanUpF32Kernel runs scanUpF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:482: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpF32Kernel runs scanUpF32 on the cpu agent by loop fission (scanUpF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scanUpF32Args) {
-	f := kernelimpl.Frame[scanUpF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpF32Frame](t)
-		scanUpF32(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpF32Frame](t)
+			scanUpF32(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
@@ -2884,21 +2984,25 @@ type scanF32Args struct {
 	tpb       int64
 }
 
-// scanF32Kernel runs scanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:491: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanF32Kernel runs scanF32 on the cpu agent by loop fission (scanF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Args) {
-	f := kernelimpl.Frame[scanF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanF32Frame](t)
-		scanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanF32Frame](t)
+			scanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
@@ -3124,20 +3228,24 @@ type segReduceF32Args struct {
 	span    int64
 }
 
-// segReduceF32Kernel runs segReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:531: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceF32Kernel runs segReduceF32 on the cpu agent by loop fission (segReduceF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a *segReduceF32Args) {
-	f := kernelimpl.Frame[segReduceF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceF32Frame](t)
-		segReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceF32Frame](t)
+			segReduceF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
 // LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
@@ -3177,20 +3285,24 @@ type selectCountF32Args struct {
 	tile   int64
 }
 
-// selectCountF32Kernel runs selectCountF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:539: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountF32Kernel runs selectCountF32 on the cpu agent by loop fission (selectCountF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Block, a *selectCountF32Args) {
-	f := kernelimpl.Frame[selectCountF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountF32Frame](t)
-		selectCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountF32Frame](t)
+			selectCountF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
@@ -3238,28 +3350,32 @@ type selectScatterF32Args struct {
 	tile      int64
 }
 
-// selectScatterF32Kernel runs selectScatterF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:548: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterF32Kernel runs selectScatterF32 on the cpu agent by loop fission (selectScatterF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.Block, a *selectScatterF32Args) {
-	f := kernelimpl.Frame[selectScatterF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterF32Frame](t)
-		selectScatterF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterF32Frame](t)
+			selectScatterF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
@@ -3315,24 +3431,28 @@ type segScanF32Args struct {
 	tpb       int64
 }
 
-// segScanF32Kernel runs segScanF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:559: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanF32Kernel runs segScanF32 on the cpu agent by loop fission (segScanF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *segScanF32Args) {
-	f := kernelimpl.Frame[segScanF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanF32Frame](t)
-		segScanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanF32Frame](t)
+			segScanF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
 // LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
@@ -3382,7 +3502,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3434,7 +3554,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, inside a statement).
+// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3489,18 +3609,22 @@ type scanUpF64Args struct {
 	tpb   int64
 }
 
-// scanUpF64Kernel runs scanUpF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:593: calls tileSum, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// scanUpF64Kernel runs scanUpF64 on the cpu agent by loop fission (scanUpF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scanUpF64Args) {
-	f := kernelimpl.Frame[scanUpF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.sums)
-	f.p2 = int(a.tile)
-	f.p3 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanUpF64Frame](t)
-		scanUpF64(t, f.p0, f.p1, f.p2, f.p3)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanUpF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.sums)
+		f.p2 = int(a.tile)
+		f.p3 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanUpF64Frame](t)
+			scanUpF64(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	scanUpF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
@@ -3538,21 +3662,25 @@ type scanF64Args struct {
 	tpb       int64
 }
 
-// scanF64Kernel runs scanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:602: calls scanTiles, which synchronizes and has no fission (kernels.go:218: a loop with a barrier whose condition is not uniform across the block)).
+// scanF64Kernel runs scanF64 on the cpu agent by loop fission (scanF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Args) {
-	f := kernelimpl.Frame[scanF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = a.useOffs != 0
-	f.p4 = a.exclusive != 0
-	f.p5 = int(a.tile)
-	f.p6 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[scanF64Frame](t)
-		scanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[scanF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = a.useOffs != 0
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[scanF64Frame](t)
+			scanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	scanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
@@ -3778,20 +3906,24 @@ type segReduceF64Args struct {
 	span    int64
 }
 
-// segReduceF64Kernel runs segReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:642: calls segReduce, which synchronizes and has no fission (kernels.go:97: calls blockReduce, which synchronizes and returns other than once at its end)).
+// segReduceF64Kernel runs segReduceF64 on the cpu agent by loop fission (segReduceF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a *segReduceF64Args) {
-	f := kernelimpl.Frame[segReduceF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = a.id
-	f.p4 = a.op
-	f.p5 = int(a.span)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segReduceF64Frame](t)
-		segReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segReduceF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstView(b, a.offs, a.offsLen)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = a.id
+		f.p4 = a.op
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segReduceF64Frame](t)
+			segReduceF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	segReduceF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
@@ -3831,20 +3963,24 @@ type selectCountF64Args struct {
 	tile   int64
 }
 
-// selectCountF64Kernel runs selectCountF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:650: calls selectCount, which synchronizes and has no fission (kernels_select.go:55: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectCountF64Kernel runs selectCountF64 on the cpu agent by loop fission (selectCountF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Block, a *selectCountF64Args) {
-	f := kernelimpl.Frame[selectCountF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.counts)
-	f.p3 = a.pred
-	f.p4 = a.a
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectCountF64Frame](t)
-		selectCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectCountF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.counts)
+		f.p3 = a.pred
+		f.p4 = a.a
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectCountF64Frame](t)
+			selectCountF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	selectCountF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
@@ -3892,28 +4028,32 @@ type selectScatterF64Args struct {
 	tile      int64
 }
 
-// selectScatterF64Kernel runs selectScatterF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:659: calls selectScatter, which synchronizes and has no fission (kernels_select.go:81: calls blockReduce, which synchronizes, with type arguments other than its own type parameters' names)).
+// selectScatterF64Kernel runs selectScatterF64 on the cpu agent by loop fission (selectScatterF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.Block, a *selectScatterF64Args) {
-	f := kernelimpl.Frame[selectScatterF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.outIdx)
-	f.p4 = a.vals != 0
-	f.p5 = a.idx != 0
-	f.p6 = a.pred
-	f.p7 = a.a
-	f.p8 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p9 = kernelimpl.ConstViewRest(b, a.counts)
-	f.p10 = kernelimpl.ViewRest(b, a.num)
-	f.p11 = a.single != 0
-	f.p12 = a.partition != 0
-	f.p13 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectScatterF64Frame](t)
-		selectScatterF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[selectScatterF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.outIdx)
+		f.p4 = a.vals != 0
+		f.p5 = a.idx != 0
+		f.p6 = a.pred
+		f.p7 = a.a
+		f.p8 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p9 = kernelimpl.ConstViewRest(b, a.counts)
+		f.p10 = kernelimpl.ViewRest(b, a.num)
+		f.p11 = a.single != 0
+		f.p12 = a.partition != 0
+		f.p13 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[selectScatterF64Frame](t)
+			selectScatterF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11, f.p12, f.p13)
+		})
+		return
+	}
+	selectScatterF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
 // LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
@@ -3969,24 +4109,28 @@ type segScanF64Args struct {
 	tpb       int64
 }
 
-// segScanF64Kernel runs segScanF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:670: calls segScanTiles, which synchronizes and has no fission (kernels_segment.go:182: a loop with a barrier whose condition is not uniform across the block)).
+// segScanF64Kernel runs segScanF64 on the cpu agent by loop fission (segScanF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *segScanF64Args) {
-	f := kernelimpl.Frame[segScanF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.heads)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.sums)
-	f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
-	f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
-	f.p6 = a.mode
-	f.p7 = a.exclusive != 0
-	f.p8 = int(a.tile)
-	f.p9 = int(a.tpb)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanF64Frame](t)
-		segScanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[segScanF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ConstViewRest(b, a.heads)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.sums)
+		f.p4 = kernelimpl.ViewRest(b, a.sumHeads)
+		f.p5 = kernelimpl.ConstViewRest(b, a.carryIn)
+		f.p6 = a.mode
+		f.p7 = a.exclusive != 0
+		f.p8 = int(a.tile)
+		f.p9 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[segScanF64Frame](t)
+			segScanF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+		})
+		return
+	}
+	segScanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
 // LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
@@ -4468,21 +4612,25 @@ type sortKeysI8Args struct {
 	tile      int64
 }
 
-// sortKeysI8Kernel runs sortKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:736: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysI8Kernel runs sortKeysI8 on the cpu agent by loop fission (sortKeysI8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *sortKeysI8Args) {
-	f := kernelimpl.Frame[sortKeysI8Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysI8Frame](t)
-		sortKeysI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysI8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysI8Frame](t)
+			sortKeysI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysI8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
@@ -4576,20 +4724,24 @@ type mergeBlockI8Args struct {
 	tile  int64
 }
 
-// mergeBlockI8Kernel runs mergeBlockI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:752: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockI8Kernel runs mergeBlockI8 on the cpu agent by loop fission (mergeBlockI8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a *mergeBlockI8Args) {
-	f := kernelimpl.Frame[mergeBlockI8Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockI8Frame](t)
-		mergeBlockI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockI8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockI8Frame](t)
+			mergeBlockI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockI8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
@@ -4749,21 +4901,25 @@ type sortKeysU8Args struct {
 	tile      int64
 }
 
-// sortKeysU8Kernel runs sortKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:780: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysU8Kernel runs sortKeysU8 on the cpu agent by loop fission (sortKeysU8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *sortKeysU8Args) {
-	f := kernelimpl.Frame[sortKeysU8Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysU8Frame](t)
-		sortKeysU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysU8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysU8Frame](t)
+			sortKeysU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysU8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
@@ -4857,20 +5013,24 @@ type mergeBlockU8Args struct {
 	tile  int64
 }
 
-// mergeBlockU8Kernel runs mergeBlockU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:796: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockU8Kernel runs mergeBlockU8 on the cpu agent by loop fission (mergeBlockU8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a *mergeBlockU8Args) {
-	f := kernelimpl.Frame[mergeBlockU8Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockU8Frame](t)
-		mergeBlockU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockU8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockU8Frame](t)
+			mergeBlockU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockU8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
@@ -5030,21 +5190,25 @@ type sortKeysI16Args struct {
 	tile      int64
 }
 
-// sortKeysI16Kernel runs sortKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:824: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysI16Kernel runs sortKeysI16 on the cpu agent by loop fission (sortKeysI16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *sortKeysI16Args) {
-	f := kernelimpl.Frame[sortKeysI16Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysI16Frame](t)
-		sortKeysI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysI16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysI16Frame](t)
+			sortKeysI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysI16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
@@ -5138,20 +5302,24 @@ type mergeBlockI16Args struct {
 	tile  int64
 }
 
-// mergeBlockI16Kernel runs mergeBlockI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:840: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockI16Kernel runs mergeBlockI16 on the cpu agent by loop fission (mergeBlockI16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block, a *mergeBlockI16Args) {
-	f := kernelimpl.Frame[mergeBlockI16Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockI16Frame](t)
-		mergeBlockI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockI16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockI16Frame](t)
+			mergeBlockI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockI16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
@@ -5311,21 +5479,25 @@ type sortKeysU16Args struct {
 	tile      int64
 }
 
-// sortKeysU16Kernel runs sortKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:868: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysU16Kernel runs sortKeysU16 on the cpu agent by loop fission (sortKeysU16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *sortKeysU16Args) {
-	f := kernelimpl.Frame[sortKeysU16Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysU16Frame](t)
-		sortKeysU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysU16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysU16Frame](t)
+			sortKeysU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysU16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
@@ -5419,20 +5591,24 @@ type mergeBlockU16Args struct {
 	tile  int64
 }
 
-// mergeBlockU16Kernel runs mergeBlockU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:884: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockU16Kernel runs mergeBlockU16 on the cpu agent by loop fission (mergeBlockU16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block, a *mergeBlockU16Args) {
-	f := kernelimpl.Frame[mergeBlockU16Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockU16Frame](t)
-		mergeBlockU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockU16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockU16Frame](t)
+			mergeBlockU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockU16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
@@ -5592,21 +5768,25 @@ type sortKeysI32Args struct {
 	tile      int64
 }
 
-// sortKeysI32Kernel runs sortKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:912: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysI32Kernel runs sortKeysI32 on the cpu agent by loop fission (sortKeysI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *sortKeysI32Args) {
-	f := kernelimpl.Frame[sortKeysI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysI32Frame](t)
-		sortKeysI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysI32Frame](t)
+			sortKeysI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysI32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
@@ -5700,20 +5880,24 @@ type mergeBlockI32Args struct {
 	tile  int64
 }
 
-// mergeBlockI32Kernel runs mergeBlockI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:928: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockI32Kernel runs mergeBlockI32 on the cpu agent by loop fission (mergeBlockI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block, a *mergeBlockI32Args) {
-	f := kernelimpl.Frame[mergeBlockI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockI32Frame](t)
-		mergeBlockI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockI32Frame](t)
+			mergeBlockI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
@@ -5873,21 +6057,25 @@ type sortKeysU32Args struct {
 	tile      int64
 }
 
-// sortKeysU32Kernel runs sortKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:956: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysU32Kernel runs sortKeysU32 on the cpu agent by loop fission (sortKeysU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *sortKeysU32Args) {
-	f := kernelimpl.Frame[sortKeysU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysU32Frame](t)
-		sortKeysU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysU32Frame](t)
+			sortKeysU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysU32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
@@ -5981,20 +6169,24 @@ type mergeBlockU32Args struct {
 	tile  int64
 }
 
-// mergeBlockU32Kernel runs mergeBlockU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:972: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockU32Kernel runs mergeBlockU32 on the cpu agent by loop fission (mergeBlockU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block, a *mergeBlockU32Args) {
-	f := kernelimpl.Frame[mergeBlockU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockU32Frame](t)
-		mergeBlockU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockU32Frame](t)
+			mergeBlockU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
@@ -6154,21 +6346,25 @@ type sortKeysI64Args struct {
 	tile      int64
 }
 
-// sortKeysI64Kernel runs sortKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1000: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysI64Kernel runs sortKeysI64 on the cpu agent by loop fission (sortKeysI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *sortKeysI64Args) {
-	f := kernelimpl.Frame[sortKeysI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysI64Frame](t)
-		sortKeysI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysI64Frame](t)
+			sortKeysI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysI64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
@@ -6262,20 +6458,24 @@ type mergeBlockI64Args struct {
 	tile  int64
 }
 
-// mergeBlockI64Kernel runs mergeBlockI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1016: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockI64Kernel runs mergeBlockI64 on the cpu agent by loop fission (mergeBlockI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block, a *mergeBlockI64Args) {
-	f := kernelimpl.Frame[mergeBlockI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockI64Frame](t)
-		mergeBlockI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockI64Frame](t)
+			mergeBlockI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
@@ -6435,21 +6635,25 @@ type sortKeysU64Args struct {
 	tile      int64
 }
 
-// sortKeysU64Kernel runs sortKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1044: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysU64Kernel runs sortKeysU64 on the cpu agent by loop fission (sortKeysU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *sortKeysU64Args) {
-	f := kernelimpl.Frame[sortKeysU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysU64Frame](t)
-		sortKeysU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysU64Frame](t)
+			sortKeysU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysU64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
@@ -6543,20 +6747,24 @@ type mergeBlockU64Args struct {
 	tile  int64
 }
 
-// mergeBlockU64Kernel runs mergeBlockU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1060: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockU64Kernel runs mergeBlockU64 on the cpu agent by loop fission (mergeBlockU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block, a *mergeBlockU64Args) {
-	f := kernelimpl.Frame[mergeBlockU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockU64Frame](t)
-		mergeBlockU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockU64Frame](t)
+			mergeBlockU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
@@ -6716,21 +6924,25 @@ type sortKeysF32Args struct {
 	tile      int64
 }
 
-// sortKeysF32Kernel runs sortKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1088: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysF32Kernel runs sortKeysF32 on the cpu agent by loop fission (sortKeysF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *sortKeysF32Args) {
-	f := kernelimpl.Frame[sortKeysF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysF32Frame](t)
-		sortKeysF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysF32Frame](t)
+			sortKeysF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysF32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
@@ -6824,20 +7036,24 @@ type mergeBlockF32Args struct {
 	tile  int64
 }
 
-// mergeBlockF32Kernel runs mergeBlockF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1104: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockF32Kernel runs mergeBlockF32 on the cpu agent by loop fission (mergeBlockF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block, a *mergeBlockF32Args) {
-	f := kernelimpl.Frame[mergeBlockF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockF32Frame](t)
-		mergeBlockF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockF32Frame](t)
+			mergeBlockF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
@@ -6997,21 +7213,25 @@ type sortKeysF64Args struct {
 	tile      int64
 }
 
-// sortKeysF64Kernel runs sortKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1132: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortKeysF64Kernel runs sortKeysF64 on the cpu agent by loop fission (sortKeysF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *sortKeysF64Args) {
-	f := kernelimpl.Frame[sortKeysF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p3 = int(a.shift)
-	f.p4 = int(a.bits)
-	f.p5 = a.desc != 0
-	f.p6 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortKeysF64Frame](t)
-		sortKeysF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortKeysF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.shift)
+		f.p4 = int(a.bits)
+		f.p5 = a.desc != 0
+		f.p6 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortKeysF64Frame](t)
+			sortKeysF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	sortKeysF64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
@@ -7105,20 +7325,24 @@ type mergeBlockF64Args struct {
 	tile  int64
 }
 
-// mergeBlockF64Kernel runs mergeBlockF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1148: calls mergeSortBlock, which synchronizes and has no fission (kernels_merge.go:117: a loop with a barrier whose condition is not uniform across the block)).
+// mergeBlockF64Kernel runs mergeBlockF64 on the cpu agent by loop fission (mergeBlockF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block, a *mergeBlockF64Args) {
-	f := kernelimpl.Frame[mergeBlockF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
-	f.p2 = kernelimpl.ViewRest(b, a.outI)
-	f.p3 = a.pairs != 0
-	f.p4 = a.ord
-	f.p5 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[mergeBlockF64Frame](t)
-		mergeBlockF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[mergeBlockF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = a.ord
+		f.p5 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[mergeBlockF64Frame](t)
+			mergeBlockF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	mergeBlockF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
@@ -7586,23 +7810,27 @@ type sortPairsI32I32Args struct {
 	tile      int64
 }
 
-// sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1210: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32I32Kernel runs sortPairsI32I32 on the cpu agent by loop fission (sortPairsI32I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.Block, a *sortPairsI32I32Args) {
-	f := kernelimpl.Frame[sortPairsI32I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32I32Frame](t)
-		sortPairsI32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32I32Frame](t)
+			sortPairsI32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
@@ -7651,23 +7879,27 @@ type sortPairsI32U32Args struct {
 	tile      int64
 }
 
-// sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1220: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32U32Kernel runs sortPairsI32U32 on the cpu agent by loop fission (sortPairsI32U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.Block, a *sortPairsI32U32Args) {
-	f := kernelimpl.Frame[sortPairsI32U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32U32Frame](t)
-		sortPairsI32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32U32Frame](t)
+			sortPairsI32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
@@ -7716,23 +7948,27 @@ type sortPairsI32I64Args struct {
 	tile      int64
 }
 
-// sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1230: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32I64Kernel runs sortPairsI32I64 on the cpu agent by loop fission (sortPairsI32I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.Block, a *sortPairsI32I64Args) {
-	f := kernelimpl.Frame[sortPairsI32I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32I64Frame](t)
-		sortPairsI32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32I64Frame](t)
+			sortPairsI32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
@@ -7781,23 +8017,27 @@ type sortPairsI32U64Args struct {
 	tile      int64
 }
 
-// sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1240: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32U64Kernel runs sortPairsI32U64 on the cpu agent by loop fission (sortPairsI32U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.Block, a *sortPairsI32U64Args) {
-	f := kernelimpl.Frame[sortPairsI32U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32U64Frame](t)
-		sortPairsI32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32U64Frame](t)
+			sortPairsI32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
@@ -7846,23 +8086,27 @@ type sortPairsI32F32Args struct {
 	tile      int64
 }
 
-// sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1250: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32F32Kernel runs sortPairsI32F32 on the cpu agent by loop fission (sortPairsI32F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.Block, a *sortPairsI32F32Args) {
-	f := kernelimpl.Frame[sortPairsI32F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32F32Frame](t)
-		sortPairsI32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32F32Frame](t)
+			sortPairsI32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
@@ -7911,23 +8155,27 @@ type sortPairsI32F64Args struct {
 	tile      int64
 }
 
-// sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1260: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI32F64Kernel runs sortPairsI32F64 on the cpu agent by loop fission (sortPairsI32F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.Block, a *sortPairsI32F64Args) {
-	f := kernelimpl.Frame[sortPairsI32F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI32F64Frame](t)
-		sortPairsI32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI32F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI32F64Frame](t)
+			sortPairsI32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
@@ -7976,23 +8224,27 @@ type sortPairsU32I32Args struct {
 	tile      int64
 }
 
-// sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1270: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32I32Kernel runs sortPairsU32I32 on the cpu agent by loop fission (sortPairsU32I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.Block, a *sortPairsU32I32Args) {
-	f := kernelimpl.Frame[sortPairsU32I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32I32Frame](t)
-		sortPairsU32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32I32Frame](t)
+			sortPairsU32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
@@ -8041,23 +8293,27 @@ type sortPairsU32U32Args struct {
 	tile      int64
 }
 
-// sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1280: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32U32Kernel runs sortPairsU32U32 on the cpu agent by loop fission (sortPairsU32U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.Block, a *sortPairsU32U32Args) {
-	f := kernelimpl.Frame[sortPairsU32U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32U32Frame](t)
-		sortPairsU32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32U32Frame](t)
+			sortPairsU32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
@@ -8106,23 +8362,27 @@ type sortPairsU32I64Args struct {
 	tile      int64
 }
 
-// sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1290: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32I64Kernel runs sortPairsU32I64 on the cpu agent by loop fission (sortPairsU32I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.Block, a *sortPairsU32I64Args) {
-	f := kernelimpl.Frame[sortPairsU32I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32I64Frame](t)
-		sortPairsU32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32I64Frame](t)
+			sortPairsU32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
@@ -8171,23 +8431,27 @@ type sortPairsU32U64Args struct {
 	tile      int64
 }
 
-// sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1300: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32U64Kernel runs sortPairsU32U64 on the cpu agent by loop fission (sortPairsU32U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.Block, a *sortPairsU32U64Args) {
-	f := kernelimpl.Frame[sortPairsU32U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32U64Frame](t)
-		sortPairsU32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32U64Frame](t)
+			sortPairsU32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
@@ -8236,23 +8500,27 @@ type sortPairsU32F32Args struct {
 	tile      int64
 }
 
-// sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1310: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32F32Kernel runs sortPairsU32F32 on the cpu agent by loop fission (sortPairsU32F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.Block, a *sortPairsU32F32Args) {
-	f := kernelimpl.Frame[sortPairsU32F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32F32Frame](t)
-		sortPairsU32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32F32Frame](t)
+			sortPairsU32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
@@ -8301,23 +8569,27 @@ type sortPairsU32F64Args struct {
 	tile      int64
 }
 
-// sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1320: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU32F64Kernel runs sortPairsU32F64 on the cpu agent by loop fission (sortPairsU32F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.Block, a *sortPairsU32F64Args) {
-	f := kernelimpl.Frame[sortPairsU32F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU32F64Frame](t)
-		sortPairsU32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU32F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU32F64Frame](t)
+			sortPairsU32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
@@ -8366,23 +8638,27 @@ type sortPairsI64I32Args struct {
 	tile      int64
 }
 
-// sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1330: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64I32Kernel runs sortPairsI64I32 on the cpu agent by loop fission (sortPairsI64I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.Block, a *sortPairsI64I32Args) {
-	f := kernelimpl.Frame[sortPairsI64I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64I32Frame](t)
-		sortPairsI64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64I32Frame](t)
+			sortPairsI64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
@@ -8431,23 +8707,27 @@ type sortPairsI64U32Args struct {
 	tile      int64
 }
 
-// sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1340: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64U32Kernel runs sortPairsI64U32 on the cpu agent by loop fission (sortPairsI64U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.Block, a *sortPairsI64U32Args) {
-	f := kernelimpl.Frame[sortPairsI64U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64U32Frame](t)
-		sortPairsI64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64U32Frame](t)
+			sortPairsI64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
@@ -8496,23 +8776,27 @@ type sortPairsI64I64Args struct {
 	tile      int64
 }
 
-// sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1350: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64I64Kernel runs sortPairsI64I64 on the cpu agent by loop fission (sortPairsI64I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.Block, a *sortPairsI64I64Args) {
-	f := kernelimpl.Frame[sortPairsI64I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64I64Frame](t)
-		sortPairsI64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64I64Frame](t)
+			sortPairsI64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
@@ -8561,23 +8845,27 @@ type sortPairsI64U64Args struct {
 	tile      int64
 }
 
-// sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1360: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64U64Kernel runs sortPairsI64U64 on the cpu agent by loop fission (sortPairsI64U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.Block, a *sortPairsI64U64Args) {
-	f := kernelimpl.Frame[sortPairsI64U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64U64Frame](t)
-		sortPairsI64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64U64Frame](t)
+			sortPairsI64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
@@ -8626,23 +8914,27 @@ type sortPairsI64F32Args struct {
 	tile      int64
 }
 
-// sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1370: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64F32Kernel runs sortPairsI64F32 on the cpu agent by loop fission (sortPairsI64F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.Block, a *sortPairsI64F32Args) {
-	f := kernelimpl.Frame[sortPairsI64F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64F32Frame](t)
-		sortPairsI64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64F32Frame](t)
+			sortPairsI64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
@@ -8691,23 +8983,27 @@ type sortPairsI64F64Args struct {
 	tile      int64
 }
 
-// sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1380: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsI64F64Kernel runs sortPairsI64F64 on the cpu agent by loop fission (sortPairsI64F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.Block, a *sortPairsI64F64Args) {
-	f := kernelimpl.Frame[sortPairsI64F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsI64F64Frame](t)
-		sortPairsI64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsI64F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsI64F64Frame](t)
+			sortPairsI64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsI64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
@@ -8756,23 +9052,27 @@ type sortPairsU64I32Args struct {
 	tile      int64
 }
 
-// sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1390: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64I32Kernel runs sortPairsU64I32 on the cpu agent by loop fission (sortPairsU64I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.Block, a *sortPairsU64I32Args) {
-	f := kernelimpl.Frame[sortPairsU64I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64I32Frame](t)
-		sortPairsU64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64I32Frame](t)
+			sortPairsU64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
@@ -8821,23 +9121,27 @@ type sortPairsU64U32Args struct {
 	tile      int64
 }
 
-// sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1400: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64U32Kernel runs sortPairsU64U32 on the cpu agent by loop fission (sortPairsU64U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.Block, a *sortPairsU64U32Args) {
-	f := kernelimpl.Frame[sortPairsU64U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64U32Frame](t)
-		sortPairsU64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64U32Frame](t)
+			sortPairsU64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
@@ -8886,23 +9190,27 @@ type sortPairsU64I64Args struct {
 	tile      int64
 }
 
-// sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1410: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64I64Kernel runs sortPairsU64I64 on the cpu agent by loop fission (sortPairsU64I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.Block, a *sortPairsU64I64Args) {
-	f := kernelimpl.Frame[sortPairsU64I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64I64Frame](t)
-		sortPairsU64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64I64Frame](t)
+			sortPairsU64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
@@ -8951,23 +9259,27 @@ type sortPairsU64U64Args struct {
 	tile      int64
 }
 
-// sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1420: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64U64Kernel runs sortPairsU64U64 on the cpu agent by loop fission (sortPairsU64U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.Block, a *sortPairsU64U64Args) {
-	f := kernelimpl.Frame[sortPairsU64U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64U64Frame](t)
-		sortPairsU64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64U64Frame](t)
+			sortPairsU64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
@@ -9016,23 +9328,27 @@ type sortPairsU64F32Args struct {
 	tile      int64
 }
 
-// sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1430: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64F32Kernel runs sortPairsU64F32 on the cpu agent by loop fission (sortPairsU64F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.Block, a *sortPairsU64F32Args) {
-	f := kernelimpl.Frame[sortPairsU64F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64F32Frame](t)
-		sortPairsU64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64F32Frame](t)
+			sortPairsU64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
@@ -9081,23 +9397,27 @@ type sortPairsU64F64Args struct {
 	tile      int64
 }
 
-// sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1440: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsU64F64Kernel runs sortPairsU64F64 on the cpu agent by loop fission (sortPairsU64F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.Block, a *sortPairsU64F64Args) {
-	f := kernelimpl.Frame[sortPairsU64F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsU64F64Frame](t)
-		sortPairsU64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsU64F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsU64F64Frame](t)
+			sortPairsU64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsU64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
@@ -9146,23 +9466,27 @@ type sortPairsF32I32Args struct {
 	tile      int64
 }
 
-// sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1450: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32I32Kernel runs sortPairsF32I32 on the cpu agent by loop fission (sortPairsF32I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.Block, a *sortPairsF32I32Args) {
-	f := kernelimpl.Frame[sortPairsF32I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32I32Frame](t)
-		sortPairsF32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32I32Frame](t)
+			sortPairsF32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
@@ -9211,23 +9535,27 @@ type sortPairsF32U32Args struct {
 	tile      int64
 }
 
-// sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1460: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32U32Kernel runs sortPairsF32U32 on the cpu agent by loop fission (sortPairsF32U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.Block, a *sortPairsF32U32Args) {
-	f := kernelimpl.Frame[sortPairsF32U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32U32Frame](t)
-		sortPairsF32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32U32Frame](t)
+			sortPairsF32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
@@ -9276,23 +9604,27 @@ type sortPairsF32I64Args struct {
 	tile      int64
 }
 
-// sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1470: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32I64Kernel runs sortPairsF32I64 on the cpu agent by loop fission (sortPairsF32I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.Block, a *sortPairsF32I64Args) {
-	f := kernelimpl.Frame[sortPairsF32I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32I64Frame](t)
-		sortPairsF32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32I64Frame](t)
+			sortPairsF32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
@@ -9341,23 +9673,27 @@ type sortPairsF32U64Args struct {
 	tile      int64
 }
 
-// sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1480: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32U64Kernel runs sortPairsF32U64 on the cpu agent by loop fission (sortPairsF32U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.Block, a *sortPairsF32U64Args) {
-	f := kernelimpl.Frame[sortPairsF32U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32U64Frame](t)
-		sortPairsF32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32U64Frame](t)
+			sortPairsF32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
@@ -9406,23 +9742,27 @@ type sortPairsF32F32Args struct {
 	tile      int64
 }
 
-// sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1490: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32F32Kernel runs sortPairsF32F32 on the cpu agent by loop fission (sortPairsF32F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.Block, a *sortPairsF32F32Args) {
-	f := kernelimpl.Frame[sortPairsF32F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32F32Frame](t)
-		sortPairsF32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32F32Frame](t)
+			sortPairsF32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
@@ -9471,23 +9811,27 @@ type sortPairsF32F64Args struct {
 	tile      int64
 }
 
-// sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1500: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF32F64Kernel runs sortPairsF32F64 on the cpu agent by loop fission (sortPairsF32F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.Block, a *sortPairsF32F64Args) {
-	f := kernelimpl.Frame[sortPairsF32F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF32F64Frame](t)
-		sortPairsF32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF32F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF32F64Frame](t)
+			sortPairsF32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
@@ -9536,23 +9880,27 @@ type sortPairsF64I32Args struct {
 	tile      int64
 }
 
-// sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1510: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64I32Kernel runs sortPairsF64I32 on the cpu agent by loop fission (sortPairsF64I32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.Block, a *sortPairsF64I32Args) {
-	f := kernelimpl.Frame[sortPairsF64I32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64I32Frame](t)
-		sortPairsF64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64I32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64I32Frame](t)
+			sortPairsF64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
@@ -9601,23 +9949,27 @@ type sortPairsF64U32Args struct {
 	tile      int64
 }
 
-// sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1520: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64U32Kernel runs sortPairsF64U32 on the cpu agent by loop fission (sortPairsF64U32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.Block, a *sortPairsF64U32Args) {
-	f := kernelimpl.Frame[sortPairsF64U32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64U32Frame](t)
-		sortPairsF64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64U32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64U32Frame](t)
+			sortPairsF64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
@@ -9666,23 +10018,27 @@ type sortPairsF64I64Args struct {
 	tile      int64
 }
 
-// sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1530: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64I64Kernel runs sortPairsF64I64 on the cpu agent by loop fission (sortPairsF64I64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.Block, a *sortPairsF64I64Args) {
-	f := kernelimpl.Frame[sortPairsF64I64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64I64Frame](t)
-		sortPairsF64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64I64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64I64Frame](t)
+			sortPairsF64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
@@ -9731,23 +10087,27 @@ type sortPairsF64U64Args struct {
 	tile      int64
 }
 
-// sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1540: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64U64Kernel runs sortPairsF64U64 on the cpu agent by loop fission (sortPairsF64U64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.Block, a *sortPairsF64U64Args) {
-	f := kernelimpl.Frame[sortPairsF64U64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64U64Frame](t)
-		sortPairsF64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64U64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64U64Frame](t)
+			sortPairsF64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
@@ -9796,23 +10156,27 @@ type sortPairsF64F32Args struct {
 	tile      int64
 }
 
-// sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1550: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64F32Kernel runs sortPairsF64F32 on the cpu agent by loop fission (sortPairsF64F32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.Block, a *sortPairsF64F32Args) {
-	f := kernelimpl.Frame[sortPairsF64F32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64F32Frame](t)
-		sortPairsF64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64F32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64F32Frame](t)
+			sortPairsF64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
@@ -9861,23 +10225,27 @@ type sortPairsF64F64Args struct {
 	tile      int64
 }
 
-// sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:1560: calls sortScatter, which synchronizes and has no fission (kernels.go:372: a loop with a barrier whose post statement is not uniform across the block)).
+// sortPairsF64F64Kernel runs sortPairsF64F64 on the cpu agent by loop fission (sortPairsF64F64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
 var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.Block, a *sortPairsF64F64Args) {
-	f := kernelimpl.Frame[sortPairsF64F64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
-	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
-	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
-	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
-	f.p4 = kernelimpl.ConstViewRest(b, a.offs)
-	f.p5 = int(a.shift)
-	f.p6 = int(a.bits)
-	f.p7 = a.desc != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[sortPairsF64F64Frame](t)
-		sortPairsF64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortPairsF64F64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+		f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+		f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+		f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+		f.p4 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p5 = int(a.shift)
+		f.p6 = int(a.bits)
+		f.p7 = a.desc != 0
+		f.p8 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortPairsF64F64Frame](t)
+			sortPairsF64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+		})
+		return
+	}
+	sortPairsF64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
 // LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
@@ -11528,6 +11896,2210 @@ type sortPairsF64F64Frame struct {
 	p8 int
 }
 
+// scanUpI32Locals holds the per-work-item variables of scanUpI32's fissioned group.
+type scanUpI32Locals struct {
+}
+
+// scanUpI32Group runs one work-group of scanUpI32 (kernels_types.go:36) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpI32Group(hgB *kernel.Block, in []int32, sums []int32, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:37
+	warps := kernel.Shared[[32]int32](t)
+//line kernels_types.go:38
+	hgGroupTileSum[int32](hgB, in, sums, tile, tpb, warps)
+}
+
+// hgLocalsTileSum holds the per-work-item variables of tileSum's fissioned group.
+type hgLocalsTileSum[T kernel.Shuffleable] struct {
+	hgV     []T
+	hgId    []T
+	hgOp    []int32
+	hgWarps []*[32]T
+	hgLane  []int
+	hgW     []int
+	hgAcc   []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgC0    []bool
+}
+
+// hgGroupTileSum runs one work-group of tileSum (kernels.go:125) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupTileSum[T kernel.Shuffleable](hgB *kernel.Block, in []T, sums []T, tile int, tpb int, warps *[32]T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsTileSum[T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgId := kernelimpl.Locals(&hgF.hgId, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgAcc := kernelimpl.Locals(&hgF.hgAcc, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:126
+		lo := min(t.BlockIdx().X*tile*tpb, len(in))
+//line kernels.go:127
+		hi := min(lo+tile*tpb, len(in))
+//line kernels.go:128
+		hgAcc[hgI] = *new(T)
+//line kernels.go:129
+		if t.BlockDim().X == 1 {
+			hgAcc[hgI] = sumOf(in[lo:hi])
+		} else {
+			for i := lo + t.ThreadIdx().X; i < hi; i += t.BlockDim().X {
+				hgAcc[hgI] += in[i]
+			}
+		}
+//line kernels.go:136
+		hgV[hgI], hgId[hgI], hgOp[hgI], hgWarps[hgI] = hgAcc[hgI], 0, opSum, warps
+//line kernels.go:95
+		hgBd = t.BlockDim().X
+	}
+//line kernels.go:96
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:136
+			hgAcc[hgI] = hgV[hgI]
+		}
+	} else {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:99
+			hgWs = t.WarpSize()
+		}
+//line kernels.go:100
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:101
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+				hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
+			}
+		}
+//line kernels.go:103
+		if hgBd <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:136
+				hgAcc[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:106
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:107
+				if hgLane[hgI] == 0 {
+					hgWarps[hgI][hgW[hgI]] = hgV[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:111
+				hgC0[hgI] = hgW[hgI] == 0
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line kernels.go:112
+				hgV[hgI] = hgId[hgI]
+//line kernels.go:113
+				if hgLane[hgI] < hgBd/hgWs {
+					hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+				}
+			}
+//line kernels.go:116
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW1.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						hgW1.Elsewhere(hgI)
+						continue
+					}
+//line kernels.go:117
+					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:117
+				hgW1.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line kernels.go:117
+					hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:136
+				hgAcc[hgI] = hgV[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:137
+		if t.ThreadIdx().X == 0 {
+			sums[t.BlockIdx().X] = hgAcc[hgI]
+		}
+	}
+}
+
+// scanI32Locals holds the per-work-item variables of scanI32's fissioned group.
+type scanI32Locals struct {
+}
+
+// scanI32Group runs one work-group of scanI32 (kernels_types.go:44) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanI32Group(hgB *kernel.Block, in []int32, out []int32, offs []int32, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:45
+	warps := kernel.Shared[[32]int32](t)
+//line kernels_types.go:46
+	sh := kernel.DynamicShared[int32](t)
+//line kernels_types.go:47
+	hgGroupScanTiles[int32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// hgLocalsScanTiles holds the per-work-item variables of scanTiles's fissioned group.
+type hgLocalsScanTiles[T kernel.Shuffleable] struct {
+	hgV     []T
+	hgWarps []*[32]T
+	hgLane  []int
+	hgW     []int
+	hgNw    []int
+	hgX     []T
+	hgY     []T
+	hgE     []T
+	hgS     []T
+	hgY2    []T
+	hgN2    []int
+	hgTid   []int
+	hgBase  []int
+	hgCarry []T
+	hgItems []int
+	hgKt    []int
+	hgLo    []int
+	hgPre   []T
+	hgTotal []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgW2    kernelimpl.Warp[T]
+	hgC0    []bool
+}
+
+// hgGroupScanTiles runs one work-group of scanTiles (kernels.go:188) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, offs []T, useOffs bool, exclusive bool, tile int, tpb int, sh []T, warps *[32]T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsScanTiles[T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgX := kernelimpl.Locals(&hgF.hgX, hgN)
+	hgY := kernelimpl.Locals(&hgF.hgY, hgN)
+	hgE := kernelimpl.Locals(&hgF.hgE, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgY2 := kernelimpl.Locals(&hgF.hgY2, hgN)
+	hgN2 := kernelimpl.Locals(&hgF.hgN2, hgN)
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgBase := kernelimpl.Locals(&hgF.hgBase, hgN)
+	hgCarry := kernelimpl.Locals(&hgF.hgCarry, hgN)
+	hgItems := kernelimpl.Locals(&hgF.hgItems, hgN)
+	hgKt := kernelimpl.Locals(&hgF.hgKt, hgN)
+	hgLo := kernelimpl.Locals(&hgF.hgLo, hgN)
+	hgPre := kernelimpl.Locals(&hgF.hgPre, hgN)
+	hgTotal := kernelimpl.Locals(&hgF.hgTotal, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:189
+		hgN2[hgI] = len(in)
+//line kernels.go:190
+		hgBd, hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels.go:191
+		hgBase[hgI] = t.BlockIdx().X * tile * tpb
+//line kernels.go:192
+		hgCarry[hgI] = *new(T)
+//line kernels.go:193
+		if useOffs {
+			hgCarry[hgI] = offs[t.BlockIdx().X]
+		}
+	}
+//line kernels.go:196
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:197
+			lo := min(hgBase[hgI], hgN2[hgI])
+//line kernels.go:198
+			hi := min(hgBase[hgI]+tile*tpb, hgN2[hgI])
+//line kernels.go:199
+			src, dst := in[lo:hi], out[lo:hi]
+//line kernels.go:200
+			if exclusive {
+				for i, x := range src {
+					dst[i] = hgCarry[hgI]
+					hgCarry[hgI] += x
+				}
+			} else {
+				for i, x := range src {
+					hgCarry[hgI] += x
+					dst[i] = hgCarry[hgI]
+				}
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:213
+		hgItems[hgI] = tile / hgBd
+//line kernels.go:214
+		hgKt[hgI] = 0
+//line kernels.go:215
+		if hgBase[hgI] < hgN2[hgI] {
+			hgKt[hgI] = min(tpb, (hgN2[hgI]-hgBase[hgI]+tile-1)/tile)
+		}
+	}
+//line kernels.go:218
+	for k := 0; k < hgKt[0]; k++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:219
+			hgLo[hgI] = hgBase[hgI] + k*tile
+//line kernels.go:220
+			for j := 0; j < hgItems[hgI]; j++ {
+				var x T
+				if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
+					x = in[i]
+				}
+				sh[j*hgBd+hgTid[hgI]] = x
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:228
+			var sum T
+//line kernels.go:229
+			for j := 0; j < hgItems[hgI]; j++ {
+				sum += sh[hgTid[hgI]*hgItems[hgI]+j]
+			}
+//line kernels.go:232
+			hgV[hgI], hgWarps[hgI] = sum, warps
+//line kernels.go:145
+			hgWs, hgLane[hgI] = t.WarpSize(), t.Lane()
+//line kernels.go:146
+			hgW[hgI], hgNw[hgI] = t.ThreadIdx().X/hgWs, t.BlockDim().X/hgWs
+//line kernels.go:147
+			hgX[hgI] = hgV[hgI]
+		}
+//line kernels.go:148
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:149
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:149
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:149
+				hgY[hgI] = hgW0.Out[hgI]
+//line kernels.go:150
+				if hgLane[hgI] >= d {
+					hgX[hgI] += hgY[hgI]
+				}
+			}
+		}
+		hgW1.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:154
+			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], 1, kernel.CPUWarpSize)
+		}
+//line kernels.go:154
+		hgW1.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:154
+			hgE[hgI] = hgW1.Out[hgI]
+//line kernels.go:155
+			if hgLane[hgI] == 0 {
+				hgE[hgI] = 0
+			}
+//line kernels.go:158
+			if hgLane[hgI] == hgWs-1 {
+				hgWarps[hgI][hgW[hgI]] = hgX[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:162
+			hgC0[hgI] = hgW[hgI] == 0
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line kernels.go:163
+			hgS[hgI] = *new(T)
+//line kernels.go:164
+			if hgLane[hgI] < hgNw[hgI] {
+				hgS[hgI] = hgWarps[hgI][hgLane[hgI]]
+			}
+		}
+//line kernels.go:167
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW2.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					hgW2.Elsewhere(hgI)
+					continue
+				}
+//line kernels.go:168
+				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:168
+			hgW2.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line kernels.go:168
+				hgY2[hgI] = hgW2.Out[hgI]
+//line kernels.go:169
+				if hgLane[hgI] >= d {
+					hgS[hgI] += hgY2[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line kernels.go:173
+			if hgLane[hgI] < hgNw[hgI] {
+				hgWarps[hgI][hgLane[hgI]] = hgS[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:178
+			if hgW[hgI] > 0 {
+				hgE[hgI] += hgWarps[hgI][hgW[hgI]-1]
+			}
+//line kernels.go:232
+			hgPre[hgI], hgTotal[hgI] = hgE[hgI], hgWarps[hgI][hgNw[hgI]-1]
+//line kernels.go:233
+			run := hgCarry[hgI] + hgPre[hgI]
+//line kernels.go:234
+			for j := 0; j < hgItems[hgI]; j++ {
+				x := sh[hgTid[hgI]*hgItems[hgI]+j]
+				if exclusive {
+					sh[hgTid[hgI]*hgItems[hgI]+j] = run
+					run += x
+				} else {
+					run += x
+					sh[hgTid[hgI]*hgItems[hgI]+j] = run
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:245
+			for j := 0; j < hgItems[hgI]; j++ {
+				if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
+					out[i] = sh[j*hgBd+hgTid[hgI]]
+				}
+			}
+//line kernels.go:250
+			hgCarry[hgI] += hgTotal[hgI]
+		}
+	}
+}
+
+// segReduceI32Locals holds the per-work-item variables of segReduceI32's fissioned group.
+type segReduceI32Locals struct {
+}
+
+// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:85) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:86
+	warps := kernel.Shared[[32]int32](t)
+//line kernels_types.go:87
+	hgGroupSegReduce[int32](hgB, in, offs, out, id, op, span, warps)
+}
+
+// hgLocalsSegReduce holds the per-work-item variables of segReduce's fissioned group.
+type hgLocalsSegReduce[T kernel.Shuffleable] struct {
+	hgV     []T
+	hgId    []T
+	hgOp    []int32
+	hgWarps []*[32]T
+	hgLane  []int
+	hgW     []int
+	hgN2    []int
+	hgTid   []int
+	hgAcc   []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgC0    []bool
+}
+
+// hgGroupSegReduce runs one work-group of segReduce (kernels_segment.go:12) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []int64, out []T, id T, op int32, span int, warps *[32]T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSegReduce[T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgId := kernelimpl.Locals(&hgF.hgId, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgN2 := kernelimpl.Locals(&hgF.hgN2, hgN)
+	var hgNs int
+	var hgBd2 int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgAcc := kernelimpl.Locals(&hgF.hgAcc, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_segment.go:13
+		hgN2[hgI], hgNs = len(in), len(offs)-1
+//line kernels_segment.go:14
+		hgBd2, hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+	}
+//line kernels_segment.go:15
+	if hgBd2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels_segment.go:16
+			lo := min(t.GlobalX()*span, max(hgNs, 0))
+//line kernels_segment.go:17
+			hi := min(lo+span, max(hgNs, 0))
+//line kernels_segment.go:18
+			for g := lo; g < hi; g++ {
+				b := int(min(max(offs[g], 0), int64(hgN2[hgI])))
+				e := int(min(max(offs[g+1], int64(b)), int64(hgN2[hgI])))
+				out[g] = fold(in[b:e], id, op)
+			}
+		}
+		return
+	}
+//line kernels_segment.go:25
+	for g := t.BlockIdx().X; g < hgNs; g += t.GridDim().X {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels_segment.go:26
+			b := int(min(max(offs[g], 0), int64(hgN2[hgI])))
+//line kernels_segment.go:27
+			e := int(min(max(offs[g+1], int64(b)), int64(hgN2[hgI])))
+//line kernels_segment.go:28
+			hgAcc[hgI] = id
+//line kernels_segment.go:29
+			for i := b + hgTid[hgI]; i < e; i += hgBd2 {
+				hgAcc[hgI] = combine(hgAcc[hgI], in[i], op)
+			}
+//line kernels_segment.go:32
+			hgV[hgI], hgId[hgI], hgOp[hgI], hgWarps[hgI] = hgAcc[hgI], id, op, warps
+//line kernels.go:95
+			hgBd = t.BlockDim().X
+		}
+//line kernels.go:96
+		if hgBd == 1 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:32
+				hgAcc[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:99
+				hgWs = t.WarpSize()
+			}
+//line kernels.go:100
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW0.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+					hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:101
+				hgW0.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+					hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
+				}
+			}
+//line kernels.go:103
+			if hgBd <= hgWs {
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:32
+					hgAcc[hgI] = hgV[hgI]
+				}
+			} else {
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:106
+					hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:107
+					if hgLane[hgI] == 0 {
+						hgWarps[hgI][hgW[hgI]] = hgV[hgI]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:111
+					hgC0[hgI] = hgW[hgI] == 0
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line kernels.go:112
+					hgV[hgI] = hgId[hgI]
+//line kernels.go:113
+					if hgLane[hgI] < hgBd/hgWs {
+						hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+					}
+				}
+//line kernels.go:116
+				for off := hgWs / 2; off > 0; off >>= 1 {
+					hgW1.Begin(hgB)
+					for hgI := 0; hgI < hgN; hgI++ {
+						if !hgC0[hgI] {
+							hgW1.Elsewhere(hgI)
+							continue
+						}
+//line kernels.go:117
+						hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+					}
+//line kernels.go:117
+					hgW1.Run(hgB, kernelimpl.OpShflDown)
+					for hgI := 0; hgI < hgN; hgI++ {
+						if !hgC0[hgI] {
+							continue
+						}
+//line kernels.go:117
+						hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:32
+					hgAcc[hgI] = hgV[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:33
+			if hgTid[hgI] == 0 {
+				out[g] = hgAcc[hgI]
+			}
+		}
+	}
+}
+
+// selectCountI32Locals holds the per-work-item variables of selectCountI32's fissioned group.
+type selectCountI32Locals struct {
+}
+
+// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:93) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:94
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:95
+	hgGroupSelectCount[int32](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// hgLocalsSelectCount holds the per-work-item variables of selectCount's fissioned group.
+type hgLocalsSelectCount[T number] struct {
+	hgV     []int64
+	hgId    []int64
+	hgOp    []int32
+	hgWarps []*[32]int64
+	hgLane  []int
+	hgW     []int
+	hgBd2   []int
+	hgTid   []int
+	hgC     []int64
+	hgW0    kernelimpl.Warp[int64]
+	hgW1    kernelimpl.Warp[int64]
+	hgC0    []bool
+}
+
+// hgGroupSelectCount runs one work-group of selectCount (kernels_select.go:45) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, counts []int64, pred int32, a T, tile int, warps *[32]int64) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSelectCount[T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgId := kernelimpl.Locals(&hgF.hgId, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgBd2 := kernelimpl.Locals(&hgF.hgBd2, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgC := kernelimpl.Locals(&hgF.hgC, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_select.go:46
+		hgBd2[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels_select.go:47
+		lo := min(t.BlockIdx().X*tile, len(in))
+//line kernels_select.go:48
+		hi := min(lo+tile, len(in))
+//line kernels_select.go:49
+		hgC[hgI] = *new(int64)
+//line kernels_select.go:50
+		for i := lo + hgTid[hgI]; i < hi; i += hgBd2[hgI] {
+			if chosen(in, flags, i, pred, a) {
+				hgC[hgI]++
+			}
+		}
+//line kernels_select.go:55
+		hgV[hgI], hgId[hgI], hgOp[hgI], hgWarps[hgI] = hgC[hgI], 0, opSum, warps
+//line kernels.go:95
+		hgBd = t.BlockDim().X
+	}
+//line kernels.go:96
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:55
+			hgC[hgI] = hgV[hgI]
+		}
+	} else {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:99
+			hgWs = t.WarpSize()
+		}
+//line kernels.go:100
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:101
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+				hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
+			}
+		}
+//line kernels.go:103
+		if hgBd <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:55
+				hgC[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:106
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:107
+				if hgLane[hgI] == 0 {
+					hgWarps[hgI][hgW[hgI]] = hgV[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:111
+				hgC0[hgI] = hgW[hgI] == 0
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line kernels.go:112
+				hgV[hgI] = hgId[hgI]
+//line kernels.go:113
+				if hgLane[hgI] < hgBd/hgWs {
+					hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+				}
+			}
+//line kernels.go:116
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW1.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						hgW1.Elsewhere(hgI)
+						continue
+					}
+//line kernels.go:117
+					hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:117
+				hgW1.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line kernels.go:117
+					hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:55
+				hgC[hgI] = hgV[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_select.go:56
+		if hgTid[hgI] == 0 {
+			counts[t.BlockIdx().X] = hgC[hgI]
+		}
+	}
+}
+
+// selectScatterI32Locals holds the per-work-item variables of selectScatterI32's fissioned group.
+type selectScatterI32Locals struct {
+}
+
+// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:101) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []int32, outIdx []int64, vals bool, idx bool, pred int32, a int32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:102
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:103
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:104
+	hgGroupSelectScatter[int32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// hgLocalsSelectScatter holds the per-work-item variables of selectScatter's fissioned group.
+type hgLocalsSelectScatter[T number] struct {
+	hgV     []int64
+	hgId    []int64
+	hgOp    []int32
+	hgWarps []*[32]int64
+	hgLane  []int
+	hgW     []int
+	hgTid   []int
+	hgB2    []int
+	hgNb    []int
+	hgBase  []int64
+	hgTotal []int64
+	hgWs2   []int
+	hgLane2 []int
+	hgW3    []int
+	hgNw    []int
+	hgLt    []uint64
+	hgI2    []int
+	hgF2    []bool
+	hgM     []uint64
+	hgPre   []int64
+	hgAll   []int64
+	hgW0    kernelimpl.Warp[int64]
+	hgW1    kernelimpl.Warp[int64]
+	hgW2    kernelimpl.Warp[uint64]
+	hgC0    []bool
+}
+
+// hgGroupSelectScatter runs one work-group of selectScatter (kernels_select.go:67) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, out []T, outIdx []int64, vals bool, idx bool, pred int32, a T, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int, warps *[32]int64, wc *[32]int32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSelectScatter[T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgId := kernelimpl.Locals(&hgF.hgId, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgBd int
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	var hgBd2 int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgNb := kernelimpl.Locals(&hgF.hgNb, hgN)
+	var hgLo int
+	var hgHi int
+	hgBase := kernelimpl.Locals(&hgF.hgBase, hgN)
+	hgTotal := kernelimpl.Locals(&hgF.hgTotal, hgN)
+	hgWs2 := kernelimpl.Locals(&hgF.hgWs2, hgN)
+	hgLane2 := kernelimpl.Locals(&hgF.hgLane2, hgN)
+	hgW3 := kernelimpl.Locals(&hgF.hgW3, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgLt := kernelimpl.Locals(&hgF.hgLt, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgM := kernelimpl.Locals(&hgF.hgM, hgN)
+	hgPre := kernelimpl.Locals(&hgF.hgPre, hgN)
+	hgAll := kernelimpl.Locals(&hgF.hgAll, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_select.go:68
+		hgBd2, hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels_select.go:69
+		hgB2[hgI], hgNb[hgI] = t.BlockIdx().X, t.GridDim().X
+//line kernels_select.go:70
+		n := len(in)
+//line kernels_select.go:71
+		hgLo = min(hgB2[hgI]*tile, n)
+//line kernels_select.go:72
+		hgHi = min(hgLo+tile, n)
+//line kernels_select.go:73
+		{
+//line kernels_select.go:73
+			hgBase[hgI] = *new(int64)
+//line kernels_select.go:73
+			hgTotal[hgI] = *new(int64)
+//line kernels_select.go:73
+		}
+	}
+//line kernels_select.go:74
+	if single {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels_select.go:75
+			var c int64
+//line kernels_select.go:76
+			for i := hgLo + hgTid[hgI]; i < hgHi; i += hgBd2 {
+				if chosen(in, flags, i, pred, a) {
+					c++
+				}
+			}
+//line kernels_select.go:81
+			hgV[hgI], hgId[hgI], hgOp[hgI], hgWarps[hgI] = c, 0, opSum, warps
+//line kernels.go:95
+			hgBd = t.BlockDim().X
+		}
+//line kernels.go:96
+		if hgBd == 1 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:81
+				hgTotal[hgI] = hgV[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:99
+				hgWs = t.WarpSize()
+			}
+//line kernels.go:100
+			for off := hgWs / 2; off > 0; off >>= 1 {
+				hgW0.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+					hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:101
+				hgW0.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:101
+					hgV[hgI] = combine(hgV[hgI], hgW0.Out[hgI], hgOp[hgI])
+				}
+			}
+//line kernels.go:103
+			if hgBd <= hgWs {
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:81
+					hgTotal[hgI] = hgV[hgI]
+				}
+			} else {
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:106
+					hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:107
+					if hgLane[hgI] == 0 {
+						hgWarps[hgI][hgW[hgI]] = hgV[hgI]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:111
+					hgC0[hgI] = hgW[hgI] == 0
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+					if !hgC0[hgI] {
+						continue
+					}
+//line kernels.go:112
+					hgV[hgI] = hgId[hgI]
+//line kernels.go:113
+					if hgLane[hgI] < hgBd/hgWs {
+						hgV[hgI] = hgWarps[hgI][hgLane[hgI]]
+					}
+				}
+//line kernels.go:116
+				for off := hgWs / 2; off > 0; off >>= 1 {
+					hgW1.Begin(hgB)
+					for hgI := 0; hgI < hgN; hgI++ {
+						if !hgC0[hgI] {
+							hgW1.Elsewhere(hgI)
+							continue
+						}
+//line kernels.go:117
+						hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+					}
+//line kernels.go:117
+					hgW1.Run(hgB, kernelimpl.OpShflDown)
+					for hgI := 0; hgI < hgN; hgI++ {
+						if !hgC0[hgI] {
+							continue
+						}
+//line kernels.go:117
+						hgV[hgI] = combine(hgV[hgI], hgW1.Out[hgI], hgOp[hgI])
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:81
+					hgTotal[hgI] = hgV[hgI]
+				}
+			}
+		}
+//line kernels_select.go:82
+		if hgBd2 > 1 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:83
+				if hgTid[hgI] == 0 {
+					warps[0] = hgTotal[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:87
+				hgTotal[hgI] = warps[0]
+			}
+		}
+	} else {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:90
+			hgBase[hgI] = offs[hgB2[hgI]]
+//line kernels_select.go:91
+			hgTotal[hgI] = offs[hgNb[hgI]-1] + counts[hgNb[hgI]-1]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:93
+		if hgB2[hgI] == 0 && hgTid[hgI] == 0 {
+			num[0] = hgTotal[hgI]
+		}
+	}
+//line kernels_select.go:96
+	if hgBd2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:97
+			for i := hgLo; i < hgHi; i++ {
+				if chosen(in, flags, i, pred, a) {
+					if vals {
+						out[hgBase[hgI]] = in[i]
+					}
+					if idx {
+						outIdx[hgBase[hgI]] = int64(i)
+					}
+					hgBase[hgI]++
+				} else if partition {
+					p := hgTotal[hgI] + int64(i) - hgBase[hgI]
+					out[p] = in[i]
+				}
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_select.go:113
+		hgWs2[hgI], hgLane2[hgI] = t.WarpSize(), t.Lane()
+//line kernels_select.go:114
+		hgW3[hgI], hgNw[hgI] = hgTid[hgI]/hgWs2[hgI], hgBd2/hgWs2[hgI]
+//line kernels_select.go:115
+		hgLt[hgI] = (uint64(1) << hgLane2[hgI]) - 1
+	}
+//line kernels_select.go:116
+	for row := hgLo; row < hgHi; row += hgBd2 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:117
+			hgI2[hgI] = row + hgTid[hgI]
+//line kernels_select.go:118
+			hgF2[hgI] = hgI2[hgI] < hgHi && chosen(in, flags, hgI2[hgI], pred, a)
+		}
+		hgW2.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:119
+			hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI]), 0, kernel.CPUWarpSize)
+		}
+//line kernels_select.go:119
+		hgW2.Run(hgB, kernelimpl.OpBallot)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:119
+			hgM[hgI] = hgW2.Out[hgI]
+//line kernels_select.go:120
+			if hgLane2[hgI] == 0 {
+				wc[hgW3[hgI]] = int32(popc(hgM[hgI]))
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:124
+			hgPre[hgI], hgAll[hgI] = int64(popc(hgM[hgI]&hgLt[hgI])), int64(0)
+//line kernels_select.go:125
+			for x := 0; x < hgNw[hgI]; x++ {
+				c := int64(wc[x])
+				if x < hgW3[hgI] {
+					hgPre[hgI] += c
+				}
+				hgAll[hgI] += c
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_select.go:133
+			if hgI2[hgI] < hgHi {
+				p := hgBase[hgI] + hgPre[hgI]
+				if hgF2[hgI] {
+					if vals {
+						out[p] = in[hgI2[hgI]]
+					}
+					if idx {
+						outIdx[p] = int64(hgI2[hgI])
+					}
+				} else if partition {
+					out[hgTotal[hgI]+int64(hgI2[hgI])-p] = in[hgI2[hgI]]
+				}
+			}
+//line kernels_select.go:146
+			hgBase[hgI] += hgAll[hgI]
+		}
+	}
+}
+
+// segScanI32Locals holds the per-work-item variables of segScanI32's fissioned group.
+type segScanI32Locals struct {
+}
+
+// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:110) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:111
+	sh := kernel.DynamicShared[int32](t)
+//line kernels_types.go:112
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:113
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:114
+	warpsV := kernel.Shared[[32]int32](t)
+//line kernels_types.go:115
+	hgGroupSegScanTiles[int32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
+// hgLocalsSegScanTiles holds the per-work-item variables of segScanTiles's fissioned group.
+type hgLocalsSegScanTiles[T kernel.Shuffleable] struct {
+	hgF2     []int32
+	hgV      []T
+	hgLane   []int
+	hgYf     []int32
+	hgYv     []T
+	hgF3     []int32
+	hgV2     []T
+	hgWarpsF []*[32]int32
+	hgWarpsV []*[32]T
+	hgWs2    []int
+	hgLane2  []int
+	hgW      []int
+	hgNw     []int
+	hgXf     []int32
+	hgXv     []T
+	hgEf     []int32
+	hgEv     []T
+	hgSf     []int32
+	hgSv     []T
+	hgN2     []int
+	hgTid    []int
+	hgB2     []int
+	hgBase   []int
+	hgCarry  []T
+	hgCf     []int32
+	hgItems  []int
+	hgKt     []int
+	hgLo     []int
+	hgPf     []int32
+	hgPv     []T
+	hgTf     []int32
+	hgTv     []T
+	hgRun    []T
+	hgW0     kernelimpl.Warp[int32]
+	hgW1     kernelimpl.Warp[T]
+	hgW2     kernelimpl.Warp[int32]
+	hgW3     kernelimpl.Warp[T]
+	hgW4     kernelimpl.Warp[int32]
+	hgW5     kernelimpl.Warp[T]
+	hgC0     []bool
+}
+
+// hgGroupSegScanTiles runs one work-group of segScanTiles (kernels_segment.go:142) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads []uint8, out []T, sums []T, sumHeads []uint8, carryIn []T, mode int32, exclusive bool, tile int, tpb int, sh []T, shf *[2816]uint8, warpsF *[32]int32, warpsV *[32]T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSegScanTiles[T]](hgB)
+	_ = hgF
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	var hgWs int
+	hgYf := kernelimpl.Locals(&hgF.hgYf, hgN)
+	hgYv := kernelimpl.Locals(&hgF.hgYv, hgN)
+	hgF3 := kernelimpl.Locals(&hgF.hgF3, hgN)
+	hgV2 := kernelimpl.Locals(&hgF.hgV2, hgN)
+	hgWarpsF := kernelimpl.Locals(&hgF.hgWarpsF, hgN)
+	hgWarpsV := kernelimpl.Locals(&hgF.hgWarpsV, hgN)
+	hgWs2 := kernelimpl.Locals(&hgF.hgWs2, hgN)
+	hgLane2 := kernelimpl.Locals(&hgF.hgLane2, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgXf := kernelimpl.Locals(&hgF.hgXf, hgN)
+	hgXv := kernelimpl.Locals(&hgF.hgXv, hgN)
+	hgEf := kernelimpl.Locals(&hgF.hgEf, hgN)
+	hgEv := kernelimpl.Locals(&hgF.hgEv, hgN)
+	hgSf := kernelimpl.Locals(&hgF.hgSf, hgN)
+	hgSv := kernelimpl.Locals(&hgF.hgSv, hgN)
+	hgN2 := kernelimpl.Locals(&hgF.hgN2, hgN)
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgBase := kernelimpl.Locals(&hgF.hgBase, hgN)
+	hgCarry := kernelimpl.Locals(&hgF.hgCarry, hgN)
+	hgCf := kernelimpl.Locals(&hgF.hgCf, hgN)
+	hgItems := kernelimpl.Locals(&hgF.hgItems, hgN)
+	hgKt := kernelimpl.Locals(&hgF.hgKt, hgN)
+	hgLo := kernelimpl.Locals(&hgF.hgLo, hgN)
+	hgPf := kernelimpl.Locals(&hgF.hgPf, hgN)
+	hgPv := kernelimpl.Locals(&hgF.hgPv, hgN)
+	hgTf := kernelimpl.Locals(&hgF.hgTf, hgN)
+	hgTv := kernelimpl.Locals(&hgF.hgTv, hgN)
+	hgRun := kernelimpl.Locals(&hgF.hgRun, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgW3 := &hgF.hgW3
+	hgW4 := &hgF.hgW4
+	hgW5 := &hgF.hgW5
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_segment.go:143
+		hgN2[hgI] = len(in)
+//line kernels_segment.go:144
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line kernels_segment.go:145
+		hgBase[hgI] = hgB2[hgI] * tile * tpb
+//line kernels_segment.go:146
+		hgCarry[hgI] = *new(T)
+//line kernels_segment.go:147
+		hgCf[hgI] = *new(int32)
+//line kernels_segment.go:148
+		if mode == segDown && hgB2[hgI] > 0 {
+			hgCarry[hgI] = carryIn[hgB2[hgI]-1]
+		}
+	}
+//line kernels_segment.go:151
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:152
+			lo := min(hgBase[hgI], hgN2[hgI])
+//line kernels_segment.go:153
+			hi := min(hgBase[hgI]+tile*tpb, hgN2[hgI])
+//line kernels_segment.go:154
+			for i := lo; i < hi; i++ {
+				x := in[i]
+				if heads[i] != 0 {
+					hgCarry[hgI] = 0
+					hgCf[hgI] = 1
+				}
+				if mode == segUp {
+					hgCarry[hgI] += x
+					continue
+				}
+				if exclusive {
+					out[i] = hgCarry[hgI]
+					hgCarry[hgI] += x
+				} else {
+					hgCarry[hgI] += x
+					out[i] = hgCarry[hgI]
+				}
+			}
+//line kernels_segment.go:172
+			if mode == segUp {
+				sums[hgB2[hgI]], sumHeads[hgB2[hgI]] = hgCarry[hgI], uint8(hgCf[hgI])
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:177
+		hgItems[hgI] = tile / hgBd
+//line kernels_segment.go:178
+		hgKt[hgI] = 0
+//line kernels_segment.go:179
+		if hgBase[hgI] < hgN2[hgI] {
+			hgKt[hgI] = min(tpb, (hgN2[hgI]-hgBase[hgI]+tile-1)/tile)
+		}
+	}
+//line kernels_segment.go:182
+	for k := 0; k < hgKt[0]; k++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:183
+			hgLo[hgI] = hgBase[hgI] + k*tile
+//line kernels_segment.go:184
+			for j := 0; j < hgItems[hgI]; j++ {
+				var x T
+				var h uint8
+				if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
+					x, h = in[i], heads[i]
+				}
+				sh[j*hgBd+hgTid[hgI]], shf[j*hgBd+hgTid[hgI]] = x, h
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels_segment.go:193
+			var f int32
+//line kernels_segment.go:194
+			var v T
+//line kernels_segment.go:195
+			for j := 0; j < hgItems[hgI]; j++ {
+				x := sh[hgTid[hgI]*hgItems[hgI]+j]
+				if shf[hgTid[hgI]*hgItems[hgI]+j] != 0 {
+					f, v = 1, x
+				} else {
+					v += x
+				}
+			}
+//line kernels_segment.go:203
+			hgF3[hgI], hgV2[hgI], hgWarpsF[hgI], hgWarpsV[hgI] = f, v, warpsF, warpsV
+//line kernels_segment.go:100
+			hgWs2[hgI], hgLane2[hgI] = t.WarpSize(), t.Lane()
+//line kernels_segment.go:101
+			hgW[hgI], hgNw[hgI] = t.ThreadIdx().X/hgWs2[hgI], t.BlockDim().X/hgWs2[hgI]
+//line kernels_segment.go:102
+			hgF2[hgI], hgV[hgI] = hgF3[hgI], hgV2[hgI]
+//line kernels_segment.go:83
+			hgLane[hgI], hgWs = t.Lane(), t.WarpSize()
+		}
+//line kernels_segment.go:84
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:85
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels_segment.go:85
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:85
+				hgYf[hgI] = hgW0.Out[hgI]
+			}
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:86
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels_segment.go:86
+			hgW1.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:86
+				hgYv[hgI] = hgW1.Out[hgI]
+//line kernels_segment.go:87
+				if hgLane[hgI] >= d {
+					if hgF2[hgI] == 0 {
+						hgV[hgI] = hgYv[hgI] + hgV[hgI]
+					}
+					hgF2[hgI] |= hgYf[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:102
+			hgXf[hgI], hgXv[hgI] = hgF2[hgI], hgV[hgI]
+		}
+		hgW2.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:103
+			hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgXf[hgI], 1, kernel.CPUWarpSize)
+		}
+//line kernels_segment.go:103
+		hgW2.Run(hgB, kernelimpl.OpShflUp)
+		hgW3.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:103
+			hgW3.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgXv[hgI], 1, kernel.CPUWarpSize)
+		}
+//line kernels_segment.go:103
+		hgW3.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:103
+			hgEf[hgI], hgEv[hgI] = hgW2.Out[hgI], hgW3.Out[hgI]
+//line kernels_segment.go:104
+			if hgLane2[hgI] == 0 {
+				hgEf[hgI], hgEv[hgI] = 0, 0
+			}
+//line kernels_segment.go:107
+			if hgLane2[hgI] == hgWs2[hgI]-1 {
+				hgWarpsF[hgI][hgW[hgI]], hgWarpsV[hgI][hgW[hgI]] = hgXf[hgI], hgXv[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:111
+			hgC0[hgI] = hgW[hgI] == 0
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels_segment.go:112
+			hgSf[hgI] = *new(int32)
+//line kernels_segment.go:113
+			hgSv[hgI] = *new(T)
+//line kernels_segment.go:114
+			if hgLane2[hgI] < hgNw[hgI] {
+				hgSf[hgI], hgSv[hgI] = hgWarpsF[hgI][hgLane2[hgI]], hgWarpsV[hgI][hgLane2[hgI]]
+			}
+//line kernels_segment.go:117
+			hgF2[hgI], hgV[hgI] = hgSf[hgI], hgSv[hgI]
+//line kernels_segment.go:83
+			hgLane[hgI], hgWs = t.Lane(), t.WarpSize()
+		}
+//line kernels_segment.go:84
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW4.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					hgW4.Elsewhere(hgI)
+					continue
+				}
+//line kernels_segment.go:85
+				hgW4.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels_segment.go:85
+			hgW4.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line kernels_segment.go:85
+				hgYf[hgI] = hgW4.Out[hgI]
+			}
+			hgW5.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					hgW5.Elsewhere(hgI)
+					continue
+				}
+//line kernels_segment.go:86
+				hgW5.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels_segment.go:86
+			hgW5.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line kernels_segment.go:86
+				hgYv[hgI] = hgW5.Out[hgI]
+//line kernels_segment.go:87
+				if hgLane[hgI] >= d {
+					if hgF2[hgI] == 0 {
+						hgV[hgI] = hgYv[hgI] + hgV[hgI]
+					}
+					hgF2[hgI] |= hgYf[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line kernels_segment.go:117
+			hgSf[hgI], hgSv[hgI] = hgF2[hgI], hgV[hgI]
+//line kernels_segment.go:118
+			if hgLane2[hgI] < hgNw[hgI] {
+				hgWarpsF[hgI][hgLane2[hgI]], hgWarpsV[hgI][hgLane2[hgI]] = hgSf[hgI], hgSv[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:123
+			if hgW[hgI] > 0 {
+				if hgEf[hgI] == 0 {
+					hgEv[hgI] = hgWarpsV[hgI][hgW[hgI]-1] + hgEv[hgI]
+				}
+				hgEf[hgI] |= hgWarpsF[hgI][hgW[hgI]-1]
+			}
+//line kernels_segment.go:203
+			hgPf[hgI], hgPv[hgI], hgTf[hgI], hgTv[hgI] = hgEf[hgI], hgEv[hgI], hgWarpsF[hgI][hgNw[hgI]-1], hgWarpsV[hgI][hgNw[hgI]-1]
+//line kernels_segment.go:204
+			hgRun[hgI] = hgPv[hgI]
+//line kernels_segment.go:205
+			if hgPf[hgI] == 0 {
+				hgRun[hgI] = hgCarry[hgI] + hgPv[hgI]
+			}
+		}
+//line kernels_segment.go:208
+		if mode != segUp {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:209
+				for j := 0; j < hgItems[hgI]; j++ {
+					x := sh[hgTid[hgI]*hgItems[hgI]+j]
+					if shf[hgTid[hgI]*hgItems[hgI]+j] != 0 {
+						hgRun[hgI] = 0
+					}
+					if exclusive {
+						sh[hgTid[hgI]*hgItems[hgI]+j] = hgRun[hgI]
+						hgRun[hgI] += x
+					} else {
+						hgRun[hgI] += x
+						sh[hgTid[hgI]*hgItems[hgI]+j] = hgRun[hgI]
+					}
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:223
+				for j := 0; j < hgItems[hgI]; j++ {
+					if i := hgLo[hgI] + j*hgBd + hgTid[hgI]; i < hgN2[hgI] {
+						out[i] = sh[j*hgBd+hgTid[hgI]]
+					}
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:229
+			if hgTf[hgI] != 0 {
+				hgCarry[hgI] = hgTv[hgI]
+			} else {
+				hgCarry[hgI] += hgTv[hgI]
+			}
+//line kernels_segment.go:234
+			hgCf[hgI] |= hgTf[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_segment.go:237
+		if mode == segUp && hgTid[hgI] == 0 {
+			sums[hgB2[hgI]], sumHeads[hgB2[hgI]] = hgCarry[hgI], uint8(hgCf[hgI])
+		}
+	}
+}
+
+// scanUpU32Locals holds the per-work-item variables of scanUpU32's fissioned group.
+type scanUpU32Locals struct {
+}
+
+// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:147) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:148
+	warps := kernel.Shared[[32]uint32](t)
+//line kernels_types.go:149
+	hgGroupTileSum[uint32](hgB, in, sums, tile, tpb, warps)
+}
+
+// scanU32Locals holds the per-work-item variables of scanU32's fissioned group.
+type scanU32Locals struct {
+}
+
+// scanU32Group runs one work-group of scanU32 (kernels_types.go:155) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:156
+	warps := kernel.Shared[[32]uint32](t)
+//line kernels_types.go:157
+	sh := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:158
+	hgGroupScanTiles[uint32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// segReduceU32Locals holds the per-work-item variables of segReduceU32's fissioned group.
+type segReduceU32Locals struct {
+}
+
+// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:196) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:197
+	warps := kernel.Shared[[32]uint32](t)
+//line kernels_types.go:198
+	hgGroupSegReduce[uint32](hgB, in, offs, out, id, op, span, warps)
+}
+
+// selectCountU32Locals holds the per-work-item variables of selectCountU32's fissioned group.
+type selectCountU32Locals struct {
+}
+
+// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:204) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:205
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:206
+	hgGroupSelectCount[uint32](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterU32Locals holds the per-work-item variables of selectScatterU32's fissioned group.
+type selectScatterU32Locals struct {
+}
+
+// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:212) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals bool, idx bool, pred int32, a uint32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:213
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:214
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:215
+	hgGroupSelectScatter[uint32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanU32Locals holds the per-work-item variables of segScanU32's fissioned group.
+type segScanU32Locals struct {
+}
+
+// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:221) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:222
+	sh := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:223
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:224
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:225
+	warpsV := kernel.Shared[[32]uint32](t)
+//line kernels_types.go:226
+	hgGroupSegScanTiles[uint32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
+// scanUpI64Locals holds the per-work-item variables of scanUpI64's fissioned group.
+type scanUpI64Locals struct {
+}
+
+// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:258) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:259
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:260
+	hgGroupTileSum[int64](hgB, in, sums, tile, tpb, warps)
+}
+
+// scanI64Locals holds the per-work-item variables of scanI64's fissioned group.
+type scanI64Locals struct {
+}
+
+// scanI64Group runs one work-group of scanI64 (kernels_types.go:266) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:267
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:268
+	sh := kernel.DynamicShared[int64](t)
+//line kernels_types.go:269
+	hgGroupScanTiles[int64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// segReduceI64Locals holds the per-work-item variables of segReduceI64's fissioned group.
+type segReduceI64Locals struct {
+}
+
+// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:307) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:308
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:309
+	hgGroupSegReduce[int64](hgB, in, offs, out, id, op, span, warps)
+}
+
+// selectCountI64Locals holds the per-work-item variables of selectCountI64's fissioned group.
+type selectCountI64Locals struct {
+}
+
+// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:315) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:316
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:317
+	hgGroupSelectCount[int64](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterI64Locals holds the per-work-item variables of selectScatterI64's fissioned group.
+type selectScatterI64Locals struct {
+}
+
+// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:323) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []int64, outIdx []int64, vals bool, idx bool, pred int32, a int64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:324
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:325
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:326
+	hgGroupSelectScatter[int64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanI64Locals holds the per-work-item variables of segScanI64's fissioned group.
+type segScanI64Locals struct {
+}
+
+// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:332) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:333
+	sh := kernel.DynamicShared[int64](t)
+//line kernels_types.go:334
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:335
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:336
+	warpsV := kernel.Shared[[32]int64](t)
+//line kernels_types.go:337
+	hgGroupSegScanTiles[int64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
+// scanUpU64Locals holds the per-work-item variables of scanUpU64's fissioned group.
+type scanUpU64Locals struct {
+}
+
+// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:369) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:370
+	warps := kernel.Shared[[32]uint64](t)
+//line kernels_types.go:371
+	hgGroupTileSum[uint64](hgB, in, sums, tile, tpb, warps)
+}
+
+// scanU64Locals holds the per-work-item variables of scanU64's fissioned group.
+type scanU64Locals struct {
+}
+
+// scanU64Group runs one work-group of scanU64 (kernels_types.go:377) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:378
+	warps := kernel.Shared[[32]uint64](t)
+//line kernels_types.go:379
+	sh := kernel.DynamicShared[uint64](t)
+//line kernels_types.go:380
+	hgGroupScanTiles[uint64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// segReduceU64Locals holds the per-work-item variables of segReduceU64's fissioned group.
+type segReduceU64Locals struct {
+}
+
+// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:418) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:419
+	warps := kernel.Shared[[32]uint64](t)
+//line kernels_types.go:420
+	hgGroupSegReduce[uint64](hgB, in, offs, out, id, op, span, warps)
+}
+
+// selectCountU64Locals holds the per-work-item variables of selectCountU64's fissioned group.
+type selectCountU64Locals struct {
+}
+
+// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:426) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:427
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:428
+	hgGroupSelectCount[uint64](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterU64Locals holds the per-work-item variables of selectScatterU64's fissioned group.
+type selectScatterU64Locals struct {
+}
+
+// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:434) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals bool, idx bool, pred int32, a uint64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:435
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:436
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:437
+	hgGroupSelectScatter[uint64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanU64Locals holds the per-work-item variables of segScanU64's fissioned group.
+type segScanU64Locals struct {
+}
+
+// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:443) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:444
+	sh := kernel.DynamicShared[uint64](t)
+//line kernels_types.go:445
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:446
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:447
+	warpsV := kernel.Shared[[32]uint64](t)
+//line kernels_types.go:448
+	hgGroupSegScanTiles[uint64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
+// scanUpF32Locals holds the per-work-item variables of scanUpF32's fissioned group.
+type scanUpF32Locals struct {
+}
+
+// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:480) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:481
+	warps := kernel.Shared[[32]float32](t)
+//line kernels_types.go:482
+	hgGroupTileSum[float32](hgB, in, sums, tile, tpb, warps)
+}
+
+// scanF32Locals holds the per-work-item variables of scanF32's fissioned group.
+type scanF32Locals struct {
+}
+
+// scanF32Group runs one work-group of scanF32 (kernels_types.go:488) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:489
+	warps := kernel.Shared[[32]float32](t)
+//line kernels_types.go:490
+	sh := kernel.DynamicShared[float32](t)
+//line kernels_types.go:491
+	hgGroupScanTiles[float32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// segReduceF32Locals holds the per-work-item variables of segReduceF32's fissioned group.
+type segReduceF32Locals struct {
+}
+
+// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:529) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:530
+	warps := kernel.Shared[[32]float32](t)
+//line kernels_types.go:531
+	hgGroupSegReduce[float32](hgB, in, offs, out, id, op, span, warps)
+}
+
+// selectCountF32Locals holds the per-work-item variables of selectCountF32's fissioned group.
+type selectCountF32Locals struct {
+}
+
+// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:537) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:538
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:539
+	hgGroupSelectCount[float32](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterF32Locals holds the per-work-item variables of selectScatterF32's fissioned group.
+type selectScatterF32Locals struct {
+}
+
+// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:545) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out []float32, outIdx []int64, vals bool, idx bool, pred int32, a float32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:546
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:547
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:548
+	hgGroupSelectScatter[float32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanF32Locals holds the per-work-item variables of segScanF32's fissioned group.
+type segScanF32Locals struct {
+}
+
+// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:554) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float32, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:555
+	sh := kernel.DynamicShared[float32](t)
+//line kernels_types.go:556
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:557
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:558
+	warpsV := kernel.Shared[[32]float32](t)
+//line kernels_types.go:559
+	hgGroupSegScanTiles[float32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
+// scanUpF64Locals holds the per-work-item variables of scanUpF64's fissioned group.
+type scanUpF64Locals struct {
+}
+
+// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:591) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanUpF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:592
+	warps := kernel.Shared[[32]float64](t)
+//line kernels_types.go:593
+	hgGroupTileSum[float64](hgB, in, sums, tile, tpb, warps)
+}
+
+// scanF64Locals holds the per-work-item variables of scanF64's fissioned group.
+type scanF64Locals struct {
+}
+
+// scanF64Group runs one work-group of scanF64 (kernels_types.go:599) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64, useOffs bool, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[scanF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:600
+	warps := kernel.Shared[[32]float64](t)
+//line kernels_types.go:601
+	sh := kernel.DynamicShared[float64](t)
+//line kernels_types.go:602
+	hgGroupScanTiles[float64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
+}
+
+// segReduceF64Locals holds the per-work-item variables of segReduceF64's fissioned group.
+type segReduceF64Locals struct {
+}
+
+// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:640) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segReduceF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:641
+	warps := kernel.Shared[[32]float64](t)
+//line kernels_types.go:642
+	hgGroupSegReduce[float64](hgB, in, offs, out, id, op, span, warps)
+}
+
+// selectCountF64Locals holds the per-work-item variables of selectCountF64's fissioned group.
+type selectCountF64Locals struct {
+}
+
+// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:648) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectCountF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:649
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:650
+	hgGroupSelectCount[float64](hgB, in, flags, counts, pred, a, tile, warps)
+}
+
+// selectScatterF64Locals holds the per-work-item variables of selectScatterF64's fissioned group.
+type selectScatterF64Locals struct {
+}
+
+// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:656) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out []float64, outIdx []int64, vals bool, idx bool, pred int32, a float64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[selectScatterF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:657
+	warps := kernel.Shared[[32]int64](t)
+//line kernels_types.go:658
+	wc := kernel.Shared[[32]int32](t)
+//line kernels_types.go:659
+	hgGroupSelectScatter[float64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
+}
+
+// segScanF64Locals holds the per-work-item variables of segScanF64's fissioned group.
+type segScanF64Locals struct {
+}
+
+// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:665) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float64, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[segScanF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:666
+	sh := kernel.DynamicShared[float64](t)
+//line kernels_types.go:667
+	shf := kernel.Shared[[2816]uint8](t)
+//line kernels_types.go:668
+	warpsF := kernel.Shared[[32]int32](t)
+//line kernels_types.go:669
+	warpsV := kernel.Shared[[32]float64](t)
+//line kernels_types.go:670
+	hgGroupSegScanTiles[float64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
+}
+
 // histogramU8Locals holds the per-work-item variables of histogramU8's fissioned group.
 type histogramU8Locals struct {
 }
@@ -11617,8 +14189,6 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_hist.go:53
 		for i := hgTid[hgI]; i < hgNb[hgI]; i += hgBd[hgI] {
 			if c := local[i]; c != 0 {
@@ -11783,8 +14353,6 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:315
 		lo := hgB2[hgI] * tile
 //line kernels.go:316
@@ -11801,11 +14369,362 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:327
 		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd[hgI] {
 			counts[d*hgNb[hgI]+hgB2[hgI]] = bins[d]
+		}
+	}
+}
+
+// sortKeysI8Locals holds the per-work-item variables of sortKeysI8's fissioned group.
+type sortKeysI8Locals struct {
+}
+
+// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:732) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysI8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:733
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:734
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:735
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:736
+	hgGroupSortScatter[int8, int8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
+}
+
+// hgLocalsSortScatter holds the per-work-item variables of sortScatter's fissioned group.
+type hgLocalsSortScatter[K number, V any] struct {
+	hgTid   []int
+	hgB2    []int
+	hgNb    []int
+	hgNd    []int
+	hgMask  []uint64
+	hgWs    []int
+	hgLane  []int
+	hgW     []int
+	hgNw    []int
+	hgLt    []uint64
+	hgI2    []int
+	hgValid []bool
+	hgK     []K
+	hgD     []int
+	hgPeers []uint64
+	hgOn    []bool
+	hgRank  []int
+	hgW0    kernelimpl.Warp[uint64]
+	hgW1    kernelimpl.Warp[uint64]
+}
+
+// hgGroupSortScatter runs one work-group of sortScatter (kernels.go:338) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut []K, valsIn []V, valsOut []V, pairs bool, offs []uint32, shift int, bits int, kind int32, width int, desc bool, tile int, run *[256]uint32, cnt *[4096]uint32, off *[4096]uint32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSortScatter[K, V]](hgB)
+	_ = hgF
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgNb := kernelimpl.Locals(&hgF.hgNb, hgN)
+	hgNd := kernelimpl.Locals(&hgF.hgNd, hgN)
+	hgMask := kernelimpl.Locals(&hgF.hgMask, hgN)
+	var hgLo int
+	var hgHi int
+	hgWs := kernelimpl.Locals(&hgF.hgWs, hgN)
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgLt := kernelimpl.Locals(&hgF.hgLt, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgValid := kernelimpl.Locals(&hgF.hgValid, hgN)
+	hgK := kernelimpl.Locals(&hgF.hgK, hgN)
+	hgD := kernelimpl.Locals(&hgF.hgD, hgN)
+	hgPeers := kernelimpl.Locals(&hgF.hgPeers, hgN)
+	hgOn := kernelimpl.Locals(&hgF.hgOn, hgN)
+	hgRank := kernelimpl.Locals(&hgF.hgRank, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:340
+		hgBd, hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels.go:341
+		hgB2[hgI], hgNb[hgI] = t.BlockIdx().X, t.GridDim().X
+//line kernels.go:342
+		hgNd[hgI] = 1 << bits
+//line kernels.go:343
+		hgMask[hgI] = uint64(hgNd[hgI] - 1)
+//line kernels.go:344
+		hgLo = hgB2[hgI] * tile
+//line kernels.go:345
+		hgHi = min(hgLo+tile, len(keysIn))
+	}
+//line kernels.go:346
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:347
+			for d := 0; d < hgNd[hgI]; d++ {
+				run[d] = offs[d*hgNb[hgI]+hgB2[hgI]]
+			}
+//line kernels.go:350
+			for i := hgLo; i < hgHi; i++ {
+				k := keysIn[i]
+				d := (ordered(k, kind, width, desc) >> shift) & hgMask[hgI]
+				p := run[d]
+				run[d] = p + 1
+				keysOut[p] = k
+				if pairs {
+					valsOut[p] = valsIn[i]
+				}
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:362
+		hgWs[hgI], hgLane[hgI] = t.WarpSize(), t.Lane()
+//line kernels.go:363
+		hgW[hgI], hgNw[hgI] = hgTid[hgI]/hgWs[hgI], hgBd/hgWs[hgI]
+//line kernels.go:364
+		for d := hgTid[hgI]; d < hgNd[hgI]; d += hgBd {
+			run[d] = offs[d*hgNb[hgI]+hgB2[hgI]]
+			for x := 0; x < hgNw[hgI]; x++ {
+				cnt[x*256+d] = 0
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:371
+		hgLt[hgI] = (uint64(1) << hgLane[hgI]) - 1
+	}
+//line kernels.go:372
+	for base := hgLo; base < hgHi; base += hgBd {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:373
+			hgI2[hgI] = base + hgTid[hgI]
+//line kernels.go:374
+			hgValid[hgI] = hgI2[hgI] < hgHi
+//line kernels.go:375
+			hgK[hgI] = *new(K)
+//line kernels.go:376
+			hgD[hgI] = 0
+//line kernels.go:377
+			if hgValid[hgI] {
+				hgK[hgI] = keysIn[hgI2[hgI]]
+				hgD[hgI] = int((ordered(hgK[hgI], kind, width, desc) >> shift) & hgMask[hgI])
+			}
+		}
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:381
+			hgW0.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgValid[hgI]), 0, kernel.CPUWarpSize)
+		}
+//line kernels.go:381
+		hgW0.Run(hgB, kernelimpl.OpBallot)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:381
+			hgPeers[hgI] = hgW0.Out[hgI]
+		}
+//line kernels.go:382
+		for bit := 0; bit < bits; bit++ {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:383
+				hgOn[hgI] = (hgD[hgI]>>bit)&1 == 1
+			}
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+				hgW1.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgOn[hgI]), 0, kernel.CPUWarpSize)
+			}
+//line kernels.go:384
+			hgW1.Run(hgB, kernelimpl.OpBallot)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+				m := hgW1.Out[hgI]
+//line kernels.go:385
+				if hgOn[hgI] {
+					hgPeers[hgI] &= m
+				} else {
+					hgPeers[hgI] &^= m
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:391
+			hgRank[hgI] = popc(hgPeers[hgI] & hgLt[hgI])
+//line kernels.go:392
+			if hgValid[hgI] && hgRank[hgI] == 0 {
+				cnt[hgW[hgI]*256+hgD[hgI]] = uint32(popc(hgPeers[hgI]))
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:396
+			for dd := hgTid[hgI]; dd < hgNd[hgI]; dd += hgBd {
+				r := run[dd]
+				for x := 0; x < hgNw[hgI]; x++ {
+					c := cnt[x*256+dd]
+					off[x*256+dd] = r
+					r += c
+					cnt[x*256+dd] = 0
+				}
+				run[dd] = r
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:407
+			if hgValid[hgI] {
+				p := off[hgW[hgI]*256+hgD[hgI]] + uint32(hgRank[hgI])
+				keysOut[p] = hgK[hgI]
+				if pairs {
+					valsOut[p] = valsIn[hgI2[hgI]]
+				}
+			}
+		}
+	}
+}
+
+// mergeBlockI8Locals holds the per-work-item variables of mergeBlockI8's fissioned group.
+type mergeBlockI8Locals struct {
+}
+
+// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:749) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockI8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:750
+	sk := kernel.DynamicShared[int8](t)
+//line kernels_types.go:751
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:752
+	hgGroupMergeSortBlock[int8](hgB, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
+}
+
+// hgLocalsMergeSortBlock holds the per-work-item variables of mergeSortBlock's fissioned group.
+type hgLocalsMergeSortBlock[K number] struct {
+	hgTid []int
+	hgB2  []int
+	hgSrc []int
+	hgDst []int
+}
+
+// hgGroupMergeSortBlock runs one work-group of mergeSortBlock (kernels_merge.go:82) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []uint32, pairs bool, ord int32, kind int32, width int, tile int, sk []K, si *[2048]uint32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsMergeSortBlock[K]](hgB)
+	_ = hgF
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	var hgN2 int
+	var hgLo int
+	var hgM int
+	hgSrc := kernelimpl.Locals(&hgF.hgSrc, hgN)
+	hgDst := kernelimpl.Locals(&hgF.hgDst, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_merge.go:83
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line kernels_merge.go:84
+		hgN2 = len(in)
+//line kernels_merge.go:85
+		hgLo = hgB2[hgI] * tile
+	}
+//line kernels_merge.go:86
+	if hgLo >= hgN2 {
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:89
+		hgM = min(tile, hgN2-hgLo)
+	}
+//line kernels_merge.go:90
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:91
+			for r := hgLo; r < hgLo+hgM; r += mergeRun {
+				re := min(r+mergeRun, hgLo+hgM)
+				for x := r; x < re; x++ {
+					k := in[x]
+					y := x
+					for y > r && mergeLess(k, out[y-1], ord, kind, width) {
+						out[y] = out[y-1]
+						if pairs {
+							outI[y] = outI[y-1]
+						}
+						y--
+					}
+					out[y] = k
+					if pairs {
+						outI[y] = uint32(x)
+					}
+				}
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:111
+		for x := hgTid[hgI]; x < hgM; x += hgBd {
+			sk[x] = in[hgLo+x]
+			si[x] = uint32(x)
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:116
+		hgSrc[hgI] = 0
+	}
+//line kernels_merge.go:117
+	for w := 1; w < hgM; w *= 2 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:118
+			hgDst[hgI] = tile - hgSrc[hgI]
+//line kernels_merge.go:119
+			for x := hgTid[hgI]; x < hgM; x += hgBd {
+				r0 := x / (2 * w) * (2 * w)
+				ae, be := min(r0+w, hgM), min(r0+2*w, hgM)
+				k := sk[hgSrc[hgI]+x]
+				p := 0
+				if x < ae {
+					p = x - r0 + rankIn(sk[hgSrc[hgI]+ae:hgSrc[hgI]+be], k, false, ord, kind, width)
+				} else {
+					p = x - ae + rankIn(sk[hgSrc[hgI]+r0:hgSrc[hgI]+ae], k, true, ord, kind, width)
+				}
+				sk[hgDst[hgI]+r0+p] = k
+				si[hgDst[hgI]+r0+p] = si[hgSrc[hgI]+x]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:133
+			hgSrc[hgI] = hgDst[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:135
+		for x := hgTid[hgI]; x < hgM; x += hgBd {
+			out[hgLo+x] = sk[hgSrc[hgI]+x]
+			if pairs {
+				outI[hgLo+x] = uint32(hgLo) + si[hgSrc[hgI]+x]
+			}
 		}
 	}
 }
@@ -11835,19 +14754,16 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 
 // hgLocalsMergePass holds the per-work-item variables of mergePass's fissioned group.
 type hgLocalsMergePass[K number] struct {
-	hgBd   []int
-	hgTid  []int
-	hgB2   []int
-	hgO0   []int
-	hgO1   []int
-	hgPs   []int
-	hgAs   []int
-	hgBs   []int
-	hgBe   []int
-	hgLa   []int
-	hgTot  []int
-	hgLb   []int
-	hgDone []bool
+	hgTid []int
+	hgB2  []int
+	hgO1  []int
+	hgPs  []int
+	hgAs  []int
+	hgBs  []int
+	hgBe  []int
+	hgLa  []int
+	hgTot []int
+	hgLb  []int
 }
 
 // hgGroupMergePass runs one work-group of mergePass (kernels_merge.go:173) by loop fission: each stretch
@@ -11856,10 +14772,11 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[hgLocalsMergePass[K]](hgB)
 	_ = hgF
-	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
+	var hgBd int
 	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
 	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
-	hgO0 := kernelimpl.Locals(&hgF.hgO0, hgN)
+	var hgN2 int
+	var hgO0 int
 	hgO1 := kernelimpl.Locals(&hgF.hgO1, hgN)
 	hgPs := kernelimpl.Locals(&hgF.hgPs, hgN)
 	hgAs := kernelimpl.Locals(&hgF.hgAs, hgN)
@@ -11868,85 +14785,61 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 	hgLa := kernelimpl.Locals(&hgF.hgLa, hgN)
 	hgTot := kernelimpl.Locals(&hgF.hgTot, hgN)
 	hgLb := kernelimpl.Locals(&hgF.hgLb, hgN)
-	hgDone := kernelimpl.Locals(&hgF.hgDone, hgN)
-	clear(hgDone)
-	hgLeft := hgN
 	t := hgB.Thread(0)
 	_ = t
-hgS0:
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
 		t := hgB.Thread(hgI)
 		_ = t
 //line kernels_merge.go:174
-		hgBd[hgI], hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
 //line kernels_merge.go:175
-		n := count
+		hgN2 = count
 //line kernels_merge.go:176
-		hgO0[hgI] = hgB2[hgI] * tile
-//line kernels_merge.go:177
-		if hgO0[hgI] >= n {
-			{
-//line kernels_merge.go:178
-				hgDone[hgI] = true
-//line kernels_merge.go:178
-				hgLeft--
-//line kernels_merge.go:178
-				continue hgS0
-//line kernels_merge.go:178
-			}
-		}
-//line kernels_merge.go:180
-		hgO1[hgI] = min(hgO0[hgI]+tile, n)
-//line kernels_merge.go:181
-		if hgBd[hgI] == 1 {
-			for o := hgO0[hgI]; o < hgO1[hgI]; {
-				ps := o / (2 * w) * (2 * w)
-				e := min(hgO1[hgI], ps+2*w)
-				mergeRange(src, dst, srcI, dstI, pairs, ps, min(ps+w, n), min(ps+2*w, n), o-ps, e-ps, ord, kind, width)
-				o = e
-			}
-			{
-//line kernels_merge.go:188
-				hgDone[hgI] = true
-//line kernels_merge.go:188
-				hgLeft--
-//line kernels_merge.go:188
-				continue hgS0
-//line kernels_merge.go:188
-			}
-		}
-//line kernels_merge.go:190
-		hgPs[hgI] = hgO0[hgI] / (2 * w) * (2 * w)
-//line kernels_merge.go:191
-		hgAs[hgI], hgBs[hgI], hgBe[hgI] = hgPs[hgI], min(hgPs[hgI]+w, n), min(hgPs[hgI]+2*w, n)
-//line kernels_merge.go:192
-		if hgTid[hgI] == 0 {
-			part[0] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO0[hgI]-hgPs[hgI], ord, kind, width)
-			part[1] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO1[hgI]-hgPs[hgI], ord, kind, width)
-		}
+		hgO0 = hgB2[hgI] * tile
 	}
-	if hgLeft == 0 {
+//line kernels_merge.go:177
+	if hgO0 >= hgN2 {
 		return
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
+//line kernels_merge.go:180
+		hgO1[hgI] = min(hgO0+tile, hgN2)
+	}
+//line kernels_merge.go:181
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:182
+			for o := hgO0; o < hgO1[hgI]; {
+				ps := o / (2 * w) * (2 * w)
+				e := min(hgO1[hgI], ps+2*w)
+				mergeRange(src, dst, srcI, dstI, pairs, ps, min(ps+w, hgN2), min(ps+2*w, hgN2), o-ps, e-ps, ord, kind, width)
+				o = e
+			}
 		}
-		t := hgB.Thread(hgI)
-		_ = t
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_merge.go:190
+		hgPs[hgI] = hgO0 / (2 * w) * (2 * w)
+//line kernels_merge.go:191
+		hgAs[hgI], hgBs[hgI], hgBe[hgI] = hgPs[hgI], min(hgPs[hgI]+w, hgN2), min(hgPs[hgI]+2*w, hgN2)
+//line kernels_merge.go:192
+		if hgTid[hgI] == 0 {
+			part[0] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO0-hgPs[hgI], ord, kind, width)
+			part[1] = mergePath(src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO1[hgI]-hgPs[hgI], ord, kind, width)
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
 //line kernels_merge.go:197
 		i0, i1 := part[0], part[1]
 //line kernels_merge.go:198
-		j0 := hgO0[hgI] - hgPs[hgI] - i0
+		j0 := hgO0 - hgPs[hgI] - i0
 //line kernels_merge.go:199
-		hgLa[hgI], hgTot[hgI] = i1-i0, hgO1[hgI]-hgO0[hgI]
+		hgLa[hgI], hgTot[hgI] = i1-i0, hgO1[hgI]-hgO0
 //line kernels_merge.go:200
 		hgLb[hgI] = hgTot[hgI] - hgLa[hgI]
 //line kernels_merge.go:201
-		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd {
 			g := hgBs[hgI] + j0 + x - hgLa[hgI]
 			if x < hgLa[hgI] {
 				g = hgAs[hgI] + i0 + x
@@ -11958,13 +14851,8 @@ hgS0:
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:212
-		ipt := tile / hgBd[hgI]
+		ipt := tile / hgBd
 //line kernels_merge.go:213
 		if d := hgTid[hgI] * ipt; d < hgTot[hgI] {
 			i := mergePath(sk[0:hgLa[hgI]], sk[hgLa[hgI]:hgTot[hgI]], d, ord, kind, width)
@@ -11985,16 +14873,11 @@ hgS0:
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		if hgDone[hgI] {
-			continue
-		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels_merge.go:231
-		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd[hgI] {
-			dst[hgO0[hgI]+x] = sk[tile+x]
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd {
+			dst[hgO0+x] = sk[tile+x]
 			if pairs {
-				dstI[hgO0[hgI]+x] = si[tile+x]
+				dstI[hgO0+x] = si[tile+x]
 			}
 		}
 	}
@@ -12017,6 +14900,50 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	bins := kernel.Shared[[256]uint32](t)
 //line kernels_types.go:770
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
+}
+
+// sortKeysU8Locals holds the per-work-item variables of sortKeysU8's fissioned group.
+type sortKeysU8Locals struct {
+}
+
+// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:776) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:777
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:778
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:779
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:780
+	hgGroupSortScatter[uint8, uint8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
+}
+
+// mergeBlockU8Locals holds the per-work-item variables of mergeBlockU8's fissioned group.
+type mergeBlockU8Locals struct {
+}
+
+// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:793) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:794
+	sk := kernel.DynamicShared[uint8](t)
+//line kernels_types.go:795
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:796
+	hgGroupMergeSortBlock[uint8](hgB, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
 }
 
 // mergePassU8Locals holds the per-work-item variables of mergePassU8's fissioned group.
@@ -12061,6 +14988,50 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
+// sortKeysI16Locals holds the per-work-item variables of sortKeysI16's fissioned group.
+type sortKeysI16Locals struct {
+}
+
+// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:820) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysI16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:821
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:822
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:823
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:824
+	hgGroupSortScatter[int16, int16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
+}
+
+// mergeBlockI16Locals holds the per-work-item variables of mergeBlockI16's fissioned group.
+type mergeBlockI16Locals struct {
+}
+
+// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:837) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockI16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:838
+	sk := kernel.DynamicShared[int16](t)
+//line kernels_types.go:839
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:840
+	hgGroupMergeSortBlock[int16](hgB, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
+}
+
 // mergePassI16Locals holds the per-work-item variables of mergePassI16's fissioned group.
 type mergePassI16Locals struct {
 }
@@ -12101,6 +15072,50 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	bins := kernel.Shared[[256]uint32](t)
 //line kernels_types.go:858
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
+}
+
+// sortKeysU16Locals holds the per-work-item variables of sortKeysU16's fissioned group.
+type sortKeysU16Locals struct {
+}
+
+// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:864) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:865
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:866
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:867
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:868
+	hgGroupSortScatter[uint16, uint16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
+}
+
+// mergeBlockU16Locals holds the per-work-item variables of mergeBlockU16's fissioned group.
+type mergeBlockU16Locals struct {
+}
+
+// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:881) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:882
+	sk := kernel.DynamicShared[uint16](t)
+//line kernels_types.go:883
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:884
+	hgGroupMergeSortBlock[uint16](hgB, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
 }
 
 // mergePassU16Locals holds the per-work-item variables of mergePassU16's fissioned group.
@@ -12145,6 +15160,50 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
+// sortKeysI32Locals holds the per-work-item variables of sortKeysI32's fissioned group.
+type sortKeysI32Locals struct {
+}
+
+// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:908) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:909
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:910
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:911
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:912
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// mergeBlockI32Locals holds the per-work-item variables of mergeBlockI32's fissioned group.
+type mergeBlockI32Locals struct {
+}
+
+// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:925) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:926
+	sk := kernel.DynamicShared[int32](t)
+//line kernels_types.go:927
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:928
+	hgGroupMergeSortBlock[int32](hgB, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
+}
+
 // mergePassI32Locals holds the per-work-item variables of mergePassI32's fissioned group.
 type mergePassI32Locals struct {
 }
@@ -12185,6 +15244,50 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	bins := kernel.Shared[[256]uint32](t)
 //line kernels_types.go:946
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
+}
+
+// sortKeysU32Locals holds the per-work-item variables of sortKeysU32's fissioned group.
+type sortKeysU32Locals struct {
+}
+
+// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:952) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:953
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:954
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:955
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:956
+	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// mergeBlockU32Locals holds the per-work-item variables of mergeBlockU32's fissioned group.
+type mergeBlockU32Locals struct {
+}
+
+// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:969) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:970
+	sk := kernel.DynamicShared[uint32](t)
+//line kernels_types.go:971
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:972
+	hgGroupMergeSortBlock[uint32](hgB, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
 }
 
 // mergePassU32Locals holds the per-work-item variables of mergePassU32's fissioned group.
@@ -12229,6 +15332,50 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
+// sortKeysI64Locals holds the per-work-item variables of sortKeysI64's fissioned group.
+type sortKeysI64Locals struct {
+}
+
+// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:996) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:997
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:998
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:999
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1000
+	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockI64Locals holds the per-work-item variables of mergeBlockI64's fissioned group.
+type mergeBlockI64Locals struct {
+}
+
+// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1013) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1014
+	sk := kernel.DynamicShared[int64](t)
+//line kernels_types.go:1015
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1016
+	hgGroupMergeSortBlock[int64](hgB, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
+}
+
 // mergePassI64Locals holds the per-work-item variables of mergePassI64's fissioned group.
 type mergePassI64Locals struct {
 }
@@ -12269,6 +15416,50 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	bins := kernel.Shared[[256]uint32](t)
 //line kernels_types.go:1034
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
+}
+
+// sortKeysU64Locals holds the per-work-item variables of sortKeysU64's fissioned group.
+type sortKeysU64Locals struct {
+}
+
+// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1040) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1041
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1042
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1043
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1044
+	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockU64Locals holds the per-work-item variables of mergeBlockU64's fissioned group.
+type mergeBlockU64Locals struct {
+}
+
+// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1057) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1058
+	sk := kernel.DynamicShared[uint64](t)
+//line kernels_types.go:1059
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1060
+	hgGroupMergeSortBlock[uint64](hgB, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
 }
 
 // mergePassU64Locals holds the per-work-item variables of mergePassU64's fissioned group.
@@ -12313,6 +15504,50 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
+// sortKeysF32Locals holds the per-work-item variables of sortKeysF32's fissioned group.
+type sortKeysF32Locals struct {
+}
+
+// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1084) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1085
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1086
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1087
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1088
+	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// mergeBlockF32Locals holds the per-work-item variables of mergeBlockF32's fissioned group.
+type mergeBlockF32Locals struct {
+}
+
+// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1101) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1102
+	sk := kernel.DynamicShared[float32](t)
+//line kernels_types.go:1103
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1104
+	hgGroupMergeSortBlock[float32](hgB, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
+}
+
 // mergePassF32Locals holds the per-work-item variables of mergePassF32's fissioned group.
 type mergePassF32Locals struct {
 }
@@ -12355,6 +15590,50 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
+// sortKeysF64Locals holds the per-work-item variables of sortKeysF64's fissioned group.
+type sortKeysF64Locals struct {
+}
+
+// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1128) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortKeysF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1129
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1130
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1131
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1132
+	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
+type mergeBlockF64Locals struct {
+}
+
+// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1145) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1146
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1147
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1148
+	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
+}
+
 // mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
 type mergePassF64Locals struct {
 }
@@ -12376,4 +15655,832 @@ func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []u
 	part := kernel.Shared[[2]int](t)
 //line kernels_types.go:1158
 	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
+}
+
+// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
+type sortPairsI32I32Locals struct {
+}
+
+// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1206) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1207
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1208
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1209
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1210
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
+type sortPairsI32U32Locals struct {
+}
+
+// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1216) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1217
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1218
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1219
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1220
+	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
+type sortPairsI32I64Locals struct {
+}
+
+// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1226) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1227
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1228
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1229
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1230
+	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
+type sortPairsI32U64Locals struct {
+}
+
+// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1236) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1237
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1238
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1239
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1240
+	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
+type sortPairsI32F32Locals struct {
+}
+
+// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1246) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1247
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1248
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1249
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1250
+	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
+type sortPairsI32F64Locals struct {
+}
+
+// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1256) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1257
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1258
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1259
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1260
+	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
+type sortPairsU32I32Locals struct {
+}
+
+// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1266) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1267
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1268
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1269
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1270
+	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32U32Locals holds the per-work-item variables of sortPairsU32U32's fissioned group.
+type sortPairsU32U32Locals struct {
+}
+
+// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1276) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1277
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1278
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1279
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1280
+	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32I64Locals holds the per-work-item variables of sortPairsU32I64's fissioned group.
+type sortPairsU32I64Locals struct {
+}
+
+// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1286) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1287
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1288
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1289
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1290
+	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32U64Locals holds the per-work-item variables of sortPairsU32U64's fissioned group.
+type sortPairsU32U64Locals struct {
+}
+
+// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1296) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1297
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1298
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1299
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1300
+	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32F32Locals holds the per-work-item variables of sortPairsU32F32's fissioned group.
+type sortPairsU32F32Locals struct {
+}
+
+// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1306) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1307
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1308
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1309
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1310
+	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32F64Locals holds the per-work-item variables of sortPairsU32F64's fissioned group.
+type sortPairsU32F64Locals struct {
+}
+
+// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1316) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1317
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1318
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1319
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1320
+	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64I32Locals holds the per-work-item variables of sortPairsI64I32's fissioned group.
+type sortPairsI64I32Locals struct {
+}
+
+// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1326) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1327
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1328
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1329
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1330
+	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64U32Locals holds the per-work-item variables of sortPairsI64U32's fissioned group.
+type sortPairsI64U32Locals struct {
+}
+
+// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1336) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1337
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1338
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1339
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1340
+	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64I64Locals holds the per-work-item variables of sortPairsI64I64's fissioned group.
+type sortPairsI64I64Locals struct {
+}
+
+// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1346) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1347
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1348
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1349
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1350
+	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64U64Locals holds the per-work-item variables of sortPairsI64U64's fissioned group.
+type sortPairsI64U64Locals struct {
+}
+
+// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1356) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1357
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1358
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1359
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1360
+	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64F32Locals holds the per-work-item variables of sortPairsI64F32's fissioned group.
+type sortPairsI64F32Locals struct {
+}
+
+// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1366) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1367
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1368
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1369
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1370
+	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsI64F64Locals holds the per-work-item variables of sortPairsI64F64's fissioned group.
+type sortPairsI64F64Locals struct {
+}
+
+// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1376) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI64F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1377
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1378
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1379
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1380
+	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64I32Locals holds the per-work-item variables of sortPairsU64I32's fissioned group.
+type sortPairsU64I32Locals struct {
+}
+
+// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1386) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1387
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1388
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1389
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1390
+	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64U32Locals holds the per-work-item variables of sortPairsU64U32's fissioned group.
+type sortPairsU64U32Locals struct {
+}
+
+// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1396) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1397
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1398
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1399
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1400
+	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64I64Locals holds the per-work-item variables of sortPairsU64I64's fissioned group.
+type sortPairsU64I64Locals struct {
+}
+
+// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1406) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1407
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1408
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1409
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1410
+	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64U64Locals holds the per-work-item variables of sortPairsU64U64's fissioned group.
+type sortPairsU64U64Locals struct {
+}
+
+// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1416) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1417
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1418
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1419
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1420
+	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64F32Locals holds the per-work-item variables of sortPairsU64F32's fissioned group.
+type sortPairsU64F32Locals struct {
+}
+
+// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1426) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1427
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1428
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1429
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1430
+	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsU64F64Locals holds the per-work-item variables of sortPairsU64F64's fissioned group.
+type sortPairsU64F64Locals struct {
+}
+
+// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1436) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU64F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1437
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1438
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1439
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1440
+	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32I32Locals holds the per-work-item variables of sortPairsF32I32's fissioned group.
+type sortPairsF32I32Locals struct {
+}
+
+// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1446) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1447
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1448
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1449
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1450
+	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32U32Locals holds the per-work-item variables of sortPairsF32U32's fissioned group.
+type sortPairsF32U32Locals struct {
+}
+
+// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1456) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1457
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1458
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1459
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1460
+	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32I64Locals holds the per-work-item variables of sortPairsF32I64's fissioned group.
+type sortPairsF32I64Locals struct {
+}
+
+// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1466) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1467
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1468
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1469
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1470
+	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32U64Locals holds the per-work-item variables of sortPairsF32U64's fissioned group.
+type sortPairsF32U64Locals struct {
+}
+
+// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1476) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1477
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1478
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1479
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1480
+	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32F32Locals holds the per-work-item variables of sortPairsF32F32's fissioned group.
+type sortPairsF32F32Locals struct {
+}
+
+// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1486) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1487
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1488
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1489
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1490
+	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF32F64Locals holds the per-work-item variables of sortPairsF32F64's fissioned group.
+type sortPairsF32F64Locals struct {
+}
+
+// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1496) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1497
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1498
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1499
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1500
+	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64I32Locals holds the per-work-item variables of sortPairsF64I32's fissioned group.
+type sortPairsF64I32Locals struct {
+}
+
+// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1506) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1507
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1508
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1509
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1510
+	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64U32Locals holds the per-work-item variables of sortPairsF64U32's fissioned group.
+type sortPairsF64U32Locals struct {
+}
+
+// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1516) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1517
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1518
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1519
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1520
+	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64I64Locals holds the per-work-item variables of sortPairsF64I64's fissioned group.
+type sortPairsF64I64Locals struct {
+}
+
+// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1526) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1527
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1528
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1529
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1530
+	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64U64Locals holds the per-work-item variables of sortPairsF64U64's fissioned group.
+type sortPairsF64U64Locals struct {
+}
+
+// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1536) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1537
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1538
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1539
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1540
+	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64F32Locals holds the per-work-item variables of sortPairsF64F32's fissioned group.
+type sortPairsF64F32Locals struct {
+}
+
+// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1546) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1547
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1548
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1549
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1550
+	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64F64Locals holds the per-work-item variables of sortPairsF64F64's fissioned group.
+type sortPairsF64F64Locals struct {
+}
+
+// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1556) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1557
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1558
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1559
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1560
+	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }

@@ -2,6 +2,7 @@ package goback
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/hipgo/hipgo/internal/kernelgen"
@@ -174,6 +175,9 @@ func (g *writer) cpuFunction(ki int, f argFields) error {
 		g.p("// %sKernel runs %s on the cpu agent by loop fission (%sGroup),\n// without coroutines but where kernelimpl.SetCoroutines asks for them.\n", k.Ident, callee, k.GoName)
 	default:
 		g.p("// %sKernel runs %s on the cpu agent as coroutines (kernelimpl.Lockstep):\n// loop fission does not apply (%s).\n", k.Ident, callee, why)
+		if g.cfg.Report != nil {
+			fmt.Fprintf(g.cfg.Report, "%s:%d: %s runs as coroutines on the cpu agent: %s\n", filepath.Base(k.Pos.Filename), k.Pos.Line, callee, why)
+		}
 	}
 	g.p("var %sKernel = kernel.Define(%q, func(b *kernel.Block, a *%s) {\n", k.Ident, k.Name, f.args)
 	switch {

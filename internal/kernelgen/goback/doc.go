@@ -12,6 +12,8 @@
 // regeneration.
 package goback
 
+import "io"
+
 // Config names what the Go side declares and where the C++ and code
 // objects lie.
 type Config struct {
@@ -21,4 +23,8 @@ type Config struct {
 	Name   string // the library's base name: gen/<Name>.cu, gen/<Name>.hipfb, ...
 	Prefix string // the launchers' prefix
 	Var    string // the generated *gokernel.Library variable
+	// Report, where not nil, gets a line per kernel the cpu agent runs
+	// as coroutines: file:line, the kernel, why loop fission does not
+	// apply.
+	Report io.Writer
 }

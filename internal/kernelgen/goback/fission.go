@@ -49,6 +49,12 @@ type unit struct {
 	guard *ast.IfStmt
 	gname string
 	exit  bool
+	// An if with a uniform condition run once per group (fission_branch.go):
+	// its body's units, its else's, and whether each ends the group.
+	branch  *ast.IfStmt
+	els     []unit
+	hasElse bool
+	ret     [2]bool
 }
 
 type fissionPlan struct {
@@ -80,6 +86,19 @@ type fissionPlan struct {
 	guardNames []string
 	inlined    map[*types.Var]bool // variables of inlined device functions: kept per work-item
 	aliases    []string            // the Thread's names in inlined device functions
+
+	groupReturns map[*ast.ReturnStmt]bool // returns that end a branch: the group's
+	// Locals assigned only uniform values where control is uniform
+	// (fission_uniform.go): kept per work-item, the same in each.
+	uniAssigned map[*types.Var]bool
+	declaredAs  map[*types.Var]string // locals declared from t.Lane() or t.WarpSize() (fission_scan.go)
+
+	// While a generic device function called with other type arguments
+	// is inlined: its type parameters' arguments, its variables' copies
+	// of the substituted types, and its declaration (fission_generic.go).
+	subst map[*types.TypeParam]types.Type
+	fresh map[*types.Var]*types.Var
+	scope *ast.FuncDecl
 }
 
 // notFission is why a kernel runs as coroutines.
@@ -115,6 +134,9 @@ func planFissionWith(res *kernelgen.Result, k *kernelgen.Kernel, cache map[*ast.
 func (p *fissionPlan) plan() (*fissionPlan, error) {
 	p.readParams()
 	p.inlined = map[*types.Var]bool{}
+	p.groupReturns = map[*ast.ReturnStmt]bool{}
+	p.uniAssigned = map[*types.Var]bool{}
+	p.declaredAs = map[*types.Var]string{}
 	inline := func() error { return p.expandInlines(p.k.Decl.Body, 0) }
 	for _, step := range []func() error{inline, p.refuse, p.planUnits, p.classifyLocals, p.nameLocals} {
 		if err := step(); err != nil {
@@ -279,65 +301,99 @@ func (p *fissionPlan) refuseAssigned(idents []*ast.Ident, threadOK map[*ast.Iden
 // planUnits cuts the top level into units: barriers, loops with
 // barriers, calls of device functions that synchronize, stretches.
 func (p *fissionPlan) planUnits() error {
-	cur := &unit{id: p.nunits}
-	flush := func() {
-		if len(cur.stmts) > 0 {
-			p.units = append(p.units, *cur)
-			p.nunits++
-		}
-		cur = &unit{id: p.nunits}
+	us, err := p.planList(p.k.Decl.Body.List, listCtx{top: true, uni: true, exit: !p.callee})
+	if err != nil {
+		return err
 	}
-	whole := func(u unit, err error) error {
-		if err != nil {
-			return err
-		}
-		p.units = append(p.units, u)
-		p.nunits++
-		cur = &unit{id: p.nunits}
-		return nil
-	}
-	list := p.k.Decl.Body.List
-	for i, s := range list {
-		var err error
-		switch {
-		case p.isBarrier(s):
-			flush()
-		case p.isGroupDecl(s):
-			p.prelude = append(p.prelude, s)
-		case p.isSharedDecl(s):
-			err = p.sharedDecl(s)
-		case p.deviceCallStmt(s) != nil:
-			flush()
-			err = whole(p.callUnit(s))
-		case isFor(s) && p.hasTopBarrier(s.(*ast.ForStmt).Body):
-			flush()
-			err = whole(p.barrierLoop(s.(*ast.ForStmt)))
-		case p.isGuard(s):
-			flush()
-			err = whole(p.guardUnit(s.(*ast.IfStmt), false, !p.callee && !p.syncsIn(list[i+1:])))
-		case p.isWarpStmt(s):
-			flush()
-			if cur.warps, err = p.warpStmt(s, false); err == nil {
-				p.topLocals(s, cur.id, true)
-				cur.stmts = append(cur.stmts, s)
-			}
-		default:
-			if err = p.stretchStmt(s, false); err == nil {
-				p.topLocals(s, cur.id, true)
-				cur.stmts = append(cur.stmts, s)
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	flush()
+	p.units = us
 	if p.hasReturn() {
 		if c := firstCall(p.units); c != nil {
 			return p.fail(c, "a return in a kernel that calls %s, which synchronizes", c.Fun)
 		}
 	}
 	return nil
+}
+
+// listCtx is where a list of statements planList cuts stands.
+type listCtx struct {
+	top     bool // the kernel's body: its const, type and Shared declarations go to the prelude
+	uni     bool // control the same in every work-item since the start: its locals may be uniform
+	inLoop  bool // in a loop with barriers: no return, no break or continue of the loop
+	inGuard bool // under an if whose condition is per work-item
+	exit    bool // nothing synchronizes after the list: the lanes a guard in it skips are gone
+}
+
+// planList cuts a list of statements into units: barriers, loops with
+// barriers, ifs with a uniform condition that synchronize or return,
+// guards, calls of device functions that synchronize, stretches.
+func (p *fissionPlan) planList(list []ast.Stmt, ctx listCtx) ([]unit, error) {
+	var us []unit
+	cur := unit{id: p.nunits}
+	flush := func() {
+		if len(cur.stmts) > 0 {
+			us = append(us, cur)
+			p.nunits++
+		}
+		cur = unit{id: p.nunits}
+	}
+	whole := func(u unit, err error) error {
+		if err != nil {
+			return err
+		}
+		us = append(us, u)
+		p.nunits++
+		cur = unit{id: p.nunits}
+		return nil
+	}
+	for i, s := range list {
+		var err error
+		inner, isFor := s.(*ast.ForStmt)
+		after := ctx
+		after.exit = ctx.exit && !p.syncsIn(list[i+1:])
+		switch {
+		case p.isBarrier(s):
+			if ctx.inGuard {
+				return nil, p.fail(s, "barrier inside an if whose condition is not uniform across the block")
+			}
+			flush()
+		case ctx.top && p.isGroupDecl(s):
+			p.prelude = append(p.prelude, s)
+		case ctx.top && p.isSharedDecl(s):
+			err = p.sharedDecl(s)
+		case isTypeOrConstDecl(s):
+			err = p.fail(s, "a declaration of a constant or type inside a statement that synchronizes")
+		case p.deviceCallStmt(s) != nil && ctx.inGuard:
+			err = p.fail(s, "calls %s, which synchronizes, inside a statement", p.plain(p.deviceCallStmt(s).Fun))
+		case p.deviceCallStmt(s) != nil:
+			flush()
+			err = whole(p.callUnit(s))
+		case isFor && p.hasTopBarrier(inner.Body):
+			flush()
+			err = whole(p.barrierLoop(inner, ctx))
+		case p.isBranch(s, ctx):
+			flush()
+			err = whole(p.branchUnit(s.(*ast.IfStmt), after))
+		case p.isGuard(s):
+			flush()
+			err = whole(p.guardUnit(s.(*ast.IfStmt), after))
+		case p.isWarpStmt(s):
+			flush()
+			if cur.warps, err = p.warpStmt(s, ctx.inLoop); err == nil {
+				p.topLocals(s, cur.id, ctx.uni)
+				cur.stmts = append(cur.stmts, s)
+			}
+		default:
+			if err = p.stretchStmt(s, ctx.inLoop); err == nil {
+				p.topLocals(s, cur.id, ctx.uni)
+				cur.stmts = append(cur.stmts, s)
+			}
+		}
+		if err != nil {
+			return us, err
+		}
+	}
+	flush()
+	return us, nil
 }
 
 // sharedDecl takes a Shared declaration into the group's prelude: the
@@ -381,6 +437,10 @@ func (p *fissionPlan) unitUses() map[*ast.Ident]int {
 			case u.guard != nil:
 				mark(u.guard.Cond, u.id)
 				walk(u.body)
+			case u.branch != nil:
+				mark(u.branch.Cond, -1)
+				walk(u.body)
+				walk(u.els)
 			case u.call != nil:
 				mark(u.call, -1)
 			default:
@@ -407,6 +467,11 @@ func (p *fissionPlan) classifyLocals() error {
 			continue
 		}
 		switch {
+		case where == -1 && p.uniAssigned[v]:
+			if p.hasReturn() {
+				return p.fail(id, "a statement run once per group reads %s, which is assigned in a kernel that returns", v.Name())
+			}
+			p.class[v] = varItem // work-item 0's copy read once per group
 		case where == -1:
 			if !p.uniform[v] {
 				return p.fail(id, "a loop with a barrier reads %s, which is not uniform across the block", v.Name())
@@ -475,8 +540,6 @@ func upperFirst(s string) string {
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
 }
-
-func isFor(s ast.Stmt) bool { _, ok := s.(*ast.ForStmt); return ok }
 
 // markAssigned records the variable an assignment to e changes, if any.
 func (p *fissionPlan) markAssigned(e ast.Expr) {
@@ -547,7 +610,7 @@ func (p *fissionPlan) hasTopBarrier(b *ast.BlockStmt) bool {
 		if f, ok := s.(*ast.ForStmt); ok && p.hasTopBarrier(f.Body) {
 			return true
 		}
-		if p.isGuard(s) {
+		if f, ok := s.(*ast.IfStmt); ok && f.Init == nil && p.ifSyncs(f) {
 			return true
 		}
 	}
@@ -621,28 +684,45 @@ func (p *fissionPlan) topLocals(s ast.Stmt, id int, kernelTop bool) {
 		return
 	}
 	p.convert[s] = true
-	uni := kernelTop
+	// Each variable is uniform where its own value is: a, b := uniform, per-item.
+	uni := map[*types.Var]bool{}
+	pair := func(names []ast.Expr, values []ast.Expr) {
+		p.noteDeclaredAs(names, values)
+		for i, l := range names {
+			id, ok := l.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			v, _ := p.info.Defs[id].(*types.Var)
+			if v != nil && kernelTop && (len(values) == 0 || (len(values) == len(names) && p.isUniform(values[i]))) {
+				uni[v] = true
+			}
+		}
+	}
 	switch s := s.(type) {
 	case *ast.AssignStmt:
-		uni = uni && len(s.Lhs) == len(s.Rhs)
-		for _, r := range s.Rhs {
-			uni = uni && p.isUniform(r)
+		if len(s.Rhs) > 0 {
+			pair(s.Lhs, s.Rhs)
 		}
 	case *ast.DeclStmt:
 		for _, sp := range s.Decl.(*ast.GenDecl).Specs {
 			vsp := sp.(*ast.ValueSpec)
-			uni = uni && (len(vsp.Values) == 0 || len(vsp.Values) == len(vsp.Names))
-			for _, r := range vsp.Values {
-				uni = uni && p.isUniform(r)
+			var names []ast.Expr
+			for _, n := range vsp.Names {
+				names = append(names, n)
 			}
+			pair(names, vsp.Values)
 		}
 	}
 	for _, v := range vs {
 		if _, ok := p.stretch[v]; !ok {
 			p.stretch[v] = id
 		}
-		if uni && !p.assigned[v] {
+		switch {
+		case uni[v] && !p.assigned[v]:
 			p.uniform[v] = true
+		case uni[v] && p.uniformAssigns(v):
+			p.uniAssigned[v] = true
 		}
 	}
 }
@@ -663,7 +743,7 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 		return e.Op != token.AND && e.Op != token.ARROW && p.isUniform(e.X)
 	case *ast.Ident:
 		v, ok := p.info.Uses[e].(*types.Var)
-		return ok && p.uniform[v]
+		return ok && (p.uniform[v] || p.uniAssigned[v])
 	case *ast.SelectorExpr:
 		if sel, ok := p.info.Selections[e]; ok && sel.Kind() == types.FieldVal {
 			return p.isUniform(e.X)
@@ -699,7 +779,7 @@ func (p *fissionPlan) isUniform(e ast.Expr) bool {
 			return false
 		}
 		if sel, ok := e.Fun.(*ast.SelectorExpr); ok {
-			if id, ok := sel.X.(*ast.Ident); ok && p.thread != nil && p.info.Uses[id] == p.thread {
+			if id, ok := sel.X.(*ast.Ident); ok && p.isThread(id) {
 				return p.sdkCall(e).SameInBlock()
 			}
 		}
@@ -786,7 +866,7 @@ func (p *fissionPlan) stretchStmtSkip(s ast.Stmt, inLoop bool, skip map[*ast.Cal
 
 // barrierLoop checks a top-level for loop with barriers and splits its
 // body into stretches.
-func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
+func (p *fissionPlan) barrierLoop(f *ast.ForStmt, ctx listCtx) (unit, error) {
 	loopVars, err := p.loopHeader(f)
 	// The loop's variables are uniform inside it only.
 	defer func() {
@@ -797,7 +877,7 @@ func (p *fissionPlan) barrierLoop(f *ast.ForStmt) (unit, error) {
 	if err != nil {
 		return unit{loop: f}, err
 	}
-	return p.loopBody(f)
+	return p.loopBody(f, ctx)
 }
 
 // loopHeader checks that a loop with barriers has a header uniform across
@@ -889,59 +969,9 @@ func (p *fissionPlan) loopPost(f *ast.ForStmt, loopVars []*types.Var) error {
 // between barriers, calls of device functions that synchronize, and
 // loops with barriers of their own, at any depth (their headers uniform
 // as this one's is).
-func (p *fissionPlan) loopBody(f *ast.ForStmt) (unit, error) {
-	u := unit{loop: f}
-	cur := unit{id: p.nunits}
-	flush := func() {
-		if len(cur.stmts) > 0 {
-			u.body = append(u.body, cur)
-			p.nunits++
-		}
-		cur = unit{id: p.nunits}
-	}
-	whole := func(inner unit, err error) error {
-		if err != nil {
-			return err
-		}
-		u.body = append(u.body, inner)
-		p.nunits++
-		cur = unit{id: p.nunits}
-		return nil
-	}
-	for _, s := range f.Body.List {
-		var err error
-		switch inner, isFor := s.(*ast.ForStmt); {
-		case p.isBarrier(s):
-			flush()
-		case p.deviceCallStmt(s) != nil:
-			flush()
-			err = whole(p.callUnit(s))
-		case isFor && p.hasTopBarrier(inner.Body):
-			flush()
-			err = whole(p.barrierLoop(inner))
-		case p.isGuard(s):
-			flush()
-			err = whole(p.guardUnit(s.(*ast.IfStmt), true, false))
-		case isTypeOrConstDecl(s):
-			err = p.fail(s, "a declaration of a constant or type inside a loop with a barrier")
-		case p.isWarpStmt(s):
-			flush()
-			if cur.warps, err = p.warpStmt(s, true); err == nil {
-				p.topLocals(s, cur.id, false)
-				cur.stmts = append(cur.stmts, s)
-			}
-		default:
-			if err = p.stretchStmt(s, true); err == nil {
-				p.topLocals(s, cur.id, false)
-				cur.stmts = append(cur.stmts, s)
-			}
-		}
-		if err != nil {
-			return u, err
-		}
-	}
-	flush()
-	return u, nil
+func (p *fissionPlan) loopBody(f *ast.ForStmt, ctx listCtx) (unit, error) {
+	body, err := p.planList(f.Body.List, listCtx{uni: ctx.uni && !ctx.inGuard, inLoop: true, inGuard: ctx.inGuard})
+	return unit{loop: f, body: body}, err
 }
 
 // isTypeOrConstDecl reports whether s declares constants or types.
@@ -1038,6 +1068,9 @@ func firstCall(us []unit) *ast.CallExpr {
 		if c := firstCall(u.body); c != nil {
 			return c
 		}
+		if c := firstCall(u.els); c != nil {
+			return c
+		}
 	}
 	return nil
 }
@@ -1086,10 +1119,18 @@ func (p *fissionPlan) callees() []*fissionPlan {
 				walk(u.callee.units)
 			}
 			walk(u.body)
+			walk(u.els)
 		}
 	}
 	walk(p.units)
 	return out
+}
+
+// isThread reports whether id names the kernel's Thread, or an inlined
+// device function's.
+func (p *fissionPlan) isThread(id *ast.Ident) bool {
+	v, ok := p.info.Uses[id].(*types.Var)
+	return ok && v != nil && (v == p.thread || (p.inlined[v] && isThreadType(v.Type())))
 }
 
 func isThreadType(t types.Type) bool {
@@ -1101,7 +1142,7 @@ func isThreadType(t types.Type) bool {
 // depth of loops.
 func hasStretch(us []unit) bool {
 	for _, u := range us {
-		if (u.loop == nil && u.call == nil) || hasStretch(u.body) { // a guard's condition is a stretch too
+		if (u.loop == nil && u.call == nil && u.branch == nil) || hasStretch(u.body) || hasStretch(u.els) { // a guard's condition is a stretch too
 			return true
 		}
 	}

@@ -101,6 +101,10 @@ func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(ty
 			if err := p.emitGuard(w, u, t, ts, guards); err != nil {
 				return err
 			}
+		case u.branch != nil:
+			if err := p.emitBranch(w, u, t, ts, guards); err != nil {
+				return err
+			}
 		case u.call != nil:
 			var args []string
 			for _, a := range u.call.Args {
@@ -112,14 +116,27 @@ func (p *fissionPlan) emitUnits(w *bytes.Buffer, us []unit, t string, ts func(ty
 			fmt.Fprintf(w, "%s\n%s%s(hgB%s)\n", p.lineDirective(u.call.Pos()), calleeGroup(u.calleeFn.Name()), p.callTypeArgs(u.call, ts), joinArgs(args))
 		case u.loop != nil:
 			f := u.loop
-			p.rewrite(f.Init, -1)
-			p.rewrite(f.Cond, -1)
-			p.rewrite(f.Post, -1)
-			fmt.Fprintf(w, "%s\nfor %s; %s; %s {\n", p.lineDirective(f.Pos()), p.plain(f.Init), p.plain(f.Cond), p.plain(f.Post))
-			if err := p.emitUnits(w, u.body, t, ts, guards); err != nil {
+			v, scan := p.scanLoop(f)
+			loop := func() error {
+				p.rewrite(f.Init, -1)
+				p.rewrite(f.Cond, -1)
+				p.rewrite(f.Post, -1)
+				fmt.Fprintf(w, "%s\nfor %s; %s; %s {\n", p.lineDirective(f.Pos()), p.plain(f.Init), p.plain(f.Cond), p.plain(f.Post))
+				if err := p.emitUnits(w, u.body, t, ts, guards); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "}\n")
+				return nil
+			}
+			var err error
+			if scan && len(guards) == 0 && !p.returns && p.class[v] == varItem {
+				err = p.emitScan(w, f, v, loop)
+			} else {
+				err = loop()
+			}
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "}\n")
 		default:
 			if len(u.warps) > 0 {
 				p.emitWarps(w, &u, t, guards)
@@ -156,7 +173,13 @@ func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string, guards []gu
 	if len(guards) > 0 {
 		fmt.Fprintf(w, "if !%s[hgI] {\ncontinue\n}\n", guards[len(guards)-1].name)
 	}
-	p.threadAt(w, t, "hgI")
+	var nodes []ast.Node
+	for _, s := range u.stmts {
+		nodes = append(nodes, s)
+	}
+	if p.usesThread(t, nodes...) {
+		p.threadAt(w, t, "hgI")
+	}
 	for _, s := range u.stmts {
 		s = p.rewriteTop(s, u.id)
 		if err := p.printStmt(w, s); err != nil {
@@ -173,8 +196,8 @@ func (p *fissionPlan) emitStretch(w *bytes.Buffer, u unit, t string, guards []gu
 func (p *fissionPlan) hasReturn() bool {
 	found := false
 	ast.Inspect(p.k.Decl.Body, func(n ast.Node) bool {
-		_, ok := n.(*ast.ReturnStmt)
-		found = found || ok
+		r, ok := n.(*ast.ReturnStmt)
+		found = found || (ok && !p.groupReturns[r])
 		return true
 	})
 	return found
@@ -273,7 +296,11 @@ func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
 				if _, isField := c.Parent().(*ast.ValueSpec); isField {
 					return true
 				}
-				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: "hgI", NamePos: x.End()}, Rbrack: x.End()})
+				item := "hgI"
+				if id == -1 {
+					item = "0" // a uniform one read once per group
+				}
+				c.Replace(&ast.IndexExpr{X: nid, Lbrack: x.End(), Index: &ast.Ident{Name: item, NamePos: x.End()}, Rbrack: x.End()})
 			}
 		case *ast.ReturnStmt:
 			pos := x.Pos()
@@ -285,6 +312,25 @@ func (p *fissionPlan) rewrite(n ast.Node, id int) ast.Node {
 		}
 		return true
 	})
+}
+
+// usesThread reports whether any of ns names the Thread (t) or an
+// inlined device function's name for it: a loop over the work-items
+// takes each one's Thread only where it does.
+func (p *fissionPlan) usesThread(t string, ns ...ast.Node) bool {
+	found := false
+	for _, n := range ns {
+		if n == nil || fmt.Sprint(n) == "<nil>" {
+			continue
+		}
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && (id.Name == t || containsString(p.aliases, id.Name)) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // threadAt writes the Thread of work-item i under the kernel's name t

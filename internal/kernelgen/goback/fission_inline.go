@@ -85,10 +85,17 @@ func (p *fissionPlan) inline(call *ast.CallExpr, as *ast.AssignStmt, depth int) 
 		return nil, p.fail(call, "calls %s, which synchronizes, %d calls deep", fn.Name(), depth)
 	case decl == nil || decl.Body == nil || sig.Recv() != nil || sig.Variadic() || sig.Params().Len() == 0 || !isThreadType(sig.Params().At(0).Type()):
 		return nil, p.fail(call, "calls %s, which synchronizes and is a method, is variadic or does not take the kernel.Thread first", fn.Name())
-	case sig.TypeParams().Len() > 0 && !p.sameTypeArgs(call, sig):
-		return nil, p.fail(call, "calls %s, which synchronizes, with type arguments other than its own type parameters' names", fn.Name())
 	}
+	subst, err := p.typeArgsOf(call, fn, sig, decl)
+	if err != nil {
+		return nil, err
+	}
+	p.subst, p.fresh, p.scope = subst, map[*types.Var]*types.Var{}, decl
 	body := p.clone(decl.Body).(*ast.BlockStmt)
+	if subst != nil {
+		p.substTypeNames(body)
+	}
+	defer func() { p.subst, p.fresh, p.scope = nil, nil, nil }()
 	last, ok := body.List[len(body.List)-1].(*ast.ReturnStmt)
 	var early ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -98,12 +105,21 @@ func (p *fissionPlan) inline(call *ast.CallExpr, as *ast.AssignStmt, depth int) 
 		_, lit := n.(*ast.FuncLit)
 		return !lit
 	})
-	if !ok || early != nil || len(last.Results) == 0 {
-		at := ast.Node(call)
-		if early != nil {
-			at = early
+	var pre []ast.Stmt
+	var list []ast.Stmt
+	switch {
+	case ok && early == nil && len(last.Results) > 0:
+		list = append(body.List[:len(body.List)-1:len(body.List)-1], &ast.AssignStmt{Lhs: as.Lhs, TokPos: as.TokPos, Tok: as.Tok, Rhs: last.Results})
+	default:
+		// Returns at the ends of ifs: each sets the results, the rest of
+		// the body after such an if becomes its else.
+		var set func(*ast.ReturnStmt) (ast.Stmt, error)
+		if pre, set, err = p.resultSetter(call, fn, as); err == nil {
+			list, err = p.tailReturns(body.List, fn, set)
 		}
-		return nil, p.fail(at, "calls %s, which synchronizes and returns other than once at its end", fn.Name())
+		if err != nil {
+			return nil, err
+		}
 	}
 	// The body's variables, and the parameters, are kept per work-item.
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -121,7 +137,9 @@ func (p *fissionPlan) inline(call *ast.CallExpr, as *ast.AssignStmt, depth int) 
 			arg := call.Args[i]
 			i++
 			v, _ := p.info.Defs[name].(*types.Var)
+			v = p.freshVar(v)
 			if isThreadType(v.Type()) {
+				p.inlined[v] = true
 				if name.Name != p.tname && name.Name != "_" && !containsString(p.aliases, name.Name) {
 					p.aliases = append(p.aliases, name.Name)
 				}
@@ -136,15 +154,15 @@ func (p *fissionPlan) inline(call *ast.CallExpr, as *ast.AssignStmt, depth int) 
 			lhs, rhs = append(lhs, id), append(rhs, arg)
 		}
 	}
+	body.List = list
 	if err := p.expandInlines(body, depth+1); err != nil {
 		return nil, err
 	}
-	var out []ast.Stmt
+	out := pre
 	if len(lhs) > 0 {
 		out = append(out, &ast.AssignStmt{Lhs: lhs, TokPos: call.Pos(), Tok: token.DEFINE, Rhs: rhs})
 	}
-	out = append(out, body.List[:len(body.List)-1]...)
-	return append(out, &ast.AssignStmt{Lhs: as.Lhs, TokPos: as.TokPos, Tok: as.Tok, Rhs: last.Results}), nil
+	return append(out, body.List...), nil
 }
 
 // sameTypeArgs reports whether call instantiates the generic function of
@@ -231,16 +249,17 @@ func (p *fissionPlan) cloneValue(v reflect.Value) reflect.Value {
 func (p *fissionPlan) copyInfo(n, c any) {
 	if e, ok := n.(ast.Expr); ok {
 		if tv, ok := p.info.Types[e]; ok {
+			tv.Type = p.substType(tv.Type)
 			p.info.Types[c.(ast.Expr)] = tv
 		}
 	}
 	switch n := n.(type) {
 	case *ast.Ident:
 		if o := p.info.Defs[n]; o != nil {
-			p.info.Defs[c.(*ast.Ident)] = o
+			p.info.Defs[c.(*ast.Ident)] = p.freshObj(o)
 		}
 		if o := p.info.Uses[n]; o != nil {
-			p.info.Uses[c.(*ast.Ident)] = o
+			p.info.Uses[c.(*ast.Ident)] = p.freshObj(o)
 		}
 		if inst, ok := p.info.Instances[n]; ok {
 			p.info.Instances[c.(*ast.Ident)] = inst

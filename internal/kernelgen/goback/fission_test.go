@@ -1,7 +1,10 @@
 package goback
 
 import (
+	"bytes"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,9 +57,20 @@ func TestFissionPlan(t *testing.T) {
 		}
 	}
 	// The generated group functions compile as part of the Go side.
-	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "fission", Prefix: "Launch", Var: "lib"}
+	var report bytes.Buffer
+	cfg := Config{Dir: dir, Out: "kernels_gen.go", Gen: "gen", Name: "fission", Prefix: "Launch", Var: "lib", Report: &report}
 	src, err := Generate(cfg, res, nil)
 	require.NoError(t, err)
+	// The report lists each kernel that runs as coroutines, and why.
+	listed := strings.Split(strings.TrimSpace(report.String()), "\n")
+	var wantListed []string
+	for i := range res.Kernels {
+		k := &res.Kernels[i]
+		if w := want[k.GoName]; w != "" {
+			wantListed = append(wantListed, fmt.Sprintf("kernels.go:%d: %s runs as coroutines on the cpu agent: %s", k.Pos.Line, k.GoName, w))
+		}
+	}
+	assert.Equal(t, wantListed, listed)
 	assert.Contains(t, string(src), "func topLevelGroup(hgB *kernel.Block, x []float32, n int32) {")
 	assert.Contains(t, string(src), "hgDone[hgI] = true")
 	assert.Contains(t, string(src), "hgI2[hgI] = t.ThreadIdx().X", "i is kept per work-item under a name of its own")

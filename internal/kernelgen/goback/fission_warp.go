@@ -247,69 +247,22 @@ func (p *fissionPlan) pureCall(call *ast.CallExpr) bool {
 }
 
 // guardUnit plans an if whose body synchronizes: its condition kept per
-// work-item, its body's units run under it. exit: nothing that
+// work-item, its body's units run under it. ctx.exit: nothing that
 // synchronizes follows it, so the lanes that skip it are gone.
-func (p *fissionPlan) guardUnit(f *ast.IfStmt, inLoop, exit bool) (unit, error) {
+func (p *fissionPlan) guardUnit(f *ast.IfStmt, ctx listCtx) (unit, error) {
 	if pos := p.containsBarrier(f.Body); pos != token.NoPos {
 		return unit{}, &notFission{pos: p.fset.Position(pos), why: fmt.Sprintf("barrier inside a if statement (line %d)", p.fset.Position(f.Pos()).Line)}
 	}
-	if err := p.stretchStmtSkip(&ast.ExprStmt{X: f.Cond}, inLoop, nil); err != nil {
+	if err := p.stretchStmtSkip(&ast.ExprStmt{X: f.Cond}, ctx.inLoop, nil); err != nil {
 		return unit{}, err
 	}
-	u := unit{guard: f, id: p.nunits, gname: fmt.Sprintf("hgC%d", p.nguards), exit: exit}
+	u := unit{guard: f, id: p.nunits, gname: fmt.Sprintf("hgC%d", p.nguards), exit: ctx.exit}
 	p.nguards++
 	p.nunits++
 	p.guardNames = append(p.guardNames, u.gname)
-	cur := unit{id: p.nunits}
-	flush := func() {
-		if len(cur.stmts) > 0 {
-			u.body = append(u.body, cur)
-			p.nunits++
-		}
-		cur = unit{id: p.nunits}
-	}
-	whole := func(inner unit, err error) error {
-		if err != nil {
-			return err
-		}
-		u.body = append(u.body, inner)
-		p.nunits++
-		cur = unit{id: p.nunits}
-		return nil
-	}
-	list := f.Body.List
-	for i, s := range list {
-		var err error
-		inner, isFor := s.(*ast.ForStmt)
-		switch {
-		case p.deviceCallStmt(s) != nil:
-			err = p.fail(s, "calls %s, which synchronizes, inside a statement", p.plain(p.deviceCallStmt(s).Fun))
-		case isFor && p.hasTopBarrier(inner.Body):
-			flush()
-			err = whole(p.barrierLoop(inner))
-		case p.isGuard(s):
-			flush()
-			err = whole(p.guardUnit(s.(*ast.IfStmt), inLoop, exit && !p.syncsIn(list[i+1:])))
-		case isTypeOrConstDecl(s):
-			err = p.fail(s, "a declaration of a constant or type inside an if with a warp operation")
-		case p.isWarpStmt(s):
-			flush()
-			if cur.warps, err = p.warpStmt(s, inLoop); err == nil {
-				p.topLocals(s, cur.id, false)
-				cur.stmts = append(cur.stmts, s)
-			}
-		default:
-			if err = p.stretchStmt(s, inLoop); err == nil {
-				p.topLocals(s, cur.id, false)
-				cur.stmts = append(cur.stmts, s)
-			}
-		}
-		if err != nil {
-			return u, err
-		}
-	}
-	flush()
-	return u, nil
+	body, err := p.planList(f.Body.List, listCtx{inLoop: ctx.inLoop, inGuard: true, exit: ctx.exit})
+	u.body = body
+	return u, err
 }
 
 // syncsIn reports whether any of list synchronizes: a barrier, a warp
@@ -340,7 +293,9 @@ func (p *fissionPlan) emitGuard(w *bytes.Buffer, u unit, t string, ts func(types
 	if len(guards) > 0 {
 		fmt.Fprintf(w, "if !%s[hgI] {\n%s[hgI] = false\ncontinue\n}\n", guards[len(guards)-1].name, u.gname)
 	}
-	p.threadAt(w, t, "hgI")
+	if p.usesThread(t, u.guard.Cond) {
+		p.threadAt(w, t, "hgI")
+	}
 	cond := p.rewrite(u.guard.Cond, u.id).(ast.Expr)
 	fmt.Fprintf(w, "%s\n%s[hgI] = %s\n}\n", p.lineDirective(u.guard.Cond.Pos()), u.gname, p.plain(cond))
 	return p.emitUnits(w, u.body, t, ts, append(guards[:len(guards):len(guards)], guardRef{u.gname, u.exit}))
@@ -392,7 +347,17 @@ func (p *fissionPlan) emitWarps(w *bytes.Buffer, u *unit, t string, guards []gua
 				fmt.Fprintf(w, "if !%s[hgI] {\n%s.Elsewhere(hgI)\ncontinue\n}\n", g.name, wc.name)
 			}
 		}
-		p.threadAt(w, t, "hgI")
+		ops := args
+		if !wc.row.Thread {
+			ops = args[1:]
+		}
+		var nodes []ast.Node
+		for _, a := range ops {
+			nodes = append(nodes, a)
+		}
+		if p.usesThread(t, nodes...) {
+			p.threadAt(w, t, "hgI")
+		}
 		fmt.Fprintf(w, "%s\n%s.Post(hgB, hgI, kernelimpl.%s, %s, %s, %s, %s)\n}\n", p.lineDirective(wc.call.Pos()), wc.name, op.op, mask, val, a, width)
 		fmt.Fprintf(w, "%s\n%s.Run(hgB, kernelimpl.%s)\n", p.lineDirective(wc.call.Pos()), wc.name, op.op)
 		// The statement reads the result in place of the call.

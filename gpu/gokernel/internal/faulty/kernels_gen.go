@@ -1363,8 +1363,6 @@ func genericBlockSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
 //line generic.go:35
 	for s := GenericBlock / 2; s > 0; s /= 2 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line generic.go:36
 			if hgTid[hgI] < s {
 				part[hgTid[hgI]] += part[hgTid[hgI]+s]
@@ -1411,23 +1409,17 @@ func genericWarpSumGroup[T Number](hgB *kernel.Block, in []T, out []T) {
 	for d := 16; d > 0; d /= 2 {
 		hgW0.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line generic.go:55
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
 		}
 //line generic.go:55
 		hgW0.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line generic.go:55
 			hgV[hgI] += hgW0.Out[hgI]
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line generic.go:57
 		out[hgI2[hgI]] = hgV[hgI]
 	}
@@ -1472,24 +1464,18 @@ func batchedMatMulGroup(hgB *kernel.Block, c []float32, a []float32, m []float32
 //line nested.go:21
 	for b := 0; b < batches; b++ {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line nested.go:22
 			hgSum[hgI] = *new(float32)
 		}
 //line nested.go:23
 		for k := 0; k < n; k += BatchTile {
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line nested.go:24
 				as[hgTy[hgI]][hgTx[hgI]] = a[b*n*n+hgRow[hgI]*n+k+hgTx[hgI]]
 //line nested.go:25
 				bs[hgTy[hgI]][hgTx[hgI]] = m[b*n*n+(k+hgTy[hgI])*n+hgCol[hgI]]
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
 //line nested.go:27
 				for j := 0; j < BatchTile; j++ {
 					hgSum[hgI] += float32(as[hgTy[hgI]][j] * bs[j][hgTx[hgI]])
@@ -1497,8 +1483,6 @@ func batchedMatMulGroup(hgB *kernel.Block, c []float32, a []float32, m []float32
 			}
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line nested.go:32
 			c[b*n*n+hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
 		}
@@ -1566,16 +1550,12 @@ func hgGroupMatMulTile[T float32 | float64](hgB *kernel.Block, c []T, a []T, m [
 //line nested.go:55
 	for k := 0; k < n; k += BatchTile {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line nested.go:56
 			as[hgTy[hgI]][hgTx[hgI]] = a[hgRow[hgI]*n+k+hgTx[hgI]]
 //line nested.go:57
 			bs[hgTy[hgI]][hgTx[hgI]] = m[(k+hgTy[hgI])*n+hgCol[hgI]]
 		}
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line nested.go:59
 			for j := 0; j < BatchTile; j++ {
 				hgSum[hgI] += T(as[hgTy[hgI]][j] * bs[j][hgTx[hgI]])
@@ -1583,8 +1563,6 @@ func hgGroupMatMulTile[T float32 | float64](hgB *kernel.Block, c []T, a []T, m [
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line nested.go:64
 		c[hgRow[hgI]*n+hgCol[hgI]] = hgSum[hgI]
 	}

@@ -309,3 +309,134 @@ func mixedMasks(t kernel.Thread, in []int32, fin []float32, out []int32, fout []
 	t.SyncThreads()
 	out[i]++
 }
+
+// uniformReturn returns every work-item of odd blocks early, under a
+// condition the same across the block; the others shuffle after it.
+//
+//hipgo:kernel
+func uniformReturn(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	i := t.GlobalX()
+	if t.BlockIdx().X%2 == 1 {
+		out[i*Outs] = in[i]
+		return
+	}
+	out[i*Outs+1] = kernel.ShflDown(t, in[i], 1)
+}
+
+// branches shuffles in both branches of an if whose condition is the
+// same across the block, and an else if.
+//
+//hipgo:kernel
+func branches(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	i := t.GlobalX()
+	b := t.BlockIdx().X
+	if b%3 == 0 {
+		v := kernel.ShflXor(t, in[i], 1)
+		out[i*Outs] = v
+	} else if b%3 == 1 {
+		out[i*Outs+1] = kernel.ReduceAddSync(t, kernel.FullMask, in[i])
+		t.SyncThreads()
+		fout[i*Outs] = kernel.ShflUp(t, fin[i], 3)
+	} else {
+		out[i*Outs+2] = int32(kernel.Ballot(t, in[i] > 0))
+	}
+	out[i*Outs+3] = kernel.ShflDown(t, in[i], 2)
+}
+
+// warpTotal is the sum of v over the block of a generic device function
+// that synchronizes, returning early where the block is one work-item or
+// one warp.
+func warpTotal[T kernel.Shuffleable](t kernel.Thread, v T, part *[32]T) T {
+	bd, ws := t.BlockDim().X, t.WarpSize()
+	if bd == 1 {
+		return v
+	}
+	for off := ws / 2; off > 0; off >>= 1 {
+		v += kernel.ShflDown(t, v, off)
+	}
+	if bd <= ws {
+		return v
+	}
+	lane, w := t.Lane(), t.ThreadIdx().X/ws
+	if lane == 0 {
+		part[w] = v
+	}
+	t.SyncThreads()
+	var s T
+	for x := 0; x < bd/ws; x++ {
+		s += part[x]
+	}
+	t.SyncThreads()
+	return s
+}
+
+// generic calls warpTotal with int32 and float32 (type arguments other
+// than its parameter's name), at the top level and in a loop with
+// barriers.
+//
+//hipgo:kernel
+func generic(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	parti := kernel.Shared[[32]int32](t)
+	partf := kernel.Shared[[32]float32](t)
+	i := t.GlobalX()
+	s := warpTotal(t, in[i], parti)
+	out[i*Outs] = s
+	f := warpTotal(t, fin[i], partf)
+	fout[i*Outs] = f
+	for r := 0; r < 2; r++ {
+		s = warpTotal(t, in[i]+int32(r), parti)
+		out[i*Outs+1+r] = s
+	}
+}
+
+// uniformCount shuffles in a loop whose bound is assigned only values
+// the same across the block, under a condition that is too.
+//
+//hipgo:kernel
+func uniformCount(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	i := t.GlobalX()
+	k := 1
+	if t.BlockIdx().X > 0 {
+		k = 3
+	}
+	v, f := in[i], fin[i]
+	for j := 0; j < k; j++ {
+		v += kernel.ShflXor(t, v, 1<<j)
+		f += kernel.ShflXor(t, f, 1<<j)
+	}
+	out[i*Outs] = v
+	fout[i*Outs] = f
+}
+
+// logScan is each warp's inclusive scan by shuffles up in log steps, of
+// integers (which fission sums lane by lane where every lane runs it)
+// and of floats (which keep the rounds), with the bound as a call, a
+// constant and a local.
+//
+//hipgo:kernel
+func logScan(t kernel.Thread, in []int32, fin []float32, out []int32, fout []float32) {
+	i := t.GlobalX()
+	lane, ws := t.Lane(), t.WarpSize()
+	v, w, f := in[i], in[i]*3, fin[i]
+	for d := 1; d < t.WarpSize(); d <<= 1 {
+		n := kernel.ShflUp(t, v, d)
+		if lane >= d {
+			v += n
+		}
+	}
+	for d := 1; d < ws; d *= 2 {
+		n := kernel.ShflUp(t, w, d)
+		if t.Lane() >= d {
+			w += n
+		}
+	}
+	for d := 1; d < 32; d <<= 1 {
+		n := kernel.ShflUp(t, f, d)
+		if lane >= d {
+			f += n
+		}
+	}
+	out[i*Outs] = v
+	out[i*Outs+1] = w
+	fout[i*Outs] = f
+}

@@ -20,24 +20,15 @@ import (
 //go:embed gen/lockstep.cu
 var LibrarySource string
 
-//go:embed gen/lockstep.hipfb
-var LibraryObject0 []byte
-
-//go:embed gen/lockstep_sm90.ptx
-var LibraryObject1 string
-
-//go:embed gen/lockstep_sm80.ptx
-var LibraryObject2 string
-
 // Library is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
 	Name:    "lockstep",
-	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel),
+	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel, logScanKernel),
 	Source:  LibrarySource,
-	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks"},
+	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count", "log_scan"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
-	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
+	Objects: []any{},
 })
 
 // shufflesArgs is the kernarg layout of shuffles's C++ entry point.
@@ -810,6 +801,281 @@ func LaunchMixedMasks(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
+// uniformReturnArgs is the kernarg layout of uniform_return's C++ entry point.
+type uniformReturnArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.ConstPtr[float32]
+}
+
+// uniformReturnKernel runs uniformReturn on the cpu agent by loop fission (uniformReturnGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var uniformReturnKernel = kernel.Define("uniform_return", func(b *kernel.Block, a *uniformReturnArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[uniformReturnFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ConstViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[uniformReturnFrame](t)
+			uniformReturn(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	uniformReturnGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchUniformReturn launches uniformReturn (kernels.go:317) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchUniformReturn(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 14)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).ConstPtr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+}
+
+// branchesArgs is the kernarg layout of branches's C++ entry point.
+type branchesArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// branchesKernel runs branches on the cpu agent by loop fission (branchesGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var branchesKernel = kernel.Define("branches", func(b *kernel.Block, a *branchesArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[branchesFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[branchesFrame](t)
+			branches(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	branchesGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchBranches launches branches (kernels.go:330) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchBranches(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 15)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+}
+
+// genericArgs is the kernarg layout of generic's C++ entry point.
+type genericArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// genericKernel runs generic on the cpu agent by loop fission (genericGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var genericKernel = kernel.Define("generic", func(b *kernel.Block, a *genericArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[genericFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[genericFrame](t)
+			generic(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	genericGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// LaunchGeneric launches generic (kernels.go:378) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchGeneric(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 16)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+}
+
+// uniformCountArgs is the kernarg layout of uniform_count's C++ entry point.
+type uniformCountArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// uniformCountKernel runs uniformCount on the cpu agent by loop fission (uniformCountGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var uniformCountKernel = kernel.Define("uniform_count", func(b *kernel.Block, a *uniformCountArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[uniformCountFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[uniformCountFrame](t)
+			uniformCount(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	uniformCountGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchUniformCount launches uniformCount (kernels.go:396) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchUniformCount(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 17)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+}
+
+// logScanArgs is the kernarg layout of log_scan's C++ entry point.
+type logScanArgs struct {
+	in   rocr.ConstPtr[int32]
+	fin  rocr.ConstPtr[float32]
+	out  rocr.Ptr[int32]
+	fout rocr.Ptr[float32]
+}
+
+// logScanKernel runs logScan on the cpu agent by loop fission (logScanGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var logScanKernel = kernel.Define("log_scan", func(b *kernel.Block, a *logScanArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[logScanFrame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.in)
+		f.p1 = kernelimpl.ConstViewRest(b, a.fin)
+		f.p2 = kernelimpl.ViewRest(b, a.out)
+		f.p3 = kernelimpl.ViewRest(b, a.fout)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[logScanFrame](t)
+			logScan(t, f.p0, f.p1, f.p2, f.p3)
+		})
+		return
+	}
+	logScanGroup(b, kernelimpl.ConstViewRest(b, a.in), kernelimpl.ConstViewRest(b, a.fin), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.fout))
+}, kernelimpl.Lockstep())
+
+// LaunchLogScan launches logScan (kernels.go:417) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchLogScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], fin buffer.Array[float32], out buffer.Array[int32], fout buffer.Array[float32]) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 0 (in): nil buffer")
+	}
+	if fin == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 1 (fin): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 2 (out): nil buffer")
+	}
+	if fout == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 3 (fout): nil buffer")
+	}
+	ld, checked, err := Library.Prepare(s, 18)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).ConstPtr(fin).Ptr(out).Ptr(fout)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(in.Len())).Int64(int64(fin.Len())).Int64(int64(out.Len())).Int64(int64(fout.Len()))
+	}
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
 // shufflesFrame holds shuffles's arguments for its lockstep work-items.
 type shufflesFrame struct {
 	p0 []int32
@@ -922,6 +1188,46 @@ type mixedMasksFrame struct {
 	p3 []float32
 }
 
+// uniformReturnFrame holds uniformReturn's arguments for its lockstep work-items.
+type uniformReturnFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// branchesFrame holds branches's arguments for its lockstep work-items.
+type branchesFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// genericFrame holds generic's arguments for its lockstep work-items.
+type genericFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// uniformCountFrame holds uniformCount's arguments for its lockstep work-items.
+type uniformCountFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
+// logScanFrame holds logScan's arguments for its lockstep work-items.
+type logScanFrame struct {
+	p0 []int32
+	p1 []float32
+	p2 []int32
+	p3 []float32
+}
+
 // shufflesLocals holds the per-work-item variables of shuffles's fissioned group.
 type shufflesLocals struct {
 	hgI2   []int
@@ -974,83 +1280,61 @@ func shufflesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:23
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, hgV[hgI], hgLane[hgI]*7+3, 32)
 	}
 //line kernels.go:23
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:23
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:24
 		hgW1.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, hgV[hgI], -hgLane[hgI], 8)
 	}
 //line kernels.go:24
 	hgW1.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:24
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:25
 		hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 3, 16)
 	}
 //line kernels.go:25
 	hgW2.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:25
 		hgO[hgI][2] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:26
 		hgW3.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 5, 8)
 	}
 //line kernels.go:26
 	hgW3.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:26
 		hgO[hgI][3] = hgW3.Out[hgI]
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:27
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 17, 16)
 	}
 //line kernels.go:27
 	hgW4.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:27
 		hgO[hgI][4] = hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgW5.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 40, 32)
 	}
@@ -1058,46 +1342,34 @@ func shufflesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	hgW5.Run(hgB, kernelimpl.OpShflDown)
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgW6.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
 //line kernels.go:28
 	hgW6.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:28
 		hgO[hgI][5] = hgW5.Out[hgI] + hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:29
 		hgW7.Post(hgB, hgI, kernelimpl.OpShfl, kernel.FullMask, hgV[hgI], hgLane[hgI]+hgLane[hgI]%3-1, kernel.CPUWarpSize)
 	}
 //line kernels.go:29
 	hgW7.Run(hgB, kernelimpl.OpShfl)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:29
 		hgO[hgI][6] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:30
 		hgW8.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, fin[hgI2[hgI]], 5, kernel.CPUWarpSize)
 	}
 //line kernels.go:30
 	hgW8.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:30
 		fout[hgI2[hgI]*Outs] = hgW8.Out[hgI]
 	}
@@ -1149,8 +1421,6 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
@@ -1167,16 +1437,12 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	hgW1.Run(hgB, kernelimpl.OpShflDown)
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgW2.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 3, kernel.CPUWarpSize)
 	}
 //line kernels.go:41
 	hgW2.Run(hgB, kernelimpl.OpShflXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:41
 		hgO[hgI][0] = hgW1.Out[hgI] - hgW2.Out[hgI]
 	}
@@ -1184,23 +1450,17 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	for k := 1; k < t.WarpSize(); k *= 3 {
 		hgW3.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:43
 			hgW3.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], k, kernel.CPUWarpSize)
 		}
 //line kernels.go:43
 		hgW3.Run(hgB, kernelimpl.OpShflXor)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:43
 			hgV[hgI] = hgW3.Out[hgI] ^ hgV[hgI]<<1
 		}
 		hgW4.Begin(hgB)
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:44
 			hgW4.Post(hgB, hgI, kernelimpl.OpSync, kernel.FullMask, 0, 0, kernel.CPUWarpSize)
 		}
@@ -1208,15 +1468,11 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		hgW4.Run(hgB, kernelimpl.OpSync)
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:46
 		hgO[hgI][1] = hgV[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:47
 		hgW5.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, kernel.CPUWarpSize)
 	}
@@ -1232,16 +1488,12 @@ func nestedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:49
 		hgW6.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgF2[hgI] > 1e6), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:49
 	hgW6.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:49
 		if hgW6.Out[hgI] != 0 {
 			hgF2[hgI] = -hgF2[hgI]
@@ -1293,16 +1545,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:66
 		hgW0.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:66
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:66
 		b := hgW0.Out[hgI]
 //line kernels.go:67
@@ -1310,16 +1558,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:68
 		hgW1.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] > -60000)), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:68
 	hgW1.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:68
 		if hgW1.Out[hgI] == 0 {
 			hgO[hgI][2] = 1
@@ -1327,16 +1571,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:71
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI]%97 == 0), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:71
 	hgW2.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:71
 		if hgW2.Out[hgI] != 0 {
 			hgO[hgI][3] = 1
@@ -1354,8 +1594,6 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 			hgW3.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:75
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, 0x0f0f0f0f, kernelimpl.Vote(hgV[hgI]%2 == 0), 0, kernel.CPUWarpSize)
 	}
@@ -1365,15 +1603,11 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:75
 		hgO[hgI][4] = int32(hgW3.Out[hgI])
 	}
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		hgW4.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 49000), 0, kernel.CPUWarpSize)
 	}
@@ -1381,16 +1615,12 @@ func votesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout 
 	hgW4.Run(hgB, kernelimpl.OpBallot)
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		hgW5.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(!(hgV[hgI] < 50001)), 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:77
 	hgW5.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:77
 		some, every := (hgW4.Out[hgI] != 0), (hgW5.Out[hgI] == 0)
 //line kernels.go:78
@@ -1450,53 +1680,39 @@ func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:91
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:91
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:91
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:92
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:92
 	hgW1.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:92
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
 	hgW2.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:93
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:93
 	hgW2.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:93
 		hgO[hgI][2] = hgW2.Out[hgI]
 	}
 	hgW3.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgW3.Post(hgB, hgI, kernelimpl.OpReduceAnd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1504,76 +1720,56 @@ func reductionsGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 	hgW3.Run(hgB, kernelimpl.OpReduceAnd)
 	hgW4.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceOr, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:94
 	hgW4.Run(hgB, kernelimpl.OpReduceOr)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:94
 		hgO[hgI][3] = hgW3.Out[hgI] ^ hgW4.Out[hgI]
 	}
 	hgW5.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:95
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceXor, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:95
 	hgW5.Run(hgB, kernelimpl.OpReduceXor)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:95
 		hgO[hgI][4] = hgW5.Out[hgI]
 	}
 	hgW6.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:96
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:96
 	hgW6.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:96
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
 	hgW7.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:97
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMax, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:97
 	hgW7.Run(hgB, kernelimpl.OpReduceMax)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:97
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
 	hgW8.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:98
 		hgW8.Post(hgB, hgI, kernelimpl.OpReduceMin, kernel.FullMask, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:98
 	hgW8.Run(hgB, kernelimpl.OpReduceMin)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:98
 		fout[hgI2[hgI]*Outs+2] = hgW8.Out[hgI]
 	}
@@ -1642,8 +1838,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		hgO[hgI] = out[hgI2[hgI]*Outs : hgI2[hgI]*Outs+Outs]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:112
 		hgC0[hgI] = hgLane[hgI] < 9
 	}
@@ -1653,8 +1847,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW0.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:113
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, low, hgV[hgI], (hgLane[hgI]+1)%9, 32)
 	}
@@ -1664,8 +1856,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:113
 		hgO[hgI][0] = hgW0.Out[hgI]
 	}
@@ -1675,8 +1865,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW1.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:114
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1686,8 +1874,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:114
 		hgO[hgI][1] = hgW1.Out[hgI]
 	}
@@ -1697,8 +1883,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW2.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:115
 		hgW2.Post(hgB, hgI, kernelimpl.OpReduceAdd, low, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1708,8 +1892,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:115
 		fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
 	}
@@ -1719,8 +1901,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW3.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:116
 		hgW3.Post(hgB, hgI, kernelimpl.OpBallot, low, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -1730,14 +1910,10 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:116
 		hgO[hgI][2] = int32(hgW3.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:118
 		hgC1[hgI] = hgLane[hgI] >= 9
 	}
@@ -1747,8 +1923,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW4.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:119
 		hgW4.Post(hgB, hgI, kernelimpl.OpShflIdx, high, hgV[hgI], 9+(hgLane[hgI]-8)%23, 32)
 	}
@@ -1758,8 +1932,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:119
 		hgO[hgI][0] = hgW4.Out[hgI]
 	}
@@ -1769,8 +1941,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW5.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:120
 		hgW5.Post(hgB, hgI, kernelimpl.OpReduceMax, high, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1780,8 +1950,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:120
 		hgO[hgI][1] = hgW5.Out[hgI]
 	}
@@ -1791,8 +1959,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW6.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:121
 		hgW6.Post(hgB, hgI, kernelimpl.OpReduceAdd, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1802,8 +1968,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:121
 		fout[hgI2[hgI]*Outs] = hgW6.Out[hgI]
 	}
@@ -1813,8 +1977,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW7.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:122
 		hgW7.Post(hgB, hgI, kernelimpl.OpReduceMin, high, hgF2[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1824,8 +1986,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:122
 		fout[hgI2[hgI]*Outs+1] = hgW7.Out[hgI]
 	}
@@ -1835,8 +1995,6 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 			hgW8.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:123
 		hgW8.Post(hgB, hgI, kernelimpl.OpBallot, high, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -1846,23 +2004,17 @@ func maskedGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 		if !hgC1[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:123
 		hgO[hgI][2] = int32(hgW8.Out[hgI])
 	}
 	hgW9.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:126
 		hgW9.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], 1, 32)
 	}
 //line kernels.go:126
 	hgW9.Run(hgB, kernelimpl.OpShflUp)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:126
 		hgO[hgI][3] = hgW9.Out[hgI]
 	}
@@ -1940,8 +2092,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:142
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 1, 32)
 	}
@@ -1951,8 +2101,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:142
 		hgO[hgI][1] = hgW0.Out[hgI]
 	}
@@ -1961,8 +2109,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:143
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -1972,8 +2118,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:143
 		hgO[hgI][2] = hgW1.Out[hgI]
 	}
@@ -1982,8 +2126,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:144
 		hgW2.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(hgV[hgI] > 0), 0, kernel.CPUWarpSize)
 	}
@@ -1993,8 +2135,6 @@ hgS0:
 		if hgDone[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:144
 		hgO[hgI][3] = int32(hgW2.Out[hgI])
 	}
@@ -2003,8 +2143,6 @@ hgS0:
 			hgC0[hgI] = false
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:145
 		hgC0[hgI] = hgLane[hgI] < 20
 	}
@@ -2016,8 +2154,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:146
 		hgW3.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 2, 32)
 	}
@@ -2030,8 +2166,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:146
 		hgO[hgI][4] = hgW3.Out[hgI]
 	}
@@ -2043,8 +2177,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:147
 		hgW4.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2057,8 +2189,6 @@ hgS0:
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:147
 		hgO[hgI][5] = hgW4.Out[hgI]
 	}
@@ -2109,24 +2239,29 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		hgV[hgI] = in[hgI2[hgI]]
 	}
 //line kernels.go:162
-	for d := 1; d < t.WarpSize(); d <<= 1 {
-		hgW0.Begin(hgB)
+	if hgN%kernel.CPUWarpSize == 0 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
-//line kernels.go:163
-			hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgV[hgI] += hgV[hgI-1]
+			}
 		}
+	} else {
+//line kernels.go:162
+		for d := 1; d < t.WarpSize(); d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:163
-		hgW0.Run(hgB, kernelimpl.OpShflUp)
-		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
 //line kernels.go:163
-			n := hgW0.Out[hgI]
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:163
+				n := hgW0.Out[hgI]
 //line kernels.go:164
-			if hgLane[hgI] >= d {
-				hgV[hgI] += n
+				if hgLane[hgI] >= d {
+					hgV[hgI] += n
+				}
 			}
 		}
 	}
@@ -2139,8 +2274,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:172
 		hgC0[hgI] = hgWarp[hgI] == 0
 	}
@@ -2167,8 +2300,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 				hgW1.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:179
 			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
 		}
@@ -2178,8 +2309,6 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:179
 			n := hgW1.Out[hgI]
 //line kernels.go:180
@@ -2192,16 +2321,12 @@ func warpScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:184
 		if hgLane[hgI] < hgNw[hgI] {
 			sums[hgLane[hgI]] = hgS[hgI]
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:189
 		if hgWarp[hgI] > 0 {
 			hgV[hgI] += sums[hgWarp[hgI]-1]
@@ -2269,8 +2394,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 //line kernels.go:212
 	for s := hgBs / 2; s >= 2*hgWs; s >>= 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:213
 			if hgTid[hgI] < s {
 				hgSum[hgI] += sdata[hgTid[hgI]+s]
@@ -2279,8 +2402,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:219
 		hgC0[hgI] = hgTid[hgI] < hgWs
 	}
@@ -2288,8 +2409,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:220
 		hgSum[hgI] += sdata[hgTid[hgI]+hgWs]
 	}
@@ -2301,8 +2420,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 				hgW0.Elsewhere(hgI)
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:222
 			hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgSum[hgI], off, kernel.CPUWarpSize)
 		}
@@ -2312,8 +2429,6 @@ func hgGroupReduceTo(hgB *kernel.Block, in []float32, out []float32, sdata *[102
 			if !hgC0[hgI] {
 				continue
 			}
-			t := hgB.Thread(hgI)
-			_ = t
 //line kernels.go:222
 			hgSum[hgI] += hgW0.Out[hgI]
 		}
@@ -2375,16 +2490,12 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgW0.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:234
 	hgW0.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgV[hgI] = hgW0.Out[hgI]
 //line kernels.go:235
@@ -2416,16 +2527,12 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
 //line kernels.go:234
 	hgW1.Run(hgB, kernelimpl.OpReduceAdd)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:234
 		hgV[hgI] = hgW1.Out[hgI]
 //line kernels.go:235
@@ -2444,8 +2551,6 @@ func blockReduceGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32,
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:256
 		s2 := hgS[hgI]
 //line kernels.go:257
@@ -2485,23 +2590,17 @@ func grid2DGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:268
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], 3, kernel.CPUWarpSize)
 	}
 //line kernels.go:268
 	hgW0.Run(hgB, kernelimpl.OpShflDown)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:268
 		out[hgI2[hgI]*Outs] = hgW0.Out[hgI]
 	}
 	hgW1.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:269
 		hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, hgV[hgI], 0, kernel.CPUWarpSize)
 	}
@@ -2541,16 +2640,12 @@ func badWidthGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:278
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, kernel.FullMask, in[hgI2[hgI]], 0, 12)
 	}
 //line kernels.go:278
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:278
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
@@ -2580,16 +2675,12 @@ func badMaskGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 	}
 	hgW0.Begin(hgB)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:286
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflIdx, 1, in[hgI2[hgI]], 0, 32)
 	}
 //line kernels.go:286
 	hgW0.Run(hgB, kernelimpl.OpShflIdx)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:286
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
@@ -2631,8 +2722,6 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 			hgW0.Elsewhere(hgI)
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:296
 		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, 32)
 	}
@@ -2642,14 +2731,10 @@ func neverCompletesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int
 		if !hgC0[hgI] {
 			continue
 		}
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:296
 		out[hgI2[hgI]] = hgW0.Out[hgI]
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:299
 		out[hgI2[hgI]]++
 	}
@@ -2687,15 +2772,613 @@ func mixedMasksGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, 
 //line kernels.go:308
 	hgW0.Run(hgB, kernelimpl.OpBallot)
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:308
 		out[hgI2[hgI]] = int32(hgW0.Out[hgI])
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
 //line kernels.go:310
 		out[hgI2[hgI]]++
+	}
+}
+
+// uniformReturnLocals holds the per-work-item variables of uniformReturn's fissioned group.
+type uniformReturnLocals struct {
+	hgI2 []int
+	hgW0 kernelimpl.Warp[int32]
+}
+
+// uniformReturnGroup runs one work-group of uniformReturn (kernels.go:317) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func uniformReturnGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[uniformReturnLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgW0 := &hgF.hgW0
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:318
+		hgI2[hgI] = t.GlobalX()
+	}
+//line kernels.go:319
+	if t.BlockIdx().X%2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:320
+			out[hgI2[hgI]*Outs] = in[hgI2[hgI]]
+		}
+		return
+	}
+	hgW0.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:323
+		hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
+	}
+//line kernels.go:323
+	hgW0.Run(hgB, kernelimpl.OpShflDown)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:323
+		out[hgI2[hgI]*Outs+1] = hgW0.Out[hgI]
+	}
+}
+
+// branchesLocals holds the per-work-item variables of branches's fissioned group.
+type branchesLocals struct {
+	hgI2 []int
+	hgW0 kernelimpl.Warp[int32]
+	hgW1 kernelimpl.Warp[int32]
+	hgW2 kernelimpl.Warp[float32]
+	hgW3 kernelimpl.Warp[uint64]
+	hgW4 kernelimpl.Warp[int32]
+}
+
+// branchesGroup runs one work-group of branches (kernels.go:330) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[branchesLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	var hgB2 int
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgW3 := &hgF.hgW3
+	hgW4 := &hgF.hgW4
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:331
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:332
+		hgB2 = t.BlockIdx().X
+	}
+//line kernels.go:333
+	if hgB2%3 == 0 {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:334
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, in[hgI2[hgI]], 1, kernel.CPUWarpSize)
+		}
+//line kernels.go:334
+		hgW0.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:334
+			v := hgW0.Out[hgI]
+//line kernels.go:335
+			out[hgI2[hgI]*Outs] = v
+		}
+	} else {
+//line kernels.go:336
+		if hgB2%3 == 1 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:337
+				hgW1.Post(hgB, hgI, kernelimpl.OpReduceAdd, kernel.FullMask, in[hgI2[hgI]], 0, kernel.CPUWarpSize)
+			}
+//line kernels.go:337
+			hgW1.Run(hgB, kernelimpl.OpReduceAdd)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:337
+				out[hgI2[hgI]*Outs+1] = hgW1.Out[hgI]
+			}
+			hgW2.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:339
+				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, fin[hgI2[hgI]], 3, kernel.CPUWarpSize)
+			}
+//line kernels.go:339
+			hgW2.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:339
+				fout[hgI2[hgI]*Outs] = hgW2.Out[hgI]
+			}
+		} else {
+			hgW3.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:341
+				hgW3.Post(hgB, hgI, kernelimpl.OpBallot, kernel.FullMask, kernelimpl.Vote(in[hgI2[hgI]] > 0), 0, kernel.CPUWarpSize)
+			}
+//line kernels.go:341
+			hgW3.Run(hgB, kernelimpl.OpBallot)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:341
+				out[hgI2[hgI]*Outs+2] = int32(hgW3.Out[hgI])
+			}
+		}
+	}
+	hgW4.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:343
+		hgW4.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, in[hgI2[hgI]], 2, kernel.CPUWarpSize)
+	}
+//line kernels.go:343
+	hgW4.Run(hgB, kernelimpl.OpShflDown)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:343
+		out[hgI2[hgI]*Outs+3] = hgW4.Out[hgI]
+	}
+}
+
+// genericLocals holds the per-work-item variables of generic's fissioned group.
+type genericLocals struct {
+	hgV     []int32
+	hgV2    []float32
+	hgV3    []int32
+	hgPart  []*[32]int32
+	hgPart2 []*[32]int32
+	hgPart3 []*[32]float32
+	hgLane  []int
+	hgLane2 []int
+	hgLane3 []int
+	hgW     []int
+	hgW3    []int
+	hgW4    []int
+	hgS     []int32
+	hgS2    []int32
+	hgS3    []float32
+	hgI2    []int
+	hgS4    []int32
+	hgF2    []float32
+	hgW0    kernelimpl.Warp[int32]
+	hgW1    kernelimpl.Warp[float32]
+	hgW2    kernelimpl.Warp[int32]
+}
+
+// genericGroup runs one work-group of generic (kernels.go:378) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[genericLocals](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgV2 := kernelimpl.Locals(&hgF.hgV2, hgN)
+	hgV3 := kernelimpl.Locals(&hgF.hgV3, hgN)
+	hgPart := kernelimpl.Locals(&hgF.hgPart, hgN)
+	hgPart2 := kernelimpl.Locals(&hgF.hgPart2, hgN)
+	hgPart3 := kernelimpl.Locals(&hgF.hgPart3, hgN)
+	var hgBd int
+	var hgBd2 int
+	var hgBd3 int
+	var hgWs int
+	var hgWs2 int
+	var hgWs3 int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgLane2 := kernelimpl.Locals(&hgF.hgLane2, hgN)
+	hgLane3 := kernelimpl.Locals(&hgF.hgLane3, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgW3 := kernelimpl.Locals(&hgF.hgW3, hgN)
+	hgW4 := kernelimpl.Locals(&hgF.hgW4, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgS2 := kernelimpl.Locals(&hgF.hgS2, hgN)
+	hgS3 := kernelimpl.Locals(&hgF.hgS3, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgS4 := kernelimpl.Locals(&hgF.hgS4, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	t := hgB.Thread(0)
+	_ = t
+//line kernels.go:379
+	parti := kernel.Shared[[32]int32](t)
+//line kernels.go:380
+	partf := kernel.Shared[[32]float32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:381
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:382
+		hgS4[hgI] = *new(int32)
+//line kernels.go:382
+		hgV3[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
+//line kernels.go:350
+		hgBd, hgWs2 = t.BlockDim().X, t.WarpSize()
+	}
+//line kernels.go:351
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:382
+			hgS4[hgI] = hgV3[hgI]
+		}
+	} else {
+//line kernels.go:354
+		for off := hgWs2 / 2; off > 0; off >>= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:355
+			hgW0.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgV3[hgI] += hgW0.Out[hgI]
+			}
+		}
+//line kernels.go:357
+		if hgBd <= hgWs2 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:382
+				hgS4[hgI] = hgV3[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:360
+				hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+//line kernels.go:361
+				if hgLane3[hgI] == 0 {
+					hgPart[hgI][hgW3[hgI]] = hgV3[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:365
+				hgS[hgI] = *new(int32)
+//line kernels.go:366
+				for x := 0; x < hgBd/hgWs2; x++ {
+					hgS[hgI] += hgPart[hgI][x]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:382
+				hgS4[hgI] = hgS[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:383
+		out[hgI2[hgI]*Outs] = hgS4[hgI]
+//line kernels.go:384
+		hgF2[hgI] = *new(float32)
+//line kernels.go:384
+		hgV2[hgI], hgPart3[hgI] = fin[hgI2[hgI]], partf
+//line kernels.go:350
+		hgBd2, hgWs = t.BlockDim().X, t.WarpSize()
+	}
+//line kernels.go:351
+	if hgBd2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+			hgF2[hgI] = hgV2[hgI]
+		}
+	} else {
+//line kernels.go:354
+		for off := hgWs / 2; off > 0; off >>= 1 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:355
+			hgW1.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgV2[hgI] += hgW1.Out[hgI]
+			}
+		}
+//line kernels.go:357
+		if hgBd2 <= hgWs {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+				hgF2[hgI] = hgV2[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:360
+				hgLane[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+//line kernels.go:361
+				if hgLane[hgI] == 0 {
+					hgPart3[hgI][hgW4[hgI]] = hgV2[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:365
+				hgS3[hgI] = *new(float32)
+//line kernels.go:366
+				for x := 0; x < hgBd2/hgWs; x++ {
+					hgS3[hgI] += hgPart3[hgI][x]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+				hgF2[hgI] = hgS3[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:385
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
+	}
+//line kernels.go:386
+	for r := 0; r < 2; r++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line kernels.go:387
+			hgV[hgI], hgPart2[hgI] = in[hgI2[hgI]]+int32(r), parti
+//line kernels.go:350
+			hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
+		}
+//line kernels.go:351
+		if hgBd3 == 1 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:387
+				hgS4[hgI] = hgV[hgI]
+			}
+		} else {
+//line kernels.go:354
+			for off := hgWs3 / 2; off > 0; off >>= 1 {
+				hgW2.Begin(hgB)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+				}
+//line kernels.go:355
+				hgW2.Run(hgB, kernelimpl.OpShflDown)
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+					hgV[hgI] += hgW2.Out[hgI]
+				}
+			}
+//line kernels.go:357
+			if hgBd3 <= hgWs3 {
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:387
+					hgS4[hgI] = hgV[hgI]
+				}
+			} else {
+				for hgI := 0; hgI < hgN; hgI++ {
+					t := hgB.Thread(hgI)
+					_ = t
+//line kernels.go:360
+					hgLane2[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
+//line kernels.go:361
+					if hgLane2[hgI] == 0 {
+						hgPart2[hgI][hgW[hgI]] = hgV[hgI]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:365
+					hgS2[hgI] = *new(int32)
+//line kernels.go:366
+					for x := 0; x < hgBd3/hgWs3; x++ {
+						hgS2[hgI] += hgPart2[hgI][x]
+					}
+				}
+				for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:387
+					hgS4[hgI] = hgS2[hgI]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:388
+			out[hgI2[hgI]*Outs+1+r] = hgS4[hgI]
+		}
+	}
+}
+
+// uniformCountLocals holds the per-work-item variables of uniformCount's fissioned group.
+type uniformCountLocals struct {
+	hgI2 []int
+	hgK  []int
+	hgV  []int32
+	hgF2 []float32
+	hgW0 kernelimpl.Warp[int32]
+	hgW1 kernelimpl.Warp[float32]
+}
+
+// uniformCountGroup runs one work-group of uniformCount (kernels.go:396) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func uniformCountGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[uniformCountLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgK := kernelimpl.Locals(&hgF.hgK, hgN)
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:397
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:398
+		hgK[hgI] = 1
+//line kernels.go:399
+		if t.BlockIdx().X > 0 {
+			hgK[hgI] = 3
+		}
+//line kernels.go:402
+		hgV[hgI], hgF2[hgI] = in[hgI2[hgI]], fin[hgI2[hgI]]
+	}
+//line kernels.go:403
+	for j := 0; j < hgK[0]; j++ {
+		hgW0.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:404
+			hgW0.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgV[hgI], 1<<j, kernel.CPUWarpSize)
+		}
+//line kernels.go:404
+		hgW0.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:404
+			hgV[hgI] += hgW0.Out[hgI]
+		}
+		hgW1.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:405
+			hgW1.Post(hgB, hgI, kernelimpl.OpShflXor, kernel.FullMask, hgF2[hgI], 1<<j, kernel.CPUWarpSize)
+		}
+//line kernels.go:405
+		hgW1.Run(hgB, kernelimpl.OpShflXor)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:405
+			hgF2[hgI] += hgW1.Out[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:407
+		out[hgI2[hgI]*Outs] = hgV[hgI]
+//line kernels.go:408
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
+	}
+}
+
+// logScanLocals holds the per-work-item variables of logScan's fissioned group.
+type logScanLocals struct {
+	hgI2   []int
+	hgLane []int
+	hgV    []int32
+	hgW    []int32
+	hgF2   []float32
+	hgW0   kernelimpl.Warp[int32]
+	hgW1   kernelimpl.Warp[int32]
+	hgW2   kernelimpl.Warp[float32]
+}
+
+// logScanGroup runs one work-group of logScan (kernels.go:417) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func logScanGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fout []float32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[logScanLocals](hgB)
+	_ = hgF
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	var hgWs int
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgF2 := kernelimpl.Locals(&hgF.hgF2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:418
+		hgI2[hgI] = t.GlobalX()
+//line kernels.go:419
+		hgLane[hgI], hgWs = t.Lane(), t.WarpSize()
+//line kernels.go:420
+		hgV[hgI], hgW[hgI], hgF2[hgI] = in[hgI2[hgI]], in[hgI2[hgI]]*3, fin[hgI2[hgI]]
+	}
+//line kernels.go:421
+	if hgN%kernel.CPUWarpSize == 0 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgV[hgI] += hgV[hgI-1]
+			}
+		}
+	} else {
+//line kernels.go:421
+		for d := 1; d < t.WarpSize(); d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:422
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgV[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:422
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:422
+				n := hgW0.Out[hgI]
+//line kernels.go:423
+				if hgLane[hgI] >= d {
+					hgV[hgI] += n
+				}
+			}
+		}
+	}
+//line kernels.go:427
+	if hgN%kernel.CPUWarpSize == 0 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgW[hgI] += hgW[hgI-1]
+			}
+		}
+	} else {
+//line kernels.go:427
+		for d := 1; d < hgWs; d *= 2 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:428
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgW[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:428
+			hgW1.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:428
+				n := hgW1.Out[hgI]
+//line kernels.go:429
+				if t.Lane() >= d {
+					hgW[hgI] += n
+				}
+			}
+		}
+	}
+//line kernels.go:433
+	for d := 1; d < 32; d <<= 1 {
+		hgW2.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:434
+			hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgF2[hgI], d, kernel.CPUWarpSize)
+		}
+//line kernels.go:434
+		hgW2.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:434
+			n := hgW2.Out[hgI]
+//line kernels.go:435
+			if hgLane[hgI] >= d {
+				hgF2[hgI] += n
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:439
+		out[hgI2[hgI]*Outs] = hgV[hgI]
+//line kernels.go:440
+		out[hgI2[hgI]*Outs+1] = hgW[hgI]
+//line kernels.go:441
+		fout[hgI2[hgI]*Outs] = hgF2[hgI]
 	}
 }

@@ -727,6 +727,7 @@ template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { retu
 template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f);
 template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f);
 template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f);
+template <bool Checked, class T> __device__ T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f);
 
 #line 57 "kernels.go"
 template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f) {
@@ -775,6 +776,39 @@ template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t,
   int32_t s = {};
   for (long long w = 0LL; w < hg_div<Checked>((long long)hg_bdim_x(), hg_warp_size(), hg_f, 240, 0); w = hg_add(w, 1LL)) {
     s = hg_add(s, hg_ld<Checked>((*part), w, hg_f, 241, 0));
+  }
+  hg_sync_threads();
+  return s;
+}
+
+#line 349 "kernels.go"
+template <bool Checked, class T> __device__ T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = hg_warp_size();
+  long long bd = hg_t1;
+  long long ws = hg_t2;
+#line 351 "kernels.go"
+  if (bd == 1LL) {
+    return v;
+  }
+  for (long long off = ws / 2LL; off > 0LL; off = off >> 1LL) {
+    v = hg_add(v, hg_shfl_down(v, (long long)(off)));
+  }
+  if (bd <= ws) {
+    return v;
+  }
+  long long hg_t4 = hg_lane();
+  long long hg_t5 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 360, 0);
+  long long lane = hg_t4;
+  long long w = hg_t5;
+#line 361 "kernels.go"
+  if (lane == 0LL) {
+    hg_ref<Checked>((*part), w, hg_f, 362, 0) = v;
+  }
+  hg_sync_threads();
+  T s = {};
+  for (long long x = 0LL; x < hg_div<Checked>(bd, ws, hg_f, 366, 0); x = hg_add(x, 1LL)) {
+    s = hg_add(s, hg_ld<Checked>((*part), x, hg_f, 367, 0));
   }
   hg_sync_threads();
   return s;
@@ -1126,5 +1160,144 @@ extern "C" __global__ void mixed_masks(const int32_t* in_p, const float* fin_p, 
 }
 extern "C" __global__ void mixed_masks_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
   mixedMasks<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
+#line 317 "kernels.go"
+template <bool Checked> __device__ void uniformReturn(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  if (((long long)hg_bid_x() % 2LL) == 1LL) {
+    hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 320, 0) = hg_ld<Checked>(in, i, hg_f, 320, 0);
+    return;
+  }
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 323, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 323, 0), (long long)(1LL));
+}
+
+extern "C" __global__ void uniform_return(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
+  uniformReturn<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void uniform_return_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  uniformReturn<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
+#line 330 "kernels.go"
+template <bool Checked> __device__ void branches(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long b = (long long)hg_bid_x();
+  if ((b % 3LL) == 0LL) {
+    int32_t v = hg_shfl_xor(hg_ld<Checked>(in, i, hg_f, 334, 0), (long long)(1LL));
+    hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 335, 0) = v;
+  } else if ((b % 3LL) == 1LL) {
+    hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 337, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 337, 0));
+    hg_sync_threads();
+    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 339, 0) = hg_shfl_up(hg_ld<Checked>(fin, i, hg_f, 339, 0), (long long)(3LL));
+  } else {
+    hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 341, 0) = (int32_t)(hg_ballot(hg_ld<Checked>(in, i, hg_f, 341, 0) > 0));
+  }
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 3LL), hg_f, 343, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 343, 0), (long long)(2LL));
+}
+
+extern "C" __global__ void branches(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
+  branches<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void branches_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  branches<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
+#line 378 "kernels.go"
+template <bool Checked> __device__ void generic(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 32> hg_shared_parti;
+  hg_array<int32_t, 32>* parti = &hg_shared_parti;
+#line 380 "kernels.go"
+  __shared__ hg_array<float, 32> hg_shared_partf;
+  hg_array<float, 32>* partf = &hg_shared_partf;
+#line 381 "kernels.go"
+  long long i = hg_global_x();
+  int32_t s = warpTotal<Checked, int32_t>(hg_ld<Checked>(in, i, hg_f, 382, 0), parti, hg_f);
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 383, 0) = s;
+  float f = warpTotal<Checked, float>(hg_ld<Checked>(fin, i, hg_f, 384, 0), partf, hg_f);
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 385, 0) = f;
+  for (long long r = 0LL; r < 2LL; r = hg_add(r, 1LL)) {
+    s = warpTotal<Checked, int32_t>(hg_add(hg_ld<Checked>(in, i, hg_f, 387, 0), (int32_t)(r)), parti, hg_f);
+    hg_ref<Checked>(out, hg_add(hg_add(hg_mul(i, 8LL), 1LL), r), hg_f, 388, 0) = s;
+  }
+}
+
+extern "C" __global__ void generic(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
+  generic<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void generic_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  generic<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
+#line 396 "kernels.go"
+template <bool Checked> __device__ void uniformCount(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long k = 1LL;
+  if ((long long)hg_bid_x() > 0LL) {
+    k = 3LL;
+  }
+  int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 402, 0);
+  float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 402, 0);
+  int32_t v = hg_t1;
+  float f = hg_t2;
+#line 403 "kernels.go"
+  for (long long j = 0LL; j < k; j = hg_add(j, 1LL)) {
+    v = hg_add(v, hg_shfl_xor(v, (long long)(hg_shl<Checked>(1LL, j, hg_f, 404, 0))));
+    f += hg_shfl_xor(f, (long long)(hg_shl<Checked>(1LL, j, hg_f, 405, 0)));
+  }
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 407, 0) = v;
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 408, 0) = f;
+}
+
+extern "C" __global__ void uniform_count(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
+  uniformCount<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void uniform_count_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+}
+
+#line 417 "kernels.go"
+template <bool Checked> __device__ void logScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+  long long i = hg_global_x();
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 420 "kernels.go"
+  int32_t hg_t3 = hg_ld<Checked>(in, i, hg_f, 420, 0);
+  int32_t hg_t4 = hg_mul(hg_ld<Checked>(in, i, hg_f, 420, 0), 3);
+  float hg_t5 = hg_ld<Checked>(fin, i, hg_f, 420, 0);
+  int32_t v = hg_t3;
+  int32_t w = hg_t4;
+  float f = hg_t5;
+#line 421 "kernels.go"
+  for (long long d = 1LL; d < hg_warp_size(); d = hg_shl<Checked>(d, 1LL, hg_f, 421, 0)) {
+    int32_t n = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      v = hg_add(v, n);
+    }
+  }
+  for (long long d = 1LL; d < ws; d = hg_mul(d, 2LL)) {
+    int32_t n = hg_shfl_up(w, (long long)(d));
+    if (hg_lane() >= d) {
+      w = hg_add(w, n);
+    }
+  }
+  for (long long d = 1LL; d < 32LL; d = hg_shl<Checked>(d, 1LL, hg_f, 433, 0)) {
+    float n = hg_shfl_up(f, (long long)(d));
+    if (lane >= d) {
+      f += n;
+    }
+  }
+  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 439, 0) = v;
+  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 440, 0) = w;
+  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 441, 0) = f;
+}
+
+extern "C" __global__ void log_scan(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
+  logScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
+}
+extern "C" __global__ void log_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
+  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
 }
 

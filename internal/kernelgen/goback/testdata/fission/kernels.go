@@ -129,11 +129,11 @@ func nestedNonUniform(t kernel.Thread, x []float32) {
 	x[0] = 1
 }
 
-// viaDeviceInIf synchronizes in a device function called under an if.
+// viaDeviceInIf synchronizes in a device function under a per-item if.
 //
 //hipgo:kernel
 func viaDeviceInIf(t kernel.Thread, x []float32) {
-	if len(x) > 1 {
+	if t.ThreadIdx().X > 1 {
 		step(t, x)
 	}
 }
