@@ -72,7 +72,7 @@ func TestInstancesTranslate(t *testing.T) {
 	assert.Equal(t, []string{"hipgo_map1_scale2_float32_float32", "hipgo_map3_lerp_float64_float64_float64_float32", "hipgo_reduce_bit_or_uint32"}, names)
 	for _, want := range []string{
 		"hg_m_Apply<Checked>(op, ",
-		"template <bool Checked> __device__ float hg_m_Apply(scale2 o, float x, hg_fault* hg_f);",
+		"template <bool Checked> HG_DEV float hg_m_Apply(scale2 o, float x, hg_fault* hg_f);",
 		"hg_m_Identity<Checked>(",
 	} {
 		assert.Contains(t, r.Source, want)
