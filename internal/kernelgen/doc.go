@@ -13,7 +13,7 @@
 // all, the checked one records the first index, slice-bound, division or
 // shift failure in the trailing hg_fault* and carries on with a safe value
 // (reads give zero, writes go to a scratch cell). The functions kernels
-// call, transitively, become __device__ templates; generic ones are
+// call, transitively, become always-inlined __device__ templates (HG_DEV: as nvcc, which inlines them; a call on NVPTX passes slices through local memory and loses the global address space); generic ones are
 // instantiated per type argument. The output is one self-contained unit
 // (no #include) that compiles with clang-19 -x hip or -x cuda offline, with
 // hipRTC and with NVRTC, with `#line` directives naming the Go lines.
@@ -82,7 +82,7 @@
 //	kernel.OrderedBlockID(t, &c[0])       hg_ordered_block_id(p): a ticket through a __shared__ cell, two barriers
 //	kernel.Sqrt ... Fma, math.Sqrt ... FMA    hg_sqrt ... (the vendor library under RTC; builtins offline)
 //	math.Float32bits ... Float64frombits  hg_f32_bits ...
-//	package-level function, generic one   template <bool Checked, class T> __device__ (kernel.Thread erased)
+//	package-level function, generic one   template <bool Checked, class T> HG_DEV (kernel.Thread erased)
 //	generic kernel (//hipgo:instantiate)   the same template; entry points NAME_float32 ... per instance (instantiate.go)
 //	//hipgo:kernel maxthreads=N minblocks=M   __launch_bounds__(N, M) on both entry points
 //	//hipgo:constant var c [4]float32     __constant__ hg_array<float, 4> c; (//hipgo:device: __device__), read by name

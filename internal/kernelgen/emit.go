@@ -277,7 +277,7 @@ func (e *emitter) function() {
 	ps = append(ps, "hg_fault* hg_f")
 	name := funcCName(fn.obj)
 	e.used[name] = true
-	e.proto = fmt.Sprintf("template <%s> __device__ %s %s(%s)", strings.Join(tparams, ", "), ret, name, strings.Join(ps, ", "))
+	e.proto = fmt.Sprintf("template <%s> HG_DEV %s %s(%s)", strings.Join(tparams, ", "), ret, name, strings.Join(ps, ", "))
 	e.at(d.Pos())
 	e.linef("%s {", e.proto)
 	e.indent++

@@ -31,8 +31,8 @@ func TestFunctorKernels(t *testing.T) {
 	assert.Equal(t, []string{"fold_float32_max_abs", "fold_int32_wrap_mul"}, names)
 	for _, want := range []string{
 		"acc = hg_m_Apply<Checked>(o, acc, v, hg_f);",
-		"template <bool Checked> __device__ float hg_m_Apply(maxAbs m, float a, float b, hg_fault* hg_f);",
-		"template <bool Checked> __device__ int32_t hg_m_Apply(wrapMul m, int32_t a, int32_t b, hg_fault* hg_f);",
+		"template <bool Checked> HG_DEV float hg_m_Apply(maxAbs m, float a, float b, hg_fault* hg_f);",
+		"template <bool Checked> HG_DEV int32_t hg_m_Apply(wrapMul m, int32_t a, int32_t b, hg_fault* hg_f);",
 		"Fold<false, float, maxAbs>(",
 	} {
 		assert.Contains(t, r.Source, want)

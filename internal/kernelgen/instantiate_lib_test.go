@@ -81,7 +81,7 @@ func TestInstancesTranslate(t *testing.T) {
 	assert.Equal(t, []string{"hipgo_map1_scale2_float32_float32", "hipgo_map3_lerp_float64_float64_float64_float32", "hipgo_reduce_bit_or_uint32", "hipgo_scan_bit_or_uint32", "hipgo_merge_block_by_low_int16", "hipgo_merge_pass_by_low_int16"}, names)
 	for _, want := range []string{
 		"hg_m_Apply<Checked>(op, ",
-		"template <bool Checked> __device__ float hg_m_Apply(scale2 o, float x, hg_fault* hg_f);",
+		"template <bool Checked> HG_DEV float hg_m_Apply(scale2 o, float x, hg_fault* hg_f);",
 		"hg_m_Identity<Checked>(",
 		"hg_m_Less<Checked>(",
 	} {

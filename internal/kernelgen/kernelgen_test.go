@@ -93,7 +93,7 @@ func TestKernels(t *testing.T) {
 			}
 			assert.Contains(t, r.Source, fmt.Sprintf("extern \"C\" __global__ void %s(", k.Name))
 			assert.Contains(t, r.Source, fmt.Sprintf("extern \"C\" __global__ void %s_checked(", k.Name))
-			assert.Contains(t, r.Source, fmt.Sprintf("template <bool Checked> __device__ void %s(", c.goName))
+			assert.Contains(t, r.Source, fmt.Sprintf("template <bool Checked> HG_DEV void %s(", c.goName))
 		})
 	}
 	// The exact ABI of one kernel of each shape.
@@ -102,7 +102,7 @@ func TestKernels(t *testing.T) {
 	assert.Equal(t, "advance(Particle* ps_p, long long ps_n, Params q, double* energy_p)", entry(t, r, "advance"))
 	assert.Contains(t, r.Source, "struct Particle {\n  hg_array<float, 3> Pos;\n  hg_array<float, 3> Vel;\n  double Mass;\n  bool Alive;\n  int32_t ID;\n};")
 	assert.Contains(t, r.Source, `#line 34 "basic.go"`)
-	assert.Contains(t, r.Source, "template <bool Checked, class T> __device__ T warpSum(T v, hg_fault* hg_f)")
+	assert.Contains(t, r.Source, "template <bool Checked, class T> HG_DEV T warpSum(T v, hg_fault* hg_f)")
 	assert.Contains(t, r.Source, "warpSum<Checked, float>(")
 }
 
@@ -199,7 +199,7 @@ func TestDynamicSharedInDeviceFunction(t *testing.T) {
 	assert.True(t, k.DynamicShared)
 	assert.True(t, k.DynamicSharedLen, "dynFill reads the length")
 	for _, want := range []string{
-		"__device__ void dynFill(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f)",
+		"HG_DEV void dynFill(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f)",
 		"dynFill<Checked>(2.0f, hg_dyn_bytes, hg_f);",
 		"hg_dyn_bytes, hg_f);", // dynAt's call
 		"extern \"C\" __global__ void dyn_device(float* out_p, unsigned int hg_dyn_bytes)",
