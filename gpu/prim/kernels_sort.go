@@ -1,5 +1,3 @@
-//go:build onesweep
-
 package prim
 
 import "github.com/hipgo/hipgo/rocr/kernel"
@@ -15,9 +13,6 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 // once and writes them once. The cpu agent, and inputs of 2^30 keys or
 // more, take the pass-by-pass LSD sort (sortCount and sortScatter,
 // kernels.go).
-//
-// Built with the tag onesweep until gen/ holds code objects of these
-// kernels: without it the GPU sorts pass by pass too.
 
 // Onesweep's shape: a block of one work-item per digit.
 const (

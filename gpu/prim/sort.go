@@ -82,7 +82,7 @@ func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 		return copyIfApart(s, valsOut, valsIn, n)
 	}
 	g := shapeOf(s)
-	if haveOnesweep && !g.cpu && !sortLSD && n <= sweepMax {
+	if !g.cpu && !sortLSD && n <= sweepMax {
 		return onesweepSort(s, g, keysIn, keysOut, valsIn, valsOut, o.Descending, begin, end, pairs)
 	}
 	return radixLSD(s, g, kl, pl, keysIn, keysOut, valsIn, valsOut, o.Descending, begin, end, pairs)

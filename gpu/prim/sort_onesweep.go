@@ -1,5 +1,3 @@
-//go:build onesweep
-
 package prim
 
 import (
@@ -7,9 +5,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
 )
-
-// haveOnesweep says whether the package has Onesweep's kernels.
-const haveOnesweep = true
 
 // onesweepSort is the sort on a GPU: one histogram of every pass's
 // digits, then one launch per 8-bit digit (kernels_sort.go).

@@ -1,5 +1,3 @@
-//go:build onesweep
-
 package prim
 
 import (
