@@ -9941,7 +9941,7 @@ var sortHistI8Kernel = kernel.Define("sort_hist_i8", func(b *kernel.Block, a *so
 		return
 	}
 	sortHistI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistI8 launches sortHistI8 (sort_types.go:10) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -9996,7 +9996,7 @@ var sweepKeysI8Kernel = kernel.Define("sweep_keys_i8", func(b *kernel.Block, a *
 		f := kernelimpl.FrameOf[sweepKeysI8Frame](t)
 		sweepKeysI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(14464), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(14464), kernelimpl.Lockstep())
 
 // LaunchSweepKeysI8 launches sweepKeysI8 (sort_types.go:18) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10056,7 +10056,7 @@ var sortHistU8Kernel = kernel.Define("sort_hist_u8", func(b *kernel.Block, a *so
 		return
 	}
 	sortHistU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistU8 launches sortHistU8 (sort_types.go:30) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10111,7 +10111,7 @@ var sweepKeysU8Kernel = kernel.Define("sweep_keys_u8", func(b *kernel.Block, a *
 		f := kernelimpl.FrameOf[sweepKeysU8Frame](t)
 		sweepKeysU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(14464), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(14464), kernelimpl.Lockstep())
 
 // LaunchSweepKeysU8 launches sweepKeysU8 (sort_types.go:38) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10171,7 +10171,7 @@ var sortHistI16Kernel = kernel.Define("sort_hist_i16", func(b *kernel.Block, a *
 		return
 	}
 	sortHistI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistI16 launches sortHistI16 (sort_types.go:50) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10226,7 +10226,7 @@ var sweepKeysI16Kernel = kernel.Define("sweep_keys_i16", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysI16Frame](t)
 		sweepKeysI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(18560), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(18560), kernelimpl.Lockstep())
 
 // LaunchSweepKeysI16 launches sweepKeysI16 (sort_types.go:58) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10286,7 +10286,7 @@ var sortHistU16Kernel = kernel.Define("sort_hist_u16", func(b *kernel.Block, a *
 		return
 	}
 	sortHistU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistU16 launches sortHistU16 (sort_types.go:70) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10341,7 +10341,7 @@ var sweepKeysU16Kernel = kernel.Define("sweep_keys_u16", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysU16Frame](t)
 		sweepKeysU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(18560), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(18560), kernelimpl.Lockstep())
 
 // LaunchSweepKeysU16 launches sweepKeysU16 (sort_types.go:78) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10401,7 +10401,7 @@ var sortHistI32Kernel = kernel.Define("sort_hist_i32", func(b *kernel.Block, a *
 		return
 	}
 	sortHistI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistI32 launches sortHistI32 (sort_types.go:90) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10456,7 +10456,7 @@ var sweepKeysI32Kernel = kernel.Define("sweep_keys_i32", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysI32Frame](t)
 		sweepKeysI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(26752), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
 
 // LaunchSweepKeysI32 launches sweepKeysI32 (sort_types.go:98) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10516,7 +10516,7 @@ var sortHistU32Kernel = kernel.Define("sort_hist_u32", func(b *kernel.Block, a *
 		return
 	}
 	sortHistU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistU32 launches sortHistU32 (sort_types.go:110) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10571,7 +10571,7 @@ var sweepKeysU32Kernel = kernel.Define("sweep_keys_u32", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysU32Frame](t)
 		sweepKeysU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(26752), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
 
 // LaunchSweepKeysU32 launches sweepKeysU32 (sort_types.go:118) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10631,7 +10631,7 @@ var sortHistI64Kernel = kernel.Define("sort_hist_i64", func(b *kernel.Block, a *
 		return
 	}
 	sortHistI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistI64 launches sortHistI64 (sort_types.go:130) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10686,7 +10686,7 @@ var sweepKeysI64Kernel = kernel.Define("sweep_keys_i64", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysI64Frame](t)
 		sweepKeysI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepKeysI64 launches sweepKeysI64 (sort_types.go:138) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10746,7 +10746,7 @@ var sortHistU64Kernel = kernel.Define("sort_hist_u64", func(b *kernel.Block, a *
 		return
 	}
 	sortHistU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistU64 launches sortHistU64 (sort_types.go:150) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10801,7 +10801,7 @@ var sweepKeysU64Kernel = kernel.Define("sweep_keys_u64", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysU64Frame](t)
 		sweepKeysU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepKeysU64 launches sweepKeysU64 (sort_types.go:158) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10861,7 +10861,7 @@ var sortHistF32Kernel = kernel.Define("sort_hist_f32", func(b *kernel.Block, a *
 		return
 	}
 	sortHistF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistF32 launches sortHistF32 (sort_types.go:170) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10916,7 +10916,7 @@ var sweepKeysF32Kernel = kernel.Define("sweep_keys_f32", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysF32Frame](t)
 		sweepKeysF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(26752), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
 
 // LaunchSweepKeysF32 launches sweepKeysF32 (sort_types.go:178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -10976,7 +10976,7 @@ var sortHistF64Kernel = kernel.Define("sort_hist_f64", func(b *kernel.Block, a *
 		return
 	}
 	sortHistF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
-}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
 
 // LaunchSortHistF64 launches sortHistF64 (sort_types.go:190) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11031,7 +11031,7 @@ var sweepKeysF64Kernel = kernel.Define("sweep_keys_f64", func(b *kernel.Block, a
 		f := kernelimpl.FrameOf[sweepKeysF64Frame](t)
 		sweepKeysF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepKeysF64 launches sweepKeysF64 (sort_types.go:198) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11096,7 +11096,7 @@ var sweepPairsI32I32Kernel = kernel.Define("sweep_pairs_i32_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32I32Frame](t)
 		sweepPairsI32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32I32 launches sweepPairsI32I32 (sort_types.go:210) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11167,7 +11167,7 @@ var sweepPairsI32U32Kernel = kernel.Define("sweep_pairs_i32_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32U32Frame](t)
 		sweepPairsI32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32U32 launches sweepPairsI32U32 (sort_types.go:223) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11238,7 +11238,7 @@ var sweepPairsI32I64Kernel = kernel.Define("sweep_pairs_i32_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32I64Frame](t)
 		sweepPairsI32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32I64 launches sweepPairsI32I64 (sort_types.go:236) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11309,7 +11309,7 @@ var sweepPairsI32U64Kernel = kernel.Define("sweep_pairs_i32_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32U64Frame](t)
 		sweepPairsI32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32U64 launches sweepPairsI32U64 (sort_types.go:249) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11380,7 +11380,7 @@ var sweepPairsI32F32Kernel = kernel.Define("sweep_pairs_i32_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32F32Frame](t)
 		sweepPairsI32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32F32 launches sweepPairsI32F32 (sort_types.go:262) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11451,7 +11451,7 @@ var sweepPairsI32F64Kernel = kernel.Define("sweep_pairs_i32_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI32F64Frame](t)
 		sweepPairsI32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI32F64 launches sweepPairsI32F64 (sort_types.go:275) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11522,7 +11522,7 @@ var sweepPairsU32I32Kernel = kernel.Define("sweep_pairs_u32_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32I32Frame](t)
 		sweepPairsU32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32I32 launches sweepPairsU32I32 (sort_types.go:288) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11593,7 +11593,7 @@ var sweepPairsU32U32Kernel = kernel.Define("sweep_pairs_u32_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32U32Frame](t)
 		sweepPairsU32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32U32 launches sweepPairsU32U32 (sort_types.go:301) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11664,7 +11664,7 @@ var sweepPairsU32I64Kernel = kernel.Define("sweep_pairs_u32_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32I64Frame](t)
 		sweepPairsU32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32I64 launches sweepPairsU32I64 (sort_types.go:314) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11735,7 +11735,7 @@ var sweepPairsU32U64Kernel = kernel.Define("sweep_pairs_u32_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32U64Frame](t)
 		sweepPairsU32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32U64 launches sweepPairsU32U64 (sort_types.go:327) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11806,7 +11806,7 @@ var sweepPairsU32F32Kernel = kernel.Define("sweep_pairs_u32_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32F32Frame](t)
 		sweepPairsU32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32F32 launches sweepPairsU32F32 (sort_types.go:340) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11877,7 +11877,7 @@ var sweepPairsU32F64Kernel = kernel.Define("sweep_pairs_u32_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU32F64Frame](t)
 		sweepPairsU32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU32F64 launches sweepPairsU32F64 (sort_types.go:353) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -11948,7 +11948,7 @@ var sweepPairsI64I32Kernel = kernel.Define("sweep_pairs_i64_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64I32Frame](t)
 		sweepPairsI64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64I32 launches sweepPairsI64I32 (sort_types.go:366) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12019,7 +12019,7 @@ var sweepPairsI64U32Kernel = kernel.Define("sweep_pairs_i64_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64U32Frame](t)
 		sweepPairsI64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64U32 launches sweepPairsI64U32 (sort_types.go:379) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12090,7 +12090,7 @@ var sweepPairsI64I64Kernel = kernel.Define("sweep_pairs_i64_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64I64Frame](t)
 		sweepPairsI64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64I64 launches sweepPairsI64I64 (sort_types.go:392) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12161,7 +12161,7 @@ var sweepPairsI64U64Kernel = kernel.Define("sweep_pairs_i64_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64U64Frame](t)
 		sweepPairsI64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64U64 launches sweepPairsI64U64 (sort_types.go:405) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12232,7 +12232,7 @@ var sweepPairsI64F32Kernel = kernel.Define("sweep_pairs_i64_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64F32Frame](t)
 		sweepPairsI64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64F32 launches sweepPairsI64F32 (sort_types.go:418) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12303,7 +12303,7 @@ var sweepPairsI64F64Kernel = kernel.Define("sweep_pairs_i64_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsI64F64Frame](t)
 		sweepPairsI64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsI64F64 launches sweepPairsI64F64 (sort_types.go:431) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12374,7 +12374,7 @@ var sweepPairsU64I32Kernel = kernel.Define("sweep_pairs_u64_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64I32Frame](t)
 		sweepPairsU64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64I32 launches sweepPairsU64I32 (sort_types.go:444) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12445,7 +12445,7 @@ var sweepPairsU64U32Kernel = kernel.Define("sweep_pairs_u64_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64U32Frame](t)
 		sweepPairsU64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64U32 launches sweepPairsU64U32 (sort_types.go:457) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12516,7 +12516,7 @@ var sweepPairsU64I64Kernel = kernel.Define("sweep_pairs_u64_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64I64Frame](t)
 		sweepPairsU64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64I64 launches sweepPairsU64I64 (sort_types.go:470) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12587,7 +12587,7 @@ var sweepPairsU64U64Kernel = kernel.Define("sweep_pairs_u64_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64U64Frame](t)
 		sweepPairsU64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64U64 launches sweepPairsU64U64 (sort_types.go:483) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12658,7 +12658,7 @@ var sweepPairsU64F32Kernel = kernel.Define("sweep_pairs_u64_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64F32Frame](t)
 		sweepPairsU64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64F32 launches sweepPairsU64F32 (sort_types.go:496) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12729,7 +12729,7 @@ var sweepPairsU64F64Kernel = kernel.Define("sweep_pairs_u64_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsU64F64Frame](t)
 		sweepPairsU64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsU64F64 launches sweepPairsU64F64 (sort_types.go:509) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12800,7 +12800,7 @@ var sweepPairsF32I32Kernel = kernel.Define("sweep_pairs_f32_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32I32Frame](t)
 		sweepPairsF32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32I32 launches sweepPairsF32I32 (sort_types.go:522) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12871,7 +12871,7 @@ var sweepPairsF32U32Kernel = kernel.Define("sweep_pairs_f32_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32U32Frame](t)
 		sweepPairsF32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32U32 launches sweepPairsF32U32 (sort_types.go:535) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -12942,7 +12942,7 @@ var sweepPairsF32I64Kernel = kernel.Define("sweep_pairs_f32_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32I64Frame](t)
 		sweepPairsF32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32I64 launches sweepPairsF32I64 (sort_types.go:548) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13013,7 +13013,7 @@ var sweepPairsF32U64Kernel = kernel.Define("sweep_pairs_f32_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32U64Frame](t)
 		sweepPairsF32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32U64 launches sweepPairsF32U64 (sort_types.go:561) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13084,7 +13084,7 @@ var sweepPairsF32F32Kernel = kernel.Define("sweep_pairs_f32_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32F32Frame](t)
 		sweepPairsF32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(43136), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32F32 launches sweepPairsF32F32 (sort_types.go:574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13155,7 +13155,7 @@ var sweepPairsF32F64Kernel = kernel.Define("sweep_pairs_f32_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF32F64Frame](t)
 		sweepPairsF32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF32F64 launches sweepPairsF32F64 (sort_types.go:587) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13226,7 +13226,7 @@ var sweepPairsF64I32Kernel = kernel.Define("sweep_pairs_f64_i32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64I32Frame](t)
 		sweepPairsF64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64I32 launches sweepPairsF64I32 (sort_types.go:600) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13297,7 +13297,7 @@ var sweepPairsF64U32Kernel = kernel.Define("sweep_pairs_f64_u32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64U32Frame](t)
 		sweepPairsF64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64U32 launches sweepPairsF64U32 (sort_types.go:613) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13368,7 +13368,7 @@ var sweepPairsF64I64Kernel = kernel.Define("sweep_pairs_f64_i64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64I64Frame](t)
 		sweepPairsF64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64I64 launches sweepPairsF64I64 (sort_types.go:626) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13439,7 +13439,7 @@ var sweepPairsF64U64Kernel = kernel.Define("sweep_pairs_f64_u64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64U64Frame](t)
 		sweepPairsF64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64U64 launches sweepPairsF64U64 (sort_types.go:639) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13510,7 +13510,7 @@ var sweepPairsF64F32Kernel = kernel.Define("sweep_pairs_f64_f32", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64F32Frame](t)
 		sweepPairsF64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64F32 launches sweepPairsF64F32 (sort_types.go:652) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
@@ -13581,7 +13581,7 @@ var sweepPairsF64F64Kernel = kernel.Define("sweep_pairs_f64_f64", func(b *kernel
 		f := kernelimpl.FrameOf[sweepPairsF64F64Frame](t)
 		sweepPairsF64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
 	})
-}, kernel.StaticShared(47232), kernelimpl.Lockstep())
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
 // LaunchSweepPairsF64F64 launches sweepPairsF64F64 (sort_types.go:665) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a

@@ -103,7 +103,7 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 	lo := b * sweepBlock * items
 	first := lo + w*ws*items + lane
 	var ks [sweepItems]K
-	var ds [sweepItems]int
+	var ds [sweepItems]uint32 // digits, 32-bit to spare registers
 	var rk [sweepItems]uint32
 	for j := 0; j < sweepItems; j++ {
 		if i := first + j*ws; j < items && i < n {
@@ -136,7 +136,7 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 			}
 			t.SyncWarp()
 			pre = kernel.Shfl(t, pre, ctz(peers)&(ws-1))
-			ds[j], rk[j] = d, pre+rank
+			ds[j], rk[j] = uint32(d), pre+rank
 		}
 	}
 	t.SyncThreads()
@@ -181,7 +181,7 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 
 	for j := 0; j < sweepItems; j++ {
 		if j < items && first+j*ws < n {
-			d := ds[j]
+			d := int(ds[j])
 			q := start[d] + wcnt[w*256+d] + rk[j]
 			sk[q] = ks[j]
 			rk[j] = q

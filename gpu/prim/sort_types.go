@@ -6,7 +6,7 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 
 // sortHistI8 counts every digit of int8 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistI8(t kernel.Thread, keys []int8, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindSigned, 8, desc, span, bins)
@@ -14,7 +14,7 @@ func sortHistI8(t kernel.Thread, keys []int8, hist []uint32, begin, end int, des
 
 // sweepKeysI8 is a Onesweep pass over int8 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysI8(t kernel.Thread, keysIn, keysOut []int8, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int8](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -26,7 +26,7 @@ func sweepKeysI8(t kernel.Thread, keysIn, keysOut []int8, meta, states []uint32,
 
 // sortHistU8 counts every digit of uint8 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistU8(t kernel.Thread, keys []uint8, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 8, desc, span, bins)
@@ -34,7 +34,7 @@ func sortHistU8(t kernel.Thread, keys []uint8, hist []uint32, begin, end int, de
 
 // sweepKeysU8 is a Onesweep pass over uint8 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysU8(t kernel.Thread, keysIn, keysOut []uint8, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint8](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -46,7 +46,7 @@ func sweepKeysU8(t kernel.Thread, keysIn, keysOut []uint8, meta, states []uint32
 
 // sortHistI16 counts every digit of int16 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistI16(t kernel.Thread, keys []int16, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindSigned, 16, desc, span, bins)
@@ -54,7 +54,7 @@ func sortHistI16(t kernel.Thread, keys []int16, hist []uint32, begin, end int, d
 
 // sweepKeysI16 is a Onesweep pass over int16 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysI16(t kernel.Thread, keysIn, keysOut []int16, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int16](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -66,7 +66,7 @@ func sweepKeysI16(t kernel.Thread, keysIn, keysOut []int16, meta, states []uint3
 
 // sortHistU16 counts every digit of uint16 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistU16(t kernel.Thread, keys []uint16, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 16, desc, span, bins)
@@ -74,7 +74,7 @@ func sortHistU16(t kernel.Thread, keys []uint16, hist []uint32, begin, end int, 
 
 // sweepKeysU16 is a Onesweep pass over uint16 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysU16(t kernel.Thread, keysIn, keysOut []uint16, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint16](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -86,7 +86,7 @@ func sweepKeysU16(t kernel.Thread, keysIn, keysOut []uint16, meta, states []uint
 
 // sortHistI32 counts every digit of int32 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistI32(t kernel.Thread, keys []int32, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindSigned, 32, desc, span, bins)
@@ -94,7 +94,7 @@ func sortHistI32(t kernel.Thread, keys []int32, hist []uint32, begin, end int, d
 
 // sweepKeysI32 is a Onesweep pass over int32 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysI32(t kernel.Thread, keysIn, keysOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int32](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -106,7 +106,7 @@ func sweepKeysI32(t kernel.Thread, keysIn, keysOut []int32, meta, states []uint3
 
 // sortHistU32 counts every digit of uint32 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistU32(t kernel.Thread, keys []uint32, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 32, desc, span, bins)
@@ -114,7 +114,7 @@ func sortHistU32(t kernel.Thread, keys []uint32, hist []uint32, begin, end int, 
 
 // sweepKeysU32 is a Onesweep pass over uint32 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysU32(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint32](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -126,7 +126,7 @@ func sweepKeysU32(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint
 
 // sortHistI64 counts every digit of int64 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistI64(t kernel.Thread, keys []int64, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindSigned, 64, desc, span, bins)
@@ -134,7 +134,7 @@ func sortHistI64(t kernel.Thread, keys []int64, hist []uint32, begin, end int, d
 
 // sweepKeysI64 is a Onesweep pass over int64 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysI64(t kernel.Thread, keysIn, keysOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int64](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -146,7 +146,7 @@ func sweepKeysI64(t kernel.Thread, keysIn, keysOut []int64, meta, states []uint3
 
 // sortHistU64 counts every digit of uint64 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistU64(t kernel.Thread, keys []uint64, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 64, desc, span, bins)
@@ -154,7 +154,7 @@ func sortHistU64(t kernel.Thread, keys []uint64, hist []uint32, begin, end int, 
 
 // sweepKeysU64 is a Onesweep pass over uint64 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysU64(t kernel.Thread, keysIn, keysOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint64](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -166,7 +166,7 @@ func sweepKeysU64(t kernel.Thread, keysIn, keysOut []uint64, meta, states []uint
 
 // sortHistF32 counts every digit of float32 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistF32(t kernel.Thread, keys []float32, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindFloat32, 32, desc, span, bins)
@@ -174,7 +174,7 @@ func sortHistF32(t kernel.Thread, keys []float32, hist []uint32, begin, end int,
 
 // sweepKeysF32 is a Onesweep pass over float32 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysF32(t kernel.Thread, keysIn, keysOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]float32](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -186,7 +186,7 @@ func sweepKeysF32(t kernel.Thread, keysIn, keysOut []float32, meta, states []uin
 
 // sortHistF64 counts every digit of float64 keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHistF64(t kernel.Thread, keys []float64, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, kindFloat64, 64, desc, span, bins)
@@ -194,7 +194,7 @@ func sortHistF64(t kernel.Thread, keys []float64, hist []uint32, begin, end int,
 
 // sweepKeysF64 is a Onesweep pass over float64 keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeysF64(t kernel.Thread, keysIn, keysOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]float64](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -206,7 +206,7 @@ func sweepKeysF64(t kernel.Thread, keysIn, keysOut []float64, meta, states []uin
 
 // sweepPairsI32I32 is a Onesweep pass over int32 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32I32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int32](t)
 	sv := kernel.Shared[[4096]int32](t)
@@ -219,7 +219,7 @@ func sweepPairsI32I32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsI32U32 is a Onesweep pass over int32 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32U32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int32](t)
 	sv := kernel.Shared[[4096]uint32](t)
@@ -232,7 +232,7 @@ func sweepPairsI32U32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsI32I64 is a Onesweep pass over int32 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32I64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int32](t)
 	sv := kernel.Shared[[3072]int64](t)
@@ -245,7 +245,7 @@ func sweepPairsI32I64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsI32U64 is a Onesweep pass over int32 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32U64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int32](t)
 	sv := kernel.Shared[[3072]uint64](t)
@@ -258,7 +258,7 @@ func sweepPairsI32U64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsI32F32 is a Onesweep pass over int32 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32F32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]int32](t)
 	sv := kernel.Shared[[4096]float32](t)
@@ -271,7 +271,7 @@ func sweepPairsI32F32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsI32F64 is a Onesweep pass over int32 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI32F64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int32](t)
 	sv := kernel.Shared[[3072]float64](t)
@@ -284,7 +284,7 @@ func sweepPairsI32F64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 
 // sweepPairsU32I32 is a Onesweep pass over uint32 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32I32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint32](t)
 	sv := kernel.Shared[[4096]int32](t)
@@ -297,7 +297,7 @@ func sweepPairsU32I32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsU32U32 is a Onesweep pass over uint32 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32U32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint32](t)
 	sv := kernel.Shared[[4096]uint32](t)
@@ -310,7 +310,7 @@ func sweepPairsU32U32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsU32I64 is a Onesweep pass over uint32 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32I64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint32](t)
 	sv := kernel.Shared[[3072]int64](t)
@@ -323,7 +323,7 @@ func sweepPairsU32I64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsU32U64 is a Onesweep pass over uint32 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32U64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint32](t)
 	sv := kernel.Shared[[3072]uint64](t)
@@ -336,7 +336,7 @@ func sweepPairsU32U64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsU32F32 is a Onesweep pass over uint32 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32F32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]uint32](t)
 	sv := kernel.Shared[[4096]float32](t)
@@ -349,7 +349,7 @@ func sweepPairsU32F32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsU32F64 is a Onesweep pass over uint32 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU32F64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint32](t)
 	sv := kernel.Shared[[3072]float64](t)
@@ -362,7 +362,7 @@ func sweepPairsU32F64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 
 // sweepPairsI64I32 is a Onesweep pass over int64 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64I32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int64](t)
 	sv := kernel.Shared[[3072]int32](t)
@@ -375,7 +375,7 @@ func sweepPairsI64I32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsI64U32 is a Onesweep pass over int64 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64U32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int64](t)
 	sv := kernel.Shared[[3072]uint32](t)
@@ -388,7 +388,7 @@ func sweepPairsI64U32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsI64I64 is a Onesweep pass over int64 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64I64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]int64](t)
 	sv := kernel.Shared[[2304]int64](t)
@@ -401,7 +401,7 @@ func sweepPairsI64I64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsI64U64 is a Onesweep pass over int64 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64U64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]int64](t)
 	sv := kernel.Shared[[2304]uint64](t)
@@ -414,7 +414,7 @@ func sweepPairsI64U64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsI64F32 is a Onesweep pass over int64 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64F32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]int64](t)
 	sv := kernel.Shared[[3072]float32](t)
@@ -427,7 +427,7 @@ func sweepPairsI64F32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsI64F64 is a Onesweep pass over int64 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsI64F64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]int64](t)
 	sv := kernel.Shared[[2304]float64](t)
@@ -440,7 +440,7 @@ func sweepPairsI64F64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 
 // sweepPairsU64I32 is a Onesweep pass over uint64 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64I32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint64](t)
 	sv := kernel.Shared[[3072]int32](t)
@@ -453,7 +453,7 @@ func sweepPairsU64I32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsU64U32 is a Onesweep pass over uint64 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64U32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint64](t)
 	sv := kernel.Shared[[3072]uint32](t)
@@ -466,7 +466,7 @@ func sweepPairsU64U32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsU64I64 is a Onesweep pass over uint64 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64I64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]uint64](t)
 	sv := kernel.Shared[[2304]int64](t)
@@ -479,7 +479,7 @@ func sweepPairsU64I64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsU64U64 is a Onesweep pass over uint64 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64U64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]uint64](t)
 	sv := kernel.Shared[[2304]uint64](t)
@@ -492,7 +492,7 @@ func sweepPairsU64U64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsU64F32 is a Onesweep pass over uint64 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64F32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]uint64](t)
 	sv := kernel.Shared[[3072]float32](t)
@@ -505,7 +505,7 @@ func sweepPairsU64F32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsU64F64 is a Onesweep pass over uint64 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsU64F64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]uint64](t)
 	sv := kernel.Shared[[2304]float64](t)
@@ -518,7 +518,7 @@ func sweepPairsU64F64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 
 // sweepPairsF32I32 is a Onesweep pass over float32 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32I32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]float32](t)
 	sv := kernel.Shared[[4096]int32](t)
@@ -531,7 +531,7 @@ func sweepPairsF32I32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF32U32 is a Onesweep pass over float32 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32U32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]float32](t)
 	sv := kernel.Shared[[4096]uint32](t)
@@ -544,7 +544,7 @@ func sweepPairsF32U32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF32I64 is a Onesweep pass over float32 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32I64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float32](t)
 	sv := kernel.Shared[[3072]int64](t)
@@ -557,7 +557,7 @@ func sweepPairsF32I64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF32U64 is a Onesweep pass over float32 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32U64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float32](t)
 	sv := kernel.Shared[[3072]uint64](t)
@@ -570,7 +570,7 @@ func sweepPairsF32U64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF32F32 is a Onesweep pass over float32 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32F32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[4096]float32](t)
 	sv := kernel.Shared[[4096]float32](t)
@@ -583,7 +583,7 @@ func sweepPairsF32F32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF32F64 is a Onesweep pass over float32 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF32F64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float32](t)
 	sv := kernel.Shared[[3072]float64](t)
@@ -596,7 +596,7 @@ func sweepPairsF32F64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 
 // sweepPairsF64I32 is a Onesweep pass over float64 keys with int32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64I32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float64](t)
 	sv := kernel.Shared[[3072]int32](t)
@@ -609,7 +609,7 @@ func sweepPairsF64I32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 
 // sweepPairsF64U32 is a Onesweep pass over float64 keys with uint32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64U32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float64](t)
 	sv := kernel.Shared[[3072]uint32](t)
@@ -622,7 +622,7 @@ func sweepPairsF64U32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 
 // sweepPairsF64I64 is a Onesweep pass over float64 keys with int64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64I64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]float64](t)
 	sv := kernel.Shared[[2304]int64](t)
@@ -635,7 +635,7 @@ func sweepPairsF64I64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 
 // sweepPairsF64U64 is a Onesweep pass over float64 keys with uint64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64U64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]float64](t)
 	sv := kernel.Shared[[2304]uint64](t)
@@ -648,7 +648,7 @@ func sweepPairsF64U64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 
 // sweepPairsF64F32 is a Onesweep pass over float64 keys with float32 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64F32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[3072]float64](t)
 	sv := kernel.Shared[[3072]float32](t)
@@ -661,7 +661,7 @@ func sweepPairsF64F32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 
 // sweepPairsF64F64 is a Onesweep pass over float64 keys with float64 values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairsF64F64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[2304]float64](t)
 	sv := kernel.Shared[[2304]float64](t)

@@ -363,7 +363,7 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 {{range .All}}
 // sortHist{{.Sfx}} counts every digit of {{.Go}} keys in one pass.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sortHist{{.Sfx}}(t kernel.Thread, keys []{{.Go}}, hist []uint32, begin, end int, desc bool, span int) {
 	bins := kernel.Shared[[2048]uint32](t)
 	sortHist(t, keys, hist, begin, end, {{.Kind}}, {{.Width}}, desc, span, bins)
@@ -371,7 +371,7 @@ func sortHist{{.Sfx}}(t kernel.Thread, keys []{{.Go}}, hist []uint32, begin, end
 
 // sweepKeys{{.Sfx}} is a Onesweep pass over {{.Go}} keys.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepKeys{{.Sfx}}(t kernel.Thread, keysIn, keysOut []{{.Go}}, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[{{tile .Width 0}}]{{.Go}}](t)
 	wcnt := kernel.Shared[[2048]uint32](t)
@@ -383,7 +383,7 @@ func sweepKeys{{.Sfx}}(t kernel.Thread, keysIn, keysOut []{{.Go}}, meta, states 
 {{end}}{{range $k := .Nums}}{{range $.Vals}}
 // sweepPairs{{$k.Sfx}}{{.Sfx}} is a Onesweep pass over {{$k.Go}} keys with {{.Go}} values.
 //
-//hipgo:kernel
+//hipgo:kernel maxthreads=256
 func sweepPairs{{$k.Sfx}}{{.Sfx}}(t kernel.Thread, keysIn, keysOut []{{$k.Go}}, valsIn, valsOut []{{.Go}}, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[{{tile $k.Width .Width}}]{{$k.Go}}](t)
 	sv := kernel.Shared[[{{tile $k.Width .Width}}]{{.Go}}](t)
