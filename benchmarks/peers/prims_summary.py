@@ -2,7 +2,8 @@
 """prims_summary.py hipgo.txt cub.txt cupy.txt: one line per primitive,
 type and size: hipgo's median GPU time (gpu-ns/op of go test -bench,
 median over -count), CUB's and CuPy's (median by CUDA events), and the
-ratio CUB/hipgo (above 1: hipgo is faster)."""
+ratio CUB/hipgo (above 1: hipgo is faster). An _LSD row is hipgo's
+pass-by-pass radix sort beside the peers' times of the same sort."""
 import re, statistics, sys
 
 # hipgo benchmark name -> (primitive, type) as the peers print them
@@ -22,6 +23,11 @@ names = {
     "SortKeys/float32": ("sort_keys", "float32"),
     "SortKeys/uint64": ("sort_keys", "uint64"),
     "SortPairs/uint32-uint32": ("sort_pairs", "uint32-uint32"),
+    # The GPU's pass-by-pass sort (sortLSD) beside Onesweep and the same CUB sort.
+    "SortKeysLSD/uint32": ("sort_keys_LSD", "uint32"),
+    "SortKeysLSD/float32": ("sort_keys_LSD", "float32"),
+    "SortKeysLSD/uint64": ("sort_keys_LSD", "uint64"),
+    "SortPairsLSD/uint32-uint32": ("sort_pairs_LSD", "uint32-uint32"),
     "MergeSortKeys/uint32": ("merge_sort_keys", "uint32"),
     "MergeSortKeys/float32": ("merge_sort_keys", "float32"),
     "MergeSortPairs/uint32-uint32": ("merge_sort_pairs", "uint32-uint32"),
@@ -53,7 +59,8 @@ for i, f in enumerate(sys.argv[2:4]):
 print("%-15s %-14s %10s %11s %11s %11s %9s" % ("primitive", "type", "n", "hipgo_us", "cub_us", "cupy_us", "cub/hipgo"))
 for key in sorted(set(hip) | set(peers[0]), key=lambda k: (k[0], k[1], k[2])):
     h = statistics.median(hip[key]) if key in hip else None
-    c, y = peers[0].get(key), peers[1].get(key)
+    peer = (key[0].removesuffix("_LSD"),) + key[1:]
+    c, y = peers[0].get(peer), peers[1].get(peer)
     if key[0] == "exclusive_sum" and y is None:
         y = None
     fmt = lambda v: "%11.2f" % v if v is not None else "%11s" % "-"

@@ -266,6 +266,17 @@ func BenchmarkSortPairs(b *testing.B) {
 	})
 }
 
+// BenchmarkSortKeysLSD and BenchmarkSortPairsLSD are the sorts of
+// BenchmarkSortKeys and BenchmarkSortPairs pass by pass (sortLSD), as
+// the GPU sorted before Onesweep: the two side by side on a GPU.
+func BenchmarkSortKeysLSD(b *testing.B) {
+	withSortLSD(true, func() { BenchmarkSortKeys(b) })
+}
+
+func BenchmarkSortPairsLSD(b *testing.B) {
+	withSortLSD(true, func() { BenchmarkSortPairs(b) })
+}
+
 func benchMergeSortKeys[K Key](b *testing.B) {
 	_, s := newStream(b)
 	benchEach(b, func(b *testing.B, n int) {

@@ -41,7 +41,9 @@
 // elements, a scan of up to four GPU tiles (11264 four-byte elements)
 // and every transform is one launch with no temporary and no allocation
 // on the host. A GPU's larger scan is one launch too, by decoupled
-// look-back (kernels_lookback.go).
+// look-back (kernels_lookback.go), and a GPU's radix sort is Onesweep:
+// one launch per 8 bits of key after one that counts them all
+// (kernels_sort.go).
 //
 // Generics: a primitive is a generic Go function over the element types
 // the package instantiates (Number, Key, Value). Operations are the

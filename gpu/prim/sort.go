@@ -24,7 +24,9 @@ type SortOrder struct {
 // SortKeys queues a stable LSD radix sort of keysIn into keysOut
 // (cub::DeviceRadixSort::SortKeys). keysOut may be keysIn. Temporary
 // storage (a copy of the keys and per-block digit counts) comes from the
-// stream's pool.
+// stream's pool. On a GPU the sort is Onesweep: one pass counts every
+// digit, then one launch per 8 bits of key moves the keys, for inputs
+// below 2^30 keys; larger ones sort in three launches per 8 bits.
 func SortKeys[K Key](s *stream.Stream, keysIn, keysOut buffer.Array[K], o SortOrder) error {
 	return radixSort[K, uint32](s, keysIn, keysOut, nil, nil, o, false)
 }
@@ -37,7 +39,7 @@ func SortPairs[K Number, V Value](s *stream.Stream, keysIn, keysOut buffer.Array
 	return radixSort(s, keysIn, keysOut, valsIn, valsOut, o, true)
 }
 
-func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], o SortOrder, pairs bool) (err error) {
+func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], o SortOrder, pairs bool) error {
 	const name = "prim radix sort"
 	if err := checkStream(name, s); err != nil {
 		return err
@@ -80,6 +82,18 @@ func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 		return copyIfApart(s, valsOut, valsIn, n)
 	}
 	g := shapeOf(s)
+	if !g.cpu && !sortLSD && n <= sweepMax {
+		return onesweepSort(s, g, keysIn, keysOut, valsIn, valsOut, o.Descending, begin, end, pairs)
+	}
+	return radixLSD(s, g, kl, pl, keysIn, keysOut, valsIn, valsOut, o.Descending, begin, end, pairs)
+}
+
+// radixLSD is the radix sort pass by pass: per pass a count of each
+// block's digits, a scan of the counts and a stable scatter. The cpu
+// agent's sort; a GPU's with sortLSD or more than sweepMax keys.
+func radixLSD[K Key, V Value](s *stream.Stream, g shape, kl *keyLaunchers[K], pl sortPairsLaunch[K, V], keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], desc bool, begin, end int, pairs bool) (err error) {
+	n := keysIn.Len()
+	passes := ceilDiv(end-begin, radixBits)
 	tile, block := sortTile, blockSize
 	if g.cpu {
 		_, tile = g.split(n, 1<<16)
@@ -148,7 +162,7 @@ func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 		shift := begin + j*radixBits
 		bits := min(radixBits, end-shift)
 		grid, blk := gpu.D1(uint32(blocks)), gpu.D1(uint32(block))
-		if err = kl.count(s, grid, blk, 0, srcK, counts, shift, bits, o.Descending, tile); err != nil {
+		if err = kl.count(s, grid, blk, 0, srcK, counts, shift, bits, desc, tile); err != nil {
 			return err
 		}
 		var su, so buffer.Array[uint32]
@@ -159,9 +173,9 @@ func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 			return err
 		}
 		if pairs {
-			err = pl(s, grid, blk, 0, srcK, dstK, srcV, dstV, offs, shift, bits, o.Descending, tile)
+			err = pl(s, grid, blk, 0, srcK, dstK, srcV, dstV, offs, shift, bits, desc, tile)
 		} else {
-			err = kl.keys(s, grid, blk, 0, srcK, dstK, offs, shift, bits, o.Descending, tile)
+			err = kl.keys(s, grid, blk, 0, srcK, dstK, offs, shift, bits, desc, tile)
 		}
 		if err != nil {
 			return err
@@ -170,6 +184,14 @@ func radixSort[K Key, V Value](s *stream.Stream, keysIn, keysOut buffer.Array[K]
 	}
 	return nil
 }
+
+// sortLSD makes a GPU sort pass by pass (radixLSD) instead of by
+// Onesweep: the sort of old, kept to compare the two on a GPU.
+var sortLSD = false
+
+// sweepMax is the most keys a GPU sorts by Onesweep (its look-back
+// counts have 30 bits); more take radixLSD. A variable for the tests.
+var sweepMax = 1<<30 - 1
 
 // same says whether a and b are the same memory.
 func same[T any](a, b buffer.Array[T]) bool { return a.Ptr() == b.Ptr() }

@@ -802,6 +802,9 @@ template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K
 template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked, class K> __device__ void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
+template <bool Checked> __device__ long long ctz(uint64_t x, hg_fault* hg_f);
+template <bool Checked, class K, class V> __device__ void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
 
 #line 59 "kernels.go"
 template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f) {
@@ -3458,6 +3461,315 @@ template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
         hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+      }
+    }
+  }
+}
+
+#line 36 "kernels_sort.go"
+template <bool Checked, class K> __device__ void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 38 "kernels_sort.go"
+  long long passes = hg_add(hg_sub(end, begin), 7LL) / 8LL;
+  {
+    long long hg_i5 = tid;
+    long long hg_b3 = hg_mul(passes, 256LL);
+    long long hg_st4 = bd;
+    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
+      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
+        long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+#line 40 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+      }
+    } else {
+      for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
+#line 40 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+      }
+    }
+  }
+#line 42 "kernels_sort.go"
+  hg_sync_threads();
+  long long n = keys.n;
+  long long hg_t10 = hg_global_x();
+  long long hg_t11 = n;
+  long long hg_t12 = hg_mul(bd, (long long)hg_gdim_x());
+  long long lo = hg_t10;
+  long long hi = hg_t11;
+  long long step = hg_t12;
+#line 45 "kernels_sort.go"
+  if (span > 0LL) {
+    lo = hg_min(hg_mul(hg_global_x(), span), n);
+    hi = hg_min(hg_add(lo, span), n);
+    step = 1LL;
+  }
+  {
+    long long hg_i15 = lo;
+    long long hg_b13 = hi;
+    long long hg_st14 = step;
+    if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+      unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+        long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+#line 51 "kernels_sort.go"
+        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
+        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
+          long long shift = hg_add(begin, hg_mul(8LL, p));
+          long long bits = hg_min(8LL, hg_sub(end, shift));
+          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
+          if (bd == 1LL) {
+            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+          } else {
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+          }
+        }
+      }
+    } else {
+      for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
+#line 51 "kernels_sort.go"
+        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
+        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
+          long long shift = hg_add(begin, hg_mul(8LL, p));
+          long long bits = hg_min(8LL, hg_sub(end, shift));
+          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
+          if (bd == 1LL) {
+            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+          } else {
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+          }
+        }
+      }
+    }
+  }
+#line 63 "kernels_sort.go"
+  hg_sync_threads();
+  {
+    long long hg_i24 = tid;
+    long long hg_b22 = hg_mul(passes, 256LL);
+    long long hg_st23 = bd;
+    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
+      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
+        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+#line 65 "kernels_sort.go"
+        {
+#line 65 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
+#line 65 "kernels_sort.go"
+          if (c != 0U) {
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+          }
+        }
+      }
+    } else {
+      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
+#line 65 "kernels_sort.go"
+        {
+#line 65 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
+#line 65 "kernels_sort.go"
+          if (c != 0U) {
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+          }
+        }
+      }
+    }
+  }
+}
+
+#line 72 "kernels_sort.go"
+template <bool Checked> __device__ long long ctz(uint64_t x, hg_fault* hg_f) {
+#line 72 "kernels_sort.go"
+  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
+}
+
+#line 85 "kernels_sort.go"
+template <bool Checked, class K, class V> __device__ void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
+#line 87 "kernels_sort.go"
+  long long tid = (long long)hg_tid_x();
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 89 "kernels_sort.go"
+  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 89, 11);
+  long long hg_t4 = hg_div<Checked>(256LL, ws, hg_f, 89, 11);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 90 "kernels_sort.go"
+  long long n = keysIn.n;
+  uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
+  long long half = states.n / 2LL;
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
+  long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
+  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
+  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+  }
+  hg_sync_threads();
+#line 103 "kernels_sort.go"
+  long long lo = hg_mul(hg_mul(b, 256LL), items);
+  long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
+  hg_array<K, 16> ks = {};
+  hg_array<uint32_t, 16> ds = {};
+  hg_array<uint32_t, 16> rk = {};
+  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+    {
+#line 109 "kernels_sort.go"
+      long long i = hg_add(first, hg_mul(j, ws));
+#line 109 "kernels_sort.go"
+      if ((j < items) && (i < n)) {
+        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
+      }
+    }
+  }
+#line 113 "kernels_sort.go"
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
+  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+    if (j < items) {
+      bool valid = hg_add(first, hg_mul(j, ws)) < n;
+      long long d = 0LL;
+      if (valid) {
+        d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 119, 11), kind, width, desc, hg_f), shift, hg_f, 119, 11) & mask);
+      }
+      uint64_t peers = hg_ballot(valid);
+      for (long long bit = 0LL; bit < bits; bit = hg_add(bit, 1LL)) {
+        bool on = (hg_shr<Checked>(d, bit, hg_f, 123, 11) & 1LL) == 1LL;
+        uint64_t m = hg_ballot(on);
+        if (on) {
+          peers &= m;
+        } else {
+          peers = peers & ~m;
+        }
+      }
+      uint32_t rank = (uint32_t)(popc<Checked>(peers & lt, hg_f));
+      uint32_t pre = {};
+      if (valid && (rank == 0U)) {
+        pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
+        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
+      }
+      hg_sync_warp();
+      pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
+      uint32_t hg_t9 = (uint32_t)(d);
+      uint32_t hg_t10 = pre + rank;
+      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
+      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
+    }
+  }
+#line 142 "kernels_sort.go"
+  hg_sync_threads();
+#line 147 "kernels_sort.go"
+  uint32_t tot = {};
+  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
+    uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
+    tot += c;
+  }
+  auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
+  uint32_t st = hg_m12.r0;
+#line 154 "kernels_sort.go"
+  hg_sync_threads();
+  auto hg_m13 = blockScan<Checked, uint32_t>(hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 155, 11), warps, hg_f);
+  uint32_t gex = hg_m13.r0;
+#line 156 "kernels_sort.go"
+  uint32_t excl = {};
+  if (b == 0LL) {
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
+  } else {
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
+    long long j = hg_add(hg_sub(cur, 256LL), tid);
+    bool done = false;
+    while (!done) {
+      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
+      if ((s & 2147483648U) != 0U) {
+        excl += s & 1073741823U;
+        done = true;
+      } else if ((s & 1073741824U) != 0U) {
+        excl += s & 1073741823U;
+        j = hg_sub(j, 256LL);
+      }
+    }
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
+  }
+  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
+#line 179 "kernels_sort.go"
+  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
+  hg_sync_threads();
+#line 182 "kernels_sort.go"
+  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+    if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
+      long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
+      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
+      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
+      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
+    }
+  }
+  hg_sync_threads();
+  long long m = hg_min(hg_mul(256LL, items), hg_sub(n, lo));
+  {
+    long long hg_i18 = tid;
+    long long hg_b16 = m;
+    long long hg_st17 = 256LL;
+    if (hg_st17 > 0LL && hg_b16 <= 0x7fffffffffffffffLL - hg_st17 + 1LL) {
+      unsigned long long hg_n19 = hg_i18 < hg_b16 ? ((unsigned long long)hg_b16 - (unsigned long long)hg_i18 - 1ULL) / (unsigned long long)hg_st17 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k20 = 0; hg_k20 < hg_n19; hg_k20++) {
+        long long i = (long long)((unsigned long long)hg_i18 + hg_k20 * (unsigned long long)hg_st17);
+#line 193 "kernels_sort.go"
+        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+      }
+    } else {
+      for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
+#line 193 "kernels_sort.go"
+        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+      }
+    }
+  }
+#line 197 "kernels_sort.go"
+  if (!pairs) {
+    return;
+  }
+  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+    {
+#line 201 "kernels_sort.go"
+      long long i = hg_add(first, hg_mul(j, ws));
+#line 201 "kernels_sort.go"
+      if ((j < items) && (i < n)) {
+        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+      }
+    }
+  }
+#line 205 "kernels_sort.go"
+  hg_sync_threads();
+  {
+    long long hg_i26 = tid;
+    long long hg_b24 = m;
+    long long hg_st25 = 256LL;
+    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
+      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
+        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
+#line 207 "kernels_sort.go"
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+      }
+    } else {
+      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
+#line 207 "kernels_sort.go"
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     }
   }
@@ -6432,5 +6744,1505 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
   sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 10 "sort_types.go"
+template <bool Checked> __device__ void sortHistI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 12 "sort_types.go"
+  sortHist<Checked, int8_t>(keys, hist, begin, end, 1, 8LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i8(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 18 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int8_t, 4096> hg_shared_sk;
+  hg_array<int8_t, 4096>* sk = &hg_shared_sk;
+#line 20 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 21 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 22 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 23 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 24 "sort_types.go"
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 30 "sort_types.go"
+template <bool Checked> __device__ void sortHistU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 32 "sort_types.go"
+  sortHist<Checked, uint8_t>(keys, hist, begin, end, 0, 8LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u8(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 38 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 4096> hg_shared_sk;
+  hg_array<uint8_t, 4096>* sk = &hg_shared_sk;
+#line 40 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 41 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 42 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 43 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 44 "sort_types.go"
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 50 "sort_types.go"
+template <bool Checked> __device__ void sortHistI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 52 "sort_types.go"
+  sortHist<Checked, int16_t>(keys, hist, begin, end, 1, 16LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i16(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 58 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int16_t, 4096> hg_shared_sk;
+  hg_array<int16_t, 4096>* sk = &hg_shared_sk;
+#line 60 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 61 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 62 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 63 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 64 "sort_types.go"
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 70 "sort_types.go"
+template <bool Checked> __device__ void sortHistU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 72 "sort_types.go"
+  sortHist<Checked, uint16_t>(keys, hist, begin, end, 0, 16LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u16(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 78 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint16_t, 4096> hg_shared_sk;
+  hg_array<uint16_t, 4096>* sk = &hg_shared_sk;
+#line 80 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 81 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 82 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 83 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 84 "sort_types.go"
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 90 "sort_types.go"
+template <bool Checked> __device__ void sortHistI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 92 "sort_types.go"
+  sortHist<Checked, int32_t>(keys, hist, begin, end, 1, 32LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i32(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 98 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 4096> hg_shared_sk;
+  hg_array<int32_t, 4096>* sk = &hg_shared_sk;
+#line 100 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 101 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 102 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 103 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 104 "sort_types.go"
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 110 "sort_types.go"
+template <bool Checked> __device__ void sortHistU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 112 "sort_types.go"
+  sortHist<Checked, uint32_t>(keys, hist, begin, end, 0, 32LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u32(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 118 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 120 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 121 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 122 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 123 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 124 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 130 "sort_types.go"
+template <bool Checked> __device__ void sortHistI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 132 "sort_types.go"
+  sortHist<Checked, int64_t>(keys, hist, begin, end, 1, 64LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i64(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 138 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 4096> hg_shared_sk;
+  hg_array<int64_t, 4096>* sk = &hg_shared_sk;
+#line 140 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 141 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 142 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 143 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 144 "sort_types.go"
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 150 "sort_types.go"
+template <bool Checked> __device__ void sortHistU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 152 "sort_types.go"
+  sortHist<Checked, uint64_t>(keys, hist, begin, end, 0, 64LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u64(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 158 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 4096> hg_shared_sk;
+  hg_array<uint64_t, 4096>* sk = &hg_shared_sk;
+#line 160 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 161 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 162 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 163 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 164 "sort_types.go"
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 170 "sort_types.go"
+template <bool Checked> __device__ void sortHistF32(hg_slice<const float> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 172 "sort_types.go"
+  sortHist<Checked, float>(keys, hist, begin, end, 2, 32LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_f32(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 178 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 4096> hg_shared_sk;
+  hg_array<float, 4096>* sk = &hg_shared_sk;
+#line 180 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 181 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 182 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 183 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 184 "sort_types.go"
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 190 "sort_types.go"
+template <bool Checked> __device__ void sortHistF64(hg_slice<const double> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
+  hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
+#line 192 "sort_types.go"
+  sortHist<Checked, double>(keys, hist, begin, end, 3, 64LL, desc, span, bins, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sort_hist_f64(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span) {
+  sortHistF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
+  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+}
+
+#line 198 "sort_types.go"
+template <bool Checked> __device__ void sweepKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 4096> hg_shared_sk;
+  hg_array<double, 4096>* sk = &hg_shared_sk;
+#line 200 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 201 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 202 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 203 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 204 "sort_types.go"
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 210 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 4096> hg_shared_sk;
+  hg_array<int32_t, 4096>* sk = &hg_shared_sk;
+#line 212 "sort_types.go"
+  __shared__ hg_array<int32_t, 4096> hg_shared_sv;
+  hg_array<int32_t, 4096>* sv = &hg_shared_sv;
+#line 213 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 214 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 215 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 216 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 217 "sort_types.go"
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 223 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 4096> hg_shared_sk;
+  hg_array<int32_t, 4096>* sk = &hg_shared_sk;
+#line 225 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sv;
+  hg_array<uint32_t, 4096>* sv = &hg_shared_sv;
+#line 226 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 227 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 228 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 229 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 230 "sort_types.go"
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 236 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 3072> hg_shared_sk;
+  hg_array<int32_t, 3072>* sk = &hg_shared_sk;
+#line 238 "sort_types.go"
+  __shared__ hg_array<int64_t, 3072> hg_shared_sv;
+  hg_array<int64_t, 3072>* sv = &hg_shared_sv;
+#line 239 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 240 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 241 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 242 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 243 "sort_types.go"
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 249 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 3072> hg_shared_sk;
+  hg_array<int32_t, 3072>* sk = &hg_shared_sk;
+#line 251 "sort_types.go"
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sv;
+  hg_array<uint64_t, 3072>* sv = &hg_shared_sv;
+#line 252 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 253 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 254 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 255 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 256 "sort_types.go"
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 262 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 4096> hg_shared_sk;
+  hg_array<int32_t, 4096>* sk = &hg_shared_sk;
+#line 264 "sort_types.go"
+  __shared__ hg_array<float, 4096> hg_shared_sv;
+  hg_array<float, 4096>* sv = &hg_shared_sv;
+#line 265 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 266 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 267 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 268 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 269 "sort_types.go"
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 275 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 3072> hg_shared_sk;
+  hg_array<int32_t, 3072>* sk = &hg_shared_sk;
+#line 277 "sort_types.go"
+  __shared__ hg_array<double, 3072> hg_shared_sv;
+  hg_array<double, 3072>* sv = &hg_shared_sv;
+#line 278 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 279 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 280 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 281 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 282 "sort_types.go"
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 288 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 290 "sort_types.go"
+  __shared__ hg_array<int32_t, 4096> hg_shared_sv;
+  hg_array<int32_t, 4096>* sv = &hg_shared_sv;
+#line 291 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 292 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 293 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 294 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 295 "sort_types.go"
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 301 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 303 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sv;
+  hg_array<uint32_t, 4096>* sv = &hg_shared_sv;
+#line 304 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 305 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 306 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 307 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 308 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 314 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
+  hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
+#line 316 "sort_types.go"
+  __shared__ hg_array<int64_t, 3072> hg_shared_sv;
+  hg_array<int64_t, 3072>* sv = &hg_shared_sv;
+#line 317 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 318 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 319 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 320 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 321 "sort_types.go"
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 327 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
+  hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
+#line 329 "sort_types.go"
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sv;
+  hg_array<uint64_t, 3072>* sv = &hg_shared_sv;
+#line 330 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 331 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 332 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 333 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 334 "sort_types.go"
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 340 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 342 "sort_types.go"
+  __shared__ hg_array<float, 4096> hg_shared_sv;
+  hg_array<float, 4096>* sv = &hg_shared_sv;
+#line 343 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 344 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 345 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 346 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 347 "sort_types.go"
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 353 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
+  hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
+#line 355 "sort_types.go"
+  __shared__ hg_array<double, 3072> hg_shared_sv;
+  hg_array<double, 3072>* sv = &hg_shared_sv;
+#line 356 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 357 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 358 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 359 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 360 "sort_types.go"
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 366 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 3072> hg_shared_sk;
+  hg_array<int64_t, 3072>* sk = &hg_shared_sk;
+#line 368 "sort_types.go"
+  __shared__ hg_array<int32_t, 3072> hg_shared_sv;
+  hg_array<int32_t, 3072>* sv = &hg_shared_sv;
+#line 369 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 370 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 371 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 372 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 373 "sort_types.go"
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 379 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 3072> hg_shared_sk;
+  hg_array<int64_t, 3072>* sk = &hg_shared_sk;
+#line 381 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sv;
+  hg_array<uint32_t, 3072>* sv = &hg_shared_sv;
+#line 382 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 383 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 384 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 385 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 386 "sort_types.go"
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 392 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 2304> hg_shared_sk;
+  hg_array<int64_t, 2304>* sk = &hg_shared_sk;
+#line 394 "sort_types.go"
+  __shared__ hg_array<int64_t, 2304> hg_shared_sv;
+  hg_array<int64_t, 2304>* sv = &hg_shared_sv;
+#line 395 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 396 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 397 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 398 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 399 "sort_types.go"
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 405 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 2304> hg_shared_sk;
+  hg_array<int64_t, 2304>* sk = &hg_shared_sk;
+#line 407 "sort_types.go"
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sv;
+  hg_array<uint64_t, 2304>* sv = &hg_shared_sv;
+#line 408 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 409 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 410 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 411 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 412 "sort_types.go"
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 418 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 3072> hg_shared_sk;
+  hg_array<int64_t, 3072>* sk = &hg_shared_sk;
+#line 420 "sort_types.go"
+  __shared__ hg_array<float, 3072> hg_shared_sv;
+  hg_array<float, 3072>* sv = &hg_shared_sv;
+#line 421 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 422 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 423 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 424 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 425 "sort_types.go"
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 431 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 2304> hg_shared_sk;
+  hg_array<int64_t, 2304>* sk = &hg_shared_sk;
+#line 433 "sort_types.go"
+  __shared__ hg_array<double, 2304> hg_shared_sv;
+  hg_array<double, 2304>* sv = &hg_shared_sv;
+#line 434 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 435 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 436 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 437 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 438 "sort_types.go"
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 444 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
+  hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
+#line 446 "sort_types.go"
+  __shared__ hg_array<int32_t, 3072> hg_shared_sv;
+  hg_array<int32_t, 3072>* sv = &hg_shared_sv;
+#line 447 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 448 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 449 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 450 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 451 "sort_types.go"
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 457 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
+  hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
+#line 459 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sv;
+  hg_array<uint32_t, 3072>* sv = &hg_shared_sv;
+#line 460 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 461 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 462 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 463 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 464 "sort_types.go"
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 470 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
+  hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
+#line 472 "sort_types.go"
+  __shared__ hg_array<int64_t, 2304> hg_shared_sv;
+  hg_array<int64_t, 2304>* sv = &hg_shared_sv;
+#line 473 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 474 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 475 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 476 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 477 "sort_types.go"
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 483 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
+  hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
+#line 485 "sort_types.go"
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sv;
+  hg_array<uint64_t, 2304>* sv = &hg_shared_sv;
+#line 486 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 487 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 488 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 489 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 490 "sort_types.go"
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 496 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
+  hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
+#line 498 "sort_types.go"
+  __shared__ hg_array<float, 3072> hg_shared_sv;
+  hg_array<float, 3072>* sv = &hg_shared_sv;
+#line 499 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 500 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 501 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 502 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 503 "sort_types.go"
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 509 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
+  hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
+#line 511 "sort_types.go"
+  __shared__ hg_array<double, 2304> hg_shared_sv;
+  hg_array<double, 2304>* sv = &hg_shared_sv;
+#line 512 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 513 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 514 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 515 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 516 "sort_types.go"
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 522 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 4096> hg_shared_sk;
+  hg_array<float, 4096>* sk = &hg_shared_sk;
+#line 524 "sort_types.go"
+  __shared__ hg_array<int32_t, 4096> hg_shared_sv;
+  hg_array<int32_t, 4096>* sv = &hg_shared_sv;
+#line 525 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 526 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 527 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 528 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 529 "sort_types.go"
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 535 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 4096> hg_shared_sk;
+  hg_array<float, 4096>* sk = &hg_shared_sk;
+#line 537 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sv;
+  hg_array<uint32_t, 4096>* sv = &hg_shared_sv;
+#line 538 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 539 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 540 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 541 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 542 "sort_types.go"
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 548 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 3072> hg_shared_sk;
+  hg_array<float, 3072>* sk = &hg_shared_sk;
+#line 550 "sort_types.go"
+  __shared__ hg_array<int64_t, 3072> hg_shared_sv;
+  hg_array<int64_t, 3072>* sv = &hg_shared_sv;
+#line 551 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 552 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 553 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 554 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 555 "sort_types.go"
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 561 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 3072> hg_shared_sk;
+  hg_array<float, 3072>* sk = &hg_shared_sk;
+#line 563 "sort_types.go"
+  __shared__ hg_array<uint64_t, 3072> hg_shared_sv;
+  hg_array<uint64_t, 3072>* sv = &hg_shared_sv;
+#line 564 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 565 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 566 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 567 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 568 "sort_types.go"
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 574 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 4096> hg_shared_sk;
+  hg_array<float, 4096>* sk = &hg_shared_sk;
+#line 576 "sort_types.go"
+  __shared__ hg_array<float, 4096> hg_shared_sv;
+  hg_array<float, 4096>* sv = &hg_shared_sv;
+#line 577 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 578 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 579 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 580 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 581 "sort_types.go"
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 587 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<float, 3072> hg_shared_sk;
+  hg_array<float, 3072>* sk = &hg_shared_sk;
+#line 589 "sort_types.go"
+  __shared__ hg_array<double, 3072> hg_shared_sv;
+  hg_array<double, 3072>* sv = &hg_shared_sv;
+#line 590 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 591 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 592 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 593 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 594 "sort_types.go"
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 600 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 3072> hg_shared_sk;
+  hg_array<double, 3072>* sk = &hg_shared_sk;
+#line 602 "sort_types.go"
+  __shared__ hg_array<int32_t, 3072> hg_shared_sv;
+  hg_array<int32_t, 3072>* sv = &hg_shared_sv;
+#line 603 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 604 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 605 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 606 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 607 "sort_types.go"
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 613 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 3072> hg_shared_sk;
+  hg_array<double, 3072>* sk = &hg_shared_sk;
+#line 615 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_sv;
+  hg_array<uint32_t, 3072>* sv = &hg_shared_sv;
+#line 616 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 617 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 618 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 619 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 620 "sort_types.go"
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 626 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 2304> hg_shared_sk;
+  hg_array<double, 2304>* sk = &hg_shared_sk;
+#line 628 "sort_types.go"
+  __shared__ hg_array<int64_t, 2304> hg_shared_sv;
+  hg_array<int64_t, 2304>* sv = &hg_shared_sv;
+#line 629 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 630 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 631 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 632 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 633 "sort_types.go"
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 639 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 2304> hg_shared_sk;
+  hg_array<double, 2304>* sk = &hg_shared_sk;
+#line 641 "sort_types.go"
+  __shared__ hg_array<uint64_t, 2304> hg_shared_sv;
+  hg_array<uint64_t, 2304>* sv = &hg_shared_sv;
+#line 642 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 643 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 644 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 645 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 646 "sort_types.go"
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 652 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 3072> hg_shared_sk;
+  hg_array<double, 3072>* sk = &hg_shared_sk;
+#line 654 "sort_types.go"
+  __shared__ hg_array<float, 3072> hg_shared_sv;
+  hg_array<float, 3072>* sv = &hg_shared_sv;
+#line 655 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 656 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 657 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 658 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 659 "sort_types.go"
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 665 "sort_types.go"
+template <bool Checked> __device__ void sweepPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<double, 2304> hg_shared_sk;
+  hg_array<double, 2304>* sk = &hg_shared_sk;
+#line 667 "sort_types.go"
+  __shared__ hg_array<double, 2304> hg_shared_sv;
+  hg_array<double, 2304>* sv = &hg_shared_sv;
+#line 668 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 669 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 670 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 671 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 672 "sort_types.go"
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 24), wcnt, base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
