@@ -72,7 +72,7 @@ func TestRunErrors(t *testing.T) {
 		"type Kernels struct {",
 		"func RunSaxpy(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, alpha float32, x buffer.Array[float32], y buffer.Array[float32], n int32) error {",
 		"fs, err := load(s)",
-		"args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)", "return module.LaunchKernel(fs.Saxpy, grid, block, &args, sharedMem, s)",
+		"args.Float32(alpha).ConstPtr(x).Ptr(y).Int32(n)", "err = module.LaunchKernel(fs.Saxpy, grid, block, &args, sharedMem, s)\n\targs.Release()\n\treturn err",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())

@@ -82,5 +82,7 @@ func LaunchPoly3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer
 	}
 	var args module.Args
 	args.ConstPtr(x).Ptr(y).Float32(a).Float32(b).Float32(c).Float32(d).Int32(n)
-	return module.LaunchKernel(fs.Poly3, grid, block, &args, sharedMem, s)
+	err = module.LaunchKernel(fs.Poly3, grid, block, &args, sharedMem, s)
+	args.Release()
+	return err
 }

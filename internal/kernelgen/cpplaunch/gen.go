@@ -134,7 +134,10 @@ func generate(cfg Config, kernels []*kernel) ([]byte, error) {
 			}
 			pf("\n")
 		}
-		pf("\treturn module.LaunchKernel(%s.%s, grid, block, &args, sharedMem, s)\n}\n", recv, k.Field)
+		// Release hands back the pooled blocks of arguments past Args' own
+		// storage (more than 16, or more than 128 bytes of values), so a
+		// launch of any signature allocates nothing.
+		pf("\terr = module.LaunchKernel(%s.%s, grid, block, &args, sharedMem, s)\n\targs.Release()\n\treturn err\n}\n", recv, k.Field)
 	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {
